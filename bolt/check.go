@@ -1,0 +1,134 @@
+package bolt
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	bbolt "go.etcd.io/bbolt"
+)
+
+// checkMaxErrors bounds the problems CheckFile reports; past a few, more
+// detail does not help a repair.
+const checkMaxErrors = 20
+
+// CheckFile verifies a closed engine file, opened read-only: bbolt's own
+// page consistency check, then the engine's invariants: every history
+// revision is above the compacted revision and at most the counter, the
+// retained history is contiguous, each event's previous state matches the
+// key's earlier event, and the state bucket equals what the newest event
+// of each key says. It returns nil or the problems found, joined.
+func CheckFile(path string) error {
+	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: fileLockTimeout})
+	if err != nil {
+		return fmt.Errorf("bolt: check %s: %w", path, err)
+	}
+	defer bdb.Close()
+	var errs []error
+	report := func(format string, args ...any) {
+		if len(errs) < checkMaxErrors {
+			errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...))
+		}
+	}
+	err = bdb.View(func(tx *bbolt.Tx) error {
+		for e := range tx.Check() {
+			report("bbolt: %v", e)
+		}
+		meta, state, hist := tx.Bucket(bucketMeta), tx.Bucket(bucketState), tx.Bucket(bucketHistory)
+		if meta == nil || state == nil || hist == nil {
+			report("missing bucket")
+			return nil
+		}
+		rev, err1 := readMeta(meta, metaRevision)
+		comp, err2 := readMeta(meta, metaCompacted)
+		if err := errors.Join(err1, err2); err != nil {
+			report("meta: %v", err)
+			return nil
+		}
+		if comp > rev {
+			report("compacted %d above revision %d", comp, rev)
+		}
+		newest := make(map[string]*Event)
+		want := comp + 1
+		err := hist.ForEach(func(k, v []byte) error {
+			r, err := readU64(k)
+			if err != nil {
+				report("history key: %v", err)
+				return nil
+			}
+			if r <= comp {
+				return nil // left over from an interrupted compaction
+			}
+			if r > rev {
+				report("event %d above revision %d", r, rev)
+			}
+			if r != want {
+				report("history gap: event %d, expected %d", r, want)
+			}
+			want = r + 1
+			ev, _, err := decodeEvent(r, v)
+			if err != nil {
+				report("%v", err)
+				return nil
+			}
+			before := newest[ev.KV.Key]
+			switch {
+			case ev.Prev == nil && before != nil && before.Type == Put:
+				report("event %d creates %s, which exists since %d", r, ev.KV.Key, before.Revision)
+			case ev.Prev != nil && before != nil && before.Type == Delete:
+				report("event %d has a previous state of deleted %s", r, ev.KV.Key)
+			case ev.Prev != nil && before != nil && !sameKV(&before.KV, ev.Prev):
+				report("event %d previous state differs from event %d", r, before.Revision)
+			}
+			e := ev
+			e.KV.Value = bytes.Clone(ev.KV.Value)
+			newest[ev.KV.Key] = &e
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if rev > comp && want != rev+1 {
+			report("history ends at %d, revision is %d", want-1, rev)
+		}
+		err = state.ForEach(func(k, v []byte) error {
+			kv, err := decodeState(string(k), v)
+			if err != nil {
+				report("%v", err)
+				return nil
+			}
+			if kv.ModRevision > rev || kv.CreateRevision > kv.ModRevision || kv.CreateRevision <= 0 {
+				report("state %s revisions %d/%d, counter %d", kv.Key, kv.CreateRevision, kv.ModRevision, rev)
+			}
+			ev := newest[kv.Key]
+			delete(newest, kv.Key)
+			switch {
+			case ev == nil && kv.ModRevision > comp:
+				report("state %s at %d has no event", kv.Key, kv.ModRevision)
+			case ev != nil && ev.Type == Delete:
+				report("state %s exists, deleted at %d", kv.Key, ev.Revision)
+			case ev != nil && !sameKV(&ev.KV, &kv):
+				report("state %s differs from its event %d", kv.Key, ev.Revision)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for key, ev := range newest {
+			if ev.Type == Put {
+				report("state lacks %s, written at %d", key, ev.Revision)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func sameKV(a, b *KV) bool {
+	return a.Key == b.Key && a.CreateRevision == b.CreateRevision &&
+		a.ModRevision == b.ModRevision && bytes.Equal(a.Value, b.Value)
+}

@@ -1,0 +1,192 @@
+package bolt
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	bbolt "go.etcd.io/bbolt"
+)
+
+const (
+	// DefaultHistoryRetention is how long events stay replayable when
+	// Options.HistoryRetention is zero: long enough for clients to ride out
+	// a reconnect, short enough that the ring stays small.
+	DefaultHistoryRetention = 5 * time.Minute
+
+	// fileLockTimeout bounds the wait for the file lock held by another
+	// process, so a second server on the same file fails fast instead of
+	// hanging at start-up.
+	fileLockTimeout = 2 * time.Second
+
+	// initialMmapSize reserves address space (not memory) so the mapping is
+	// not remapped while the file grows through its first tens of megabytes;
+	// a remap waits for every open read transaction.
+	initialMmapSize = 64 << 20
+)
+
+// DB is the bbolt-backed Store. Open returns it; Close releases the file.
+// All methods are safe for concurrent use. Get, List and Count are served
+// from memory; writes go through one committer goroutine (group commit).
+type DB struct {
+	path string
+	opts Options
+	log  *slog.Logger
+	bdb  *bbolt.DB
+
+	// mu guards the in-memory state below. The committer and the compactor
+	// take it exclusively only to publish an already-durable change.
+	mu        sync.RWMutex
+	idx       *index
+	hist      []histEvent // events with Revision > compacted, ascending
+	watchers  map[*watcher]struct{}
+	watchOff  bool          // set by Close: no new watchers
+	revCh     chan struct{} // closed and replaced after each commit
+	rev       atomic.Int64  // stored under mu; loaded freely
+	compacted atomic.Int64  // stored under mu; loaded freely
+
+	// The write queue; see commit.go.
+	qmu     sync.Mutex
+	queue   []*op
+	qclosed bool
+	wake    chan struct{}
+
+	compactMu sync.Mutex // serializes compaction passes
+	closed    atomic.Bool
+	closing   chan struct{} // closed when Close starts
+	committed chan struct{} // closed when the committer exits
+	closeOnce sync.Once
+	closeErr  error
+
+	wg   sync.WaitGroup // every goroutine the DB starts
+	live atomic.Int64   // goroutines currently running for this DB
+}
+
+var _ Store = (*DB)(nil)
+
+// Open opens or creates the engine file at path and loads its state,
+// revision counter, history and compacted revision into memory. The caller
+// owns the returned DB and must Close it.
+func Open(path string, opts Options) (*DB, error) {
+	if opts.Stamp == nil {
+		return nil, fmt.Errorf("%w: Options.Stamp is required", ErrInvalid)
+	}
+	if opts.HistoryRetention <= 0 {
+		opts.HistoryRetention = DefaultHistoryRetention
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{
+		Timeout:         fileLockTimeout,
+		NoSync:          opts.NoFsync,
+		NoGrowSync:      opts.NoFsync,
+		NoFreelistSync:  true, // the freelist is rebuilt at open; commits write less
+		FreelistType:    bbolt.FreelistMapType,
+		InitialMmapSize: initialMmapSize,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	db := &DB{
+		path:      path,
+		opts:      opts,
+		log:       log,
+		bdb:       bdb,
+		idx:       newIndex(),
+		watchers:  make(map[*watcher]struct{}),
+		revCh:     make(chan struct{}),
+		wake:      make(chan struct{}, 1),
+		closing:   make(chan struct{}),
+		committed: make(chan struct{}),
+	}
+	if err := db.load(); err != nil {
+		_ = bdb.Close()
+		return nil, err
+	}
+	db.spawn(db.commitLoop)
+	db.spawn(db.compactLoop)
+	log.Info("open", "path", path, "revision", db.rev.Load(),
+		"compacted", db.compacted.Load(), "keys", db.idx.len(), "events", len(db.hist))
+	return db, nil
+}
+
+// spawn runs fn on a goroutine tracked by wg and live.
+func (db *DB) spawn(fn func()) {
+	db.wg.Add(1)
+	db.live.Add(1)
+	go func() {
+		defer db.wg.Done()
+		defer db.live.Add(-1)
+		fn()
+	}()
+}
+
+// Path is the file the engine was opened on.
+func (db *DB) Path() string { return db.path }
+
+// Revision is the revision of the last committed write.
+func (db *DB) Revision() int64 { return db.rev.Load() }
+
+// CompactedRevision is the newest revision whose event was dropped from the
+// history; a list or watch at this revision still works, one below it is
+// ErrCompacted.
+func (db *DB) CompactedRevision() int64 { return db.compacted.Load() }
+
+// WaitForRevision blocks until Revision() >= rev, ctx ends (ctx.Err()) or
+// the engine closes (ErrClosed). It is woken by commits, never polls.
+func (db *DB) WaitForRevision(ctx context.Context, rev int64) error {
+	for {
+		db.mu.RLock()
+		ch := db.revCh
+		reached := db.rev.Load() >= rev
+		db.mu.RUnlock()
+		if reached {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-db.closing:
+			return ErrClosed
+		}
+	}
+}
+
+// Close stops accepting writes (they fail with ErrClosed), lets queued and
+// in-flight writes finish, ends every watcher (Err reports ErrClosed), stops
+// the compactor and closes the file. It waits for every goroutine the DB
+// started. Calling it again returns the first call's result.
+func (db *DB) Close() error {
+	db.closeOnce.Do(func() {
+		db.closed.Store(true)
+		db.qmu.Lock()
+		db.qclosed = true
+		db.qmu.Unlock()
+		db.signal()
+		<-db.committed
+		close(db.closing)
+		db.compactMu.Lock() // wait for a running compaction; later ones see closed
+		db.compactMu.Unlock()
+		db.mu.Lock()
+		db.watchOff = true
+		for w := range db.watchers {
+			w.end(ErrClosed)
+		}
+		db.mu.Unlock()
+		db.wg.Wait()
+		db.mu.Lock()
+		db.idx, db.hist = newIndex(), nil // release the state held in memory
+		db.mu.Unlock()
+		if err := db.bdb.Close(); err != nil {
+			db.closeErr = fmt.Errorf("bolt: close %s: %w", db.path, err)
+		}
+		db.log.Info("close", "path", db.path, "revision", db.rev.Load())
+	})
+	return db.closeErr
+}

@@ -1,0 +1,27 @@
+package bolt
+
+import "errors"
+
+// Errors returned by the engine. Callers compare with errors.Is; the engine
+// wraps them with detail using %w.
+var (
+	// ErrNotFound: the key does not exist.
+	ErrNotFound = errors.New("bolt: key not found")
+	// ErrExists: Create found the key already present.
+	ErrExists = errors.New("bolt: key already exists")
+	// ErrConflict: the key's ModRevision differs from the expected revision.
+	ErrConflict = errors.New("bolt: revision conflict")
+	// ErrCompacted: the requested revision is older than the retained history.
+	ErrCompacted = errors.New("bolt: revision has been compacted")
+	// ErrFutureRevision: the requested revision has not been written yet.
+	ErrFutureRevision = errors.New("bolt: revision is in the future")
+	// ErrWatcherTooSlow: a watcher fell further behind than its buffer allows
+	// and was dropped; the client re-watches from its last revision.
+	ErrWatcherTooSlow = errors.New("bolt: watcher fell too far behind")
+	// ErrClosed: the engine has been closed.
+	ErrClosed = errors.New("bolt: engine closed")
+	// ErrInvalid: a key, prefix or revision argument is malformed.
+	ErrInvalid = errors.New("bolt: invalid argument")
+	// ErrCorrupt: the file holds data the engine cannot decode.
+	ErrCorrupt = errors.New("bolt: corrupt data file")
+)

@@ -1,0 +1,132 @@
+package bolt
+
+import (
+	"bytes"
+	"fmt"
+
+	bbolt "go.etcd.io/bbolt"
+)
+
+// histEvent is an Event with its commit time (unix nanoseconds), which the
+// compactor compares against the retention.
+type histEvent struct {
+	Event
+	at int64
+}
+
+// load creates the buckets of a new file, then reads the meta values, the
+// history and the current state into memory. Bytes read from the file are
+// copied (the mapping is only valid inside the transaction); a state value
+// equal to its key's newest history event shares that event's bytes.
+func (db *DB) load() error {
+	err := db.bdb.Update(func(tx *bbolt.Tx) error {
+		for _, name := range [][]byte{bucketMeta, bucketState, bucketHistory} {
+			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		meta := tx.Bucket(bucketMeta)
+		if v := meta.Get(metaFormat); v == nil {
+			return meta.Put(metaFormat, u64key(formatVersion))
+		} else if f, err := readU64(v); err != nil {
+			return err
+		} else if f != formatVersion {
+			return fmt.Errorf("%w: layout version %d, want %d", ErrCorrupt, f, formatVersion)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("bolt: initialize %s: %w", db.path, err)
+	}
+	err = db.bdb.View(func(tx *bbolt.Tx) error {
+		meta := tx.Bucket(bucketMeta)
+		rev, err := readMeta(meta, metaRevision)
+		if err != nil {
+			return err
+		}
+		compacted, err := readMeta(meta, metaCompacted)
+		if err != nil {
+			return err
+		}
+		newest, err := db.loadHistory(tx.Bucket(bucketHistory), compacted, rev)
+		if err != nil {
+			return err
+		}
+		if err := db.loadState(tx.Bucket(bucketState), newest, rev); err != nil {
+			return err
+		}
+		db.rev.Store(rev)
+		db.compacted.Store(compacted)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("bolt: load %s: %w", db.path, err)
+	}
+	return nil
+}
+
+func readMeta(b *bbolt.Bucket, key []byte) (int64, error) {
+	v := b.Get(key)
+	if v == nil {
+		return 0, nil
+	}
+	return readU64(v)
+}
+
+// loadHistory reads the events above compacted (those at or below it are
+// left over from an interrupted compaction and are skipped). It returns, per
+// key, the state written by the key's newest Put event, for sharing.
+func (db *DB) loadHistory(b *bbolt.Bucket, compacted, rev int64) (map[string]*KV, error) {
+	newest := make(map[string]*KV)
+	c := b.Cursor()
+	for k, v := c.Seek(u64key(compacted + 1)); k != nil; k, v = c.Next() {
+		r, err := readU64(k)
+		if err != nil {
+			return nil, err
+		}
+		if r > rev {
+			return nil, fmt.Errorf("%w: event %d above revision counter %d", ErrCorrupt, r, rev)
+		}
+		ev, at, err := decodeEvent(r, v)
+		if err != nil {
+			return nil, err
+		}
+		ev.KV.Value = bytes.Clone(ev.KV.Value)
+		if ev.Prev != nil {
+			if p := newest[ev.KV.Key]; p != nil && p.ModRevision == ev.Prev.ModRevision {
+				ev.Prev = p
+			} else {
+				ev.Prev.Value = bytes.Clone(ev.Prev.Value)
+			}
+		}
+		if ev.Type == Put {
+			kv := ev.KV
+			newest[kv.Key] = &kv
+		} else {
+			delete(newest, ev.KV.Key)
+		}
+		db.hist = append(db.hist, histEvent{Event: ev, at: at})
+	}
+	return newest, nil
+}
+
+// loadState fills the index in key order (the bucket's order).
+func (db *DB) loadState(b *bbolt.Bucket, newest map[string]*KV, rev int64) error {
+	return b.ForEach(func(k, v []byte) error {
+		kv, err := decodeState(string(k), v)
+		if err != nil {
+			return err
+		}
+		if kv.ModRevision > rev || kv.CreateRevision > kv.ModRevision {
+			return fmt.Errorf("%w: state %q revisions %d/%d, counter %d",
+				ErrCorrupt, kv.Key, kv.CreateRevision, kv.ModRevision, rev)
+		}
+		if p := newest[kv.Key]; p != nil && p.ModRevision == kv.ModRevision && bytes.Equal(p.Value, kv.Value) {
+			kv.Value = p.Value
+		} else {
+			kv.Value = bytes.Clone(kv.Value)
+		}
+		db.idx.appendSorted(kv)
+		return nil
+	})
+}

@@ -1,0 +1,152 @@
+// Package bolt is platd's storage engine: one bbolt file holding every
+// object, the global revision counter and the watch history, with the whole
+// current state mirrored in memory so reads never touch the file.
+package bolt
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// KV is one stored object. Value is the exact byte form that is served; it is
+// owned by the store and must not be modified by the caller.
+type KV struct {
+	Key string
+	// Value is the object bytes with its revision already stamped in.
+	Value []byte
+	// CreateRevision is the revision at which the key was created.
+	CreateRevision int64
+	// ModRevision is the revision of the key's last write.
+	ModRevision int64
+}
+
+// EventType says what happened to a key.
+type EventType int
+
+const (
+	// Put is a create or update. Prev is nil for a create.
+	Put EventType = iota
+	// Delete removes the key. KV.Value holds the last stored bytes,
+	// restamped with the deletion's revision; Prev holds them as stored.
+	Delete
+)
+
+// Event is one committed change, as replayed to watchers.
+type Event struct {
+	Type     EventType
+	Revision int64
+	KV       KV
+	// Prev is the state before the change; nil for a create.
+	Prev *KV
+}
+
+// ListOptions selects a page of a key range.
+type ListOptions struct {
+	// Revision is the snapshot to read; 0 means the current revision.
+	Revision int64
+	// StartKey is the first key to return (inclusive); "" starts at the prefix.
+	StartKey string
+	// Limit caps the number of items; 0 means no limit.
+	Limit int
+	// Filter, when set, keeps only the KVs for which it returns true. Filtered
+	// KVs do not count against Limit. It must not retain kv.Value.
+	Filter func(kv *KV) bool
+}
+
+// ListResult is one page of a list.
+type ListResult struct {
+	// Items are in key order. Their Values are shared with the store.
+	Items []KV
+	// Revision is the snapshot the page was read at.
+	Revision int64
+	// More reports whether keys after the last item exist in the range
+	// (before filtering is applied to them).
+	More bool
+	// Remaining is the number of keys after the last returned item, counted
+	// without the filter. It is meaningful only when More is true.
+	Remaining int64
+}
+
+// Stamper writes a revision into an object's bytes. The server supplies it,
+// so the engine never parses objects.
+type Stamper func(value []byte, rev int64) ([]byte, error)
+
+// Store is the storage interface the server is written against. Any backend
+// that passes the conformance suite in bolt/storetest satisfies it.
+//
+// Keys are slash-separated paths such as "/configmaps/default/cm1"; a prefix
+// passed to List or Watch must end in "/". All methods are safe for
+// concurrent use.
+type Store interface {
+	// Get returns the current state of key, or ErrNotFound.
+	Get(key string) (KV, error)
+	// List returns keys under prefix in key order at opts.Revision.
+	// A revision older than the retained history is ErrCompacted; one newer
+	// than the current revision is ErrFutureRevision.
+	List(prefix string, opts ListOptions) (ListResult, error)
+	// Count returns the number of keys under prefix at the current revision.
+	Count(prefix string) int64
+
+	// Create stores value under a new key. ErrExists if the key is present.
+	// The returned KV is the stored, stamped state. It returns only after
+	// the write is durable.
+	Create(ctx context.Context, key string, value []byte) (KV, error)
+	// Update replaces the value of key if its ModRevision equals
+	// expectedRevision (0: unconditional). ErrNotFound if absent,
+	// ErrConflict if the revision differs.
+	Update(ctx context.Context, key string, expectedRevision int64, value []byte) (KV, error)
+	// Delete removes key if its ModRevision equals expectedRevision
+	// (0: unconditional) and returns the removed state restamped with the
+	// deletion revision.
+	Delete(ctx context.Context, key string, expectedRevision int64) (KV, error)
+
+	// Watch streams every event under prefix with a revision greater than
+	// fromRevision, in order, until ctx ends or the watcher falls too far
+	// behind (the channel is then closed and Err reports ErrWatcherTooSlow).
+	// fromRevision older than the retained history is ErrCompacted.
+	// fromRevision 0 starts after the current revision.
+	Watch(ctx context.Context, prefix string, fromRevision int64) (Watcher, error)
+
+	// Revision is the revision of the last committed write.
+	Revision() int64
+	// CompactedRevision is the newest revision no longer replayable: watches
+	// and lists must start above it, that is a list at revision r or a watch
+	// from r (which replays r+1 onwards) needs r >= CompactedRevision.
+	CompactedRevision() int64
+	// WaitForRevision blocks until Revision() >= rev or ctx ends.
+	WaitForRevision(ctx context.Context, rev int64) error
+	// Compact drops history at and below rev; CompactedRevision becomes rev.
+	Compact(ctx context.Context, rev int64) error
+
+	// Close stops the engine after in-flight writes finish. Open watchers
+	// are closed.
+	Close() error
+}
+
+// Watcher is one open watch.
+type Watcher interface {
+	// Events delivers events in revision order. It is closed when the watch
+	// ends.
+	Events() <-chan Event
+	// Err says why Events was closed: nil after Stop or context end.
+	Err() error
+	// Stop ends the watch and releases its resources. Safe to call twice.
+	Stop()
+}
+
+// Options configure an engine opened with Open.
+type Options struct {
+	// Stamp writes the revision into stored values. Required.
+	Stamp Stamper
+	// HistoryRetention is how long events stay replayable; 0 means
+	// DefaultHistoryRetention.
+	HistoryRetention time.Duration
+	// NoFsync skips fsync on commit: an acknowledged write can be lost, and
+	// the file corrupted, by a crash of the machine. For throwaway data only
+	// (tests, CI, demos).
+	NoFsync bool
+	// Logger receives the engine's events (open, commit, compact, watch
+	// start, close); nil means slog.Default().
+	Logger *slog.Logger
+}

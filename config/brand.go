@@ -1,0 +1,112 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Brand holds every brand-bearing identifier the server emits or accepts.
+// One Brand is chosen at start-up; no other file spells either brand's
+// strings, so switching brands can never leave a stray literal behind.
+type Brand struct {
+	// Name is the value of --brand.
+	Name string
+	// Domain is the suffix of API group names ("plat.io" / "k8s.io").
+	Domain string
+	// LongDomain prefixes labels, annotations and secret types
+	// ("plat.io" / "kubernetes.io").
+	LongDomain string
+	// SystemNamespace, PublicNamespace and NodeLeaseNamespace exist from
+	// the first start and the first two cannot be deleted.
+	SystemNamespace    string
+	PublicNamespace    string
+	NodeLeaseNamespace string
+	// NamespaceFinalizer is the spec.finalizers entry every namespace gets.
+	NamespaceFinalizer string
+	// ProtobufMediaType is the media type of the protobuf envelope.
+	ProtobufMediaType string
+	// ExecInfoEnv is the environment variable exec credential plugins read.
+	ExecInfoEnv string
+	// ClusterName is the name written into generated kubeconfigs.
+	ClusterName string
+}
+
+// Brands lists the brands --brand accepts.
+var Brands = map[string]Brand{
+	"plat": {
+		Name:               "plat",
+		Domain:             "plat.io",
+		LongDomain:         "plat.io",
+		SystemNamespace:    "plat-system",
+		PublicNamespace:    "plat-public",
+		NodeLeaseNamespace: "plat-node-lease",
+		NamespaceFinalizer: "plat",
+		ProtobufMediaType:  "application/vnd.plat.protobuf",
+		ExecInfoEnv:        "PLAT_EXEC_INFO",
+		ClusterName:        "platd",
+	},
+	"kubernetes": {
+		Name:               "kubernetes",
+		Domain:             "k8s.io",
+		LongDomain:         "kubernetes.io",
+		SystemNamespace:    "kube-system",
+		PublicNamespace:    "kube-public",
+		NodeLeaseNamespace: "kube-node-lease",
+		NamespaceFinalizer: "kubernetes",
+		ProtobufMediaType:  "application/vnd.kubernetes.protobuf",
+		ExecInfoEnv:        "KUBERNETES_EXEC_INFO",
+		ClusterName:        "platd",
+	},
+}
+
+// BrandNames returns the accepted --brand values in a stable order.
+func BrandNames() []string { return []string{"plat", "kubernetes"} }
+
+// LookupBrand returns the named brand.
+func LookupBrand(name string) (Brand, error) {
+	b, ok := Brands[name]
+	if !ok {
+		return Brand{}, fmt.Errorf("unknown brand %q: must be one of %s", name, strings.Join(BrandNames(), ", "))
+	}
+	return b, nil
+}
+
+// Group returns the full name of a branded API group: Group("rbac.authorization")
+// is "rbac.authorization.plat.io" in the plat brand. The empty prefix is the
+// bare domain.
+func (b Brand) Group(prefix string) string {
+	if prefix == "" {
+		return b.Domain
+	}
+	return prefix + "." + b.Domain
+}
+
+// MetaGroup is the group of Table, PartialObjectMetadata and the option kinds.
+func (b Brand) MetaGroup() string { return b.Group("meta") }
+
+// DiscoveryGroup is the group of aggregated discovery documents.
+func (b Brand) DiscoveryGroup() string { return b.Group("apidiscovery") }
+
+// Label returns a label or annotation key under the long domain:
+// Label("metadata.name") is "plat.io/metadata.name".
+func (b Brand) Label(name string) string { return b.LongDomain + "/" + name }
+
+// DomainLabel returns a key under the short domain:
+// DomainLabel("initial-events-end") is "plat.io/initial-events-end".
+func (b Brand) DomainLabel(name string) string { return b.Domain + "/" + name }
+
+// Unbrand maps a group name that ends in this brand's domain back to its
+// brand-free prefix and reports whether it did.
+func (b Brand) Unbrand(group string) (string, bool) {
+	if group == b.Domain {
+		return "", true
+	}
+	if p, ok := strings.CutSuffix(group, "."+b.Domain); ok {
+		return p, true
+	}
+	return group, false
+}
+
+// UpstreamDomain is the short domain of the upstream spellings, used only to
+// translate the upstream schema documents at generation time.
+func UpstreamDomain() string { return Brands["kubernetes"].Domain }

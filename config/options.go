@@ -1,0 +1,114 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Authorization modes accepted by --authorization-mode.
+const (
+	ModeAlwaysAllow = "AlwaysAllow"
+	ModeAlwaysDeny  = "AlwaysDeny"
+)
+
+// DefaultHistoryRetention is how long the watch history is kept: five
+// minutes, the compaction interval clients of the upstream server expect
+// (a relist after a 410 is cheap, a longer ring costs memory).
+const DefaultHistoryRetention = 5 * time.Minute
+
+// Options is the validated configuration of `platd serve`.
+type Options struct {
+	// DataDir holds the database, key material and the admin kubeconfig.
+	DataDir string
+	// SecurePort is the HTTPS port; 0 picks a free one (tests).
+	SecurePort int
+	// BindAddress is the IP to listen on.
+	BindAddress string
+	// TLSCertFile and TLSPrivateKeyFile are an operator-supplied serving
+	// pair; when empty a pair signed by the data directory's CA is used.
+	TLSCertFile       string
+	TLSPrivateKeyFile string
+	// CertDir holds the generated key material.
+	CertDir string
+	// TLSSANs are extra names and IPs for the generated serving certificate.
+	TLSSANs []string
+	// ClientCAFile is an extra CA bundle trusted for client certificates,
+	// besides the data directory's own CA.
+	ClientCAFile string
+	// TokenAuthFile is the static token CSV file.
+	TokenAuthFile string
+	// AnonymousAuth lets requests without credentials in as system:anonymous.
+	AnonymousAuth bool
+	// AuthorizationModes is the ordered authorizer chain.
+	AuthorizationModes []string
+	// Brand is the chosen brand.
+	Brand Brand
+	// HistoryRetention is how long watch history stays replayable.
+	HistoryRetention time.Duration
+	// UnsafeNoFsync skips fsync: a crash can lose acknowledged writes.
+	UnsafeNoFsync bool
+	// WriteKubeconfig writes <DataDir>/admin.kubeconfig at start.
+	WriteKubeconfig bool
+}
+
+// ErrInvalid marks configuration errors: the command exits with code 2.
+var ErrInvalid = errors.New("invalid configuration")
+
+// DBPath is the bbolt file.
+func (o *Options) DBPath() string { return filepath.Join(o.DataDir, "platd.db") }
+
+// KubeconfigPath is the admin kubeconfig written at start.
+func (o *Options) KubeconfigPath() string { return filepath.Join(o.DataDir, "admin.kubeconfig") }
+
+// Validate checks the options for contradictions and fills derived values.
+// Every error wraps ErrInvalid and says what to change.
+func (o *Options) Validate() error {
+	var errs []string
+	if o.DataDir == "" {
+		errs = append(errs, "--data-dir must not be empty")
+	}
+	if o.SecurePort < 0 || o.SecurePort > 65535 {
+		errs = append(errs, fmt.Sprintf("--secure-port %d must be between 1 and 65535, inclusive (0 picks a free port)", o.SecurePort))
+	}
+	if net.ParseIP(o.BindAddress) == nil {
+		errs = append(errs, fmt.Sprintf("--bind-address %q is not an IP address", o.BindAddress))
+	}
+	if (o.TLSCertFile == "") != (o.TLSPrivateKeyFile == "") {
+		errs = append(errs, "--tls-cert-file and --tls-private-key-file must be given together")
+	}
+	if o.TLSCertFile != "" && len(o.TLSSANs) > 0 {
+		errs = append(errs, "--tls-san applies only to the generated serving certificate; it cannot be combined with --tls-cert-file")
+	}
+	if len(o.AuthorizationModes) == 0 {
+		errs = append(errs, "--authorization-mode must name at least one mode")
+	}
+	seen := map[string]bool{}
+	for _, m := range o.AuthorizationModes {
+		switch m {
+		case ModeAlwaysAllow, ModeAlwaysDeny:
+		default:
+			errs = append(errs, fmt.Sprintf("--authorization-mode: unknown mode %q: supported modes are %s, %s", m, ModeAlwaysAllow, ModeAlwaysDeny))
+		}
+		if seen[m] {
+			errs = append(errs, fmt.Sprintf("--authorization-mode: %q is listed more than once", m))
+		}
+		seen[m] = true
+	}
+	if o.AnonymousAuth && seen[ModeAlwaysAllow] {
+		errs = append(errs, "--anonymous-auth=true cannot be combined with --authorization-mode=AlwaysAllow: every anonymous request would be allowed; choose another authorization mode or keep anonymous auth off")
+	}
+	if o.HistoryRetention <= 0 {
+		errs = append(errs, fmt.Sprintf("--history-retention %s must be positive", o.HistoryRetention))
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(errs, "; "))
+	}
+	if o.CertDir == "" {
+		o.CertDir = filepath.Join(o.DataDir, "pki")
+	}
+	return nil
+}

@@ -1,0 +1,41 @@
+package health
+
+import (
+	"errors"
+	"net/http"
+)
+
+var (
+	errShuttingDown = errors.New("process is shutting down")
+	errNotFinished  = errors.New("not finished")
+)
+
+// Ping is the check that always passes: it shows the server answers at all.
+var Ping = Check{Name: "ping", Fn: func(*http.Request) error { return nil }}
+
+// Shutdown returns readyz's "shutdown" check, which fails with "process is
+// shutting down" once stopping is closed, so load balancers drain the
+// server before it stops.
+func Shutdown(stopping <-chan struct{}) Check {
+	return Check{Name: "shutdown", Fn: func(*http.Request) error {
+		select {
+		case <-stopping:
+			return errShuttingDown
+		default:
+			return nil
+		}
+	}}
+}
+
+// Hook returns the check "poststarthook/<name>", which fails with "not
+// finished" until done is closed.
+func Hook(name string, done <-chan struct{}) Check {
+	return Check{Name: "poststarthook/" + name, Fn: func(*http.Request) error {
+		select {
+		case <-done:
+			return nil
+		default:
+			return errNotFinished
+		}
+	}}
+}

@@ -1,0 +1,134 @@
+// Command platd serves the declarative resource API from one binary and one
+// bbolt file.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+
+	"platd/config"
+	"platd/server"
+)
+
+func main() { os.Exit(run(os.Args)) }
+
+// run returns the process exit code: 0 on success, 2 for usage and
+// configuration errors (before anything is written), 1 for failures.
+func run(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	app := newApp(func(ctx context.Context, o config.Options) error { return server.Run(ctx, o) })
+	err := app.RunContext(ctx, args)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errUsage), errors.Is(err, config.ErrInvalid):
+		fmt.Fprintln(os.Stderr, "platd:", err)
+		return 2
+	default:
+		fmt.Fprintln(os.Stderr, "platd:", err)
+		return 1
+	}
+}
+
+var errUsage = errors.New("usage")
+
+// newApp builds the command line; serve is what `platd serve` runs.
+func newApp(serve func(context.Context, config.Options) error) *cli.App {
+	serveFlags := []cli.Flag{
+		&cli.StringFlag{Name: "data-dir", Value: "platd-data", Usage: "directory for the database, key material and the admin kubeconfig"},
+		&cli.IntFlag{Name: "secure-port", Value: 6443, Usage: "HTTPS port (0 picks a free port)"},
+		&cli.StringFlag{Name: "bind-address", Value: "127.0.0.1", Usage: "IP address to listen on"},
+		&cli.StringFlag{Name: "tls-cert-file", Usage: "serving certificate (PEM); default: one signed by the data directory's CA"},
+		&cli.StringFlag{Name: "tls-private-key-file", Usage: "key of --tls-cert-file (PEM)"},
+		&cli.StringFlag{Name: "cert-dir", Usage: "directory of generated key material (default <data-dir>/pki)"},
+		&cli.StringSliceFlag{Name: "tls-san", Usage: "extra DNS name or IP for the generated serving certificate (repeatable)"},
+		&cli.StringFlag{Name: "client-ca-file", Usage: "extra CA bundle trusted for client certificates"},
+		&cli.StringFlag{Name: "token-auth-file", Usage: "static token file: token,user,uid[,\"group1,group2\"]"},
+		&cli.BoolFlag{Name: "anonymous-auth", Value: false, Usage: "let requests without credentials in as system:anonymous"},
+		&cli.StringFlag{Name: "authorization-mode", Value: config.ModeAlwaysAllow, Usage: "comma-separated authorizers: AlwaysAllow, AlwaysDeny"},
+		&cli.StringFlag{Name: "brand", Value: "plat", Usage: "API spelling: " + strings.Join(config.BrandNames(), " or ")},
+		&cli.DurationFlag{Name: "history-retention", Value: config.DefaultHistoryRetention, Usage: "how long watch history stays replayable"},
+		&cli.BoolFlag{Name: "unsafe-no-fsync", Usage: "skip fsync on commit: a crash may lose acknowledged writes; only for throwaway data such as CI"},
+	}
+	serveAction := func(c *cli.Context) error {
+		if c.NArg() > 0 {
+			return fmt.Errorf("%w: unexpected argument %q", errUsage, c.Args().First())
+		}
+		o, err := optionsFrom(c)
+		if err != nil {
+			return err
+		}
+		return serve(c.Context, o)
+	}
+	return &cli.App{
+		Name:            "platd",
+		Usage:           "the declarative resource API in one binary",
+		HideHelpCommand: true,
+		Flags:           serveFlags,
+		Action:          serveAction,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		},
+		Commands: []*cli.Command{
+			{
+				Name:   "serve",
+				Usage:  "serve the API (the default command)",
+				Flags:  serveFlags,
+				Action: serveAction,
+				OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+					return fmt.Errorf("%w: %v", errUsage, err)
+				},
+			},
+			{
+				Name:  "version",
+				Usage: "print the version",
+				Action: func(c *cli.Context) error {
+					v := server.Version()
+					fmt.Fprintf(c.App.Writer, "platd %s (API %s, %s, %s/%s)\n", v.Platd, v.GitVersion, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+					return nil
+				},
+			},
+		},
+	}
+}
+
+// optionsFrom turns parsed flags into validated options.
+func optionsFrom(c *cli.Context) (config.Options, error) {
+	brand, err := config.LookupBrand(c.String("brand"))
+	if err != nil {
+		return config.Options{}, fmt.Errorf("%w: --brand: %v", config.ErrInvalid, err)
+	}
+	var modes []string
+	for _, m := range strings.Split(c.String("authorization-mode"), ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			modes = append(modes, m)
+		}
+	}
+	o := config.Options{
+		DataDir:            c.String("data-dir"),
+		SecurePort:         c.Int("secure-port"),
+		BindAddress:        c.String("bind-address"),
+		TLSCertFile:        c.String("tls-cert-file"),
+		TLSPrivateKeyFile:  c.String("tls-private-key-file"),
+		CertDir:            c.String("cert-dir"),
+		TLSSANs:            c.StringSlice("tls-san"),
+		ClientCAFile:       c.String("client-ca-file"),
+		TokenAuthFile:      c.String("token-auth-file"),
+		AnonymousAuth:      c.Bool("anonymous-auth"),
+		AuthorizationModes: modes,
+		Brand:              brand,
+		HistoryRetention:   c.Duration("history-retention"),
+		UnsafeNoFsync:      c.Bool("unsafe-no-fsync"),
+		WriteKubeconfig:    true,
+	}
+	return o, o.Validate()
+}

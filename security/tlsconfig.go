@@ -1,0 +1,130 @@
+package security
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+)
+
+// certRecheckInterval bounds how often a handshake stats the serving
+// certificate files: often enough that a renewed certificate is served
+// within a second, rare enough that a handshake storm costs no I/O.
+const certRecheckInterval = time.Second
+
+// ServerTLSConfig returns the serving TLS configuration: TLS 1.2 or newer,
+// ALPN h2 and http/1.1, and the certificate pair from certFile and keyFile,
+// re-read when either file's modification time or size changes. With
+// clientCAs set, client certificates are requested but not verified in the
+// handshake: the x509 authenticator verifies them, so a bad certificate is
+// an HTTP 401 rather than a TLS alert. The pair must load now.
+func ServerTLSConfig(certFile, keyFile string, clientCAs *x509.CertPool) (*tls.Config, error) {
+	r, err := newCertReloader(certFile, keyFile, certRecheckInterval)
+	if err != nil {
+		return nil, err
+	}
+	cfg := &tls.Config{
+		MinVersion:     tls.VersionTLS12,
+		NextProtos:     []string{"h2", "http/1.1"},
+		GetCertificate: r.getCertificate,
+	}
+	if clientCAs != nil {
+		cfg.ClientAuth = tls.RequestClientCert
+		cfg.ClientCAs = clientCAs
+	}
+	return cfg, nil
+}
+
+// LoadCertPool returns a pool of every certificate in the PEM file. A file
+// without certificates is an error wrapping ErrNoCertificates.
+func LoadCertPool(pemFile string) (*x509.CertPool, error) {
+	data, err := os.ReadFile(pemFile)
+	if err != nil {
+		return nil, err
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(data) {
+		return nil, fmt.Errorf("%s: %w", pemFile, ErrNoCertificates)
+	}
+	return pool, nil
+}
+
+// certReloader serves a certificate pair and reloads it when the files
+// change. Safe for concurrent use.
+type certReloader struct {
+	certFile, keyFile string
+	interval          time.Duration
+
+	mu      sync.Mutex
+	cert    *tls.Certificate
+	stamp   [2]fileStamp
+	checked time.Time
+}
+
+// fileStamp is the cheap change signature of a file.
+type fileStamp struct {
+	mod  time.Time
+	size int64
+}
+
+func (s fileStamp) same(o fileStamp) bool { return s.mod.Equal(o.mod) && s.size == o.size }
+
+func newCertReloader(certFile, keyFile string, interval time.Duration) (*certReloader, error) {
+	r := &certReloader{certFile: certFile, keyFile: keyFile, interval: interval}
+	stamp, err := r.stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := r.load(stamp); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *certReloader) stat() ([2]fileStamp, error) {
+	var out [2]fileStamp
+	for i, p := range []string{r.certFile, r.keyFile} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return out, err
+		}
+		out[i] = fileStamp{mod: fi.ModTime(), size: fi.Size()}
+	}
+	return out, nil
+}
+
+// load reads the pair; the caller holds mu or owns r exclusively.
+func (r *certReloader) load(stamp [2]fileStamp) error {
+	pair, err := tls.LoadX509KeyPair(r.certFile, r.keyFile)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrKeyMaterial, err)
+	}
+	r.cert = &pair
+	r.stamp = stamp
+	r.checked = time.Now()
+	return nil
+}
+
+func (r *certReloader) getCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if time.Since(r.checked) < r.interval {
+		return r.cert, nil
+	}
+	r.checked = time.Now()
+	stamp, err := r.stat()
+	if err != nil || (stamp[0].same(r.stamp[0]) && stamp[1].same(r.stamp[1])) {
+		return r.cert, nil
+	}
+	if err := r.load(stamp); err != nil {
+		// A half-renewed pair keeps the old certificate in service; the
+		// next check retries.
+		slog.Warn("serving certificate reload failed", "file", r.certFile, "err", err)
+	} else {
+		slog.Info("serving certificate reloaded", "file", r.certFile)
+	}
+	return r.cert, nil
+}

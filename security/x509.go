@@ -1,0 +1,90 @@
+package security
+
+import (
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"platd/config"
+)
+
+// CredentialIDKey is the user-extra key under which authenticators record
+// an identifier of the credential used.
+func CredentialIDKey(b config.Brand) string {
+	return "authentication." + b.LongDomain + "/credential-id"
+}
+
+// NewX509Authenticator authenticates TLS client certificates. The leaf is
+// verified against pool for client authentication, with the rest of the
+// presented chain as intermediates. The subject CN becomes the user name
+// (an empty CN is ok=false, no error), the subject O values the groups, and
+// the leaf's SHA-256 the credential-id extra. A failed verification is an
+// error wrapping ErrCertificateVerify. The pool must not be modified after
+// the call.
+func NewX509Authenticator(pool *x509.CertPool, b config.Brand) Authenticator {
+	return NewDynamicX509Authenticator(func() *x509.CertPool { return pool }, b)
+}
+
+// NewDynamicX509Authenticator is NewX509Authenticator with the pool read
+// from roots on every request, so a reloaded client CA takes effect at once.
+// A nil pool from roots disables the authenticator (ok=false).
+func NewDynamicX509Authenticator(roots func() *x509.CertPool, b config.Brand) Authenticator {
+	return x509Auth{roots: roots, extraKey: CredentialIDKey(b)}
+}
+
+type x509Auth struct {
+	roots    func() *x509.CertPool
+	extraKey string
+}
+
+func (a x509Auth) AuthenticateRequest(r *http.Request) (*User, bool, error) {
+	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
+		return nil, false, nil
+	}
+	pool := a.roots()
+	if pool == nil {
+		return nil, false, nil
+	}
+	leaf := r.TLS.PeerCertificates[0]
+	opts := x509.VerifyOptions{
+		Roots:     pool,
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	if len(r.TLS.PeerCertificates) > 1 {
+		opts.Intermediates = x509.NewCertPool()
+		for _, c := range r.TLS.PeerCertificates[1:] {
+			opts.Intermediates.AddCert(c)
+		}
+	}
+	if _, err := leaf.Verify(opts); err != nil {
+		return nil, false, fmt.Errorf("%w: verifying certificate %s failed: %w", ErrCertificateVerify, certIdentifier(leaf), err)
+	}
+	if leaf.Subject.CommonName == "" {
+		return nil, false, nil
+	}
+	sum := sha256.Sum256(leaf.Raw)
+	return &User{
+		Name:   leaf.Subject.CommonName,
+		Groups: append([]string(nil), leaf.Subject.Organization...),
+		Extra:  map[string][]string{a.extraKey: {"X509SHA256=" + hex.EncodeToString(sum[:])}},
+	}, true, nil
+}
+
+// certIdentifier names a certificate in logs by serial and key ids.
+func certIdentifier(c *x509.Certificate) string {
+	return fmt.Sprintf("SN=%d, SKID=%s, AKID=%s", c.SerialNumber, colonHex(c.SubjectKeyId), colonHex(c.AuthorityKeyId))
+}
+
+func colonHex(b []byte) string {
+	if len(b) == 0 {
+		return "<none>"
+	}
+	parts := make([]string, len(b))
+	for i, v := range b {
+		parts[i] = fmt.Sprintf("%02X", v)
+	}
+	return strings.Join(parts, ":")
+}

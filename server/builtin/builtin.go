@@ -1,0 +1,76 @@
+// Package builtin describes the built-in resource types: their descriptors
+// and the few rules per type that a schema cannot say.
+package builtin
+
+import (
+	"fmt"
+	"sort"
+
+	"platd/config"
+	"platd/server/registry"
+	"platd/server/schema"
+)
+
+// allVerbs are the verbs of an ordinary resource, sorted as discovery
+// lists them.
+var allVerbs = []string{
+	registry.VerbCreate, registry.VerbDelete, registry.VerbDeleteCollection, registry.VerbGet,
+	registry.VerbList, registry.VerbPatch, registry.VerbUpdate, registry.VerbWatch,
+}
+
+// statusVerbs are the verbs of a status subresource.
+var statusVerbs = []string{registry.VerbGet, registry.VerbPatch, registry.VerbUpdate}
+
+// Register adds the built-in types to reg, with schemas from cat.
+func Register(reg *registry.Registry, cat *schema.Catalog, b config.Brand) error {
+	for _, d := range coreV1(b) {
+		d.Schema = cat.ByGVK(d.Group, d.Version, d.Kind)
+		if d.Schema == nil {
+			return fmt.Errorf("builtin: no schema for %s/%s %s", d.Group, d.Version, d.Kind)
+		}
+		sort.Strings(d.Verbs)
+		reg.Add(d)
+	}
+	return nil
+}
+
+// str reads a string at a path of nested maps.
+func str(obj registry.Object, path ...string) string {
+	var cur any = obj
+	for _, p := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return ""
+		}
+		cur = m[p]
+	}
+	s, _ := cur.(string)
+	return s
+}
+
+// child returns the map at obj[key], creating it when absent.
+func child(obj map[string]any, key string) map[string]any {
+	m, ok := obj[key].(map[string]any)
+	if !ok {
+		m = map[string]any{}
+		obj[key] = m
+	}
+	return m
+}
+
+// strings reads a list of strings.
+func stringsOf(v any) []string {
+	l, _ := v.([]any)
+	out := make([]string, 0, len(l))
+	for _, x := range l {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// fieldGetter returns a FieldSelectors entry reading a string at path.
+func fieldGetter(path ...string) func(registry.Object) string {
+	return func(o registry.Object) string { return str(o, path...) }
+}

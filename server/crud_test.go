@@ -1,0 +1,248 @@
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+func TestConfigMapLifecycle(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/api/v1/namespaces/default/configmaps"
+
+	created := e.do("POST", base, cm("cm1", map[string]string{"a": "1", "b": "two"}, map[string]string{"app": "x"})).mustCode(t, 201).obj(t)
+	if created["kind"] != "ConfigMap" || created["apiVersion"] != "v1" {
+		t.Fatalf("create response type: %v %v", created["kind"], created["apiVersion"])
+	}
+	md := created["metadata"].(map[string]any)
+	for _, f := range []string{"uid", "resourceVersion", "creationTimestamp"} {
+		if s, _ := md[f].(string); s == "" {
+			t.Errorf("created object lacks metadata.%s: %v", f, md)
+		}
+	}
+	if md["namespace"] != "default" || path(created, "data.b") != "two" || path(created, "metadata.labels.app") != "x" {
+		t.Errorf("created object: %v", created)
+	}
+
+	got := e.do("GET", base+"/cm1", nil).mustCode(t, 200)
+	if got.header.Get("Content-Type") != "application/json" {
+		t.Errorf("content type %q", got.header.Get("Content-Type"))
+	}
+	if !strings.HasPrefix(string(got.body), `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"cm1","namespace":"default","uid":"`) {
+		t.Errorf("get body does not start as upstream does: %s", got.body)
+	}
+	if got.obj(t)["metadata"].(map[string]any)["uid"] != md["uid"] {
+		t.Error("get returned a different uid")
+	}
+
+	// Update with the current resourceVersion, then with a stale one.
+	upd := got.obj(t)
+	upd["data"] = map[string]any{"a": "changed"}
+	updated := e.do("PUT", base+"/cm1", upd).mustCode(t, 200).obj(t)
+	if path(updated, "data.a") != "changed" || path(updated, "data.b") != nil {
+		t.Errorf("updated data: %v", updated["data"])
+	}
+	if path(updated, "metadata.resourceVersion") == md["resourceVersion"] {
+		t.Error("resourceVersion did not change on update")
+	}
+	stale := e.do("PUT", base+"/cm1", upd).mustCode(t, 409).obj(t)
+	if stale["reason"] != "Conflict" || !strings.Contains(stale["message"].(string), "the object has been modified") {
+		t.Errorf("stale update: %v", stale)
+	}
+
+	list := e.do("GET", base, nil).mustCode(t, 200).obj(t)
+	if list["kind"] != "ConfigMapList" {
+		t.Errorf("list kind %v", list["kind"])
+	}
+	items := list["items"].([]any)
+	if len(items) != 1 || path(items[0].(map[string]any), "metadata.name") != "cm1" {
+		t.Fatalf("list items: %v", items)
+	}
+	if _, has := items[0].(map[string]any)["kind"]; has {
+		t.Error("list items carry kind; upstream omits it for built-in types")
+	}
+
+	del := e.do("DELETE", base+"/cm1", nil).mustCode(t, 200).obj(t)
+	if del["kind"] != "Status" || del["status"] != "Success" || path(del, "details.name") != "cm1" ||
+		path(del, "details.kind") != "configmaps" || path(del, "details.uid") != md["uid"] {
+		t.Errorf("delete status: %v", del)
+	}
+	nf := e.do("GET", base+"/cm1", nil).mustCode(t, 404).obj(t)
+	if nf["message"] != `configmaps "cm1" not found` || nf["reason"] != "NotFound" {
+		t.Errorf("not found: %v", nf)
+	}
+}
+
+func TestCreateErrors(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/api/v1/namespaces/default/configmaps"
+	e.do("POST", base, cm("exists", map[string]string{"k": "v"}, nil)).mustCode(t, 201)
+
+	cases := []struct {
+		name    string
+		path    string
+		body    any
+		code    int
+		reason  string
+		message string
+	}{
+		{"already exists", base, cm("exists", nil, nil), 409, "AlreadyExists", `configmaps "exists" already exists`},
+		{"missing namespace", "/api/v1/namespaces/no-such-ns/configmaps", cm("x", nil, nil), 404, "NotFound", `namespaces "no-such-ns" not found`},
+		{"namespace mismatch", base, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "n", "namespace": "other"}}, 400, "BadRequest",
+			"the namespace of the provided object does not match the namespace sent on the request"},
+		{"kind mismatch", base, map[string]any{"apiVersion": "v1", "kind": "Secret", "metadata": map[string]any{"name": "wrongkind"}}, 400, "BadRequest",
+			`Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion`},
+		{"resourceVersion set", base, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "withrv", "resourceVersion": "5"}}, 500, "",
+			"resourceVersion should not be set on objects to be created"},
+		{"malformed", base, `{"apiVersion":"v1","kind":"ConfigMap",`, 400, "BadRequest",
+			`the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input ({"apiVersion":"v1","kind":"Con ...)`},
+		{"invalid name and key", base, cm("Bad_Name", map[string]string{"bad key!": "v"}, nil), 422, "Invalid",
+			`ConfigMap "Bad_Name" is invalid: [metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), data[bad key!]: Invalid value: "bad key!": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')]`},
+		{"no name", base, map[string]any{"metadata": map[string]any{}}, 422, "Invalid",
+			`ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required`},
+		{"strict unknown", base + "?fieldValidation=Strict", `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "strict", "bogusMeta": 1}, "data": {"k": "v"}, "spec": {"x": 1}}`, 400, "BadRequest",
+			`ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "metadata.bogusMeta", unknown field "spec"`},
+		{"strict duplicate", base + "?fieldValidation=Strict", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"},"data":{"k":"v"},"data":{"k":"w"}}`, 400, "BadRequest",
+			`ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data"`},
+		{"bad dryRun", base + "?dryRun=bogus", cm("drb", nil, nil), 422, "Invalid",
+			`CreateOptions.meta.plat.io "" is invalid: dryRun: Unsupported value: []string{"bogus"}: supported values: "All"`},
+		{"bad fieldValidation", base + "?fieldValidation=Bogus", cm("fv", nil, nil), 422, "Invalid",
+			`CreateOptions.meta.plat.io "" is invalid: fieldValidation: Unsupported value: "Bogus": supported values: "", "Ignore", "Strict", "Warn"`},
+		{"post to named path", base + "/exists", cm("exists", nil, nil), 405, "MethodNotAllowed", "the server does not allow this method on the requested resource"},
+		{"put to collection", base, cm("x", nil, nil), 405, "MethodNotAllowed", "the server does not allow this method on the requested resource"},
+		{"unknown resource", "/api/v1/namespaces/default/widgets", cm("x", nil, nil), 404, "NotFound", "the server could not find the requested resource"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			method := "POST"
+			if c.name == "put to collection" {
+				method = "PUT"
+			}
+			r := e.do(method, c.path, c.body).mustCode(t, c.code)
+			st := r.obj(t)
+			if st["kind"] != "Status" || st["apiVersion"] != "v1" || st["status"] != "Failure" {
+				t.Errorf("not a failure Status: %s", r.body)
+			}
+			if got, _ := st["reason"].(string); got != c.reason {
+				t.Errorf("reason %q, want %q", got, c.reason)
+			}
+			if st["message"] != c.message {
+				t.Errorf("message\n got: %v\nwant: %s", st["message"], c.message)
+			}
+			if code, _ := st["code"].(float64); int(code) != c.code {
+				t.Errorf("code %v", st["code"])
+			}
+		})
+	}
+}
+
+func TestWarnUnknownFields(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	r := e.do("POST", "/api/v1/namespaces/default/configmaps",
+		`{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "warned", "bogusMeta": 1}, "data": {"k": "v"}, "spec": {"x": 1}}`).mustCode(t, 201)
+	want := []string{`299 - "unknown field \"metadata.bogusMeta\""`, `299 - "unknown field \"spec\""`}
+	if got := r.header.Values("Warning"); strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+	o := r.obj(t)
+	if _, has := o["spec"]; has {
+		t.Error("unknown field was stored")
+	}
+	if _, has := o["metadata"].(map[string]any)["bogusMeta"]; has {
+		t.Error("unknown metadata field was stored")
+	}
+}
+
+func TestDryRunCreateStoresNothing(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/api/v1/namespaces/default/configmaps"
+	r := e.do("POST", base+"?dryRun=All", cm("dry", map[string]string{"k": "v"}, nil)).mustCode(t, 201).obj(t)
+	md := r["metadata"].(map[string]any)
+	if md["uid"] == nil || md["creationTimestamp"] == nil {
+		t.Errorf("dry-run result lacks system fields: %v", md)
+	}
+	if _, has := md["resourceVersion"]; has {
+		t.Errorf("dry-run result has a resourceVersion: %v", md)
+	}
+	e.do("GET", base+"/dry", nil).mustCode(t, 404)
+}
+
+func TestGenerateName(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	body := map[string]any{"metadata": map[string]any{"generateName": "gen-"}, "data": map[string]any{"k": "v"}}
+	seen := map[string]bool{}
+	for i := 0; i < 5; i++ {
+		name, _ := path(e.do("POST", "/api/v1/namespaces/default/configmaps", body).mustCode(t, 201).obj(t), "metadata.name").(string)
+		if !strings.HasPrefix(name, "gen-") || len(name) != len("gen-")+5 || strings.ContainsAny(name[4:], "aeiou01") {
+			t.Errorf("generated name %q", name)
+		}
+		if seen[name] {
+			t.Errorf("name %q generated twice", name)
+		}
+		seen[name] = true
+	}
+}
+
+func TestSecretStringDataAndImmutableType(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/api/v1/namespaces/default/secrets"
+	s := e.do("POST", base, map[string]any{"metadata": map[string]any{"name": "s1"},
+		"stringData": map[string]any{"username": "admin"}, "data": map[string]any{"raw": "aGVsbG8="}}).mustCode(t, 201).obj(t)
+	if path(s, "data.username") != "YWRtaW4=" || path(s, "data.raw") != "aGVsbG8=" {
+		t.Errorf("data: %v", s["data"])
+	}
+	if _, has := s["stringData"]; has {
+		t.Error("stringData returned")
+	}
+	if s["type"] != "Opaque" {
+		t.Errorf("type %v", s["type"])
+	}
+	s["type"] = "example.com/other"
+	r := e.do("PUT", base+"/s1", s).mustCode(t, 422).obj(t)
+	if !strings.Contains(r["message"].(string), `type: Invalid value: "example.com/other": field is immutable`) {
+		t.Errorf("type change: %v", r["message"])
+	}
+}
+
+func TestPrettyAndYAML(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	e.do("POST", "/api/v1/namespaces/default/configmaps", cm("p", map[string]string{"k": "v"}, nil)).mustCode(t, 201)
+	pretty := e.do("GET", "/api/v1/namespaces/default/configmaps/p?pretty=true", nil).mustCode(t, 200)
+	if !strings.HasPrefix(string(pretty.body), "{\n  \"kind\": \"ConfigMap\",\n  \"apiVersion\": \"v1\",\n") || strings.HasSuffix(string(pretty.body), "\n") {
+		t.Errorf("pretty body: %q", pretty.body)
+	}
+	compact := e.do("GET", "/api/v1/namespaces/default/configmaps/p", nil).mustCode(t, 200)
+	if !strings.HasSuffix(string(compact.body), "}\n") || strings.Contains(string(compact.body), "\n ") {
+		t.Errorf("compact body: %q", compact.body)
+	}
+	y := e.do("GET", "/api/v1/namespaces/default/configmaps/p", nil, "Accept", "application/yaml").mustCode(t, 200)
+	if y.header.Get("Content-Type") != "application/yaml" || !strings.Contains(string(y.body), "kind: ConfigMap\n") {
+		t.Errorf("yaml: %s %q", y.header.Get("Content-Type"), y.body)
+	}
+	na := e.do("GET", "/api/v1/namespaces/default/configmaps/p", nil, "Accept", "text/foo").mustCode(t, 406).obj(t)
+	if !strings.HasPrefix(na["message"].(string), "406: Not Acceptable") {
+		t.Errorf("406: %v", na)
+	}
+}
+
+func TestUnsupportedBody(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	r := e.do("POST", "/api/v1/namespaces/default/configmaps", "x", "Content-Type", "text/plain").mustCode(t, http.StatusUnsupportedMediaType).obj(t)
+	if r["reason"] != "UnsupportedMediaType" || !strings.HasPrefix(r["message"].(string), "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml") {
+		t.Errorf("415: %v", r)
+	}
+	var st map[string]any
+	_ = json.Unmarshal(e.do("PATCH", "/api/v1/namespaces/default/configmaps/x", `{}`, "Content-Type", "application/json").mustCode(t, 415).body, &st)
+	if st["message"] != "415: Unsupported Media Type" {
+		t.Errorf("patch 415: %v", st)
+	}
+}

@@ -1,0 +1,34 @@
+package discovery
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"platd/server/apierr"
+)
+
+// ErrEncode reports a discovery document that could not be encoded.
+var ErrEncode = errors.New("discovery: encoding failed")
+
+func errMethodNotAllowed() *apierr.Error { return apierr.MethodNotAllowed() }
+
+func errNotAcceptable() *apierr.Error { return apierr.NotAcceptable(acceptedMediaMessage, nil) }
+
+func errInternal(err error) *apierr.Error {
+	return apierr.InternalError(fmt.Errorf("%w: %w", ErrEncode, err))
+}
+
+// writeStatus writes e as indented JSON: a failure of negotiation cannot
+// itself be negotiated, so discovery errors use the fixed form.
+func writeStatus(w http.ResponseWriter, e *apierr.Error) {
+	body, err := json.MarshalIndent(e.Status, "", "  ")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set(headerContentType, mediaJSON)
+	w.WriteHeader(int(e.Status.Code))
+	_, _ = w.Write(body)
+}

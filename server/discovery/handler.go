@@ -1,0 +1,97 @@
+// Package discovery serves the API discovery documents derived from the
+// registry: the legacy /api and /apis trees, aggregated discovery
+// (apidiscovery v2 and v2beta1) and /version.
+package discovery
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+
+	"platd/codec"
+	"platd/config"
+	"platd/server/registry"
+)
+
+// Options configures a Handler.
+type Options struct {
+	// Version is what /version reports.
+	Version VersionInfo
+	// Pretty decides whether a JSON response is indented. Nil means the
+	// server's usual rule (pretty query parameter, then the User-Agent).
+	Pretty func(r *http.Request) bool
+	// ServerAddress is the serverAddress reported for 0.0.0.0/0 in
+	// APIVersions; empty means the request's Host.
+	ServerAddress string
+}
+
+// Handler serves /api, /api/v1, /apis, /apis/<group>, /apis/<group>/<version>
+// and /version. It is safe for concurrent use; documents are rebuilt when
+// the registry's set of descriptors changes.
+type Handler struct {
+	reg   *registry.Registry
+	brand config.Brand
+	opts  Options
+
+	mu   sync.Mutex
+	snap *snapshot
+}
+
+// New returns a Handler over reg. reg stays owned by the caller and may gain
+// descriptors at any time.
+func New(reg *registry.Registry, b config.Brand, opts Options) *Handler {
+	return &Handler{reg: reg, brand: b, opts: opts}
+}
+
+// ServeHTTP routes a discovery request. Paths it does not know, and groups
+// or versions the registry does not serve, get the plain-text 404.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		writeStatus(w, errMethodNotAllowed())
+		return
+	}
+	path := strings.TrimSuffix(r.URL.Path, "/")
+	if path == "/version" {
+		h.serveVersion(w)
+		return
+	}
+	s := h.current()
+	switch {
+	case path == "/api":
+		h.serveAPI(w, r, s)
+	case path == "/apis":
+		h.serveAPIs(w, r, s)
+	case strings.HasPrefix(path, "/api/"):
+		rest := path[len("/api/"):]
+		h.serveResourceList(w, r, s, "", rest)
+	case strings.HasPrefix(path, "/apis/"):
+		group, version, hasVersion := strings.Cut(path[len("/apis/"):], "/")
+		if !hasVersion {
+			h.serveGroup(w, r, s, group)
+			return
+		}
+		h.serveResourceList(w, r, s, group, version)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// wantPretty applies Options.Pretty or the default rule.
+func (h *Handler) wantPretty(r *http.Request) bool {
+	if h.opts.Pretty != nil {
+		return h.opts.Pretty(r)
+	}
+	return codec.WantPretty(r.URL.Query(), r.UserAgent(), nil)
+}
+
+// current returns the documents for the registry as it is now, rebuilding
+// them when a descriptor was added or replaced since the last call.
+func (h *Handler) current() *snapshot {
+	state := captureState(h.reg)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.snap == nil || !h.snap.state.equal(state) {
+		h.snap = buildSnapshot(state, h.brand)
+	}
+	return h.snap
+}

@@ -1,0 +1,187 @@
+package discovery
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"platd/server/registry"
+)
+
+// TestLegacyGolden compares legacy discovery bodies byte for byte with the
+// upstream captures (trimmed to the fixture resources where the capture
+// lists more).
+func TestLegacyGolden(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHandler(t, "kubernetes")
+	tests := []struct {
+		path string
+		want func(t *testing.T) []byte
+	}{
+		{"/api", func(t *testing.T) []byte { _, b := goldenCapture(t, "api.resp"); return b }},
+		{"/api/v1", func(t *testing.T) []byte { return readTestdata(t, "api-v1-subset.json") }},
+		{"/apis/" + mustBrand(t, "kubernetes").Group("rbac.authorization"), func(t *testing.T) []byte { _, b := goldenCapture(t, "apis-rbac.resp"); return b }},
+		{"/apis/" + mustBrand(t, "kubernetes").Group("rbac.authorization") + "/v1", func(t *testing.T) []byte { _, b := goldenCapture(t, "apis-rbac-v1.resp"); return b }},
+	}
+	for _, tc := range tests {
+		t.Run(tc.path, func(t *testing.T) {
+			t.Parallel()
+			w := get(h, tc.path, map[string]string{"Accept": "application/json"})
+			if w.Code != http.StatusOK {
+				t.Fatalf("status %d: %s", w.Code, w.Body)
+			}
+			if ct := w.Header().Get("Content-Type"); ct != "application/json" {
+				t.Errorf("Content-Type %q", ct)
+			}
+			if want := tc.want(t); !bytes.Equal(w.Body.Bytes(), want) {
+				t.Errorf("body differs from golden\n got: %s\nwant: %s", w.Body, want)
+			}
+		})
+	}
+}
+
+func TestAPIsListsNamedGroupsInRegistrationOrder(t *testing.T) {
+	t.Parallel()
+	for _, brand := range []string{"plat", "kubernetes"} {
+		t.Run(brand, func(t *testing.T) {
+			t.Parallel()
+			h, reg := newTestHandler(t, brand)
+			reg.Add(&registry.Descriptor{Group: "apps", Version: "v1", Kind: "Deployment", Resource: "deployments", Verbs: allVerbs})
+			reg.Add(&registry.Descriptor{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler", Resource: "horizontalpodautoscalers", Verbs: allVerbs})
+			reg.Add(&registry.Descriptor{Group: "autoscaling", Version: "v1", Kind: "HorizontalPodAutoscaler", Resource: "horizontalpodautoscalers", Verbs: allVerbs})
+			w := get(h, "/apis", map[string]string{"User-Agent": "kubectl"})
+			var got apiGroupList
+			if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			rbac := mustBrand(t, brand).Group("rbac.authorization")
+			var names []string
+			for _, g := range got.Groups {
+				names = append(names, g.Name)
+			}
+			want := []string{rbac, "apps", "autoscaling"}
+			if got.Kind != "APIGroupList" || got.APIVersion != "v1" || !equalStrings(names, want) {
+				t.Fatalf("got %s %s %v, want %v", got.Kind, got.APIVersion, names, want)
+			}
+			as := got.Groups[2]
+			if as.PreferredVersion.Version != "v2" || len(as.Versions) != 2 || as.Versions[1].GroupVersion != "autoscaling/v1" {
+				t.Errorf("autoscaling versions %+v preferred %+v", as.Versions, as.PreferredVersion)
+			}
+			if bytes.Contains(w.Body.Bytes(), []byte("\n  ")) || !bytes.HasSuffix(w.Body.Bytes(), []byte("}\n")) {
+				t.Errorf("non-curl client should get compact JSON with a newline: %q", w.Body)
+			}
+		})
+	}
+}
+
+func TestNotFound(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHandler(t, "plat")
+	rbac := mustBrand(t, "plat").Group("rbac.authorization")
+	for _, p := range []string{"/apis/foo.example", "/apis/foo.example/v1", "/apis/" + rbac + "/v9", "/api/v2", "/apis/" + rbac + "/v1/extra", "/nothing"} {
+		t.Run(p, func(t *testing.T) {
+			t.Parallel()
+			w := get(h, p, nil)
+			if w.Code != http.StatusNotFound || w.Body.String() != "404 page not found\n" {
+				t.Errorf("got %d %q", w.Code, w.Body)
+			}
+		})
+	}
+}
+
+func TestNegotiation(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHandler(t, "plat")
+	tests := []struct {
+		name, accept string
+		code         int
+		contentType  string
+	}{
+		{"empty", "", 200, "application/json"},
+		{"wildcard", "*/*", 200, "application/json"},
+		{"yaml", "application/yaml", 200, "application/yaml"},
+		{"unacceptable", "application/xml", 406, "application/json"},
+		{"foreign conversion skipped", "application/json;as=Table;v=v1;g=x", 406, "application/json"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := get(h, "/api/v1", map[string]string{"Accept": tc.accept})
+			if w.Code != tc.code || w.Header().Get("Content-Type") != tc.contentType {
+				t.Fatalf("got %d %q: %s", w.Code, w.Header().Get("Content-Type"), w.Body)
+			}
+			switch tc.code {
+			case 406:
+				var st struct{ Reason string }
+				if err := json.Unmarshal(w.Body.Bytes(), &st); err != nil || st.Reason != "NotAcceptable" {
+					t.Errorf("406 body %s", w.Body)
+				}
+			case 200:
+				if !bytes.Contains(w.Body.Bytes(), []byte("configmaps")) {
+					t.Errorf("body lacks configmaps: %s", w.Body)
+				}
+			}
+		})
+	}
+}
+
+func TestMethodNotAllowed(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHandler(t, "plat")
+	r, _ := http.NewRequest(http.MethodPost, "/api", nil)
+	w := newRecorder()
+	h.ServeHTTP(w, r)
+	if w.Code != http.StatusMethodNotAllowed || !bytes.Contains(w.Body.Bytes(), []byte(`"reason": "MethodNotAllowed"`)) {
+		t.Errorf("got %d %s", w.Code, w.Body)
+	}
+}
+
+func TestRegistryChangeIsServed(t *testing.T) {
+	t.Parallel()
+	h, reg := newTestHandler(t, "plat")
+	before := get(h, "/apis", nil).Body.String()
+	if bytes.Contains([]byte(before), []byte("stable.example.com")) {
+		t.Fatal("group present before it was added")
+	}
+	reg.Add(&registry.Descriptor{Group: "stable.example.com", Version: "v1", Kind: "CronTab", ListKind: "CronTabList", Resource: "crontabs", Singular: "crontab", Namespaced: true, Verbs: allVerbs})
+	after := get(h, "/apis", nil).Body.String()
+	if !bytes.Contains([]byte(after), []byte(`"groupVersion": "stable.example.com/v1"`)) {
+		t.Errorf("added group missing: %s", after)
+	}
+	if w := get(h, "/apis/stable.example.com/v1", nil); w.Code != 200 || !bytes.Contains(w.Body.Bytes(), []byte(`"name": "crontabs"`)) {
+		t.Errorf("resource list of added group: %d %s", w.Code, w.Body)
+	}
+}
+
+func TestStorageVersionHash(t *testing.T) {
+	t.Parallel()
+	plat, kube := mustBrand(t, "plat"), mustBrand(t, "kubernetes")
+	tests := []struct{ group, kind, want string }{
+		{"", "ConfigMap", "qFsyl6wFWjQ="},
+		{"", "Namespace", "Q3oi5N2YM8M="},
+		{"", "Secret", "S6u1pOWzb84="},
+		{"", "ServiceAccount", "pbx9ZvyFpBE="},
+		{"", "LimitRange", "EBKMFVe6cwo="},
+		{"", "Event", "r2yiGXH7wu8="},
+		{kube.Group("rbac.authorization"), "Role", "7FuwZcIIItM="},
+		{plat.Group("rbac.authorization"), "Role", "23WB0esUncY="},
+	}
+	for _, tc := range tests {
+		if got := storageVersionHash(tc.group, "v1", tc.kind); got != tc.want {
+			t.Errorf("%s/v1/%s: got %s want %s", tc.group, tc.kind, got, tc.want)
+		}
+	}
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}

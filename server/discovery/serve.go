@@ -1,0 +1,111 @@
+package discovery
+
+import (
+	"net/http"
+
+	"platd/codec"
+)
+
+// Response headers of discovery.
+const (
+	headerContentType  = "Content-Type"
+	headerETag         = "ETag"
+	headerVary         = "Vary"
+	headerCacheControl = "Cache-Control"
+	headerIfNoneMatch  = "If-None-Match"
+	// aggregatedCacheControl lets shared caches keep aggregated documents;
+	// clients revalidate them with If-None-Match.
+	aggregatedCacheControl = "public"
+)
+
+func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request, s *snapshot) {
+	o := negotiate(r.Header.Get("Accept"), true, h.brand.DiscoveryGroup())
+	if o.format == formatAggregated {
+		h.serveAggregated(w, r, s.aggregatedAPI, o)
+		return
+	}
+	addr := h.opts.ServerAddress
+	if addr == "" {
+		addr = r.Host
+	}
+	h.writeLegacy(w, r, o, mustMarshal(newAPIVersions(s.coreVersions, addr)))
+}
+
+func (h *Handler) serveAPIs(w http.ResponseWriter, r *http.Request, s *snapshot) {
+	o := negotiate(r.Header.Get("Accept"), true, h.brand.DiscoveryGroup())
+	if o.format == formatAggregated {
+		h.serveAggregated(w, r, s.aggregatedAll, o)
+		return
+	}
+	h.writeLegacy(w, r, o, s.groupList)
+}
+
+func (h *Handler) serveGroup(w http.ResponseWriter, r *http.Request, s *snapshot, group string) {
+	body, ok := s.groups[group]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	h.writeLegacy(w, r, negotiate(r.Header.Get("Accept"), false, h.brand.DiscoveryGroup()), body)
+}
+
+func (h *Handler) serveResourceList(w http.ResponseWriter, r *http.Request, s *snapshot, group, version string) {
+	body, ok := s.resourceLists[group][version]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	h.writeLegacy(w, r, negotiate(r.Header.Get("Accept"), false, h.brand.DiscoveryGroup()), body)
+}
+
+// serveAggregated answers with the aggregated document: 304 when the
+// client's If-None-Match names the current ETag.
+func (h *Handler) serveAggregated(w http.ResponseWriter, r *http.Request, doc aggregatedDoc, o outcome) {
+	hdr := w.Header()
+	hdr.Set(headerContentType, mediaJSON+";"+paramGroup+"="+h.brand.DiscoveryGroup()+";"+
+		paramVersion+"="+o.version+";"+paramAs+"="+aggregatedAs)
+	hdr.Set(headerETag, doc.etag)
+	hdr.Set(headerVary, "Accept")
+	hdr.Set(headerCacheControl, aggregatedCacheControl)
+	if r.Header.Get(headerIfNoneMatch) == doc.etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h.writeJSON(w, r, o, doc.bodies[o.version])
+}
+
+// writeLegacy writes a legacy document (compact JSON) as o asks.
+func (h *Handler) writeLegacy(w http.ResponseWriter, r *http.Request, o outcome, compact []byte) {
+	switch o.format {
+	case formatYAML:
+		y, err := codec.JSONToYAML(compact)
+		if err != nil {
+			writeStatus(w, errInternal(err))
+			return
+		}
+		w.Header().Set(headerContentType, mediaYAML)
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(y)
+	case formatJSON:
+		w.Header().Set(headerContentType, mediaJSON)
+		h.writeJSON(w, r, o, compact)
+	default:
+		writeStatus(w, errNotAcceptable())
+	}
+}
+
+// writeJSON writes compact as the body: indented without a trailing
+// newline when pretty output is wanted, else compact with one, as the
+// server's JSON encoder does. The Content-Type must already be set.
+func (h *Handler) writeJSON(w http.ResponseWriter, r *http.Request, o outcome, compact []byte) {
+	var body []byte
+	if o.params["pretty"] == "1" || h.wantPretty(r) {
+		body = codec.Indent(nil, compact)
+	} else {
+		body = append(append(make([]byte, 0, len(compact)+1), compact...), '\n')
+	}
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(body)
+	}
+}

@@ -1,0 +1,158 @@
+// Package filters holds the layers every request passes before its handler:
+// panic recovery, default headers, request info, authentication,
+// authorization and the in-flight limit.
+package filters
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+
+	"platd/security"
+	"platd/server/apierr"
+	"platd/server/request"
+)
+
+// ErrorWriter renders an error as a Status negotiated to the request.
+type ErrorWriter func(w http.ResponseWriter, r *http.Request, err error)
+
+// Recover turns a panic in a handler into a 500 Status and a log line,
+// so one bad request never takes the server down.
+func Recover(next http.Handler, log *slog.Logger, writeErr ErrorWriter) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.Error("handler panic", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				writeErr(w, r, apierr.InternalError(fmt.Errorf("%v", v)))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// DefaultHeaders sets Cache-Control: no-cache, private on every response
+// whose handler does not choose its own.
+func DefaultHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache, private")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// RequestInfo parses what the request addresses once, for every later layer.
+func RequestInfo(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := request.Parse(r.Method, r.URL)
+		next.ServeHTTP(w, r.WithContext(request.WithInfo(r.Context(), info)))
+	})
+}
+
+type userKey struct{}
+
+// WithUser returns ctx carrying the authenticated user.
+func WithUser(ctx context.Context, u *security.User) context.Context {
+	return context.WithValue(ctx, userKey{}, u)
+}
+
+// UserFrom returns the authenticated user, or nil.
+func UserFrom(ctx context.Context) *security.User {
+	u, _ := ctx.Value(userKey{}).(*security.User)
+	return u
+}
+
+// Authenticate identifies the user; a request that fails is answered 401.
+func Authenticate(next http.Handler, authn security.Authenticator, log *slog.Logger, writeErr ErrorWriter) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var warnings []string
+		ctx := security.WithWarnings(r.Context(), func(m string) { warnings = append(warnings, m) })
+		u, ok, err := authn.AuthenticateRequest(r.WithContext(ctx))
+		for _, m := range warnings {
+			w.Header().Add("Warning", `299 - "`+m+`"`)
+		}
+		if err != nil || !ok {
+			if err != nil {
+				log.Debug("unable to authenticate the request", "err", err)
+			}
+			if r.ProtoMajor == 2 {
+				w.Header().Set("Connection", "close")
+			}
+			writeErr(w, r, apierr.Unauthorized())
+			return
+		}
+		r.Header.Del("Authorization")
+		next.ServeHTTP(w, r.WithContext(WithUser(r.Context(), u)))
+	})
+}
+
+// Authorize asks the authorizer chain; anything but Allow is 403.
+func Authorize(next http.Handler, authz security.Authorizer, log *slog.Logger, writeErr ErrorWriter) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := request.InfoFrom(r.Context())
+		a := security.Attributes{
+			User: UserFrom(r.Context()), Verb: info.Verb, Path: info.Path,
+			ResourceRequest: info.IsResource,
+		}
+		if info.IsResource {
+			a.Namespace, a.APIGroup, a.APIVersion = info.Namespace, info.Group, info.Version
+			a.Resource, a.Subresource, a.Name = info.Resource, info.Subresource, info.Name
+		}
+		decision, reason, err := authz.Authorize(r.Context(), a)
+		if decision == security.DecisionAllow {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if err != nil {
+			log.Error("authorization failed", "path", r.URL.Path, "err", err)
+			http.Error(w, fmt.Sprintf("Internal Server Error: %q: %v", r.URL.RequestURI(), err), http.StatusInternalServerError)
+			return
+		}
+		msg := security.ForbiddenMessage(a, reason)
+		var e *apierr.Error
+		if a.ResourceRequest {
+			e = apierr.NewForbidden(a.APIGroup, a.Resource, a.Name, msg)
+		} else {
+			e = apierr.NewForbidden("", "", "", msg)
+		}
+		writeErr(w, r, e)
+	})
+}
+
+// In-flight limits, as upstream's defaults: enough for any single client,
+// small enough that a flood queues in TCP rather than in memory.
+const (
+	MaxReadOnlyInFlight = 400
+	MaxMutatingInFlight = 200
+)
+
+// LimitInFlight answers 429 when too many requests are being served at
+// once. Watches are long-running and do not count.
+func LimitInFlight(next http.Handler, readOnly, mutating int) http.Handler {
+	ro := make(chan struct{}, readOnly)
+	mu := make(chan struct{}, mutating)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := request.InfoFrom(r.Context())
+		if info.Verb == "watch" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		sem := ro
+		switch strings.ToUpper(r.Method) {
+		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+			sem = mu
+		}
+		select {
+		case sem <- struct{}{}:
+			defer func() { <-sem }()
+			next.ServeHTTP(w, r)
+		default:
+			w.Header().Set("Retry-After", "1")
+			http.Error(w, "Too many requests, please try again later.", http.StatusTooManyRequests)
+		}
+	})
+}

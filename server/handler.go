@@ -1,0 +1,68 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/julienschmidt/httprouter"
+
+	"platd/codec"
+	"platd/health"
+	"platd/security"
+	"platd/server/discovery"
+	"platd/server/filters"
+	"platd/server/openapi"
+	"platd/server/request"
+)
+
+// handler builds the filter chain around the routes. Listed outermost
+// first, each layer is one line.
+func (s *Server) handler(authn security.Authenticator, authz security.Authorizer) http.Handler {
+	var h http.Handler = s.routes()
+	h = filters.LimitInFlight(h, filters.MaxReadOnlyInFlight, filters.MaxMutatingInFlight) // 429 beyond the in-flight limits
+	h = filters.Authorize(h, authz, s.log, s.rest.WriteError)                              // 403 unless the chain allows
+	h = filters.Authenticate(h, authn, s.log, s.rest.WriteError)                           // 401 for bad or missing credentials
+	h = filters.RequestInfo(h)                                                             // what the request addresses
+	h = filters.DefaultHeaders(h)                                                          // Cache-Control default
+	h = filters.Recover(h, s.log, s.rest.WriteError)                                       // a panic is a 500, not a crash
+	return h
+}
+
+// routes maps paths to handlers: health, version and OpenAPI by path, and
+// everything under /api and /apis to discovery or the resource handler.
+func (s *Server) routes() http.Handler {
+	v := Version()
+	disc := discovery.New(s.reg, s.opts.Brand, discovery.Options{Version: v.VersionInfo, Pretty: func(r *http.Request) bool {
+		return codec.WantPretty(r.URL.Query(), r.UserAgent(), nil)
+	}})
+	oa := openapi.New(s.reg, s.opts.Brand, openapi.WithSchemas(s.cat.Schema))
+	hr := s.healthChecks()
+
+	router := httprouter.New()
+	router.RedirectTrailingSlash = false
+	router.RedirectFixedPath = false
+	router.HandleMethodNotAllowed = false
+	for _, m := range []string{http.MethodGet, http.MethodHead} {
+		router.Handler(m, "/version", disc)
+		router.Handler(m, "/openapi/v2", oa)
+		router.Handler(m, "/openapi/v3", oa)
+		router.Handler(m, "/openapi/v3/*path", oa)
+		for _, ep := range []string{health.Livez, health.Readyz, health.Healthz} {
+			hh := hr.Handler(ep)
+			router.Handler(m, "/"+ep, hh)
+			router.Handler(m, "/"+ep+"/*check", hh)
+		}
+	}
+	router.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := request.InfoFrom(r.Context())
+		switch {
+		case info != nil && info.IsResource:
+			s.rest.ServeHTTP(w, r)
+		case r.URL.Path == "/api" || r.URL.Path == "/apis" || strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/apis/"):
+			disc.ServeHTTP(w, r)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	return router
+}

@@ -1,0 +1,101 @@
+// Package openapi serves the OpenAPI v3 documents (index and one document
+// per group-version) and the OpenAPI v2 document, all generated from the
+// registry's descriptors and their schemas.
+package openapi
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"platd/config"
+	"platd/server/registry"
+	"platd/server/schema"
+)
+
+// Lookup resolves a schema by its branded name (the schema catalog's
+// Schema method). It must be safe for concurrent use.
+type Lookup func(name string) *schema.Schema
+
+// Option configures a Handler.
+type Option func(*Handler)
+
+// WithSchemas makes the documents take shared schemas (list kinds, Status,
+// DeleteOptions, WatchEvent, ListMeta, discovery kinds) from lookup instead
+// of the package's own minimal definitions.
+func WithSchemas(lookup Lookup) Option { return func(h *Handler) { h.lookup = lookup } }
+
+// Handler serves /openapi/v3, /openapi/v3/<path> and /openapi/v2. Documents
+// are built on the first request that needs them and kept until the
+// registry's descriptors change, so creating a Handler costs nothing. It is
+// safe for concurrent use.
+type Handler struct {
+	reg    *registry.Registry
+	brand  config.Brand
+	lookup Lookup
+	// now is the clock for Last-Modified and Expires.
+	now func() time.Time
+
+	mu sync.Mutex
+	v3 *v3Set
+	v2 *servedDoc
+}
+
+// New returns a Handler over reg, which stays owned by the caller and may
+// gain descriptors at any time.
+func New(reg *registry.Registry, b config.Brand, opts ...Option) *Handler {
+	h := &Handler{reg: reg, brand: b, now: time.Now}
+	for _, o := range opts {
+		o(h)
+	}
+	return h
+}
+
+// URL paths served.
+const (
+	pathV3       = "/openapi/v3"
+	pathV3Prefix = "/openapi/v3/"
+	pathV2       = "/openapi/v2"
+)
+
+// ServeHTTP routes an OpenAPI request; other paths get the plain-text 404.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
+		return
+	}
+	switch p := r.URL.Path; {
+	case p == pathV3 || p == pathV3Prefix:
+		h.serveIndex(w, r)
+	case strings.HasPrefix(p, pathV3Prefix):
+		h.serveV3(w, r, strings.TrimSuffix(p[len(pathV3Prefix):], "/"))
+	case p == pathV2:
+		h.serveV2(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// currentV3 returns the v3 documents of the registry as it is now.
+func (h *Handler) currentV3() *v3Set {
+	state := captureState(h.reg)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.v3 == nil || !h.v3.state.equal(state) {
+		h.v3 = buildV3(state, h.newGenerator(), h.now())
+	}
+	return h.v3
+}
+
+// currentV2 returns the v2 document of the registry as it is now.
+func (h *Handler) currentV2() *servedDoc {
+	state := captureState(h.reg)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.v2 == nil || !h.v2.state.equal(state) {
+		h.v2 = buildV2(state, h.newGenerator(), h.now())
+	}
+	return h.v2
+}

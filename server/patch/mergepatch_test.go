@@ -1,0 +1,71 @@
+package patch
+
+import (
+	"testing"
+
+	"platd/server/apierr"
+)
+
+func TestMergePatch(t *testing.T) {
+	t.Parallel()
+	const doc = `{"metadata":{"name":"a","labels":{"x":"1","y":"2"}},"data":{"k":"v"},"list":[1,2,3]}`
+	cases := []struct {
+		name, patch, want string
+	}{
+		{"add member", `{"data":{"n":"w"}}`,
+			`{"data":{"k":"v","n":"w"},"list":[1,2,3],"metadata":{"labels":{"x":"1","y":"2"},"name":"a"}}`},
+		{"null deletes", `{"metadata":{"labels":{"x":null}}}`,
+			`{"data":{"k":"v"},"list":[1,2,3],"metadata":{"labels":{"y":"2"},"name":"a"}}`},
+		{"null deletes subtree", `{"metadata":{"labels":null}}`,
+			`{"data":{"k":"v"},"list":[1,2,3],"metadata":{"name":"a"}}`},
+		{"lists replace", `{"list":[9]}`,
+			`{"data":{"k":"v"},"list":[9],"metadata":{"labels":{"x":"1","y":"2"},"name":"a"}}`},
+		{"scalar replaces map", `{"data":"s"}`,
+			`{"data":"s","list":[1,2,3],"metadata":{"labels":{"x":"1","y":"2"},"name":"a"}}`},
+		{"nulls in new subtree dropped", `{"spec":{"a":1,"b":null}}`,
+			`{"data":{"k":"v"},"list":[1,2,3],"metadata":{"labels":{"x":"1","y":"2"},"name":"a"},"spec":{"a":1}}`},
+		{"empty patch", `{}`, doc},
+		{"null patch", `null`, `null`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			out, err := MergePatch([]byte(doc), []byte(c.patch))
+			if err != nil {
+				t.Fatalf("MergePatch: %v", err)
+			}
+			if got, want := canonical(t, out), canonical(t, []byte(c.want)); got != want {
+				t.Fatalf("got  %s\nwant %s", got, want)
+			}
+		})
+	}
+}
+
+func TestMergePatchErrors(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, patch, message string
+	}{
+		{"truncated", `{"data":`, "error decoding patch: unexpected end of JSON input"},
+		{"array", `[1]`, "error decoding patch: json: cannot unmarshal array into Go value of type map[string]interface {}"},
+		{"string", `"x"`, "error decoding patch: json: cannot unmarshal string into Go value of type map[string]interface {}"},
+		{"garbage", `x`, "error decoding patch: invalid character 'x' looking for beginning of value"},
+		{"trailing", `{"a":1} x`, "error decoding patch: invalid character 'x' after top-level value"},
+		{"empty", ``, "error decoding patch: unexpected end of JSON input"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := MergePatch([]byte(`{"a":1}`), []byte(c.patch))
+			wantStatus(t, err, 400, apierr.ReasonBadRequest, c.message)
+			wantKind(t, err, ErrMalformed)
+		})
+	}
+}
+
+func TestMergePatchBadOriginal(t *testing.T) {
+	t.Parallel()
+	_, err := MergePatch([]byte(`{"a":`), []byte(`{"b":1}`))
+	wantStatus(t, err, 500, apierr.ReasonUnknown, "Invalid JSON Document")
+	wantKind(t, err, ErrDocument)
+}

@@ -1,0 +1,138 @@
+// Package registry holds the descriptors of the served resource types and
+// the lookup the REST layer, discovery and OpenAPI derive everything from.
+package registry
+
+import (
+	"platd/server/apierr"
+	"platd/server/schema"
+)
+
+// Verb names as discovery lists them.
+const (
+	VerbCreate           = "create"
+	VerbDelete           = "delete"
+	VerbDeleteCollection = "deletecollection"
+	VerbGet              = "get"
+	VerbList             = "list"
+	VerbPatch            = "patch"
+	VerbUpdate           = "update"
+	VerbWatch            = "watch"
+)
+
+// NameRule says which names a resource accepts.
+type NameRule int
+
+const (
+	// NameSubdomain is a DNS-1123 subdomain, at most 253 characters.
+	NameSubdomain NameRule = iota
+	// NameLabel is a DNS-1123 label, at most 63 characters.
+	NameLabel
+	// NamePathSegment is anything that is a valid path segment.
+	NamePathSegment
+)
+
+// Object is a decoded object: generic JSON values keyed by member name.
+type Object = map[string]any
+
+// Subresource is a sub-path of an object such as "status".
+type Subresource struct {
+	Name  string
+	Verbs []string
+}
+
+// Descriptor is everything the server knows about one resource type in one
+// version. It is immutable once registered.
+type Descriptor struct {
+	// Group is the full group name ("" for core), Version its version.
+	Group, Version string
+	// Kind and ListKind are the object and list kinds.
+	Kind, ListKind string
+	// Resource is the plural path segment, Singular its singular name.
+	Resource, Singular string
+	Namespaced         bool
+	ShortNames         []string
+	Categories         []string
+	// Verbs are the verbs of the main resource, sorted.
+	Verbs        []string
+	Subresources []Subresource
+	// Schema describes the object.
+	Schema *schema.Schema
+	// NameRule validates metadata.name.
+	NameRule NameRule
+	// UpdateCreates lets PUT create a missing object.
+	UpdateCreates bool
+	// ReturnDeleted makes DELETE answer with the removed object instead of
+	// a Success Status.
+	ReturnDeleted bool
+	// FieldSelectors are the selectable fields beyond metadata.name and
+	// metadata.namespace, mapped to the function that reads them.
+	FieldSelectors map[string]func(Object) string
+	// Strategy holds the per-type rules a schema cannot say.
+	Strategy Strategy
+}
+
+// Strategy is the per-type behaviour. Every hook is optional.
+type Strategy struct {
+	// PrepareForCreate normalises a new object before validation (set
+	// status, defaults that are code, drop write-only fields).
+	PrepareForCreate func(obj Object)
+	// PrepareForUpdate normalises obj, the new state, given the stored old
+	// state and the subresource written ("" or "status").
+	PrepareForUpdate func(obj, old Object, subresource string)
+	// Validate checks a new object beyond its schema.
+	Validate func(obj Object) apierr.FieldErrors
+	// ValidateUpdate checks a change beyond its schema.
+	ValidateUpdate func(obj, old Object) apierr.FieldErrors
+	// PendingFinalizers reports finalizers beyond metadata.finalizers that
+	// keep a deleted object (a namespace's spec.finalizers).
+	PendingFinalizers func(obj Object) bool
+	// PrepareForDelete changes an object whose deletion starts, before it
+	// is written with its deletionTimestamp (a namespace's phase).
+	PrepareForDelete func(obj Object)
+	// Graceful makes DELETE only mark the object, whatever its finalizers.
+	Graceful bool
+}
+
+// GroupVersion is "group/version", or "version" for the core group.
+func (d *Descriptor) GroupVersion() string {
+	if d.Group == "" {
+		return d.Version
+	}
+	return d.Group + "/" + d.Version
+}
+
+// GroupResource is the "<resource>[.<group>]" string error messages use.
+func (d *Descriptor) GroupResource() string {
+	if d.Group == "" {
+		return d.Resource
+	}
+	return d.Resource + "." + d.Group
+}
+
+// GroupKind is the "<Kind>[.<group>]" string Invalid errors use.
+func (d *Descriptor) GroupKind() string {
+	if d.Group == "" {
+		return d.Kind
+	}
+	return d.Kind + "." + d.Group
+}
+
+// HasVerb reports whether the main resource supports verb.
+func (d *Descriptor) HasVerb(verb string) bool {
+	for _, v := range d.Verbs {
+		if v == verb {
+			return true
+		}
+	}
+	return false
+}
+
+// Subresource returns the named subresource, or nil.
+func (d *Descriptor) Subresource(name string) *Subresource {
+	for i := range d.Subresources {
+		if d.Subresources[i].Name == name {
+			return &d.Subresources[i]
+		}
+	}
+	return nil
+}

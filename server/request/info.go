@@ -1,0 +1,170 @@
+// Package request derives what a request asks for from its URL: the facts
+// authorization and the REST handlers act on.
+package request
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// Info is what a request addresses. For non-resource requests only Path and
+// Verb are set.
+type Info struct {
+	IsResource bool
+	// Path is the URL path.
+	Path string
+	// Verb is the API verb (get, list, watch, create, update, patch, delete,
+	// deletecollection) or, for non-resource requests, the lower-case method.
+	Verb string
+	// Prefix is "api" or "apis".
+	Prefix      string
+	Group       string
+	Version     string
+	Namespace   string
+	Resource    string
+	Subresource string
+	Name        string
+	// Parts are the path segments after the group-version (and namespace).
+	Parts []string
+	// NameFromSelector is set when a list or watch names one object through
+	// fieldSelector=metadata.name=<n>.
+	NameFromSelector bool
+	// VerbFromPath is set for the deprecated /watch/ path form.
+	VerbFromPath bool
+}
+
+var methodVerbs = map[string]string{
+	http.MethodPost:   "create",
+	http.MethodGet:    "get",
+	http.MethodHead:   "get",
+	http.MethodPut:    "update",
+	http.MethodPatch:  "patch",
+	http.MethodDelete: "delete",
+}
+
+// Parse derives Info from a request's method and URL.
+func Parse(method string, u *url.URL) *Info {
+	info := &Info{Path: u.Path, Verb: strings.ToLower(method)}
+	segs := splitPath(u.Path)
+	if len(segs) < 3 || (segs[0] != "api" && segs[0] != "apis") {
+		return info
+	}
+	info.Prefix = segs[0]
+	segs = segs[1:]
+	if info.Prefix == "apis" {
+		if len(segs) < 3 {
+			return info
+		}
+		info.Group = segs[0]
+		segs = segs[1:]
+	}
+	info.IsResource = true
+	info.Version = segs[0]
+	segs = segs[1:]
+	if len(segs) > 1 && segs[0] == "watch" {
+		info.Verb = "watch"
+		info.VerbFromPath = true
+		segs = segs[1:]
+	} else {
+		info.Verb = methodVerbs[method]
+	}
+	if segs[0] == "namespaces" {
+		if len(segs) > 1 {
+			info.Namespace = segs[1]
+			if len(segs) > 2 && segs[2] != "status" && segs[2] != "finalize" {
+				segs = segs[2:]
+			}
+		}
+	}
+	info.Parts = segs
+	if len(segs) > 0 {
+		info.Resource = segs[0]
+	}
+	if len(segs) > 1 {
+		info.Name = segs[1]
+	}
+	if len(segs) > 2 {
+		info.Subresource = segs[2]
+	}
+	q := u.Query()
+	if info.Name == "" {
+		switch info.Verb {
+		case "get":
+			info.Verb = "list"
+			if watchRequested(q) {
+				info.Verb = "watch"
+			}
+		case "delete":
+			info.Verb = "deletecollection"
+		}
+	}
+	if (info.Verb == "list" || info.Verb == "watch") && info.Name == "" {
+		if n, ok := nameFromFieldSelector(q.Get("fieldSelector")); ok && validSegment(n) {
+			info.Name = n
+			info.NameFromSelector = true
+		}
+	}
+	return info
+}
+
+// IsList reports whether the request addresses a collection.
+func (i *Info) IsList() bool {
+	return i.Verb == "list" || i.Verb == "watch" || i.Verb == "deletecollection" || (i.Verb == "create" && i.Name == "")
+}
+
+func splitPath(p string) []string {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return nil
+	}
+	return strings.Split(p, "/")
+}
+
+func watchRequested(q url.Values) bool {
+	v, ok := q["watch"]
+	if !ok || len(v) == 0 {
+		return false
+	}
+	b, err := strconv.ParseBool(v[0])
+	if err != nil {
+		return v[0] != "false" && v[0] != "0"
+	}
+	return b
+}
+
+// nameFromFieldSelector returns n when the selector is exactly
+// metadata.name=n (or ==n).
+func nameFromFieldSelector(s string) (string, bool) {
+	if s == "" || strings.Contains(s, ",") {
+		return "", false
+	}
+	for _, op := range []string{"==", "="} {
+		if k, v, ok := strings.Cut(s, op); ok {
+			if strings.TrimSpace(k) == "metadata.name" && !strings.HasPrefix(v, "=") {
+				return v, true
+			}
+			return "", false
+		}
+	}
+	return "", false
+}
+
+func validSegment(s string) bool {
+	return s != "" && s != "." && s != ".." && !strings.ContainsAny(s, "/%")
+}
+
+type ctxKey struct{}
+
+// WithInfo returns ctx carrying info.
+func WithInfo(ctx context.Context, info *Info) context.Context {
+	return context.WithValue(ctx, ctxKey{}, info)
+}
+
+// InfoFrom returns the Info stored by WithInfo, or nil.
+func InfoFrom(ctx context.Context) *Info {
+	i, _ := ctx.Value(ctxKey{}).(*Info)
+	return i
+}

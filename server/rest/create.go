@@ -1,0 +1,158 @@
+package rest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"platd/bolt"
+	"platd/server/apierr"
+	"platd/server/schema"
+)
+
+// maxGenerateNameAttempts is how often a generateName collision is retried
+// before giving up, as upstream.
+const maxGenerateNameAttempts = 8
+
+// namespacesPrefix is where namespace objects live.
+const namespacesPrefix = "/namespaces/"
+
+var deletionTimestampKey = []byte(`"deletionTimestamp":`)
+
+// checkNamespace refuses content in a missing or terminating namespace.
+func (h *Handler) checkNamespace(s *scope, name string) error {
+	if !s.d.Namespaced || s.ns == "" {
+		return nil
+	}
+	kv, err := h.store.Get(namespacesPrefix + s.ns)
+	if errors.Is(err, bolt.ErrNotFound) {
+		return apierr.NotFound("", "namespaces", s.ns)
+	}
+	if err != nil {
+		return apierr.InternalError(err)
+	}
+	// Stored JSON has a deletionTimestamp member only in metadata: keys
+	// elsewhere in a namespace cannot contain a quote.
+	if bytes.Contains(kv.Value, deletionTimestampKey) {
+		e := apierr.NewForbidden(s.d.Group, s.d.Resource, name,
+			fmt.Sprintf("%s %q is forbidden: unable to create new content in namespace %s because it is being terminated", s.d.GroupResource(), name, s.ns))
+		e.Status.Details.Causes = []apierr.Cause{{Type: "NamespaceTerminating", Message: fmt.Sprintf("namespace %s is being terminated", s.ns), Field: "metadata.namespace"}}
+		return e
+	}
+	return nil
+}
+
+// create serves POST to a collection.
+func (h *Handler) create(w http.ResponseWriter, r *http.Request, s *scope) {
+	out, err := h.negotiate(r, false)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	wo, err := h.parseWriteOptions(r.URL.Query(), kindCreateOptions)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	dec, err := h.decodeBody(r, s, wo)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	obj, err := h.prepareCreate(s, dec.obj)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	kv, err := h.createObject(r.Context(), s, obj, wo.dryRun)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	addWarnings(w, dec.warnings)
+	h.writeBody(w, r, out, http.StatusCreated, kv, s.d)
+}
+
+// prepareCreate turns a decoded body into the object to store: metadata
+// checks, system fields, type rules, defaults and validation.
+func (h *Handler) prepareCreate(s *scope, obj Object) (Object, error) {
+	d := s.d
+	m := meta(obj, true)
+	if ns, _ := m["namespace"].(string); d.Namespaced && ns != "" && ns != s.ns {
+		return nil, apierr.BadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	if rv, _ := m["resourceVersion"].(string); rv != "" {
+		return nil, errors.New("resourceVersion should not be set on objects to be created")
+	}
+	name, _ := m["name"].(string)
+	if name == "" {
+		if gen, _ := m["generateName"].(string); gen != "" {
+			name = generateName(gen)
+			m["name"] = name
+		}
+	}
+	if err := h.checkNamespace(s, name); err != nil {
+		return nil, err
+	}
+	h.prepareCreateMeta(s, obj)
+	if d.Strategy.PrepareForCreate != nil {
+		d.Strategy.PrepareForCreate(obj)
+	}
+	schema.ApplyDefaults(obj, d.Schema)
+	errs := h.validateObjectMeta(d, obj)
+	errs = append(errs, schema.Validate(obj, d.Schema)...)
+	if d.Strategy.Validate != nil {
+		errs = append(errs, d.Strategy.Validate(obj)...)
+	}
+	if len(errs) > 0 {
+		return nil, apierr.NewInvalid(d.Group, d.Kind, metaString(obj, "name"), errs)
+	}
+	return obj, nil
+}
+
+// createObject stores obj (retrying generated names on collision) and
+// returns the response body.
+func (h *Handler) createObject(ctx context.Context, s *scope, obj Object, dryRun bool) ([]byte, error) {
+	d := s.d
+	gen := metaString(obj, "generateName")
+	for attempt := 1; ; attempt++ {
+		name := metaString(obj, "name")
+		key := objectKey(d, metaString(obj, "namespace"), name)
+		if dryRun {
+			if existing, err := h.store.Get(key); err == nil {
+				return nil, h.alreadyExists(s, name, existing.Value)
+			}
+			return schema.Encode(nil, obj, d.Schema), nil
+		}
+		kv, err := h.store.Create(ctx, key, encodeStored(d, obj))
+		if err == nil {
+			return objectJSON(make([]byte, 0, len(kv.Value)+64), d, kv.Value), nil
+		}
+		if !errors.Is(err, bolt.ErrExists) {
+			return nil, h.storeErrorFor(s, name, err)
+		}
+		if gen == "" {
+			existing, _ := h.store.Get(key)
+			return nil, h.alreadyExists(s, name, existing.Value)
+		}
+		if attempt == maxGenerateNameAttempts {
+			e := apierr.AlreadyExists(d.Group, d.Resource, name)
+			e.Status.Message += ", the server was not able to generate a unique name for the object"
+			e.Status.Details.RetryAfterSeconds = 1
+			return nil, e
+		}
+		setMeta(obj, "name", generateName(gen))
+	}
+}
+
+// alreadyExists is the 409 of a create whose name is taken, telling apart
+// an object that is only waiting for its finalizers.
+func (h *Handler) alreadyExists(s *scope, name string, existing []byte) error {
+	e := apierr.AlreadyExists(s.d.Group, s.d.Resource, name)
+	if bytes.Contains(existing, deletionTimestampKey) {
+		e.Status.Message = "object is being deleted: " + e.Status.Message
+	}
+	return e
+}

@@ -1,0 +1,172 @@
+package rest
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+
+	"platd/codec"
+	"platd/server/apierr"
+	"platd/server/schema"
+)
+
+// readBody reads the request body up to maxBodyBytes.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
+	if err != nil {
+		return nil, apierr.BadRequest("unable to read request body: " + err.Error())
+	}
+	if len(b) > maxBodyBytes {
+		return nil, apierr.TooLarge(maxBodyBytes)
+	}
+	return b, nil
+}
+
+// unsupportedBody is the 415 of a create or update body in an unknown
+// media type.
+func (h *Handler) unsupportedBody() error {
+	return apierr.UnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: "+strings.Join(h.producedTypes(), ", "), nil)
+}
+
+// decoded is a request body after decoding and field validation.
+type decoded struct {
+	obj      Object
+	warnings []string
+}
+
+// decodeBody decodes a create or update body against s's schema, applying
+// the fieldValidation directive.
+func (h *Handler) decodeBody(r *http.Request, s *scope, wo writeOptions) (*decoded, error) {
+	mt, _, err := codec.ParseContentType(r.Header.Get("Content-Type"))
+	if err != nil {
+		return nil, h.unsupportedBody()
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	switch mt {
+	case mediaJSON:
+		return h.decodeJSON(body, s, wo)
+	case mediaYAML:
+		j, err := codec.YAMLToJSON(body)
+		if err != nil {
+			return nil, apierr.BadRequest(err.Error())
+		}
+		return h.decodeJSON(j, s, wo)
+	case h.brand.ProtobufMediaType:
+		return h.decodeProtobufBody(body, s)
+	}
+	return nil, h.unsupportedBody()
+}
+
+// decodeJSON is decodeBody for bytes already in JSON.
+func (h *Handler) decodeJSON(data []byte, s *scope, wo writeOptions) (*decoded, error) {
+	d := s.d
+	if !json.Valid(data) {
+		var v any
+		jerr := json.Unmarshal(data, &v)
+		if jerr == nil {
+			jerr = errors.New("invalid JSON")
+		}
+		return nil, apierr.BadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v (%s)", d.Kind, jerr, snippet(data)))
+	}
+	dec, err := schema.Decode(data, d.Schema)
+	if err != nil {
+		return nil, h.cannotHandle(d.Kind, d.GroupVersion(), err.Error())
+	}
+	obj := dec.Object
+	if obj == nil {
+		return nil, apierr.BadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: expected an object (%s)", d.Kind, snippet(data)))
+	}
+	kind, _ := obj["kind"].(string)
+	apiVersion, _ := obj["apiVersion"].(string)
+	if kind != "" && kind != d.Kind {
+		gv := apiVersion
+		if gv == "" {
+			gv = d.GroupVersion()
+		}
+		return nil, apierr.BadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s.%s) to (%s.%s): unknown conversion",
+			kind, versionOf(gv), d.Kind, versionOf(gv), kind, internalPackage(d.Group), d.Kind))
+	}
+	if apiVersion != "" && apiVersion != d.GroupVersion() {
+		return nil, apierr.BadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, d.GroupVersion()))
+	}
+	out := &decoded{obj: obj}
+	var problems []string
+	for _, f := range dec.Unknown {
+		problems = append(problems, fmt.Sprintf("unknown field %q", f))
+	}
+	for _, f := range dec.Duplicates {
+		problems = append(problems, fmt.Sprintf("duplicate field %q", f))
+	}
+	if len(problems) > 0 {
+		switch wo.fieldValidation {
+		case validationStrict:
+			return nil, h.cannotHandle(d.Kind, d.GroupVersion(), "strict decoding error: "+strings.Join(problems, ", "))
+		case validationWarn:
+			out.warnings = problems
+		}
+	}
+	obj["kind"], obj["apiVersion"] = d.Kind, d.GroupVersion()
+	return out, nil
+}
+
+// cannotHandle is the 400 of a body that does not decode as the kind.
+func (h *Handler) cannotHandle(kind, gv, msg string) error {
+	return apierr.BadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %s", kind, versionOf(gv), kind, msg))
+}
+
+func versionOf(gv string) string {
+	if i := strings.LastIndexByte(gv, '/'); i >= 0 {
+		return gv[i+1:]
+	}
+	return gv
+}
+
+// internalPackage names a group's internal type package in conversion
+// errors: "core" for the core group, else the group's first label.
+func internalPackage(group string) string {
+	if group == "" {
+		return "core"
+	}
+	if i := strings.IndexByte(group, '.'); i >= 0 {
+		return group[:i]
+	}
+	return group
+}
+
+// snippetLength is how much of a bad body a parse error quotes.
+const snippetLength = 30
+
+func snippet(data []byte) string {
+	if len(data) <= snippetLength {
+		return string(data)
+	}
+	return string(data[:snippetLength]) + " ..."
+}
+
+// warningHeader formats one Warning header value: code 299, agent "-".
+func warningHeader(text string) string {
+	return `299 - "` + warningEscaper.Replace(text) + `"`
+}
+
+var warningEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
+
+// addWarnings sets one Warning header per distinct text.
+func addWarnings(w http.ResponseWriter, texts []string) {
+	seen := map[string]bool{}
+	for _, t := range texts {
+		if seen[t] {
+			continue
+		}
+		seen[t] = true
+		w.Header().Add("Warning", warningHeader(t))
+	}
+}

@@ -1,0 +1,223 @@
+// Package rest serves the resource verbs (get, list, watch, create, update,
+// patch, delete, deletecollection) for every registered descriptor.
+package rest
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"platd/bolt"
+	"platd/config"
+	"platd/server/apierr"
+	"platd/server/registry"
+	"platd/server/request"
+)
+
+// tooLargeResourceVersionWait is how long a read asking for a revision the
+// store has not reached yet waits before answering 504: long enough to
+// cover a write in flight, short enough that a confused client learns
+// quickly (the upstream watch cache waits the same 3 s).
+const tooLargeResourceVersionWait = 3 * time.Second
+
+// maxBodyBytes is the largest request body accepted, as upstream.
+const maxBodyBytes = 3 << 20
+
+// Handler serves resource requests. It is safe for concurrent use.
+type Handler struct {
+	store bolt.Store
+	reg   *registry.Registry
+	brand config.Brand
+	log   *slog.Logger
+	now   func() time.Time
+	// tooLargeWait is tooLargeResourceVersionWait, shortened in tests.
+	tooLargeWait time.Duration
+	// stamp writes a revision into stored bytes (the store's Stamper).
+	stamp bolt.Stamper
+	// watchers counts open watches, so shutdown can wait for them.
+	shutdown <-chan struct{}
+}
+
+// Config is what a Handler needs.
+type Config struct {
+	Store    bolt.Store
+	Registry *registry.Registry
+	Brand    config.Brand
+	Log      *slog.Logger
+	// Shutdown is closed when the server starts shutting down: open
+	// watches end.
+	Shutdown <-chan struct{}
+	// TooLargeWait overrides the too-large-resourceVersion wait (tests).
+	TooLargeWait time.Duration
+}
+
+// New returns a Handler.
+func New(c Config) *Handler {
+	h := &Handler{
+		store: c.Store, reg: c.Registry, brand: c.Brand, log: c.Log,
+		now: time.Now, tooLargeWait: tooLargeResourceVersionWait, stamp: Stamp,
+		shutdown: c.Shutdown,
+	}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	if c.TooLargeWait > 0 {
+		h.tooLargeWait = c.TooLargeWait
+	}
+	return h
+}
+
+// scope is what one request addresses, resolved against its descriptor.
+type scope struct {
+	d    *registry.Descriptor
+	info *request.Info
+	// ns is the namespace of the addressed objects; "" for cluster-scoped
+	// resources and all-namespaces lists.
+	ns   string
+	name string
+	sub  string
+}
+
+// ServeHTTP dispatches a resource request to its verb.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	info := request.InfoFrom(r.Context())
+	if info == nil {
+		info = request.Parse(r.Method, r.URL)
+	}
+	if !info.IsResource || !h.reg.HasGroupVersion(info.Group, info.Version) {
+		http.NotFound(w, r)
+		return
+	}
+	s, err := h.resolve(info)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	switch info.Verb {
+	case registry.VerbGet:
+		h.get(w, r, s)
+	case registry.VerbList:
+		h.list(w, r, s)
+	case registry.VerbWatch:
+		h.watch(w, r, s)
+	case registry.VerbCreate:
+		h.create(w, r, s)
+	case registry.VerbUpdate:
+		h.update(w, r, s)
+	case registry.VerbPatch:
+		h.patch(w, r, s)
+	case registry.VerbDelete:
+		h.delete(w, r, s)
+	case registry.VerbDeleteCollection:
+		h.deleteCollection(w, r, s)
+	default:
+		h.writeError(w, r, apierr.MethodNotAllowed())
+	}
+}
+
+// resolve checks the path shape against the descriptor and the verb.
+func (h *Handler) resolve(info *request.Info) (*scope, error) {
+	d := h.reg.Lookup(info.Group, info.Version, info.Resource)
+	if d == nil {
+		return nil, apierr.RouteNotFound()
+	}
+	s := &scope{d: d, info: info, name: info.Name, sub: info.Subresource}
+	isNamespaceResource := d.Resource == "namespaces" && d.Group == ""
+	switch {
+	case isNamespaceResource:
+		// /api/v1/namespaces/<name>[/status|/finalize]: the "namespace" of
+		// the path is the object's name.
+	case d.Namespaced:
+		s.ns = info.Namespace
+		if s.ns == "" && (info.Name != "" && !info.NameFromSelector) {
+			return nil, apierr.RouteNotFound()
+		}
+	default:
+		if info.Namespace != "" {
+			return nil, apierr.RouteNotFound()
+		}
+	}
+	if len(info.Parts) > 3 {
+		return nil, apierr.RouteNotFound()
+	}
+	if s.sub != "" {
+		sr := d.Subresource(s.sub)
+		if sr == nil {
+			return nil, apierr.RouteNotFound()
+		}
+		if !hasString(sr.Verbs, info.Verb) {
+			return nil, apierr.MethodNotAllowed()
+		}
+		return s, nil
+	}
+	collection := info.Name == "" || info.NameFromSelector
+	switch info.Verb {
+	case registry.VerbCreate:
+		if !collection {
+			return nil, apierr.MethodNotAllowed()
+		}
+		if d.Namespaced && s.ns == "" && !isNamespaceResource {
+			return nil, apierr.MethodNotAllowed()
+		}
+	case registry.VerbUpdate, registry.VerbPatch, registry.VerbDelete, registry.VerbGet:
+		if collection {
+			return nil, apierr.MethodNotAllowed()
+		}
+	case registry.VerbDeleteCollection:
+		if d.Namespaced && s.ns == "" && !isNamespaceResource {
+			return nil, apierr.MethodNotAllowed()
+		}
+	case registry.VerbList, registry.VerbWatch:
+	default:
+		return nil, apierr.MethodNotAllowed()
+	}
+	if !d.HasVerb(info.Verb) {
+		return nil, apierr.MethodNotSupported(d.Group, d.Resource, info.Verb)
+	}
+	return s, nil
+}
+
+// key is the storage key of the addressed object.
+func (s *scope) key() string { return objectKey(s.d, s.ns, s.name) }
+
+// prefix is the storage prefix of the addressed collection.
+func (s *scope) prefix() string { return collectionPrefix(s.d, s.ns) }
+
+// objectKey is where an object of d lives in the store.
+func objectKey(d *registry.Descriptor, ns, name string) string {
+	if ns == "" || !d.Namespaced {
+		return resourcePrefix(d) + name
+	}
+	return resourcePrefix(d) + ns + "/" + name
+}
+
+// collectionPrefix is the key prefix of d's objects in ns ("" = all).
+func collectionPrefix(d *registry.Descriptor, ns string) string {
+	if ns == "" || !d.Namespaced {
+		return resourcePrefix(d)
+	}
+	return resourcePrefix(d) + ns + "/"
+}
+
+// resourcePrefix is the key prefix of all of d's objects.
+func resourcePrefix(d *registry.Descriptor) string {
+	if d.Group == "" {
+		return "/" + d.Resource + "/"
+	}
+	return "/" + d.Resource + "." + d.Group + "/"
+}
+
+// ResourcePrefix exposes resourcePrefix to controllers.
+func ResourcePrefix(d *registry.Descriptor) string { return resourcePrefix(d) }
+
+// ObjectKey exposes objectKey to controllers.
+func ObjectKey(d *registry.Descriptor, ns, name string) string { return objectKey(d, ns, name) }
+
+func hasString(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,148 @@
+package rest
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+
+	"platd/bolt"
+	"platd/codec"
+	"platd/server/apierr"
+)
+
+// listPlan is where a list reads: which snapshot, from which key, how many.
+type listPlan struct {
+	revision int64 // 0: current
+	start    string
+	limit    int64
+	// rel is the continue token's relative start, for the 410 it may need.
+	rel          string
+	fromContinue bool
+	// exact marks a read that must happen at exactly revision.
+	exact bool
+}
+
+// planList applies the resourceVersion / resourceVersionMatch / limit /
+// continue rules.
+func (h *Handler) planList(r *http.Request, s *scope, o *listOptions) (listPlan, error) {
+	p := listPlan{limit: o.limit}
+	if p.limit < 0 {
+		p.limit = 0
+	}
+	if o.continueToken != "" {
+		if o.resourceVersion != "" && o.resourceVersion != "0" {
+			return p, apierr.BadRequest("specifying resource version is not allowed when using continue")
+		}
+		rev, start, rel, err := h.decodeContinue(o.continueToken, s.prefix())
+		if err != nil {
+			return p, err
+		}
+		if rev > 0 {
+			p.revision = rev
+			p.exact = true
+		}
+		p.start, p.rel, p.fromContinue = start, rel, true
+		return p, nil
+	}
+	var rv int64
+	var err error
+	if o.limit > 0 || o.resourceVersionMatch == matchExact {
+		rv, err = parseResourceVersion(o.resourceVersion)
+	} else {
+		rv, err = parseResourceVersionCached(o.resourceVersion)
+	}
+	if err != nil {
+		return p, err
+	}
+	switch {
+	case o.resourceVersion == "":
+	case rv == 0:
+		// resourceVersion=0: any state will do, served whole.
+		p.limit = 0
+	case o.resourceVersionMatch == matchExact, o.resourceVersionMatch == "" && o.limit > 0:
+		if err := h.waitForRevision(r.Context(), rv); err != nil {
+			return p, err
+		}
+		p.revision, p.exact = rv, true
+	default:
+		if err := h.waitForRevision(r.Context(), rv); err != nil {
+			return p, err
+		}
+	}
+	return p, nil
+}
+
+// list serves GET of a collection.
+func (h *Handler) list(w http.ResponseWriter, r *http.Request, s *scope) {
+	out, err := h.negotiate(r, false)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	o, err := h.parseListOptions(r.URL.Query(), false)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	pred, err := parsePredicate(s.d, o.labelSelector, o.fieldSelector)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	plan, err := h.planList(r, s, o)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	body, err := h.listBody(s, pred, plan)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.writeBody(w, r, out, http.StatusOK, body, s.d)
+}
+
+// listBody reads one page and renders the list JSON.
+func (h *Handler) listBody(s *scope, pred *predicate, plan listPlan) ([]byte, error) {
+	prefix := s.prefix()
+	opts := bolt.ListOptions{Revision: plan.revision, StartKey: plan.start, Limit: int(plan.limit)}
+	if !pred.empty() {
+		opts.Filter = func(kv *bolt.KV) bool { return pred.matchesStored(kv.Value) }
+	}
+	res, err := h.store.List(prefix, opts)
+	if err != nil {
+		switch {
+		case errors.Is(err, bolt.ErrCompacted) && plan.fromContinue:
+			return nil, h.continueExpired(plan.rel)
+		case errors.Is(err, bolt.ErrCompacted):
+			return nil, apierr.Expired("The resourceVersion for the provided list is too old.")
+		case errors.Is(err, bolt.ErrFutureRevision):
+			return nil, tooLargeResourceVersion(plan.revision, h.store.Revision())
+		}
+		return nil, apierr.InternalError(err)
+	}
+	size := 256
+	for i := range res.Items {
+		size += len(res.Items[i].Value) + 1
+	}
+	b := typePrefix(make([]byte, 0, size), s.d.ListKind, s.d.GroupVersion())
+	b = append(b, `"metadata":{"resourceVersion":"`...)
+	b = strconv.AppendInt(b, res.Revision, 10)
+	b = append(b, '"')
+	if res.More && plan.limit > 0 && len(res.Items) > 0 {
+		b = append(b, `,"continue":`...)
+		b = codec.AppendJSONString(b, h.encodeContinue(res.Revision, prefix, res.Items[len(res.Items)-1].Key))
+		if pred.empty() {
+			b = append(b, `,"remainingItemCount":`...)
+			b = strconv.AppendInt(b, res.Remaining, 10)
+		}
+	}
+	b = append(b, `},"items":[`...)
+	for i := range res.Items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, res.Items[i].Value...)
+	}
+	return append(b, "]}\n"...), nil
+}

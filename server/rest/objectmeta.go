@@ -1,0 +1,170 @@
+package rest
+
+import (
+	"fmt"
+	"strings"
+
+	"platd/server/apierr"
+	"platd/server/registry"
+	"platd/server/validation"
+)
+
+// totalAnnotationSizeLimit bounds the summed size of annotation keys and
+// values, as upstream.
+const totalAnnotationSizeLimit = 256 * 1024
+
+// Garbage-collection finalizers every resource accepts.
+const (
+	finalizerOrphan     = "orphan"
+	finalizerForeground = "foregroundDeletion"
+)
+
+// validateName checks a name against the descriptor's rule; prefix mode
+// tolerates the trailing "-" of a generateName.
+func validateName(d *registry.Descriptor, name string, prefix bool) []string {
+	if prefix && strings.HasSuffix(name, "-") {
+		name = name[:len(name)-1]
+		if name == "" {
+			return nil
+		}
+	}
+	switch d.NameRule {
+	case registry.NameLabel:
+		return validation.IsDNS1123Label(name)
+	case registry.NamePathSegment:
+		return validation.IsPathSegment(name)
+	}
+	return validation.IsDNS1123Subdomain(name)
+}
+
+// validateObjectMeta checks metadata common to every type.
+func (h *Handler) validateObjectMeta(d *registry.Descriptor, obj Object) apierr.FieldErrors {
+	var errs apierr.FieldErrors
+	m := meta(obj, true)
+	name, _ := m["name"].(string)
+	gen, _ := m["generateName"].(string)
+	switch {
+	case name == "" && gen == "":
+		errs = append(errs, apierr.Required("metadata.name", "name or generateName is required"))
+	case name != "":
+		for _, msg := range validateName(d, name, false) {
+			errs = append(errs, apierr.Invalid("metadata.name", name, msg))
+		}
+	}
+	if gen != "" {
+		for _, msg := range validateName(d, gen, true) {
+			errs = append(errs, apierr.Invalid("metadata.generateName", gen, msg))
+		}
+	}
+	ns, _ := m["namespace"].(string)
+	if d.Namespaced {
+		if ns == "" {
+			errs = append(errs, apierr.Required("metadata.namespace", ""))
+		} else {
+			for _, msg := range validation.IsDNS1123Label(ns) {
+				errs = append(errs, apierr.Invalid("metadata.namespace", ns, msg))
+			}
+		}
+	} else if ns != "" {
+		errs = append(errs, apierr.Forbidden("metadata.namespace", "not allowed on this type"))
+	}
+	for k, v := range stringMap(m, "labels") {
+		for _, msg := range validation.IsQualifiedName(k) {
+			errs = append(errs, apierr.Invalid("metadata.labels", k, msg))
+		}
+		s, _ := v.(string)
+		for _, msg := range validation.IsValidLabelValue(s) {
+			errs = append(errs, apierr.Invalid("metadata.labels", s, msg))
+		}
+	}
+	total := 0
+	for k, v := range stringMap(m, "annotations") {
+		for _, msg := range validation.IsQualifiedName(strings.ToLower(k)) {
+			errs = append(errs, apierr.Invalid("metadata.annotations", k, msg))
+		}
+		s, _ := v.(string)
+		total += len(k) + len(s)
+	}
+	if total > totalAnnotationSizeLimit {
+		errs = append(errs, &apierr.FieldError{Type: apierr.FieldTooLong, Field: "metadata.annotations",
+			Detail: fmt.Sprintf("may not be more than %d bytes", totalAnnotationSizeLimit)})
+	}
+	for i, f := range finalizers(obj) {
+		errs = append(errs, h.validateFinalizer(fmt.Sprintf("metadata.finalizers[%d]", i), f)...)
+	}
+	return errs
+}
+
+// validateFinalizer checks one finalizer name.
+func (h *Handler) validateFinalizer(field, f string) apierr.FieldErrors {
+	var errs apierr.FieldErrors
+	for _, msg := range validation.IsQualifiedName(f) {
+		errs = append(errs, apierr.Invalid(field, f, msg))
+	}
+	if len(errs) == 0 && !strings.Contains(f, "/") {
+		switch f {
+		case h.brand.NamespaceFinalizer, finalizerOrphan, finalizerForeground:
+		default:
+			errs = append(errs, apierr.Invalid(field, f, "name is neither a standard finalizer name nor is it fully qualified"))
+		}
+	}
+	return errs
+}
+
+// validateObjectMetaUpdate checks what may not change on update.
+func validateObjectMetaUpdate(obj, old Object) apierr.FieldErrors {
+	var errs apierr.FieldErrors
+	for _, f := range []string{"uid", "creationTimestamp"} {
+		if nv, ov := meta(obj, false)[f], meta(old, false)[f]; nv != nil && nv != ov {
+			errs = append(errs, apierr.Invalid("metadata."+f, nv, "field is immutable"))
+		}
+	}
+	if metaString(old, "deletionTimestamp") != "" {
+		oldF := map[string]bool{}
+		for _, f := range finalizers(old) {
+			oldF[f] = true
+		}
+		for _, f := range finalizers(obj) {
+			if !oldF[f] {
+				errs = append(errs, apierr.Forbidden("metadata.finalizers", "no new finalizers can be added if the object is being deleted, found new finalizers "+fmt.Sprintf("[]string{%q}", f)))
+				break
+			}
+		}
+	}
+	return errs
+}
+
+// systemMetaFields are the metadata members only the server writes.
+var systemMetaFields = []string{"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "generation", "managedFields"}
+
+// prepareCreateMeta fills the system metadata of a new object.
+func (h *Handler) prepareCreateMeta(s *scope, obj Object) {
+	m := meta(obj, true)
+	for _, f := range systemMetaFields {
+		delete(m, f)
+	}
+	delete(m, "resourceVersion")
+	if s.d.Namespaced {
+		m["namespace"] = s.ns
+	} else {
+		delete(m, "namespace")
+	}
+	m["uid"] = newUID()
+	m["creationTimestamp"] = timestamp(h.now())
+}
+
+// carryUpdateMeta copies the system metadata of the stored object into the
+// new state of an update.
+func carryUpdateMeta(obj, old Object) {
+	m, om := meta(obj, true), meta(old, false)
+	for _, f := range systemMetaFields {
+		if v, ok := om[f]; ok {
+			m[f] = v
+		} else {
+			delete(m, f)
+		}
+	}
+	if ns, ok := om["namespace"]; ok {
+		m["namespace"] = ns
+	}
+}

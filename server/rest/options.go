@@ -1,0 +1,227 @@
+package rest
+
+import (
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"platd/server/apierr"
+)
+
+// Option kinds, as named in query-parameter validation errors.
+const (
+	kindListOptions   = "ListOptions"
+	kindCreateOptions = "CreateOptions"
+	kindUpdateOptions = "UpdateOptions"
+	kindPatchOptions  = "PatchOptions"
+	kindDeleteOptions = "DeleteOptions"
+)
+
+// Field validation directives.
+const (
+	validationIgnore = "Ignore"
+	validationWarn   = "Warn"
+	validationStrict = "Strict"
+)
+
+// optionsInvalid is the 422 of bad query parameters on an option kind.
+func (h *Handler) optionsInvalid(kind string, errs ...*apierr.FieldError) error {
+	return apierr.NewInvalid(h.brand.MetaGroup(), kind, "", errs)
+}
+
+// writeOptions are the query parameters of create, update and patch.
+type writeOptions struct {
+	dryRun          bool
+	fieldValidation string
+	fieldManager    string
+}
+
+func (h *Handler) parseWriteOptions(q url.Values, kind string) (writeOptions, error) {
+	var o writeOptions
+	var errs apierr.FieldErrors
+	dry, err := parseDryRun(q)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	o.dryRun = dry
+	o.fieldValidation = q.Get("fieldValidation")
+	switch o.fieldValidation {
+	case "":
+		o.fieldValidation = validationWarn
+	case validationIgnore, validationWarn, validationStrict:
+	default:
+		errs = append(errs, apierr.NotSupported("fieldValidation", o.fieldValidation, []string{"", validationIgnore, validationStrict, validationWarn}))
+	}
+	o.fieldManager = q.Get("fieldManager")
+	if fe := validateFieldManager(o.fieldManager); fe != nil {
+		errs = append(errs, fe)
+	}
+	if len(errs) > 0 {
+		return o, h.optionsInvalid(kind, errs...)
+	}
+	return o, nil
+}
+
+// maxFieldManagerLength bounds the manager name, as upstream.
+const maxFieldManagerLength = 128
+
+func validateFieldManager(m string) *apierr.FieldError {
+	if len(m) > maxFieldManagerLength {
+		return apierr.TooLong("fieldManager", maxFieldManagerLength)
+	}
+	for i, r := range m {
+		if !strconv.IsPrint(r) {
+			return apierr.Invalid("fieldManager", m, fmt.Sprintf("invalid character %U (at position %d)", r, i))
+		}
+	}
+	return nil
+}
+
+// parseDryRun accepts only dryRun=All, possibly repeated.
+func parseDryRun(q url.Values) (bool, *apierr.FieldError) {
+	vals, ok := q["dryRun"]
+	if !ok {
+		return false, nil
+	}
+	for _, v := range vals {
+		if v != "All" {
+			return false, &apierr.FieldError{Type: apierr.FieldNotSupported, Field: "dryRun", Value: vals, Detail: `supported values: "All"`}
+		}
+	}
+	return len(vals) > 0, nil
+}
+
+// listOptions are the query parameters of list and watch.
+type listOptions struct {
+	labelSelector        string
+	fieldSelector        string
+	resourceVersion      string
+	resourceVersionMatch string
+	limit                int64
+	continueToken        string
+	timeoutSeconds       int64
+	hasTimeout           bool
+	allowWatchBookmarks  bool
+	sendInitialEvents    *bool
+	watch                bool
+}
+
+// Values of resourceVersionMatch.
+const (
+	matchNotOlderThan = "NotOlderThan"
+	matchExact        = "Exact"
+)
+
+func (h *Handler) parseListOptions(q url.Values, watch bool) (*listOptions, error) {
+	o := &listOptions{
+		labelSelector:        q.Get("labelSelector"),
+		fieldSelector:        q.Get("fieldSelector"),
+		resourceVersion:      q.Get("resourceVersion"),
+		resourceVersionMatch: q.Get("resourceVersionMatch"),
+		continueToken:        q.Get("continue"),
+		watch:                watch,
+	}
+	var err error
+	if v := q.Get("limit"); v != "" {
+		if o.limit, err = strconv.ParseInt(v, 10, 64); err != nil {
+			return nil, apierr.BadRequest(err.Error())
+		}
+	}
+	if v := q.Get("timeoutSeconds"); v != "" {
+		if o.timeoutSeconds, err = strconv.ParseInt(v, 10, 64); err != nil {
+			return nil, apierr.BadRequest(err.Error())
+		}
+		o.hasTimeout = true
+	}
+	if v := q.Get("allowWatchBookmarks"); v != "" {
+		if o.allowWatchBookmarks, err = strconv.ParseBool(v); err != nil {
+			return nil, apierr.BadRequest(err.Error())
+		}
+	}
+	if v, ok := q["sendInitialEvents"]; ok && len(v) > 0 && v[0] != "" {
+		b, err := strconv.ParseBool(v[0])
+		if err != nil {
+			return nil, apierr.BadRequest(err.Error())
+		}
+		o.sendInitialEvents = &b
+	}
+	return o, h.validateListOptions(o)
+}
+
+// validateListOptions applies the resourceVersionMatch and
+// sendInitialEvents rules.
+func (h *Handler) validateListOptions(o *listOptions) error {
+	var errs apierr.FieldErrors
+	match := o.resourceVersionMatch
+	if o.watch {
+		if o.sendInitialEvents != nil {
+			if match != matchNotOlderThan {
+				errs = append(errs, apierr.Forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+			}
+			if o.continueToken != "" {
+				errs = append(errs, apierr.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+			}
+		} else if match != "" {
+			errs = append(errs, apierr.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+		}
+		if match != "" && match != matchNotOlderThan {
+			errs = append(errs, apierr.NotSupported("resourceVersionMatch", match, []string{matchNotOlderThan}))
+		}
+	} else {
+		if o.sendInitialEvents != nil {
+			errs = append(errs, apierr.Forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
+		}
+		if match != "" {
+			switch {
+			case o.resourceVersion == "":
+				errs = append(errs, apierr.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
+			case o.continueToken != "":
+				errs = append(errs, apierr.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
+			case match != matchExact && match != matchNotOlderThan:
+				errs = append(errs, apierr.NotSupported("resourceVersionMatch", match, []string{matchExact, matchNotOlderThan, ""}))
+			case match == matchExact && o.resourceVersion == "0":
+				errs = append(errs, apierr.Forbidden("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return h.optionsInvalid(kindListOptions, errs...)
+	}
+	return nil
+}
+
+// parseResourceVersion reads a resourceVersion parameter; "" is 0.
+func parseResourceVersion(rv string) (int64, error) {
+	if rv == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return 0, apierr.BadRequest(fmt.Sprintf("invalid resource version: resourceVersion: Invalid value: %q: %v", rv, err))
+	}
+	return int64(n), nil
+}
+
+// parseResourceVersionCached is the error form of reads the upstream
+// serves from its cache: a raw 500 without reason.
+func parseResourceVersionCached(rv string) (int64, error) {
+	if rv == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("resourceVersion: Invalid value: %q: %v", rv, err)
+	}
+	return int64(n), nil
+}
+
+func splitTrim(s, sep string) []string {
+	var out []string
+	for _, p := range strings.Split(s, sep) {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,142 @@
+package rest
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"platd/codec"
+	"platd/server/apierr"
+	"platd/server/patch"
+)
+
+// Patch media types.
+const (
+	patchJSON      = "application/json-patch+json"
+	patchMerge     = "application/merge-patch+json"
+	patchStrategic = "application/strategic-merge-patch+json"
+	patchApply     = "application/apply-patch+yaml"
+)
+
+// patchTypes are the patch bodies served today.
+var patchTypes = []string{patchJSON, patchMerge, patchStrategic}
+
+// patch serves PATCH of an object or its status subresource: the patch is
+// applied to the current state and the result goes through the update
+// path, retried from a fresh read when another writer wins the race.
+func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
+	out, err := h.negotiate(r, false)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	mt, _, err := codec.ParseContentType(r.Header.Get("Content-Type"))
+	if err != nil || !hasString(patchTypes, mt) {
+		h.writeError(w, r, apierr.UnsupportedMediaType("415: Unsupported Media Type", &apierr.Details{}))
+		return
+	}
+	wo, err := h.parseWriteOptions(r.URL.Query(), kindPatchOptions)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if r.URL.Query().Has("force") {
+		h.writeError(w, r, h.optionsInvalid(kindPatchOptions, apierr.Forbidden("force", "may not be specified for non-apply patch")))
+		return
+	}
+	body, err := readBody(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if mt != patchJSON {
+		var probe any
+		if err := json.Unmarshal(body, &probe); err != nil {
+			h.writeError(w, r, apierr.BadRequest("error decoding patch: "+err.Error()))
+			return
+		}
+	}
+	d := s.d
+	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
+		kv, err := h.store.Get(s.key())
+		if err != nil {
+			h.writeError(w, r, h.storeError(s, err))
+			return
+		}
+		current := objectJSON(nil, d, kv.Value)
+		patched, err := h.applyPatch(mt, current, body, s)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		dec, err := h.decodeJSON(patched, s, writeOptions{fieldValidation: validationWarn})
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		if len(dec.warnings) > 0 {
+			switch wo.fieldValidation {
+			case validationStrict:
+				h.writeError(w, r, patchStrictError(patched, "strict decoding error: "+strings.Join(dec.warnings, ", ")))
+				return
+			case validationWarn:
+				addWarnings(w, dec.warnings)
+			}
+		}
+		obj := dec.obj
+		rvText := metaString(obj, "resourceVersion")
+		if rvText != "" && rvText != fmt.Sprint(kv.ModRevision) {
+			h.writeError(w, r, apierr.ConflictModified(d.Group, d.Resource, s.name))
+			return
+		}
+		if name := metaString(obj, "name"); name != s.name {
+			h.writeError(w, r, apierr.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, s.name)))
+			return
+		}
+		old, err := decodeStored(d, kv.Value)
+		if err != nil {
+			h.writeError(w, r, apierr.InternalError(err))
+			return
+		}
+		next, err := h.prepareUpdate(s, obj, old)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		res, retry, err := h.commitUpdate(r.Context(), s, kv, next, wo.dryRun)
+		if retry {
+			continue
+		}
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		h.writeBody(w, r, out, http.StatusOK, res, s.d)
+		return
+	}
+	h.writeError(w, r, apierr.ConflictModified(d.Group, d.Resource, s.name))
+}
+
+// applyPatch applies a patch body of media type mt to the current JSON.
+func (h *Handler) applyPatch(mt string, current, body []byte, s *scope) ([]byte, error) {
+	switch mt {
+	case patchJSON:
+		return patch.JSONPatch(current, body)
+	case patchMerge:
+		return patch.MergePatch(current, body)
+	case patchStrategic:
+		return patch.StrategicMergeBytes(current, body, s.d.Schema)
+	}
+	return nil, apierr.UnsupportedMediaType("415: Unsupported Media Type", &apierr.Details{})
+}
+
+// patchStrictError is the 422 upstream returns when a patched object fails
+// strict decoding: the whole patched object is the bad value.
+func patchStrictError(patched []byte, detail string) error {
+	fe := apierr.Invalid("patch", string(trimNewline(patched)), detail)
+	e := apierr.NewInvalid("", "", "", apierr.FieldErrors{fe})
+	e.Status.Message = ` "" is invalid: ` + fe.Error()
+	e.Status.Details = &apierr.Details{Causes: e.Status.Details.Causes}
+	return e
+}

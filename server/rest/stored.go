@@ -1,0 +1,113 @@
+package rest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"platd/bolt"
+	"platd/codec"
+	"platd/server/registry"
+	"platd/server/schema"
+)
+
+// Stored objects are compact JSON without kind and apiVersion, metadata
+// first, so that a list is the stored bytes joined and a single object is
+// the stored bytes behind a kind/apiVersion prefix.
+
+var rvKey = []byte(`"resourceVersion":"`)
+
+// errNoResourceVersion means an object reached the store without the
+// metadata.resourceVersion member every stored object carries.
+var errNoResourceVersion = errors.New("stored object has no metadata.resourceVersion")
+
+// Stamp writes rev into the first resourceVersion member, which in stored
+// bytes is always metadata's: metadata is encoded first and the members
+// before resourceVersion (name, generateName, namespace, uid) cannot
+// contain an unescaped quote.
+func Stamp(value []byte, rev int64) ([]byte, error) {
+	i := bytes.Index(value, rvKey)
+	if i < 0 {
+		return nil, errNoResourceVersion
+	}
+	start := i + len(rvKey)
+	end := bytes.IndexByte(value[start:], '"')
+	if end < 0 {
+		return nil, errNoResourceVersion
+	}
+	end += start
+	out := make([]byte, 0, len(value)+20)
+	out = append(out, value[:start]...)
+	out = strconv.AppendInt(out, rev, 10)
+	out = append(out, value[end:]...)
+	return out, nil
+}
+
+// withoutResourceVersion removes the resourceVersion value from stored
+// bytes so two states can be compared for equality apart from it.
+func withoutResourceVersion(value []byte) []byte {
+	out, err := Stamp(value, 0)
+	if err != nil {
+		return value
+	}
+	return out
+}
+
+// encodeStored encodes obj for the store: no kind/apiVersion, a
+// resourceVersion placeholder the committer overwrites.
+func encodeStored(d *registry.Descriptor, obj Object) []byte {
+	kind, hasKind := obj["kind"]
+	apiVersion, hasAPIVersion := obj["apiVersion"]
+	delete(obj, "kind")
+	delete(obj, "apiVersion")
+	m := meta(obj, true)
+	rv, hadRV := m["resourceVersion"]
+	if !hadRV {
+		m["resourceVersion"] = "0"
+	}
+	out := schema.Encode(make([]byte, 0, 512), obj, d.Schema)
+	if hadRV {
+		m["resourceVersion"] = rv
+	} else {
+		delete(m, "resourceVersion")
+	}
+	if hasKind {
+		obj["kind"] = kind
+	}
+	if hasAPIVersion {
+		obj["apiVersion"] = apiVersion
+	}
+	return out
+}
+
+// decodeStored decodes stored bytes.
+func decodeStored(d *registry.Descriptor, value []byte) (Object, error) {
+	dec, err := schema.Decode(value, d.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("decoding stored %s: %w", d.Kind, err)
+	}
+	return dec.Object, nil
+}
+
+// typePrefix is `{"kind":"<Kind>","apiVersion":"<gv>",`.
+func typePrefix(dst []byte, kind, apiVersion string) []byte {
+	dst = append(dst, `{"kind":`...)
+	dst = codec.AppendJSONString(dst, kind)
+	dst = append(dst, `,"apiVersion":`...)
+	dst = codec.AppendJSONString(dst, apiVersion)
+	return append(dst, ',')
+}
+
+// objectJSON is the full JSON of a stored object: kind and apiVersion
+// first, as every single-object response and watch event carries them.
+func objectJSON(dst []byte, d *registry.Descriptor, stored []byte) []byte {
+	dst = typePrefix(dst, d.Kind, d.GroupVersion())
+	if len(stored) < 2 {
+		return append(dst[:len(dst)-1], '}')
+	}
+	return append(dst, stored[1:]...)
+}
+
+// storedKV is the unit list and watch code passes around.
+type storedKV = bolt.KV

@@ -1,0 +1,226 @@
+package rest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"platd/bolt"
+	"platd/server/apierr"
+	"platd/server/schema"
+)
+
+// maxUpdateAttempts bounds the retries of an unconditional update racing
+// other writers; each retry re-reads the object, so only a hot object under
+// constant writes can exhaust it.
+const maxUpdateAttempts = 16
+
+// update serves PUT of an object or its status/finalize subresource.
+func (h *Handler) update(w http.ResponseWriter, r *http.Request, s *scope) {
+	out, err := h.negotiate(r, false)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	wo, err := h.parseWriteOptions(r.URL.Query(), kindUpdateOptions)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	dec, err := h.decodeBody(r, s, wo)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	body, code, err := h.updateObject(r, s, dec.obj, wo.dryRun)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	addWarnings(w, dec.warnings)
+	h.writeBody(w, r, out, code, body, s.d)
+}
+
+// updateObject applies a full new state to the addressed object and
+// returns the response body and status code.
+func (h *Handler) updateObject(r *http.Request, s *scope, obj Object, dryRun bool) ([]byte, int, error) {
+	d := s.d
+	m := meta(obj, true)
+	if name, _ := m["name"].(string); name != "" && name != s.name {
+		return nil, 0, apierr.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, s.name))
+	} else if name == "" {
+		m["name"] = s.name
+	}
+	if ns, _ := m["namespace"].(string); d.Namespaced && ns != "" && ns != s.ns {
+		return nil, 0, apierr.BadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	rvText, _ := m["resourceVersion"].(string)
+	var wantRV int64
+	if rvText != "" {
+		var err error
+		if wantRV, err = parseResourceVersion(rvText); err != nil {
+			return nil, 0, apierr.NewInvalid(d.Group, d.Kind, s.name, apierr.FieldErrors{apierr.Invalid("metadata.resourceVersion", rvText, "must be a valid resource version")})
+		}
+	}
+	key := s.key()
+	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
+		kv, err := h.store.Get(key)
+		if errors.Is(err, bolt.ErrNotFound) {
+			if s.sub != "" || !d.UpdateCreates || wantRV != 0 {
+				return nil, 0, apierr.NotFound(d.Group, d.Resource, s.name)
+			}
+			created, err := h.prepareCreate(s, deepCopyObject(obj))
+			if err != nil {
+				return nil, 0, err
+			}
+			body, err := h.createObject(r.Context(), s, created, dryRun)
+			return body, http.StatusCreated, err
+		}
+		if err != nil {
+			return nil, 0, h.storeError(s, err)
+		}
+		if wantRV != 0 && wantRV != kv.ModRevision {
+			return nil, 0, apierr.ConflictModified(d.Group, d.Resource, s.name)
+		}
+		old, err := decodeStored(d, kv.Value)
+		if err != nil {
+			return nil, 0, apierr.InternalError(err)
+		}
+		next, err := h.prepareUpdate(s, deepCopyObject(obj), old)
+		if err != nil {
+			return nil, 0, err
+		}
+		body, retry, err := h.commitUpdate(r.Context(), s, kv, next, dryRun)
+		if retry {
+			if wantRV != 0 {
+				return nil, 0, apierr.ConflictModified(d.Group, d.Resource, s.name)
+			}
+			continue
+		}
+		return body, http.StatusOK, err
+	}
+	return nil, 0, apierr.ConflictModified(d.Group, d.Resource, s.name)
+}
+
+// commitUpdate writes next over the stored kv unless nothing changed, and
+// removes the object instead when its last finalizer went away. retry is
+// set when another writer got there first.
+func (h *Handler) commitUpdate(ctx context.Context, s *scope, kv bolt.KV, next Object, dryRun bool) (body []byte, retry bool, err error) {
+	d := s.d
+	stored := encodeStored(d, next)
+	if bytes.Equal(withoutResourceVersion(stored), withoutResourceVersion(kv.Value)) {
+		return objectJSON(nil, d, kv.Value), false, nil
+	}
+	if dryRun {
+		dry, _ := Stamp(stored, kv.ModRevision)
+		return objectJSON(nil, d, dry), false, nil
+	}
+	if h.finalized(d, next) {
+		delKV, err := h.store.Delete(ctx, s.key(), kv.ModRevision)
+		if errors.Is(err, bolt.ErrConflict) || errors.Is(err, bolt.ErrNotFound) {
+			return nil, true, nil
+		}
+		if err != nil {
+			return nil, false, h.storeError(s, err)
+		}
+		final, _ := Stamp(stored, delKV.ModRevision)
+		return objectJSON(nil, d, final), false, nil
+	}
+	newKV, err := h.store.Update(ctx, s.key(), kv.ModRevision, stored)
+	if errors.Is(err, bolt.ErrConflict) || errors.Is(err, bolt.ErrNotFound) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, h.storeError(s, err)
+	}
+	return objectJSON(make([]byte, 0, len(newKV.Value)+64), d, newKV.Value), false, nil
+}
+
+// prepareUpdate builds the new state from the request's object and the
+// stored one, then validates it.
+func (h *Handler) prepareUpdate(s *scope, obj, old Object) (Object, error) {
+	d := s.d
+	var next Object
+	switch s.sub {
+	case "":
+		errs := validateObjectMetaUpdate(obj, old)
+		if len(errs) > 0 {
+			return nil, apierr.NewInvalid(d.Group, d.Kind, s.name, errs)
+		}
+		next = obj
+		carryUpdateMeta(next, old)
+		if d.Subresource("status") != nil {
+			// The main resource cannot write status; the status subresource
+			// exists for that.
+			if st, ok := old["status"]; ok {
+				next["status"] = st
+			} else {
+				delete(next, "status")
+			}
+		}
+	case "status":
+		next = deepCopyObject(old)
+		if st, ok := obj["status"]; ok {
+			next["status"] = st
+		} else {
+			delete(next, "status")
+		}
+	case "finalize":
+		next = deepCopyObject(old)
+		spec, _ := next["spec"].(map[string]any)
+		if spec == nil {
+			spec = map[string]any{}
+			next["spec"] = spec
+		}
+		newSpec, _ := obj["spec"].(map[string]any)
+		if f, ok := newSpec["finalizers"]; ok {
+			spec["finalizers"] = f
+		} else {
+			delete(spec, "finalizers")
+		}
+	}
+	next["kind"], next["apiVersion"] = d.Kind, d.GroupVersion()
+	if d.Strategy.PrepareForUpdate != nil {
+		d.Strategy.PrepareForUpdate(next, old, s.sub)
+	}
+	schema.ApplyDefaults(next, d.Schema)
+	errs := h.validateObjectMeta(d, next)
+	errs = append(errs, schema.Validate(next, d.Schema)...)
+	if d.Strategy.Validate != nil {
+		errs = append(errs, d.Strategy.Validate(next)...)
+	}
+	if d.Strategy.ValidateUpdate != nil {
+		errs = append(errs, d.Strategy.ValidateUpdate(next, old)...)
+	}
+	if len(errs) > 0 {
+		return nil, apierr.NewInvalid(d.Group, d.Kind, s.name, errs)
+	}
+	return next, nil
+}
+
+// deepCopyObject copies a decoded object so a retry starts from the
+// request's state.
+func deepCopyObject(obj Object) Object {
+	out, _ := deepCopy(obj).(map[string]any)
+	return out
+}
+
+func deepCopy(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(x))
+		for i, e := range x {
+			l[i] = deepCopy(e)
+		}
+		return l
+	}
+	return v
+}

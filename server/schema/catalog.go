@@ -1,0 +1,184 @@
+package schema
+
+import (
+	_ "embed"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"platd/config"
+)
+
+//go:generate go run ./gen -openapi ../../../shared/golden/openapi/v3 -ref ../../../shared/reference -out data/catalog.txt
+
+//go:embed data/catalog.txt
+var catalogText string
+
+// Placeholders the generator writes for the brand's spellings.
+const (
+	phReverse = "@R@"
+	phDomain  = "@D@"
+	phLong    = "@L@"
+)
+
+// Catalog holds the schemas of the built-in types for one brand. It is
+// immutable after Load and safe for concurrent use.
+type Catalog struct {
+	byName map[string]*Schema
+	byGVK  map[gvkKey]*Schema
+}
+
+type gvkKey struct{ group, version, kind string }
+
+// Load builds the catalog of built-in types with the brand's domain in every
+// schema name, group name and protobuf message name. Every call returns a
+// new, sealed graph.
+func Load(b config.Brand) (*Catalog, error) {
+	r := strings.NewReplacer(phReverse, ReverseDomain(b.Domain), phDomain, b.Domain, phLong, b.LongDomain)
+	return parseCatalog(r.Replace(catalogText))
+}
+
+// ReverseDomain reverses the labels of a domain: "a.example" → "example.a".
+func ReverseDomain(d string) string {
+	p := strings.Split(d, ".")
+	for i, j := 0, len(p)-1; i < j; i, j = i+1, j-1 {
+		p[i], p[j] = p[j], p[i]
+	}
+	return strings.Join(p, ".")
+}
+
+// Schema returns the named schema (branded name), or nil.
+func (c *Catalog) Schema(name string) *Schema { return c.byName[name] }
+
+// ByGVK returns the schema of a kind (branded group, "" for core), or nil.
+func (c *Catalog) ByGVK(group, version, kind string) *Schema {
+	return c.byGVK[gvkKey{group, version, kind}]
+}
+
+// Len returns the number of named schemas.
+func (c *Catalog) Len() int { return len(c.byName) }
+
+var typeNames = map[string]Type{
+	"object": Object, "map": Map, "array": Array, "string": String, "integer": Integer,
+	"number": Number, "boolean": Boolean, "intorstring": IntOrString, "quantity": Quantity,
+	"time": Time, "microtime": MicroTime, "bytes": Bytes, "any": Any,
+}
+
+func parseCatalog(text string) (*Catalog, error) {
+	lines := strings.Split(text, "\n")
+	n := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, "S\t") {
+			n++
+		}
+	}
+	all := make([]Schema, n)
+	ref := func(s string) (*Schema, error) {
+		i, err := strconv.Atoi(s)
+		if err != nil || i < 0 || i >= n {
+			return nil, fmt.Errorf("%w: bad schema reference %q", ErrCatalog, s)
+		}
+		return &all[i], nil
+	}
+	c := &Catalog{byName: make(map[string]*Schema, n), byGVK: map[gvkKey]*Schema{}}
+	cur := -1
+	for ln, l := range lines {
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		col := strings.Split(l, "\t")
+		bad := fmt.Errorf("%w: line %d malformed", ErrCatalog, ln+1)
+		switch col[0] {
+		case "S":
+			if len(col) != 11 {
+				return nil, bad
+			}
+			cur++
+			s := &all[cur]
+			s.Name = col[1]
+			t, ok := typeNames[col[2]]
+			if !ok {
+				return nil, bad
+			}
+			s.Type, s.Format = t, col[3]
+			if col[4] != "-" {
+				e, err := ref(col[4])
+				if err != nil {
+					return nil, err
+				}
+				s.Elem = e
+			}
+			s.ListType = col[5]
+			if col[6] != "" {
+				s.ListMapKeys = strings.Split(col[6], ",")
+			}
+			s.MapType = col[7]
+			if col[8] != "" {
+				s.Enum = parseEnum(col[8])
+			}
+			s.PreserveUnknown = strings.Contains(col[9], "U")
+			s.Nullable = strings.Contains(col[9], "N")
+			s.EmbeddedResource = strings.Contains(col[9], "E")
+			s.ProtoMessage = col[10]
+			if s.Name != "" {
+				c.byName[s.Name] = s
+			}
+		case "F":
+			if len(col) != 8 || cur < 0 {
+				return nil, bad
+			}
+			fs, err := ref(col[2])
+			if err != nil {
+				return nil, err
+			}
+			num, err := strconv.Atoi(col[4])
+			if err != nil {
+				return nil, bad
+			}
+			f := &Field{
+				Name: col[1], Schema: fs, ProtoNumber: num,
+				Required:      strings.Contains(col[3], "R"),
+				OmitEmpty:     strings.Contains(col[3], "O"),
+				Pointer:       strings.Contains(col[3], "P"),
+				ProtoAlways:   strings.Contains(col[3], "A"),
+				Inline:        strings.Contains(col[3], "L"),
+				PatchStrategy: col[5], PatchMergeKey: col[6],
+			}
+			if col[7] != "" {
+				f.Default = []byte(col[7])
+			}
+			all[cur].Fields = append(all[cur].Fields, f)
+		case "G":
+			if len(col) != 5 {
+				return nil, bad
+			}
+			s, err := ref(col[4])
+			if err != nil {
+				return nil, err
+			}
+			c.byGVK[gvkKey{col[1], col[2], col[3]}] = s
+		default:
+			return nil, bad
+		}
+	}
+	for i := range all {
+		all[i].Seal()
+	}
+	return c, nil
+}
+
+// parseEnum reads the catalog's JSON array of strings.
+func parseEnum(s string) []string {
+	v, err := decodeAny([]byte(s))
+	if err != nil {
+		return nil
+	}
+	arr, _ := v.([]any)
+	out := make([]string, 0, len(arr))
+	for _, x := range arr {
+		if str, ok := x.(string); ok {
+			out = append(out, str)
+		}
+	}
+	return out
+}

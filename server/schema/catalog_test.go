@@ -1,0 +1,113 @@
+package schema
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestLoadBrands(t *testing.T) {
+	t.Parallel()
+	plat := testCatalog(t, "plat")
+	kube := testCatalog(t, "kubernetes")
+	tests := []struct {
+		name    string
+		c       *Catalog
+		schema  string
+		group   string
+		kind    string
+		message string
+	}{
+		{"plat core", plat, bn("plat", "@R@.api.core.v1.ConfigMap"), "", "ConfigMap", bn("plat", "@D@.api.core.v1.ConfigMap")},
+		{"kubernetes core", kube, kn("@R@.api.core.v1.ConfigMap"), "", "ConfigMap", kn("@D@.api.core.v1.ConfigMap")},
+		{"plat rbac", plat, bn("plat", "@R@.api.rbac.v1.ClusterRole"), bn("plat", "rbac.authorization.@D@"), "ClusterRole", bn("plat", "@D@.api.rbac.v1.ClusterRole")},
+		{"kubernetes aggregator", kube, kn("@R@.kube-aggregator.pkg.apis.apiregistration.v1.APIService"), kn("apiregistration.@D@"), "APIService", kn("@D@.kube_aggregator.pkg.apis.apiregistration.v1.APIService")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := tt.c.Schema(tt.schema)
+			if s == nil {
+				t.Fatalf("no schema %s", tt.schema)
+			}
+			if g := tt.c.ByGVK(tt.group, "v1", tt.kind); g != s {
+				t.Errorf("ByGVK(%q, v1, %q) = %v, want %s", tt.group, tt.kind, g, tt.schema)
+			}
+			if s.ProtoMessage != tt.message {
+				t.Errorf("ProtoMessage = %q, want %q", s.ProtoMessage, tt.message)
+			}
+		})
+	}
+	if plat.Schema(kn("@R@.api.core.v1.ConfigMap")) != nil || plat.ByGVK(kn("rbac.authorization.@D@"), "v1", "Role") != nil {
+		t.Error("plat catalog answers upstream names")
+	}
+}
+
+func TestCatalogStructure(t *testing.T) {
+	t.Parallel()
+	c := testCatalog(t, "kubernetes")
+	meta := c.Schema(kn("@R@.apimachinery.pkg.apis.meta.v1.ObjectMeta"))
+	cm := c.Schema(kn("@R@.api.core.v1.ConfigMap"))
+	if cm.Field("metadata").Schema != meta {
+		t.Error("ConfigMap.metadata does not share the ObjectMeta schema")
+	}
+	var names []string
+	for _, f := range cm.Fields {
+		names = append(names, f.Name)
+	}
+	if got := strings.Join(names, ","); got != "kind,apiVersion,metadata,immutable,data,binaryData" {
+		t.Errorf("ConfigMap field order %s", got)
+	}
+	if f := cm.Field("binaryData"); f.Schema.Type != Map || f.Schema.Elem.Type != Bytes || f.ProtoNumber != 3 {
+		t.Errorf("binaryData = %+v", f)
+	}
+	if f := meta.Field("creationTimestamp"); f.Schema.Type != Time || f.OmitEmpty || f.ProtoNumber != 8 || !f.ProtoAlways {
+		t.Errorf("creationTimestamp = %+v", f)
+	}
+	if f := meta.Field("deletionTimestamp"); !f.OmitEmpty || !f.Pointer {
+		t.Errorf("deletionTimestamp = %+v", f)
+	}
+	mf := meta.Field("managedFields").Schema
+	if mf.Type != Array || mf.Elem.Field("fieldsV1").Schema.Type != Any {
+		t.Errorf("managedFields = %+v", mf)
+	}
+	if f := meta.Field("ownerReferences"); f.PatchStrategy != "merge" || f.PatchMergeKey != "uid" || f.Schema.ListType != "map" || f.Schema.ListMapKeys[0] != "uid" {
+		t.Errorf("ownerReferences = %+v %+v", f, f.Schema)
+	}
+	pod := c.Schema(kn("@R@.api.core.v1.PodSpec"))
+	ctr := pod.Field("containers").Schema.Elem
+	if ctr.Field("name").Required != true || ctr.Field("ports").Schema.Elem.Field("protocol").Schema.Enum == nil {
+		t.Error("Container name not required or protocol without enum")
+	}
+	if d := ctr.Field("ports").Schema.Elem.Field("protocol").Default; string(d) != `"TCP"` {
+		t.Errorf("protocol default %s", d)
+	}
+	vol := c.Schema(kn("@R@.api.core.v1.Volume"))
+	var inline *Field
+	for _, f := range vol.Fields {
+		if f.Inline {
+			inline = f
+		}
+	}
+	if inline == nil || inline.ProtoNumber != 2 || inline.Schema.Field("hostPath") == nil || vol.Field("hostPath").ProtoNumber != 0 {
+		t.Errorf("Volume inline source = %+v", inline)
+	}
+	if c.Schema(kn("@R@.api.core.v1.ResourceRequirements")).Field("limits").Schema.Elem.Type != Quantity {
+		t.Error("ResourceList is not a map of Quantity")
+	}
+	if c.Len() < 500 {
+		t.Errorf("only %d named schemas", c.Len())
+	}
+}
+
+func BenchmarkLoad(b *testing.B) {
+	brand := testBrand(b, "plat")
+	for b.Loop() {
+		c, err := Load(brand)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if c.ByGVK("", "v1", "Pod") == nil {
+			b.Fatal("no Pod")
+		}
+	}
+}

@@ -1,0 +1,477 @@
+package schema
+
+import (
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// scanner reads JSON tokens from a byte slice and reports syntax errors in
+// the words encoding/json uses. It never retains data beyond a call.
+type scanner struct {
+	data []byte
+	pos  int
+}
+
+func errEOF() error { return &wrapped{msg: "unexpected end of JSON input", kind: ErrSyntax} }
+
+func errChar(c byte, context string) error {
+	return &wrapped{msg: "invalid character " + quoteChar(c) + " " + context, kind: ErrSyntax}
+}
+
+// quoteChar formats c the way encoding/json's syntax errors do.
+func quoteChar(c byte) string {
+	switch c {
+	case '\'':
+		return `'\''`
+	case '"':
+		return `'"'`
+	}
+	q := strconv.Quote(string(rune(c)))
+	return "'" + q[1:len(q)-1] + "'"
+}
+
+func (s *scanner) skipSpace() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next non-space byte, or an end-of-input error.
+func (s *scanner) peek() (byte, error) {
+	s.skipSpace()
+	if s.pos >= len(s.data) {
+		return 0, errEOF()
+	}
+	return s.data[s.pos], nil
+}
+
+// expectValue returns the first byte of the next value or the syntax error
+// for a byte that cannot start one.
+func (s *scanner) expectValue() (byte, error) {
+	c, err := s.peek()
+	if err != nil {
+		return 0, err
+	}
+	switch {
+	case c == '{', c == '[', c == '"', c == '-', c >= '0' && c <= '9', c == 't', c == 'f', c == 'n':
+		return c, nil
+	}
+	return 0, errChar(c, "looking for beginning of value")
+}
+
+// literal consumes true, false or null and returns its first byte.
+func (s *scanner) literal() (byte, error) {
+	c := s.data[s.pos]
+	var word string
+	switch c {
+	case 't':
+		word = "true"
+	case 'f':
+		word = "false"
+	default:
+		word = "null"
+	}
+	for i := 1; i < len(word); i++ {
+		p := s.pos + i
+		if p >= len(s.data) {
+			return 0, errEOF()
+		}
+		if s.data[p] != word[i] {
+			return 0, errChar(s.data[p], "in literal "+word+" (expecting "+quoteChar(word[i])+")")
+		}
+	}
+	s.pos += len(word)
+	return c, nil
+}
+
+// number consumes a number and returns its text and whether it is written
+// as an integer (no fraction, no exponent).
+func (s *scanner) number() ([]byte, bool, error) {
+	d := s.data
+	start := s.pos
+	p := s.pos
+	if d[p] == '-' {
+		p++
+		if p >= len(d) {
+			return nil, false, errEOF()
+		}
+		if d[p] < '0' || d[p] > '9' {
+			return nil, false, errChar(d[p], "in numeric literal")
+		}
+	}
+	if d[p] == '0' {
+		p++
+	} else {
+		for p < len(d) && d[p] >= '0' && d[p] <= '9' {
+			p++
+		}
+	}
+	integer := true
+	if p < len(d) && d[p] == '.' {
+		integer = false
+		p++
+		if p >= len(d) {
+			return nil, false, errEOF()
+		}
+		if d[p] < '0' || d[p] > '9' {
+			return nil, false, errChar(d[p], "after decimal point in numeric literal")
+		}
+		for p < len(d) && d[p] >= '0' && d[p] <= '9' {
+			p++
+		}
+	}
+	if p < len(d) && (d[p] == 'e' || d[p] == 'E') {
+		integer = false
+		p++
+		if p < len(d) && (d[p] == '+' || d[p] == '-') {
+			p++
+		}
+		if p >= len(d) {
+			return nil, false, errEOF()
+		}
+		if d[p] < '0' || d[p] > '9' {
+			return nil, false, errChar(d[p], "in exponent of numeric literal")
+		}
+		for p < len(d) && d[p] >= '0' && d[p] <= '9' {
+			p++
+		}
+	}
+	s.pos = p
+	return d[start:p], integer, nil
+}
+
+// rawString consumes a string and returns its raw contents (without the
+// quotes) and whether it needs unescaping (escapes or non-ASCII bytes).
+func (s *scanner) rawString() ([]byte, bool, error) {
+	d := s.data
+	p := s.pos + 1
+	start := p
+	complex := false
+	for {
+		if p >= len(d) {
+			return nil, false, errEOF()
+		}
+		c := d[p]
+		switch {
+		case c == '"':
+			s.pos = p + 1
+			return d[start:p], complex, nil
+		case c == '\\':
+			complex = true
+			p++
+			if p >= len(d) {
+				return nil, false, errEOF()
+			}
+			switch d[p] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				p++
+			case 'u':
+				p++
+				for i := 0; i < 4; i++ {
+					if p >= len(d) {
+						return nil, false, errEOF()
+					}
+					if !isHex(d[p]) {
+						return nil, false, errChar(d[p], `in \u hexadecimal character escape`)
+					}
+					p++
+				}
+			default:
+				return nil, false, errChar(d[p], "in string escape code")
+			}
+		case c < 0x20:
+			return nil, false, errChar(c, "in string literal")
+		default:
+			if c >= 0x80 {
+				complex = true
+			}
+			p++
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// str consumes a string and returns its value, with invalid UTF-8 and
+// unpaired surrogates replaced by U+FFFD as encoding/json does.
+func (s *scanner) str() (string, error) {
+	raw, complex, err := s.rawString()
+	if err != nil {
+		return "", err
+	}
+	if !complex {
+		return string(raw), nil
+	}
+	return unquote(raw), nil
+}
+
+func hex4(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		default:
+			r |= rune(c - 'A' + 10)
+		}
+	}
+	return r
+}
+
+// unquote decodes the already validated contents of a string literal.
+func unquote(raw []byte) string {
+	out := make([]byte, 0, len(raw))
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c == '\\' {
+			switch raw[i+1] {
+			case 'b':
+				out = append(out, '\b')
+			case 'f':
+				out = append(out, '\f')
+			case 'n':
+				out = append(out, '\n')
+			case 'r':
+				out = append(out, '\r')
+			case 't':
+				out = append(out, '\t')
+			case 'u':
+				r := hex4(raw[i+2 : i+6])
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+						if r2 := utf16.DecodeRune(r, hex4(raw[i+2:i+6])); r2 != utf8.RuneError {
+							out = utf8.AppendRune(out, r2)
+							i += 6
+							continue
+						}
+					}
+					r = utf8.RuneError
+				}
+				out = utf8.AppendRune(out, r)
+				continue
+			default: // " \ /
+				out = append(out, raw[i+1])
+			}
+			i += 2
+			continue
+		}
+		if c < utf8.RuneSelf {
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(raw[i:])
+		out = utf8.AppendRune(out, r) // RuneError for invalid bytes
+		i += size
+	}
+	return string(out)
+}
+
+// skip consumes one value of any kind without building it.
+func (s *scanner) skip() error {
+	c, err := s.expectValue()
+	if err != nil {
+		return err
+	}
+	switch c {
+	case '{':
+		s.pos++
+		return s.eachMember(func([]byte, bool) error { return s.skip() })
+	case '[':
+		s.pos++
+		return s.eachElem(func(int) error { return s.skip() })
+	case '"':
+		_, _, err := s.rawString()
+		return err
+	case 't', 'f', 'n':
+		_, err := s.literal()
+		return err
+	}
+	_, _, err = s.number()
+	return err
+}
+
+// eachMember iterates the members of an object whose '{' was consumed,
+// calling fn with each raw key positioned at the value; fn must consume it.
+func (s *scanner) eachMember(fn func(key []byte, escaped bool) error) error {
+	c, err := s.peek()
+	if err != nil {
+		return err
+	}
+	if c == '}' {
+		s.pos++
+		return nil
+	}
+	for {
+		c, err := s.peek()
+		if err != nil {
+			return err
+		}
+		if c != '"' {
+			return errChar(c, "looking for beginning of object key string")
+		}
+		key, esc, err := s.rawString()
+		if err != nil {
+			return err
+		}
+		c, err = s.peek()
+		if err != nil {
+			return err
+		}
+		if c != ':' {
+			return errChar(c, "after object key")
+		}
+		s.pos++
+		if err := fn(key, esc); err != nil {
+			return err
+		}
+		c, err = s.peek()
+		if err != nil {
+			return err
+		}
+		s.pos++
+		switch c {
+		case ',':
+			continue
+		case '}':
+			return nil
+		}
+		return errChar(c, "after object key:value pair")
+	}
+}
+
+// eachElem iterates the elements of an array whose '[' was consumed.
+func (s *scanner) eachElem(fn func(i int) error) error {
+	c, err := s.peek()
+	if err != nil {
+		return err
+	}
+	if c == ']' {
+		s.pos++
+		return nil
+	}
+	for i := 0; ; i++ {
+		if err := fn(i); err != nil {
+			return err
+		}
+		c, err := s.peek()
+		if err != nil {
+			return err
+		}
+		s.pos++
+		switch c {
+		case ',':
+			continue
+		case ']':
+			return nil
+		}
+		return errChar(c, "after array element")
+	}
+}
+
+// end checks that only white space follows the top-level value.
+func (s *scanner) end() error {
+	s.skipSpace()
+	if s.pos < len(s.data) {
+		return errChar(s.data[s.pos], "after top-level value")
+	}
+	return nil
+}
+
+// anyValue decodes one value into generic form: map[string]any, []any,
+// string, int64 (integers that fit), float64, bool or nil.
+func (s *scanner) anyValue() (any, error) {
+	c, err := s.expectValue()
+	if err != nil {
+		return nil, err
+	}
+	switch c {
+	case '{':
+		s.pos++
+		m := map[string]any{}
+		err := s.eachMember(func(key []byte, esc bool) error {
+			v, err := s.anyValue()
+			if err != nil {
+				return err
+			}
+			m[keyString(key, esc)] = v
+			return nil
+		})
+		return m, err
+	case '[':
+		s.pos++
+		a := []any{}
+		err := s.eachElem(func(int) error {
+			v, err := s.anyValue()
+			if err != nil {
+				return err
+			}
+			a = append(a, v)
+			return nil
+		})
+		return a, err
+	case '"':
+		return s.str()
+	case 't', 'f', 'n':
+		c, err := s.literal()
+		if err != nil {
+			return nil, err
+		}
+		switch c {
+		case 't':
+			return true, nil
+		case 'f':
+			return false, nil
+		}
+		return nil, nil
+	}
+	text, integer, err := s.number()
+	if err != nil {
+		return nil, err
+	}
+	return numberValue(text, integer), nil
+}
+
+// numberValue converts a valid number literal: int64 when it is written as
+// an integer and fits, float64 otherwise.
+func numberValue(text []byte, integer bool) any {
+	if integer {
+		if n, err := strconv.ParseInt(string(text), 10, 64); err == nil {
+			return n
+		}
+	}
+	f, _ := strconv.ParseFloat(string(text), 64)
+	return f
+}
+
+func keyString(key []byte, esc bool) string {
+	if esc {
+		return unquote(key)
+	}
+	return string(key)
+}
+
+// decodeAny parses a complete JSON document into generic form.
+func decodeAny(data []byte) (any, error) {
+	s := &scanner{data: data}
+	v, err := s.anyValue()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.end(); err != nil {
+		return nil, err
+	}
+	return v, nil
+}

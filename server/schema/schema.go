@@ -1,0 +1,155 @@
+// Package schema is the structural description of every resource type and
+// the operations derived from it: decoding with unknown and duplicate field
+// detection, pruning, defaulting, validation and canonical encoding.
+package schema
+
+// Type is the shape of a value.
+type Type uint8
+
+// The value shapes. Time, MicroTime, Quantity, IntOrString, Bytes and Any
+// are the hand-encoded types whose JSON form is not their structure.
+const (
+	Object Type = iota // fixed properties
+	Map                // string keys, values of one schema (AdditionalProperties)
+	Array
+	String
+	Integer
+	Number
+	Boolean
+	IntOrString
+	Quantity
+	Time      // RFC 3339 in UTC, seconds precision; zero renders as null
+	MicroTime // RFC 3339 with microseconds
+	Bytes     // base64 in JSON
+	Any       // arbitrary JSON kept as is (RawExtension, FieldsV1, JSON)
+)
+
+// Schema describes one value. Schemas of named types are shared: a field's
+// Schema points at the one *Schema of its type, so the graph may be cyclic.
+type Schema struct {
+	// Name is the type's schema name (<reverse domain>.api.core.v1.ConfigMap,
+	// the upstream domain replaced by the brand's at load time), empty for
+	// anonymous schemas.
+	Name string
+	Type Type
+	// Format is the OpenAPI format (int32, int64, byte, date-time, ...).
+	Format string
+	// Fields are an Object's properties in the order they are encoded.
+	Fields []*Field
+	// Elem is the value schema of a Map or the item schema of an Array.
+	Elem *Schema
+	// ListType is "atomic", "set" or "map" for arrays; "" means atomic.
+	ListType string
+	// ListMapKeys are the key fields of a ListType "map" array.
+	ListMapKeys []string
+	// MapType is "granular" or "atomic" for maps and objects.
+	MapType string
+	// Enum lists the allowed values of a string, when closed.
+	Enum []string
+	// PreserveUnknown keeps fields the schema does not declare.
+	PreserveUnknown bool
+	// Nullable lets a JSON null stand for the value.
+	Nullable bool
+	// EmbeddedResource marks an object that is itself a complete resource
+	// (kind, apiVersion, metadata).
+	EmbeddedResource bool
+	// ProtoMessage is the fully qualified protobuf message of an Object
+	// (<domain>.api.core.v1.ConfigMap with the brand's domain), empty for
+	// scalars and for types without a protobuf form.
+	ProtoMessage string
+
+	index  map[string]*Field
+	sealed bool
+}
+
+// Field is one property of an Object.
+type Field struct {
+	// Name is the JSON member name; empty for an Inline field, whose
+	// members are listed separately in the parent.
+	Name   string
+	Schema *Schema
+	// Required fields must be present (validation).
+	Required bool
+	// OmitEmpty drops the member from encoded output when it is absent or,
+	// unless Pointer, its value is the zero value of its type (empty string,
+	// 0, false, empty map or list). Fields that are not OmitEmpty are always
+	// encoded when absent: scalars as their zero value, lists and maps as
+	// null, Time and MicroTime as null, structs as {} holding their own
+	// always-encoded members.
+	OmitEmpty bool
+	// Pointer says the Go field is a pointer: an OmitEmpty pointer field is
+	// encoded whenever present, even when its value is the zero value, and a
+	// non-OmitEmpty pointer field encodes as null when absent.
+	Pointer bool
+	// Default is the JSON default applied when the member is absent.
+	Default []byte
+	// Immutable fields may not change on update.
+	Immutable bool
+	// PatchStrategy and PatchMergeKey drive strategic merge patch
+	// ("merge", "replace", "retainKeys", comma-joined).
+	PatchStrategy string
+	PatchMergeKey string
+	// ProtoNumber is the protobuf field number, 0 when the field has none.
+	ProtoNumber int
+	// ProtoAlways says the protobuf encoder writes the field even when it
+	// is zero (non-pointer fields upstream).
+	ProtoAlways bool
+	// Inline marks an embedded message whose members appear in the parent
+	// in JSON but as a nested message under ProtoNumber in protobuf. Its
+	// Schema lists those members; the parent lists them too, with
+	// ProtoNumber 0, at the place encoding/json writes them.
+	Inline bool
+
+	def  any  // Default decoded, set by Seal
+	hasD bool // def holds a decoded default
+}
+
+// Field returns the property called name, or nil.
+func (s *Schema) Field(name string) *Field {
+	if s == nil {
+		return nil
+	}
+	if s.index == nil {
+		return s.lookup(name)
+	}
+	return s.index[name]
+}
+
+func (s *Schema) lookup(name string) *Field {
+	for _, f := range s.Fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// Seal builds lookup indexes and decodes defaults for s and every schema it
+// reaches; call once after the schema graph is complete and before it is
+// shared between goroutines. Schemas already sealed are skipped, so sealing
+// many roots of one graph costs one pass.
+func (s *Schema) Seal() {
+	seen := map[*Schema]bool{}
+	var walk func(*Schema)
+	walk = func(x *Schema) {
+		if x == nil || seen[x] || x.sealed {
+			return
+		}
+		seen[x] = true
+		x.sealed = true
+		if len(x.Fields) > 0 {
+			x.index = make(map[string]*Field, len(x.Fields))
+			for _, f := range x.Fields {
+				if f.Name != "" {
+					x.index[f.Name] = f
+				}
+				if len(f.Default) > 0 && !f.hasD {
+					f.def, f.hasD = parseDefault(f.Default, f.Schema)
+				}
+				walk(f.Schema)
+			}
+		}
+		walk(x.Elem)
+	}
+	walk(s)
+}

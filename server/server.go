@@ -1,0 +1,324 @@
+// Package server assembles platd: storage, security, the type registry, the
+// filter chain, the handlers and the in-process controllers.
+package server
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"platd/bolt"
+	"platd/config"
+	"platd/health"
+	"platd/security"
+	"platd/server/builtin"
+	"platd/server/controllers"
+	"platd/server/registry"
+	"platd/server/rest"
+	"platd/server/schema"
+)
+
+// shutdownGrace is how long in-flight requests get to finish on SIGTERM
+// before their connections are cut.
+const shutdownGrace = 30 * time.Second
+
+// readHeaderTimeout bounds how long a client may take to send request
+// headers, so idle half-open connections cannot pile up.
+const readHeaderTimeout = 10 * time.Second
+
+// Key material file names inside the cert directory.
+const (
+	servingCertName = "apiserver.crt"
+	servingKeyName  = "apiserver.key"
+	adminCertName   = "admin.crt"
+	adminKeyName    = "admin.key"
+	caCertName      = "ca.crt"
+	// adminUser is the user of the generated admin kubeconfig.
+	adminUser = "platd-admin"
+)
+
+// Server is one running platd.
+type Server struct {
+	opts  config.Options
+	log   *slog.Logger
+	store *bolt.DB
+	rest  *rest.Handler
+	reg   *registry.Registry
+	cat   *schema.Catalog
+	ln    net.Listener
+	http  *http.Server
+	// stopping is closed when shutdown begins: readyz fails, watches end.
+	stopping chan struct{}
+	// namespacesDone is closed when the default namespaces exist.
+	namespacesDone chan struct{}
+	kubeconfig     string
+	url            string
+}
+
+// Run starts platd with o and serves until ctx ends.
+func Run(ctx context.Context, o config.Options) error {
+	s, err := New(ctx, o, nil)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("platd: serving %s; use it with: export KUBECONFIG=%s; kubectl get namespaces\n", s.url, s.kubeconfig)
+	return s.Serve(ctx)
+}
+
+// New prepares a server: data directory, key material, storage, types and
+// the listening socket. Serve starts answering.
+func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating data directory %s: %w", o.DataDir, err)
+	}
+	s := &Server{opts: o, log: log, stopping: make(chan struct{}), namespacesDone: make(chan struct{})}
+	tlsFiles, ca, err := s.keyMaterial()
+	if err != nil {
+		return nil, err
+	}
+	clientCAs := x509.NewCertPool()
+	clientCAs.AddCert(ca.Certificate())
+	if o.ClientCAFile != "" {
+		pem, err := os.ReadFile(o.ClientCAFile)
+		if err != nil {
+			return nil, fmt.Errorf("reading --client-ca-file: %w", err)
+		}
+		if !clientCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--client-ca-file %s holds no PEM certificate", o.ClientCAFile)
+		}
+	}
+	var tokens []config.Token
+	if o.TokenAuthFile != "" {
+		if tokens, err = config.ParseTokenFile(o.TokenAuthFile); err != nil {
+			return nil, fmt.Errorf("%w: --token-auth-file: %v", config.ErrInvalid, err)
+		}
+	}
+
+	s.store, err = bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, NoFsync: o.UnsafeNoFsync})
+	if err != nil {
+		return nil, fmt.Errorf("opening %s: %w (is another platd using this data directory?)", o.DBPath(), err)
+	}
+	fail := func(err error) (*Server, error) {
+		_ = s.store.Close()
+		return nil, err
+	}
+	cat, err := schema.Load(o.Brand)
+	if err != nil {
+		return fail(fmt.Errorf("loading schemas: %w", err))
+	}
+	s.cat = cat
+	s.reg = registry.New()
+	if err := builtin.Register(s.reg, cat, o.Brand); err != nil {
+		return fail(err)
+	}
+	s.rest = rest.New(rest.Config{Store: s.store, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping})
+
+	authn := security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, ClientCAs: clientCAs, Tokens: tokens, Anonymous: o.AnonymousAuth})
+	authz, err := authorizer(o.AuthorizationModes)
+	if err != nil {
+		return fail(err)
+	}
+	tlsConfig, err := security.ServerTLSConfig(tlsFiles.cert, tlsFiles.key, clientCAs)
+	if err != nil {
+		return fail(fmt.Errorf("loading serving certificate: %w", err))
+	}
+	s.ln, err = net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
+	if err != nil {
+		return fail(fmt.Errorf("listening on %s:%d: %w", o.BindAddress, o.SecurePort, err))
+	}
+	port := s.ln.Addr().(*net.TCPAddr).Port
+	host := o.BindAddress
+	if ip := net.ParseIP(host); ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	s.url = "https://" + net.JoinHostPort(host, strconv.Itoa(port))
+	s.http = &http.Server{
+		Handler:           s.handler(authn, authz),
+		TLSConfig:         tlsConfig,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	if o.WriteKubeconfig {
+		if err := s.writeKubeconfig(ca, tlsFiles); err != nil {
+			_ = s.ln.Close()
+			return fail(err)
+		}
+	}
+	return s, nil
+}
+
+type keyFiles struct{ cert, key, adminCert, adminKey string }
+
+// keyMaterial creates or reuses the CA, the serving pair and the admin
+// client pair.
+func (s *Server) keyMaterial() (keyFiles, *security.CA, error) {
+	o := s.opts
+	if err := os.MkdirAll(o.CertDir, 0o700); err != nil {
+		return keyFiles{}, nil, fmt.Errorf("creating %s: %w", o.CertDir, err)
+	}
+	ca, err := security.EnsureCA(o.CertDir)
+	if err != nil {
+		return keyFiles{}, nil, fmt.Errorf("preparing the CA in %s: %w", o.CertDir, err)
+	}
+	f := keyFiles{
+		cert: o.TLSCertFile, key: o.TLSPrivateKeyFile,
+		adminCert: filepath.Join(o.CertDir, adminCertName), adminKey: filepath.Join(o.CertDir, adminKeyName),
+	}
+	if f.cert == "" {
+		f.cert, f.key = filepath.Join(o.CertDir, servingCertName), filepath.Join(o.CertDir, servingKeyName)
+		hosts := append(security.DefaultHosts(), o.TLSSANs...)
+		if ip := net.ParseIP(o.BindAddress); ip != nil && !ip.IsUnspecified() {
+			hosts = append(hosts, o.BindAddress)
+		}
+		if err := ca.EnsureServingCert(f.cert, f.key, hosts); err != nil {
+			return keyFiles{}, nil, fmt.Errorf("preparing the serving certificate: %w", err)
+		}
+	}
+	if err := ca.EnsureClientCert(f.adminCert, f.adminKey, adminUser, []string{security.SystemPrivilegedGroup}); err != nil {
+		return keyFiles{}, nil, fmt.Errorf("preparing the admin client certificate: %w", err)
+	}
+	return f, ca, nil
+}
+
+// writeKubeconfig writes the admin kubeconfig pointing at this server.
+func (s *Server) writeKubeconfig(ca *security.CA, f keyFiles) error {
+	certPEM, err := os.ReadFile(f.adminCert)
+	if err != nil {
+		return err
+	}
+	keyPEM, err := os.ReadFile(f.adminKey)
+	if err != nil {
+		return err
+	}
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Certificate().Raw})
+	if s.opts.TLSCertFile != "" {
+		// An operator-supplied serving certificate is trusted through the
+		// CA bundle next to it when there is one.
+		if b, err := os.ReadFile(filepath.Join(filepath.Dir(s.opts.TLSCertFile), caCertName)); err == nil {
+			caPEM = b
+		}
+	}
+	path := s.opts.KubeconfigPath()
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	s.kubeconfig = path
+	return security.WriteKubeconfig(path, security.Kubeconfig{
+		ClusterName: s.opts.Brand.ClusterName, Server: s.url, CAPEM: caPEM,
+		ClientCertPEM: certPEM, ClientKeyPEM: keyPEM, User: adminUser,
+	})
+}
+
+// authorizer builds the configured chain.
+func authorizer(modes []string) (security.Authorizer, error) {
+	var chain []security.Authorizer
+	for _, m := range modes {
+		switch m {
+		case config.ModeAlwaysAllow:
+			chain = append(chain, security.AlwaysAllow{})
+		case config.ModeAlwaysDeny:
+			chain = append(chain, security.AlwaysDeny{})
+		default:
+			return nil, fmt.Errorf("%w: unknown authorization mode %q", config.ErrInvalid, m)
+		}
+	}
+	return security.NewChain(chain...), nil
+}
+
+// URL is the server's https:// base URL.
+func (s *Server) URL() string { return s.url }
+
+// KubeconfigPath is where the admin kubeconfig was written.
+func (s *Server) KubeconfigPath() string { return s.kubeconfig }
+
+// Store is the storage engine (for tests and tools in this module).
+func (s *Server) Store() bolt.Store { return s.store }
+
+// Serve answers requests until ctx ends, then shuts down: readyz fails,
+// watches end, in-flight requests finish, controllers stop and the
+// database is closed.
+func (s *Server) Serve(ctx context.Context) error {
+	ctrlCtx, stopControllers := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.startControllers(ctrlCtx)
+	}()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- s.http.ServeTLS(s.ln, "", "") }()
+	s.log.Info("serving", "url", s.url, "brand", s.opts.Brand.Name)
+
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-serveErr:
+		err = fmt.Errorf("serving: %w", err)
+	}
+	close(s.stopping)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	if serr := s.http.Shutdown(sctx); serr != nil {
+		s.log.Warn("shutdown: closing connections that did not finish", "err", serr)
+		_ = s.http.Close()
+	}
+	cancel()
+	stopControllers()
+	wg.Wait()
+	if cerr := s.store.Close(); cerr != nil && err == nil {
+		err = fmt.Errorf("closing the database: %w", cerr)
+	}
+	s.log.Info("stopped")
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// startControllers ensures the default namespaces and runs the in-process
+// controllers until ctx ends.
+func (s *Server) startControllers(ctx context.Context) {
+	b := s.opts.Brand
+	for _, ns := range []string{"default", b.SystemNamespace, b.PublicNamespace, b.NodeLeaseNamespace} {
+		if err := s.rest.EnsureNamespace(ctx, ns); err != nil {
+			s.log.Error("creating default namespace", "namespace", ns, "err", err)
+		}
+	}
+	close(s.namespacesDone)
+	nc := &controllers.Namespaces{Store: s.store, Content: s.rest, Finalizer: b.NamespaceFinalizer, Log: s.log}
+	nc.Run(ctx)
+}
+
+// healthChecks registers the checks of /livez, /readyz and /healthz.
+func (s *Server) healthChecks() *health.Registry {
+	hr := health.NewRegistry(s.log)
+	all := []string{health.Livez, health.Readyz, health.Healthz}
+	storage := health.Check{Name: "storage", Fn: func(*http.Request) error {
+		_, err := s.store.Get("/namespaces/default")
+		if err != nil && !errors.Is(err, bolt.ErrNotFound) {
+			return err
+		}
+		return nil
+	}}
+	must(hr.Add(all, health.Ping, storage, health.Hook("start-system-namespaces-controller", s.namespacesDone)))
+	must(hr.Add([]string{health.Readyz}, health.Shutdown(s.stopping)))
+	return hr
+}
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
