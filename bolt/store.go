@@ -90,7 +90,10 @@ type Store interface {
 
 	// Create stores value under a new key. ErrExists if the key is present.
 	// The returned KV is the stored, stamped state. It returns only after
-	// the write is durable.
+	// the write is durable. For Create, Update and Delete alike: a ctx that
+	// ends before the engine picks the write up returns ctx.Err() and
+	// writes nothing; once picked up, the write completes. A failed
+	// precondition consumes no revision.
 	Create(ctx context.Context, key string, value []byte) (KV, error)
 	// Update replaces the value of key if its ModRevision equals
 	// expectedRevision (0: unconditional). ErrNotFound if absent,

@@ -80,6 +80,7 @@ func TestCreateErrors(t *testing.T) {
 	e := start(t)
 	base := "/api/v1/namespaces/default/configmaps"
 	e.do("POST", base, cm("exists", map[string]string{"k": "v"}, nil)).mustCode(t, 201)
+	meta := platBrand.MetaGroup()
 
 	cases := []struct {
 		name    string
@@ -108,9 +109,9 @@ func TestCreateErrors(t *testing.T) {
 		{"strict duplicate", base + "?fieldValidation=Strict", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"},"data":{"k":"v"},"data":{"k":"w"}}`, 400, "BadRequest",
 			`ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "data"`},
 		{"bad dryRun", base + "?dryRun=bogus", cm("drb", nil, nil), 422, "Invalid",
-			`CreateOptions.meta.plat.io "" is invalid: dryRun: Unsupported value: []string{"bogus"}: supported values: "All"`},
+			`CreateOptions.` + meta + ` "" is invalid: dryRun: Unsupported value: []string{"bogus"}: supported values: "All"`},
 		{"bad fieldValidation", base + "?fieldValidation=Bogus", cm("fv", nil, nil), 422, "Invalid",
-			`CreateOptions.meta.plat.io "" is invalid: fieldValidation: Unsupported value: "Bogus": supported values: "", "Ignore", "Strict", "Warn"`},
+			`CreateOptions.` + meta + ` "" is invalid: fieldValidation: Unsupported value: "Bogus": supported values: "", "Ignore", "Strict", "Warn"`},
 		{"post to named path", base + "/exists", cm("exists", nil, nil), 405, "MethodNotAllowed", "the server does not allow this method on the requested resource"},
 		{"put to collection", base, cm("x", nil, nil), 405, "MethodNotAllowed", "the server does not allow this method on the requested resource"},
 		{"unknown resource", "/api/v1/namespaces/default/widgets", cm("x", nil, nil), 404, "NotFound", "the server could not find the requested resource"},

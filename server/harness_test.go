@@ -25,6 +25,9 @@ const (
 	aliceToken = "alice-token"
 )
 
+// platBrand is the default brand test servers run with.
+var platBrand, _ = config.LookupBrand("plat")
+
 // env is one platd serving on 127.0.0.1:0 with a temporary data directory.
 type env struct {
 	t      *testing.T

@@ -113,7 +113,7 @@ func TestListChunking(t *testing.T) {
 	}
 	tok := path(p1, "metadata.continue").(string)
 	ct := decodeContinue(t, tok)
-	if ct["v"] != "meta.plat.io/v1" || fmt.Sprint(ct["rv"]) != rv || ct["start"] != "/cm-b\x00" {
+	if ct["v"] != platBrand.MetaGroup()+"/v1" || fmt.Sprint(ct["rv"]) != rv || ct["start"] != "/cm-b\x00" {
 		t.Errorf("continue token %v", ct)
 	}
 	// A write between pages does not show: pages read one snapshot.
@@ -161,23 +161,24 @@ func TestListParameterErrors(t *testing.T) {
 	t.Parallel()
 	e := start(t)
 	base := "/api/v1/namespaces/default/configmaps"
+	meta := platBrand.MetaGroup()
 	cases := []struct {
 		q, msg string
 		code   int
 	}{
 		{"limit=abc", `strconv.ParseInt: parsing "abc": invalid syntax`, 400},
-		{"resourceVersionMatch=NotOlderThan", `ListOptions.meta.plat.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`, 422},
-		{"resourceVersionMatch=Exact", `ListOptions.meta.plat.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`, 422},
-		{"resourceVersion=0&resourceVersionMatch=Exact", `ListOptions.meta.plat.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`, 422},
-		{"resourceVersion=1&resourceVersionMatch=Foo", `ListOptions.meta.plat.io "" is invalid: resourceVersionMatch: Unsupported value: "Foo": supported values: "Exact", "NotOlderThan", ""`, 422},
-		{"sendInitialEvents=true", `ListOptions.meta.plat.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list`, 422},
+		{"resourceVersionMatch=NotOlderThan", `ListOptions.` + meta + ` "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`, 422},
+		{"resourceVersionMatch=Exact", `ListOptions.` + meta + ` "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided`, 422},
+		{"resourceVersion=0&resourceVersionMatch=Exact", `ListOptions.` + meta + ` "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`, 422},
+		{"resourceVersion=1&resourceVersionMatch=Foo", `ListOptions.` + meta + ` "" is invalid: resourceVersionMatch: Unsupported value: "Foo": supported values: "Exact", "NotOlderThan", ""`, 422},
+		{"sendInitialEvents=true", `ListOptions.` + meta + ` "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list`, 422},
 	}
 	for _, c := range cases {
 		st := e.do("GET", base+"?"+c.q, nil).mustCode(t, c.code).obj(t)
 		if st["message"] != c.msg {
 			t.Errorf("%s:\n got %v\nwant %s", c.q, st["message"], c.msg)
 		}
-		if c.code == 422 && (path(st, "details.group") != "meta.plat.io" || path(st, "details.kind") != "ListOptions") {
+		if c.code == 422 && (path(st, "details.group") != meta || path(st, "details.kind") != "ListOptions") {
 			t.Errorf("%s: details %v", c.q, st["details"])
 		}
 	}

@@ -1,30 +1,31 @@
 package server_test
 
 import (
+	"sort"
 	"strings"
 	"testing"
+
+	"platd/config"
 )
 
 func TestDefaultNamespaces(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct {
-		brand string
-		want  []string
-		label string
-		fin   string
-	}{
-		{"plat", []string{"default", "plat-node-lease", "plat-public", "plat-system"}, "plat.io/metadata.name", "plat"},
-		{"kubernetes", []string{"default", "kube-node-lease", "kube-public", "kube-system"}, "kubernetes.io/metadata.name", "kubernetes"},
-	} {
+	for _, name := range config.BrandNames() {
+		b, _ := config.LookupBrand(name)
+		want := []string{"default", b.NodeLeaseNamespace, b.PublicNamespace, b.SystemNamespace}
+		sort.Strings(want)
+		c := struct {
+			brand string
+			want  []string
+			label string
+			fin   string
+		}{name, want, b.Label("metadata.name"), b.NamespaceFinalizer}
 		e := start(t, withBrand(c.brand))
 		list := e.do("GET", "/api/v1/namespaces", nil).mustCode(t, 200).obj(t)
 		if got := strings.Join(names(t, list), ","); got != strings.Join(c.want, ",") {
 			t.Errorf("%s: namespaces %s", c.brand, got)
 		}
 		ns := e.do("GET", "/api/v1/namespaces/default", nil).mustCode(t, 200).obj(t)
-		if path(ns, "metadata.labels."+c.label) != nil {
-			// dotted label keys cannot be read with path(); check directly
-		}
 		labels := path(ns, "metadata.labels").(map[string]any)
 		if labels[c.label] != "default" || path(ns, "status.phase") != "Active" {
 			t.Errorf("%s: default namespace %v", c.brand, ns)
@@ -32,7 +33,7 @@ func TestDefaultNamespaces(t *testing.T) {
 		if fins := path(ns, "spec.finalizers").([]any); len(fins) != 1 || fins[0] != c.fin {
 			t.Errorf("%s: finalizers %v", c.brand, fins)
 		}
-		for _, protected := range c.want[:1] {
+		for _, protected := range []string{"default", b.SystemNamespace, b.PublicNamespace} {
 			st := e.do("DELETE", "/api/v1/namespaces/"+protected, nil).mustCode(t, 403).obj(t)
 			if st["message"] != `namespaces "`+protected+`" is forbidden: this namespace may not be deleted` {
 				t.Errorf("delete %s: %v", protected, st["message"])
@@ -126,7 +127,7 @@ func TestDeleteOptions(t *testing.T) {
 		t.Errorf("rv precondition: %v", st["message"])
 	}
 	st = e.do("DELETE", base+"/d?propagationPolicy=Sideways", nil).mustCode(t, 422).obj(t)
-	if st["message"] != `DeleteOptions.meta.plat.io "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"` {
+	if st["message"] != `DeleteOptions.`+platBrand.MetaGroup()+` "" is invalid: propagationPolicy: Unsupported value: "Sideways": supported values: "Foreground", "Background", "Orphan", "nil"` {
 		t.Errorf("bad policy: %v", st["message"])
 	}
 	e.do("DELETE", base+"/d?dryRun=All", nil).mustCode(t, 200)

@@ -150,11 +150,11 @@ func TestWatchInitialEventsAndBookmark(t *testing.T) {
 			t.Errorf("%s: bookmark %v", q, bm.Object)
 		}
 		ann := md["annotations"].(map[string]any)
-		if ann["plat.io/initial-events-end"] != "true" {
+		if ann[platBrand.DomainLabel("initial-events-end")] != "true" {
 			t.Errorf("%s: bookmark annotations %v", q, ann)
 		}
-		if ann["plat.io/initial-events-list-blueprint"] != "eyJraW5kIjoiQ29uZmlnTWFwTGlzdCIsImFwaVZlcnNpb24iOiJ2MSIsIm1ldGFkYXRhIjp7fSwiaXRlbXMiOm51bGx9Cg==" {
-			t.Errorf("%s: blueprint %v", q, ann["plat.io/initial-events-list-blueprint"])
+		if ann[platBrand.Label("initial-events-list-blueprint")] != "eyJraW5kIjoiQ29uZmlnTWFwTGlzdCIsImFwaVZlcnNpb24iOiJ2MSIsIm1ldGFkYXRhIjp7fSwiaXRlbXMiOm51bGx9Cg==" {
+			t.Errorf("%s: blueprint %v", q, ann[platBrand.Label("initial-events-list-blueprint")])
 		}
 		live := "z-live-" + string(rune('0'+i))
 		e.do("POST", base, cm(live, nil, nil)).mustCreated(t)
@@ -237,7 +237,7 @@ func TestWatchErrors(t *testing.T) {
 	e := start(t)
 	base := "/api/v1/namespaces/default/configmaps"
 	st := e.do("GET", base+"?watch=1&resourceVersionMatch=NotOlderThan", nil).mustCode(t, 422).obj(t)
-	if st["message"] != `ListOptions.meta.plat.io "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided` {
+	if st["message"] != `ListOptions.`+platBrand.MetaGroup()+` "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided` {
 		t.Errorf("rvMatch on watch: %v", st["message"])
 	}
 	y := e.do("GET", base+"?watch=1", nil, "Accept", "application/yaml").mustCode(t, 406)

@@ -55,11 +55,15 @@ func Parse(method string, u *url.URL) *Info {
 	info.Prefix = segs[0]
 	segs = segs[1:]
 	if info.Prefix == "apis" {
-		if len(segs) < 3 {
+		if len(segs) < 3 || segs[0] == "" {
 			return info
 		}
 		info.Group = segs[0]
 		segs = segs[1:]
+	}
+	if segs[0] == "" {
+		// An empty version segment ("/api//x") addresses nothing.
+		return info
 	}
 	info.IsResource = true
 	info.Version = segs[0]

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"platd/config"
+)
+
+// parse runs the command line with a serve that records its options
+// instead of serving.
+func parse(t *testing.T, args ...string) (config.Options, error) {
+	t.Helper()
+	var got config.Options
+	app := newApp(func(_ context.Context, o config.Options) error { got = o; return nil })
+	app.Writer, app.ErrWriter = &bytes.Buffer{}, &bytes.Buffer{}
+	err := app.RunContext(context.Background(), append([]string{"platd"}, args...))
+	return got, err
+}
+
+func TestFlags(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	o, err := parse(t, "serve", "--data-dir", dir, "--secure-port", "7443", "--brand", "kubernetes",
+		"--authorization-mode", "AlwaysDeny,AlwaysAllow", "--tls-san", "a.example", "--tls-san", "10.0.0.9", "--history-retention", "2m", "--unsafe-no-fsync")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.DataDir != dir || o.SecurePort != 7443 || o.Brand.Name != "kubernetes" || o.BindAddress != "127.0.0.1" ||
+		strings.Join(o.AuthorizationModes, ",") != "AlwaysDeny,AlwaysAllow" || strings.Join(o.TLSSANs, ",") != "a.example,10.0.0.9" ||
+		o.HistoryRetention.String() != "2m0s" || !o.UnsafeNoFsync || o.AnonymousAuth || o.CertDir != filepath.Join(dir, "pki") {
+		t.Errorf("options: %+v", o)
+	}
+	// serve is the default command.
+	o, err = parse(t, "--data-dir", dir)
+	if err != nil || o.SecurePort != 6443 || o.Brand.Name != "plat" || o.HistoryRetention != config.DefaultHistoryRetention {
+		t.Errorf("default command: %+v %v", o, err)
+	}
+}
+
+func TestBadFlags(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--no-such-flag"}, "flag provided but not defined"},
+		{[]string{"serve", "--brand", "acme"}, `unknown brand "acme"`},
+		{[]string{"serve", "--tls-cert-file", "x.crt"}, "--tls-cert-file and --tls-private-key-file must be given together"},
+		{[]string{"serve", "--authorization-mode", "RBAC"}, `unknown mode "RBAC"`},
+		{[]string{"serve", "--anonymous-auth", "--authorization-mode", "AlwaysAllow"}, "--anonymous-auth=true cannot be combined with --authorization-mode=AlwaysAllow"},
+		{[]string{"serve", "--secure-port", "70000"}, "--secure-port 70000 must be between 1 and 65535"},
+		{[]string{"serve", "--bind-address", "nowhere"}, `--bind-address "nowhere" is not an IP address`},
+		{[]string{"serve", "extra"}, `unexpected argument "extra"`},
+	}
+	for _, c := range cases {
+		dir := filepath.Join(t.TempDir(), "data")
+		_, err := parse(t, append(c.args, "--data-dir", dir)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+			continue
+		}
+		if !errors.Is(err, errUsage) && !errors.Is(err, config.ErrInvalid) {
+			t.Errorf("%v: error %v is not a usage error (exit code 2)", c.args, err)
+		}
+		if _, serr := os.Stat(dir); !os.IsNotExist(serr) {
+			t.Errorf("%v: data directory was created", c.args)
+		}
+	}
+}
+
+func TestRunExitCodes(t *testing.T) {
+	t.Parallel()
+	if code := run([]string{"platd", "serve", "--no-such-flag"}); code != 2 {
+		t.Errorf("unknown flag: exit %d, want 2", code)
+	}
+	if code := run([]string{"platd", "version"}); code != 0 {
+		t.Errorf("version: exit %d", code)
+	}
+}
