@@ -107,7 +107,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		}
 	}
 
-	s.store, err = bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, NoFsync: o.UnsafeNoFsync})
+	s.store, err = bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, NoFsync: o.UnsafeNoFsync, Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("opening %s: %w (is another platd using this data directory?)", o.DBPath(), err)
 	}
