@@ -221,7 +221,10 @@ func (db *DB) commitBatch(ops []*op) {
 	}
 	if len(changes) > 0 {
 		at := start.UnixNano()
-		if err := db.bdb.Update(func(tx *bbolt.Tx) error { return writeChanges(tx, changes, next, at) }); err != nil {
+		if err := db.bdb.Update(func(tx *bbolt.Tx) error {
+			db.releaseMapped(tx)
+			return writeChanges(tx, changes, next, at)
+		}); err != nil {
 			db.log.Error("commit", "err", err, "ops", len(changes))
 			for _, c := range changes {
 				c.o.err = fmt.Errorf("bolt: commit: %w", err)

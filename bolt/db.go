@@ -36,6 +36,9 @@ type DB struct {
 	opts Options
 	log  *slog.Logger
 	bdb  *bbolt.DB
+	// lastRelease is when the committer last dropped mapped pages; only
+	// the committer (and load, before it starts) touches it.
+	lastRelease time.Time
 
 	// mu guards the in-memory state below. The committer and the compactor
 	// take it exclusively only to publish an already-durable change.

@@ -3,6 +3,7 @@ package bolt
 import (
 	"bytes"
 	"fmt"
+	"time"
 
 	bbolt "go.etcd.io/bbolt"
 )
@@ -57,6 +58,12 @@ func (db *DB) load() error {
 		}
 		db.rev.Store(rev)
 		db.compacted.Store(compacted)
+		// Everything is in memory now; the pages the load read need not
+		// stay resident. The open read transaction keeps the map in place.
+		db.lastRelease = time.Now()
+		if err := dropPages(db.bdb.Info().Data, uintptr(tx.Size())); err != nil {
+			db.log.Debug("releasing mapped pages", "err", err)
+		}
 		return nil
 	})
 	if err != nil {

@@ -3,10 +3,13 @@ package security
 import (
 	"crypto/sha256"
 	"crypto/x509"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
+	"time"
 
 	"platd/config"
 )
@@ -32,15 +35,91 @@ func NewX509Authenticator(pool *x509.CertPool, b config.Brand) Authenticator {
 // from roots on every request, so a reloaded client CA takes effect at once.
 // A nil pool from roots disables the authenticator (ok=false).
 func NewDynamicX509Authenticator(roots func() *x509.CertPool, b config.Brand) Authenticator {
-	return x509Auth{roots: roots, extraKey: CredentialIDKey(b)}
+	return &x509Auth{roots: roots, extraKey: CredentialIDKey(b), verified: map[[sha256.Size]byte]verifiedChain{}, now: time.Now}
+}
+
+// verifiedChainTTL is how long a successful chain verification is reused.
+// Verifying an ECDSA chain costs more than serving a small request, and a
+// client sends many requests over one certificate; a short TTL bounds how
+// long a chain keeps working after its CA pool object is replaced (a new
+// pool never matches old entries anyway).
+const verifiedChainTTL = time.Minute
+
+// maxVerifiedChains bounds the cache; when full it is emptied, which costs
+// only re-verification.
+const maxVerifiedChains = 4096
+
+// verifiedChain is a cached successful verification.
+type verifiedChain struct {
+	pool  *x509.CertPool
+	until time.Time
 }
 
 type x509Auth struct {
 	roots    func() *x509.CertPool
 	extraKey string
+	now      func() time.Time
+
+	mu       sync.Mutex
+	verified map[[sha256.Size]byte]verifiedChain
 }
 
-func (a x509Auth) AuthenticateRequest(r *http.Request) (*User, bool, error) {
+// chainKey identifies a presented chain.
+func chainKey(certs []*x509.Certificate) [sha256.Size]byte {
+	h := sha256.New()
+	for _, c := range certs {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(c.Raw)))
+		h.Write(n[:])
+		h.Write(c.Raw)
+	}
+	var k [sha256.Size]byte
+	h.Sum(k[:0])
+	return k
+}
+
+// verify checks the chain against pool, reusing a recent success.
+func (a *x509Auth) verify(pool *x509.CertPool, certs []*x509.Certificate) error {
+	key := chainKey(certs)
+	now := a.now()
+	a.mu.Lock()
+	v, ok := a.verified[key]
+	a.mu.Unlock()
+	if ok && v.pool == pool && now.Before(v.until) {
+		return nil
+	}
+	leaf := certs[0]
+	opts := x509.VerifyOptions{
+		Roots:       pool,
+		KeyUsages:   []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+		CurrentTime: now,
+	}
+	if len(certs) > 1 {
+		opts.Intermediates = x509.NewCertPool()
+		for _, c := range certs[1:] {
+			opts.Intermediates.AddCert(c)
+		}
+	}
+	chains, err := leaf.Verify(opts)
+	if err != nil {
+		return err
+	}
+	until := now.Add(verifiedChainTTL)
+	for _, c := range chains[0] {
+		if c.NotAfter.Before(until) {
+			until = c.NotAfter
+		}
+	}
+	a.mu.Lock()
+	if len(a.verified) >= maxVerifiedChains {
+		clear(a.verified)
+	}
+	a.verified[key] = verifiedChain{pool: pool, until: until}
+	a.mu.Unlock()
+	return nil
+}
+
+func (a *x509Auth) AuthenticateRequest(r *http.Request) (*User, bool, error) {
 	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
 		return nil, false, nil
 	}
@@ -49,17 +128,7 @@ func (a x509Auth) AuthenticateRequest(r *http.Request) (*User, bool, error) {
 		return nil, false, nil
 	}
 	leaf := r.TLS.PeerCertificates[0]
-	opts := x509.VerifyOptions{
-		Roots:     pool,
-		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	if len(r.TLS.PeerCertificates) > 1 {
-		opts.Intermediates = x509.NewCertPool()
-		for _, c := range r.TLS.PeerCertificates[1:] {
-			opts.Intermediates.AddCert(c)
-		}
-	}
-	if _, err := leaf.Verify(opts); err != nil {
+	if err := a.verify(pool, r.TLS.PeerCertificates); err != nil {
 		return nil, false, fmt.Errorf("%w: verifying certificate %s failed: %w", ErrCertificateVerify, certIdentifier(leaf), err)
 	}
 	if leaf.Subject.CommonName == "" {
