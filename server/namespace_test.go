@@ -71,7 +71,32 @@ func TestNamespaceDeletionRemovesContent(t *testing.T) {
 	if path(h, "metadata.deletionTimestamp") == nil {
 		t.Fatalf("held object not marked for deletion: %v", h)
 	}
-	e.do("GET", "/api/v1/namespaces/doomed", nil).mustCode(t, 200)
+	// The namespace reports what keeps it.
+	want := map[string]string{
+		"NamespaceDeletionDiscoveryFailure":           "False",
+		"NamespaceDeletionGroupVersionParsingFailure": "False",
+		"NamespaceDeletionContentFailure":             "False",
+		"NamespaceContentRemaining":                   "True|Some resources are remaining: configmaps. has 1 resource instances",
+		"NamespaceFinalizersRemaining":                "True|Some finalizers are remaining: example.com/hold in 1 resource instances",
+	}
+	eventually(t, "namespace conditions", func() bool {
+		ns := e.do("GET", "/api/v1/namespaces/doomed", nil).mustCode(t, 200).obj(t)
+		conds, _ := path(ns, "status.conditions").([]any)
+		if len(conds) != len(want) {
+			return false
+		}
+		for _, c := range conds {
+			m := c.(map[string]any)
+			got := m["status"].(string)
+			if got == "True" {
+				got += "|" + m["message"].(string)
+			}
+			if want[m["type"].(string)] != got || m["lastTransitionTime"] == nil {
+				return false
+			}
+		}
+		return true
+	})
 	h["metadata"].(map[string]any)["finalizers"] = []any{}
 	e.do("PUT", "/api/v1/namespaces/doomed/configmaps/held", h).mustCode(t, 200)
 	e.do("GET", "/api/v1/namespaces/doomed/configmaps/held", nil).mustCode(t, 404)

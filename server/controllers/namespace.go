@@ -13,11 +13,13 @@ import (
 	"time"
 
 	"platd/bolt"
+	"platd/server/rest"
 )
 
 // NamespaceContent is what the namespace controller needs from the server.
 type NamespaceContent interface {
-	DeleteNamespaceContent(ctx context.Context, ns string) (remaining int, err error)
+	DeleteNamespaceContent(ctx context.Context, ns string) (rest.NamespaceContent, error)
+	SetNamespaceConditions(ctx context.Context, name string, c rest.NamespaceContent) error
 	FinalizeNamespace(ctx context.Context, name string) error
 }
 
@@ -198,11 +200,17 @@ func (c *Namespaces) sync(ctx context.Context, ns string) error {
 	if !c.isTerminating(ns) {
 		return nil
 	}
-	remaining, err := c.Content.DeleteNamespaceContent(ctx, ns)
+	content, err := c.Content.DeleteNamespaceContent(ctx, ns)
 	if err != nil {
 		return err
 	}
-	if remaining > 0 {
+	if err := c.Content.SetNamespaceConditions(ctx, ns, content); err != nil {
+		return err
+	}
+	if !content.Empty() {
+		if len(content.Failures) > 0 {
+			return errors.New(strings.Join(content.Failures, "; "))
+		}
 		// Objects waiting for their finalizers; their updates re-queue us.
 		return nil
 	}

@@ -434,7 +434,7 @@ func (d *decoder) anyBody(b []byte, s *schema.Schema) (any, error) {
 		if err != nil || len(raw) == 0 {
 			return nil, err
 		}
-		v, err := parseJSON(raw, d)
+		v, err := schema.DecodeAnyShared(raw, d.text(raw))
 		if err != nil {
 			return nil, ErrRawNotJSON
 		}

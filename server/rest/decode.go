@@ -69,16 +69,18 @@ func (h *Handler) decodeBody(r *http.Request, s *scope, wo writeOptions) (*decod
 // decodeJSON is decodeBody for bytes already in JSON.
 func (h *Handler) decodeJSON(data []byte, s *scope, wo writeOptions) (*decoded, error) {
 	d := s.d
-	if !json.Valid(data) {
-		var v any
-		jerr := json.Unmarshal(data, &v)
-		if jerr == nil {
-			jerr = errors.New("invalid JSON")
-		}
-		return nil, apierr.BadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v (%s)", d.Kind, jerr, snippet(data)))
-	}
 	dec, err := schema.Decode(data, d.Schema)
 	if err != nil {
+		if !json.Valid(data) {
+			// Syntax errors read as upstream's, which come from encoding/json
+			// while it looks for the kind.
+			var v any
+			jerr := json.Unmarshal(data, &v)
+			if jerr == nil {
+				jerr = errors.New("invalid JSON")
+			}
+			return nil, apierr.BadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): couldn't get version/kind; json parse error: %v (%s)", d.Kind, jerr, snippet(data)))
+		}
 		return nil, h.cannotHandle(d.Kind, d.GroupVersion(), err.Error())
 	}
 	obj := dec.Object

@@ -94,16 +94,94 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
-	body, err := h.listBody(s, pred, plan)
+	res, err := h.readPage(s, pred, plan)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	h.writeBody(w, r, out, http.StatusOK, body, s.d)
+	if out.format == formatJSON && !out.pretty {
+		h.streamList(w, r, s, pred, plan, res)
+		return
+	}
+	h.writeBody(w, r, out, http.StatusOK, h.renderList(nil, s, pred, plan, res), s.d)
 }
 
-// listBody reads one page and renders the list JSON.
-func (h *Handler) listBody(s *scope, pred *predicate, plan listPlan) ([]byte, error) {
+// listChunkSize is how much of a compact JSON list is buffered per write.
+// Writing in chunks keeps a large list from being copied into one
+// allocation; the first chunk is larger than the gzip threshold, so
+// compression is decided as it would be for the whole body.
+const listChunkSize = 256 << 10
+
+// streamList writes a compact JSON list straight from the stored bytes.
+func (h *Handler) streamList(w http.ResponseWriter, r *http.Request, s *scope, pred *predicate, plan listPlan, res bolt.ListResult) {
+	w.Header().Set("Content-Type", mediaJSON)
+	gw, finish := codec.GzipWriter(w, r)
+	gw.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		_ = finish()
+		return
+	}
+	buf := h.listHead(make([]byte, 0, listChunkSize+4096), s, pred, plan, res)
+	for i := range res.Items {
+		v := res.Items[i].Value
+		if len(buf)+len(v)+1 > listChunkSize && len(buf) > 0 {
+			if _, err := gw.Write(buf); err != nil {
+				_ = finish()
+				return
+			}
+			buf = buf[:0]
+		}
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, v...)
+	}
+	buf = append(buf, "]}\n"...)
+	_, _ = gw.Write(buf)
+	if err := finish(); err != nil {
+		h.log.Debug("list write failed", "err", err)
+	}
+}
+
+// renderList appends the whole list JSON to dst.
+func (h *Handler) renderList(dst []byte, s *scope, pred *predicate, plan listPlan, res bolt.ListResult) []byte {
+	size := 256
+	for i := range res.Items {
+		size += len(res.Items[i].Value) + 1
+	}
+	if dst == nil {
+		dst = make([]byte, 0, size)
+	}
+	b := h.listHead(dst, s, pred, plan, res)
+	for i := range res.Items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, res.Items[i].Value...)
+	}
+	return append(b, "]}\n"...)
+}
+
+// listHead appends the list's kind, apiVersion, metadata and the opening
+// of items.
+func (h *Handler) listHead(b []byte, s *scope, pred *predicate, plan listPlan, res bolt.ListResult) []byte {
+	b = typePrefix(b, s.d.ListKind, s.d.GroupVersion())
+	b = append(b, `"metadata":{"resourceVersion":"`...)
+	b = strconv.AppendInt(b, res.Revision, 10)
+	b = append(b, '"')
+	if res.More && plan.limit > 0 && len(res.Items) > 0 {
+		b = append(b, `,"continue":`...)
+		b = codec.AppendJSONString(b, h.encodeContinue(res.Revision, s.prefix(), res.Items[len(res.Items)-1].Key))
+		if pred.empty() {
+			b = append(b, `,"remainingItemCount":`...)
+			b = strconv.AppendInt(b, res.Remaining, 10)
+		}
+	}
+	return append(b, `},"items":[`...)
+}
+
+// readPage reads one page of the addressed collection.
+func (h *Handler) readPage(s *scope, pred *predicate, plan listPlan) (bolt.ListResult, error) {
 	prefix := s.prefix()
 	opts := bolt.ListOptions{Revision: plan.revision, StartKey: plan.start, Limit: int(plan.limit)}
 	if !pred.empty() {
@@ -113,36 +191,13 @@ func (h *Handler) listBody(s *scope, pred *predicate, plan listPlan) ([]byte, er
 	if err != nil {
 		switch {
 		case errors.Is(err, bolt.ErrCompacted) && plan.fromContinue:
-			return nil, h.continueExpired(plan.rel)
+			return res, h.continueExpired(plan.rel)
 		case errors.Is(err, bolt.ErrCompacted):
-			return nil, apierr.Expired("The resourceVersion for the provided list is too old.")
+			return res, apierr.Expired("The resourceVersion for the provided list is too old.")
 		case errors.Is(err, bolt.ErrFutureRevision):
-			return nil, tooLargeResourceVersion(plan.revision, h.store.Revision())
+			return res, tooLargeResourceVersion(plan.revision, h.store.Revision())
 		}
-		return nil, apierr.InternalError(err)
+		return res, apierr.InternalError(err)
 	}
-	size := 256
-	for i := range res.Items {
-		size += len(res.Items[i].Value) + 1
-	}
-	b := typePrefix(make([]byte, 0, size), s.d.ListKind, s.d.GroupVersion())
-	b = append(b, `"metadata":{"resourceVersion":"`...)
-	b = strconv.AppendInt(b, res.Revision, 10)
-	b = append(b, '"')
-	if res.More && plan.limit > 0 && len(res.Items) > 0 {
-		b = append(b, `,"continue":`...)
-		b = codec.AppendJSONString(b, h.encodeContinue(res.Revision, prefix, res.Items[len(res.Items)-1].Key))
-		if pred.empty() {
-			b = append(b, `,"remainingItemCount":`...)
-			b = strconv.AppendInt(b, res.Remaining, 10)
-		}
-	}
-	b = append(b, `},"items":[`...)
-	for i := range res.Items {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, res.Items[i].Value...)
-	}
-	return append(b, "]}\n"...), nil
+	return res, nil
 }

@@ -203,24 +203,6 @@ func (h *Handler) prepareUpdate(s *scope, obj, old Object) (Object, error) {
 // deepCopyObject copies a decoded object so a retry starts from the
 // request's state.
 func deepCopyObject(obj Object) Object {
-	out, _ := deepCopy(obj).(map[string]any)
+	out, _ := schema.DeepCopy(obj).(map[string]any)
 	return out
-}
-
-func deepCopy(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		m := make(map[string]any, len(x))
-		for k, e := range x {
-			m[k] = deepCopy(e)
-		}
-		return m
-	case []any:
-		l := make([]any, len(x))
-		for i, e := range x {
-			l[i] = deepCopy(e)
-		}
-		return l
-	}
-	return v
 }

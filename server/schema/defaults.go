@@ -17,7 +17,7 @@ func defaultObject(m map[string]any, s *Schema) {
 		}
 		v, ok := m[f.Name]
 		if (!ok || v == nil) && f.hasD {
-			v = deepCopy(f.def)
+			v = DeepCopy(f.def) // callers never share defaults
 			m[f.Name] = v
 		}
 		if v != nil {
@@ -60,19 +60,20 @@ func parseDefault(raw []byte, s *Schema) (any, bool) {
 	return v, true
 }
 
-// deepCopy copies generic JSON values so callers never share defaults.
-func deepCopy(v any) any {
+// DeepCopy copies a generic JSON value: maps (map[string]any) and lists
+// ([]any) are copied recursively, other values are shared as they are.
+func DeepCopy(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
-			m[k] = deepCopy(e)
+			m[k] = DeepCopy(e)
 		}
 		return m
 	case []any:
 		a := make([]any, len(x))
 		for i, e := range x {
-			a[i] = deepCopy(e)
+			a[i] = DeepCopy(e)
 		}
 		return a
 	}

@@ -1,9 +1,13 @@
 package schema
 
 import (
+	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"time"
+
+	"platd/codec"
 )
 
 // Encode appends the compact JSON of obj to dst in the field order of s and
@@ -25,14 +29,14 @@ func encObject(dst []byte, m map[string]any, s *Schema, top bool) []byte {
 			dst = append(dst, ',')
 		}
 		n++
-		dst = appendString(dst, name)
+		dst = codec.AppendJSONString(dst, name)
 		dst = append(dst, ':')
 	}
 	if top {
 		for _, k := range [2]string{"kind", "apiVersion"} {
 			if v, ok := m[k].(string); ok && v != "" {
 				member(k)
-				dst = appendString(dst, v)
+				dst = codec.AppendJSONString(dst, v)
 			}
 		}
 	}
@@ -158,14 +162,14 @@ func encValue(dst []byte, v any, s *Schema) []byte {
 		switch x := v.(type) {
 		case string:
 			if q, err := CanonicalQuantity(x); err == nil {
-				return appendString(dst, q)
+				return codec.AppendJSONString(dst, q)
 			}
 		case int64:
-			return appendString(dst, strconv.FormatInt(x, 10))
+			return codec.AppendJSONString(dst, strconv.FormatInt(x, 10))
 		}
 	case Time, MicroTime:
 		if x, ok := v.(string); ok {
-			return appendString(dst, canonicalTime(x, s.Type))
+			return codec.AppendJSONString(dst, canonicalTime(x, s.Type))
 		}
 	}
 	return encAny(dst, v)
@@ -191,7 +195,7 @@ func encMap(dst []byte, m map[string]any, elem *Schema) []byte {
 	dst = append(dst, '{')
 	if len(m) == 1 {
 		for k, v := range m {
-			dst = appendString(dst, k)
+			dst = codec.AppendJSONString(dst, k)
 			dst = append(dst, ':')
 			dst = encValue(dst, v, elem)
 		}
@@ -206,54 +210,82 @@ func encMap(dst []byte, m map[string]any, elem *Schema) []byte {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendString(dst, k)
+		dst = codec.AppendJSONString(dst, k)
 		dst = append(dst, ':')
 		dst = encValue(dst, m[k], elem)
 	}
 	return append(dst, '}')
 }
 
-// encAny writes a generic value: maps with sorted keys, numbers as
-// encoding/json writes them.
+// AppendAny appends the compact JSON of a generic value as Decode and
+// DecodeAny produce it: nil, string, bool, int64, int, float64, []any and
+// map[string]any, objects with sorted keys, strings escaped and numbers
+// written as encoding/json writes them. Any other Go type is an error
+// wrapping ErrType; NaN and infinities, which JSON cannot carry, are an
+// error that does not. On error dst holds a partial encoding.
+func AppendAny(dst []byte, v any) ([]byte, error) {
+	return appendAny(dst, v, true)
+}
+
+// encAny writes a generic value like AppendAny but never fails: it also
+// takes int32, []string and map[string]string, and writes null for NaN,
+// infinities and values of other types.
 func encAny(dst []byte, v any) []byte {
+	dst, _ = appendAny(dst, v, false)
+	return dst
+}
+
+// appendAny is AppendAny when strict and encAny otherwise.
+func appendAny(dst []byte, v any, strict bool) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
-		return append(dst, "null"...)
+		return append(dst, "null"...), nil
 	case string:
-		return appendString(dst, x)
+		return codec.AppendJSONString(dst, x), nil
 	case bool:
 		if x {
-			return append(dst, "true"...)
+			return append(dst, "true"...), nil
 		}
-		return append(dst, "false"...)
+		return append(dst, "false"...), nil
 	case int64:
-		return strconv.AppendInt(dst, x, 10)
+		return strconv.AppendInt(dst, x, 10), nil
 	case int:
-		return strconv.AppendInt(dst, int64(x), 10)
-	case int32:
-		return strconv.AppendInt(dst, int64(x), 10)
+		return strconv.AppendInt(dst, int64(x), 10), nil
 	case float64:
-		return appendFloat(dst, x)
+		if strict && (math.IsNaN(x) || math.IsInf(x, 0)) {
+			return dst, &wrapped{msg: "json: unsupported value: " + strconv.FormatFloat(x, 'g', -1, 64)}
+		}
+		return codec.AppendJSONFloat(dst, x), nil
 	case map[string]any:
-		return encMap(dst, x, nil)
+		return appendAnyMap(dst, x, strict)
 	case []any:
 		dst = append(dst, '[')
 		for i, e := range x {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = encAny(dst, e)
+			var err error
+			if dst, err = appendAny(dst, e, strict); err != nil {
+				return dst, err
+			}
 		}
-		return append(dst, ']')
+		return append(dst, ']'), nil
+	}
+	if strict {
+		return dst, &wrapped{msg: "json: unsupported type: " + fmt.Sprintf("%T", v), kind: ErrType}
+	}
+	switch x := v.(type) {
+	case int32:
+		return strconv.AppendInt(dst, int64(x), 10), nil
 	case []string:
 		dst = append(dst, '[')
 		for i, e := range x {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, e)
+			dst = codec.AppendJSONString(dst, e)
 		}
-		return append(dst, ']')
+		return append(dst, ']'), nil
 	case map[string]string:
 		keys := make([]string, 0, len(x))
 		for k := range x {
@@ -265,11 +297,44 @@ func encAny(dst []byte, v any) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendString(dst, k)
+			dst = codec.AppendJSONString(dst, k)
 			dst = append(dst, ':')
-			dst = appendString(dst, x[k])
+			dst = codec.AppendJSONString(dst, x[k])
 		}
-		return append(dst, '}')
+		return append(dst, '}'), nil
 	}
-	return append(dst, "null"...)
+	return append(dst, "null"...), nil
+}
+
+// appendAnyMap writes a generic object with sorted keys.
+func appendAnyMap(dst []byte, m map[string]any, strict bool) ([]byte, error) {
+	dst = append(dst, '{')
+	if len(m) == 1 {
+		for k, v := range m {
+			dst = codec.AppendJSONString(dst, k)
+			dst = append(dst, ':')
+			var err error
+			if dst, err = appendAny(dst, v, strict); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, '}'), nil
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = codec.AppendJSONString(dst, k)
+		dst = append(dst, ':')
+		var err error
+		if dst, err = appendAny(dst, m[k], strict); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
 }

@@ -11,7 +11,19 @@ import (
 type scanner struct {
 	data []byte
 	pos  int
+	// text, if not empty, is string(data): strings (values and anyValue's
+	// keys) that need no unescaping are substrings of it, not copies.
+	text string
+	// maxDepth, if positive, bounds the nesting of anyValue: a value
+	// deeper than maxDepth containers is a syntax error.
+	maxDepth int
 }
+
+// anyMaxDepth is DecodeAny's nesting limit, encoding/json's and
+// protobuf-go's.
+const anyMaxDepth = 10000
+
+func errDepth() error { return &wrapped{msg: "exceeded max depth", kind: ErrSyntax} }
 
 func errEOF() error { return &wrapped{msg: "unexpected end of JSON input", kind: ErrSyntax} }
 
@@ -207,10 +219,20 @@ func (s *scanner) str() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !complex {
-		return string(raw), nil
+	return s.stringOf(raw, complex), nil
+}
+
+// stringOf returns the string of raw contents; esc reports that they need
+// unescaping (see rawString).
+func (s *scanner) stringOf(raw []byte, esc bool) string {
+	switch {
+	case esc:
+		return unquote(raw)
+	case s.text != "":
+		off := cap(s.data) - cap(raw) // raw is a subslice of data
+		return s.text[off : off+len(raw)]
 	}
-	return unquote(raw), nil
+	return string(raw)
 }
 
 func hex4(b []byte) rune {
@@ -393,6 +415,14 @@ func (s *scanner) end() error {
 // anyValue decodes one value into generic form: map[string]any, []any,
 // string, int64 (integers that fit), float64, bool or nil.
 func (s *scanner) anyValue() (any, error) {
+	return s.anyAt(0)
+}
+
+// anyAt is anyValue for a value nested in depth containers.
+func (s *scanner) anyAt(depth int) (any, error) {
+	if s.maxDepth > 0 && depth > s.maxDepth {
+		return nil, errDepth()
+	}
 	c, err := s.expectValue()
 	if err != nil {
 		return nil, err
@@ -402,11 +432,11 @@ func (s *scanner) anyValue() (any, error) {
 		s.pos++
 		m := map[string]any{}
 		err := s.eachMember(func(key []byte, esc bool) error {
-			v, err := s.anyValue()
+			v, err := s.anyAt(depth + 1)
 			if err != nil {
 				return err
 			}
-			m[keyString(key, esc)] = v
+			m[s.stringOf(key, esc)] = v
 			return nil
 		})
 		return m, err
@@ -414,7 +444,7 @@ func (s *scanner) anyValue() (any, error) {
 		s.pos++
 		a := []any{}
 		err := s.eachElem(func(int) error {
-			v, err := s.anyValue()
+			v, err := s.anyAt(depth + 1)
 			if err != nil {
 				return err
 			}
@@ -463,9 +493,27 @@ func keyString(key []byte, esc bool) string {
 	return string(key)
 }
 
-// decodeAny parses a complete JSON document into generic form.
-func decodeAny(data []byte) (any, error) {
-	s := &scanner{data: data}
+// DecodeAny parses a complete JSON document into the generic form Decode
+// gives values without a schema: map[string]any, []any, string, bool, nil,
+// int64 for numbers written as integers that fit and float64 for the
+// others (±Inf beyond float64's range). Strings are read as encoding/json
+// reads them: invalid UTF-8 and unpaired surrogates become U+FFFD; the
+// last of duplicate members wins. Syntax errors, and nesting deeper than
+// 10000 containers, wrap ErrSyntax. data is not retained.
+func DecodeAny(data []byte) (any, error) {
+	return DecodeAnyShared(data, "")
+}
+
+// DecodeAnyShared is DecodeAny for a document the caller also holds as a
+// string, text == string(data): the strings that need no unescaping,
+// member names included, are substrings of text rather than copies, which
+// saves an allocation per string. An empty text, or one of another length
+// than data, is ignored.
+func DecodeAnyShared(data []byte, text string) (any, error) {
+	if len(text) != len(data) {
+		text = ""
+	}
+	s := &scanner{data: data, text: text, maxDepth: anyMaxDepth}
 	v, err := s.anyValue()
 	if err != nil {
 		return nil, err
@@ -475,3 +523,6 @@ func decodeAny(data []byte) (any, error) {
 	}
 	return v, nil
 }
+
+// decodeAny is DecodeAny.
+func decodeAny(data []byte) (any, error) { return DecodeAny(data) }

@@ -1,0 +1,278 @@
+//go:build linux
+
+// Benchmarks of the platd process as a user starts it: the real binary,
+// durable writes (no --unsafe-no-fsync), HTTPS with the admin client
+// certificate from this process. Run each once with:
+//
+//	go test -run XXX -bench . -benchtime 1x ./server/
+//
+// The figures that matter are the custom metrics (ms/start, s/10k,
+// ms/list, MB...); ns/op is whatever the timed part of one iteration took.
+
+package server_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Benchmark workload.
+const (
+	// benchObjects is the number of ConfigMaps a benchmark creates: the
+	// size of a busy small cluster's ConfigMap population.
+	benchObjects = 10000
+	// benchNS is the namespace the benchmarks write into.
+	benchNS = "bench"
+)
+
+// benchConfigMap returns the JSON of the i-th benchmark ConfigMap: about
+// 800 bytes of what applications keep in ConfigMaps (properties, a few
+// settings, labels and annotations), varied per object.
+func benchConfigMap(i int) []byte {
+	svc := i % 40
+	props := strings.Join([]string{
+		"server.port=8080",
+		fmt.Sprintf("spring.datasource.url=jdbc:postgresql://db-%02d.internal:5432/checkout", svc),
+		"spring.datasource.hikari.maximum-pool-size=20",
+		"spring.jpa.open-in-view=false",
+		fmt.Sprintf("cache.redis.host=redis-%02d.internal", svc%8),
+		"cache.ttl=300s",
+		"feature.new-cart=true",
+		"feature.express-checkout=false",
+		"logging.level.root=INFO",
+		fmt.Sprintf("tracing.sample-rate=0.%02d", i%100),
+		"",
+	}, "\n")
+	b, _ := json.Marshal(map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{
+			"name":        fmt.Sprintf("checkout-config-%05d", i),
+			"namespace":   benchNS,
+			"labels":      map[string]string{"app": fmt.Sprintf("checkout-%02d", svc), "tier": "backend", "env": "staging"},
+			"annotations": map[string]string{"owner": "team-payments", "config-revision": strconv.Itoa(i)},
+		},
+		"data": map[string]string{
+			"application.properties": props,
+			"LOG_LEVEL":              "info",
+			"HTTP_TIMEOUT":           "30s",
+			"PAYMENTS_ENDPOINT":      fmt.Sprintf("https://payments-%02d.internal/v2/charge", svc),
+			"RETRY_POLICY":           `{"maxAttempts":5,"backoff":"exponential","initialDelay":"200ms"}`,
+		},
+	})
+	return b
+}
+
+// benchNamespace creates the benchmark namespace.
+func benchNamespace(b *testing.B, p *platdProc) {
+	b.Helper()
+	body := []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"` + benchNS + `"}}`)
+	if code, resp, err := p.do(http.MethodPost, "/api/v1/namespaces", body); err != nil || code != http.StatusCreated {
+		b.Fatalf("create namespace: %d %v %s", code, err, resp)
+	}
+}
+
+// benchCreate creates ConfigMaps first..first+n-1 from clients parallel
+// clients, each with its own connection, and returns the wall time.
+func benchCreate(b *testing.B, p *platdProc, first, n, clients int) time.Duration {
+	b.Helper()
+	bodies := make([][]byte, n)
+	for i := range bodies {
+		bodies[i] = benchConfigMap(first + i)
+	}
+	conns := make([]*http.Client, clients)
+	for i := range conns {
+		conns[i] = p.newClient()
+		defer conns[i].CloseIdleConnections()
+	}
+	var next atomic.Int64
+	var failed atomic.Pointer[string]
+	var wg sync.WaitGroup
+	collection := "/api/v1/namespaces/" + benchNS + "/configmaps"
+	began := time.Now()
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for failed.Load() == nil {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				code, resp, err := doWith(c, p.url, http.MethodPost, collection, bodies[i])
+				if err != nil || code != http.StatusCreated {
+					msg := fmt.Sprintf("create %d: %d %v %.200s", first+i, code, err, resp)
+					failed.CompareAndSwap(nil, &msg)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	took := time.Since(began)
+	if msg := failed.Load(); msg != nil {
+		b.Fatal(*msg)
+	}
+	return took
+}
+
+// residentMB reads the resident set size of a process from /proc.
+func residentMB(b *testing.B, pid int) float64 {
+	b.Helper()
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			f := strings.Fields(rest)
+			kb, err := strconv.ParseFloat(f[0], 64)
+			if err != nil || len(f) != 2 || f[1] != "kB" {
+				b.Fatalf("unexpected VmRSS line %q", line)
+			}
+			return kb / 1024
+		}
+	}
+	b.Fatalf("no VmRSS in /proc/%d/status", pid)
+	return 0
+}
+
+// userHZ is the unit of the CPU times in /proc/<pid>/stat: the kernel's
+// user-space clock tick, fixed at 100 per second on Linux.
+const userHZ = 100
+
+// cpuSeconds reads the user plus system CPU time a process has used. It
+// is less disturbed by other work on the machine than wall time.
+func cpuSeconds(b *testing.B, pid int) float64 {
+	b.Helper()
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	// The command name is in parentheses and may hold spaces; the fields
+	// after it start with the state (field 3); utime and stime are fields
+	// 14 and 15.
+	end := strings.LastIndexByte(string(stat), ')')
+	f := strings.Fields(string(stat[end+1:]))
+	if end < 0 || len(f) < 13 {
+		b.Fatalf("unexpected /proc/%d/stat: %q", pid, stat)
+	}
+	utime, err1 := strconv.ParseFloat(f[11], 64)
+	stime, err2 := strconv.ParseFloat(f[12], 64)
+	if err1 != nil || err2 != nil {
+		b.Fatalf("unexpected /proc/%d/stat: %q", pid, stat)
+	}
+	return (utime + stime) / userHZ
+}
+
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// BenchmarkStartToReady measures process start to the first 200 from
+// /readyz on an empty data directory (CA, serving and admin certificates
+// and the database are all created). Target: 50 ms.
+func BenchmarkStartToReady(b *testing.B) {
+	platdBinary(b)
+	var total time.Duration
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		dir := b.TempDir()
+		b.StartTimer()
+		p := launchPlatd(b, dir)
+		total += p.waitReady()
+		b.StopTimer()
+		p.terminate()
+		b.StartTimer()
+	}
+	b.ReportMetric(millis(total)/float64(b.N), "ms/start")
+}
+
+// BenchmarkParallelCreates measures 10,000 ConfigMap creates of about 800
+// bytes from 16 and 32 parallel clients against a fresh durable server.
+// Target: 2.5 s per 10k.
+func BenchmarkParallelCreates(b *testing.B) {
+	platdBinary(b)
+	for _, clients := range []int{16, 32} {
+		b.Run(fmt.Sprintf("clients=%d", clients), func(b *testing.B) {
+			var total time.Duration
+			var cpu float64
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				p := startPlatd(b, b.TempDir())
+				benchNamespace(b, p)
+				cpuBefore := cpuSeconds(b, p.pid())
+				b.StartTimer()
+				total += benchCreate(b, p, 0, benchObjects, clients)
+				b.StopTimer()
+				cpu += cpuSeconds(b, p.pid()) - cpuBefore
+				p.terminate()
+				b.StartTimer()
+			}
+			per := total.Seconds() / float64(b.N)
+			b.ReportMetric(per, "s/10k")
+			b.ReportMetric(benchObjects/per, "creates/s")
+			b.ReportMetric(cpu/float64(b.N), "server-cpu-s/10k")
+		})
+	}
+}
+
+// BenchmarkListAll measures one full JSON list (compact, not pretty) of
+// 10,000 ConfigMaps. Target: 25 ms.
+func BenchmarkListAll(b *testing.B) {
+	p := startPlatd(b, b.TempDir())
+	benchNamespace(b, p)
+	benchCreate(b, p, 0, benchObjects, 16)
+	list := func() []byte {
+		code, body, err := p.do(http.MethodGet, "/api/v1/namespaces/"+benchNS+"/configmaps", nil, "Accept", "application/json")
+		if err != nil || code != http.StatusOK {
+			b.Fatalf("list: %d %v %.200s", code, err, body)
+		}
+		return body
+	}
+	began := time.Now()
+	first := list()
+	firstTook := time.Since(began)
+	var decoded struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := json.Unmarshal(first, &decoded); err != nil || len(decoded.Items) != benchObjects {
+		b.Fatalf("list holds %d items (%v), want %d", len(decoded.Items), err, benchObjects)
+	}
+	if strings.Contains(string(first[:min(len(first), 200)]), "\n") {
+		b.Fatalf("list is pretty-printed: %.200s", first)
+	}
+	var size int
+	b.ResetTimer()
+	for range b.N {
+		size = len(list())
+	}
+	b.StopTimer()
+	b.ReportMetric(millis(b.Elapsed())/float64(b.N), "ms/list")
+	b.ReportMetric(millis(firstTook), "ms/first-list")
+	b.ReportMetric(float64(size)/1e6, "MB")
+	p.terminate()
+}
+
+// BenchmarkResidentMemory reads the server's resident memory idle after
+// start and after 10,000 creates. Targets: 30 MB idle, 80 MB after.
+func BenchmarkResidentMemory(b *testing.B) {
+	platdBinary(b)
+	var idle, loaded float64
+	for range b.N {
+		p := startPlatd(b, b.TempDir())
+		idle += residentMB(b, p.pid())
+		benchNamespace(b, p)
+		benchCreate(b, p, 0, benchObjects, 16)
+		loaded += residentMB(b, p.pid())
+		p.terminate()
+	}
+	b.ReportMetric(idle/float64(b.N), "MB-idle")
+	b.ReportMetric(loaded/float64(b.N), "MB-after-10k")
+}
