@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/evanphx/json-patch/v5 v5.9.11
 	github.com/julienschmidt/httprouter v1.3.0
+	github.com/klauspost/compress v1.20.3
 	github.com/urfave/cli/v2 v2.27.7
 	go.etcd.io/bbolt v1.5.0
 	google.golang.org/protobuf v1.36.12

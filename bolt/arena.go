@@ -27,6 +27,14 @@ func (a *arena) take(rec []byte) []byte {
 	return rec[:len(rec):len(rec)]
 }
 
+// reserve makes the next chunk at least n bytes, so a batch whose size is
+// known up front is built in one allocation.
+func (a *arena) reserve(n int) {
+	if cap(a.buf)-len(a.buf) < n {
+		a.buf = make([]byte, 0, max(n, arenaChunk))
+	}
+}
+
 // string copies s into the arena.
 func (a *arena) string(s string) []byte {
 	return a.take(append(a.tail(), s...))

@@ -285,6 +285,7 @@ func writeChanges(tx *bbolt.Tx, changes []change, rev, at int64) error {
 	hist.FillPercent = historyFill
 	state.FillPercent = stateFill
 	var a arena
+	a.reserve(batchRecordBytes(changes))
 	for i := range changes {
 		ev := &changes[i].ev
 		key := a.string(ev.KV.Key)
@@ -302,6 +303,23 @@ func writeChanges(tx *bbolt.Tx, changes []change, rev, at int64) error {
 		}
 	}
 	return tx.Bucket(bucketMeta).Put(metaRevision, u64key(rev))
+}
+
+// recordOverhead bounds the bytes a state record or an event adds to the
+// key and values it carries (revisions, lengths, type).
+const recordOverhead = 64
+
+// batchRecordBytes is an upper bound of the bytes writeChanges builds.
+func batchRecordBytes(changes []change) int {
+	n := 0
+	for i := range changes {
+		ev := &changes[i].ev
+		n += 2*len(ev.KV.Key) + 2*len(ev.KV.Value) + 2*recordOverhead
+		if ev.Prev != nil {
+			n += len(ev.Prev.Value) + len(ev.Prev.Key)
+		}
+	}
+	return n
 }
 
 // publish makes a committed batch visible: index, history, revision,

@@ -1,8 +1,8 @@
 package codec
 
 import (
-	"compress/gzip"
 	"errors"
+	"github.com/klauspost/compress/gzip"
 	"net/http"
 	"strings"
 	"sync"

@@ -35,6 +35,11 @@ const (
 	crashRequestTimeout = 10 * time.Second
 	// crashWatchTimeout bounds the replay of the watch after the restart.
 	crashWatchTimeout = 20 * time.Second
+	// crashPoll is how often the load phase checks its progress.
+	crashPoll = 10 * time.Millisecond
+	// crashMaxEvent is the longest watch line accepted; the objects are
+	// a few hundred bytes.
+	crashMaxEvent = 1 << 20
 )
 
 // crashNS is the namespace the crash test writes into.
@@ -76,7 +81,8 @@ func (o crashObject) v(t *testing.T) int {
 }
 
 // crashBody is the JSON of a ConfigMap of the crash test; rv is empty on
-// create and the expected resourceVersion on update.
+// create and the expected resourceVersion on update. The 200-digit payload
+// gives each write a realistic size without slowing the load.
 func crashBody(name, rv string, v int) []byte {
 	b, _ := json.Marshal(map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
@@ -167,24 +173,30 @@ func TestCrashRecovery(t *testing.T) {
 	results := make([][]ackedWrite, crashWriters)
 	var wg sync.WaitGroup
 	for w := range crashWriters {
+		c := p.newClient() // one connection per writer
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c := p.newClient()
 			defer c.CloseIdleConnections()
 			results[w] = crashWriter(t, c, p.url, w, stop, &acks)
 		}()
 	}
+	// However the test ends, the writers stop before it does: they report
+	// through t.
+	var stopOnce sync.Once
+	stopLoad := func() { stopOnce.Do(func() { close(stop) }); wg.Wait() }
+	t.Cleanup(stopLoad)
 	loadStart := time.Now()
+	tick := time.NewTicker(crashPoll)
+	defer tick.Stop()
 	for time.Since(loadStart) < crashLoadFor || acks.Load() < crashMinAcks {
 		if time.Since(loadStart) > crashMaxLoad {
 			t.Fatalf("only %d writes acknowledged in %v", acks.Load(), crashMaxLoad)
 		}
-		time.Sleep(10 * time.Millisecond)
+		<-tick.C
 	}
 	p.kill()
-	close(stop)
-	wg.Wait()
+	stopLoad()
 	if t.Failed() {
 		return
 	}
@@ -320,7 +332,7 @@ func crashWatch(t *testing.T, p *platdProc, rv uint64, last string) []crashEvent
 	}
 	var events []crashEvent
 	sc := bufio.NewScanner(res.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	sc.Buffer(make([]byte, 0, 64<<10), crashMaxEvent)
 	for sc.Scan() {
 		var ev crashEvent
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {

@@ -26,6 +26,9 @@ import (
 // sub-second against a local server, the rest is slack for a busy machine.
 const kubectlTimeout = 30 * time.Second
 
+// kubectlPoll is how often a streaming kubectl's output is checked.
+const kubectlPoll = 10 * time.Millisecond
+
 // kubectlEnv runs the kubectl on PATH against one platd process. Safe for
 // concurrent use by parallel subtests.
 type kubectlEnv struct {
@@ -274,7 +277,7 @@ func TestKubectl(t *testing.T) {
 				case err := <-done:
 					done <- err
 					t.Fatalf("watch ended (%v) without %q:\nstdout %s\nstderr %s", err, want, stdout.String(), stderr.String())
-				case <-time.After(10 * time.Millisecond):
+				case <-time.After(kubectlPoll):
 				}
 			}
 		}

@@ -18,6 +18,14 @@ func readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
+	if n := r.ContentLength; n >= 0 && n <= maxBodyBytes {
+		// The usual case: the size is known, read it in one allocation.
+		b := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, b); err != nil {
+			return nil, apierr.BadRequest("unable to read request body: " + err.Error())
+		}
+		return b, nil
+	}
 	b, err := io.ReadAll(io.LimitReader(r.Body, maxBodyBytes+1))
 	if err != nil {
 		return nil, apierr.BadRequest("unable to read request body: " + err.Error())

@@ -115,7 +115,7 @@ const listChunkSize = 256 << 10
 // streamList writes a compact JSON list straight from the stored bytes.
 func (h *Handler) streamList(w http.ResponseWriter, r *http.Request, s *scope, pred *predicate, plan listPlan, res bolt.ListResult) {
 	w.Header().Set("Content-Type", mediaJSON)
-	gw, finish := codec.GzipWriter(w, r)
+	gw, finish := gzipWriter(w, r)
 	gw.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		_ = finish()

@@ -3,6 +3,7 @@ package rest
 import (
 	"encoding/json"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -122,7 +123,7 @@ func (hd *Handler) writeBody(w http.ResponseWriter, r *http.Request, out output,
 			body = append(body, '\n')
 		}
 	}
-	gw, finish := codec.GzipWriter(w, r)
+	gw, finish := gzipWriter(w, r)
 	if gw == w {
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 	}
@@ -185,4 +186,25 @@ func requestWatch(r *http.Request) bool {
 	q := r.URL.Query()
 	v := q.Get("watch")
 	return v == "1" || v == "true" || strings.Contains(r.URL.Path, "/watch/")
+}
+
+// gzipWriter wraps w for compression as codec.GzipWriter decides, except
+// for clients on the loopback interface: there compression only burns CPU
+// on both ends of a connection that costs nothing to fill, and the CPU is
+// shared by both.
+func gzipWriter(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, func() error) {
+	if isLoopback(r.RemoteAddr) {
+		return w, func() error { return nil }
+	}
+	return codec.GzipWriter(w, r)
+}
+
+// isLoopback reports whether a RemoteAddr ("ip:port") is a loopback address.
+func isLoopback(remoteAddr string) bool {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
