@@ -29,7 +29,7 @@ type Decoded struct {
 // validation policy. The top-level kind and apiVersion are always kept.
 // Decode is safe for concurrent use; data is not retained.
 func Decode(data []byte, s *Schema) (*Decoded, error) {
-	d := &decoder{scanner: scanner{data: data}}
+	d := &decoder{scanner: scanner{data: data, maxDepth: anyMaxDepth}}
 	d.path = make([]byte, 0, 64)
 	d.gopath = make([]byte, 0, 64)
 	v, err := d.value(s, 0, structName(s))
@@ -156,6 +156,11 @@ func (d *decoder) mismatch(c byte, s *Schema, owner string) (any, error) {
 // value decodes one value against s. A nil result with nil error means
 // JSON null or a recorded type error: the member is absent.
 func (d *decoder) value(s *Schema, depth int, owner string) (any, error) {
+	if depth > anyMaxDepth {
+		// Recursive schemas (JSONSchemaProps) could otherwise nest without
+		// bound.
+		return nil, errDepth()
+	}
 	c, err := d.expectValue()
 	if err != nil {
 		return nil, err

@@ -2,7 +2,9 @@ package schema
 
 import (
 	"errors"
+	"platd/config"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -136,5 +138,28 @@ func TestDecodeErrors(t *testing.T) {
 				t.Errorf("error %v is not %v", err, tt.kind)
 			}
 		})
+	}
+}
+
+// TestDecodeDeepNesting checks that hostile nesting is an error, not a
+// stack overflow, wherever it appears: in an unknown field, in a
+// free-form value and in the body itself.
+func TestDecodeDeepNesting(t *testing.T) {
+	t.Parallel()
+	b, _ := config.LookupBrand("plat")
+	cat, err := Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := cat.ByGVK("", "v1", "ConfigMap")
+	deep := strings.Repeat("[", 200000) + strings.Repeat("]", 200000)
+	for _, body := range []string{
+		`{"spec":` + deep + `}`,
+		`{"metadata":{"managedFields":[{"fieldsV1":` + deep + `}]}}`,
+		deep,
+	} {
+		if _, err := Decode([]byte(body), cm); err == nil {
+			t.Errorf("nesting of 200000 accepted (%.20s...)", body)
+		}
 	}
 }

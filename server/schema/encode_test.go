@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"math"
+	"platd/codec"
 	"testing"
 )
 
@@ -65,7 +66,7 @@ func TestEncodeFloatLikeEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := appendFloat(nil, f); string(got) != string(want) {
+		if got := codec.AppendJSONFloat(nil, f); string(got) != string(want) {
 			t.Errorf("%v: got %s want %s", f, got, want)
 		}
 	}
@@ -78,7 +79,7 @@ func TestEncodeStringLikeEncodingJSON(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := appendString(nil, s); string(got) != string(want) {
+		if got := codec.AppendJSONString(nil, s); string(got) != string(want) {
 			t.Errorf("%q: got %s want %s", s, got, want)
 		}
 	}

@@ -302,7 +302,14 @@ func unquote(raw []byte) string {
 }
 
 // skip consumes one value of any kind without building it.
-func (s *scanner) skip() error {
+func (s *scanner) skip() error { return s.skipAt(0) }
+
+// skipAt is skip for a value nested in depth containers; nesting beyond
+// anyMaxDepth is a syntax error, so hostile input cannot exhaust the stack.
+func (s *scanner) skipAt(depth int) error {
+	if depth > anyMaxDepth {
+		return errDepth()
+	}
 	c, err := s.expectValue()
 	if err != nil {
 		return err
@@ -310,10 +317,10 @@ func (s *scanner) skip() error {
 	switch c {
 	case '{':
 		s.pos++
-		return s.eachMember(func([]byte, bool) error { return s.skip() })
+		return s.eachMember(func([]byte, bool) error { return s.skipAt(depth + 1) })
 	case '[':
 		s.pos++
-		return s.eachElem(func(int) error { return s.skip() })
+		return s.eachElem(func(int) error { return s.skipAt(depth + 1) })
 	case '"':
 		_, _, err := s.rawString()
 		return err
