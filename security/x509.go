@@ -35,7 +35,8 @@ func NewX509Authenticator(pool *x509.CertPool, b config.Brand) Authenticator {
 // from roots on every request, so a reloaded client CA takes effect at once.
 // A nil pool from roots disables the authenticator (ok=false).
 func NewDynamicX509Authenticator(roots func() *x509.CertPool, b config.Brand) Authenticator {
-	return &x509Auth{roots: roots, extraKey: CredentialIDKey(b), verified: map[[sha256.Size]byte]verifiedChain{}, now: time.Now}
+	return &x509Auth{roots: roots, extraKey: CredentialIDKey(b), now: time.Now,
+		verified: map[[sha256.Size]byte]verifiedChain{}, byLeaf: map[*x509.Certificate][sha256.Size]byte{}}
 }
 
 // verifiedChainTTL is how long a successful chain verification is reused.
@@ -53,6 +54,11 @@ const maxVerifiedChains = 4096
 type verifiedChain struct {
 	pool  *x509.CertPool
 	until time.Time
+	// leaf is the parsed certificate the entry was made for. A TLS
+	// connection presents the same parsed certificate on every request, so
+	// a pointer match skips hashing the chain.
+	leaf *x509.Certificate
+	n    int
 }
 
 type x509Auth struct {
@@ -62,6 +68,9 @@ type x509Auth struct {
 
 	mu       sync.Mutex
 	verified map[[sha256.Size]byte]verifiedChain
+	// byLeaf indexes verified by the parsed leaf of the connection that
+	// last used the entry.
+	byLeaf map[*x509.Certificate][sha256.Size]byte
 }
 
 // chainKey identifies a presented chain.
@@ -80,14 +89,25 @@ func chainKey(certs []*x509.Certificate) [sha256.Size]byte {
 
 // verify checks the chain against pool, reusing a recent success.
 func (a *x509Auth) verify(pool *x509.CertPool, certs []*x509.Certificate) error {
-	key := chainKey(certs)
 	now := a.now()
 	a.mu.Lock()
-	v, ok := a.verified[key]
-	a.mu.Unlock()
-	if ok && v.pool == pool && now.Before(v.until) {
+	key, known := a.byLeaf[certs[0]]
+	if v, ok := a.verified[key]; known && ok && v.leaf == certs[0] && v.n == len(certs) && v.pool == pool && now.Before(v.until) {
+		a.mu.Unlock()
 		return nil
 	}
+	a.mu.Unlock()
+	key = chainKey(certs)
+	a.mu.Lock()
+	v, ok := a.verified[key]
+	if ok && v.pool == pool && now.Before(v.until) {
+		a.byLeaf[certs[0]] = key
+		v.leaf, v.n = certs[0], len(certs)
+		a.verified[key] = v
+		a.mu.Unlock()
+		return nil
+	}
+	a.mu.Unlock()
 	leaf := certs[0]
 	opts := x509.VerifyOptions{
 		Roots:       pool,
@@ -111,10 +131,12 @@ func (a *x509Auth) verify(pool *x509.CertPool, certs []*x509.Certificate) error 
 		}
 	}
 	a.mu.Lock()
-	if len(a.verified) >= maxVerifiedChains {
+	if len(a.verified) >= maxVerifiedChains || len(a.byLeaf) >= maxVerifiedChains {
 		clear(a.verified)
+		clear(a.byLeaf)
 	}
-	a.verified[key] = verifiedChain{pool: pool, until: until}
+	a.verified[key] = verifiedChain{pool: pool, until: until, leaf: certs[0], n: len(certs)}
+	a.byLeaf[certs[0]] = key
 	a.mu.Unlock()
 	return nil
 }
