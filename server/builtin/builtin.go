@@ -58,18 +58,6 @@ func child(obj map[string]any, key string) map[string]any {
 	return m
 }
 
-// strings reads a list of strings.
-func stringsOf(v any) []string {
-	l, _ := v.([]any)
-	out := make([]string, 0, len(l))
-	for _, x := range l {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // fieldGetter returns a FieldSelectors entry reading a string at path.
 func fieldGetter(path ...string) func(registry.Object) string {
 	return func(o registry.Object) string { return str(o, path...) }

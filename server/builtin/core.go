@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"platd/config"
@@ -181,11 +182,11 @@ func namespaces(b config.Brand) *registry.Descriptor {
 	d.Strategy.PrepareForCreate = func(obj registry.Object) {
 		child(obj, "status")["phase"] = phaseActive
 		spec := child(obj, "spec")
-		fins := stringsOf(spec["finalizers"])
-		if !contains(fins, b.NamespaceFinalizer) {
+		fins := registry.Strings(spec["finalizers"])
+		if !slices.Contains(fins, b.NamespaceFinalizer) {
 			fins = append(fins, b.NamespaceFinalizer)
 		}
-		spec["finalizers"] = toAny(fins)
+		spec["finalizers"] = registry.AnyList(fins)
 		setNameLabel(obj)
 	}
 	d.Strategy.PrepareForUpdate = func(obj, old registry.Object, sub string) {
@@ -201,7 +202,7 @@ func namespaces(b config.Brand) *registry.Descriptor {
 	}
 	d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors {
 		var errs apierr.FieldErrors
-		for i, f := range stringsOf(child(obj, "spec")["finalizers"]) {
+		for i, f := range registry.Strings(child(obj, "spec")["finalizers"]) {
 			field := fmt.Sprintf("spec.finalizers[%d]", i)
 			for _, msg := range validation.IsQualifiedName(f) {
 				errs = append(errs, apierr.Invalid(field, f, msg))
@@ -214,7 +215,7 @@ func namespaces(b config.Brand) *registry.Descriptor {
 	}
 	d.Strategy.Graceful = true
 	d.Strategy.PendingFinalizers = func(obj registry.Object) bool {
-		return len(stringsOf(child(obj, "spec")["finalizers"])) > 0
+		return len(registry.Strings(child(obj, "spec")["finalizers"])) > 0
 	}
 	d.Strategy.PrepareForDelete = func(obj registry.Object) {
 		child(obj, "status")["phase"] = phaseTerminating
@@ -275,21 +276,4 @@ func events() *registry.Descriptor {
 		return nil
 	}
 	return d
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func toAny(l []string) []any {
-	out := make([]any, len(l))
-	for i, s := range l {
-		out[i] = s
-	}
-	return out
 }

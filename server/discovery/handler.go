@@ -87,11 +87,11 @@ func (h *Handler) wantPretty(r *http.Request) bool {
 // current returns the documents for the registry as it is now, rebuilding
 // them when a descriptor was added or replaced since the last call.
 func (h *Handler) current() *snapshot {
-	state := captureState(h.reg)
+	gen := h.reg.Generation()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.snap == nil || !h.snap.state.equal(state) {
-		h.snap = buildSnapshot(state, h.brand)
+	if h.snap == nil || h.snap.state.Generation != gen {
+		h.snap = buildSnapshot(h.reg.Snapshot(), h.brand)
 	}
 	return h.snap
 }

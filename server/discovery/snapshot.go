@@ -2,51 +2,10 @@ package discovery
 
 import (
 	"encoding/json"
-	"slices"
 
 	"platd/config"
 	"platd/server/registry"
 )
-
-// registryState is what the documents are derived from. Two states are
-// equal when the registry served the same descriptors (by identity) in the
-// same group and version order, so a replaced descriptor is noticed too.
-type registryState struct {
-	groups   []string
-	versions [][]string
-	descs    []*registry.Descriptor
-}
-
-// captureState reads the registry. Reading it costs one sort of the
-// descriptors, far less than rebuilding and hashing the documents.
-func captureState(reg *registry.Registry) registryState {
-	s := registryState{groups: reg.Groups(), descs: reg.All()}
-	s.versions = make([][]string, len(s.groups))
-	for i, g := range s.groups {
-		s.versions[i] = reg.Versions(g)
-	}
-	return s
-}
-
-func (s registryState) equal(o registryState) bool {
-	if !slices.Equal(s.groups, o.groups) || !slices.Equal(s.descs, o.descs) {
-		return false
-	}
-	return slices.EqualFunc(s.versions, o.versions, slices.Equal)
-}
-
-// byGroupVersion splits the descriptors per group and version, each list
-// sorted by resource (All's order).
-func (s registryState) byGroupVersion() map[string]map[string][]*registry.Descriptor {
-	out := map[string]map[string][]*registry.Descriptor{}
-	for _, d := range s.descs {
-		if out[d.Group] == nil {
-			out[d.Group] = map[string][]*registry.Descriptor{}
-		}
-		out[d.Group][d.Version] = append(out[d.Group][d.Version], d)
-	}
-	return out
-}
 
 // aggregatedDoc is one aggregated discovery document ready to serve.
 type aggregatedDoc struct {
@@ -59,7 +18,7 @@ type aggregatedDoc struct {
 // snapshot holds every discovery document of one registry state as
 // compact JSON. It is immutable once built.
 type snapshot struct {
-	state        registryState
+	state        registry.Snapshot
 	coreVersions []string
 	groupList    []byte
 	groups       map[string][]byte
@@ -69,8 +28,8 @@ type snapshot struct {
 	aggregatedAll aggregatedDoc
 }
 
-func buildSnapshot(state registryState, b config.Brand) *snapshot {
-	byGV := state.byGroupVersion()
+func buildSnapshot(state registry.Snapshot, b config.Brand) *snapshot {
+	byGV := state.ByGroupVersion()
 	s := &snapshot{
 		state:         state,
 		groups:        map[string][]byte{},
@@ -79,8 +38,8 @@ func buildSnapshot(state registryState, b config.Brand) *snapshot {
 	list := apiGroupList{Kind: kindAPIGroupList, APIVersion: legacyAPIVersion, Groups: []apiGroup{}}
 	var core []groupEntry
 	var named []groupEntry
-	for i, g := range state.groups {
-		versions := state.versions[i]
+	for i, g := range state.Groups {
+		versions := state.Versions[i]
 		entry := groupEntry{name: g, versions: versions, descs: byGV[g]}
 		s.resourceLists[g] = map[string][]byte{}
 		for _, v := range versions {

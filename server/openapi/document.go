@@ -4,6 +4,7 @@ import (
 	"crypto/sha512"
 	"encoding/hex"
 	"encoding/json"
+	"platd/server/registry"
 	"sort"
 	"strings"
 	"time"
@@ -21,7 +22,7 @@ const (
 
 // servedDoc is one document ready to serve. It is immutable.
 type servedDoc struct {
-	state registryState
+	state registry.Snapshot
 	// body is the compact JSON the server sends; hash is its upper-case
 	// hex SHA-512, which is also its ETag and its ?hash= value.
 	body     []byte
@@ -29,7 +30,7 @@ type servedDoc struct {
 	modified time.Time
 }
 
-func newServedDoc(state registryState, doc obj, modified time.Time) *servedDoc {
+func newServedDoc(state registry.Snapshot, doc obj, modified time.Time) *servedDoc {
 	body, err := json.Marshal(doc)
 	if err != nil {
 		// The documents hold only strings, numbers, bools, slices, maps and
@@ -42,7 +43,7 @@ func newServedDoc(state registryState, doc obj, modified time.Time) *servedDoc {
 
 // v3Set is every v3 document of one registry state plus the index.
 type v3Set struct {
-	state registryState
+	state registry.Snapshot
 	docs  map[string]*servedDoc
 	index []byte
 	// modified is when the set was built (Last-Modified).
@@ -100,11 +101,11 @@ func (d *docSpec) v3Doc() obj {
 }
 
 // gvDoc builds the spec of one group-version.
-func (g *generator) gvDoc(state registryState, group, version string) *docSpec {
+func (g *generator) gvDoc(state registry.Snapshot, group, version string) *docSpec {
 	d := g.newDoc()
 	d.addDiscovery(urlPrefix(group, version)+"/", "get"+gvName(g.brand, group, version)+"APIResources",
 		gvTag(g.brand, group, version), "APIResourceList")
-	for _, desc := range state.resources(group, version) {
+	for _, desc := range state.Resources(group, version) {
 		d.addResource(desc)
 	}
 	d.markShared([][2]string{{group, version}})
@@ -112,10 +113,10 @@ func (g *generator) gvDoc(state registryState, group, version string) *docSpec {
 }
 
 // buildV3 renders every v3 document and the index.
-func buildV3(state registryState, g *generator, now time.Time) *v3Set {
+func buildV3(state registry.Snapshot, g *generator, now time.Time) *v3Set {
 	set := &v3Set{state: state, docs: map[string]*servedDoc{}, modified: now}
 	add := func(key string, d *docSpec) { set.docs[key] = newServedDoc(state, d.v3Doc(), now) }
-	for i, group := range state.groups {
+	for i, group := range state.Groups {
 		if group == "" {
 			d := g.newDoc()
 			d.addDiscovery("/api/", "getCoreAPIVersions", "core", "APIVersions")
@@ -126,7 +127,7 @@ func buildV3(state registryState, g *generator, now time.Time) *v3Set {
 				lowerFirst(groupName(g.brand, group)), "APIGroup")
 			add("apis/"+group, d)
 		}
-		for _, v := range state.versions[i] {
+		for _, v := range state.Versions[i] {
 			add(indexKey(group, v), g.gvDoc(state, group, v))
 		}
 	}
@@ -147,22 +148,22 @@ func buildV3(state registryState, g *generator, now time.Time) *v3Set {
 }
 
 // buildV2 renders the single v2 document covering every group-version.
-func buildV2(state registryState, g *generator, now time.Time) *servedDoc {
+func buildV2(state registry.Snapshot, g *generator, now time.Time) *servedDoc {
 	d := g.newDoc()
 	var gvs [][2]string
 	d.addDiscovery("/apis/", "getAPIVersions", "apis", "APIGroupList")
-	for i, group := range state.groups {
+	for i, group := range state.Groups {
 		if group == "" {
 			d.addDiscovery("/api/", "getCoreAPIVersions", "core", "APIVersions")
 		} else {
 			d.addDiscovery("/apis/"+group+"/", "get"+groupName(g.brand, group)+"APIGroup",
 				lowerFirst(groupName(g.brand, group)), "APIGroup")
 		}
-		for _, v := range state.versions[i] {
+		for _, v := range state.Versions[i] {
 			gvs = append(gvs, [2]string{group, v})
 			d.addDiscovery(urlPrefix(group, v)+"/", "get"+gvName(g.brand, group, v)+"APIResources",
 				gvTag(g.brand, group, v), "APIResourceList")
-			for _, desc := range state.resources(group, v) {
+			for _, desc := range state.Resources(group, v) {
 				d.addResource(desc)
 			}
 		}

@@ -80,22 +80,22 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // currentV3 returns the v3 documents of the registry as it is now.
 func (h *Handler) currentV3() *v3Set {
-	state := captureState(h.reg)
+	gen := h.reg.Generation()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.v3 == nil || !h.v3.state.equal(state) {
-		h.v3 = buildV3(state, h.newGenerator(), h.now())
+	if h.v3 == nil || h.v3.state.Generation != gen {
+		h.v3 = buildV3(h.reg.Snapshot(), h.newGenerator(), h.now())
 	}
 	return h.v3
 }
 
 // currentV2 returns the v2 document of the registry as it is now.
 func (h *Handler) currentV2() *servedDoc {
-	state := captureState(h.reg)
+	gen := h.reg.Generation()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.v2 == nil || !h.v2.state.equal(state) {
-		h.v2 = buildV2(state, h.newGenerator(), h.now())
+	if h.v2 == nil || h.v2.state.Generation != gen {
+		h.v2 = buildV2(h.reg.Snapshot(), h.newGenerator(), h.now())
 	}
 	return h.v2
 }

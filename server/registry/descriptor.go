@@ -5,6 +5,7 @@ package registry
 import (
 	"platd/server/apierr"
 	"platd/server/schema"
+	"slices"
 )
 
 // Verb names as discovery lists them.
@@ -118,14 +119,7 @@ func (d *Descriptor) GroupKind() string {
 }
 
 // HasVerb reports whether the main resource supports verb.
-func (d *Descriptor) HasVerb(verb string) bool {
-	for _, v := range d.Verbs {
-		if v == verb {
-			return true
-		}
-	}
-	return false
-}
+func (d *Descriptor) HasVerb(verb string) bool { return slices.Contains(d.Verbs, verb) }
 
 // Subresource returns the named subresource, or nil.
 func (d *Descriptor) Subresource(name string) *Subresource {

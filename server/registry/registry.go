@@ -13,6 +13,8 @@ type Registry struct {
 	// groups lists group names in registration order, core ("") first.
 	groups   []string
 	versions map[string][]string
+	// generation counts changes, for Generation and Snapshot.
+	generation uint64
 }
 
 type gvr struct{ group, version, resource string }
@@ -41,6 +43,7 @@ func (r *Registry) Add(d *Descriptor) {
 		r.versions[d.Group] = append(vs, d.Version)
 	}
 	r.byGVR[gvr{d.Group, d.Version, d.Resource}] = d
+	r.generation++
 }
 
 // Lookup returns the descriptor of a resource, or nil.
@@ -110,5 +113,65 @@ func (r *Registry) All() []*Descriptor {
 		}
 		return a.Resource < b.Resource
 	})
+	return out
+}
+
+// Snapshot is a consistent view of the registry: what derived documents
+// (discovery, OpenAPI) are built from.
+type Snapshot struct {
+	// Generation changes whenever a descriptor is added or replaced.
+	Generation uint64
+	// Groups are the group names in registration order, core first.
+	Groups []string
+	// Versions holds each group's versions, preferred first, in Groups
+	// order.
+	Versions [][]string
+	// Descriptors are sorted by group, version and resource.
+	Descriptors []*Descriptor
+}
+
+// Generation returns a number that changes whenever the set of
+// descriptors does; comparing it is how caches of derived documents stay
+// current without rebuilding them.
+func (r *Registry) Generation() uint64 {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.generation
+}
+
+// Snapshot returns the current state.
+func (r *Registry) Snapshot() Snapshot {
+	r.mu.RLock()
+	s := Snapshot{Generation: r.generation, Groups: append([]string(nil), r.groups...)}
+	for _, g := range s.Groups {
+		s.Versions = append(s.Versions, append([]string(nil), r.versions[g]...))
+	}
+	r.mu.RUnlock()
+	s.Descriptors = r.All()
+	return s
+}
+
+// Resources returns the descriptors of one group-version of the snapshot,
+// sorted by resource.
+func (s Snapshot) Resources(group, version string) []*Descriptor {
+	var out []*Descriptor
+	for _, d := range s.Descriptors {
+		if d.Group == group && d.Version == version {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// ByGroupVersion splits the descriptors per group and version, each list
+// sorted by resource.
+func (s Snapshot) ByGroupVersion() map[string]map[string][]*Descriptor {
+	out := map[string]map[string][]*Descriptor{}
+	for _, d := range s.Descriptors {
+		if out[d.Group] == nil {
+			out[d.Group] = map[string][]*Descriptor{}
+		}
+		out[d.Group][d.Version] = append(out[d.Group][d.Version], d)
+	}
 	return out
 }

@@ -46,17 +46,7 @@ func (h *Handler) checkNamespace(s *scope, name string) error {
 
 // create serves POST to a collection.
 func (h *Handler) create(w http.ResponseWriter, r *http.Request, s *scope) {
-	out, err := h.negotiate(r, false)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	wo, err := h.parseWriteOptions(r.URL.Query(), kindCreateOptions)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	dec, err := h.decodeBody(r, s, wo)
+	out, wo, dec, err := h.beginWrite(r, s, kindCreateOptions)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

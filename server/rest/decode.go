@@ -180,3 +180,18 @@ func addWarnings(w http.ResponseWriter, texts []string) {
 		w.Header().Add("Warning", warningHeader(t))
 	}
 }
+
+// beginWrite is the common start of create and update: the response
+// encoding, the write options and the decoded body.
+func (h *Handler) beginWrite(r *http.Request, s *scope, optionsKind string) (output, writeOptions, *decoded, error) {
+	out, err := h.negotiate(r, false)
+	if err != nil {
+		return out, writeOptions{}, nil, err
+	}
+	wo, err := h.parseWriteOptions(r.URL.Query(), optionsKind)
+	if err != nil {
+		return out, wo, nil, err
+	}
+	dec, err := h.decodeBody(r, s, wo)
+	return out, wo, dec, err
+}

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"net/http"
 	"sort"
 
 	"platd/server/apierr"
@@ -141,4 +142,19 @@ func (p *predicate) matchesObject(obj Object) bool {
 		})
 	}
 	return true
+}
+
+// beginRead is the common start of list and watch: the response encoding,
+// the list options and the selectors.
+func (h *Handler) beginRead(r *http.Request, s *scope, watch bool) (output, *listOptions, *predicate, error) {
+	out, err := h.negotiate(r, watch)
+	if err != nil {
+		return out, nil, nil, err
+	}
+	o, err := h.parseListOptions(r.URL.Query(), watch)
+	if err != nil {
+		return out, nil, nil, err
+	}
+	pred, err := parsePredicate(s.d, o.labelSelector, o.fieldSelector)
+	return out, o, pred, err
 }

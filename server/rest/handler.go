@@ -5,6 +5,7 @@ package rest
 import (
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
 	"platd/bolt"
@@ -145,7 +146,7 @@ func (h *Handler) resolve(info *request.Info) (*scope, error) {
 		if sr == nil {
 			return nil, apierr.RouteNotFound()
 		}
-		if !hasString(sr.Verbs, info.Verb) {
+		if !slices.Contains(sr.Verbs, info.Verb) {
 			return nil, apierr.MethodNotAllowed()
 		}
 		return s, nil
@@ -212,12 +213,3 @@ func ResourcePrefix(d *registry.Descriptor) string { return resourcePrefix(d) }
 
 // ObjectKey exposes objectKey to controllers.
 func ObjectKey(d *registry.Descriptor, ns, name string) string { return objectKey(d, ns, name) }
-
-func hasString(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}

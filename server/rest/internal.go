@@ -139,18 +139,7 @@ func (h *Handler) SetNamespaceConditions(ctx context.Context, name string, c Nam
 		return err
 	}
 	s.sub = "status"
-	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
-		kv, err := h.store.Get(s.key())
-		if errors.Is(err, bolt.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		old, err := decodeStored(s.d, kv.Value)
-		if err != nil {
-			return err
-		}
+	return h.updateStored(ctx, s, func(old Object) Object {
 		prior := map[string]map[string]any{}
 		status, _ := old["status"].(map[string]any)
 		for _, x := range asList(status["conditions"]) {
@@ -173,16 +162,8 @@ func (h *Handler) SetNamespaceConditions(ctx context.Context, name string, c Nam
 			newStatus[k] = v
 		}
 		newStatus["conditions"] = conds
-		next, err := h.prepareUpdate(s, Object{"status": newStatus}, old)
-		if err != nil {
-			return err
-		}
-		_, retry, err := h.commitUpdate(ctx, s, kv, next, false)
-		if !retry {
-			return err
-		}
-	}
-	return apierr.ConflictModified("", "namespaces", name)
+		return Object{"status": newStatus}
+	})
 }
 
 func asList(v any) []any { l, _ := v.([]any); return l }
@@ -195,6 +176,25 @@ func (h *Handler) FinalizeNamespace(ctx context.Context, name string) error {
 		return err
 	}
 	s.sub = "finalize"
+	return h.updateStored(ctx, s, func(old Object) Object {
+		spec, _ := old["spec"].(map[string]any)
+		var keep []string
+		for _, f := range registry.Strings(spec["finalizers"]) {
+			if f != h.brand.NamespaceFinalizer {
+				keep = append(keep, f)
+			}
+		}
+		if len(keep) == 0 {
+			return Object{"spec": map[string]any{}}
+		}
+		return Object{"spec": map[string]any{"finalizers": registry.AnyList(keep)}}
+	})
+}
+
+// updateStored writes, through the update path, the request body that
+// change builds from the stored object, retrying when another writer wins
+// the race. A missing object is not an error: there is nothing to change.
+func (h *Handler) updateStored(ctx context.Context, s *scope, change func(old Object) Object) error {
 	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
 		kv, err := h.store.Get(s.key())
 		if errors.Is(err, bolt.ErrNotFound) {
@@ -207,18 +207,7 @@ func (h *Handler) FinalizeNamespace(ctx context.Context, name string) error {
 		if err != nil {
 			return err
 		}
-		spec, _ := old["spec"].(map[string]any)
-		var keep []string
-		for _, f := range stringList(spec["finalizers"]) {
-			if f != h.brand.NamespaceFinalizer {
-				keep = append(keep, f)
-			}
-		}
-		body := Object{"spec": map[string]any{}}
-		if len(keep) > 0 {
-			body["spec"] = map[string]any{"finalizers": toAnyList(keep)}
-		}
-		next, err := h.prepareUpdate(s, body, old)
+		next, err := h.prepareUpdate(s, change(old), old)
 		if err != nil {
 			return err
 		}
@@ -227,5 +216,5 @@ func (h *Handler) FinalizeNamespace(ctx context.Context, name string) error {
 			return err
 		}
 	}
-	return apierr.ConflictModified("", "namespaces", name)
+	return apierr.ConflictModified(s.d.Group, s.d.Resource, s.name)
 }

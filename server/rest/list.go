@@ -74,17 +74,7 @@ func (h *Handler) planList(r *http.Request, s *scope, o *listOptions) (listPlan,
 
 // list serves GET of a collection.
 func (h *Handler) list(w http.ResponseWriter, r *http.Request, s *scope) {
-	out, err := h.negotiate(r, false)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	o, err := h.parseListOptions(r.URL.Query(), false)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	pred, err := parsePredicate(s.d, o.labelSelector, o.fieldSelector)
+	out, o, pred, err := h.beginRead(r, s, false)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

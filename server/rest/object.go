@@ -43,28 +43,8 @@ func stringMap(m map[string]any, field string) map[string]any {
 	return v
 }
 
-// stringList reads a []string-shaped member such as finalizers.
-func stringList(v any) []string {
-	l, _ := v.([]any)
-	out := make([]string, 0, len(l))
-	for _, x := range l {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func toAnyList(l []string) []any {
-	out := make([]any, len(l))
-	for i, s := range l {
-		out[i] = s
-	}
-	return out
-}
-
 // finalizers returns metadata.finalizers.
-func finalizers(obj Object) []string { return stringList(meta(obj, false)["finalizers"]) }
+func finalizers(obj Object) []string { return registry.Strings(meta(obj, false)["finalizers"]) }
 
 // newUID returns a random version 4 UUID in its canonical lower-case form.
 func newUID() string {

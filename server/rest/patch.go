@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"platd/codec"
@@ -32,7 +33,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 		return
 	}
 	mt, _, err := codec.ParseContentType(r.Header.Get("Content-Type"))
-	if err != nil || !hasString(patchTypes, mt) {
+	if err != nil || !slices.Contains(patchTypes, mt) {
 		h.writeError(w, r, apierr.UnsupportedMediaType("415: Unsupported Media Type", &apierr.Details{}))
 		return
 	}

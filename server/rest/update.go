@@ -19,17 +19,7 @@ const maxUpdateAttempts = 16
 
 // update serves PUT of an object or its status/finalize subresource.
 func (h *Handler) update(w http.ResponseWriter, r *http.Request, s *scope) {
-	out, err := h.negotiate(r, false)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	wo, err := h.parseWriteOptions(r.URL.Query(), kindUpdateOptions)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	dec, err := h.decodeBody(r, s, wo)
+	out, wo, dec, err := h.beginWrite(r, s, kindUpdateOptions)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

@@ -61,17 +61,7 @@ func (ws *watchStream) send(eventType string, object []byte) error {
 
 // watch serves a watch on a collection (or on one object by name).
 func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
-	out, err := h.negotiate(r, true)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	o, err := h.parseListOptions(r.URL.Query(), true)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	pred, err := parsePredicate(s.d, o.labelSelector, o.fieldSelector)
+	out, o, pred, err := h.beginRead(r, s, true)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

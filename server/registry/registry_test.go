@@ -1,0 +1,51 @@
+package registry
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestRegistry(t *testing.T) {
+	t.Parallel()
+	r := New()
+	g0 := r.Generation()
+	cm := &Descriptor{Version: "v1", Resource: "configmaps", Kind: "ConfigMap", Verbs: []string{VerbGet, VerbList}}
+	ns := &Descriptor{Version: "v1", Resource: "namespaces", Kind: "Namespace"}
+	role := &Descriptor{Group: "rbac.example.com", Version: "v1", Resource: "roles", Kind: "Role"}
+	r.Add(cm)
+	r.Add(role)
+	r.Add(ns)
+	if r.Generation() == g0 {
+		t.Error("generation did not change")
+	}
+	if r.Lookup("", "v1", "configmaps") != cm || r.Lookup("", "v1", "nope") != nil || r.Lookup("rbac.example.com", "v1", "roles") != role {
+		t.Error("lookup")
+	}
+	if !r.HasGroupVersion("", "v1") || r.HasGroupVersion("", "v2") {
+		t.Error("HasGroupVersion")
+	}
+	if got := r.Groups(); !reflect.DeepEqual(got, []string{"", "rbac.example.com"}) {
+		t.Errorf("groups %q", got)
+	}
+	s := r.Snapshot()
+	if s.Generation != r.Generation() || len(s.Descriptors) != 3 || s.Descriptors[0] != cm || s.Descriptors[1] != ns {
+		t.Errorf("snapshot %+v", s)
+	}
+	if got := s.Resources("", "v1"); len(got) != 2 || got[0] != cm {
+		t.Errorf("resources %v", got)
+	}
+	if got := s.ByGroupVersion()["rbac.example.com"]["v1"]; len(got) != 1 || got[0] != role {
+		t.Errorf("by group version %v", got)
+	}
+	before := r.Generation()
+	r.Add(&Descriptor{Version: "v1", Resource: "configmaps", Kind: "ConfigMap"})
+	if r.Generation() == before || r.Lookup("", "v1", "configmaps") == cm {
+		t.Error("replacing a descriptor was not noticed")
+	}
+	if !cm.HasVerb(VerbList) || cm.HasVerb(VerbWatch) || cm.GroupResource() != "configmaps" || role.GroupResource() != "roles.rbac.example.com" || role.GroupKind() != "Role.rbac.example.com" {
+		t.Error("descriptor helpers")
+	}
+	if got := Strings([]any{"a", 1, "b"}); !reflect.DeepEqual(got, []string{"a", "b"}) {
+		t.Errorf("Strings %q", got)
+	}
+}
