@@ -1,0 +1,150 @@
+package server_test
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// compact drops the history up to the revision of obj.
+func compact(t *testing.T, e *env, obj map[string]any) {
+	t.Helper()
+	rev, err := strconv.ParseInt(rvOf(obj), 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.Store().Compact(context.Background(), rev); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestExpiredContinueAndExactList(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/api/v1/namespaces/default/configmaps"
+	createCMs(t, e, "default", 3, nil)
+	p1 := e.do("GET", base+"?limit=1", nil).mustCode(t, 200).obj(t)
+	tok := path(p1, "metadata.continue").(string)
+	oldRV := rvOf(p1)
+	last := e.do("POST", base, cm("later", nil, nil)).mustCreated(t)
+	e.do("POST", base, cm("later2", nil, nil)).mustCreated(t)
+	compact(t, e, last)
+
+	st := e.do("GET", base+"?limit=1&continue="+tok, nil).mustCode(t, 410).obj(t)
+	if st["reason"] != "Expired" || !strings.HasPrefix(st["message"].(string), "The provided continue parameter is too old to display a consistent list result.") {
+		t.Fatalf("expired continue: %v", st)
+	}
+	fresh := decodeContinue(t, path(st, "metadata.continue").(string))
+	if fresh["rv"] != float64(-1) || fresh["start"] != "cm-a\x00" {
+		t.Errorf("fresh token %v", fresh)
+	}
+	// The fresh token continues from the latest state.
+	next := e.do("GET", base+"?limit=10&continue="+path(st, "metadata.continue").(string), nil).mustCode(t, 200).obj(t)
+	if got := strings.Join(names(t, next), ","); got != "cm-b,cm-c,later,later2" {
+		t.Errorf("continuing with the fresh token: %s", got)
+	}
+	st = e.do("GET", base+"?resourceVersion="+oldRV+"&resourceVersionMatch=Exact", nil).mustCode(t, 410).obj(t)
+	if st["message"] != "The resourceVersion for the provided list is too old." {
+		t.Errorf("exact list below the history: %v", st["message"])
+	}
+}
+
+func TestRestartKeepsStateAndHistory(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	o := testOptions(t, dir)
+	e := startWith(t, o)
+	base := "/api/v1/namespaces/default/configmaps"
+	first := e.do("POST", base, cm("one", map[string]string{"k": "1"}, nil)).mustCreated(t)
+	second := e.do("POST", base, cm("two", nil, nil)).mustCreated(t)
+	e.do("DELETE", base+"/two", nil).mustCode(t, 200)
+	e.stop()
+
+	e2 := startWith(t, testOptions(t, dir))
+	got := e2.do("GET", base+"/one", nil).mustCode(t, 200).obj(t)
+	if path(got, "metadata.uid") != path(first, "metadata.uid") || path(got, "data.k") != "1" {
+		t.Errorf("object after restart: %v", got)
+	}
+	w := e2.watch(base + "?watch=1&resourceVersion=" + rvOf(first))
+	w.expect("ADDED", "two")
+	del := w.expect("DELETED", "two")
+	if rvOf(del.Object) <= rvOf(second) && len(rvOf(del.Object)) <= len(rvOf(second)) {
+		t.Errorf("deletion replayed at %s, not after %s", rvOf(del.Object), rvOf(second))
+	}
+	created := e2.do("POST", base, cm("three", nil, nil)).mustCreated(t)
+	w.expect("ADDED", "three")
+	a, _ := strconv.Atoi(rvOf(created))
+	b, _ := strconv.Atoi(rvOf(del.Object))
+	if a <= b {
+		t.Errorf("revision went backwards after restart: %d after %d", a, b)
+	}
+}
+
+func TestDryRunUpdateAndPatch(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/api/v1/namespaces/default/configmaps"
+	o := e.do("POST", base, cm("d", map[string]string{"k": "v"}, nil)).mustCreated(t)
+	o["data"] = map[string]any{"k": "dry"}
+	r := e.do("PUT", base+"/d?dryRun=All", o).mustCode(t, 200).obj(t)
+	if path(r, "data.k") != "dry" || rvOf(r) != rvOf(o) {
+		t.Errorf("dry-run update result: %v", r)
+	}
+	p := e.do("PATCH", base+"/d?dryRun=All", `{"data":{"k":"patched"}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200).obj(t)
+	if path(p, "data.k") != "patched" {
+		t.Errorf("dry-run patch result: %v", p)
+	}
+	stored := e.do("GET", base+"/d", nil).mustCode(t, 200).obj(t)
+	if path(stored, "data.k") != "v" || rvOf(stored) != rvOf(o) {
+		t.Errorf("dry run changed the object: %v", stored)
+	}
+}
+
+func TestPatchKinds(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/api/v1/namespaces/default/configmaps"
+	e.do("POST", base, cm("p", map[string]string{"a": "1", "b": "2"}, map[string]string{"x": "y"})).mustCreated(t)
+	merge := e.do("PATCH", base+"/p", `{"data":{"a":null,"c":"3"},"metadata":{"labels":{"z":"w"}}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200).obj(t)
+	if path(merge, "data.a") != nil || path(merge, "data.c") != "3" || path(merge, "metadata.labels.x") != "y" || path(merge, "metadata.labels.z") != "w" {
+		t.Errorf("merge patch: %v", merge)
+	}
+	strategic := e.do("PATCH", base+"/p", `{"data":{"d":"4"}}`, "Content-Type", "application/strategic-merge-patch+json").mustCode(t, 200).obj(t)
+	if path(strategic, "data.d") != "4" || path(strategic, "data.b") != "2" {
+		t.Errorf("strategic patch: %v", strategic)
+	}
+	jp := e.do("PATCH", base+"/p", `[{"op":"replace","path":"/data/b","value":"two"},{"op":"remove","path":"/data/c"}]`, "Content-Type", "application/json-patch+json").mustCode(t, 200).obj(t)
+	if path(jp, "data.b") != "two" || path(jp, "data.c") != nil {
+		t.Errorf("json patch: %v", jp)
+	}
+	st := e.do("PATCH", base+"/p", `[{"op":"test","path":"/data/b","value":"wrong"}]`, "Content-Type", "application/json-patch+json").mustCode(t, 422).obj(t)
+	if st["message"] != "the server rejected our request due to an error in our request" {
+		t.Errorf("failed test op: %v", st)
+	}
+	st = e.do("PATCH", base+"/p", `{"data":`, "Content-Type", "application/merge-patch+json").mustCode(t, 400).obj(t)
+	if st["message"] != "error decoding patch: unexpected end of JSON input" {
+		t.Errorf("malformed patch: %v", st["message"])
+	}
+	st = e.do("PATCH", base+"/p?fieldValidation=Strict", `{"spec":{"x":1}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 422).obj(t)
+	if !strings.Contains(st["message"].(string), `strict decoding error: unknown field "spec"`) || path(st, "details.causes") == nil {
+		t.Errorf("strict patch: %v", st)
+	}
+	e.do("PATCH", base+"/missing", `{}`, "Content-Type", "application/merge-patch+json").mustCode(t, 404)
+}
+
+func TestAPIsDiscovery(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	apis := e.do("GET", "/apis", nil).mustCode(t, 200).obj(t)
+	if apis["kind"] != "APIGroupList" {
+		t.Errorf("/apis: %v", apis)
+	}
+	agg := e.do("GET", "/api", nil, "Accept", "application/json;g=apidiscovery."+platBrand.Domain+";v=v2;as=APIGroupDiscoveryList,application/json").mustCode(t, 200)
+	if ct := agg.header.Get("Content-Type"); ct != "application/json;g=apidiscovery."+platBrand.Domain+";v=v2;as=APIGroupDiscoveryList" {
+		t.Errorf("aggregated content type %q", ct)
+	}
+	if !strings.Contains(string(agg.body), `"resource":"configmaps"`) {
+		t.Errorf("aggregated body lacks configmaps: %.300s", agg.body)
+	}
+}
