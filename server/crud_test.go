@@ -247,3 +247,23 @@ func TestUnsupportedBody(t *testing.T) {
 		t.Errorf("patch 415: %v", st)
 	}
 }
+
+func TestBuiltinSchemaMarkersAreNotRules(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	// LimitRangeSpec.limits has no omitempty upstream, so the OpenAPI
+	// document calls it required; upstream still accepts a LimitRange
+	// without it, and names a nameless LimitRange itself.
+	lr := e.do("POST", "/api/v1/namespaces/default/limitranges", map[string]any{"metadata": map[string]any{}}).mustCreated(t)
+	name, _ := path(lr, "metadata.name").(string)
+	if len(name) != 36 || strings.Count(name, "-") != 4 {
+		t.Errorf("nameless LimitRange got name %q", name)
+	}
+	ev := e.do("POST", "/api/v1/namespaces/default/events", map[string]any{"metadata": map[string]any{"name": "e"}}).mustCreated(t)
+	if ev["involvedObject"] == nil || ev["firstTimestamp"] != nil {
+		t.Errorf("event: %v", ev)
+	}
+	if _, ok := ev["firstTimestamp"]; !ok {
+		t.Error("event lacks firstTimestamp: null")
+	}
+}

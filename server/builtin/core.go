@@ -249,6 +249,13 @@ func serviceAccounts() *registry.Descriptor {
 func limitRanges() *registry.Descriptor {
 	d := core("limitranges", "limitrange", "LimitRange", true, "limits")
 	d.UpdateCreates = true
+	// A LimitRange created without a name gets a random one, as upstream.
+	d.Strategy.PrepareForCreate = func(obj registry.Object) {
+		md := child(obj, "metadata")
+		if str(obj, "metadata", "name") == "" && str(obj, "metadata", "generateName") == "" {
+			md["name"] = registry.NewUID()
+		}
+	}
 	return d
 }
 

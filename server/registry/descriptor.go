@@ -60,6 +60,11 @@ type Descriptor struct {
 	Schema *schema.Schema
 	// NameRule validates metadata.name.
 	NameRule NameRule
+	// SchemaValidation applies the schema's required, enum and list
+	// rules on write. Built-in types leave it off: their OpenAPI markers
+	// document the Go types (a field without omitempty reads "required"),
+	// and upstream validates them with per-type code, the Strategy here.
+	SchemaValidation bool
 	// UpdateCreates lets PUT create a missing object.
 	UpdateCreates bool
 	// ReturnDeleted makes DELETE answer with the removed object instead of

@@ -92,7 +92,9 @@ func (h *Handler) prepareCreate(s *scope, obj Object) (Object, error) {
 	}
 	schema.ApplyDefaults(obj, d.Schema)
 	errs := h.validateObjectMeta(d, obj)
-	errs = append(errs, schema.Validate(obj, d.Schema)...)
+	if d.SchemaValidation {
+		errs = append(errs, schema.Validate(obj, d.Schema)...)
+	}
 	if d.Strategy.Validate != nil {
 		errs = append(errs, d.Strategy.Validate(obj)...)
 	}

@@ -46,17 +46,6 @@ func stringMap(m map[string]any, field string) map[string]any {
 // finalizers returns metadata.finalizers.
 func finalizers(obj Object) []string { return registry.Strings(meta(obj, false)["finalizers"]) }
 
-// newUID returns a random version 4 UUID in its canonical lower-case form.
-func newUID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(fmt.Sprintf("crypto/rand failed: %v", err))
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
-
 // timestamp renders t the way metadata times are written.
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 

@@ -149,7 +149,7 @@ func (h *Handler) prepareCreateMeta(s *scope, obj Object) {
 	} else {
 		delete(m, "namespace")
 	}
-	m["uid"] = newUID()
+	m["uid"] = registry.NewUID()
 	m["creationTimestamp"] = timestamp(h.now())
 }
 

@@ -177,7 +177,9 @@ func (h *Handler) prepareUpdate(s *scope, obj, old Object) (Object, error) {
 	}
 	schema.ApplyDefaults(next, d.Schema)
 	errs := h.validateObjectMeta(d, next)
-	errs = append(errs, schema.Validate(next, d.Schema)...)
+	if d.SchemaValidation {
+		errs = append(errs, schema.Validate(next, d.Schema)...)
+	}
 	if d.Strategy.Validate != nil {
 		errs = append(errs, d.Strategy.Validate(next)...)
 	}
