@@ -42,43 +42,64 @@ func configKeyErrors(key string) []string {
 	return errs
 }
 
-// validateDataKeys checks the keys of data-like maps and their total size.
-func validateDataKeys(obj registry.Object, sizeOf func(string, any) int, fields ...string) apierr.FieldErrors {
+// validateConfigMapData checks the keys of a ConfigMap's data and
+// binaryData, keys present in both, and their total size.
+func validateConfigMapData(obj registry.Object) apierr.FieldErrors {
 	var errs apierr.FieldErrors
-	seen := map[string]string{}
+	data, _ := obj["data"].(map[string]any)
+	binary, _ := obj["binaryData"].(map[string]any)
 	total := 0
-	for _, f := range fields {
-		m, _ := obj[f].(map[string]any)
-		for k, v := range m {
-			for _, msg := range configKeyErrors(k) {
-				errs = append(errs, apierr.Invalid(f+"["+k+"]", k, msg))
-			}
-			if other, dup := seen[k]; dup {
-				errs = append(errs, apierr.Invalid(f+"["+k+"]", k, "duplicate of key present in "+other))
-			}
-			seen[k] = f
-			total += sizeOf(f, v)
+	for _, k := range sortedKeys(data) {
+		for _, msg := range configKeyErrors(k) {
+			errs = append(errs, apierr.Invalid("data["+k+"]", k, msg))
 		}
+		if _, dup := binary[k]; dup {
+			errs = append(errs, apierr.Invalid("data["+k+"]", k, "duplicate of key present in binaryData"))
+		}
+		s, _ := data[k].(string)
+		total += len(s)
+	}
+	for _, k := range sortedKeys(binary) {
+		for _, msg := range configKeyErrors(k) {
+			errs = append(errs, apierr.Invalid("binaryData["+k+"]", k, msg))
+		}
+		total += len(decodedBytes(binary[k]))
 	}
 	if total > maxDataSize {
-		errs = append(errs, &apierr.FieldError{Type: apierr.FieldTooLong, Field: "", Detail: fmt.Sprintf("may not be more than %d bytes", maxDataSize)})
+		// The empty path: the error is about the whole object.
+		errs = append(errs, apierr.TooLong("", maxDataSize))
 	}
 	return errs
 }
 
-// immutableData refuses changes to data once an object is immutable.
+// decodedBytes returns the bytes of a base64 data value.
+func decodedBytes(v any) []byte {
+	s, _ := v.(string)
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return []byte(s)
+	}
+	return b
+}
+
+// immutableData refuses, once the old object is immutable, turning that
+// off and changing any of the data fields. An absent map and an empty one
+// are the same data.
 func immutableData(obj, old registry.Object, fields ...string) apierr.FieldErrors {
 	if b, _ := old["immutable"].(bool); !b {
 		return nil
 	}
+	const msg = "field is immutable when `immutable` is set"
 	var errs apierr.FieldErrors
-	for _, f := range fields {
-		if !reflect.DeepEqual(obj[f], old[f]) {
-			errs = append(errs, apierr.Forbidden(f, "field is immutable when `immutable` is set"))
-		}
-	}
 	if b, _ := obj["immutable"].(bool); !b {
-		errs = append(errs, apierr.Forbidden("immutable", "field is immutable when `immutable` is set"))
+		errs = append(errs, apierr.Forbidden("immutable", msg))
+	}
+	for _, f := range fields {
+		nm, _ := obj[f].(map[string]any)
+		om, _ := old[f].(map[string]any)
+		if (len(nm) != 0 || len(om) != 0) && !reflect.DeepEqual(nm, om) {
+			errs = append(errs, apierr.Forbidden(f, msg))
+		}
 	}
 	return errs
 }
@@ -87,10 +108,10 @@ func coreV1(b config.Brand) []*registry.Descriptor {
 	return []*registry.Descriptor{
 		namespaces(b),
 		configMaps(),
-		secrets(),
+		secrets(b),
 		serviceAccounts(),
-		limitRanges(),
-		events(),
+		limitRanges(b),
+		events(b),
 	}
 }
 
@@ -104,26 +125,17 @@ func core(resource, singular, kind string, namespaced bool, short ...string) *re
 
 func configMaps() *registry.Descriptor {
 	d := core("configmaps", "configmap", "ConfigMap", true, "cm")
-	d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors {
-		return validateDataKeys(obj, func(f string, v any) int {
-			s, _ := v.(string)
-			if f == "binaryData" {
-				n, _ := base64.StdEncoding.DecodeString(s)
-				return len(n)
-			}
-			return len(s)
-		}, "data", "binaryData")
-	}
+	d.Strategy.Validate = validateConfigMapData
 	d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
-		return immutableData(obj, old, "data", "binaryData")
+		return append(immutableData(obj, old, "data", "binaryData"), validateConfigMapData(obj)...)
 	}
 	return d
 }
 
-// Secret types with rules beyond their data keys.
+// secretTypeOpaque is the type of a secret created without one.
 const secretTypeOpaque = "Opaque"
 
-func secrets() *registry.Descriptor {
+func secrets(b config.Brand) *registry.Descriptor {
 	d := core("secrets", "secret", "Secret", true)
 	mergeStringData := func(obj registry.Object) {
 		sd, _ := obj["stringData"].(map[string]any)
@@ -141,19 +153,15 @@ func secrets() *registry.Descriptor {
 	}
 	d.Strategy.PrepareForCreate = mergeStringData
 	d.Strategy.PrepareForUpdate = func(obj, _ registry.Object, _ string) { mergeStringData(obj) }
-	d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors {
-		return validateDataKeys(obj, func(_ string, v any) int {
-			s, _ := v.(string)
-			n, _ := base64.StdEncoding.DecodeString(s)
-			return len(n)
-		}, "data")
-	}
+	rules := newSecretRules(b)
+	d.Strategy.Validate = rules.validate
 	d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
 		var errs apierr.FieldErrors
 		if nt, ot := str(obj, "type"), str(old, "type"); nt != ot {
 			errs = append(errs, apierr.Invalid("type", nt, "field is immutable"))
 		}
-		return append(errs, immutableData(obj, old, "data")...)
+		errs = append(errs, immutableData(obj, old, "data")...)
+		return append(errs, rules.validate(obj)...)
 	}
 	d.FieldSelectors = map[string]func(registry.Object) string{"type": fieldGetter("type")}
 	return d
@@ -202,14 +210,27 @@ func namespaces(b config.Brand) *registry.Descriptor {
 	}
 	d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors {
 		var errs apierr.FieldErrors
-		for i, f := range registry.Strings(child(obj, "spec")["finalizers"]) {
-			field := fmt.Sprintf("spec.finalizers[%d]", i)
-			for _, msg := range validation.IsQualifiedName(f) {
-				errs = append(errs, apierr.Invalid(field, f, msg))
+		for _, f := range registry.Strings(child(obj, "spec")["finalizers"]) {
+			errs = append(errs, validateFinalizer(f, "spec.finalizers", b)...)
+		}
+		return errs
+	}
+	d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
+		var errs apierr.FieldErrors
+		fins := registry.Strings(child(obj, "spec")["finalizers"])
+		if !slices.Equal(fins, registry.Strings(child(old, "spec")["finalizers"])) {
+			for i, f := range fins {
+				errs = append(errs, validateFinalizer(f, fmt.Sprintf("spec.finalizers[%d]", i), b)...)
 			}
-			if len(errs) == 0 && !strings.Contains(f, "/") && f != b.NamespaceFinalizer {
-				errs = append(errs, apierr.Invalid(field, f, "name is neither a standard finalizer name nor is it fully qualified"))
+		}
+		// The phase follows the deletion; status writes cannot change that.
+		phase := str(obj, "status", "phase")
+		if str(obj, "metadata", "deletionTimestamp") == "" {
+			if phase != phaseActive {
+				errs = append(errs, apierr.Invalid("status.Phase", phase, "may only be 'Active' if `deletionTimestamp` is empty"))
 			}
+		} else if phase != phaseTerminating {
+			errs = append(errs, apierr.Invalid("status.Phase", phase, "may only be 'Terminating' if `deletionTimestamp` is not empty"))
 		}
 		return errs
 	}
@@ -222,6 +243,22 @@ func namespaces(b config.Brand) *registry.Descriptor {
 	}
 	d.FieldSelectors = map[string]func(registry.Object) string{"status.phase": fieldGetter("status", "phase")}
 	return d
+}
+
+// Finalizers without a domain that namespaces accept besides the brand's.
+var standardFinalizers = []string{"orphan", "foregroundDeletion"}
+
+// validateFinalizer checks a namespace finalizer: a qualified name, and
+// without a domain one of the standard names.
+func validateFinalizer(f, field string, b config.Brand) apierr.FieldErrors {
+	var errs apierr.FieldErrors
+	for _, msg := range validation.IsQualifiedName(f) {
+		errs = append(errs, apierr.Invalid(field, f, msg))
+	}
+	if !strings.Contains(f, "/") && f != b.NamespaceFinalizer && !slices.Contains(standardFinalizers, f) {
+		errs = append(errs, apierr.Invalid(field, f, "name is neither a standard finalizer name nor is it fully qualified"))
+	}
+	return errs
 }
 
 func serviceAccounts() *registry.Descriptor {
@@ -246,7 +283,7 @@ func serviceAccounts() *registry.Descriptor {
 	return d
 }
 
-func limitRanges() *registry.Descriptor {
+func limitRanges(b config.Brand) *registry.Descriptor {
 	d := core("limitranges", "limitrange", "LimitRange", true, "limits")
 	d.UpdateCreates = true
 	// A LimitRange created without a name gets a random one, as upstream.
@@ -256,10 +293,11 @@ func limitRanges() *registry.Descriptor {
 			md["name"] = registry.NewUID()
 		}
 	}
+	d.Strategy.Validate = newResourceNames(b).validateLimitRange
 	return d
 }
 
-func events() *registry.Descriptor {
+func events(b config.Brand) *registry.Descriptor {
 	d := core("events", "event", "Event", true, "ev")
 	d.UpdateCreates = true
 	d.FieldSelectors = map[string]func(registry.Object) string{
@@ -275,12 +313,10 @@ func events() *registry.Descriptor {
 		"source":                         fieldGetter("source", "component"),
 		"type":                           fieldGetter("type"),
 	}
+	// Through the core group only the legacy rules apply, on create and
+	// update alike.
 	d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors {
-		ns := str(obj, "metadata", "namespace")
-		if ins := str(obj, "involvedObject", "namespace"); ins != "" && ins != ns {
-			return apierr.FieldErrors{apierr.Invalid("involvedObject.namespace", ins, "does not match event.namespace")}
-		}
-		return nil
+		return validateEvent(obj, b.SystemNamespace)
 	}
 	return d
 }

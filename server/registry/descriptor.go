@@ -85,9 +85,11 @@ type Strategy struct {
 	// PrepareForUpdate normalises obj, the new state, given the stored old
 	// state and the subresource written ("" or "status").
 	PrepareForUpdate func(obj, old Object, subresource string)
-	// Validate checks a new object beyond its schema.
+	// Validate checks a new object beyond its schema, and a changed one
+	// when ValidateUpdate is not set.
 	Validate func(obj Object) apierr.FieldErrors
-	// ValidateUpdate checks a change beyond its schema.
+	// ValidateUpdate checks a change in place of Validate; it includes the
+	// rules of Validate that apply to updates, in upstream's order.
 	ValidateUpdate func(obj, old Object) apierr.FieldErrors
 	// PendingFinalizers reports finalizers beyond metadata.finalizers that
 	// keep a deleted object (a namespace's spec.finalizers).

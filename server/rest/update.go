@@ -180,11 +180,11 @@ func (h *Handler) prepareUpdate(s *scope, obj, old Object) (Object, error) {
 	if d.SchemaValidation {
 		errs = append(errs, schema.Validate(next, d.Schema)...)
 	}
-	if d.Strategy.Validate != nil {
-		errs = append(errs, d.Strategy.Validate(next)...)
-	}
-	if d.Strategy.ValidateUpdate != nil {
+	switch {
+	case d.Strategy.ValidateUpdate != nil:
 		errs = append(errs, d.Strategy.ValidateUpdate(next, old)...)
+	case d.Strategy.Validate != nil:
+		errs = append(errs, d.Strategy.Validate(next)...)
 	}
 	if len(errs) > 0 {
 		return nil, apierr.NewInvalid(d.Group, d.Kind, s.name, errs)

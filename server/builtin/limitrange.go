@@ -1,0 +1,258 @@
+package builtin
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"platd/config"
+	"platd/server/apierr"
+	"platd/server/registry"
+	"platd/server/validation"
+)
+
+// Limit types a LimitRange item may name without a domain.
+const (
+	limitTypePod       = "Pod"
+	limitTypeContainer = "Container"
+	limitTypePVC       = "PersistentVolumeClaim"
+)
+
+// Resource name prefixes with a meaning of their own.
+const (
+	hugePagesPrefix         = "hugepages-"
+	requestsHugePagesPrefix = "requests.hugepages-"
+	requestsPrefix          = "requests."
+)
+
+// standardResources are the resource names known without a domain.
+var standardResources = []string{
+	"cpu", "memory", "ephemeral-storage",
+	"requests.cpu", "requests.memory", "requests.ephemeral-storage",
+	"limits.cpu", "limits.memory", "limits.ephemeral-storage",
+	"pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps",
+	"persistentvolumeclaims", "storage", "requests.storage",
+	"services.nodeports", "services.loadbalancers",
+}
+
+// standardContainerResources are the resources a container may request.
+var standardContainerResources = []string{"cpu", "memory", "ephemeral-storage"}
+
+// resourceNames holds the resource-name rules, which depend on the brand:
+// names under its long domain are native.
+type resourceNames struct{ nativePrefix string }
+
+func newResourceNames(b config.Brand) resourceNames {
+	return resourceNames{nativePrefix: b.Label("")}
+}
+
+func isStandardResourceName(s string) bool {
+	return slices.Contains(standardResources, s) ||
+		strings.HasPrefix(s, hugePagesPrefix) || strings.HasPrefix(s, requestsHugePagesPrefix)
+}
+
+func isStandardContainerResourceName(s string) bool {
+	return slices.Contains(standardContainerResources, s) || strings.HasPrefix(s, hugePagesPrefix)
+}
+
+// isNative reports whether a resource is in the brand's own namespace of
+// names; a name without a domain is.
+func (r resourceNames) isNative(s string) bool {
+	return !strings.Contains(s, "/") || strings.Contains(s, r.nativePrefix)
+}
+
+// isExtended reports whether a resource is a valid extended resource: not
+// native, not a quota "requests." name, and a qualified name once
+// prefixed as a quota name.
+func (r resourceNames) isExtended(s string) bool {
+	if r.isNative(s) || strings.HasPrefix(s, requestsPrefix) {
+		return false
+	}
+	return len(validation.IsQualifiedName(requestsPrefix+s)) == 0
+}
+
+// overcommitAllowed reports whether a request may be below its limit.
+func (r resourceNames) overcommitAllowed(s string) bool {
+	return r.isNative(s) && !strings.HasPrefix(s, hugePagesPrefix)
+}
+
+// validateResourceName checks a compute resource name.
+func validateResourceName(name, field string) apierr.FieldErrors {
+	var errs apierr.FieldErrors
+	for _, msg := range validation.IsQualifiedName(name) {
+		errs = append(errs, apierr.Invalid(field, name, msg))
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	if !strings.Contains(name, "/") && !isStandardResourceName(name) {
+		errs = append(errs, apierr.Invalid(field, name, "must be a standard resource type or fully qualified"))
+	}
+	return errs
+}
+
+// validateContainerResourceName checks a resource name a container (or a
+// pod) may use.
+func (r resourceNames) validateContainerResourceName(name, field string) apierr.FieldErrors {
+	errs := validateResourceName(name, field)
+	if !strings.Contains(name, "/") {
+		if !isStandardContainerResourceName(name) {
+			errs = append(errs, apierr.Invalid(field, name, "must be a standard resource for containers"))
+		}
+	} else if !r.isNative(name) && !r.isExtended(name) {
+		errs = append(errs, apierr.Invalid(field, name, "doesn't follow extended resource name standard"))
+	}
+	return errs
+}
+
+func (r resourceNames) validateLimitResourceName(limitType, name, field string) apierr.FieldErrors {
+	if limitType == limitTypePod || limitType == limitTypeContainer {
+		return r.validateContainerResourceName(name, field)
+	}
+	return validateResourceName(name, field)
+}
+
+func validateLimitTypeName(t, field string) apierr.FieldErrors {
+	var errs apierr.FieldErrors
+	for _, msg := range validation.IsQualifiedName(t) {
+		errs = append(errs, apierr.Invalid(field, t, msg))
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	if !strings.Contains(t, "/") && t != limitTypePod && t != limitTypeContainer && t != limitTypePVC {
+		errs = append(errs, apierr.Invalid(field, t, "must be a standard limit type or fully qualified"))
+	}
+	return errs
+}
+
+// sortedKeys returns the keys of a decoded map in order, so that errors
+// come out in a stable order.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// validateLimitRange applies the upstream LimitRange rules: known limit
+// types, one item per type, resource names per type, no defaults for
+// pods, a storage bound for claims, min ≤ defaultRequest ≤ default ≤ max,
+// and a maxLimitRequestRatio of at least 1 and at most max/min.
+func (r resourceNames) validateLimitRange(obj registry.Object) apierr.FieldErrors {
+	var errs apierr.FieldErrors
+	spec, _ := obj["spec"].(map[string]any)
+	items, _ := spec["limits"].([]any)
+	seenTypes := map[string]bool{}
+	for i, it := range items {
+		item, _ := it.(map[string]any)
+		idx := fmt.Sprintf("spec.limits[%d]", i)
+		t, _ := item["type"].(string)
+		errs = append(errs, validateLimitTypeName(t, idx+".type")...)
+		if seenTypes[t] {
+			errs = append(errs, apierr.Duplicate(idx+".type", t))
+		}
+		seenTypes[t] = true
+
+		sets := map[string]map[string]quantity{}
+		keys := map[string]bool{}
+		collect := func(member string) {
+			m, _ := item[member].(map[string]any)
+			sets[member] = map[string]quantity{}
+			for _, k := range sortedKeys(m) {
+				errs = append(errs, r.validateLimitResourceName(t, k, idx+"."+member+"["+k+"]")...)
+				keys[k] = true
+				if q, ok := parseQuantity(m[k]); ok {
+					sets[member][k] = q
+				}
+			}
+		}
+		collect("max")
+		collect("min")
+		if t == limitTypePod {
+			for _, member := range []string{"default", "defaultRequest"} {
+				if m, _ := item[member].(map[string]any); len(m) > 0 {
+					errs = append(errs, apierr.Forbidden(idx+"."+member, "may not be specified when `type` is 'Pod'"))
+				}
+			}
+		} else {
+			collect("default")
+			collect("defaultRequest")
+		}
+		if t == limitTypePVC {
+			minM, _ := item["min"].(map[string]any)
+			maxM, _ := item["max"].(map[string]any)
+			_, hasMin := minM["storage"]
+			_, hasMax := maxM["storage"]
+			if !hasMin && !hasMax {
+				errs = append(errs, apierr.Required(idx+".limits", "either minimum or maximum storage value is required, but neither was provided"))
+			}
+		}
+		collect("maxLimitRequestRatio")
+
+		names := make([]string, 0, len(keys))
+		for k := range keys {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		for _, k := range names {
+			errs = append(errs, r.compareLimits(idx, k, sets)...)
+		}
+	}
+	return errs
+}
+
+// compareLimits checks the order of one resource's bounds in one item.
+func (r resourceNames) compareLimits(idx, k string, sets map[string]map[string]quantity) apierr.FieldErrors {
+	var errs apierr.FieldErrors
+	lo, hasMin := sets["min"][k]
+	hi, hasMax := sets["max"][k]
+	def, hasDef := sets["default"][k]
+	req, hasReq := sets["defaultRequest"][k]
+	ratio, hasRatio := sets["maxLimitRequestRatio"][k]
+	path := func(member string) string { return idx + "." + member + "[" + k + "]" }
+
+	if hasMin && hasMax && lo.cmp(hi) > 0 {
+		errs = append(errs, apierr.Invalid(path("min"), lo.bad(), fmt.Sprintf("min value %s is greater than max value %s", lo.text, hi.text)))
+	}
+	if hasReq && hasMin && lo.cmp(req) > 0 {
+		errs = append(errs, apierr.Invalid(path("defaultRequest"), req.bad(), fmt.Sprintf("min value %s is greater than default request value %s", lo.text, req.text)))
+	}
+	if hasReq && hasMax && req.cmp(hi) > 0 {
+		errs = append(errs, apierr.Invalid(path("defaultRequest"), req.bad(), fmt.Sprintf("default request value %s is greater than max value %s", req.text, hi.text)))
+	}
+	if hasReq && hasDef && req.cmp(def) > 0 {
+		errs = append(errs, apierr.Invalid(path("defaultRequest"), req.bad(), fmt.Sprintf("default request value %s is greater than default limit value %s", req.text, def.text)))
+	}
+	if hasDef && hasMin && lo.cmp(def) > 0 {
+		errs = append(errs, apierr.Invalid(path("default"), lo.bad(), fmt.Sprintf("min value %s is greater than default value %s", lo.text, def.text)))
+	}
+	if hasDef && hasMax && def.cmp(hi) > 0 {
+		errs = append(errs, apierr.Invalid(path("default"), hi.bad(), fmt.Sprintf("default value %s is greater than max value %s", def.text, hi.text)))
+	}
+	if hasRatio && ratio.cmp(quantityOne) < 0 {
+		errs = append(errs, apierr.Invalid(path("maxLimitRequestRatio"), ratio.bad(), fmt.Sprintf("ratio %s is less than 1", ratio.text)))
+	}
+	if hasRatio && hasMin && hasMax {
+		// As upstream: whole units, or thousandths when every value is
+		// small enough for them to fit 64 bits, compared as floats.
+		ratioValue := float64(ratio.value())
+		minValue, maxValue := lo.value(), hi.value()
+		if ratio.value() < maxMilliValue && minValue < maxMilliValue && maxValue < maxMilliValue {
+			ratioValue = float64(ratio.milliValue()) / 1000
+			minValue, maxValue = lo.milliValue(), hi.milliValue()
+		}
+		limit := float64(maxValue) / float64(minValue)
+		if ratioValue > limit {
+			errs = append(errs, apierr.Invalid(path("maxLimitRequestRatio"), ratio.bad(), fmt.Sprintf("ratio %s is greater than max/min = %f", ratio.text, limit)))
+		}
+	}
+	if !r.overcommitAllowed(k) && hasDef && hasReq && def.cmp(req) != 0 {
+		errs = append(errs, apierr.Invalid(path("defaultRequest"), req.bad(), fmt.Sprintf("default value %s must equal to defaultRequest value %s in %s", def.text, req.text, k)))
+	}
+	return errs
+}
+
+var quantityOne, _ = parseQuantity("1")
