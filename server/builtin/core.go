@@ -235,6 +235,14 @@ func namespaces(b config.Brand) *registry.Descriptor {
 		return errs
 	}
 	d.Strategy.Graceful = true
+	d.Strategy.ForbidDelete = func(name string) string {
+		switch name {
+		case "default", b.SystemNamespace, b.PublicNamespace:
+			return "this namespace may not be deleted"
+		}
+		return ""
+	}
+	d.Strategy.DeletingConflict = "The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system."
 	d.Strategy.PendingFinalizers = func(obj registry.Object) bool {
 		return len(registry.Strings(child(obj, "spec")["finalizers"])) > 0
 	}

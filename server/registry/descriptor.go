@@ -99,6 +99,12 @@ type Strategy struct {
 	PrepareForDelete func(obj Object)
 	// Graceful makes DELETE only mark the object, whatever its finalizers.
 	Graceful bool
+	// ForbidDelete returns why the object called name may not be deleted,
+	// or "" when it may.
+	ForbidDelete func(name string) string
+	// DeletingConflict is the Conflict message of a DELETE of a graceful
+	// object whose PendingFinalizers still hold it.
+	DeletingConflict string
 }
 
 // GroupVersion is "group/version", or "version" for the core group.

@@ -167,7 +167,7 @@ func (h *Handler) deleteObject(ctx context.Context, d *registry.Descriptor, s *s
 				return nil, preconditionFailed(d, name, "ResourceVersion", *p.ResourceVersion, strconv.FormatInt(kv.ModRevision, 10), "The object might have been modified")
 			}
 		}
-		if err := h.deletable(d, name); err != nil {
+		if err := deletable(d, name); err != nil {
 			return nil, err
 		}
 		marking := d.Strategy.Graceful || len(finalizers(obj)) > 0
@@ -184,8 +184,8 @@ func (h *Handler) deleteObject(ctx context.Context, d *registry.Descriptor, s *s
 			return &deleteResult{body: objectJSON(nil, d, kv.Value), removed: true, uid: uid}, nil
 		}
 		if metaString(obj, "deletionTimestamp") != "" {
-			if d.Strategy.Graceful && d.Strategy.PendingFinalizers != nil && d.Strategy.PendingFinalizers(obj) {
-				return nil, apierr.Conflict(d.Group, d.Resource, name, "The system is ensuring all content is removed from this namespace.  Upon completion, this namespace will automatically be purged by the system.")
+			if d.Strategy.DeletingConflict != "" && d.Strategy.PendingFinalizers != nil && d.Strategy.PendingFinalizers(obj) {
+				return nil, apierr.Conflict(d.Group, d.Resource, name, d.Strategy.DeletingConflict)
 			}
 			return &deleteResult{body: objectJSON(nil, d, kv.Value), uid: uid}, nil
 		}
@@ -233,14 +233,14 @@ func (h *Handler) finalized(d *registry.Descriptor, obj Object) bool {
 	return d.Strategy.PendingFinalizers == nil || !d.Strategy.PendingFinalizers(obj)
 }
 
-// deletable refuses the deletion of the namespaces the server itself needs.
-func (h *Handler) deletable(d *registry.Descriptor, name string) error {
-	if d.Group != "" || d.Resource != "namespaces" {
+// deletable applies the type's refusal of some deletions (the namespaces
+// the server itself needs) as a 403.
+func deletable(d *registry.Descriptor, name string) error {
+	if d.Strategy.ForbidDelete == nil {
 		return nil
 	}
-	switch name {
-	case "default", h.brand.SystemNamespace, h.brand.PublicNamespace:
-		return apierr.NewForbidden(d.Group, d.Resource, name, fmt.Sprintf("%s %q is forbidden: this namespace may not be deleted", d.GroupResource(), name))
+	if reason := d.Strategy.ForbidDelete(name); reason != "" {
+		return apierr.NewForbidden(d.Group, d.Resource, name, fmt.Sprintf("%s %q is forbidden: %s", d.GroupResource(), name, reason))
 	}
 	return nil
 }
