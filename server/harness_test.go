@@ -97,6 +97,12 @@ func startWith(t *testing.T, o config.Options) *env {
 	}
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(caPEM)
+	if o.TLSCertFile != "" {
+		// An operator's serving pair is trusted through its own CA.
+		if op, err := os.ReadFile(filepath.Join(filepath.Dir(o.TLSCertFile), "ca.crt")); err == nil {
+			pool.AppendCertsFromPEM(op)
+		}
+	}
 	e.client = &http.Client{Transport: &http.Transport{
 		TLSClientConfig:   &tls.Config{RootCAs: pool},
 		ForceAttemptHTTP2: true,
