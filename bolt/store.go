@@ -134,6 +134,11 @@ type Watcher interface {
 	Events() <-chan Event
 	// Err says why Events was closed: nil after Stop or context end.
 	Err() error
+	// Progress returns a revision up to which every event of this watch
+	// has been sent on Events: a bookmark at that revision, given once the
+	// events already on Events are consumed, loses nothing. 0 until the
+	// replay of history is done.
+	Progress() int64
 	// Stop ends the watch and releases its resources. Safe to call twice.
 	Stop()
 }

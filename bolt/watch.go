@@ -50,6 +50,15 @@ type watcher struct {
 	err      error
 	ended    bool
 	stopOnce sync.Once
+	// seen is the newest revision published while the watch was open,
+	// whether or not it matched the prefix.
+	seen int64
+	// sent is a revision up to which every matching event is in out.
+	sent int64
+	// busy is set while run forwards a batch taken from queue.
+	busy bool
+	// replayed is set once the history replay is in out.
+	replayed bool
 }
 
 // Watch implements Store. fromRevision 0 starts after the current revision;
@@ -89,6 +98,7 @@ func (db *DB) Watch(ctx context.Context, prefix string, fromRevision int64) (Wat
 		return nil, fmt.Errorf("%w: watch from %d, compacted at %d", ErrCompacted, fromRevision, comp)
 	}
 	w.from = fromRevision
+	w.seen = max(cur, fromRevision)
 	i := sort.Search(len(db.hist), func(i int) bool { return db.hist[i].Revision > fromRevision })
 	w.replay = db.hist[i:len(db.hist):len(db.hist)]
 	db.watchers[w] = struct{}{}
@@ -108,6 +118,20 @@ func (db *DB) Watch(ctx context.Context, prefix string, fromRevision int64) (Wat
 
 // Events implements Watcher.
 func (w *watcher) Events() <-chan Event { return w.out }
+
+// Progress implements Watcher: with nothing queued or being forwarded,
+// every revision published so far is covered.
+func (w *watcher) Progress() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.replayed {
+		return 0
+	}
+	if !w.busy && len(w.queue) == 0 {
+		return w.seen
+	}
+	return w.sent
+}
 
 // Err implements Watcher.
 func (w *watcher) Err() error {
@@ -144,6 +168,9 @@ func (w *watcher) deliver(events []Event) bool {
 	if w.ended {
 		w.mu.Unlock()
 		return false
+	}
+	if len(events) > 0 {
+		w.seen = max(w.seen, events[len(events)-1].Revision)
 	}
 	n := 0
 	for i := range events {
@@ -190,6 +217,15 @@ func (w *watcher) run() {
 		}
 	}
 	w.replay = nil
+	// The replay held everything up to the revision current at Watch.
+	w.mu.Lock()
+	if len(w.queue) == 0 {
+		w.sent = w.seen
+	} else {
+		w.sent = max(w.from, w.queue[0].Revision-1)
+	}
+	w.replayed = true
+	w.mu.Unlock()
 	var spare []Event
 	for {
 		select {
@@ -203,12 +239,18 @@ func (w *watcher) run() {
 		w.mu.Lock()
 		batch := w.queue
 		w.queue = spare[:0]
+		upTo := w.seen
+		w.busy = len(batch) > 0
 		w.mu.Unlock()
 		for i := range batch {
 			if !w.send(batch[i]) {
 				return
 			}
 		}
+		w.mu.Lock()
+		w.busy = false
+		w.sent = max(w.sent, upTo)
+		w.mu.Unlock()
 		clear(batch)
 		spare = batch
 	}

@@ -80,6 +80,7 @@ func RunConformance(t *testing.T, open Opener) {
 		{"WatchRacingWrites", testWatchRacingWrites},
 		{"WatchStop", testWatchStop},
 		{"WatchSlowConsumer", testWatchSlowConsumer},
+		{"WatchProgress", testWatchProgress},
 		{"WaitForRevision", testWaitForRevision},
 		{"Compaction", testCompaction},
 		{"Restart", testRestart},

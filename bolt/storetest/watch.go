@@ -316,3 +316,53 @@ func testWaitForRevision(t *testing.T, h Harness) {
 	defer cancel()
 	wantErr(t, "unreached revision", s.WaitForRevision(c, target+100), context.DeadlineExceeded)
 }
+
+// testWatchProgress checks that Progress covers writes outside the
+// watched prefix once the watcher has nothing pending, and never passes an
+// event the consumer has not been offered.
+func testWatchProgress(t *testing.T, h Harness) {
+	s := h.Store
+	mustCreate(t, s, "/p/a", "v")
+	w, err := s.Watch(ctx(t), "/p/", s.Revision())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	// Writes elsewhere move the progress of this quiet watch.
+	var last bolt.KV
+	for i := 0; i < 3; i++ {
+		last = mustCreate(t, s, fmt.Sprintf("/q/%d", i), "v")
+	}
+	waitFor(t, "progress past writes elsewhere", func() bool { return w.Progress() >= last.ModRevision })
+	// A matching write: until it is offered on Events, progress stays
+	// below it; once it is, progress may reach it.
+	mine := mustCreate(t, s, "/p/b", "v")
+	if p := w.Progress(); p >= mine.ModRevision {
+		select {
+		case ev := <-w.Events():
+			if ev.Revision != mine.ModRevision {
+				t.Fatalf("event %d, want %d", ev.Revision, mine.ModRevision)
+			}
+		default:
+			t.Fatalf("progress %d covers revision %d that was never offered", p, mine.ModRevision)
+		}
+	} else {
+		ev := <-w.Events()
+		if ev.Revision != mine.ModRevision {
+			t.Fatalf("event %d, want %d", ev.Revision, mine.ModRevision)
+		}
+	}
+	waitFor(t, "progress at the matching write", func() bool { return w.Progress() >= mine.ModRevision })
+}
+
+// waitFor polls cond until it holds or the test's deadline nears.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

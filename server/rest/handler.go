@@ -35,6 +35,8 @@ type Handler struct {
 	tooLargeWait time.Duration
 	// stamp writes a revision into stored bytes (the store's Stamper).
 	stamp bolt.Stamper
+	// bookmarkInterval is bookmarkInterval, shortened in tests.
+	bookmarkInterval time.Duration
 	// watchers counts open watches, so shutdown can wait for them.
 	shutdown <-chan struct{}
 }
@@ -50,13 +52,15 @@ type Config struct {
 	Shutdown <-chan struct{}
 	// TooLargeWait overrides the too-large-resourceVersion wait (tests).
 	TooLargeWait time.Duration
+	// BookmarkInterval overrides the period of watch bookmarks (tests).
+	BookmarkInterval time.Duration
 }
 
 // New returns a Handler.
 func New(c Config) *Handler {
 	h := &Handler{
 		store: c.Store, reg: c.Registry, brand: c.Brand, log: c.Log,
-		now: time.Now, tooLargeWait: tooLargeResourceVersionWait, stamp: Stamp,
+		now: time.Now, tooLargeWait: tooLargeResourceVersionWait, stamp: Stamp, bookmarkInterval: bookmarkInterval,
 		shutdown: c.Shutdown,
 	}
 	if h.log == nil {
@@ -64,6 +68,9 @@ func New(c Config) *Handler {
 	}
 	if c.TooLargeWait > 0 {
 		h.tooLargeWait = c.TooLargeWait
+	}
+	if c.BookmarkInterval > 0 {
+		h.bookmarkInterval = c.BookmarkInterval
 	}
 	return h
 }

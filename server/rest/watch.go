@@ -154,11 +154,21 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 	defer timer.Stop()
 	var bookmarks <-chan time.Time
 	if o.allowWatchBookmarks {
-		t := time.NewTicker(bookmarkInterval)
+		t := time.NewTicker(h.bookmarkInterval)
 		defer t.Stop()
 		bookmarks = t.C
 	}
 	events := watcher.Events()
+	// forward writes one store event; false ends the watch.
+	forward := func(ev bolt.Event) bool {
+		lastRev = ev.Revision
+		typ, obj, ok := h.translate(s, pred, ev)
+		if !ok {
+			return true
+		}
+		ws.buf = objectJSON(ws.buf[:0], s.d, obj)
+		return ws.send(typ, ws.buf) == nil
+	}
 	for {
 		select {
 		case ev, ok := <-events:
@@ -168,13 +178,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 				}
 				return
 			}
-			lastRev = ev.Revision
-			typ, obj, ok := h.translate(s, pred, ev)
-			if !ok {
-				continue
-			}
-			ws.buf = objectJSON(ws.buf[:0], s.d, obj)
-			if err := ws.send(typ, ws.buf); err != nil {
+			if !forward(ev) {
 				return
 			}
 			if len(events) == 0 {
@@ -183,7 +187,24 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 				}
 			}
 		case <-bookmarks:
-			if err := ws.send(eventBookmark, h.bookmark(s, lastRev, false)); err != nil {
+			// Everything up to the store's progress is on the channel: pass
+			// it on first, then the bookmark can name the newest revision
+			// even when nothing in this watch's range changed.
+			progress := watcher.Progress()
+			for drained := false; !drained; {
+				select {
+				case ev, ok := <-events:
+					if !ok {
+						return
+					}
+					if !forward(ev) {
+						return
+					}
+				default:
+					drained = true
+				}
+			}
+			if err := ws.send(eventBookmark, h.bookmark(s, max(lastRev, progress), false)); err != nil {
 				return
 			}
 			if err := ws.enc.Flush(); err != nil {

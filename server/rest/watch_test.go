@@ -1,0 +1,99 @@
+package rest
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"platd/bolt"
+	"platd/config"
+	"platd/server/builtin"
+	"platd/server/registry"
+	"platd/server/schema"
+)
+
+// newTestHandler serves the built-in types from a fresh store over plain
+// HTTP.
+func newTestHandler(t *testing.T, c Config) (*Handler, *httptest.Server, bolt.Store) {
+	t.Helper()
+	b, _ := config.LookupBrand("plat")
+	store, err := bolt.Open(filepath.Join(t.TempDir(), "db"), bolt.Options{Stamp: Stamp, NoFsync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := schema.Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := registry.New()
+	if err := builtin.Register(reg, cat, b); err != nil {
+		t.Fatal(err)
+	}
+	c.Store, c.Registry, c.Brand = store, reg, b
+	h := New(c)
+	for _, ns := range []string{"default", "other"} {
+		if err := h.EnsureNamespace(context.Background(), ns); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(func() { srv.Close(); store.Close() })
+	return h, srv, store
+}
+
+// TestBookmarksFollowTheStore checks that periodic bookmarks of a quiet
+// watch carry the store's newest revision, not the watch's last event.
+func TestBookmarksFollowTheStore(t *testing.T) {
+	t.Parallel()
+	_, srv, store := newTestHandler(t, Config{BookmarkInterval: 20 * time.Millisecond})
+	start := store.Revision()
+	req, _ := http.NewRequest("GET", srv.URL+"/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion="+strconv.FormatInt(start, 10), nil)
+	res, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	// Writes in another namespace only.
+	var last int64
+	for i := 0; i < 3; i++ {
+		body := `{"metadata":{"name":"c` + strconv.Itoa(i) + `"}}`
+		r, err := srv.Client().Post(srv.URL+"/api/v1/namespaces/other/configmaps", "application/json", strings.NewReader(body))
+		if err != nil || r.StatusCode != 201 {
+			t.Fatalf("create: %v %v", r, err)
+		}
+		var obj struct {
+			Metadata struct{ ResourceVersion string } `json:"metadata"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&obj)
+		r.Body.Close()
+		last, _ = strconv.ParseInt(obj.Metadata.ResourceVersion, 10, 64)
+	}
+	sc := bufio.NewScanner(res.Body)
+	deadline := time.Now().Add(10 * time.Second)
+	for sc.Scan() && time.Now().Before(deadline) {
+		var ev struct {
+			Type   string `json:"type"`
+			Object struct {
+				Metadata struct{ ResourceVersion string } `json:"metadata"`
+			} `json:"object"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type != "BOOKMARK" {
+			t.Fatalf("unexpected %s event in a quiet namespace", ev.Type)
+		}
+		rv, _ := strconv.ParseInt(ev.Object.Metadata.ResourceVersion, 10, 64)
+		if rv >= last {
+			return
+		}
+	}
+	t.Fatalf("no bookmark reached revision %d", last)
+}
