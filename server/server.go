@@ -71,7 +71,11 @@ func Run(ctx context.Context, o config.Options) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("platd: serving %s; use it with: export KUBECONFIG=%s; kubectl get namespaces\n", s.url, s.kubeconfig)
+	hint := ""
+	if o.Brand.Name != "kubernetes" {
+		hint = " (unmodified kubectl writes with upstream spellings: start platd with --brand kubernetes for it)"
+	}
+	fmt.Printf("platd: serving %s; use it with: export KUBECONFIG=%s; kubectl get namespaces%s\n", s.url, s.kubeconfig, hint)
 	return s.Serve(ctx)
 }
 
