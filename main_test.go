@@ -23,8 +23,10 @@ func parse(t *testing.T, args ...string) (config.Options, error) {
 	return got, err
 }
 
+// The tests here run one at a time: urfave/cli applies its shared help
+// flag to every app it parses, so two apps parsing at once race.
+
 func TestFlags(t *testing.T) {
-	t.Parallel()
 	dir := t.TempDir()
 	o, err := parse(t, "serve", "--data-dir", dir, "--secure-port", "7443", "--brand", "kubernetes",
 		"--authorization-mode", "AlwaysDeny,AlwaysAllow", "--tls-san", "a.example", "--tls-san", "10.0.0.9", "--history-retention", "2m", "--unsafe-no-fsync")
@@ -44,7 +46,6 @@ func TestFlags(t *testing.T) {
 }
 
 func TestBadFlags(t *testing.T) {
-	t.Parallel()
 	cases := []struct {
 		args []string
 		want string
@@ -75,7 +76,6 @@ func TestBadFlags(t *testing.T) {
 }
 
 func TestRunExitCodes(t *testing.T) {
-	t.Parallel()
 	if code := run([]string{"platd", "serve", "--no-such-flag"}); code != 2 {
 		t.Errorf("unknown flag: exit %d, want 2", code)
 	}
