@@ -136,7 +136,8 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 	h.log.Debug("watch start", "resource", s.d.GroupResource(), "namespace", s.ns, "from", startRev)
 
 	for _, kv := range initial {
-		if err := ws.send(eventAdded, objectJSON(ws.buf[:0], s.d, kv.Value)); err != nil {
+		ws.buf = objectJSON(ws.buf[:0], s.d, kv.Value)
+		if err := ws.send(eventAdded, ws.buf); err != nil {
 			return
 		}
 	}
