@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -128,14 +129,7 @@ func validateLimitTypeName(t, field string) apierr.FieldErrors {
 
 // sortedKeys returns the keys of a decoded map in order, so that errors
 // come out in a stable order.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
+func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 
 // validateLimitRange applies the upstream LimitRange rules: known limit
 // types, one item per type, resource names per type, no defaults for

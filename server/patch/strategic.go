@@ -1,7 +1,8 @@
 package patch
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"platd/server/schema"
@@ -203,11 +204,4 @@ func mergeOrder(patch map[string]any) []string {
 	return append(out, deletions...)
 }
 
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }

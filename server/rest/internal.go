@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"platd/bolt"
@@ -104,11 +105,7 @@ func namespaceConditions(c NamespaceContent) []map[string]string {
 		return map[string]string{"type": typ, "status": "False", "reason": okReason, "message": okMsg}
 	}
 	counts := func(m map[string]int, format string) string {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		keys := slices.Sorted(maps.Keys(m))
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = fmt.Sprintf(format, k, m[k])

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 
@@ -63,11 +64,7 @@ func validateValue(v any, s *Schema, path string, errs *apierr.FieldErrors) {
 		if !ok || s.Elem == nil {
 			return
 		}
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
+		keys := slices.Sorted(maps.Keys(m))
 		for _, k := range keys {
 			validateValue(m[k], s.Elem, path+"["+k+"]", errs)
 		}
