@@ -75,6 +75,9 @@ type Descriptor struct {
 	FieldSelectors map[string]func(Object) string
 	// Strategy holds the per-type rules a schema cannot say.
 	Strategy Strategy
+	// Table is how objects print as a Table; nil prints the default
+	// columns.
+	Table *Table
 }
 
 // Strategy is the per-type behaviour. Every hook is optional.

@@ -1,0 +1,31 @@
+package registry
+
+import "time"
+
+// TableColumn describes one column of a Table, as the Table's
+// columnDefinitions carry it.
+type TableColumn struct {
+	Name string
+	// Type is the OpenAPI type of the cells: string, integer, number,
+	// boolean or date.
+	Type string
+	// Format refines Type ("name" marks the column holding the object's
+	// name).
+	Format      string
+	Description string
+	// Priority 0 columns are always shown; higher ones only in wide output.
+	Priority int
+}
+
+// Table says how a resource prints as a Table (spec §2.4): its columns and
+// how one object fills a row. A descriptor without one prints the default
+// Name and Created At columns.
+type Table struct {
+	Columns []TableColumn
+	// Row returns one cell per column for obj, a decoded object of the
+	// descriptor's schema and version, and the row's conditions in their
+	// JSON form (nil when none). Cells are JSON values: string, int64,
+	// float64, bool or nil. now is the time ages are measured to. Row must
+	// not modify obj and is called concurrently.
+	Row func(obj Object, now time.Time) (cells []any, conditions []any)
+}
