@@ -82,6 +82,11 @@ type Descriptor struct {
 
 // Strategy is the per-type behaviour. Every hook is optional.
 type Strategy struct {
+	// Default sets the defaults a schema cannot say (those that depend on
+	// other fields), on every object a create, update or patch writes,
+	// before the Prepare hooks. The schema's own defaults are applied
+	// after it.
+	Default func(obj Object)
 	// PrepareForCreate normalises a new object before validation (set
 	// status, defaults that are code, drop write-only fields).
 	PrepareForCreate func(obj Object)

@@ -87,6 +87,9 @@ func (h *Handler) prepareCreate(s *scope, obj Object) (Object, error) {
 		return nil, err
 	}
 	h.prepareCreateMeta(s, obj)
+	if d.Strategy.Default != nil {
+		d.Strategy.Default(obj)
+	}
 	if d.Strategy.PrepareForCreate != nil {
 		d.Strategy.PrepareForCreate(obj)
 	}

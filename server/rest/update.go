@@ -172,6 +172,9 @@ func (h *Handler) prepareUpdate(s *scope, obj, old Object) (Object, error) {
 		}
 	}
 	next["kind"], next["apiVersion"] = d.Kind, d.GroupVersion()
+	if d.Strategy.Default != nil && s.sub == "" {
+		d.Strategy.Default(next)
+	}
 	if d.Strategy.PrepareForUpdate != nil {
 		d.Strategy.PrepareForUpdate(next, old, s.sub)
 	}
