@@ -128,7 +128,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if err := builtin.Register(s.reg, cat, o.Brand); err != nil {
 		return fail(err)
 	}
-	s.rest = rest.New(rest.Config{Store: s.store, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping})
+	s.rest = rest.New(rest.Config{Store: s.store, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK})
 
 	authn := security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, ClientCAs: clientCAs, Tokens: tokens, Anonymous: o.AnonymousAuth})
 	authz, err := authorizer(o.AuthorizationModes)
@@ -301,7 +301,7 @@ func (s *Server) startControllers(ctx context.Context) {
 		}
 	}
 	close(s.namespacesDone)
-	nc := &controllers.Namespaces{Store: s.store, Content: s.rest, Finalizer: b.NamespaceFinalizer, Log: s.log}
+	nc := &controllers.Namespaces{Source: s.store, Objects: s.rest, Registry: s.reg, Finalizer: b.NamespaceFinalizer, Log: s.log}
 	nc.Run(ctx)
 }
 
@@ -310,7 +310,7 @@ func (s *Server) healthChecks() *health.Registry {
 	hr := health.NewRegistry(s.log)
 	all := []string{health.Livez, health.Readyz, health.Healthz}
 	storage := health.Check{Name: "storage", Fn: func(*http.Request) error {
-		_, err := s.store.Get("/namespaces/default")
+		_, err := s.store.Get(s.reg.Namespaces().Key("", "default"))
 		if err != nil && !errors.Is(err, bolt.ErrNotFound) {
 			return err
 		}

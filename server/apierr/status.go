@@ -104,8 +104,13 @@ func FromError(err error) *Error {
 // Code returns the HTTP status of err.
 func Code(err error) int { return int(FromError(err).Status.Code) }
 
-// ReasonOf returns the Status reason of err.
-func ReasonOf(err error) Reason { return FromError(err).Status.Reason }
+// ReasonOf returns the Status reason of err; "" for a nil error.
+func ReasonOf(err error) Reason {
+	if err == nil {
+		return ""
+	}
+	return FromError(err).Status.Reason
+}
 
 // NotFound is 404 `<gr> "<name>" not found`.
 func NotFound(group, resource, name string) *Error {

@@ -175,9 +175,10 @@ const (
 
 func namespaces(b config.Brand) *registry.Descriptor {
 	d := core("namespaces", "namespace", "Namespace", false, "ns")
+	d.IsNamespace = true
 	d.Verbs = []string{registry.VerbCreate, registry.VerbDelete, registry.VerbGet, registry.VerbList, registry.VerbPatch, registry.VerbUpdate, registry.VerbWatch}
 	d.Subresources = []registry.Subresource{
-		{Name: "finalize", Verbs: []string{registry.VerbUpdate}},
+		{Name: "finalize", Verbs: []string{registry.VerbUpdate}, Copy: registry.CopyPath("spec", "finalizers")},
 		{Name: "status", Verbs: statusVerbs},
 	}
 	d.NameRule = registry.NameLabel

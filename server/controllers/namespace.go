@@ -1,154 +1,85 @@
-// Package controllers holds the server's in-process controllers. Each is
-// driven by the store's watch, never by polling.
 package controllers
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"platd/bolt"
-	"platd/server/rest"
+	"platd/server/apierr"
+	"platd/server/registry"
 )
-
-// NamespaceContent is what the namespace controller needs from the server.
-type NamespaceContent interface {
-	DeleteNamespaceContent(ctx context.Context, ns string) (rest.NamespaceContent, error)
-	SetNamespaceConditions(ctx context.Context, name string, c rest.NamespaceContent) error
-	FinalizeNamespace(ctx context.Context, name string) error
-}
 
 // namespaceRetryDelay is how long a namespace whose cleanup failed waits
 // before the next attempt; failures are rare (storage errors), so a fixed
 // delay keeps the controller simple.
 const namespaceRetryDelay = time.Second
 
-// Namespaces finalizes deleted namespaces: once a namespace is
-// terminating it deletes the namespace's content and, when nothing is left,
-// removes the server's finalizer so the namespace itself goes away.
+// Namespaces finalizes deleted namespaces: once a namespace is terminating
+// it deletes the namespace's content and, when nothing is left, removes the
+// server's finalizer so the namespace itself goes away.
 type Namespaces struct {
-	Store     bolt.Store
-	Content   NamespaceContent
+	Source    Source
+	Objects   Objects
+	Registry  *registry.Registry
 	Finalizer string
 	Log       *slog.Logger
 
 	mu          sync.Mutex
 	terminating map[string]bool
-	queue       chan string
-	queued      map[string]bool
+	queue       *queue
 }
-
-const namespacesPrefix = "/namespaces/"
 
 // Run works until ctx ends. It returns after its goroutines have stopped.
 func (c *Namespaces) Run(ctx context.Context) {
 	c.terminating = map[string]bool{}
-	c.queued = map[string]bool{}
-	c.queue = make(chan string, 1024)
-	for {
-		if err := c.runOnce(ctx); err == nil || ctx.Err() != nil {
-			return
-		} else {
-			c.Log.Warn("namespace controller restarting", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(namespaceRetryDelay):
-		}
-	}
-}
-
-// runOnce lists, then watches everything from the list's revision.
-func (c *Namespaces) runOnce(ctx context.Context) error {
-	res, err := c.Store.List(namespacesPrefix, bolt.ListOptions{})
-	if err != nil {
-		return err
-	}
-	for _, kv := range res.Items {
-		c.observeNamespace(kv.Key, kv.Value)
-	}
-	w, err := c.Store.Watch(ctx, "/", res.Revision)
-	if err != nil {
-		return err
-	}
-	defer w.Stop()
+	c.queue = newQueue()
 	var wg sync.WaitGroup
-	wctx, cancel := context.WithCancel(ctx)
-	defer func() { cancel(); wg.Wait() }()
 	wg.Add(1)
-	go func() { defer wg.Done(); c.work(wctx) }()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case ev, ok := <-w.Events():
-			if !ok {
-				if err := w.Err(); err != nil {
-					return err
-				}
-				return errors.New("watch closed")
-			}
-			if strings.HasPrefix(ev.KV.Key, namespacesPrefix) {
-				if ev.Type == bolt.Delete {
-					c.forget(strings.TrimPrefix(ev.KV.Key, namespacesPrefix))
-				} else {
-					c.observeNamespace(ev.KV.Key, ev.KV.Value)
-				}
-				continue
-			}
-			if ns := namespaceOfKey(ev.KV.Key); ns != "" && c.isTerminating(ns) {
-				c.enqueue(ns)
-			}
+	go func() {
+		defer wg.Done()
+		c.queue.work(ctx, c.Log, namespaceRetryDelay, c.sync)
+	}()
+	follow(ctx, c.Source, "/", c.Log, func(kvs []bolt.KV) {
+		for _, kv := range kvs {
+			c.observe(bolt.Event{Type: bolt.Put, KV: kv})
 		}
-	}
+	}, c.observe)
+	wg.Wait()
 }
 
-// namespaceOfKey returns the namespace of a namespaced object key
-// "/<resource>/<ns>/<name>", or "".
-func namespaceOfKey(key string) string {
-	parts := strings.SplitN(strings.TrimPrefix(key, "/"), "/", 3)
-	if len(parts) != 3 {
-		return ""
-	}
-	return parts[1]
-}
-
-type nsState struct {
-	Metadata struct {
-		Name              string `json:"name"`
-		DeletionTimestamp string `json:"deletionTimestamp"`
-	} `json:"metadata"`
-	Spec struct {
-		Finalizers []string `json:"finalizers"`
-	} `json:"spec"`
-}
-
-func (c *Namespaces) observeNamespace(key string, value []byte) {
-	if !bytes.Contains(value, []byte(`"deletionTimestamp":`)) {
+// observe follows namespaces, and re-queues a terminating namespace
+// whenever something in it changes (a finalizer went away, say).
+func (c *Namespaces) observe(ev bolt.Event) {
+	d, ns, name := c.Registry.ByKey(ev.KV.Key)
+	if d == nil {
 		return
 	}
-	var st nsState
-	if err := json.Unmarshal(value, &st); err != nil {
-		c.Log.Error("namespace controller: undecodable namespace", "key", key, "err", err)
+	if !d.IsNamespace {
+		if ns != "" && c.isTerminating(ns) {
+			c.queue.add(ns)
+		}
 		return
 	}
-	mine := false
-	for _, f := range st.Spec.Finalizers {
-		mine = mine || f == c.Finalizer
+	if ev.Type == bolt.Delete {
+		c.mu.Lock()
+		delete(c.terminating, name)
+		c.mu.Unlock()
+		return
 	}
-	if !mine {
+	if !strings.Contains(string(ev.KV.Value), `"deletionTimestamp":`) {
 		return
 	}
 	c.mu.Lock()
-	c.terminating[st.Metadata.Name] = true
+	c.terminating[name] = true
 	c.mu.Unlock()
-	c.enqueue(st.Metadata.Name)
+	c.queue.add(name)
 }
 
 func (c *Namespaces) isTerminating(ns string) bool {
@@ -157,63 +88,184 @@ func (c *Namespaces) isTerminating(ns string) bool {
 	return c.terminating[ns]
 }
 
-func (c *Namespaces) forget(ns string) {
-	c.mu.Lock()
-	delete(c.terminating, ns)
-	c.mu.Unlock()
+// content is what a deletion pass left behind in a namespace.
+type content struct {
+	// remaining counts the objects still present per "<resource>.<group>".
+	remaining map[string]int
+	// finalizers counts the remaining objects carrying each finalizer.
+	finalizers map[string]int
+	// failures are the deletions that failed.
+	failures []string
 }
 
-func (c *Namespaces) enqueue(ns string) {
-	c.mu.Lock()
-	if c.queued[ns] {
-		c.mu.Unlock()
-		return
-	}
-	c.queued[ns] = true
-	c.mu.Unlock()
-	c.queue <- ns
-}
+func (c content) empty() bool { return len(c.remaining) == 0 && len(c.failures) == 0 }
 
-// work finalizes queued namespaces one at a time.
-func (c *Namespaces) work(ctx context.Context) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case ns := <-c.queue:
-			c.mu.Lock()
-			delete(c.queued, ns)
-			c.mu.Unlock()
-			if err := c.sync(ctx, ns); err != nil && ctx.Err() == nil {
-				c.Log.Warn("namespace cleanup failed; retrying", "namespace", ns, "err", err)
-				time.AfterFunc(namespaceRetryDelay, func() {
-					if ctx.Err() == nil {
-						c.enqueue(ns)
-					}
-				})
-			}
-		}
-	}
-}
-
-func (c *Namespaces) sync(ctx context.Context, ns string) error {
-	if !c.isTerminating(ns) {
+// sync runs one deletion pass over a terminating namespace.
+func (c *Namespaces) sync(ctx context.Context, name string) error {
+	if !c.isTerminating(name) {
 		return nil
 	}
-	content, err := c.Content.DeleteNamespaceContent(ctx, ns)
+	nd := c.Registry.Namespaces()
+	ns, err := c.Objects.Get(nd, "", name)
+	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	if err := c.Content.SetNamespaceConditions(ctx, ns, content); err != nil {
+	if !slices.Contains(registry.Strings(child(ns, "spec")["finalizers"]), c.Finalizer) {
+		// Someone else finalizes it.
+		return nil
+	}
+	left, err := c.deleteContent(ctx, name)
+	if err != nil {
 		return err
 	}
-	if !content.Empty() {
-		if len(content.Failures) > 0 {
-			return errors.New(strings.Join(content.Failures, "; "))
+	if err := c.setConditions(ctx, name, left); err != nil {
+		return err
+	}
+	if !left.empty() {
+		if len(left.failures) > 0 {
+			return errors.New(strings.Join(left.failures, "; "))
 		}
 		// Objects waiting for their finalizers; their updates re-queue us.
 		return nil
 	}
-	c.Log.Info("namespace content removed", "namespace", ns)
-	return c.Content.FinalizeNamespace(ctx, ns)
+	c.Log.Info("namespace content removed", "namespace", name)
+	return c.finalize(ctx, name)
+}
+
+// deleteContent deletes every object in namespace ns, as DELETE would, and
+// reports what remains.
+func (c *Namespaces) deleteContent(ctx context.Context, ns string) (content, error) {
+	left := content{remaining: map[string]int{}, finalizers: map[string]int{}}
+	for _, d := range c.Registry.All() {
+		// Each stored object is deleted once, through its stored form's
+		// resource.
+		if !d.Namespaced || d.Storage != nil || !d.HasVerb(registry.VerbDelete) {
+			continue
+		}
+		objs, _, err := c.Objects.List(d, ns)
+		if err != nil {
+			return left, fmt.Errorf("listing %s in %s: %w", d.GroupResource(), ns, err)
+		}
+		for _, obj := range objs {
+			name := metaString(obj, "name")
+			gone, err := c.Objects.Delete(ctx, d, ns, name, registry.DeleteOptions{})
+			if err != nil {
+				if apierr.ReasonOf(err) == apierr.ReasonNotFound {
+					continue
+				}
+				left.failures = append(left.failures, fmt.Sprintf("%s %q: %v", d.GroupResource(), name, err))
+				continue
+			}
+			if !gone {
+				left.remaining[d.Resource+"."+d.Group]++
+				for _, f := range registry.Strings(child(obj, "metadata")["finalizers"]) {
+					left.finalizers[f]++
+				}
+			}
+		}
+	}
+	return left, nil
+}
+
+// conditions renders the five deletion conditions upstream's namespace
+// controller writes on every pass, in its order.
+func (left content) conditions() []map[string]string {
+	cond := func(typ string, bad bool, badReason, badMsg, okReason, okMsg string) map[string]string {
+		if bad {
+			return map[string]string{"type": typ, "status": "True", "reason": badReason, "message": badMsg}
+		}
+		return map[string]string{"type": typ, "status": "False", "reason": okReason, "message": okMsg}
+	}
+	counts := func(m map[string]int, format string) string {
+		keys := slices.Sorted(maps.Keys(m))
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = fmt.Sprintf(format, k, m[k])
+		}
+		return strings.Join(parts, ", ")
+	}
+	return []map[string]string{
+		cond("NamespaceDeletionDiscoveryFailure", false, "DiscoveryFailed", "", "ResourcesDiscovered", "All resources successfully discovered"),
+		cond("NamespaceDeletionGroupVersionParsingFailure", false, "GroupVersionParsingFailed", "", "ParsedGroupVersions", "All legacy kube types successfully parsed"),
+		cond("NamespaceDeletionContentFailure", len(left.failures) > 0, "ContentDeletionFailed",
+			fmt.Sprintf("Failed to delete all resource types, %d remaining: %s", len(left.failures), strings.Join(left.failures, ", ")),
+			"ContentDeleted", "All content successfully deleted, may be waiting on finalization"),
+		cond("NamespaceContentRemaining", len(left.remaining) > 0, "SomeResourcesRemain",
+			"Some resources are remaining: "+counts(left.remaining, "%s has %d resource instances"),
+			"ContentRemoved", "All content successfully removed"),
+		cond("NamespaceFinalizersRemaining", len(left.finalizers) > 0, "SomeFinalizerRemain",
+			"Some finalizers are remaining: "+counts(left.finalizers, "%s in %d resource instances"),
+			"ContentRemoved", "All content successfully removed"),
+	}
+}
+
+// setConditions records a deletion pass in the namespace's status
+// conditions; a condition keeps its lastTransitionTime while its status
+// stays the same.
+func (c *Namespaces) setConditions(ctx context.Context, name string, left content) error {
+	now := time.Now().UTC().Format(time.RFC3339)
+	_, err := c.Objects.Update(ctx, c.Registry.Namespaces(), "", name, "status", func(ns registry.Object) registry.Object {
+		status := child(ns, "status")
+		prior := map[string]map[string]any{}
+		for _, x := range list(status["conditions"]) {
+			if m, ok := x.(map[string]any); ok {
+				t, _ := m["type"].(string)
+				prior[t] = m
+			}
+		}
+		var conds []any
+		for _, nc := range left.conditions() {
+			m := map[string]any{"type": nc["type"], "status": nc["status"], "reason": nc["reason"], "message": nc["message"], "lastTransitionTime": now}
+			if p := prior[nc["type"]]; p != nil && p["status"] == nc["status"] {
+				m["lastTransitionTime"] = p["lastTransitionTime"]
+			}
+			conds = append(conds, m)
+		}
+		status["conditions"] = conds
+		return ns
+	})
+	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
+		return nil
+	}
+	return err
+}
+
+// finalize removes the server's finalizer from the namespace's
+// spec.finalizers; the namespace goes away when nothing else keeps it.
+func (c *Namespaces) finalize(ctx context.Context, name string) error {
+	_, err := c.Objects.Update(ctx, c.Registry.Namespaces(), "", name, "finalize", func(ns registry.Object) registry.Object {
+		spec := child(ns, "spec")
+		keep := slices.DeleteFunc(registry.Strings(spec["finalizers"]), func(f string) bool { return f == c.Finalizer })
+		if len(keep) == 0 {
+			delete(spec, "finalizers")
+		} else {
+			spec["finalizers"] = registry.AnyList(keep)
+		}
+		return ns
+	})
+	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
+		return nil
+	}
+	return err
+}
+
+// child returns the map at obj[key], creating it when absent.
+func child(obj map[string]any, key string) map[string]any {
+	m, ok := obj[key].(map[string]any)
+	if !ok {
+		m = map[string]any{}
+		obj[key] = m
+	}
+	return m
+}
+
+func list(v any) []any { l, _ := v.([]any); return l }
+
+func metaString(obj registry.Object, field string) string {
+	m, _ := obj["metadata"].(map[string]any)
+	s, _ := m[field].(string)
+	return s
 }

@@ -39,6 +39,50 @@ type Object = map[string]any
 type Subresource struct {
 	Name  string
 	Verbs []string
+	// Group, Version and Kind name the kind the subresource answers with
+	// when it is not the resource's own (autoscaling/v1 Scale, policy/v1
+	// Eviction); empty means the resource's kind.
+	Group, Version, Kind string
+	// Serve says how requests to the subresource are served.
+	Serve Serve
+	// Copy, for ServeObject subresources that write, moves what a write
+	// may change from the written object into next, a copy of the stored
+	// object; nil moves status.
+	Copy func(next, written Object)
+	// Scale locates the replica counts of a ServeScale subresource.
+	Scale *ScalePaths
+}
+
+// Serve is how a subresource (or a resource without stored objects) is
+// served.
+type Serve int
+
+const (
+	// ServeObject reads the object and writes the parts Copy moves.
+	ServeObject Serve = iota
+	// ServeScale reads and writes the replica count as an autoscaling/v1
+	// Scale.
+	ServeScale
+	// ServeBind assigns a pod to a node from a Binding.
+	ServeBind
+	// ServeEvict deletes a pod from an Eviction.
+	ServeEvict
+	// ServeNoNode answers that the request needs a node, which platd does
+	// not run (logs, exec, attach, port forwarding, proxies).
+	ServeNoNode
+)
+
+// ScalePaths are the dotted JSON paths of a scale subresource's fields in
+// the object.
+type ScalePaths struct {
+	// SpecReplicas is the desired count, StatusReplicas the observed one.
+	SpecReplicas, StatusReplicas string
+	// LabelSelector is the selector of the scaled pods, rendered into the
+	// Scale's status.selector as a string: a label selector object, a map
+	// of labels when SelectorIsSet (replication controllers), or a string
+	// already.
+	LabelSelector string
+	SelectorIsSet bool
 }
 
 // Descriptor is everything the server knows about one resource type in one
@@ -51,8 +95,12 @@ type Descriptor struct {
 	// Resource is the plural path segment, Singular its singular name.
 	Resource, Singular string
 	Namespaced         bool
-	ShortNames         []string
-	Categories         []string
+	// IsNamespace marks the resource whose objects are the namespaces
+	// other objects live in: its path's namespace segment names the
+	// object, and namespaced writes check it.
+	IsNamespace bool
+	ShortNames  []string
+	Categories  []string
 	// Verbs are the verbs of the main resource, sorted.
 	Verbs        []string
 	Subresources []Subresource
@@ -78,6 +126,31 @@ type Descriptor struct {
 	// Table is how objects print as a Table; nil prints the default
 	// columns.
 	Table *Table
+	// Storage is set when objects are stored in another version's form:
+	// one stored object is then served in several versions.
+	Storage *Storage
+	// Serve, for a resource whose objects are not stored, says what
+	// creating one does (bindings bind pods); ServeObject for every stored
+	// resource.
+	Serve Serve
+	// Computed, for a read-only resource whose objects are not stored,
+	// returns them (component statuses).
+	Computed func() []Object
+	// KeepStatusOnCreate keeps the status a create sends; by default a
+	// resource with a status subresource starts with an empty status.
+	KeepStatusOnCreate bool
+}
+
+// Storage describes where a descriptor's objects are stored when that is
+// another version's form, and how to convert between the two.
+type Storage struct {
+	// Descriptor is the stored form: its schema encodes the stored bytes
+	// and its resource names the key prefix. It need not be served.
+	Descriptor *Descriptor
+	// ToStorage converts an object of the served version to the stored
+	// form, FromStorage the other way. Both may modify their argument and
+	// return it, or return a new object.
+	ToStorage, FromStorage func(obj Object) Object
 }
 
 // Strategy is the per-type behaviour. Every hook is optional.
@@ -107,6 +180,15 @@ type Strategy struct {
 	PrepareForDelete func(obj Object)
 	// Graceful makes DELETE only mark the object, whatever its finalizers.
 	Graceful bool
+	// DeleteGrace returns the grace period of a deletion, given the grace
+	// period the request asked for (nil when none): 0 deletes at once,
+	// more marks the object with deletionTimestamp that far in the future
+	// and keeps it until then.
+	DeleteGrace func(obj Object, requested *int64) int64
+	// OrphanByDefault makes a deletion without a propagation policy orphan
+	// the object's dependents (replication controllers in core v1, for
+	// backward compatibility) instead of deleting them in the background.
+	OrphanByDefault bool
 	// ForbidDelete returns why the object called name may not be deleted,
 	// or "" when it may.
 	ForbidDelete func(name string) string

@@ -38,3 +38,40 @@ func AnyList(l []string) []any {
 	}
 	return out
 }
+
+// DeleteOptions are the options of an in-process deletion, as DELETE
+// takes them from its body and query.
+type DeleteOptions struct {
+	// GracePeriodSeconds overrides the type's grace period when set.
+	GracePeriodSeconds *int64
+	// PropagationPolicy is Foreground, Background, Orphan or "" (the
+	// type's default).
+	PropagationPolicy string
+	// PreconditionUID, when set, must be the object's uid.
+	PreconditionUID string
+}
+
+// CopyPath returns a subresource Copy that moves the member at a path
+// (such as "spec", "finalizers") from the written object into the new
+// state, creating the objects on the way; a member the written object
+// lacks is removed.
+func CopyPath(path ...string) func(next, written Object) {
+	return func(next, written Object) {
+		dst, src := next, written
+		for _, p := range path[:len(path)-1] {
+			sm, _ := src[p].(map[string]any)
+			dm, ok := dst[p].(map[string]any)
+			if !ok {
+				dm = map[string]any{}
+				dst[p] = dm
+			}
+			dst, src = dm, sm
+		}
+		last := path[len(path)-1]
+		if v, ok := src[last]; ok {
+			dst[last] = v
+		} else {
+			delete(dst, last)
+		}
+	}
+}

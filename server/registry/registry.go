@@ -10,6 +10,12 @@ import (
 type Registry struct {
 	mu    sync.RWMutex
 	byGVR map[gvr]*Descriptor
+	// byGVK finds a served descriptor by kind (owner references name
+	// kinds); byPrefix finds the stored form of a key's resource.
+	byGVK    map[gvr]*Descriptor
+	byPrefix map[string]*Descriptor
+	// namespaces is the descriptor marked IsNamespace.
+	namespaces *Descriptor
 	// groups lists group names in registration order, core ("") first.
 	groups   []string
 	versions map[string][]string
@@ -21,7 +27,7 @@ type gvr struct{ group, version, resource string }
 
 // New returns an empty registry.
 func New() *Registry {
-	return &Registry{byGVR: map[gvr]*Descriptor{}, versions: map[string][]string{}}
+	return &Registry{byGVR: map[gvr]*Descriptor{}, byGVK: map[gvr]*Descriptor{}, byPrefix: map[string]*Descriptor{}, versions: map[string][]string{}}
 }
 
 // Add registers d, replacing any descriptor with the same group, version
@@ -43,7 +49,49 @@ func (r *Registry) Add(d *Descriptor) {
 		r.versions[d.Group] = append(vs, d.Version)
 	}
 	r.byGVR[gvr{d.Group, d.Version, d.Resource}] = d
+	r.byGVK[gvr{d.Group, d.Version, d.Kind}] = d
+	if d.Storage == nil {
+		r.byPrefix[d.ResourcePrefix()] = d
+	} else if _, ok := r.byPrefix[d.ResourcePrefix()]; !ok {
+		// The stored form may be a version that is not served.
+		r.byPrefix[d.ResourcePrefix()] = d.Storage.Descriptor
+	}
+	if d.IsNamespace {
+		r.namespaces = d
+	}
 	r.generation++
+}
+
+// ByKind returns the served descriptor of a kind, or nil.
+func (r *Registry) ByKind(group, version, kind string) *Descriptor {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.byGVK[gvr{group, version, kind}]
+}
+
+// ByKey returns the descriptor of the stored form a key belongs to, with
+// the key's namespace and name; d is nil for a key no registered resource
+// stores.
+func (r *Registry) ByKey(key string) (d *Descriptor, ns, name string) {
+	r.mu.RLock()
+	d = r.byPrefix[resourceOfKey(key)]
+	r.mu.RUnlock()
+	if d == nil {
+		return nil, "", ""
+	}
+	ns, name, ok := d.SplitKey(key)
+	if !ok {
+		return nil, "", ""
+	}
+	return d, ns, name
+}
+
+// Namespaces returns the descriptor of namespaces, or nil before it is
+// registered.
+func (r *Registry) Namespaces() *Descriptor {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.namespaces
 }
 
 // Lookup returns the descriptor of a resource, or nil.

@@ -16,9 +16,6 @@ import (
 // before giving up, as upstream.
 const maxGenerateNameAttempts = 8
 
-// namespacesPrefix is where namespace objects live.
-const namespacesPrefix = "/namespaces/"
-
 var deletionTimestampKey = []byte(`"deletionTimestamp":`)
 
 // checkNamespace refuses content in a missing or terminating namespace.
@@ -26,12 +23,13 @@ func (h *Handler) checkNamespace(s *scope, name string) error {
 	if !s.d.Namespaced || s.ns == "" {
 		return nil
 	}
-	kv, err := h.store.Get(namespacesPrefix + s.ns)
-	if errors.Is(err, bolt.ErrNotFound) {
-		return apierr.NotFound("", "namespaces", s.ns)
+	nd := h.reg.Namespaces()
+	if nd == nil {
+		return nil
 	}
+	kv, err := h.store.Get(nd.Key("", s.ns))
 	if err != nil {
-		return apierr.InternalError(err)
+		return objectErr(&scope{d: nd}, s.ns, err)
 	}
 	// Stored JSON has a deletionTimestamp member only in metadata: keys
 	// elsewhere in a namespace cannot contain a quote.
@@ -51,23 +49,23 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
-	obj, err := h.prepareCreate(s, dec.obj)
+	obj, err := h.prepareCreate(r.Context(), s, dec.obj)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	kv, err := h.createObject(r.Context(), s, obj, wo.dryRun)
+	stored, err := h.createObject(r.Context(), s, obj, wo.dryRun)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
 	addWarnings(w, dec.warnings)
-	h.writeBody(w, r, out, http.StatusCreated, kv, s.d)
+	h.writeObject(w, r, out, http.StatusCreated, s.d, stored)
 }
 
 // prepareCreate turns a decoded body into the object to store: metadata
 // checks, system fields, type rules, defaults and validation.
-func (h *Handler) prepareCreate(s *scope, obj Object) (Object, error) {
+func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object) (Object, error) {
 	d := s.d
 	m := meta(obj, true)
 	if ns, _ := m["namespace"].(string); d.Namespaced && ns != "" && ns != s.ns {
@@ -87,6 +85,11 @@ func (h *Handler) prepareCreate(s *scope, obj Object) (Object, error) {
 		return nil, err
 	}
 	h.prepareCreateMeta(s, obj)
+	if d.Subresource("status") != nil && !d.KeepStatusOnCreate {
+		// Status is written through its subresource; a new object starts
+		// without one (its type may then set the initial status).
+		delete(obj, "status")
+	}
 	if d.Strategy.Default != nil {
 		d.Strategy.Default(obj)
 	}
@@ -108,25 +111,25 @@ func (h *Handler) prepareCreate(s *scope, obj Object) (Object, error) {
 }
 
 // createObject stores obj (retrying generated names on collision) and
-// returns the response body.
+// returns the stored bytes (for a dry run, what would be stored).
 func (h *Handler) createObject(ctx context.Context, s *scope, obj Object, dryRun bool) ([]byte, error) {
 	d := s.d
 	gen := metaString(obj, "generateName")
 	for attempt := 1; ; attempt++ {
 		name := metaString(obj, "name")
-		key := objectKey(d, metaString(obj, "namespace"), name)
+		key := d.Key(metaString(obj, "namespace"), name)
 		if dryRun {
 			if existing, err := h.store.Get(key); err == nil {
 				return nil, h.alreadyExists(s, name, existing.Value)
 			}
-			return schema.Encode(nil, obj, d.Schema), nil
+			return encodeDryRun(d, obj), nil
 		}
 		kv, err := h.store.Create(ctx, key, encodeStored(d, obj))
 		if err == nil {
-			return objectJSON(make([]byte, 0, len(kv.Value)+64), d, kv.Value), nil
+			return kv.Value, nil
 		}
 		if !errors.Is(err, bolt.ErrExists) {
-			return nil, h.storeErrorFor(s, name, err)
+			return nil, objectErr(s, name, err)
 		}
 		if gen == "" {
 			existing, _ := h.store.Get(key)

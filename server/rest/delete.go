@@ -3,14 +3,17 @@ package rest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
+	"time"
 
-	"platd/bolt"
+	"platd/codec"
 	"platd/server/apierr"
+	"platd/server/protobuf"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // Propagation policies of DeleteOptions.
@@ -36,8 +39,8 @@ type precond struct {
 	ResourceVersion *string `json:"resourceVersion,omitempty"`
 }
 
-// parseDeleteOptions reads DeleteOptions from the body (any apiVersion)
-// and the query parameters, the query winning.
+// parseDeleteOptions reads DeleteOptions from the body (JSON, YAML or
+// protobuf, any apiVersion) and the query parameters, the query winning.
 func (h *Handler) parseDeleteOptions(r *http.Request) (*deleteOptions, bool, error) {
 	o := &deleteOptions{}
 	body, err := readBody(r)
@@ -45,10 +48,10 @@ func (h *Handler) parseDeleteOptions(r *http.Request) (*deleteOptions, bool, err
 		return nil, false, err
 	}
 	if len(trimNewline(body)) > 0 {
-		if err := json.Unmarshal(body, o); err != nil {
-			return nil, false, apierr.BadRequest(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s: %v", mediaJSON, err))
+		if err := h.decodeDeleteOptions(r.Header.Get("Content-Type"), body, o); err != nil {
+			return nil, false, err
 		}
-		if o.Kind != "" && o.Kind != "DeleteOptions" {
+		if o.Kind != "" && o.Kind != kindDeleteOptions {
 			return nil, false, apierr.BadRequest(fmt.Sprintf("no kind %q is registered for DeleteOptions", o.Kind))
 		}
 	}
@@ -99,10 +102,49 @@ func (h *Handler) parseDeleteOptions(r *http.Request) (*deleteOptions, bool, err
 	return o, dry, nil
 }
 
+// decodeDeleteOptions decodes a DeleteOptions body in any media type the
+// server decodes: controller-runtime, for one, sends protobuf.
+func (h *Handler) decodeDeleteOptions(contentType string, body []byte, o *deleteOptions) error {
+	unknown := func(err error) error {
+		return apierr.BadRequest(fmt.Sprintf("the body of the request was in an unknown format - accepted media types include: %s: %v", mediaJSON, err))
+	}
+	mt, _, err := codec.ParseContentType(contentType)
+	if err != nil {
+		mt = mediaJSON
+	}
+	switch mt {
+	case mediaYAML:
+		if body, err = codec.YAMLToJSON(body); err != nil {
+			return unknown(err)
+		}
+	case h.brand.ProtobufMediaType:
+		_, kind, raw, err := codec.UnwrapProtobuf(body)
+		if err != nil {
+			return unknown(err)
+		}
+		if kind != "" && kind != kindDeleteOptions {
+			return apierr.BadRequest(fmt.Sprintf("no kind %q is registered for DeleteOptions", kind))
+		}
+		sch := h.kind("", "v1", kindDeleteOptions)
+		if sch == nil {
+			return unknown(fmt.Errorf("no schema for %s", kindDeleteOptions))
+		}
+		m, err := protobuf.Unmarshal(raw, sch)
+		if err != nil {
+			return unknown(err)
+		}
+		body = schema.Encode(nil, m, sch)
+	}
+	if err := json.Unmarshal(body, o); err != nil {
+		return unknown(err)
+	}
+	return nil
+}
+
 // deleteResult is the outcome of deleting one object.
 type deleteResult struct {
-	// body is the object JSON when the object is returned.
-	body []byte
+	// stored is the object's last state: as removed, or as marked.
+	stored []byte
 	// removed is set when the object is gone (not just marked).
 	removed bool
 	uid     string
@@ -120,7 +162,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
-	res, err := h.deleteObject(r.Context(), s.d, s, s.ns, s.name, o, dry)
+	res, err := h.deleteObject(r.Context(), s, s.ns, s.name, o, dry)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -130,12 +172,11 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, s *scope) {
 		code = http.StatusAccepted
 	}
 	if res.removed && !s.d.ReturnDeleted {
-		body, _ := json.Marshal(apierr.Status{Kind: "Status", APIVersion: "v1", Status: apierr.StatusSuccess,
+		h.writeStatus(w, r, out, code, &apierr.Status{Kind: "Status", APIVersion: "v1", Status: apierr.StatusSuccess,
 			Details: &apierr.Details{Name: s.name, Group: s.d.Group, Kind: s.d.Resource, UID: res.uid}})
-		h.writeBody(w, r, out, code, body, s.d)
 		return
 	}
-	h.writeBody(w, r, out, code, res.body, s.d)
+	h.writeObject(w, r, out, code, s.d, res.stored)
 }
 
 // preconditionFailed is the 409 of a failed delete precondition, which
@@ -146,13 +187,15 @@ func preconditionFailed(d *registry.Descriptor, name, what, want, have, tail str
 	return e
 }
 
-// deleteObject deletes or marks one object, retrying lost races.
-func (h *Handler) deleteObject(ctx context.Context, d *registry.Descriptor, s *scope, ns, name string, o *deleteOptions, dry bool) (*deleteResult, error) {
-	key := objectKey(d, ns, name)
+// deleteObject deletes or marks the object called name in namespace ns of
+// s's resource, retrying lost races.
+func (h *Handler) deleteObject(ctx context.Context, s *scope, ns, name string, o *deleteOptions, dry bool) (*deleteResult, error) {
+	d := s.d
+	key := d.Key(ns, name)
 	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
 		kv, err := h.store.Get(key)
 		if err != nil {
-			return nil, h.storeErrorFor(s, name, err)
+			return nil, objectErr(s, name, err)
 		}
 		obj, err := decodeStored(d, kv.Value)
 		if err != nil {
@@ -170,64 +213,139 @@ func (h *Handler) deleteObject(ctx context.Context, d *registry.Descriptor, s *s
 		if err := deletable(d, name); err != nil {
 			return nil, err
 		}
-		marking := d.Strategy.Graceful || len(finalizers(obj)) > 0
-		if !marking {
+		deleting := metaString(obj, "deletionTimestamp") != ""
+		if deleting && d.Strategy.DeletingConflict != "" && d.Strategy.PendingFinalizers != nil && d.Strategy.PendingFinalizers(obj) {
+			return nil, apierr.Conflict(d.Group, d.Resource, name, d.Strategy.DeletingConflict)
+		}
+		next := deepCopyObject(obj)
+		finalizersChanged := setDeletionFinalizers(d, next, o)
+		grace := int64(0)
+		if d.Strategy.DeleteGrace != nil {
+			grace = d.Strategy.DeleteGrace(obj, o.GracePeriodSeconds)
+		}
+		graceChanged := h.markDeletion(d, next, grace)
+		if !d.Strategy.Graceful && grace == 0 && len(finalizers(next)) == 0 {
+			// Nothing keeps the object: it goes now.
 			if dry {
-				return &deleteResult{body: objectJSON(nil, d, kv.Value), removed: true, uid: uid}, nil
+				return &deleteResult{stored: kv.Value, removed: true, uid: uid}, nil
 			}
 			if _, err := h.store.Delete(ctx, key, kv.ModRevision); err != nil {
-				if errors.Is(err, bolt.ErrConflict) || errors.Is(err, bolt.ErrNotFound) {
+				if lostRace(err) {
 					continue
 				}
-				return nil, h.storeErrorFor(s, name, err)
+				return nil, objectErr(s, name, err)
 			}
-			return &deleteResult{body: objectJSON(nil, d, kv.Value), removed: true, uid: uid}, nil
+			return &deleteResult{stored: kv.Value, removed: true, uid: uid}, nil
 		}
-		if metaString(obj, "deletionTimestamp") != "" {
-			if d.Strategy.DeletingConflict != "" && d.Strategy.PendingFinalizers != nil && d.Strategy.PendingFinalizers(obj) {
-				return nil, apierr.Conflict(d.Group, d.Resource, name, d.Strategy.DeletingConflict)
-			}
-			return &deleteResult{body: objectJSON(nil, d, kv.Value), uid: uid}, nil
+		if deleting && !finalizersChanged && !graceChanged {
+			return &deleteResult{stored: kv.Value, uid: uid}, nil
 		}
-		obj["kind"], obj["apiVersion"] = d.Kind, d.GroupVersion()
-		setMeta(obj, "deletionTimestamp", timestamp(h.now()))
-		setMeta(obj, "deletionGracePeriodSeconds", int64(0))
-		if g, ok := meta(obj, false)["generation"].(int64); ok && g > 0 {
-			setMeta(obj, "generation", g+1)
+		if !deleting && d.Strategy.PrepareForDelete != nil {
+			d.Strategy.PrepareForDelete(next)
 		}
-		if d.Strategy.PrepareForDelete != nil {
-			d.Strategy.PrepareForDelete(obj)
-		}
-		stored := encodeStored(d, obj)
+		enc := encodeStored(d, next)
 		if dry {
-			dryBytes, _ := Stamp(stored, kv.ModRevision)
-			return &deleteResult{body: objectJSON(nil, d, dryBytes), uid: uid}, nil
+			dryBytes, _ := Stamp(enc, kv.ModRevision)
+			return &deleteResult{stored: dryBytes, uid: uid}, nil
 		}
-		if h.finalized(d, obj) {
+		if h.finalized(d, next) {
 			if _, err := h.store.Delete(ctx, key, kv.ModRevision); err != nil {
-				if errors.Is(err, bolt.ErrConflict) || errors.Is(err, bolt.ErrNotFound) {
+				if lostRace(err) {
 					continue
 				}
-				return nil, h.storeErrorFor(s, name, err)
+				return nil, objectErr(s, name, err)
 			}
-			return &deleteResult{body: objectJSON(nil, d, kv.Value), removed: true, uid: uid}, nil
+			return &deleteResult{stored: kv.Value, removed: true, uid: uid}, nil
 		}
-		newKV, err := h.store.Update(ctx, key, kv.ModRevision, stored)
+		newKV, err := h.store.Update(ctx, key, kv.ModRevision, enc)
 		if err != nil {
-			if errors.Is(err, bolt.ErrConflict) || errors.Is(err, bolt.ErrNotFound) {
+			if lostRace(err) {
 				continue
 			}
-			return nil, h.storeErrorFor(s, name, err)
+			return nil, objectErr(s, name, err)
 		}
-		return &deleteResult{body: objectJSON(nil, d, newKV.Value), uid: uid}, nil
+		return &deleteResult{stored: newKV.Value, uid: uid}, nil
 	}
 	return nil, apierr.ConflictModified(d.Group, d.Resource, name)
 }
 
+// setDeletionFinalizers applies the propagation policy to the object's
+// finalizers as the garbage collector expects them: Orphan adds "orphan",
+// Foreground adds "foregroundDeletion", Background removes both; without
+// a policy the type's default decides. It reports whether they changed.
+func setDeletionFinalizers(d *registry.Descriptor, obj Object, o *deleteOptions) bool {
+	policy := ""
+	switch {
+	case o.PropagationPolicy != nil:
+		policy = *o.PropagationPolicy
+	case o.OrphanDependents != nil && *o.OrphanDependents:
+		policy = propagationOrphan
+	case o.OrphanDependents != nil:
+		policy = propagationBackground
+	case d.Strategy.OrphanByDefault:
+		policy = propagationOrphan
+	default:
+		return false
+	}
+	before := finalizers(obj)
+	after := slices.DeleteFunc(slices.Clone(before), func(f string) bool {
+		return f == finalizerOrphan || f == finalizerForeground
+	})
+	switch policy {
+	case propagationOrphan:
+		after = append(after, finalizerOrphan)
+	case propagationForeground:
+		after = append(after, finalizerForeground)
+	}
+	if slices.Equal(before, after) {
+		return false
+	}
+	setMeta(obj, "finalizers", anyList(after))
+	return true
+}
+
+func anyList(l []string) any {
+	if len(l) == 0 {
+		return nil
+	}
+	return registry.AnyList(l)
+}
+
+// markDeletion sets the deletion timestamp and grace period of an object
+// whose deletion starts, or shortens them when a later request asks for
+// less time. It reports whether anything changed.
+func (h *Handler) markDeletion(d *registry.Descriptor, obj Object, grace int64) bool {
+	now := h.now()
+	at := timestamp(now.Add(time.Duration(grace) * time.Second))
+	if metaString(obj, "deletionTimestamp") == "" {
+		setMeta(obj, "deletionTimestamp", at)
+		setMeta(obj, "deletionGracePeriodSeconds", grace)
+		if g, ok := meta(obj, false)["generation"].(int64); ok && g > 0 {
+			setMeta(obj, "generation", g+1)
+		}
+		return true
+	}
+	old, ok := meta(obj, false)["deletionGracePeriodSeconds"].(int64)
+	if !ok || grace >= old {
+		return false
+	}
+	// A shorter grace period moves the deletion earlier, never later.
+	if prev, err := time.Parse(time.RFC3339, metaString(obj, "deletionTimestamp")); err == nil && prev.Before(now.Add(time.Duration(grace)*time.Second)) {
+		at = metaString(obj, "deletionTimestamp")
+	}
+	setMeta(obj, "deletionTimestamp", at)
+	setMeta(obj, "deletionGracePeriodSeconds", grace)
+	return true
+}
+
 // finalized reports whether an object being deleted has nothing left that
-// keeps it.
+// keeps it: no finalizers, nothing pending for its type, and no grace
+// period still running.
 func (h *Handler) finalized(d *registry.Descriptor, obj Object) bool {
 	if metaString(obj, "deletionTimestamp") == "" || len(finalizers(obj)) > 0 {
+		return false
+	}
+	if g, _ := meta(obj, false)["deletionGracePeriodSeconds"].(int64); g > 0 {
 		return false
 	}
 	return d.Strategy.PendingFinalizers == nil || !d.Strategy.PendingFinalizers(obj)

@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"errors"
 	"net/http"
 	"strconv"
 
@@ -32,48 +31,50 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 		h.writeError(w, r, err)
 		return
 	}
+	rd, err := h.newRenderer(r, s.d, out)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
 	opts := bolt.ListOptions{}
 	if !pred.empty() {
 		opts.Filter = func(kv *bolt.KV) bool { return pred.matchesStored(kv.Value) }
 	}
 	res, err := h.store.List(s.prefix(), opts)
 	if err != nil {
-		h.writeError(w, r, apierr.InternalError(err))
+		h.writeError(w, r, &storeFailure{s: s, op: opList, err: err})
 		return
 	}
-	b := typePrefix(nil, s.d.ListKind, s.d.GroupVersion())
-	b = append(b, `"metadata":{"resourceVersion":"`...)
-	b = strconv.AppendInt(b, res.Revision, 10)
-	b = append(b, `"},"items":[`...)
-	n := 0
+	done := make([]bolt.KV, 0, len(res.Items))
 	for _, kv := range res.Items {
-		obj, err := decodeStored(s.d, kv.Value)
-		if err != nil {
-			h.writeError(w, r, apierr.InternalError(err))
-			return
+		ns, name, ok := s.d.SplitKey(kv.Key)
+		if !ok {
+			continue
 		}
-		ns, name := metaString(obj, "namespace"), metaString(obj, "name")
-		dr, err := h.deleteObject(r.Context(), s.d, s, ns, name, o, dry)
+		dr, err := h.deleteObject(r.Context(), s, ns, name, o, dry)
 		if err != nil {
-			if apierr.Code(err) == http.StatusNotFound || errors.Is(err, bolt.ErrNotFound) {
+			if apierr.Code(h.toStatus(err)) == http.StatusNotFound {
 				continue
 			}
 			h.writeError(w, r, err)
 			return
 		}
-		if n > 0 {
-			b = append(b, ',')
-		}
-		n++
-		if dr.removed {
-			b = append(b, kv.Value...)
-		} else {
-			// A marked object is listed in its new state, without the
-			// kind/apiVersion prefix list items do not carry.
-			b = append(b, '{')
-			b = append(b, dr.body[len(typePrefix(nil, s.d.Kind, s.d.GroupVersion())):]...)
-		}
+		// A removed object is listed as it was, a marked one in its new
+		// state.
+		done = append(done, bolt.KV{Key: kv.Key, Value: dr.stored})
 	}
-	b = append(b, "]}\n"...)
-	h.writeBody(w, r, out, http.StatusOK, b, s.d)
+	if out.as == asMetadata {
+		out.as = asMetadataList
+	}
+	rd.out = out
+	body, err := rd.list(listMeta{rv: strconv.FormatInt(res.Revision, 10)}, done)
+	if err != nil {
+		h.writeError(w, r, apierr.InternalError(err))
+		return
+	}
+	if out.format == formatProtobuf {
+		h.writeProtobuf(w, r, http.StatusOK, body)
+		return
+	}
+	h.writeJSON(w, r, out, http.StatusOK, body)
 }

@@ -13,6 +13,7 @@ import (
 	"platd/server/apierr"
 	"platd/server/registry"
 	"platd/server/request"
+	"platd/server/schema"
 )
 
 // tooLargeResourceVersionWait is how long a read asking for a revision the
@@ -26,7 +27,7 @@ const maxBodyBytes = 3 << 20
 
 // Handler serves resource requests. It is safe for concurrent use.
 type Handler struct {
-	store bolt.Store
+	store Storage
 	reg   *registry.Registry
 	brand config.Brand
 	log   *slog.Logger
@@ -37,13 +38,18 @@ type Handler struct {
 	stamp bolt.Stamper
 	// bookmarkInterval is bookmarkInterval, shortened in tests.
 	bookmarkInterval time.Duration
-	// watchers counts open watches, so shutdown can wait for them.
+	// shutdown is closed when the server stops: open watches end.
 	shutdown <-chan struct{}
+	// kinds looks up the schema of a kind that is not a served resource
+	// (DeleteOptions, Scale, Binding, Eviction).
+	kinds func(group, version, kind string) *schema.Schema
+	// events shares encoded watch events between watchers.
+	events eventCache
 }
 
 // Config is what a Handler needs.
 type Config struct {
-	Store    bolt.Store
+	Store    Storage
 	Registry *registry.Registry
 	Brand    config.Brand
 	Log      *slog.Logger
@@ -54,6 +60,10 @@ type Config struct {
 	TooLargeWait time.Duration
 	// BookmarkInterval overrides the period of watch bookmarks (tests).
 	BookmarkInterval time.Duration
+	// Kinds looks up the schema of a kind by group, version and kind
+	// (schema.Catalog.ByGVK); it describes the request and response kinds
+	// that are not resources, such as DeleteOptions and Scale.
+	Kinds func(group, version, kind string) *schema.Schema
 }
 
 // New returns a Handler.
@@ -61,7 +71,7 @@ func New(c Config) *Handler {
 	h := &Handler{
 		store: c.Store, reg: c.Registry, brand: c.Brand, log: c.Log,
 		now: time.Now, tooLargeWait: tooLargeResourceVersionWait, stamp: Stamp, bookmarkInterval: bookmarkInterval,
-		shutdown: c.Shutdown,
+		shutdown: c.Shutdown, kinds: c.Kinds,
 	}
 	if h.log == nil {
 		h.log = slog.Default()
@@ -101,6 +111,10 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
+	if s.serve() != registry.ServeObject || s.d.Computed != nil {
+		h.serveSpecial(w, r, s)
+		return
+	}
 	switch info.Verb {
 	case registry.VerbGet:
 		h.get(w, r, s)
@@ -130,9 +144,8 @@ func (h *Handler) resolve(info *request.Info) (*scope, error) {
 		return nil, apierr.RouteNotFound()
 	}
 	s := &scope{d: d, info: info, name: info.Name, sub: info.Subresource}
-	isNamespaceResource := d.Resource == "namespaces" && d.Group == ""
 	switch {
-	case isNamespaceResource:
+	case d.IsNamespace:
 		// /api/v1/namespaces/<name>[/status|/finalize]: the "namespace" of
 		// the path is the object's name.
 	case d.Namespaced:
@@ -164,7 +177,7 @@ func (h *Handler) resolve(info *request.Info) (*scope, error) {
 		if !collection {
 			return nil, apierr.MethodNotAllowed()
 		}
-		if d.Namespaced && s.ns == "" && !isNamespaceResource {
+		if d.Namespaced && s.ns == "" && !d.IsNamespace {
 			return nil, apierr.MethodNotAllowed()
 		}
 	case registry.VerbUpdate, registry.VerbPatch, registry.VerbDelete, registry.VerbGet:
@@ -172,7 +185,7 @@ func (h *Handler) resolve(info *request.Info) (*scope, error) {
 			return nil, apierr.MethodNotAllowed()
 		}
 	case registry.VerbDeleteCollection:
-		if d.Namespaced && s.ns == "" && !isNamespaceResource {
+		if d.Namespaced && s.ns == "" && !d.IsNamespace {
 			return nil, apierr.MethodNotAllowed()
 		}
 	case registry.VerbList, registry.VerbWatch:
@@ -185,38 +198,24 @@ func (h *Handler) resolve(info *request.Info) (*scope, error) {
 	return s, nil
 }
 
+// kind returns the schema of a kind that is not a served resource, or nil.
+func (h *Handler) kind(group, version, kind string) *schema.Schema {
+	if h.kinds == nil {
+		return nil
+	}
+	return h.kinds(group, version, kind)
+}
+
+// serve is how the addressed resource or subresource is served.
+func (s *scope) serve() registry.Serve {
+	if s.sub != "" {
+		return s.d.Subresource(s.sub).Serve
+	}
+	return s.d.Serve
+}
+
 // key is the storage key of the addressed object.
-func (s *scope) key() string { return objectKey(s.d, s.ns, s.name) }
+func (s *scope) key() string { return s.d.Key(s.ns, s.name) }
 
 // prefix is the storage prefix of the addressed collection.
-func (s *scope) prefix() string { return collectionPrefix(s.d, s.ns) }
-
-// objectKey is where an object of d lives in the store.
-func objectKey(d *registry.Descriptor, ns, name string) string {
-	if ns == "" || !d.Namespaced {
-		return resourcePrefix(d) + name
-	}
-	return resourcePrefix(d) + ns + "/" + name
-}
-
-// collectionPrefix is the key prefix of d's objects in ns ("" = all).
-func collectionPrefix(d *registry.Descriptor, ns string) string {
-	if ns == "" || !d.Namespaced {
-		return resourcePrefix(d)
-	}
-	return resourcePrefix(d) + ns + "/"
-}
-
-// resourcePrefix is the key prefix of all of d's objects.
-func resourcePrefix(d *registry.Descriptor) string {
-	if d.Group == "" {
-		return "/" + d.Resource + "/"
-	}
-	return "/" + d.Resource + "." + d.Group + "/"
-}
-
-// ResourcePrefix exposes resourcePrefix to controllers.
-func ResourcePrefix(d *registry.Descriptor) string { return resourcePrefix(d) }
-
-// ObjectKey exposes objectKey to controllers.
-func ObjectKey(d *registry.Descriptor, ns, name string) string { return objectKey(d, ns, name) }
+func (s *scope) prefix() string { return s.d.Prefix(s.ns) }

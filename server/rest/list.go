@@ -1,13 +1,14 @@
 package rest
 
 import (
-	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 
 	"platd/bolt"
 	"platd/codec"
 	"platd/server/apierr"
+	"platd/server/protobuf"
 )
 
 // listPlan is where a list reads: which snapshot, from which key, how many.
@@ -79,6 +80,15 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
+	if out.as == asMetadata {
+		h.writeError(w, r, apierr.NotAcceptable(fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%s)", internalType(s.d, true)), nil))
+		return
+	}
+	rd, err := h.newRenderer(r, s.d, out)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
 	plan, err := h.planList(r, s, o)
 	if err != nil {
 		h.writeError(w, r, err)
@@ -89,11 +99,34 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
-	if out.format == formatJSON && !out.pretty {
-		h.streamList(w, r, s, pred, plan, res)
+	lm := h.pageMeta(s, pred, plan, res)
+	if out.format == formatJSON && !out.pretty && out.as == asObject {
+		h.streamList(w, r, rd, lm, res.Items)
 		return
 	}
-	h.writeBody(w, r, out, http.StatusOK, h.renderList(nil, s, pred, plan, res), s.d)
+	body, err := rd.list(lm, res.Items)
+	if err != nil {
+		h.writeError(w, r, apierr.InternalError(err))
+		return
+	}
+	if out.format == formatProtobuf {
+		h.writeProtobuf(w, r, http.StatusOK, body)
+		return
+	}
+	h.writeJSON(w, r, out, http.StatusOK, body)
+}
+
+// pageMeta is the list metadata of one page.
+func (h *Handler) pageMeta(s *scope, pred *predicate, plan listPlan, res bolt.ListResult) listMeta {
+	lm := listMeta{rv: strconv.FormatInt(res.Revision, 10)}
+	if res.More && plan.limit > 0 && len(res.Items) > 0 {
+		lm.cont = h.encodeContinue(res.Revision, s.prefix(), res.Items[len(res.Items)-1].Key)
+		if pred.empty() {
+			n := res.Remaining
+			lm.remaining = &n
+		}
+	}
+	return lm
 }
 
 // listChunkSize is how much of a compact JSON list is buffered per write.
@@ -103,7 +136,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, s *scope) {
 const listChunkSize = 256 << 10
 
 // streamList writes a compact JSON list straight from the stored bytes.
-func (h *Handler) streamList(w http.ResponseWriter, r *http.Request, s *scope, pred *predicate, plan listPlan, res bolt.ListResult) {
+func (h *Handler) streamList(w http.ResponseWriter, r *http.Request, rd *renderer, lm listMeta, items []bolt.KV) {
 	w.Header().Set("Content-Type", mediaJSON)
 	gw, finish := gzipWriter(w, r)
 	gw.WriteHeader(http.StatusOK)
@@ -115,9 +148,13 @@ func (h *Handler) streamList(w http.ResponseWriter, r *http.Request, s *scope, p
 	if r.ProtoMajor == 2 && gw == w {
 		write = func(p []byte) (int, error) { return writeFramed(w, p) }
 	}
-	buf := h.listHead(make([]byte, 0, listChunkSize+4096), s, pred, plan, res)
-	for i := range res.Items {
-		v := res.Items[i].Value
+	buf := listHeadJSON(make([]byte, 0, listChunkSize+4096), rd.d.ListKind, rd.d.GroupVersion(), lm)
+	for i := range items {
+		v, err := rd.served(items[i].Value)
+		if err != nil {
+			h.log.Error("list: undecodable stored object", "key", items[i].Key, "err", err)
+			continue
+		}
 		if len(buf)+len(v)+1 > listChunkSize && len(buf) > 0 {
 			if _, err := write(buf); err != nil {
 				_ = finish()
@@ -158,41 +195,96 @@ func writeFramed(w http.ResponseWriter, p []byte) (int, error) {
 	return n, nil
 }
 
-// renderList appends the whole list JSON to dst.
-func (h *Handler) renderList(dst []byte, s *scope, pred *predicate, plan listPlan, res bolt.ListResult) []byte {
+// listHeadJSON appends a list's kind, apiVersion, metadata and the opening
+// of items.
+func listHeadJSON(b []byte, kind, apiVersion string, lm listMeta) []byte {
+	b = typePrefix(b, kind, apiVersion)
+	b = append(b, `"metadata":`...)
+	b = appendListMetaJSON(b, lm)
+	return append(b, `,"items":[`...)
+}
+
+// list renders a whole list body in the negotiated form: JSON for JSON
+// and YAML output, else a protobuf envelope.
+func (rd *renderer) list(lm listMeta, items []bolt.KV) ([]byte, error) {
 	size := 256
-	for i := range res.Items {
-		size += len(res.Items[i].Value) + 1
+	for i := range items {
+		size += len(items[i].Value) + 1
 	}
-	if dst == nil {
-		dst = make([]byte, 0, size)
+	proto := rd.out.format == formatProtobuf
+	switch rd.out.as {
+	case asTable:
+		t := rd.newTable(lm)
+		for i := range items {
+			if err := t.addRow(items[i].Value); err != nil {
+				return nil, err
+			}
+		}
+		return t.finish(), nil
+	case asMetadataList:
+		if proto {
+			return rd.metadataListProto(lm, items)
+		}
+		b := listHeadJSON(make([]byte, 0, size), "PartialObjectMetadataList", rd.metaGroupVersion(), lm)
+		var err error
+		for i := range items {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = rd.metadataJSON(b, items[i].Value); err != nil {
+				return nil, err
+			}
+		}
+		return append(b, "]}\n"...), nil
 	}
-	b := h.listHead(dst, s, pred, plan, res)
-	for i := range res.Items {
+	if proto {
+		raw := protobuf.AppendListHead(make([]byte, 0, size), lm.asMap())
+		var item []byte
+		var err error
+		for i := range items {
+			if item, err = rd.objectProto(item[:0], items[i].Value); err != nil {
+				return nil, err
+			}
+			raw = protobuf.AppendListItem(raw, item)
+		}
+		return codec.WrapProtobuf(nil, rd.d.GroupVersion(), rd.d.ListKind, raw), nil
+	}
+	b := listHeadJSON(make([]byte, 0, size), rd.d.ListKind, rd.d.GroupVersion(), lm)
+	for i := range items {
+		v, err := rd.served(items[i].Value)
+		if err != nil {
+			return nil, err
+		}
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, res.Items[i].Value...)
+		b = append(b, v...)
 	}
-	return append(b, "]}\n"...)
+	return append(b, "]}\n"...), nil
 }
 
-// listHead appends the list's kind, apiVersion, metadata and the opening
-// of items.
-func (h *Handler) listHead(b []byte, s *scope, pred *predicate, plan listPlan, res bolt.ListResult) []byte {
-	b = typePrefix(b, s.d.ListKind, s.d.GroupVersion())
-	b = append(b, `"metadata":{"resourceVersion":"`...)
-	b = strconv.AppendInt(b, res.Revision, 10)
-	b = append(b, '"')
-	if res.More && plan.limit > 0 && len(res.Items) > 0 {
-		b = append(b, `,"continue":`...)
-		b = codec.AppendJSONString(b, h.encodeContinue(res.Revision, s.prefix(), res.Items[len(res.Items)-1].Key))
-		if pred.empty() {
-			b = append(b, `,"remainingItemCount":`...)
-			b = strconv.AppendInt(b, res.Remaining, 10)
+// metadataListProto renders a PartialObjectMetadataList in protobuf.
+func (rd *renderer) metadataListProto(lm listMeta, items []bolt.KV) ([]byte, error) {
+	v1beta1 := rd.out.asVersion == metaV1beta1
+	var raw []byte
+	if v1beta1 {
+		raw = protobuf.AppendV1beta1MetadataListHead(nil, lm.asMap())
+	} else {
+		raw = protobuf.AppendListHead(nil, lm.asMap())
+	}
+	var item []byte
+	var err error
+	for i := range items {
+		if item, err = rd.metadataProto(item[:0], items[i].Value); err != nil {
+			return nil, err
+		}
+		if v1beta1 {
+			raw = protobuf.AppendV1beta1MetadataListItem(raw, item)
+		} else {
+			raw = protobuf.AppendListItem(raw, item)
 		}
 	}
-	return append(b, `},"items":[`...)
+	return codec.WrapProtobuf(nil, rd.metaGroupVersion(), "PartialObjectMetadataList", raw), nil
 }
 
 // readPage reads one page of the addressed collection.
@@ -204,15 +296,11 @@ func (h *Handler) readPage(s *scope, pred *predicate, plan listPlan) (bolt.ListR
 	}
 	res, err := h.store.List(prefix, opts)
 	if err != nil {
-		switch {
-		case errors.Is(err, bolt.ErrCompacted) && plan.fromContinue:
-			return res, h.continueExpired(plan.rel)
-		case errors.Is(err, bolt.ErrCompacted):
-			return res, apierr.Expired("The resourceVersion for the provided list is too old.")
-		case errors.Is(err, bolt.ErrFutureRevision):
-			return res, tooLargeResourceVersion(plan.revision, h.store.Revision())
+		op := opList
+		if plan.fromContinue {
+			op = opContinue
 		}
-		return res, apierr.InternalError(err)
+		return res, &storeFailure{s: s, op: op, rev: plan.revision, rel: plan.rel, err: err}
 	}
 	return res, nil
 }

@@ -32,40 +32,24 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
-	mt, _, err := codec.ParseContentType(r.Header.Get("Content-Type"))
-	if err != nil || !slices.Contains(patchTypes, mt) {
-		h.writeError(w, r, apierr.UnsupportedMediaType("415: Unsupported Media Type", &apierr.Details{}))
-		return
-	}
-	wo, err := h.parseWriteOptions(r.URL.Query(), kindPatchOptions)
+	mt, wo, body, err := h.readPatch(r)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
-	}
-	if r.URL.Query().Has("force") {
-		h.writeError(w, r, h.optionsInvalid(kindPatchOptions, apierr.Forbidden("force", "may not be specified for non-apply patch")))
-		return
-	}
-	body, err := readBody(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	if mt != patchJSON {
-		var probe any
-		if err := json.Unmarshal(body, &probe); err != nil {
-			h.writeError(w, r, apierr.BadRequest("error decoding patch: "+err.Error()))
-			return
-		}
 	}
 	d := s.d
 	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
 		kv, err := h.store.Get(s.key())
 		if err != nil {
-			h.writeError(w, r, h.storeError(s, err))
+			h.writeError(w, r, objectErr(s, s.name, err))
 			return
 		}
-		current := objectJSON(nil, d, kv.Value)
+		served, err := servedJSON(nil, d, kv.Value)
+		if err != nil {
+			h.writeError(w, r, apierr.InternalError(err))
+			return
+		}
+		current := objectJSON(nil, d, served)
 		patched, err := h.applyPatch(mt, current, body, s)
 		if err != nil {
 			h.writeError(w, r, err)
@@ -100,7 +84,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 			h.writeError(w, r, apierr.InternalError(err))
 			return
 		}
-		next, err := h.prepareUpdate(s, obj, old)
+		next, err := h.prepareUpdate(r.Context(), s, obj, old)
 		if err != nil {
 			h.writeError(w, r, err)
 			return
@@ -113,10 +97,34 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 			h.writeError(w, r, err)
 			return
 		}
-		h.writeBody(w, r, out, http.StatusOK, res, s.d)
+		h.writeObject(w, r, out, http.StatusOK, s.d, res)
 		return
 	}
 	h.writeError(w, r, apierr.ConflictModified(d.Group, d.Resource, s.name))
+}
+
+// readPatch reads a PATCH request: its media type, options and body.
+func (h *Handler) readPatch(r *http.Request) (mt string, wo writeOptions, body []byte, err error) {
+	mt, _, err = codec.ParseContentType(r.Header.Get("Content-Type"))
+	if err != nil || !slices.Contains(patchTypes, mt) {
+		return "", wo, nil, apierr.UnsupportedMediaType("415: Unsupported Media Type", &apierr.Details{})
+	}
+	if wo, err = h.parseWriteOptions(r.URL.Query(), kindPatchOptions); err != nil {
+		return "", wo, nil, err
+	}
+	if r.URL.Query().Has("force") {
+		return "", wo, nil, h.optionsInvalid(kindPatchOptions, apierr.Forbidden("force", "may not be specified for non-apply patch"))
+	}
+	if body, err = readBody(r); err != nil {
+		return "", wo, nil, err
+	}
+	if mt != patchJSON {
+		var probe any
+		if err := json.Unmarshal(body, &probe); err != nil {
+			return "", wo, nil, apierr.BadRequest("error decoding patch: " + err.Error())
+		}
+	}
+	return mt, wo, body, nil
 }
 
 // applyPatch applies a patch body of media type mt to the current JSON.

@@ -2,7 +2,6 @@ package rest
 
 import (
 	"encoding/json"
-	"log/slog"
 	"net"
 	"net/http"
 	"strconv"
@@ -10,130 +9,83 @@ import (
 
 	"platd/codec"
 	"platd/server/apierr"
-	"platd/server/registry"
+	"platd/server/protobuf"
+	"platd/server/request"
+	"platd/server/schema"
 )
 
-// Output formats a response can take.
-type format int
+// Responses are written by shape: the caller knows whether it answers with
+// one stored object, a list, a Status or an object of another kind, and
+// each shape has its writer. JSON is produced first only where the
+// negotiated form is JSON or YAML.
 
-const (
-	formatJSON format = iota
-	formatYAML
-	formatProtobuf
-)
-
-const (
-	mediaJSON = "application/json"
-	mediaYAML = "application/yaml"
-)
-
-// producedTypes are the media types resource endpoints can write.
-func (h *Handler) producedTypes() []string {
-	return []string{mediaJSON, mediaYAML, h.brand.ProtobufMediaType}
-}
-
-// producedWatchTypes are the media types of a watch stream.
-func (h *Handler) producedWatchTypes() []string {
-	return []string{mediaJSON + ";stream=watch", h.brand.ProtobufMediaType + ";stream=watch"}
-}
-
-// output is the negotiated encoding of one response.
-type output struct {
-	format format
-	pretty bool
-}
-
-// negotiate picks the response encoding from Accept; a nil error output is
-// always usable.
-func (h *Handler) negotiate(r *http.Request, watch bool) (output, error) {
-	accept := r.Header.Get("Accept")
-	pretty := func(params map[string]string) bool {
-		return codec.WantPretty(r.URL.Query(), r.UserAgent(), params)
-	}
-	if accept == "" {
-		return output{format: formatJSON, pretty: pretty(nil) && !watch}, nil
-	}
-	produced := h.producedTypes()
-	if watch {
-		produced = append(produced, h.producedWatchTypes()...)
-	}
-	if !codec.RouterAcceptable(accept, produced) {
-		return output{}, routerNotAcceptable(produced)
-	}
-	for _, m := range codec.ParseAccept(accept) {
-		if _, ok := m.Params["as"]; ok {
-			continue
-		}
-		if s, ok := m.Params["stream"]; ok && s != "watch" {
-			continue
-		}
-		t := strings.ToLower(m.Type + "/" + m.Subtype)
-		switch t {
-		case "*/*", "application/*", mediaJSON:
-			return output{format: formatJSON, pretty: pretty(m.Params) && !watch}, nil
-		case mediaYAML:
-			if watch {
-				continue
-			}
-			return output{format: formatYAML}, nil
-		case h.brand.ProtobufMediaType:
-			return output{format: formatProtobuf}, nil
-		}
-	}
-	if watch {
-		return output{format: formatYAML}, apierr.NotAcceptable("only the following media types are accepted: "+strings.Join(h.producedWatchTypes(), ", "), nil)
-	}
-	return output{}, apierr.NotAcceptable("only the following media types are accepted: "+strings.Join(h.producedTypes(), ", "), nil)
-}
-
-// routerNotAcceptable is the 406 of an Accept header no produced type
-// matches at all.
-func routerNotAcceptable(produced []string) error {
-	return apierr.NotAcceptable("406: Not Acceptable\n\nAvailable representations: "+strings.Join(produced, ", "), &apierr.Details{})
-}
-
-// writeBody writes a compact JSON body in the negotiated encoding; d is the
-// addressed resource (nil when the body can only be a Status).
-func (hd *Handler) writeBody(w http.ResponseWriter, r *http.Request, out output, code int, body []byte, d *registry.Descriptor) {
-	h := w.Header()
-	switch out.format {
-	case formatProtobuf:
-		pb, err := protobufBody(d, body)
-		if err != nil {
-			hd.log.Error("protobuf encoding failed", "err", err)
-			out.format = formatJSON
-			hd.writeBody(w, r, out, http.StatusInternalServerError, mustJSON(apierr.InternalError(err).Status), nil)
-			return
-		}
-		h.Set("Content-Type", hd.brand.ProtobufMediaType)
-		body = pb
-	case formatYAML:
+// writeJSON writes a compact JSON body in the negotiated JSON or YAML form
+// (pretty when asked).
+func (h *Handler) writeJSON(w http.ResponseWriter, r *http.Request, out output, code int, body []byte) {
+	if out.format == formatYAML {
 		y, err := codec.JSONToYAML(body)
 		if err != nil {
-			hd.writeError(w, r, apierr.InternalError(err))
+			h.writeError(w, r, apierr.InternalError(err))
 			return
 		}
-		h.Set("Content-Type", mediaYAML)
-		body = y
-	default:
-		h.Set("Content-Type", mediaJSON)
-		if out.pretty {
-			body = codec.Indent(make([]byte, 0, len(body)+len(body)/2), trimNewline(body))
-		} else if len(body) == 0 || body[len(body)-1] != '\n' {
-			body = append(body, '\n')
-		}
+		h.send(w, r, code, mediaYAML, y)
+		return
 	}
+	if out.pretty {
+		body = codec.Indent(make([]byte, 0, len(body)+len(body)/2), trimNewline(body))
+	} else if len(body) == 0 || body[len(body)-1] != '\n' {
+		body = append(body, '\n')
+	}
+	h.send(w, r, code, mediaJSON, body)
+}
+
+// writeProtobuf writes a protobuf envelope.
+func (h *Handler) writeProtobuf(w http.ResponseWriter, r *http.Request, code int, body []byte) {
+	h.send(w, r, code, h.brand.ProtobufMediaType, body)
+}
+
+// send writes an encoded body with its Content-Type, compressed when the
+// client and the size call for it.
+func (h *Handler) send(w http.ResponseWriter, r *http.Request, code int, contentType string, body []byte) {
+	w.Header().Set("Content-Type", contentType)
 	gw, finish := gzipWriter(w, r)
 	if gw == w {
-		h.Set("Content-Length", strconv.Itoa(len(body)))
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	}
 	gw.WriteHeader(code)
 	if r.Method != http.MethodHead {
 		_, _ = gw.Write(body)
 	}
 	if err := finish(); err != nil {
-		slog.Debug("response write failed", "err", err)
+		h.log.Debug("response write failed", "err", err)
 	}
+}
+
+// writeStatus writes a Status object (an error, or a delete's success).
+func (h *Handler) writeStatus(w http.ResponseWriter, r *http.Request, out output, code int, st *apierr.Status) {
+	if out.format == formatProtobuf {
+		h.writeProtobuf(w, r, code, codec.WrapProtobuf(nil, "v1", "Status", protobuf.MarshalStatus(nil, st)))
+		return
+	}
+	body, _ := json.Marshal(st)
+	h.writeJSON(w, r, out, code, body)
+}
+
+// writeKind writes obj, an object of another kind than the addressed
+// resource's (a Scale, say), described by sch. Conversions (Tables,
+// metadata) do not apply to such objects.
+func (h *Handler) writeKind(w http.ResponseWriter, r *http.Request, out output, code int, apiVersion, kind string, obj Object, sch *schema.Schema) {
+	if out.format == formatProtobuf {
+		raw, err := protobuf.Marshal(nil, obj, sch)
+		if err != nil {
+			h.writeError(w, r, apierr.InternalError(err))
+			return
+		}
+		h.writeProtobuf(w, r, code, codec.WrapProtobuf(nil, apiVersion, kind, raw))
+		return
+	}
+	obj["kind"], obj["apiVersion"] = kind, apiVersion
+	h.writeJSON(w, r, out, code, schema.Encode(nil, obj, sch))
 }
 
 func trimNewline(b []byte) []byte {
@@ -143,20 +95,14 @@ func trimNewline(b []byte) []byte {
 	return b
 }
 
-func mustJSON(v any) []byte {
-	b, _ := json.Marshal(v)
-	return b
-}
-
 // writeError writes err as a Status negotiated to the request's Accept.
 // Errors that cannot be negotiated themselves are written as indented JSON.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	se := apierr.FromError(err)
-	body, _ := json.Marshal(se.Status)
-	info := requestWatch(r)
-	out, nerr := h.negotiate(r, info)
+	se := apierr.FromError(h.toStatus(err))
+	watch := requestWatch(r)
+	out, nerr := h.negotiate(r, watch)
 	if nerr != nil {
-		if se.Status.Reason == apierr.ReasonNotAcceptable && info {
+		if se.Status.Reason == apierr.ReasonNotAcceptable && watch {
 			// A watch asked for YAML: the 406 itself is YAML.
 			out = output{format: formatYAML}
 		} else {
@@ -173,13 +119,21 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 	if code == 0 {
 		code = http.StatusInternalServerError
 	}
-	h.writeBody(w, r, out, code, body, nil)
+	h.writeStatus(w, r, out, code, &se.Status)
 }
 
 // WriteError writes err as a Status, for the layers outside this package
 // (filters, routes).
 func (h *Handler) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	h.writeError(w, r, err)
+}
+
+// requestInfo returns what r addresses.
+func requestInfo(r *http.Request) *request.Info {
+	if info := request.InfoFrom(r.Context()); info != nil {
+		return info
+	}
+	return request.Parse(r.Method, r.URL)
 }
 
 func requestWatch(r *http.Request) bool {

@@ -54,19 +54,42 @@ func withoutResourceVersion(value []byte) []byte {
 	return out
 }
 
-// encodeStored encodes obj for the store: no kind/apiVersion, a
-// resourceVersion placeholder the committer overwrites.
+// storedForm is the descriptor whose schema encodes d's stored bytes.
+func storedForm(d *registry.Descriptor) *registry.Descriptor {
+	if d.Storage != nil {
+		return d.Storage.Descriptor
+	}
+	return d
+}
+
+// encodeStored encodes obj, an object in d's served form, for the store:
+// converted to the stored form, without kind/apiVersion, with a
+// resourceVersion placeholder the committer overwrites. obj is left as it
+// was.
 func encodeStored(d *registry.Descriptor, obj Object) []byte {
+	return encodeStoredForm(d, obj, true)
+}
+
+// encodeDryRun is encodeStored for an object that is not stored: no
+// resourceVersion, as a dry-run create answers.
+func encodeDryRun(d *registry.Descriptor, obj Object) []byte {
+	return encodeStoredForm(d, obj, false)
+}
+
+func encodeStoredForm(d *registry.Descriptor, obj Object, placeholder bool) []byte {
+	if d.Storage != nil {
+		obj = d.Storage.ToStorage(deepCopyObject(obj))
+	}
 	kind, hasKind := obj["kind"]
 	apiVersion, hasAPIVersion := obj["apiVersion"]
 	delete(obj, "kind")
 	delete(obj, "apiVersion")
 	m := meta(obj, true)
 	rv, hadRV := m["resourceVersion"]
-	if !hadRV {
+	if placeholder && !hadRV {
 		m["resourceVersion"] = "0"
 	}
-	out := schema.Encode(make([]byte, 0, 512), obj, d.Schema)
+	out := schema.Encode(make([]byte, 0, 512), obj, storedForm(d).Schema)
 	if hadRV {
 		m["resourceVersion"] = rv
 	} else {
@@ -81,13 +104,43 @@ func encodeStored(d *registry.Descriptor, obj Object) []byte {
 	return out
 }
 
-// decodeStored decodes stored bytes.
+// decodeStored decodes stored bytes into d's served form, without kind
+// and apiVersion.
 func decodeStored(d *registry.Descriptor, value []byte) (Object, error) {
-	dec, err := schema.Decode(value, d.Schema)
+	sd := storedForm(d)
+	dec, err := schema.Decode(value, sd.Schema)
 	if err != nil {
-		return nil, fmt.Errorf("decoding stored %s: %w", d.Kind, err)
+		return nil, fmt.Errorf("decoding stored %s: %w", sd.Kind, err)
+	}
+	obj := dec.Object
+	if d.Storage != nil {
+		obj = d.Storage.FromStorage(obj)
+		delete(obj, "kind")
+		delete(obj, "apiVersion")
+	}
+	return obj, nil
+}
+
+// decodeServed decodes a JSON object of d's served form (a response body).
+func decodeServed(d *registry.Descriptor, body []byte) (Object, error) {
+	dec, err := schema.Decode(body, d.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", d.Kind, err)
 	}
 	return dec.Object, nil
+}
+
+// servedJSON returns stored bytes in d's served form: the bytes themselves
+// unless d converts. dst is reused for a conversion.
+func servedJSON(dst []byte, d *registry.Descriptor, stored []byte) ([]byte, error) {
+	if d.Storage == nil {
+		return stored, nil
+	}
+	obj, err := decodeStored(d, stored)
+	if err != nil {
+		return nil, err
+	}
+	return schema.Encode(dst[:0], obj, d.Schema), nil
 }
 
 // typePrefix is `{"kind":"<Kind>","apiVersion":"<gv>",`.

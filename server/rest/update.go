@@ -17,25 +17,26 @@ import (
 // constant writes can exhaust it.
 const maxUpdateAttempts = 16
 
-// update serves PUT of an object or its status/finalize subresource.
+// update serves PUT of an object or of a subresource that writes part of
+// it (status, finalize, ...).
 func (h *Handler) update(w http.ResponseWriter, r *http.Request, s *scope) {
 	out, wo, dec, err := h.beginWrite(r, s, kindUpdateOptions)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	body, code, err := h.updateObject(r, s, dec.obj, wo.dryRun)
+	stored, code, err := h.updateObject(r.Context(), s, dec.obj, wo.dryRun)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
 	addWarnings(w, dec.warnings)
-	h.writeBody(w, r, out, code, body, s.d)
+	h.writeObject(w, r, out, code, s.d, stored)
 }
 
 // updateObject applies a full new state to the addressed object and
-// returns the response body and status code.
-func (h *Handler) updateObject(r *http.Request, s *scope, obj Object, dryRun bool) ([]byte, int, error) {
+// returns the stored bytes and status code.
+func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun bool) ([]byte, int, error) {
 	d := s.d
 	m := meta(obj, true)
 	if name, _ := m["name"].(string); name != "" && name != s.name {
@@ -61,15 +62,15 @@ func (h *Handler) updateObject(r *http.Request, s *scope, obj Object, dryRun boo
 			if s.sub != "" || !d.UpdateCreates || wantRV != 0 {
 				return nil, 0, apierr.NotFound(d.Group, d.Resource, s.name)
 			}
-			created, err := h.prepareCreate(s, deepCopyObject(obj))
+			created, err := h.prepareCreate(ctx, s, deepCopyObject(obj))
 			if err != nil {
 				return nil, 0, err
 			}
-			body, err := h.createObject(r.Context(), s, created, dryRun)
-			return body, http.StatusCreated, err
+			stored, err := h.createObject(ctx, s, created, dryRun)
+			return stored, http.StatusCreated, err
 		}
 		if err != nil {
-			return nil, 0, h.storeError(s, err)
+			return nil, 0, objectErr(s, s.name, err)
 		}
 		if wantRV != 0 && wantRV != kv.ModRevision {
 			return nil, 0, apierr.ConflictModified(d.Group, d.Resource, s.name)
@@ -78,63 +79,63 @@ func (h *Handler) updateObject(r *http.Request, s *scope, obj Object, dryRun boo
 		if err != nil {
 			return nil, 0, apierr.InternalError(err)
 		}
-		next, err := h.prepareUpdate(s, deepCopyObject(obj), old)
+		next, err := h.prepareUpdate(ctx, s, deepCopyObject(obj), old)
 		if err != nil {
 			return nil, 0, err
 		}
-		body, retry, err := h.commitUpdate(r.Context(), s, kv, next, dryRun)
+		stored, retry, err := h.commitUpdate(ctx, s, kv, next, dryRun)
 		if retry {
 			if wantRV != 0 {
 				return nil, 0, apierr.ConflictModified(d.Group, d.Resource, s.name)
 			}
 			continue
 		}
-		return body, http.StatusOK, err
+		return stored, http.StatusOK, err
 	}
 	return nil, 0, apierr.ConflictModified(d.Group, d.Resource, s.name)
 }
 
 // commitUpdate writes next over the stored kv unless nothing changed, and
-// removes the object instead when its last finalizer went away. retry is
-// set when another writer got there first.
-func (h *Handler) commitUpdate(ctx context.Context, s *scope, kv bolt.KV, next Object, dryRun bool) (body []byte, retry bool, err error) {
+// removes the object instead when its last finalizer went away. It
+// returns the stored bytes; retry is set when another writer got there
+// first.
+func (h *Handler) commitUpdate(ctx context.Context, s *scope, kv bolt.KV, next Object, dryRun bool) (stored []byte, retry bool, err error) {
 	d := s.d
-	stored := encodeStored(d, next)
-	if bytes.Equal(withoutResourceVersion(stored), withoutResourceVersion(kv.Value)) {
-		return objectJSON(nil, d, kv.Value), false, nil
+	enc := encodeStored(d, next)
+	if bytes.Equal(withoutResourceVersion(enc), withoutResourceVersion(kv.Value)) {
+		return kv.Value, false, nil
 	}
 	if dryRun {
-		dry, _ := Stamp(stored, kv.ModRevision)
-		return objectJSON(nil, d, dry), false, nil
+		dry, _ := Stamp(enc, kv.ModRevision)
+		return dry, false, nil
 	}
 	if h.finalized(d, next) {
 		delKV, err := h.store.Delete(ctx, s.key(), kv.ModRevision)
-		if errors.Is(err, bolt.ErrConflict) || errors.Is(err, bolt.ErrNotFound) {
+		if lostRace(err) {
 			return nil, true, nil
 		}
 		if err != nil {
-			return nil, false, h.storeError(s, err)
+			return nil, false, objectErr(s, s.name, err)
 		}
-		final, _ := Stamp(stored, delKV.ModRevision)
-		return objectJSON(nil, d, final), false, nil
+		final, _ := Stamp(enc, delKV.ModRevision)
+		return final, false, nil
 	}
-	newKV, err := h.store.Update(ctx, s.key(), kv.ModRevision, stored)
-	if errors.Is(err, bolt.ErrConflict) || errors.Is(err, bolt.ErrNotFound) {
+	newKV, err := h.store.Update(ctx, s.key(), kv.ModRevision, enc)
+	if lostRace(err) {
 		return nil, true, nil
 	}
 	if err != nil {
-		return nil, false, h.storeError(s, err)
+		return nil, false, objectErr(s, s.name, err)
 	}
-	return objectJSON(make([]byte, 0, len(newKV.Value)+64), d, newKV.Value), false, nil
+	return newKV.Value, false, nil
 }
 
 // prepareUpdate builds the new state from the request's object and the
 // stored one, then validates it.
-func (h *Handler) prepareUpdate(s *scope, obj, old Object) (Object, error) {
+func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) (Object, error) {
 	d := s.d
 	var next Object
-	switch s.sub {
-	case "":
+	if s.sub == "" {
 		errs := validateObjectMetaUpdate(obj, old)
 		if len(errs) > 0 {
 			return nil, apierr.NewInvalid(d.Group, d.Kind, s.name, errs)
@@ -144,31 +145,15 @@ func (h *Handler) prepareUpdate(s *scope, obj, old Object) (Object, error) {
 		if d.Subresource("status") != nil {
 			// The main resource cannot write status; the status subresource
 			// exists for that.
-			if st, ok := old["status"]; ok {
-				next["status"] = st
-			} else {
-				delete(next, "status")
-			}
+			copyMember(next, old, "status")
 		}
-	case "status":
+	} else {
+		// A subresource writes only its part of the object.
 		next = deepCopyObject(old)
-		if st, ok := obj["status"]; ok {
-			next["status"] = st
+		if cp := d.Subresource(s.sub).Copy; cp != nil {
+			cp(next, obj)
 		} else {
-			delete(next, "status")
-		}
-	case "finalize":
-		next = deepCopyObject(old)
-		spec, _ := next["spec"].(map[string]any)
-		if spec == nil {
-			spec = map[string]any{}
-			next["spec"] = spec
-		}
-		newSpec, _ := obj["spec"].(map[string]any)
-		if f, ok := newSpec["finalizers"]; ok {
-			spec["finalizers"] = f
-		} else {
-			delete(spec, "finalizers")
+			copyMember(next, obj, "status")
 		}
 	}
 	next["kind"], next["apiVersion"] = d.Kind, d.GroupVersion()
@@ -193,6 +178,15 @@ func (h *Handler) prepareUpdate(s *scope, obj, old Object) (Object, error) {
 		return nil, apierr.NewInvalid(d.Group, d.Kind, s.name, errs)
 	}
 	return next, nil
+}
+
+// copyMember sets dst[name] to src[name], or removes it when src has none.
+func copyMember(dst, src Object, name string) {
+	if v, ok := src[name]; ok {
+		dst[name] = v
+	} else {
+		delete(dst, name)
+	}
 }
 
 // deepCopyObject copies a decoded object so a retry starts from the

@@ -12,7 +12,7 @@ import (
 	"platd/bolt"
 	"platd/codec"
 	"platd/server/apierr"
-	"platd/server/registry"
+	"platd/server/protobuf"
 	"platd/server/schema"
 )
 
@@ -39,29 +39,83 @@ const (
 
 // watchStream writes events to one client.
 type watchStream struct {
-	w   http.ResponseWriter
+	h   *Handler
 	enc *codec.WatchEncoder
+	rd  *renderer
 	buf []byte
-	// d is the watched resource; proto selects protobuf frames.
-	d     *registry.Descriptor
-	proto bool
+	// tableColumns is set once a Table event has carried the column
+	// definitions, which only the first event does.
+	tableColumns bool
 }
 
-// send writes one event; object is its compact JSON with kind/apiVersion.
-func (ws *watchStream) send(eventType string, object []byte) error {
-	if ws.proto {
-		pb, err := protobufBody(ws.d, object)
-		if err != nil {
-			return err
-		}
-		object = pb
+// send writes one event carrying the stored object of key at revision rev
+// (prev: the key's previous state, restamped at rev).
+func (ws *watchStream) send(eventType string, key string, rev int64, prev bool, stored []byte) error {
+	obj, err := ws.encode(key, rev, prev, stored)
+	if err != nil {
+		ws.h.log.Error("watch: encoding an event failed", "key", key, "err", err)
+		return nil
 	}
-	return ws.enc.Encode(eventType, object)
+	return ws.enc.Encode(eventType, obj)
+}
+
+// encode renders one event object in the watch's form. Encodings that
+// cost more than a copy are shared through the handler's event cache, so
+// an event is encoded once for all watchers of its form; key "" (a
+// bookmark) is never shared.
+func (ws *watchStream) encode(key string, rev int64, prev bool, stored []byte) ([]byte, error) {
+	rd := ws.rd
+	switch {
+	case rd.out.as == asTable:
+		rv, _ := storedResourceVersion(stored)
+		t := rd.newTableWith(listMeta{rv: rv}, !ws.tableColumns)
+		ws.tableColumns = true
+		if err := t.addRow(stored); err != nil {
+			return nil, err
+		}
+		return trimNewline(t.finish()), nil
+	case rd.out.format != formatProtobuf && rd.out.as == asObject:
+		var err error
+		ws.buf, err = rd.objectJSON(ws.buf[:0], stored)
+		return ws.buf, err
+	}
+	if key == "" {
+		return rd.eventObject(stored)
+	}
+	ck := eventKey{d: rd.d, out: rd.out, key: key, rev: rev, prev: prev}
+	if b, ok := ws.h.events.get(ck); ok {
+		return b, nil
+	}
+	b, err := rd.eventObject(stored)
+	if err != nil {
+		return nil, err
+	}
+	ws.h.events.put(ck, b)
+	return b, nil
+}
+
+// eventObject renders the object of a watch event in protobuf or as
+// metadata: the whole-object body of a response, without its newline.
+func (rd *renderer) eventObject(stored []byte) ([]byte, error) {
+	out := rd.out
+	if out.as == asMetadataList {
+		out.as = asMetadata
+	}
+	saved := rd.out
+	rd.out = out
+	defer func() { rd.out = saved }()
+	b, err := rd.single(stored)
+	return trimNewline(b), err
 }
 
 // watch serves a watch on a collection (or on one object by name).
 func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 	out, o, pred, err := h.beginRead(r, s, true)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	rd, err := h.newRenderer(r, s.d, out)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -89,10 +143,10 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 	ctx := r.Context()
 	prefix := s.prefix()
 
-	ws := &watchStream{w: w, enc: codec.NewJSONFrameWriter(w), d: s.d}
+	ws := &watchStream{h: h, enc: codec.NewJSONFrameWriter(w), rd: rd}
 	contentType := mediaJSON
 	if out.format == formatProtobuf {
-		ws.enc, ws.proto = codec.NewProtobufFrameWriter(w), true
+		ws.enc = codec.NewProtobufFrameWriter(w)
 		contentType = h.brand.ProtobufMediaType + ";stream=watch"
 	}
 	start := func() {
@@ -116,7 +170,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 		}
 		res, err := h.store.List(prefix, opts)
 		if err != nil {
-			h.writeError(w, r, apierr.InternalError(err))
+			h.writeError(w, r, &storeFailure{s: s, op: opList, err: err})
 			return
 		}
 		initial, startRev = res.Items, res.Revision
@@ -125,10 +179,10 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 	if err != nil {
 		if errors.Is(err, bolt.ErrCompacted) {
 			start()
-			h.sendError(ws, apierr.Expired(fmt.Sprintf("too old resource version: %d (%d)", rv, h.store.CompactedRevision())))
+			h.sendError(ws, &storeFailure{s: s, op: opWatch, rev: rv, err: err})
 			return
 		}
-		h.writeError(w, r, apierr.InternalError(err))
+		h.writeError(w, r, &storeFailure{s: s, op: opWatch, rev: rv, err: err})
 		return
 	}
 	defer watcher.Stop()
@@ -136,14 +190,13 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 	h.log.Debug("watch start", "resource", s.d.GroupResource(), "namespace", s.ns, "from", startRev)
 
 	for _, kv := range initial {
-		ws.buf = objectJSON(ws.buf[:0], s.d, kv.Value)
-		if err := ws.send(eventAdded, ws.buf); err != nil {
+		if err := ws.send(eventAdded, kv.Key, kv.ModRevision, false, kv.Value); err != nil {
 			return
 		}
 	}
 	lastRev := startRev
 	if sendInitial && o.allowWatchBookmarks {
-		if err := ws.send(eventBookmark, h.bookmark(s, lastRev, true)); err != nil {
+		if err := ws.sendBookmark(h.bookmark(s, lastRev, true)); err != nil {
 			return
 		}
 	}
@@ -163,12 +216,11 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 	// forward writes one store event; false ends the watch.
 	forward := func(ev bolt.Event) bool {
 		lastRev = ev.Revision
-		typ, obj, ok := h.translate(s, pred, ev)
+		typ, obj, prev, ok := h.translate(pred, ev)
 		if !ok {
 			return true
 		}
-		ws.buf = objectJSON(ws.buf[:0], s.d, obj)
-		return ws.send(typ, ws.buf) == nil
+		return ws.send(typ, ev.KV.Key, ev.Revision, prev, obj) == nil
 	}
 	for {
 		select {
@@ -205,7 +257,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 					drained = true
 				}
 			}
-			if err := ws.send(eventBookmark, h.bookmark(s, max(lastRev, progress), false)); err != nil {
+			if err := ws.sendBookmark(h.bookmark(s, max(lastRev, progress), false)); err != nil {
 				return
 			}
 			if err := ws.enc.Flush(); err != nil {
@@ -221,41 +273,51 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 	}
 }
 
+// sendBookmark writes a BOOKMARK event; bookmark is the object in the
+// stored form (metadata first, no kind), rendered like any other object.
+func (ws *watchStream) sendBookmark(bookmark []byte) error {
+	obj, err := ws.encode("", 0, false, bookmark)
+	if err != nil {
+		return err
+	}
+	return ws.enc.Encode(eventBookmark, obj)
+}
+
 // translate turns a store event into what this watcher sees: selectors
 // make an object enter (ADDED) or leave (DELETED, previous state at the
-// new revision) the watched set.
-func (h *Handler) translate(s *scope, pred *predicate, ev bolt.Event) (string, []byte, bool) {
+// new revision) the watched set. prev says the object is that previous
+// state.
+func (h *Handler) translate(pred *predicate, ev bolt.Event) (typ string, obj []byte, prev, ok bool) {
 	switch ev.Type {
 	case bolt.Delete:
-		old := ev.KV.Value
 		if ev.Prev != nil && !pred.matchesStored(ev.Prev.Value) {
-			return "", nil, false
+			return "", nil, false, false
 		}
-		return eventDeleted, old, true
+		return eventDeleted, ev.KV.Value, false, true
 	}
 	now := pred.matchesStored(ev.KV.Value)
 	if ev.Prev == nil {
-		return eventAdded, ev.KV.Value, now
+		return eventAdded, ev.KV.Value, false, now
 	}
 	before := pred.empty() || pred.matchesStored(ev.Prev.Value)
 	switch {
 	case now && before:
-		return eventModified, ev.KV.Value, true
+		return eventModified, ev.KV.Value, false, true
 	case now:
-		return eventAdded, ev.KV.Value, true
+		return eventAdded, ev.KV.Value, false, true
 	case before:
 		left, err := h.stamp(ev.Prev.Value, ev.Revision)
 		if err != nil {
-			return "", nil, false
+			return "", nil, false, false
 		}
-		return eventDeleted, left, true
+		return eventDeleted, left, true, true
 	}
-	return "", nil, false
+	return "", nil, false, false
 }
 
-// bookmark is the object of a BOOKMARK event: an empty object of the kind
-// with only its resourceVersion (and, closing the initial events, the
-// annotations that say so).
+// bookmark is the object of a BOOKMARK event, in the stored form: an
+// empty object of the kind with only its resourceVersion (and, closing the
+// initial events, the annotations that say so).
 func (h *Handler) bookmark(s *scope, rev int64, initialEnd bool) []byte {
 	md := map[string]any{"resourceVersion": fmt.Sprint(rev)}
 	if initialEnd {
@@ -266,15 +328,19 @@ func (h *Handler) bookmark(s *scope, rev int64, initialEnd bool) []byte {
 			h.brand.Label("initial-events-list-blueprint"): base64.StdEncoding.EncodeToString(blueprint),
 		}
 	}
-	obj := Object{"kind": s.d.Kind, "apiVersion": s.d.GroupVersion(), "metadata": md}
-	return schema.Encode(nil, obj, s.d.Schema)
+	return schema.Encode(nil, Object{"metadata": md}, s.d.Schema)
 }
 
 // sendError ends a watch with an ERROR event carrying a Status.
 func (h *Handler) sendError(ws *watchStream, err error) {
-	st := apierr.FromError(err).Status
-	b, _ := json.Marshal(st)
-	_ = ws.send(eventError, b)
+	st := apierr.FromError(h.toStatus(err)).Status
+	var b []byte
+	if ws.rd.out.format == formatProtobuf {
+		b = codec.WrapProtobuf(nil, "v1", "Status", protobuf.MarshalStatus(nil, &st))
+	} else {
+		b, _ = json.Marshal(st)
+	}
+	_ = ws.enc.Encode(eventError, b)
 	_ = ws.enc.Flush()
 }
 

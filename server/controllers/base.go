@@ -1,0 +1,147 @@
+// Package controllers holds the server's in-process controllers. Each is
+// driven by the store's watch, never by polling, and changes objects only
+// through the same rules as the API (the Objects interface).
+package controllers
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"platd/bolt"
+	"platd/server/registry"
+)
+
+// Objects is the in-process API the controllers change objects through:
+// the rules of the HTTP verbs, addressed by descriptor (rest.Handler).
+// Errors are Status errors.
+type Objects interface {
+	Get(d *registry.Descriptor, ns, name string) (registry.Object, error)
+	List(d *registry.Descriptor, ns string) ([]registry.Object, int64, error)
+	Create(ctx context.Context, d *registry.Descriptor, obj registry.Object) (registry.Object, error)
+	Update(ctx context.Context, d *registry.Descriptor, ns, name, sub string, change func(old registry.Object) registry.Object) (registry.Object, error)
+	Delete(ctx context.Context, d *registry.Descriptor, ns, name string, opts registry.DeleteOptions) (gone bool, err error)
+}
+
+// Source is the store's change feed: a list, then a watch from its
+// revision (bolt.Store provides it).
+type Source interface {
+	List(prefix string, opts bolt.ListOptions) (bolt.ListResult, error)
+	Watch(ctx context.Context, prefix string, fromRevision int64) (bolt.Watcher, error)
+}
+
+// restartDelay is how long a controller waits before listing again after
+// its watch ended with an error (it fell behind, or the history it needed
+// was compacted). Such ends are rare, so a fixed delay keeps it simple.
+const restartDelay = time.Second
+
+// follow lists the keys under prefix, hands them to initial, then hands
+// every later event to event, until ctx ends. When the watch fails it
+// starts over from a fresh list.
+func follow(ctx context.Context, src Source, prefix string, log *slog.Logger, initial func([]bolt.KV), event func(bolt.Event)) {
+	for ctx.Err() == nil {
+		err := followOnce(ctx, src, prefix, initial, event)
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		log.Warn("controller watch restarting", "prefix", prefix, "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(restartDelay):
+		}
+	}
+}
+
+func followOnce(ctx context.Context, src Source, prefix string, initial func([]bolt.KV), event func(bolt.Event)) error {
+	res, err := src.List(prefix, bolt.ListOptions{})
+	if err != nil {
+		return err
+	}
+	initial(res.Items)
+	w, err := src.Watch(ctx, prefix, res.Revision)
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-w.Events():
+			if !ok {
+				if err := w.Err(); err != nil {
+					return err
+				}
+				return errors.New("watch closed")
+			}
+			event(ev)
+		}
+	}
+}
+
+// queue is a set of keys waiting to be worked on: a key added while it
+// waits is not added twice. It is safe for concurrent use.
+type queue struct {
+	mu      sync.Mutex
+	pending []string
+	queued  map[string]bool
+	wake    chan struct{}
+}
+
+func newQueue() *queue {
+	return &queue{queued: map[string]bool{}, wake: make(chan struct{}, 1)}
+}
+
+// add queues key unless it is already waiting.
+func (q *queue) add(key string) {
+	q.mu.Lock()
+	if !q.queued[key] {
+		q.queued[key] = true
+		q.pending = append(q.pending, key)
+	}
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// take removes and returns the oldest key, or "" when none waits.
+func (q *queue) take() (string, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.pending) == 0 {
+		return "", false
+	}
+	key := q.pending[0]
+	q.pending = q.pending[1:]
+	delete(q.queued, key)
+	return key, true
+}
+
+// work hands queued keys to fn one at a time until ctx ends; a key whose
+// fn fails is queued again after retry.
+func (q *queue) work(ctx context.Context, log *slog.Logger, retry time.Duration, fn func(ctx context.Context, key string) error) {
+	for {
+		key, ok := q.take()
+		if !ok {
+			select {
+			case <-ctx.Done():
+				return
+			case <-q.wake:
+				continue
+			}
+		}
+		if err := fn(ctx, key); err != nil && ctx.Err() == nil {
+			log.Warn("controller sync failed; retrying", "key", key, "err", err)
+			time.AfterFunc(retry, func() {
+				if ctx.Err() == nil {
+					q.add(key)
+				}
+			})
+		}
+	}
+}

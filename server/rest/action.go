@@ -1,0 +1,251 @@
+package rest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// Actions are creates that change another object instead of storing one:
+// a Binding assigns a pod to a node, an Eviction deletes a pod.
+
+// serveBind serves pods/binding and the bindings resource.
+func (h *Handler) serveBind(w http.ResponseWriter, r *http.Request, s *scope) {
+	out, wo, b, err := h.beginAction(r, "v1", "Binding")
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	name := metaString(b, "name")
+	pod := s.name
+	if s.sub == "" {
+		// POST .../bindings names the pod in the Binding.
+		pod = name
+	} else if name != s.name {
+		h.writeError(w, r, apierr.BadRequest("name in URL does not match name in Binding object"))
+		return
+	}
+	var errs apierr.FieldErrors
+	target, _ := b["target"].(map[string]any)
+	if k, _ := target["kind"].(string); k != "" && k != "Node" {
+		errs = append(errs, apierr.NotSupported("target.kind", k, []string{"Node", "<empty>"}))
+	}
+	node, _ := target["name"].(string)
+	if node == "" {
+		errs = append(errs, apierr.Required("target.name", ""))
+	}
+	if len(errs) > 0 {
+		h.writeError(w, r, apierr.NewInvalid("", "Binding", name, errs))
+		return
+	}
+	pods := h.actionTarget(s)
+	if err := h.bindPod(r.Context(), pods, pod, node, b, wo.dryRun); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.writeStatus(w, r, out, http.StatusCreated, successStatus(http.StatusCreated))
+}
+
+// actionTarget is the scope of the pods an action changes: the addressed
+// resource for a pod subresource, the pods of the namespace for the
+// bindings resource.
+func (h *Handler) actionTarget(s *scope) *scope {
+	if s.sub != "" {
+		return &scope{d: s.d, info: s.info, ns: s.ns}
+	}
+	return &scope{d: h.reg.Lookup("", "v1", "pods"), info: s.info, ns: s.ns}
+}
+
+// beginAction reads an action's options and body.
+func (h *Handler) beginAction(r *http.Request, apiVersion, kind string) (output, writeOptions, Object, error) {
+	out, err := h.negotiate(r, false)
+	if err != nil {
+		return out, writeOptions{}, nil, err
+	}
+	wo, err := h.parseWriteOptions(r.URL.Query(), kindCreateOptions)
+	if err != nil {
+		return out, wo, nil, err
+	}
+	obj, err := h.decodeKind(r, apiVersion, kind)
+	return out, wo, obj, err
+}
+
+// bindPod sets spec.nodeName of a pod that has none, merges the binding's
+// annotations and marks the pod scheduled. The write bypasses the pod's
+// update rules, which forbid changing its spec.
+func (h *Handler) bindPod(ctx context.Context, pods *scope, name, node string, binding Object, dryRun bool) error {
+	if pods.d == nil {
+		return apierr.NotFound("", "pods", name)
+	}
+	d := pods.d
+	conflict := func(msg string) error { return apierr.Conflict("", "pods/binding", name, msg) }
+	key := d.Key(pods.ns, name)
+	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
+		kv, err := h.store.Get(key)
+		if err != nil {
+			return objectErr(pods, name, err)
+		}
+		pod, err := decodeStored(d, kv.Value)
+		if err != nil {
+			return apierr.InternalError(err)
+		}
+		if uid := metaString(binding, "uid"); uid != "" && uid != metaString(pod, "uid") {
+			return conflict(fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, metaString(pod, "uid")))
+		}
+		spec := childMap(pod, "spec")
+		switch {
+		case metaString(pod, "deletionTimestamp") != "":
+			return conflict(fmt.Sprintf("pod %s is being deleted, cannot be assigned to a host", name))
+		case spec["nodeName"] != nil && spec["nodeName"] != "":
+			return conflict(fmt.Sprintf("pod %v is already assigned to node %q", name, spec["nodeName"]))
+		case len(asList(spec["schedulingGates"])) > 0:
+			return conflict(fmt.Sprintf("pod %v has non-empty .spec.schedulingGates", name))
+		}
+		spec["nodeName"] = node
+		if ann := stringMap(meta(binding, false), "annotations"); len(ann) > 0 {
+			m := meta(pod, true)
+			pa := stringMap(m, "annotations")
+			if pa == nil {
+				pa = map[string]any{}
+				m["annotations"] = pa
+			}
+			for k, v := range ann {
+				pa[k] = v
+			}
+		}
+		setCondition(childMap(pod, "status"), "PodScheduled", "True", timestamp(h.now()))
+		if dryRun {
+			return nil
+		}
+		if _, err := h.store.Update(ctx, key, kv.ModRevision, encodeStored(d, pod)); err != nil {
+			if lostRace(err) {
+				continue
+			}
+			return objectErr(pods, name, err)
+		}
+		return nil
+	}
+	return apierr.ConflictModified("", "pods", name)
+}
+
+// setCondition sets a condition of status.conditions, keeping its
+// lastTransitionTime when its status does not change.
+func setCondition(status map[string]any, typ, value, now string) {
+	conds := asList(status["conditions"])
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if m["type"] == typ {
+			if m["status"] != value {
+				m["status"] = value
+				m["lastTransitionTime"] = now
+			}
+			return
+		}
+	}
+	status["conditions"] = append(conds, map[string]any{"type": typ, "status": value, "lastTransitionTime": now})
+}
+
+// serveEvict serves pods/eviction: the pod is deleted with the eviction's
+// delete options. Disruption budgets are not consulted.
+func (h *Handler) serveEvict(w http.ResponseWriter, r *http.Request, s *scope) {
+	out, wo, ev, err := h.beginAction(r, "policy/v1", "Eviction")
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if metaString(ev, "name") != s.name {
+		h.writeError(w, r, apierr.BadRequest("name in URL does not match name in Eviction object"))
+		return
+	}
+	o := &deleteOptions{}
+	if do, ok := ev["deleteOptions"].(map[string]any); ok {
+		if g, ok := do["gracePeriodSeconds"].(int64); ok {
+			o.GracePeriodSeconds = &g
+		}
+		if pc, ok := do["preconditions"].(map[string]any); ok {
+			o.Preconditions = &precond{}
+			if uid, ok := pc["uid"].(string); ok {
+				o.Preconditions.UID = &uid
+			}
+			if rv, ok := pc["resourceVersion"].(string); ok {
+				o.Preconditions.ResourceVersion = &rv
+			}
+		}
+		if p, ok := do["propagationPolicy"].(string); ok {
+			o.PropagationPolicy = &p
+		}
+	}
+	pods := &scope{d: s.d, info: s.info, ns: s.ns}
+	if _, err := h.deleteObject(r.Context(), pods, s.ns, s.name, o, wo.dryRun); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.writeStatus(w, r, out, http.StatusCreated, successStatus(http.StatusCreated))
+}
+
+// serveComputed serves get and list of a resource whose objects are
+// computed on request (component statuses).
+func (h *Handler) serveComputed(w http.ResponseWriter, r *http.Request, s *scope) {
+	out, err := h.negotiate(r, false)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	rd, err := h.newRenderer(r, s.d, out)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	var items [][]byte
+	for _, obj := range s.d.Computed() {
+		if s.name != "" && metaString(obj, "name") != s.name {
+			continue
+		}
+		items = append(items, encodeDryRun(s.d, obj))
+	}
+	var body []byte
+	switch s.info.Verb {
+	case registry.VerbGet:
+		if len(items) == 0 {
+			h.writeError(w, r, apierr.NotFound(s.d.Group, s.d.Resource, s.name))
+			return
+		}
+		body, err = rd.single(items[0])
+	case registry.VerbList:
+		if out.as == asMetadata {
+			h.writeError(w, r, apierr.NotAcceptable(fmt.Sprintf("you requested PartialObjectMetadata, but the requested object is a list (%s)", internalType(s.d, true)), nil))
+			return
+		}
+		kvs := make([]storedKV, len(items))
+		for i, b := range items {
+			kvs[i].Value = b
+		}
+		body, err = rd.list(listMeta{}, kvs)
+	default:
+		err = apierr.MethodNotSupported(s.d.Group, s.d.Resource, s.info.Verb)
+	}
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if out.format == formatProtobuf {
+		h.writeProtobuf(w, r, http.StatusOK, body)
+		return
+	}
+	h.writeJSON(w, r, out, http.StatusOK, body)
+}
+
+// childMap returns the map at obj[key], creating it when absent.
+func childMap(obj map[string]any, key string) map[string]any {
+	m, ok := obj[key].(map[string]any)
+	if !ok {
+		m = map[string]any{}
+		obj[key] = m
+	}
+	return m
+}
+
+func asList(v any) []any { l, _ := v.([]any); return l }

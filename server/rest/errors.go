@@ -1,0 +1,103 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"platd/bolt"
+	"platd/server/apierr"
+)
+
+// This file is the one place where errors of the storage engine become
+// Statuses. Verb code passes them up, wrapped or not, together with what
+// it was doing when it met them.
+
+// storeOp says what a storage error interrupted, which decides how some
+// errors read.
+type storeOp int
+
+const (
+	// opObject is a read or write of one object.
+	opObject storeOp = iota
+	// opList is a list at a revision.
+	opList
+	// opContinue is a list resumed from a continue token.
+	opContinue
+	// opWatch is a watch from a revision.
+	opWatch
+)
+
+// storeFailure is a storage error with the context its Status needs.
+type storeFailure struct {
+	s    *scope
+	name string
+	op   storeOp
+	// rev is the revision a list or watch asked for; rel the continue
+	// token's start key.
+	rev int64
+	rel string
+	err error
+}
+
+func (f *storeFailure) Error() string { return f.err.Error() }
+func (f *storeFailure) Unwrap() error { return f.err }
+
+// objectErr marks err as met on the object called name of s.
+func objectErr(s *scope, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &storeFailure{s: s, name: name, op: opObject, err: err}
+}
+
+// status returns the Status of a storage failure.
+func (h *Handler) status(f *storeFailure) error {
+	d, err := f.s.d, f.err
+	switch {
+	case errors.Is(err, bolt.ErrNotFound):
+		return apierr.NotFound(d.Group, d.Resource, f.name)
+	case errors.Is(err, bolt.ErrExists):
+		return apierr.AlreadyExists(d.Group, d.Resource, f.name)
+	case errors.Is(err, bolt.ErrConflict):
+		return apierr.ConflictModified(d.Group, d.Resource, f.name)
+	case errors.Is(err, bolt.ErrCompacted):
+		switch f.op {
+		case opContinue:
+			return h.continueExpired(f.rel)
+		case opWatch:
+			return apierr.Expired(fmt.Sprintf("too old resource version: %d (%d)", f.rev, h.store.CompactedRevision()))
+		}
+		return apierr.Expired("The resourceVersion for the provided list is too old.")
+	case errors.Is(err, bolt.ErrFutureRevision):
+		return tooLargeResourceVersion(f.rev, h.store.Revision())
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return apierr.Timeout("request did not complete within requested timeout - "+err.Error(), 0)
+	case errors.Is(err, bolt.ErrClosed):
+		return apierr.ServiceUnavailable("apiserver is shutting down", 1)
+	}
+	return apierr.InternalError(err)
+}
+
+// toStatus turns any error a verb returns into the error written to the
+// client: storage failures get their Status, everything else passes
+// through (apierr errors are Statuses already; the rest become 500s).
+func (h *Handler) toStatus(err error) error {
+	var f *storeFailure
+	if errors.As(err, &f) {
+		return h.status(f)
+	}
+	return err
+}
+
+func tooLargeResourceVersion(rev, current int64) error {
+	return apierr.Timeout(fmt.Sprintf("Too large resource version: %d, current: %d", rev, current), 1,
+		apierr.Cause{Type: "ResourceVersionTooLarge", Message: "Too large resource version"})
+}
+
+// lostRace reports whether a conditional write failed because another
+// writer changed or removed the object first: the caller re-reads and
+// tries again.
+func lostRace(err error) bool {
+	return errors.Is(err, bolt.ErrConflict) || errors.Is(err, bolt.ErrNotFound)
+}

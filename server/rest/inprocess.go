@@ -1,0 +1,145 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"platd/bolt"
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// The methods below are the in-process API the server's own controllers
+// use: the rules of the HTTP verbs, addressed by descriptor. Objects are in
+// the descriptor's served form with kind and apiVersion; errors are Status
+// errors (apierr), so callers can tell NotFound or AlreadyExists apart.
+
+// Get returns the object called name in namespace ns.
+func (h *Handler) Get(d *registry.Descriptor, ns, name string) (Object, error) {
+	s := &scope{d: d, ns: ns, name: name}
+	kv, err := h.store.Get(s.key())
+	if err != nil {
+		return nil, h.toStatus(objectErr(s, name, err))
+	}
+	return h.servedObject(d, kv.Value)
+}
+
+// List returns the objects of d in namespace ns ("" for all) and the
+// revision they were read at.
+func (h *Handler) List(d *registry.Descriptor, ns string) ([]Object, int64, error) {
+	s := &scope{d: d, ns: ns}
+	res, err := h.store.List(s.prefix(), bolt.ListOptions{})
+	if err != nil {
+		return nil, 0, h.toStatus(&storeFailure{s: s, op: opList, err: err})
+	}
+	out := make([]Object, 0, len(res.Items))
+	for _, kv := range res.Items {
+		obj, err := h.servedObject(d, kv.Value)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, obj)
+	}
+	return out, res.Revision, nil
+}
+
+// servedObject decodes stored bytes into d's served form with kind and
+// apiVersion.
+func (h *Handler) servedObject(d *registry.Descriptor, stored []byte) (Object, error) {
+	obj, err := decodeStored(d, stored)
+	if err != nil {
+		return nil, apierr.InternalError(err)
+	}
+	obj["kind"], obj["apiVersion"] = d.Kind, d.GroupVersion()
+	return obj, nil
+}
+
+// Create creates obj, whose metadata names its namespace, as POST would.
+func (h *Handler) Create(ctx context.Context, d *registry.Descriptor, obj Object) (Object, error) {
+	s := &scope{d: d, ns: metaString(obj, "namespace")}
+	obj["kind"], obj["apiVersion"] = d.Kind, d.GroupVersion()
+	prepared, err := h.prepareCreate(ctx, s, obj)
+	if err != nil {
+		return nil, h.toStatus(err)
+	}
+	stored, err := h.createObject(ctx, s, prepared, false)
+	if err != nil {
+		return nil, h.toStatus(err)
+	}
+	return h.servedObject(d, stored)
+}
+
+// Update changes the object called name (or its subresource sub) through
+// the update path. change gets the stored object and returns what a PUT
+// would send, or nil when there is nothing to change; it runs again when
+// another writer wins the race. A missing object is a NotFound error.
+func (h *Handler) Update(ctx context.Context, d *registry.Descriptor, ns, name, sub string, change func(old Object) Object) (Object, error) {
+	s := &scope{d: d, ns: ns, name: name, sub: sub}
+	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
+		kv, err := h.store.Get(s.key())
+		if err != nil {
+			return nil, h.toStatus(objectErr(s, name, err))
+		}
+		old, err := h.servedObject(d, kv.Value)
+		if err != nil {
+			return nil, err
+		}
+		want := change(deepCopyObject(old))
+		if want == nil {
+			return old, nil
+		}
+		delete(old, "kind")
+		delete(old, "apiVersion")
+		next, err := h.prepareUpdate(ctx, s, want, old)
+		if err != nil {
+			return nil, h.toStatus(err)
+		}
+		stored, retry, err := h.commitUpdate(ctx, s, kv, next, false)
+		if retry {
+			continue
+		}
+		if err != nil {
+			return nil, h.toStatus(err)
+		}
+		return h.servedObject(d, stored)
+	}
+	return nil, apierr.ConflictModified(d.Group, d.Resource, name)
+}
+
+// Delete deletes the object called name as DELETE would. gone reports
+// whether it is removed rather than only marked (finalizers, grace
+// period).
+func (h *Handler) Delete(ctx context.Context, d *registry.Descriptor, ns, name string, opts registry.DeleteOptions) (gone bool, err error) {
+	o := &deleteOptions{GracePeriodSeconds: opts.GracePeriodSeconds}
+	if opts.PropagationPolicy != "" {
+		p := opts.PropagationPolicy
+		o.PropagationPolicy = &p
+	}
+	if opts.PreconditionUID != "" {
+		uid := opts.PreconditionUID
+		o.Preconditions = &precond{UID: &uid}
+	}
+	s := &scope{d: d, ns: ns, name: name}
+	res, err := h.deleteObject(ctx, s, ns, name, o, false)
+	if err != nil {
+		return false, h.toStatus(err)
+	}
+	return res.removed, nil
+}
+
+// EnsureNamespace creates the namespace called name unless it exists.
+func (h *Handler) EnsureNamespace(ctx context.Context, name string) error {
+	d := h.reg.Namespaces()
+	if d == nil {
+		return errors.New("namespaces are not registered")
+	}
+	if _, err := h.store.Get(d.Key("", name)); err == nil {
+		return nil
+	}
+	_, err := h.Create(ctx, d, Object{"metadata": map[string]any{"name": name}})
+	if err != nil && apierr.ReasonOf(err) != apierr.ReasonAlreadyExists {
+		return fmt.Errorf("creating namespace %s: %w", name, err)
+	}
+	return nil
+}

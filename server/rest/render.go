@@ -1,0 +1,262 @@
+package rest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"platd/codec"
+	"platd/server/apierr"
+	"platd/server/protobuf"
+	"platd/server/registry"
+	"platd/server/schema"
+)
+
+// renderer turns stored objects of one resource into the negotiated form
+// of one response (or one watch). It keeps scratch buffers between
+// objects, so it is used by one goroutine at a time.
+type renderer struct {
+	h   *Handler
+	d   *registry.Descriptor
+	out output
+	// include is the Table rows' object: includeNone, includeMetadata or
+	// includeObject.
+	include string
+	now     time.Time
+	scratch []byte
+}
+
+// Values of the includeObject parameter of Tables.
+const (
+	includeNone     = "None"
+	includeMetadata = "Metadata"
+	includeObject   = "Object"
+)
+
+// newRenderer prepares the rendering of d's objects for r.
+func (h *Handler) newRenderer(r *http.Request, d *registry.Descriptor, out output) (*renderer, error) {
+	rd := &renderer{h: h, d: d, out: out, now: h.now(), include: includeMetadata}
+	if out.as == asTable {
+		switch v := r.URL.Query().Get("includeObject"); v {
+		case "", includeMetadata:
+		case includeNone, includeObject:
+			rd.include = v
+		default:
+			return nil, apierr.BadRequest(fmt.Sprintf("Unable to convert to Table as requested: includeObject: Invalid value: %q: must be 'Metadata', 'Object', 'None', or empty", v))
+		}
+	}
+	return rd, nil
+}
+
+// metaGroupVersion is the apiVersion of the conversion targets.
+func (rd *renderer) metaGroupVersion() string {
+	return rd.h.brand.MetaGroup() + "/" + rd.out.asVersion
+}
+
+// served returns stored bytes in the resource's served form.
+func (rd *renderer) served(stored []byte) ([]byte, error) {
+	if rd.d.Storage == nil {
+		return stored, nil
+	}
+	b, err := servedJSON(rd.scratch, rd.d, stored)
+	if err == nil {
+		rd.scratch = b
+	}
+	return b, err
+}
+
+// objectJSON appends the JSON of one object with its kind and apiVersion.
+func (rd *renderer) objectJSON(dst, stored []byte) ([]byte, error) {
+	b, err := rd.served(stored)
+	if err != nil {
+		return dst, err
+	}
+	return objectJSON(dst, rd.d, b), nil
+}
+
+// objectProto appends the protobuf message of one object (no envelope).
+func (rd *renderer) objectProto(dst, stored []byte) ([]byte, error) {
+	obj, err := decodeStored(rd.d, stored)
+	if err != nil {
+		return dst, err
+	}
+	return protobuf.Marshal(dst, obj, rd.d.Schema)
+}
+
+// metadataJSON appends a PartialObjectMetadata of one stored object.
+func (rd *renderer) metadataJSON(dst, stored []byte) ([]byte, error) {
+	m, err := storedMetadata(stored)
+	if err != nil {
+		return dst, err
+	}
+	dst = typePrefix(dst, "PartialObjectMetadata", rd.metaGroupVersion())
+	dst = append(dst, `"metadata":`...)
+	dst = append(dst, m...)
+	return append(dst, '}'), nil
+}
+
+// metadataProto appends the PartialObjectMetadata message of one object.
+func (rd *renderer) metadataProto(dst, stored []byte) ([]byte, error) {
+	m, err := storedMetadata(stored)
+	if err != nil {
+		return dst, err
+	}
+	md, err := decodeServed(rd.d, append(append([]byte(`{"metadata":`), m...), '}'))
+	if err != nil {
+		return dst, err
+	}
+	meta, err := protobuf.Marshal(nil, md["metadata"].(map[string]any), rd.metaSchema())
+	if err != nil {
+		return dst, err
+	}
+	return protobuf.AppendPartialObjectMetadata(dst, meta), nil
+}
+
+// metaSchema is the ObjectMeta schema.
+func (rd *renderer) metaSchema() *schema.Schema {
+	return rd.d.Schema.Field("metadata").Schema
+}
+
+// internalType names the resource's Go type as upstream's messages do:
+// "*core.ConfigMap", "*apps.DeploymentList".
+func internalType(d *registry.Descriptor, list bool) string {
+	k := d.Kind
+	if list {
+		k = d.ListKind
+	}
+	return "*" + internalPackage(d.Group) + "." + k
+}
+
+// writeObject answers with one stored object in the negotiated form.
+func (h *Handler) writeObject(w http.ResponseWriter, r *http.Request, out output, code int, d *registry.Descriptor, stored []byte) {
+	rd, err := h.newRenderer(r, d, out)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	body, err := rd.single(stored)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if out.format == formatProtobuf {
+		h.writeProtobuf(w, r, code, body)
+		return
+	}
+	h.writeJSON(w, r, out, code, body)
+}
+
+// single renders one object as a whole response body: JSON (for JSON and
+// YAML output) or a protobuf envelope.
+func (rd *renderer) single(stored []byte) ([]byte, error) {
+	proto := rd.out.format == formatProtobuf
+	switch rd.out.as {
+	case asMetadataList:
+		return nil, apierr.NotAcceptable(fmt.Sprintf("you requested PartialObjectMetadataList, but the requested object is not a list (%s)", internalType(rd.d, false)), nil)
+	case asMetadata:
+		if proto {
+			raw, err := rd.metadataProto(nil, stored)
+			if err != nil {
+				return nil, apierr.InternalError(err)
+			}
+			return codec.WrapProtobuf(nil, rd.metaGroupVersion(), "PartialObjectMetadata", raw), nil
+		}
+		b, err := rd.metadataJSON(nil, stored)
+		return b, internalErr(err)
+	case asTable:
+		rv, _ := storedResourceVersion(stored)
+		t := rd.newTable(listMeta{rv: rv})
+		if err := t.addRow(stored); err != nil {
+			return nil, apierr.InternalError(err)
+		}
+		return t.finish(), nil
+	}
+	if proto {
+		raw, err := rd.objectProto(nil, stored)
+		if err != nil {
+			return nil, apierr.InternalError(err)
+		}
+		return codec.WrapProtobuf(nil, rd.d.GroupVersion(), rd.d.Kind, raw), nil
+	}
+	b, err := rd.objectJSON(make([]byte, 0, len(stored)+64), stored)
+	return b, internalErr(err)
+}
+
+func internalErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	return apierr.InternalError(err)
+}
+
+// errNoMetadata means stored bytes do not start with their metadata, as
+// every stored object does.
+var errNoMetadata = errors.New("stored object does not start with metadata")
+
+var metadataKey = []byte(`{"metadata":`)
+
+// storedMetadata returns the metadata object of stored bytes, which
+// always come first.
+func storedMetadata(stored []byte) ([]byte, error) {
+	if !bytes.HasPrefix(stored, metadataKey) {
+		return nil, errNoMetadata
+	}
+	v := stored[len(metadataKey):]
+	end, err := objectEnd(v)
+	if err != nil {
+		return nil, err
+	}
+	return v[:end], nil
+}
+
+// objectEnd returns the length of the compact JSON object v starts with.
+func objectEnd(v []byte) (int, error) {
+	if len(v) == 0 || v[0] != '{' {
+		return 0, errNoMetadata
+	}
+	depth, inString := 0, false
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1, nil
+			}
+		}
+	}
+	return 0, errNoMetadata
+}
+
+// storedResourceVersion reads the resourceVersion of stored bytes.
+func storedResourceVersion(stored []byte) (string, bool) {
+	i := bytes.Index(stored, rvKey)
+	if i < 0 {
+		return "", false
+	}
+	rest := stored[i+len(rvKey):]
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return "", false
+	}
+	if _, err := strconv.ParseInt(string(rest[:end]), 10, 64); err != nil {
+		return "", false
+	}
+	return string(rest[:end]), true
+}

@@ -1,0 +1,227 @@
+package rest
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"platd/server/apierr"
+	"platd/server/registry"
+	"platd/server/schema"
+	"platd/server/selector"
+)
+
+// The scale subresource shows and sets a workload's replica count as an
+// autoscaling/v1 Scale, whatever the workload's own shape.
+
+// scaleGroup and scaleVersion are where the Scale kind lives.
+const (
+	scaleGroup   = "autoscaling"
+	scaleVersion = "v1"
+	scaleKind    = "Scale"
+)
+
+// serveScale serves get, update and patch of a scale subresource.
+func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
+	out, err := h.negotiate(r, false)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	sch := h.kind(scaleGroup, scaleVersion, scaleKind)
+	if sch == nil {
+		h.writeError(w, r, apierr.InternalError(fmt.Errorf("no schema for %s", scaleKind)))
+		return
+	}
+	paths := s.d.Subresource(s.sub).Scale
+	apiVersion := scaleGroup + "/" + scaleVersion
+	scaleScope := &scope{d: &registry.Descriptor{Group: scaleGroup, Version: scaleVersion, Kind: scaleKind, Schema: sch}, name: s.name}
+	var want Object
+	dryRun := false
+	switch s.info.Verb {
+	case registry.VerbGet:
+		kv, err := h.store.Get(s.key())
+		if err != nil {
+			h.writeError(w, r, objectErr(s, s.name, err))
+			return
+		}
+		obj, err := decodeStored(s.d, kv.Value)
+		if err != nil {
+			h.writeError(w, r, apierr.InternalError(err))
+			return
+		}
+		h.writeKind(w, r, out, http.StatusOK, apiVersion, scaleKind, scaleOf(obj, paths), sch)
+		return
+	case registry.VerbUpdate:
+		wo, err := h.parseWriteOptions(r.URL.Query(), kindUpdateOptions)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		dec, err := h.decodeBody(r, scaleScope, wo)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		want, dryRun = dec.obj, wo.dryRun
+	case registry.VerbPatch:
+		mt, wo, body, err := h.readPatch(r)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		kv, err := h.store.Get(s.key())
+		if err != nil {
+			h.writeError(w, r, objectErr(s, s.name, err))
+			return
+		}
+		obj, err := decodeStored(s.d, kv.Value)
+		if err != nil {
+			h.writeError(w, r, apierr.InternalError(err))
+			return
+		}
+		cur := scaleOf(obj, paths)
+		cur["kind"], cur["apiVersion"] = scaleKind, apiVersion
+		patched, err := h.applyPatch(mt, schema.Encode(nil, cur, sch), body, scaleScope)
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		dec, err := h.decodeJSON(patched, scaleScope, writeOptions{fieldValidation: validationIgnore})
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+		want, dryRun = dec.obj, wo.dryRun
+	default:
+		h.writeError(w, r, apierr.MethodNotAllowed())
+		return
+	}
+	res, err := h.setScale(r.Context(), s, paths, want, dryRun)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.writeKind(w, r, out, http.StatusOK, apiVersion, scaleKind, res, sch)
+}
+
+// setScale writes the replica count of a Scale into the object and
+// returns the Scale of the result.
+func (h *Handler) setScale(ctx context.Context, s *scope, paths *registry.ScalePaths, scale Object, dryRun bool) (Object, error) {
+	if name := metaString(scale, "name"); name != "" && name != s.name {
+		return nil, apierr.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, s.name))
+	}
+	replicas, _ := getPath(scale, "spec.replicas").(int64)
+	if replicas < 0 {
+		return nil, apierr.NewInvalid(scaleGroup, scaleKind, s.name, apierr.FieldErrors{apierr.Invalid("spec.replicas", replicas, "must be greater than or equal to 0")})
+	}
+	rv := metaString(scale, "resourceVersion")
+	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
+		kv, err := h.store.Get(s.key())
+		if err != nil {
+			return nil, objectErr(s, s.name, err)
+		}
+		if rv != "" && rv != strconv.FormatInt(kv.ModRevision, 10) {
+			return nil, apierr.ConflictModified(s.d.Group, s.d.Resource, s.name)
+		}
+		old, err := decodeStored(s.d, kv.Value)
+		if err != nil {
+			return nil, apierr.InternalError(err)
+		}
+		obj := deepCopyObject(old)
+		setPath(obj, paths.SpecReplicas, replicas)
+		main := &scope{d: s.d, info: s.info, ns: s.ns, name: s.name}
+		next, err := h.prepareUpdate(ctx, main, obj, old)
+		if err != nil {
+			return nil, err
+		}
+		stored, retry, err := h.commitUpdate(ctx, main, kv, next, dryRun)
+		if retry {
+			if rv != "" {
+				return nil, apierr.ConflictModified(s.d.Group, s.d.Resource, s.name)
+			}
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		res, err := decodeStored(s.d, stored)
+		if err != nil {
+			return nil, apierr.InternalError(err)
+		}
+		return scaleOf(res, paths), nil
+	}
+	return nil, apierr.ConflictModified(s.d.Group, s.d.Resource, s.name)
+}
+
+// scaleOf builds the Scale of an object.
+func scaleOf(obj Object, paths *registry.ScalePaths) Object {
+	m := meta(obj, false)
+	md := map[string]any{}
+	for _, f := range []string{"name", "namespace", "uid", "resourceVersion", "creationTimestamp"} {
+		if v, ok := m[f]; ok {
+			md[f] = v
+		}
+	}
+	spec, _ := getPath(obj, paths.SpecReplicas).(int64)
+	status := map[string]any{"replicas": int64(0)}
+	if n, ok := getPath(obj, paths.StatusReplicas).(int64); ok {
+		status["replicas"] = n
+	}
+	if paths.LabelSelector != "" {
+		if sel := selectorString(getPath(obj, paths.LabelSelector), paths.SelectorIsSet); sel != "" {
+			status["selector"] = sel
+		}
+	}
+	return Object{"metadata": md, "spec": map[string]any{"replicas": spec}, "status": status}
+}
+
+// selectorString renders the selector of a scaled object.
+func selectorString(v any, isSet bool) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case map[string]any:
+		var sel selector.Labels
+		var err error
+		if isSet {
+			sel, err = selector.FromSet(x)
+		} else {
+			sel, err = selector.FromLabelSelector(x)
+		}
+		if err == nil {
+			return sel.String()
+		}
+	}
+	return ""
+}
+
+// getPath reads the value at a dotted path of nested objects.
+func getPath(obj Object, path string) any {
+	var cur any = obj
+	for _, p := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[p]
+	}
+	return cur
+}
+
+// setPath writes v at a dotted path, creating the objects on the way.
+func setPath(obj Object, path string, v any) {
+	parts := strings.Split(path, ".")
+	cur := obj
+	for _, p := range parts[:len(parts)-1] {
+		next, ok := cur[p].(map[string]any)
+		if !ok {
+			next = map[string]any{}
+			cur[p] = next
+		}
+		cur = next
+	}
+	cur[parts[len(parts)-1]] = v
+}

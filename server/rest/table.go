@@ -1,0 +1,172 @@
+package rest
+
+import (
+	"strconv"
+
+	"platd/codec"
+	"platd/server/registry"
+	"platd/server/schema"
+)
+
+// defaultColumns are the columns of a resource that has no printer: its
+// name and when it was created.
+var defaultColumns = []registry.TableColumn{
+	{Name: "Name", Type: "string", Format: "name", Description: "Name of the object, unique within its namespace."},
+	{Name: "Created At", Type: "date", Description: "When the object was created, in RFC 3339 form and UTC."},
+}
+
+// listMeta is the metadata of a list (and of a Table made from one).
+type listMeta struct {
+	rv        string
+	cont      string
+	remaining *int64
+}
+
+// appendListMetaJSON appends a ListMeta object.
+func appendListMetaJSON(b []byte, lm listMeta) []byte {
+	b = append(b, '{')
+	if lm.rv != "" {
+		b = append(b, `"resourceVersion":`...)
+		b = codec.AppendJSONString(b, lm.rv)
+	}
+	if lm.cont != "" {
+		b = appendComma(b)
+		b = append(b, `"continue":`...)
+		b = codec.AppendJSONString(b, lm.cont)
+	}
+	if lm.remaining != nil {
+		b = appendComma(b)
+		b = append(b, `"remainingItemCount":`...)
+		b = strconv.AppendInt(b, *lm.remaining, 10)
+	}
+	return append(b, '}')
+}
+
+// appendComma separates a member from the one before it, if any.
+func appendComma(b []byte) []byte {
+	if b[len(b)-1] != '{' {
+		b = append(b, ',')
+	}
+	return b
+}
+
+// asMap is the generic JSON form of a ListMeta, for the protobuf encoder.
+func (lm listMeta) asMap() map[string]any {
+	m := map[string]any{"resourceVersion": lm.rv}
+	if lm.cont != "" {
+		m["continue"] = lm.cont
+	}
+	if lm.remaining != nil {
+		m["remainingItemCount"] = *lm.remaining
+	}
+	return m
+}
+
+// tableBuilder accumulates a Table response (spec §2.4) row by row.
+type tableBuilder struct {
+	rd   *renderer
+	buf  []byte
+	rows int
+}
+
+// newTable starts a Table with the resource's column definitions.
+func (rd *renderer) newTable(lm listMeta) *tableBuilder {
+	return rd.newTableWith(lm, true)
+}
+
+// newTableWith starts a Table; without columns its columnDefinitions are
+// null, as in every watch event after the first.
+func (rd *renderer) newTableWith(lm listMeta, columns bool) *tableBuilder {
+	t := &tableBuilder{rd: rd}
+	b := typePrefix(make([]byte, 0, 1024), "Table", rd.metaGroupVersion())
+	b = append(b, `"metadata":`...)
+	b = appendListMetaJSON(b, lm)
+	b = append(b, `,"columnDefinitions":`...)
+	if columns {
+		b = appendColumns(b, rd.columns())
+	} else {
+		b = append(b, "null"...)
+	}
+	t.buf = append(b, `,"rows":[`...)
+	return t
+}
+
+// columns are the resource's column definitions.
+func (rd *renderer) columns() []registry.TableColumn {
+	if rd.d.Table != nil {
+		return rd.d.Table.Columns
+	}
+	return defaultColumns
+}
+
+func appendColumns(b []byte, cols []registry.TableColumn) []byte {
+	b = append(b, '[')
+	for i, c := range cols {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = codec.AppendJSONString(b, c.Name)
+		b = append(b, `,"type":`...)
+		b = codec.AppendJSONString(b, c.Type)
+		b = append(b, `,"format":`...)
+		b = codec.AppendJSONString(b, c.Format)
+		b = append(b, `,"description":`...)
+		b = codec.AppendJSONString(b, c.Description)
+		b = append(b, `,"priority":`...)
+		b = strconv.AppendInt(b, int64(c.Priority), 10)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// addRow appends the row of one stored object.
+func (t *tableBuilder) addRow(stored []byte) error {
+	rd := t.rd
+	obj, err := decodeStored(rd.d, stored)
+	if err != nil {
+		return err
+	}
+	var cells, conds []any
+	if rd.d.Table != nil {
+		cells, conds = rd.d.Table.Row(obj, rd.now)
+	} else {
+		cells = []any{metaString(obj, "name"), metaString(obj, "creationTimestamp")}
+	}
+	b := t.buf
+	if t.rows > 0 {
+		b = append(b, ',')
+	}
+	t.rows++
+	b = append(b, `{"cells":`...)
+	if b, err = schema.AppendAny(b, cells); err != nil {
+		return err
+	}
+	if len(conds) > 0 {
+		b = append(b, `,"conditions":`...)
+		if b, err = schema.AppendAny(b, conds); err != nil {
+			return err
+		}
+	}
+	b = append(b, `,"object":`...)
+	switch rd.include {
+	case includeNone:
+		b = append(b, "null"...)
+	case includeObject:
+		b, err = rd.objectJSON(b, stored)
+	default:
+		b, err = rd.metadataJSON(b, stored)
+	}
+	t.buf = append(b, '}')
+	return err
+}
+
+// finish closes the Table and returns its JSON. A resource without a
+// printer lists no rows as null, one with a printer as [], as upstream.
+func (t *tableBuilder) finish() []byte {
+	if t.rows == 0 && t.rd.d.Table == nil {
+		t.buf = append(t.buf[:len(t.buf)-1], "null}\n"...)
+		return t.buf
+	}
+	return append(t.buf, "]}\n"...)
+}
