@@ -10,19 +10,12 @@ import (
 	bbolt "go.etcd.io/bbolt"
 )
 
-// maxBatchOps caps the operations applied in one bbolt transaction. Every
+// maxBatchOps caps the writes applied in one bbolt transaction. Every
 // waiting operation shares one fsync; the cap only bounds the size of a
 // single transaction (and the time readers wait for it to be published)
-// when thousands of writers arrive at once.
+// when thousands of writers arrive at once. A Txn is never split: a batch
+// ends before the op that would pass the cap.
 const maxBatchOps = 1000
-
-type opKind uint8
-
-const (
-	opCreate opKind = iota
-	opUpdate
-	opDelete
-)
 
 // An op's state moves once from pending to taken (by the committer) or to
 // cancelled (by its caller whose ctx ended first).
@@ -32,47 +25,62 @@ const (
 	opCancelled
 )
 
-// op is one queued write. The committer fills kv and err, then closes done.
+// op is one queued write: a single Create, Update or Delete, or a Txn. The
+// committer applies all its writes or none, fills kvs or err, then closes
+// done.
 type op struct {
-	kind   opKind
-	key    string
-	value  []byte
-	expect int64
+	writes []Op
+	txn    bool // err names the failing write (*OpError)
 	state  atomic.Int32
 	done   chan struct{}
-	kv     KV
+	kvs    []KV // one per write, in order
 	err    error
+	// one and oneKV back writes and kvs of a single write, so it needs no
+	// allocation beyond the op itself.
+	one   [1]Op
+	oneKV [1]KV
 }
 
 // Create implements Store.
 func (db *DB) Create(ctx context.Context, key string, value []byte) (KV, error) {
-	return db.submit(ctx, &op{kind: opCreate, key: key, value: value})
+	return db.submitOne(ctx, Op{Kind: OpCreate, Key: key, Value: value})
 }
 
 // Update implements Store.
 func (db *DB) Update(ctx context.Context, key string, expectedRevision int64, value []byte) (KV, error) {
-	return db.submit(ctx, &op{kind: opUpdate, key: key, value: value, expect: expectedRevision})
+	return db.submitOne(ctx, Op{Kind: OpUpdate, Key: key, Value: value, ExpectedRevision: expectedRevision})
 }
 
 // Delete implements Store.
 func (db *DB) Delete(ctx context.Context, key string, expectedRevision int64) (KV, error) {
-	return db.submit(ctx, &op{kind: opDelete, key: key, expect: expectedRevision})
+	return db.submitOne(ctx, Op{Kind: OpDelete, Key: key, ExpectedRevision: expectedRevision})
+}
+
+// submitOne queues a single write and returns its result.
+func (db *DB) submitOne(ctx context.Context, w Op) (KV, error) {
+	if err := checkKey(w.Key); err != nil {
+		return KV{}, err
+	}
+	o := &op{}
+	o.one[0] = w
+	o.writes, o.kvs = o.one[:], o.oneKV[:]
+	if err := db.submit(ctx, o); err != nil {
+		return KV{}, err
+	}
+	return o.kvs[0], nil
 }
 
 // submit queues o and waits for the committer. A ctx that ends before the
 // committer picks o up cancels it; after that o runs to completion.
-func (db *DB) submit(ctx context.Context, o *op) (KV, error) {
-	if err := checkKey(o.key); err != nil {
-		return KV{}, err
-	}
+func (db *DB) submit(ctx context.Context, o *op) error {
 	if err := ctx.Err(); err != nil {
-		return KV{}, err
+		return err
 	}
 	o.done = make(chan struct{})
 	db.qmu.Lock()
 	if db.qclosed {
 		db.qmu.Unlock()
-		return KV{}, ErrClosed
+		return ErrClosed
 	}
 	db.queue = append(db.queue, o)
 	db.qmu.Unlock()
@@ -81,11 +89,11 @@ func (db *DB) submit(ctx context.Context, o *op) (KV, error) {
 	case <-o.done:
 	case <-ctx.Done():
 		if o.state.CompareAndSwap(opPending, opCancelled) {
-			return KV{}, ctx.Err()
+			return ctx.Err()
 		}
 		<-o.done
 	}
-	return o.kv, o.err
+	return o.err
 }
 
 // signal wakes the committer without blocking; one pending wake suffices.
@@ -139,7 +147,7 @@ func (db *DB) commitLoop() {
 		db.qmu.Unlock()
 		start := time.Now()
 		for rest := batch; len(rest) > 0; {
-			n := min(len(rest), maxBatchOps)
+			n := batchLen(rest)
 			db.commitBatch(rest[:n])
 			rest = rest[n:]
 		}
@@ -153,6 +161,19 @@ func (db *DB) commitLoop() {
 			return
 		}
 	}
+}
+
+// batchLen is how many leading ops of queued go into one transaction: as
+// many as hold at most maxBatchOps writes, and at least one.
+func batchLen(queued []*op) int {
+	writes := 0
+	for i, o := range queued {
+		writes += len(o.writes)
+		if writes > maxBatchOps && i > 0 {
+			return i
+		}
+	}
+	return len(queued)
 }
 
 // gather waits until want operations are queued, wait has passed or the
@@ -176,7 +197,7 @@ func (db *DB) gather(want int, wait time.Duration, hold *time.Timer) {
 	}
 }
 
-// change is one op that passed its precondition, with its event.
+// change is one write that passed its precondition, with its event.
 type change struct {
 	o  *op
 	ev Event
@@ -205,19 +226,36 @@ func (db *DB) commitBatch(ops []*op) {
 			continue
 		}
 		taken = append(taken, o)
-		ev, err := db.apply(o, current(o.key), next+1)
-		if err != nil {
-			o.err = err
+		// The writes of one op have distinct keys (checkTxn), so none
+		// changes what a later one sees: all are checked against the
+		// state before the op, and pending is updated only once all pass.
+		mark := len(changes)
+		for i := range o.writes {
+			w := &o.writes[i]
+			ev, err := db.apply(w, current(w.Key), next+1+int64(i))
+			if err != nil {
+				o.err = err
+				if o.txn {
+					o.err = &OpError{Index: i, Key: w.Key, Err: err}
+				}
+				changes = changes[:mark]
+				break
+			}
+			changes = append(changes, change{o: o, ev: ev})
+		}
+		if o.err != nil {
 			continue
 		}
-		next++
-		if ev.Type == Delete {
-			pending[o.key] = nil
-		} else {
-			kv := ev.KV
-			pending[o.key] = &kv
+		for i, c := range changes[mark:] {
+			o.kvs[i] = c.ev.KV
+			if c.ev.Type == Delete {
+				pending[c.ev.KV.Key] = nil
+			} else {
+				kv := c.ev.KV // not &o.kvs[i]: a Txn's caller owns kvs
+				pending[c.ev.KV.Key] = &kv
+			}
 		}
-		changes = append(changes, change{o: o, ev: ev})
+		next += int64(len(o.writes))
 	}
 	if len(changes) > 0 {
 		at := start.UnixNano()
@@ -242,38 +280,37 @@ func (db *DB) commitBatch(ops []*op) {
 	}
 }
 
-// apply checks o's precondition against cur and builds its event at rev.
-func (db *DB) apply(o *op, cur *KV, rev int64) (Event, error) {
-	switch o.kind {
-	case opCreate:
+// apply checks w's precondition against cur and builds its event at rev.
+func (db *DB) apply(w *Op, cur *KV, rev int64) (Event, error) {
+	switch w.Kind {
+	case OpCreate:
 		if cur != nil {
-			return Event{}, fmt.Errorf("%w: %s", ErrExists, o.key)
+			return Event{}, fmt.Errorf("%w: %s", ErrExists, w.Key)
 		}
 	default:
 		if cur == nil {
-			return Event{}, fmt.Errorf("%w: %s", ErrNotFound, o.key)
+			return Event{}, fmt.Errorf("%w: %s", ErrNotFound, w.Key)
 		}
-		if o.expect != 0 && cur.ModRevision != o.expect {
-			return Event{}, fmt.Errorf("%w: %s is at revision %d, not %d", ErrConflict, o.key, cur.ModRevision, o.expect)
+		if w.ExpectedRevision != 0 && cur.ModRevision != w.ExpectedRevision {
+			return Event{}, fmt.Errorf("%w: %s is at revision %d, not %d", ErrConflict, w.Key, cur.ModRevision, w.ExpectedRevision)
 		}
 	}
-	src := o.value
-	if o.kind == opDelete {
+	src := w.Value
+	if w.Kind == OpDelete {
 		src = cur.Value
 	}
 	stamped, err := db.opts.Stamp(src, rev)
 	if err != nil {
-		return Event{}, fmt.Errorf("bolt: stamp %s: %w", o.key, err)
+		return Event{}, fmt.Errorf("bolt: stamp %s: %w", w.Key, err)
 	}
 	ev := Event{Type: Put, Revision: rev, Prev: cur,
-		KV: KV{Key: o.key, Value: stamped, CreateRevision: rev, ModRevision: rev}}
+		KV: KV{Key: w.Key, Value: stamped, CreateRevision: rev, ModRevision: rev}}
 	if cur != nil {
 		ev.KV.CreateRevision = cur.CreateRevision
 	}
-	if o.kind == opDelete {
+	if w.Kind == OpDelete {
 		ev.Type = Delete
 	}
-	o.kv = ev.KV
 	return ev, nil
 }
 

@@ -1,6 +1,9 @@
 package bolt
 
-import "errors"
+import (
+	"errors"
+	"fmt"
+)
 
 // Errors returned by the engine. Callers compare with errors.Is; the engine
 // wraps them with detail using %w.
@@ -24,4 +27,23 @@ var (
 	ErrInvalid = errors.New("bolt: invalid argument")
 	// ErrCorrupt: the file holds data the engine cannot decode.
 	ErrCorrupt = errors.New("bolt: corrupt data file")
+	// ErrInvalidTxn: a Txn is empty, too long, uses a key twice or holds
+	// a malformed op.
+	ErrInvalidTxn = errors.New("bolt: invalid transaction")
 )
+
+// OpError says which op of a Txn made it fail. Err wraps the sentinel
+// (ErrExists, ErrNotFound, ErrConflict, ErrInvalid, ErrInvalidTxn) or the
+// stamper's error, so errors.Is sees through it.
+type OpError struct {
+	// Index is the op's position in the ops passed to Txn.
+	Index int
+	// Key is the op's key.
+	Key string
+	Err error
+}
+
+func (e *OpError) Error() string { return fmt.Sprintf("txn op %d: %v", e.Index, e.Err) }
+
+// Unwrap returns Err.
+func (e *OpError) Unwrap() error { return e.Err }

@@ -103,12 +103,25 @@ type Store interface {
 	// (0: unconditional) and returns the removed state restamped with the
 	// deletion revision.
 	Delete(ctx context.Context, key string, expectedRevision int64) (KV, error)
+	// Txn applies ops as one atomic write. Each op's precondition is
+	// checked, in order, against the state left by the ops before it; if
+	// one fails nothing is applied, no revision is consumed, and the error
+	// is an *OpError naming that op and wrapping what Create, Update or
+	// Delete would return (ErrExists, ErrNotFound, ErrConflict). Otherwise
+	// op i gets revision first+i, the results are in op order as those
+	// methods return them, and all ops are published at once: no Get,
+	// List, Count, Revision or watcher sees some of them without the
+	// others. No ops, a key used twice or more than MaxTxnOps ops is
+	// ErrInvalidTxn. ctx and durability are as for Create.
+	Txn(ctx context.Context, ops []Op) ([]KV, error)
 
 	// Watch streams every event under prefix with a revision greater than
 	// fromRevision, in order, until ctx ends or the watcher falls too far
 	// behind (the channel is then closed and Err reports ErrWatcherTooSlow).
 	// fromRevision older than the retained history is ErrCompacted.
-	// fromRevision 0 starts after the current revision.
+	// fromRevision 0 starts after the current revision. The events of a
+	// transaction arrive consecutively; a watch from a revision inside one
+	// (a resume) replays the rest of it.
 	Watch(ctx context.Context, prefix string, fromRevision int64) (Watcher, error)
 
 	// Revision is the revision of the last committed write.
