@@ -16,8 +16,9 @@ const checkMaxErrors = 20
 // page consistency check, then the engine's invariants: every history
 // revision is above the compacted revision and at most the counter, the
 // retained history is contiguous, each event's previous state matches the
-// key's earlier event, and the state bucket equals what the newest event
-// of each key says. It returns nil or the problems found, joined.
+// key's earlier event, the events of a transaction share their commit time
+// and touch distinct keys, and the state bucket equals what the newest
+// event of each key says. It returns nil or the problems found, joined.
 func CheckFile(path string) error {
 	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: fileLockTimeout})
 	if err != nil {
@@ -50,6 +51,10 @@ func CheckFile(path string) error {
 		}
 		newest := make(map[string]*Event)
 		want := comp + 1
+		var (
+			lastAt  int64               // commit time of the previous event
+			txnKeys = map[string]bool{} // keys of the transaction being read
+		)
 		err := hist.ForEach(func(k, v []byte) error {
 			r, err := readU64(k)
 			if err != nil {
@@ -66,11 +71,24 @@ func CheckFile(path string) error {
 				report("history gap: event %d, expected %d", r, want)
 			}
 			want = r + 1
-			ev, _, err := decodeEvent(r, v)
+			h, err := decodeEvent(r, v)
 			if err != nil {
 				report("%v", err)
 				return nil
 			}
+			ev := h.Event
+			if !h.joined {
+				clear(txnKeys)
+			} else if r > comp+1 {
+				if h.at != lastAt {
+					report("event %d joins the transaction of %d but was committed at another time", r, r-1)
+				}
+				if txnKeys[ev.KV.Key] {
+					report("event %d writes %s twice in one transaction", r, ev.KV.Key)
+				}
+			}
+			txnKeys[ev.KV.Key] = true
+			lastAt = h.at
 			before := newest[ev.KV.Key]
 			switch {
 			case ev.Prev == nil && before != nil && before.Type == Put:

@@ -201,6 +201,9 @@ func (db *DB) gather(want int, wait time.Duration, hold *time.Timer) {
 type change struct {
 	o  *op
 	ev Event
+	// joined marks a write that belongs to the same Txn as the change
+	// before it.
+	joined bool
 }
 
 // commitBatch evaluates each op against the state as left by the ops before
@@ -241,7 +244,7 @@ func (db *DB) commitBatch(ops []*op) {
 				changes = changes[:mark]
 				break
 			}
-			changes = append(changes, change{o: o, ev: ev})
+			changes = append(changes, change{o: o, ev: ev, joined: i > 0})
 		}
 		if o.err != nil {
 			continue
@@ -335,7 +338,7 @@ func writeChanges(tx *bbolt.Tx, changes []change, rev, at int64) error {
 		if err != nil {
 			return err
 		}
-		if err := hist.Put(u64key(ev.Revision), a.take(appendEvent(a.tail(), ev, at))); err != nil {
+		if err := hist.Put(u64key(ev.Revision), a.take(appendEvent(a.tail(), ev, at, changes[i].joined))); err != nil {
 			return err
 		}
 	}
@@ -368,7 +371,7 @@ func (db *DB) publish(changes []change, final map[string]*KV, rev, at int64) {
 	defer db.mu.Unlock()
 	for i, c := range changes {
 		events[i] = c.ev
-		db.hist = append(db.hist, histEvent{Event: c.ev, at: at})
+		db.hist = append(db.hist, histEvent{Event: c.ev, at: at, joined: c.joined})
 	}
 	for key, kv := range final {
 		if kv == nil {

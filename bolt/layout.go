@@ -25,8 +25,18 @@ var (
 )
 
 // formatVersion is the layout written by this code; Open refuses others so
-// a future layout is never misread.
-const formatVersion = 1
+// a future layout is never misread. Version 2 added eventJoined; a version 1
+// file is a valid version 2 file and Open upgrades it by rewriting the
+// number, so older code refuses the file instead of failing on a
+// transaction's event.
+const (
+	formatVersion   = 2
+	formatVersionV1 = 1
+)
+
+// eventJoined is set in an event record's type byte when the event belongs
+// to the same transaction as the event at the revision before it.
+const eventJoined = 0x80
 
 func u64key(v int64) []byte {
 	b := make([]byte, 8)
@@ -63,13 +73,17 @@ func decodeState(key string, rec []byte) (KV, error) {
 	return kv, nil
 }
 
-// eventRecord: type byte, varint commit time (unix ns), uvarint key length,
+// eventRecord: type byte (with eventJoined), varint commit time (unix ns), uvarint key length,
 // key, varint CreateRevision, varint ModRevision, uvarint value length,
 // value, then a byte 1 followed by varint CreateRevision, varint
 // ModRevision and the previous value to the end, or a byte 0 when there is
 // no previous state. Prev shares the event's key.
-func appendEvent(dst []byte, ev *Event, at int64) []byte {
-	dst = append(dst, byte(ev.Type))
+func appendEvent(dst []byte, ev *Event, at int64, joined bool) []byte {
+	t := byte(ev.Type)
+	if joined {
+		t |= eventJoined
+	}
+	dst = append(dst, t)
 	dst = binary.AppendVarint(dst, at)
 	dst = binary.AppendUvarint(dst, uint64(len(ev.KV.Key)))
 	dst = append(dst, ev.KV.Key...)
@@ -87,18 +101,22 @@ func appendEvent(dst []byte, ev *Event, at int64) []byte {
 }
 
 // decodeEvent parses an event record of revision rev. Values alias rec.
-func decodeEvent(rev int64, rec []byte) (Event, int64, error) {
-	bad := func(what string) (Event, int64, error) {
-		return Event{}, 0, fmt.Errorf("%w: event %d: %s", ErrCorrupt, rev, what)
+func decodeEvent(rev int64, rec []byte) (histEvent, error) {
+	bad := func(what string) (histEvent, error) {
+		return histEvent{}, fmt.Errorf("%w: event %d: %s", ErrCorrupt, rev, what)
 	}
 	r := reader{b: rec}
-	ev := Event{Revision: rev}
+	var h histEvent
+	ev := &h.Event
+	ev.Revision = rev
 	t := r.byte()
+	h.joined = t&eventJoined != 0
+	t &^= eventJoined
 	if t != byte(Put) && t != byte(Delete) {
 		return bad("type")
 	}
 	ev.Type = EventType(t)
-	at := r.varint()
+	h.at = r.varint()
 	ev.KV.Key = string(r.bytes(r.uvarint()))
 	ev.KV.CreateRevision = r.varint()
 	ev.KV.ModRevision = r.varint()
@@ -127,7 +145,7 @@ func decodeEvent(rev int64, rec []byte) (Event, int64, error) {
 	if ev.KV.ModRevision != rev {
 		return bad("mod revision differs from key")
 	}
-	return ev, at, nil
+	return h, nil
 }
 
 // reader decodes a record, latching the first error.

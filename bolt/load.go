@@ -9,10 +9,13 @@ import (
 )
 
 // histEvent is an Event with its commit time (unix nanoseconds), which the
-// compactor compares against the retention.
+// compactor compares against the retention, and whether it continues the
+// transaction of the event before it, which lists at past revisions use to
+// read whole transactions only.
 type histEvent struct {
 	Event
-	at int64
+	at     int64
+	joined bool
 }
 
 // load creates the buckets of a new file, then reads the meta values, the
@@ -27,11 +30,16 @@ func (db *DB) load() error {
 			}
 		}
 		meta := tx.Bucket(bucketMeta)
-		if v := meta.Get(metaFormat); v == nil {
+		v := meta.Get(metaFormat)
+		if v == nil {
 			return meta.Put(metaFormat, u64key(formatVersion))
-		} else if f, err := readU64(v); err != nil {
+		}
+		switch f, err := readU64(v); {
+		case err != nil:
 			return err
-		} else if f != formatVersion {
+		case f == formatVersionV1:
+			return meta.Put(metaFormat, u64key(formatVersion))
+		case f != formatVersion:
 			return fmt.Errorf("%w: layout version %d, want %d", ErrCorrupt, f, formatVersion)
 		}
 		return nil
@@ -94,10 +102,11 @@ func (db *DB) loadHistory(b *bbolt.Bucket, compacted, rev int64) (map[string]*KV
 		if r > rev {
 			return nil, fmt.Errorf("%w: event %d above revision counter %d", ErrCorrupt, r, rev)
 		}
-		ev, at, err := decodeEvent(r, v)
+		h, err := decodeEvent(r, v)
 		if err != nil {
 			return nil, err
 		}
+		ev := &h.Event
 		ev.KV.Value = bytes.Clone(ev.KV.Value)
 		if ev.Prev != nil {
 			if p := newest[ev.KV.Key]; p != nil && p.ModRevision == ev.Prev.ModRevision {
@@ -112,7 +121,7 @@ func (db *DB) loadHistory(b *bbolt.Bucket, compacted, rev int64) (map[string]*KV
 		} else {
 			delete(newest, ev.KV.Key)
 		}
-		db.hist = append(db.hist, histEvent{Event: ev, at: at})
+		db.hist = append(db.hist, h)
 	}
 	return newest, nil
 }

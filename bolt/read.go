@@ -82,6 +82,8 @@ func (db *DB) List(prefix string, opts ListOptions) (ListResult, error) {
 		return ListResult{}, fmt.Errorf("%w: %d, current is %d", ErrFutureRevision, rev, cur)
 	case rev < comp:
 		return ListResult{}, fmt.Errorf("%w: list at %d, compacted at %d", ErrCompacted, rev, comp)
+	case rev < cur:
+		rev = db.txnEnd(rev)
 	}
 	p := pager{limit: opts.Limit, filter: opts.Filter}
 	if from >= end {
@@ -107,6 +109,17 @@ func (db *DB) List(prefix string, opts ListOptions) (ListResult, error) {
 		return res, nil
 	}
 	return db.listPast(from, end, rev, &p), nil
+}
+
+// txnEnd is rev, or the last revision of the transaction rev is inside of:
+// the state between two ops of a transaction was never visible, so no list
+// may show it. rev is within the history and below the current revision.
+func (db *DB) txnEnd(rev int64) int64 {
+	i := sort.Search(len(db.hist), func(i int) bool { return db.hist[i].Revision > rev })
+	for ; i < len(db.hist) && db.hist[i].joined; i++ {
+		rev = db.hist[i].Revision
+	}
+	return rev
 }
 
 // listPast lists [from, end) as of rev, which is within the history.

@@ -43,7 +43,10 @@ type Event struct {
 
 // ListOptions selects a page of a key range.
 type ListOptions struct {
-	// Revision is the snapshot to read; 0 means the current revision.
+	// Revision is the snapshot to read; 0 means the current revision. A
+	// revision inside a transaction (see Store.Txn) is read as the
+	// transaction's last one, since no state between its ops ever existed;
+	// ListResult.Revision reports it.
 	Revision int64
 	// StartKey is the first key to return (inclusive); "" starts at the prefix.
 	StartKey string

@@ -3,7 +3,12 @@ package bolt
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"path/filepath"
+	"strings"
 	"testing"
+
+	bbolt "go.etcd.io/bbolt"
 )
 
 // TestTxnInOneBatch queues single writes and transactions behind a stalled
@@ -83,6 +88,22 @@ func TestTxnInOneBatch(t *testing.T) {
 	if _, err := db.Get("/k/w"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("op of the failed txn was applied: %v", err)
 	}
+	// The queued writes are one commit after the stalled one: their
+	// events share one commit time, but only transactions are joined.
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	var joined []int64
+	for _, e := range db.hist[1:] {
+		if e.at != db.hist[1].at {
+			t.Fatalf("event %d committed at another time", e.Revision)
+		}
+		if e.joined {
+			joined = append(joined, e.Revision)
+		}
+	}
+	if len(joined) != 2 || joined[0] != 4 || joined[1] != 7 {
+		t.Fatalf("joined events %v, want [4 7]", joined)
+	}
 }
 
 func TestBatchLen(t *testing.T) {
@@ -116,5 +137,106 @@ func TestBatchLen(t *testing.T) {
 		if got := batchLen(tc.queue); got != tc.want {
 			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestOpenUpgradesFormatV1 opens a file of the layout before transactions
+// existed: it is read as is and marked with the current layout version.
+func TestOpenUpgradesFormatV1(t *testing.T) {
+	t.Parallel()
+	db := openInternal(t, Options{})
+	if _, err := db.Create(context.Background(), "/k/a", []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	setFormat := func(v int64) {
+		raw, err := bbolt.Open(db.path, 0o600, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
+		if err := raw.Update(func(tx *bbolt.Tx) error { return tx.Bucket(bucketMeta).Put(metaFormat, u64key(v)) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setFormat(formatVersionV1)
+	db2 := reopen(t, db)
+	if kv, err := db2.Get("/k/a"); err != nil || kv.ModRevision != 1 {
+		t.Fatalf("state of a version 1 file: %+v, %v", kv, err)
+	}
+	var f int64
+	db2.bdb.View(func(tx *bbolt.Tx) error {
+		f, _ = readU64(tx.Bucket(bucketMeta).Get(metaFormat))
+		return nil
+	})
+	if f != formatVersion {
+		t.Fatalf("layout version %d after open, want %d", f, formatVersion)
+	}
+}
+
+// TestCheckFileFindsBrokenTxn damages the events of a committed
+// transaction in the ways only a transaction can be broken.
+func TestCheckFileFindsBrokenTxn(t *testing.T) {
+	t.Parallel()
+	rewrite := func(rev int64, change func(h *histEvent)) func(tx *bbolt.Tx) error {
+		return func(tx *bbolt.Tx) error {
+			b := tx.Bucket(bucketHistory)
+			h, err := decodeEvent(rev, b.Get(u64key(rev)))
+			if err != nil {
+				return err
+			}
+			change(&h)
+			return b.Put(u64key(rev), appendEvent(nil, &h.Event, h.at, h.joined))
+		}
+	}
+	tests := []struct {
+		name, want string
+		damage     func(tx *bbolt.Tx) error
+	}{
+		// Revisions: 1 create /k/a, 2 update /k/a, 3-4 txn creating /k/b, /k/c.
+		{"committed at two times", "committed at another time",
+			rewrite(4, func(h *histEvent) { h.at++ })},
+		{"key written twice", "twice in one transaction", func(tx *bbolt.Tx) error {
+			one, err := decodeEvent(1, tx.Bucket(bucketHistory).Get(u64key(1)))
+			if err != nil {
+				return err
+			}
+			return rewrite(2, func(h *histEvent) { h.joined, h.at = true, one.at })(tx)
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "d.db")
+			db, err := Open(path, Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bg := context.Background()
+			db.Create(bg, "/k/a", []byte("a"))
+			db.Update(bg, "/k/a", 0, []byte("a2"))
+			if _, err := db.Txn(bg, []Op{CreateOp("/k/b", []byte("b")), CreateOp("/k/c", []byte("c"))}); err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+			if err := CheckFile(path); err != nil {
+				t.Fatalf("before damage: %v", err)
+			}
+			raw, err := bbolt.Open(path, 0o600, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = raw.Update(tc.damage)
+			raw.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = CheckFile(path)
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("CheckFile after damage: %v, want %q", err, tc.want)
+			}
+		})
 	}
 }
