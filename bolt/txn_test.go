@@ -140,6 +140,51 @@ func TestBatchLen(t *testing.T) {
 	}
 }
 
+// TestProgressNeverInsideTxn holds a watcher's replay back while a
+// transaction commits: until the watcher forwards the transaction, its
+// progress must stay at the revision before it, not inside it.
+func TestProgressNeverInsideTxn(t *testing.T) {
+	t.Parallel()
+	db := openInternal(t, Options{})
+	bg := context.Background()
+	if _, err := db.Create(bg, "/other/x", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	const replayed = watchOutBuffer + 4
+	for i := 0; i < replayed; i++ {
+		if _, err := db.Create(bg, "/w/k"+string(rune('a'+i)), []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := db.Revision()
+	w, err := db.Watch(bg, "/w/", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	// The replay fills Events and blocks; the transaction is queued
+	// behind it, its first op outside the prefix.
+	kvs, err := db.Txn(bg, []Op{CreateOp("/other/y", []byte("y")), CreateOp("/w/y", []byte("y"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < replayed-watchOutBuffer; i++ {
+		<-w.Events()
+	}
+	// Events is full again: the watcher now holds the transaction's event.
+	poll(t, "the replay to finish", func() bool { return w.Progress() != 0 })
+	if p := w.Progress(); p != start {
+		t.Fatalf("progress %d with the txn %d..%d not yet offered, want %d", p, kvs[0].ModRevision, kvs[1].ModRevision, start)
+	}
+	for i := 0; i < watchOutBuffer; i++ {
+		<-w.Events()
+	}
+	if ev := <-w.Events(); ev.Revision != kvs[1].ModRevision {
+		t.Fatalf("event %d, want %d", ev.Revision, kvs[1].ModRevision)
+	}
+	poll(t, "progress past the txn", func() bool { return w.Progress() == kvs[1].ModRevision })
+}
+
 // TestOpenUpgradesFormatV1 opens a file of the layout before transactions
 // existed: it is read as is and marked with the current layout version.
 func TestOpenUpgradesFormatV1(t *testing.T) {

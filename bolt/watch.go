@@ -59,6 +59,10 @@ type watcher struct {
 	busy bool
 	// replayed is set once the history replay is in out.
 	replayed bool
+	// start is the revision current when the watch opened: the replay
+	// covers everything up to it, and, being the end of a commit, it never
+	// falls inside a transaction.
+	start int64
 }
 
 // Watch implements Store. fromRevision 0 starts after the current revision;
@@ -98,6 +102,7 @@ func (db *DB) Watch(ctx context.Context, prefix string, fromRevision int64) (Wat
 		return nil, fmt.Errorf("%w: watch from %d, compacted at %d", ErrCompacted, fromRevision, comp)
 	}
 	w.from = fromRevision
+	w.start = cur
 	w.seen = max(cur, fromRevision)
 	i := sort.Search(len(db.hist), func(i int) bool { return db.hist[i].Revision > fromRevision })
 	w.replay = db.hist[i:len(db.hist):len(db.hist)]
@@ -217,12 +222,14 @@ func (w *watcher) run() {
 		}
 	}
 	w.replay = nil
-	// The replay held everything up to the revision current at Watch.
+	// The replay held everything up to the revision current at Watch. With
+	// live events queued, progress stays there rather than just before the
+	// first of them, which may be inside a transaction.
 	w.mu.Lock()
 	if len(w.queue) == 0 {
 		w.sent = w.seen
 	} else {
-		w.sent = max(w.from, w.queue[0].Revision-1)
+		w.sent = max(w.from, w.start)
 	}
 	w.replayed = true
 	w.mu.Unlock()
