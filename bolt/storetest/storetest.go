@@ -85,6 +85,15 @@ func RunConformance(t *testing.T, open Opener) {
 		{"Compaction", testCompaction},
 		{"Restart", testRestart},
 		{"ConcurrentWriters", testConcurrentWriters},
+		{"TxnCommit", testTxnCommit},
+		{"TxnAtomicity", testTxnAtomicity},
+		{"TxnInvalid", testTxnInvalid},
+		{"TxnCancelledContext", testTxnCancelledContext},
+		{"TxnWatch", testTxnWatch},
+		{"TxnListAtRevision", testTxnListAtRevision},
+		{"TxnReaders", testTxnReaders},
+		{"TxnAllocation", testTxnAllocation},
+		{"TxnRestart", testTxnRestart},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
