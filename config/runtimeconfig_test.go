@@ -102,6 +102,13 @@ func TestParseRuntimeConfigErrors(t *testing.T) {
 	}
 }
 
+// fuzzKnown is a small registry for the fuzzer to resolve against.
+var fuzzKnown = []KnownResource{
+	{GroupVersionResource{"", "v1", "pods"}, true},
+	{GroupVersionResource{"apps", "v1", "deployments"}, true},
+	{GroupVersionResource{"storage", "v1beta1", "csistoragecapacities"}, false},
+}
+
 func FuzzParseRuntimeConfig(f *testing.F) {
 	for _, s := range []string{
 		"", "apps/v1=false", "api/all=false,apps/v1=true", "api/all=false", "v1/pods=false", "/v1/pods",
@@ -122,6 +129,18 @@ func FuzzParseRuntimeConfig(f *testing.F) {
 		again, err := ParseRuntimeConfig([]string{rc.String()})
 		if err != nil || again.String() != rc.String() {
 			t.Fatalf("%q: rendered as %q, parsed back to %q, %v", s, rc.String(), again.String(), err)
+		}
+		e, err := rc.Resolve(fuzzKnown)
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("%q: resolve error %v does not wrap ErrInvalid", s, err)
+			}
+			return
+		}
+		for r := range e.resources {
+			if !e.GroupVersion(r.Group, r.Version) {
+				t.Fatalf("%q: %v served without its group-version", s, r)
+			}
 		}
 	})
 }
