@@ -38,6 +38,14 @@ func TestFlags(t *testing.T) {
 		o.HistoryRetention.String() != "2m0s" || !o.UnsafeNoFsync || o.AnonymousAuth || o.CertDir != filepath.Join(dir, "pki") {
 		t.Errorf("options: %+v", o)
 	}
+	o, err = parse(t, "serve", "--data-dir", dir, "--runtime-config", "api/all=false,apps/v1=true", "--runtime-config", "api/v1,batch/v1/jobs=false")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(o.RuntimeConfig, " ") != "api/all=false apps/v1=true api/v1 batch/v1/jobs=false" ||
+		o.APIEnablement.String() != "api/all=false,apps/v1=true,/v1=true,batch/v1/jobs=false" {
+		t.Errorf("runtime-config: %q parsed as %q", o.RuntimeConfig, o.APIEnablement.String())
+	}
 	// serve is the default command.
 	o, err = parse(t, "--data-dir", dir)
 	if err != nil || o.SecurePort != 6443 || o.Brand.Name != "plat" || o.HistoryRetention != config.DefaultHistoryRetention {
@@ -58,6 +66,9 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--secure-port", "70000"}, "--secure-port 70000 must be between 1 and 65535"},
 		{[]string{"serve", "--bind-address", "nowhere"}, `--bind-address "nowhere" is not an IP address`},
 		{[]string{"serve", "extra"}, `unexpected argument "extra"`},
+		{[]string{"serve", "--runtime-config", "apps/v1=maybe"}, `--runtime-config: invalid value of apps/v1: maybe`},
+		{[]string{"serve", "--runtime-config", "apps"}, `--runtime-config: runtime-config invalid key apps`},
+		{[]string{"serve", "--runtime-config", "api/all=false"}, `--runtime-config: invalid key with only api/all=false`},
 	}
 	for _, c := range cases {
 		dir := filepath.Join(t.TempDir(), "data")

@@ -53,6 +53,12 @@ type Options struct {
 	UnsafeNoFsync bool
 	// WriteKubeconfig writes <DataDir>/admin.kubeconfig at start.
 	WriteKubeconfig bool
+	// RuntimeConfig is --runtime-config as given: values of comma-separated
+	// key[=value] entries that switch API groups, versions and resources.
+	RuntimeConfig []string
+	// APIEnablement is RuntimeConfig parsed; Validate fills it. The server
+	// resolves it against its registry with RuntimeConfig.Resolve.
+	APIEnablement RuntimeConfig
 }
 
 // ErrInvalid marks configuration errors: the command exits with code 2.
@@ -104,9 +110,14 @@ func (o *Options) Validate() error {
 	if o.HistoryRetention <= 0 {
 		errs = append(errs, fmt.Sprintf("--history-retention %s must be positive", o.HistoryRetention))
 	}
+	rc, problems := parseRuntimeConfig(o.RuntimeConfig)
+	for _, p := range problems {
+		errs = append(errs, "--runtime-config: "+p)
+	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(errs, "; "))
 	}
+	o.APIEnablement = rc
 	if o.CertDir == "" {
 		o.CertDir = filepath.Join(o.DataDir, "pki")
 	}

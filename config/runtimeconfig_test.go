@@ -102,6 +102,27 @@ func TestParseRuntimeConfigErrors(t *testing.T) {
 	}
 }
 
+func TestValidateRuntimeConfig(t *testing.T) {
+	t.Parallel()
+	o := validOptions()
+	o.RuntimeConfig = []string{"apps/v1=false", "api/beta=true"}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got := o.APIEnablement.String(); got != "api/beta=true,apps/v1=false" {
+		t.Errorf("APIEnablement %q", got)
+	}
+	o = validOptions()
+	o.RuntimeConfig = []string{"apps/v1=maybe"}
+	if err := o.Validate(); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "--runtime-config: invalid value of apps/v1: maybe") {
+		t.Errorf("bad value: %v", err)
+	}
+}
+
+func validOptions() Options {
+	return Options{DataDir: "d", BindAddress: "127.0.0.1", AuthorizationModes: []string{ModeAlwaysAllow}, HistoryRetention: DefaultHistoryRetention}
+}
+
 // fuzzKnown is a small registry for the fuzzer to resolve against.
 var fuzzKnown = []KnownResource{
 	{GroupVersionResource{"", "v1", "pods"}, true},
