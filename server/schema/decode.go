@@ -386,17 +386,52 @@ func (d *decoder) object(s *Schema, depth int, owner string) (any, error) {
 		if err != nil {
 			return err
 		}
-		if _, dup := out[name]; dup {
+		prev, dup := out[name]
+		if dup {
 			d.dups = append(d.dups, string(d.path))
 		}
 		if v == nil {
 			delete(out, name)
 			return nil
 		}
+		if dup {
+			v = mergeDuplicate(prev, v, f.Schema)
+		}
 		out[name] = v
 		return nil
 	})
 	return out, err
+}
+
+// mergeDuplicate combines a member that appears twice, as upstream's
+// decoder does when it decodes the second occurrence into the value the
+// first one left: an object's members merge (recursively), a map's keys
+// are added (each key's value replaced whole), and everything else —
+// scalars, lists, arbitrary JSON — is replaced.
+func mergeDuplicate(prev, next any, s *Schema) any {
+	pm, ok1 := prev.(map[string]any)
+	nm, ok2 := next.(map[string]any)
+	if !ok1 || !ok2 || s == nil {
+		return next
+	}
+	switch s.Type {
+	case Object:
+		for k, v := range nm {
+			if f := s.Field(k); f != nil && !f.Inline {
+				if old, ok := pm[k]; ok {
+					v = mergeDuplicate(old, v, f.Schema)
+				}
+			}
+			pm[k] = v
+		}
+		return pm
+	case Map:
+		for k, v := range nm {
+			pm[k] = v
+		}
+		return pm
+	}
+	return next
 }
 
 func (d *decoder) mapValue(s *Schema, depth int, owner string) (any, error) {

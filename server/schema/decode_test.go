@@ -37,12 +37,21 @@ func TestDecodeStrictPaths(t *testing.T) {
 			obj:     map[string]any{"spec": map[string]any{"limits": []any{map[string]any{"type": "Container"}}}},
 		},
 		{
-			name: "duplicate top-level member, last wins",
+			name: "duplicate map member: its keys merge, a repeated key's last value wins",
 			s:    cm,
 			in:   `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"},"data":{"k":"v"},"data":{"k":"w"}}`,
 			dups: []string{"data"},
 			obj: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 				"metadata": map[string]any{"name": "dup"}, "data": map[string]any{"k": "w"}},
+		},
+		{
+			name: "duplicate objects merge, maps add keys, lists and scalars are replaced",
+			s:    cm,
+			in:   `{"metadata":{"name":"m","labels":{"a":"1"},"finalizers":["x/a"]},"data":{"a":"1"},"data":{"b":"2"},"metadata":{"labels":{"b":"2"},"finalizers":["x/b"]},"immutable":false,"immutable":true}`,
+			dups: []string{"data", "metadata", "immutable"},
+			obj: map[string]any{
+				"metadata": map[string]any{"name": "m", "labels": map[string]any{"a": "1", "b": "2"}, "finalizers": []any{"x/b"}},
+				"data":     map[string]any{"a": "1", "b": "2"}, "immutable": true},
 		},
 		{
 			name: "duplicate nested member and map key",

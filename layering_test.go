@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"platd/config"
+)
+
+// layers ranks the packages of the module: a package may import only
+// packages of a lower rank, so imports point downward (DESIGN.md §3).
+// Packages under one listed path share its rank; a new package must be
+// placed here before it can be imported by anything.
+var layers = map[string]int{
+	// Leaves: they import nothing of ours.
+	"platd/config":            0,
+	"platd/bolt":              0,
+	"platd/codec":             0,
+	"platd/health":            0,
+	"platd/server/apierr":     0,
+	"platd/server/validation": 0,
+	"platd/server/request":    0,
+	"platd/server/selector":   0,
+	// Small shared value types and the schema model.
+	"platd/security":          1,
+	"platd/server/schema":     1,
+	"platd/bolt/storetest":    1,
+	"platd/server/schema/gen": 1,
+	// What is derived from schemas.
+	"platd/server/registry": 2,
+	"platd/server/protobuf": 2,
+	"platd/server/patch":    2,
+	// Type descriptions and the documents derived from the registry.
+	"platd/server/printers":  3,
+	"platd/server/builtin":   3,
+	"platd/server/discovery": 3,
+	"platd/server/openapi":   3,
+	"platd/server/filters":   3,
+	// The verbs, then the controllers that use them in process.
+	"platd/server/rest":        4,
+	"platd/server/controllers": 5,
+	// Assembly, and the command that wires it.
+	"platd/server": 6,
+	"platd":        7,
+}
+
+// forbiddenModules are the upstream libraries the product never imports:
+// it implements the API itself. (Test modules under testdata/ may.)
+func forbiddenModules() []string {
+	up := config.UpstreamDomain()
+	return []string{up + "/apimachinery", up + "/apiserver", up + "/api", up + "/client-go"}
+}
+
+func rank(t *testing.T, pkg string) int {
+	t.Helper()
+	r, ok := layers[pkg]
+	if !ok {
+		t.Errorf("package %s has no layer: add it to layers", pkg)
+	}
+	return r
+}
+
+// TestImportsPointDownward checks every package's imports of this module
+// against the layers.
+func TestImportsPointDownward(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-json", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	seen := 0
+	for {
+		var p struct {
+			ImportPath string
+			Imports    []string
+			Deps       []string
+		}
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		seen++
+		for _, dep := range p.Deps {
+			for _, bad := range forbiddenModules() {
+				if dep == bad || strings.HasPrefix(dep, bad+"/") {
+					t.Errorf("%s depends on %s: the product does not use the upstream API machinery", p.ImportPath, dep)
+				}
+			}
+		}
+		own := rank(t, p.ImportPath)
+		for _, imp := range p.Imports {
+			if imp != "platd" && !strings.HasPrefix(imp, "platd/") {
+				continue
+			}
+			if r := rank(t, imp); r >= own {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports must point downward", p.ImportPath, own, imp, r)
+			}
+		}
+	}
+	if seen < len(layers)-1 {
+		t.Errorf("go list saw %d packages, fewer than the layers name", seen)
+	}
+}
