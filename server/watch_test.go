@@ -25,12 +25,15 @@ type watcher struct {
 	cancel context.CancelFunc
 }
 
-// watch opens a watch as admin.
-func (e *env) watch(p string) *watcher {
+// watch opens a watch as admin, with header names and values.
+func (e *env) watch(p string, header ...string) *watcher {
 	e.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	r, _ := http.NewRequestWithContext(ctx, "GET", e.srv.URL()+p, nil)
 	r.Header.Set("Authorization", "Bearer "+adminToken)
+	for i := 0; i+1 < len(header); i += 2 {
+		r.Header.Set(header[i], header[i+1])
+	}
 	res, err := e.client.Do(r)
 	if err != nil {
 		cancel()
