@@ -41,7 +41,7 @@ func TestLegacyGolden(t *testing.T) {
 	}
 }
 
-func TestAPIsListsNamedGroupsInRegistrationOrder(t *testing.T) {
+func TestAPIsListsNamedGroupsInPriorityOrder(t *testing.T) {
 	t.Parallel()
 	for _, brand := range []string{"plat", "kubernetes"} {
 		t.Run(brand, func(t *testing.T) {
@@ -50,21 +50,28 @@ func TestAPIsListsNamedGroupsInRegistrationOrder(t *testing.T) {
 			reg.Add(&registry.Descriptor{Group: "apps", Version: "v1", Kind: "Deployment", Resource: "deployments", Verbs: allVerbs})
 			reg.Add(&registry.Descriptor{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler", Resource: "horizontalpodautoscalers", Verbs: allVerbs})
 			reg.Add(&registry.Descriptor{Group: "autoscaling", Version: "v1", Kind: "HorizontalPodAutoscaler", Resource: "horizontalpodautoscalers", Verbs: allVerbs})
+			rbac := mustBrand(t, brand).Group("rbac.authorization")
+			// As the APIService priorities of upstream: apps above
+			// autoscaling above rbac; autoscaling/v2 above v1.
+			pri := map[string]registry.Priority{
+				"apps/v1": {Group: 17800, Version: 15}, "autoscaling/v2": {Group: 17500, Version: 30},
+				"autoscaling/v1": {Group: 17500, Version: 15}, rbac + "/v1": {Group: 17000, Version: 15},
+			}
+			reg.SetPriorities(func(g, v string) (registry.Priority, bool) { p, ok := pri[g+"/"+v]; return p, ok })
 			w := get(h, "/apis", map[string]string{"User-Agent": "kubectl"})
 			var got apiGroupList
 			if err := json.Unmarshal(w.Body.Bytes(), &got); err != nil {
 				t.Fatal(err)
 			}
-			rbac := mustBrand(t, brand).Group("rbac.authorization")
 			var names []string
 			for _, g := range got.Groups {
 				names = append(names, g.Name)
 			}
-			want := []string{rbac, "apps", "autoscaling"}
+			want := []string{"apps", "autoscaling", rbac}
 			if got.Kind != "APIGroupList" || got.APIVersion != "v1" || !equalStrings(names, want) {
 				t.Fatalf("got %s %s %v, want %v", got.Kind, got.APIVersion, names, want)
 			}
-			as := got.Groups[2]
+			as := got.Groups[1]
 			if as.PreferredVersion.Version != "v2" || len(as.Versions) != 2 || as.Versions[1].GroupVersion != "autoscaling/v1" {
 				t.Errorf("autoscaling versions %+v preferred %+v", as.Versions, as.PreferredVersion)
 			}

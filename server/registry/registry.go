@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"slices"
 	"sort"
 	"sync"
 )
@@ -16,6 +17,8 @@ type Registry struct {
 	byPrefix map[string]*Descriptor
 	// namespaces is the descriptor marked IsNamespace.
 	namespaces *Descriptor
+	// priority orders groups and versions (SetPriorities).
+	priority func(group, version string) (Priority, bool)
 	// groups lists group names in registration order, core ("") first.
 	groups   []string
 	versions map[string][]string
@@ -113,19 +116,24 @@ func (r *Registry) HasGroupVersion(group, version string) bool {
 	return false
 }
 
-// Groups returns the served group names in registration order; the core
-// group is "".
+// Groups returns the served group names in priority order; the core
+// group is "" and comes first.
 func (r *Registry) Groups() []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return append([]string(nil), r.groups...)
+	groups, _ := r.orderLocked()
+	return groups
 }
 
 // Versions returns the served versions of a group, preferred first.
 func (r *Registry) Versions(group string) []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return append([]string(nil), r.versions[group]...)
+	groups, versions := r.orderLocked()
+	if i := slices.Index(groups, group); i >= 0 {
+		return versions[i]
+	}
+	return nil
 }
 
 // Resources returns the descriptors of one group-version sorted by
@@ -169,7 +177,7 @@ func (r *Registry) All() []*Descriptor {
 type Snapshot struct {
 	// Generation changes whenever a descriptor is added or replaced.
 	Generation uint64
-	// Groups are the group names in registration order, core first.
+	// Groups are the group names in priority order, core first.
 	Groups []string
 	// Versions holds each group's versions, preferred first, in Groups
 	// order.
@@ -190,10 +198,8 @@ func (r *Registry) Generation() uint64 {
 // Snapshot returns the current state.
 func (r *Registry) Snapshot() Snapshot {
 	r.mu.RLock()
-	s := Snapshot{Generation: r.generation, Groups: append([]string(nil), r.groups...)}
-	for _, g := range s.Groups {
-		s.Versions = append(s.Versions, append([]string(nil), r.versions[g]...))
-	}
+	s := Snapshot{Generation: r.generation}
+	s.Groups, s.Versions = r.orderLocked()
 	r.mu.RUnlock()
 	s.Descriptors = r.All()
 	return s
