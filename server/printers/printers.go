@@ -1,0 +1,192 @@
+// Package printers holds how each built-in resource type prints as a Table
+// (spec §2.4): upstream's column definitions and the rules that fill each
+// cell from a stored object. Server-side tables always carry every column,
+// the wide ones (priority 1) included; clients hide those unless asked.
+package printers
+
+import (
+	"time"
+
+	"platd/config"
+	"platd/server/registry"
+)
+
+// Printers maps served group, version and resource to the resource's Table.
+// It is built once and read-only after: For may be called concurrently.
+type Printers struct {
+	tables map[gvr]*registry.Table
+}
+
+type gvr struct{ group, version, resource string }
+
+// New returns the printers of every built-in type, with the brand's group
+// names and label keys.
+func New(b config.Brand) *Printers {
+	p := &Printers{tables: map[gvr]*registry.Table{}}
+	for _, add := range []func(*Printers, config.Brand){} {
+		add(p, b)
+	}
+	return p
+}
+
+// For returns the Table of a resource as served (group as the brand spells
+// it, "" for core), or nil when upstream prints it with the default Name and
+// Created At table.
+func (p *Printers) For(group, version, resource string) *registry.Table {
+	return p.tables[gvr{group, version, resource}]
+}
+
+func (p *Printers) add(group, version, resource string, t *registry.Table) {
+	p.tables[gvr{group, version, resource}] = t
+}
+
+// cellFunc computes one cell from an object at a time.
+type cellFunc func(o registry.Object, now time.Time) any
+
+// column is a column definition with the rule for its cell.
+type column struct {
+	def  registry.TableColumn
+	cell cellFunc
+}
+
+func col(name, typ, description string, cell cellFunc) column {
+	return column{def: registry.TableColumn{Name: name, Type: typ, Description: description}, cell: cell}
+}
+
+// wide marks a column shown only in wide output.
+func (c column) wide() column {
+	c.def.Priority = 1
+	return c
+}
+
+// named marks a column as holding the object's name.
+func (c column) named() column {
+	c.def.Format = "name"
+	return c
+}
+
+// Cell readers for the common declarative columns.
+
+// text reads a string at path; unset reads "".
+func text(path ...string) cellFunc {
+	return func(o registry.Object, _ time.Time) any { return str(o, path...) }
+}
+
+// textOr reads a string at path, or fallback when unset or empty.
+func textOr(fallback string, path ...string) cellFunc {
+	return func(o registry.Object, _ time.Time) any {
+		if s := str(o, path...); s != "" {
+			return s
+		}
+		return fallback
+	}
+}
+
+// textSet reads an optional string at path, or fallback when unset; a set
+// empty string stays empty.
+func textSet(fallback string, path ...string) cellFunc {
+	return func(o registry.Object, _ time.Time) any {
+		if s, ok := strOK(o, path...); ok {
+			return s
+		}
+		return fallback
+	}
+}
+
+// count is the number of members or elements at path, as an integer.
+func count(path ...string) cellFunc {
+	return func(o registry.Object, _ time.Time) any { return size(o, path...) }
+}
+
+// integerAt reads an integer at path; unset reads 0.
+func integerAt(path ...string) cellFunc {
+	return func(o registry.Object, _ time.Time) any { return num(o, path...) }
+}
+
+// boolAt reads a boolean at path; unset reads fallback.
+func boolAt(fallback bool, path ...string) cellFunc {
+	return func(o registry.Object, _ time.Time) any {
+		if b, ok := boolOK(o, path...); ok {
+			return b
+		}
+		return fallback
+	}
+}
+
+// ageOf is the time elapsed since the timestamp at path.
+func ageOf(path ...string) cellFunc {
+	return func(o registry.Object, now time.Time) any { return since(timestamp(o, path...), now) }
+}
+
+func nameColumn() column {
+	return col("Name", "string", "Name of the object.", text("metadata", "name")).named()
+}
+
+func ageColumn() column {
+	return col("Age", "string", "Time since the object was created.", ageOf("metadata", "creationTimestamp"))
+}
+
+// columns builds a Table whose cells each come from their own column rule.
+func columns(cols ...column) *registry.Table {
+	defs := make([]registry.TableColumn, len(cols))
+	for i, c := range cols {
+		defs[i] = c.def
+	}
+	return &registry.Table{
+		Columns: defs,
+		Row: func(o registry.Object, now time.Time) ([]any, []any) {
+			cells := make([]any, len(cols))
+			for i, c := range cols {
+				cells[i] = c.cell(o, now)
+			}
+			return cells, nil
+		},
+	}
+}
+
+// computed builds a Table whose row is computed as a whole, for printers
+// whose cells share one pass over the object.
+func computed(defs []registry.TableColumn, row func(o registry.Object, now time.Time) ([]any, []any)) *registry.Table {
+	return &registry.Table{Columns: defs, Row: row}
+}
+
+// def is a bare column definition for a computed table.
+func def(name, typ, description string) registry.TableColumn {
+	return registry.TableColumn{Name: name, Type: typ, Description: description}
+}
+
+// Column definitions shared by the workload printers.
+func containersColumn(path ...string) column {
+	return col("Containers", "string", "Names of the containers in the pod template.", func(o registry.Object, _ time.Time) any {
+		names, _ := containerCells(list(o, path...))
+		return names
+	})
+}
+
+func imagesColumn(path ...string) column {
+	return col("Images", "string", "Images of the containers in the pod template.", func(o registry.Object, _ time.Time) any {
+		_, images := containerCells(list(o, path...))
+		return images
+	})
+}
+
+// containerCells lays the containers' names and images each on one line,
+// comma separated.
+func containerCells(containers []any) (names, images string) {
+	for i, c := range containers {
+		if i > 0 {
+			names += ","
+			images += ","
+		}
+		names += str(c, "name")
+		images += str(c, "image")
+	}
+	return names, images
+}
+
+// selectorColumn prints the label selector at path.
+func selectorColumn(description string, path ...string) column {
+	return col("Selector", "string", description, func(o registry.Object, _ time.Time) any {
+		return formatSelector(object(o, path...))
+	})
+}
