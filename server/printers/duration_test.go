@@ -62,3 +62,24 @@ func TestHumanDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestAgeCell(t *testing.T) {
+	for _, tc := range []struct {
+		name, obj, want string
+	}{
+		{"no timestamp", `{"metadata":{"name":"a"}}`, "<unknown>"},
+		{"null timestamp", `{"metadata":{"name":"a","creationTimestamp":null}}`, "<unknown>"},
+		{"zero time", `{"metadata":{"name":"a","creationTimestamp":"0001-01-01T00:00:00Z"}}`, "<unknown>"},
+		{"unreadable", `{"metadata":{"name":"a","creationTimestamp":"yesterday"}}`, "<unknown>"},
+		{"set", `{"metadata":{"name":"a","creationTimestamp":"` + ago(90*time.Minute) + `"}}`, "90m"},
+		{"offset zone", `{"metadata":{"name":"a","creationTimestamp":"2025-03-10T13:00:00+02:00"}}`, "60m"},
+		{"future", `{"metadata":{"name":"a","creationTimestamp":"` + ago(-time.Hour) + `"}}`, "<invalid>"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := decode(t, tc.obj)
+			if got := ageColumn().cell(o, testNow); got != tc.want {
+				t.Errorf("age %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -23,7 +23,9 @@ type gvr struct{ group, version, resource string }
 // names and label keys.
 func New(b config.Brand) *Printers {
 	p := &Printers{tables: map[gvr]*registry.Table{}}
-	for _, add := range []func(*Printers, config.Brand){} {
+	for _, add := range []func(*Printers, config.Brand){
+		addCore, addEvents,
+	} {
 		add(p, b)
 	}
 	return p
