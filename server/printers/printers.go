@@ -24,7 +24,10 @@ type gvr struct{ group, version, resource string }
 func New(b config.Brand) *Printers {
 	p := &Printers{tables: map[gvr]*registry.Table{}}
 	for _, add := range []func(*Printers, config.Brand){
-		addCore, addApps, addBatch, addAutoscaling, addPolicy, addNetworking, addDiscovery, addEvents,
+		addCore, addApps, addBatch, addAutoscaling, addPolicy, addNetworking,
+		addDiscovery, addStorage, addScheduling, addNode, addCoordination,
+		addEvents, addCertificates, addRBAC, addAdmission, addFlowControl,
+		addAPIRegistration,
 	} {
 		add(p, b)
 	}

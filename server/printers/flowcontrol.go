@@ -1,0 +1,56 @@
+package printers
+
+import (
+	"time"
+
+	"platd/config"
+	"platd/server/registry"
+)
+
+func addFlowControl(p *Printers, b config.Brand) {
+	g := b.Group("flowcontrol.apiserver")
+	p.add(g, "v1", "flowschemas", columns(
+		nameColumn(),
+		col("PriorityLevel", "string", "Priority level the matching requests go to.", text("spec", "priorityLevelConfiguration", "name")),
+		col("MatchingPrecedence", "string", "Order in which schemas are matched, lowest first.", integerAt("spec", "matchingPrecedence")),
+		col("DistinguisherMethod", "string", "How requests are split into flows.", func(o registry.Object, _ time.Time) any {
+			if !has(o, "spec", "distinguisherMethod") {
+				return none
+			}
+			return str(o, "spec", "distinguisherMethod", "type")
+		}),
+		ageColumn(),
+		col("MissingPL", "string", "Whether the priority level named is missing.", func(o registry.Object, _ time.Time) any {
+			for _, c := range list(o, "status", "conditions") {
+				if str(c, "type") == "Dangling" {
+					return str(c, "status")
+				}
+			}
+			return "?"
+		}),
+	))
+
+	// The limited settings print as numbers; an exempt level, or one that
+	// rejects rather than queues, has "<none>" for those it lacks.
+	within := func(parent []string, field string) cellFunc {
+		return func(o registry.Object, _ time.Time) any {
+			if !has(o, parent...) {
+				return none
+			}
+			return num(o, append(parent[:len(parent):len(parent)], field)...)
+		}
+	}
+	limited := func(field string) cellFunc { return within([]string{"spec", "limited"}, field) }
+	queuing := func(field string) cellFunc {
+		return within([]string{"spec", "limited", "limitResponse", "queuing"}, field)
+	}
+	p.add(g, "v1", "prioritylevelconfigurations", columns(
+		nameColumn(),
+		col("Type", "string", "Whether the level is limited or exempt.", text("spec", "type")),
+		col("NominalConcurrencyShares", "string", "Share of the server's concurrency the level gets.", limited("nominalConcurrencyShares")),
+		col("Queues", "string", "Number of queues of the level.", queuing("queues")),
+		col("HandSize", "string", "Queues each flow is dealt.", queuing("handSize")),
+		col("QueueLengthLimit", "string", "Requests a queue may hold.", queuing("queueLengthLimit")),
+		ageColumn(),
+	))
+}
