@@ -1,6 +1,8 @@
 package printers
 
 import (
+	"cmp"
+	"strings"
 	"time"
 
 	"platd/config"
@@ -9,6 +11,7 @@ import (
 
 func addFlowControl(p *Printers, b config.Brand) {
 	g := b.Group("flowcontrol.apiserver")
+	p.flowSchemas = gvr{g, "v1", "flowschemas"}
 	p.add(g, "v1", "flowschemas", columns(
 		nameColumn(),
 		col("PriorityLevel", "string", "Priority level the matching requests go to.", text("spec", "priorityLevelConfiguration", "name")),
@@ -53,4 +56,12 @@ func addFlowControl(p *Printers, b config.Brand) {
 		col("QueueLengthLimit", "string", "Requests a queue may hold.", queuing("queueLengthLimit")),
 		ageColumn(),
 	))
+}
+
+// flowSchemaOrder orders flow schemas by matching precedence, then name.
+func flowSchemaOrder(a, b registry.Object) int {
+	if pa, pb := num(a, "spec", "matchingPrecedence"), num(b, "spec", "matchingPrecedence"); pa != pb {
+		return cmp.Compare(pa, pb)
+	}
+	return strings.Compare(str(a, "metadata", "name"), str(b, "metadata", "name"))
 }

@@ -14,7 +14,8 @@ import (
 // Printers maps served group, version and resource to the resource's Table.
 // It is built once and read-only after: For may be called concurrently.
 type Printers struct {
-	tables map[gvr]*registry.Table
+	tables      map[gvr]*registry.Table
+	flowSchemas gvr
 }
 
 type gvr struct{ group, version, resource string }
@@ -27,7 +28,7 @@ func New(b config.Brand) *Printers {
 		addCore, addApps, addBatch, addAutoscaling, addPolicy, addNetworking,
 		addDiscovery, addStorage, addScheduling, addNode, addCoordination,
 		addEvents, addCertificates, addRBAC, addAdmission, addFlowControl,
-		addAPIRegistration,
+		addAPIRegistration, addScale,
 	} {
 		add(p, b)
 	}
@@ -36,9 +37,21 @@ func New(b config.Brand) *Printers {
 
 // For returns the Table of a resource as served (group as the brand spells
 // it, "" for core), or nil when upstream prints it with the default Name and
-// Created At table.
+// Created At table. A scale subresource is asked for as "<resource>/scale";
+// a status subresource prints with its resource's table.
 func (p *Printers) For(group, version, resource string) *registry.Table {
 	return p.tables[gvr{group, version, resource}]
+}
+
+// ListOrder returns how the rows of a list must be ordered when upstream
+// reorders them rather than keeping the storage order, or nil. Only flow
+// schemas are reordered: by matching precedence, then name, the order they
+// are matched in.
+func (p *Printers) ListOrder(group, version, resource string) func(a, b registry.Object) int {
+	if p.flowSchemas == (gvr{group, version, resource}) {
+		return flowSchemaOrder
+	}
+	return nil
 }
 
 func (p *Printers) add(group, version, resource string, t *registry.Table) {

@@ -1,6 +1,8 @@
 package printers
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +30,9 @@ func served(b config.Brand) []struct {
 		{"batch", "v1", "jobs", true}, {"batch", "v1", "cronjobs", true},
 		{"autoscaling", "v1", "horizontalpodautoscalers", true}, {"autoscaling", "v2", "horizontalpodautoscalers", true},
 		{"policy", "v1", "poddisruptionbudgets", true},
+		core("replicationcontrollers/scale", true), {"apps", "v1", "deployments/scale", true},
+		{"apps", "v1", "replicasets/scale", true}, {"apps", "v1", "statefulsets/scale", true},
+		{"apps", "v1", "daemonsets/scale", false},
 	}
 	for _, x := range []struct {
 		prefix    string
@@ -79,7 +84,7 @@ func TestForEveryServedResource(t *testing.T) {
 			for _, c := range tbl.Columns {
 				hasName = hasName || c.Format == "name" && c.Name == "Name"
 			}
-			if !hasName {
+			if !hasName && !strings.HasSuffix(r.resource, "/scale") {
 				t.Errorf("%s %s: no Name column", r.group, r.resource)
 			}
 			for _, obj := range []string{`{}`, `{"metadata":{"name":"x"},"spec":null,"status":null}`} {
@@ -108,5 +113,46 @@ func TestGroupsFollowBrand(t *testing.T) {
 	}
 	if p.For("apps", "v1beta1", "deployments") != nil {
 		t.Error("an unserved version has a printer")
+	}
+}
+
+func TestScalePrinter(t *testing.T) {
+	p := New(testBrand(t, "plat"))
+	checkTable(t, p.For("apps", "v1", "deployments/scale"), []colSpec{str0("Name"), int0("Desired"), int0("Available"), ageSpec}, []printerCase{
+		{
+			name:  "scale",
+			obj:   `{"kind":"Scale","apiVersion":"autoscaling/v1",` + meta("web") + `,"spec":{"replicas":5},"status":{"replicas":3,"selector":"app=web"}}`,
+			cells: []any{"web", int64(5), int64(3), "60m"},
+		},
+	})
+}
+
+func TestListOrder(t *testing.T) {
+	b := testBrand(t, "plat")
+	p := New(b)
+	if p.ListOrder("", "v1", "pods") != nil || p.ListOrder(b.Group("flowcontrol.apiserver"), "v1", "prioritylevelconfigurations") != nil {
+		t.Error("a resource upstream lists in storage order has an order")
+	}
+	order := p.ListOrder(b.Group("flowcontrol.apiserver"), "v1", "flowschemas")
+	if order == nil {
+		t.Fatal("flow schemas have no order")
+	}
+	var objs []map[string]any
+	for _, o := range []string{
+		`{"metadata":{"name":"workload-low"},"spec":{"matchingPrecedence":9000}}`,
+		`{"metadata":{"name":"exempt"},"spec":{"matchingPrecedence":1}}`,
+		`{"metadata":{"name":"catch-all"},"spec":{"matchingPrecedence":10000}}`,
+		`{"metadata":{"name":"b-system"},"spec":{"matchingPrecedence":500}}`,
+		`{"metadata":{"name":"a-system"},"spec":{"matchingPrecedence":500}}`,
+	} {
+		objs = append(objs, decode(t, o))
+	}
+	slices.SortFunc(objs, order)
+	var names []string
+	for _, o := range objs {
+		names = append(names, str(o, "metadata", "name"))
+	}
+	if want := []string{"exempt", "a-system", "b-system", "workload-low", "catch-all"}; !slices.Equal(names, want) {
+		t.Errorf("order %v, want %v", names, want)
 	}
 }
