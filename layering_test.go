@@ -33,13 +33,13 @@ var layers = map[string]int{
 	"platd/server/registry": 2,
 	"platd/server/protobuf": 2,
 	"platd/server/patch":    2,
-	// Type descriptions and the documents derived from the registry.
+	// Printers, the documents derived from the registry, the filters.
 	"platd/server/printers":  3,
-	"platd/server/builtin":   3,
 	"platd/server/discovery": 3,
 	"platd/server/openapi":   3,
 	"platd/server/filters":   3,
-	// The verbs, then the controllers that use them in process.
+	// The built-in types (with their printers) and the verbs.
+	"platd/server/builtin":     4,
 	"platd/server/rest":        4,
 	"platd/server/controllers": 5,
 	// Assembly, and the command that wires it.

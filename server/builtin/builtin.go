@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"platd/config"
+	"platd/server/printers"
 	"platd/server/registry"
 	"platd/server/schema"
 )
@@ -21,17 +22,25 @@ var allVerbs = []string{
 // statusVerbs are the verbs of a status subresource.
 var statusVerbs = []string{registry.VerbGet, registry.VerbPatch, registry.VerbUpdate}
 
-// Register adds the built-in types to reg, with schemas from cat.
+// Register adds the built-in types to reg, with schemas from cat and
+// upstream's Tables.
 func Register(reg *registry.Registry, cat *schema.Catalog, b config.Brand) error {
-	for _, d := range coreV1(b) {
+	tables := printers.New(b)
+	for _, d := range all(b) {
 		d.Schema = cat.ByGVK(d.Group, d.Version, d.Kind)
 		if d.Schema == nil {
 			return fmt.Errorf("builtin: no schema for %s/%s %s", d.Group, d.Version, d.Kind)
 		}
 		sort.Strings(d.Verbs)
+		d.Table = tables.For(d.Group, d.Version, d.Resource)
 		reg.Add(d)
 	}
 	return nil
+}
+
+// all lists the descriptors of every built-in type.
+func all(b config.Brand) []*registry.Descriptor {
+	return coreV1(b)
 }
 
 // str reads a string at a path of nested maps.

@@ -11,8 +11,7 @@ import (
 
 func addFlowControl(p *Printers, b config.Brand) {
 	g := b.Group("flowcontrol.apiserver")
-	p.flowSchemas = gvr{g, "v1", "flowschemas"}
-	p.add(g, "v1", "flowschemas", columns(
+	p.add(g, "v1", "flowschemas", ordered(flowSchemaOrder, columns(
 		nameColumn(),
 		col("PriorityLevel", "string", "Priority level the matching requests go to.", text("spec", "priorityLevelConfiguration", "name")),
 		col("MatchingPrecedence", "string", "Order in which schemas are matched, lowest first.", integerAt("spec", "matchingPrecedence")),
@@ -31,7 +30,7 @@ func addFlowControl(p *Printers, b config.Brand) {
 			}
 			return "?"
 		}),
-	))
+	)))
 
 	// The limited settings print as numbers; an exempt level, or one that
 	// rejects rather than queues, has "<none>" for those it lacks.

@@ -14,8 +14,7 @@ import (
 // Printers maps served group, version and resource to the resource's Table.
 // It is built once and read-only after: For may be called concurrently.
 type Printers struct {
-	tables      map[gvr]*registry.Table
-	flowSchemas gvr
+	tables map[gvr]*registry.Table
 }
 
 type gvr struct{ group, version, resource string }
@@ -41,17 +40,6 @@ func New(b config.Brand) *Printers {
 // a status subresource prints with its resource's table.
 func (p *Printers) For(group, version, resource string) *registry.Table {
 	return p.tables[gvr{group, version, resource}]
-}
-
-// ListOrder returns how the rows of a list must be ordered when upstream
-// reorders them rather than keeping the storage order, or nil. Only flow
-// schemas are reordered: by matching precedence, then name, the order they
-// are matched in.
-func (p *Printers) ListOrder(group, version, resource string) func(a, b registry.Object) int {
-	if p.flowSchemas == (gvr{group, version, resource}) {
-		return flowSchemaOrder
-	}
-	return nil
 }
 
 func (p *Printers) add(group, version, resource string, t *registry.Table) {
@@ -160,6 +148,13 @@ func columns(cols ...column) *registry.Table {
 			return cells, nil
 		},
 	}
+}
+
+// ordered sets the order of a list Table's rows, for the resources whose
+// rows upstream sorts rather than keeping the list's order.
+func ordered(order func(a, b registry.Object) int, t *registry.Table) *registry.Table {
+	t.Order = order
+	return t
 }
 
 // computed builds a Table whose row is computed as a whole, for printers

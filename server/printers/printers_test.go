@@ -130,10 +130,10 @@ func TestScalePrinter(t *testing.T) {
 func TestListOrder(t *testing.T) {
 	b := testBrand(t, "plat")
 	p := New(b)
-	if p.ListOrder("", "v1", "pods") != nil || p.ListOrder(b.Group("flowcontrol.apiserver"), "v1", "prioritylevelconfigurations") != nil {
+	if p.For("", "v1", "pods").Order != nil || p.For(b.Group("flowcontrol.apiserver"), "v1", "prioritylevelconfigurations").Order != nil {
 		t.Error("a resource upstream lists in storage order has an order")
 	}
-	order := p.ListOrder(b.Group("flowcontrol.apiserver"), "v1", "flowschemas")
+	order := p.For(b.Group("flowcontrol.apiserver"), "v1", "flowschemas").Order
 	if order == nil {
 		t.Fatal("flow schemas have no order")
 	}

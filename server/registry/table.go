@@ -28,4 +28,7 @@ type Table struct {
 	// float64, bool or nil. now is the time ages are measured to. Row must
 	// not modify obj and is called concurrently.
 	Row func(obj Object, now time.Time) (cells []any, conditions []any)
+	// Order, when set, sorts the rows of a list Table (a negative result
+	// puts a first); nil keeps the list's order.
+	Order func(a, b Object) int
 }

@@ -215,10 +215,8 @@ func (rd *renderer) list(lm listMeta, items []bolt.KV) ([]byte, error) {
 	switch rd.out.as {
 	case asTable:
 		t := rd.newTable(lm)
-		for i := range items {
-			if err := t.addRow(items[i].Value); err != nil {
-				return nil, err
-			}
+		if err := t.addRows(items); err != nil {
+			return nil, err
 		}
 		return t.finish(), nil
 	case asMetadataList:

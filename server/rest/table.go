@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"slices"
 	"strconv"
 
 	"platd/codec"
@@ -122,11 +123,50 @@ func appendColumns(b []byte, cols []registry.TableColumn) []byte {
 
 // addRow appends the row of one stored object.
 func (t *tableBuilder) addRow(stored []byte) error {
-	rd := t.rd
-	obj, err := decodeStored(rd.d, stored)
+	obj, err := decodeStored(t.rd.d, stored)
 	if err != nil {
 		return err
 	}
+	return t.addDecodedRow(obj, stored)
+}
+
+// addRows appends the rows of a list, sorted when the resource's Table
+// orders its rows.
+func (t *tableBuilder) addRows(items []storedKV) error {
+	tab := t.rd.d.Table
+	if tab == nil || tab.Order == nil {
+		for i := range items {
+			if err := t.addRow(items[i].Value); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	type row struct {
+		obj    Object
+		stored []byte
+	}
+	rows := make([]row, len(items))
+	for i := range items {
+		obj, err := decodeStored(t.rd.d, items[i].Value)
+		if err != nil {
+			return err
+		}
+		rows[i] = row{obj, items[i].Value}
+	}
+	slices.SortStableFunc(rows, func(a, b row) int { return tab.Order(a.obj, b.obj) })
+	for _, r := range rows {
+		if err := t.addDecodedRow(r.obj, r.stored); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addDecodedRow appends the row of obj, decoded from stored.
+func (t *tableBuilder) addDecodedRow(obj Object, stored []byte) error {
+	rd := t.rd
+	var err error
 	var cells, conds []any
 	if rd.d.Table != nil {
 		cells, conds = rd.d.Table.Row(obj, rd.now)
