@@ -39,7 +39,7 @@ type Handler struct {
 
 	mu sync.Mutex
 	v3 *v3Set
-	v2 *servedDoc
+	v2 *v2Doc
 }
 
 // New returns a Handler over reg, which stays owned by the caller and may
@@ -90,12 +90,12 @@ func (h *Handler) currentV3() *v3Set {
 }
 
 // currentV2 returns the v2 document of the registry as it is now.
-func (h *Handler) currentV2() *servedDoc {
+func (h *Handler) currentV2() *v2Doc {
 	gen := h.reg.Generation()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.v2 == nil || h.v2.state.Generation != gen {
-		h.v2 = buildV2(h.reg.Snapshot(), h.newGenerator(), h.now())
+		h.v2 = &v2Doc{servedDoc: buildV2(h.reg.Snapshot(), h.newGenerator(), h.now())}
 	}
 	return h.v2
 }

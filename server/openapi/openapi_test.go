@@ -361,9 +361,6 @@ func TestV2Document(t *testing.T) {
 	if paths := doc["paths"].(map[string]any); paths["/api/"] == nil || paths["/apis/"] == nil || paths["/api/v1/namespaces/{name}/status"] == nil {
 		t.Error("v2 lacks discovery or subresource paths")
 	}
-	if w := get(h, "/openapi/v2", map[string]string{"Accept": "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"}); w.Code != 406 {
-		t.Errorf("protobuf-only v2: %d", w.Code)
-	}
 }
 
 func TestLazyBuildAndInvalidation(t *testing.T) {

@@ -65,21 +65,6 @@ func (h *Handler) serveV3(w http.ResponseWriter, r *http.Request, key string) {
 	http.ServeContent(w, r, "", doc.modified, bytes.NewReader(doc.body))
 }
 
-// serveV2 writes the v2 document as JSON; the protobuf form is not served.
-func (h *Handler) serveV2(w http.ResponseWriter, r *http.Request) {
-	if !acceptsJSON(r.Header.Get("Accept")) {
-		w.WriteHeader(http.StatusNotAcceptable)
-		return
-	}
-	doc := h.currentV2()
-	hdr := w.Header()
-	hdr.Set(headerContentType, mediaJSON)
-	hdr.Set(headerETag, `"`+doc.hash+`"`)
-	hdr.Set(headerVary, "Accept-Encoding")
-	hdr.Set(headerCacheControl, cacheRevalidate)
-	http.ServeContent(w, r, "", doc.modified, bytes.NewReader(doc.body))
-}
-
 // acceptsJSON reports whether some clause of accept admits JSON; an empty
 // header admits anything.
 func acceptsJSON(accept string) bool {
