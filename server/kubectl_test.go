@@ -364,6 +364,47 @@ func TestKubectl(t *testing.T) {
 		}
 	})
 
+	// A v1 List always takes kubectl's client-side validation, which reads
+	// the protobuf v2 document; explain reads it on request.
+	t.Run("openapi-v2", func(t *testing.T) {
+		t.Parallel()
+		out := k.must(t, "explain", "configmap", "--api-version=v1", "--output=plaintext-openapiv2")
+		for _, want := range []string{"KIND:     ConfigMap", "VERSION:  v1", "data\t<map[string]string>", "metadata\t<Object>"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("explain from v2 lacks %q:\n%s", want, out)
+			}
+		}
+		k.must(t, "create", "namespace", "kc-oav2")
+		list := func(second string) string {
+			p := filepath.Join(t.TempDir(), "list.yaml")
+			doc := "apiVersion: v1\nkind: List\nitems:\n" +
+				"- {apiVersion: v1, kind: ConfigMap, metadata: {name: first, namespace: kc-oav2}, data: {a: \"1\"}}\n" +
+				"- {apiVersion: v1, kind: ConfigMap, metadata: {name: second, namespace: kc-oav2}, " + second + "}\n"
+			if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+		_, errOut, err := k.run(t, "create", "-f", list(`dataa: {b: "2"}, immutable: "yes"`))
+		for _, want := range []string{`unknown field "dataa"`, `got "string", expected "boolean"`} {
+			if err == nil || !strings.Contains(errOut, want) {
+				t.Errorf("client-side validation: err %v, stderr lacks %q:\n%s", err, want, errOut)
+			}
+		}
+		if code, _ := k.apiGet(t, "/api/v1/namespaces/kc-oav2/configmaps/first"); code != http.StatusNotFound {
+			t.Errorf("an item of the refused list was stored: status %d", code)
+		}
+		out = k.must(t, "create", "-f", list(`data: {b: "2"}, immutable: true`))
+		for _, want := range []string{"configmap/first created", "configmap/second created"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("create -f of a valid list lacks %q:\n%s", want, out)
+			}
+		}
+		if _, cm := k.apiGet(t, "/api/v1/namespaces/kc-oav2/configmaps/second"); path(cm, "data.b") != "2" || cm["immutable"] != true {
+			t.Errorf("stored second = %v", cm)
+		}
+	})
+
 	t.Run("version", func(t *testing.T) {
 		t.Parallel()
 		out := k.must(t, "version")
