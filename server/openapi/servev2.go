@@ -65,7 +65,7 @@ var v2Offers = []struct {
 // (case-sensitive) or "*" matches, quality values only ordering the
 // clauses. An empty header accepts anything.
 func negotiateV2(accept string) (v2Form, bool) {
-	if strings.TrimSpace(accept) == "" {
+	if accept == "" {
 		accept = mediaAny
 	}
 	for _, c := range codec.ParseAccept(accept) {

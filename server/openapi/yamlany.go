@@ -18,8 +18,8 @@ import (
 // clients see the bytes an upstream server sends. Where upstream's emitter
 // would pick a form that is hard to reproduce (a multi-line string starting
 // with a space or a line break, a multi-line or very long mapping key, a
-// string holding U+2028 or U+2029), a double-quoted string that reads back
-// the same is written instead.
+// string holding U+2028 or U+2029, the character after a byte-order mark),
+// a double-quoted string that reads back the same is written instead.
 
 // yamlIndent is the indentation step of the emitter gnostic uses.
 const yamlIndent = 4
