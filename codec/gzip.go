@@ -3,6 +3,7 @@ package codec
 import (
 	"errors"
 	"github.com/klauspost/compress/gzip"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -137,4 +138,16 @@ func (g *gzipResponseWriter) finish() error {
 	gzipPool.Put(g.gz)
 	g.gz = nil
 	return err
+}
+
+// IsLoopback reports whether a request's RemoteAddr ("ip:port") is a
+// loopback address: such clients share the server's CPU, so compressing
+// for them costs both ends and saves nothing.
+func IsLoopback(remoteAddr string) bool {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -231,3 +231,14 @@ func TestGzipFlushBeforeWrite(t *testing.T) {
 		t.Fatalf("code %d flushed %v headers %v body %d bytes", rec.Code, rec.Flushed, rec.Header(), rec.Body.Len())
 	}
 }
+
+func TestIsLoopback(t *testing.T) {
+	t.Parallel()
+	for addr, want := range map[string]bool{
+		"127.0.0.1:5000": true, "[::1]:443": true, "10.1.2.3:80": false, "[2001:db8::1]:1": false, "garbage": false,
+	} {
+		if got := IsLoopback(addr); got != want {
+			t.Errorf("IsLoopback(%q) = %v", addr, got)
+		}
+	}
+}

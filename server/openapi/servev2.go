@@ -5,7 +5,6 @@ import (
 	"compress/gzip"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -167,7 +166,7 @@ func (h *Handler) serveV2(w http.ResponseWriter, r *http.Request) {
 // Clients on the loopback interface get the body as it is, as every other
 // response: compression there only moves CPU work onto a shared machine.
 func wantsGzip(r *http.Request) bool {
-	if r.Header.Get(headerRange) != "" || isLoopback(r.RemoteAddr) {
+	if r.Header.Get(headerRange) != "" || codec.IsLoopback(r.RemoteAddr) {
 		return false
 	}
 	q := 0.0
@@ -185,14 +184,4 @@ func wantsGzip(r *http.Request) bool {
 		}
 	}
 	return q > 0
-}
-
-// isLoopback reports whether a RemoteAddr ("ip:port") is a loopback address.
-func isLoopback(remoteAddr string) bool {
-	host, _, err := net.SplitHostPort(remoteAddr)
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

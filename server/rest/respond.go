@@ -2,7 +2,6 @@ package rest
 
 import (
 	"encoding/json"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -147,18 +146,8 @@ func requestWatch(r *http.Request) bool {
 // on both ends of a connection that costs nothing to fill, and the CPU is
 // shared by both.
 func gzipWriter(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, func() error) {
-	if isLoopback(r.RemoteAddr) {
+	if codec.IsLoopback(r.RemoteAddr) {
 		return w, func() error { return nil }
 	}
 	return codec.GzipWriter(w, r)
-}
-
-// isLoopback reports whether a RemoteAddr ("ip:port") is a loopback address.
-func isLoopback(remoteAddr string) bool {
-	host, _, err := net.SplitHostPort(remoteAddr)
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

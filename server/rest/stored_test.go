@@ -74,14 +74,3 @@ func FuzzDecodeContinue(f *testing.F) {
 		}
 	})
 }
-
-func TestLoopbackResponsesAreNotCompressed(t *testing.T) {
-	t.Parallel()
-	for addr, want := range map[string]bool{
-		"127.0.0.1:5000": true, "[::1]:443": true, "10.1.2.3:80": false, "[2001:db8::1]:1": false, "garbage": false,
-	} {
-		if got := isLoopback(addr); got != want {
-			t.Errorf("isLoopback(%q) = %v", addr, got)
-		}
-	}
-}
