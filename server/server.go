@@ -21,7 +21,6 @@ import (
 	"platd/config"
 	"platd/health"
 	"platd/security"
-	"platd/server/builtin"
 	"platd/server/controllers"
 	"platd/server/registry"
 	"platd/server/rest"
@@ -79,16 +78,26 @@ func Run(ctx context.Context, o config.Options) error {
 	return s.Serve(ctx)
 }
 
-// New prepares a server: data directory, key material, storage, types and
+// New prepares a server: types, data directory, key material, storage and
 // the listening socket. Serve starts answering.
 func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	s := &Server{opts: o, log: log, stopping: make(chan struct{}), namespacesDone: make(chan struct{})}
+	// The types come first: a bad --runtime-config stops platd before
+	// anything is written.
+	cat, err := schema.Load(o.Brand)
+	if err != nil {
+		return nil, fmt.Errorf("loading schemas: %w", err)
+	}
+	s.cat = cat
+	if s.reg, err = servedRegistry(cat, o); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating data directory %s: %w", o.DataDir, err)
 	}
-	s := &Server{opts: o, log: log, stopping: make(chan struct{}), namespacesDone: make(chan struct{})}
 	tlsFiles, ca, err := s.keyMaterial()
 	if err != nil {
 		return nil, err
@@ -118,15 +127,6 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	fail := func(err error) (*Server, error) {
 		_ = s.store.Close()
 		return nil, err
-	}
-	cat, err := schema.Load(o.Brand)
-	if err != nil {
-		return fail(fmt.Errorf("loading schemas: %w", err))
-	}
-	s.cat = cat
-	s.reg = registry.New()
-	if err := builtin.Register(s.reg, cat, o.Brand); err != nil {
-		return fail(err)
 	}
 	s.rest = rest.New(rest.Config{Store: s.store, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK})
 
