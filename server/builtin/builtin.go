@@ -4,6 +4,7 @@ package builtin
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"platd/config"
@@ -38,9 +39,12 @@ func Register(reg *registry.Registry, cat *schema.Catalog, b config.Brand) error
 	return nil
 }
 
-// all lists the descriptors of every built-in type.
+// all lists the descriptors of every built-in type, group by group.
 func all(b config.Brand) []*registry.Descriptor {
-	return coreV1(b)
+	return slices.Concat(
+		coreV1(b),
+		policyV1(),
+	)
 }
 
 // str reads a string at a path of nested maps.
