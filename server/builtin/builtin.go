@@ -43,7 +43,7 @@ func Register(reg *registry.Registry, cat *schema.Catalog, b config.Brand) error
 func all(b config.Brand) []*registry.Descriptor {
 	return slices.Concat(
 		coreV1(b),
-		networkingV1(b), policyV1(), storageV1(b), nodeV1(b), discoveryV1(b),
+		networkingV1(b), policyV1(), storageV1(b), coordinationV1(b), nodeV1(b), discoveryV1(b),
 	)
 }
 
