@@ -141,9 +141,10 @@ func ingresses(group string, b config.Brand) *registry.Descriptor {
 	d.Strategy.PrepareForUpdate = bumpGenerationOnSpec(d)
 	r := ingressRules{classAnnotation: b.Label("ingress.class")}
 	d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors {
-		errs := r.validateSpec(mapAt(obj, "spec"))
-		ann := mapAt(obj, "metadata", "annotations")
 		spec := mapAt(obj, "spec")
+		errs := r.validateSpec(spec)
+		// Only a new Ingress must agree with its legacy class annotation.
+		ann := mapAt(obj, "metadata", "annotations")
 		if v, ok := ann[r.classAnnotation].(string); ok && present(spec, "ingressClassName") && v != str(spec, "ingressClassName") {
 			errs = append(errs, apierr.Invalid("annotations."+r.classAnnotation, v, "must match `ingressClassName` when both are specified"))
 		}
