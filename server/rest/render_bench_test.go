@@ -25,7 +25,7 @@ func benchItems(b *testing.B, d *registry.Descriptor, n int) []bolt.KV {
 			},
 			"data": map[string]any{
 				"application.properties": "server.port=8080\nspring.datasource.url=jdbc:postgresql://db.internal:5432/checkout\nspring.jpa.open-in-view=false\ncache.ttl=300s\nfeature.new-cart=true\nlogging.level.root=INFO\n",
-				"LOG_LEVEL": "info", "HTTP_TIMEOUT": "30s", "PAYMENTS_ENDPOINT": "https://payments.internal/v2/charge",
+				"LOG_LEVEL":              "info", "HTTP_TIMEOUT": "30s", "PAYMENTS_ENDPOINT": "https://payments.internal/v2/charge",
 				"RETRY_POLICY": `{"maxAttempts":5,"backoff":"exponential","initialDelay":"200ms"}`,
 			},
 		}
