@@ -1,0 +1,113 @@
+package builtin
+
+import (
+	"math"
+	"strconv"
+)
+
+// fieldPath is a field error path as upstream prints it:
+// "spec.containers[0].ports[1].name", "spec.nodeSelector[key]".
+type fieldPath string
+
+// child appends a member name; the empty path has no leading dot.
+func (p fieldPath) child(names ...string) fieldPath {
+	for _, n := range names {
+		if p == "" {
+			p = fieldPath(n)
+		} else {
+			p += fieldPath("." + n)
+		}
+	}
+	return p
+}
+
+// index appends a list index.
+func (p fieldPath) index(i int) fieldPath { return p + fieldPath("["+strconv.Itoa(i)+"]") }
+
+// key appends a map key, unquoted as upstream prints it.
+func (p fieldPath) key(k string) fieldPath { return p + fieldPath("["+k+"]") }
+
+func (p fieldPath) String() string { return string(p) }
+
+// mapOf returns v as a decoded object, or nil.
+func mapOf(v any) map[string]any { m, _ := v.(map[string]any); return m }
+
+// listOf returns v as a decoded list, or nil.
+func listOf(v any) []any { l, _ := v.([]any); return l }
+
+// strOf returns v as a string, or "".
+func strOf(v any) string { s, _ := v.(string); return s }
+
+// boolOf returns v as a bool, or false.
+func boolOf(v any) bool { b, _ := v.(bool); return b }
+
+// intOf reads a decoded JSON integer. Decoded objects hold int64; objects
+// built in code may hold int or an integral float64.
+func intOf(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case int:
+		return int64(x), true
+	case int32:
+		return int64(x), true
+	case float64:
+		if x == math.Trunc(x) && x >= math.MinInt64 && x <= math.MaxInt64 {
+			return int64(x), true
+		}
+	}
+	return 0, false
+}
+
+// intAt reads the integer member key of m; absent or not an integer reads
+// as zero, like the Go field upstream decodes into.
+func intAt(m map[string]any, key string) int64 {
+	n, _ := intOf(m[key])
+	return n
+}
+
+// has reports whether m holds a non-null member key: a pointer field that
+// is set, however empty.
+func has(m map[string]any, key string) bool {
+	v, ok := m[key]
+	return ok && v != nil
+}
+
+// isEmptyValue reports whether v is the zero value of its JSON type, as a
+// Go field holding it would compare to its zero value.
+func isEmptyValue(v any) bool {
+	switch x := v.(type) {
+	case nil:
+		return true
+	case string:
+		return x == ""
+	case bool:
+		return !x
+	case map[string]any:
+		for _, e := range x {
+			if !isEmptyValue(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		return len(x) == 0
+	}
+	n, ok := intOf(v)
+	return ok && n == 0
+}
+
+// mapsOf returns the objects of a decoded list, skipping anything else so
+// that a malformed element never stops a rule.
+func mapsOf(v any) []map[string]any {
+	l := listOf(v)
+	out := make([]map[string]any, 0, len(l))
+	for _, e := range l {
+		if m, ok := e.(map[string]any); ok {
+			out = append(out, m)
+		} else {
+			out = append(out, map[string]any{})
+		}
+	}
+	return out
+}
