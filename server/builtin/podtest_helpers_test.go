@@ -3,6 +3,7 @@ package builtin
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sync"
 	"testing"
 
@@ -106,4 +107,18 @@ func runUpdate(t testing.TB, d *registry.Descriptor, obj, old registry.Object, s
 	}
 	schema.ApplyDefaults(obj, testCatalog(t, brand).ByGVK("", "v1", d.Kind))
 	return errStrings(d.Strategy.ValidateUpdate(obj, old))
+}
+
+// checkStrings compares rendered errors; nil wants none.
+func checkStrings(t *testing.T, name string, got, want []string) {
+	t.Helper()
+	if want == nil {
+		want = []string{}
+	}
+	if got == nil {
+		got = []string{}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%s:\n got  %q\n want %q", name, got, want)
+	}
 }
