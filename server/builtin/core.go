@@ -112,6 +112,7 @@ func coreV1(b config.Brand) []*registry.Descriptor {
 		serviceAccounts(),
 		limitRanges(b),
 		events(b),
+		pods(b),
 	}
 }
 
