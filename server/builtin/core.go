@@ -113,6 +113,7 @@ func coreV1(b config.Brand) []*registry.Descriptor {
 		limitRanges(b),
 		events(b),
 		pods(b),
+		podTemplates(b),
 	}
 }
 
