@@ -87,7 +87,8 @@ func (r podRules) validateQuantityValue(name string, q quantity, p fieldPath) ap
 // of the size its name carries ("hugepages-2Mi").
 func hugePageValue(name string, q quantity, p fieldPath) apierr.FieldErrors {
 	size, ok := parseQuantity(strings.TrimPrefix(name, hugePagesPrefix))
-	if ok && size.nanos.Sign() > 0 && size.milliValue()%1000 == 0 && q.value()%size.value() == 0 {
+	// A page size beyond 64 bits truncates to nothing: no amount divides.
+	if ok && size.nanos.Sign() > 0 && size.milliValue()%1000 == 0 && size.value() > 0 && q.value()%size.value() == 0 {
 		return nil
 	}
 	return apierr.FieldErrors{apierr.Invalid(p.String(), q.text, fmt.Sprintf("%s is not positive integer multiple of %s", q.text, name))}
