@@ -33,8 +33,8 @@ func FuzzPodPipeline(f *testing.F) {
 			tmpl = d
 		}
 	}
-	cat := testCatalog(f, brand)
-	podSchema, tmplSchema := cat.ByGVK("", "v1", "Pod"), cat.ByGVK("", "v1", "PodTemplate")
+	catalog := testCatalog(f, brand)
+	podSchema, tmplSchema := catalog.ByGVK("", "v1", "Pod"), catalog.ByGVK("", "v1", "PodTemplate")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, target := range []struct {
 			d *registry.Descriptor

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"platd/server/apierr"
@@ -262,10 +263,7 @@ func TestValidatePodSpecHostNetwork(t *testing.T) {
 
 func TestValidatePodSpecEphemeralClaimNames(t *testing.T) {
 	t.Parallel()
-	long := "v" + string(make([]byte, 0))
-	for len(long) < 60 {
-		long += "v"
-	}
+	long := strings.Repeat("v", 60)
 	spec := `{"containers":[{"name":"c","image":"x"}],"volumes":[{"name":"` + long + `","ephemeral":{"volumeClaimTemplate":{"spec":{}}}},
 		{"name":"p","persistentVolumeClaim":{"claimName":"pod-` + long + `"}}]}`
 	got := specErrs(t, spec, podSpecOptions{resourceIsPod: true, podName: "pod"})
