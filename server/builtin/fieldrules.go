@@ -3,9 +3,7 @@ package builtin
 import (
 	"fmt"
 	"math"
-	"net"
 	"slices"
-	"strconv"
 	"strings"
 
 	"platd/server/apierr"
@@ -74,47 +72,7 @@ func qualifiedName(v string, p fieldPath) apierr.FieldErrors {
 	return invalidEach(p, v, validation.IsQualifiedName(v))
 }
 
-// validateLabels checks a label map: keys are qualified names, values
-// label values; errors sit at p itself, as upstream reports them.
-func validateLabels(m map[string]any, p fieldPath) apierr.FieldErrors {
-	var errs apierr.FieldErrors
-	for _, k := range sortedKeys(m) {
-		errs = append(errs, qualifiedName(k, p)...)
-		v := strOf(m[k])
-		errs = append(errs, invalidEach(p, v, validation.IsValidLabelValue(v))...)
-	}
-	return errs
-}
 
-// validateLabelSelector checks a metav1 LabelSelector.
-func validateLabelSelector(sel map[string]any, p fieldPath) apierr.FieldErrors {
-	if sel == nil {
-		return nil
-	}
-	errs := validateLabels(mapOf(sel["matchLabels"]), p.child("matchLabels"))
-	for i, expr := range mapsOf(sel["matchExpressions"]) {
-		ep := p.child("matchExpressions").index(i)
-		values := listOf(expr["values"])
-		switch op := strOf(expr["operator"]); op {
-		case "In", "NotIn":
-			if len(values) == 0 {
-				errs = append(errs, apierr.Required(ep.child("values").String(), "must be specified when `operator` is 'In' or 'NotIn'"))
-			}
-		case "Exists", "DoesNotExist":
-			if len(values) > 0 {
-				errs = append(errs, apierr.Forbidden(ep.child("values").String(), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
-			}
-		default:
-			errs = append(errs, apierr.Invalid(ep.child("operator").String(), op, "not a valid selector operator"))
-		}
-		errs = append(errs, qualifiedName(strOf(expr["key"]), ep.child("key"))...)
-		for j, v := range values {
-			s := strOf(v)
-			errs = append(errs, invalidEach(ep.child("values").index(j), s, validation.IsValidLabelValue(s))...)
-		}
-	}
-	return errs
-}
 
 // validateNonNegative checks an integer member that may not be negative.
 func validateNonNegative(m map[string]any, key string, p fieldPath) apierr.FieldErrors {
@@ -192,27 +150,6 @@ func validateIP(v string, p fieldPath) apierr.FieldErrors {
 	return nil
 }
 
-func parseIPSloppy(s string) net.IP {
-	if strings.Contains(s, ":") {
-		return net.ParseIP(s)
-	}
-	parts := strings.Split(s, ".")
-	if len(parts) != 4 {
-		return nil
-	}
-	var b [4]byte
-	for i, part := range parts {
-		if part == "" || len(part) > 3 {
-			return nil
-		}
-		n, err := strconv.Atoi(part)
-		if err != nil || n > 255 || part[0] == '+' || part[0] == '-' {
-			return nil
-		}
-		b[i] = byte(n)
-	}
-	return net.IPv4(b[0], b[1], b[2], b[3])
-}
 
 // notSupported is NotSupported for a closed set of string values, listed
 // in the order given.

@@ -43,7 +43,9 @@ func (r resourceNames) validateRuntimeClass(obj registry.Object) apierr.FieldErr
 		if sel := mapAt(sched, "nodeSelector"); sel != nil {
 			errs = append(errs, validateLabels(sel, "scheduling.nodeSelector")...)
 		}
-		errs = append(errs, validateTolerations(listAt(sched, "tolerations"), "scheduling.tolerations")...)
+		tols := listAt(sched, "tolerations")
+		errs = append(errs, validateTolerations(tols, fieldPath("scheduling.tolerations"))...)
+		errs = append(errs, validateUniqueTolerations(tols, "scheduling.tolerations")...)
 	}
 	return errs
 }
@@ -100,41 +102,10 @@ const (
 	taintNoExecute     = "NoExecute"
 )
 
-var taintEffects = []string{"NoSchedule", "PreferNoSchedule", taintNoExecute}
-
-// validateTolerations checks tolerations as pods carry them, and that no
-// two share key, operator, value and effect.
-func validateTolerations(tols []any, path string) apierr.FieldErrors {
+// validateUniqueTolerations checks that no two tolerations share key,
+// operator, value and effect, which a runtime class's must not.
+func validateUniqueTolerations(tols []any, path string) apierr.FieldErrors {
 	var errs apierr.FieldErrors
-	for i, x := range tols {
-		t, _ := x.(map[string]any)
-		p := index(path, i)
-		key, op, value, effect := str(t, "key"), str(t, "operator"), str(t, "value"), str(t, "effect")
-		if key != "" {
-			errs = append(errs, validateLabelName(key, p+".key")...)
-		}
-		if key == "" && op != tolerationOpExists {
-			errs = append(errs, apierr.Invalid(p+".operator", op, "operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
-		}
-		if present(t, "tolerationSeconds") && effect != taintNoExecute {
-			errs = append(errs, apierr.Invalid(p+".effect", effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
-		}
-		switch op {
-		case tolerationOpEqual, "":
-			if msgs := validation.IsValidLabelValue(value); len(msgs) > 0 {
-				errs = append(errs, apierr.Invalid(p+".operator", value, strings.Join(msgs, ";")))
-			}
-		case tolerationOpExists:
-			if value != "" {
-				errs = append(errs, apierr.Invalid(p+".operator", tolerationValue(t), "value must be empty when `operator` is 'Exists'"))
-			}
-		default:
-			errs = append(errs, apierr.NotSupported(p+".operator", op, []string{tolerationOpEqual, tolerationOpExists}))
-		}
-		if effect != "" && effect != "NoSchedule" && effect != "PreferNoSchedule" && effect != taintNoExecute {
-			errs = append(errs, apierr.NotSupported(p+".effect", effect, taintEffects))
-		}
-	}
 	seen := map[[4]string]bool{}
 	for i, x := range tols {
 		t, _ := x.(map[string]any)

@@ -1,7 +1,6 @@
 package builtin
 
 import (
-	"math"
 	"strconv"
 )
 
@@ -41,30 +40,7 @@ func strOf(v any) string { s, _ := v.(string); return s }
 // boolOf returns v as a bool, or false.
 func boolOf(v any) bool { b, _ := v.(bool); return b }
 
-// intOf reads a decoded JSON integer. Decoded objects hold int64; objects
-// built in code may hold int or an integral float64.
-func intOf(v any) (int64, bool) {
-	switch x := v.(type) {
-	case int64:
-		return x, true
-	case int:
-		return int64(x), true
-	case int32:
-		return int64(x), true
-	case float64:
-		if x == math.Trunc(x) && x >= math.MinInt64 && x <= math.MaxInt64 {
-			return int64(x), true
-		}
-	}
-	return 0, false
-}
 
-// intAt reads the integer member key of m; absent or not an integer reads
-// as zero, like the Go field upstream decodes into.
-func intAt(m map[string]any, key string) int64 {
-	n, _ := intOf(m[key])
-	return n
-}
 
 // has reports whether m holds a non-null member key: a pointer field that
 // is set, however empty.

@@ -49,7 +49,7 @@ func validateTolerations(list any, p fieldPath) apierr.FieldErrors {
 			}
 		case "Exists":
 			if value != "" {
-				errs = append(errs, apierr.Invalid(ip.child("operator").String(), value, "value must be empty when `operator` is 'Exists'"))
+				errs = append(errs, apierr.Invalid(ip.child("operator").String(), tolerationValue(t), "value must be empty when `operator` is 'Exists'"))
 			}
 		default:
 			errs = append(errs, notSupported(ip.child("operator"), op, tolerationOperators...))
@@ -154,8 +154,8 @@ func validateNodeSelectorTerm(term map[string]any, p fieldPath) apierr.FieldErro
 }
 
 func validatePodAffinityTerm(term map[string]any, p fieldPath) apierr.FieldErrors {
-	errs := validateLabelSelector(mapOf(term["labelSelector"]), p.child("labelSelector"))
-	errs = append(errs, validateLabelSelector(mapOf(term["namespaceSelector"]), p.child("namespaceSelector"))...)
+	errs := validateLabelSelector(mapOf(term["labelSelector"]), false, p.child("labelSelector").String())
+	errs = append(errs, validateLabelSelector(mapOf(term["namespaceSelector"]), false, p.child("namespaceSelector").String())...)
 	for _, ns := range listOf(term["namespaces"]) {
 		// Upstream names the member in the singular here.
 		errs = append(errs, dnsLabel(strOf(ns), p.child("namespace"))...)
@@ -202,7 +202,7 @@ func validateTopologySpread(list any, p fieldPath) apierr.FieldErrors {
 				errs = append(errs, notSupported(ip.child(f), v, nodeInclusionPolicies...))
 			}
 		}
-		errs = append(errs, validateLabelSelector(mapOf(tc["labelSelector"]), ip.child("labelSelector"))...)
+		errs = append(errs, validateLabelSelector(mapOf(tc["labelSelector"]), false, ip.child("labelSelector").String())...)
 	}
 	return errs
 }

@@ -100,7 +100,7 @@ func (r podRules) validatePodSpec(spec map[string]any, p fieldPath, opts podSpec
 	default:
 		c.add(notSupported(p.child("dnsPolicy"), dp, dnsPolicies...))
 	}
-	c.add(validateLabels(mapOf(spec["nodeSelector"]), p.child("nodeSelector"))...)
+	c.add(validateLabels(mapOf(spec["nodeSelector"]), p.child("nodeSelector").String())...)
 	c.validatePodSecurityContext(p.child("securityContext"))
 	if has(spec, "affinity") {
 		c.add(validateAffinity(mapOf(spec["affinity"]), p.child("affinity"))...)
@@ -289,7 +289,7 @@ func (c *specCheck) validateOS(p fieldPath) {
 // containers are not allowed in templates.
 func (r podRules) validatePodTemplateSpec(tmpl map[string]any, p fieldPath) apierr.FieldErrors {
 	md := mapOf(tmpl["metadata"])
-	errs := validateLabels(mapOf(md["labels"]), p.child("labels"))
+	errs := validateLabels(mapOf(md["labels"]), p.child("labels").String())
 	errs = append(errs, r.validateAnnotations(mapOf(md["annotations"]), p.child("annotations"))...)
 	spec := mapOf(tmpl["spec"])
 	errs = append(errs, r.validatePodSpecificAnnotations(mapOf(md["annotations"]), spec, p.child("annotations"), false)...)

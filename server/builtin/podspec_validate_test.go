@@ -182,7 +182,7 @@ func TestValidatePodSpec(t *testing.T) {
 		)},
 		{"tolerations", `{"containers":[{"name":"c","image":"x"}],"tolerations":[{"key":"k","operator":"Exists","value":"v"},{"operator":"Equal"},
 			{"key":"k","tolerationSeconds":5,"effect":"NoSchedule"},{"key":"bad key"},{"key":"k","value":"bad value!"},{"key":"k","operator":"In","effect":"Never"}]}`, cat(
-			`spec.tolerations[0].operator: Invalid value: "v": value must be empty when `+"`operator`"+` is 'Exists'`,
+			`spec.tolerations[0].operator: Invalid value: core.Toleration{Key:"k", Operator:"Exists", Value:"v", Effect:"", TolerationSeconds:(*int64)(nil)}: value must be empty when `+"`operator`"+` is 'Exists'`,
 			`spec.tolerations[1].operator: Invalid value: "Equal": operator must be Exists when `+"`key`"+` is empty, which means "match all values and all keys"`,
 			`spec.tolerations[2].effect: Invalid value: "NoSchedule": effect must be 'NoExecute' when `+"`tolerationSeconds`"+` is set`,
 			msgs("spec.tolerations[3].key", "bad key", validation.IsQualifiedName),

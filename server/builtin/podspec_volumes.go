@@ -251,7 +251,7 @@ func (c *specCheck) validateOneSource(kind string, m map[string]any, p fieldPath
 			errs = append(errs, apierr.Required(sp.child("volumeClaimTemplate").String(), ""))
 		} else {
 			tp := sp.child("volumeClaimTemplate")
-			errs = append(errs, validateLabels(mapOf(mapOf(tmpl["metadata"])["labels"]), tp.child("metadata", "labels"))...)
+			errs = append(errs, validateLabels(mapOf(mapOf(tmpl["metadata"])["labels"]), tp.child("metadata", "labels").String())...)
 		}
 		if c.opts.podName != "" && volName != "" {
 			pvc := c.opts.podName + "-" + volName
