@@ -72,8 +72,6 @@ func qualifiedName(v string, p fieldPath) apierr.FieldErrors {
 	return invalidEach(p, v, validation.IsQualifiedName(v))
 }
 
-
-
 // validateNonNegative checks an integer member that may not be negative.
 func validateNonNegative(m map[string]any, key string, p fieldPath) apierr.FieldErrors {
 	if n := intAt(m, key); n < 0 {
@@ -149,7 +147,6 @@ func validateIP(v string, p fieldPath) apierr.FieldErrors {
 	}
 	return nil
 }
-
 
 // notSupported is NotSupported for a closed set of string values, listed
 // in the order given.

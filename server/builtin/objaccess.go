@@ -40,8 +40,6 @@ func strOf(v any) string { s, _ := v.(string); return s }
 // boolOf returns v as a bool, or false.
 func boolOf(v any) bool { b, _ := v.(bool); return b }
 
-
-
 // has reports whether m holds a non-null member key: a pointer field that
 // is set, however empty.
 func has(m map[string]any, key string) bool {
