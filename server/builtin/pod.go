@@ -33,20 +33,14 @@ const (
 func pods(b config.Brand) *registry.Descriptor {
 	d := core("pods", "pod", "Pod", true, "po")
 	d.Categories = []string{"all"}
-	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs}}
 	r := newPodRules(b)
+	d.Subresources = podSubresources(r)
 	d.Strategy.Default = defaultPod
 	d.Strategy.PrepareForCreate = r.prepareForCreate
 	d.Strategy.PrepareForUpdate = r.prepareForUpdate
 	d.Strategy.Validate = r.validatePodCreate
-	d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
-		// A status write carries the stored spec; a write of the pod
-		// itself carries the stored status.
-		if semanticEqual(obj["spec"], old["spec"]) && !semanticEqual(obj["status"], old["status"]) {
-			return r.validatePodStatusUpdate(obj, old)
-		}
-		return r.validatePodUpdate(obj, old)
-	}
+	d.Strategy.ValidateUpdate = r.validatePodUpdate
+	d.Strategy.DeleteGrace = podDeletionGracePeriod
 	d.FieldSelectors = podFieldSelectors
 	return d
 }

@@ -61,6 +61,15 @@ func FuzzPodPipeline(f *testing.F) {
 				st.ValidateUpdate(next, old.Object)
 				st.ValidateUpdate(old.Object, next)
 			}
+			for _, sr := range target.d.Subresources {
+				if sr.Validate != nil {
+					next := deepCopyMap(obj)
+					if sr.Copy != nil {
+						sr.Copy(next, old.Object)
+					}
+					sr.Validate(next, old.Object)
+				}
+			}
 			for _, get := range target.d.FieldSelectors {
 				get(obj)
 			}

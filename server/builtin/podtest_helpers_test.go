@@ -106,6 +106,11 @@ func runUpdate(t testing.TB, d *registry.Descriptor, obj, old registry.Object, s
 		d.Strategy.PrepareForUpdate(obj, old, sub)
 	}
 	schema.ApplyDefaults(obj, testCatalog(t, brand).ByGVK("", "v1", d.Kind))
+	if sub != "" {
+		if v := d.Subresource(sub).Validate; v != nil {
+			return errStrings(v(obj, old))
+		}
+	}
 	return errStrings(d.Strategy.ValidateUpdate(obj, old))
 }
 

@@ -51,6 +51,9 @@ type Subresource struct {
 	Copy func(next, written Object)
 	// Scale locates the replica counts of a ServeScale subresource.
 	Scale *ScalePaths
+	// Validate, when set, checks a write through the subresource in
+	// place of the type's ValidateUpdate.
+	Validate func(obj, old Object) apierr.FieldErrors
 }
 
 // Serve is how a subresource (or a resource without stored objects) is

@@ -9,6 +9,7 @@ import (
 
 	"platd/bolt"
 	"platd/server/apierr"
+	"platd/server/registry"
 	"platd/server/schema"
 )
 
@@ -134,6 +135,12 @@ func (h *Handler) commitUpdate(ctx context.Context, s *scope, kv bolt.KV, next O
 // stored one, then validates it.
 func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) (Object, error) {
 	d := s.d
+	// The written object is defaulted as upstream defaults every decoded
+	// body, before a subresource takes its part of it.
+	if d.Strategy.Default != nil {
+		obj["kind"], obj["apiVersion"] = d.Kind, d.GroupVersion()
+		d.Strategy.Default(obj)
+	}
 	var next Object
 	if s.sub == "" {
 		errs := validateObjectMetaUpdate(obj, old)
@@ -157,9 +164,6 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 		}
 	}
 	next["kind"], next["apiVersion"] = d.Kind, d.GroupVersion()
-	if d.Strategy.Default != nil && s.sub == "" {
-		d.Strategy.Default(next)
-	}
 	if d.Strategy.PrepareForUpdate != nil {
 		d.Strategy.PrepareForUpdate(next, old, s.sub)
 	}
@@ -168,7 +172,13 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 	if d.SchemaValidation {
 		errs = append(errs, schema.Validate(next, d.Schema)...)
 	}
+	var sub *registry.Subresource
+	if s.sub != "" {
+		sub = d.Subresource(s.sub)
+	}
 	switch {
+	case sub != nil && sub.Validate != nil:
+		errs = append(errs, sub.Validate(next, old)...)
 	case d.Strategy.ValidateUpdate != nil:
 		errs = append(errs, d.Strategy.ValidateUpdate(next, old)...)
 	case d.Strategy.Validate != nil:
