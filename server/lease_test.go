@@ -60,3 +60,22 @@ func TestLeaderElectionLease(t *testing.T) {
 		t.Errorf("created by PUT: %v", c)
 	}
 }
+
+// TestUnconditionalUpdateRefused checks that a Lease, like the other types
+// whose updates must name the version they replace, refuses a PUT without
+// a resourceVersion, and still creates through PUT.
+func TestUnconditionalUpdateRefused(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	b := platBrand
+	base := groupPath(b.Group("coordination"), "v1", "default", "leases")
+	body := `{"metadata":{"name":"l"},"spec":{"holderIdentity":"a"}}`
+	e.do("PUT", base+"/l", body).mustCode(t, 201)
+	r := e.do("PUT", base+"/l", body).mustCode(t, 422).obj(t)
+	if r["message"] != `Lease.`+b.Group("coordination")+` "l" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update` {
+		t.Errorf("unconditional update: %v", r["message"])
+	}
+	// A ConfigMap accepts it: last write wins.
+	e.do("POST", "/api/v1/namespaces/default/configmaps", cm("c", nil, nil)).mustCode(t, 201)
+	e.do("PUT", "/api/v1/namespaces/default/configmaps/c", cm("c", map[string]string{"k": "v"}, nil)).mustCode(t, 200)
+}

@@ -27,6 +27,7 @@ var leaseStrategies = []string{"OldestEmulationVersion"}
 func leases(group string) *registry.Descriptor {
 	d := groupType(group, "leases", "lease", "Lease", true)
 	d.UpdateCreates = true
+	d.UpdateRequiresResourceVersion = true
 	d.Strategy.PrepareForCreate = func(obj registry.Object) {
 		if !coordinatedLeaderElection {
 			if spec := mapAt(obj, "spec"); spec != nil {

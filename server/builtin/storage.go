@@ -201,6 +201,7 @@ var fsGroupPolicies = []string{"File", "None", fsGroupPolicyDefault}
 // csiDrivers: the generation counts spec changes, which kubelets act on.
 func csiDrivers(group string) *registry.Descriptor {
 	d := groupType(group, "csidrivers", "csidriver", "CSIDriver", false)
+	d.UpdateRequiresResourceVersion = true
 	d.Strategy.Default = defaultCSIDriver
 	d.Strategy.PrepareForUpdate = bumpGenerationOnSpec(d)
 	d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors {

@@ -118,6 +118,9 @@ type Descriptor struct {
 	SchemaValidation bool
 	// UpdateCreates lets PUT create a missing object.
 	UpdateCreates bool
+	// UpdateRequiresResourceVersion refuses a PUT of an existing object
+	// that does not name the resourceVersion it replaces.
+	UpdateRequiresResourceVersion bool
 	// ReturnDeleted makes DELETE answer with the removed object instead of
 	// a Success Status.
 	ReturnDeleted bool

@@ -73,6 +73,10 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 		if err != nil {
 			return nil, 0, objectErr(s, s.name, err)
 		}
+		if wantRV == 0 && d.UpdateRequiresResourceVersion {
+			return nil, 0, apierr.NewInvalid(d.Group, d.Kind, s.name, apierr.FieldErrors{
+				apierr.Invalid("metadata.resourceVersion", uint64(0), "must be specified for an update")})
+		}
 		if wantRV != 0 && wantRV != kv.ModRevision {
 			return nil, 0, apierr.ConflictModified(d.Group, d.Resource, s.name)
 		}
