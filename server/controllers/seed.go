@@ -1,0 +1,116 @@
+package controllers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// Seed is a set of system objects of one type the server writes at every
+// start, so that a fresh data directory and one written by an older
+// release hold the same ones (local APIServices, flow-control
+// configuration, system priority classes).
+type Seed struct {
+	Resource *registry.Descriptor
+	Objects  []registry.Object
+	// Reconcile, when set, returns the object an existing one should
+	// become given the wanted one, or nil to leave it alone; when nil,
+	// existing objects are never changed.
+	Reconcile func(have, want registry.Object) registry.Object
+	// Prune, when set, selects existing objects that are no longer
+	// wanted and are deleted: those this server wrote before (by label)
+	// and that no Object names now.
+	Prune func(have registry.Object) bool
+}
+
+// Plant writes the seed through objs: it creates the missing objects,
+// reconciles the existing ones and prunes the stale ones. It tries every
+// object and returns every failure.
+func (s Seed) Plant(ctx context.Context, objs Objects) error {
+	d := s.Resource
+	existing, _, err := objs.List(d, "")
+	if err != nil {
+		return fmt.Errorf("listing %s: %w", d.GroupResource(), err)
+	}
+	have := make(map[string]registry.Object, len(existing))
+	for _, o := range existing {
+		have[seedKey(o)] = o
+	}
+	var errs []error
+	wanted := make(map[string]bool, len(s.Objects))
+	for _, want := range s.Objects {
+		ns, name := metaString(want, "namespace"), metaString(want, "name")
+		wanted[seedKey(want)] = true
+		old, ok := have[seedKey(want)]
+		if !ok {
+			_, err := objs.Create(ctx, d, deepCopy(want))
+			if err != nil && apierr.ReasonOf(err) != apierr.ReasonAlreadyExists {
+				errs = append(errs, fmt.Errorf("creating %s %q: %w", d.GroupResource(), name, err))
+			}
+			continue
+		}
+		if s.Reconcile == nil || s.Reconcile(deepCopy(old), want) == nil {
+			continue
+		}
+		_, err := objs.Update(ctx, d, ns, name, "", func(cur registry.Object) registry.Object {
+			return s.Reconcile(cur, want)
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("updating %s %q: %w", d.GroupResource(), name, err))
+		}
+	}
+	if s.Prune != nil {
+		for key, o := range have {
+			if wanted[key] || !s.Prune(o) {
+				continue
+			}
+			name := metaString(o, "name")
+			_, err := objs.Delete(ctx, d, metaString(o, "namespace"), name, registry.DeleteOptions{})
+			if err != nil && apierr.ReasonOf(err) != apierr.ReasonNotFound {
+				errs = append(errs, fmt.Errorf("deleting %s %q: %w", d.GroupResource(), name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ReconcileSpec makes an existing object's spec the wanted one, keeping
+// everything else; nil when they already agree.
+func ReconcileSpec(have, want registry.Object) registry.Object {
+	if reflect.DeepEqual(have["spec"], want["spec"]) {
+		return nil
+	}
+	have["spec"] = deepCopyValue(want["spec"])
+	return have
+}
+
+func seedKey(o registry.Object) string {
+	return metaString(o, "namespace") + "/" + metaString(o, "name")
+}
+
+func deepCopy(o registry.Object) registry.Object {
+	return deepCopyValue(o).(map[string]any)
+}
+
+func deepCopyValue(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = deepCopyValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = deepCopyValue(e)
+		}
+		return out
+	default:
+		return v
+	}
+}
