@@ -114,6 +114,7 @@ func coreV1(b config.Brand) []*registry.Descriptor {
 		events(b),
 		pods(b),
 		podTemplates(b),
+		persistentVolumeClaims(b),
 	}
 }
 

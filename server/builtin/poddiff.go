@@ -53,10 +53,13 @@ func semanticEqual(a, b any) bool {
 // specDiff renders what an update changed in a spec, one line per changed
 // value, in the layout of upstream's diff: "-" old, "+" new, members by
 // their path.
-func specDiff(old, cur map[string]any) string {
+func specDiff(old, cur map[string]any) string { return structDiff("core.PodSpec", old, cur) }
+
+// structDiff is specDiff for a value upstream's diff names typ.
+func structDiff(typ string, old, cur map[string]any) string {
 	var lines []string
 	diffValues(&lines, "", old, cur)
-	return "  core.PodSpec{\n" + strings.Join(lines, "") + "  }\n"
+	return "  " + typ + "{\n" + strings.Join(lines, "") + "  }\n"
 }
 
 func diffValues(lines *[]string, path string, a, b any) {

@@ -178,13 +178,7 @@ func defaultVolume(vol map[string]any) {
 	}
 	if m := mapOf(vol["ephemeral"]); m != nil {
 		if tmpl := mapOf(m["volumeClaimTemplate"]); tmpl != nil {
-			spec := child(tmpl, "spec")
-			if !has(spec, "volumeMode") {
-				spec["volumeMode"] = defaultVolumeMode
-			}
-			res := mapOf(spec["resources"])
-			roundResourceList(mapOf(res["limits"]))
-			roundResourceList(mapOf(res["requests"]))
+			defaultClaimSpec(child(tmpl, "spec"))
 		}
 	}
 }

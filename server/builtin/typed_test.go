@@ -20,7 +20,7 @@ func typeDescriptor(t *testing.T, kind string) *registry.Descriptor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := slices.Concat(networkingV1(brand), policyV1(), storageV1(brand), coordinationV1(brand), nodeV1(brand), discoveryV1(brand))
+	all := slices.Concat(coreV1(brand), networkingV1(brand), policyV1(), storageV1(brand), coordinationV1(brand), nodeV1(brand), discoveryV1(brand))
 	for _, d := range all {
 		if d.Kind == kind {
 			d.Schema = cat.ByGVK(d.Group, d.Version, d.Kind)
@@ -75,7 +75,13 @@ func update(d *registry.Descriptor, obj, old registry.Object, sub string) (regis
 		d.Strategy.PrepareForUpdate(next, old, sub)
 	}
 	schema.ApplyDefaults(next, d.Schema)
+	var sr *registry.Subresource
+	if sub != "" {
+		sr = d.Subresource(sub)
+	}
 	switch {
+	case sr != nil && sr.Validate != nil:
+		return next, sr.Validate(next, old)
 	case d.Strategy.ValidateUpdate != nil:
 		return next, d.Strategy.ValidateUpdate(next, old)
 	case d.Strategy.Validate != nil:
