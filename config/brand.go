@@ -29,6 +29,11 @@ type Brand struct {
 	ExecInfoEnv string
 	// ClusterName is the name written into generated kubeconfigs.
 	ClusterName string
+	// RootCAConfigMap is the ConfigMap every namespace gets that holds the
+	// CA bundle verifying the server; RootCADescription is the value of
+	// its description annotation.
+	RootCAConfigMap   string
+	RootCADescription string
 }
 
 // Brands lists the brands --brand accepts.
@@ -44,6 +49,8 @@ var Brands = map[string]Brand{
 		ProtobufMediaType:  "application/vnd.plat.protobuf",
 		ExecInfoEnv:        "PLAT_EXEC_INFO",
 		ClusterName:        "platd",
+		RootCAConfigMap:    "plat-root-ca.crt",
+		RootCADescription:  "Holds the CA bundle that verifies platd's serving certificate, for clients inside the cluster. No other use is promised.",
 	},
 	"kubernetes": {
 		Name:               "kubernetes",
@@ -56,6 +63,9 @@ var Brands = map[string]Brand{
 		ProtobufMediaType:  "application/vnd.kubernetes.protobuf",
 		ExecInfoEnv:        "KUBERNETES_EXEC_INFO",
 		ClusterName:        "platd",
+		RootCAConfigMap:    "kube-root-ca.crt",
+		RootCADescription: "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. " +
+			"No other usage is guaranteed across distributions of Kubernetes clusters.",
 	},
 }
 

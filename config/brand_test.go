@@ -34,7 +34,7 @@ func TestNoBrandLiterals(t *testing.T) {
 	var literals []string
 	for _, b := range Brands {
 		literals = append(literals, b.Domain, b.LongDomain, b.SystemNamespace, b.PublicNamespace,
-			b.NodeLeaseNamespace, b.ProtobufMediaType, b.ExecInfoEnv)
+			b.NodeLeaseNamespace, b.ProtobufMediaType, b.ExecInfoEnv, b.RootCAConfigMap)
 	}
 	root := ".."
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {

@@ -41,8 +41,20 @@ const restartDelay = time.Second
 // every later event to event, until ctx ends. When the watch fails it
 // starts over from a fresh list.
 func follow(ctx context.Context, src Source, prefix string, log *slog.Logger, initial func([]bolt.KV), event func(bolt.Event)) {
+	followWith(ctx, src, prefix, bolt.ListOptions{}, log, initial, event)
+}
+
+// followChanges hands only the events after the start to event: for
+// controllers that learn the initial state elsewhere. The list that sets
+// the watch's start keeps no objects.
+func followChanges(ctx context.Context, src Source, prefix string, log *slog.Logger, event func(bolt.Event)) {
+	none := bolt.ListOptions{Filter: func(*bolt.KV) bool { return false }}
+	followWith(ctx, src, prefix, none, log, func([]bolt.KV) {}, event)
+}
+
+func followWith(ctx context.Context, src Source, prefix string, opts bolt.ListOptions, log *slog.Logger, initial func([]bolt.KV), event func(bolt.Event)) {
 	for ctx.Err() == nil {
-		err := followOnce(ctx, src, prefix, initial, event)
+		err := followOnce(ctx, src, prefix, opts, initial, event)
 		if err == nil || ctx.Err() != nil {
 			return
 		}
@@ -55,8 +67,8 @@ func follow(ctx context.Context, src Source, prefix string, log *slog.Logger, in
 	}
 }
 
-func followOnce(ctx context.Context, src Source, prefix string, initial func([]bolt.KV), event func(bolt.Event)) error {
-	res, err := src.List(prefix, bolt.ListOptions{})
+func followOnce(ctx context.Context, src Source, prefix string, opts bolt.ListOptions, initial func([]bolt.KV), event func(bolt.Event)) error {
+	res, err := src.List(prefix, opts)
 	if err != nil {
 		return err
 	}

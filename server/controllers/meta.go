@@ -1,0 +1,47 @@
+package controllers
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
+// objectMeta is the part of a stored object's metadata the controllers
+// read from watch events, without decoding the rest.
+type objectMeta struct {
+	Name                       string     `json:"name"`
+	Namespace                  string     `json:"namespace"`
+	UID                        string     `json:"uid"`
+	DeletionTimestamp          string     `json:"deletionTimestamp"`
+	DeletionGracePeriodSeconds *int64     `json:"deletionGracePeriodSeconds"`
+	Finalizers                 []string   `json:"finalizers"`
+	OwnerReferences            []ownerRef `json:"ownerReferences"`
+}
+
+// ownerRef is one metadata.ownerReferences entry.
+type ownerRef struct {
+	APIVersion         string `json:"apiVersion"`
+	Kind               string `json:"kind"`
+	Name               string `json:"name"`
+	UID                string `json:"uid"`
+	BlockOwnerDeletion *bool  `json:"blockOwnerDeletion"`
+}
+
+// blocks reports whether the reference holds a foreground deletion of
+// its owner.
+func (r ownerRef) blocks() bool { return r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion }
+
+// parseMeta reads the metadata of stored object bytes (JSON).
+func parseMeta(value []byte) (objectMeta, error) {
+	var obj struct {
+		Metadata objectMeta `json:"metadata"`
+	}
+	if err := json.Unmarshal(value, &obj); err != nil {
+		return objectMeta{}, fmt.Errorf("reading stored metadata: %w", err)
+	}
+	return obj.Metadata, nil
+}
+
+func (m objectMeta) deleting() bool { return m.DeletionTimestamp != "" }
+
+func (m objectMeta) hasFinalizer(f string) bool { return slices.Contains(m.Finalizers, f) }
