@@ -58,6 +58,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.StringFlag{Name: "brand", Value: "plat", Usage: "API spelling: " + strings.Join(config.BrandNames(), " or ")},
 		&cli.DurationFlag{Name: "history-retention", Value: config.DefaultHistoryRetention, Usage: "how long watch history stays replayable"},
 		&cli.StringSliceFlag{Name: "runtime-config", Usage: "switch built-in APIs on or off: comma-separated <group>/<version>[=true|false], <group>/<version>/<resource>[=true|false], v1 or api/v1 for the core group, api/all, api/ga, api/beta, api/alpha (repeatable)"},
+		&cli.StringSliceFlag{Name: "controllers", Value: cli.NewStringSlice("*"), Usage: "in-process controllers to run: * for all, name to enable, -name to disable (repeatable); names: " + strings.Join(config.ControllerNames(), ", ")},
 		&cli.BoolFlag{Name: "unsafe-no-fsync", Usage: "skip fsync on commit: a crash may lose acknowledged writes; only for throwaway data such as CI"},
 	}
 	serveAction := func(c *cli.Context) error {
@@ -130,6 +131,7 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 		HistoryRetention:   c.Duration("history-retention"),
 		UnsafeNoFsync:      c.Bool("unsafe-no-fsync"),
 		RuntimeConfig:      c.StringSlice("runtime-config"),
+		Controllers:        c.StringSlice("controllers"),
 		WriteKubeconfig:    true,
 	}
 	return o, o.Validate()

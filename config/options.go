@@ -56,6 +56,9 @@ type Options struct {
 	// RuntimeConfig is --runtime-config as given: values of comma-separated
 	// key[=value] entries that switch API groups, versions and resources.
 	RuntimeConfig []string
+	// Controllers picks the in-process controllers that run, as
+	// kube-controller-manager's --controllers: "*", "name", "-name".
+	Controllers []string
 	// APIEnablement is RuntimeConfig parsed; Validate fills it. The server
 	// resolves it against its registry with RuntimeConfig.Resolve.
 	APIEnablement RuntimeConfig
@@ -113,6 +116,9 @@ func (o *Options) Validate() error {
 	rc, problems := parseRuntimeConfig(o.RuntimeConfig)
 	for _, p := range problems {
 		errs = append(errs, "--runtime-config: "+p)
+	}
+	for _, p := range parseControllers(o.Controllers) {
+		errs = append(errs, "--controllers: "+p)
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(errs, "; "))

@@ -47,6 +47,16 @@ func withBrand(name string) option {
 
 func withDataDir(dir string) option { return func(o *config.Options) { o.DataDir = dir } }
 
+// withControllers picks the controllers the server runs (--controllers).
+func withControllers(list ...string) option {
+	return func(o *config.Options) { o.Controllers = list }
+}
+
+// quietControllers are the controllers test servers run unless a test asks
+// for others: the ones that write objects into every namespace stay off, so
+// tests that list a namespace see only what they created.
+var quietControllers = []string{"*", "-" + config.ControllerServiceAccount, "-" + config.ControllerRootCA}
+
 // testOptions are the options of a test server in dir.
 func testOptions(t *testing.T, dir string, mods ...option) config.Options {
 	t.Helper()
@@ -60,6 +70,7 @@ func testOptions(t *testing.T, dir string, mods ...option) config.Options {
 		DataDir: dir, SecurePort: 0, BindAddress: "127.0.0.1", TokenAuthFile: tokens,
 		AuthorizationModes: []string{config.ModeAlwaysAllow}, Brand: b,
 		HistoryRetention: config.DefaultHistoryRetention, UnsafeNoFsync: true, WriteKubeconfig: true,
+		Controllers: quietControllers,
 	}
 	for _, m := range mods {
 		m(&o)

@@ -62,6 +62,8 @@ type Server struct {
 	namespacesDone chan struct{}
 	kubeconfig     string
 	url            string
+	// rootCA is the PEM bundle that verifies the serving certificate.
+	rootCA []byte
 }
 
 // Run starts platd with o and serves until ctx ends.
@@ -102,6 +104,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if err != nil {
 		return nil, err
 	}
+	s.rootCA = s.servingCA(ca)
 	clientCAs := x509.NewCertPool()
 	clientCAs.AddCert(ca.Certificate())
 	if o.ClientCAFile != "" {
@@ -156,7 +159,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
 	if o.WriteKubeconfig {
-		if err := s.writeKubeconfig(ca, tlsFiles); err != nil {
+		if err := s.writeKubeconfig(tlsFiles); err != nil {
 			_ = s.ln.Close()
 			return fail(err)
 		}
@@ -197,8 +200,20 @@ func (s *Server) keyMaterial() (keyFiles, *security.CA, error) {
 	return f, ca, nil
 }
 
+// servingCA returns the PEM bundle that verifies the serving certificate:
+// the data directory's CA, or for an operator-supplied serving certificate
+// the CA bundle next to it when there is one.
+func (s *Server) servingCA(ca *security.CA) []byte {
+	if s.opts.TLSCertFile != "" {
+		if b, err := os.ReadFile(filepath.Join(filepath.Dir(s.opts.TLSCertFile), caCertName)); err == nil {
+			return b
+		}
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Certificate().Raw})
+}
+
 // writeKubeconfig writes the admin kubeconfig pointing at this server.
-func (s *Server) writeKubeconfig(ca *security.CA, f keyFiles) error {
+func (s *Server) writeKubeconfig(f keyFiles) error {
 	certPEM, err := os.ReadFile(f.adminCert)
 	if err != nil {
 		return err
@@ -207,21 +222,13 @@ func (s *Server) writeKubeconfig(ca *security.CA, f keyFiles) error {
 	if err != nil {
 		return err
 	}
-	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Certificate().Raw})
-	if s.opts.TLSCertFile != "" {
-		// An operator-supplied serving certificate is trusted through the
-		// CA bundle next to it when there is one.
-		if b, err := os.ReadFile(filepath.Join(filepath.Dir(s.opts.TLSCertFile), caCertName)); err == nil {
-			caPEM = b
-		}
-	}
 	path := s.opts.KubeconfigPath()
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
 	s.kubeconfig = path
 	return security.WriteKubeconfig(path, security.Kubeconfig{
-		ClusterName: s.opts.Brand.ClusterName, Server: s.url, CAPEM: caPEM,
+		ClusterName: s.opts.Brand.ClusterName, Server: s.url, CAPEM: s.rootCA,
 		ClientCertPEM: certPEM, ClientKeyPEM: keyPEM, User: adminUser,
 	})
 }
@@ -301,8 +308,30 @@ func (s *Server) startControllers(ctx context.Context) {
 		}
 	}
 	close(s.namespacesDone)
-	nc := &controllers.Namespaces{Source: s.store, Objects: s.rest, Registry: s.reg, Finalizer: b.NamespaceFinalizer, Log: s.log}
-	nc.Run(ctx)
+	var runs []func(context.Context)
+	on := s.opts.ControllerEnabled
+	if on(config.ControllerNamespace) {
+		runs = append(runs, (&controllers.Namespaces{Source: s.store, Objects: s.rest, Registry: s.reg, Finalizer: b.NamespaceFinalizer, Log: s.log}).Run)
+	}
+	if sa := s.reg.Lookup("", "v1", "serviceaccounts"); sa != nil && on(config.ControllerServiceAccount) {
+		runs = append(runs, (&controllers.ServiceAccounts{Source: s.store, Objects: s.rest, Registry: s.reg, ServiceAccounts: sa, Log: s.log}).Run)
+	}
+	if cm := s.reg.Lookup("", "v1", "configmaps"); cm != nil && on(config.ControllerRootCA) {
+		runs = append(runs, (&controllers.RootCA{Source: s.store, Objects: s.rest, Registry: s.reg, ConfigMaps: cm,
+			Name: b.RootCAConfigMap, Annotation: b.Label("description"), Description: b.RootCADescription, CA: s.rootCA, Log: s.log}).Run)
+	}
+	if on(config.ControllerDeletionGrace) {
+		runs = append(runs, (&controllers.DeletionGrace{Source: s.store, Objects: s.rest, Registry: s.reg, Log: s.log}).Run)
+	}
+	var wg sync.WaitGroup
+	for _, run := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run(ctx)
+		}()
+	}
+	wg.Wait()
 }
 
 // healthChecks registers the checks of /livez, /readyz and /healthz.

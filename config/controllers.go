@@ -1,0 +1,54 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Names of the in-process controllers, as --controllers takes them (the
+// spellings of upstream's controller manager where it has the controller).
+const (
+	ControllerNamespace        = "namespace-controller"
+	ControllerServiceAccount   = "serviceaccount-controller"
+	ControllerRootCA           = "root-ca-certificate-publisher-controller"
+	ControllerGarbageCollector = "garbage-collector-controller"
+	// ControllerDeletionGrace removes objects whose deletion grace period
+	// ran out; upstream's kubelet does that for pods.
+	ControllerDeletionGrace = "deletion-grace-controller"
+)
+
+// ControllerNames lists every controller; all run by default.
+func ControllerNames() []string {
+	return []string{ControllerNamespace, ControllerServiceAccount, ControllerRootCA, ControllerGarbageCollector, ControllerDeletionGrace}
+}
+
+// parseControllers checks --controllers entries: "*" (every controller),
+// "name" or "-name".
+func parseControllers(list []string) []string {
+	var problems []string
+	for _, c := range list {
+		if c == "*" {
+			continue
+		}
+		if !slices.Contains(ControllerNames(), strings.TrimPrefix(c, "-")) {
+			problems = append(problems, fmt.Sprintf("unknown controller %q: known controllers are %s", c, strings.Join(ControllerNames(), ", ")))
+		}
+	}
+	return problems
+}
+
+// ControllerEnabled reports whether the named controller runs: a "-name"
+// entry turns it off, a "name" or "*" entry on; no entries run every one.
+func (o *Options) ControllerEnabled(name string) bool {
+	if len(o.Controllers) == 0 {
+		return true
+	}
+	switch {
+	case slices.Contains(o.Controllers, "-"+name):
+		return false
+	case slices.Contains(o.Controllers, name):
+		return true
+	}
+	return slices.Contains(o.Controllers, "*")
+}

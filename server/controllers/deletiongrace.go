@@ -1,0 +1,146 @@
+package controllers
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"platd/bolt"
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// graceRetryDelay is how long a removal that failed waits before the next
+// attempt; failures are rare (storage errors), so a fixed delay will do.
+const graceRetryDelay = time.Second
+
+// DeletionGrace removes objects whose deletion grace period has run out:
+// a gracefully deleted pod stays, marked, until the node confirms it is
+// stopped, and no node does here. Any object deleted with a grace period
+// whose finalizers are all gone is removed once its deletionTimestamp
+// passes. One timer per waiting object; nothing polls.
+type DeletionGrace struct {
+	Source   Source
+	Objects  Objects
+	Registry *registry.Registry
+	Log      *slog.Logger
+
+	mu     sync.Mutex
+	timers map[string]*time.Timer
+	queue  *queue
+}
+
+// Run works until ctx ends. It returns after its goroutines have stopped.
+func (c *DeletionGrace) Run(ctx context.Context) {
+	c.timers = map[string]*time.Timer{}
+	c.queue = newQueue()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c.queue.work(ctx, c.Log, graceRetryDelay, c.sync)
+	}()
+	follow(ctx, c.Source, "/", c.Log, func(kvs []bolt.KV) {
+		for _, kv := range kvs {
+			c.observe(bolt.Event{Type: bolt.Put, KV: kv})
+		}
+	}, c.observe)
+	wg.Wait()
+	c.mu.Lock()
+	for key, t := range c.timers {
+		t.Stop()
+		delete(c.timers, key)
+	}
+	c.mu.Unlock()
+}
+
+// deletionMark is how a stored object that is being deleted starts its
+// deletionTimestamp: objects without it are passed over unparsed.
+var deletionMark = []byte(`"deletionTimestamp":`)
+
+// observe sets or clears the timer of the object an event is about.
+func (c *DeletionGrace) observe(ev bolt.Event) {
+	if ev.Type == bolt.Delete || !bytes.Contains(ev.KV.Value, deletionMark) {
+		c.schedule(ev.KV.Key, time.Time{})
+		return
+	}
+	m, err := parseMeta(ev.KV.Value)
+	if err != nil {
+		c.schedule(ev.KV.Key, time.Time{})
+		return
+	}
+	c.schedule(ev.KV.Key, graceEnd(m))
+}
+
+// graceEnd is when an object marked for deletion is due to go, or zero
+// when a grace period does not decide it (finalizers hold it, or it was
+// deleted without one).
+func graceEnd(m objectMeta) time.Time {
+	if !m.deleting() || len(m.Finalizers) > 0 || m.DeletionGracePeriodSeconds == nil || *m.DeletionGracePeriodSeconds <= 0 {
+		return time.Time{}
+	}
+	at, err := time.Parse(time.RFC3339, m.DeletionTimestamp)
+	if err != nil {
+		return time.Time{}
+	}
+	return at
+}
+
+// schedule queues key at the given time, replacing its timer; the zero
+// time only clears it.
+func (c *DeletionGrace) schedule(key string, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t, ok := c.timers[key]; ok {
+		t.Stop()
+		delete(c.timers, key)
+	}
+	if at.IsZero() {
+		return
+	}
+	c.timers[key] = time.AfterFunc(time.Until(at), func() { c.queue.add(key) })
+}
+
+// sync removes the object at key if its grace period is over.
+func (c *DeletionGrace) sync(ctx context.Context, key string) error {
+	d, ns, name := c.Registry.ByKey(key)
+	if d == nil {
+		return nil
+	}
+	obj, err := c.Objects.Get(d, ns, name)
+	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	m := objectMeta{
+		DeletionTimestamp: metaString(obj, "deletionTimestamp"),
+		Finalizers:        registry.Strings(child(obj, "metadata")["finalizers"]),
+	}
+	if g, ok := child(obj, "metadata")["deletionGracePeriodSeconds"].(int64); ok {
+		m.DeletionGracePeriodSeconds = &g
+	}
+	end := graceEnd(m)
+	if end.IsZero() || (d.Strategy.PendingFinalizers != nil && d.Strategy.PendingFinalizers(obj)) {
+		return nil
+	}
+	if wait := time.Until(end); wait > 0 {
+		// Timestamps have whole seconds: the timer may fire early.
+		c.schedule(key, end)
+		return nil
+	}
+	zero := int64(0)
+	_, err = c.Objects.Delete(ctx, d, ns, name, registry.DeleteOptions{GracePeriodSeconds: &zero, PreconditionUID: metaString(obj, "uid")})
+	switch apierr.ReasonOf(err) {
+	case apierr.ReasonNotFound, apierr.ReasonConflict:
+		// Gone already, or replaced by a new object of the same name.
+		return nil
+	}
+	if err == nil {
+		c.Log.Debug("deletion grace period over; object removed", "key", key)
+	}
+	return err
+}
