@@ -312,6 +312,7 @@ func limitRanges(b config.Brand) *registry.Descriptor {
 func events(b config.Brand) *registry.Descriptor {
 	d := core("events", "event", "Event", true, "ev")
 	d.UpdateCreates = true
+	d.NoGarbageCollection = true
 	d.FieldSelectors = map[string]func(registry.Object) string{
 		"involvedObject.kind":            fieldGetter("involvedObject", "kind"),
 		"involvedObject.namespace":       fieldGetter("involvedObject", "namespace"),

@@ -145,6 +145,10 @@ type Descriptor struct {
 	// KeepStatusOnCreate keeps the status a create sends; by default a
 	// resource with a status subresource starts with an empty status.
 	KeepStatusOnCreate bool
+	// NoGarbageCollection leaves the objects out of the garbage
+	// collector's graph, as upstream leaves out events: they are many,
+	// short-lived and expire on their own.
+	NoGarbageCollection bool
 }
 
 // Storage describes where a descriptor's objects are stored when that is
