@@ -95,6 +95,8 @@ func persistentVolumeClaims(b config.Brand) *registry.Descriptor {
 		return r.validateSpec(mapOf(obj["spec"]), nil)
 	}
 	d.Strategy.ValidateUpdate = r.validateUpdate
+	// Upstream selects claims by a bare "name" too, for compatibility.
+	d.FieldSelectors = map[string]func(registry.Object) string{"name": fieldGetter("metadata", "name")}
 	return d
 }
 
@@ -173,8 +175,8 @@ func normalizeDataSources(spec map[string]any) {
 // validateSpec applies upstream's claim spec rules. old is the stored
 // spec of an update, nil on create: values it already held stay allowed.
 func (r claimRules) validateSpec(spec, old map[string]any) apierr.FieldErrors {
-	var errs apierr.FieldErrors
 	p := fieldPath("spec")
+	var errs apierr.FieldErrors
 	modes := listOf(spec["accessModes"])
 	if len(modes) == 0 {
 		errs = append(errs, apierr.Required(p.child("accessModes").String(), "at least 1 access mode is required"))
@@ -183,20 +185,7 @@ func (r claimRules) validateSpec(spec, old map[string]any) apierr.FieldErrors {
 		allowBad := old != nil && selectorHasBadValue(mapOf(old["selector"]))
 		errs = append(errs, validateLabelSelector(sel, allowBad, p.child("selector").String())...)
 	}
-	rwop, other := false, false
-	for _, m := range modes {
-		mode := strOf(m)
-		if !slices.Contains(accessModes, mode) {
-			errs = append(errs, notSupported(p.child("accessModes"), mode, accessModes...))
-		} else if mode == accessModeRWOP {
-			rwop = true
-		} else {
-			other = true
-		}
-	}
-	if rwop && other {
-		errs = append(errs, apierr.Forbidden(p.child("accessModes").String(), "may not use ReadWriteOncePod with other access modes"))
-	}
+	errs = append(errs, validateAccessModes(modes, p.child("accessModes"))...)
 	// Upstream keys the storage request under resources, not requests.
 	sp := p.child("resources").key(resourceStorage)
 	requests := mapOf(mapOf(spec["resources"])["requests"])

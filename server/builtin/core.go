@@ -115,6 +115,7 @@ func coreV1(b config.Brand) []*registry.Descriptor {
 		pods(b),
 		podTemplates(b),
 		persistentVolumeClaims(b),
+		persistentVolumes(b),
 	}
 }
 
