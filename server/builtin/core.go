@@ -116,6 +116,7 @@ func coreV1(b config.Brand) []*registry.Descriptor {
 		podTemplates(b),
 		persistentVolumeClaims(b),
 		persistentVolumes(b),
+		nodes(b),
 	}
 }
 
