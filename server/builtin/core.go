@@ -117,6 +117,7 @@ func coreV1(b config.Brand) []*registry.Descriptor {
 		persistentVolumeClaims(b),
 		persistentVolumes(b),
 		nodes(b),
+		resourceQuotas(b),
 	}
 }
 
