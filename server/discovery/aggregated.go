@@ -116,7 +116,7 @@ func newResourceDiscovery(d *registry.Descriptor) resourceDiscovery {
 	for _, sub := range d.Subresources {
 		rd.Subresources = append(rd.Subresources, subresourceDiscovery{
 			Subresource:  sub.Name,
-			ResponseKind: groupVersionKind{Kind: d.Kind},
+			ResponseKind: subresourceKind(d, sub),
 			Verbs:        sortedVerbs(sub.Verbs),
 		})
 	}
@@ -124,4 +124,23 @@ func newResourceDiscovery(d *registry.Descriptor) resourceDiscovery {
 		return strings.Compare(a.Subresource, b.Subresource)
 	})
 	return rd
+}
+
+// subresourceKind is the kind a subresource answers with: the resource's
+// own unless the subresource names one, with its group and version only
+// when they differ from the resource's (pods/binding answers with a
+// Binding of core v1, deployments/scale with an autoscaling/v1 Scale).
+func subresourceKind(d *registry.Descriptor, sub registry.Subresource) groupVersionKind {
+	if sub.Kind == "" {
+		return groupVersionKind{Kind: d.Kind}
+	}
+	gvk := groupVersionKind{Kind: sub.Kind}
+	version := sub.Version
+	if version == "" {
+		version = d.Version
+	}
+	if sub.Group != d.Group || version != d.Version {
+		gvk.Group, gvk.Version = sub.Group, version
+	}
+	return gvk
 }

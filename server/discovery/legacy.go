@@ -121,10 +121,13 @@ func newAPIResourceList(group, version string, descs []*registry.Descriptor) api
 			StorageVersionHash: storageVersionHash(d.Group, d.Version, d.Kind),
 		})
 		for _, sub := range d.Subresources {
+			gvk := subresourceKind(d, sub)
 			l.Resources = append(l.Resources, apiResource{
 				Name:       d.Resource + "/" + sub.Name,
 				Namespaced: d.Namespaced,
-				Kind:       d.Kind,
+				Group:      gvk.Group,
+				Version:    gvk.Version,
+				Kind:       gvk.Kind,
 				Verbs:      sortedVerbs(sub.Verbs),
 			})
 		}
