@@ -341,13 +341,7 @@ func (s *Server) startControllers(ctx context.Context) {
 func (s *Server) healthChecks() *health.Registry {
 	hr := health.NewRegistry(s.log)
 	all := []string{health.Livez, health.Readyz, health.Healthz}
-	storage := health.Check{Name: "storage", Fn: func(*http.Request) error {
-		_, err := s.store.Get(s.reg.Namespaces().Key("", "default"))
-		if err != nil && !errors.Is(err, bolt.ErrNotFound) {
-			return err
-		}
-		return nil
-	}}
+	storage := health.Check{Name: "storage", Fn: func(r *http.Request) error { return s.rest.ProbeStorage(r.Context()) }}
 	must(hr.Add(all, health.Ping, storage, health.Hook("start-system-namespaces-controller", s.namespacesDone)))
 	must(hr.Add([]string{health.Readyz}, health.Shutdown(s.stopping)))
 	return hr

@@ -118,6 +118,8 @@ func coreV1(b config.Brand) []*registry.Descriptor {
 		persistentVolumes(b),
 		nodes(b),
 		resourceQuotas(b),
+		componentStatuses(),
+		bindings(),
 	}
 }
 

@@ -3,6 +3,8 @@
 package registry
 
 import (
+	"context"
+
 	"platd/server/apierr"
 	"platd/server/schema"
 	"slices"
@@ -140,8 +142,10 @@ type Descriptor struct {
 	// resource.
 	Serve Serve
 	// Computed, for a read-only resource whose objects are not stored,
-	// returns them (component statuses).
-	Computed func() []Object
+	// returns them (component statuses). storage probes the server's
+	// storage, so that what is reported is checked at the time of the
+	// request.
+	Computed func(ctx context.Context, storage Probe) []Object
 	// KeepStatusOnCreate keeps the status a create sends; by default a
 	// resource with a status subresource starts with an empty status.
 	KeepStatusOnCreate bool
@@ -150,6 +154,10 @@ type Descriptor struct {
 	// short-lived and expire on their own.
 	NoGarbageCollection bool
 }
+
+// Probe checks that a part of the server works: nil when it does, else
+// what is wrong. It may be called concurrently and returns promptly.
+type Probe func(ctx context.Context) error
 
 // Storage describes where a descriptor's objects are stored when that is
 // another version's form, and how to convert between the two.

@@ -200,7 +200,7 @@ func (h *Handler) serveComputed(w http.ResponseWriter, r *http.Request, s *scope
 		return
 	}
 	var items [][]byte
-	for _, obj := range s.d.Computed() {
+	for _, obj := range s.d.Computed(r.Context(), h.storageProbe) {
 		if s.name != "" && metaString(obj, "name") != s.name {
 			continue
 		}

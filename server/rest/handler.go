@@ -3,6 +3,8 @@
 package rest
 
 import (
+	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -45,6 +47,8 @@ type Handler struct {
 	kinds func(group, version, kind string) *schema.Schema
 	// events shares encoded watch events between watchers.
 	events eventCache
+	// storageProbe checks the storage for component statuses.
+	storageProbe registry.Probe
 }
 
 // Config is what a Handler needs.
@@ -64,6 +68,9 @@ type Config struct {
 	// (schema.Catalog.ByGVK); it describes the request and response kinds
 	// that are not resources, such as DeleteOptions and Scale.
 	Kinds func(group, version, kind string) *schema.Schema
+	// StorageProbe checks the storage for the resources that report on
+	// it (component statuses); nil reads the default namespace.
+	StorageProbe registry.Probe
 }
 
 // New returns a Handler.
@@ -71,7 +78,10 @@ func New(c Config) *Handler {
 	h := &Handler{
 		store: c.Store, reg: c.Registry, brand: c.Brand, log: c.Log,
 		now: time.Now, tooLargeWait: tooLargeResourceVersionWait, stamp: Stamp, bookmarkInterval: bookmarkInterval,
-		shutdown: c.Shutdown, kinds: c.Kinds,
+		shutdown: c.Shutdown, kinds: c.Kinds, storageProbe: c.StorageProbe,
+	}
+	if h.storageProbe == nil {
+		h.storageProbe = h.probeStorage
 	}
 	if h.log == nil {
 		h.log = slog.Default()
@@ -219,3 +229,20 @@ func (s *scope) key() string { return s.d.Key(s.ns, s.name) }
 
 // prefix is the storage prefix of the addressed collection.
 func (s *scope) prefix() string { return s.d.Prefix(s.ns) }
+
+// ProbeStorage checks the storage as component statuses report it (and
+// the storage health check does): nil when it answers.
+func (h *Handler) ProbeStorage(ctx context.Context) error { return h.storageProbe(ctx) }
+
+// probeStorage reads the default namespace: the store answers when the
+// read succeeds or finds nothing.
+func (h *Handler) probeStorage(context.Context) error {
+	nd := h.reg.Namespaces()
+	if nd == nil {
+		return nil
+	}
+	if _, err := h.store.Get(nd.Key("", "default")); err != nil && !errors.Is(err, bolt.ErrNotFound) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,12 @@
+package builtin
+
+import "platd/server/registry"
+
+// bindings assign pods to nodes: a create names the pod in the Binding
+// and changes it; nothing is stored.
+func bindings() *registry.Descriptor {
+	d := core("bindings", "binding", "Binding", true)
+	d.Verbs = []string{registry.VerbCreate}
+	d.Serve = registry.ServeBind
+	return d
+}
