@@ -41,8 +41,11 @@ func Register(reg *registry.Registry, cat *schema.Catalog, b config.Brand) error
 
 // all lists the descriptors of every built-in type, group by group.
 func all(b config.Brand) []*registry.Descriptor {
+	ev := events(b)
+	hpa := autoscalingV2(b)
 	return slices.Concat(
-		coreV1(b),
+		coreV1(b, ev), eventsV1(b, ev),
+		hpa, autoscalingV1(b, hpa[0]),
 		networkingV1(b), policyV1(), storageV1(b), coordinationV1(b), nodeV1(b), discoveryV1(b),
 	)
 }

@@ -104,14 +104,16 @@ func immutableData(obj, old registry.Object, fields ...string) apierr.FieldError
 	return errs
 }
 
-func coreV1(b config.Brand) []*registry.Descriptor {
+// coreV1 lists the core group's types; ev is its events descriptor, which
+// the events group stores its events in too.
+func coreV1(b config.Brand, ev *registry.Descriptor) []*registry.Descriptor {
 	return []*registry.Descriptor{
 		namespaces(b),
 		configMaps(),
 		secrets(b),
 		serviceAccounts(),
 		limitRanges(b),
-		events(b),
+		ev,
 		pods(b),
 		podTemplates(b),
 		persistentVolumeClaims(b),
@@ -318,6 +320,9 @@ func events(b config.Brand) *registry.Descriptor {
 	d := core("events", "event", "Event", true, "ev")
 	d.UpdateCreates = true
 	d.NoGarbageCollection = true
+	// Through the core group only the generic rule names an event;
+	// the events group asks for a subdomain.
+	d.NameRule = registry.NamePathSegment
 	d.FieldSelectors = map[string]func(registry.Object) string{
 		"involvedObject.kind":            fieldGetter("involvedObject", "kind"),
 		"involvedObject.namespace":       fieldGetter("involvedObject", "namespace"),
@@ -328,7 +333,7 @@ func events(b config.Brand) *registry.Descriptor {
 		"involvedObject.fieldPath":       fieldGetter("involvedObject", "fieldPath"),
 		"reason":                         fieldGetter("reason"),
 		"reportingComponent":             fieldGetter("reportingComponent"),
-		"source":                         fieldGetter("source", "component"),
+		"source":                         eventSource("source", "reportingComponent"),
 		"type":                           fieldGetter("type"),
 	}
 	// Through the core group only the legacy rules apply, on create and
