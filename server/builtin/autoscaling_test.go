@@ -60,11 +60,11 @@ func TestHPAConversionRoundTrip(t *testing.T) {
 		`{"observedGeneration":3,"lastScaleTime":"2024-01-02T03:04:05Z","currentReplicas":3,"desiredReplicas":4,"currentCPUUtilizationPercentage":50}`))
 	ann := mapAt(v1, "metadata", "annotations")
 	want := map[string]string{
-		"a":                  "b",
-		a.metrics:            `[{"type":"Object","object":{"target":{"kind":"Service","name":"s"},"metricName":"rps","targetValue":"5","selector":{"matchExpressions":[{"key":"k","operator":"In","values":["v"]}]}}},{"type":"Pods","pods":{"metricName":"qps","targetAverageValue":"1k"}},{"type":"External","external":{"metricName":"queue","targetAverageValue":"30"}},{"type":"ContainerResource","containerResource":{"name":"memory","targetAverageValue":"1Gi","container":"app"}},{"type":"Resource","resource":{"name":"memory","targetAverageUtilization":90}}]`,
-		a.currentMetrics:     `[{"type":"Resource","resource":{"name":"cpu","currentAverageUtilization":50,"currentAverageValue":"250m"}},{"type":"Object","object":{"target":{"kind":"Service","name":"s"},"metricName":"rps","currentValue":"4"}},{"type":"External","external":{"metricName":"queue","currentValue":"0","currentAverageValue":"12"}}]`,
-		a.conditions:         `[{"type":"ScalingActive","status":"True","lastTransitionTime":"2024-01-02T03:04:05Z","reason":"ValidMetricFound","message":"ok"}]`,
-		a.behavior:           `{"ScaleUp":{"StabilizationWindowSeconds":0,"SelectPolicy":"Max","Policies":[{"Type":"Pods","Value":4,"PeriodSeconds":15}]},"ScaleDown":{"StabilizationWindowSeconds":null,"SelectPolicy":"Min","Policies":[{"Type":"Percent","Value":10,"PeriodSeconds":60}]}}`,
+		"a":              "b",
+		a.metrics:        `[{"type":"Object","object":{"target":{"kind":"Service","name":"s"},"metricName":"rps","targetValue":"5","selector":{"matchExpressions":[{"key":"k","operator":"In","values":["v"]}]}}},{"type":"Pods","pods":{"metricName":"qps","targetAverageValue":"1k"}},{"type":"External","external":{"metricName":"queue","targetAverageValue":"30"}},{"type":"ContainerResource","containerResource":{"name":"memory","targetAverageValue":"1Gi","container":"app"}},{"type":"Resource","resource":{"name":"memory","targetAverageUtilization":90}}]`,
+		a.currentMetrics: `[{"type":"Resource","resource":{"name":"cpu","currentAverageUtilization":50,"currentAverageValue":"250m"}},{"type":"Object","object":{"target":{"kind":"Service","name":"s"},"metricName":"rps","currentValue":"4"}},{"type":"External","external":{"metricName":"queue","currentValue":"0","currentAverageValue":"12"}}]`,
+		a.conditions:     `[{"type":"ScalingActive","status":"True","lastTransitionTime":"2024-01-02T03:04:05Z","reason":"ValidMetricFound","message":"ok"}]`,
+		a.behavior:       `{"ScaleUp":{"StabilizationWindowSeconds":0,"SelectPolicy":"Max","Policies":[{"Type":"Pods","Value":4,"PeriodSeconds":15}]},"ScaleDown":{"StabilizationWindowSeconds":null,"SelectPolicy":"Min","Policies":[{"Type":"Percent","Value":10,"PeriodSeconds":60}]}}`,
 	}
 	for k, w := range want {
 		if ann[k] != w {

@@ -41,13 +41,24 @@ func Register(reg *registry.Registry, cat *schema.Catalog, b config.Brand) error
 
 // all lists the descriptors of every built-in type, group by group.
 func all(b config.Brand) []*registry.Descriptor {
-	ev := events(b)
+	core := coreV1(b)
 	hpa := autoscalingV2(b)
 	return slices.Concat(
-		coreV1(b, ev), eventsV1(b, ev),
+		core, eventsV1(b, kindOf(core, "Event")),
 		hpa, autoscalingV1(b, hpa[0]),
 		networkingV1(b), policyV1(), storageV1(b), coordinationV1(b), nodeV1(b), discoveryV1(b),
 	)
+}
+
+// kindOf returns the descriptor of kind among ds: the stored form a
+// descriptor of another group or version converts from.
+func kindOf(ds []*registry.Descriptor, kind string) *registry.Descriptor {
+	for _, d := range ds {
+		if d.Kind == kind {
+			return d
+		}
+	}
+	panic("builtin: no descriptor for " + kind)
 }
 
 // str reads a string at a path of nested maps.

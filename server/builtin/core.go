@@ -104,16 +104,14 @@ func immutableData(obj, old registry.Object, fields ...string) apierr.FieldError
 	return errs
 }
 
-// coreV1 lists the core group's types; ev is its events descriptor, which
-// the events group stores its events in too.
-func coreV1(b config.Brand, ev *registry.Descriptor) []*registry.Descriptor {
+func coreV1(b config.Brand) []*registry.Descriptor {
 	return []*registry.Descriptor{
 		namespaces(b),
 		configMaps(),
 		secrets(b),
 		serviceAccounts(),
 		limitRanges(b),
-		ev,
+		events(b),
 		pods(b),
 		podTemplates(b),
 		persistentVolumeClaims(b),
