@@ -46,6 +46,7 @@ func all(b config.Brand) []*registry.Descriptor {
 	return slices.Concat(
 		core, eventsV1(b, kindOf(core, "Event")),
 		hpa, autoscalingV1(b, hpa[0]),
+		appsV1(b), batchV1(b),
 		networkingV1(b), policyV1(), storageV1(b), coordinationV1(b), nodeV1(b), discoveryV1(b),
 	)
 }

@@ -120,6 +120,7 @@ func coreV1(b config.Brand) []*registry.Descriptor {
 		resourceQuotas(b),
 		componentStatuses(),
 		bindings(),
+		replicationControllers(newPodRules(b)),
 	}
 }
 

@@ -1,0 +1,68 @@
+package builtin
+
+import (
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// replicationControllers are core v1's replica sets: a label map selects
+// their pods, and deleting one orphans its pods unless asked otherwise, for
+// the clients written before garbage collection.
+func replicationControllers(r podRules) *registry.Descriptor {
+	d := core("replicationcontrollers", "replicationcontroller", "ReplicationController", true, "rc")
+	d.Categories = categoryAll
+	d.Subresources = []registry.Subresource{scaleOf(true), {Name: "status", Verbs: statusVerbs}}
+	d.FieldSelectors = map[string]func(registry.Object) string{"status.replicas": intField("status", "replicas")}
+	d.Strategy.OrphanByDefault = true
+	d.Strategy.Default = func(obj registry.Object) {
+		spec := child(obj, "spec")
+		tmpl := mapOf(spec["template"])
+		if labels := templateLabels(tmpl); labels != nil {
+			if len(mapOf(spec["selector"])) == 0 {
+				spec["selector"] = copyLabels(labels)
+			}
+			md := child(obj, "metadata")
+			if len(mapOf(md["labels"])) == 0 {
+				md["labels"] = copyLabels(labels)
+			}
+		}
+		setDefault(spec, "replicas", int64(1))
+		defaultTemplate(tmpl)
+	}
+	d.Strategy.PrepareForCreate = func(obj registry.Object) {
+		startGeneration(obj)
+		dropTemplateFields(mapAt(obj, "spec", "template"), nil)
+	}
+	d.Strategy.PrepareForUpdate = templateWorkloadUpdate(d)
+	validate := func(obj registry.Object) apierr.FieldErrors {
+		return r.validateReplicationControllerSpec(mapOf(obj["spec"]))
+	}
+	d.Strategy.Validate = validate
+	d.Strategy.ValidateUpdate = func(obj, _ registry.Object) apierr.FieldErrors { return validate(obj) }
+	setStatusRules(d, func(obj, _ registry.Object) apierr.FieldErrors {
+		return validateReplicaStatus(mapOf(obj["status"]))
+	})
+	return d
+}
+
+func (r podRules) validateReplicationControllerSpec(spec map[string]any) apierr.FieldErrors {
+	errs := nonNegative(spec, "spec", "minReadySeconds")
+	set := mapOf(spec["selector"])
+	if len(set) == 0 {
+		errs = append(errs, apierr.Required("spec.selector", ""))
+	}
+	// A selector that does not convert counts as empty: it picks any
+	// template.
+	sel, _ := convertSet(set)
+	errs = append(errs, nonNegative(spec, "spec", "replicas")...)
+	return append(errs, r.validateReplicatedTemplate(mapOf(spec["template"]), sel, "spec.template", "ReplicationController")...)
+}
+
+// copyLabels copies a label map.
+func copyLabels(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
