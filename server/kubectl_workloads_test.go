@@ -1,0 +1,101 @@
+//go:build linux
+
+package server_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestKubectlWorkloads drives kubectl's workload commands: the generators
+// (create deployment, job, cronjob), the scale subresource, set image, the
+// printed columns and explain from the OpenAPI v3 documents.
+func TestKubectlWorkloads(t *testing.T) {
+	t.Parallel()
+	k := newKubectlEnv(t)
+
+	t.Run("deployment", func(t *testing.T) {
+		t.Parallel()
+		k.must(t, "create", "namespace", "kc-deploy")
+		if out := k.must(t, "create", "deployment", "web", "--image=nginx:1.27", "--replicas=2", "-n", "kc-deploy"); !strings.Contains(out, "deployment.apps/web created") {
+			t.Fatalf("create deployment printed %q", out)
+		}
+		table := k.must(t, "get", "deploy", "-n", "kc-deploy")
+		if !regexp.MustCompile(`^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\nweb\s+0/2\s+0\s+0\s+\S+\n$`).MatchString(table) {
+			t.Errorf("get deploy:\n%s", table)
+		}
+		wide := k.must(t, "get", "deployment", "web", "-o", "wide", "-n", "kc-deploy")
+		if !regexp.MustCompile(`^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\s+CONTAINERS\s+IMAGES\s+SELECTOR\nweb\s+0/2\s+0\s+0\s+\S+\s+nginx\s+nginx:1\.27\s+app=web\n$`).MatchString(wide) {
+			t.Errorf("get deploy -o wide:\n%s", wide)
+		}
+
+		if out := k.must(t, "scale", "deployment", "web", "--replicas=5", "-n", "kc-deploy"); !strings.Contains(out, "deployment.apps/web scaled") {
+			t.Fatalf("scale printed %q", out)
+		}
+		_, d := k.apiGet(t, "/apis/apps/v1/namespaces/kc-deploy/deployments/web")
+		if path(d, "spec.replicas") != float64(5) || path(d, "metadata.generation") != float64(2) {
+			t.Errorf("after scale: replicas %v, generation %v", path(d, "spec.replicas"), path(d, "metadata.generation"))
+		}
+
+		if out := k.must(t, "set", "image", "deployment/web", "nginx=nginx:1.28", "-n", "kc-deploy"); !strings.Contains(out, "deployment.apps/web image updated") {
+			t.Fatalf("set image printed %q", out)
+		}
+		_, d = k.apiGet(t, "/apis/apps/v1/namespaces/kc-deploy/deployments/web")
+		c := d["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+		if c["image"] != "nginx:1.28" || path(d, "metadata.generation") != float64(3) {
+			t.Errorf("after set image: image %v, generation %v", c["image"], path(d, "metadata.generation"))
+		}
+		if out := k.must(t, "get", "all", "-n", "kc-deploy", "-o", "name"); !strings.Contains(out, "deployment.apps/web\n") {
+			t.Errorf("get all lacks the deployment:\n%s", out)
+		}
+	})
+
+	t.Run("job", func(t *testing.T) {
+		t.Parallel()
+		k.must(t, "create", "namespace", "kc-job")
+		if out := k.must(t, "create", "job", "j", "--image=busybox", "-n", "kc-job"); !strings.Contains(out, "job.batch/j created") {
+			t.Fatalf("create job printed %q", out)
+		}
+		_, j := k.apiGet(t, "/apis/batch/v1/namespaces/kc-job/jobs/j")
+		uid, _ := path(j, "metadata.uid").(string)
+		sel := "batch." + k.brand.Label("controller-uid")
+		if uid == "" {
+			t.Fatalf("job without uid: %v", j)
+		}
+		ml, _ := path(j, "spec.selector.matchLabels").(map[string]any)
+		if ml[sel] != uid || path(j, "spec.template.spec.restartPolicy") != "Never" || path(j, "spec.backoffLimit") != float64(6) {
+			t.Errorf("job: selector %v, restartPolicy %v, backoffLimit %v", ml, path(j, "spec.template.spec.restartPolicy"), path(j, "spec.backoffLimit"))
+		}
+		table := k.must(t, "get", "jobs", "-n", "kc-job")
+		if !regexp.MustCompile(`^NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE\nj\s+Running\s+0/1\s+\S+\n$`).MatchString(table) {
+			t.Errorf("get jobs:\n%s", table)
+		}
+	})
+
+	t.Run("cronjob", func(t *testing.T) {
+		t.Parallel()
+		k.must(t, "create", "namespace", "kc-cron")
+		if out := k.must(t, "create", "cronjob", "c", "--image=busybox", "--schedule=*/5 * * * *", "-n", "kc-cron"); !strings.Contains(out, "cronjob.batch/c created") {
+			t.Fatalf("create cronjob printed %q", out)
+		}
+		table := k.must(t, "get", "cj", "-n", "kc-cron")
+		if !regexp.MustCompile(`^NAME\s+SCHEDULE\s+TIMEZONE\s+SUSPEND\s+ACTIVE\s+LAST SCHEDULE\s+AGE\nc\s+\*/5 \* \* \* \*\s+<none>\s+False\s+0\s+<none>\s+\S+\n$`).MatchString(table) {
+			t.Errorf("get cj:\n%s", table)
+		}
+		_, errOut, err := k.run(t, "create", "cronjob", "bad", "--image=busybox", "--schedule=* * *", "-n", "kc-cron")
+		if err == nil || !strings.Contains(errOut, `spec.schedule: Invalid value: "* * *": expected exactly 5 fields, found 3: [* * *]`) {
+			t.Errorf("bad schedule: err %v, stderr %q", err, errOut)
+		}
+	})
+
+	t.Run("explain", func(t *testing.T) {
+		t.Parallel()
+		out := k.must(t, "explain", "deployment.spec.strategy")
+		for _, want := range []string{"GROUP:      apps", "KIND:       Deployment", "VERSION:    v1", "rollingUpdate\t<RollingUpdateDeployment>", "type\t<string>"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("explain lacks %q:\n%s", want, out)
+			}
+		}
+	})
+}
