@@ -1,0 +1,244 @@
+package builtin
+
+import (
+	"strings"
+	"testing"
+
+	"platd/server/registry"
+)
+
+// job is a Job named pi whose template runs one container with the restart
+// policy given, plus the spec members given (nil removes one).
+func job(restart string, extra map[string]any) registry.Object {
+	spec := map[string]any{
+		"template": map[string]any{
+			"spec": map[string]any{"restartPolicy": restart, "containers": []any{map[string]any{"name": "c", "image": "busybox"}}},
+		},
+	}
+	for k, v := range extra {
+		if v == nil {
+			delete(spec, k)
+			continue
+		}
+		spec[k] = v
+	}
+	return registry.Object{"metadata": map[string]any{"name": "pi", "namespace": "ns", "uid": "u-1"}, "spec": spec}
+}
+
+func TestJobDefaults(t *testing.T) {
+	t.Parallel()
+	d := typeDescriptor(t, "Job")
+	jl := newJobLabels(brand)
+	generated := map[string]any{jl.legacyUID: "u-1", jl.uid: "u-1", jl.legacyName: "pi", jl.name: "pi"}
+	tests := []struct {
+		name  string
+		extra map[string]any
+		want  map[string]any
+	}{
+		{"plain", nil, map[string]any{
+			"spec.completions": int64(1), "spec.parallelism": int64(1), "spec.backoffLimit": int64(6),
+			"spec.completionMode": "NonIndexed", "spec.suspend": false, "spec.podReplacementPolicy": "TerminatingOrFailed",
+			"spec.selector":                 map[string]any{"matchLabels": map[string]any{jl.uid: "u-1"}},
+			"spec.template.metadata.labels": generated, "metadata.labels": generated,
+			"metadata.generation": int64(1), "spec.manualSelector": nil,
+		}},
+		{"parallel", map[string]any{"parallelism": int64(4)}, map[string]any{"spec.completions": nil, "spec.parallelism": int64(4)}},
+		{"completions", map[string]any{"completions": int64(4)}, map[string]any{"spec.completions": int64(4), "spec.parallelism": int64(1)}},
+		{"per index", map[string]any{"backoffLimitPerIndex": int64(1), "completionMode": "Indexed", "completions": int64(3)}, map[string]any{
+			"spec.backoffLimit": int64(2147483647),
+		}},
+		{"failure policy", map[string]any{"podFailurePolicy": map[string]any{"rules": []any{map[string]any{
+			"action": "Ignore", "onPodConditions": []any{map[string]any{"type": "DisruptionTarget"}},
+		}}}}, map[string]any{
+			"spec.podReplacementPolicy": "Failed",
+			"spec.podFailurePolicy": map[string]any{"rules": []any{map[string]any{
+				"action": "Ignore", "onPodConditions": []any{map[string]any{"type": "DisruptionTarget", "status": "True"}},
+			}}},
+		}},
+		{"manual", map[string]any{"manualSelector": true, "selector": map[string]any{"matchLabels": map[string]any{"a": "b"}}, "template": map[string]any{
+			"metadata": map[string]any{"labels": map[string]any{"a": "b"}},
+			"spec":     map[string]any{"restartPolicy": "Never", "containers": []any{map[string]any{"name": "c", "image": "busybox"}}},
+		}}, map[string]any{
+			"spec.selector": map[string]any{"matchLabels": map[string]any{"a": "b"}}, "spec.template.metadata.labels": map[string]any{"a": "b"},
+			"metadata.labels": map[string]any{"a": "b"},
+		}},
+	}
+	for _, tt := range tests {
+		got := mustCreate(t, d, job("Never", tt.extra))
+		wantAt(t, tt.name, got, tt.want)
+	}
+}
+
+func TestJobValidation(t *testing.T) {
+	t.Parallel()
+	d := typeDescriptor(t, "Job")
+	jl := newJobLabels(brand)
+	tests := []struct {
+		name    string
+		restart string
+		extra   map[string]any
+		want    []string
+	}{
+		{"always", "Always", nil, []string{`spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"`}},
+		{"failure policy", "OnFailure", map[string]any{"podFailurePolicy": map[string]any{"rules": []any{}}, "podReplacementPolicy": "TerminatingOrFailed"}, []string{
+			`spec.podReplacementPolicy: Unsupported value: "TerminatingOrFailed": supported values: "Failed"`,
+			`spec.template.spec.restartPolicy: Invalid value: "OnFailure": only "Never" is supported when podFailurePolicy is specified`,
+		}},
+		{"negative", "Never", map[string]any{"parallelism": int64(-1), "activeDeadlineSeconds": int64(-1), "ttlSecondsAfterFinished": int64(-1)}, []string{
+			"spec.parallelism: Invalid value: -1: must be greater than or equal to 0",
+			"spec.activeDeadlineSeconds: Invalid value: -1: must be greater than or equal to 0",
+			"spec.ttlSecondsAfterFinished: Invalid value: -1: must be greater than or equal to 0",
+		}},
+		{"mode", "Never", map[string]any{"completionMode": "Sometimes", "backoffLimitPerIndex": int64(1), "maxFailedIndexes": int64(2)}, []string{
+			"spec.backoffLimitPerIndex: Forbidden: requires indexed completion mode",
+			`spec.completionMode: Unsupported value: "Sometimes": supported values: "NonIndexed", "Indexed"`,
+		}},
+		{"indexed", "Never", map[string]any{"completionMode": "Indexed", "completions": nil, "parallelism": int64(100001), "maxFailedIndexes": int64(1)}, []string{
+			"spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified",
+			"spec.completions: Required value: when completion mode is Indexed",
+			"spec.parallelism: Invalid value: 100001: must be less than or equal to 100000 when completion mode is Indexed",
+		}},
+		{"replacement", "Never", map[string]any{"podReplacementPolicy": "Never"}, []string{
+			`spec.podReplacementPolicy: Unsupported value: "Never": supported values: "Failed", "TerminatingOrFailed"`,
+		}},
+		{"wrong generated label", "Never", map[string]any{"template": map[string]any{
+			"metadata": map[string]any{"labels": map[string]any{"job-name": "other"}},
+			"spec":     map[string]any{"restartPolicy": "Never", "containers": []any{map[string]any{"name": "c", "image": "busybox"}}},
+		}}, []string{
+			`spec.template.metadata.labels[job-name]: Invalid value: map[string]string{"batch.` + brand.Label("controller-uid") + `":"u-1", "batch.` + brand.Label("job-name") + `":"pi", "controller-uid":"u-1", "job-name":"other"}: must be 'pi'`,
+		}},
+		{"foreign selector", "Never", map[string]any{"selector": map[string]any{"matchLabels": map[string]any{jl.uid: "u-2"}}}, []string{
+			"spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"batch." + brand.Label("controller-uid") + "\":\"u-2\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` not auto-generated",
+			"spec.template.metadata.labels: Invalid value: map[string]string{\"batch." + brand.Label("controller-uid") + "\":\"u-1\", \"batch." + brand.Label("job-name") + "\":\"pi\", \"controller-uid\":\"u-1\", \"job-name\":\"pi\"}: `selector` does not match template `labels`",
+		}},
+		{"manual without selector", "Never", map[string]any{"manualSelector": true}, []string{
+			"spec.selector: Required value",
+			"spec.template.metadata.labels: Invalid value: map[string]string(nil): `selector` does not match template `labels`",
+		}},
+	}
+	for _, tt := range tests {
+		_, errs := create(d, job(tt.restart, tt.extra))
+		checkErrs(t, tt.name, errs, tt.want)
+	}
+	// An indexed job's name must leave room for its pods' hostnames.
+	long := job("Never", map[string]any{"completionMode": "Indexed", "completions": int64(10)})
+	name := strings.Repeat("a", 62)
+	long["metadata"].(map[string]any)["name"] = name
+	_, errs := create(d, long)
+	checkErrs(t, "hostname", errs, []string{
+		`metadata.name: Invalid value: "` + name + `": will not able to create pod with invalid DNS label: ` + name + `-9`,
+	})
+}
+
+func TestJobUpdate(t *testing.T) {
+	t.Parallel()
+	d := typeDescriptor(t, "Job")
+	stored := mustCreate(t, d, job("Never", nil))
+	change := func(f func(spec map[string]any)) registry.Object {
+		next := copyObj(stored)
+		f(next["spec"].(map[string]any))
+		return next
+	}
+	tests := []struct {
+		name string
+		obj  registry.Object
+		want []string
+	}{
+		{"parallelism", change(func(s map[string]any) { s["parallelism"] = int64(3) }), nil},
+		{"completions", change(func(s map[string]any) { s["completions"] = int64(3) }), []string{"spec.completions: Invalid value: 3: field is immutable"}},
+		{"template", change(func(s map[string]any) {
+			s["template"].(map[string]any)["spec"].(map[string]any)["nodeSelector"] = map[string]any{"zone": "a"}
+		}), []string{"spec.template: Invalid value: core.PodTemplateSpec{...}: field is immutable"}},
+		{"mode", change(func(s map[string]any) { s["completionMode"] = "Indexed" }), []string{
+			"spec.completionMode: Invalid value: \"Indexed\": field is immutable",
+		}},
+	}
+	for _, tt := range tests {
+		_, errs := update(d, tt.obj, stored, "")
+		checkErrs(t, tt.name, errs, tt.want)
+	}
+
+	// A suspended job that never started may move its pods.
+	suspended := mustCreate(t, d, job("Never", map[string]any{"suspend": true}))
+	next := copyObj(suspended)
+	next["spec"].(map[string]any)["template"].(map[string]any)["spec"].(map[string]any)["nodeSelector"] = map[string]any{"zone": "a"}
+	next["spec"].(map[string]any)["template"].(map[string]any)["metadata"].(map[string]any)["annotations"] = map[string]any{"a": "b"}
+	_, errs := update(d, next, suspended, "")
+	checkErrs(t, "suspended", errs, nil)
+
+	// An indexed job's completions change along with its parallelism.
+	indexed := mustCreate(t, d, job("Never", map[string]any{"completionMode": "Indexed", "completions": int64(2), "parallelism": int64(2)}))
+	next = copyObj(indexed)
+	next["spec"].(map[string]any)["completions"] = int64(4)
+	_, errs = update(d, next, indexed, "")
+	checkErrs(t, "elastic", errs, []string{"spec.completions: Invalid value: 4: can only be modified in tandem with spec.parallelism"})
+	next["spec"].(map[string]any)["parallelism"] = int64(4)
+	_, errs = update(d, next, indexed, "")
+	checkErrs(t, "elastic in tandem", errs, nil)
+}
+
+func TestCronJobs(t *testing.T) {
+	t.Parallel()
+	d := typeDescriptor(t, "CronJob")
+	cron := func(extra map[string]any) registry.Object {
+		spec := map[string]any{
+			"schedule":    "0 * * * *",
+			"jobTemplate": map[string]any{"spec": job("OnFailure", nil)["spec"]},
+		}
+		for k, v := range extra {
+			spec[k] = v
+		}
+		return registry.Object{"metadata": map[string]any{"name": "c", "namespace": "ns"}, "spec": spec}
+	}
+	got := mustCreate(t, d, cron(nil))
+	wantAt(t, "cronjob", got, map[string]any{
+		"spec.concurrencyPolicy": "Allow", "spec.suspend": false,
+		"spec.successfulJobsHistoryLimit": int64(3), "spec.failedJobsHistoryLimit": int64(1),
+		"spec.jobTemplate.spec.template.spec.terminationGracePeriodSeconds": int64(30),
+		"spec.jobTemplate.spec.parallelism":                                 nil,
+		"metadata.generation":                                               int64(1),
+	})
+	tests := []struct {
+		name  string
+		extra map[string]any
+		want  []string
+	}{
+		{"schedule", map[string]any{"schedule": "* 24 * * *"}, []string{`spec.schedule: Invalid value: "* 24 * * *": end of range (24) above maximum (23): 24`}},
+		{"no schedule", map[string]any{"schedule": ""}, []string{"spec.schedule: Required value"}},
+		{"zone in schedule", map[string]any{"schedule": "CRON_TZ=UTC * * * * * *"}, []string{
+			`spec.schedule: Invalid value: "CRON_TZ=UTC * * * * * *": expected exactly 5 fields, found 6: [* * * * * *]`,
+			`spec.schedule: Invalid value: "CRON_TZ=UTC * * * * * *": cannot use TZ or CRON_TZ in schedule, use timeZone field instead`,
+		}},
+		{"time zones", map[string]any{"timeZone": "Local"}, []string{
+			`spec.timeZone: Invalid value: "Local": timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones`,
+		}},
+		{"empty zone", map[string]any{"timeZone": ""}, []string{`spec.timeZone: Invalid value: "": timeZone must be nil or non-empty string`}},
+		{"zone chars", map[string]any{"timeZone": "../etc"}, []string{`spec.timeZone: Invalid value: "../etc": unknown time zone ../etc`}},
+		{"good zone", map[string]any{"timeZone": "Europe/Berlin"}, nil},
+		{"limits", map[string]any{"startingDeadlineSeconds": int64(-1), "failedJobsHistoryLimit": int64(-1)}, []string{
+			"spec.startingDeadlineSeconds: Invalid value: -1: must be greater than or equal to 0",
+			"spec.failedJobsHistoryLimit: Invalid value: -1: must be greater than or equal to 0",
+		}},
+		{"selector", map[string]any{"jobTemplate": map[string]any{"spec": job("Always", map[string]any{
+			"manualSelector": true, "selector": map[string]any{"matchLabels": map[string]any{"a": "b"}},
+		})["spec"]}}, []string{
+			`spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"`,
+			"spec.jobTemplate.spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"a\":\"b\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` will be auto-generated",
+			`spec.jobTemplate.spec.manualSelector: Unsupported value: true: supported values: "nil", "false"`,
+		}},
+	}
+	for _, tt := range tests {
+		_, errs := create(d, cron(tt.extra))
+		checkErrs(t, tt.name, errs, tt.want)
+	}
+	long := cron(nil)
+	long["metadata"].(map[string]any)["name"] = "a-cron-job-name-that-is-longer-than-fifty-two-characters"
+	_, errs := create(d, long)
+	checkErrs(t, "long name", errs, []string{`metadata.name: Invalid value: "a-cron-job-name-that-is-longer-than-fifty-two-characters": must be no more than 52 characters`})
+	// Updates may keep a TZ the stored schedule has.
+	stored := mustCreate(t, d, cron(nil))
+	stored["spec"].(map[string]any)["schedule"] = "TZ=UTC 0 * * * *"
+	next := copyObj(stored)
+	_, errs = update(d, next, stored, "")
+	checkErrs(t, "kept TZ", errs, nil)
+}
