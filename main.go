@@ -59,6 +59,8 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.DurationFlag{Name: "history-retention", Value: config.DefaultHistoryRetention, Usage: "how long watch history stays replayable"},
 		&cli.StringSliceFlag{Name: "runtime-config", Usage: "switch built-in APIs on or off: comma-separated <group>/<version>[=true|false], <group>/<version>/<resource>[=true|false], v1 or api/v1 for the core group, api/all, api/ga, api/beta, api/alpha (repeatable)"},
 		&cli.StringSliceFlag{Name: "controllers", Value: cli.NewStringSlice("*"), Usage: "in-process controllers to run: * for all, name to enable, -name to disable (repeatable); names: " + strings.Join(config.ControllerNames(), ", ")},
+		&cli.StringFlag{Name: "service-cluster-ip-range", Value: config.DefaultServiceClusterIPRange, Usage: "CIDR services get cluster IPs from; its first address is the kubernetes service's"},
+		&cli.StringFlag{Name: "service-node-port-range", Value: config.DefaultServiceNodePortRange, Usage: "ports NodePort and LoadBalancer services get node ports from (first-last)"},
 		&cli.BoolFlag{Name: "unsafe-no-fsync", Usage: "skip fsync on commit: a crash may lose acknowledged writes; only for throwaway data such as CI"},
 	}
 	serveAction := func(c *cli.Context) error {
@@ -116,23 +118,25 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 		}
 	}
 	o := config.Options{
-		DataDir:            c.String("data-dir"),
-		SecurePort:         c.Int("secure-port"),
-		BindAddress:        c.String("bind-address"),
-		TLSCertFile:        c.String("tls-cert-file"),
-		TLSPrivateKeyFile:  c.String("tls-private-key-file"),
-		CertDir:            c.String("cert-dir"),
-		TLSSANs:            c.StringSlice("tls-san"),
-		ClientCAFile:       c.String("client-ca-file"),
-		TokenAuthFile:      c.String("token-auth-file"),
-		AnonymousAuth:      c.Bool("anonymous-auth"),
-		AuthorizationModes: modes,
-		Brand:              brand,
-		HistoryRetention:   c.Duration("history-retention"),
-		UnsafeNoFsync:      c.Bool("unsafe-no-fsync"),
-		RuntimeConfig:      c.StringSlice("runtime-config"),
-		Controllers:        c.StringSlice("controllers"),
-		WriteKubeconfig:    true,
+		DataDir:               c.String("data-dir"),
+		SecurePort:            c.Int("secure-port"),
+		BindAddress:           c.String("bind-address"),
+		TLSCertFile:           c.String("tls-cert-file"),
+		TLSPrivateKeyFile:     c.String("tls-private-key-file"),
+		CertDir:               c.String("cert-dir"),
+		TLSSANs:               c.StringSlice("tls-san"),
+		ClientCAFile:          c.String("client-ca-file"),
+		TokenAuthFile:         c.String("token-auth-file"),
+		AnonymousAuth:         c.Bool("anonymous-auth"),
+		AuthorizationModes:    modes,
+		Brand:                 brand,
+		HistoryRetention:      c.Duration("history-retention"),
+		UnsafeNoFsync:         c.Bool("unsafe-no-fsync"),
+		RuntimeConfig:         c.StringSlice("runtime-config"),
+		ServiceClusterIPRange: c.String("service-cluster-ip-range"),
+		ServiceNodePortRange:  c.String("service-node-port-range"),
+		Controllers:           c.StringSlice("controllers"),
+		WriteKubeconfig:       true,
 	}
 	return o, o.Validate()
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"path/filepath"
 	"strings"
 	"time"
@@ -62,6 +63,13 @@ type Options struct {
 	// APIEnablement is RuntimeConfig parsed; Validate fills it. The server
 	// resolves it against its registry with RuntimeConfig.Resolve.
 	APIEnablement RuntimeConfig
+	// ServiceClusterIPRange and ServiceNodePortRange are the service range
+	// flags as given ("" for the default); Validate parses them into
+	// ServiceCIDR and NodePorts.
+	ServiceClusterIPRange string
+	ServiceNodePortRange  string
+	ServiceCIDR           netip.Prefix
+	NodePorts             PortRange
 }
 
 // ErrInvalid marks configuration errors: the command exits with code 2.
@@ -113,6 +121,7 @@ func (o *Options) Validate() error {
 	if o.HistoryRetention <= 0 {
 		errs = append(errs, fmt.Sprintf("--history-retention %s must be positive", o.HistoryRetention))
 	}
+	errs = append(errs, o.validateServiceRanges()...)
 	rc, problems := parseRuntimeConfig(o.RuntimeConfig)
 	for _, p := range problems {
 		errs = append(errs, "--runtime-config: "+p)

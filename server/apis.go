@@ -14,7 +14,11 @@ import (
 // store; they are only not served.
 func servedRegistry(cat *schema.Catalog, o config.Options) (*registry.Registry, error) {
 	every := registry.New()
-	if err := builtin.Register(every, cat, o.Brand); err != nil {
+	ranges := builtin.DefaultServiceRanges()
+	if o.ServiceCIDR.IsValid() {
+		ranges = builtin.RangesFrom(o.ServiceCIDR, o.NodePorts)
+	}
+	if err := builtin.RegisterWith(every, cat, o.Brand, ranges); err != nil {
 		return nil, err
 	}
 	all := every.All()

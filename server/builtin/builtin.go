@@ -24,10 +24,16 @@ var allVerbs = []string{
 var statusVerbs = []string{registry.VerbGet, registry.VerbPatch, registry.VerbUpdate}
 
 // Register adds the built-in types to reg, with schemas from cat and
-// upstream's Tables.
+// upstream's Tables; services are allocated from the default ranges.
 func Register(reg *registry.Registry, cat *schema.Catalog, b config.Brand) error {
+	return RegisterWith(reg, cat, b, DefaultServiceRanges())
+}
+
+// RegisterWith is Register with the service ranges the server was
+// configured with.
+func RegisterWith(reg *registry.Registry, cat *schema.Catalog, b config.Brand, r ServiceRanges) error {
 	tables := printers.New(b)
-	for _, d := range all(b) {
+	for _, d := range all(b, r) {
 		d.Schema = cat.ByGVK(d.Group, d.Version, d.Kind)
 		if d.Schema == nil {
 			return fmt.Errorf("builtin: no schema for %s/%s %s", d.Group, d.Version, d.Kind)
@@ -40,8 +46,8 @@ func Register(reg *registry.Registry, cat *schema.Catalog, b config.Brand) error
 }
 
 // all lists the descriptors of every built-in type, group by group.
-func all(b config.Brand) []*registry.Descriptor {
-	core := coreV1(b)
+func all(b config.Brand, r ServiceRanges) []*registry.Descriptor {
+	core := coreV1(b, r)
 	hpa := autoscalingV2(b)
 	return slices.Concat(
 		core, eventsV1(b, kindOf(core, "Event")),

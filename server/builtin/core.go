@@ -104,8 +104,10 @@ func immutableData(obj, old registry.Object, fields ...string) apierr.FieldError
 	return errs
 }
 
-func coreV1(b config.Brand) []*registry.Descriptor {
+func coreV1(b config.Brand, r ServiceRanges) []*registry.Descriptor {
 	return []*registry.Descriptor{
+		services(r),
+		endpoints(),
 		namespaces(b),
 		configMaps(),
 		secrets(b),

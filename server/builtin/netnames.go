@@ -13,8 +13,6 @@ import (
 
 // Limits of names used on the network.
 const (
-	// dns1035LabelMax is the longest service name.
-	dns1035LabelMax = 63
 	// portNameMax is the longest port name, as IANA service names.
 	portNameMax = 15
 	// portMax is the highest port number.
@@ -22,7 +20,6 @@ const (
 )
 
 const (
-	dns1035LabelFmt    = "[a-z]([-a-z0-9]*[a-z0-9])?"
 	dns1123LabelFmt    = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
 	wildcardDomainFmt  = "\\*\\." + dns1123LabelFmt + "(\\." + dns1123LabelFmt + ")*"
 	domainPathFmt      = `[A-Za-z0-9/\-._~%!$&'()*+,;=:]+`
@@ -30,7 +27,6 @@ const (
 )
 
 var (
-	dns1035LabelRe    = regexp.MustCompile("^" + dns1035LabelFmt + "$")
 	wildcardDomainRe  = regexp.MustCompile("^" + wildcardDomainFmt + "$")
 	domainPathRe      = regexp.MustCompile("^" + domainPathFmt + "$")
 	portNameCharsetRe = regexp.MustCompile(portNameCharsetFmt)
@@ -40,16 +36,7 @@ var (
 func maxLenMsg(n int) string { return fmt.Sprintf("must be no more than %d characters", n) }
 
 // isDNS1035Label returns the problems of a DNS-1035 label (service names).
-func isDNS1035Label(v string) []string {
-	var errs []string
-	if len(v) > dns1035LabelMax {
-		errs = append(errs, maxLenMsg(dns1035LabelMax))
-	}
-	if !dns1035LabelRe.MatchString(v) {
-		errs = append(errs, regexMsg("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", dns1035LabelFmt, "my-name", "abc-123"))
-	}
-	return errs
-}
+func isDNS1035Label(v string) []string { return validation.IsDNS1035Label(v) }
 
 // isWildcardDNS1123Subdomain returns the problems of "*." and a subdomain.
 func isWildcardDNS1123Subdomain(v string) []string {

@@ -32,6 +32,10 @@ const (
 	NameLabel
 	// NamePathSegment is anything that is a valid path segment.
 	NamePathSegment
+	// NameDNS1035 is a DNS-1035 label: a DNS-1123 label that starts with a
+	// letter (services, whose names become DNS names and environment
+	// variables).
+	NameDNS1035
 )
 
 // Object is a decoded object: generic JSON values keyed by member name.
@@ -213,6 +217,29 @@ type Strategy struct {
 	// DeletingConflict is the Conflict message of a DELETE of a graceful
 	// object whose PendingFinalizers still hold it.
 	DeletingConflict string
+	// Claims returns the values obj holds that no other object may hold
+	// at the same time (a service's cluster IPs and node ports). Each is
+	// recorded under its own key, written in the same storage transaction
+	// as the object: a create or update adds the object's new claims and
+	// drops those it gave up, a removal drops them all, and a claim another
+	// object holds fails the write. So no value is ever held twice, and a
+	// crash can neither leak one nor lose one.
+	Claims func(obj Object) []Claim
+	// Allocate fills in the claimed values a new or changed object needs
+	// (old is nil on create) and checks the ones it asks for; free reports
+	// whether a value is free for obj (unclaimed, or held by old). Field
+	// errors are refused as Invalid, another error as an internal error.
+	// It runs after the Prepare hooks and before validation, as upstream
+	// allocates, and again from the request's object when a value it chose
+	// was taken by a concurrent write. Subresource writes do not run it.
+	Allocate func(obj, old Object, free func(Claim) bool) (apierr.FieldErrors, error)
+}
+
+// Claim is one value held exclusively, in a named pool of values.
+type Claim struct {
+	// Pool names the value space ("serviceips"); Value is the value in
+	// its canonical text form.
+	Pool, Value string
 }
 
 // GroupVersion is "group/version", or "version" for the core group.

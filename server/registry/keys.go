@@ -6,6 +6,7 @@ import "strings"
 //
 //	/<resource>[.<group>]/<namespace>/<name>   namespaced objects
 //	/<resource>[.<group>]/<name>               cluster-scoped objects
+//	/claims/<pool>/<value>                     values held exclusively
 //
 // This file is the only place that knows the layout; the REST layer,
 // controllers and health checks ask a descriptor for keys and prefixes.
@@ -55,6 +56,17 @@ func (d *Descriptor) SplitKey(key string) (ns, name string, ok bool) {
 	}
 	ns, name, found = strings.Cut(rest, "/")
 	return ns, name, found && ns != "" && name != "" && !strings.Contains(name, "/")
+}
+
+// claimsPrefix holds the claim records of Strategy.Claims. No resource
+// has that name: core resources are listed and every other resource's
+// prefix carries a dotted group.
+const claimsPrefix = "/claims/"
+
+// ClaimKey is where a claim is recorded. The value stored there names the
+// claiming object's key.
+func ClaimKey(c Claim) string {
+	return claimsPrefix + c.Pool + "/" + c.Value
 }
 
 // resourceOfKey returns the first segment of a key with its slashes:

@@ -49,18 +49,36 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
-	obj, err := h.prepareCreate(r.Context(), s, dec.obj)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	stored, err := h.createObject(r.Context(), s, obj, wo.dryRun)
+	stored, err := h.prepareAndCreate(r.Context(), s, dec.obj, wo.dryRun)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
 	addWarnings(w, dec.warnings)
 	h.writeObject(w, r, out, http.StatusCreated, s.d, stored)
+}
+
+// prepareAndCreate prepares and stores a decoded body, preparing it again
+// from the body when a value allocated to it was claimed meanwhile.
+func (h *Handler) prepareAndCreate(ctx context.Context, s *scope, body Object, dryRun bool) ([]byte, error) {
+	for attempt := 1; ; attempt++ {
+		obj := body
+		if s.d.Strategy.Allocate != nil {
+			obj = deepCopyObject(body)
+		}
+		prepared, err := h.prepareCreate(ctx, s, obj)
+		if err != nil {
+			return nil, err
+		}
+		stored, err := h.createObject(ctx, s, prepared, dryRun)
+		if errors.Is(err, errClaimRace) && attempt < maxAllocateAttempts {
+			continue
+		}
+		if errors.Is(err, errClaimRace) {
+			return nil, apierr.InternalError(err)
+		}
+		return stored, err
+	}
 }
 
 // prepareCreate turns a decoded body into the object to store: metadata
@@ -97,6 +115,11 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object) (Obje
 		d.Strategy.PrepareForCreate(obj)
 	}
 	schema.ApplyDefaults(obj, d.Schema)
+	// Values are allocated before validation, as upstream: validation
+	// then sees the object as it will be stored.
+	if err := h.allocate(d, obj, nil); err != nil {
+		return nil, err
+	}
 	errs := h.validateObjectMeta(d, obj)
 	if d.SchemaValidation {
 		errs = append(errs, schema.Validate(obj, d.Schema)...)
@@ -124,9 +147,12 @@ func (h *Handler) createObject(ctx context.Context, s *scope, obj Object, dryRun
 			}
 			return encodeDryRun(d, obj), nil
 		}
-		kv, err := h.store.Create(ctx, key, encodeStored(d, obj))
+		kv, err := h.storeCreate(ctx, d, key, obj, encodeStored(d, obj))
 		if err == nil {
 			return kv.Value, nil
+		}
+		if errors.Is(err, errClaimRace) {
+			return nil, err
 		}
 		if !errors.Is(err, bolt.ErrExists) {
 			return nil, objectErr(s, name, err)

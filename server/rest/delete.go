@@ -229,7 +229,7 @@ func (h *Handler) deleteObject(ctx context.Context, s *scope, ns, name string, o
 			if dry {
 				return &deleteResult{stored: kv.Value, removed: true, uid: uid}, nil
 			}
-			if _, err := h.store.Delete(ctx, key, kv.ModRevision); err != nil {
+			if _, err := h.storeDelete(ctx, d, key, kv.ModRevision, obj); err != nil {
 				if lostRace(err) {
 					continue
 				}
@@ -249,7 +249,7 @@ func (h *Handler) deleteObject(ctx context.Context, s *scope, ns, name string, o
 			return &deleteResult{stored: dryBytes, uid: uid}, nil
 		}
 		if h.finalized(d, next) {
-			if _, err := h.store.Delete(ctx, key, kv.ModRevision); err != nil {
+			if _, err := h.storeDelete(ctx, d, key, kv.ModRevision, obj); err != nil {
 				if lostRace(err) {
 					continue
 				}

@@ -59,11 +59,7 @@ func (h *Handler) servedObject(d *registry.Descriptor, stored []byte) (Object, e
 func (h *Handler) Create(ctx context.Context, d *registry.Descriptor, obj Object) (Object, error) {
 	s := &scope{d: d, ns: metaString(obj, "namespace")}
 	obj["kind"], obj["apiVersion"] = d.Kind, d.GroupVersion()
-	prepared, err := h.prepareCreate(ctx, s, obj)
-	if err != nil {
-		return nil, h.toStatus(err)
-	}
-	stored, err := h.createObject(ctx, s, prepared, false)
+	stored, err := h.prepareAndCreate(ctx, s, obj, false)
 	if err != nil {
 		return nil, h.toStatus(err)
 	}

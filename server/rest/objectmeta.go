@@ -33,6 +33,8 @@ func validateName(d *registry.Descriptor, name string, prefix bool) []string {
 		return validation.IsDNS1123Label(name)
 	case registry.NamePathSegment:
 		return validation.IsPathSegment(name)
+	case registry.NameDNS1035:
+		return validation.IsDNS1035Label(name)
 	}
 	return validation.IsDNS1123Subdomain(name)
 }

@@ -14,6 +14,7 @@ type Storage interface {
 	Create(ctx context.Context, key string, value []byte) (bolt.KV, error)
 	Update(ctx context.Context, key string, expectedRevision int64, value []byte) (bolt.KV, error)
 	Delete(ctx context.Context, key string, expectedRevision int64) (bolt.KV, error)
+	Txn(ctx context.Context, ops []bolt.Op) ([]bolt.KV, error)
 	Watch(ctx context.Context, prefix string, fromRevision int64) (bolt.Watcher, error)
 	Revision() int64
 	CompactedRevision() int64

@@ -63,11 +63,7 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 			if s.sub != "" || !d.UpdateCreates || wantRV != 0 {
 				return nil, 0, apierr.NotFound(d.Group, d.Resource, s.name)
 			}
-			created, err := h.prepareCreate(ctx, s, deepCopyObject(obj))
-			if err != nil {
-				return nil, 0, err
-			}
-			stored, err := h.createObject(ctx, s, created, dryRun)
+			stored, err := h.prepareAndCreate(ctx, s, deepCopyObject(obj), dryRun)
 			return stored, http.StatusCreated, err
 		}
 		if err != nil {
@@ -114,8 +110,14 @@ func (h *Handler) commitUpdate(ctx context.Context, s *scope, kv bolt.KV, next O
 		dry, _ := Stamp(enc, kv.ModRevision)
 		return dry, false, nil
 	}
+	var old Object
+	if d.Strategy.Claims != nil {
+		if old, err = decodeStored(d, kv.Value); err != nil {
+			return nil, false, apierr.InternalError(err)
+		}
+	}
 	if h.finalized(d, next) {
-		delKV, err := h.store.Delete(ctx, s.key(), kv.ModRevision)
+		delKV, err := h.storeDelete(ctx, d, s.key(), kv.ModRevision, old)
 		if lostRace(err) {
 			return nil, true, nil
 		}
@@ -125,8 +127,8 @@ func (h *Handler) commitUpdate(ctx context.Context, s *scope, kv bolt.KV, next O
 		final, _ := Stamp(enc, delKV.ModRevision)
 		return final, false, nil
 	}
-	newKV, err := h.store.Update(ctx, s.key(), kv.ModRevision, enc)
-	if lostRace(err) {
+	newKV, err := h.storeUpdate(ctx, d, s.key(), kv.ModRevision, next, old, enc)
+	if lostRace(err) || errors.Is(err, errClaimRace) {
 		return nil, true, nil
 	}
 	if err != nil {
@@ -172,6 +174,13 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 		d.Strategy.PrepareForUpdate(next, old, s.sub)
 	}
 	schema.ApplyDefaults(next, d.Schema)
+	// Values are allocated before validation, as on create; only the main
+	// resource changes what an object claims.
+	if s.sub == "" {
+		if err := h.allocate(d, next, old); err != nil {
+			return nil, err
+		}
+	}
 	errs := h.validateObjectMeta(d, next)
 	if d.SchemaValidation {
 		errs = append(errs, schema.Validate(next, d.Schema)...)

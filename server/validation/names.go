@@ -10,6 +10,7 @@ import (
 
 const (
 	dns1123LabelFmt     = "[a-z0-9]([-a-z0-9]*[a-z0-9])?"
+	dns1035LabelFmt     = "[a-z]([-a-z0-9]*[a-z0-9])?"
 	dns1123SubdomainFmt = dns1123LabelFmt + "(\\." + dns1123LabelFmt + ")*"
 	qualifiedNameFmt    = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 	labelValueFmt       = "(" + qualifiedNameFmt + ")?"
@@ -26,6 +27,7 @@ const (
 
 var (
 	dns1123LabelRe     = regexp.MustCompile("^" + dns1123LabelFmt + "$")
+	dns1035LabelRe     = regexp.MustCompile("^" + dns1035LabelFmt + "$")
 	dns1123SubdomainRe = regexp.MustCompile("^" + dns1123SubdomainFmt + "$")
 	qualifiedNameRe    = regexp.MustCompile("^" + qualifiedNameFmt + "$")
 	labelValueRe       = regexp.MustCompile("^" + labelValueFmt + "$")
@@ -59,6 +61,19 @@ func IsDNS1123Label(v string) []string {
 		} else {
 			errs = append(errs, regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", dns1123LabelFmt, "my-name", "123-abc"))
 		}
+	}
+	return errs
+}
+
+// IsDNS1035Label returns the problems of a DNS-1035 label: a DNS-1123
+// label that starts with a letter.
+func IsDNS1035Label(v string) []string {
+	var errs []string
+	if len(v) > DNS1123LabelMaxLength {
+		errs = append(errs, maxLenError(DNS1123LabelMaxLength))
+	}
+	if !dns1035LabelRe.MatchString(v) {
+		errs = append(errs, regexError("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", dns1035LabelFmt, "my-name", "abc-123"))
 	}
 	return errs
 }

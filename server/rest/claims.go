@@ -1,0 +1,142 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"platd/bolt"
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// maxAllocateAttempts bounds how often a write is prepared again because a
+// value it was allocated was claimed by a concurrent write meanwhile. Each
+// attempt sees the values taken before it, so only a range about to run
+// full under many racing writers exhausts it.
+const maxAllocateAttempts = 16
+
+// errClaimRace says a value the write claims was claimed first by another
+// write; the request is prepared again, with allocation seeing the claim.
+var errClaimRace = errors.New("a claimed value was taken by a concurrent write")
+
+// freeFor is the membership test Allocate gets: a value is free when no
+// object claims it, or when old (the object being changed) does.
+func (h *Handler) freeFor(d *registry.Descriptor, old Object) func(registry.Claim) bool {
+	var mine []registry.Claim
+	if old != nil && d.Strategy.Claims != nil {
+		mine = d.Strategy.Claims(old)
+	}
+	return func(c registry.Claim) bool {
+		if slices.Contains(mine, c) {
+			return true
+		}
+		_, err := h.store.Get(registry.ClaimKey(c))
+		return errors.Is(err, bolt.ErrNotFound)
+	}
+}
+
+// allocate runs the type's Allocate hook on obj, given old (nil on
+// create).
+func (h *Handler) allocate(d *registry.Descriptor, obj, old Object) error {
+	if d.Strategy.Allocate == nil {
+		return nil
+	}
+	errs, err := d.Strategy.Allocate(obj, old, h.freeFor(d, old))
+	if err != nil {
+		return apierr.InternalError(err)
+	}
+	if len(errs) > 0 {
+		return apierr.NewInvalid(d.Group, d.Kind, metaString(obj, "name"), errs)
+	}
+	return nil
+}
+
+// claimRecord is the value stored under a claim's key: the key of the
+// object holding it (and the resourceVersion every stored value carries).
+func claimRecord(owner string) []byte {
+	return []byte(`{"owner":` + strconv.Quote(owner) + `,"resourceVersion":""}`)
+}
+
+// claimOps returns the ops that move the claims of the object at key from
+// old to obj; either may be nil (create, removal).
+func (h *Handler) claimOps(d *registry.Descriptor, key string, obj, old Object) []bolt.Op {
+	if d.Strategy.Claims == nil {
+		return nil
+	}
+	var have, want []registry.Claim
+	if old != nil {
+		have = d.Strategy.Claims(old)
+	}
+	if obj != nil {
+		want = d.Strategy.Claims(obj)
+	}
+	var ops []bolt.Op
+	for _, c := range want {
+		ck := registry.ClaimKey(c)
+		if !slices.Contains(have, c) && !slices.ContainsFunc(ops, func(o bolt.Op) bool { return o.Key == ck }) {
+			ops = append(ops, bolt.CreateOp(ck, claimRecord(key)))
+		}
+	}
+	for _, c := range have {
+		ck := registry.ClaimKey(c)
+		if slices.Contains(want, c) || slices.ContainsFunc(ops, func(o bolt.Op) bool { return o.Key == ck }) {
+			continue
+		}
+		// Only this object's writes, which are serialized by its
+		// revision, remove its claims; a record already gone (written
+		// before claims were recorded) has nothing to release.
+		if _, err := h.store.Get(ck); err == nil {
+			ops = append(ops, bolt.DeleteOp(ck, 0))
+		}
+	}
+	return ops
+}
+
+// txn applies the object's op with the claim ops and returns the object's
+// result. A claim taken by another object is errClaimRace; the object's own
+// failure is returned as Create, Update or Delete would.
+func (h *Handler) txn(ctx context.Context, op bolt.Op, claims []bolt.Op) (bolt.KV, error) {
+	kvs, err := h.store.Txn(ctx, append([]bolt.Op{op}, claims...))
+	if err != nil {
+		var oe *bolt.OpError
+		if errors.As(err, &oe) {
+			if oe.Index > 0 && errors.Is(oe.Err, bolt.ErrExists) {
+				return bolt.KV{}, errClaimRace
+			}
+			if oe.Index == 0 {
+				return bolt.KV{}, oe.Err
+			}
+		}
+		return bolt.KV{}, fmt.Errorf("writing %s with its claims: %w", op.Key, err)
+	}
+	return kvs[0], nil
+}
+
+// storeCreate stores a new object and its claims.
+func (h *Handler) storeCreate(ctx context.Context, d *registry.Descriptor, key string, obj Object, enc []byte) (bolt.KV, error) {
+	if claims := h.claimOps(d, key, obj, nil); len(claims) > 0 {
+		return h.txn(ctx, bolt.CreateOp(key, enc), claims)
+	}
+	return h.store.Create(ctx, key, enc)
+}
+
+// storeUpdate replaces the object at key (at revision rev) and moves its
+// claims from old to next.
+func (h *Handler) storeUpdate(ctx context.Context, d *registry.Descriptor, key string, rev int64, next, old Object, enc []byte) (bolt.KV, error) {
+	if claims := h.claimOps(d, key, next, old); len(claims) > 0 {
+		return h.txn(ctx, bolt.UpdateOp(key, rev, enc), claims)
+	}
+	return h.store.Update(ctx, key, rev, enc)
+}
+
+// storeDelete removes the object at key (at revision rev) and releases its
+// claims; old is its stored state.
+func (h *Handler) storeDelete(ctx context.Context, d *registry.Descriptor, key string, rev int64, old Object) (bolt.KV, error) {
+	if claims := h.claimOps(d, key, nil, old); len(claims) > 0 {
+		return h.txn(ctx, bolt.DeleteOp(key, rev), claims)
+	}
+	return h.store.Delete(ctx, key, rev)
+}
