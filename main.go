@@ -47,6 +47,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.StringFlag{Name: "data-dir", Value: "platd-data", Usage: "directory for the database, key material and the admin kubeconfig"},
 		&cli.IntFlag{Name: "secure-port", Value: 6443, Usage: "HTTPS port (0 picks a free port)"},
 		&cli.StringFlag{Name: "bind-address", Value: "127.0.0.1", Usage: "IP address to listen on"},
+		&cli.StringFlag{Name: "advertise-address", Usage: "IP the API's Endpoints point in-cluster clients at (default: the bind address, else an interface's)"},
 		&cli.StringFlag{Name: "tls-cert-file", Usage: "serving certificate (PEM); default: one signed by the data directory's CA"},
 		&cli.StringFlag{Name: "tls-private-key-file", Usage: "key of --tls-cert-file (PEM)"},
 		&cli.StringFlag{Name: "cert-dir", Usage: "directory of generated key material (default <data-dir>/pki)"},

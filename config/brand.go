@@ -34,6 +34,10 @@ type Brand struct {
 	// its description annotation.
 	RootCAConfigMap   string
 	RootCADescription string
+	// APIServiceName names the Service (and its Endpoints and
+	// EndpointSlice) in the default namespace that points at the API
+	// server, and is its "provider" label.
+	APIServiceName string
 }
 
 // Brands lists the brands --brand accepts.
@@ -51,6 +55,7 @@ var Brands = map[string]Brand{
 		ClusterName:        "platd",
 		RootCAConfigMap:    "plat-root-ca.crt",
 		RootCADescription:  "Holds the CA bundle that verifies platd's serving certificate, for clients inside the cluster. No other use is promised.",
+		APIServiceName:     "plat",
 	},
 	"kubernetes": {
 		Name:               "kubernetes",
@@ -66,6 +71,7 @@ var Brands = map[string]Brand{
 		RootCAConfigMap:    "kube-root-ca.crt",
 		RootCADescription: "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. " +
 			"No other usage is guaranteed across distributions of Kubernetes clusters.",
+		APIServiceName: "kubernetes",
 	},
 }
 

@@ -29,6 +29,9 @@ type Options struct {
 	SecurePort int
 	// BindAddress is the IP to listen on.
 	BindAddress string
+	// AdvertiseAddress is the IP the API's Endpoints name; "" chooses
+	// one (the bind address, else an interface's).
+	AdvertiseAddress string
 	// TLSCertFile and TLSPrivateKeyFile are an operator-supplied serving
 	// pair; when empty a pair signed by the data directory's CA is used.
 	TLSCertFile       string
@@ -93,6 +96,11 @@ func (o *Options) Validate() error {
 	}
 	if net.ParseIP(o.BindAddress) == nil {
 		errs = append(errs, fmt.Sprintf("--bind-address %q is not an IP address", o.BindAddress))
+	}
+	if o.AdvertiseAddress != "" {
+		if ip := net.ParseIP(o.AdvertiseAddress); ip == nil || ip.IsUnspecified() || ip.IsLoopback() {
+			errs = append(errs, fmt.Sprintf("--advertise-address %q must be an IP address that is neither unspecified nor loopback", o.AdvertiseAddress))
+		}
 	}
 	if (o.TLSCertFile == "") != (o.TLSPrivateKeyFile == "") {
 		errs = append(errs, "--tls-cert-file and --tls-private-key-file must be given together")

@@ -21,6 +21,7 @@ import (
 	"platd/config"
 	"platd/health"
 	"platd/security"
+	"platd/server/builtin"
 	"platd/server/controllers"
 	"platd/server/registry"
 	"platd/server/rest"
@@ -307,8 +308,16 @@ func (s *Server) startControllers(ctx context.Context) {
 			s.log.Error("creating default namespace", "namespace", ns, "err", err)
 		}
 	}
+	// The API's own Service exists before the server is ready, so its
+	// cluster IP is never handed to another service.
+	kept := &controllers.Kept{Source: s.store, Objects: s.rest, Wanted: controllers.APIServerObjects(s.reg, b, s.apiServer()), Log: s.log}
+	if err := kept.EnsureAll(ctx); err != nil {
+		s.log.Error("creating the API server's service", "err", err)
+	}
 	close(s.namespacesDone)
-	var runs []func(context.Context)
+	// The API server's own Service is kept by the server itself, as
+	// upstream's bootstrap controller: it cannot be switched off.
+	runs := []func(context.Context){kept.Run}
 	on := s.opts.ControllerEnabled
 	if on(config.ControllerNamespace) {
 		runs = append(runs, (&controllers.Namespaces{Source: s.store, Objects: s.rest, Registry: s.reg, Finalizer: b.NamespaceFinalizer, Log: s.log}).Run)
@@ -335,6 +344,23 @@ func (s *Server) startControllers(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+}
+
+// apiServer says where in-cluster clients reach this server: the first
+// address of the service range, and the advertised address and port.
+func (s *Server) apiServer() controllers.APIServer {
+	ranges := builtin.DefaultServiceRanges()
+	if s.opts.ServiceCIDR.IsValid() {
+		ranges = builtin.RangesFrom(s.opts.ServiceCIDR, s.opts.NodePorts)
+	}
+	a := controllers.APIServer{ServiceIP: ranges.ClusterIPs.At(0), Port: s.ln.Addr().(*net.TCPAddr).Port}
+	addr, err := advertiseAddress(s.opts.AdvertiseAddress, s.opts.BindAddress, ranges.ClusterIPs.Is6())
+	if err != nil {
+		s.log.Warn("no address to advertise: the API server's Endpoints and EndpointSlice are not kept", "err", err)
+		return a
+	}
+	a.Address = addr
+	return a
 }
 
 // healthChecks registers the checks of /livez, /readyz and /healthz.

@@ -3,6 +3,10 @@ package server_test
 import (
 	"fmt"
 	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
 
 	"testing"
 )
@@ -108,4 +112,236 @@ func TestServiceDefaults(t *testing.T) {
 	if path(ext, "spec.clusterIP") != nil || path(ext, "spec.ipFamilyPolicy") != nil {
 		t.Errorf("external name %v", ext["spec"])
 	}
+}
+
+// TestServiceValidation checks upstream's texts and paths.
+func TestServiceValidation(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	for _, tc := range []struct {
+		name string
+		body map[string]any
+		want string
+	}{
+		{"no ports", svc("a", map[string]any{}), `Service "a" is invalid: spec.ports: Required value`},
+		{"name", svc("1abc", map[string]any{"ports": ports(tcpPort(80))}),
+			`metadata.name: Invalid value: "1abc": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`},
+		{"unnamed ports", svc("a", map[string]any{"ports": ports(tcpPort(80), tcpPort(81))}),
+			`[spec.ports[0].name: Required value, spec.ports[1].name: Required value]`},
+		{"duplicate names", svc("a", map[string]any{"ports": ports(tcpPort(80, "name", "x"), tcpPort(81, "name", "x"))}),
+			`spec.ports[1].name: Duplicate value: "x"`},
+		{"port range", svc("a", map[string]any{"ports": ports(tcpPort(70000))}),
+			`spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive`},
+		{"protocol", svc("a", map[string]any{"ports": ports(tcpPort(80, "protocol", "ICMP"))}),
+			`spec.ports[0].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"`},
+		{"type", svc("a", map[string]any{"type": "Magic", "ports": ports(tcpPort(80))}),
+			`spec.type: Unsupported value: "Magic": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"`},
+		{"external name", svc("a", map[string]any{"type": "ExternalName"}), `spec.externalName: Required value`},
+		{"selector", svc("a", map[string]any{"selector": map[string]any{"a": "b c"}, "ports": ports(tcpPort(80))}),
+			`spec.selector: Invalid value: "b c": a valid label must be an empty string or consist of alphanumeric characters`},
+		{"node port on ClusterIP", svc("a", map[string]any{"ports": ports(tcpPort(80, "nodePort", 30001))}),
+			"spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"},
+		{"node port range", svc("a", map[string]any{"type": "NodePort", "ports": ports(tcpPort(80, "nodePort", 8080))}),
+			`spec.ports[0].nodePort: Invalid value: 8080: provided port is not in the valid range. The range of valid ports is 30000-32767`},
+		{"cluster IP range", svc("a", map[string]any{"clusterIP": "10.1.0.5", "ports": ports(tcpPort(80))}),
+			`spec.clusterIPs: Invalid value: []string{"10.1.0.5"}: failed to allocate IP 10.1.0.5: provided IP is not in the valid range. The range of valid IPs is 10.0.0.0/24`},
+		{"broadcast", svc("a", map[string]any{"clusterIP": "10.0.0.255", "ports": ports(tcpPort(80))}),
+			`failed to allocate IP 10.0.0.255: provided IP is not in the valid range`},
+		{"bad IP", svc("a", map[string]any{"clusterIP": "10.0.0.x", "ports": ports(tcpPort(80))}),
+			`spec.clusterIPs[0]: Invalid value: "10.0.0.x": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)`},
+		{"dual stack", svc("a", map[string]any{"ipFamilyPolicy": "RequireDualStack", "ports": ports(tcpPort(80))}),
+			`spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services`},
+		{"affinity timeout", svc("a", map[string]any{"sessionAffinity": "ClientIP", "sessionAffinityConfig": map[string]any{"clientIP": map[string]any{"timeoutSeconds": 0}}, "ports": ports(tcpPort(80))}),
+			`spec.sessionAffinityConfig.clientIP.timeoutSeconds: Invalid value: 0: must be greater than 0 and less than 86400`},
+		{"kubernetes service IP", svc("a", map[string]any{"clusterIP": "10.0.0.1", "ports": ports(tcpPort(80))}),
+			`spec.clusterIPs: Invalid value: []string{"10.0.0.1"}: failed to allocate IP 10.0.0.1: provided IP is already allocated`},
+	} {
+		r := e.do("POST", servicesPath, tc.body).mustCode(t, 422)
+		if msg := statusText(t, r); !strings.Contains(msg, tc.want) {
+			t.Errorf("%s: %s\nwant %s", tc.name, msg, tc.want)
+		}
+	}
+	// Endpoints.
+	epPath := "/api/v1/namespaces/default/endpoints"
+	r := e.do("POST", epPath, map[string]any{"metadata": map[string]any{"name": "ep"}, "subsets": []any{
+		map[string]any{},
+		map[string]any{"addresses": []any{map[string]any{"ip": "127.0.0.1"}}, "ports": []any{map[string]any{"port": 80}, map[string]any{"port": 0, "name": "b"}}},
+	}}).mustCode(t, 422)
+	for _, want := range []string{
+		"subsets[0]: Required value: must specify `addresses` or `notReadyAddresses`",
+		`subsets[1].addresses[0].ip: Invalid value: "127.0.0.1": may not be in the loopback range (127.0.0.0/8, ::1/128)`,
+		"subsets[1].ports[0].name: Required value",
+		"subsets[1].ports[1].port: Invalid value: 0: must be between 1 and 65535, inclusive",
+	} {
+		if msg := statusText(t, r); !strings.Contains(msg, want) {
+			t.Errorf("endpoints: %s\nwant %s", msg, want)
+		}
+	}
+	ep := e.do("POST", epPath, map[string]any{"metadata": map[string]any{"name": "ep"}, "subsets": []any{
+		map[string]any{"addresses": []any{map[string]any{"ip": "192.0.2.7"}}, "ports": []any{map[string]any{"port": 80}}},
+	}}).mustCode(t, 201).obj(t)
+	if p := ep["subsets"].([]any)[0].(map[string]any)["ports"].([]any)[0].(map[string]any); p["protocol"] != "TCP" {
+		t.Errorf("endpoint port defaults %v", p)
+	}
+}
+
+// TestServiceClusterIPImmutable: an allocated IP stays; writing the
+// object back without it keeps it.
+func TestServiceClusterIPImmutable(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	got := e.do("POST", servicesPath, svc("imm", map[string]any{"ports": ports(tcpPort(80))})).mustCode(t, 201).obj(t)
+	ip := path(got, "spec.clusterIP").(string)
+	other := "10.0.0.200"
+	if ip == other {
+		other = "10.0.0.201"
+	}
+	r := e.do("PUT", servicesPath+"/imm", svc("imm", map[string]any{"clusterIP": other, "ports": ports(tcpPort(80))})).mustCode(t, 422)
+	if want := `spec.clusterIPs[0]: Invalid value: []string{"` + other + `"}: may not change once set`; !strings.Contains(statusText(t, r), want) {
+		t.Errorf("changing clusterIP: %s", statusText(t, r))
+	}
+	// A PUT without the allocated values keeps them.
+	put := e.do("PUT", servicesPath+"/imm", svc("imm", map[string]any{"ports": ports(tcpPort(81))})).mustCode(t, 200).obj(t)
+	if path(put, "spec.clusterIP") != ip {
+		t.Errorf("PUT without clusterIP: %v, want %s", path(put, "spec.clusterIP"), ip)
+	}
+	// To ExternalName releases the IP, back allocates one.
+	e.do("PATCH", servicesPath+"/imm", `{"spec":{"type":"ExternalName","externalName":"x.example.com"}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
+	e.do("POST", servicesPath, svc("takes", map[string]any{"clusterIP": ip, "ports": ports(tcpPort(80))})).mustCode(t, 201)
+	back := e.do("PATCH", servicesPath+"/imm", `{"spec":{"type":"NodePort","externalName":null}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200).obj(t)
+	if nip, _ := path(back, "spec.clusterIP").(string); nip == "" || nip == ip {
+		t.Errorf("back from ExternalName: clusterIP %q", nip)
+	}
+	if n, _ := back["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)["nodePort"].(float64); n < 30000 {
+		t.Errorf("ClusterIP to NodePort: nodePort %v", n)
+	}
+}
+
+// TestServiceAllocation: concurrent creates never share a value; a
+// deleted service's values can be taken again.
+func TestServiceAllocation(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	const n = 32
+	ips := make([]string, n)
+	nodePorts := make([]float64, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := e.do("POST", servicesPath, svc(fmt.Sprintf("par-%d", i), map[string]any{"type": "NodePort", "ports": ports(tcpPort(80))}))
+			if r.code != 201 {
+				t.Errorf("create %d: %d %s", i, r.code, r.body)
+				return
+			}
+			var m map[string]any
+			m = r.obj(t)
+			ips[i], _ = path(m, "spec.clusterIP").(string)
+			nodePorts[i] = m["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)["nodePort"].(float64)
+		}()
+	}
+	wg.Wait()
+	seenIP, seenPort := map[string]int{}, map[float64]int{}
+	for i := range n {
+		if j, dup := seenIP[ips[i]]; dup || ips[i] == "" {
+			t.Errorf("services %d and %d share cluster IP %q", i, j, ips[i])
+		}
+		if j, dup := seenPort[nodePorts[i]]; dup {
+			t.Errorf("services %d and %d share node port %v", i, j, nodePorts[i])
+		}
+		seenIP[ips[i]], seenPort[nodePorts[i]] = i, i
+	}
+	// Explicit values already held are refused with upstream's texts.
+	r := e.do("POST", servicesPath, svc("dup", map[string]any{"type": "NodePort", "clusterIP": ips[0], "ports": ports(tcpPort(80))})).mustCode(t, 422)
+	if want := fmt.Sprintf(`spec.clusterIPs: Invalid value: []string{%q}: failed to allocate IP %s: provided IP is already allocated`, ips[0], ips[0]); !strings.Contains(statusText(t, r), want) {
+		t.Errorf("taken IP: %s", statusText(t, r))
+	}
+	r = e.do("POST", servicesPath, svc("dup", map[string]any{"type": "NodePort", "ports": ports(tcpPort(80, "nodePort", nodePorts[0]))})).mustCode(t, 422)
+	if want := fmt.Sprintf(`spec.ports[0].nodePort: Invalid value: %v: provided port is already allocated`, nodePorts[0]); !strings.Contains(statusText(t, r), want) {
+		t.Errorf("taken port: %s", statusText(t, r))
+	}
+	// Deleting releases both.
+	e.do("DELETE", servicesPath+"/par-0", nil).mustCode(t, 200)
+	got := e.do("POST", servicesPath, svc("reuse", map[string]any{"type": "NodePort", "clusterIP": ips[0], "ports": ports(tcpPort(80, "nodePort", nodePorts[0]))})).mustCode(t, 201).obj(t)
+	if path(got, "spec.clusterIP") != ips[0] {
+		t.Errorf("reuse: %v", got["spec"])
+	}
+	// A dry run allocates nothing.
+	e.do("POST", servicesPath+"?dryRun=All", svc("dry", map[string]any{"clusterIP": "10.0.0.5", "ports": ports(tcpPort(80))})).mustCode(t, 201)
+	e.do("POST", servicesPath, svc("wet", map[string]any{"clusterIP": "10.0.0.5", "ports": ports(tcpPort(80))})).mustCode(t, 201)
+}
+
+// TestServiceAllocationSurvivesRestart: claims are stored with the
+// services.
+func TestServiceAllocationSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	e := startWith(t, testOptions(t, dir))
+	got := e.do("POST", servicesPath, svc("keep", map[string]any{"type": "NodePort", "ports": ports(tcpPort(80))})).mustCode(t, 201).obj(t)
+	ip := path(got, "spec.clusterIP").(string)
+	np := got["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)["nodePort"]
+	e.stop()
+	e2 := startWith(t, testOptions(t, dir))
+	r := e2.do("POST", servicesPath, svc("steal", map[string]any{"clusterIP": ip, "ports": ports(tcpPort(80))})).mustCode(t, 422)
+	if !strings.Contains(statusText(t, r), "provided IP is already allocated") {
+		t.Errorf("after restart: %s", statusText(t, r))
+	}
+	r = e2.do("POST", servicesPath, svc("steal", map[string]any{"type": "NodePort", "ports": ports(tcpPort(80, "nodePort", np))})).mustCode(t, 422)
+	if !strings.Contains(statusText(t, r), "provided port is already allocated") {
+		t.Errorf("after restart: %s", statusText(t, r))
+	}
+}
+
+// TestAPIServerService: the API's own Service, Endpoints and EndpointSlice
+// exist from the start and come back when deleted or changed.
+func TestAPIServerService(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	b := e.opts.Brand
+	name := b.APIServiceName
+	u, _ := url.Parse(e.srv.URL())
+	port, _ := strconv.Atoi(u.Port())
+	s := e.do("GET", servicesPath+"/"+name, nil).mustCode(t, 200).obj(t)
+	if path(s, "spec.clusterIP") != "10.0.0.1" || path(s, "spec.type") != "ClusterIP" || path(s, "metadata.labels.provider") != name ||
+		fmt.Sprint(path(s, "spec.ports")) != fmt.Sprintf("[map[name:https port:443 protocol:TCP targetPort:%v]]", port) {
+		t.Fatalf("service %v", s["spec"])
+	}
+	epPath := "/api/v1/namespaces/default/endpoints/" + name
+	ep := e.do("GET", epPath, nil).mustCode(t, 200).obj(t)
+	ss := ep["subsets"].([]any)[0].(map[string]any)
+	addr := ss["addresses"].([]any)[0].(map[string]any)["ip"].(string)
+	if a, err := netip.ParseAddr(addr); err != nil || a.IsLoopback() ||
+		fmt.Sprint(ss["ports"]) != fmt.Sprintf("[map[name:https port:%v protocol:TCP]]", port) {
+		t.Fatalf("endpoints %v", ep)
+	}
+	if ep["metadata"].(map[string]any)["labels"].(map[string]any)["endpointslice."+b.LongDomain+"/skip-mirror"] != "true" {
+		t.Errorf("endpoints labels %v", path(ep, "metadata.labels"))
+	}
+	slicePath := "/apis/" + b.Group("discovery") + "/v1/namespaces/default/endpointslices/" + name
+	sl := e.do("GET", slicePath, nil).mustCode(t, 200).obj(t)
+	if sl["metadata"].(map[string]any)["labels"].(map[string]any)[b.Label("service-name")] != name || sl["addressType"] != "IPv4" ||
+		fmt.Sprint(sl["endpoints"]) != "[map[addresses:["+addr+"] conditions:map[ready:true]]]" {
+		t.Fatalf("endpointslice %v", sl)
+	}
+
+	// Deleted, they come back; the service with its address.
+	e.do("DELETE", servicesPath+"/"+name, nil).mustCode(t, 200)
+	e.do("DELETE", slicePath, nil).mustCode(t, 200)
+	eventually(t, "the API service recreated", func() bool {
+		r := e.do("GET", servicesPath+"/"+name, nil)
+		return r.code == 200 && path(r.obj(t), "spec.clusterIP") == "10.0.0.1"
+	})
+	eventually(t, "the API endpoint slice recreated", func() bool { return e.do("GET", slicePath, nil).code == 200 })
+	// Changed, they are repaired.
+	e.do("PATCH", epPath, `{"subsets":[{"addresses":[{"ip":"192.0.2.99"}],"ports":[{"port":1}]}]}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
+	e.do("PATCH", servicesPath+"/"+name, `{"spec":{"ports":[{"port":8443,"name":"x"}]}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
+	eventually(t, "the API endpoints repaired", func() bool {
+		got := e.do("GET", epPath, nil).obj(t)
+		return fmt.Sprint(got["subsets"]) == fmt.Sprint(ep["subsets"])
+	})
+	eventually(t, "the API service repaired", func() bool {
+		got := e.do("GET", servicesPath+"/"+name, nil).obj(t)
+		return fmt.Sprint(path(got, "spec.ports")) == fmt.Sprint(path(s, "spec.ports"))
+	})
 }

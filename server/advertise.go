@@ -1,0 +1,65 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+)
+
+// errNoAdvertiseAddress: no configured or local address can be written
+// into Endpoints (loopback and link-local ones cannot).
+var errNoAdvertiseAddress = errors.New("no usable address: set --advertise-address")
+
+// advertiseAddress chooses the address in-cluster clients are told to
+// reach the server at, as upstream: the configured one, else the bind
+// address when it is usable, else the first usable address of an
+// interface that is up, of the service range's family when one exists.
+func advertiseAddress(configured, bind string, want6 bool) (netip.Addr, error) {
+	if configured != "" {
+		a, err := netip.ParseAddr(configured)
+		if err != nil {
+			return netip.Addr{}, fmt.Errorf("--advertise-address %q: %w", configured, err)
+		}
+		return a.Unmap(), nil
+	}
+	if a, err := netip.ParseAddr(bind); err == nil && usable(a) {
+		return a.Unmap(), nil
+	}
+	ifaces, err := net.Interfaces()
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("listing interfaces: %w", err)
+	}
+	var other netip.Addr
+	for _, ifc := range ifaces {
+		if ifc.Flags&net.FlagUp == 0 || ifc.Flags&net.FlagLoopback != 0 {
+			continue
+		}
+		addrs, err := ifc.Addrs()
+		if err != nil {
+			continue
+		}
+		for _, ad := range addrs {
+			pfx, err := netip.ParsePrefix(ad.String())
+			if err != nil || !usable(pfx.Addr()) {
+				continue
+			}
+			a := pfx.Addr().Unmap()
+			if a.Is6() == want6 {
+				return a, nil
+			}
+			if !other.IsValid() {
+				other = a
+			}
+		}
+	}
+	if other.IsValid() {
+		return other, nil
+	}
+	return netip.Addr{}, errNoAdvertiseAddress
+}
+
+// usable: an address Endpoints accept.
+func usable(a netip.Addr) bool {
+	return a.IsValid() && !a.IsUnspecified() && !a.IsLoopback() && !a.IsLinkLocalUnicast() && !a.IsLinkLocalMulticast() && !a.IsMulticast()
+}

@@ -1,0 +1,213 @@
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"platd/bolt"
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// keptRetryDelay is how long a kept object whose write failed waits
+// before the next attempt. Failures are rare (a cluster IP held by another
+// service after a range change, storage errors) and need an operator's
+// hand, so a slow fixed retry keeps the log readable.
+const keptRetryDelay = 10 * time.Second
+
+// Wanted is one object the server keeps as it wants it.
+type Wanted struct {
+	Descriptor *registry.Descriptor
+	// Object is the wanted state, with namespace and name in its
+	// metadata; it is created when the object is missing.
+	Object registry.Object
+	// Fields are the dotted paths of the members that must hold the
+	// wanted values; the rest of a stored object is left as it is.
+	Fields []string
+}
+
+// Kept keeps a fixed set of objects existing and, in the listed fields, as
+// wanted: it creates them at start and whenever they are deleted, and
+// writes the wanted values back when they are changed.
+type Kept struct {
+	Source  Source
+	Objects Objects
+	Wanted  []Wanted
+	Log     *slog.Logger
+
+	queue *queue
+	byKey map[string]*Wanted
+}
+
+// EnsureAll creates or repairs every wanted object once, and returns the
+// first failure.
+func (c *Kept) EnsureAll(ctx context.Context) error {
+	var first error
+	for i := range c.Wanted {
+		if err := c.ensure(ctx, &c.Wanted[i]); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// Run keeps the objects until ctx ends.
+func (c *Kept) Run(ctx context.Context) {
+	c.queue = newQueue()
+	c.byKey = map[string]*Wanted{}
+	prefixes := map[string]bool{}
+	for i := range c.Wanted {
+		w := &c.Wanted[i]
+		c.byKey[w.key()] = w
+		prefixes[w.Descriptor.Prefix(w.namespace())] = true
+	}
+	var wg sync.WaitGroup
+	for prefix := range prefixes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			follow(ctx, c.Source, prefix, c.Log, func([]bolt.KV) {
+				// Every object is checked after a (re)list, also the
+				// missing ones.
+				for key, w := range c.byKey {
+					if w.Descriptor.Prefix(w.namespace()) == prefix {
+						c.queue.add(key)
+					}
+				}
+			}, func(ev bolt.Event) {
+				if _, ok := c.byKey[ev.KV.Key]; ok {
+					c.queue.add(ev.KV.Key)
+				}
+			})
+		}()
+	}
+	c.queue.work(ctx, c.Log, keptRetryDelay, func(ctx context.Context, key string) error {
+		return c.ensure(ctx, c.byKey[key])
+	})
+	wg.Wait()
+}
+
+func (w *Wanted) namespace() string { return metaString(w.Object, "namespace") }
+func (w *Wanted) name() string      { return metaString(w.Object, "name") }
+func (w *Wanted) key() string       { return w.Descriptor.Key(w.namespace(), w.name()) }
+
+// ensure creates the object when missing and writes the wanted fields
+// back when they differ.
+func (c *Kept) ensure(ctx context.Context, w *Wanted) error {
+	d, ns, name := w.Descriptor, w.namespace(), w.name()
+	cur, err := c.Objects.Get(d, ns, name)
+	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
+		_, err = c.Objects.Create(ctx, d, copyObject(w.Object))
+		if apierr.ReasonOf(err) == apierr.ReasonAlreadyExists {
+			// Created meanwhile; the watch brings it back here.
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("creating %s %s/%s: %w", d.GroupResource(), ns, name, err)
+		}
+		c.Log.Info("kept object created", "resource", d.GroupResource(), "namespace", ns, "name", name)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if c.matches(w, cur) {
+		return nil
+	}
+	_, err = c.Objects.Update(ctx, d, ns, name, "", func(old registry.Object) registry.Object {
+		if c.matches(w, old) {
+			return nil
+		}
+		for _, f := range w.Fields {
+			setField(old, f, copyValue(getField(w.Object, f)))
+		}
+		return old
+	})
+	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
+		// Deleted meanwhile; the watch brings it back here.
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("repairing %s %s/%s: %w", d.GroupResource(), ns, name, err)
+	}
+	c.Log.Info("kept object repaired", "resource", d.GroupResource(), "namespace", ns, "name", name)
+	return nil
+}
+
+// matches reports whether obj holds the wanted values in every field.
+func (c *Kept) matches(w *Wanted, obj registry.Object) bool {
+	for _, f := range w.Fields {
+		if !sameJSON(getField(w.Object, f), getField(obj, f)) {
+			return false
+		}
+	}
+	return true
+}
+
+// sameJSON compares decoded values by their JSON form, so numbers of
+// different Go types compare equal.
+func sameJSON(a, b any) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(ja) == string(jb)
+}
+
+// getField reads a dotted path of nested maps.
+func getField(obj registry.Object, path string) any {
+	var cur any = obj
+	for _, k := range splitPath(path) {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return nil
+		}
+		cur = m[k]
+	}
+	return cur
+}
+
+// setField writes a dotted path of nested maps, creating the maps.
+func setField(obj registry.Object, path string, v any) {
+	keys := splitPath(path)
+	m := obj
+	for _, k := range keys[:len(keys)-1] {
+		m = child(m, k)
+	}
+	m[keys[len(keys)-1]] = v
+}
+
+func splitPath(p string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(p); i++ {
+		if p[i] == '.' {
+			out = append(out, p[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, p[start:])
+}
+
+// copyValue deep-copies a decoded JSON value.
+func copyValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = copyValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = copyValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+func copyObject(o registry.Object) registry.Object { return copyValue(o).(map[string]any) }
