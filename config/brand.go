@@ -38,6 +38,9 @@ type Brand struct {
 	// EndpointSlice) in the default namespace that points at the API
 	// server, and is its "provider" label.
 	APIServiceName string
+	// AutomanagedLabel marks the APIServices the server creates for the
+	// groups it serves itself.
+	AutomanagedLabel string
 }
 
 // Brands lists the brands --brand accepts.
@@ -56,6 +59,7 @@ var Brands = map[string]Brand{
 		RootCAConfigMap:    "plat-root-ca.crt",
 		RootCADescription:  "Holds the CA bundle that verifies platd's serving certificate, for clients inside the cluster. No other use is promised.",
 		APIServiceName:     "plat",
+		AutomanagedLabel:   "aggregator.plat.io/automanaged",
 	},
 	"kubernetes": {
 		Name:               "kubernetes",
@@ -71,7 +75,8 @@ var Brands = map[string]Brand{
 		RootCAConfigMap:    "kube-root-ca.crt",
 		RootCADescription: "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. " +
 			"No other usage is guaranteed across distributions of Kubernetes clusters.",
-		APIServiceName: "kubernetes",
+		APIServiceName:   "kubernetes",
+		AutomanagedLabel: "kube-aggregator.kubernetes.io/automanaged",
 	},
 }
 
