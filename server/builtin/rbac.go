@@ -137,7 +137,9 @@ func aggregationHasBadValue(old registry.Object) bool {
 // defaultBinding names the rbac group in a role reference and in user and
 // group subjects that leave it out.
 func (r rbacRules) defaultBinding(obj registry.Object) {
-	if ref, ok := obj["roleRef"].(map[string]any); ok && str(ref, "apiGroup") == "" {
+	// roleRef is a struct upstream, never absent: a missing one is
+	// defaulted too.
+	if ref := child(obj, "roleRef"); str(ref, "apiGroup") == "" {
 		ref["apiGroup"] = r.group
 	}
 	for _, s := range listOf(obj["subjects"]) {

@@ -1,0 +1,71 @@
+//go:build linux
+
+package server_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+
+	"platd/server/builtin"
+)
+
+// TestGroupsAKubectl drives the rbac, scheduling and apiregistration
+// groups with kubectl's own generators and printers.
+func TestGroupsAKubectl(t *testing.T) {
+	t.Parallel()
+	k := newKubectlEnv(t)
+	rbac := k.brand.Group("rbac.authorization")
+
+	t.Run("rbac", func(t *testing.T) {
+		t.Parallel()
+		if out := k.must(t, "create", "clusterrole", "r", "--verb=get", "--resource=pods"); out != "clusterrole."+rbac+"/r created\n" {
+			t.Errorf("create clusterrole printed %q", out)
+		}
+		if out := k.must(t, "create", "rolebinding", "rb", "--clusterrole=r", "--user=u"); out != "rolebinding."+rbac+"/rb created\n" {
+			t.Errorf("create rolebinding printed %q", out)
+		}
+		code, rb := k.apiGet(t, "/apis/"+rbac+"/v1/namespaces/default/rolebindings/rb")
+		if code != http.StatusOK || at(rb, "roleRef", "kind") != "ClusterRole" || at(rb, "subjects", 0, "name") != "u" ||
+			at(rb, "subjects", 0, "apiGroup") != rbac {
+			t.Errorf("rolebinding %d: %v", code, rb)
+		}
+		code, cr := k.apiGet(t, "/apis/"+rbac+"/v1/clusterroles/r")
+		if code != http.StatusOK || at(cr, "rules", 0, "resources", 0) != "pods" || at(cr, "rules", 0, "verbs", 0) != "get" {
+			t.Errorf("clusterrole %d: %v", code, cr)
+		}
+		table := k.must(t, "get", "rolebinding", "rb")
+		if !regexp.MustCompile(`^NAME\s+ROLE\s+AGE\n`).MatchString(table) || !strings.Contains(table, "ClusterRole/r") {
+			t.Errorf("get rolebinding:\n%s", table)
+		}
+		// kubectl refuses what the server refuses.
+		_, errOut, err := k.run(t, "create", "rolebinding", "bad", "--clusterrole=r", "--serviceaccount=default:Bad_Name")
+		if err == nil || !strings.Contains(errOut, `subjects[0].name: Invalid value: "Bad_Name"`) {
+			t.Errorf("bad subject: %v %s", err, errOut)
+		}
+	})
+
+	t.Run("priorityclasses", func(t *testing.T) {
+		t.Parallel()
+		k.must(t, "create", "priorityclass", "high", "--value=1000", "--description=d")
+		table := k.must(t, "get", "pc", "high")
+		if !regexp.MustCompile(`^NAME\s+VALUE\s+GLOBAL-DEFAULT\s+AGE\s+PREEMPTIONPOLICY\nhigh\s+1000\s+false\s+\S+\s+PreemptLowerPriority\n$`).MatchString(table) {
+			t.Errorf("get pc:\n%s", table)
+		}
+	})
+
+	t.Run("apiservices", func(t *testing.T) {
+		t.Parallel()
+		body, _ := json.Marshal(builtin.LocalAPIService("apps", "v1", k.brand))
+		if code, resp, err := k.proc.do(http.MethodPost, "/apis/"+k.brand.Group("apiregistration")+"/v1/apiservices", body); err != nil || code != http.StatusCreated {
+			t.Fatalf("creating an APIService: %d %v %s", code, err, resp)
+		}
+		table := k.must(t, "get", "apiservices")
+		if !regexp.MustCompile(`^NAME\s+SERVICE\s+AVAILABLE\s+AGE\n`).MatchString(table) ||
+			!regexp.MustCompile(`\nv1\.apps\s+Local\s+True\s+\S+\n`).MatchString(table) {
+			t.Errorf("get apiservices:\n%s", table)
+		}
+	})
+}
