@@ -56,6 +56,34 @@ func TestGroupsAKubectl(t *testing.T) {
 		}
 	})
 
+	t.Run("certificate approve", func(t *testing.T) {
+		t.Parallel()
+		req, _ := csrPEM(t)
+		body, _ := json.Marshal(map[string]any{"metadata": map[string]any{"name": "node-csr"},
+			"spec": map[string]any{"request": req, "signerName": "example.com/signer", "usages": []any{"client auth"}}})
+		p := "/apis/" + k.brand.Group("certificates") + "/v1/certificatesigningrequests"
+		if code, resp, err := k.proc.do(http.MethodPost, p, body); err != nil || code != http.StatusCreated {
+			t.Fatalf("creating a CSR: %d %v %s", code, err, resp)
+		}
+		if out := k.must(t, "certificate", "approve", "node-csr"); !strings.Contains(out, "node-csr approved") {
+			t.Errorf("certificate approve printed %q", out)
+		}
+		_, csr := k.apiGet(t, p+"/node-csr")
+		if at(csr, "status", "conditions", 0, "type") != "Approved" || at(csr, "status", "conditions", 0, "status") != "True" ||
+			at(csr, "status", "conditions", 0, "reason") != "KubectlApprove" {
+			t.Errorf("approved CSR status: %v", csr["status"])
+		}
+		table := k.must(t, "get", "csr", "node-csr")
+		if !regexp.MustCompile(`\nnode-csr\s+\S+\s+example\.com/signer\s+.*Approved\n`).MatchString(table) {
+			t.Errorf("get csr:\n%s", table)
+		}
+		// An approved request is not denied after all.
+		_, errOut, err := k.run(t, "certificate", "deny", "node-csr")
+		if err == nil || !strings.Contains(errOut, `"node-csr" is already Approved`) {
+			t.Errorf("deny after approve: %v %s", err, errOut)
+		}
+	})
+
 	t.Run("apiservices", func(t *testing.T) {
 		t.Parallel()
 		body, _ := json.Marshal(builtin.LocalAPIService("apps", "v1", k.brand))

@@ -257,6 +257,36 @@ func TestRBACSchedulingUpdates(t *testing.T) {
 	e.do("PUT", as+"/v1.apps", cur).mustCode(t, 422)
 }
 
+// TestAPIServiceStatusPatch checks that status conditions merge by type
+// and a status write leaves spec alone.
+func TestAPIServiceStatusPatch(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	p := groupPath(platBrand.Group("apiregistration"), "v1", "", "apiservices")
+	e.do("POST", p, map[string]any{"metadata": map[string]any{"name": "v1.metrics.example.com"}, "spec": map[string]any{
+		"group": "metrics.example.com", "version": "v1", "groupPriorityMinimum": 100, "versionPriority": 10,
+		"service": map[string]any{"namespace": "ns", "name": "m", "port": 8443}}}).mustCode(t, 201)
+	patch := func(body string) map[string]any {
+		return e.do("PATCH", p+"/v1.metrics.example.com/status", body, "Content-Type", "application/strategic-merge-patch+json").mustCode(t, 200).obj(t)
+	}
+	patch(`{"status":{"conditions":[{"type":"Available","status":"False","reason":"MissingEndpoints","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`)
+	got := patch(`{"spec":{"versionPriority":99},"status":{"conditions":[{"type":"Ready","status":"True","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`)
+	// A new type goes first, as upstream's merge orders patch items.
+	conds, _ := at(got, "status", "conditions").([]any)
+	if len(conds) != 2 || at(conds, 0, "type") != "Ready" || at(conds, 1, "type") != "Available" || at(conds, 1, "reason") != "MissingEndpoints" {
+		t.Errorf("conditions = %v", conds)
+	}
+	if at(got, "spec", "versionPriority") != 10.0 || at(got, "spec", "service", "port") != 8443.0 {
+		t.Errorf("status patch changed spec: %v", got["spec"])
+	}
+	st := e.do("PATCH", p+"/v1.metrics.example.com/status", `{"status":{"conditions":[{"type":"Available","status":"Maybe"}]}}`,
+		"Content-Type", "application/strategic-merge-patch+json").mustCode(t, 422).obj(t)
+	want := `APIService.` + platBrand.Group("apiregistration") + ` "v1.metrics.example.com" is invalid: status.conditions[1].status: Unsupported value: "Maybe": supported values: "True", "False", "Unknown"`
+	if st["message"] != want {
+		t.Errorf("message:\n got  %s\n want %s", st["message"], want)
+	}
+}
+
 // csrPEM returns a base64 PEM certificate request and a base64 PEM
 // certificate.
 func csrPEM(t *testing.T) (req, cert string) {
