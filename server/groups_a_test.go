@@ -327,6 +327,16 @@ func TestCSRSubresources(t *testing.T) {
 		t.Errorf("status on create = %v", created["status"])
 	}
 
+	// Lists select by signer.
+	list := e.do("GET", p+"?fieldSelector=spec.signerName%3Dexample.com%2Fsigner", nil).mustCode(t, 200).obj(t)
+	other := e.do("GET", p+"?fieldSelector=spec.signerName%3Dexample.com%2Fother", nil).mustCode(t, 200).obj(t)
+	if items, _ := list["items"].([]any); len(items) != 1 {
+		t.Errorf("signer selector matched %v", list["items"])
+	}
+	if items, _ := other["items"].([]any); len(items) != 0 {
+		t.Errorf("other signer matched %v", other["items"])
+	}
+
 	// Main update: spec and status stay, labels change.
 	created["spec"].(map[string]any)["usages"] = []any{"server auth"}
 	created["metadata"].(map[string]any)["labels"] = map[string]any{"a": "b"}
