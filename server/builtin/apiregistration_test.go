@@ -1,8 +1,10 @@
 package builtin
 
 import (
+	"reflect"
 	"testing"
 
+	"platd/config"
 	"platd/server/registry"
 )
 
@@ -120,5 +122,47 @@ func TestAPIServicePriorities(t *testing.T) {
 	}
 	if LocalAPIService(brand.Group("apiregistration"), "v1", brand) != nil || LocalAPIService("example.com", "v1", brand) != nil {
 		t.Error("no APIService is made for the apiregistration group or unknown groups")
+	}
+}
+
+// TestLocalAPIServicesMatchUpstream compares the APIServices made for the
+// group-versions a v1.32 server lists with the ones it created.
+func TestLocalAPIServicesMatchUpstream(t *testing.T) {
+	t.Parallel()
+	b := config.Brands["kubernetes"]
+	// version, group (a prefix of the brand's domain when branded), group
+	// priority minimum, version priority, as upstream stored them.
+	upstream := []struct {
+		version, group string
+		branded        bool
+		min, ver       int64
+	}{
+		{"v1", "", false, 18000, 1}, {"v1", "admissionregistration", true, 16700, 15}, {"v1", "apiextensions", true, 16700, 15},
+		{"v1", "apps", false, 17800, 15}, {"v1", "authentication", true, 17700, 15}, {"v1", "authorization", true, 17600, 15},
+		{"v1", "autoscaling", false, 17500, 15}, {"v1", "batch", false, 17400, 15}, {"v1", "certificates", true, 17300, 15},
+		{"v1", "coordination", true, 16500, 15}, {"v1", "discovery", true, 16200, 15}, {"v1", "events", true, 17750, 15},
+		{"v1", "flowcontrol.apiserver", true, 16100, 21}, {"v1", "networking", true, 17200, 15}, {"v1", "node", true, 16300, 15},
+		{"v1", "policy", false, 17100, 15}, {"v1", "rbac.authorization", true, 17000, 15}, {"v1", "scheduling", true, 16600, 15},
+		{"v1", "storage", true, 16800, 15}, {"v2", "autoscaling", false, 17500, 30},
+	}
+	for _, u := range upstream {
+		group := u.group
+		if u.branded {
+			group = b.Group(group)
+		}
+		name := u.version + "." + group
+		obj := LocalAPIService(group, u.version, b)
+		if obj == nil {
+			t.Errorf("%s: no APIService", name)
+			continue
+		}
+		spec := map[string]any{"version": u.version, "groupPriorityMinimum": u.min, "versionPriority": u.ver}
+		if group != "" {
+			spec["group"] = group
+		}
+		meta := map[string]any{"name": name, "labels": map[string]any{b.AutomanagedLabel: "onstart"}}
+		if !reflect.DeepEqual(obj["spec"], spec) || !reflect.DeepEqual(obj["metadata"], meta) {
+			t.Errorf("%s: %v", name, obj)
+		}
 	}
 }
