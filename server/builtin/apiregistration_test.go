@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"platd/config"
@@ -164,5 +165,46 @@ func TestLocalAPIServicesMatchUpstream(t *testing.T) {
 		if !reflect.DeepEqual(obj["spec"], spec) || !reflect.DeepEqual(obj["metadata"], meta) {
 			t.Errorf("%s: %v", name, obj)
 		}
+	}
+}
+
+// TestPrioritiesOrderGroups checks that the priorities order the served
+// groups as a v1.32 server lists them: apiregistration first, then by
+// group priority, then by name.
+func TestPrioritiesOrderGroups(t *testing.T) {
+	t.Parallel()
+	cat, err := loadCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := registry.New()
+	if err := Register(reg, cat, brand); err != nil {
+		t.Fatal(err)
+	}
+	reg.SetPriorities(APIServicePriorities(brand))
+	// The upstream order, less the groups not served yet.
+	upstream := []string{"", "apiregistration", "apps", "events", "authentication", "authorization", "autoscaling", "batch",
+		"certificates", "networking", "policy", "rbac.authorization", "storage", "admissionregistration", "apiextensions",
+		"scheduling", "coordination", "node", "discovery", "flowcontrol.apiserver"}
+	served := map[string]bool{}
+	for _, g := range reg.Groups() {
+		served[g] = true
+	}
+	var want []string
+	for _, g := range upstream {
+		switch g {
+		case "", "apps", "autoscaling", "batch", "policy":
+		default:
+			g = brand.Group(g)
+		}
+		if served[g] {
+			want = append(want, g)
+		}
+	}
+	if len(want) < 8 {
+		t.Fatalf("only %q served", want)
+	}
+	if got := reg.Groups(); !slices.Equal(got, want) {
+		t.Errorf("groups:\n got  %q\n want %q", got, want)
 	}
 }
