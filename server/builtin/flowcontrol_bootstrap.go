@@ -166,10 +166,12 @@ func (f flowBootstrap) systemServiceAccounts(names ...string) []any {
 // resourceRule matches the verbs on the resources of groups in every
 // namespace, and cluster-scoped ones when clusterScope is set.
 func resourceRule(verbs, groups, resources []any, clusterScope bool) map[string]any {
-	return map[string]any{
-		"verbs": verbs, "apiGroups": groups, "resources": resources,
-		"clusterScope": clusterScope, "namespaces": []any{"*"},
+	r := map[string]any{"verbs": verbs, "apiGroups": groups, "resources": resources, "namespaces": []any{"*"}}
+	if clusterScope {
+		// Omitted when false, as it is stored.
+		r["clusterScope"] = true
 	}
+	return r
 }
 
 func flowGroups(names ...string) []any {
