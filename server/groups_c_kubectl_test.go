@@ -34,7 +34,7 @@ func TestKubectlFlowControl(t *testing.T) {
 		{"system-nodes", "system", "500", "ByUser"},
 		{"kube-controller-manager", "workload-high", "800", "ByNamespace"},
 		{"kube-scheduler", "workload-high", "800", "ByNamespace"},
-		{"kube-system-service-accounts", "workload-high", "900", "ByNamespace"},
+		{k.brand.SystemNamespace + "-service-accounts", "workload-high", "900", "ByNamespace"},
 		{"service-accounts", "workload-low", "9000", "ByUser"},
 		{"global-default", "global-default", "9900", "ByUser"},
 		{"catch-all", "catch-all", "10000", "ByUser"},

@@ -78,7 +78,8 @@ func FlowControlBootstrap(b config.Brand) (levels, schemas []registry.Object) {
 		fc.schema("system-nodes", "system", 500, "ByUser", fc.allRule(flowGroups(groupNodes))),
 		fc.schema("kube-controller-manager", "workload-high", 800, "ByNamespace", fc.allRule(flowUsers(userControllerMgr))),
 		fc.schema("kube-scheduler", "workload-high", 800, "ByNamespace", fc.allRule(flowUsers(userScheduler))),
-		fc.schema("kube-system-service-accounts", "workload-high", 900, "ByNamespace", fc.allRule(fc.systemServiceAccounts(flowNameAll))),
+		// Named for the system namespace, as upstream names it.
+		fc.schema(b.SystemNamespace+"-service-accounts", "workload-high", 900, "ByNamespace", fc.allRule(fc.systemServiceAccounts(flowNameAll))),
 		fc.schema("service-accounts", "workload-low", 9000, "ByUser", fc.allRule(flowGroups(groupServiceAccounts))),
 		fc.schema("global-default", "global-default", 9900, "ByUser", fc.allRule(everyone())),
 		fc.schema(flowSchemaCatchAll, priorityLevelCatchAll, 10000, "ByUser", fc.allRule(everyone())),
