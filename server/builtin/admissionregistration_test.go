@@ -165,6 +165,12 @@ func TestWebhookValidation(t *testing.T) {
 			`webhooks[2].clientConfig.service.path: Invalid value: "a//B/": segment[1] may not be empty`,
 			`webhooks[2].clientConfig.service.path: Invalid value: "a//B/": segment[2]: ` + subdomainMsg,
 		}},
+		{"unparsable url", []any{webhook(map[string]any{"clientConfig": map[string]any{"url": "https://x/%zz"}})}, []string{
+			`webhooks[0].clientConfig.url: Required value: url must be a valid URL: parse "https://x/%zz": invalid URL escape "%zz"; desired format: https://host[/path]`,
+		}},
+		{"both client configs", []any{webhook(map[string]any{"clientConfig": map[string]any{"url": "https://x", "service": map[string]any{"name": "s", "namespace": "n"}}})}, []string{
+			`webhooks[0].clientConfig: Required value: exactly one of url or service is required`,
+		}},
 		{"match conditions", []any{webhook(map[string]any{"matchConditions": []any{
 			map[string]any{"name": "a", "expression": " "},
 			map[string]any{"name": "a", "expression": "true"},
