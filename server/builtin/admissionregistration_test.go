@@ -8,9 +8,9 @@ import (
 	"platd/server/registry"
 )
 
-// admissionDescriptor returns a descriptor of the admission or flow
+// apiTypeDescriptor returns a descriptor of the admission or flow
 // control groups with its schema, as Register builds it.
-func admissionDescriptor(t *testing.T, kind string) *registry.Descriptor {
+func apiTypeDescriptor(t *testing.T, kind string) *registry.Descriptor {
 	t.Helper()
 	cat, err := loadCatalog()
 	if err != nil {
@@ -60,7 +60,7 @@ func TestWebhookDefaults(t *testing.T) {
 		kind     string
 		mutating bool
 	}{{"MutatingWebhookConfiguration", true}, {"ValidatingWebhookConfiguration", false}} {
-		d := admissionDescriptor(t, tt.kind)
+		d := apiTypeDescriptor(t, tt.kind)
 		if !slices.Equal(d.Categories, []string{"api-extensions"}) || d.Namespaced || len(d.ShortNames) > 0 {
 			t.Errorf("%s: categories %v, namespaced %v, short names %v", tt.kind, d.Categories, d.Namespaced, d.ShortNames)
 		}
@@ -95,7 +95,7 @@ func TestWebhookDefaults(t *testing.T) {
 
 func TestWebhookValidation(t *testing.T) {
 	t.Parallel()
-	d := admissionDescriptor(t, "MutatingWebhookConfiguration")
+	d := apiTypeDescriptor(t, "MutatingWebhookConfiguration")
 	tests := []struct {
 		name  string
 		hooks []any
@@ -193,7 +193,7 @@ func TestWebhookValidation(t *testing.T) {
 
 func TestWebhookUpdateKeepsStoredShape(t *testing.T) {
 	t.Parallel()
-	d := admissionDescriptor(t, "ValidatingWebhookConfiguration")
+	d := apiTypeDescriptor(t, "ValidatingWebhookConfiguration")
 	stored := mustCreate(t, d, webhookConfig(webhook(nil)))
 	// Objects stored under older rules stay writable: side effects Some,
 	// an unknown review version and repeated names.
@@ -235,7 +235,7 @@ func policy(changes map[string]any) registry.Object {
 
 func TestValidatingAdmissionPolicy(t *testing.T) {
 	t.Parallel()
-	d := admissionDescriptor(t, "ValidatingAdmissionPolicy")
+	d := apiTypeDescriptor(t, "ValidatingAdmissionPolicy")
 	if d.Subresource("status") == nil {
 		t.Fatal("no status subresource")
 	}
@@ -323,7 +323,7 @@ func TestValidatingAdmissionPolicy(t *testing.T) {
 
 func TestValidatingAdmissionPolicyBinding(t *testing.T) {
 	t.Parallel()
-	d := admissionDescriptor(t, "ValidatingAdmissionPolicyBinding")
+	d := apiTypeDescriptor(t, "ValidatingAdmissionPolicyBinding")
 	binding := func(spec map[string]any) registry.Object {
 		return registry.Object{"metadata": map[string]any{"name": "b"}, "spec": spec}
 	}

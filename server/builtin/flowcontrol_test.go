@@ -29,7 +29,7 @@ func flowRule(changes map[string]any) map[string]any {
 
 func TestFlowSchema(t *testing.T) {
 	t.Parallel()
-	d := admissionDescriptor(t, "FlowSchema")
+	d := apiTypeDescriptor(t, "FlowSchema")
 	got := mustCreate(t, d, flowSchema("fs", map[string]any{"priorityLevelConfiguration": map[string]any{"name": "pl"}}))
 	if p := valueAt(got, "spec", "matchingPrecedence"); p != int64(1000) {
 		t.Errorf("matchingPrecedence = %#v, want 1000", p)
@@ -130,7 +130,7 @@ func priorityLevel(name string, spec map[string]any) registry.Object {
 
 func TestPriorityLevelDefaults(t *testing.T) {
 	t.Parallel()
-	d := admissionDescriptor(t, "PriorityLevelConfiguration")
+	d := apiTypeDescriptor(t, "PriorityLevelConfiguration")
 	tests := []struct {
 		name string
 		spec map[string]any
@@ -157,7 +157,7 @@ func TestPriorityLevelDefaults(t *testing.T) {
 
 func TestPriorityLevelValidation(t *testing.T) {
 	t.Parallel()
-	d := admissionDescriptor(t, "PriorityLevelConfiguration")
+	d := apiTypeDescriptor(t, "PriorityLevelConfiguration")
 	queuing := func(q map[string]any) map[string]any {
 		return map[string]any{"type": "Limited", "limited": map[string]any{"limitResponse": map[string]any{"type": "Queue", "queuing": q}}}
 	}
@@ -233,7 +233,7 @@ func TestFlowControlBootstrapIsValid(t *testing.T) {
 		names[str(l, "metadata", "name")] = true
 	}
 	for kind, objs := range map[string][]registry.Object{"PriorityLevelConfiguration": levels, "FlowSchema": schemas} {
-		d := admissionDescriptor(t, kind)
+		d := apiTypeDescriptor(t, kind)
 		for _, o := range objs {
 			name := str(o, "metadata", "name")
 			if str(o, "kind") != kind || str(o, "apiVersion") != d.GroupVersion() {
