@@ -18,7 +18,10 @@ import (
 func flowControlV1(b config.Brand) []*registry.Descriptor {
 	g := b.Group("flowcontrol.apiserver")
 	mandatoryLevels, mandatorySchemas := mandatoryFlowControl(b)
-	return []*registry.Descriptor{flowSchemas(g, mandatorySchemas), priorityLevelConfigurations(g, mandatoryLevels)}
+	// v1beta3 marked a stored zero of nominalConcurrencyShares with this
+	// annotation; it never belongs on an object.
+	zeroSharesKey := b.Group("flowcontrol") + "/v1beta3-preserve-zero-concurrency-shares"
+	return []*registry.Descriptor{flowSchemas(g, mandatorySchemas), priorityLevelConfigurations(g, mandatoryLevels, zeroSharesKey)}
 }
 
 // Names, values and defaults of the flow control types.
@@ -89,7 +92,7 @@ func flowSchemas(group string, mandatory map[string]registry.Object) *registry.D
 // priorityLevelConfigurations: the concurrency shares and queuing of each
 // level. The catch-all level's spec is fixed; of the exempt level only
 // the exempt settings may change.
-func priorityLevelConfigurations(group string, mandatory map[string]registry.Object) *registry.Descriptor {
+func priorityLevelConfigurations(group string, mandatory map[string]registry.Object, zeroSharesKey string) *registry.Descriptor {
 	d := groupType(group, "prioritylevelconfigurations", "prioritylevelconfiguration", "PriorityLevelConfiguration", false)
 	d.Subresources = []registry.Subresource{{
 		Name: "status", Verbs: statusVerbs,
@@ -103,7 +106,11 @@ func priorityLevelConfigurations(group string, mandatory map[string]registry.Obj
 	d.Strategy.PrepareForUpdate = bumpGenerationOnSpec(d)
 	d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors {
 		name := str(obj, "metadata", "name")
-		errs := validatePriorityLevelSpec(name, mapAt(obj, "spec"))
+		var errs apierr.FieldErrors
+		if present(mapAt(obj, "metadata", "annotations"), zeroSharesKey) {
+			errs = append(errs, apierr.Forbidden("metadata.annotations", fmt.Sprintf("annotation '%s' is forbidden", zeroSharesKey)))
+		}
+		errs = append(errs, validatePriorityLevelSpec(name, mapAt(obj, "spec"))...)
 		if fixed, ok := mandatory[name]; ok && !samePriorityLevelSpec(d, name, obj, fixed) {
 			errs = append(errs, apierr.Invalid("spec", goSyntax("flowcontrol.PriorityLevelConfigurationSpec{...}"), fmt.Sprintf("spec of '%s' must equal the fixed value", name)))
 		}

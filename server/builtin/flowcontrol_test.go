@@ -217,6 +217,11 @@ func TestPriorityLevelValidation(t *testing.T) {
 		_, errs := create(d, priorityLevel(tt.obj, tt.spec))
 		checkErrs(t, tt.name, errs, tt.want)
 	}
+	key := brand.Group("flowcontrol") + "/v1beta3-preserve-zero-concurrency-shares"
+	marked := priorityLevel("pl", map[string]any{"type": "Limited", "limited": map[string]any{"limitResponse": map[string]any{"type": "Reject"}}})
+	child(marked, "metadata")["annotations"] = map[string]any{key: ""}
+	_, errs := create(d, marked)
+	checkErrs(t, "round-trip annotation", errs, []string{"metadata.annotations: Forbidden: annotation '" + key + "' is forbidden"})
 }
 
 // TestFlowControlBootstrapIsValid passes every bootstrap object through
