@@ -382,7 +382,7 @@ func TestAdmissionFlowControlProtobuf(t *testing.T) {
 		{groupPath(fc, "v1", "", "flowschemas"), schemas[2]},
 		{groupPath(adm, "v1", "", "mutatingwebhookconfigurations"), map[string]any{"metadata": map[string]any{"name": "m"},
 			"webhooks": []any{map[string]any{"name": "a.example.com", "sideEffects": "NoneOnDryRun", "admissionReviewVersions": []any{"v1", "v1beta1"},
-				"clientConfig": map[string]any{"url": "https://hook.example.com/m", "caBundle": "Y2E="},
+				"clientConfig":    map[string]any{"url": "https://hook.example.com/m", "caBundle": "Y2E="},
 				"matchConditions": []any{map[string]any{"name": "c", "expression": "true"}}}}}},
 		{groupPath(adm, "v1", "", "validatingadmissionpolicybindings"), map[string]any{"metadata": map[string]any{"name": "b"},
 			"spec": map[string]any{"policyName": "p", "validationActions": []any{"Audit"},
