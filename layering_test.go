@@ -24,6 +24,7 @@ var layers = map[string]int{
 	"platd/server/validation": 0,
 	"platd/server/request":    0,
 	"platd/server/selector":   0,
+	"platd/server/pool":       0,
 	// Small shared value types and the schema model.
 	"platd/security":          1,
 	"platd/server/schema":     1,
