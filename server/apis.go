@@ -35,6 +35,8 @@ func servedRegistry(cat *schema.Catalog, o config.Options) (*registry.Registry, 
 		return nil, err
 	}
 	reg := registry.New()
+	// Groups and versions are listed in the order of their APIServices.
+	reg.SetPriorities(builtin.APIServicePriorities(o.Brand))
 	for _, d := range all {
 		if enabled.Resource(config.GroupVersionResource{Group: d.Group, Version: d.Version, Resource: d.Resource}) {
 			reg.Add(d)

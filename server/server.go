@@ -61,8 +61,11 @@ type Server struct {
 	stopping chan struct{}
 	// namespacesDone is closed when the default namespaces exist.
 	namespacesDone chan struct{}
-	kubeconfig     string
-	url            string
+	// seedsDone is closed when the system objects of every start are
+	// written (seeds.go).
+	seedsDone  chan struct{}
+	kubeconfig string
+	url        string
 	// rootCA is the PEM bundle that verifies the serving certificate.
 	rootCA []byte
 }
@@ -87,7 +90,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{opts: o, log: log, stopping: make(chan struct{}), namespacesDone: make(chan struct{})}
+	s := &Server{opts: o, log: log, stopping: make(chan struct{}), namespacesDone: make(chan struct{}), seedsDone: make(chan struct{})}
 	// The types come first: a bad --runtime-config stops platd before
 	// anything is written.
 	cat, err := schema.Load(o.Brand)
@@ -315,6 +318,8 @@ func (s *Server) startControllers(ctx context.Context) {
 		s.log.Error("creating the API server's service", "err", err)
 	}
 	close(s.namespacesDone)
+	s.plantSeeds(ctx)
+	close(s.seedsDone)
 	// The API server's own Service is kept by the server itself, as
 	// upstream's bootstrap controller: it cannot be switched off.
 	runs := []func(context.Context){kept.Run}
@@ -368,7 +373,10 @@ func (s *Server) healthChecks() *health.Registry {
 	hr := health.NewRegistry(s.log)
 	all := []string{health.Livez, health.Readyz, health.Healthz}
 	storage := health.Check{Name: "storage", Fn: func(r *http.Request) error { return s.rest.ProbeStorage(r.Context()) }}
-	must(hr.Add(all, health.Ping, storage, health.Hook("start-system-namespaces-controller", s.namespacesDone)))
+	must(hr.Add(all, health.Ping, storage, health.Hook("start-system-namespaces-controller", s.namespacesDone),
+		health.Hook("scheduling/bootstrap-system-priority-classes", s.seedsDone),
+		health.Hook("priority-and-fairness-config-producer", s.seedsDone),
+		health.Hook("apiservice-registration-controller", s.seedsDone)))
 	must(hr.Add([]string{health.Readyz}, health.Shutdown(s.stopping)))
 	return hr
 }

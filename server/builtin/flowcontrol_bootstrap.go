@@ -16,6 +16,11 @@ const (
 	userScheduler        = "system:kube-scheduler"
 )
 
+// FlowControlAutoUpdate is the annotation that lets the server bring a
+// bootstrap flow-control object back to its shipped spec at start;
+// "false" keeps an operator's changes.
+func FlowControlAutoUpdate(b config.Brand) string { return "apf." + b.LongDomain + "/autoupdate-spec" }
+
 // FlowControlBootstrap returns upstream's v1.32 bootstrap configuration of
 // API priority and fairness: the priority levels, then the flow schemas,
 // mandatory ones first, each a complete v1 object already in its
@@ -118,7 +123,7 @@ func (f flowBootstrap) object(kind, name string, spec map[string]any) registry.O
 		"apiVersion": f.apiVersion, "kind": kind,
 		"metadata": map[string]any{
 			"name":        name,
-			"annotations": map[string]any{"apf." + f.b.LongDomain + "/autoupdate-spec": "true"},
+			"annotations": map[string]any{FlowControlAutoUpdate(f.b): "true"},
 		},
 		"spec": spec,
 	}

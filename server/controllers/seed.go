@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"platd/server/apierr"
 	"platd/server/registry"
@@ -40,41 +41,62 @@ func (s Seed) Plant(ctx context.Context, objs Objects) error {
 	for _, o := range existing {
 		have[seedKey(o)] = o
 	}
-	var errs []error
+	// Each object is written on its own: concurrent writes share the
+	// store's commits, so a first start pays for one or two syncs, not
+	// one per object.
+	var (
+		mu   sync.Mutex
+		errs []error
+		wg   sync.WaitGroup
+	)
+	fail := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
 	wanted := make(map[string]bool, len(s.Objects))
 	for _, want := range s.Objects {
-		ns, name := metaString(want, "namespace"), metaString(want, "name")
 		wanted[seedKey(want)] = true
 		old, ok := have[seedKey(want)]
-		if !ok {
-			_, err := objs.Create(ctx, d, deepCopy(want))
-			if err != nil && apierr.ReasonOf(err) != apierr.ReasonAlreadyExists {
-				errs = append(errs, fmt.Errorf("creating %s %q: %w", d.GroupResource(), name, err))
+		if ok && (s.Reconcile == nil || s.Reconcile(deepCopy(old), want) == nil) {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ns, name := metaString(want, "namespace"), metaString(want, "name")
+			if !ok {
+				_, err := objs.Create(ctx, d, deepCopy(want))
+				if err != nil && apierr.ReasonOf(err) != apierr.ReasonAlreadyExists {
+					fail(fmt.Errorf("creating %s %q: %w", d.GroupResource(), name, err))
+				}
+				return
 			}
-			continue
-		}
-		if s.Reconcile == nil || s.Reconcile(deepCopy(old), want) == nil {
-			continue
-		}
-		_, err := objs.Update(ctx, d, ns, name, "", func(cur registry.Object) registry.Object {
-			return s.Reconcile(cur, want)
-		})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("updating %s %q: %w", d.GroupResource(), name, err))
-		}
+			_, err := objs.Update(ctx, d, ns, name, "", func(cur registry.Object) registry.Object {
+				return s.Reconcile(cur, want)
+			})
+			if err != nil {
+				fail(fmt.Errorf("updating %s %q: %w", d.GroupResource(), name, err))
+			}
+		}()
 	}
 	if s.Prune != nil {
 		for key, o := range have {
 			if wanted[key] || !s.Prune(o) {
 				continue
 			}
-			name := metaString(o, "name")
-			_, err := objs.Delete(ctx, d, metaString(o, "namespace"), name, registry.DeleteOptions{})
-			if err != nil && apierr.ReasonOf(err) != apierr.ReasonNotFound {
-				errs = append(errs, fmt.Errorf("deleting %s %q: %w", d.GroupResource(), name, err))
-			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				name := metaString(o, "name")
+				_, err := objs.Delete(ctx, d, metaString(o, "namespace"), name, registry.DeleteOptions{})
+				if err != nil && apierr.ReasonOf(err) != apierr.ReasonNotFound {
+					fail(fmt.Errorf("deleting %s %q: %w", d.GroupResource(), name, err))
+				}
+			}()
 		}
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 

@@ -1,0 +1,79 @@
+package server
+
+import (
+	"context"
+	"sync"
+
+	"platd/server/builtin"
+	"platd/server/controllers"
+	"platd/server/registry"
+)
+
+// seeds are the system objects written at every start, as upstream's
+// post-start hooks do: a local APIService per served group-version (and
+// none for a version no longer served), the system priority classes, and
+// the bootstrap flow-control configuration. A type switched off by
+// --runtime-config gets no seed.
+func (s *Server) seeds() []controllers.Seed {
+	b := s.opts.Brand
+	var out []controllers.Seed
+	if d := s.reg.ByKind(b.Group("apiregistration"), "v1", "APIService"); d != nil {
+		var local []registry.Object
+		for _, g := range s.reg.Groups() {
+			for _, v := range s.reg.Versions(g) {
+				if o := builtin.LocalAPIService(g, v, b); o != nil {
+					local = append(local, o)
+				}
+			}
+		}
+		out = append(out, controllers.Seed{
+			Resource: d, Objects: local, Reconcile: controllers.ReconcileSpec,
+			Prune: func(o registry.Object) bool { return labelOf(o, b.AutomanagedLabel) == "onstart" },
+		})
+	}
+	if d := s.reg.ByKind(b.Group("scheduling"), "v1", "PriorityClass"); d != nil {
+		out = append(out, controllers.Seed{Resource: d, Objects: builtin.SystemPriorityClasses(b)})
+	}
+	levels, schemas := builtin.FlowControlBootstrap(b)
+	autoUpdate := func(have, want registry.Object) registry.Object {
+		if annotationOf(have, builtin.FlowControlAutoUpdate(b)) != "true" {
+			return nil
+		}
+		return controllers.ReconcileSpec(have, want)
+	}
+	for _, fc := range []struct {
+		kind    string
+		objects []registry.Object
+	}{{"PriorityLevelConfiguration", levels}, {"FlowSchema", schemas}} {
+		if d := s.reg.ByKind(b.Group("flowcontrol.apiserver"), "v1", fc.kind); d != nil {
+			out = append(out, controllers.Seed{Resource: d, Objects: fc.objects, Reconcile: autoUpdate})
+		}
+	}
+	return out
+}
+
+// plantSeeds writes every seed, all at once so their writes share the
+// store's commits.
+func (s *Server) plantSeeds(ctx context.Context) {
+	var wg sync.WaitGroup
+	for _, seed := range s.seeds() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := seed.Plant(ctx, s.rest); err != nil {
+				s.log.Error("writing system objects", "resource", seed.Resource.GroupResource(), "err", err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func labelOf(o registry.Object, key string) string      { return metaMapValue(o, "labels", key) }
+func annotationOf(o registry.Object, key string) string { return metaMapValue(o, "annotations", key) }
+
+func metaMapValue(o registry.Object, field, key string) string {
+	meta, _ := o["metadata"].(map[string]any)
+	m, _ := meta[field].(map[string]any)
+	v, _ := m[key].(string)
+	return v
+}
