@@ -8,7 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
 )
 
 // TestGroupsAKubectl drives the rbac, scheduling and apiregistration
