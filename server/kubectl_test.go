@@ -292,6 +292,28 @@ func TestKubectl(t *testing.T) {
 		waitOutput("DELETED", "before")
 	})
 
+	t.Run("cascade-foreground", func(t *testing.T) {
+		t.Parallel()
+		k.must(t, "create", "namespace", "kc-gc")
+		k.must(t, "create", "configmap", "owner", "-n", "kc-gc")
+		uid := k.must(t, "get", "configmap", "owner", "-n", "kc-gc", "-o", "jsonpath={.metadata.uid}")
+		dep := filepath.Join(t.TempDir(), "dep.yaml")
+		manifest := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dep\n  namespace: kc-gc\n  ownerReferences:\n" +
+			"  - apiVersion: v1\n    kind: ConfigMap\n    name: owner\n    uid: " + uid + "\n    blockOwnerDeletion: true\n"
+		if err := os.WriteFile(dep, []byte(manifest), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		k.must(t, "create", "-f", dep)
+		// kubectl waits for the owner to go; in the foreground that is
+		// after its blocking dependent went.
+		if out := k.must(t, "delete", "configmap", "owner", "-n", "kc-gc", "--cascade=foreground"); !strings.Contains(out, `configmap "owner" deleted`) {
+			t.Fatalf("delete printed %q", out)
+		}
+		if code, _ := k.apiGet(t, "/api/v1/namespaces/kc-gc/configmaps/dep"); code != http.StatusNotFound {
+			t.Errorf("dependent after a foreground delete of its owner: status %d, want 404", code)
+		}
+	})
+
 	t.Run("secret", func(t *testing.T) {
 		t.Parallel()
 		k.must(t, "create", "namespace", "kc-secret")

@@ -10,7 +10,7 @@ import (
 // requests and an open watch must leave no goroutine behind once stopped.
 func TestStopLeavesNoGoroutines(t *testing.T) {
 	before := runtime.NumGoroutine()
-	e := start(t)
+	e := start(t, withControllers("*"))
 	e.do("POST", "/api/v1/namespaces/default/configmaps", cm("leak", nil, nil)).mustCreated(t)
 	w := e.watch("/api/v1/namespaces/default/configmaps?watch=1")
 	w.expect("ADDED", "leak")
