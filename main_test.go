@@ -46,6 +46,10 @@ func TestFlags(t *testing.T) {
 		o.APIEnablement.String() != "api/all=false,apps/v1=true,/v1=true,batch/v1/jobs=false" {
 		t.Errorf("runtime-config: %q parsed as %q", o.RuntimeConfig, o.APIEnablement.String())
 	}
+	o, err = parse(t, "serve", "--data-dir", dir, "--controllers", "*,-"+config.ControllerGarbageCollector)
+	if err != nil || o.ControllerEnabled(config.ControllerGarbageCollector) || !o.ControllerEnabled(config.ControllerNamespace) {
+		t.Errorf("controllers: %q %v", o.Controllers, err)
+	}
 	// serve is the default command.
 	o, err = parse(t, "--data-dir", dir)
 	if err != nil || o.SecurePort != 6443 || o.Brand.Name != "plat" || o.HistoryRetention != config.DefaultHistoryRetention {
@@ -69,6 +73,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--runtime-config", "apps/v1=maybe"}, `--runtime-config: invalid value of apps/v1: maybe`},
 		{[]string{"serve", "--runtime-config", "apps"}, `--runtime-config: runtime-config invalid key apps`},
 		{[]string{"serve", "--runtime-config", "api/all=false"}, `--runtime-config: invalid key with only api/all=false`},
+		{[]string{"serve", "--controllers", "*,-nope"}, `--controllers: unknown controller "-nope"`},
 	}
 	for _, c := range cases {
 		dir := filepath.Join(t.TempDir(), "data")

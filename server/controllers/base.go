@@ -46,10 +46,17 @@ func follow(ctx context.Context, src Source, prefix string, log *slog.Logger, in
 
 // followChanges hands only the events after the start to event: for
 // controllers that learn the initial state elsewhere. The list that sets
-// the watch's start keeps no objects.
-func followChanges(ctx context.Context, src Source, prefix string, log *slog.Logger, event func(bolt.Event)) {
+// the watch's start keeps no objects. restarted runs when the watch starts
+// over after a failure, when events may have been missed.
+func followChanges(ctx context.Context, src Source, prefix string, log *slog.Logger, restarted func(), event func(bolt.Event)) {
 	none := bolt.ListOptions{Filter: func(*bolt.KV) bool { return false }}
-	followWith(ctx, src, prefix, none, log, func([]bolt.KV) {}, event)
+	first := true
+	followWith(ctx, src, prefix, none, log, func([]bolt.KV) {
+		if !first {
+			restarted()
+		}
+		first = false
+	}, event)
 }
 
 func followWith(ctx context.Context, src Source, prefix string, opts bolt.ListOptions, log *slog.Logger, initial func([]bolt.KV), event func(bolt.Event)) {

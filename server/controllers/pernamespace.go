@@ -41,7 +41,17 @@ func (p *perNamespace) run(ctx context.Context) {
 	}()
 	go func() {
 		defer wg.Done()
-		followChanges(ctx, p.src, p.target.Prefix(""), p.log, func(ev bolt.Event) {
+		followChanges(ctx, p.src, p.target.Prefix(""), p.log, func() {
+			// Deletions may have been missed: every namespace is checked.
+			nss, _, err := p.objects.List(nsd, "")
+			if err != nil {
+				p.log.Warn("listing namespaces", "err", err)
+				return
+			}
+			for _, ns := range nss {
+				q.add(metaString(ns, "name"))
+			}
+		}, func(ev bolt.Event) {
 			if ns, name, ok := p.target.SplitKey(ev.KV.Key); ok && name == p.name {
 				q.add(ns)
 			}
