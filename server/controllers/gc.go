@@ -55,6 +55,11 @@ type GarbageCollector struct {
 	mu    sync.Mutex
 	nodes map[string]*gcNode
 	queue *queue
+	// unresolved holds the uids of dependents kept because an owner's
+	// kind is not served; they are worked on again when the registry
+	// changes (generation is the registry's last seen generation).
+	unresolved map[string]bool
+	generation uint64
 }
 
 // gcNode is one object of the graph, keyed by uid. A node whose object is
@@ -65,6 +70,7 @@ type gcNode struct {
 	d          *registry.Descriptor
 	ns, name   string
 	owners     []ownerRef
+	// dependents is nil until the first one.
 	dependents map[string]bool
 	deleting   bool
 	finalizers []string
@@ -82,6 +88,8 @@ func (n *gcNode) orphaning() bool { return n.deleting && n.has(finalizerOrphan) 
 // Run works until ctx ends. It returns after its goroutines have stopped.
 func (c *GarbageCollector) Run(ctx context.Context) {
 	c.nodes = map[string]*gcNode{}
+	c.unresolved = map[string]bool{}
+	c.generation = c.Registry.Generation()
 	c.queue = newQueue()
 	var wg sync.WaitGroup
 	wg.Add(1)
@@ -128,6 +136,12 @@ func (c *GarbageCollector) observe(ev bolt.Event) {
 	} else {
 		due = c.put(ev.KV)
 	}
+	if g := c.Registry.Generation(); g != c.generation {
+		// New types are served: owners of their kinds can be looked up.
+		c.generation = g
+		due = appendKeys(due, c.unresolved)
+		clear(c.unresolved)
+	}
 	c.mu.Unlock()
 	for _, uid := range due {
 		c.queue.add(uid)
@@ -148,7 +162,7 @@ func (c *GarbageCollector) put(kv bolt.KV) []string {
 	n := c.nodes[m.UID]
 	isNew := n == nil || n.virtual()
 	if n == nil {
-		n = &gcNode{uid: m.UID, dependents: map[string]bool{}}
+		n = &gcNode{uid: m.UID}
 		c.nodes[m.UID] = n
 	}
 	wasForeground, wasOrphaning := n.deletingDependents(), n.orphaning()
@@ -179,8 +193,11 @@ func (c *GarbageCollector) put(kv bolt.KV) []string {
 		}
 		o := c.nodes[r.UID]
 		if o == nil {
-			o = &gcNode{uid: r.UID, dependents: map[string]bool{}}
+			o = &gcNode{uid: r.UID}
 			c.nodes[r.UID] = o
+		}
+		if o.dependents == nil {
+			o.dependents = map[string]bool{}
 		}
 		o.dependents[n.uid] = true
 	}
@@ -363,6 +380,11 @@ func (c *GarbageCollector) collect(ctx context.Context, t target, m objectMeta) 
 			// upstream leaves such an object alone.
 			c.Log.Debug("garbage collector ignores a namespaced owner of a cluster-scoped object", "resource", t.d.GroupResource(), "name", t.name, "owner", r.Kind+"/"+r.Name)
 			return nil
+		case ownerUnknown:
+			c.mu.Lock()
+			c.unresolved[t.uid] = true
+			c.mu.Unlock()
+			solid = append(solid, r.UID)
 		case ownerSolid:
 			solid = append(solid, r.UID)
 		case ownerGone:
@@ -423,6 +445,9 @@ const (
 	ownerWaiting
 	// ownerInvalid is a namespaced owner of a cluster-scoped object.
 	ownerInvalid
+	// ownerUnknown is of a kind the server does not serve (yet): the
+	// reference may hold, so it counts as solid.
+	ownerUnknown
 )
 
 // ownerState looks the owner of reference r of t up in the store.
@@ -433,10 +458,8 @@ func (c *GarbageCollector) ownerState(t target, r ownerRef) (ownerState, error) 
 	}
 	od := c.Registry.ByKind(group, version, r.Kind)
 	if od == nil {
-		// A kind the server does not serve (yet): the reference may hold,
-		// so the dependent stays.
 		c.Log.Debug("garbage collector cannot resolve an owner kind", "apiVersion", r.APIVersion, "kind", r.Kind)
-		return ownerSolid, nil
+		return ownerUnknown, nil
 	}
 	ns := ""
 	if od.Namespaced {

@@ -216,3 +216,25 @@ func TestGCRestart(t *testing.T) {
 	waitFor(t, "the dependent to go", e.gone("dep"))
 	waitFor(t, "the owner to go", e.gone("owner"))
 }
+
+// TestGCOwnerKindServedLater: a dependent whose owner's kind is not served
+// stays, and is collected once the kind is served and its owner is
+// missing.
+func TestGCOwnerKindServedLater(t *testing.T) {
+	t.Parallel()
+	e := newGCEnv(t)
+	e.start()
+	widget := map[string]any{"apiVersion": "example.com/v1", "kind": "Widget", "name": "w", "uid": "0000-widget"}
+	e.cm("dep", []map[string]any{widget})
+	e.cm("canary", []map[string]any{{"apiVersion": "v1", "kind": "ConfigMap", "name": "never", "uid": "0000-never"}})
+	waitFor(t, "the canary to go", e.gone("canary"))
+	if e.get("dep") == nil {
+		t.Fatal("a dependent of an unserved kind was collected")
+	}
+	wd := *e.cmd
+	wd.Group, wd.Kind, wd.ListKind, wd.Resource, wd.Singular = "example.com", "Widget", "WidgetList", "widgets", "widget"
+	e.reg.Add(&wd)
+	// Any later event lets the collector see the new type.
+	e.cm("later", nil)
+	waitFor(t, "the dependent of a missing widget to go", e.gone("dep"))
+}
