@@ -67,9 +67,9 @@ type GarbageCollector struct {
 type gcNode struct {
 	uid string
 	// d is the descriptor of the stored form; nil for a virtual node.
-	d          *registry.Descriptor
-	ns, name   string
-	owners     []ownerRef
+	d        *registry.Descriptor
+	ns, name string
+	owners   []ownerRef
 	// dependents is nil until the first one.
 	dependents map[string]bool
 	deleting   bool
