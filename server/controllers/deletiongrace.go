@@ -142,5 +142,9 @@ func (c *DeletionGrace) sync(ctx context.Context, key string) error {
 	if err == nil {
 		c.Log.Debug("deletion grace period over; object removed", "key", key)
 	}
+	if refused(err) {
+		c.Log.Warn("removal after the deletion grace period refused", "key", key, "err", err)
+		return nil
+	}
 	return err
 }

@@ -283,8 +283,18 @@ func (c *GarbageCollector) target(uid string) (target, bool) {
 }
 
 // sync works on the object with uid: finishes its own orphan or
-// foreground deletion, or collects it when its owners are gone.
+// foreground deletion, or collects it when its owners are gone. A change
+// the API refuses is not tried again until the object changes.
 func (c *GarbageCollector) sync(ctx context.Context, uid string) error {
+	err := c.syncOnce(ctx, uid)
+	if refused(err) {
+		c.Log.Warn("garbage collector change refused", "uid", uid, "err", err)
+		return nil
+	}
+	return err
+}
+
+func (c *GarbageCollector) syncOnce(ctx context.Context, uid string) error {
 	t, ok := c.target(uid)
 	if !ok {
 		return nil
@@ -580,6 +590,16 @@ func (c *GarbageCollector) dropFinalizer(ctx context.Context, t target, f string
 		return nil
 	}
 	return err
+}
+
+// refused reports an error no retry can fix: the API refuses the change
+// (a protected object, a change the type's rules rule out).
+func refused(err error) bool {
+	switch apierr.ReasonOf(err) {
+	case apierr.ReasonForbidden, apierr.ReasonInvalid, apierr.ReasonBadRequest, apierr.ReasonMethodNotAllowed:
+		return true
+	}
+	return false
 }
 
 // metaOf reads the metadata the collector needs from a decoded object.
