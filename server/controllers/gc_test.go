@@ -175,8 +175,11 @@ func TestGCForeground(t *testing.T) {
 	e := newGCEnv(t)
 	e.start()
 	owner := e.cm("owner", nil)
+	other := e.cm("other", nil)
 	child1 := e.cm("child", []map[string]any{ref(owner, true)})
 	e.cm("loose", []map[string]any{ref(owner, false)})
+	// Another owner keeps it: it only stops naming the deleted one.
+	e.cm("shared", []map[string]any{ref(owner, true), ref(other, true)})
 	e.cm("grandchild", []map[string]any{ref(child1, true)}, "example.com/hold")
 	e.del("owner", "Foreground")
 
@@ -201,6 +204,28 @@ func TestGCForeground(t *testing.T) {
 	}
 	waitFor(t, "the child to go", e.gone("child"))
 	waitFor(t, "the owner to go", e.gone("owner"))
+	if s := e.get("shared"); s == nil || !slices.Equal(ownerUIDs(s), []string{metaString(other, "uid")}) {
+		t.Errorf("shared: %v", s)
+	}
+}
+
+// TestGCForegroundCycle: two objects that own each other, both blocking,
+// are deleted in the foreground without waiting for each other forever.
+func TestGCForegroundCycle(t *testing.T) {
+	t.Parallel()
+	e := newGCEnv(t)
+	e.start()
+	a := e.cm("a", nil)
+	b := e.cm("b", []map[string]any{ref(a, true)})
+	if _, err := e.api.Update(context.Background(), e.cmd, "ns", "a", "", func(o registry.Object) registry.Object {
+		child(o, "metadata")["ownerReferences"] = []any{ref(b, true)}
+		return o
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.del("a", "Foreground")
+	waitFor(t, "a to go", e.gone("a"))
+	waitFor(t, "b to go", e.gone("b"))
 }
 
 // TestGCRestart: a deletion that began while no collector ran is
