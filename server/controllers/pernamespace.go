@@ -91,6 +91,11 @@ func (p *perNamespace) sync(ctx context.Context, ns string) error {
 	if terminatingOrGone(err) {
 		return nil
 	}
+	if refused(err) {
+		// An immutable ConfigMap, say: retrying cannot help.
+		p.log.Warn("namespace default refused", "namespace", ns, "name", p.name, "err", err)
+		return nil
+	}
 	return err
 }
 
