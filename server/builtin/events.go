@@ -61,6 +61,7 @@ func eventsV1(b config.Brand, core *registry.Descriptor) []*registry.Descriptor 
 func eventsGroupEvents(b config.Brand, core *registry.Descriptor) *registry.Descriptor {
 	d := groupType(b.Group("events"), "events", "event", "Event", true, "ev")
 	d.UpdateCreates = true
+	d.NoGarbageCollection = true
 	d.Storage = &registry.Storage{
 		Descriptor:  core,
 		ToStorage:   eventsV1ToCoreEvent,

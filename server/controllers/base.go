@@ -46,15 +46,14 @@ func follow(ctx context.Context, src Source, prefix string, log *slog.Logger, in
 
 // followChanges hands only the events after the start to event: for
 // controllers that learn the initial state elsewhere. The list that sets
-// the watch's start keeps no objects. restarted runs when the watch starts
-// over after a failure, when events may have been missed.
-func followChanges(ctx context.Context, src Source, prefix string, log *slog.Logger, restarted func(), event func(bolt.Event)) {
+// the watch's start keeps no objects. started runs each time the watch
+// starts, before any event: first is false when it starts over after a
+// failure, when events may have been missed.
+func followChanges(ctx context.Context, src Source, prefix string, log *slog.Logger, started func(first bool), event func(bolt.Event)) {
 	none := bolt.ListOptions{Filter: func(*bolt.KV) bool { return false }}
 	first := true
 	followWith(ctx, src, prefix, none, log, func([]bolt.KV) {
-		if !first {
-			restarted()
-		}
+		started(first)
 		first = false
 	}, event)
 }

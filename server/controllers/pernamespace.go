@@ -39,9 +39,16 @@ func (p *perNamespace) run(ctx context.Context) {
 		defer wg.Done()
 		q.work(ctx, p.log, ensureRetryDelay, p.sync)
 	}()
+	// Namespaces are worked on only once changes to their objects are
+	// followed, so that no change after the work goes unseen.
+	watching := make(chan struct{})
 	go func() {
 		defer wg.Done()
-		followChanges(ctx, p.src, p.target.Prefix(""), p.log, func() {
+		followChanges(ctx, p.src, p.target.Prefix(""), p.log, func(first bool) {
+			if first {
+				close(watching)
+				return
+			}
 			// Deletions may have been missed: every namespace is checked.
 			nss, _, err := p.objects.List(nsd, "")
 			if err != nil {
@@ -61,6 +68,12 @@ func (p *perNamespace) run(ctx context.Context) {
 		if _, name, ok := nsd.SplitKey(kv.Key); ok {
 			q.add(name)
 		}
+	}
+	select {
+	case <-watching:
+	case <-ctx.Done():
+		wg.Wait()
+		return
 	}
 	follow(ctx, p.src, nsd.Prefix(""), p.log, func(kvs []bolt.KV) {
 		for _, kv := range kvs {
