@@ -33,13 +33,15 @@ type Source interface {
 }
 
 // restartDelay is how long a controller waits before listing again after
-// its watch ended with an error (it fell behind, or the history it needed
-// was compacted). Such ends are rare, so a fixed delay keeps it simple.
+// its watch ended with an error other than falling behind (the history it
+// needed was compacted, say). Such ends are rare, so a fixed delay keeps it
+// simple.
 const restartDelay = time.Second
 
 // follow lists the keys under prefix, hands them to initial, then hands
-// every later event to event, until ctx ends. When the watch fails it
-// starts over from a fresh list.
+// every later event to event, until ctx ends. A watch that fell behind
+// resumes after the last event handed on, from the history; any other
+// failure starts over from a fresh list.
 func follow(ctx context.Context, src Source, prefix string, log *slog.Logger, initial func([]bolt.KV), event func(bolt.Event)) {
 	followWith(ctx, src, prefix, bolt.ListOptions{}, log, initial, event)
 }
@@ -47,8 +49,8 @@ func follow(ctx context.Context, src Source, prefix string, log *slog.Logger, in
 // followChanges hands only the events after the start to event: for
 // controllers that learn the initial state elsewhere. The list that sets
 // the watch's start keeps no objects. started runs each time the watch
-// starts, before any event: first is false when it starts over after a
-// failure, when events may have been missed.
+// starts from a list, before any event: first is false when it starts over
+// after a failure, when events may have been missed.
 func followChanges(ctx context.Context, src Source, prefix string, log *slog.Logger, started func(first bool), event func(bolt.Event)) {
 	none := bolt.ListOptions{Filter: func(*bolt.KV) bool { return false }}
 	first := true
@@ -59,11 +61,18 @@ func followChanges(ctx context.Context, src Source, prefix string, log *slog.Log
 }
 
 func followWith(ctx context.Context, src Source, prefix string, opts bolt.ListOptions, log *slog.Logger, initial func([]bolt.KV), event func(bolt.Event)) {
+	var rev int64 // the last revision handed on; 0 lists first
 	for ctx.Err() == nil {
-		err := followOnce(ctx, src, prefix, opts, initial, event)
+		var err error
+		rev, err = followOnce(ctx, src, prefix, opts, rev, initial, event)
 		if err == nil || ctx.Err() != nil {
 			return
 		}
+		if rev > 0 && errors.Is(err, bolt.ErrWatcherTooSlow) {
+			log.Info("controller watch resuming", "prefix", prefix, "revision", rev)
+			continue
+		}
+		rev = 0
 		log.Warn("controller watch restarting", "prefix", prefix, "err", err)
 		select {
 		case <-ctx.Done():
@@ -73,29 +82,35 @@ func followWith(ctx context.Context, src Source, prefix string, opts bolt.ListOp
 	}
 }
 
-func followOnce(ctx context.Context, src Source, prefix string, opts bolt.ListOptions, initial func([]bolt.KV), event func(bolt.Event)) error {
-	res, err := src.List(prefix, opts)
-	if err != nil {
-		return err
+// followOnce watches from revision from, or lists first when from is 0.
+// It returns the last revision handed on.
+func followOnce(ctx context.Context, src Source, prefix string, opts bolt.ListOptions, from int64, initial func([]bolt.KV), event func(bolt.Event)) (int64, error) {
+	if from == 0 {
+		res, err := src.List(prefix, opts)
+		if err != nil {
+			return 0, err
+		}
+		initial(res.Items)
+		from = res.Revision
 	}
-	initial(res.Items)
-	w, err := src.Watch(ctx, prefix, res.Revision)
+	w, err := src.Watch(ctx, prefix, from)
 	if err != nil {
-		return err
+		return from, err
 	}
 	defer w.Stop()
 	for {
 		select {
 		case <-ctx.Done():
-			return nil
+			return from, nil
 		case ev, ok := <-w.Events():
 			if !ok {
 				if err := w.Err(); err != nil {
-					return err
+					return from, err
 				}
-				return errors.New("watch closed")
+				return from, errors.New("watch closed")
 			}
 			event(ev)
+			from = ev.Revision
 		}
 	}
 }
