@@ -155,8 +155,9 @@ func webhookRulesAfter(hooks, old []any) webhookRules {
 	}
 	if len(hooks) == len(old) {
 		r.skipMatchConditions = true
+		oldHooks := mapsOf(old)
 		for i, h := range mapsOf(hooks) {
-			if !reflect.DeepEqual(h["matchConditions"], mapsOf(old)[i]["matchConditions"]) {
+			if !reflect.DeepEqual(h["matchConditions"], oldHooks[i]["matchConditions"]) {
 				r.skipMatchConditions = false
 			}
 		}
