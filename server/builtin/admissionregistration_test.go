@@ -213,6 +213,16 @@ func TestWebhookUpdateKeepsStoredShape(t *testing.T) {
 	}
 	_, errs = update(d, webhookConfig(webhook(map[string]any{"sideEffects": "Some"})), stored, "")
 	checkErrs(t, "strict", errs, []string{`webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"`})
+
+	// Match conditions an update leaves as stored are not checked again;
+	// changed ones are.
+	conds := []any{map[string]any{"name": "no good", "expression": "true"}}
+	withConds := copyObj(stored)
+	listAt(withConds, "webhooks")[0].(map[string]any)["matchConditions"] = conds
+	_, errs = update(d, withConds, withConds, "")
+	checkErrs(t, "kept conditions", errs, nil)
+	_, errs = update(d, withConds, stored, "")
+	checkErrs(t, "new conditions", errs, qualifiedNameErrs("webhooks[0].matchConditions[0].name", "no good"))
 }
 
 // policy is a valid policy with the spec members changed (nil removes
