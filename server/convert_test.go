@@ -188,6 +188,18 @@ func TestHPAv2CreateReadInV1(t *testing.T) {
 		t.Errorf("item kind %v", at(l1, "items", 0, "kind"))
 	}
 
+	// Protobuf answers carry each version's kind and fields.
+	pb := e.do("GET", hpaV1Path+"/web", nil, "Accept", platBrand.ProtobufMediaType).mustCode(t, 200)
+	if !strings.Contains(string(pb.body), "autoscaling/v1") || !strings.Contains(string(pb.body), "HorizontalPodAutoscaler") {
+		t.Errorf("protobuf v1 answer %q", pb.body)
+	}
+
+	// Discovery prefers v2.
+	group := e.do("GET", "/apis/autoscaling", nil).mustCode(t, 200).obj(t)
+	if at(group, "preferredVersion", "version") != "v2" {
+		t.Errorf("preferred version %v", group["preferredVersion"])
+	}
+
 	// Tables render each version's columns from its own shape.
 	tab := e.do("GET", hpaV1Path, nil, "Accept", "application/json;as=Table;v=v1;g="+platBrand.MetaGroup()).mustCode(t, 200).obj(t)
 	cells, _ := at(tab, "rows", 0, "cells").([]any)
