@@ -110,16 +110,20 @@ func newAPIResourceList(group, version string, descs []*registry.Descriptor) api
 		l.GroupVersion = group + "/" + version
 	}
 	for _, d := range descs {
-		l.Resources = append(l.Resources, apiResource{
-			Name:               d.Resource,
-			SingularName:       d.Singular,
-			Namespaced:         d.Namespaced,
-			Kind:               d.Kind,
-			Verbs:              sortedVerbs(d.Verbs),
-			ShortNames:         d.ShortNames,
-			Categories:         d.Categories,
-			StorageVersionHash: storageVersionHash(d.Group, d.Version, d.Kind),
-		})
+		r := apiResource{
+			Name:         d.Resource,
+			SingularName: d.Singular,
+			Namespaced:   d.Namespaced,
+			Kind:         d.Kind,
+			Verbs:        sortedVerbs(d.Verbs),
+			ShortNames:   d.ShortNames,
+			Categories:   d.Categories,
+		}
+		// Only stored resources have a storage version to hash.
+		if d.Stored() {
+			r.StorageVersionHash = storageVersionHash(d.Group, d.Version, d.Kind)
+		}
+		l.Resources = append(l.Resources, r)
 		for _, sub := range d.Subresources {
 			gvk := subresourceKind(d, sub)
 			l.Resources = append(l.Resources, apiResource{

@@ -266,6 +266,11 @@ func (d *Descriptor) GroupKind() string {
 	return d.Kind + "." + d.Group
 }
 
+// Stored reports whether the resource's objects are kept in storage: not
+// for a resource whose creates only act (bindings) or whose objects are
+// computed (component statuses).
+func (d *Descriptor) Stored() bool { return d.Serve == ServeObject && d.Computed == nil }
+
 // HasVerb reports whether the main resource supports verb.
 func (d *Descriptor) HasVerb(verb string) bool { return slices.Contains(d.Verbs, verb) }
 
