@@ -210,7 +210,11 @@ func TestBindingsAndComponentStatuses(t *testing.T) {
 	}
 	e.do("GET", "/api/v1/namespaces/default/bindings", nil).mustCode(t, 405)
 
-	l := e.do("GET", "/api/v1/componentstatuses", nil).mustCode(t, 200).obj(t)
+	lr := e.do("GET", "/api/v1/componentstatuses", nil).mustCode(t, 200)
+	if w := lr.header.Get("Warning"); w != `299 - "v1 ComponentStatus is deprecated in v1.19+"` {
+		t.Errorf("deprecation warning %q", w)
+	}
+	l := lr.obj(t)
 	if l["kind"] != "ComponentStatusList" || len(l["items"].([]any)) != 1 {
 		t.Fatalf("component statuses %v", l)
 	}

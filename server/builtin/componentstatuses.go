@@ -20,6 +20,7 @@ const componentHealthyMessage = "ok"
 func componentStatuses() *registry.Descriptor {
 	d := core("componentstatuses", "componentstatus", "ComponentStatus", false, "cs")
 	d.Verbs = []string{registry.VerbGet, registry.VerbList}
+	d.DeprecatedIn = "1.19"
 	d.Computed = func(ctx context.Context, storage registry.Probe) []registry.Object {
 		return []registry.Object{componentStatus(storageComponent, storage(ctx))}
 	}

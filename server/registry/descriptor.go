@@ -150,6 +150,10 @@ type Descriptor struct {
 	// storage, so that what is reported is checked at the time of the
 	// request.
 	Computed func(ctx context.Context, storage Probe) []Object
+	// DeprecatedIn, when set, is the release ("1.19") since which the kind
+	// is deprecated: every request to the resource then carries upstream's
+	// deprecation warning.
+	DeprecatedIn string
 	// KeepStatusOnCreate keeps the status a create sends; by default a
 	// resource with a status subresource starts with an empty status.
 	KeepStatusOnCreate bool

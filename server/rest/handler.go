@@ -5,6 +5,7 @@ package rest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -120,6 +121,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		h.writeError(w, r, err)
 		return
+	}
+	if s.d.DeprecatedIn != "" {
+		addWarnings(w, []string{fmt.Sprintf("%s %s is deprecated in v%s+", s.d.GroupVersion(), s.d.Kind, s.d.DeprecatedIn)})
 	}
 	if s.serve() != registry.ServeObject || s.d.Computed != nil {
 		h.serveSpecial(w, r, s)

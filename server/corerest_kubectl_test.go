@@ -1,0 +1,78 @@
+//go:build linux
+
+package server_test
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestKubectlCoreTypes prints nodes, volumes, claims and component
+// statuses with unmodified kubectl.
+func TestKubectlCoreTypes(t *testing.T) {
+	t.Parallel()
+	k := newKubectlEnv(t)
+	apply := func(t *testing.T, manifest string) {
+		t.Helper()
+		f := filepath.Join(t.TempDir(), "m.json")
+		if err := os.WriteFile(f, []byte(manifest), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		k.must(t, "create", "-f", f)
+	}
+
+	t.Run("nodes", func(t *testing.T) {
+		t.Parallel()
+		apply(t, `{"apiVersion":"v1","kind":"Node","metadata":{"name":"kc-node","labels":{"node-role.`+k.brand.LongDomain+`/worker":""}},"spec":{"unschedulable":true},`+
+			`"status":{"conditions":[{"type":"Ready","status":"True"}],"nodeInfo":{"kubeletVersion":"v1.32.0"}}}`)
+		out := k.must(t, "get", "nodes")
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		if !regexp.MustCompile(`^NAME +STATUS +ROLES +AGE +VERSION$`).MatchString(lines[0]) {
+			t.Errorf("node header %q", lines[0])
+		}
+		if !regexp.MustCompile(`(?m)^kc-node +Ready,SchedulingDisabled +worker +\S+ +v1\.32\.0$`).MatchString(out) {
+			t.Errorf("node row:\n%s", out)
+		}
+		if out := k.must(t, "get", "no", "--field-selector", "spec.unschedulable=true", "-o", "name"); out != "node/kc-node\n" {
+			t.Errorf("unschedulable nodes %q", out)
+		}
+	})
+
+	t.Run("volumes and claims", func(t *testing.T) {
+		t.Parallel()
+		k.must(t, "create", "namespace", "kc-pv")
+		apply(t, `{"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"kc-pv1"},"spec":{"accessModes":["ReadWriteOnce"],"capacity":{"storage":"2Gi"},"hostPath":{"path":"/srv"},"storageClassName":"manual"}}`)
+		apply(t, `{"apiVersion":"v1","kind":"PersistentVolumeClaim","metadata":{"name":"kc-claim","namespace":"kc-pv"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}},"storageClassName":"manual"}}`)
+		out := k.must(t, "get", "pv,pvc", "-n", "kc-pv")
+		for _, re := range []string{
+			`(?m)^NAME +CAPACITY +ACCESS MODES +RECLAIM POLICY +STATUS +CLAIM +STORAGECLASS +VOLUMEATTRIBUTESCLASS +REASON +AGE$`,
+			`(?m)^persistentvolume/kc-pv1 +2Gi +RWO +Retain +Pending +manual +<unset> +\S+$`,
+			`(?m)^NAME +STATUS +VOLUME +CAPACITY +ACCESS MODES +STORAGECLASS +VOLUMEATTRIBUTESCLASS +AGE$`,
+			`(?m)^persistentvolumeclaim/kc-claim +Pending +manual +<unset> +\S+$`,
+		} {
+			if !regexp.MustCompile(re).MatchString(out) {
+				t.Errorf("get pv,pvc lacks %s:\n%s", re, out)
+			}
+		}
+		if out := k.must(t, "delete", "pvc", "kc-claim", "-n", "kc-pv", "--wait=false"); !strings.Contains(out, `persistentvolumeclaim "kc-claim" deleted`) {
+			t.Errorf("delete pvc printed %q", out)
+		}
+	})
+
+	t.Run("component statuses", func(t *testing.T) {
+		t.Parallel()
+		out, errOut, err := k.run(t, "get", "cs")
+		if err != nil {
+			t.Fatalf("get cs: %v\n%s", err, errOut)
+		}
+		if !strings.Contains(errOut, "Warning: v1 ComponentStatus is deprecated in v1.19+") {
+			t.Errorf("get cs warning %q", errOut)
+		}
+		if !regexp.MustCompile(`^NAME +STATUS +MESSAGE +ERROR\nstorage +Healthy +ok +\n$`).MatchString(out) {
+			t.Errorf("get cs:\n%q", out)
+		}
+	})
+}
