@@ -92,7 +92,7 @@ func persistentVolumeClaims(b config.Brand) *registry.Descriptor {
 		normalizeDataSources(spec)
 	}
 	d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors {
-		return r.validateSpec(mapOf(obj["spec"]), nil)
+		return validateClaimSpec(mapOf(obj["spec"]), nil, "spec")
 	}
 	d.Strategy.ValidateUpdate = r.validateUpdate
 	// Upstream selects claims by a bare "name" too, for compatibility.
@@ -172,10 +172,11 @@ func normalizeDataSources(spec map[string]any) {
 	}
 }
 
-// validateSpec applies upstream's claim spec rules. old is the stored
-// spec of an update, nil on create: values it already held stay allowed.
-func (r claimRules) validateSpec(spec, old map[string]any) apierr.FieldErrors {
-	p := fieldPath("spec")
+// validateClaimSpec applies upstream's claim spec rules to a spec at p
+// (a claim's "spec", a claim template's "...volumeClaimTemplate.spec").
+// old is the stored spec of an update, nil on create: values it already
+// held stay allowed.
+func validateClaimSpec(spec, old map[string]any, p fieldPath) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	modes := listOf(spec["accessModes"])
 	if len(modes) == 0 {
@@ -258,7 +259,7 @@ func sameDataSource(ds, ref map[string]any) bool {
 // of a bound claim.
 func (r claimRules) validateUpdate(obj, old registry.Object) apierr.FieldErrors {
 	spec, oldSpec := mapOf(obj["spec"]), mapOf(old["spec"])
-	errs := r.validateSpec(spec, oldSpec)
+	errs := validateClaimSpec(spec, oldSpec, "spec")
 	cur, prev := canonicalClaimSpec(spec), canonicalClaimSpec(oldSpec)
 	if strOf(prev["volumeName"]) == "" {
 		copyKey(prev, cur, "volumeName")

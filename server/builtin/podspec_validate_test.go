@@ -261,10 +261,23 @@ func TestValidatePodSpecHostNetwork(t *testing.T) {
 	}
 }
 
+func TestValidatePodSpecEphemeralClaimTemplate(t *testing.T) {
+	t.Parallel()
+	spec := `{"containers":[{"name":"c","image":"x"}],"volumes":[{"name":"v","ephemeral":{"volumeClaimTemplate":{"spec":{"accessModes":["Sometimes"]}}}}]}`
+	got := specErrs(t, spec, podSpecOptions{resourceIsPod: true, podName: "pod"})
+	want := []string{
+		`spec.volumes[0].ephemeral.volumeClaimTemplate.spec.accessModes: Unsupported value: "Sometimes": supported values: "ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"`,
+		"spec.volumes[0].ephemeral.volumeClaimTemplate.spec.resources[storage]: Required value",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("got %q", got)
+	}
+}
+
 func TestValidatePodSpecEphemeralClaimNames(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("v", 60)
-	spec := `{"containers":[{"name":"c","image":"x"}],"volumes":[{"name":"` + long + `","ephemeral":{"volumeClaimTemplate":{"spec":{}}}},
+	spec := `{"containers":[{"name":"c","image":"x"}],"volumes":[{"name":"` + long + `","ephemeral":{"volumeClaimTemplate":{"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}}},
 		{"name":"p","persistentVolumeClaim":{"claimName":"pod-` + long + `"}}]}`
 	got := specErrs(t, spec, podSpecOptions{resourceIsPod: true, podName: "pod"})
 	want := []string{`spec.volumes[1].persistentVolumeClaim.claimName: Invalid value: "pod-` + long + `": must not reference a PVC that gets created for an ephemeral volume`}

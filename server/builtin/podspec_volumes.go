@@ -252,6 +252,7 @@ func (c *specCheck) validateOneSource(kind string, m map[string]any, p fieldPath
 		} else {
 			tp := sp.child("volumeClaimTemplate")
 			errs = append(errs, validateLabels(mapOf(mapOf(tmpl["metadata"])["labels"]), tp.child("metadata", "labels").String())...)
+			errs = append(errs, validateClaimSpec(mapOf(tmpl["spec"]), nil, tp.child("spec"))...)
 		}
 		if c.opts.podName != "" && volName != "" {
 			pvc := c.opts.podName + "-" + volName
