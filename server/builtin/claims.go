@@ -95,8 +95,6 @@ func persistentVolumeClaims(b config.Brand) *registry.Descriptor {
 		return validateClaimSpec(mapOf(obj["spec"]), nil, "spec")
 	}
 	d.Strategy.ValidateUpdate = r.validateUpdate
-	// Upstream selects claims by a bare "name" too, for compatibility.
-	d.FieldSelectors = map[string]func(registry.Object) string{"name": fieldGetter("metadata", "name")}
 	return d
 }
 

@@ -69,13 +69,13 @@ func nodes(b config.Brand) *registry.Descriptor {
 }
 
 // defaultNode applies what upstream's decoding does to a node: podCIDR
-// and podCIDRs agree (the list wins), allocatable starts as the capacity,
-// and amounts are rounded.
+// and podCIDRs agree (podCIDR wins, for older clients), allocatable
+// starts as the capacity, and amounts are rounded.
 func defaultNode(obj registry.Object) {
 	spec := child(obj, "spec")
 	cidrs := listOf(spec["podCIDRs"])
-	if len(cidrs) == 0 && strOf(spec["podCIDR"]) != "" {
-		cidrs = []any{spec["podCIDR"]}
+	if one := strOf(spec["podCIDR"]); one != "" && (len(cidrs) == 0 || strOf(cidrs[0]) != one) {
+		cidrs = []any{one}
 		spec["podCIDRs"] = cidrs
 	}
 	if len(cidrs) > 0 {

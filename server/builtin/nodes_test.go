@@ -29,7 +29,12 @@ func TestNodeCreate(t *testing.T) {
 	if !reflect.DeepEqual(st["allocatable"], map[string]any{"cpu": "2", "pods": "110"}) || has(st, "features") {
 		t.Errorf("status: %v", st)
 	}
+	// The single field wins when both disagree, as for older clients.
 	got = mustCreate(t, d, node(map[string]any{"podCIDR": "10.9.0.0/24", "podCIDRs": []any{"10.0.0.0/24", "fd00::/64"}}, nil))
+	if !reflect.DeepEqual(mapAt(got, "spec")["podCIDRs"], []any{"10.9.0.0/24"}) {
+		t.Errorf("podCIDRs do not follow podCIDR: %v", got["spec"])
+	}
+	got = mustCreate(t, d, node(map[string]any{"podCIDRs": []any{"10.0.0.0/24", "fd00::/64"}}, nil))
 	if str(got, "spec", "podCIDR") != "10.0.0.0/24" {
 		t.Errorf("podCIDR does not follow podCIDRs: %v", got["spec"])
 	}
@@ -89,6 +94,7 @@ func TestNodeUpdate(t *testing.T) {
 	}
 	again := copyObj(set)
 	mapAt(again, "spec")["podCIDRs"] = []any{"10.1.0.0/24"}
+	delete(mapAt(again, "spec"), "podCIDR")
 	mapAt(again, "spec")["providerID"] = "cloud://b"
 	mapAt(again, "spec")["externalID"] = "x"
 	_, errs = update(d, again, set, "")

@@ -98,7 +98,6 @@ func persistentVolumes(b config.Brand) *registry.Descriptor {
 	d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
 		return append(r.validate(obj), r.validateUpdate(obj, old)...)
 	}
-	d.FieldSelectors = map[string]func(registry.Object) string{"name": fieldGetter("metadata", "name")}
 	return d
 }
 
