@@ -39,6 +39,25 @@ func TestKubectlCoreTypes(t *testing.T) {
 		if out := k.must(t, "get", "no", "--field-selector", "spec.unschedulable=true", "-o", "name"); out != "node/kc-node\n" {
 			t.Errorf("unschedulable nodes %q", out)
 		}
+		if out := k.must(t, "uncordon", "kc-node"); !strings.Contains(out, "node/kc-node uncordoned") {
+			t.Errorf("uncordon printed %q", out)
+		}
+		if out := k.must(t, "get", "no", "--field-selector", "spec.unschedulable=true", "-o", "name"); out != "" {
+			t.Errorf("unschedulable nodes after uncordon %q", out)
+		}
+		if out := k.must(t, "taint", "node", "kc-node", "dedicated=db:NoSchedule"); !strings.Contains(out, "node/kc-node tainted") {
+			t.Errorf("taint printed %q", out)
+		}
+		_, errOut, err := k.run(t, "taint", "node", "kc-node", "bad=x:Sometimes")
+		if err == nil || !strings.Contains(errOut, "Sometimes") {
+			t.Errorf("invalid taint accepted: %v %s", err, errOut)
+		}
+		desc := k.must(t, "describe", "node", "kc-node")
+		for _, want := range []string{"Name:               kc-node", "Taints:             dedicated=db:NoSchedule", "Unschedulable:      false"} {
+			if !strings.Contains(desc, want) {
+				t.Errorf("describe node lacks %q:\n%s", want, desc)
+			}
+		}
 	})
 
 	t.Run("volumes and claims", func(t *testing.T) {
@@ -55,6 +74,12 @@ func TestKubectlCoreTypes(t *testing.T) {
 		} {
 			if !regexp.MustCompile(re).MatchString(out) {
 				t.Errorf("get pv,pvc lacks %s:\n%s", re, out)
+			}
+		}
+		desc := k.must(t, "describe", "pvc", "kc-claim", "-n", "kc-pv")
+		for _, want := range []string{"Name:          kc-claim", "StorageClass:  manual", "Status:        Pending", "Finalizers:    [" + k.brand.LongDomain + "/pvc-protection]", "VolumeMode:    Filesystem"} {
+			if !strings.Contains(desc, want) {
+				t.Errorf("describe pvc lacks %q:\n%s", want, desc)
 			}
 		}
 		if out := k.must(t, "delete", "pvc", "kc-claim", "-n", "kc-pv", "--wait=false"); !strings.Contains(out, `persistentvolumeclaim "kc-claim" deleted`) {
