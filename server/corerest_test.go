@@ -140,6 +140,9 @@ func TestNodes(t *testing.T) {
 		t.Errorf("node proxy: %v", msg)
 	}
 	e.do("GET", nodesPath+"/missing/proxy", nil).mustCode(t, 404)
+	// A proxy takes a path below it; other subresources do not.
+	e.do("GET", nodesPath+"/node-a/proxy/metrics/cadvisor", nil).mustCode(t, 503)
+	e.do("GET", nodesPath+"/node-a/status/more", nil).mustCode(t, 404)
 
 	// A spec write keeps the status; a status write keeps the spec.
 	n["status"] = map[string]any{"capacity": map[string]any{"cpu": "8"}}

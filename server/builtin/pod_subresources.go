@@ -14,6 +14,8 @@ func podSubresources(r podRules) []registry.Subresource {
 	noNode := func(name, kind string, verbs ...string) registry.Subresource {
 		return registry.Subresource{Name: name, Verbs: verbs, Version: "v1", Kind: kind, Serve: registry.ServeNoNode}
 	}
+	proxy := noNode("proxy", "PodProxyOptions", registry.VerbCreate, registry.VerbDelete, registry.VerbGet, registry.VerbPatch, registry.VerbUpdate)
+	proxy.SubPath = true
 	return []registry.Subresource{
 		noNode("attach", "PodAttachOptions", registry.VerbCreate, registry.VerbGet),
 		{Name: "binding", Verbs: []string{registry.VerbCreate}, Version: "v1", Kind: "Binding", Serve: registry.ServeBind},
@@ -23,7 +25,7 @@ func podSubresources(r podRules) []registry.Subresource {
 		// Upstream names the log subresource's kind Pod.
 		{Name: "log", Verbs: []string{registry.VerbGet}, Serve: registry.ServeNoNode},
 		noNode("portforward", "PodPortForwardOptions", registry.VerbCreate, registry.VerbGet),
-		noNode("proxy", "PodProxyOptions", registry.VerbCreate, registry.VerbDelete, registry.VerbGet, registry.VerbPatch, registry.VerbUpdate),
+		proxy,
 		{Name: "resize", Verbs: statusVerbs, Copy: copyPodResources, Validate: r.validateResize},
 		{Name: "status", Verbs: statusVerbs, Validate: r.validatePodStatusUpdate},
 	}

@@ -60,6 +60,9 @@ type Subresource struct {
 	// Validate, when set, checks a write through the subresource in
 	// place of the type's ValidateUpdate.
 	Validate func(obj, old Object) apierr.FieldErrors
+	// SubPath lets a request name a path below the subresource, as
+	// proxies take one (nodes/<name>/proxy/metrics).
+	SubPath bool
 }
 
 // Serve is how a subresource (or a resource without stored objects) is

@@ -173,7 +173,9 @@ func (h *Handler) resolve(info *request.Info) (*scope, error) {
 		}
 	}
 	if len(info.Parts) > 3 {
-		return nil, apierr.RouteNotFound()
+		if sr := d.Subresource(s.sub); sr == nil || !sr.SubPath {
+			return nil, apierr.RouteNotFound()
+		}
 	}
 	if s.sub != "" {
 		sr := d.Subresource(s.sub)
