@@ -230,6 +230,12 @@ func TestBindingsAndComponentStatuses(t *testing.T) {
 		t.Errorf("storage status %v", cs)
 	}
 	e.do("GET", "/api/v1/componentstatuses/etcd-0", nil).mustCode(t, 404)
+	for sel, n := range map[string]int{"fieldSelector=metadata.name%3Dstorage": 1, "fieldSelector=metadata.name%3Detcd-0": 0, "labelSelector=a%3Db": 0} {
+		if l := e.do("GET", "/api/v1/componentstatuses?"+sel, nil).mustCode(t, 200).obj(t); len(l["items"].([]any)) != n {
+			t.Errorf("component statuses ?%s: %d items, want %d", sel, len(l["items"].([]any)), n)
+		}
+	}
+	e.do("GET", "/api/v1/componentstatuses?fieldSelector=status%3Dx", nil).mustCode(t, 400)
 	e.do("DELETE", "/api/v1/componentstatuses/storage", nil).mustCode(t, 405)
 }
 

@@ -199,9 +199,18 @@ func (h *Handler) serveComputed(w http.ResponseWriter, r *http.Request, s *scope
 		h.writeError(w, r, err)
 		return
 	}
+	q := r.URL.Query()
+	pred, err := parsePredicate(s.d, q.Get("labelSelector"), q.Get("fieldSelector"))
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
 	var items [][]byte
 	for _, obj := range s.d.Computed(r.Context(), h.storageProbe) {
 		if s.name != "" && metaString(obj, "name") != s.name {
+			continue
+		}
+		if s.info.Verb == registry.VerbList && !pred.matchesObject(obj) {
 			continue
 		}
 		items = append(items, encodeDryRun(s.d, obj))
