@@ -16,11 +16,16 @@ const (
 	// ControllerDeletionGrace removes objects whose deletion grace period
 	// ran out; upstream's kubelet does that for pods.
 	ControllerDeletionGrace = "deletion-grace-controller"
+	// ControllerClaimProtection and ControllerVolumeProtection release the
+	// protection finalizers of deleted claims and volumes nothing uses.
+	ControllerClaimProtection  = "persistentvolumeclaim-protection-controller"
+	ControllerVolumeProtection = "persistentvolume-protection-controller"
 )
 
 // ControllerNames lists every controller; all run by default.
 func ControllerNames() []string {
-	return []string{ControllerNamespace, ControllerServiceAccount, ControllerRootCA, ControllerGarbageCollector, ControllerDeletionGrace}
+	return []string{ControllerNamespace, ControllerServiceAccount, ControllerRootCA, ControllerGarbageCollector, ControllerDeletionGrace,
+		ControllerClaimProtection, ControllerVolumeProtection}
 }
 
 // parseControllers checks --controllers entries: "*" (every controller),

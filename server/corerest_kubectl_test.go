@@ -82,8 +82,13 @@ func TestKubectlCoreTypes(t *testing.T) {
 				t.Errorf("describe pvc lacks %q:\n%s", want, desc)
 			}
 		}
-		if out := k.must(t, "delete", "pvc", "kc-claim", "-n", "kc-pv", "--wait=false"); !strings.Contains(out, `persistentvolumeclaim "kc-claim" deleted`) {
+		// Nothing uses them: the protection finalizers go, and kubectl's
+		// wait for the deletion ends.
+		if out := k.must(t, "delete", "pvc", "kc-claim", "-n", "kc-pv"); !strings.Contains(out, `persistentvolumeclaim "kc-claim" deleted`) {
 			t.Errorf("delete pvc printed %q", out)
+		}
+		if out := k.must(t, "delete", "pv", "kc-pv1"); !strings.Contains(out, `persistentvolume "kc-pv1" deleted`) {
+			t.Errorf("delete pv printed %q", out)
 		}
 	})
 

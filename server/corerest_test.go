@@ -98,11 +98,23 @@ func TestClaimsAndVolumes(t *testing.T) {
 	if badVol["message"] != `PersistentVolume "pv2" is invalid: spec: Required value: must specify a volume type` {
 		t.Errorf("volume without a source: %v", badVol["message"])
 	}
+	// A pod on a node holds its claim; deleted, the claim stays until
+	// the pod goes.
+	e.do("POST", podsPath, `{"metadata":{"name":"user"},"spec":{"nodeName":"n1","containers":[{"name":"c","image":"busybox"}],"volumes":[{"name":"d","persistentVolumeClaim":{"claimName":"data"}}]}}`).mustCode(t, 201)
+	marked := e.do("DELETE", claimsPath+"/data", nil).mustCode(t, 200).obj(t)
+	if path(marked, "metadata.deletionTimestamp") == nil {
+		t.Errorf("deleted claim in use: %v", marked["metadata"])
+	}
+	e.do("DELETE", podsPath+"/user?gracePeriodSeconds=0", nil).mustCode(t, 200)
+	eventually(t, "the claim to go with its pod", func() bool { return e.do("GET", claimsPath+"/data", nil).code == 404 })
+
 	v["spec"].(map[string]any)["hostPath"] = map[string]any{"path": "/other"}
 	moved := e.do("PUT", volumesPath+"/pv1", v).mustCode(t, 422).obj(t)
 	if msg, _ := moved["message"].(string); !strings.Contains(msg, "spec.persistentvolumesource: Forbidden: spec.persistentvolumesource is immutable after creation") {
 		t.Errorf("changing a volume's source: %v", msg)
 	}
+	e.do("DELETE", volumesPath+"/pv1", nil).mustCode(t, 200)
+	eventually(t, "the unbound volume to go", func() bool { return e.do("GET", volumesPath+"/pv1", nil).code == 404 })
 }
 
 // TestNodes checks that a node keeps the status it registers with, the

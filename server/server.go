@@ -340,6 +340,9 @@ func (s *Server) startControllers(ctx context.Context) {
 	if on(config.ControllerDeletionGrace) {
 		runs = append(runs, (&controllers.DeletionGrace{Source: s.store, Objects: s.rest, Registry: s.reg, Log: s.log}).Run)
 	}
+	if p := s.protection(); p != nil {
+		runs = append(runs, p.Run)
+	}
 	var wg sync.WaitGroup
 	for _, run := range runs {
 		wg.Add(1)
@@ -349,6 +352,26 @@ func (s *Server) startControllers(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+}
+
+// protection is the controller that releases the protection finalizers
+// of claims and volumes, with the halves --controllers leaves on; nil when
+// both are off.
+func (s *Server) protection() *controllers.ClaimProtection {
+	b, on := s.opts.Brand, s.opts.ControllerEnabled
+	claim, volume := builtin.ProtectionFinalizers(b)
+	p := &controllers.ClaimProtection{Source: s.store, Objects: s.rest, Registry: s.reg, Pods: s.reg.Lookup("", "v1", "pods"),
+		ClaimFinalizer: claim, VolumeFinalizer: volume, Log: s.log}
+	if on(config.ControllerClaimProtection) {
+		p.Claims = s.reg.Lookup("", "v1", "persistentvolumeclaims")
+	}
+	if on(config.ControllerVolumeProtection) {
+		p.Volumes = s.reg.Lookup("", "v1", "persistentvolumes")
+	}
+	if p.Claims == nil && p.Volumes == nil {
+		return nil
+	}
+	return p
 }
 
 // apiServer says where in-cluster clients reach this server: the first

@@ -58,11 +58,19 @@ type claimRules struct {
 func newClaimRules(b config.Brand) claimRules {
 	return claimRules{
 		res:             newResourceNames(b),
-		finalizer:       b.Label("pvc-protection"),
+		finalizer:       claimFinalizer(b),
 		snapshotGroup:   b.Group("snapshot.storage"),
 		classAnnotation: "volume.beta." + b.Label("storage-class"),
 	}
 }
+
+// ProtectionFinalizers are the finalizers a claim and a volume get on
+// create, which keep them while in use.
+func ProtectionFinalizers(b config.Brand) (claim, volume string) {
+	return claimFinalizer(b), b.Label("pv-protection")
+}
+
+func claimFinalizer(b config.Brand) string { return b.Label("pvc-protection") }
 
 func persistentVolumeClaims(b config.Brand) *registry.Descriptor {
 	d := core("persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true, "pvc")

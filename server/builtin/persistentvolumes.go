@@ -49,10 +49,12 @@ type volumeRules struct {
 func newVolumeRules(b config.Brand) volumeRules {
 	return volumeRules{
 		sources:      &specCheck{r: newPodRules(b)},
-		finalizer:    b.Label("pv-protection"),
+		finalizer:    volumeFinalizer(b),
 		mountOptions: "volume.beta." + b.Label("mount-options"),
 	}
 }
+
+func volumeFinalizer(b config.Brand) string { _, v := ProtectionFinalizers(b); return v }
 
 func persistentVolumes(b config.Brand) *registry.Descriptor {
 	d := core("persistentvolumes", "persistentvolume", "PersistentVolume", false, "pv")

@@ -1,0 +1,225 @@
+package controllers
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"platd/bolt"
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// protectionRetryDelay is how long a release that failed waits before the
+// next attempt; failures are rare (storage errors), so a fixed delay will
+// do.
+const protectionRetryDelay = time.Second
+
+// volumeBound is the phase of a volume a claim is bound to.
+const volumeBound = "Bound"
+
+// ClaimProtection releases the protection finalizers of deleted storage
+// objects, as upstream's two protection controllers do: a claim's once no
+// scheduled pod that is still running uses it, a volume's once no claim
+// is bound to it. Deleted claims are re-examined whenever a pod of their
+// namespace changes.
+type ClaimProtection struct {
+	Source   Source
+	Objects  Objects
+	Registry *registry.Registry
+	// Claims, Volumes and Pods are the descriptors involved; Volumes may
+	// be nil when volumes are not served.
+	Claims, Volumes, Pods *registry.Descriptor
+	// ClaimFinalizer and VolumeFinalizer are the finalizers released.
+	ClaimFinalizer, VolumeFinalizer string
+	Log                             *slog.Logger
+
+	mu sync.Mutex
+	// deleting holds the keys of deleted claims still protected, by
+	// namespace.
+	deleting map[string]map[string]bool
+	queue    *queue
+}
+
+// Run works until ctx ends. It returns after its goroutines have stopped.
+func (c *ClaimProtection) Run(ctx context.Context) {
+	c.deleting = map[string]map[string]bool{}
+	c.queue = newQueue()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c.queue.work(ctx, c.Log, protectionRetryDelay, c.sync)
+	}()
+	follow(ctx, c.Source, "/", c.Log, func(kvs []bolt.KV) {
+		for _, kv := range kvs {
+			c.observe(bolt.Event{Type: bolt.Put, KV: kv})
+		}
+	}, c.observe)
+	wg.Wait()
+}
+
+// observe queues deleted protected objects, and the deleted claims of a
+// namespace whose pods change.
+func (c *ClaimProtection) observe(ev bolt.Event) {
+	d, ns, _ := c.Registry.ByKey(ev.KV.Key)
+	switch {
+	case d == nil:
+	case d == c.Pods:
+		c.mu.Lock()
+		keys := make([]string, 0, len(c.deleting[ns]))
+		for k := range c.deleting[ns] {
+			keys = append(keys, k)
+		}
+		c.mu.Unlock()
+		slices.Sort(keys)
+		for _, k := range keys {
+			c.queue.add(k)
+		}
+	case d == c.Claims:
+		protected := ev.Type == bolt.Put && c.protected(ev.KV.Value, c.ClaimFinalizer)
+		c.mu.Lock()
+		if protected {
+			if c.deleting[ns] == nil {
+				c.deleting[ns] = map[string]bool{}
+			}
+			c.deleting[ns][ev.KV.Key] = true
+		} else if c.deleting[ns] != nil {
+			delete(c.deleting[ns], ev.KV.Key)
+			if len(c.deleting[ns]) == 0 {
+				delete(c.deleting, ns)
+			}
+		}
+		c.mu.Unlock()
+		if protected {
+			c.queue.add(ev.KV.Key)
+		}
+	case d == c.Volumes:
+		if ev.Type == bolt.Put && c.protected(ev.KV.Value, c.VolumeFinalizer) {
+			c.queue.add(ev.KV.Key)
+		}
+	}
+}
+
+// protected reports whether stored bytes are of an object being deleted
+// that still holds finalizer f.
+func (c *ClaimProtection) protected(value []byte, f string) bool {
+	if !bytes.Contains(value, deletionMark) {
+		return false
+	}
+	m, err := parseMeta(value)
+	return err == nil && m.deleting() && m.hasFinalizer(f)
+}
+
+// sync releases the object at key when nothing uses it any more.
+func (c *ClaimProtection) sync(ctx context.Context, key string) error {
+	d, ns, name := c.Registry.ByKey(key)
+	if d == nil || (d != c.Claims && d != c.Volumes) {
+		return nil
+	}
+	obj, err := c.Objects.Get(d, ns, name)
+	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	finalizer := c.VolumeFinalizer
+	if d == c.Claims {
+		finalizer = c.ClaimFinalizer
+	}
+	if metaString(obj, "deletionTimestamp") == "" || !slices.Contains(registry.Strings(child(obj, "metadata")["finalizers"]), finalizer) {
+		return nil
+	}
+	if d == c.Claims {
+		used, err := c.claimInUse(obj, ns, name)
+		if err != nil || used {
+			return err
+		}
+	} else if phase, _ := child(obj, "status")["phase"].(string); phase == volumeBound {
+		return nil
+	}
+	uid := metaString(obj, "uid")
+	_, err = c.Objects.Update(ctx, d, ns, name, "", func(cur registry.Object) registry.Object {
+		if metaString(cur, "uid") != uid {
+			return nil
+		}
+		md := child(cur, "metadata")
+		kept := []any{}
+		for _, f := range registry.Strings(md["finalizers"]) {
+			if f != finalizer {
+				kept = append(kept, f)
+			}
+		}
+		md["finalizers"] = kept
+		return cur
+	})
+	switch apierr.ReasonOf(err) {
+	case apierr.ReasonNotFound, apierr.ReasonConflict:
+		return nil
+	}
+	if err == nil {
+		c.Log.Debug("protection finalizer released", "key", key)
+	}
+	return err
+}
+
+// claimInUse reports whether a scheduled pod of the namespace that is not
+// shut down mounts the claim, directly or as its ephemeral volume.
+func (c *ClaimProtection) claimInUse(claim registry.Object, ns, name string) (bool, error) {
+	pods, _, err := c.Objects.List(c.Pods, ns)
+	if err != nil {
+		return false, err
+	}
+	for _, pod := range pods {
+		if podUsesClaim(pod, claim, name) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// podUsesClaim: only a scheduled pod can hold a claim (no node starts a
+// pod whose claim is being deleted), and a pod deleted with no grace left
+// is done with its volumes.
+func podUsesClaim(pod, claim registry.Object, name string) bool {
+	spec := child(pod, "spec")
+	if nodeName, _ := spec["nodeName"].(string); nodeName == "" {
+		return false
+	}
+	md := child(pod, "metadata")
+	if metaString(pod, "deletionTimestamp") != "" {
+		if g, ok := md["deletionGracePeriodSeconds"].(int64); ok && g == 0 {
+			return false
+		}
+	}
+	podName, podUID := metaString(pod, "name"), metaString(pod, "uid")
+	vols, _ := spec["volumes"].([]any)
+	for _, v := range vols {
+		vol, _ := v.(map[string]any)
+		if src, ok := vol["persistentVolumeClaim"].(map[string]any); ok && src["claimName"] == name {
+			return true
+		}
+		if _, ok := vol["ephemeral"].(map[string]any); ok && podName+"-"+asString(vol["name"]) == name && ownedBy(claim, podUID) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownedBy reports whether obj names uid as its controlling owner.
+func ownedBy(obj registry.Object, uid string) bool {
+	refs, _ := child(obj, "metadata")["ownerReferences"].([]any)
+	for _, r := range refs {
+		ref, _ := r.(map[string]any)
+		if ctl, _ := ref["controller"].(bool); ctl && ref["uid"] == uid {
+			return true
+		}
+	}
+	return false
+}
+
+func asString(v any) string { s, _ := v.(string); return s }
