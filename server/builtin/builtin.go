@@ -47,7 +47,7 @@ func RegisterWith(reg *registry.Registry, cat *schema.Catalog, b config.Brand, r
 
 // all lists the descriptors of every built-in type, group by group.
 func all(b config.Brand, r ServiceRanges) []*registry.Descriptor {
-	core := coreV1(b, r)
+	core := coreV1With(b, r)
 	hpa := autoscalingV2(b)
 	return slices.Concat(
 		core, eventsV1(b, kindOf(core, "Event")),

@@ -104,7 +104,11 @@ func immutableData(obj, old registry.Object, fields ...string) apierr.FieldError
 	return errs
 }
 
-func coreV1(b config.Brand, r ServiceRanges) []*registry.Descriptor {
+// coreV1 is the core group with services allocated from the default
+// ranges.
+func coreV1(b config.Brand) []*registry.Descriptor { return coreV1With(b, DefaultServiceRanges()) }
+
+func coreV1With(b config.Brand, r ServiceRanges) []*registry.Descriptor {
 	return []*registry.Descriptor{
 		services(r),
 		endpoints(),

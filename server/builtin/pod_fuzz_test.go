@@ -25,7 +25,7 @@ func FuzzPodPipeline(f *testing.F) {
 	f.Add([]byte(`{"spec":{"volumes":[{"name":"v","iscsi":{"targetPortal":"p","iqn":"iqn.2001-04.com.example:storage","initiatorName":"x"},"fc":{"lun":3}}],
 		"securityContext":{"seccompProfile":{"type":"Localhost"},"appArmorProfile":{"type":"Localhost","localhostProfile":" p"}}}}`))
 	var pod, tmpl *registry.Descriptor
-	for _, d := range coreV1(brand, DefaultServiceRanges()) {
+	for _, d := range coreV1(brand) {
 		switch d.Kind {
 		case "Pod":
 			pod = d

@@ -20,7 +20,7 @@ func typeDescriptor(t *testing.T, kind string) *registry.Descriptor {
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := slices.Concat(coreV1(brand, DefaultServiceRanges()), networkingV1(brand), policyV1(), storageV1(brand), coordinationV1(brand), nodeV1(brand), discoveryV1(brand),
+	all := slices.Concat(coreV1(brand), networkingV1(brand), policyV1(), storageV1(brand), coordinationV1(brand), nodeV1(brand), discoveryV1(brand),
 		appsV1(brand), batchV1(brand),
 		rbacV1(brand), schedulingV1(brand), certificatesV1(brand), apiRegistrationV1(brand))
 	for _, d := range all {

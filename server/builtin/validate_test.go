@@ -19,7 +19,7 @@ var brand = config.Brands[config.BrandNames()[0]]
 
 func descriptor(t *testing.T, b config.Brand, kind string) *registry.Descriptor {
 	t.Helper()
-	for _, d := range coreV1(b, DefaultServiceRanges()) {
+	for _, d := range coreV1(b) {
 		if d.Kind == kind {
 			return d
 		}
