@@ -1,0 +1,71 @@
+//go:build linux
+
+package server_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestKubectlServices drives kubectl's service commands: create service,
+// get svc columns, expose, and the API's own service.
+func TestKubectlServices(t *testing.T) {
+	t.Parallel()
+	k := newKubectlEnv(t)
+	k.must(t, "create", "namespace", "kc-svc")
+
+	if out := k.must(t, "create", "service", "clusterip", "my", "--tcp=80:8080", "-n", "kc-svc"); !strings.Contains(out, "service/my created") {
+		t.Fatalf("create service printed %q", out)
+	}
+	code, obj := k.apiGet(t, "/api/v1/namespaces/kc-svc/services/my")
+	if code != 200 || path(obj, "spec.type") != "ClusterIP" || path(obj, "metadata.labels.app") != "my" ||
+		path(obj, "spec.selector.app") != "my" {
+		t.Fatalf("created service: %d %v", code, obj)
+	}
+	p := obj["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)
+	if p["name"] != "80-8080" || p["port"] != float64(80) || p["targetPort"] != float64(8080) || p["protocol"] != "TCP" {
+		t.Errorf("created port %v", p)
+	}
+	ip := path(obj, "spec.clusterIP").(string)
+
+	out := k.must(t, "get", "svc", "-n", "kc-svc")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !regexp.MustCompile(`^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$`).MatchString(lines[0]) {
+		t.Fatalf("get svc printed %q", out)
+	}
+	if !regexp.MustCompile(`^my\s+ClusterIP\s+` + regexp.QuoteMeta(ip) + `\s+<none>\s+80/TCP\s+\d+s$`).MatchString(lines[1]) {
+		t.Errorf("get svc row %q", lines[1])
+	}
+
+	out = k.must(t, "get", "svc", k.brand.APIServiceName, "-n", "default")
+	if !regexp.MustCompile(`(?m)^` + k.brand.APIServiceName + `\s+ClusterIP\s+10\.0\.0\.1\s+<none>\s+443/TCP\s+`).MatchString(out) {
+		t.Errorf("get svc %s printed %q", k.brand.APIServiceName, out)
+	}
+	out = k.must(t, "get", "endpoints", k.brand.APIServiceName, "-n", "default")
+	if !regexp.MustCompile(`(?m)^` + k.brand.APIServiceName + `\s+[0-9.]+:\d+\s+`).MatchString(out) {
+		t.Errorf("get endpoints printed %q", out)
+	}
+
+	// expose builds a service from a pod's labels and ports.
+	k.must(t, "run", "web", "--image=nginx:1.27", "--port=80", "--labels=app=web", "-n", "kc-svc")
+	if out := k.must(t, "expose", "pod", "web", "--port=8080", "--target-port=80", "--type=NodePort", "-n", "kc-svc"); !strings.Contains(out, "service/web exposed") {
+		t.Fatalf("expose printed %q", out)
+	}
+	code, obj = k.apiGet(t, "/api/v1/namespaces/kc-svc/services/web")
+	p = obj["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)
+	if code != 200 || path(obj, "spec.type") != "NodePort" || path(obj, "spec.selector.app") != "web" ||
+		p["port"] != float64(8080) || p["targetPort"] != float64(80) {
+		t.Fatalf("exposed service: %d %v", code, obj)
+	}
+	if n, _ := p["nodePort"].(float64); n < 30000 || n > 32767 {
+		t.Errorf("exposed nodePort %v", p["nodePort"])
+	}
+	out = k.must(t, "get", "svc", "web", "-n", "kc-svc")
+	if !regexp.MustCompile(`(?m)^web\s+NodePort\s+[0-9.]+\s+<none>\s+8080:\d+/TCP\s+`).MatchString(out) {
+		t.Errorf("get svc web printed %q", out)
+	}
+	if out := k.must(t, "delete", "svc", "my", "web", "-n", "kc-svc"); !strings.Contains(out, `service "my" deleted`) {
+		t.Errorf("delete printed %q", out)
+	}
+}
