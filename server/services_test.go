@@ -112,6 +112,23 @@ func TestServiceDefaults(t *testing.T) {
 	if path(ext, "spec.clusterIP") != nil || path(ext, "spec.ipFamilyPolicy") != nil {
 		t.Errorf("external name %v", ext["spec"])
 	}
+	// Field selectors on the cluster IP and the type.
+	names := func(q string) string {
+		var out []string
+		for _, it := range e.do("GET", servicesPath+"?fieldSelector="+url.QueryEscape(q), nil).mustCode(t, 200).obj(t)["items"].([]any) {
+			out = append(out, path(it.(map[string]any), "metadata.name").(string))
+		}
+		return strings.Join(out, ",")
+	}
+	if got := names("spec.clusterIP=None"); got != "headless" {
+		t.Errorf("spec.clusterIP=None: %s", got)
+	}
+	if got := names("spec.type=NodePort"); got != "np" {
+		t.Errorf("spec.type=NodePort: %s", got)
+	}
+	if got := names("spec.clusterIP!=None,spec.type=ClusterIP"); got != e.opts.Brand.APIServiceName+",web" {
+		t.Errorf("spec.clusterIP!=None,spec.type=ClusterIP: %s", got)
+	}
 }
 
 // TestServiceValidation checks upstream's texts and paths.

@@ -92,6 +92,12 @@ func services(r ServiceRanges) *registry.Descriptor {
 			Version: "v1", Kind: "ServiceProxyOptions", Serve: registry.ServeNoNode},
 		{Name: "status", Verbs: statusVerbs, Validate: validateServiceStatusUpdate},
 	}
+	// kube-proxy watches only services with a cluster IP through
+	// spec.clusterIP!=None.
+	d.FieldSelectors = map[string]func(registry.Object) string{
+		"spec.clusterIP": fieldGetter("spec", "clusterIP"),
+		"spec.type":      fieldGetter("spec", "type"),
+	}
 	d.Strategy.Default = defaultService
 	d.Strategy.PrepareForCreate = func(obj registry.Object) {
 		obj["status"] = map[string]any{"loadBalancer": map[string]any{}}
