@@ -1,0 +1,75 @@
+package builtin
+
+import (
+	"testing"
+
+	"platd/server/registry"
+	"platd/server/schema"
+)
+
+// FuzzServicePipeline feeds decoded services and endpoints through every
+// step of a write, allocation and claims included, and requires that none
+// panics, whatever the shape of the object.
+func FuzzServicePipeline(f *testing.F) {
+	f.Add([]byte(`{"spec":{"ports":[{"port":80}]}}`))
+	f.Add([]byte(`{"spec":{"type":"NodePort","clusterIP":"10.0.0.7","clusterIPs":["10.0.0.7","fd00::1"],"ipFamilies":["IPv6"],"ports":[{"port":80,"nodePort":30001},{"port":80,"protocol":"UDP"}]}}`))
+	f.Add([]byte(`{"spec":{"type":"LoadBalancer","externalTrafficPolicy":"Local","healthCheckNodePort":1,"allocateLoadBalancerNodePorts":false,"ports":[{"port":1}]},"status":{"loadBalancer":{"ingress":[{"ip":"x","hostname":"1.2.3.4"}]}}}`))
+	f.Add([]byte(`{"spec":{"clusterIP":"None","clusterIPs":["None","None"],"ipFamilyPolicy":"PreferDualStack","sessionAffinity":"ClientIP","sessionAffinityConfig":{}}}`))
+	f.Add([]byte(`{"spec":{"type":"ExternalName","externalName":"a.","clusterIPs":["010.0.0.1"]}}`))
+	f.Add([]byte(`{"subsets":[{"addresses":[{"ip":"::","nodeName":""}],"ports":[{"port":0},{}]}]}`))
+	r := DefaultServiceRanges()
+	svc, ep := services(r), endpoints()
+	catalog := testCatalog(f, brand)
+	svcSchema, epSchema := catalog.ByGVK("", "v1", "Service"), catalog.ByGVK("", "v1", "Endpoints")
+	free := func(registry.Claim) bool { return true }
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, target := range []struct {
+			d *registry.Descriptor
+			s *schema.Schema
+		}{{svc, svcSchema}, {ep, epSchema}} {
+			dec, err := schema.Decode(data, target.s)
+			if err != nil {
+				continue
+			}
+			old, err := schema.Decode(data, target.s)
+			if err != nil {
+				t.Fatalf("second decode failed: %v", err)
+			}
+			obj := dec.Object
+			st := target.d.Strategy
+			st.Default(obj)
+			if st.PrepareForCreate != nil {
+				st.PrepareForCreate(obj)
+			}
+			schema.ApplyDefaults(obj, target.s)
+			if st.Allocate != nil {
+				for _, free := range []func(registry.Claim) bool{free, func(registry.Claim) bool { return false }} {
+					st.Allocate(deepCopyMap(obj), nil, free)
+					st.Allocate(deepCopyMap(obj), old.Object, free)
+				}
+				st.Claims(obj)
+				st.Claims(old.Object)
+			}
+			st.Validate(obj)
+			st.Default(old.Object)
+			for _, sub := range []string{"", "status"} {
+				next := deepCopyMap(obj)
+				if st.PrepareForUpdate != nil {
+					st.PrepareForUpdate(next, old.Object, sub)
+				}
+				if st.ValidateUpdate != nil {
+					st.ValidateUpdate(next, old.Object)
+					st.ValidateUpdate(old.Object, next)
+				}
+			}
+			for _, sr := range target.d.Subresources {
+				if sr.Validate != nil {
+					sr.Validate(deepCopyMap(obj), old.Object)
+				}
+			}
+			for _, get := range target.d.FieldSelectors {
+				get(obj)
+			}
+		}
+	})
+}
