@@ -63,7 +63,7 @@ func APIServerObjects(reg *registry.Registry, b config.Brand, a APIServer) []Wan
 		if a.Address.Is6() {
 			addrType = "IPv6"
 		}
-		out = append(out, Wanted{Descriptor: d, Fields: []string{"metadata.labels", "addressType", "endpoints", "ports"}, Object: registry.Object{
+		out = append(out, Wanted{Descriptor: d, Fields: []string{"metadata.labels", "endpoints", "ports"}, Recreate: []string{"addressType"}, Object: registry.Object{
 			"metadata":    meta(map[string]any{b.Label("service-name"): name}),
 			"addressType": addrType,
 			"endpoints":   []any{map[string]any{"addresses": []any{ip}, "conditions": map[string]any{"ready": true}}},

@@ -28,6 +28,9 @@ type Wanted struct {
 	// Fields are the dotted paths of the members that must hold the
 	// wanted values; the rest of a stored object is left as it is.
 	Fields []string
+	// Recreate are the fields that cannot change in place: an object
+	// whose value differs is deleted and created again.
+	Recreate []string
 }
 
 // Kept keeps a fixed set of objects existing and, in the listed fields, as
@@ -115,11 +118,19 @@ func (c *Kept) ensure(ctx context.Context, w *Wanted) error {
 	if err != nil {
 		return err
 	}
-	if c.matches(w, cur) {
+	if !sameFields(w.Object, cur, w.Recreate) {
+		_, err := c.Objects.Delete(ctx, d, ns, name, registry.DeleteOptions{PreconditionUID: metaString(cur, "uid")})
+		if err != nil && apierr.ReasonOf(err) != apierr.ReasonNotFound {
+			return fmt.Errorf("deleting %s %s/%s to recreate it: %w", d.GroupResource(), ns, name, err)
+		}
+		// The deletion event brings it back here to be created.
+		return nil
+	}
+	if sameFields(w.Object, cur, w.Fields) {
 		return nil
 	}
 	_, err = c.Objects.Update(ctx, d, ns, name, "", func(old registry.Object) registry.Object {
-		if c.matches(w, old) {
+		if sameFields(w.Object, old, w.Fields) {
 			return nil
 		}
 		for _, f := range w.Fields {
@@ -138,10 +149,10 @@ func (c *Kept) ensure(ctx context.Context, w *Wanted) error {
 	return nil
 }
 
-// matches reports whether obj holds the wanted values in every field.
-func (c *Kept) matches(w *Wanted, obj registry.Object) bool {
-	for _, f := range w.Fields {
-		if !sameJSON(getField(w.Object, f), getField(obj, f)) {
+// sameFields reports whether obj holds want's values in every field.
+func sameFields(want, obj registry.Object, fields []string) bool {
+	for _, f := range fields {
+		if !sameJSON(getField(want, f), getField(obj, f)) {
 			return false
 		}
 	}

@@ -1,0 +1,71 @@
+package controllers
+
+import (
+	"context"
+	"testing"
+
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+func TestKept(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	ctx := context.Background()
+	if err := e.api.EnsureNamespace(ctx, "default"); err != nil {
+		t.Fatal(err)
+	}
+	cm := e.lookup(t, "", "v1", "configmaps")
+	c := &Kept{Source: e.store, Objects: e.api, Log: e.log, Wanted: []Wanted{{
+		Descriptor: cm, Fields: []string{"data"}, Recreate: []string{"metadata.labels"},
+		Object: registry.Object{"metadata": map[string]any{"name": "kept", "namespace": "default", "labels": map[string]any{"gen": "1"}}, "data": map[string]any{"a": "1"}},
+	}}}
+	if err := c.EnsureAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first, err := e.api.Get(cm, "default", "kept")
+	if err != nil || path(first, "data.a") != "1" {
+		t.Fatalf("created: %v %v", first, err)
+	}
+	e.run(t, c.Run)
+
+	get := func() registry.Object {
+		obj, err := e.api.Get(cm, "default", "kept")
+		if err != nil && apierr.ReasonOf(err) != apierr.ReasonNotFound {
+			t.Fatal(err)
+		}
+		return obj
+	}
+	// Changed data is written back; other fields stay.
+	if _, err := e.api.Update(ctx, cm, "default", "kept", "", func(old registry.Object) registry.Object {
+		old["data"] = map[string]any{"a": "2"}
+		child(child(old, "metadata"), "annotations")["note"] = "mine"
+		return old
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "data repaired", func() bool { o := get(); return o != nil && path(o, "data.a") == "1" })
+	if o := get(); path(o, "metadata.annotations.note") != "mine" || metaString(o, "uid") != metaString(first, "uid") {
+		t.Errorf("repair touched more than the kept fields: %v", o)
+	}
+	// Deleted, it comes back.
+	if _, err := e.api.Delete(ctx, cm, "default", "kept", registry.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "recreated", func() bool { o := get(); return o != nil && metaString(o, "uid") != metaString(first, "uid") })
+	second := get()
+	// A field that cannot change in place makes it a new object.
+	if _, err := e.api.Update(ctx, cm, "default", "kept", "", func(old registry.Object) registry.Object {
+		child(old, "metadata")["labels"] = map[string]any{"gen": "2"}
+		return old
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "recreated for its labels", func() bool {
+		o := get()
+		return o != nil && metaString(o, "uid") != metaString(second, "uid") && path(o, "metadata.labels.gen") == "1"
+	})
+}
+
+// path reads a dotted path of nested maps.
+func path(obj registry.Object, p string) any { return getField(obj, p) }
