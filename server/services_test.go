@@ -362,3 +362,28 @@ func TestAPIServerService(t *testing.T) {
 		return fmt.Sprint(path(got, "spec.ports")) == fmt.Sprint(path(s, "spec.ports"))
 	})
 }
+
+// TestServiceReleaseOnCollectionDelete: deleting a collection or a
+// namespace releases the values of every service in it.
+func TestServiceReleaseOnCollectionDelete(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	e.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "gone"}}).mustCode(t, 201)
+	gone := "/api/v1/namespaces/gone/services"
+	e.do("POST", gone, svc("a", map[string]any{"clusterIP": "10.0.0.10", "ports": ports(tcpPort(80))})).mustCode(t, 201)
+	e.do("POST", servicesPath, svc("b", map[string]any{"type": "NodePort", "clusterIP": "10.0.0.11", "ports": ports(tcpPort(80, "nodePort", 30100))})).mustCode(t, 201)
+	e.do("DELETE", servicesPath+"?fieldSelector=metadata.name%3Db", nil).mustCode(t, 200)
+	e.do("POST", servicesPath, svc("b2", map[string]any{"type": "NodePort", "clusterIP": "10.0.0.11", "ports": ports(tcpPort(80, "nodePort", 30100))})).mustCode(t, 201)
+	e.do("DELETE", "/api/v1/namespaces/gone", nil).mustCode(t, 200)
+	eventually(t, "namespace gone", func() bool { return e.do("GET", "/api/v1/namespaces/gone", nil).code == 404 })
+	e.do("POST", servicesPath, svc("a2", map[string]any{"clusterIP": "10.0.0.10", "ports": ports(tcpPort(80))})).mustCode(t, 201)
+	// A service kept by a finalizer holds its IP until it goes.
+	held := svc("f", map[string]any{"clusterIP": "10.0.0.12", "ports": ports(tcpPort(80))})
+	held["metadata"].(map[string]any)["finalizers"] = []any{"example.com/hold"}
+	e.do("POST", servicesPath, held).mustCode(t, 201)
+	e.do("DELETE", servicesPath+"/f", nil).mustCode(t, 200)
+	e.do("POST", servicesPath, svc("f2", map[string]any{"clusterIP": "10.0.0.12", "ports": ports(tcpPort(80))})).mustCode(t, 422)
+	e.do("PATCH", servicesPath+"/f", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
+	e.do("GET", servicesPath+"/f", nil).mustCode(t, 404)
+	e.do("POST", servicesPath, svc("f2", map[string]any{"clusterIP": "10.0.0.12", "ports": ports(tcpPort(80))})).mustCode(t, 201)
+}
