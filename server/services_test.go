@@ -112,6 +112,14 @@ func TestServiceDefaults(t *testing.T) {
 	if path(ext, "spec.clusterIP") != nil || path(ext, "spec.ipFamilyPolicy") != nil {
 		t.Errorf("external name %v", ext["spec"])
 	}
+	// The proxy needs a node network.
+	for _, p := range []string{"/web/proxy", "/web/proxy/healthz", "/web:80/proxy/a/b"} {
+		r := e.do("GET", servicesPath+p, nil)
+		if r.code != 503 || !strings.Contains(statusText(t, r), "platd runs no nodes") {
+			t.Errorf("GET %s: %d %s", p, r.code, r.body)
+		}
+	}
+	e.do("GET", servicesPath+"/missing/proxy", nil).mustCode(t, 404)
 	// Field selectors on the cluster IP and the type.
 	names := func(q string) string {
 		var out []string

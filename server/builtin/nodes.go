@@ -26,7 +26,7 @@ func nodes(b config.Brand) *registry.Descriptor {
 	r := nodeRules{pods: newPodRules(b)}
 	d.Subresources = []registry.Subresource{
 		{Name: "proxy", Verbs: []string{registry.VerbCreate, registry.VerbDelete, registry.VerbGet, registry.VerbPatch, registry.VerbUpdate},
-			Version: "v1", Kind: "NodeProxyOptions", Serve: registry.ServeNoNode, SubPath: true},
+			Version: "v1", Kind: "NodeProxyOptions", Serve: registry.ServeNoNode, Proxy: true},
 		{Name: "status", Verbs: statusVerbs, Validate: r.validateUpdate},
 	}
 	// Nodes register themselves with their status.

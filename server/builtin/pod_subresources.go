@@ -15,7 +15,7 @@ func podSubresources(r podRules) []registry.Subresource {
 		return registry.Subresource{Name: name, Verbs: verbs, Version: "v1", Kind: kind, Serve: registry.ServeNoNode}
 	}
 	proxy := noNode("proxy", "PodProxyOptions", registry.VerbCreate, registry.VerbDelete, registry.VerbGet, registry.VerbPatch, registry.VerbUpdate)
-	proxy.SubPath = true
+	proxy.Proxy = true
 	return []registry.Subresource{
 		noNode("attach", "PodAttachOptions", registry.VerbCreate, registry.VerbGet),
 		{Name: "binding", Verbs: []string{registry.VerbCreate}, Version: "v1", Kind: "Binding", Serve: registry.ServeBind},

@@ -89,7 +89,7 @@ func services(r ServiceRanges) *registry.Descriptor {
 	d.UpdateCreates = true
 	d.Subresources = []registry.Subresource{
 		{Name: "proxy", Verbs: []string{registry.VerbCreate, registry.VerbDelete, registry.VerbGet, registry.VerbPatch, registry.VerbUpdate},
-			Version: "v1", Kind: "ServiceProxyOptions", Serve: registry.ServeNoNode},
+			Version: "v1", Kind: "ServiceProxyOptions", Serve: registry.ServeNoNode, Proxy: true},
 		{Name: "status", Verbs: statusVerbs, Validate: validateServiceStatusUpdate},
 	}
 	// kube-proxy watches only services with a cluster IP through

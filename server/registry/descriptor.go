@@ -60,9 +60,10 @@ type Subresource struct {
 	// Validate, when set, checks a write through the subresource in
 	// place of the type's ValidateUpdate.
 	Validate func(obj, old Object) apierr.FieldErrors
-	// SubPath lets a request name a path below the subresource, as
-	// proxies take one (nodes/<name>/proxy/metrics).
-	SubPath bool
+	// Proxy marks a proxy subresource: a path may follow its name, and the
+	// object's name in the URL may carry a scheme and a port
+	// ("https:web:443"), as upstream's proxies take them.
+	Proxy bool
 }
 
 // Serve is how a subresource (or a resource without stored objects) is

@@ -172,20 +172,18 @@ func (h *Handler) resolve(info *request.Info) (*scope, error) {
 			return nil, apierr.RouteNotFound()
 		}
 	}
-	if len(info.Parts) > 3 {
-		if sr := d.Subresource(s.sub); sr == nil || !sr.SubPath {
-			return nil, apierr.RouteNotFound()
-		}
-	}
 	if s.sub != "" {
 		sr := d.Subresource(s.sub)
-		if sr == nil {
+		if sr == nil || (len(info.Parts) > 3 && !sr.Proxy) {
 			return nil, apierr.RouteNotFound()
 		}
 		if !slices.Contains(sr.Verbs, info.Verb) {
 			return nil, apierr.MethodNotAllowed()
 		}
 		return s, nil
+	}
+	if len(info.Parts) > 3 {
+		return nil, apierr.RouteNotFound()
 	}
 	collection := info.Name == "" || info.NameFromSelector
 	switch info.Verb {

@@ -35,12 +35,36 @@ func (h *Handler) serveSpecial(w http.ResponseWriter, r *http.Request, s *scope)
 // attach, port forwarding, proxies): the object must exist, and then the
 // answer says that platd runs none.
 func (h *Handler) serveNoNode(w http.ResponseWriter, r *http.Request, s *scope) {
+	if sr := s.d.Subresource(s.sub); sr != nil && sr.Proxy {
+		name, ok := proxiedName(s.name)
+		if !ok {
+			h.writeError(w, r, apierr.BadRequest(fmt.Sprintf("invalid %s request %q", s.d.Kind, s.name)))
+			return
+		}
+		s = &scope{d: s.d, info: s.info, ns: s.ns, name: name, sub: s.sub}
+	}
 	if _, err := h.store.Get(s.key()); err != nil {
 		h.writeError(w, r, objectErr(s, s.name, err))
 		return
 	}
 	h.writeError(w, r, apierr.ServiceUnavailable(fmt.Sprintf(
 		"%s/%s of %q is not available: platd runs no nodes, so there is no kubelet or node network to serve it", s.d.GroupResource(), s.sub, s.name), 0))
+}
+
+// proxiedName returns the object's name of a proxy URL's name segment:
+// "name", "name:port" or "scheme:name:port" with scheme http or https.
+func proxiedName(id string) (string, bool) {
+	parts := strings.Split(id, ":")
+	switch len(parts) {
+	case 1, 2:
+		return parts[0], parts[0] != ""
+	case 3:
+		switch parts[0] {
+		case "", "http", "https":
+			return parts[1], parts[1] != ""
+		}
+	}
+	return "", false
 }
 
 // subresourceKind is the apiVersion and kind a subresource answers with.
