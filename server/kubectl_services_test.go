@@ -9,7 +9,8 @@ import (
 )
 
 // TestKubectlServices drives kubectl's service commands: create service,
-// get svc columns, expose, and the API's own service.
+// get svc columns, expose of a pod and a deployment, and the API's own
+// service.
 func TestKubectlServices(t *testing.T) {
 	t.Parallel()
 	k := newKubectlEnv(t)
@@ -64,6 +65,16 @@ func TestKubectlServices(t *testing.T) {
 	out = k.must(t, "get", "svc", "web", "-n", "kc-svc")
 	if !regexp.MustCompile(`(?m)^web\s+NodePort\s+[0-9.]+\s+<none>\s+8080:\d+/TCP\s+`).MatchString(out) {
 		t.Errorf("get svc web printed %q", out)
+	}
+	// expose a deployment: its selector becomes the service's.
+	k.must(t, "create", "deployment", "api", "--image=nginx:1.27", "--port=8080", "-n", "kc-svc")
+	if out := k.must(t, "expose", "deployment", "api", "--port=80", "--target-port=8080", "-n", "kc-svc"); !strings.Contains(out, "service/api exposed") {
+		t.Fatalf("expose deployment printed %q", out)
+	}
+	code, obj = k.apiGet(t, "/api/v1/namespaces/kc-svc/services/api")
+	p = obj["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)
+	if code != 200 || path(obj, "spec.type") != "ClusterIP" || path(obj, "spec.selector.app") != "api" || p["port"] != float64(80) || p["targetPort"] != float64(8080) {
+		t.Fatalf("exposed deployment: %d %v", code, obj)
 	}
 	if out := k.must(t, "delete", "svc", "my", "web", "-n", "kc-svc"); !strings.Contains(out, `service "my" deleted`) {
 		t.Errorf("delete printed %q", out)
