@@ -69,6 +69,17 @@ func ClaimKey(c Claim) string {
 	return claimsPrefix + c.Pool + "/" + c.Value
 }
 
+// ClaimOfKey returns the claim recorded at key; ok is false for a key that
+// records none.
+func ClaimOfKey(key string) (c Claim, ok bool) {
+	rest, found := strings.CutPrefix(key, claimsPrefix)
+	if !found {
+		return Claim{}, false
+	}
+	c.Pool, c.Value, ok = strings.Cut(rest, "/")
+	return c, ok && c.Pool != "" && c.Value != ""
+}
+
 // resourceOfKey returns the first segment of a key with its slashes:
 // "/configmaps/" for "/configmaps/ns/cm".
 func resourceOfKey(key string) string {

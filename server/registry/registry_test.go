@@ -49,3 +49,18 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("Strings %q", got)
 	}
 }
+
+func TestClaimKeys(t *testing.T) {
+	t.Parallel()
+	for _, c := range []Claim{{"serviceips", "10.0.0.1"}, {"serviceips", "fd00::1"}, {"servicenodeports", "30000"}} {
+		got, ok := ClaimOfKey(ClaimKey(c))
+		if !ok || got != c {
+			t.Errorf("%v: %v %v", c, got, ok)
+		}
+	}
+	for _, k := range []string{"/configmaps/default/x", "/claims/x", "/claims//1", "/claims/x/"} {
+		if c, ok := ClaimOfKey(k); ok {
+			t.Errorf("%s read as claim %v", k, c)
+		}
+	}
+}

@@ -18,9 +18,24 @@ import (
 // full under many racing writers exhausts it.
 const maxAllocateAttempts = 16
 
-// errClaimRace says a value the write claims was claimed first by another
-// write; the request is prepared again, with allocation seeing the claim.
-var errClaimRace = errors.New("a claimed value was taken by a concurrent write")
+// claimTaken says a value the write claims is held by another object. A
+// type that allocates prepares the request again, allocation then seeing
+// the claim; for any other type it is a Conflict.
+type claimTaken struct{ claim registry.Claim }
+
+func (e *claimTaken) Error() string {
+	return fmt.Sprintf("%s %s is held by another object", e.claim.Pool, e.claim.Value)
+}
+
+// claimConflict is the Conflict of a write whose claim another object
+// holds, or nil when err is no such failure.
+func claimConflict(d *registry.Descriptor, name string, err error) error {
+	var taken *claimTaken
+	if !errors.As(err, &taken) {
+		return nil
+	}
+	return apierr.Conflict(d.Group, d.Resource, name, taken.Error())
+}
 
 // freeFor is the membership test Allocate gets: a value is free when no
 // object claims it, or when old (the object being changed) does.
@@ -96,15 +111,16 @@ func (h *Handler) claimOps(d *registry.Descriptor, key string, obj, old Object) 
 }
 
 // txn applies the object's op with the claim ops and returns the object's
-// result. A claim taken by another object is errClaimRace; the object's own
-// failure is returned as Create, Update or Delete would.
+// result. A claim held by another object is a *claimTaken; the object's
+// own failure is returned as Create, Update or Delete would.
 func (h *Handler) txn(ctx context.Context, op bolt.Op, claims []bolt.Op) (bolt.KV, error) {
 	kvs, err := h.store.Txn(ctx, append([]bolt.Op{op}, claims...))
 	if err != nil {
 		var oe *bolt.OpError
 		if errors.As(err, &oe) {
 			if oe.Index > 0 && errors.Is(oe.Err, bolt.ErrExists) {
-				return bolt.KV{}, errClaimRace
+				c, _ := registry.ClaimOfKey(oe.Key)
+				return bolt.KV{}, &claimTaken{claim: c}
 			}
 			if oe.Index == 0 {
 				return bolt.KV{}, oe.Err

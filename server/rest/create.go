@@ -71,11 +71,11 @@ func (h *Handler) prepareAndCreate(ctx context.Context, s *scope, body Object, d
 			return nil, err
 		}
 		stored, err := h.createObject(ctx, s, prepared, dryRun)
-		if errors.Is(err, errClaimRace) && attempt < maxAllocateAttempts {
-			continue
-		}
-		if errors.Is(err, errClaimRace) {
-			return nil, apierr.InternalError(err)
+		if conflict := claimConflict(s.d, metaString(prepared, "name"), err); conflict != nil {
+			if s.d.Strategy.Allocate != nil && attempt < maxAllocateAttempts {
+				continue
+			}
+			return nil, conflict
 		}
 		return stored, err
 	}
@@ -151,7 +151,7 @@ func (h *Handler) createObject(ctx context.Context, s *scope, obj Object, dryRun
 		if err == nil {
 			return kv.Value, nil
 		}
-		if errors.Is(err, errClaimRace) {
+		if claimConflict(d, name, err) != nil {
 			return nil, err
 		}
 		if !errors.Is(err, bolt.ErrExists) {

@@ -128,7 +128,14 @@ func (h *Handler) commitUpdate(ctx context.Context, s *scope, kv bolt.KV, next O
 		return final, false, nil
 	}
 	newKV, err := h.storeUpdate(ctx, d, s.key(), kv.ModRevision, next, old, enc)
-	if lostRace(err) || errors.Is(err, errClaimRace) {
+	if conflict := claimConflict(d, s.name, err); conflict != nil {
+		// Allocation picks again, seeing the claim, from the request.
+		if d.Strategy.Allocate != nil {
+			return nil, true, nil
+		}
+		return nil, false, conflict
+	}
+	if lostRace(err) {
 		return nil, true, nil
 	}
 	if err != nil {
