@@ -58,6 +58,13 @@ func (t FieldErrorType) omitValue() bool {
 	return false
 }
 
+// omittedValue is the type of OmitValue.
+type omittedValue struct{}
+
+// OmitValue, as a bad value, leaves the value out of the message ("Invalid
+// value: <detail>"), as upstream does where no single value is at fault.
+var OmitValue any = omittedValue{}
+
 // FieldError is one validation failure at a field path such as
 // "metadata.labels" or "spec.limits[0].type".
 type FieldError struct {
@@ -71,7 +78,7 @@ type FieldError struct {
 func (e *FieldError) Body() string {
 	var b strings.Builder
 	b.WriteString(e.Type.text())
-	if !e.Type.omitValue() {
+	if _, omit := e.Value.(omittedValue); !omit && !e.Type.omitValue() {
 		b.WriteString(": ")
 		b.WriteString(FormatValue(e.Value))
 	}

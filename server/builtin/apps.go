@@ -221,7 +221,7 @@ func (r podRules) validateSelectedTemplate(spec map[string]any) apierr.FieldErro
 	if !ok {
 		return apierr.FieldErrors{apierr.Invalid("spec.selector", labelSelectorValue(mapOf(spec["selector"])), "invalid label selector")}
 	}
-	return r.validateReplicatedTemplate(mapOf(spec["template"]), sel, "spec.template", "ReplicaSet")
+	return r.validateReplicatedTemplate(mapOf(spec["template"]), sel, "spec.template", "ReplicaSet", false)
 }
 
 // validateReplicaStatus checks the status of a replica set or a

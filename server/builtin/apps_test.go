@@ -183,6 +183,15 @@ func TestWorkloadValidation(t *testing.T) {
 			`spec.template.spec.restartPolicy: Unsupported value: "OnFailure": supported values: "Always"`,
 			"spec.template.spec.activeDeadlineSeconds: Forbidden: activeDeadlineSeconds in ReplicationController is not Supported",
 		}},
+		{"ReplicationController", "shared disk", map[string]any{"selector": map[string]any{"app": "w"}, "replicas": int64(2), "template": map[string]any{
+			"metadata": map[string]any{"labels": map[string]any{"app": "w"}},
+			"spec": map[string]any{
+				"containers": []any{map[string]any{"name": "c", "image": "nginx"}},
+				"volumes":    []any{map[string]any{"name": "d", "gcePersistentDisk": map[string]any{"pdName": "disk"}}},
+			},
+		}}, []string{
+			"spec.template.spec.volumes[0].gcePersistentDisk.readOnly: Invalid value: false: must be true for replicated pods > 1; GCE PD can only be mounted on multiple machines if it is read-only",
+		}},
 		{"ReplicationController", "no template", map[string]any{"selector": map[string]any{"app": "w"}, "template": nil}, []string{
 			"spec.template: Required value",
 		}},

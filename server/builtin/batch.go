@@ -235,6 +235,9 @@ func (r podRules) validateJobSpec(spec map[string]any, p fieldPath) apierr.Field
 			errs = append(errs, apierr.Required(p.child("backoffLimitPerIndex").String(), "when maxFailedIndexes is specified"))
 		}
 	}
+	if mb, ok := spec["managedBy"].(string); ok {
+		errs = append(errs, validateManagedBy(mb, p.child("managedBy"))...)
+	}
 	if mode != nil {
 		m := strOf(mode)
 		if m != completionNonIndexed && m != completionIndexed {
@@ -257,6 +260,9 @@ func (r podRules) validateJobSpec(spec map[string]any, p fieldPath) apierr.Field
 				}
 			}
 		}
+	}
+	if policy := mapOf(spec["podFailurePolicy"]); policy != nil {
+		errs = append(errs, validatePodFailurePolicy(spec, policy, p.child("podFailurePolicy"))...)
 	}
 	if rp, ok := spec["podReplacementPolicy"].(string); ok {
 		rpPath := p.child("podReplacementPolicy").String()

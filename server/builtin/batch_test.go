@@ -111,6 +111,28 @@ func TestJobValidation(t *testing.T) {
 			"spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"batch." + brand.Label("controller-uid") + "\":\"u-2\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` not auto-generated",
 			"spec.template.metadata.labels: Invalid value: map[string]string{\"batch." + brand.Label("controller-uid") + "\":\"u-1\", \"batch." + brand.Label("job-name") + "\":\"pi\", \"controller-uid\":\"u-1\", \"job-name\":\"pi\"}: `selector` does not match template `labels`",
 		}},
+		{"failure policy rules", "Never", map[string]any{"podFailurePolicy": map[string]any{"rules": []any{
+			map[string]any{"action": "FailIndex", "onExitCodes": map[string]any{"operator": "In", "containerName": "x", "values": []any{int64(3), int64(0), int64(3)}}},
+			map[string]any{"action": "Retry", "onPodConditions": []any{map[string]any{"type": "Bad Type", "status": "Maybe"}}},
+			map[string]any{"action": "Ignore"},
+			map[string]any{"action": "Count", "onExitCodes": map[string]any{"operator": "Has", "values": []any{}}, "onPodConditions": []any{map[string]any{"type": "Ready"}}},
+		}}}, []string{
+			`spec.podFailurePolicy.rules[0].action: Invalid value: "FailIndex": requires the backoffLimitPerIndex to be set`,
+			`spec.podFailurePolicy.rules[0].onExitCodes.containerName: Invalid value: "x": must be one of the container or initContainer names in the pod template`,
+			"spec.podFailurePolicy.rules[0].onExitCodes.values[1]: Invalid value: 0: must not be 0 for the In operator",
+			"spec.podFailurePolicy.rules[0].onExitCodes.values[2]: Duplicate value: 3",
+			"spec.podFailurePolicy.rules[0].onExitCodes.values: Invalid value: []int32{3, 0, 3}: must be ordered",
+			`spec.podFailurePolicy.rules[1].action: Unsupported value: "Retry": supported values: "Count", "FailIndex", "FailJob", "Ignore"`,
+			`spec.podFailurePolicy.rules[1].onPodConditions[0].type: Invalid value: "Bad Type": ` + qualifiedNameMsg,
+			`spec.podFailurePolicy.rules[1].onPodConditions[0].status: Unsupported value: "Maybe": supported values: "False", "True", "Unknown"`,
+			"spec.podFailurePolicy.rules[2]: Invalid value: specifying one of OnExitCodes and OnPodConditions is required",
+			`spec.podFailurePolicy.rules[3].onExitCodes.operator: Unsupported value: "Has": supported values: "In", "NotIn"`,
+			"spec.podFailurePolicy.rules[3].onExitCodes.values: Invalid value: []int32{}: at least one value is required",
+			"spec.podFailurePolicy.rules[3]: Invalid value: specifying both OnExitCodes and OnPodConditions is not supported",
+		}},
+		{"managed by", "Never", map[string]any{"managedBy": "example.com/" + strings.Repeat("x", 60)}, []string{
+			"spec.managedBy: Too long: may not be more than 63 bytes",
+		}},
 		{"manual without selector", "Never", map[string]any{"manualSelector": true}, []string{
 			"spec.selector: Required value",
 			"spec.template.metadata.labels: Invalid value: map[string]string(nil): `selector` does not match template `labels`",
@@ -242,3 +264,6 @@ func TestCronJobs(t *testing.T) {
 	_, errs = update(d, next, stored, "")
 	checkErrs(t, "kept TZ", errs, nil)
 }
+
+// qualifiedNameMsg is the problem of a qualified name with a space.
+const qualifiedNameMsg = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"

@@ -55,7 +55,7 @@ func (r podRules) validateReplicationControllerSpec(spec map[string]any) apierr.
 	// template.
 	sel, _ := convertSet(set)
 	errs = append(errs, nonNegative(spec, "spec", "replicas")...)
-	return append(errs, r.validateReplicatedTemplate(mapOf(spec["template"]), sel, "spec.template", "ReplicationController")...)
+	return append(errs, r.validateReplicatedTemplate(mapOf(spec["template"]), sel, "spec.template", "ReplicationController", intAt(spec, "replicas") > 1)...)
 }
 
 // copyLabels copies a label map.

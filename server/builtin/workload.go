@@ -133,13 +133,23 @@ func templateLabels(tmpl map[string]any) map[string]any {
 // run forever (replica sets, deployments, replication controllers) at p:
 // its selector picks the template, the template is a valid pod template,
 // its pods restart Always and have no deadline. kind names the workload in
-// the deadline's message.
-func (r podRules) validateReplicatedTemplate(tmpl map[string]any, sel podSelector, p fieldPath, kind string) apierr.FieldErrors {
+// the deadline's message. sharedDisks, for replication controllers of more
+// than one replica, asks that GCE disks be mounted read-only, the only way
+// several machines can mount one.
+func (r podRules) validateReplicatedTemplate(tmpl map[string]any, sel podSelector, p fieldPath, kind string, sharedDisks bool) apierr.FieldErrors {
 	if tmpl == nil {
 		return apierr.FieldErrors{apierr.Required(p.String(), "")}
 	}
 	errs := templateSelected(tmpl, sel, p)
 	errs = append(errs, r.validatePodTemplateSpec(tmpl, p)...)
+	if sharedDisks {
+		for i, vol := range mapsOf(mapAt(tmpl, "spec")["volumes"]) {
+			if pd := mapOf(vol["gcePersistentDisk"]); pd != nil && !boolOf(pd["readOnly"]) {
+				errs = append(errs, apierr.Invalid(p.child("spec", "volumes").index(i).child("gcePersistentDisk", "readOnly").String(), false,
+					"must be true for replicated pods > 1; GCE PD can only be mounted on multiple machines if it is read-only"))
+			}
+		}
+	}
 	errs = append(errs, alwaysRestarts(tmpl, p, kind)...)
 	return errs
 }
