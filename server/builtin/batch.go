@@ -73,16 +73,7 @@ func jobs(r podRules, jl jobLabels) *registry.Descriptor {
 		errs := r.validateJob(obj, jl, has(oldLabels, jl.name) && has(oldLabels, jl.uid))
 		return append(errs, validateJobSpecUpdate(obj, old)...)
 	}
-	setStatusRules(d, func(obj, _ registry.Object) apierr.FieldErrors {
-		status := mapOf(obj["status"])
-		errs := nonNegative(status, "status", "active", "succeeded", "failed")
-		for _, f := range []string{"ready", "terminating"} {
-			if present(status, f) {
-				errs = append(errs, nonNegative(status, "status", f)...)
-			}
-		}
-		return errs
-	})
+	setStatusRules(d, validateJobStatusUpdate)
 	return d
 }
 

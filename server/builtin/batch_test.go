@@ -267,3 +267,62 @@ func TestCronJobs(t *testing.T) {
 
 // qualifiedNameMsg is the problem of a qualified name with a space.
 const qualifiedNameMsg = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"
+
+func TestJobStatusRules(t *testing.T) {
+	t.Parallel()
+	d := typeDescriptor(t, "Job")
+	stored := mustCreate(t, d, job("Never", nil))
+	stored["status"] = map[string]any{"startTime": "2026-01-01T00:00:00Z", "active": int64(1), "succeeded": int64(2), "failed": int64(1)}
+	complete := []any{
+		map[string]any{"type": "SuccessCriteriaMet", "status": "True"},
+		map[string]any{"type": "Complete", "status": "True"},
+	}
+	tests := []struct {
+		name   string
+		status map[string]any
+		want   []string
+	}{
+		{"progress", map[string]any{"startTime": "2026-01-01T00:00:00Z", "active": int64(1), "succeeded": int64(3), "failed": int64(1), "ready": int64(1)}, nil},
+		{"counts", map[string]any{"startTime": "2026-01-01T00:00:00Z", "active": int64(-1), "succeeded": int64(1), "failed": int64(0), "uncountedTerminatedPods": map[string]any{
+			"succeeded": []any{"a", ""}, "failed": []any{"a"},
+		}}, []string{
+			"status.active: Invalid value: -1: must be greater than or equal to 0",
+			`status.uncountedTerminatedPods.succeeded[1]: Invalid value: "": must not be empty`,
+			`status.uncountedTerminatedPods.failed[0]: Duplicate value: "a"`,
+			"status.failed: Invalid value: 0: cannot decrease the failed counter",
+			"status.succeeded: Invalid value: 1: cannot decrease the succeeded counter",
+		}},
+		{"complete", map[string]any{"startTime": "2026-01-01T00:00:00Z", "completionTime": "2026-01-01T00:05:00Z", "succeeded": int64(2), "failed": int64(1), "conditions": complete}, nil},
+		{"complete early", map[string]any{
+			"startTime": "2026-01-01T00:00:00Z", "completionTime": "2025-12-31T00:00:00Z", "active": int64(1), "succeeded": int64(2), "failed": int64(1), "conditions": complete,
+		}, []string{
+			"status.completionTime: Invalid value: 2025-12-31 00:00:00 +0000 UTC: completionTime cannot be set before startTime",
+			"status.active: Invalid value: 1: active>0 is invalid for finished job",
+		}},
+		{"complete without time", map[string]any{"startTime": "2026-01-01T00:00:00Z", "succeeded": int64(2), "failed": int64(1), "conditions": []any{
+			map[string]any{"type": "Complete", "status": "True"}, map[string]any{"type": "Failed", "status": "True"},
+		}}, []string{
+			"status.conditions: Invalid value: cannot set Complete=True and Failed=true conditions",
+			"status.completionTime: Required value: completionTime is required for Complete jobs",
+		}},
+		{"start removed", map[string]any{"succeeded": int64(2), "failed": int64(1), "completedIndexes": "1"}, []string{
+			`status.completedIndexes: Invalid value: "1": cannot set non-empty completedIndexes when non-indexed completion mode`,
+			"status.startTime: Required value: startTime cannot be removed for unsuspended job",
+		}},
+	}
+	for _, tt := range tests {
+		next := copyObj(stored)
+		next["status"] = tt.status
+		checkErrs(t, tt.name, d.Subresource("status").Validate(next, stored), tt.want)
+	}
+	// Terminal conditions stay.
+	done := copyObj(stored)
+	done["status"] = map[string]any{"startTime": "2026-01-01T00:00:00Z", "completionTime": "2026-01-01T00:05:00Z", "succeeded": int64(2), "failed": int64(1), "conditions": complete}
+	back := copyObj(done)
+	back["status"].(map[string]any)["conditions"] = []any{}
+	checkErrs(t, "terminal", d.Subresource("status").Validate(back, done), []string{
+		"status.completionTime: Invalid value: 2026-01-01 00:05:00 +0000 UTC: cannot set completionTime when there is no Complete=True condition",
+		"status.conditions: Invalid value: cannot disable the terminal Complete=True condition",
+		"status.conditions: Invalid value: cannot disable the SuccessCriteriaMet=True condition",
+	})
+}
