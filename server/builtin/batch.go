@@ -25,7 +25,6 @@ const (
 	replaceFailed               = "Failed"
 	defaultBackoffLimit         = int64(6)
 	maxParallelismForIndexedJob = 100000
-	maxFailedIndexesLimit       = 100000
 )
 
 // jobLabels are the labels a job's generated selector puts on its pods:
@@ -208,16 +207,9 @@ func (jl jobLabels) validateGenerated(obj registry.Object, requirePrefixed bool)
 // template share, at p.
 func (r podRules) validateJobSpec(spec map[string]any, p fieldPath) apierr.FieldErrors {
 	var errs apierr.FieldErrors
-	for _, f := range []string{"parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished"} {
+	for _, f := range []string{"parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished", "backoffLimitPerIndex"} {
 		if present(spec, f) {
 			errs = append(errs, validateNonNegative(spec, f, p)...)
-		}
-	}
-	mode := spec["completionMode"]
-	if present(spec, "backoffLimitPerIndex") {
-		errs = append(errs, validateNonNegative(spec, "backoffLimitPerIndex", p)...)
-		if strOf(mode) != completionIndexed {
-			errs = append(errs, apierr.Forbidden(p.child("backoffLimitPerIndex").String(), "requires indexed completion mode"))
 		}
 	}
 	if present(spec, "maxFailedIndexes") {
@@ -229,31 +221,31 @@ func (r podRules) validateJobSpec(spec map[string]any, p fieldPath) apierr.Field
 	if mb, ok := spec["managedBy"].(string); ok {
 		errs = append(errs, validateManagedBy(mb, p.child("managedBy"))...)
 	}
-	if mode != nil {
-		m := strOf(mode)
-		if m != completionNonIndexed && m != completionIndexed {
-			errs = append(errs, apierr.NotSupported(p.child("completionMode").String(), m, []string{completionNonIndexed, completionIndexed}))
+	mode, hasMode := spec["completionMode"].(string)
+	if hasMode {
+		if mode != completionNonIndexed && mode != completionIndexed {
+			errs = append(errs, apierr.NotSupported(p.child("completionMode").String(), mode, []string{completionNonIndexed, completionIndexed}))
 		}
-		if m == completionIndexed {
-			if !present(spec, "completions") {
-				errs = append(errs, apierr.Required(p.child("completions").String(), "when completion mode is "+completionIndexed))
-			}
-			if n := intAt(spec, "parallelism"); n > maxParallelismForIndexedJob {
-				errs = append(errs, apierr.Invalid(p.child("parallelism").String(), n, fmt.Sprintf("must be less than or equal to %d when completion mode is %s", maxParallelismForIndexedJob, completionIndexed)))
-			}
-			if present(spec, "maxFailedIndexes") {
-				mf := intAt(spec, "maxFailedIndexes")
-				if present(spec, "completions") && mf > intAt(spec, "completions") {
-					errs = append(errs, apierr.Invalid(p.child("maxFailedIndexes").String(), mf, "must be less than or equal to completions"))
-				}
-				if mf > maxFailedIndexesLimit {
-					errs = append(errs, apierr.Invalid(p.child("maxFailedIndexes").String(), mf, fmt.Sprintf("must be less than or equal to %d", maxFailedIndexesLimit)))
-				}
+		if mode == completionIndexed {
+			errs = append(errs, validateIndexedLimits(spec, p)...)
+		}
+	}
+	if !hasMode || mode == completionNonIndexed {
+		for _, f := range []string{"backoffLimitPerIndex", "maxFailedIndexes"} {
+			if present(spec, f) {
+				errs = append(errs, apierr.Invalid(p.child(f).String(), intAt(spec, f), "requires indexed completion mode"))
 			}
 		}
 	}
 	if policy := mapOf(spec["podFailurePolicy"]); policy != nil {
 		errs = append(errs, validatePodFailurePolicy(spec, policy, p.child("podFailurePolicy"))...)
+	}
+	if policy := mapOf(spec["successPolicy"]); policy != nil {
+		if mode != completionIndexed {
+			errs = append(errs, apierr.Invalid(p.child("successPolicy").String(), successPolicyValue(policy), "requires indexed completion mode"))
+		} else {
+			errs = append(errs, validateSuccessPolicy(spec, policy, p.child("successPolicy"))...)
+		}
 	}
 	if rp, ok := spec["podReplacementPolicy"].(string); ok {
 		rpPath := p.child("podReplacementPolicy").String()
@@ -275,6 +267,45 @@ func (r podRules) validateJobSpec(spec map[string]any, p fieldPath) apierr.Field
 		errs = append(errs, apierr.NotSupported(rpPath, restart, []string{"OnFailure", "Never"}))
 	case present(spec, "podFailurePolicy") && restart != "Never":
 		errs = append(errs, apierr.Invalid(rpPath, restart, `only "Never" is supported when podFailurePolicy is specified`))
+	}
+	return errs
+}
+
+// Limits of indexed jobs, as upstream's: past completionsSoftLimit
+// completions, a job with a backoff limit per index must bound its failed
+// indexes and parallelism further.
+const (
+	completionsSoftLimit          = 100000
+	highCompletionsLimit          = 10000
+	maxFailedIndexesForIndexedJob = 100000
+)
+
+func validateIndexedLimits(spec map[string]any, p fieldPath) apierr.FieldErrors {
+	var errs apierr.FieldErrors
+	if !present(spec, "completions") {
+		errs = append(errs, apierr.Required(p.child("completions").String(), "when completion mode is "+completionIndexed))
+	}
+	if n := intAt(spec, "parallelism"); present(spec, "parallelism") && n > maxParallelismForIndexedJob {
+		errs = append(errs, apierr.Invalid(p.child("parallelism").String(), n, fmt.Sprintf("must be less than or equal to %d when completion mode is %s", maxParallelismForIndexedJob, completionIndexed)))
+	}
+	mf, hasMF := intAt(spec, "maxFailedIndexes"), present(spec, "maxFailedIndexes")
+	if hasMF && present(spec, "completions") && mf > intAt(spec, "completions") {
+		errs = append(errs, apierr.Invalid(p.child("maxFailedIndexes").String(), mf, "must be less than or equal to completions"))
+	}
+	if hasMF && mf > maxFailedIndexesForIndexedJob {
+		errs = append(errs, apierr.Invalid(p.child("maxFailedIndexes").String(), mf, fmt.Sprintf("must be less than or equal to %d", maxFailedIndexesForIndexedJob)))
+	}
+	if present(spec, "completions") && intAt(spec, "completions") > completionsSoftLimit && present(spec, "backoffLimitPerIndex") {
+		high := fmt.Sprintf("must be less than or equal to %d when completions are above %d and used with backoff limit per index", highCompletionsLimit, completionsSoftLimit)
+		if !hasMF {
+			errs = append(errs, apierr.Required(p.child("maxFailedIndexes").String(), fmt.Sprintf("must be specified when completions is above %d", completionsSoftLimit)))
+		}
+		if n := intAt(spec, "parallelism"); present(spec, "parallelism") && n > highCompletionsLimit {
+			errs = append(errs, apierr.Invalid(p.child("parallelism").String(), n, high))
+		}
+		if hasMF && mf > highCompletionsLimit {
+			errs = append(errs, apierr.Invalid(p.child("maxFailedIndexes").String(), mf, high))
+		}
 	}
 	return errs
 }
@@ -427,6 +458,14 @@ func (r podRules) validateCronJobSpec(spec, old map[string]any) apierr.FieldErro
 	} else {
 		errs = append(errs, validateSchedule(schedule, old != nil && strings.Contains(strOf(old["schedule"]), "TZ"), present(spec, "timeZone"))...)
 	}
+	if present(spec, "startingDeadlineSeconds") {
+		errs = append(errs, validateNonNegative(spec, "startingDeadlineSeconds", "spec")...)
+	}
+	// A time zone is checked when it is set or changed: a zone the
+	// machine's database lost since must not block updates.
+	if tz, ok := spec["timeZone"].(string); ok && (old == nil || !semanticEqual(spec["timeZone"], old["timeZone"])) {
+		errs = append(errs, validateTimeZone(tz)...)
+	}
 	switch cp := strOf(spec["concurrencyPolicy"]); cp {
 	case concurrencyAllow, concurrencyForbid, concurrencyReplace:
 	case "":
@@ -442,13 +481,10 @@ func (r podRules) validateCronJobSpec(spec, old map[string]any) apierr.FieldErro
 	if boolOf(jobSpec["manualSelector"]) {
 		errs = append(errs, apierr.NotSupported("spec.jobTemplate.spec.manualSelector", true, []string{"nil", "false"}))
 	}
-	for _, f := range []string{"startingDeadlineSeconds", "successfulJobsHistoryLimit", "failedJobsHistoryLimit"} {
+	for _, f := range []string{"successfulJobsHistoryLimit", "failedJobsHistoryLimit"} {
 		if present(spec, f) {
 			errs = append(errs, validateNonNegative(spec, f, "spec")...)
 		}
-	}
-	if tz, ok := spec["timeZone"].(string); ok {
-		errs = append(errs, validateTimeZone(tz)...)
 	}
 	return errs
 }

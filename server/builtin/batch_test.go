@@ -90,8 +90,29 @@ func TestJobValidation(t *testing.T) {
 			"spec.ttlSecondsAfterFinished: Invalid value: -1: must be greater than or equal to 0",
 		}},
 		{"mode", "Never", map[string]any{"completionMode": "Sometimes", "backoffLimitPerIndex": int64(1), "maxFailedIndexes": int64(2)}, []string{
-			"spec.backoffLimitPerIndex: Forbidden: requires indexed completion mode",
 			`spec.completionMode: Unsupported value: "Sometimes": supported values: "NonIndexed", "Indexed"`,
+		}},
+		{"per index", "Never", map[string]any{"backoffLimitPerIndex": int64(1), "maxFailedIndexes": int64(2), "successPolicy": map[string]any{"rules": []any{map[string]any{"succeededCount": int64(1)}}}}, []string{
+			"spec.backoffLimitPerIndex: Invalid value: 1: requires indexed completion mode",
+			"spec.maxFailedIndexes: Invalid value: 2: requires indexed completion mode",
+			"spec.successPolicy: Invalid value: batch.SuccessPolicy{Rules:[]batch.SuccessPolicyRule{batch.SuccessPolicyRule{SucceededIndexes:(*string)(nil), SucceededCount:&1}}}: requires indexed completion mode",
+		}},
+		{"success policy", "Never", map[string]any{"completionMode": "Indexed", "completions": int64(5), "successPolicy": map[string]any{"rules": []any{
+			map[string]any{},
+			map[string]any{"succeededIndexes": "0,2-3", "succeededCount": int64(4)},
+			map[string]any{"succeededIndexes": "3,1", "succeededCount": int64(6)},
+			map[string]any{"succeededIndexes": "1-7"},
+		}}}, []string{
+			"spec.successPolicy.rules[0]: Required value: at least one of succeededCount or succeededIndexes must be specified",
+			"spec.successPolicy.rules[1].succeededCount: Invalid value: 4: must be less than or equal to 3 (the number of indexes in the specified succeededIndexes field)",
+			`spec.successPolicy.rules[2].succeededIndexes: Invalid value: "3,1": error parsing succeededIndexes: non-increasing order, previous: 3, current: 1`,
+			"spec.successPolicy.rules[2].succeededCount: Invalid value: 6: must be less than or equal to 5 (the number of specified completions)",
+			"spec.successPolicy.rules[2].succeededCount: Invalid value: 6: must be less than or equal to 0 (the number of indexes in the specified succeededIndexes field)",
+			`spec.successPolicy.rules[3].succeededIndexes: Invalid value: "1-7": error parsing succeededIndexes: too large index: "7"`,
+		}},
+		{"high completions", "Never", map[string]any{"completionMode": "Indexed", "completions": int64(200000), "parallelism": int64(20000), "backoffLimitPerIndex": int64(1)}, []string{
+			"spec.maxFailedIndexes: Required value: must be specified when completions is above 100000",
+			"spec.parallelism: Invalid value: 20000: must be less than or equal to 10000 when completions are above 100000 and used with backoff limit per index",
 		}},
 		{"indexed", "Never", map[string]any{"completionMode": "Indexed", "completions": nil, "parallelism": int64(100001), "maxFailedIndexes": int64(1)}, []string{
 			"spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified",
@@ -306,6 +327,7 @@ func TestJobStatusRules(t *testing.T) {
 			"status.completionTime: Required value: completionTime is required for Complete jobs",
 		}},
 		{"start removed", map[string]any{"succeeded": int64(2), "failed": int64(1), "completedIndexes": "1"}, []string{
+			`status.completedIndexes: Invalid value: "1": error parsing completedIndexes: too large index: "1"`,
 			`status.completedIndexes: Invalid value: "1": cannot set non-empty completedIndexes when non-indexed completion mode`,
 			"status.startTime: Required value: startTime cannot be removed for unsuspended job",
 		}},
@@ -315,6 +337,14 @@ func TestJobStatusRules(t *testing.T) {
 		next["status"] = tt.status
 		checkErrs(t, tt.name, d.Subresource("status").Validate(next, stored), tt.want)
 	}
+	// Index lists of an indexed job with a backoff limit per index.
+	indexed := mustCreate(t, d, job("Never", map[string]any{"completionMode": "Indexed", "completions": int64(6), "parallelism": int64(6), "backoffLimitPerIndex": int64(1)}))
+	next := copyObj(indexed)
+	next["status"] = map[string]any{"completedIndexes": "0-2,9", "failedIndexes": "2,4"}
+	checkErrs(t, "indexes", d.Subresource("status").Validate(next, indexed), []string{
+		`status.completedIndexes: Invalid value: "0-2,9": error parsing completedIndexes: too large index: "9"`,
+		`status.failedIndexes: Invalid value: "2,4": failedIndexes and completedIndexes overlap at index: 2`,
+	})
 	// Terminal conditions stay.
 	done := copyObj(stored)
 	done["status"] = map[string]any{"startTime": "2026-01-01T00:00:00Z", "completionTime": "2026-01-01T00:05:00Z", "succeeded": int64(2), "failed": int64(1), "conditions": complete}

@@ -128,11 +128,29 @@ func validateJobStatusUpdate(obj, old registry.Object) apierr.FieldErrors {
 	if u := uncounted(st); (finishedChanged || changed("uncountedTerminatedPods")) && n.finished() && len(listOf(u["succeeded"]))+len(listOf(u["failed"])) > 0 {
 		errs = append(errs, apierr.Invalid("status.uncountedTerminatedPods", uncountedValue(u), "uncountedTerminatedPods needs to be empty for finished job"))
 	}
-	if ci := strOf(st["completedIndexes"]); changed("completedIndexes") && ci != "" && str(n.spec, "completionMode") != completionIndexed {
+	ci := strOf(st["completedIndexes"])
+	fi, hasFailed := st["failedIndexes"].(string)
+	completions, hasCompletions := intOf(n.spec["completions"])
+	if changed("completedIndexes") && hasCompletions {
+		if _, err := countIndexes(ci, completions); err != nil {
+			errs = append(errs, apierr.Invalid("status.completedIndexes", ci, "error parsing completedIndexes: "+err.Error()))
+		}
+	}
+	if changed("failedIndexes") && hasCompletions && present(n.spec, "backoffLimitPerIndex") && hasFailed {
+		if _, err := countIndexes(fi, completions); err != nil {
+			errs = append(errs, apierr.Invalid("status.failedIndexes", fi, "error parsing failedIndexes: "+err.Error()))
+		}
+	}
+	if changed("completedIndexes") && ci != "" && str(n.spec, "completionMode") != completionIndexed {
 		errs = append(errs, apierr.Invalid("status.completedIndexes", ci, "cannot set non-empty completedIndexes when non-indexed completion mode"))
 	}
-	if fi, ok := st["failedIndexes"].(string); ok && changed("failedIndexes") && !present(n.spec, "backoffLimitPerIndex") {
+	if hasFailed && changed("failedIndexes") && !present(n.spec, "backoffLimitPerIndex") {
 		errs = append(errs, apierr.Invalid("status.failedIndexes", fi, "cannot set non-null failedIndexes when backoffLimitPerIndex is null"))
+	}
+	if (changed("failedIndexes") || changed("completedIndexes")) && hasCompletions && hasFailed {
+		if at, ok := indexesOverlap(ci, fi, completions); ok {
+			errs = append(errs, apierr.Invalid("status.failedIndexes", fi, fmt.Sprintf("failedIndexes and completedIndexes overlap at index: %d", at)))
+		}
 	}
 	scm := n.cond(jobSuccessCriteriaMet)
 	if scm && n.failed() {
@@ -169,4 +187,40 @@ func validateJobStatusUpdate(obj, old registry.Object) apierr.FieldErrors {
 		errs = append(errs, apierr.Invalid("status.conditions", apierr.OmitValue, "cannot disable the SuccessCriteriaMet=True condition"))
 	}
 	return errs
+}
+
+// indexesOverlap walks the completed and failed index lists in order and
+// returns the first index both name. Intervals that do not parse are
+// skipped: their format is reported on its own.
+func indexesOverlap(completed, failed string, completions int64) (int64, bool) {
+	if completed == "" || failed == "" {
+		return 0, false
+	}
+	cs, fs := strings.Split(completed, ","), strings.Split(failed, ",")
+	ci, fi := 0, 0
+	cx, cy, cErr := parseIndexInterval(cs[0], completions)
+	fx, fy, fErr := parseIndexInterval(fs[0], completions)
+	for ci < len(cs) && fi < len(fs) {
+		switch {
+		case cErr != nil:
+			if ci++; ci < len(cs) {
+				cx, cy, cErr = parseIndexInterval(cs[ci], completions)
+			}
+		case fErr != nil:
+			if fi++; fi < len(fs) {
+				fx, fy, fErr = parseIndexInterval(fs[fi], completions)
+			}
+		case cx <= fy && fx <= cy:
+			return max(cx, fx), true
+		case cx <= fx:
+			if ci++; ci < len(cs) {
+				cx, cy, cErr = parseIndexInterval(cs[ci], completions)
+			}
+		default:
+			if fi++; fi < len(fs) {
+				fx, fy, fErr = parseIndexInterval(fs[fi], completions)
+			}
+		}
+	}
+	return 0, false
 }
