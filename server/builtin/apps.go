@@ -433,17 +433,11 @@ func daemonSets(r podRules) *registry.Descriptor {
 			return
 		}
 		dropTemplateFields(mapAt(obj, "spec", "template"), mapAt(old, "spec", "template"))
-		// The template generation is the server's: it counts template
-		// changes.
-		gen, err := strconv.ParseInt(strOf(valueAt(old, "metadata", "annotations", deprecatedTemplateGeneration)), 10, 64)
-		if err != nil {
-			gen = 0
-		}
+		// A template change is a new template generation; otherwise the
+		// written one stays, and validation refuses a changed one.
 		if !semanticEqual(valueAt(obj, "spec", "template"), valueAt(old, "spec", "template")) {
-			gen++
-		}
-		if gen > 0 {
-			child(child(obj, "metadata"), "annotations")[deprecatedTemplateGeneration] = strconv.FormatInt(gen, 10)
+			gen, _ := templateGeneration(old)
+			child(child(obj, "metadata"), "annotations")[deprecatedTemplateGeneration] = strconv.FormatInt(gen+1, 10)
 		}
 		if !sameMember(d.Schema, obj, old, "spec") {
 			bumpGeneration(obj, old)
@@ -453,7 +447,8 @@ func daemonSets(r podRules) *registry.Descriptor {
 		return r.validateDaemonSetSpec(mapOf(obj["spec"]), false)
 	}
 	d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
-		errs := r.validateDaemonSetSpec(mapOf(obj["spec"]), selectorHasBadValue(mapAt(old, "spec", "selector")))
+		errs := validateTemplateGeneration(obj, old)
+		errs = append(errs, r.validateDaemonSetSpec(mapOf(obj["spec"]), selectorHasBadValue(mapAt(old, "spec", "selector")))...)
 		return append(errs, immutableSelector(obj, old)...)
 	}
 	setStatusRules(d, func(obj, old registry.Object) apierr.FieldErrors {
@@ -465,6 +460,39 @@ func daemonSets(r podRules) *registry.Descriptor {
 		return append(errs, notDecremented(obj, old)...)
 	})
 	return d
+}
+
+// templateGeneration reads a daemon set's template generation from its
+// annotation; 0 when absent, ok false when it is no integer.
+func templateGeneration(obj registry.Object) (int64, bool) {
+	v, has := mapAt(obj, "metadata", "annotations")[deprecatedTemplateGeneration]
+	if !has {
+		return 0, true
+	}
+	n, err := strconv.ParseInt(strOf(v), 10, 64)
+	return n, err == nil
+}
+
+// validateTemplateGeneration refuses a template generation that goes back,
+// or forward without a template change. It is reported at the spec member
+// upstream's internal form keeps it in.
+func validateTemplateGeneration(obj, old registry.Object) apierr.FieldErrors {
+	const p = "spec.templateGeneration"
+	gen, ok := templateGeneration(obj)
+	if !ok {
+		return apierr.FieldErrors{apierr.Invalid("metadata.annotations", str(obj, "metadata", "annotations", deprecatedTemplateGeneration), "must be an integer")}
+	}
+	oldGen, _ := templateGeneration(old)
+	changed := !semanticEqual(valueAt(obj, "spec", "template"), valueAt(old, "spec", "template"))
+	switch {
+	case gen < oldGen:
+		return apierr.FieldErrors{apierr.Invalid(p, gen, "must not be decremented")}
+	case gen == oldGen && changed:
+		return apierr.FieldErrors{apierr.Invalid(p, gen, "must be incremented upon template update")}
+	case gen > oldGen && !changed:
+		return apierr.FieldErrors{apierr.Invalid(p, gen, "must not be incremented without template update")}
+	}
+	return nil
 }
 
 func (r podRules) validateDaemonSetSpec(spec map[string]any, allowBadSelectorValues bool) apierr.FieldErrors {

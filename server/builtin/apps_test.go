@@ -245,13 +245,28 @@ func TestWorkloadUpdates(t *testing.T) {
 	got, _ := update(d, next, stored, "")
 	wantAt(t, "deployment annotation", got, map[string]any{"metadata.generation": int64(2)})
 
+	// A daemon set's template generation follows its template.
+	d = typeDescriptor(t, "DaemonSet")
+	stored = mustCreate(t, d, workload(nil))
+	next = copyObj(stored)
+	next["metadata"].(map[string]any)["annotations"] = map[string]any{deprecatedTemplateGeneration: "5"}
+	_, errs := update(d, next, stored, "")
+	checkErrs(t, "template generation", errs, []string{"spec.templateGeneration: Invalid value: 5: must not be incremented without template update"})
+	delete(next["metadata"].(map[string]any), "annotations")
+	_, errs = update(d, next, stored, "")
+	checkErrs(t, "template generation dropped", errs, []string{"spec.templateGeneration: Invalid value: 0: must not be decremented"})
+	next["spec"].(map[string]any)["template"].(map[string]any)["metadata"].(map[string]any)["annotations"] = map[string]any{"a": "b"}
+	got, errs = update(d, next, stored, "")
+	checkErrs(t, "template change", errs, nil)
+	wantAt(t, "template change", got, map[string]any{"metadata.annotations": map[string]any{deprecatedTemplateGeneration: "2"}, "metadata.generation": int64(2)})
+
 	// A stateful set's spec is fixed but for a few members.
 	d = typeDescriptor(t, "StatefulSet")
 	stored = mustCreate(t, d, workload(nil))
 	next = copyObj(stored)
 	next["spec"].(map[string]any)["replicas"] = int64(3)
 	next["spec"].(map[string]any)["minReadySeconds"] = int64(3)
-	_, errs := update(d, next, stored, "")
+	_, errs = update(d, next, stored, "")
 	checkErrs(t, "sts replicas", errs, nil)
 	next["spec"].(map[string]any)["serviceName"] = "svc"
 	_, errs = update(d, next, stored, "")
