@@ -202,6 +202,11 @@ func TestWorkloads(t *testing.T) {
 		hasCause(t, "policy", causes, `spec.podManagementPolicy: Invalid value: "Fast": must be 'OrderedReady' or 'Parallel'`)
 		hasCause(t, "strategy", causes, "spec.updateStrategy.rollingUpdate: Invalid value: apps.RollingUpdateStatefulSetStrategy{Partition:&1, MaxUnavailable:(*intstr.IntOrString)(nil)}: only allowed for updateStrategy 'RollingUpdate'")
 
+		msg, _ := invalid(t, e, "POST", statefulSetsPath, workloadJSON("web.v1", ""))
+		if msg != `StatefulSet.apps "web.v1" is invalid: metadata.name: Invalid value: "web.v1": must not contain dots` {
+			t.Errorf("statefulset name: %s", msg)
+		}
+
 		ds := e.do("POST", daemonSetsPath, workloadJSON("ds-a", "")).mustCode(t, 201).obj(t)
 		wantFields(t, "daemonset", ds, map[string]any{
 			"spec.updateStrategy":       map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxUnavailable": float64(1), "maxSurge": float64(0)}},

@@ -242,6 +242,8 @@ const (
 
 func statefulSets(r podRules) *registry.Descriptor {
 	d := workloadType(appsGroup, "statefulsets", "statefulset", "StatefulSet", true, "sts")
+	// Its pods are named <name>-<ordinal>, which must be a DNS label.
+	d.NameRule = registry.NameLabel
 	d.Strategy.Default = func(obj registry.Object) {
 		spec := child(obj, "spec")
 		setIfEmpty(spec, "podManagementPolicy", podManagementOrderedReady)
