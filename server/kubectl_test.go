@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -480,6 +481,28 @@ func TestKubectl(t *testing.T) {
 		}
 		if out := k.must(t, "api-resources", "--namespaced=false", "-o", "name"); !strings.Contains(out, "namespaces\n") || strings.Contains(out, "configmaps") {
 			t.Errorf("cluster-scoped resources:\n%s", out)
+		}
+		// Exactly the resources of a v1.32 server, less those later
+		// capabilities add: each group's preferred version, no
+		// subresources, spelled <resource>[.<group>].
+		var names []string
+		for _, file := range []string{"aggregated-api.json", "aggregated-apis.json"} {
+			for _, g := range upstreamDiscovery(t, k.brand, file) {
+				group, _ := at(g, "metadata", "name").(string)
+				for _, r := range at(g, "versions", 0, "resources").([]any) {
+					name := at(r, "resource").(string)
+					if group != "" {
+						name += "." + group
+					}
+					names = append(names, name)
+				}
+			}
+		}
+		got := strings.Fields(k.must(t, "api-resources", "-o", "name"))
+		slices.Sort(names)
+		slices.Sort(got)
+		if !slices.Equal(got, names) {
+			t.Errorf("api-resources -o name:\n got  %q\n want %q", got, names)
 		}
 	})
 
