@@ -51,6 +51,61 @@ func TestKubectlWorkloads(t *testing.T) {
 		}
 	})
 
+	t.Run("get-all-namespaces-and-describe", func(t *testing.T) {
+		t.Parallel()
+		k.must(t, "create", "namespace", "kc-mixed")
+		k.must(t, "create", "deployment", "shop", "--image=nginx:1.27", "-n", "kc-mixed")
+		k.must(t, "run", "cart", "--image=nginx:1.27", "--labels=app=cart", "-n", "kc-mixed")
+		k.must(t, "expose", "pod", "cart", "--port=80", "-n", "kc-mixed")
+		k.must(t, "create", "job", "report", "--image=busybox", "-n", "kc-mixed")
+		// One table per kind, each with upstream's columns and a
+		// NAMESPACE column in front.
+		out := k.must(t, "get", "pods,deploy,svc,jobs", "-A")
+		for _, want := range []string{
+			`(?m)^NAMESPACE\s+NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE$`,
+			`(?m)^kc-mixed\s+pod/cart\s+0/1\s+Pending\s+0\s+\S+$`,
+			`(?m)^NAMESPACE\s+NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE$`,
+			`(?m)^kc-mixed\s+deployment\.apps/shop\s+0/1\s+0\s+0\s+\S+$`,
+			`(?m)^NAMESPACE\s+NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$`,
+			`(?m)^kc-mixed\s+service/cart\s+ClusterIP\s+10\.0\.0\.\d+\s+<none>\s+80/TCP\s+\S+$`,
+			`(?m)^default\s+service/` + k.brand.APIServiceName + `\s+ClusterIP\s+10\.0\.0\.1\s+<none>\s+443/TCP\s+\S+$`,
+			`(?m)^NAMESPACE\s+NAME\s+STATUS\s+COMPLETIONS\s+DURATION\s+AGE$`,
+			`(?m)^kc-mixed\s+job\.batch/report\s+\S+\s+0/1\s+\S*\s+\S+$`,
+		} {
+			if !regexp.MustCompile(want).MatchString(out) {
+				t.Errorf("get pods,deploy,svc,jobs -A lacks %s:\n%s", want, out)
+			}
+		}
+		wide := k.must(t, "get", "pods,svc", "-n", "kc-mixed", "-o", "wide")
+		for _, want := range []string{
+			`(?m)^NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE\s+IP\s+NODE\s+NOMINATED NODE\s+READINESS GATES$`,
+			`(?m)^pod/cart\s+0/1\s+Pending\s+0\s+\S+\s+<none>\s+<none>\s+<none>\s+<none>$`,
+			`(?m)^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE\s+SELECTOR$`,
+			`(?m)^service/cart\s+ClusterIP\s+\S+\s+<none>\s+80/TCP\s+\S+\s+app=cart$`,
+		} {
+			if !regexp.MustCompile(want).MatchString(wide) {
+				t.Errorf("get pods,svc -o wide lacks %s:\n%s", want, wide)
+			}
+		}
+		// describe reads the object, its events (by field selector) and,
+		// for a deployment, its replica sets.
+		for _, c := range []struct {
+			args []string
+			want []string
+		}{
+			{[]string{"pod", "cart"}, []string{`(?m)^Name:\s+cart$`, `(?m)^Namespace:\s+kc-mixed$`, `(?m)^Status:\s+Pending$`, `(?m)^\s+Image:\s+nginx:1\.27$`, `(?m)^Events:\s+<none>$`}},
+			{[]string{"deployment", "shop"}, []string{`(?m)^Name:\s+shop$`, `(?m)^Replicas:\s+1 desired`, `(?m)^StrategyType:\s+RollingUpdate$`, `(?m)^RollingUpdateStrategy:\s+25% max unavailable, 25% max surge$`}},
+			{[]string{"service", "cart"}, []string{`(?m)^Name:\s+cart$`, `(?m)^Selector:\s+app=cart$`, `(?m)^Type:\s+ClusterIP$`, `(?m)^Port:\s+<unset>\s+80/TCP$`}},
+		} {
+			out := k.must(t, append([]string{"describe", "-n", "kc-mixed"}, c.args...)...)
+			for _, want := range c.want {
+				if !regexp.MustCompile(want).MatchString(out) {
+					t.Errorf("describe %s lacks %s:\n%s", strings.Join(c.args, " "), want, out)
+				}
+			}
+		}
+	})
+
 	t.Run("job", func(t *testing.T) {
 		t.Parallel()
 		k.must(t, "create", "namespace", "kc-job")

@@ -174,9 +174,10 @@ func TestWorkloads(t *testing.T) {
 		rcObj := e.do("GET", rcPath+"/rc-a", nil).mustCode(t, 200).obj(t)
 		rcObj["status"] = map[string]any{"replicas": 3}
 		e.do("PUT", rcPath+"/rc-a/status", rcObj).mustCode(t, 200)
+		e.do("POST", rcPath, `{"metadata":{"name":"rc-zero"},"spec":{"template":`+podTemplateJSON("rc-zero", "")+`}}`).mustCode(t, 201)
 		for p, want := range map[string]string{
 			rcPath + "?fieldSelector=status.replicas%3D3":          "rc-a",
-			rcPath + "?fieldSelector=status.replicas%3D0":          "rc-scale",
+			rcPath + "?fieldSelector=status.replicas%3D0":          "rc-zero",
 			replicaSetsPath + "?fieldSelector=status.replicas%3D0": "rs-a",
 		} {
 			if got := strings.Join(names(t, e.do("GET", p, nil).mustCode(t, 200).obj(t)), ","); !strings.Contains(","+got+",", ","+want+",") || (want == "rc-a" && got != "rc-a") {
