@@ -17,7 +17,7 @@ func FuzzStorageNodeQuotaPipeline(f *testing.F) {
 	f.Add([]byte(`{"metadata":{"name":"c"},"spec":{"accessModes":["ReadWriteOncePod","x"],"resources":{"requests":{"storage":"-1"}},
 		"dataSource":{"kind":"K"},"dataSourceRef":{"apiGroup":"","kind":"PersistentVolumeClaim","name":"a","namespace":"n"},"selector":{"matchExpressions":[{"key":"k","operator":"In"}]}},
 		"status":{"capacity":{"storage":"1"},"allocatedResources":{"cpu":"1"},"allocatedResourceStatuses":{"storage":"x"}}}`))
-	f.Add([]byte(`{"metadata":{"name":"v","annotations":{"volume.beta.plat.io/mount-options":"ro"}},"spec":{"capacity":{"storage":"0","cpu":"1"},"hostPath":{"path":"/"},
+	f.Add([]byte(`{"metadata":{"name":"v","annotations":{"volume.beta.` + brand.Label("mount-options") + `":"ro"}},"spec":{"capacity":{"storage":"0","cpu":"1"},"hostPath":{"path":"/"},
 		"local":{"path":"../x"},"csi":{"driver":"","nodePublishSecretRef":{}},"nodeAffinity":{"required":{"nodeSelectorTerms":[]}},"persistentVolumeReclaimPolicy":"Recycle"}}`))
 	f.Add([]byte(`{"metadata":{"name":"n"},"spec":{"podCIDR":"x","podCIDRs":["10.0.0.0/8","::/0","1.2.3.4/40"],"taints":[{"key":"","effect":""},{"key":"","effect":""}]},
 		"status":{"capacity":{"pods":"1.5"},"addresses":[{"type":"a","address":"b"},{"type":"a","address":"b"}]}}`))
