@@ -109,9 +109,11 @@ func (r nodeRules) validate(obj registry.Object) apierr.FieldErrors {
 		return errs
 	}
 	p := fieldPath("spec.podCIDRs")
+	// Upstream shows the whole list as the bad value of each entry.
+	all := goStrings("string", listOf(spec["podCIDRs"]))
 	for i, c := range cidrs {
 		if _, ok := parseCIDRSloppy(c); !ok {
-			errs = append(errs, apierr.Invalid(p.index(i).String(), c, "must be a valid CIDR"))
+			errs = append(errs, apierr.Invalid(p.index(i).String(), all, "must be valid CIDR"))
 		}
 	}
 	if len(cidrs) > 1 {
@@ -136,7 +138,7 @@ func (r nodeRules) validate(obj registry.Object) apierr.FieldErrors {
 			v4, v6 = false, false
 		}
 		if !(v4 && v6) || len(cidrs) > 2 {
-			errs = append(errs, apierr.Invalid(p.String(), goStrings("string", listOf(spec["podCIDRs"])), "may specify no more than one CIDR for each IP family"))
+			errs = append(errs, apierr.Invalid(p.String(), all, "may specify no more than one CIDR for each IP family"))
 		}
 		seen := map[string]bool{}
 		for i, c := range cidrs {

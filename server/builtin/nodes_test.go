@@ -62,7 +62,7 @@ func TestNodeCreate(t *testing.T) {
 			`status.capacity.pods: Invalid value: 1500m: must be an integer`,
 		}},
 		{"bad cidrs", node(map[string]any{"podCIDRs": []any{"10.0.0.0/33", "10.1.0.0/16"}}, nil), []string{
-			`spec.podCIDRs[0]: Invalid value: "10.0.0.0/33": must be a valid CIDR`,
+			`spec.podCIDRs[0]: Invalid value: []string{"10.0.0.0/33", "10.1.0.0/16"}: must be valid CIDR`,
 			`spec.podCIDRs: Internal error: invalid PodCIDRs. failed to check with dual stack with error:failed to parse cidr value:"10.0.0.0/33" with error:invalid CIDR address: 10.0.0.0/33`,
 			`spec.podCIDRs: Invalid value: []string{"10.0.0.0/33", "10.1.0.0/16"}: may specify no more than one CIDR for each IP family`,
 		}},
