@@ -142,9 +142,12 @@ func TestNodes(t *testing.T) {
 	if got := names("spec.unschedulable=false,metadata.name=node-a"); !slices.Equal(got, []string{"node-a"}) {
 		t.Errorf("schedulable node-a %v", got)
 	}
-	bad := e.do("GET", nodesPath+"?fieldSelector=spec.nodeName%3Dx", nil).mustCode(t, 400).obj(t)
-	if msg, _ := bad["message"].(string); !strings.Contains(msg, `"spec.nodeName" is not a known field selector`) {
-		t.Errorf("unknown node field: %v", msg)
+	// Nodes convert their field labels as upstream does: no namespace.
+	for _, f := range []string{"spec.nodeName", "metadata.namespace"} {
+		bad := e.do("GET", nodesPath+"?fieldSelector="+url.QueryEscape(f+"=x"), nil).mustCode(t, 400).obj(t)
+		if bad["message"] != "field label not supported: "+f {
+			t.Errorf("unknown node field: %v", bad["message"])
+		}
 	}
 
 	proxy := e.do("GET", nodesPath+"/node-a/proxy", nil).mustCode(t, 503).obj(t)
@@ -336,5 +339,33 @@ func readJSON(t *testing.T, file string, v any) {
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		t.Fatalf("%s: %v", file, err)
+	}
+}
+
+// TestOwnFieldLabels checks the refusal of kinds upstream converts field
+// labels for itself: "field label not supported", and no namespace on
+// cluster-scoped kinds.
+func TestOwnFieldLabels(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	for _, c := range []struct{ path, field string }{
+		{podsPath, "spec.host2"},
+		{"/api/v1/namespaces/default/secrets", "data"},
+		{"/api/v1/namespaces/default/events", "message"},
+		{"/api/v1/namespaces", "metadata.namespace"},
+		{"/api/v1/namespaces", "spec.finalizers"},
+	} {
+		bad := e.do("GET", c.path+"?fieldSelector="+url.QueryEscape(c.field+"=x"), nil).mustCode(t, 400).obj(t)
+		if bad["message"] != "field label not supported: "+c.field {
+			t.Errorf("%s ?%s: %v", c.path, c.field, bad["message"])
+		}
+	}
+	for _, p := range []string{podsPath + "?fieldSelector=metadata.namespace%3Ddefault", "/api/v1/namespaces?fieldSelector=status.phase%3DActive"} {
+		e.do("GET", p, nil).mustCode(t, 200)
+	}
+	// Kinds without their own conversion keep the generic message.
+	cmBad := e.do("GET", "/api/v1/namespaces/default/configmaps?fieldSelector=data%3Dx", nil).mustCode(t, 400).obj(t)
+	if cmBad["message"] != `"data" is not a known field selector: only "metadata.name", "metadata.namespace"` {
+		t.Errorf("configmaps: %v", cmBad["message"])
 	}
 }

@@ -60,6 +60,7 @@ func nodes(b config.Brand) *registry.Descriptor {
 	d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
 		return append(r.validate(obj), r.validateUpdate(obj, old)...)
 	}
+	d.OwnFieldLabels = true
 	d.FieldSelectors = map[string]func(registry.Object) string{
 		"spec.unschedulable": func(o registry.Object) string {
 			return strconv.FormatBool(boolOf(mapOf(o["spec"])["unschedulable"]))

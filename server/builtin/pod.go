@@ -41,6 +41,7 @@ func pods(b config.Brand) *registry.Descriptor {
 	d.Strategy.Validate = r.validatePodCreate
 	d.Strategy.ValidateUpdate = r.validatePodUpdate
 	d.Strategy.DeleteGrace = podDeletionGracePeriod
+	d.OwnFieldLabels = true
 	d.FieldSelectors = podFieldSelectors
 	return d
 }

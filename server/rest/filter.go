@@ -44,10 +44,17 @@ func parsePredicate(d *registry.Descriptor, labelSel, fieldSel string) (*predica
 	for _, req := range fs.Requirements() {
 		p.hasFields = true
 		switch req.Field {
-		case fieldName, fieldNamespace:
+		case fieldName:
 			continue
+		case fieldNamespace:
+			if !d.OwnFieldLabels || d.Namespaced {
+				continue
+			}
 		}
 		if _, ok := d.FieldSelectors[req.Field]; !ok {
+			if d.OwnFieldLabels {
+				return nil, apierr.BadRequest("field label not supported: " + req.Field)
+			}
 			return nil, apierr.BadRequest(selector.UnknownFieldError(req.Field, selectableFields(d)))
 		}
 		p.needObject = true
