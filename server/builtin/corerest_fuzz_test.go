@@ -24,7 +24,7 @@ func FuzzStorageNodeQuotaPipeline(f *testing.F) {
 	f.Add([]byte(`{"metadata":{"name":"q"},"spec":{"hard":{"pods":"1m","x":"1"},"scopes":["BestEffort","NotBestEffort"],
 		"scopeSelector":{"matchExpressions":[{"scopeName":"Terminating","operator":"In","values":[]}]}},"status":{"used":{"a/b":"-1"}}}`))
 	var targets []*registry.Descriptor
-	for _, d := range coreV1(brand, DefaultServiceRanges()) {
+	for _, d := range coreV1(brand) {
 		switch d.Kind {
 		case "PersistentVolumeClaim", "PersistentVolume", "Node", "ResourceQuota":
 			targets = append(targets, d)
