@@ -60,6 +60,25 @@ func TestKubectlCoreTypes(t *testing.T) {
 		}
 	})
 
+	t.Run("drain", func(t *testing.T) {
+		t.Parallel()
+		k.must(t, "create", "namespace", "kc-drain")
+		apply(t, `{"apiVersion":"v1","kind":"Node","metadata":{"name":"kc-drain-node"}}`)
+		apply(t, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"victim","namespace":"kc-drain"},"spec":{"nodeName":"kc-drain-node","containers":[{"name":"c","image":"busybox"}]}}`)
+		out, errOut, err := k.run(t, "drain", "kc-drain-node", "--grace-period=0", "--timeout=20s", "--force")
+		if err != nil {
+			t.Fatalf("drain: %v\n%s\n%s", err, out, errOut)
+		}
+		for _, want := range []string{"node/kc-drain-node cordoned", "evicting pod kc-drain/victim", "node/kc-drain-node drained"} {
+			if !strings.Contains(out+errOut, want) {
+				t.Errorf("drain output lacks %q:\n%s%s", want, out, errOut)
+			}
+		}
+		if out := k.must(t, "get", "pods", "-n", "kc-drain", "-o", "name"); out != "" {
+			t.Errorf("pods left after drain: %q", out)
+		}
+	})
+
 	t.Run("volumes and claims", func(t *testing.T) {
 		t.Parallel()
 		k.must(t, "create", "namespace", "kc-pv")
