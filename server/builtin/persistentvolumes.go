@@ -40,7 +40,8 @@ var mountOptionSources = []string{
 
 // volumeRules holds what the volume rules take from the brand.
 type volumeRules struct {
-	sources *specCheck
+	// pods checks the sources a volume shares with pod volumes.
+	pods podRules
 	// finalizer keeps a volume bound to a claim; mountOptions is the beta
 	// annotation some sources accept.
 	finalizer, mountOptions string
@@ -48,7 +49,7 @@ type volumeRules struct {
 
 func newVolumeRules(b config.Brand) volumeRules {
 	return volumeRules{
-		sources:      &specCheck{r: newPodRules(b)},
+		pods:         newPodRules(b),
 		finalizer:    volumeFinalizer(b),
 		mountOptions: "volume.beta." + b.Label("mount-options"),
 	}
@@ -242,7 +243,8 @@ func (r volumeRules) validateSource(kind string, m map[string]any, p fieldPath, 
 		}
 		return errs
 	}
-	errs := r.sources.validateOneSource(kind, m, p, "")
+	// A check of its own per call: a specCheck gathers state.
+	errs := (&specCheck{r: r.pods}).validateOneSource(kind, m, p, "")
 	switch kind {
 	case "glusterfs":
 		if present(m, "endpointsNamespace") {
