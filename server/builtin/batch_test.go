@@ -356,3 +356,20 @@ func TestJobStatusRules(t *testing.T) {
 		"status.conditions: Invalid value: cannot disable the SuccessCriteriaMet=True condition",
 	})
 }
+
+// FuzzCountIndexes checks the parser of job index lists: no panic, and an
+// accepted list names at most completions indexes.
+func FuzzCountIndexes(f *testing.F) {
+	for _, s := range []string{"0,2-3", "1-7", "3,1", "1-2-3", "x", "", ",", "-1", "0-0"} {
+		f.Add(s, int64(5))
+	}
+	f.Fuzz(func(t *testing.T, s string, completions int64) {
+		n, err := countIndexes(s, completions)
+		if err == nil && n > 0 && n > completions {
+			t.Errorf("countIndexes(%q, %d) = %d, more than completions", s, completions, n)
+		}
+		if err == nil && n < 0 {
+			t.Errorf("countIndexes(%q, %d) = %d", s, completions, n)
+		}
+	})
+}
