@@ -319,7 +319,7 @@ func validateJobSpecUpdate(obj, old registry.Object) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	// Completions of an indexed job may change along with parallelism
 	// (elastic indexed jobs); otherwise they are fixed.
-	if !semanticEqual(spec["completions"], oldSpec["completions"]) {
+	if !sameOptional(spec["completions"], oldSpec["completions"]) {
 		switch {
 		case str(spec, "completionMode") != completionIndexed:
 			errs = append(errs, apierr.Invalid("spec.completions", spec["completions"], fieldImmutable))
@@ -330,12 +330,16 @@ func validateJobSpecUpdate(obj, old registry.Object) apierr.FieldErrors {
 	errs = append(errs, immutableSelector(obj, old)...)
 	errs = append(errs, validateJobTemplateUpdate(spec, oldSpec, boolOf(oldSpec["suspend"]) && !present(mapOf(old["status"]), "startTime"))...)
 	for _, f := range jobImmutable {
-		if !semanticEqual(spec[f], oldSpec[f]) {
+		if !sameOptional(spec[f], oldSpec[f]) {
 			errs = append(errs, apierr.Invalid("spec."+f, immutableValue(spec[f]), fieldImmutable))
 		}
 	}
 	return errs
 }
+
+// sameOptional compares members of pointer type: an absent one differs
+// from a present zero.
+func sameOptional(a, b any) bool { return (a == nil) == (b == nil) && semanticEqual(a, b) }
 
 // immutableValue is how a changed member prints: scalars as themselves,
 // structures by type only (upstream prints their Go structs).
@@ -463,7 +467,7 @@ func (r podRules) validateCronJobSpec(spec, old map[string]any) apierr.FieldErro
 	}
 	// A time zone is checked when it is set or changed: a zone the
 	// machine's database lost since must not block updates.
-	if tz, ok := spec["timeZone"].(string); ok && (old == nil || !semanticEqual(spec["timeZone"], old["timeZone"])) {
+	if tz, ok := spec["timeZone"].(string); ok && (old == nil || !sameOptional(spec["timeZone"], old["timeZone"])) {
 		errs = append(errs, validateTimeZone(tz)...)
 	}
 	switch cp := strOf(spec["concurrencyPolicy"]); cp {

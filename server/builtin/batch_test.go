@@ -192,6 +192,10 @@ func TestJobUpdate(t *testing.T) {
 		{"template", change(func(s map[string]any) {
 			s["template"].(map[string]any)["spec"].(map[string]any)["nodeSelector"] = map[string]any{"zone": "a"}
 		}), []string{"spec.template: Invalid value: core.PodTemplateSpec{...}: field is immutable"}},
+		{"limit per index", change(func(s map[string]any) { s["backoffLimitPerIndex"] = int64(0) }), []string{
+			"spec.backoffLimitPerIndex: Invalid value: 0: requires indexed completion mode",
+			"spec.backoffLimitPerIndex: Invalid value: 0: field is immutable",
+		}},
 		{"mode", change(func(s map[string]any) { s["completionMode"] = "Indexed" }), []string{
 			"spec.completionMode: Invalid value: \"Indexed\": field is immutable",
 		}},
