@@ -294,6 +294,20 @@ func TestWorkloads(t *testing.T) {
 		_, causes = invalid(t, e, "POST", cronJobsPath, cronJob("few", "* * *", ""))
 		hasCause(t, "fields", causes, `spec.schedule: Invalid value: "* * *": expected exactly 5 fields, found 3: [* * *]`)
 	})
+	t.Run("ReplicationControllerOrphans", func(t *testing.T) {
+		t.Parallel()
+		rc := e.do("POST", rcPath, `{"metadata":{"name":"rc-orphan"},"spec":{"template":`+podTemplateJSON("rc-orphan", "")+`}}`).mustCode(t, 201).obj(t)
+		owner := `[{"apiVersion":"v1","kind":"ReplicationController","name":"rc-orphan","uid":"` + path(rc, "metadata.uid").(string) + `","controller":true}]`
+		e.do("POST", podsPath, `{"metadata":{"name":"rc-orphan-pod","ownerReferences":`+owner+`},"spec":{"containers":[{"name":"c","image":"busybox"}]}}`).mustCode(t, 201)
+		// Deleting without a propagation policy orphans the pods, as core
+		// v1 always has for replication controllers.
+		e.do("DELETE", rcPath+"/rc-orphan", nil).mustCode(t, 200)
+		eventually(t, "the pod orphaned", func() bool {
+			r := e.do("GET", podsPath+"/rc-orphan-pod", nil)
+			return r.code == 200 && path(r.obj(t), "metadata.ownerReferences") == nil &&
+				e.do("GET", rcPath+"/rc-orphan", nil).code == 404
+		})
+	})
 	t.Run("Discovery", func(t *testing.T) {
 		t.Parallel()
 		l := e.do("GET", "/api/v1", nil).mustCode(t, 200).obj(t)
