@@ -308,6 +308,26 @@ func TestWorkloads(t *testing.T) {
 				e.do("GET", rcPath+"/rc-orphan", nil).code == 404
 		})
 	})
+	t.Run("JobDeletionOrphans", func(t *testing.T) {
+		t.Parallel()
+		j := e.do("POST", jobsPath, `{"metadata":{"name":"orphaner"},"spec":{"template":`+podTemplateJSON("orphaner", "Never")+`}}`).mustCode(t, 201).obj(t)
+		owner := `[{"apiVersion":"batch/v1","kind":"Job","name":"orphaner","uid":"` + path(j, "metadata.uid").(string) + `","controller":true}]`
+		e.do("POST", podsPath, `{"metadata":{"name":"orphaner-pod","ownerReferences":`+owner+`},"spec":{"containers":[{"name":"c","image":"busybox"}]}}`).mustCode(t, 201)
+		r := e.do("DELETE", jobsPath+"/orphaner", nil).mustCode(t, 200)
+		if w := r.header.Get("Warning"); w != `299 - "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning"` {
+			t.Errorf("job deletion warning %q", w)
+		}
+		eventually(t, "the job's pod orphaned", func() bool {
+			r := e.do("GET", podsPath+"/orphaner-pod", nil)
+			return r.code == 200 && path(r.obj(t), "metadata.ownerReferences") == nil &&
+				e.do("GET", jobsPath+"/orphaner", nil).code == 404
+		})
+		// A policy named silences the warning.
+		e.do("POST", jobsPath, `{"metadata":{"name":"quiet"},"spec":{"template":`+podTemplateJSON("quiet", "Never")+`}}`).mustCode(t, 201)
+		if r := e.do("DELETE", jobsPath+"/quiet?propagationPolicy=Background", nil).mustCode(t, 200); r.header.Get("Warning") != "" {
+			t.Errorf("warning with a policy: %q", r.header.Get("Warning"))
+		}
+	})
 	t.Run("Discovery", func(t *testing.T) {
 		t.Parallel()
 		l := e.do("GET", "/api/v1", nil).mustCode(t, 200).obj(t)

@@ -48,6 +48,10 @@ func batchV1(b config.Brand) []*registry.Descriptor {
 func jobs(r podRules, jl jobLabels) *registry.Descriptor {
 	d := workloadType(batchGroup, "jobs", "job", "Job", false)
 	d.FieldSelectors = map[string]func(registry.Object) string{"status.successful": intField("status", "succeeded")}
+	// batch/v1 keeps a deleted job's pods unless told otherwise, for the
+	// clients written before garbage collection, and says so.
+	d.Strategy.OrphanByDefault = true
+	d.Strategy.OrphanWarning = "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning"
 	d.Strategy.Default = func(obj registry.Object) {
 		defaultJobSpec(child(obj, "spec"))
 		copyTemplateLabels(obj)

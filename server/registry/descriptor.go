@@ -224,6 +224,10 @@ type Strategy struct {
 	// the object's dependents (replication controllers in core v1, for
 	// backward compatibility) instead of deleting them in the background.
 	OrphanByDefault bool
+	// OrphanWarning, for a type that orphans by default, is the Warning a
+	// deletion that names no propagation policy is answered with: batch/v1
+	// jobs keep their pods that way, which surprises.
+	OrphanWarning string
 	// ForbidDelete returns why the object called name may not be deleted,
 	// or "" when it may.
 	ForbidDelete func(name string) string

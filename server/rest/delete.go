@@ -162,6 +162,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
+	warnOrphaning(w, s.d, o)
 	res, err := h.deleteObject(r.Context(), s, s.ns, s.name, o, dry)
 	if err != nil {
 		h.writeError(w, r, err)
@@ -177,6 +178,14 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, s *scope) {
 		return
 	}
 	h.writeObject(w, r, out, code, s.d, res.stored)
+}
+
+// warnOrphaning warns a deletion without a propagation policy of a type
+// whose dependents it then orphans, when the type says so.
+func warnOrphaning(w http.ResponseWriter, d *registry.Descriptor, o *deleteOptions) {
+	if d.Strategy.OrphanByDefault && d.Strategy.OrphanWarning != "" && o.PropagationPolicy == nil && o.OrphanDependents == nil {
+		addWarnings(w, []string{d.Strategy.OrphanWarning})
+	}
 }
 
 // preconditionFailed is the 409 of a failed delete precondition, which

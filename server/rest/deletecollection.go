@@ -31,6 +31,7 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 		h.writeError(w, r, err)
 		return
 	}
+	warnOrphaning(w, s.d, o)
 	rd, err := h.newRenderer(r, s.d, out)
 	if err != nil {
 		h.writeError(w, r, err)
