@@ -269,9 +269,16 @@ func statefulSets(r podRules) *registry.Descriptor {
 	}
 	d.Strategy.PrepareForCreate = func(obj registry.Object) {
 		startGeneration(obj)
+		dropStatefulSetFields(obj, nil)
 		dropTemplateFields(mapAt(obj, "spec", "template"), nil)
 	}
-	d.Strategy.PrepareForUpdate = templateWorkloadUpdate(d)
+	update := templateWorkloadUpdate(d)
+	d.Strategy.PrepareForUpdate = func(obj, old registry.Object, sub string) {
+		if sub == "" {
+			dropStatefulSetFields(obj, old)
+		}
+		update(obj, old, sub)
+	}
 	d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors {
 		return r.validateStatefulSetSpec(mapOf(obj["spec"]))
 	}
@@ -295,6 +302,18 @@ func statefulSets(r podRules) *registry.Descriptor {
 		return append(errs, notDecremented(obj, old)...)
 	})
 	return d
+}
+
+// dropStatefulSetFields drops the rolling update's maxUnavailable, whose
+// feature is off by default in v1.32, unless the stored object (nil on
+// create) uses it.
+func dropStatefulSetFields(obj, old registry.Object) {
+	if valueAt(old, "spec", "updateStrategy", "rollingUpdate", "maxUnavailable") != nil {
+		return
+	}
+	if ru := mapAt(obj, "spec", "updateStrategy", "rollingUpdate"); ru != nil {
+		delete(ru, "maxUnavailable")
+	}
 }
 
 // statefulSetMutable are the spec members an update of a stateful set may

@@ -84,6 +84,9 @@ func TestWorkloadDefaults(t *testing.T) {
 				"status":   map[string]any{"phase": "Pending"},
 			}},
 		}},
+		{"StatefulSet", map[string]any{"updateStrategy": map[string]any{"rollingUpdate": map[string]any{"maxUnavailable": int64(2)}}}, map[string]any{
+			"spec.updateStrategy": map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"partition": int64(0)}},
+		}},
 		{"DaemonSet", nil, map[string]any{
 			"spec.updateStrategy":       map[string]any{"type": "RollingUpdate", "rollingUpdate": map[string]any{"maxUnavailable": int64(1), "maxSurge": int64(0)}},
 			"spec.revisionHistoryLimit": int64(10), "metadata.annotations": map[string]any{deprecatedTemplateGeneration: "1"},
@@ -161,8 +164,8 @@ func TestWorkloadValidation(t *testing.T) {
 			"persistentVolumeClaimRetentionPolicy": map[string]any{"whenDeleted": "Keep"},
 			"ordinals":                             map[string]any{"start": int64(-3)},
 		}, []string{
+			// maxUnavailable is dropped: its feature is off.
 			"spec.updateStrategy.rollingUpdate.partition: Invalid value: -1: must be greater than or equal to 0",
-			`spec.updateStrategy.rollingUpdate.maxUnavailable: Invalid value: intstr.IntOrString{Type:0, IntVal:0, StrVal:""}: cannot be 0`,
 			`spec.persistentVolumeClaimRetentionPolicy.whenDeleted: Unsupported value: "Keep": supported values: "Retain", "Delete"`,
 			"spec.ordinals.start: Invalid value: -3: must be greater than or equal to 0",
 		}},
