@@ -349,6 +349,15 @@ func TestJobStatusRules(t *testing.T) {
 		`status.completedIndexes: Invalid value: "0-2,9": error parsing completedIndexes: too large index: "9"`,
 		`status.failedIndexes: Invalid value: "2,4": failedIndexes and completedIndexes overlap at index: 2`,
 	})
+	// A complete job cannot meet its success criteria after the fact.
+	legacy := copyObj(stored)
+	legacy["status"] = map[string]any{"startTime": "2026-01-01T00:00:00Z", "completionTime": "2026-01-01T00:05:00Z", "succeeded": int64(2), "failed": int64(1),
+		"conditions": []any{map[string]any{"type": "Complete", "status": "True"}}}
+	late := copyObj(legacy)
+	late["status"].(map[string]any)["conditions"] = complete
+	checkErrs(t, "late criteria", d.Subresource("status").Validate(late, legacy), []string{
+		"status.conditions: Invalid value: cannot set SuccessCriteriaMet=True for Job already has Complete=true conditions",
+	})
 	// Terminal conditions stay.
 	done := copyObj(stored)
 	done["status"] = map[string]any{"startTime": "2026-01-01T00:00:00Z", "completionTime": "2026-01-01T00:05:00Z", "succeeded": int64(2), "failed": int64(1), "conditions": complete}

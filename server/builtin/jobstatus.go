@@ -186,6 +186,9 @@ func validateJobStatusUpdate(obj, old registry.Object) apierr.FieldErrors {
 	if o.cond(jobSuccessCriteriaMet) && !scm {
 		errs = append(errs, apierr.Invalid("status.conditions", apierr.OmitValue, "cannot disable the SuccessCriteriaMet=True condition"))
 	}
+	if o.complete() && !o.cond(jobSuccessCriteriaMet) && scm {
+		errs = append(errs, apierr.Invalid("status.conditions", apierr.OmitValue, "cannot set SuccessCriteriaMet=True for Job already has Complete=true conditions"))
+	}
 	return errs
 }
 
