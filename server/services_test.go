@@ -286,8 +286,13 @@ func TestServiceAllocation(t *testing.T) {
 	if want := fmt.Sprintf(`spec.ports[0].nodePort: Invalid value: %v: provided port is already allocated`, nodePorts[0]); !strings.Contains(statusText(t, r), want) {
 		t.Errorf("taken port: %s", statusText(t, r))
 	}
-	// Deleting releases both.
+	// Deleting releases both, and removes the endpoints of the name.
+	e.do("POST", "/api/v1/namespaces/default/endpoints", map[string]any{"metadata": map[string]any{"name": "par-0"}}).mustCode(t, 201)
+	e.do("POST", "/api/v1/namespaces/default/endpoints", map[string]any{"metadata": map[string]any{"name": "par-1", "finalizers": []any{"example.com/keep"}}}).mustCode(t, 201)
 	e.do("DELETE", servicesPath+"/par-0", nil).mustCode(t, 200)
+	e.do("DELETE", servicesPath+"/par-1", nil).mustCode(t, 200)
+	e.do("GET", "/api/v1/namespaces/default/endpoints/par-0", nil).mustCode(t, 404)
+	e.do("GET", "/api/v1/namespaces/default/endpoints/par-1", nil).mustCode(t, 200)
 	got := e.do("POST", servicesPath, svc("reuse", map[string]any{"type": "NodePort", "clusterIP": ips[0], "ports": ports(tcpPort(80, "nodePort", nodePorts[0]))})).mustCode(t, 201).obj(t)
 	if path(got, "spec.clusterIP") != ips[0] {
 		t.Errorf("reuse: %v", got["spec"])

@@ -109,9 +109,10 @@ func immutableData(obj, old registry.Object, fields ...string) apierr.FieldError
 func coreV1(b config.Brand) []*registry.Descriptor { return coreV1With(b, DefaultServiceRanges()) }
 
 func coreV1With(b config.Brand, r ServiceRanges) []*registry.Descriptor {
+	ep := endpoints()
 	return []*registry.Descriptor{
-		services(r),
-		endpoints(),
+		services(r, ep),
+		ep,
 		namespaces(b),
 		configMaps(),
 		secrets(b),

@@ -82,8 +82,11 @@ func (r ServiceRanges) family() string {
 	return familyIPv4
 }
 
-func services(r ServiceRanges) *registry.Descriptor {
+// services: ep is the Endpoints resource, whose object of a service's name
+// goes with the service, as upstream.
+func services(r ServiceRanges, ep *registry.Descriptor) *registry.Descriptor {
 	d := core("services", "service", "Service", true, "svc")
+	d.SameNameDependents = []*registry.Descriptor{ep}
 	d.Categories = []string{"all"}
 	d.NameRule = registry.NameDNS1035
 	d.UpdateCreates = true

@@ -18,7 +18,8 @@ func FuzzServicePipeline(f *testing.F) {
 	f.Add([]byte(`{"spec":{"type":"ExternalName","externalName":"a.","clusterIPs":["010.0.0.1"]}}`))
 	f.Add([]byte(`{"subsets":[{"addresses":[{"ip":"::","nodeName":""}],"ports":[{"port":0},{}]}]}`))
 	r := DefaultServiceRanges()
-	svc, ep := services(r), endpoints()
+	ep := endpoints()
+	svc := services(r, ep)
 	catalog := testCatalog(f, brand)
 	svcSchema, epSchema := catalog.ByGVK("", "v1", "Service"), catalog.ByGVK("", "v1", "Endpoints")
 	free := func(registry.Claim) bool { return true }

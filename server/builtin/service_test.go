@@ -130,7 +130,7 @@ func TestServiceAllocate(t *testing.T) {
 		t.Errorf("claims %v", claims)
 	}
 	// A range with four addresses runs full.
-	small := services(RangesFrom(netip.MustParsePrefix("10.9.0.0/29"), config.PortRange{Base: 30000, Size: 100}))
+	small := services(RangesFrom(netip.MustParsePrefix("10.9.0.0/29"), config.PortRange{Base: 30000, Size: 100}), endpoints())
 	small.Schema = d.Schema
 	held = claimSet{}
 	for i := range 6 {

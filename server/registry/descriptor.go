@@ -170,6 +170,11 @@ type Descriptor struct {
 	// collector's graph, as upstream leaves out events: they are many,
 	// short-lived and expire on their own.
 	NoGarbageCollection bool
+	// SameNameDependents are resources whose object of the same namespace
+	// and name is removed with an object of this one, in the same storage
+	// transaction (a service's Endpoints, as upstream), unless finalizers
+	// keep it.
+	SameNameDependents []*Descriptor
 }
 
 // Probe checks that a part of the server works: nil when it does, else

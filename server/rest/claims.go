@@ -148,11 +148,38 @@ func (h *Handler) storeUpdate(ctx context.Context, d *registry.Descriptor, key s
 	return h.store.Update(ctx, key, rev, enc)
 }
 
-// storeDelete removes the object at key (at revision rev) and releases its
-// claims; old is its stored state.
+// storeDelete removes the object at key (at revision rev), releases its
+// claims and removes its same-name dependents; old is its stored state.
 func (h *Handler) storeDelete(ctx context.Context, d *registry.Descriptor, key string, rev int64, old Object) (bolt.KV, error) {
-	if claims := h.claimOps(d, key, nil, old); len(claims) > 0 {
-		return h.txn(ctx, bolt.DeleteOp(key, rev), claims)
+	more := append(h.claimOps(d, key, nil, old), h.dependentOps(d, key)...)
+	if len(more) > 0 {
+		return h.txn(ctx, bolt.DeleteOp(key, rev), more)
 	}
 	return h.store.Delete(ctx, key, rev)
+}
+
+// dependentOps deletes, at their current revisions, the same-name
+// dependents of the object at key that no finalizer keeps.
+func (h *Handler) dependentOps(d *registry.Descriptor, key string) []bolt.Op {
+	if len(d.SameNameDependents) == 0 {
+		return nil
+	}
+	ns, name, ok := d.SplitKey(key)
+	if !ok {
+		return nil
+	}
+	var ops []bolt.Op
+	for _, dep := range d.SameNameDependents {
+		dk := dep.Key(ns, name)
+		kv, err := h.store.Get(dk)
+		if err != nil {
+			continue
+		}
+		obj, err := decodeStored(dep, kv.Value)
+		if err != nil || len(finalizers(obj)) > 0 {
+			continue
+		}
+		ops = append(ops, bolt.DeleteOp(dk, kv.ModRevision))
+	}
+	return ops
 }
