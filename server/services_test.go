@@ -112,6 +112,13 @@ func TestServiceDefaults(t *testing.T) {
 	if path(ext, "spec.clusterIP") != nil || path(ext, "spec.ipFamilyPolicy") != nil {
 		t.Errorf("external name %v", ext["spec"])
 	}
+	// Warnings for what the type ignores and addresses not in canonical
+	// form, as upstream.
+	r := e.do("POST", servicesPath, svc("warned", map[string]any{"externalName": "x.example.com", "externalIPs": []any{"192.0.2.010"}, "ports": ports(tcpPort(80))}))
+	r.mustCode(t, 201)
+	if got := strings.Join(r.header.Values("Warning"), "|"); got != `299 - "spec.externalIPs[0]: IP address was accepted, but will be invalid in a future Kubernetes release: ParseAddr(\"192.0.2.010\"): IPv4 field has octet with leading zero"|299 - "spec.externalName is ignored when spec.type is not \"ExternalName\""` {
+		t.Errorf("warnings %s", got)
+	}
 	// The proxy needs a node network.
 	for _, p := range []string{"/web/proxy", "/web/proxy/healthz", "/web:80/proxy/a/b"} {
 		r := e.do("GET", servicesPath+p, nil)
@@ -134,7 +141,7 @@ func TestServiceDefaults(t *testing.T) {
 	if got := names("spec.type=NodePort"); got != "np" {
 		t.Errorf("spec.type=NodePort: %s", got)
 	}
-	if got := names("spec.clusterIP!=None,spec.type=ClusterIP"); got != e.opts.Brand.APIServiceName+",web" {
+	if got := names("spec.clusterIP!=None,spec.type=ClusterIP"); got != e.opts.Brand.APIServiceName+",warned,web" {
 		t.Errorf("spec.clusterIP!=None,spec.type=ClusterIP: %s", got)
 	}
 }

@@ -111,7 +111,7 @@ func coreV1(b config.Brand) []*registry.Descriptor { return coreV1With(b, Defaul
 func coreV1With(b config.Brand, r ServiceRanges) []*registry.Descriptor {
 	ep := endpoints()
 	return []*registry.Descriptor{
-		services(r, ep),
+		services(b, r, ep),
 		ep,
 		namespaces(b),
 		configMaps(),

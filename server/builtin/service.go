@@ -84,7 +84,7 @@ func (r ServiceRanges) family() string {
 
 // services: ep is the Endpoints resource, whose object of a service's name
 // goes with the service, as upstream.
-func services(r ServiceRanges, ep *registry.Descriptor) *registry.Descriptor {
+func services(b config.Brand, r ServiceRanges, ep *registry.Descriptor) *registry.Descriptor {
 	d := core("services", "service", "Service", true, "svc")
 	d.SameNameDependents = []*registry.Descriptor{ep}
 	d.Categories = []string{"all"}
@@ -115,6 +115,7 @@ func services(r ServiceRanges, ep *registry.Descriptor) *registry.Descriptor {
 		normalizeClusterIPs(spec, oldSpec)
 		dropTypeDependentFields(obj, spec, oldSpec)
 	}
+	d.Strategy.Warnings = serviceWarnings(b)
 	d.Strategy.Validate = validateService
 	d.Strategy.ValidateUpdate = validateServiceUpdate
 	a := serviceAllocator{r}

@@ -19,7 +19,7 @@ func FuzzServicePipeline(f *testing.F) {
 	f.Add([]byte(`{"subsets":[{"addresses":[{"ip":"::","nodeName":""}],"ports":[{"port":0},{}]}]}`))
 	r := DefaultServiceRanges()
 	ep := endpoints()
-	svc := services(r, ep)
+	svc := services(brand, r, ep)
 	catalog := testCatalog(f, brand)
 	svcSchema, epSchema := catalog.ByGVK("", "v1", "Service"), catalog.ByGVK("", "v1", "Endpoints")
 	free := func(registry.Claim) bool { return true }
@@ -43,6 +43,9 @@ func FuzzServicePipeline(f *testing.F) {
 				st.PrepareForCreate(obj)
 			}
 			schema.ApplyDefaults(obj, target.s)
+			if st.Warnings != nil {
+				st.Warnings(obj, old.Object)
+			}
 			if st.Allocate != nil {
 				for _, free := range []func(registry.Claim) bool{free, func(registry.Claim) bool { return false }} {
 					st.Allocate(deepCopyMap(obj), nil, free)

@@ -130,7 +130,7 @@ func TestServiceAllocate(t *testing.T) {
 		t.Errorf("claims %v", claims)
 	}
 	// A range with four addresses runs full.
-	small := services(RangesFrom(netip.MustParsePrefix("10.9.0.0/29"), config.PortRange{Base: 30000, Size: 100}), endpoints())
+	small := services(brand, RangesFrom(netip.MustParsePrefix("10.9.0.0/29"), config.PortRange{Base: 30000, Size: 100}), endpoints())
 	small.Schema = d.Schema
 	held = claimSet{}
 	for i := range 6 {
@@ -196,4 +196,27 @@ func TestEndpointsValidate(t *testing.T) {
 		`subsets[1].ports[0].protocol: Unsupported value: "X": supported values: "SCTP", "TCP", "UDP"`,
 		"subsets[1].ports[0].appProtocol: Invalid value: \"-\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
 	})
+}
+
+func TestServiceWarnings(t *testing.T) {
+	t.Parallel()
+	warn := serviceWarnings(brand)
+	hints := "service." + brand.LongDomain + "/topology-aware-hints"
+	got := warn(registry.Object{
+		"metadata": map[string]any{"annotations": map[string]any{hints: "auto"}},
+		"spec": map[string]any{"type": "ExternalName", "clusterIP": "fd00:0::1", "clusterIPs": []any{"fd00:0::1"},
+			"externalIPs": []any{"10.1.2.3"}, "loadBalancerIP": "01.2.3.4"},
+	}, nil)
+	want := []string{
+		"annotation " + hints + " is deprecated, please use service." + brand.LongDomain + "/topology-mode instead",
+		`spec.clusterIPs[0]: IPv6 address "fd00:0::1" is not in RFC 5952 canonical format ("fd00::1"), which may cause controller apply-loops`,
+		`spec.loadBalancerIP: IP address was accepted, but will be invalid in a future Kubernetes release: ParseAddr("01.2.3.4"): IPv4 field has octet with leading zero`,
+		`spec.externalIPs is ignored when spec.type is "ExternalName"`,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("warnings:\n got  %q\n want %q", got, want)
+	}
+	if got := warn(registry.Object{"spec": map[string]any{"clusterIP": "None", "clusterIPs": []any{"None"}}}, nil); len(got) != 0 {
+		t.Errorf("headless: %q", got)
+	}
 }

@@ -239,6 +239,11 @@ type Strategy struct {
 	// DeletingConflict is the Conflict message of a DELETE of a graceful
 	// object whose PendingFinalizers still hold it.
 	DeletingConflict string
+	// Warnings returns the warnings a write of obj earns (old is nil on
+	// create), as upstream's WarningsOnCreate and WarningsOnUpdate: they
+	// are sent after the Prepare hooks ran, whether or not the write
+	// succeeds.
+	Warnings func(obj, old Object) []string
 	// Claims returns the values obj holds that no other object may hold
 	// at the same time (a service's cluster IPs and node ports). Each is
 	// recorded under its own key, written in the same storage transaction

@@ -50,6 +50,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, s *scope) {
 		return
 	}
 	stored, err := h.prepareAndCreate(r.Context(), s, dec.obj, wo.dryRun)
+	addWarnings(w, s.warnings)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -113,6 +114,9 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object) (Obje
 	}
 	if d.Strategy.PrepareForCreate != nil {
 		d.Strategy.PrepareForCreate(obj)
+	}
+	if d.Strategy.Warnings != nil {
+		s.warnings = append(s.warnings, d.Strategy.Warnings(obj, nil)...)
 	}
 	schema.ApplyDefaults(obj, d.Schema)
 	// Values are allocated before validation, as upstream: validation

@@ -105,6 +105,8 @@ type scope struct {
 	ns   string
 	name string
 	sub  string
+	// warnings are what the type's Warnings hook said of the write.
+	warnings []string
 }
 
 // ServeHTTP dispatches a resource request to its verb.

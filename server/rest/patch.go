@@ -86,6 +86,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 		}
 		next, err := h.prepareUpdate(r.Context(), s, obj, old)
 		if err != nil {
+			addWarnings(w, s.warnings)
 			h.writeError(w, r, err)
 			return
 		}
@@ -93,6 +94,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 		if retry {
 			continue
 		}
+		addWarnings(w, s.warnings)
 		if err != nil {
 			h.writeError(w, r, err)
 			return

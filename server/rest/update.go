@@ -27,6 +27,7 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, s *scope) {
 		return
 	}
 	stored, code, err := h.updateObject(r.Context(), s, dec.obj, wo.dryRun)
+	addWarnings(w, s.warnings)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -179,6 +180,9 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 	next["kind"], next["apiVersion"] = d.Kind, d.GroupVersion()
 	if d.Strategy.PrepareForUpdate != nil {
 		d.Strategy.PrepareForUpdate(next, old, s.sub)
+	}
+	if d.Strategy.Warnings != nil && s.sub == "" {
+		s.warnings = append(s.warnings, d.Strategy.Warnings(next, old)...)
 	}
 	schema.ApplyDefaults(next, d.Schema)
 	// Values are allocated before validation, as on create; only the main
