@@ -3,6 +3,9 @@
 package server_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -75,6 +78,33 @@ func TestKubectlServices(t *testing.T) {
 	p = obj["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)
 	if code != 200 || path(obj, "spec.type") != "ClusterIP" || path(obj, "spec.selector.app") != "api" || p["port"] != float64(80) || p["targetPort"] != float64(8080) {
 		t.Fatalf("exposed deployment: %d %v", code, obj)
+	}
+	// apply twice is unchanged; a changed port is configured and keeps
+	// the allocated values.
+	manifest := filepath.Join(t.TempDir(), "svc.yaml")
+	write := func(port int) {
+		y := fmt.Sprintf("apiVersion: v1\nkind: Service\nmetadata:\n  name: applied\n  namespace: kc-svc\nspec:\n  type: NodePort\n  selector:\n    app: web\n  ports:\n  - name: http\n    port: %d\n", port)
+		if err := os.WriteFile(manifest, []byte(y), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(80)
+	for i, want := range []string{"service/applied created", "service/applied unchanged"} {
+		if out := k.must(t, "apply", "-f", manifest); !strings.Contains(out, want) {
+			t.Fatalf("apply %d printed %q", i, out)
+		}
+	}
+	_, before := k.apiGet(t, "/api/v1/namespaces/kc-svc/services/applied")
+	write(81)
+	if out := k.must(t, "apply", "-f", manifest); !strings.Contains(out, "service/applied configured") {
+		t.Fatalf("apply changed printed %q", out)
+	}
+	_, after := k.apiGet(t, "/api/v1/namespaces/kc-svc/services/applied")
+	if path(after, "spec.clusterIP") != path(before, "spec.clusterIP") || fmt.Sprint(path(after, "spec.ports")) == fmt.Sprint(path(before, "spec.ports")) {
+		t.Errorf("apply changed the port: before %v after %v", before["spec"], after["spec"])
+	}
+	if n := after["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)["nodePort"]; n != before["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)["nodePort"] {
+		t.Errorf("apply of a port by name kept no node port: %v", after["spec"])
 	}
 	if out := k.must(t, "delete", "svc", "my", "web", "-n", "kc-svc"); !strings.Contains(out, `service "my" deleted`) {
 		t.Errorf("delete printed %q", out)
