@@ -50,6 +50,10 @@ func TestFlags(t *testing.T) {
 	if err != nil || o.ControllerEnabled(config.ControllerGarbageCollector) || !o.ControllerEnabled(config.ControllerNamespace) {
 		t.Errorf("controllers: %q %v", o.Controllers, err)
 	}
+	o, err = parse(t, "serve", "--data-dir", dir, "--service-cluster-ip-range", "10.96.0.0/12", "--service-node-port-range", "20000-20099", "--advertise-address", "192.0.2.1")
+	if err != nil || o.ServiceCIDR.String() != "10.96.0.0/12" || o.NodePorts != (config.PortRange{Base: 20000, Size: 100}) || o.AdvertiseAddress != "192.0.2.1" {
+		t.Errorf("service ranges: %v %v %v", o.ServiceCIDR, o.NodePorts, err)
+	}
 	// serve is the default command.
 	o, err = parse(t, "--data-dir", dir)
 	if err != nil || o.SecurePort != 6443 || o.Brand.Name != "plat" || o.HistoryRetention != config.DefaultHistoryRetention {
@@ -74,6 +78,10 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--runtime-config", "apps"}, `--runtime-config: runtime-config invalid key apps`},
 		{[]string{"serve", "--runtime-config", "api/all=false"}, `--runtime-config: invalid key with only api/all=false`},
 		{[]string{"serve", "--controllers", "*,-nope"}, `--controllers: unknown controller "-nope"`},
+		{[]string{"serve", "--service-cluster-ip-range", "10.0.0.0/8"}, `--service-cluster-ip-range: 10.0.0.0/8 is too large; for 32-bit addresses, the mask must be >= 12`},
+		{[]string{"serve", "--service-cluster-ip-range", "bogus"}, `--service-cluster-ip-range: "bogus" is not a CIDR such as 10.0.0.0/24`},
+		{[]string{"serve", "--service-node-port-range", "32767-30000"}, `--service-node-port-range: "32767-30000": the last port is below the first`},
+		{[]string{"serve", "--advertise-address", "127.0.0.1"}, `--advertise-address "127.0.0.1" must be an IP address that is neither unspecified nor loopback`},
 	}
 	for _, c := range cases {
 		dir := filepath.Join(t.TempDir(), "data")

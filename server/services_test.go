@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"testing"
+
+	"platd/config"
 )
 
 const servicesPath = "/api/v1/namespaces/default/services"
@@ -406,4 +408,33 @@ func TestServiceReleaseOnCollectionDelete(t *testing.T) {
 	e.do("PATCH", servicesPath+"/f", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
 	e.do("GET", servicesPath+"/f", nil).mustCode(t, 404)
 	e.do("POST", servicesPath, svc("f2", map[string]any{"clusterIP": "10.0.0.12", "ports": ports(tcpPort(80))})).mustCode(t, 201)
+}
+
+// TestServiceCustomRanges: the range flags decide the API service's IP
+// and what other services get.
+func TestServiceCustomRanges(t *testing.T) {
+	t.Parallel()
+	e := start(t, func(o *config.Options) {
+		o.ServiceClusterIPRange, o.ServiceNodePortRange = "10.96.0.0/16", "20000-20001"
+	})
+	api := e.do("GET", servicesPath+"/"+e.opts.Brand.APIServiceName, nil).mustCode(t, 200).obj(t)
+	if path(api, "spec.clusterIP") != "10.96.0.1" {
+		t.Errorf("API service IP %v", path(api, "spec.clusterIP"))
+	}
+	seen := map[float64]bool{}
+	for i := range 2 {
+		got := e.do("POST", servicesPath, svc(fmt.Sprintf("np-%d", i), map[string]any{"type": "NodePort", "ports": ports(tcpPort(80))})).mustCode(t, 201).obj(t)
+		if a, err := netip.ParseAddr(path(got, "spec.clusterIP").(string)); err != nil || !netip.MustParsePrefix("10.96.0.0/16").Contains(a) {
+			t.Errorf("clusterIP %v", path(got, "spec.clusterIP"))
+		}
+		n := got["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)["nodePort"].(float64)
+		if (n != 20000 && n != 20001) || seen[n] {
+			t.Errorf("nodePort %v", n)
+		}
+		seen[n] = true
+	}
+	r := e.do("POST", servicesPath, svc("np-full", map[string]any{"type": "NodePort", "ports": ports(tcpPort(80))})).mustCode(t, 500)
+	if msg := statusText(t, r); msg != "Internal error occurred: failed to allocate a nodePort: range is full" {
+		t.Errorf("full range: %s", msg)
+	}
 }
