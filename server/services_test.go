@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
 	"testing"
 
 	"platd/config"
