@@ -21,6 +21,10 @@ var (
 	// ErrType reports a generic value of the wrong Go type for its schema
 	// when marshalling (a string where an integer belongs, ...).
 	ErrType = errors.New("value of wrong type")
+	// ErrUnsupported reports input Transcode leaves to Marshal: members
+	// that occur twice, nesting deeper than maxTapeDepth, messages it has
+	// no fast form for. Marshal of the decoded object gives the answer.
+	ErrUnsupported = errors.New("not supported by the transcoder")
 )
 
 // maxDepth bounds message nesting on decode and encode. Hostile input can

@@ -533,3 +533,9 @@ func DecodeAnyShared(data []byte, text string) (any, error) {
 
 // decodeAny is DecodeAny.
 func decodeAny(data []byte) (any, error) { return DecodeAny(data) }
+
+// Unquote returns the value of the contents (without the quotes) of a
+// valid JSON string literal exactly as Decode reads it: escapes resolved,
+// invalid UTF-8 and unpaired surrogates replaced by U+FFFD. raw must have
+// passed a JSON syntax check; it is not retained.
+func Unquote(raw []byte) string { return unquote(raw) }
