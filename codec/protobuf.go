@@ -2,6 +2,7 @@ package codec
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -46,6 +47,37 @@ func WrapProtobuf(dst []byte, apiVersion, kind string, raw []byte) []byte {
 	dst = appendString(dst, unknownContentEncoding, "")
 	dst = appendString(dst, unknownContentType, "")
 	return dst
+}
+
+// ProtobufHeadroom is the room to reserve in front of a raw message that
+// WrapProtobufAt will wrap: the envelope's head for the largest raw length.
+func ProtobufHeadroom(apiVersion, kind string) int {
+	tmLen := sizeString(typeMetaAPIVersion, apiVersion) + sizeString(typeMetaKind, kind)
+	return len(protobufMagic) + protowire.SizeTag(unknownTypeMeta) + protowire.SizeBytes(tmLen) +
+		protowire.SizeTag(unknownRaw) + binary.MaxVarintLen64
+}
+
+// WrapProtobufAt turns buf — headroom reserved bytes (ProtobufHeadroom)
+// followed by a raw message — into the body WrapProtobuf would build for
+// that raw, without copying the raw: the head is written right-aligned
+// into the reserved bytes and the result starts where it begins. buf is
+// modified and shares its array with the result.
+func WrapProtobufAt(buf []byte, headroom int, apiVersion, kind string) []byte {
+	raw := len(buf) - headroom
+	tmLen := sizeString(typeMetaAPIVersion, apiVersion) + sizeString(typeMetaKind, kind)
+	var room [64]byte
+	head := append(room[:0], protobufMagic...)
+	head = protowire.AppendTag(head, unknownTypeMeta, protowire.BytesType)
+	head = protowire.AppendVarint(head, uint64(tmLen))
+	head = appendString(head, typeMetaAPIVersion, apiVersion)
+	head = appendString(head, typeMetaKind, kind)
+	head = protowire.AppendTag(head, unknownRaw, protowire.BytesType)
+	head = protowire.AppendVarint(head, uint64(raw))
+	off := headroom - len(head)
+	copy(buf[off:], head)
+	buf = appendString(buf, unknownContentEncoding, "")
+	buf = appendString(buf, unknownContentType, "")
+	return buf[off:]
 }
 
 // UnwrapProtobuf parses a protobuf body made by WrapProtobuf (or upstream).

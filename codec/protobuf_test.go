@@ -99,3 +99,20 @@ func FuzzUnwrapProtobuf(f *testing.F) {
 		}
 	})
 }
+
+// TestWrapProtobufAt: wrapping in place gives WrapProtobuf's bytes for
+// every size class of the raw length.
+func TestWrapProtobufAt(t *testing.T) {
+	t.Parallel()
+	for _, n := range []int{0, 1, 127, 128, 16383, 16384, 1 << 21} {
+		for _, tm := range [][2]string{{"v1", "ConfigMapList"}, {"", ""}, {"flowcontrol.apiserver.example.com/v1", strings.Repeat("K", 300)}} {
+			raw := bytes.Repeat([]byte{0x5a}, n)
+			want := WrapProtobuf(nil, tm[0], tm[1], raw)
+			hr := ProtobufHeadroom(tm[0], tm[1])
+			buf := append(make([]byte, hr), raw...)
+			if got := WrapProtobufAt(buf, hr, tm[0], tm[1]); !bytes.Equal(got, want) {
+				t.Fatalf("raw %d %v: got %x... want %x...", n, tm, got[:min(len(got), 40)], want[:min(len(want), 40)])
+			}
+		}
+	}
+}

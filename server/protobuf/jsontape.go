@@ -1,6 +1,10 @@
 package protobuf
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+)
 
 // The transcoder reads JSON through a token tape: one validating pass over
 // the bytes records every value as a token, and a container's token points
@@ -23,9 +27,6 @@ const (
 	// flagEscaped: a string holds a backslash or a byte >= 0x80, so its
 	// value differs from its raw bytes or may need U+FFFD replacement.
 	flagEscaped = 1 << iota
-	// flagHTML: a string holds '<', '>' or '&', which encoding/json
-	// escapes on output.
-	flagHTML
 	// flagSpace: white space occurs inside a container.
 	flagSpace
 )
@@ -62,7 +63,7 @@ type tape struct {
 }
 
 // strClass classifies string bytes: 0 plain, 1 quote, 2 backslash, 3
-// control, 4 non-ASCII, 5 HTML-escaped.
+// control, 4 non-ASCII.
 var strClass = func() (c [256]uint8) {
 	for i := range 0x20 {
 		c[i] = 3
@@ -71,9 +72,23 @@ var strClass = func() (c [256]uint8) {
 	for i := 0x80; i < 0x100; i++ {
 		c[i] = 4
 	}
-	c['<'], c['>'], c['&'] = 5, 5, 5
 	return c
 }()
+
+// SWAR constants: a byte of ones and a byte of high bits in every lane.
+const (
+	lanesLow  = 0x0101010101010101
+	lanesHigh = 0x8080808080808080
+)
+
+// specialLanes has the high bit set in the first lane of x that holds a
+// quote, a backslash, a control character or a non-ASCII byte (lanes
+// after it may be set spuriously); 0 means all eight bytes are plain.
+func specialLanes(x uint64) uint64 {
+	q := x ^ (lanesLow * '"')
+	b := x ^ (lanesLow * '\\')
+	return ((q-lanesLow)&^q | (b-lanesLow)&^b | (x - lanesLow*0x20) | x) & lanesHigh
+}
 
 // parse tokenises data, which must be exactly one JSON value with optional
 // surrounding white space, validated as encoding/json validates it.
@@ -232,6 +247,18 @@ func (t *tape) str(p int) (int, uint8, error) {
 	d := t.data
 	var flags uint8
 	for p < len(d) {
+		// Eight plain bytes at a time; the first special one decides.
+		for p+8 <= len(d) {
+			m := specialLanes(binary.LittleEndian.Uint64(d[p:]))
+			if m != 0 {
+				p += bits.TrailingZeros64(m) / 8
+				break
+			}
+			p += 8
+		}
+		if p >= len(d) {
+			break
+		}
 		switch strClass[d[p]] {
 		case 0:
 			p++
@@ -260,11 +287,8 @@ func (t *tape) str(p int) (int, uint8, error) {
 			}
 		case 3:
 			return 0, 0, errSyntax
-		case 4:
-			flags |= flagEscaped
-			p++
 		default:
-			flags |= flagHTML
+			flags |= flagEscaped
 			p++
 		}
 	}

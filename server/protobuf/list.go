@@ -2,6 +2,8 @@ package protobuf
 
 import (
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"platd/server/schema"
 )
 
 // Field numbers shared by every XxxList message and by meta/v1 ListMeta.
@@ -51,6 +53,19 @@ func AppendListHead(dst []byte, listMeta map[string]any) []byte {
 func AppendListItem(dst []byte, item []byte) []byte {
 	dst = protowire.AppendTag(dst, listItems, protowire.BytesType)
 	return protowire.AppendBytes(dst, item)
+}
+
+// AppendListItemJSON appends one item as the items field of a list
+// message, transcoded from its JSON (see Transcode) straight into dst. On
+// error dst is returned at its original length.
+func AppendListItemJSON(dst, data []byte, s *schema.Schema) ([]byte, error) {
+	n := len(dst)
+	dst, start := openBytes(dst, listItems)
+	dst, err := Transcode(dst, data, s)
+	if err != nil {
+		return dst[:n], err
+	}
+	return closeBytes(dst, start), nil
 }
 
 // appendListMeta appends a ListMeta body: the three strings always, the

@@ -353,14 +353,10 @@ func (t *transcoder) value(dst []byte, num protowire.Number, vi int32, p *plan) 
 			dst = protowire.AppendVarint(dst, uint64(1+protowire.SizeVarint(uint64(d))))
 			return appendVarintField(dst, durationNS, uint64(d)), nil
 		}
-		dst = protowire.AppendTag(dst, num, protowire.BytesType)
 		if tk == nil {
-			return append(dst, 0), nil
+			return appendStringField(dst, num, ""), nil
 		}
-		if tk.flags&flagEscaped != 0 {
-			return protowire.AppendString(dst, schema.Unquote(t.raw(vi))), nil
-		}
-		return protowire.AppendBytes(dst, t.data[tk.start:tk.end]), nil
+		return t.appendStr(dst, num, vi), nil
 	case schema.Integer:
 		var n int64
 		if tk != nil {
@@ -463,11 +459,7 @@ func (t *transcoder) body(dst []byte, vi int32, p *plan) ([]byte, error) {
 			case tokString:
 				dst = appendVarintField(dst, iosType, 1)
 				dst = appendVarintField(dst, iosInt, 0)
-				dst = protowire.AppendTag(dst, iosString, protowire.BytesType)
-				if tk.flags&flagEscaped != 0 {
-					return protowire.AppendString(dst, schema.Unquote(t.raw(vi))), nil
-				}
-				return protowire.AppendBytes(dst, t.raw(vi)), nil
+				return t.appendStr(dst, iosString, vi), nil
 			case tokNumber:
 				var ok bool
 				if n, ok = parseInt(t.raw(vi)); !ok || n < math.MinInt32 || n > math.MaxInt32 {
@@ -493,12 +485,7 @@ func (t *transcoder) body(dst []byte, vi int32, p *plan) ([]byte, error) {
 		for k := vi + 1; k < tk.next; k = t.toks[k].next {
 			switch t.toks[k].kind {
 			case tokString:
-				dst = protowire.AppendTag(dst, wrapperItems, protowire.BytesType)
-				if t.toks[k].flags&flagEscaped != 0 {
-					dst = protowire.AppendString(dst, schema.Unquote(t.raw(k)))
-				} else {
-					dst = protowire.AppendBytes(dst, t.raw(k))
-				}
+				dst = t.appendStr(dst, wrapperItems, k)
 			case tokNull:
 				dst = appendStringField(dst, wrapperItems, "")
 			default:
@@ -520,6 +507,19 @@ func (t *transcoder) body(dst []byte, vi int32, p *plan) ([]byte, error) {
 		}
 	}
 	return dst, ErrNoProtobuf
+}
+
+// appendStr writes the value of string token i as field num.
+func (t *transcoder) appendStr(dst []byte, num protowire.Number, i int32) []byte {
+	tk := &t.toks[i]
+	raw := t.data[tk.start:tk.end]
+	if tk.flags&flagEscaped == 0 {
+		dst = protowire.AppendTag(dst, num, protowire.BytesType)
+		return protowire.AppendBytes(dst, raw)
+	}
+	dst, start := openBytes(dst, num)
+	dst = schema.AppendUnquote(dst, raw)
+	return closeBytes(dst, start)
 }
 
 // str returns the value of the string token i.
@@ -714,16 +714,10 @@ func (t *transcoder) keyBefore(a, b int32) bool {
 // characters escaped, only the short escapes for quote, backslash and
 // \n \r \t \b \f.
 func (t *transcoder) canonicalString(tk *token) bool {
-	if tk.flags&flagHTML != 0 {
-		return false
-	}
-	if tk.flags&flagEscaped == 0 {
-		return true
-	}
 	raw := t.data[tk.start:tk.end]
 	for j := 0; j < len(raw); j++ {
 		switch c := raw[j]; {
-		case c >= 0x80:
+		case c >= 0x80 || c == '<' || c == '>' || c == '&':
 			return false
 		case c == '\\':
 			j++

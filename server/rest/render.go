@@ -79,6 +79,18 @@ func (rd *renderer) objectJSON(dst, stored []byte) ([]byte, error) {
 
 // objectProto appends the protobuf message of one object (no envelope).
 func (rd *renderer) objectProto(dst, stored []byte) ([]byte, error) {
+	if rd.d.Storage == nil {
+		// Stored bytes are the served form: transcode them.
+		if out, err := protobuf.Transcode(dst, stored, rd.d.Schema); err == nil {
+			return out, nil
+		}
+	}
+	return rd.decodeProto(dst, stored)
+}
+
+// decodeProto is objectProto by decoding the object and marshalling it:
+// for converted resources and whatever the transcoder declines.
+func (rd *renderer) decodeProto(dst, stored []byte) ([]byte, error) {
 	obj, err := decodeStored(rd.d, stored)
 	if err != nil {
 		return dst, err

@@ -253,7 +253,14 @@ func hex4(b []byte) rune {
 
 // unquote decodes the already validated contents of a string literal.
 func unquote(raw []byte) string {
-	out := make([]byte, 0, len(raw))
+	return string(AppendUnquote(make([]byte, 0, len(raw)), raw))
+}
+
+// AppendUnquote appends the value of the contents (without the quotes) of
+// a valid JSON string literal to out, exactly as Decode reads it: escapes
+// resolved, invalid UTF-8 and unpaired surrogates replaced by U+FFFD. raw
+// must have passed a JSON syntax check; it is only read.
+func AppendUnquote(out, raw []byte) []byte {
 	for i := 0; i < len(raw); {
 		c := raw[i]
 		if c == '\\' {
@@ -290,15 +297,20 @@ func unquote(raw []byte) string {
 			continue
 		}
 		if c < utf8.RuneSelf {
-			out = append(out, c)
-			i++
+			// Copy the run of plain ASCII at once.
+			j := i + 1
+			for j < len(raw) && raw[j] != '\\' && raw[j] < utf8.RuneSelf {
+				j++
+			}
+			out = append(out, raw[i:j]...)
+			i = j
 			continue
 		}
 		r, size := utf8.DecodeRune(raw[i:])
 		out = utf8.AppendRune(out, r) // RuneError for invalid bytes
 		i += size
 	}
-	return string(out)
+	return out
 }
 
 // skip consumes one value of any kind without building it.
