@@ -65,3 +65,36 @@ func BenchmarkRoundTripPod(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTranscodeConfigMap is BenchmarkMarshalConfigMap from the stored
+// JSON, decoding included.
+func BenchmarkTranscodeConfigMap(b *testing.B) {
+	obj, s, _ := benchObject(b)
+	stored := schema.Encode(nil, obj, s)
+	b.ReportMetric(float64(len(stored)), "json-bytes")
+	b.ReportAllocs()
+	buf := make([]byte, 0, 2048)
+	for b.Loop() {
+		var err error
+		if buf, err = Transcode(buf[:0], stored, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecodeMarshalConfigMap is what Transcode replaces.
+func BenchmarkDecodeMarshalConfigMap(b *testing.B) {
+	obj, s, _ := benchObject(b)
+	stored := schema.Encode(nil, obj, s)
+	b.ReportAllocs()
+	buf := make([]byte, 0, 2048)
+	for b.Loop() {
+		dec, err := schema.Decode(stored, s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if buf, err = Marshal(buf[:0], dec.Object, s); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -60,12 +60,12 @@ func AppendListItem(dst []byte, item []byte) []byte {
 // error dst is returned at its original length.
 func AppendListItemJSON(dst, data []byte, s *schema.Schema) ([]byte, error) {
 	n := len(dst)
-	dst, start := openBytes(dst, listItems)
+	dst, start, w := openSized(dst, listItems, len(data))
 	dst, err := Transcode(dst, data, s)
 	if err != nil {
 		return dst[:n], err
 	}
-	return closeBytes(dst, start), nil
+	return closeSized(dst, start, w), nil
 }
 
 // appendListMeta appends a ListMeta body: the three strings always, the

@@ -54,6 +54,7 @@ type transcoder struct {
 	tape
 	slots   []int32 // per open object: token index+1 of each member, 0 absent, -1 null
 	entries []mapEntry
+	discard []byte
 }
 
 // mapEntry is one member of a map whose keys need sorting.
@@ -71,6 +72,9 @@ func (t *transcoder) release() {
 	t.data = nil
 	if cap(t.toks) > maxPooledTape {
 		t.toks = nil
+	}
+	if cap(t.discard) > maxPooledTape {
+		t.discard = nil
 	}
 	clear(t.entries)
 	t.entries = t.entries[:0]
@@ -121,11 +125,11 @@ func (t *transcoder) object(dst []byte, p *plan, oi int32, top bool) ([]byte, er
 	var err error
 	for _, i := range p.check {
 		if slots[i] > 0 {
-			// Written to a throw-away buffer for its errors only.
+			// Written for its errors only, to a buffer nested checks
+			// may share: its contents do not matter.
 			f := p.s.Fields[i]
 			st := step{f: f, num: 1, pos: i, sub: planOf(f.Schema)}
-			var buf [64]byte
-			if _, err = t.field(buf[:0], &st, slots); err != nil {
+			if t.discard, err = t.field(t.discard[:0], &st, slots); err != nil {
 				return dst, ErrUnsupported
 			}
 		}
@@ -308,7 +312,7 @@ func (t *transcoder) mapEntry(dst []byte, num protowire.Number, key []byte, vi i
 		dst = append(dst, byte(entryValue)<<3|byte(protowire.BytesType))
 		return protowire.AppendBytes(dst, val), nil
 	}
-	dst, start := openBytes(dst, num)
+	dst, start, w := openSized(dst, num, len(key)+len(t.span(vi))+4)
 	dst = protowire.AppendTag(dst, entryKey, protowire.BytesType)
 	dst = protowire.AppendBytes(dst, key)
 	if vt.kind == tokNull {
@@ -323,7 +327,7 @@ func (t *transcoder) mapEntry(dst []byte, num protowire.Number, key []byte, vi i
 			return dst, err
 		}
 	}
-	return closeBytes(dst, start), nil
+	return closeSized(dst, start, w), nil
 }
 
 // value writes one tagged value as Marshal's encoder.value does; vi -1 is
@@ -398,7 +402,11 @@ func (t *transcoder) value(dst []byte, num protowire.Number, vi int32, p *plan) 
 				return dst, errJSONType
 			}
 			var err error
-			if dst, err = base64.StdEncoding.AppendDecode(dst, []byte(t.str(vi))); err != nil {
+			src := t.raw(vi)
+			if tk.flags&flagEscaped != 0 {
+				src = schema.AppendUnquote(nil, src)
+			}
+			if dst, err = base64.StdEncoding.AppendDecode(dst, src); err != nil {
 				return dst, ErrValue
 			}
 		}
@@ -410,9 +418,13 @@ func (t *transcoder) value(dst []byte, num protowire.Number, vi int32, p *plan) 
 		if p.s.ProtoMessage == "" {
 			return dst, ErrNoProtobuf
 		}
-		dst, start := openBytes(dst, num)
+		guess := 0
+		if tk != nil {
+			guess = int(tk.end - tk.start)
+		}
+		dst, start, w := openSized(dst, num, guess)
 		dst, err := t.object(dst, p, vi, false)
-		return closeBytes(dst, start), err
+		return closeSized(dst, start, w), err
 	}
 	dst, start := openBytes(dst, num)
 	dst, err := t.body(dst, vi, p)
@@ -499,9 +511,9 @@ func (t *transcoder) body(dst []byte, vi int32, p *plan) ([]byte, error) {
 			if tk == nil {
 				return dst, nil
 			}
-			dst, start := openBytes(dst, rawBytes)
+			dst, start, w := openSized(dst, rawBytes, len(t.span(vi)))
 			dst, err := t.anyJSON(dst, vi)
-			return closeBytes(dst, start), err
+			return closeSized(dst, start, w), err
 		case propsOrArray, propsOrBool, propsOrStrings:
 			return dst, ErrUnsupported
 		}
@@ -517,9 +529,9 @@ func (t *transcoder) appendStr(dst []byte, num protowire.Number, i int32) []byte
 		dst = protowire.AppendTag(dst, num, protowire.BytesType)
 		return protowire.AppendBytes(dst, raw)
 	}
-	dst, start := openBytes(dst, num)
+	dst, start, w := openSized(dst, num, len(raw))
 	dst = schema.AppendUnquote(dst, raw)
-	return closeBytes(dst, start)
+	return closeSized(dst, start, w)
 }
 
 // str returns the value of the string token i.

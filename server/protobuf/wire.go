@@ -33,6 +33,39 @@ func closeBytes(dst []byte, start int) []byte {
 	return dst
 }
 
+// openSized is openBytes for a body of about guess bytes: the length
+// placeholder has the width that length needs, so closeSized moves the
+// body only when the guess was in another size class.
+func openSized(dst []byte, num protowire.Number, guess int) ([]byte, int, int) {
+	dst = protowire.AppendTag(dst, num, protowire.BytesType)
+	w := protowire.SizeVarint(uint64(guess))
+	for range w {
+		dst = append(dst, 0)
+	}
+	return dst, len(dst), w
+}
+
+// closeSized writes the body length begun at start behind a placeholder
+// of width bytes.
+func closeSized(dst []byte, start, width int) []byte {
+	n := len(dst) - start
+	k := protowire.SizeVarint(uint64(n))
+	switch {
+	case k > width:
+		for range k - width {
+			dst = append(dst, 0)
+		}
+		copy(dst[start+k-width:], dst[start:start+n])
+		start += k - width
+	case k < width:
+		copy(dst[start-(width-k):], dst[start:start+n])
+		dst = dst[:len(dst)-(width-k)]
+		start -= width - k
+	}
+	protowire.AppendVarint(dst[:start-k], uint64(n))
+	return dst
+}
+
 func appendStringField(dst []byte, num protowire.Number, s string) []byte {
 	dst = protowire.AppendTag(dst, num, protowire.BytesType)
 	return protowire.AppendString(dst, s)

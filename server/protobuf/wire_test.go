@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"platd/server/apierr"
 	"platd/server/schema"
 )
@@ -282,5 +284,21 @@ func TestLargeBody(t *testing.T) {
 	}
 	if !reflect.DeepEqual(back["data"], data) || back["metadata"].(map[string]any)["name"] != obj["metadata"].(map[string]any)["name"] {
 		t.Fatal("large values changed")
+	}
+}
+
+// TestOpenSized: whatever the guess, the field is the minimal encoding.
+func TestOpenSized(t *testing.T) {
+	t.Parallel()
+	for _, guess := range []int{0, 100, 127, 128, 20000, 3 << 20} {
+		for _, n := range []int{0, 1, 127, 128, 16383, 16384, 1 << 21} {
+			body := bytes.Repeat([]byte{7}, n)
+			want := protowire.AppendBytes(protowire.AppendTag([]byte("x"), 5, protowire.BytesType), body)
+			dst, start, w := openSized([]byte("x"), 5, guess)
+			got := closeSized(append(dst, body...), start, w)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("guess %d body %d: got %x... want %x...", guess, n, got[:min(8, len(got))], want[:min(8, len(want))])
+			}
+		}
 	}
 }
