@@ -108,11 +108,10 @@ func encodeStoredForm(d *registry.Descriptor, obj Object, placeholder bool) []by
 // and apiVersion.
 func decodeStored(d *registry.Descriptor, value []byte) (Object, error) {
 	sd := storedForm(d)
-	dec, err := schema.Decode(value, sd.Schema)
+	obj, err := schema.DecodeStored(value, sd.Schema)
 	if err != nil {
 		return nil, fmt.Errorf("decoding stored %s: %w", sd.Kind, err)
 	}
-	obj := dec.Object
 	if d.Storage != nil {
 		obj = d.Storage.FromStorage(obj)
 		delete(obj, "kind")

@@ -133,6 +133,7 @@ func (t *tableBuilder) addRow(stored []byte) error {
 // addRows appends the rows of a list, sorted when the resource's Table
 // orders its rows.
 func (t *tableBuilder) addRows(items []storedKV) error {
+	t.reserve(items)
 	tab := t.rd.d.Table
 	if tab == nil || tab.Order == nil {
 		for i := range items {
@@ -161,6 +162,25 @@ func (t *tableBuilder) addRows(items []storedKV) error {
 		}
 	}
 	return nil
+}
+
+// rowOverhead is about the bytes of a row besides its object: the cells
+// and the JSON around them.
+const rowOverhead = 128
+
+// reserve grows the buffer once for the rows of items: the objects as
+// included, guessed from their stored size (metadata is about half).
+func (t *tableBuilder) reserve(items []storedKV) {
+	n := len(items) * rowOverhead
+	for i := range items {
+		switch t.rd.include {
+		case includeObject:
+			n += len(items[i].Value) + 64
+		case includeMetadata:
+			n += len(items[i].Value) / 2
+		}
+	}
+	t.buf = slices.Grow(t.buf, n)
 }
 
 // addDecodedRow appends the row of obj, decoded from stored.

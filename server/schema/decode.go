@@ -49,8 +49,35 @@ func Decode(data []byte, s *Schema) (*Decoded, error) {
 	return &Decoded{Object: obj, Unknown: d.unknown, Duplicates: d.dups}, nil
 }
 
+// DecodeStored is Decode's Object for bytes this server encoded itself:
+// the same object, built without tracking member paths, and with strings
+// that need no unescaping sharing one copy of data. On any error it
+// decodes again with Decode, so errors are Decode's. data is not retained.
+func DecodeStored(data []byte, s *Schema) (map[string]any, error) {
+	d := &decoder{scanner: scanner{data: data, text: string(data), maxDepth: anyMaxDepth}, trusted: true}
+	v, err := d.value(s, 0, structName(s))
+	if err == nil {
+		err = d.end()
+	}
+	if err != nil || d.typeErr != nil {
+		dec, err := Decode(data, s)
+		if err != nil {
+			return nil, err
+		}
+		return dec.Object, nil
+	}
+	obj, _ := v.(map[string]any)
+	if obj == nil {
+		obj = map[string]any{}
+	}
+	return obj, nil
+}
+
 type decoder struct {
 	scanner
+	// trusted skips the bookkeeping only Decode's Unknown, Duplicates and
+	// error texts need (DecodeStored).
+	trusted bool
 	path    []byte // member path with list indices, for unknown/duplicate names
 	gopath  []byte // struct field path, for type errors
 	unknown []string
@@ -340,8 +367,13 @@ func (d *decoder) pushMember(name string) (int, int) {
 	return pl, gl
 }
 
+// smallMapHint sizes a decoded object's map: objects rarely hold more
+// than a few of their schema's fields, and a hint beyond one map group
+// allocates a full table that mostly stays empty.
+const smallMapHint = 8
+
 func (d *decoder) object(s *Schema, depth int, owner string) (any, error) {
-	out := make(map[string]any, len(s.Fields))
+	out := make(map[string]any, min(len(s.Fields), smallMapHint))
 	if n := structName(s); n != "" {
 		owner = n
 	}
@@ -361,8 +393,10 @@ func (d *decoder) object(s *Schema, depth int, owner string) (any, error) {
 		} else if !esc {
 			name = string(key)
 		}
-		pl, gl := d.pushMember(name)
-		defer func() { d.path, d.gopath = d.path[:pl], d.gopath[:gl] }()
+		if !d.trusted {
+			pl, gl := d.pushMember(name)
+			defer func() { d.path, d.gopath = d.path[:pl], d.gopath[:gl] }()
+		}
 		if f == nil {
 			if depth == 0 && (name == "kind" || name == "apiVersion") {
 				v, err := d.value(&Schema{Type: String}, depth+1, owner)
@@ -373,13 +407,15 @@ func (d *decoder) object(s *Schema, depth int, owner string) (any, error) {
 			}
 			if s.PreserveUnknown {
 				v, err := d.anyValue()
-				if _, dup := out[name]; dup {
+				if _, dup := out[name]; dup && !d.trusted {
 					d.dups = append(d.dups, string(d.path))
 				}
 				out[name] = v
 				return err
 			}
-			d.unknown = append(d.unknown, string(d.path))
+			if !d.trusted {
+				d.unknown = append(d.unknown, string(d.path))
+			}
 			return d.skip()
 		}
 		v, err := d.value(f.Schema, depth+1, owner)
@@ -387,7 +423,7 @@ func (d *decoder) object(s *Schema, depth int, owner string) (any, error) {
 			return err
 		}
 		prev, dup := out[name]
-		if dup {
+		if dup && !d.trusted {
 			d.dups = append(d.dups, string(d.path))
 		}
 		if v == nil {
@@ -437,6 +473,18 @@ func mergeDuplicate(prev, next any, s *Schema) any {
 func (d *decoder) mapValue(s *Schema, depth int, owner string) (any, error) {
 	out := map[string]any{}
 	err := d.eachMember(func(key []byte, esc bool) error {
+		if d.trusted {
+			name := d.stringOf(key, esc)
+			v, err := d.value(s.Elem, depth+1, owner)
+			if err != nil {
+				return err
+			}
+			if v == nil {
+				v = zeroValue(s.Elem)
+			}
+			out[name] = v
+			return nil
+		}
 		name := keyString(key, esc)
 		pl := len(d.path)
 		if pl > 0 {
@@ -463,11 +511,13 @@ func (d *decoder) mapValue(s *Schema, depth int, owner string) (any, error) {
 func (d *decoder) array(s *Schema, depth int, owner string) (any, error) {
 	out := []any{}
 	err := d.eachElem(func(i int) error {
-		pl := len(d.path)
-		d.path = append(d.path, '[')
-		d.path = strconv.AppendInt(d.path, int64(i), 10)
-		d.path = append(d.path, ']')
-		defer func() { d.path = d.path[:pl] }()
+		if !d.trusted {
+			pl := len(d.path)
+			d.path = append(d.path, '[')
+			d.path = strconv.AppendInt(d.path, int64(i), 10)
+			d.path = append(d.path, ']')
+			defer func() { d.path = d.path[:pl] }()
+		}
 		v, err := d.value(s.Elem, depth+1, owner)
 		if err != nil {
 			return err

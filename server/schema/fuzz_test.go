@@ -48,3 +48,35 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeStored: DecodeStored yields Decode's object, or Decode's error.
+func FuzzDecodeStored(f *testing.F) {
+	files, _ := filepath.Glob("testdata/golden/*.json")
+	for _, p := range files {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"metadata":{"name":"a","name":"b","labels":{"x":"\ud800","x":"y"}},"data":{"k":1},"binaryData":{"b":"AA=="}}`))
+	f.Add([]byte(`{"spec":{"limits":[{"max":{"cpu":"0.1"},"type":"Pod","x":[1,2.5e3,true,null]}]}}`))
+	f.Add([]byte(`{"kind":"ConfigMap","metadata":{"managedFields":[{"fieldsV1":{"f:a":{"k:{\"x\":1}":{}}}}]},"data":{"\u00e9":"\"q\""}}`))
+	c := testCatalog(f, "kubernetes")
+	schemas := []*Schema{
+		c.ByGVK("", "v1", "ConfigMap"), c.ByGVK("", "v1", "LimitRange"), c.ByGVK("", "v1", "Pod"),
+		c.ByGVK(kn("apiextensions.@D@"), "v1", "CustomResourceDefinition"),
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, s := range schemas {
+			want, werr := Decode(data, s)
+			got, gerr := DecodeStored(data, s)
+			switch {
+			case werr != nil || gerr != nil:
+				if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
+					t.Fatalf("%s: errors differ: Decode %v, DecodeStored %v", data, werr, gerr)
+				}
+			case !reflect.DeepEqual(got, want.Object):
+				t.Fatalf("%s:\nDecodeStored %#v\nDecode       %#v", data, got, want.Object)
+			}
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // scanner reads JSON tokens from a byte slice and reports syntax errors in
@@ -253,7 +254,12 @@ func hex4(b []byte) rune {
 
 // unquote decodes the already validated contents of a string literal.
 func unquote(raw []byte) string {
-	return string(AppendUnquote(make([]byte, 0, len(raw)), raw))
+	b := AppendUnquote(make([]byte, 0, len(raw)), raw)
+	if len(b) == 0 {
+		return ""
+	}
+	// b is never written again: the string may share it.
+	return unsafe.String(&b[0], len(b))
 }
 
 // AppendUnquote appends the value of the contents (without the quotes) of
