@@ -406,7 +406,8 @@ func BenchmarkListAll(b *testing.B) {
 			began := time.Now()
 			first := list()
 			firstTook := time.Since(began)
-			if n := c.check(first); n != benchObjects {
+			// Every namespace also holds the published root CA ConfigMap.
+			if n := c.check(first); n != benchObjects && n != benchObjects+1 {
 				b.Fatalf("list holds %d items, want %d", n, benchObjects)
 			}
 			var size int

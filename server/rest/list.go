@@ -252,31 +252,6 @@ func (rd *renderer) list(lm listMeta, items []bolt.KV) ([]byte, error) {
 	return append(b, "]}\n"...), nil
 }
 
-// listProto renders a list in protobuf: each item transcoded from its
-// stored bytes straight into the list message, which is built behind room
-// for the envelope so that wrapping it copies nothing. size estimates the
-// message; protobuf is smaller than the JSON it is measured in.
-func (rd *renderer) listProto(lm listMeta, items []bolt.KV, size int) ([]byte, error) {
-	gv, kind := rd.d.GroupVersion(), rd.d.ListKind
-	room := codec.ProtobufHeadroom(gv, kind)
-	raw := protobuf.AppendListHead(make([]byte, room, room+size), lm.asMap())
-	var item []byte
-	for i := range items {
-		if rd.d.Storage == nil {
-			var err error
-			if raw, err = protobuf.AppendListItemJSON(raw, items[i].Value, rd.d.Schema); err == nil {
-				continue
-			}
-		}
-		var err error
-		if item, err = rd.decodeProto(item[:0], items[i].Value); err != nil {
-			return nil, err
-		}
-		raw = protobuf.AppendListItem(raw, item)
-	}
-	return codec.WrapProtobufAt(raw, room, gv, kind), nil
-}
-
 // metadataListProto renders a PartialObjectMetadataList in protobuf.
 func (rd *renderer) metadataListProto(lm listMeta, items []bolt.KV) ([]byte, error) {
 	v1beta1 := rd.out.asVersion == metaV1beta1

@@ -13,7 +13,7 @@ import (
 )
 
 // benchItems returns n stored ConfigMaps of about 800 bytes.
-func benchItems(b *testing.B, d *registry.Descriptor, n int) []bolt.KV {
+func benchItems(tb testing.TB, d *registry.Descriptor, n int) []bolt.KV {
 	items := make([]bolt.KV, n)
 	for i := range items {
 		obj := Object{
@@ -34,20 +34,24 @@ func benchItems(b *testing.B, d *registry.Descriptor, n int) []bolt.KV {
 	return items
 }
 
-// BenchmarkRenderList renders a list of 10,000 ConfigMaps in each form,
-// without the network.
-func BenchmarkRenderList(b *testing.B) {
+// configMapHandler is a Handler of the built-in types and its ConfigMaps.
+func configMapHandler(tb testing.TB) (*Handler, *registry.Descriptor) {
 	br, _ := config.LookupBrand("plat")
 	cat, err := schema.Load(br)
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	reg := registry.New()
 	if err := builtin.Register(reg, cat, br); err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
-	h := New(Config{Registry: reg, Brand: br, Kinds: cat.ByGVK})
-	d := reg.Lookup("", "v1", "configmaps")
+	return New(Config{Registry: reg, Brand: br, Kinds: cat.ByGVK}), reg.Lookup("", "v1", "configmaps")
+}
+
+// BenchmarkRenderList renders a list of 10,000 ConfigMaps in each form,
+// without the network.
+func BenchmarkRenderList(b *testing.B) {
+	h, d := configMapHandler(b)
 	items := benchItems(b, d, 10000)
 	for _, c := range []struct {
 		name string

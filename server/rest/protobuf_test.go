@@ -1,0 +1,51 @@
+package rest
+
+import (
+	"bytes"
+	"net/http/httptest"
+	"testing"
+
+	"platd/bolt"
+	"platd/codec"
+	"platd/server/protobuf"
+)
+
+// TestListProto: a protobuf list, transcoded in parts, is the list of each
+// item decoded and marshalled, including items the transcoder declines.
+func TestListProto(t *testing.T) {
+	t.Parallel()
+	h, d := configMapHandler(t)
+	items := benchItems(t, d, 2*minItemsPerWorker+7)
+	dup := bolt.KV{Key: d.Key("bench", "dup"), Value: []byte(`{"metadata":{"name":"dup","namespace":"bench","resourceVersion":"1"},"data":{"a":"1","a":"2"}}`)}
+	items = append(items[:minItemsPerWorker+3], append([]bolt.KV{dup}, items[minItemsPerWorker+3:]...)...)
+	lm := listMeta{rv: "12", cont: "c"}
+	want := protobuf.AppendListHead(nil, lm.asMap())
+	for _, it := range items {
+		obj, err := decodeStored(d, it.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pb, err := protobuf.Marshal(nil, obj, d.Schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = protobuf.AppendListItem(want, pb)
+	}
+	want = codec.WrapProtobuf(nil, d.GroupVersion(), d.ListKind, want)
+	rd, err := h.newRenderer(httptest.NewRequest("GET", "/api/v1/configmaps", nil), d, output{format: formatProtobuf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{0, 1, minItemsPerWorker, len(items)} {
+		got, err := rd.list(lm, items[:n])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == len(items) && !bytes.Equal(got, want) {
+			t.Fatalf("list of %d differs from the decoded and marshalled list", n)
+		}
+		if _, kind, _, err := codec.UnwrapProtobuf(got); err != nil || kind != d.ListKind {
+			t.Fatalf("list of %d: %q %v", n, kind, err)
+		}
+	}
+}
