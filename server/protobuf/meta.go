@@ -1,6 +1,10 @@
 package protobuf
 
-import "google.golang.org/protobuf/encoding/protowire"
+import (
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"platd/server/schema"
+)
 
 // Field numbers of meta/v1beta1 PartialObjectMetadataList, which lists its
 // items before its metadata, unlike every other list message.
@@ -37,4 +41,17 @@ const partialObjectMetadataMeta protowire.Number = 1
 func AppendPartialObjectMetadata(dst, meta []byte) []byte {
 	dst = protowire.AppendTag(dst, partialObjectMetadataMeta, protowire.BytesType)
 	return protowire.AppendBytes(dst, meta)
+}
+
+// AppendPartialObjectMetadataJSON is AppendPartialObjectMetadata with the
+// ObjectMeta transcoded from its JSON meta, of schema s (see Transcode).
+// On error dst is returned at its original length.
+func AppendPartialObjectMetadataJSON(dst, meta []byte, s *schema.Schema) ([]byte, error) {
+	n := len(dst)
+	dst, start, w := openSized(dst, partialObjectMetadataMeta, len(meta))
+	dst, err := Transcode(dst, meta, s)
+	if err != nil {
+		return dst[:n], err
+	}
+	return closeSized(dst, start, w), nil
 }

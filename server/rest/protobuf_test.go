@@ -49,3 +49,30 @@ func TestListProto(t *testing.T) {
 		}
 	}
 }
+
+// TestMetadataProto: PartialObjectMetadata transcoded from the stored
+// metadata is the one decoded and marshalled.
+func TestMetadataProto(t *testing.T) {
+	t.Parallel()
+	h, d := configMapHandler(t)
+	rd, err := h.newRenderer(httptest.NewRequest("GET", "/api/v1/configmaps", nil), d, output{format: formatProtobuf, as: asMetadata, asVersion: metaV1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := append(benchItems(t, d, 20), bolt.KV{Value: []byte(`{"metadata":{"name":"a","labels":{"b":"1","a":"2"},"creationTimestamp":"2024-01-01T01:00:00+01:00",` +
+		`"managedFields":[{"manager":"m","time":"2024-01-01T00:00:00Z","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"k:{\"x\":1}":{},".":{}}}}],"resourceVersion":"7"}}`)})
+	for _, it := range items {
+		got, err := rd.metadataProto([]byte("x"), it.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := storedMetadata(it.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := rd.decodeMetadataProto([]byte("x"), m)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Fatalf("%s: %v\n got %x\nwant %x", it.Value, err, got, want)
+		}
+	}
+}

@@ -116,6 +116,15 @@ func (rd *renderer) metadataProto(dst, stored []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
+	if out, err := protobuf.AppendPartialObjectMetadataJSON(dst, m, rd.metaSchema()); err == nil {
+		return out, nil
+	}
+	return rd.decodeMetadataProto(dst, m)
+}
+
+// decodeMetadataProto is metadataProto by decoding the metadata m and
+// marshalling it, for whatever the transcoder declines.
+func (rd *renderer) decodeMetadataProto(dst, m []byte) ([]byte, error) {
 	md, err := decodeServed(rd.d, append(append([]byte(`{"metadata":`), m...), '}'))
 	if err != nil {
 		return dst, err
