@@ -50,25 +50,54 @@ func (rd *renderer) listProto(lm listMeta, items []bolt.KV, size int) ([]byte, e
 		}
 		return codec.WrapProtobufAt(raw, room, gv, kind), nil
 	}
-	// This goroutine takes the first part, straight into raw; the others
-	// are appended after it.
+	// Each part is written into its own region of raw, sized by its stored
+	// bytes, which protobuf rarely outgrows; the parts are then closed up
+	// behind the first, which this goroutine writes. A part that outgrows
+	// its region moves to its own array (append does that), and then the
+	// list is assembled in a new one.
 	per := (len(items) + parts - 1) / parts
 	bufs := make([][]byte, parts)
+	caps := make([]int, parts)
 	errs := make([]error, parts)
 	var wg sync.WaitGroup
-	for p := 1; p < parts; p++ {
+	for p := parts - 1; p >= 0; p-- {
 		part := items[min(p*per, len(items)):min((p+1)*per, len(items))]
+		start := len(raw) + storedSize(items[:min(p*per, len(items))])
+		end := min(start+storedSize(part), cap(raw))
+		start = min(start, end)
+		region := raw[start:start:end]
+		if p == 0 {
+			region = raw[:len(raw):end]
+		}
+		caps[p] = cap(region)
+		if p == 0 {
+			bufs[0], errs[0] = rd.appendProtoItems(region, part)
+			break
+		}
 		wg.Go(func() {
-			bufs[p], errs[p] = rd.appendProtoItems(make([]byte, 0, storedSize(part)), part)
+			bufs[p], errs[p] = rd.appendProtoItems(region, part)
 		})
 	}
-	raw, errs[0] = rd.appendProtoItems(raw, items[:per])
 	wg.Wait()
+	inPlace := true
 	for p := range parts {
 		if errs[p] != nil {
 			return nil, errs[p]
 		}
-		raw = append(raw, bufs[p]...)
+		inPlace = inPlace && cap(bufs[p]) == caps[p]
+	}
+	if inPlace {
+		raw = raw[:len(bufs[0])]
+	} else {
+		raw = bufs[0]
+		n := 0
+		for _, b := range bufs {
+			n += len(b)
+		}
+		raw = append(make([]byte, 0, n+64), raw...)
+	}
+	for _, b := range bufs[1:] {
+		raw = append(raw, b...) // in place, a move down within raw's array
 	}
 	return codec.WrapProtobufAt(raw, room, gv, kind), nil
 }

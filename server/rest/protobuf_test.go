@@ -8,6 +8,7 @@ import (
 	"platd/bolt"
 	"platd/codec"
 	"platd/server/protobuf"
+	"platd/server/registry"
 )
 
 // TestListProto: a protobuf list, transcoded in parts, is the list of each
@@ -18,6 +19,20 @@ func TestListProto(t *testing.T) {
 	items := benchItems(t, d, 2*minItemsPerWorker+7)
 	dup := bolt.KV{Key: d.Key("bench", "dup"), Value: []byte(`{"metadata":{"name":"dup","namespace":"bench","resourceVersion":"1"},"data":{"a":"1","a":"2"}}`)}
 	items = append(items[:minItemsPerWorker+3], append([]bolt.KV{dup}, items[minItemsPerWorker+3:]...)...)
+	// Objects whose protobuf outgrows their JSON overflow their part's
+	// room in the list.
+	tiny := make([]bolt.KV, 3*minItemsPerWorker)
+	// (each empty owner reference takes 3 bytes of JSON, 10 of protobuf)
+	for i := range tiny {
+		tiny[i] = bolt.KV{Value: []byte(`{"metadata":{"resourceVersion":"1","ownerReferences":[{},{},{},{},{},{},{},{}]}}`)}
+	}
+	checkListProto(t, h, d, items)
+	checkListProto(t, h, d, tiny)
+	checkListProto(t, h, d, append(tiny[:minItemsPerWorker:minItemsPerWorker], items...))
+}
+
+func checkListProto(t *testing.T, h *Handler, d *registry.Descriptor, items []bolt.KV) {
+	t.Helper()
 	lm := listMeta{rv: "12", cont: "c"}
 	want := protobuf.AppendListHead(nil, lm.asMap())
 	for _, it := range items {
