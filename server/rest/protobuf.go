@@ -42,7 +42,7 @@ func (rd *renderer) listProto(lm listMeta, items []bolt.KV, size int) ([]byte, e
 	gv, kind := rd.d.GroupVersion(), rd.d.ListKind
 	room := codec.ProtobufHeadroom(gv, kind)
 	raw := protobuf.AppendListHead(make([]byte, room, room+size), lm.asMap())
-	parts := min(runtime.GOMAXPROCS(0), maxListWorkers, len(items)/minItemsPerWorker)
+	parts := listParts(len(items))
 	if parts < 2 {
 		var err error
 		if raw, err = rd.appendProtoItems(raw, items); err != nil {
@@ -102,13 +102,18 @@ func (rd *renderer) listProto(lm listMeta, items []bolt.KV, size int) ([]byte, e
 	return codec.WrapProtobufAt(raw, room, gv, kind), nil
 }
 
-// Parallel transcoding of long protobuf lists: a part must be long enough
-// that handing it to a goroutine costs little beside transcoding it, and
-// a few workers are enough to keep the network busy.
+// Parallel rendering of long lists (protobuf, Table): a part must be long
+// enough that handing it to a goroutine costs little beside rendering it,
+// and a few workers are enough to keep the network busy.
 const (
 	minItemsPerWorker = 1024
 	maxListWorkers    = 4
 )
+
+// listParts is how many parts a list of n items is rendered in, at least 1.
+func listParts(n int) int {
+	return max(1, min(runtime.GOMAXPROCS(0), maxListWorkers, n/minItemsPerWorker))
+}
 
 // storedSize is the total length of the items' stored bytes.
 func storedSize(items []bolt.KV) int {

@@ -3,6 +3,7 @@ package rest
 import (
 	"slices"
 	"strconv"
+	"sync"
 
 	"platd/codec"
 	"platd/server/registry"
@@ -136,12 +137,7 @@ func (t *tableBuilder) addRows(items []storedKV) error {
 	t.reserve(items)
 	tab := t.rd.d.Table
 	if tab == nil || tab.Order == nil {
-		for i := range items {
-			if err := t.addRow(items[i].Value); err != nil {
-				return err
-			}
-		}
-		return nil
+		return t.addRowsInParts(items)
 	}
 	type row struct {
 		obj    Object
@@ -158,6 +154,52 @@ func (t *tableBuilder) addRows(items []storedKV) error {
 	slices.SortStableFunc(rows, func(a, b row) int { return tab.Order(a.obj, b.obj) })
 	for _, r := range rows {
 		if err := t.addDecodedRow(r.obj, r.stored); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addRowsInParts appends the rows of items in order; a long list is
+// rendered in parts by several goroutines, each with a renderer and
+// buffer of its own, and the parts joined.
+func (t *tableBuilder) addRowsInParts(items []storedKV) error {
+	parts := listParts(len(items))
+	per := (len(items) + parts - 1) / parts
+	subs := make([]*tableBuilder, parts)
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := 1; p < parts; p++ {
+		part := items[min(p*per, len(items)):min((p+1)*per, len(items))]
+		rd := *t.rd
+		rd.scratch = nil
+		sub := &tableBuilder{rd: &rd}
+		sub.reserve(part)
+		subs[p] = sub
+		wg.Go(func() { errs[p] = sub.addRowsOf(part) })
+	}
+	errs[0] = t.addRowsOf(items[:min(per, len(items))])
+	wg.Wait()
+	for p := range parts {
+		if errs[p] != nil {
+			return errs[p]
+		}
+		if p == 0 || subs[p].rows == 0 {
+			continue
+		}
+		if t.rows > 0 {
+			t.buf = append(t.buf, ',')
+		}
+		t.buf = append(t.buf, subs[p].buf...)
+		t.rows += subs[p].rows
+	}
+	return nil
+}
+
+// addRowsOf appends the rows of items one by one.
+func (t *tableBuilder) addRowsOf(items []storedKV) error {
+	for i := range items {
+		if err := t.addRow(items[i].Value); err != nil {
 			return err
 		}
 	}
