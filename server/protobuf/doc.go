@@ -27,5 +27,11 @@
 //     recognised as an Array schema with a ProtoMessage, or as any
 //     array-valued map entry.
 //
+// Transcode writes the same message straight from an object's JSON, as the
+// server stores it, without building the generic value: a token tape
+// (jsontape.go) read once, fields written by a plan derived per schema
+// (plan.go). Input it does not follow fails with ErrUnsupported, and the
+// caller decodes and marshals instead.
+//
 // All functions are safe for concurrent use; schemas are only read.
 package protobuf
