@@ -122,6 +122,7 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 		DataDir:               c.String("data-dir"),
 		SecurePort:            c.Int("secure-port"),
 		BindAddress:           c.String("bind-address"),
+		AdvertiseAddress:      c.String("advertise-address"),
 		TLSCertFile:           c.String("tls-cert-file"),
 		TLSPrivateKeyFile:     c.String("tls-private-key-file"),
 		CertDir:               c.String("cert-dir"),
