@@ -321,11 +321,17 @@ func TestCSRSubresources(t *testing.T) {
 	p := groupPath(b.Group("certificates"), "v1", "", "certificatesigningrequests")
 	req, cert := csrPEM(t)
 	created := e.do("POST", p, map[string]any{"metadata": map[string]any{"name": "c"},
-		"spec":   map[string]any{"request": req, "signerName": "example.com/signer", "usages": []any{"client auth"}},
+		"spec": map[string]any{"request": req, "signerName": "example.com/signer", "usages": []any{"client auth"},
+			"username": "someone-else", "extra": map[string]any{"forged": []any{"x"}}},
 		"status": map[string]any{"certificate": cert, "conditions": []any{map[string]any{"type": "Approved"}}},
 	}).mustCode(t, 201).obj(t)
 	if s, _ := created["status"].(map[string]any); len(s) != 0 {
 		t.Errorf("status on create = %v", created["status"])
+	}
+	// The requester is the authenticated user, whatever the body says.
+	if at(created, "spec", "username") != "admin" || at(created, "spec", "uid") != "admin-uid" ||
+		!reflect.DeepEqual(at(created, "spec", "groups"), []any{"system:masters", "system:authenticated"}) || at(created, "spec", "extra") != nil {
+		t.Errorf("requester on create = %v", created["spec"])
 	}
 
 	// Lists select by signer.

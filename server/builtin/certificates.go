@@ -59,9 +59,8 @@ type csrOptions struct {
 // certificateSigningRequests: a request for a certificate. Its spec never
 // changes; the approval subresource writes the conditions and the status
 // subresource the issued certificate.
-//
-// Upstream fills spec.username, uid, groups and extra from the requesting
-// user; the create hook here cannot see the user, so they stay as sent.
+// The requester fields of the spec (username, uid, groups, extra) are
+// the creating user's, whatever the request sent.
 func certificateSigningRequests(b config.Brand) *registry.Descriptor {
 	r := csrRules{legacySigner: b.Label("legacy-unknown")}
 	d := groupType(b.Group("certificates"), "certificatesigningrequests", "certificatesigningrequest", "CertificateSigningRequest", false, "csr")
@@ -69,6 +68,7 @@ func certificateSigningRequests(b config.Brand) *registry.Descriptor {
 	d.FieldSelectors = map[string]func(registry.Object) string{"spec.signerName": fieldGetter("spec", "signerName")}
 	d.Strategy.Default = defaultCSRConditions
 	d.Strategy.PrepareForCreate = func(obj registry.Object) { obj["status"] = map[string]any{} }
+	d.Strategy.StampRequester = stampCSRRequester
 	d.Strategy.PrepareForUpdate = func(obj, old registry.Object, sub string) {
 		obj["spec"] = schema.DeepCopy(old["spec"])
 		switch sub {
@@ -443,4 +443,37 @@ func validateSignerName(name, path string) apierr.FieldErrors {
 		errs = append(errs, apierr.TooLong(path, maxSignerName))
 	}
 	return errs
+}
+
+// stampCSRRequester writes the creating user into a request's spec, so an
+// approver sees who asked; empty fields are left out.
+func stampCSRRequester(obj registry.Object, who registry.Requester) {
+	spec := child(obj, "spec")
+	for _, k := range []string{"username", "uid", "groups", "extra"} {
+		delete(spec, k)
+	}
+	if who.Name != "" {
+		spec["username"] = who.Name
+	}
+	if who.UID != "" {
+		spec["uid"] = who.UID
+	}
+	if len(who.Groups) > 0 {
+		groups := make([]any, len(who.Groups))
+		for i, g := range who.Groups {
+			groups[i] = g
+		}
+		spec["groups"] = groups
+	}
+	if len(who.Extra) > 0 {
+		extra := make(map[string]any, len(who.Extra))
+		for k, vs := range who.Extra {
+			values := make([]any, len(vs))
+			for i, v := range vs {
+				values[i] = v
+			}
+			extra[k] = values
+		}
+		spec["extra"] = extra
+	}
 }

@@ -203,6 +203,11 @@ type Strategy struct {
 	// PrepareForCreate normalises a new object before validation (set
 	// status, defaults that are code, drop write-only fields).
 	PrepareForCreate func(obj Object)
+	// StampRequester records who creates an object, for types whose spec
+	// names its requester (certificate signing requests); it runs after
+	// PrepareForCreate with the authenticated user, and not at all for
+	// the server's own writes.
+	StampRequester func(obj Object, who Requester)
 	// PrepareForUpdate normalises obj, the new state, given the stored old
 	// state and the subresource written ("" or "status").
 	PrepareForUpdate func(obj, old Object, subresource string)
@@ -267,6 +272,13 @@ type Claim struct {
 	// Pool names the value space ("serviceips"); Value is the value in
 	// its canonical text form.
 	Pool, Value string
+}
+
+// Requester is the authenticated user a request is made by.
+type Requester struct {
+	Name, UID string
+	Groups    []string
+	Extra     map[string][]string
 }
 
 // GroupVersion is "group/version", or "version" for the core group.

@@ -9,6 +9,8 @@ import (
 
 	"platd/bolt"
 	"platd/server/apierr"
+	"platd/server/filters"
+	"platd/server/registry"
 	"platd/server/schema"
 )
 
@@ -114,6 +116,9 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object) (Obje
 	}
 	if d.Strategy.PrepareForCreate != nil {
 		d.Strategy.PrepareForCreate(obj)
+	}
+	if u := filters.UserFrom(ctx); u != nil && d.Strategy.StampRequester != nil {
+		d.Strategy.StampRequester(obj, registry.Requester{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra})
 	}
 	if d.Strategy.Warnings != nil {
 		s.warnings = append(s.warnings, d.Strategy.Warnings(obj, nil)...)
