@@ -30,8 +30,8 @@ type ClaimProtection struct {
 	Source   Source
 	Objects  Objects
 	Registry *registry.Registry
-	// Claims, Volumes and Pods are the descriptors involved; Volumes may
-	// be nil when volumes are not served.
+	// Claims, Volumes and Pods are the descriptors involved. A nil Claims
+	// or Volumes leaves that half off; with no Pods no claim is in use.
 	Claims, Volumes, Pods *registry.Descriptor
 	// ClaimFinalizer and VolumeFinalizer are the finalizers released.
 	ClaimFinalizer, VolumeFinalizer string
@@ -170,6 +170,9 @@ func (c *ClaimProtection) sync(ctx context.Context, key string) error {
 // claimInUse reports whether a scheduled pod of the namespace that is not
 // shut down mounts the claim, directly or as its ephemeral volume.
 func (c *ClaimProtection) claimInUse(claim registry.Object, ns, name string) (bool, error) {
+	if c.Pods == nil {
+		return false, nil
+	}
 	pods, _, err := c.Objects.List(c.Pods, ns)
 	if err != nil {
 		return false, err
