@@ -198,6 +198,14 @@ func TestResourceQuotas(t *testing.T) {
 	if bad["message"] != `ResourceQuota "q" is invalid: status.used[pods]: Invalid value: "-1": must be greater than or equal to 0` {
 		t.Errorf("negative usage: %v", bad["message"])
 	}
+	// A status write must name the version it replaces; a patch does.
+	noRV := map[string]any{"metadata": map[string]any{"name": "q"}, "status": map[string]any{"used": map[string]any{"pods": "1"}}}
+	nv := e.do("PUT", quotasPath+"/q/status", noRV).mustCode(t, 422).obj(t)
+	if nv["message"] != `ResourceQuota "q" is invalid: resourceVersion: Required value` {
+		t.Errorf("status write without resourceVersion: %v", nv["message"])
+	}
+	patched := e.do("PATCH", quotasPath+"/q/status", `{"status":{"used":{"pods":"2"}}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200).obj(t)
+	q["metadata"] = patched["metadata"]
 	q["status"] = map[string]any{"hard": map[string]any{"pods": "10"}, "used": map[string]any{"pods": "3"}}
 	q["spec"] = map[string]any{"hard": map[string]any{"pods": "99"}}
 	st := e.do("PUT", quotasPath+"/q/status", q).mustCode(t, 200).obj(t)

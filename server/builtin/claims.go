@@ -75,7 +75,7 @@ func claimFinalizer(b config.Brand) string { return b.Label("pvc-protection") }
 func persistentVolumeClaims(b config.Brand) *registry.Descriptor {
 	d := core("persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true, "pvc")
 	r := newClaimRules(b)
-	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Validate: r.validateStatusUpdate}}
+	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Validate: r.validateStatusUpdate, RequireResourceVersion: true}}
 	d.Strategy.Default = func(obj registry.Object) {
 		defaultClaimSpec(child(obj, "spec"))
 		if st := child(obj, "status"); strOf(st["phase"]) == "" {

@@ -72,7 +72,7 @@ type quotaRules struct{ pods podRules }
 func resourceQuotas(b config.Brand) *registry.Descriptor {
 	d := core("resourcequotas", "resourcequota", "ResourceQuota", true, "quota")
 	r := quotaRules{pods: newPodRules(b)}
-	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Validate: r.validateStatusUpdate}}
+	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Validate: r.validateStatusUpdate, RequireResourceVersion: true}}
 	d.Strategy.Default = func(obj registry.Object) {
 		roundResourceList(mapAt(obj, "spec", "hard"))
 		roundResourceList(mapAt(obj, "status", "hard"))

@@ -60,6 +60,10 @@ type Subresource struct {
 	// Validate, when set, checks a write through the subresource in
 	// place of the type's ValidateUpdate.
 	Validate func(obj, old Object) apierr.FieldErrors
+	// RequireResourceVersion refuses a write whose object names no
+	// resourceVersion, as a validation error (the status of volumes,
+	// claims and quotas upstream).
+	RequireResourceVersion bool
 	// Proxy marks a proxy subresource: a path may follow its name, and the
 	// object's name in the URL may carry a scheme and a port
 	// ("https:web:443"), as upstream's proxies take them.

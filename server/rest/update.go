@@ -200,6 +200,9 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 	if s.sub != "" {
 		sub = d.Subresource(s.sub)
 	}
+	if sub != nil && sub.RequireResourceVersion && metaString(obj, "resourceVersion") == "" {
+		errs = append(errs, apierr.Required("resourceVersion", ""))
+	}
 	switch {
 	case sub != nil && sub.Validate != nil:
 		errs = append(errs, sub.Validate(next, old)...)
