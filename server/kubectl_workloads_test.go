@@ -3,6 +3,9 @@
 package server_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -103,6 +106,42 @@ func TestKubectlWorkloads(t *testing.T) {
 					t.Errorf("describe %s lacks %s:\n%s", strings.Join(c.args, " "), want, out)
 				}
 			}
+		}
+	})
+
+	t.Run("scale-others", func(t *testing.T) {
+		t.Parallel()
+		k.must(t, "create", "namespace", "kc-scale")
+		manifest := filepath.Join(t.TempDir(), "workloads.yaml")
+		var b strings.Builder
+		for _, kind := range []string{"apps/v1 StatefulSet db", "apps/v1 ReplicaSet rs", "v1 ReplicationController rc", "apps/v1 DaemonSet agent"} {
+			f := strings.Fields(kind)
+			sel := "{matchLabels: {app: " + f[2] + "}}"
+			if f[1] == "ReplicationController" {
+				sel = "{app: " + f[2] + "}"
+			}
+			fmt.Fprintf(&b, "---\napiVersion: %s\nkind: %s\nmetadata: {name: %s}\nspec:\n  selector: %s\n  template:\n    metadata: {labels: {app: %s}}\n    spec: {containers: [{name: c, image: busybox}]}\n", f[0], f[1], f[2], sel, f[2])
+		}
+		if err := os.WriteFile(manifest, []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		k.must(t, "apply", "-f", manifest, "-n", "kc-scale")
+		for _, target := range []struct{ ref, path string }{
+			{"statefulset/db", "/apis/apps/v1/namespaces/kc-scale/statefulsets/db"},
+			{"rs/rs", "/apis/apps/v1/namespaces/kc-scale/replicasets/rs"},
+			{"rc/rc", "/api/v1/namespaces/kc-scale/replicationcontrollers/rc"},
+		} {
+			k.must(t, "scale", target.ref, "--replicas=3", "-n", "kc-scale")
+			if _, o := k.apiGet(t, target.path); path(o, "spec.replicas") != float64(3) {
+				t.Errorf("%s after scale: replicas %v", target.ref, path(o, "spec.replicas"))
+			}
+		}
+		if _, errOut, err := k.run(t, "scale", "ds/agent", "--replicas=3", "-n", "kc-scale"); err == nil {
+			t.Errorf("daemon sets scaled; stderr %q", errOut)
+		}
+		table := k.must(t, "get", "rc", "-n", "kc-scale")
+		if !regexp.MustCompile(`^NAME\s+DESIRED\s+CURRENT\s+READY\s+AGE\nrc\s+3\s+0\s+0\s+\S+\n$`).MatchString(table) {
+			t.Errorf("get rc:\n%s", table)
 		}
 	})
 
