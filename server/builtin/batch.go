@@ -7,6 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	// Cron job time zones are checked against the IANA database; carry it,
+	// as upstream's binaries do, so that a machine without zoneinfo files
+	// accepts the same zones.
+	_ "time/tzdata"
 
 	"platd/config"
 	"platd/server/apierr"
