@@ -322,6 +322,11 @@ func TestWorkloads(t *testing.T) {
 			return r.code == 200 && path(r.obj(t), "metadata.ownerReferences") == nil &&
 				e.do("GET", jobsPath+"/orphaner", nil).code == 404
 		})
+		// A collection deletion warns the same.
+		e.do("POST", jobsPath, `{"metadata":{"name":"swept","labels":{"sweep":"yes"}},"spec":{"template":`+podTemplateJSON("swept", "Never")+`}}`).mustCode(t, 201)
+		if r := e.do("DELETE", jobsPath+"?labelSelector=sweep%3Dyes", nil).mustCode(t, 200); !strings.Contains(r.header.Get("Warning"), "child pods are preserved by default") {
+			t.Errorf("collection deletion warning %q", r.header.Get("Warning"))
+		}
 		// A policy named silences the warning.
 		e.do("POST", jobsPath, `{"metadata":{"name":"quiet"},"spec":{"template":`+podTemplateJSON("quiet", "Never")+`}}`).mustCode(t, 201)
 		if r := e.do("DELETE", jobsPath+"/quiet?propagationPolicy=Background", nil).mustCode(t, 200); r.header.Get("Warning") != "" {
