@@ -220,3 +220,24 @@ func TestServiceWarnings(t *testing.T) {
 		t.Errorf("headless: %q", got)
 	}
 }
+
+func TestServiceStatusUpdate(t *testing.T) {
+	t.Parallel()
+	d := typeDescriptor(t, "Service")
+	old, _, _ := createService(t, d, claimSet{}, map[string]any{"ports": svcPorts(map[string]any{"port": int64(80)})})
+	withStatus := func(st map[string]any) registry.Object {
+		o := copyObj(old)
+		o["status"] = st
+		return o
+	}
+	_, errs := update(d, withStatus(map[string]any{
+		"loadBalancer": map[string]any{"ingress": []any{map[string]any{"ip": "192.0.2.1"}}},
+		"conditions":   []any{map[string]any{"type": "Ready", "status": "Maybe"}},
+	}), old, "status")
+	if len(errs) < 2 || errs[0].Error() != "status.loadBalancer.ingress: Forbidden: may only be used when `spec.type` is 'LoadBalancer'" ||
+		errs[1].Field != "status.conditions[0].status" {
+		t.Errorf("status errors: %q", errStrings(errs))
+	}
+	_, errs = update(d, withStatus(map[string]any{"loadBalancer": map[string]any{}}), old, "status")
+	checkErrs(t, "empty status", errs, nil)
+}

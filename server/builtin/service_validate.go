@@ -372,14 +372,15 @@ func validateServiceUpdate(obj, old registry.Object) apierr.FieldErrors {
 	return append(errs, validateService(obj)...)
 }
 
-// validateServiceStatusUpdate checks the load balancer status a status
-// write sets.
+// validateServiceStatusUpdate checks the load balancer status and the
+// conditions a status write sets.
 func validateServiceStatusUpdate(obj, _ registry.Object) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	const p = "status.loadBalancer.ingress"
 	ingress := mapsOf(valueAt(obj, "status", "loadBalancer", "ingress"))
+	conditions := validateConditions(listAt(obj, "status", "conditions"), "status.conditions")
 	if str(obj, "spec", "type") != serviceLoadBalancer && len(ingress) > 0 {
-		return apierr.FieldErrors{apierr.Forbidden(p, "may only be used when `spec.type` is 'LoadBalancer'")}
+		return append(apierr.FieldErrors{apierr.Forbidden(p, "may only be used when `spec.type` is 'LoadBalancer'")}, conditions...)
 	}
 	for i, ing := range ingress {
 		ip := str(ing, "ip")
@@ -404,7 +405,7 @@ func validateServiceStatusUpdate(obj, _ registry.Object) apierr.FieldErrors {
 			}
 		}
 	}
-	return errs
+	return append(errs, conditions...)
 }
 
 // is6 reports whether ip is an IPv6 address.
