@@ -248,6 +248,11 @@ func TestServiceClusterIPImmutable(t *testing.T) {
 	if n, _ := back["spec"].(map[string]any)["ports"].([]any)[0].(map[string]any)["nodePort"].(float64); n < 30000 {
 		t.Errorf("ClusterIP to NodePort: nodePort %v", n)
 	}
+	// PUT creates a missing service, allocating as POST does.
+	put = e.do("PUT", servicesPath+"/put-made", svc("put-made", map[string]any{"ports": ports(tcpPort(80))})).mustCode(t, 201).obj(t)
+	if a, err := netip.ParseAddr(fmt.Sprint(path(put, "spec.clusterIP"))); err != nil || !netip.MustParsePrefix("10.0.0.0/24").Contains(a) {
+		t.Errorf("PUT create: clusterIP %v", path(put, "spec.clusterIP"))
+	}
 }
 
 // TestServiceAllocation: concurrent creates never share a value; a
