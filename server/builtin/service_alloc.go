@@ -3,6 +3,7 @@ package builtin
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 
 	"platd/server/apierr"
@@ -42,7 +43,7 @@ func serviceClaims(obj registry.Object) []registry.Claim {
 	spec := mapOf(obj["spec"])
 	var out []registry.Claim
 	add := func(c registry.Claim) {
-		if !slicesContains(out, c) {
+		if !slices.Contains(out, c) {
 			out = append(out, c)
 		}
 	}
@@ -62,15 +63,6 @@ func serviceClaims(obj registry.Object) []registry.Claim {
 		add(portClaim(hc))
 	}
 	return out
-}
-
-func slicesContains(l []registry.Claim, c registry.Claim) bool {
-	for _, x := range l {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }
 
 // allocate fills in the IP families, cluster IPs and node ports a service

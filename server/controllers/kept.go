@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
 	"platd/bolt"
 	"platd/server/apierr"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // keptRetryDelay is how long a kept object whose write failed waits
@@ -170,7 +172,7 @@ func sameJSON(a, b any) bool {
 // getField reads a dotted path of nested maps.
 func getField(obj registry.Object, path string) any {
 	var cur any = obj
-	for _, k := range splitPath(path) {
+	for _, k := range strings.Split(path, ".") {
 		m, ok := cur.(map[string]any)
 		if !ok {
 			return nil
@@ -182,7 +184,7 @@ func getField(obj registry.Object, path string) any {
 
 // setField writes a dotted path of nested maps, creating the maps.
 func setField(obj registry.Object, path string, v any) {
-	keys := splitPath(path)
+	keys := strings.Split(path, ".")
 	m := obj
 	for _, k := range keys[:len(keys)-1] {
 		m = child(m, k)
@@ -190,35 +192,7 @@ func setField(obj registry.Object, path string, v any) {
 	m[keys[len(keys)-1]] = v
 }
 
-func splitPath(p string) []string {
-	var out []string
-	start := 0
-	for i := 0; i < len(p); i++ {
-		if p[i] == '.' {
-			out = append(out, p[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, p[start:])
-}
-
 // copyValue deep-copies a decoded JSON value.
-func copyValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = copyValue(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = copyValue(e)
-		}
-		return out
-	}
-	return v
-}
+func copyValue(v any) any { return schema.DeepCopy(v) }
 
 func copyObject(o registry.Object) registry.Object { return copyValue(o).(map[string]any) }
