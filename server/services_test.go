@@ -442,3 +442,22 @@ func TestServiceCustomRanges(t *testing.T) {
 		t.Errorf("full range: %s", msg)
 	}
 }
+
+// TestServiceIPv6Range: a single-stack IPv6 range gives IPv6 services.
+func TestServiceIPv6Range(t *testing.T) {
+	t.Parallel()
+	e := start(t, func(o *config.Options) { o.ServiceClusterIPRange = "fd00:10::/112" })
+	api := e.do("GET", servicesPath+"/"+e.opts.Brand.APIServiceName, nil).mustCode(t, 200).obj(t)
+	if path(api, "spec.clusterIP") != "fd00:10::1" || fmt.Sprint(path(api, "spec.ipFamilies")) != "[IPv6]" {
+		t.Errorf("API service %v", api["spec"])
+	}
+	got := e.do("POST", servicesPath, svc("six", map[string]any{"ports": ports(tcpPort(80))})).mustCode(t, 201).obj(t)
+	if a, err := netip.ParseAddr(fmt.Sprint(path(got, "spec.clusterIP"))); err != nil || !netip.MustParsePrefix("fd00:10::/112").Contains(a) ||
+		fmt.Sprint(path(got, "spec.ipFamilies")) != "[IPv6]" {
+		t.Errorf("service %v", got["spec"])
+	}
+	r := e.do("POST", servicesPath, svc("four", map[string]any{"clusterIP": "10.0.0.5", "ports": ports(tcpPort(80))})).mustCode(t, 422)
+	if want := `spec.clusterIPs[0]: Invalid value: []string{"10.0.0.5"}: IPv4 is not configured on this cluster`; !strings.Contains(statusText(t, r), want) {
+		t.Errorf("IPv4 on an IPv6 cluster: %s", statusText(t, r))
+	}
+}
