@@ -139,6 +139,10 @@ func TestServiceDefaults(t *testing.T) {
 	if got := names("spec.clusterIP=None"); got != "headless" {
 		t.Errorf("spec.clusterIP=None: %s", got)
 	}
+	bad := e.do("GET", servicesPath+"?fieldSelector=spec.ports%3D1", nil).mustCode(t, 400).obj(t)
+	if bad["message"] != "field label not supported: spec.ports" {
+		t.Errorf("unknown field label: %v", bad["message"])
+	}
 	if got := names("spec.type=NodePort"); got != "np" {
 		t.Errorf("spec.type=NodePort: %s", got)
 	}
