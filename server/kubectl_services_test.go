@@ -42,6 +42,10 @@ func TestKubectlServices(t *testing.T) {
 		t.Errorf("get svc row %q", lines[1])
 	}
 
+	// Services are in the "all" category.
+	if out := k.must(t, "get", "all", "-n", "kc-svc", "-o", "name"); !strings.Contains(out, "service/my\n") {
+		t.Errorf("get all printed %q", out)
+	}
 	out = k.must(t, "get", "svc", k.brand.APIServiceName, "-n", "default")
 	if !regexp.MustCompile(`(?m)^` + k.brand.APIServiceName + `\s+ClusterIP\s+10\.0\.0\.1\s+<none>\s+443/TCP\s+`).MatchString(out) {
 		t.Errorf("get svc %s printed %q", k.brand.APIServiceName, out)
