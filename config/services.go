@@ -30,6 +30,9 @@ func ParseServiceCIDR(s string) (netip.Prefix, error) {
 		return netip.Prefix{}, fmt.Errorf("%q is not a CIDR such as %s", s, DefaultServiceClusterIPRange)
 	}
 	p = p.Masked()
+	if p.Addr().Is4In6() {
+		return netip.Prefix{}, fmt.Errorf("%s is an IPv4-mapped IPv6 range: give the IPv4 range", p)
+	}
 	host := p.Addr().BitLen() - p.Bits()
 	switch {
 	case host > maxServiceCIDRHostBits:

@@ -37,6 +37,7 @@ func TestParseServiceCIDR(t *testing.T) {
 		"10.0.0.1":     "is not a CIDR",
 		"fd00::/64":    "the mask must be >= 108",
 		"nonsense/24x": "is not a CIDR",
+		"::ffff:10.0.0.0/120": "IPv4-mapped",
 	} {
 		if _, err := ParseServiceCIDR(in); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%q: %v, want %q", in, err, msg)
@@ -65,7 +66,7 @@ func FuzzParseRanges(f *testing.F) {
 		if r, err := ParsePortRange(s); err == nil && (r.Base < 1 || r.Size < 1 || r.Base+r.Size-1 > 65535) {
 			t.Fatalf("%q parsed to %v", s, r)
 		}
-		if p, err := ParseServiceCIDR(s); err == nil && (!p.IsValid() || p.Addr().BitLen()-p.Bits() > maxServiceCIDRHostBits) {
+		if p, err := ParseServiceCIDR(s); err == nil && (!p.IsValid() || p.Addr().Is4In6() || p.Addr().BitLen()-p.Bits() > maxServiceCIDRHostBits || p.Addr().BitLen()-p.Bits() < 2) {
 			t.Fatalf("%q parsed to %v", s, p)
 		}
 	})

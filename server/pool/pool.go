@@ -6,9 +6,9 @@
 package pool
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/big"
 	"math/rand/v2"
 	"net/netip"
 	"strconv"
@@ -41,6 +41,9 @@ type IPRange struct {
 func NewIPRange(p netip.Prefix) (*IPRange, error) {
 	if !p.IsValid() {
 		return nil, fmt.Errorf("invalid CIDR %q", p)
+	}
+	if p.Addr().Is4In6() {
+		return nil, fmt.Errorf("CIDR %s is an IPv4-mapped IPv6 range: write the IPv4 range", p)
 	}
 	p = p.Masked()
 	hostBits := p.Addr().BitLen() - p.Bits()
@@ -80,10 +83,14 @@ func (r *IPRange) Is6() bool { return r.prefix.Addr().Is6() }
 
 // At returns the address at offset i (i < Size()).
 func (r *IPRange) At(i uint64) netip.Addr {
-	b := new(big.Int).SetBytes(r.first.AsSlice())
-	b.Add(b, new(big.Int).SetUint64(i))
-	raw := b.FillBytes(make([]byte, r.first.BitLen()/8))
-	a, _ := netip.AddrFromSlice(raw)
+	hi, lo := split(r.first)
+	var b [16]byte
+	binary.BigEndian.PutUint64(b[:8], hi)
+	binary.BigEndian.PutUint64(b[8:], lo+i)
+	a := netip.AddrFrom16(b)
+	if r.first.Is4() {
+		a = a.Unmap()
+	}
 	return a
 }
 
@@ -94,11 +101,21 @@ func (r *IPRange) Offset(a netip.Addr) (uint64, bool) {
 	if a.Is4() != r.first.Is4() || !r.prefix.Contains(a) {
 		return 0, false
 	}
-	d := new(big.Int).Sub(new(big.Int).SetBytes(a.AsSlice()), new(big.Int).SetBytes(r.first.AsSlice()))
-	if d.Sign() < 0 || !d.IsUint64() || d.Uint64() >= r.size {
+	// The first address starts an aligned block and usable offsets stay
+	// inside it and under 2^32: they never carry into the high half.
+	ahi, alo := split(a)
+	fhi, flo := split(r.first)
+	if ahi != fhi || alo < flo || alo-flo >= r.size {
 		return 0, false
 	}
-	return d.Uint64(), true
+	return alo - flo, true
+}
+
+// split returns the high and low 64 bits of an address in its 16-byte
+// form.
+func split(a netip.Addr) (hi, lo uint64) {
+	b := a.As16()
+	return binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:])
 }
 
 // PortRange is the ports Base..Base+Size-1.

@@ -85,3 +85,27 @@ func TestPick(t *testing.T) {
 		t.Fatal("empty range")
 	}
 }
+
+func FuzzIPRange(f *testing.F) {
+	f.Add([]byte{10, 0, 0, 0}, uint8(24), uint64(7))
+	f.Add([]byte{0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, uint8(48), uint64(65534))
+	f.Fuzz(func(t *testing.T, raw []byte, bits uint8, i uint64) {
+		a, ok := netip.AddrFromSlice(raw)
+		if !ok {
+			return
+		}
+		p, err := a.Prefix(int(bits))
+		if err != nil {
+			return
+		}
+		r, err := NewIPRange(p)
+		if err != nil {
+			return
+		}
+		i %= r.Size()
+		at := r.At(i)
+		if off, ok := r.Offset(at); !ok || off != i || !p.Contains(at) {
+			t.Fatalf("%s: At(%d) = %s, Offset = %d %v", p, i, at, off, ok)
+		}
+	})
+}
