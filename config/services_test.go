@@ -32,11 +32,11 @@ func TestParseServiceCIDR(t *testing.T) {
 		}
 	}
 	for in, msg := range map[string]string{
-		"10.0.0.0/8":   "10.0.0.0/8 is too large; for 32-bit addresses, the mask must be >= 12",
-		"10.0.0.0/31":  "too small",
-		"10.0.0.1":     "is not a CIDR",
-		"fd00::/64":    "the mask must be >= 108",
-		"nonsense/24x": "is not a CIDR",
+		"10.0.0.0/8":          "10.0.0.0/8 is too large; for 32-bit addresses, the mask must be >= 12",
+		"10.0.0.0/31":         "too small",
+		"10.0.0.1":            "is not a CIDR",
+		"fd00::/64":           "the mask must be >= 108",
+		"nonsense/24x":        "is not a CIDR",
 		"::ffff:10.0.0.0/120": "IPv4-mapped",
 	} {
 		if _, err := ParseServiceCIDR(in); err == nil || !strings.Contains(err.Error(), msg) {
