@@ -18,6 +18,10 @@ type plan struct {
 	// index maps a member name to its slot: its position in s.Fields, the
 	// field Decode files the member under.
 	index map[string]int32
+	// keys answers most lookups of index without hashing the name: an
+	// entry per hash of length, first and last byte (keyHash), holding the
+	// one name of that hash, or keyNone, or keyClash to ask index.
+	keys [keyTable]keySlot
 	// steps are the message's fields in ascending number order.
 	steps []step
 	// check lists the slots of members Marshal never reads but Decode
@@ -29,6 +33,40 @@ type plan struct {
 	// follow (an inline message inside an inline message, an inline member
 	// the parent files elsewhere); Transcode answers ErrUnsupported.
 	unsupported bool
+}
+
+// keySlot is an entry of plan.keys.
+type keySlot struct {
+	name string
+	slot int32
+}
+
+const (
+	keyTable = 64
+	keyNone  = -1
+	keyClash = -2
+)
+
+// keyHash spreads member names over plan.keys; a non-empty name only.
+func keyHash(k []byte) int {
+	return (len(k)*7 + int(k[0])*3 + int(k[len(k)-1])) & (keyTable - 1)
+}
+
+// lookup returns the slot of the member named key (raw, unescaped).
+func (p *plan) lookup(key []byte) (int32, bool) {
+	if len(key) == 0 {
+		i, ok := p.index[""]
+		return i, ok
+	}
+	e := &p.keys[keyHash(key)]
+	switch {
+	case e.slot == keyClash:
+		i, ok := p.index[string(key)]
+		return i, ok
+	case e.slot >= 0 && e.name == string(key):
+		return e.slot, true
+	}
+	return 0, false
 }
 
 // step writes one field.
@@ -79,6 +117,9 @@ func buildPlan(s *schema.Schema, building map[*schema.Schema]*plan) *plan {
 		return p
 	}
 	p := &plan{s: s, kind: specialOf(s)}
+	for i := range p.keys {
+		p.keys[i].slot = keyNone
+	}
 	building[s] = p
 	p.elem = buildPlan(s.Elem, building)
 	if len(s.Fields) == 0 {
@@ -88,6 +129,14 @@ func buildPlan(s *schema.Schema, building map[*schema.Schema]*plan) *plan {
 	for i, f := range s.Fields {
 		if f.Name != "" {
 			p.index[f.Name] = int32(i)
+		}
+	}
+	for name, i := range p.index {
+		e := &p.keys[keyHash([]byte(name))]
+		if e.slot == keyNone {
+			e.name, e.slot = name, i
+		} else {
+			e.name, e.slot = "", keyClash
 		}
 	}
 	emitted := make([]bool, len(s.Fields))

@@ -104,7 +104,7 @@ func (t *transcoder) object(dst []byte, p *plan, oi int32, top bool) ([]byte, er
 			if key.flags&flagEscaped != 0 {
 				i, ok = p.index[schema.Unquote(t.data[key.start:key.end])]
 			} else {
-				i, ok = p.index[string(t.data[key.start:key.end])]
+				i, ok = p.lookup(t.data[key.start:key.end])
 			}
 			if !ok {
 				if top && t.isTypeMember(key) && t.toks[vi].kind != tokString && t.toks[vi].kind != tokNull {
