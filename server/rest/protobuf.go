@@ -56,28 +56,25 @@ func (rd *renderer) listProto(lm listMeta, items []bolt.KV, size int) ([]byte, e
 	// its region moves to its own array (append does that), and then the
 	// list is assembled in a new one.
 	per := (len(items) + parts - 1) / parts
-	bufs := make([][]byte, parts)
+	part := func(p int) []bolt.KV { return items[min(p*per, len(items)):min((p+1)*per, len(items))] }
+	bufs := make([][]byte, parts) // part p's region, then its output
 	caps := make([]int, parts)
 	errs := make([]error, parts)
-	var wg sync.WaitGroup
-	for p := parts - 1; p >= 0; p-- {
-		part := items[min(p*per, len(items)):min((p+1)*per, len(items))]
-		start := len(raw) + storedSize(items[:min(p*per, len(items))])
-		end := min(start+storedSize(part), cap(raw))
-		start = min(start, end)
-		region := raw[start:start:end]
+	end := len(raw)
+	for p := range parts {
+		start := end
+		end = min(start+storedSize(part(p)), cap(raw))
+		bufs[p] = raw[start:start:end]
 		if p == 0 {
-			region = raw[:len(raw):end]
+			bufs[0] = raw[:start:end] // the first part follows the head
 		}
-		caps[p] = cap(region)
-		if p == 0 {
-			bufs[0], errs[0] = rd.appendProtoItems(region, part)
-			break
-		}
-		wg.Go(func() {
-			bufs[p], errs[p] = rd.appendProtoItems(region, part)
-		})
+		caps[p] = cap(bufs[p])
 	}
+	var wg sync.WaitGroup
+	for p := 1; p < parts; p++ {
+		wg.Go(func() { bufs[p], errs[p] = rd.appendProtoItems(bufs[p], part(p)) })
+	}
+	bufs[0], errs[0] = rd.appendProtoItems(bufs[0], part(0))
 	wg.Wait()
 	inPlace := true
 	for p := range parts {
