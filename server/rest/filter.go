@@ -92,7 +92,7 @@ func (p *predicate) matchesStored(value []byte) bool {
 		return true
 	}
 	if p.needObject {
-		obj, err := decodeStored(p.d, value)
+		obj, err := decodeTransient(p.d, value)
 		if err != nil {
 			return false
 		}

@@ -91,7 +91,7 @@ func (rd *renderer) objectProto(dst, stored []byte) ([]byte, error) {
 // decodeProto is objectProto by decoding the object and marshalling it:
 // for converted resources and whatever the transcoder declines.
 func (rd *renderer) decodeProto(dst, stored []byte) ([]byte, error) {
-	obj, err := decodeStored(rd.d, stored)
+	obj, err := decodeTransient(rd.d, stored)
 	if err != nil {
 		return dst, err
 	}

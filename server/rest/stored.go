@@ -107,8 +107,18 @@ func encodeStoredForm(d *registry.Descriptor, obj Object, placeholder bool) []by
 // decodeStored decodes stored bytes into d's served form, without kind
 // and apiVersion.
 func decodeStored(d *registry.Descriptor, value []byte) (Object, error) {
+	return decodeStoredWith(schema.DecodeStored, d, value)
+}
+
+// decodeTransient is decodeStored for an object dropped once rendered or
+// matched: its strings share one copy of value (schema.DecodeStoredShared).
+func decodeTransient(d *registry.Descriptor, value []byte) (Object, error) {
+	return decodeStoredWith(schema.DecodeStoredShared, d, value)
+}
+
+func decodeStoredWith(decode func([]byte, *schema.Schema) (map[string]any, error), d *registry.Descriptor, value []byte) (Object, error) {
 	sd := storedForm(d)
-	obj, err := schema.DecodeStored(value, sd.Schema)
+	obj, err := decode(value, sd.Schema)
 	if err != nil {
 		return nil, fmt.Errorf("decoding stored %s: %w", sd.Kind, err)
 	}
@@ -135,7 +145,7 @@ func servedJSON(dst []byte, d *registry.Descriptor, stored []byte) ([]byte, erro
 	if d.Storage == nil {
 		return stored, nil
 	}
-	obj, err := decodeStored(d, stored)
+	obj, err := decodeTransient(d, stored)
 	if err != nil {
 		return nil, err
 	}

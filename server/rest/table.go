@@ -124,7 +124,7 @@ func appendColumns(b []byte, cols []registry.TableColumn) []byte {
 
 // addRow appends the row of one stored object.
 func (t *tableBuilder) addRow(stored []byte) error {
-	obj, err := decodeStored(t.rd.d, stored)
+	obj, err := decodeTransient(t.rd.d, stored)
 	if err != nil {
 		return err
 	}
@@ -145,7 +145,7 @@ func (t *tableBuilder) addRows(items []storedKV) error {
 	}
 	rows := make([]row, len(items))
 	for i := range items {
-		obj, err := decodeStored(t.rd.d, items[i].Value)
+		obj, err := decodeTransient(t.rd.d, items[i].Value)
 		if err != nil {
 			return err
 		}

@@ -50,11 +50,22 @@ func Decode(data []byte, s *Schema) (*Decoded, error) {
 }
 
 // DecodeStored is Decode's Object for bytes this server encoded itself:
-// the same object, built without tracking member paths, and with strings
-// that need no unescaping sharing one copy of data. On any error it
+// the same object, built without tracking member paths. On any error it
 // decodes again with Decode, so errors are Decode's. data is not retained.
 func DecodeStored(data []byte, s *Schema) (map[string]any, error) {
-	d := &decoder{scanner: scanner{data: data, text: string(data), maxDepth: anyMaxDepth}, trusted: true}
+	return decodeStored(data, s, "")
+}
+
+// DecodeStoredShared is DecodeStored for an object the caller drops soon
+// (to render or match it): its strings that need no unescaping share one
+// copy of data instead of one allocation each, and keep that whole copy
+// alive while any of them lives.
+func DecodeStoredShared(data []byte, s *Schema) (map[string]any, error) {
+	return decodeStored(data, s, string(data))
+}
+
+func decodeStored(data []byte, s *Schema, text string) (map[string]any, error) {
+	d := &decoder{scanner: scanner{data: data, text: text, maxDepth: anyMaxDepth}, trusted: true}
 	v, err := d.value(s, 0, structName(s))
 	if err == nil {
 		err = d.end()

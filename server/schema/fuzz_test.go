@@ -49,7 +49,8 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-// FuzzDecodeStored: DecodeStored yields Decode's object, or Decode's error.
+// FuzzDecodeStored: DecodeStored and DecodeStoredShared yield Decode's
+// object, or Decode's error.
 func FuzzDecodeStored(f *testing.F) {
 	files, _ := filepath.Glob("testdata/golden/*.json")
 	for _, p := range files {
@@ -68,14 +69,16 @@ func FuzzDecodeStored(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, s := range schemas {
 			want, werr := Decode(data, s)
-			got, gerr := DecodeStored(data, s)
-			switch {
-			case werr != nil || gerr != nil:
-				if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
-					t.Fatalf("%s: errors differ: Decode %v, DecodeStored %v", data, werr, gerr)
+			for _, decode := range []func([]byte, *Schema) (map[string]any, error){DecodeStored, DecodeStoredShared} {
+				got, gerr := decode(data, s)
+				switch {
+				case werr != nil || gerr != nil:
+					if werr == nil || gerr == nil || werr.Error() != gerr.Error() {
+						t.Fatalf("%s: errors differ: Decode %v, DecodeStored %v", data, werr, gerr)
+					}
+				case !reflect.DeepEqual(got, want.Object):
+					t.Fatalf("%s:\nDecodeStored %#v\nDecode       %#v", data, got, want.Object)
 				}
-			case !reflect.DeepEqual(got, want.Object):
-				t.Fatalf("%s:\nDecodeStored %#v\nDecode       %#v", data, got, want.Object)
 			}
 		}
 	})
