@@ -169,6 +169,15 @@ func config(t *testing.T) *rest.Config {
 	return rest.CopyConfig(cluster.config)
 }
 
+// jsonConfig returns a configuration whose typed clients speak JSON
+// (client-go's typed clients prefer protobuf when told nothing).
+func jsonConfig(t *testing.T) *rest.Config {
+	cfg := config(t)
+	cfg.ContentType = "application/json"
+	cfg.AcceptContentTypes = "application/json"
+	return cfg
+}
+
 // protobufConfig returns a configuration whose typed clients speak
 // protobuf.
 func protobufConfig(t *testing.T) *rest.Config {

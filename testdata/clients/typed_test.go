@@ -2,6 +2,9 @@ package clients
 
 import (
 	"context"
+	"mime"
+	"net/http"
+	"sync"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -13,20 +16,53 @@ import (
 	"k8s.io/client-go/rest"
 )
 
-// encodings are the two wire forms typed clients speak.
+// encodings are the two wire forms typed clients speak, with the media
+// type the server must answer in.
 var encodings = []struct {
-	name   string
-	config func(*testing.T) *rest.Config
+	name, mediaType string
+	config          func(*testing.T) *rest.Config
 }{
-	{"json", config},
-	{"protobuf", protobufConfig},
+	{"json", "application/json", jsonConfig},
+	{"protobuf", protobufType, protobufConfig},
 }
+
+// answeredIn makes cfg's client record the media types of the answers,
+// and checks at the end of the test that every answer came in want.
+func answeredIn(t *testing.T, cfg *rest.Config, want string) *rest.Config {
+	t.Helper()
+	var mu sync.Mutex
+	seen := map[string]int{}
+	cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripFunc(func(r *http.Request) (*http.Response, error) {
+			res, err := rt.RoundTrip(r)
+			if err == nil {
+				mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
+				mu.Lock()
+				seen[mt]++
+				mu.Unlock()
+			}
+			return res, err
+		})
+	})
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(seen) != 1 || seen[want] == 0 {
+			t.Errorf("answers came in %v, want only %s", seen, want)
+		}
+	})
+	return cfg
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 func TestTypedConfigMaps(t *testing.T) {
 	for _, enc := range encodings {
 		t.Run(enc.name, func(t *testing.T) {
-			cs := clientset(t, enc.config(t))
-			ns := namespace(t, cs)
+			cs := clientset(t, answeredIn(t, enc.config(t), enc.mediaType))
+			ns := namespace(t, clientset(t, config(t)))
 			ctx := context.Background()
 			cms := cs.CoreV1().ConfigMaps(ns)
 			cm, err := cms.Create(ctx, &corev1.ConfigMap{
@@ -76,8 +112,8 @@ func TestTypedConfigMaps(t *testing.T) {
 func TestTypedPods(t *testing.T) {
 	for _, enc := range encodings {
 		t.Run(enc.name, func(t *testing.T) {
-			cs := clientset(t, enc.config(t))
-			ns := namespace(t, cs)
+			cs := clientset(t, answeredIn(t, enc.config(t), enc.mediaType))
+			ns := namespace(t, clientset(t, config(t)))
 			ctx := context.Background()
 			pod, err := cs.CoreV1().Pods(ns).Create(ctx, testPod("web"), metav1.CreateOptions{})
 			if err != nil {
@@ -110,8 +146,8 @@ func TestTypedPods(t *testing.T) {
 func TestTypedLeases(t *testing.T) {
 	for _, enc := range encodings {
 		t.Run(enc.name, func(t *testing.T) {
-			cs := clientset(t, enc.config(t))
-			ns := namespace(t, cs)
+			cs := clientset(t, answeredIn(t, enc.config(t), enc.mediaType))
+			ns := namespace(t, clientset(t, config(t)))
 			ctx := context.Background()
 			holder, duration := "me", int32(15)
 			now := metav1.NewMicroTime(metav1.Now().Time)
