@@ -62,6 +62,9 @@ func eventsGroupEvents(b config.Brand, core *registry.Descriptor) *registry.Desc
 	d := groupType(b.Group("events"), "events", "event", "Event", true, "ev")
 	d.UpdateCreates = true
 	d.NoGarbageCollection = true
+	// Upstream converts the events group's field labels with its own
+	// table, as the core group's.
+	d.OwnFieldLabels = true
 	d.Storage = &registry.Storage{
 		Descriptor:  core,
 		ToStorage:   eventsV1ToCoreEvent,
