@@ -459,3 +459,27 @@ func TestEventsGroupValidation(t *testing.T) {
 		t.Errorf("events group update:\n got  %q\n want %q", got, want)
 	}
 }
+
+// TestKubectlAutoscale: kubectl writes an autoscaler in the version it
+// prefers and reads tables of both shapes.
+func TestKubectlAutoscale(t *testing.T) {
+	t.Parallel()
+	k := newKubectlEnv(t)
+	k.must(t, "create", "namespace", "kc-hpa")
+	k.must(t, "create", "deployment", "web", "-n", "kc-hpa", "--image=registry.example/web:1")
+	if out := k.must(t, "autoscale", "deployment", "web", "-n", "kc-hpa", "--max=5", "--cpu-percent=60"); !strings.Contains(out, "autoscaled") {
+		t.Fatalf("autoscale printed %q", out)
+	}
+	code, v1 := k.apiGet(t, "/apis/autoscaling/v1/namespaces/kc-hpa/horizontalpodautoscalers/web")
+	if code != 200 || at(v1, "spec", "targetCPUUtilizationPercentage") != 60.0 || at(v1, "spec", "maxReplicas") != 5.0 {
+		t.Fatalf("autoscaler in v1: %d %s", code, mustJSON(t, v1))
+	}
+	table := k.must(t, "get", "hpa", "-n", "kc-hpa")
+	if !strings.Contains(table, "REFERENCE") || !strings.Contains(table, "Deployment/web") || !strings.Contains(table, "60%") {
+		t.Errorf("get hpa table:\n%s", table)
+	}
+	v1Table := k.must(t, "get", "horizontalpodautoscalers.v1.autoscaling", "-n", "kc-hpa")
+	if !strings.Contains(v1Table, "Deployment/web") || !strings.Contains(v1Table, "60%") {
+		t.Errorf("get v1 hpa table:\n%s", v1Table)
+	}
+}
