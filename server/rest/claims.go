@@ -2,10 +2,10 @@ package rest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"platd/bolt"
 	"platd/server/apierr"
@@ -72,7 +72,8 @@ func (h *Handler) allocate(d *registry.Descriptor, obj, old Object) error {
 // claimRecord is the value stored under a claim's key: the key of the
 // object holding it (and the resourceVersion every stored value carries).
 func claimRecord(owner string) []byte {
-	return []byte(`{"owner":` + strconv.Quote(owner) + `,"resourceVersion":""}`)
+	q, _ := json.Marshal(owner)
+	return []byte(`{"owner":` + string(q) + `,"resourceVersion":""}`)
 }
 
 // claimOps returns the ops that move the claims of the object at key from
