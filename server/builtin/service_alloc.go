@@ -37,8 +37,8 @@ func canonicalIP(ip string) string {
 	return ip
 }
 
-// serviceClaims are a service's cluster IPs, node ports and health check
-// node port.
+// serviceClaims are the cluster IPs, node ports and health check node port
+// a service's type uses.
 func serviceClaims(obj registry.Object) []registry.Claim {
 	spec := mapOf(obj["spec"])
 	var out []registry.Claim
@@ -54,12 +54,16 @@ func serviceClaims(obj registry.Object) []registry.Claim {
 			}
 		}
 	}
-	for _, p := range mapsOf(spec["ports"]) {
-		if np := intAt(p, "nodePort"); np != 0 {
-			add(portClaim(np))
+	// Node ports count only for the types that use them, as upstream
+	// allocates them: others keep what they are sent.
+	if needsNodePorts(spec) {
+		for _, p := range mapsOf(spec["ports"]) {
+			if np := intAt(p, "nodePort"); np != 0 {
+				add(portClaim(np))
+			}
 		}
 	}
-	if hc := intAt(spec, "healthCheckNodePort"); hc != 0 {
+	if hc := intAt(spec, "healthCheckNodePort"); hc != 0 && needsHealthCheckPort(spec) {
 		add(portClaim(hc))
 	}
 	return out

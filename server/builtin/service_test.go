@@ -148,6 +148,11 @@ func TestServiceAllocate(t *testing.T) {
 	if len(errs) == 0 {
 		t.Errorf("a second spelling of a held IP was allocated")
 	}
+	// An ExternalName service claims no node port it carries.
+	obj, errs, _ = createService(t, d, claimSet{}, map[string]any{"type": "ExternalName", "externalName": "a.example.com", "ports": svcPorts(map[string]any{"port": int64(80), "nodePort": int64(5)})})
+	if len(errs) > 0 || len(d.Strategy.Claims(obj)) != 0 {
+		t.Errorf("external name: %v claims %v", errs, d.Strategy.Claims(obj))
+	}
 	// Headless services without selector may list both families.
 	obj, errs, _ = createService(t, d, claimSet{}, map[string]any{"clusterIP": "None"})
 	if len(errs) > 0 || fmt.Sprint(valueAt(obj, "spec", "ipFamilies")) != "[IPv4 IPv6]" || str(obj, "spec", "ipFamilyPolicy") != policyRequireDualStack {
