@@ -2,6 +2,7 @@ package schema
 
 import (
 	"math/big"
+	"math/bits"
 	"strconv"
 	"strings"
 )
@@ -56,7 +57,18 @@ func CanonicalQuantity(s string) (string, error) {
 	if s == "0" {
 		return s, nil
 	}
-	neg, units, format, err := parseQuantity(s)
+	q, err := scanQuantity(s)
+	if err != nil {
+		return "", err
+	}
+	// Nearly every quantity fits in 64 bits of nanos: computed there, it
+	// allocates only its result.
+	if neg, units, format, ok := q.smallUnits(); ok {
+		if out, ok := formatSmallQuantity(s, neg, units, format); ok {
+			return out, nil
+		}
+	}
+	neg, units, format, err := q.units()
 	if err != nil {
 		return "", err
 	}
@@ -66,27 +78,46 @@ func CanonicalQuantity(s string) (string, error) {
 // parseQuantity returns the absolute value in units of 10^-9 (rounded up)
 // and the sign and format.
 func parseQuantity(s string) (neg bool, units *big.Int, format quantityFormat, err error) {
+	q, err := scanQuantity(s)
+	if err != nil {
+		return false, nil, 0, err
+	}
+	return q.units()
+}
+
+// scannedQuantity is a quantity's syntax: value = ±digits(intPart frac) ×
+// 10^(exp10 - len(frac)) × 2^exp2.
+type scannedQuantity struct {
+	neg     bool
+	intPart string
+	frac    string
+	format  quantityFormat
+	exp10   int
+	exp2    uint
+}
+
+func scanQuantity(s string) (scannedQuantity, error) {
+	var q scannedQuantity
 	p := 0
 	if p < len(s) && (s[p] == '+' || s[p] == '-') {
-		neg = s[p] == '-'
+		q.neg = s[p] == '-'
 		p++
 	}
 	is := p
 	for p < len(s) && s[p] >= '0' && s[p] <= '9' {
 		p++
 	}
-	intPart := s[is:p]
-	frac := ""
+	q.intPart = s[is:p]
 	if p < len(s) && s[p] == '.' {
 		p++
 		fs := p
 		for p < len(s) && s[p] >= '0' && s[p] <= '9' {
 			p++
 		}
-		frac = s[fs:p]
+		q.frac = s[fs:p]
 	}
-	if intPart == "" && frac == "" {
-		return false, nil, 0, errQuantity(quantityFormatText)
+	if q.intPart == "" && q.frac == "" {
+		return q, errQuantity(quantityFormatText)
 	}
 	ss := p
 	for p < len(s) && strings.IndexByte("eEinumkKMGTP", s[p]) >= 0 {
@@ -99,37 +130,41 @@ func parseQuantity(s string) (neg bool, units *big.Int, format quantityFormat, e
 		p++
 	}
 	if p != len(s) {
-		return false, nil, 0, errQuantity(quantityFormatText)
+		return q, errQuantity(quantityFormatText)
 	}
 	suffix := s[ss:]
-
-	// value = digits × 10^(exp10 - len(frac)) × 2^exp2
-	exp10, exp2 := 0, uint(0)
 	if e, ok := siExponent[suffix]; ok {
-		format, exp10 = decimalSI, e
+		q.format, q.exp10 = decimalSI, e
 	} else if e, ok := binExp[suffix]; ok {
-		format, exp2 = binarySI, e
+		q.format, q.exp2 = binarySI, e
 	} else if len(suffix) > 1 && (suffix[0] == 'e' || suffix[0] == 'E') {
 		e, perr := strconv.Atoi(suffix[1:])
 		if perr != nil || e > maxExponent || e < -maxExponent*maxExponent {
-			return false, nil, 0, errQuantity(quantitySuffixText)
+			return q, errQuantity(quantitySuffixText)
 		}
-		format, exp10 = decimalExponent, e
+		q.format, q.exp10 = decimalExponent, e
 	} else {
-		return false, nil, 0, errQuantity(quantitySuffixText)
+		return q, errQuantity(quantitySuffixText)
 	}
-	if exp10+len(intPart) > maxExponent {
-		return false, nil, 0, errQuantity(quantitySuffixText)
+	if q.exp10+len(q.intPart) > maxExponent {
+		return q, errQuantity(quantitySuffixText)
 	}
-	digits, ok := new(big.Int).SetString(intPart+frac, 10)
+	return q, nil
+}
+
+// units is the value in units of 10^-9, rounded up, with the sign and the
+// format it is written back in.
+func (q scannedQuantity) units() (neg bool, units *big.Int, format quantityFormat, err error) {
+	neg, format = q.neg, q.format
+	digits, ok := new(big.Int).SetString(q.intPart+q.frac, 10)
 	if !ok {
 		return false, nil, 0, errQuantity(quantityFormatText)
 	}
-	digits.Lsh(digits, exp2)
-	shift := exp10 - len(frac) + nanoDigits
+	digits.Lsh(digits, q.exp2)
+	shift := q.exp10 - len(q.frac) + nanoDigits
 	if shift >= 0 {
 		digits.Mul(digits, pow10(shift))
-	} else if -shift > len(intPart)+len(frac) {
+	} else if -shift > len(q.intPart)+len(q.frac) {
 		// Smaller than 1n: rounds up to 1n unless zero.
 		if digits.Sign() != 0 {
 			digits.SetInt64(1)
@@ -153,6 +188,124 @@ func parseQuantity(s string) (neg bool, units *big.Int, format quantityFormat, e
 		}
 	}
 	return neg, digits, format, nil
+}
+
+// smallPow10 holds the powers of ten that fit in 64 bits.
+var smallPow10 = func() (p [20]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// smallUnits is units computed in 64 bits; ok is false when the value
+// does not fit (units then computes it exactly).
+func (q scannedQuantity) smallUnits() (neg bool, units uint64, format quantityFormat, ok bool) {
+	n := len(q.intPart) + len(q.frac)
+	if n > 19 {
+		return false, 0, 0, false
+	}
+	var d uint64
+	for _, part := range [2]string{q.intPart, q.frac} {
+		for i := 0; i < len(part); i++ {
+			d = d*10 + uint64(part[i]-'0')
+		}
+	}
+	if d != 0 && bits.LeadingZeros64(d) <= int(q.exp2) {
+		return false, 0, 0, false
+	}
+	d <<= q.exp2
+	shift := q.exp10 - len(q.frac) + nanoDigits
+	switch {
+	case shift >= 0:
+		if shift >= len(smallPow10) {
+			if d != 0 {
+				return false, 0, 0, false
+			}
+			break
+		}
+		hi, lo := bits.Mul64(d, smallPow10[shift])
+		if hi != 0 {
+			return false, 0, 0, false
+		}
+		d = lo
+	case -shift > n:
+		// Smaller than 1n: rounds up to 1n unless zero.
+		d = min(d, 1)
+	default:
+		div := smallPow10[-shift]
+		r := d % div
+		d /= div
+		if r != 0 {
+			d++
+		}
+	}
+	neg, format = q.neg && d != 0, q.format
+	// maxBinary is beyond 64 bits, so no cap applies here.
+	if format == binarySI && d > 0 && d < smallPow10[nanoDigits] {
+		format = decimalSI
+	}
+	return neg, d, format, true
+}
+
+// formatSmallQuantity is formatQuantity of a 64-bit value; ok is false
+// when an intermediate does not fit. A result equal to in is returned as
+// in, without allocating.
+func formatSmallQuantity(in string, neg bool, units uint64, format quantityFormat) (string, bool) {
+	if units == 0 {
+		return "0", true
+	}
+	var buf [32]byte
+	out := buf[:0]
+	if neg {
+		out = append(out, '-')
+	}
+	if format == binarySI {
+		whole, rem := units/smallPow10[nanoDigits], units%smallPow10[nanoDigits]
+		if rem == 0 && whole >= 1024 {
+			k := 0
+			for k < len(binSuffix)-1 && whole%1024 == 0 {
+				whole /= 1024
+				k++
+			}
+			out = strconv.AppendUint(out, whole, 10)
+			return sameOrString(in, append(out, binSuffix[k]...)), true
+		}
+		format = decimalSI
+	}
+	m, e := units, -nanoDigits
+	for m%10 == 0 {
+		m /= 10
+		e++
+	}
+	if rem := ((e % 3) + 3) % 3; rem != 0 {
+		hi, lo := bits.Mul64(m, smallPow10[rem])
+		if hi != 0 {
+			return "", false
+		}
+		m = lo
+		e -= rem
+	}
+	out = strconv.AppendUint(out, m, 10)
+	if format == decimalSI {
+		if suf, ok := siSuffix[e]; ok {
+			return sameOrString(in, append(out, suf...)), true
+		}
+	}
+	if e != 0 {
+		out = append(out, 'e')
+		out = strconv.AppendInt(out, int64(e), 10)
+	}
+	return sameOrString(in, out), true
+}
+
+// sameOrString returns in when b spells it, else b as a new string.
+func sameOrString(in string, b []byte) string {
+	if in == string(b) {
+		return in
+	}
+	return string(b)
 }
 
 func pow10(n int) *big.Int { return new(big.Int).Exp(bigTen, big.NewInt(int64(n)), nil) }

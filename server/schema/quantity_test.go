@@ -67,6 +67,9 @@ func FuzzCanonicalQuantity(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if exact := exactCanonical(t, s); q != exact {
+			t.Fatalf("%q → %q, exactly %q", s, q, exact)
+		}
 		// The canonical form is a fixed point.
 		q2, err := CanonicalQuantity(q)
 		if err != nil || q2 != q {
@@ -85,5 +88,42 @@ func TestCanonicalQuantityExtremeExponents(t *testing.T) {
 	}
 	if _, err := CanonicalQuantity("1e1000"); err == nil {
 		t.Error("1e1000 accepted")
+	}
+}
+
+// exactCanonical is CanonicalQuantity computed with big integers only.
+func exactCanonical(t *testing.T, s string) string {
+	t.Helper()
+	neg, units, format, err := parseQuantity(s)
+	if err != nil {
+		t.Fatalf("%q: %v", s, err)
+	}
+	return formatQuantity(neg, units, format)
+}
+
+// The 64-bit path gives what the exact one gives, at the edges of 64 bits
+// too.
+func TestCanonicalQuantitySmallMatchesExact(t *testing.T) {
+	t.Parallel()
+	mantissas := []string{"0", "1", "7", "10", "100", "999", "1000", "1024", "1500", "4096", "0.1", "0.5", ".25", "1.", "1.5",
+		"0.000000001", "0.0000000001", "123456789", "1.23456789", "18446744073709551615", "18446744073709551616",
+		"9999999999999999999", "1844674407370955161", "9223372036854775807", "99999999999999999999", "000000000000000000001",
+		"1.8446744073709551615", "0.0000000000000000001"}
+	suffixes := []string{"", "n", "u", "m", "k", "M", "G", "T", "P", "E", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei",
+		"e0", "e1", "e3", "e-1", "e-3", "e-9", "e-10", "e9", "e10", "e18", "e19", "e20", "E-2", "e-30"}
+	for _, sign := range []string{"", "-", "+"} {
+		for _, m := range mantissas {
+			for _, suf := range suffixes {
+				s := sign + m + suf
+				got, err := CanonicalQuantity(s)
+				if err != nil {
+					t.Errorf("%q: %v", s, err)
+					continue
+				}
+				if want := exactCanonical(t, s); got != want {
+					t.Errorf("%q → %q, exactly %q", s, got, want)
+				}
+			}
+		}
 	}
 }
