@@ -4,7 +4,6 @@ package validation
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -25,13 +24,61 @@ const (
 	LabelValueMaxLength = 63
 )
 
-var (
-	dns1123LabelRe     = regexp.MustCompile("^" + dns1123LabelFmt + "$")
-	dns1035LabelRe     = regexp.MustCompile("^" + dns1035LabelFmt + "$")
-	dns1123SubdomainRe = regexp.MustCompile("^" + dns1123SubdomainFmt + "$")
-	qualifiedNameRe    = regexp.MustCompile("^" + qualifiedNameFmt + "$")
-	labelValueRe       = regexp.MustCompile("^" + labelValueFmt + "$")
-)
+// The formats above are checked by hand rather than by regexp: names are
+// checked on every write, many times per Pod, and a hand check allocates
+// nothing. names_test.go holds them to the regexps.
+
+func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+
+func isAlnum(c byte) bool { return isLowerAlnum(c) || c >= 'A' && c <= 'Z' }
+
+// matchDNS1123Label reports whether v matches dns1123LabelFmt.
+func matchDNS1123Label(v string) bool {
+	if v == "" || !isLowerAlnum(v[0]) || !isLowerAlnum(v[len(v)-1]) {
+		return false
+	}
+	for i := 1; i < len(v)-1; i++ {
+		if !isLowerAlnum(v[i]) && v[i] != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// matchDNS1035Label reports whether v matches dns1035LabelFmt.
+func matchDNS1035Label(v string) bool {
+	return v != "" && v[0] >= 'a' && v[0] <= 'z' && matchDNS1123Label(v)
+}
+
+// matchDNS1123Subdomain reports whether v matches dns1123SubdomainFmt.
+func matchDNS1123Subdomain(v string) bool {
+	for {
+		label, rest, more := strings.Cut(v, ".")
+		if !matchDNS1123Label(label) {
+			return false
+		}
+		if !more {
+			return true
+		}
+		v = rest
+	}
+}
+
+// matchQualifiedName reports whether v matches qualifiedNameFmt.
+func matchQualifiedName(v string) bool {
+	if v == "" || !isAlnum(v[0]) || !isAlnum(v[len(v)-1]) {
+		return false
+	}
+	for i := 1; i < len(v)-1; i++ {
+		if c := v[i]; !isAlnum(c) && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// matchLabelValue reports whether v matches labelValueFmt.
+func matchLabelValue(v string) bool { return v == "" || matchQualifiedName(v) }
 
 func maxLenError(n int) string { return fmt.Sprintf("must be no more than %d characters", n) }
 
@@ -55,8 +102,8 @@ func IsDNS1123Label(v string) []string {
 	if len(v) > DNS1123LabelMaxLength {
 		errs = append(errs, maxLenError(DNS1123LabelMaxLength))
 	}
-	if !dns1123LabelRe.MatchString(v) {
-		if dns1123SubdomainRe.MatchString(v) {
+	if !matchDNS1123Label(v) {
+		if matchDNS1123Subdomain(v) {
 			errs = append(errs, "must not contain dots")
 		} else {
 			errs = append(errs, regexError("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character", dns1123LabelFmt, "my-name", "123-abc"))
@@ -72,7 +119,7 @@ func IsDNS1035Label(v string) []string {
 	if len(v) > DNS1123LabelMaxLength {
 		errs = append(errs, maxLenError(DNS1123LabelMaxLength))
 	}
-	if !dns1035LabelRe.MatchString(v) {
+	if !matchDNS1035Label(v) {
 		errs = append(errs, regexError("a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character", dns1035LabelFmt, "my-name", "abc-123"))
 	}
 	return errs
@@ -84,7 +131,7 @@ func IsDNS1123Subdomain(v string) []string {
 	if len(v) > DNS1123SubdomainMaxLength {
 		errs = append(errs, maxLenError(DNS1123SubdomainMaxLength))
 	}
-	if !dns1123SubdomainRe.MatchString(v) {
+	if !matchDNS1123Subdomain(v) {
 		errs = append(errs, regexError("a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character", dns1123SubdomainFmt, "example.com"))
 	}
 	return errs
@@ -112,14 +159,13 @@ func IsPathSegment(v string) []string {
 // key: an optional DNS subdomain prefix and a name.
 func IsQualifiedName(v string) []string {
 	var errs []string
-	parts := strings.Split(v, "/")
 	var name string
-	switch len(parts) {
+	switch strings.Count(v, "/") {
+	case 0:
+		name = v
 	case 1:
-		name = parts[0]
-	case 2:
 		var prefix string
-		prefix, name = parts[0], parts[1]
+		prefix, name, _ = strings.Cut(v, "/")
 		if prefix == "" {
 			errs = append(errs, "prefix part "+"must be non-empty")
 		} else {
@@ -135,7 +181,7 @@ func IsQualifiedName(v string) []string {
 	} else if len(name) > QualifiedNameMaxLength {
 		errs = append(errs, "name part "+maxLenError(QualifiedNameMaxLength))
 	}
-	if !qualifiedNameRe.MatchString(name) {
+	if !matchQualifiedName(name) {
 		errs = append(errs, "name part "+regexError("must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", qualifiedNameFmt, "MyName", "my.name", "123-abc"))
 	}
 	return errs
@@ -147,7 +193,7 @@ func IsValidLabelValue(v string) []string {
 	if len(v) > LabelValueMaxLength {
 		errs = append(errs, maxLenError(LabelValueMaxLength))
 	}
-	if !labelValueRe.MatchString(v) {
+	if !matchLabelValue(v) {
 		errs = append(errs, regexError("a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character", labelValueFmt, "MyValue", "my_value", "12345"))
 	}
 	return errs

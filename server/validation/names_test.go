@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -32,4 +33,57 @@ func TestNames(t *testing.T) {
 			t.Errorf("%q:\n got %s\nwant %s", c.in, got, c.want)
 		}
 	}
+}
+
+// The hand checks accept exactly what the published regexps accept.
+func matchersAgree(t *testing.T, v string) {
+	t.Helper()
+	for _, c := range []struct {
+		format string
+		match  func(string) bool
+	}{
+		{dns1123LabelFmt, matchDNS1123Label},
+		{dns1035LabelFmt, matchDNS1035Label},
+		{dns1123SubdomainFmt, matchDNS1123Subdomain},
+		{qualifiedNameFmt, matchQualifiedName},
+		{labelValueFmt, matchLabelValue},
+	} {
+		re := regexp.MustCompile("^" + c.format + "$")
+		if got, want := c.match(v), re.MatchString(v); got != want {
+			t.Errorf("%q against %s: %v, the regexp says %v", v, c.format, got, want)
+		}
+	}
+}
+
+func TestMatchersAgreeWithRegexps(t *testing.T) {
+	t.Parallel()
+	alphabet := []string{"a", "z", "A", "Z", "0", "9", "-", "_", ".", "/", " ", "\n", "é"}
+	words := []string{""}
+	for range 3 {
+		var next []string
+		for _, w := range words {
+			for _, c := range alphabet {
+				next = append(next, w+c)
+			}
+		}
+		words = append(words, next...)
+	}
+	for _, w := range words {
+		matchersAgree(t, w)
+	}
+	for _, w := range []string{"my-name", "example.com", "a.b.c", "a..b", ".a", "a.", "abc-123", "-abc", "abc-", "my_value.x-Y", "a\n"} {
+		matchersAgree(t, w)
+	}
+}
+
+func FuzzMatchers(f *testing.F) {
+	for _, s := range []string{"my-name", "example.com", "My_Name.x", "a-", "1.2.3", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) > 300 {
+			return
+		}
+		matchersAgree(t, s)
+	})
 }
