@@ -258,6 +258,9 @@ func roundUpMilli(v any) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	if q.nanos.IsInt64() && q.nanos.Int64()%milliNanos.Int64() == 0 {
+		return "", false
+	}
 	milli, rem := new(big.Int).QuoRem(q.nanos, milliNanos, new(big.Int))
 	if rem.Sign() == 0 {
 		return "", false

@@ -61,8 +61,12 @@ func canonicalNanos(c string) (*big.Int, bool) {
 	for i < len(c) && c[i] >= '0' && c[i] <= '9' {
 		i++
 	}
-	mant, ok := new(big.Int).SetString(c[:i], 10)
-	if !ok {
+	var mant *big.Int
+	if n, err := strconv.ParseInt(c[:i], 10, 64); err == nil {
+		mant = big.NewInt(n)
+	} else if m, ok := new(big.Int).SetString(c[:i], 10); ok {
+		mant = m
+	} else {
 		return nil, false
 	}
 	suffix := c[i:]
@@ -93,7 +97,24 @@ func canonicalNanos(c string) (*big.Int, bool) {
 	return q, true
 }
 
-func pow10(n int) *big.Int { return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil) }
+// pow10 returns 10^n. The result may be shared: callers only read it.
+func pow10(n int) *big.Int {
+	if n >= 0 && n < len(sharedPow10) {
+		return sharedPow10[n]
+	}
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+}
+
+// sharedPow10 holds the powers of ten quantities use most (up to 10^27,
+// the nanos of an exa amount), computed once.
+var sharedPow10 = func() []*big.Int {
+	p := make([]*big.Int, 28)
+	p[0] = big.NewInt(1)
+	for i := 1; i < len(p); i++ {
+		p[i] = new(big.Int).Mul(p[i-1], big.NewInt(10))
+	}
+	return p
+}()
 
 // cmp compares two quantities: -1, 0 or +1.
 func (q quantity) cmp(o quantity) int { return q.nanos.Cmp(o.nanos) }
@@ -102,6 +123,19 @@ func (q quantity) cmp(o quantity) int { return q.nanos.Cmp(o.nanos) }
 // truncated to 64 bits, as upstream's Value (exp 0) and MilliValue (exp -3)
 // compute it.
 func (q quantity) scaled(exp int) int64 {
+	if e := exp + 9; q.nanos.IsInt64() && e >= 0 && e <= 18 {
+		n, div := q.nanos.Int64(), int64(1)
+		for range e {
+			div *= 10
+		}
+		v, r := n/div, n%div
+		if r > 0 {
+			v++
+		} else if r < 0 {
+			v--
+		}
+		return v
+	}
 	div := pow10(exp + 9)
 	v, r := new(big.Int).QuoRem(q.nanos, div, new(big.Int))
 	if r.Sign() > 0 {
