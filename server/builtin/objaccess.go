@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"strconv"
+	"strings"
 )
 
 // fieldPath is a field error path as upstream prints it:
@@ -10,21 +11,34 @@ type fieldPath string
 
 // child appends a member name; the empty path has no leading dot.
 func (p fieldPath) child(names ...string) fieldPath {
-	for _, n := range names {
+	if len(names) == 1 {
+		// The usual case, in one allocation.
 		if p == "" {
-			p = fieldPath(n)
-		} else {
-			p += fieldPath("." + n)
+			return fieldPath(names[0])
 		}
+		return p + "." + fieldPath(names[0])
 	}
-	return p
+	var b strings.Builder
+	size := len(p) + len(names)
+	for _, n := range names {
+		size += len(n)
+	}
+	b.Grow(size)
+	b.WriteString(string(p))
+	for _, n := range names {
+		if b.Len() > 0 {
+			b.WriteByte('.')
+		}
+		b.WriteString(n)
+	}
+	return fieldPath(b.String())
 }
 
 // index appends a list index.
-func (p fieldPath) index(i int) fieldPath { return p + fieldPath("["+strconv.Itoa(i)+"]") }
+func (p fieldPath) index(i int) fieldPath { return p + "[" + fieldPath(strconv.Itoa(i)) + "]" }
 
 // key appends a map key, unquoted as upstream prints it.
-func (p fieldPath) key(k string) fieldPath { return p + fieldPath("["+k+"]") }
+func (p fieldPath) key(k string) fieldPath { return p + "[" + fieldPath(k) + "]" }
 
 func (p fieldPath) String() string { return string(p) }
 
