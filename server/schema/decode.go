@@ -27,9 +27,10 @@ type Decoded struct {
 // ErrType; syntax errors wrap ErrSyntax. Unknown and duplicate members are
 // not errors: they are reported in the result for the caller's field
 // validation policy. The top-level kind and apiVersion are always kept.
-// Decode is safe for concurrent use; data is not retained.
+// Decode is safe for concurrent use; data is not retained (strings that
+// need no unescaping share one copy of it).
 func Decode(data []byte, s *Schema) (*Decoded, error) {
-	d := &decoder{scanner: scanner{data: data, maxDepth: anyMaxDepth}}
+	d := &decoder{scanner: scanner{data: data, text: string(data), maxDepth: anyMaxDepth}}
 	d.path = make([]byte, 0, 64)
 	d.gopath = make([]byte, 0, 64)
 	v, err := d.value(s, 0, structName(s))
@@ -496,7 +497,7 @@ func (d *decoder) mapValue(s *Schema, depth int, owner string) (any, error) {
 			out[name] = v
 			return nil
 		}
-		name := keyString(key, esc)
+		name := d.stringOf(key, esc)
 		pl := len(d.path)
 		if pl > 0 {
 			d.path = append(d.path, '.')

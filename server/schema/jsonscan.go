@@ -511,13 +511,6 @@ func numberValue(text []byte, integer bool) any {
 	return f
 }
 
-func keyString(key []byte, esc bool) string {
-	if esc {
-		return unquote(key)
-	}
-	return string(key)
-}
-
 // DecodeAny parses a complete JSON document into the generic form Decode
 // gives values without a schema: map[string]any, []any, string, bool, nil,
 // int64 for numbers written as integers that fit and float64 for the
