@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"platd/server/apierr"
+	"platd/server/validation"
 )
 
 // Container values with closed sets.
@@ -29,8 +30,8 @@ func (c *specCheck) validateContainerCommon(ctr map[string]any, p fieldPath) {
 	name := strOf(ctr["name"])
 	if name == "" {
 		c.add(apierr.Required(p.child("name").String(), ""))
-	} else {
-		c.add(dnsLabel(name, p.child("name"))...)
+	} else if msgs := validation.IsDNS1123Label(name); len(msgs) > 0 {
+		c.add(invalidEach(p.child("name"), name, msgs)...)
 	}
 	if strOf(ctr["image"]) == "" {
 		c.add(apierr.Required(p.child("image").String(), ""))
@@ -44,11 +45,21 @@ func (c *specCheck) validateContainerCommon(ctr map[string]any, p fieldPath) {
 	}
 	mounts := pathsByName(ctr["volumeMounts"], "mountPath")
 	devices := pathsByName(ctr["volumeDevices"], "devicePath")
-	c.add(validateContainerPorts(ctr, p.child("ports"))...)
-	c.add(validateEnv(ctr, p.child("env"))...)
-	c.add(validateEnvFrom(ctr, p.child("envFrom"))...)
+	// Lists that are absent have nothing to check: their paths are not
+	// built.
+	if has(ctr, "ports") {
+		c.add(validateContainerPorts(ctr, p.child("ports"))...)
+	}
+	if has(ctr, "env") {
+		c.add(validateEnv(ctr, p.child("env"))...)
+	}
+	if has(ctr, "envFrom") {
+		c.add(validateEnvFrom(ctr, p.child("envFrom"))...)
+	}
 	c.validateVolumeMounts(ctr, devices, p.child("volumeMounts"))
-	c.validateVolumeDevices(ctr, mounts, p.child("volumeDevices"))
+	if has(ctr, "volumeDevices") {
+		c.validateVolumeDevices(ctr, mounts, p.child("volumeDevices"))
+	}
 	switch policy := strOf(ctr["imagePullPolicy"]); {
 	case contains(supportedPullPolicies, policy):
 	case policy == "":

@@ -62,14 +62,16 @@ func envNameErrors(name string) []string {
 func validateEnv(c map[string]any, p fieldPath) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	for i, ev := range mapsOf(c["env"]) {
-		ip := p.index(i)
+		// Paths are built only for an error: a Pod has many variables.
 		name := strOf(ev["name"])
 		if name == "" {
-			errs = append(errs, apierr.Required(ip.child("name").String(), ""))
-		} else {
-			errs = append(errs, invalidEach(ip.child("name"), name, envNameErrors(name))...)
+			errs = append(errs, apierr.Required(p.index(i).child("name").String(), ""))
+		} else if msgs := envNameErrors(name); len(msgs) > 0 {
+			errs = append(errs, invalidEach(p.index(i).child("name"), name, msgs)...)
 		}
-		errs = append(errs, validateEnvValueFrom(ev, ip.child("valueFrom"))...)
+		if has(ev, "valueFrom") {
+			errs = append(errs, validateEnvValueFrom(ev, p.index(i).child("valueFrom"))...)
+		}
 	}
 	return errs
 }

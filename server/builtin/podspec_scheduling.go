@@ -34,7 +34,9 @@ func validateTolerations(list any, p fieldPath) apierr.FieldErrors {
 		ip := p.index(i)
 		key, op, value, effect := strOf(t["key"]), strOf(t["operator"]), strOf(t["value"]), strOf(t["effect"])
 		if key != "" {
-			errs = append(errs, qualifiedName(key, ip.child("key"))...)
+			if msgs := validation.IsQualifiedName(key); len(msgs) > 0 {
+				errs = append(errs, invalidEach(ip.child("key"), key, msgs)...)
+			}
 		}
 		if key == "" && op != "Exists" {
 			errs = append(errs, apierr.Invalid(ip.child("operator").String(), op, "operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
