@@ -23,7 +23,7 @@ func validatingAdmissionPolicies(group string) *registry.Descriptor {
 	}}
 	d.Strategy.Default = func(obj registry.Object) {
 		spec := child(obj, "spec")
-		setAbsent(spec, "failurePolicy", failurePolicyFail)
+		setDefault(spec, "failurePolicy", failurePolicyFail)
 		if mr := mapAt(spec, "matchConstraints"); mr != nil {
 			defaultMatchResources(mr)
 		}
@@ -65,12 +65,12 @@ func validatingAdmissionPolicyBindings(group string) *registry.Descriptor {
 
 // defaultMatchResources sets the v1 defaults of a MatchResources.
 func defaultMatchResources(mr map[string]any) {
-	setAbsent(mr, "matchPolicy", matchPolicyEquivalent)
-	setAbsent(mr, "namespaceSelector", map[string]any{})
-	setAbsent(mr, "objectSelector", map[string]any{})
+	setDefault(mr, "matchPolicy", matchPolicyEquivalent)
+	setDefault(mr, "namespaceSelector", map[string]any{})
+	setDefault(mr, "objectSelector", map[string]any{})
 	for _, key := range []string{"resourceRules", "excludeResourceRules"} {
 		for _, rule := range mapsOf(mr[key]) {
-			setAbsent(rule, "scope", ruleScopeAll)
+			setDefault(rule, "scope", ruleScopeAll)
 		}
 	}
 }

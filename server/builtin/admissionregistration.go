@@ -91,26 +91,19 @@ func webhookConfigurations(group, resource, singular, kind string, mutating bool
 
 // defaultWebhook sets the v1 defaults of one webhook.
 func defaultWebhook(hook map[string]any, mutating bool) {
-	setAbsent(hook, "failurePolicy", failurePolicyFail)
-	setAbsent(hook, "matchPolicy", matchPolicyEquivalent)
-	setAbsent(hook, "namespaceSelector", map[string]any{})
-	setAbsent(hook, "objectSelector", map[string]any{})
-	setAbsent(hook, "timeoutSeconds", int64(webhookTimeoutDefault))
+	setDefault(hook, "failurePolicy", failurePolicyFail)
+	setDefault(hook, "matchPolicy", matchPolicyEquivalent)
+	setDefault(hook, "namespaceSelector", map[string]any{})
+	setDefault(hook, "objectSelector", map[string]any{})
+	setDefault(hook, "timeoutSeconds", int64(webhookTimeoutDefault))
 	if mutating {
-		setAbsent(hook, "reinvocationPolicy", reinvocationPolicyNever)
+		setDefault(hook, "reinvocationPolicy", reinvocationPolicyNever)
 	}
 	for _, rule := range mapsOf(hook["rules"]) {
-		setAbsent(rule, "scope", ruleScopeAll)
+		setDefault(rule, "scope", ruleScopeAll)
 	}
 	if svc := mapAt(hook, "clientConfig", "service"); svc != nil {
-		setAbsent(svc, "port", int64(webhookServicePort))
-	}
-}
-
-// setAbsent sets m[key] unless it holds a non-null value.
-func setAbsent(m map[string]any, key string, v any) {
-	if !present(m, key) {
-		m[key] = v
+		setDefault(svc, "port", int64(webhookServicePort))
 	}
 }
 

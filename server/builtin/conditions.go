@@ -17,7 +17,7 @@ const conditionReasonFmt = "[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?"
 
 var conditionReasonRe = regexp.MustCompile("^" + conditionReasonFmt + "$")
 
-var conditionReasonMsg = regexMsg("a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'",
+var conditionReasonMsg = regexMessage("a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'",
 	conditionReasonFmt, "my_name", "MY_NAME", "MyName", "ReasonA,ReasonB", "ReasonA:ReasonB")
 
 // conditionStatuses are the values a condition status takes, sorted.

@@ -141,15 +141,15 @@ func samePriorityLevelSpec(d *registry.Descriptor, name string, obj, fixed regis
 // queuing. An explicit zero of nominalConcurrencyShares stays zero.
 func defaultPriorityLevel(obj registry.Object) {
 	if ex := mapAt(obj, "spec", "exempt"); ex != nil {
-		setAbsent(ex, "nominalConcurrencyShares", int64(0))
-		setAbsent(ex, "lendablePercent", int64(0))
+		setDefault(ex, "nominalConcurrencyShares", int64(0))
+		setDefault(ex, "lendablePercent", int64(0))
 	}
 	lim := mapAt(obj, "spec", "limited")
 	if lim == nil {
 		return
 	}
-	setAbsent(lim, "nominalConcurrencyShares", int64(defaultNominalShares))
-	setAbsent(lim, "lendablePercent", int64(0))
+	setDefault(lim, "nominalConcurrencyShares", int64(defaultNominalShares))
+	setDefault(lim, "lendablePercent", int64(0))
 	if q := mapAt(lim, "limitResponse", "queuing"); q != nil {
 		for key, def := range map[string]int64{"handSize": defaultHandSize, "queues": defaultQueues, "queueLengthLimit": defaultQueueLengthLimit} {
 			if intAt(q, key) == 0 {

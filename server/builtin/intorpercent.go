@@ -12,7 +12,7 @@ const percentFmt = "[0-9]+%"
 
 var percentRe = regexp.MustCompile("^" + percentFmt + "$")
 
-var percentMsg = regexMsg("a valid percent string must be a numeric string followed by an ending '%'", percentFmt, "1%", "93%")
+var percentMsg = regexMessage("a valid percent string must be a numeric string followed by an ending '%'", percentFmt, "1%", "93%")
 
 // negativeMsg is the detail of a negative count.
 const negativeMsg = "must be greater than or equal to 0"

@@ -1,6 +1,9 @@
 package builtin
 
 import (
+	"fmt"
+	"strings"
+
 	"platd/server/apierr"
 	"platd/server/validation"
 )
@@ -82,4 +85,53 @@ func validateSelectorRequirement(req map[string]any, allowBadValues bool, path s
 // rules, which lets its updates keep the values it already has.
 func selectorHasBadValue(sel map[string]any) bool {
 	return len(validateLabelSelector(sel, false, "")) > 0
+}
+
+// labelMapValue spells a label map as upstream prints one as a bad value
+// (its Go map), keys sorted as fmt sorts them.
+func labelMapValue(m map[string]any) goSyntax {
+	if m == nil {
+		return "map[string]string(nil)"
+	}
+	var b strings.Builder
+	b.WriteString("map[string]string{")
+	for i, k := range sortedKeys(m) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q:%q", k, strOf(m[k]))
+	}
+	b.WriteString("}")
+	return goSyntax(b.String())
+}
+
+// labelSelectorValue spells a LabelSelector as upstream prints one as a bad
+// value: its Go struct; null when absent.
+func labelSelectorValue(sel map[string]any) any {
+	if sel == nil {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("v1.LabelSelector{MatchLabels:")
+	b.WriteString(string(labelMapValue(mapOf(sel["matchLabels"]))))
+	b.WriteString(", MatchExpressions:")
+	exprs := mapsOf(sel["matchExpressions"])
+	if listOf(sel["matchExpressions"]) == nil {
+		b.WriteString("[]v1.LabelSelectorRequirement(nil)")
+	} else {
+		b.WriteString("[]v1.LabelSelectorRequirement{")
+		for i, e := range exprs {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			values := "[]string(nil)"
+			if l := listOf(e["values"]); l != nil {
+				values = string(goStrings("string", l))
+			}
+			fmt.Fprintf(&b, "v1.LabelSelectorRequirement{Key:%q, Operator:%q, Values:%s}", strOf(e["key"]), strOf(e["operator"]), values)
+		}
+		b.WriteString("}")
+	}
+	b.WriteString("}")
+	return goSyntax(b.String())
 }

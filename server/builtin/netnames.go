@@ -45,7 +45,7 @@ func isWildcardDNS1123Subdomain(v string) []string {
 		errs = append(errs, maxLenMsg(validation.DNS1123SubdomainMaxLength))
 	}
 	if !wildcardDomainRe.MatchString(v) {
-		errs = append(errs, regexMsg("a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character", wildcardDomainFmt, "*.example.com"))
+		errs = append(errs, regexMessage("a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character", wildcardDomainFmt, "*.example.com"))
 	}
 	return errs
 }
@@ -87,7 +87,7 @@ func isDomainPrefixedPath(path, v string) apierr.FieldErrors {
 		errs = append(errs, apierr.Invalid(path, host, msg))
 	}
 	if !domainPathRe.MatchString(rest) {
-		errs = append(errs, apierr.Invalid(path, rest, regexMsg("must be a valid path", domainPathFmt)))
+		errs = append(errs, apierr.Invalid(path, rest, regexMessage("must be a valid path", domainPathFmt)))
 	}
 	return errs
 }

@@ -533,13 +533,15 @@ func validateAzureDisk(m map[string]any, p fieldPath) apierr.FieldErrors {
 	return errs
 }
 
+// validateCSIDriverName checks a CSI driver name wherever an object names
+// one (volume sources, CSINode drivers, VolumeAttachment attachers).
 func validateCSIDriverName(name string, p fieldPath) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	if name == "" {
 		errs = append(errs, apierr.Required(p.String(), ""))
 	}
 	if len(name) > maxCSIDriverName {
-		errs = append(errs, &apierr.FieldError{Type: apierr.FieldTooLong, Field: p.String(), Detail: fmt.Sprintf("may not be more than %d bytes", maxCSIDriverName)})
+		errs = append(errs, apierr.TooLong(p.String(), maxCSIDriverName))
 	}
 	return append(errs, invalidEach(p, name, validation.IsDNS1123Subdomain(strings.ToLower(name)))...)
 }

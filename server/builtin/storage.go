@@ -26,7 +26,6 @@ const (
 	provisionerParametersSizeMax = 256 * (1 << 10)
 	attachmentMetadataSizeMax    = 256 * (1 << 10)
 	volumeErrorMessageMax        = 1024
-	csiDriverNameMax             = 63
 	// csiNodeIDMax is the longer node ID limit upstream accepts since
 	// drivers began to encode more into it.
 	csiNodeIDMax = 256
@@ -293,21 +292,6 @@ func validateCSIDriverSpec(spec map[string]any) apierr.FieldErrors {
 	return errs
 }
 
-// csiDriverNameErrors checks a driver name where a spec refers to one.
-func csiDriverNameErrors(name, path string) apierr.FieldErrors {
-	var errs apierr.FieldErrors
-	if name == "" {
-		errs = append(errs, apierr.Required(path, ""))
-	}
-	if len(name) > csiDriverNameMax {
-		errs = append(errs, apierr.TooLong(path, csiDriverNameMax))
-	}
-	for _, msg := range validation.IsDNS1123Subdomain(strings.ToLower(name)) {
-		errs = append(errs, apierr.Invalid(path, name, msg))
-	}
-	return errs
-}
-
 // csiNodes: a driver entry, once registered, does not change.
 func csiNodes(group string) *registry.Descriptor {
 	d := groupType(group, "csinodes", "csinode", "CSINode", false)
@@ -364,7 +348,7 @@ func validateCSINode(obj registry.Object) apierr.FieldErrors {
 		drv, _ := x.(map[string]any)
 		path := index("spec.drivers", i)
 		name := str(drv, "name")
-		errs = append(errs, csiDriverNameErrors(name, path+".name")...)
+		errs = append(errs, validateCSIDriverName(name, fieldPath(path+".name"))...)
 		nodeID := str(drv, "nodeID")
 		if nodeID == "" {
 			errs = append(errs, apierr.Required(path+".nodeID", ""))
@@ -407,7 +391,7 @@ func csiStorageCapacities(group string) *registry.Descriptor {
 	d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
 		errs := validateCSIStorageCapacity(obj, selectorHasBadValue(mapAt(old, "nodeTopology")))
 		if !sameMember(d.Schema, obj, old, "nodeTopology") {
-			errs = append(errs, apierr.Invalid("nodeTopology", goSyntax(labelSelectorGo(mapAt(obj, "nodeTopology"))), fieldImmutable))
+			errs = append(errs, apierr.Invalid("nodeTopology", labelSelectorValue(mapAt(obj, "nodeTopology")), fieldImmutable))
 		}
 		if c := str(obj, "storageClassName"); c != str(old, "storageClassName") {
 			errs = append(errs, apierr.Invalid("storageClassName", c, fieldImmutable))
@@ -431,36 +415,6 @@ func validateCSIStorageCapacity(obj registry.Object, allowBadSelectorValues bool
 	return errs
 }
 
-// labelSelectorGo spells a selector as upstream's bad value, nil for none.
-func labelSelectorGo(sel map[string]any) string {
-	if sel == nil {
-		return "null"
-	}
-	labels := "map[string]string(nil)"
-	if m := mapAt(sel, "matchLabels"); m != nil {
-		var parts []string
-		for _, k := range sortedKeys(m) {
-			v, _ := m[k].(string)
-			parts = append(parts, fmt.Sprintf("%q:%q", k, v))
-		}
-		labels = "map[string]string{" + strings.Join(parts, ", ") + "}"
-	}
-	exprs := "[]v1.LabelSelectorRequirement(nil)"
-	if l := listAt(sel, "matchExpressions"); l != nil {
-		var parts []string
-		for _, x := range l {
-			req, _ := x.(map[string]any)
-			values := "[]string(nil)"
-			if vl := listAt(req, "values"); vl != nil {
-				values = string(goStrings("string", vl))
-			}
-			parts = append(parts, fmt.Sprintf("v1.LabelSelectorRequirement{Key:%q, Operator:%q, Values:%s}", str(req, "key"), str(req, "operator"), values))
-		}
-		exprs = "[]v1.LabelSelectorRequirement{" + strings.Join(parts, ", ") + "}"
-	}
-	return "v1.LabelSelector{MatchLabels:" + labels + ", MatchExpressions:" + exprs + "}"
-}
-
 // volumeAttachments: the spec is fixed at creation; the attacher reports
 // through the status subresource.
 func volumeAttachments(group string) *registry.Descriptor {
@@ -471,7 +425,7 @@ func volumeAttachments(group string) *registry.Descriptor {
 		errs := validateVolumeAttachment(obj)
 		// v1 objects are held to the stricter name rules.
 		spec := mapAt(obj, "spec")
-		errs = append(errs, csiDriverNameErrors(str(spec, "attacher"), "spec.attacher")...)
+		errs = append(errs, validateCSIDriverName(str(spec, "attacher"), "spec.attacher")...)
 		if present(mapAt(spec, "source"), "persistentVolumeName") {
 			pv := str(spec, "source", "persistentVolumeName")
 			for _, msg := range validation.IsDNS1123Subdomain(pv) {

@@ -67,21 +67,6 @@ func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
 
 func keyed(path, k string) string { return path + "[" + k + "]" }
 
-// regexMsg words a pattern mismatch as upstream does, examples and all.
-func regexMsg(msg, format string, examples ...string) string {
-	if len(examples) == 0 {
-		return msg + " (regex used for validation is '" + format + "')"
-	}
-	msg += " (e.g. "
-	for i, e := range examples {
-		if i > 0 {
-			msg += " or "
-		}
-		msg += "'" + e + "', "
-	}
-	return msg + "regex used for validation is '" + format + "')"
-}
-
 // goSyntax is a bad value upstream prints in Go syntax (its internal
 // type's %#v), which no decoded JSON value prints as.
 type goSyntax string
@@ -161,4 +146,11 @@ func groupType(group, resource, singular, kind string, namespaced bool, short ..
 	d := core(resource, singular, kind, namespaced, short...)
 	d.Group = group
 	return d
+}
+
+// setDefault sets m[key] to v when m has no value there.
+func setDefault(m map[string]any, key string, v any) {
+	if !present(m, key) {
+		m[key] = v
+	}
 }

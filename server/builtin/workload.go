@@ -1,9 +1,7 @@
 package builtin
 
 import (
-	"fmt"
 	"strconv"
-	"strings"
 
 	"platd/server/apierr"
 	"platd/server/registry"
@@ -19,55 +17,6 @@ const selectorMismatch = "`selector` does not match template `labels`"
 
 // restartAlways is the one restart policy of a long-running workload's pods.
 const restartAlways = "Always"
-
-// labelMapValue spells a label map as upstream prints one as a bad value
-// (its Go map), keys sorted as fmt sorts them.
-func labelMapValue(m map[string]any) goSyntax {
-	if m == nil {
-		return "map[string]string(nil)"
-	}
-	var b strings.Builder
-	b.WriteString("map[string]string{")
-	for i, k := range sortedKeys(m) {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%q:%q", k, strOf(m[k]))
-	}
-	b.WriteString("}")
-	return goSyntax(b.String())
-}
-
-// labelSelectorValue spells a LabelSelector as upstream prints one as a bad
-// value: its Go struct; null when absent.
-func labelSelectorValue(sel map[string]any) any {
-	if sel == nil {
-		return nil
-	}
-	var b strings.Builder
-	b.WriteString("v1.LabelSelector{MatchLabels:")
-	b.WriteString(string(labelMapValue(mapOf(sel["matchLabels"]))))
-	b.WriteString(", MatchExpressions:")
-	exprs := mapsOf(sel["matchExpressions"])
-	if listOf(sel["matchExpressions"]) == nil {
-		b.WriteString("[]v1.LabelSelectorRequirement(nil)")
-	} else {
-		b.WriteString("[]v1.LabelSelectorRequirement{")
-		for i, e := range exprs {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			values := "[]string(nil)"
-			if l := listOf(e["values"]); l != nil {
-				values = string(goStrings("string", l))
-			}
-			fmt.Fprintf(&b, "v1.LabelSelectorRequirement{Key:%q, Operator:%q, Values:%s}", strOf(e["key"]), strOf(e["operator"]), values)
-		}
-		b.WriteString("}")
-	}
-	b.WriteString("}")
-	return goSyntax(b.String())
-}
 
 // podSelector is a workload's selector of its pods, converted as upstream
 // converts one: a missing selector selects nothing, an empty one
@@ -234,13 +183,6 @@ func normalSelector(sel map[string]any) map[string]any {
 		}
 	}
 	return out
-}
-
-// setDefault sets m[key] to v when m has no value there.
-func setDefault(m map[string]any, key string, v any) {
-	if !present(m, key) {
-		m[key] = v
-	}
 }
 
 // defaultTemplate applies the pod template defaults to a workload's
