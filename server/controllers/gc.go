@@ -574,15 +574,8 @@ func (c *GarbageCollector) editOwners(ctx context.Context, t target, edit func(r
 func (c *GarbageCollector) dropFinalizer(ctx context.Context, t target, f string) error {
 	_, err := c.Objects.Update(ctx, t.d, t.ns, t.name, "", func(obj registry.Object) registry.Object {
 		meta := child(obj, "metadata")
-		fins := registry.Strings(meta["finalizers"])
-		if meta["uid"] != t.uid || !slices.Contains(fins, f) {
+		if meta["uid"] != t.uid || !removeFinalizer(meta, "finalizers", f) {
 			return nil
-		}
-		fins = slices.DeleteFunc(fins, func(s string) bool { return s == f })
-		if len(fins) == 0 {
-			delete(meta, "finalizers")
-		} else {
-			meta["finalizers"] = registry.AnyList(fins)
 		}
 		return obj
 	})

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"platd/server/registry"
 )
 
 // objectMeta is the part of a stored object's metadata the controllers
@@ -45,3 +47,21 @@ func parseMeta(value []byte) (objectMeta, error) {
 func (m objectMeta) deleting() bool { return m.DeletionTimestamp != "" }
 
 func (m objectMeta) hasFinalizer(f string) bool { return slices.Contains(m.Finalizers, f) }
+
+// removeFinalizer takes f out of the finalizer list at m[key]
+// (metadata.finalizers, or a namespace's spec.finalizers) and reports
+// whether it was there. An emptied list is dropped, as upstream's omitempty
+// encoding drops it.
+func removeFinalizer(m map[string]any, key, f string) bool {
+	fins := registry.Strings(m[key])
+	if !slices.Contains(fins, f) {
+		return false
+	}
+	fins = slices.DeleteFunc(fins, func(s string) bool { return s == f })
+	if len(fins) == 0 {
+		delete(m, key)
+	} else {
+		m[key] = registry.AnyList(fins)
+	}
+	return true
+}

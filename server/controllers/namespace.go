@@ -237,13 +237,7 @@ func (c *Namespaces) setConditions(ctx context.Context, name string, left conten
 // spec.finalizers; the namespace goes away when nothing else keeps it.
 func (c *Namespaces) finalize(ctx context.Context, name string) error {
 	_, err := c.Objects.Update(ctx, c.Registry.Namespaces(), "", name, "finalize", func(ns registry.Object) registry.Object {
-		spec := child(ns, "spec")
-		keep := slices.DeleteFunc(registry.Strings(spec["finalizers"]), func(f string) bool { return f == c.Finalizer })
-		if len(keep) == 0 {
-			delete(spec, "finalizers")
-		} else {
-			spec["finalizers"] = registry.AnyList(keep)
-		}
+		removeFinalizer(child(ns, "spec"), "finalizers", c.Finalizer)
 		return ns
 	})
 	if apierr.ReasonOf(err) == apierr.ReasonNotFound {

@@ -147,14 +147,7 @@ func (c *ClaimProtection) sync(ctx context.Context, key string) error {
 		if metaString(cur, "uid") != uid {
 			return nil
 		}
-		md := child(cur, "metadata")
-		kept := []any{}
-		for _, f := range registry.Strings(md["finalizers"]) {
-			if f != finalizer {
-				kept = append(kept, f)
-			}
-		}
-		md["finalizers"] = kept
+		removeFinalizer(child(cur, "metadata"), "finalizers", finalizer)
 		return cur
 	})
 	switch apierr.ReasonOf(err) {
