@@ -67,17 +67,6 @@ func proxiedName(id string) (string, bool) {
 	return "", false
 }
 
-// subresourceKind is the apiVersion and kind a subresource answers with.
-func subresourceKind(d *registry.Descriptor, sub *registry.Subresource) (apiVersion, kind string) {
-	if sub.Kind == "" {
-		return d.GroupVersion(), d.Kind
-	}
-	if sub.Group == "" {
-		return sub.Version, sub.Kind
-	}
-	return sub.Group + "/" + sub.Version, sub.Kind
-}
-
 // successStatus is the body of an action that creates nothing it could
 // return (a binding, an eviction).
 func successStatus(code int) *apierr.Status {
