@@ -27,14 +27,11 @@ func (e *claimTaken) Error() string {
 	return fmt.Sprintf("%s %s is held by another object", e.claim.Pool, e.claim.Value)
 }
 
-// claimConflict is the Conflict of a write whose claim another object
-// holds, or nil when err is no such failure.
-func claimConflict(d *registry.Descriptor, name string, err error) error {
+// heldElsewhere reports whether a write failed because another object
+// holds a value it claims (errors.go words that as a Conflict).
+func heldElsewhere(err error) bool {
 	var taken *claimTaken
-	if !errors.As(err, &taken) {
-		return nil
-	}
-	return apierr.Conflict(d.Group, d.Resource, name, taken.Error())
+	return errors.As(err, &taken)
 }
 
 // freeFor is the membership test Allocate gets: a value is free when no

@@ -74,11 +74,8 @@ func (h *Handler) prepareAndCreate(ctx context.Context, s *scope, body Object, d
 			return nil, err
 		}
 		stored, err := h.createObject(ctx, s, prepared, dryRun)
-		if conflict := claimConflict(s.d, metaString(prepared, "name"), err); conflict != nil {
-			if s.d.Strategy.Allocate != nil && attempt < maxAllocateAttempts {
-				continue
-			}
-			return nil, conflict
+		if heldElsewhere(err) && s.d.Strategy.Allocate != nil && attempt < maxAllocateAttempts {
+			continue
 		}
 		return stored, err
 	}
@@ -159,9 +156,6 @@ func (h *Handler) createObject(ctx context.Context, s *scope, obj Object, dryRun
 		kv, err := h.storeCreate(ctx, d, key, obj, encodeStored(d, obj))
 		if err == nil {
 			return kv.Value, nil
-		}
-		if claimConflict(d, name, err) != nil {
-			return nil, err
 		}
 		if !errors.Is(err, bolt.ErrExists) {
 			return nil, objectErr(s, name, err)

@@ -54,6 +54,7 @@ func objectErr(s *scope, name string, err error) error {
 // status returns the Status of a storage failure.
 func (h *Handler) status(f *storeFailure) error {
 	d, err := f.s.d, f.err
+	var taken *claimTaken
 	switch {
 	case errors.Is(err, bolt.ErrNotFound):
 		return apierr.NotFound(d.Group, d.Resource, f.name)
@@ -75,6 +76,8 @@ func (h *Handler) status(f *storeFailure) error {
 		return apierr.Timeout("request did not complete within requested timeout - "+err.Error(), 0)
 	case errors.Is(err, bolt.ErrClosed):
 		return apierr.ServiceUnavailable("apiserver is shutting down", 1)
+	case errors.As(err, &taken):
+		return apierr.Conflict(d.Group, d.Resource, f.name, taken.Error())
 	}
 	return apierr.InternalError(err)
 }

@@ -129,12 +129,9 @@ func (h *Handler) commitUpdate(ctx context.Context, s *scope, kv bolt.KV, next O
 		return final, false, nil
 	}
 	newKV, err := h.storeUpdate(ctx, d, s.key(), kv.ModRevision, next, old, enc)
-	if conflict := claimConflict(d, s.name, err); conflict != nil {
+	if heldElsewhere(err) && d.Strategy.Allocate != nil {
 		// Allocation picks again, seeing the claim, from the request.
-		if d.Strategy.Allocate != nil {
-			return nil, true, nil
-		}
-		return nil, false, conflict
+		return nil, true, nil
 	}
 	if lostRace(err) {
 		return nil, true, nil
