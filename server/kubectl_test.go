@@ -510,7 +510,7 @@ func TestKubectl(t *testing.T) {
 		t.Parallel()
 		out, errOut, err := k.run(t, "explain", "configmap")
 		if err != nil {
-			t.Skipf("kubectl explain is not supported yet: %v: %s", err, errOut)
+			t.Fatalf("kubectl explain configmap: %v: %s", err, errOut)
 		}
 		for _, want := range []string{"KIND:", "ConfigMap", "VERSION:", "v1", "data"} {
 			if !strings.Contains(out, want) {
