@@ -1,14 +1,10 @@
 package server_test
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
-
-	"platd/config"
 )
 
 // at reads a value of a decoded JSON object at a path of member names and
@@ -357,38 +353,5 @@ func TestImmutableFieldsOnUpdate(t *testing.T) {
 	up := e.do("PUT", es+"/e", obj).mustCode(t, 200).obj(t)
 	if at(up, "metadata", "generation") != 2.0 {
 		t.Errorf("endpoint change left generation at %v", at(up, "metadata", "generation"))
-	}
-}
-
-// TestGroupTypesDiscovery compares the aggregated discovery entries of the
-// new groups with those of a v1.32 server (the kubernetes brand spells
-// groups as upstream does).
-func TestGroupTypesDiscovery(t *testing.T) {
-	t.Parallel()
-	raw, err := os.ReadFile("testdata/aggregated-apis-groups.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var golden struct {
-		Items []map[string]any `json:"items"`
-	}
-	if err := json.Unmarshal(raw, &golden); err != nil {
-		t.Fatal(err)
-	}
-	e := start(t, withBrand("kubernetes"))
-	b, _ := config.LookupBrand("kubernetes")
-	accept := "application/json;g=" + b.DiscoveryGroup() + ";v=v2;as=APIGroupDiscoveryList"
-	got := e.do("GET", "/apis", nil, "Accept", accept).mustCode(t, 200).obj(t)
-	served := map[string]any{}
-	for _, g := range got["items"].([]any) {
-		served[at(g, "metadata", "name").(string)] = g
-	}
-	for _, want := range golden.Items {
-		name := at(want, "metadata", "name").(string)
-		if !reflect.DeepEqual(served[name], any(want)) {
-			g, _ := json.Marshal(served[name])
-			w, _ := json.Marshal(want)
-			t.Errorf("group %s:\n got  %s\n want %s", name, g, w)
-		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"math/big"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -380,42 +379,6 @@ func TestCSRSubresources(t *testing.T) {
 	want = `CertificateSigningRequest.` + b.Group("certificates") + ` "c" is invalid: status.conditions: Forbidden: updates may not remove a condition of type "Approved"`
 	if st["message"] != want {
 		t.Errorf("message:\n got  %s\n want %s", st["message"], want)
-	}
-}
-
-// TestGroupsADiscovery compares the aggregated discovery entries of the
-// rbac, scheduling, certificates and apiregistration groups with those of
-// a v1.32 server.
-func TestGroupsADiscovery(t *testing.T) {
-	t.Parallel()
-	raw, err := os.ReadFile("testdata/aggregated-apis-groups-a.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var golden struct {
-		Items []map[string]any `json:"items"`
-	}
-	if err := json.Unmarshal(raw, &golden); err != nil {
-		t.Fatal(err)
-	}
-	e := start(t, withBrand("kubernetes"))
-	b, _ := config.LookupBrand("kubernetes")
-	accept := "application/json;g=" + b.DiscoveryGroup() + ";v=v2;as=APIGroupDiscoveryList"
-	got := e.do("GET", "/apis", nil, "Accept", accept).mustCode(t, 200).obj(t)
-	served := map[string]any{}
-	for _, g := range got["items"].([]any) {
-		served[at(g, "metadata", "name").(string)] = g
-	}
-	if len(golden.Items) != 4 {
-		t.Fatalf("golden holds %d groups", len(golden.Items))
-	}
-	for _, want := range golden.Items {
-		name := at(want, "metadata", "name").(string)
-		if !reflect.DeepEqual(served[name], any(want)) {
-			g, _ := json.Marshal(served[name])
-			w, _ := json.Marshal(want)
-			t.Errorf("group %s:\n got  %s\n want %s", name, g, w)
-		}
 	}
 }
 

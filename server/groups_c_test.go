@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,41 +11,6 @@ import (
 	"platd/config"
 	"platd/server/builtin"
 )
-
-// TestAdmissionFlowControlDiscovery compares the discovery entries of the
-// admission and flow control groups with those of a v1.32 server.
-func TestAdmissionFlowControlDiscovery(t *testing.T) {
-	t.Parallel()
-	raw, err := os.ReadFile("testdata/aggregated-apis-groups-c.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var golden struct {
-		Items []map[string]any `json:"items"`
-	}
-	if err := json.Unmarshal(raw, &golden); err != nil {
-		t.Fatal(err)
-	}
-	if len(golden.Items) != 2 {
-		t.Fatalf("golden holds %d groups", len(golden.Items))
-	}
-	e := start(t, withBrand("kubernetes"))
-	b, _ := config.LookupBrand("kubernetes")
-	accept := "application/json;g=" + b.DiscoveryGroup() + ";v=v2;as=APIGroupDiscoveryList"
-	got := e.do("GET", "/apis", nil, "Accept", accept).mustCode(t, 200).obj(t)
-	served := map[string]any{}
-	for _, g := range got["items"].([]any) {
-		served[at(g, "metadata", "name").(string)] = g
-	}
-	for _, want := range golden.Items {
-		name := at(want, "metadata", "name").(string)
-		if !reflect.DeepEqual(served[name], any(want)) {
-			g, _ := json.Marshal(served[name])
-			w, _ := json.Marshal(want)
-			t.Errorf("group %s:\n got  %s\n want %s", name, g, w)
-		}
-	}
-}
 
 // TestAdmissionFlowControlDefaults creates objects of each type and reads
 // back the defaults upstream's v1 defaulting stores.
