@@ -83,7 +83,8 @@ func TestClaimsAndVolumes(t *testing.T) {
 	if items := sel["items"].([]any); len(items) != 1 {
 		t.Errorf("claims selected by name: %d", len(items))
 	}
-	e.do("GET", claimsPath+"?fieldSelector=name%3Ddata", nil).mustCode(t, 400)
+	e.do("GET", claimsPath+"?fieldSelector=name%3Ddata", nil).mustCode(t, 400).
+		mustMessage(t, `"name" is not a known field selector: only "metadata.name", "metadata.namespace"`)
 
 	vol := `{"metadata":{"name":"pv1"},"spec":{"accessModes":["ReadWriteOnce"],"capacity":{"storage":"5Gi"},"hostPath":{"path":"/srv"}}}`
 	v := e.do("POST", volumesPath, vol).mustCode(t, 201).obj(t)
@@ -258,7 +259,8 @@ func TestBindingsAndComponentStatuses(t *testing.T) {
 			t.Errorf("component statuses ?%s: %d items, want %d", sel, len(l["items"].([]any)), n)
 		}
 	}
-	e.do("GET", "/api/v1/componentstatuses?fieldSelector=status%3Dx", nil).mustCode(t, 400)
+	e.do("GET", "/api/v1/componentstatuses?fieldSelector=status%3Dx", nil).mustCode(t, 400).
+		mustMessage(t, `"status" is not a known field selector: only "metadata.name", "metadata.namespace"`)
 	e.do("DELETE", "/api/v1/componentstatuses/storage", nil).mustCode(t, 405)
 }
 

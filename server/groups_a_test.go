@@ -254,7 +254,8 @@ func TestRBACSchedulingUpdates(t *testing.T) {
 	as := groupPath(b.Group("apiregistration"), "v1", "", "apiservices")
 	cur := e.do("GET", as+"/v1.apps", nil).mustCode(t, 200).obj(t)
 	delete(cur["metadata"].(map[string]any), "resourceVersion")
-	e.do("PUT", as+"/v1.apps", cur).mustCode(t, 422)
+	e.do("PUT", as+"/v1.apps", cur).mustCode(t, 422).
+		mustMessage(t, `APIService.`+b.Group("apiregistration")+` "v1.apps" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`)
 }
 
 // TestAPIServiceStatusPatch checks that status conditions merge by type

@@ -241,6 +241,16 @@ func (r *resp) mustCode(t *testing.T, code int) *resp {
 	return r
 }
 
+// mustMessage fails the test unless the response is a Status whose
+// message is want: an error's code alone does not tell which rule refused.
+func (r *resp) mustMessage(t *testing.T, want string) *resp {
+	t.Helper()
+	if got, _ := r.obj(t)["message"].(string); got != want {
+		t.Errorf("Status message:\n got  %s\n want %s", got, want)
+	}
+	return r
+}
+
 // path reads a value at a dotted path of a decoded JSON object.
 func path(m map[string]any, p string) any {
 	var cur any = m

@@ -412,7 +412,8 @@ func TestServiceReleaseOnCollectionDelete(t *testing.T) {
 	held["metadata"].(map[string]any)["finalizers"] = []any{"example.com/hold"}
 	e.do("POST", servicesPath, held).mustCode(t, 201)
 	e.do("DELETE", servicesPath+"/f", nil).mustCode(t, 200)
-	e.do("POST", servicesPath, svc("f2", map[string]any{"clusterIP": "10.0.0.12", "ports": ports(tcpPort(80))})).mustCode(t, 422)
+	e.do("POST", servicesPath, svc("f2", map[string]any{"clusterIP": "10.0.0.12", "ports": ports(tcpPort(80))})).mustCode(t, 422).
+		mustMessage(t, `Service "f2" is invalid: spec.clusterIPs: Invalid value: []string{"10.0.0.12"}: failed to allocate IP 10.0.0.12: provided IP is already allocated`)
 	e.do("PATCH", servicesPath+"/f", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
 	e.do("GET", servicesPath+"/f", nil).mustCode(t, 404)
 	e.do("POST", servicesPath, svc("f2", map[string]any{"clusterIP": "10.0.0.12", "ports": ports(tcpPort(80))})).mustCode(t, 201)
