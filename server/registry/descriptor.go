@@ -142,9 +142,10 @@ type Descriptor struct {
 	// metadata.namespace, mapped to the function that reads them.
 	FieldSelectors map[string]func(Object) string
 	// OwnFieldLabels marks a kind whose field labels upstream converts
-	// with its own rules (pods, nodes, events, secrets, namespaces): a
-	// selector on any other field is refused with "field label not
-	// supported", and metadata.namespace selects only namespaced kinds.
+	// with its own rules (pods, nodes, events of both groups, secrets,
+	// namespaces): a selector on any other field is refused with "field
+	// label not supported", and metadata.namespace selects only namespaced
+	// kinds.
 	OwnFieldLabels bool
 	// Strategy holds the per-type rules a schema cannot say.
 	Strategy Strategy
