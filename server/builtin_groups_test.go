@@ -318,8 +318,8 @@ func TestStatusSubresourceRules(t *testing.T) {
 	}
 }
 
-// TestImmutableFieldsOnUpdate checks the fields of the new types that may
-// not change once stored.
+// TestImmutableFieldsOnUpdate checks the fields of the group types that
+// may not change once stored.
 func TestImmutableFieldsOnUpdate(t *testing.T) {
 	t.Parallel()
 	e := start(t)

@@ -10,9 +10,9 @@ import (
 	"testing"
 )
 
-// TestGroupsAKubectl drives the rbac, scheduling and apiregistration
-// groups with kubectl's own generators and printers.
-func TestGroupsAKubectl(t *testing.T) {
+// TestKubectlRBACSchedulingAPIService drives the rbac, scheduling and
+// apiregistration groups with kubectl's own generators and printers.
+func TestKubectlRBACSchedulingAPIService(t *testing.T) {
 	t.Parallel()
 	k := newKubectlEnv(t)
 	rbac := k.brand.Group("rbac.authorization")

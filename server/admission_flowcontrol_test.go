@@ -328,9 +328,9 @@ func TestFlowControlBootstrapOverHTTP(t *testing.T) {
 	}
 }
 
-// TestAdmissionFlowControlProtobuf reads objects of the new types as
-// protobuf and writes those bytes back: the round trip keeps every
-// field.
+// TestAdmissionFlowControlProtobuf reads admission and flow control
+// objects as protobuf and writes those bytes back: the round trip keeps
+// every field.
 func TestAdmissionFlowControlProtobuf(t *testing.T) {
 	t.Parallel()
 	e := start(t)
