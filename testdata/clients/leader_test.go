@@ -80,4 +80,41 @@ func TestLeaderElectionAcquiresAndRenews(t *testing.T) {
 	if l.Spec.HolderIdentity != nil && *l.Spec.HolderIdentity != "" {
 		t.Errorf("lease still held by %q after release", *l.Spec.HolderIdentity)
 	}
+
+	// A second candidate takes the released lease at once.
+	lock2 := &resourcelock.LeaseLock{
+		LeaseMeta:  metav1.ObjectMeta{Namespace: ns, Name: "leader"},
+		Client:     cs.CoordinationV1(),
+		LockConfig: resourcelock.ResourceLockConfig{Identity: "candidate-2"},
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	defer cancel2()
+	started2 := make(chan struct{})
+	elector2, err := leaderelection.NewLeaderElector(leaderelection.LeaderElectionConfig{
+		Lock: lock2, LeaseDuration: leaseDuration, RenewDeadline: renewDeadline, RetryPeriod: retryPeriod,
+		ReleaseOnCancel: true, Name: "clients-test",
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(context.Context) { close(started2) },
+			OnStoppedLeading: func() {},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done2 := make(chan struct{})
+	go func() { elector2.Run(ctx2); close(done2) }()
+	select {
+	case <-started2:
+	case <-time.After(waitTimeout):
+		t.Fatal("the second candidate never became leader")
+	}
+	l, err = cs.CoordinationV1().Leases(ns).Get(context.Background(), "leader", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *l.Spec.HolderIdentity != "candidate-2" || l.Spec.LeaseTransitions == nil || *l.Spec.LeaseTransitions < 1 {
+		t.Errorf("lease after handover: holder %v, transitions %v", *l.Spec.HolderIdentity, l.Spec.LeaseTransitions)
+	}
+	cancel2()
+	<-done2
 }
