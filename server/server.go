@@ -306,11 +306,24 @@ func (s *Server) Serve(ctx context.Context) error {
 // controllers until ctx ends.
 func (s *Server) startControllers(ctx context.Context) {
 	b := s.opts.Brand
+	// The system objects are cluster-scoped: they are written while the
+	// namespaces are, so a first start pays for their commits once.
+	seeded := make(chan struct{})
+	go func() {
+		defer close(seeded)
+		s.plantSeeds(ctx)
+	}()
+	var nsWG sync.WaitGroup
 	for _, ns := range []string{"default", b.SystemNamespace, b.PublicNamespace, b.NodeLeaseNamespace} {
-		if err := s.rest.EnsureNamespace(ctx, ns); err != nil {
-			s.log.Error("creating default namespace", "namespace", ns, "err", err)
-		}
+		nsWG.Add(1)
+		go func() {
+			defer nsWG.Done()
+			if err := s.rest.EnsureNamespace(ctx, ns); err != nil {
+				s.log.Error("creating default namespace", "namespace", ns, "err", err)
+			}
+		}()
 	}
+	nsWG.Wait()
 	// The API's own Service exists before the server is ready, so its
 	// cluster IP is never handed to another service.
 	kept := &controllers.Kept{Source: s.store, Objects: s.rest, Wanted: controllers.APIServerObjects(s.reg, b, s.apiServer()), Log: s.log}
@@ -318,7 +331,7 @@ func (s *Server) startControllers(ctx context.Context) {
 		s.log.Error("creating the API server's service", "err", err)
 	}
 	close(s.namespacesDone)
-	s.plantSeeds(ctx)
+	<-seeded
 	close(s.seedsDone)
 	// The API server's own Service is kept by the server itself, as
 	// upstream's bootstrap controller: it cannot be switched off.
