@@ -9,41 +9,48 @@ import (
 	"platd/server/schema"
 )
 
-// servedRegistry describes every built-in type and keeps the ones
-// --runtime-config leaves served. Objects of a disabled version stay in the
-// store; they are only not served.
-func servedRegistry(cat *schema.Catalog, o config.Options) (*registry.Registry, error) {
-	every := registry.New()
-	ranges := builtin.DefaultServiceRanges()
+// serviceRanges are the ranges services are allocated from.
+func serviceRanges(o config.Options) builtin.ServiceRanges {
 	if o.ServiceCIDR.IsValid() {
-		ranges = builtin.RangesFrom(o.ServiceCIDR, o.NodePorts)
+		return builtin.RangesFrom(o.ServiceCIDR, o.NodePorts)
 	}
-	if err := builtin.RegisterWith(every, cat, o.Brand, ranges); err != nil {
-		return nil, err
-	}
-	all := every.All()
-	known := make([]config.KnownResource, len(all))
-	for i, d := range all {
-		known[i] = config.KnownResource{
-			GroupVersionResource: config.GroupVersionResource{Group: d.Group, Version: d.Version, Resource: d.Resource},
-			// Every built-in type platd has is one v1.32 serves by default.
-			EnabledByDefault: true,
-		}
+	return builtin.DefaultServiceRanges()
+}
+
+// enabledAPIs resolves --runtime-config against the built-in resources. It
+// needs no schema, so a bad value stops platd before any work is done.
+func enabledAPIs(o config.Options) (config.EnabledAPIs, error) {
+	resources, namespaces := builtin.Resources(o.Brand, serviceRanges(o))
+	known := make([]config.KnownResource, len(resources))
+	for i, r := range resources {
+		// Every built-in type platd has is one v1.32 serves by default.
+		known[i] = config.KnownResource{GroupVersionResource: r, EnabledByDefault: true}
 	}
 	enabled, err := o.APIEnablement.Resolve(known)
 	if err != nil {
+		return enabled, err
+	}
+	if !enabled.Resource(namespaces) {
+		return enabled, fmt.Errorf("%w: --runtime-config: namespaces cannot be disabled: every namespaced object lives in one", config.ErrInvalid)
+	}
+	return enabled, nil
+}
+
+// servedRegistry describes every built-in type and keeps the enabled ones.
+// Objects of a disabled version stay in the store; they are only not
+// served.
+func servedRegistry(cat *schema.Catalog, o config.Options, enabled config.EnabledAPIs) (*registry.Registry, error) {
+	every := registry.New()
+	if err := builtin.RegisterWith(every, cat, o.Brand, serviceRanges(o)); err != nil {
 		return nil, err
 	}
 	reg := registry.New()
 	// Groups and versions are listed in the order of their APIServices.
 	reg.SetPriorities(builtin.APIServicePriorities(o.Brand))
-	for _, d := range all {
+	for _, d := range every.All() {
 		if enabled.Resource(config.GroupVersionResource{Group: d.Group, Version: d.Version, Resource: d.Resource}) {
 			reg.Add(d)
 		}
-	}
-	if reg.Namespaces() == nil {
-		return nil, fmt.Errorf("%w: --runtime-config: namespaces cannot be disabled: every namespaced object lives in one", config.ErrInvalid)
 	}
 	return reg, nil
 }

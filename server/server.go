@@ -91,21 +91,37 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		log = slog.Default()
 	}
 	s := &Server{opts: o, log: log, stopping: make(chan struct{}), namespacesDone: make(chan struct{}), seedsDone: make(chan struct{})}
-	// The types come first: a bad --runtime-config stops platd before
-	// anything is written.
-	cat, err := schema.Load(o.Brand)
+	// The served types come first: a bad --runtime-config stops platd
+	// before anything is written. Their schemas load while the key
+	// material is read or made: the two are a start's largest costs.
+	enabled, err := enabledAPIs(o)
 	if err != nil {
-		return nil, fmt.Errorf("loading schemas: %w", err)
-	}
-	s.cat = cat
-	if s.reg, err = servedRegistry(cat, o); err != nil {
 		return nil, err
 	}
+	type loaded struct {
+		cat *schema.Catalog
+		err error
+	}
+	catalog := make(chan loaded, 1)
+	go func() {
+		cat, err := schema.Load(o.Brand)
+		catalog <- loaded{cat, err}
+	}()
 	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
+		<-catalog
 		return nil, fmt.Errorf("creating data directory %s: %w", o.DataDir, err)
 	}
-	tlsFiles, ca, err := s.keyMaterial()
-	if err != nil {
+	tlsFiles, ca, keyErr := s.keyMaterial()
+	l := <-catalog
+	if keyErr != nil {
+		return nil, keyErr
+	}
+	if l.err != nil {
+		return nil, fmt.Errorf("loading schemas: %w", l.err)
+	}
+	cat := l.cat
+	s.cat = cat
+	if s.reg, err = servedRegistry(cat, o, enabled); err != nil {
 		return nil, err
 	}
 	s.rootCA = s.servingCA(ca)
@@ -390,10 +406,7 @@ func (s *Server) protection() *controllers.ClaimProtection {
 // apiServer says where in-cluster clients reach this server: the first
 // address of the service range, and the advertised address and port.
 func (s *Server) apiServer() controllers.APIServer {
-	ranges := builtin.DefaultServiceRanges()
-	if s.opts.ServiceCIDR.IsValid() {
-		ranges = builtin.RangesFrom(s.opts.ServiceCIDR, s.opts.NodePorts)
-	}
+	ranges := serviceRanges(s.opts)
 	a := controllers.APIServer{ServiceIP: ranges.ClusterIPs.At(0), Port: s.ln.Addr().(*net.TCPAddr).Port}
 	addr, err := advertiseAddress(s.opts.AdvertiseAddress, s.opts.BindAddress, ranges.ClusterIPs.Is6())
 	if err != nil {

@@ -45,6 +45,20 @@ func RegisterWith(reg *registry.Registry, cat *schema.Catalog, b config.Brand, r
 	return nil
 }
 
+// Resources lists every built-in resource, and names the one namespaces
+// are, without building any schema: --runtime-config is checked against
+// them before anything else is done.
+func Resources(b config.Brand, r ServiceRanges) (every []config.GroupVersionResource, namespaces config.GroupVersionResource) {
+	for _, d := range all(b, r) {
+		gvr := config.GroupVersionResource{Group: d.Group, Version: d.Version, Resource: d.Resource}
+		if d.IsNamespace {
+			namespaces = gvr
+		}
+		every = append(every, gvr)
+	}
+	return every, namespaces
+}
+
 // all lists the descriptors of every built-in type, group by group.
 func all(b config.Brand, r ServiceRanges) []*registry.Descriptor {
 	core := coreV1With(b, r)
