@@ -7,6 +7,7 @@ import (
 
 	"platd/server/apierr"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // updatablePodSpecFields is the list the pod update error names.
@@ -108,26 +109,11 @@ func setOrDelete(m map[string]any, key string, from map[string]any) {
 	}
 }
 
+// deepCopyMap copies a decoded object or member, so that changing the
+// copy leaves m as it was.
 func deepCopyMap(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m))
-	for k, v := range m {
-		out[k] = deepCopyValue(v)
-	}
+	out, _ := schema.DeepCopy(m).(map[string]any)
 	return out
-}
-
-func deepCopyValue(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		return deepCopyMap(x)
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = deepCopyValue(e)
-		}
-		return out
-	}
-	return v
 }
 
 // stringMap reads a label map as map[string]string, which field errors

@@ -195,4 +195,5 @@ func setField(obj registry.Object, path string, v any) {
 // copyValue deep-copies a decoded JSON value.
 func copyValue(v any) any { return schema.DeepCopy(v) }
 
+// copyObject deep-copies a decoded object.
 func copyObject(o registry.Object) registry.Object { return copyValue(o).(map[string]any) }

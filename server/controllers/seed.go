@@ -58,7 +58,7 @@ func (s Seed) Plant(ctx context.Context, objs Objects) error {
 	for _, want := range s.Objects {
 		wanted[seedKey(want)] = true
 		old, ok := have[seedKey(want)]
-		if ok && (s.Reconcile == nil || s.Reconcile(deepCopy(old), want) == nil) {
+		if ok && (s.Reconcile == nil || s.Reconcile(copyObject(old), want) == nil) {
 			continue
 		}
 		wg.Add(1)
@@ -66,7 +66,7 @@ func (s Seed) Plant(ctx context.Context, objs Objects) error {
 			defer wg.Done()
 			ns, name := metaString(want, "namespace"), metaString(want, "name")
 			if !ok {
-				_, err := objs.Create(ctx, d, deepCopy(want))
+				_, err := objs.Create(ctx, d, copyObject(want))
 				if err != nil && apierr.ReasonOf(err) != apierr.ReasonAlreadyExists {
 					fail(fmt.Errorf("creating %s %q: %w", d.GroupResource(), name, err))
 				}
@@ -106,33 +106,10 @@ func ReconcileSpec(have, want registry.Object) registry.Object {
 	if reflect.DeepEqual(have["spec"], want["spec"]) {
 		return nil
 	}
-	have["spec"] = deepCopyValue(want["spec"])
+	have["spec"] = copyValue(want["spec"])
 	return have
 }
 
 func seedKey(o registry.Object) string {
 	return metaString(o, "namespace") + "/" + metaString(o, "name")
-}
-
-func deepCopy(o registry.Object) registry.Object {
-	return deepCopyValue(o).(map[string]any)
-}
-
-func deepCopyValue(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = deepCopyValue(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = deepCopyValue(e)
-		}
-		return out
-	default:
-		return v
-	}
 }

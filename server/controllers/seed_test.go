@@ -67,10 +67,10 @@ func TestSeedPlant(t *testing.T) {
 func TestReconcileSpec(t *testing.T) {
 	t.Parallel()
 	have := registry.Object{"metadata": map[string]any{"name": "a"}, "spec": map[string]any{"x": 1.0}, "status": map[string]any{"s": true}}
-	if ReconcileSpec(deepCopy(have), registry.Object{"spec": map[string]any{"x": 1.0}}) != nil {
+	if ReconcileSpec(copyObject(have), registry.Object{"spec": map[string]any{"x": 1.0}}) != nil {
 		t.Error("equal specs: want no change")
 	}
-	got := ReconcileSpec(deepCopy(have), registry.Object{"spec": map[string]any{"x": 2.0}})
+	got := ReconcileSpec(copyObject(have), registry.Object{"spec": map[string]any{"x": 2.0}})
 	if got["spec"].(map[string]any)["x"] != 2.0 || got["status"] == nil || metaString(got, "name") != "a" {
 		t.Errorf("reconciled: %v", got)
 	}
