@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"slices"
 	"testing"
-
-	"platd/server/schema"
 )
 
 // FuzzAdmissionFlowControlPipeline feeds decoded objects of the admission
@@ -35,34 +33,7 @@ func FuzzAdmissionFlowControlPipeline(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, d := range descs {
-			dec, err := schema.Decode(data, d.Schema)
-			if err != nil {
-				continue
-			}
-			old, err := schema.Decode(data, d.Schema)
-			if err != nil {
-				t.Fatalf("second decode failed: %v", err)
-			}
-			obj := dec.Object
-			st := d.Strategy
-			st.Default(obj)
-			st.PrepareForCreate(obj)
-			schema.ApplyDefaults(obj, d.Schema)
-			st.Validate(obj)
-			st.Default(old.Object)
-			for _, sub := range []string{"", "status"} {
-				next := deepCopyMap(obj)
-				st.PrepareForUpdate(next, old.Object, sub)
-				if st.ValidateUpdate != nil {
-					st.ValidateUpdate(next, old.Object)
-					st.ValidateUpdate(old.Object, next)
-				}
-			}
-			for _, sr := range d.Subresources {
-				if sr.Validate != nil {
-					sr.Validate(deepCopyMap(obj), old.Object)
-				}
-			}
+			runWriteHooks(t, d, d.Schema, data)
 		}
 	})
 }

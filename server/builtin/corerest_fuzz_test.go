@@ -37,41 +37,7 @@ func FuzzStorageNodeQuotaPipeline(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, d := range targets {
-			s := schemas[d]
-			dec, err := schema.Decode(data, s)
-			if err != nil {
-				continue
-			}
-			old, err := schema.Decode(data, s)
-			if err != nil {
-				t.Fatalf("second decode failed: %v", err)
-			}
-			obj, st := dec.Object, d.Strategy
-			if st.Default != nil {
-				st.Default(obj)
-				st.Default(old.Object)
-			}
-			if st.PrepareForCreate != nil {
-				st.PrepareForCreate(obj)
-			}
-			schema.ApplyDefaults(obj, s)
-			st.Validate(obj)
-			for _, sub := range []string{"", "status"} {
-				next := deepCopyMap(obj)
-				if st.PrepareForUpdate != nil {
-					st.PrepareForUpdate(next, old.Object, sub)
-				}
-				st.ValidateUpdate(next, old.Object)
-				st.ValidateUpdate(old.Object, next)
-			}
-			for _, sr := range d.Subresources {
-				if sr.Validate != nil {
-					sr.Validate(deepCopyMap(obj), old.Object)
-				}
-			}
-			for _, get := range d.FieldSelectors {
-				get(obj)
-			}
+			runWriteHooks(t, d, schemas[d], data)
 		}
 	})
 }

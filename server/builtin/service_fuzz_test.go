@@ -22,58 +22,12 @@ func FuzzServicePipeline(f *testing.F) {
 	svc := services(brand, r, ep)
 	catalog := testCatalog(f, brand)
 	svcSchema, epSchema := catalog.ByGVK("", "v1", "Service"), catalog.ByGVK("", "v1", "Endpoints")
-	free := func(registry.Claim) bool { return true }
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, target := range []struct {
 			d *registry.Descriptor
 			s *schema.Schema
 		}{{svc, svcSchema}, {ep, epSchema}} {
-			dec, err := schema.Decode(data, target.s)
-			if err != nil {
-				continue
-			}
-			old, err := schema.Decode(data, target.s)
-			if err != nil {
-				t.Fatalf("second decode failed: %v", err)
-			}
-			obj := dec.Object
-			st := target.d.Strategy
-			st.Default(obj)
-			if st.PrepareForCreate != nil {
-				st.PrepareForCreate(obj)
-			}
-			schema.ApplyDefaults(obj, target.s)
-			if st.Warnings != nil {
-				st.Warnings(obj, old.Object)
-			}
-			if st.Allocate != nil {
-				for _, free := range []func(registry.Claim) bool{free, func(registry.Claim) bool { return false }} {
-					st.Allocate(deepCopyMap(obj), nil, free)
-					st.Allocate(deepCopyMap(obj), old.Object, free)
-				}
-				st.Claims(obj)
-				st.Claims(old.Object)
-			}
-			st.Validate(obj)
-			st.Default(old.Object)
-			for _, sub := range []string{"", "status"} {
-				next := deepCopyMap(obj)
-				if st.PrepareForUpdate != nil {
-					st.PrepareForUpdate(next, old.Object, sub)
-				}
-				if st.ValidateUpdate != nil {
-					st.ValidateUpdate(next, old.Object)
-					st.ValidateUpdate(old.Object, next)
-				}
-			}
-			for _, sr := range target.d.Subresources {
-				if sr.Validate != nil {
-					sr.Validate(deepCopyMap(obj), old.Object)
-				}
-			}
-			for _, get := range target.d.FieldSelectors {
-				get(obj)
-			}
+			runWriteHooks(t, target.d, target.s, data)
 		}
 	})
 }
