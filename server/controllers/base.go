@@ -178,3 +178,27 @@ func (q *queue) work(ctx context.Context, log *slog.Logger, retry time.Duration,
 		}
 	}
 }
+
+// workWhile runs q's worker (fn, a failure retried after retry) beside
+// feed, which follows the store and fills q until ctx ends. It returns once
+// both have stopped, so that a controller's Run leaves no goroutine behind.
+func (q *queue) workWhile(ctx context.Context, log *slog.Logger, retry time.Duration, fn func(context.Context, string) error, feed func()) {
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		q.work(ctx, log, retry, fn)
+	}()
+	feed()
+	wg.Wait()
+}
+
+// asPuts hands each object of a full list to observe as a Put event, for a
+// controller that treats the objects it starts with as changes.
+func asPuts(observe func(bolt.Event)) func([]bolt.KV) {
+	return func(kvs []bolt.KV) {
+		for _, kv := range kvs {
+			observe(bolt.Event{Type: bolt.Put, KV: kv})
+		}
+	}
+}

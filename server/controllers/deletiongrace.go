@@ -36,18 +36,9 @@ type DeletionGrace struct {
 func (c *DeletionGrace) Run(ctx context.Context) {
 	c.timers = map[string]*time.Timer{}
 	c.queue = newQueue()
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		c.queue.work(ctx, c.Log, graceRetryDelay, c.sync)
-	}()
-	follow(ctx, c.Source, "/", c.Log, func(kvs []bolt.KV) {
-		for _, kv := range kvs {
-			c.observe(bolt.Event{Type: bolt.Put, KV: kv})
-		}
-	}, c.observe)
-	wg.Wait()
+	c.queue.workWhile(ctx, c.Log, graceRetryDelay, c.sync, func() {
+		follow(ctx, c.Source, "/", c.Log, asPuts(c.observe), c.observe)
+	})
 	c.mu.Lock()
 	for key, t := range c.timers {
 		t.Stop()

@@ -91,14 +91,9 @@ func (c *GarbageCollector) Run(ctx context.Context) {
 	c.unresolved = map[string]bool{}
 	c.generation = c.Registry.Generation()
 	c.queue = newQueue()
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		c.queue.work(ctx, c.Log, gcRetryDelay, c.sync)
-	}()
-	follow(ctx, c.Source, "/", c.Log, c.rebuild, c.observe)
-	wg.Wait()
+	c.queue.workWhile(ctx, c.Log, gcRetryDelay, c.sync, func() {
+		follow(ctx, c.Source, "/", c.Log, c.rebuild, c.observe)
+	})
 }
 
 // rebuild builds the graph from a full list and queues everything that

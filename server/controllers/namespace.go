@@ -40,18 +40,9 @@ type Namespaces struct {
 func (c *Namespaces) Run(ctx context.Context) {
 	c.terminating = map[string]bool{}
 	c.queue = newQueue()
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		c.queue.work(ctx, c.Log, namespaceRetryDelay, c.sync)
-	}()
-	follow(ctx, c.Source, "/", c.Log, func(kvs []bolt.KV) {
-		for _, kv := range kvs {
-			c.observe(bolt.Event{Type: bolt.Put, KV: kv})
-		}
-	}, c.observe)
-	wg.Wait()
+	c.queue.workWhile(ctx, c.Log, namespaceRetryDelay, c.sync, func() {
+		follow(ctx, c.Source, "/", c.Log, asPuts(c.observe), c.observe)
+	})
 }
 
 // observe follows namespaces, and re-queues a terminating namespace

@@ -48,18 +48,9 @@ type ClaimProtection struct {
 func (c *ClaimProtection) Run(ctx context.Context) {
 	c.deleting = map[string]map[string]bool{}
 	c.queue = newQueue()
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		c.queue.work(ctx, c.Log, protectionRetryDelay, c.sync)
-	}()
-	follow(ctx, c.Source, "/", c.Log, func(kvs []bolt.KV) {
-		for _, kv := range kvs {
-			c.observe(bolt.Event{Type: bolt.Put, KV: kv})
-		}
-	}, c.observe)
-	wg.Wait()
+	c.queue.workWhile(ctx, c.Log, protectionRetryDelay, c.sync, func() {
+		follow(ctx, c.Source, "/", c.Log, asPuts(c.observe), c.observe)
+	})
 }
 
 // observe queues deleted protected objects, and the deleted claims of a
