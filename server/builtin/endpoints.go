@@ -70,15 +70,7 @@ func validateEndpointPort(p map[string]any, requireName bool, path fieldPath) ap
 	case name != "":
 		errs = append(errs, dnsLabel(name, path.child("name"))...)
 	}
-	if port := intAt(p, "port"); port < 1 || port > maxPortNumber {
-		errs = append(errs, apierr.Invalid(path.child("port").String(), port, inclusiveRange(1, maxPortNumber)))
-	}
-	switch proto := str(p, "protocol"); {
-	case proto == "":
-		errs = append(errs, apierr.Required(path.child("protocol").String(), ""))
-	case !contains(portProtocols, proto):
-		errs = append(errs, apierr.NotSupported(path.child("protocol").String(), proto, portProtocols))
-	}
+	errs = append(errs, portAndProtocol(p, path)...)
 	if present(p, "appProtocol") {
 		errs = append(errs, qualifiedName(str(p, "appProtocol"), path.child("appProtocol"))...)
 	}

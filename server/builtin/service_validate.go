@@ -167,6 +167,22 @@ func validateService(obj registry.Object) apierr.FieldErrors {
 	return errs
 }
 
+// portAndProtocol checks the port number and protocol of a service or
+// endpoints port: 1 to 65535, and one of the port protocols.
+func portAndProtocol(p map[string]any, path fieldPath) apierr.FieldErrors {
+	var errs apierr.FieldErrors
+	if port := intAt(p, "port"); port < 1 || port > maxPortNumber {
+		errs = append(errs, apierr.Invalid(path.child("port").String(), port, inclusiveRange(1, maxPortNumber)))
+	}
+	switch proto := str(p, "protocol"); {
+	case proto == "":
+		errs = append(errs, apierr.Required(path.child("protocol").String(), ""))
+	case !contains(portProtocols, proto):
+		errs = append(errs, apierr.NotSupported(path.child("protocol").String(), proto, portProtocols))
+	}
+	return errs
+}
+
 // validateServicePort checks one port; names must be unique, and present
 // when the service has more than one port.
 func validateServicePort(p map[string]any, requireName bool, names map[string]bool, path fieldPath) apierr.FieldErrors {
@@ -182,15 +198,7 @@ func validateServicePort(p map[string]any, requireName bool, names map[string]bo
 		}
 		names[name] = true
 	}
-	if port := intAt(p, "port"); port < 1 || port > maxPortNumber {
-		errs = append(errs, apierr.Invalid(path.child("port").String(), port, inclusiveRange(1, maxPortNumber)))
-	}
-	switch proto := str(p, "protocol"); {
-	case proto == "":
-		errs = append(errs, apierr.Required(path.child("protocol").String(), ""))
-	case !contains(portProtocols, proto):
-		errs = append(errs, apierr.NotSupported(path.child("protocol").String(), proto, portProtocols))
-	}
+	errs = append(errs, portAndProtocol(p, path)...)
 	errs = append(errs, validatePortNumOrName(p["targetPort"], path.child("targetPort"))...)
 	if present(p, "appProtocol") {
 		errs = append(errs, qualifiedName(str(p, "appProtocol"), path.child("appProtocol"))...)
