@@ -320,6 +320,9 @@ func toObjectValue(in any) any {
 	return intsOf(v)
 }
 
+// intsOf turns the json.Numbers of a value decoded with UseNumber into
+// int64 (float64 for a fraction), as decoded objects hold numbers; maps and
+// lists are changed in place.
 func intsOf(v any) any {
 	switch x := v.(type) {
 	case map[string]any:

@@ -48,27 +48,7 @@ func decodeJSON(t testing.TB, s string) map[string]any {
 	if err := dec.Decode(&v); err != nil {
 		t.Fatalf("bad test JSON %s: %v", s, err)
 	}
-	return fixNumbers(v).(map[string]any)
-}
-
-func fixNumbers(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = fixNumbers(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = fixNumbers(e)
-		}
-	case json.Number:
-		if n, err := x.Int64(); err == nil {
-			return n
-		}
-		f, _ := x.Float64()
-		return f
-	}
-	return v
+	return intsOf(v).(map[string]any)
 }
 
 // canonicalJSON renders a decoded value with sorted keys, for comparing.
