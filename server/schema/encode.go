@@ -43,11 +43,28 @@ func encObject(dst []byte, m map[string]any, s *Schema, top bool) []byte {
 	if s == nil {
 		s = &Schema{Type: Object, PreserveUnknown: true}
 	}
+	// unseen counts the members of m no field has read yet: once none is
+	// left, the remaining fields are absent without a lookup (objects hold
+	// few of their schema's many fields).
+	unseen := len(m)
+	if top {
+		for _, k := range [2]string{"kind", "apiVersion"} {
+			if _, ok := m[k]; ok {
+				unseen--
+			}
+		}
+	}
 	for _, f := range s.Fields {
 		if f.Inline || top && (f.Name == "kind" || f.Name == "apiVersion") {
 			continue
 		}
-		v, ok := m[f.Name]
+		var v any
+		var ok bool
+		if unseen > 0 {
+			if v, ok = m[f.Name]; ok {
+				unseen--
+			}
+		}
 		if !ok || v == nil {
 			if f.OmitEmpty {
 				continue

@@ -101,3 +101,19 @@ func TestDecodeCanonicalisesLimitRange(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+// Encode counts the members it has found by field; a field name twice in
+// one schema would miscount.
+func TestCatalogFieldNamesAreUnique(t *testing.T) {
+	t.Parallel()
+	c := testCatalog(t, "plat")
+	for name, s := range c.byName {
+		seen := map[string]bool{}
+		for _, f := range s.Fields {
+			if seen[f.Name] {
+				t.Errorf("%s: field %q twice", name, f.Name)
+			}
+			seen[f.Name] = true
+		}
+	}
+}

@@ -34,7 +34,8 @@ type Schema struct {
 	Type Type
 	// Format is the OpenAPI format (int32, int64, byte, date-time, ...).
 	Format string
-	// Fields are an Object's properties in the order they are encoded.
+	// Fields are an Object's properties in the order they are encoded;
+	// their names are unique (Encode relies on it).
 	Fields []*Field
 	// Elem is the value schema of a Map or the item schema of an Array.
 	Elem *Schema
