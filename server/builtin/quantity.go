@@ -5,6 +5,9 @@ import (
 	"math"
 	"math/big"
 	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 
 	"platd/server/schema"
 )
@@ -13,6 +16,7 @@ import (
 // finest amount a quantity carries), with its canonical spelling for
 // messages.
 type quantity struct {
+	// nanos may be shared (parseQuantity caches quantities): read only.
 	nanos *big.Int
 	text  string
 }
@@ -39,6 +43,9 @@ func parseQuantity(v any) (quantity, bool) {
 	default:
 		return quantity{}, false
 	}
+	if q, ok := quantityCache.Load(s); ok {
+		return q.(quantity), true
+	}
 	c, err := schema.CanonicalQuantity(s)
 	if err != nil {
 		return quantity{}, false
@@ -47,8 +54,25 @@ func parseQuantity(v any) (quantity, bool) {
 	if !ok {
 		return quantity{}, false
 	}
-	return quantity{nanos: n, text: c}, true
+	q := quantity{nanos: n, text: c}
+	if quantityCacheSize.Load() < quantityCacheMax && quantityCacheSize.Add(1) <= quantityCacheMax {
+		// Cloned: s and c may be substrings of a whole request body.
+		q.text = strings.Clone(c)
+		quantityCache.Store(strings.Clone(s), q)
+	}
+	return q, true
 }
+
+// quantityCache holds parsed quantities by spelling: a few spellings
+// ("250m", "512Mi", "1Gi") make up nearly every amount written, and a
+// parsed quantity is only read. Up to quantityCacheMax spellings are
+// kept, so odd spellings cannot grow it without bound.
+var (
+	quantityCache     sync.Map // string → quantity
+	quantityCacheSize atomic.Int32
+)
+
+const quantityCacheMax = 4096
 
 // canonicalNanos returns the value of a canonical quantity (an optional
 // minus, an integer mantissa and a decimal, binary or exponent suffix) in
