@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -129,7 +128,18 @@ func validateLimitTypeName(t, field string) apierr.FieldErrors {
 
 // sortedKeys returns the keys of a decoded map in order, so that errors
 // come out in a stable order.
-func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
+func sortedKeys(m map[string]any) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	// Sized once: collecting an iterator grows the slice key by key.
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
 
 // validateLimitRange applies the upstream LimitRange rules: known limit
 // types, one item per type, resource names per type, no defaults for
