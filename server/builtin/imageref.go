@@ -51,6 +51,18 @@ func imageTag(image string) string {
 	return tag
 }
 
+// pullsLatest reports whether an image reference pulls the "latest" tag
+// (imageTag(image) == "latest"). A reference whose last path component
+// holds a ':' names a tag or a digest, so unless it spells ":latest" it
+// cannot: the common "repo:v1.2" is decided without the regexp.
+func pullsLatest(image string) bool {
+	last := image[strings.LastIndexByte(image, '/')+1:]
+	if strings.IndexByte(last, ':') >= 0 && !strings.Contains(image, ":"+defaultImageTag) {
+		return false
+	}
+	return imageTag(image) == defaultImageTag
+}
+
 func isHex64(s string) bool {
 	if len(s) != sha256HexLength {
 		return false

@@ -194,7 +194,7 @@ func defaultDownwardAPIItems(m map[string]any) {
 func defaultContainer(c map[string]any) {
 	if isEmptyValue(c["imagePullPolicy"]) {
 		// Mutable tags are pulled every time; anything else once.
-		if imageTag(strOf(c["image"])) == defaultImageTag {
+		if pullsLatest(strOf(c["image"])) {
 			c["imagePullPolicy"] = pullAlways
 		} else {
 			c["imagePullPolicy"] = pullIfNotPresent

@@ -116,10 +116,18 @@ func TestImagePullPolicyByTag(t *testing.T) {
 		{" nginx", "", pullIfNotPresent},
 		{hex64, "", pullIfNotPresent},
 		{"[::1]:5000/app", "latest", pullAlways},
+		{"[::1]:5000/app:v1", "v1", pullIfNotPresent},
+		{"host:5000/app:latestish", "latestish", pullIfNotPresent},
+		{"host:5000/app@sha256:" + hex64, "", pullIfNotPresent},
+		{"app:latest/x", "", pullIfNotPresent},
+		{"registry.example.com/payments/checkout:v2.14.3", "v2.14.3", pullIfNotPresent},
 	}
 	for _, tt := range tests {
 		if got := imageTag(tt.image); got != tt.tag {
 			t.Errorf("imageTag(%q) = %q, want %q", tt.image, got, tt.tag)
+		}
+		if got, want := pullsLatest(tt.image), tt.tag == defaultImageTag; got != want {
+			t.Errorf("pullsLatest(%q) = %v, want %v", tt.image, got, want)
 		}
 		c := map[string]any{"image": tt.image}
 		defaultContainer(c)
