@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"platd/server/registry"
+	"platd/server/rest"
 )
 
 // objectMeta is the part of a stored object's metadata the controllers
@@ -35,6 +36,15 @@ func (r ownerRef) blocks() bool { return r.BlockOwnerDeletion != nil && *r.Block
 
 // parseMeta reads the metadata of stored object bytes (JSON).
 func parseMeta(value []byte) (objectMeta, error) {
+	// Only the metadata is read: encoding/json would otherwise scan the
+	// whole object (a Pod's spec) twice, for every event of every object.
+	if md, err := rest.StoredMetadata(value); err == nil {
+		var m objectMeta
+		if err := json.Unmarshal(md, &m); err != nil {
+			return objectMeta{}, fmt.Errorf("reading stored metadata: %w", err)
+		}
+		return m, nil
+	}
 	var obj struct {
 		Metadata objectMeta `json:"metadata"`
 	}
