@@ -99,7 +99,13 @@ func (p *predicate) matchesStored(value []byte) bool {
 		return p.matchesObject(obj)
 	}
 	var m storedMeta
-	if err := json.Unmarshal(value, &m); err != nil {
+	// Only the metadata member is unmarshalled when it comes first, as it
+	// does in stored objects: the rest need not be scanned.
+	if md, err := storedMetadata(value); err == nil {
+		if err := json.Unmarshal(md, &m.Metadata); err != nil {
+			return false
+		}
+	} else if err := json.Unmarshal(value, &m); err != nil {
 		return false
 	}
 	if p.hasLabels && !p.labels.Matches(m.Metadata.Labels) {
