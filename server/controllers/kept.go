@@ -51,13 +51,24 @@ type Kept struct {
 // EnsureAll creates or repairs every wanted object once, and returns the
 // first failure.
 func (c *Kept) EnsureAll(ctx context.Context) error {
-	var first error
+	// The objects do not depend on each other: written at once, they
+	// share the store's commits.
+	errs := make([]error, len(c.Wanted))
+	var wg sync.WaitGroup
 	for i := range c.Wanted {
-		if err := c.ensure(ctx, &c.Wanted[i]); err != nil && first == nil {
-			first = err
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = c.ensure(ctx, &c.Wanted[i])
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
 		}
 	}
-	return first
+	return nil
 }
 
 // Run keeps the objects until ctx ends.
