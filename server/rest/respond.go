@@ -52,7 +52,12 @@ func (h *Handler) send(w http.ResponseWriter, r *http.Request, code int, content
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	}
 	gw.WriteHeader(code)
-	if r.Method != http.MethodHead {
+	switch {
+	case r.Method == http.MethodHead:
+	case r.ProtoMajor == 2 && gw == w:
+		// Record-sized frames, as lists are streamed (writeFramed).
+		_, _ = writeFramed(w, body)
+	default:
 		_, _ = gw.Write(body)
 	}
 	if err := finish(); err != nil {
