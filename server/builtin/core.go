@@ -110,6 +110,7 @@ func coreV1(b config.Brand) []*registry.Descriptor { return coreV1With(b, Defaul
 
 func coreV1With(b config.Brand, r ServiceRanges) []*registry.Descriptor {
 	ep := endpoints()
+	po := pods(b)
 	return []*registry.Descriptor{
 		services(b, r, ep),
 		ep,
@@ -119,14 +120,14 @@ func coreV1With(b config.Brand, r ServiceRanges) []*registry.Descriptor {
 		serviceAccounts(),
 		limitRanges(b),
 		events(b),
-		pods(b),
+		po,
 		podTemplates(b),
 		persistentVolumeClaims(b),
 		persistentVolumes(b),
 		nodes(b),
 		resourceQuotas(b),
 		componentStatuses(),
-		bindings(),
+		bindings(po),
 		replicationControllers(newPodRules(b)),
 	}
 }

@@ -159,6 +159,9 @@ type Descriptor struct {
 	// creating one does (bindings bind pods); ServeObject for every stored
 	// resource.
 	Serve Serve
+	// Acts, for a resource whose objects are not stored, is the resource
+	// whose objects creating one changes (bindings bind pods).
+	Acts *Descriptor
 	// Computed, for a read-only resource whose objects are not stored,
 	// returns them (component statuses). storage probes the server's
 	// storage, so that what is reported is checked at the time of the

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -56,7 +57,7 @@ func (h *Handler) actionTarget(s *scope) *scope {
 	if s.sub != "" {
 		return &scope{d: s.d, info: s.info, ns: s.ns}
 	}
-	return &scope{d: h.reg.Lookup("", "v1", "pods"), info: s.info, ns: s.ns}
+	return &scope{d: s.d.Acts, info: s.info, ns: s.ns}
 }
 
 // beginAction reads an action's options and body.
@@ -78,7 +79,7 @@ func (h *Handler) beginAction(r *http.Request, apiVersion, kind string) (output,
 // update rules, which forbid changing its spec.
 func (h *Handler) bindPod(ctx context.Context, pods *scope, name, node string, binding Object, dryRun bool) error {
 	if pods.d == nil {
-		return apierr.NotFound("", "pods", name)
+		return apierr.InternalError(errors.New("the binding resource names no resource it acts on (Descriptor.Acts)"))
 	}
 	d := pods.d
 	conflict := func(msg string) error { return apierr.Conflict("", "pods/binding", name, msg) }
