@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -29,10 +28,7 @@ func TestAdmissionFlowControlDefaults(t *testing.T) {
 		"rules": []any{map[string]any{"operations": []any{"CREATE"}, "apiGroups": []any{""},
 			"apiVersions": []any{"v1"}, "resources": []any{"pods"}}},
 	}
-	type check struct {
-		path []any
-		want any
-	}
+	type check = fieldCheck
 	tests := []struct {
 		name, path string
 		body       map[string]any
@@ -107,16 +103,7 @@ func TestAdmissionFlowControlDefaults(t *testing.T) {
 			}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e.do("POST", tt.path, tt.body).mustCode(t, 201)
-			name := tt.body["metadata"].(map[string]any)["name"].(string)
-			got := e.do("GET", tt.path+"/"+name, nil).mustCode(t, 200).obj(t)
-			for _, c := range tt.checks {
-				if v := at(got, c.path...); !reflect.DeepEqual(v, c.want) {
-					t.Errorf("%v = %#v, want %#v", c.path, v, c.want)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { mustStore(t, e, tt.path, tt.body, tt.checks) })
 	}
 }
 
@@ -173,19 +160,7 @@ func TestAdmissionFlowControlRejectInvalid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := groupPath(tt.group, "v1", "", tt.resource)
-			st := e.do("POST", p, tt.body).mustCode(t, 422).obj(t)
-			name := tt.body["metadata"].(map[string]any)["name"]
-			want := fmt.Sprintf("%s %q is invalid: [%s]", tt.kind, name, strings.Join(tt.causes, ", "))
-			if st["message"] != want {
-				t.Errorf("message:\n got  %s\n want %s", st["message"], want)
-			}
-			if causes, _ := at(st, "details", "causes").([]any); len(causes) != len(tt.causes) {
-				t.Errorf("causes: %v", causes)
-			}
-			if e.do("GET", p+"/"+name.(string), nil).code != 404 {
-				t.Error("a refused object was stored")
-			}
+			mustRefuse(t, e, groupPath(tt.group, "v1", "", tt.resource), tt.body, tt.kind, tt.causes)
 		})
 	}
 }

@@ -26,6 +26,51 @@ func at(v any, keys ...any) any {
 	return v
 }
 
+// fieldCheck is a value a stored object must hold at a path of member
+// names and list indexes.
+type fieldCheck struct {
+	path []any
+	want any
+}
+
+// mustStore creates body at the collection path and checks the fields of
+// the object the server stored.
+func mustStore(t *testing.T, e *env, path string, body map[string]any, checks []fieldCheck) {
+	t.Helper()
+	e.do("POST", path, body).mustCode(t, 201)
+	name := body["metadata"].(map[string]any)["name"].(string)
+	got := e.do("GET", path+"/"+name, nil).mustCode(t, 200).obj(t)
+	for _, c := range checks {
+		if v := at(got, c.path...); !reflect.DeepEqual(v, c.want) {
+			t.Errorf("%v = %#v, want %#v", c.path, v, c.want)
+		}
+	}
+}
+
+// mustRefuse posts body to the collection path and checks that it is
+// refused with 422, upstream's message for kind and causes (one cause
+// bare, several in brackets), one detail per cause, and nothing stored.
+func mustRefuse(t *testing.T, e *env, path string, body map[string]any, kind string, causes []string) {
+	t.Helper()
+	st := e.do("POST", path, body).mustCode(t, 422).obj(t)
+	name := body["metadata"].(map[string]any)["name"].(string)
+	want := fmt.Sprintf("%s %q is invalid: ", kind, name)
+	if len(causes) == 1 {
+		want += causes[0]
+	} else {
+		want += "[" + strings.Join(causes, ", ") + "]"
+	}
+	if st["message"] != want {
+		t.Errorf("message:\n got  %s\n want %s", st["message"], want)
+	}
+	if got, _ := at(st, "details", "causes").([]any); len(got) != len(causes) {
+		t.Errorf("causes: %v", got)
+	}
+	if e.do("GET", path+"/"+name, nil).code != 404 {
+		t.Error("a refused object was stored")
+	}
+}
+
 // groupPath is the collection path of a resource of a branded group ("" for
 // the policy group, which has no domain).
 func groupPath(group, version, ns, resource string) string {
@@ -43,10 +88,7 @@ func TestGroupTypesStoreDefaults(t *testing.T) {
 	t.Parallel()
 	e := start(t)
 	b := platBrand
-	type check struct {
-		path []any
-		want any
-	}
+	type check = fieldCheck
 	tests := []struct {
 		name, path string
 		body       map[string]any
@@ -180,16 +222,7 @@ func TestGroupTypesStoreDefaults(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e.do("POST", tt.path, tt.body).mustCode(t, 201)
-			name := tt.body["metadata"].(map[string]any)["name"].(string)
-			got := e.do("GET", tt.path+"/"+name, nil).mustCode(t, 200).obj(t)
-			for _, c := range tt.checks {
-				if v := at(got, c.path...); !reflect.DeepEqual(v, c.want) {
-					t.Errorf("%v = %#v, want %#v", c.path, v, c.want)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { mustStore(t, e, tt.path, tt.body, tt.checks) })
 	}
 }
 
@@ -254,26 +287,7 @@ func TestGroupTypesRejectInvalid(t *testing.T) {
 			}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			st := e.do("POST", tt.path, tt.body).mustCode(t, 422).obj(t)
-			name := tt.body["metadata"].(map[string]any)["name"]
-			wantMsg := fmt.Sprintf("%s %q is invalid: ", tt.kind, name)
-			if len(tt.causes) == 1 {
-				wantMsg += tt.causes[0]
-			} else {
-				wantMsg += "[" + strings.Join(tt.causes, ", ") + "]"
-			}
-			if st["message"] != wantMsg {
-				t.Errorf("message:\n got  %s\n want %s", st["message"], wantMsg)
-			}
-			causes, _ := at(st, "details", "causes").([]any)
-			if len(causes) != len(tt.causes) {
-				t.Errorf("causes: %v", causes)
-			}
-			if e.do("GET", tt.path+"/"+name.(string), nil).code != 404 {
-				t.Error("a refused object was stored")
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { mustRefuse(t, e, tt.path, tt.body, tt.kind, tt.causes) })
 	}
 }
 

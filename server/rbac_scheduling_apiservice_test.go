@@ -9,10 +9,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
-	"fmt"
 	"math/big"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -28,10 +26,7 @@ func TestRBACSchedulingAPIServiceDefaults(t *testing.T) {
 	e := start(t)
 	b := platBrand
 	rbac := b.Group("rbac.authorization")
-	type check struct {
-		path []any
-		want any
-	}
+	type check = fieldCheck
 	tests := []struct {
 		name, path string
 		body       map[string]any
@@ -85,16 +80,7 @@ func TestRBACSchedulingAPIServiceDefaults(t *testing.T) {
 		},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e.do("POST", tt.path, tt.body).mustCode(t, 201)
-			name := tt.body["metadata"].(map[string]any)["name"].(string)
-			got := e.do("GET", tt.path+"/"+name, nil).mustCode(t, 200).obj(t)
-			for _, c := range tt.checks {
-				if v := at(got, c.path...); !reflect.DeepEqual(v, c.want) {
-					t.Errorf("%v = %#v, want %#v", c.path, v, c.want)
-				}
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { mustStore(t, e, tt.path, tt.body, tt.checks) })
 	}
 
 	t.Run("local apiservice", func(t *testing.T) {
@@ -187,25 +173,7 @@ func TestRBACSchedulingAPIServiceRejectInvalid(t *testing.T) {
 			}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			st := e.do("POST", tt.path, tt.body).mustCode(t, 422).obj(t)
-			name := tt.body["metadata"].(map[string]any)["name"]
-			wantMsg := fmt.Sprintf("%s %q is invalid: ", tt.kind, name)
-			if len(tt.causes) == 1 {
-				wantMsg += tt.causes[0]
-			} else {
-				wantMsg += "[" + strings.Join(tt.causes, ", ") + "]"
-			}
-			if st["message"] != wantMsg {
-				t.Errorf("message:\n got  %s\n want %s", st["message"], wantMsg)
-			}
-			if causes, _ := at(st, "details", "causes").([]any); len(causes) != len(tt.causes) {
-				t.Errorf("causes: %v", causes)
-			}
-			if e.do("GET", tt.path+"/"+name.(string), nil).code != 404 {
-				t.Error("a refused object was stored")
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { mustRefuse(t, e, tt.path, tt.body, tt.kind, tt.causes) })
 	}
 }
 
