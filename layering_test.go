@@ -31,9 +31,10 @@ var layers = map[string]int{
 	"platd/bolt/storetest":    1,
 	"platd/server/schema/gen": 1,
 	// What is derived from schemas.
-	"platd/server/registry": 2,
-	"platd/server/protobuf": 2,
-	"platd/server/patch":    2,
+	"platd/server/registry":     2,
+	"platd/server/protobuf":     2,
+	"platd/server/patch":        2,
+	"platd/server/fieldmanager": 2,
 	// Printers, the documents derived from the registry, the filters.
 	"platd/server/printers":  3,
 	"platd/server/discovery": 3,

@@ -38,6 +38,8 @@ type Brand struct {
 	// EndpointSlice) in the default namespace that points at the API
 	// server, and is its "provider" label.
 	APIServiceName string
+	// FieldManager is the manager name of the server's own writes.
+	FieldManager string
 	// AutomanagedLabel marks the APIServices the server creates for the
 	// groups it serves itself.
 	AutomanagedLabel string
@@ -59,6 +61,7 @@ var Brands = map[string]Brand{
 		RootCAConfigMap:    "plat-root-ca.crt",
 		RootCADescription:  "Holds the CA bundle that verifies platd's serving certificate, for clients inside the cluster. No other use is promised.",
 		APIServiceName:     "plat",
+		FieldManager:       "platd",
 		AutomanagedLabel:   "aggregator.plat.io/automanaged",
 	},
 	"kubernetes": {
@@ -76,6 +79,7 @@ var Brands = map[string]Brand{
 		RootCADescription: "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. " +
 			"No other usage is guaranteed across distributions of Kubernetes clusters.",
 		APIServiceName:   "kubernetes",
+		FieldManager:     "kube-apiserver",
 		AutomanagedLabel: "kube-aggregator.kubernetes.io/automanaged",
 	},
 }
@@ -107,6 +111,12 @@ func (b Brand) MetaGroup() string { return b.Group("meta") }
 
 // DiscoveryGroup is the group of aggregated discovery documents.
 func (b Brand) DiscoveryGroup() string { return b.Group("apidiscovery") }
+
+// LastAppliedAnnotation is the annotation kubectl's client-side apply
+// records the applied configuration in.
+func (b Brand) LastAppliedAnnotation() string {
+	return "kubectl." + b.LongDomain + "/last-applied-configuration"
+}
 
 // Label returns a label or annotation key under the long domain:
 // Label("metadata.name") is "plat.io/metadata.name".

@@ -51,6 +51,7 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
+	s.manager = managerName(r, wo)
 	stored, err := h.prepareAndCreate(r.Context(), s, dec.obj, wo.dryRun)
 	addWarnings(w, s.warnings)
 	if err != nil {
@@ -121,6 +122,9 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object) (Obje
 		s.warnings = append(s.warnings, d.Strategy.Warnings(obj, nil)...)
 	}
 	schema.ApplyDefaults(obj, d.Schema)
+	// Ownership is of what the request wrote, with defaults, not of the
+	// values the server allocates.
+	h.track(s, nil, obj)
 	// Values are allocated before validation, as upstream: validation
 	// then sees the object as it will be stored.
 	if err := h.allocate(d, obj, nil); err != nil {

@@ -50,6 +50,8 @@ type Handler struct {
 	events eventCache
 	// storageProbe checks the storage for component statuses.
 	storageProbe registry.Probe
+	// fieldMgrs are the field managers of the resources written so far.
+	fieldMgrs fieldManagers
 }
 
 // Config is what a Handler needs.
@@ -105,6 +107,13 @@ type scope struct {
 	ns   string
 	name string
 	sub  string
+	// manager is the field manager the write is recorded as; trackAs,
+	// when set, the subresource it is recorded under (a scale writes the
+	// main resource); applying says the write is a server-side apply,
+	// whose merge records ownership itself.
+	manager  string
+	trackAs  string
+	applying bool
 	// warnings are what the type's Warnings hook said of the write.
 	warnings []string
 }

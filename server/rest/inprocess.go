@@ -57,7 +57,7 @@ func (h *Handler) servedObject(d *registry.Descriptor, stored []byte) (Object, e
 
 // Create creates obj, whose metadata names its namespace, as POST would.
 func (h *Handler) Create(ctx context.Context, d *registry.Descriptor, obj Object) (Object, error) {
-	s := &scope{d: d, ns: metaString(obj, "namespace")}
+	s := &scope{d: d, ns: metaString(obj, "namespace"), manager: h.inProcessManager(ctx)}
 	obj["kind"], obj["apiVersion"] = d.Kind, d.GroupVersion()
 	stored, err := h.prepareAndCreate(ctx, s, obj, false)
 	if err != nil {
@@ -71,7 +71,7 @@ func (h *Handler) Create(ctx context.Context, d *registry.Descriptor, obj Object
 // would send, or nil when there is nothing to change; it runs again when
 // another writer wins the race. A missing object is a NotFound error.
 func (h *Handler) Update(ctx context.Context, d *registry.Descriptor, ns, name, sub string, change func(old Object) Object) (Object, error) {
-	s := &scope{d: d, ns: ns, name: name, sub: sub}
+	s := &scope{d: d, ns: ns, name: name, sub: sub, manager: h.inProcessManager(ctx)}
 	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
 		kv, err := h.store.Get(s.key())
 		if err != nil {

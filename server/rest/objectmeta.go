@@ -137,7 +137,9 @@ func validateObjectMetaUpdate(obj, old Object) apierr.FieldErrors {
 }
 
 // systemMetaFields are the metadata members only the server writes.
-var systemMetaFields = []string{"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "generation", "managedFields"}
+// managedFields is not among them: a write may set or reset it, and track
+// decides what is kept.
+var systemMetaFields = []string{"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "generation"}
 
 // prepareCreateMeta fills the system metadata of a new object.
 func (h *Handler) prepareCreateMeta(s *scope, obj Object) {

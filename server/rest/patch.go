@@ -27,6 +27,10 @@ var patchTypes = []string{patchJSON, patchMerge, patchStrategic}
 // applied to the current state and the result goes through the update
 // path, retried from a fresh read when another writer wins the race.
 func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
+	if mt, _, err := codec.ParseContentType(r.Header.Get("Content-Type")); err == nil && mt == patchApply {
+		h.serveApply(w, r, s)
+		return
+	}
 	out, err := h.negotiate(r, false)
 	if err != nil {
 		h.writeError(w, r, err)
@@ -37,6 +41,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
+	s.manager = managerName(r, wo)
 	d := s.d
 	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
 		kv, err := h.store.Get(s.key())

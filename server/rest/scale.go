@@ -66,6 +66,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 			return
 		}
 		want, dryRun = dec.obj, wo.dryRun
+		s.manager = managerName(r, wo)
 	case registry.VerbPatch:
 		mt, wo, body, err := h.readPatch(r)
 		if err != nil {
@@ -95,6 +96,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 			return
 		}
 		want, dryRun = dec.obj, wo.dryRun
+		s.manager = managerName(r, wo)
 	default:
 		h.writeError(w, r, apierr.MethodNotAllowed())
 		return
@@ -132,7 +134,7 @@ func (h *Handler) setScale(ctx context.Context, s *scope, paths *registry.ScaleP
 		}
 		obj := deepCopyObject(old)
 		setPath(obj, paths.SpecReplicas, replicas)
-		main := &scope{d: s.d, info: s.info, ns: s.ns, name: s.name}
+		main := &scope{d: s.d, info: s.info, ns: s.ns, name: s.name, manager: s.manager, trackAs: s.sub}
 		next, err := h.prepareUpdate(ctx, main, obj, old)
 		if err != nil {
 			return nil, err

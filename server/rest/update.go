@@ -26,6 +26,7 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
+	s.manager = managerName(r, wo)
 	stored, code, err := h.updateObject(r.Context(), s, dec.obj, wo.dryRun)
 	addWarnings(w, s.warnings)
 	if err != nil {
@@ -173,6 +174,10 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 		} else {
 			copyMember(next, obj, "status")
 		}
+		if s.applying {
+			// The apply recorded its ownership in what it merged.
+			copyMember(meta(next, true), meta(obj, true), "managedFields")
+		}
 	}
 	next["kind"], next["apiVersion"] = d.Kind, d.GroupVersion()
 	if d.Strategy.PrepareForUpdate != nil {
@@ -182,6 +187,7 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 		s.warnings = append(s.warnings, d.Strategy.Warnings(next, old)...)
 	}
 	schema.ApplyDefaults(next, d.Schema)
+	h.track(s, old, next)
 	// Values are allocated before validation, as on create; only the main
 	// resource changes what an object claims.
 	if s.sub == "" {

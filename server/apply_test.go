@@ -1,0 +1,146 @@
+package server_test
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// applyCT is the media type of a server-side apply patch.
+const applyCT = "application/apply-patch+yaml"
+
+// ownership renders an object's managedFields as compact JSON without the
+// times, which are the request's.
+func ownership(t *testing.T, obj map[string]any) string {
+	t.Helper()
+	mf, _ := path(obj, "metadata.managedFields").([]any)
+	b, err := json.Marshal(mf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return timeMember.ReplaceAllString(string(b), "")
+}
+
+var timeMember = regexp.MustCompile(`,"time":"[^"]*"`)
+
+// mustOwn fails unless obj's managedFields are want (without times; keys
+// in encoding/json's sorted order).
+func mustOwn(t *testing.T, obj map[string]any, want string) {
+	t.Helper()
+	if got := ownership(t, obj); got != want {
+		t.Errorf("managedFields:\n got  %s\n want %s", got, want)
+	}
+}
+
+func dataOf(obj map[string]any) string {
+	b, _ := json.Marshal(obj["data"])
+	return string(b)
+}
+
+// TestApplyUpstreamSequence replays the captured upstream apply sequence
+// on a ConfigMap: create, conflict, force, re-apply dropping fields,
+// a merge patch by another manager, a dry run and a JSON body.
+func TestApplyUpstreamSequence(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	e.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "golden-apply"}}).mustCode(t, 201)
+	base := "/api/v1/namespaces/golden-apply/configmaps/"
+	apply := func(name, query, body string) *resp {
+		return e.do("PATCH", base+name+"?"+query, body, "Content-Type", applyCT)
+	}
+
+	created := apply("ssa", "fieldManager=a", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n  labels:\n    owner: a\ndata:\n  shared: from-a\n  only-a: \"1\"\n").mustCode(t, 201).obj(t)
+	mustOwn(t, created, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:only-a":{},"f:shared":{}},"f:metadata":{"f:labels":{"f:owner":{}}}},"manager":"a","operation":"Apply"}]`)
+	if got := dataOf(created); got != `{"only-a":"1","shared":"from-a"}` {
+		t.Errorf("data after create: %s", got)
+	}
+	if ts, _ := path(created, "metadata.managedFields").([]any)[0].(map[string]any)["time"].(string); ts != path(created, "metadata.creationTimestamp") {
+		t.Errorf("entry time %q, want the creation time %v", ts, path(created, "metadata.creationTimestamp"))
+	}
+
+	conflict := apply("ssa", "fieldManager=b", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n  shared: from-b\n  only-b: \"2\"\n").mustCode(t, 409)
+	if got := strings.TrimSpace(string(conflict.body)); got != `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Apply failed with 1 conflict: conflict with \"a\": .data.shared","reason":"Conflict","details":{"causes":[{"reason":"FieldManagerConflict","message":"conflict with \"a\"","field":".data.shared"}]},"code":409}` {
+		t.Errorf("conflict body: %s", got)
+	}
+	if got := e.do("GET", base+"ssa", nil).mustCode(t, 200).obj(t); path(got, "metadata.resourceVersion") != path(created, "metadata.resourceVersion") {
+		t.Errorf("a refused apply changed the object: %v", got)
+	}
+
+	forced := apply("ssa", "fieldManager=b&force=true", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n  shared: from-b\n  only-b: \"2\"\n").mustCode(t, 200).obj(t)
+	mustOwn(t, forced, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:only-a":{}},"f:metadata":{"f:labels":{"f:owner":{}}}},"manager":"a","operation":"Apply"},{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:only-b":{},"f:shared":{}}},"manager":"b","operation":"Apply"}]`)
+	if got := dataOf(forced); got != `{"only-a":"1","only-b":"2","shared":"from-b"}` {
+		t.Errorf("data after force: %s", got)
+	}
+
+	dropped := apply("ssa", "fieldManager=a", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n  labels:\n    owner: a\ndata: {}\n").mustCode(t, 200).obj(t)
+	mustOwn(t, dropped, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{},"f:metadata":{"f:labels":{"f:owner":{}}}},"manager":"a","operation":"Apply"},{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:only-b":{},"f:shared":{}}},"manager":"b","operation":"Apply"}]`)
+	if got := dataOf(dropped); got != `{"only-b":"2","shared":"from-b"}` {
+		t.Errorf("data after a dropped its field: %s", got)
+	}
+
+	again := apply("ssa", "fieldManager=a", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n  labels:\n    owner: a\ndata: {}\n").mustCode(t, 200).obj(t)
+	if path(again, "metadata.resourceVersion") != path(dropped, "metadata.resourceVersion") {
+		t.Errorf("an apply that changes nothing wrote: resourceVersion %v, was %v", path(again, "metadata.resourceVersion"), path(dropped, "metadata.resourceVersion"))
+	}
+
+	edited := e.do("PATCH", base+"ssa?fieldManager=editor", `{"data": {"edited": "yes"}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200).obj(t)
+	mustOwn(t, edited, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{},"f:metadata":{"f:labels":{"f:owner":{}}}},"manager":"a","operation":"Apply"},{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:only-b":{},"f:shared":{}}},"manager":"b","operation":"Apply"},{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:edited":{}}},"manager":"editor","operation":"Update"}]`)
+
+	dry := apply("ssa3", "fieldManager=a&dryRun=All", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa3\ndata:\n  x: value\n").mustCode(t, 201).obj(t)
+	mustOwn(t, dry, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:x":{}}},"manager":"a","operation":"Apply"}]`)
+	if rv := path(dry, "metadata.resourceVersion"); rv != nil {
+		t.Errorf("dry-run apply has resourceVersion %v", rv)
+	}
+	e.do("GET", base+"ssa3", nil).mustCode(t, 404)
+
+	js := apply("ssa2", "fieldManager=a", `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "ssa2"}, "data": {"x": "y"}}`).mustCode(t, 201).obj(t)
+	mustOwn(t, js, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:x":{}}},"manager":"a","operation":"Apply"}]`)
+}
+
+// TestApplyRefusals checks the requests apply refuses, each with
+// upstream's Status, and that none changes the stored object.
+func TestApplyRefusals(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/api/v1/namespaces/default/configmaps/"
+	e.do("PATCH", base+"r?fieldManager=a", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\ndata:\n  k: v\n", "Content-Type", applyCT).mustCode(t, 201)
+	before := e.do("GET", base+"r", nil).mustCode(t, 200).body
+	cases := []struct {
+		name, query, body string
+		code              int
+		message           string
+	}{
+		{"no manager", "", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n", 422,
+			`PatchOptions.` + platBrand.MetaGroup() + ` "" is invalid: fieldManager: Required value: is required for apply patch`},
+		{"managedFields in the body", "fieldManager=a", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n  managedFields:\n  - manager: x\n", 400,
+			"metadata.managedFields must be nil"},
+		{"wrong kind", "fieldManager=a", "apiVersion: v1\nkind: Secret\nmetadata:\n  name: r\n", 400,
+			"invalid object type: /v1, Kind=Secret"},
+		{"no kind", "fieldManager=a", "metadata:\n  name: r\n", 400,
+			"invalid object type: /, Kind="},
+		{"unknown field", "fieldManager=a", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\nspec:\n  x: 1\n", 500,
+			"failed to create typed patch object (<unknown>/r; /v1, Kind=ConfigMap): .spec: field not declared in schema"},
+		{"not YAML", "fieldManager=a", "a: [", 400, ""},
+		{"not an object", "fieldManager=a", "- 1\n", 400, "error decoding YAML: the apply configuration is not an object"},
+		{"duplicate field, strict", "fieldManager=a&fieldValidation=Strict", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\ndata:\n  k: v\n  k: w\n", 400, ""},
+		{"stale resourceVersion", "fieldManager=a", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n  resourceVersion: \"1\"\ndata:\n  k: w\n", 409,
+			`Operation cannot be fulfilled on configmaps "r": the object has been modified; please apply your changes to the latest version and try again`},
+		{"force is not a boolean", "fieldManager=a&force=maybe", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n", 400, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := e.do("PATCH", base+"r?"+c.query, c.body, "Content-Type", applyCT).mustCode(t, c.code)
+			if c.message != "" {
+				r.mustMessage(t, c.message)
+			} else if m, _ := r.obj(t)["message"].(string); m == "" {
+				t.Errorf("no message: %s", r.body)
+			}
+		})
+	}
+	if after := e.do("GET", base+"r", nil).mustCode(t, 200).body; string(after) != string(before) {
+		t.Errorf("refused applies changed the object:\n%s\n%s", before, after)
+	}
+	e.do("PATCH", base+"r?force=true", `{"data":{"k":"x"}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 422).
+		mustMessage(t, `PatchOptions.`+platBrand.MetaGroup()+` "" is invalid: force: Forbidden: may not be specified for non-apply patch`)
+}

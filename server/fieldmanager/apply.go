@@ -1,0 +1,265 @@
+package fieldmanager
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/merge"
+
+	"platd/server/apierr"
+	"platd/server/schema"
+)
+
+// kubectlManager is the manager name of kubectl's server-side apply,
+// which alone migrates an object from client-side apply.
+const kubectlManager = "kubectl"
+
+// maxAnnotationBytes bounds the annotations of an object, as upstream:
+// a last-applied configuration beyond it is dropped, not stored.
+const maxAnnotationBytes = 256 * 1024
+
+// Apply merges config, manager's applied configuration, into live (nil
+// when the object does not exist yet) and returns the object to write
+// with its ownership recorded. Conflicts with other managers fail with a
+// 409 unless force; a malformed configuration fails as upstream does.
+// live and config are not changed.
+func (r *Resource) Apply(live, config map[string]any, manager string, force bool) (map[string]any, error) {
+	if kind, av := str(config, "kind"), str(config, "apiVersion"); kind != r.o.Kind || av != r.gv {
+		return nil, apierr.BadRequest("invalid object type: " + gvkString(av, kind))
+	}
+	if cm := metadata(config); cm != nil && cm["managedFields"] != nil {
+		return nil, apierr.BadRequest("metadata.managedFields must be nil")
+	}
+	if live == nil {
+		live = r.zero
+	}
+	list, _ := metadata(live)["managedFields"].([]any)
+	managed, err := Decode(list)
+	if err != nil {
+		return nil, fmt.Errorf("failed to decode managed fields: %w", err)
+	}
+	live = withoutManaged(live)
+	if len(managed.Fields) == 0 {
+		// Ownership starts here: what the object holds is attributed to
+		// a manager of its own, so that the applier conflicts with it.
+		if managed, err = r.update(r.zero, live, managed, BeforeFirstApply); err != nil {
+			return nil, err
+		}
+	}
+	out, err := r.apply(live, config, managed, manager, force)
+	var conflicts merge.Conflicts
+	if errors.As(err, &conflicts) && manager == kubectlManager {
+		// kubectl migrating from client-side apply takes over the fields
+		// its last-applied configuration shows it set.
+		if allowed := r.lastAppliedFields(live); allowed != nil && !allowed.Empty() {
+			rest := merge.Conflicts{}
+			for _, c := range conflicts {
+				if !allowed.Has(c.Path) {
+					rest = append(rest, c)
+				}
+			}
+			if len(rest) == 0 {
+				out, err = r.apply(live, config, managed, manager, true)
+			} else {
+				err = rest
+			}
+		}
+	}
+	if errors.As(err, &conflicts) {
+		return nil, conflictError(conflicts)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if manager == kubectlManager && r.o.LastApplied != "" {
+		syncLastApplied(out, config, r.o.LastApplied)
+	}
+	setManaged(metadata(out), managed)
+	return out, nil
+}
+
+// apply is one merge attempt; managed is updated in place on success.
+func (r *Resource) apply(live, config map[string]any, managed Managed, manager string, force bool) (map[string]any, error) {
+	lt, err := r.typ.Typed(live)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create typed live object (%s): %w", r.objectName(live), err)
+	}
+	ct, err := r.typ.Typed(config)
+	if err != nil {
+		return nil, fmt.Errorf("failed to create typed patch object (%s): %w", r.objectName(config), err)
+	}
+	fields := copyFields(managed.Fields)
+	key := ident{Manager: manager, Operation: OpApply, Subresource: r.o.Subresource}.key()
+	nt, fields, err := r.updater.Apply(lt, ct, r.version, fields, key, force)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if nt != nil {
+		out, _ = nt.AsValue().Unstructured().(map[string]any)
+		managed.Times[key] = r.now()
+	}
+	if out == nil {
+		out = schema.DeepCopy(live).(map[string]any)
+	}
+	if vs, ok := fields[key]; ok {
+		if set := vs.Set().Difference(r.strip); set.Empty() {
+			delete(fields, key)
+		} else {
+			fields[key] = fieldpath.NewVersionedSet(set, vs.APIVersion(), true)
+		}
+	}
+	clear(managed.Fields)
+	for k, v := range fields {
+		managed.Fields[k] = v
+	}
+	for k := range managed.Times {
+		if _, ok := managed.Fields[k]; !ok {
+			delete(managed.Times, k)
+		}
+	}
+	if metadata(out) == nil {
+		out["metadata"] = map[string]any{}
+	}
+	return out, nil
+}
+
+func copyFields(f fieldpath.ManagedFields) fieldpath.ManagedFields {
+	out := make(fieldpath.ManagedFields, len(f))
+	for k, v := range f {
+		out[k] = v
+	}
+	return out
+}
+
+// objectName is upstream's "<namespace>/<name>; <gvk>" of error texts.
+func (r *Resource) objectName(obj map[string]any) string {
+	m := metadata(obj)
+	ns, name := str(m, "namespace"), str(m, "name")
+	if ns == "" {
+		ns = "<unknown>"
+	}
+	if name == "" {
+		name = "<unknown>"
+	}
+	return fmt.Sprintf("%s/%s; %s", ns, name, gvkString(str(obj, "apiVersion"), str(obj, "kind")))
+}
+
+// gvkString prints a group/version/kind as upstream's GroupVersionKind.
+func gvkString(apiVersion, kind string) string {
+	group, version := "", apiVersion
+	if i := strings.IndexByte(apiVersion, '/'); i >= 0 {
+		group, version = apiVersion[:i], apiVersion[i+1:]
+	}
+	return group + "/" + version + ", Kind=" + kind
+}
+
+// lastAppliedFields are the fields of live's last-applied configuration
+// that still hold the values it set, nil when there is none to trust.
+func (r *Resource) lastAppliedFields(live map[string]any) *fieldpath.Set {
+	text := str(annotations(live), r.o.LastApplied)
+	if r.o.LastApplied == "" || text == "" {
+		return nil
+	}
+	v, err := schema.DecodeAny([]byte(text))
+	last, _ := v.(map[string]any)
+	if err != nil || last == nil || str(last, "apiVersion") != r.gv {
+		return nil
+	}
+	lt, err := r.typ.Typed(last)
+	if err != nil {
+		return nil
+	}
+	ct, err := r.typ.Typed(live)
+	if err != nil {
+		return nil
+	}
+	set, err := lt.ToFieldSet()
+	if err != nil {
+		return nil
+	}
+	cmp, err := lt.Compare(ct)
+	if err != nil {
+		return nil
+	}
+	return set.Difference(cmp.Modified).Difference(cmp.Added).Difference(cmp.Removed)
+}
+
+func annotations(obj map[string]any) map[string]any {
+	a, _ := metadata(obj)["annotations"].(map[string]any)
+	return a
+}
+
+// syncLastApplied keeps a client-side apply record current when kubectl
+// applies server-side, so that a later client-side apply sees the
+// configuration the object now has.
+func syncLastApplied(out, config map[string]any, annotation string) {
+	a := annotations(out)
+	if str(a, annotation) == "" {
+		return
+	}
+	c := schema.DeepCopy(config).(map[string]any)
+	if ca := annotations(c); ca != nil {
+		delete(ca, annotation)
+		if len(ca) == 0 {
+			delete(metadata(c), "annotations")
+		}
+	}
+	raw, err := json.Marshal(c)
+	if err != nil {
+		return
+	}
+	text := string(raw) + "\n"
+	if len(text) > maxAnnotationBytes {
+		delete(a, annotation)
+		return
+	}
+	a[annotation] = text
+}
+
+// conflictError is the 409 of an apply that would take fields from
+// other managers, in upstream's words.
+func conflictError(conflicts merge.Conflicts) error {
+	causes := make([]apierr.Cause, 0, len(conflicts))
+	for _, c := range conflicts {
+		causes = append(causes, apierr.Cause{Type: "FieldManagerConflict", Message: "conflict with " + printManager(c.Manager), Field: c.Path.String()})
+	}
+	var msg string
+	if len(conflicts) == 1 {
+		msg = fmt.Sprintf("Apply failed with 1 conflict: conflict with %s: %s", printManager(conflicts[0].Manager), conflicts[0].Path)
+	} else {
+		byManager := map[string][]string{}
+		for _, c := range conflicts {
+			byManager[c.Manager] = append(byManager[c.Manager], c.Path.String())
+		}
+		managers := keys(byManager)
+		sort.Strings(managers)
+		var lines []string
+		for _, m := range managers {
+			lines = append(lines, "conflicts with "+printManager(m)+":")
+			for _, p := range byManager[m] {
+				lines = append(lines, "- "+p)
+			}
+		}
+		msg = fmt.Sprintf("Apply failed with %d conflicts: %s", len(conflicts), strings.Join(lines, "\n"))
+	}
+	return apierr.New(http.StatusConflict, apierr.ReasonConflict, msg, &apierr.Details{Causes: causes})
+}
+
+// printManager renders a manager identifier as conflict messages name it.
+func printManager(key string) string {
+	id := parseIdent(key)
+	s := fmt.Sprintf("%q", id.Manager)
+	if id.Subresource != "" {
+		s += fmt.Sprintf(" with subresource %q", id.Subresource)
+	}
+	if id.Operation == OpUpdate {
+		s += " using " + id.APIVersion
+	}
+	return s
+}

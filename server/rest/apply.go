@@ -1,0 +1,143 @@
+package rest
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"sigs.k8s.io/yaml"
+
+	"platd/bolt"
+	"platd/server/apierr"
+	"platd/server/schema"
+)
+
+// serveApply serves PATCH with an apply configuration (server-side
+// apply): the configuration is merged into the object, or creates it,
+// with the fields it sets owned by its manager.
+func (h *Handler) serveApply(w http.ResponseWriter, r *http.Request, s *scope) {
+	out, err := h.negotiate(r, false)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	wo, err := h.parseWriteOptions(q, kindPatchOptions)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if wo.fieldManager == "" {
+		h.writeError(w, r, h.optionsInvalid(kindPatchOptions, apierr.Required("fieldManager", "is required for apply patch")))
+		return
+	}
+	force := false
+	if q.Has("force") {
+		if force, err = strconv.ParseBool(q.Get("force")); err != nil {
+			h.writeError(w, r, apierr.BadRequest(fmt.Sprintf("invalid value for force: %q", q.Get("force"))))
+			return
+		}
+	}
+	body, err := readBody(r)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	config, warnings, err := decodeApplyConfig(body, wo.fieldValidation)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	addWarnings(w, warnings)
+	s.manager, s.applying = wo.fieldManager, true
+	stored, code, err := h.applyObject(r, s, config, force, wo.dryRun)
+	addWarnings(w, s.warnings)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	h.writeObject(w, r, out, code, s.d, stored)
+}
+
+// decodeApplyConfig reads an apply body, YAML or JSON. Duplicate fields
+// are refused or warned of as fieldValidation says; unknown ones are left
+// for the merge to refuse, as upstream.
+func decodeApplyConfig(body []byte, validation string) (map[string]any, []string, error) {
+	js, err := yaml.YAMLToJSON(body)
+	if err != nil {
+		return nil, nil, apierr.BadRequest("error decoding YAML: " + err.Error())
+	}
+	v, err := schema.DecodeAny(js)
+	if err != nil {
+		return nil, nil, apierr.BadRequest("error decoding YAML: " + err.Error())
+	}
+	config, ok := v.(map[string]any)
+	if !ok {
+		return nil, nil, apierr.BadRequest("error decoding YAML: the apply configuration is not an object")
+	}
+	var warnings []string
+	if validation == validationStrict || validation == validationWarn {
+		if _, err := yaml.YAMLToJSONStrict(body); err != nil {
+			if validation == validationStrict {
+				return nil, nil, apierr.BadRequest("error strict decoding YAML: " + err.Error())
+			}
+			warnings = append(warnings, err.Error())
+		}
+	}
+	return config, warnings, nil
+}
+
+// applyObject merges config into the addressed object, creating it when
+// it does not exist, and returns the stored bytes and status code.
+func (h *Handler) applyObject(r *http.Request, s *scope, config Object, force, dryRun bool) ([]byte, int, error) {
+	d := s.d
+	fm := h.fields(d, s.sub)
+	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
+		kv, err := h.store.Get(s.key())
+		var live Object
+		switch {
+		case errors.Is(err, bolt.ErrNotFound) && s.sub == "":
+		case err != nil:
+			return nil, 0, objectErr(s, s.name, err)
+		default:
+			if live, err = decodeStored(d, kv.Value); err != nil {
+				return nil, 0, apierr.InternalError(err)
+			}
+		}
+		merged, err := fm.Apply(live, config, s.manager, force)
+		if err != nil {
+			return nil, 0, err
+		}
+		merged["kind"], merged["apiVersion"] = d.Kind, d.GroupVersion()
+		js, err := schema.AppendAny(nil, merged)
+		if err != nil {
+			return nil, 0, apierr.InternalError(err)
+		}
+		dec, err := h.decodeJSON(js, s, writeOptions{fieldValidation: validationIgnore})
+		if err != nil {
+			return nil, 0, err
+		}
+		obj := dec.obj
+		if name := metaString(obj, "name"); name != s.name {
+			return nil, 0, apierr.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, s.name))
+		}
+		if live == nil {
+			stored, err := h.prepareAndCreate(r.Context(), s, obj, dryRun)
+			return stored, http.StatusCreated, err
+		}
+		if rv := metaString(obj, "resourceVersion"); rv != "" && rv != strconv.FormatInt(kv.ModRevision, 10) {
+			return nil, 0, apierr.ConflictModified(d.Group, d.Resource, s.name)
+		}
+		next, err := h.prepareUpdate(r.Context(), s, obj, live)
+		if err != nil {
+			return nil, 0, err
+		}
+		stored, retry, err := h.commitUpdate(r.Context(), s, kv, next, dryRun)
+		if retry {
+			continue
+		}
+		return stored, http.StatusOK, err
+	}
+	return nil, 0, apierr.ConflictModified(d.Group, d.Resource, s.name)
+}
