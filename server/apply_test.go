@@ -144,3 +144,119 @@ func TestApplyRefusals(t *testing.T) {
 	e.do("PATCH", base+"r?force=true", `{"data":{"k":"x"}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 422).
 		mustMessage(t, `PatchOptions.`+platBrand.MetaGroup()+` "" is invalid: force: Forbidden: may not be specified for non-apply patch`)
 }
+
+// TestApplyAfterClientSideApply replays kubectl's client-side apply (a
+// create and a strategic patch carrying the last-applied annotation, as
+// captured upstream) and then its server-side apply, which takes over
+// the fields the annotation shows without a conflict and keeps the
+// annotation current.
+func TestApplyAfterClientSideApply(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ann := platBrand.LastAppliedAnnotation()
+	base := "/api/v1/namespaces/default/configmaps"
+	last1 := `{"apiVersion":"v1","data":{"a":"1","b":"2"},"kind":"ConfigMap","metadata":{"annotations":{},"labels":{"app":"csa"},"name":"csa","namespace":"default"}}` + "\n"
+	created := e.do("POST", base+"?fieldManager=kubectl-client-side-apply&fieldValidation=Strict", map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap", "data": map[string]any{"a": "1", "b": "2"},
+		"metadata": map[string]any{"name": "csa", "namespace": "default", "labels": map[string]any{"app": "csa"}, "annotations": map[string]any{ann: last1}},
+	}).mustCode(t, 201).obj(t)
+	mustOwn(t, created, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:a":{},"f:b":{}},"f:metadata":{"f:annotations":{".":{},"f:`+ann+`":{}},"f:labels":{".":{},"f:app":{}}}},"manager":"kubectl-client-side-apply","operation":"Update"}]`)
+
+	last2 := `{"apiVersion":"v1","data":{"a":"1","c":"3"},"kind":"ConfigMap","metadata":{"annotations":{},"labels":{"app":"csa","stage":"two"},"name":"csa","namespace":"default"}}` + "\n"
+	patch, _ := json.Marshal(map[string]any{"data": map[string]any{"b": nil, "c": "3"},
+		"metadata": map[string]any{"annotations": map[string]any{ann: last2}, "labels": map[string]any{"stage": "two"}}})
+	patched := e.do("PATCH", base+"/csa?fieldManager=kubectl-client-side-apply&fieldValidation=Strict", patch, "Content-Type", "application/strategic-merge-patch+json").mustCode(t, 200).obj(t)
+	mustOwn(t, patched, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:a":{},"f:c":{}},"f:metadata":{"f:annotations":{".":{},"f:`+ann+`":{}},"f:labels":{".":{},"f:app":{},"f:stage":{}}}},"manager":"kubectl-client-side-apply","operation":"Update"}]`)
+
+	// Another manager applying the same change conflicts on the value it
+	// changes: only kubectl migrates from the annotation.
+	cfg := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: csa\n  labels:\n    app: csa\ndata:\n  a: \"10\"\n  c: \"3\"\n"
+	e.do("PATCH", base+"/csa?fieldManager=other", cfg, "Content-Type", applyCT).mustCode(t, 409).
+		mustMessage(t, `Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using v1: .data.a`)
+	migrated := e.do("PATCH", base+"/csa?fieldManager=kubectl", cfg, "Content-Type", applyCT).mustCode(t, 200).obj(t)
+	if got := dataOf(migrated); got != `{"a":"10","c":"3"}` {
+		t.Errorf("data after migration: %s", got)
+	}
+	mustOwn(t, migrated, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:a":{},"f:c":{}},"f:metadata":{"f:labels":{"f:app":{}}}},"manager":"kubectl","operation":"Apply"},{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:c":{}},"f:metadata":{"f:annotations":{".":{},"f:`+ann+`":{}},"f:labels":{".":{},"f:app":{},"f:stage":{}}}},"manager":"kubectl-client-side-apply","operation":"Update"}]`)
+	want := `{"apiVersion":"v1","data":{"a":"10","c":"3"},"kind":"ConfigMap","metadata":{"labels":{"app":"csa"},"name":"csa"}}` + "\n"
+	if got := path(migrated, "metadata.annotations").(map[string]any)[ann]; got != want {
+		t.Errorf("last-applied after server-side apply:\n got  %q\n want %q", got, want)
+	}
+}
+
+// TestApplyFirstToUntrackedObject checks that an object whose ownership
+// was reset is attributed to before-first-apply when it is first
+// applied to, so that the applier conflicts with what it did not set.
+func TestApplyFirstToUntrackedObject(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/api/v1/namespaces/default/configmaps/"
+	e.do("POST", "/api/v1/namespaces/default/configmaps", cm("untracked", map[string]string{"k": "v", "o": "1"}, nil)).mustCode(t, 201)
+	reset := e.do("PATCH", base+"untracked", `{"metadata":{"managedFields":[{}]}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200).obj(t)
+	if mf := path(reset, "metadata.managedFields"); mf != nil {
+		t.Fatalf("managedFields after reset: %v", mf)
+	}
+	still := e.do("PATCH", base+"untracked", `{"data":{"n":"2"}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200).obj(t)
+	if mf := path(still, "metadata.managedFields"); mf != nil {
+		t.Fatalf("an update after a reset was tracked: %v", mf)
+	}
+	e.do("PATCH", base+"untracked?fieldManager=a", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: untracked\ndata:\n  k: w\n", "Content-Type", applyCT).mustCode(t, 409).
+		mustMessage(t, `Apply failed with 1 conflict: conflict with "before-first-apply" using v1: .data.k`)
+	applied := e.do("PATCH", base+"untracked?fieldManager=a", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: untracked\ndata:\n  x: \"1\"\n", "Content-Type", applyCT).mustCode(t, 200).obj(t)
+	mustOwn(t, applied, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:x":{}}},"manager":"a","operation":"Apply"},{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{},"f:n":{},"f:o":{}}},"manager":"before-first-apply","operation":"Update"}]`)
+}
+
+// TestManagedFieldsOnStatusAndUpdates checks the entries of a create,
+// a status write, a PUT that omits managedFields and a PUT that replaces
+// them.
+func TestManagedFieldsOnStatusAndUpdates(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/apis/apps/v1/namespaces/default/deployments"
+	dep := map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": "web"},
+		"spec": map[string]any{"selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
+			"template": map[string]any{"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+				"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}}}},
+		"status": map[string]any{"replicas": 3}}
+	created := e.send(req{method: "POST", path: base, body: dep, token: adminToken, header: map[string]string{"User-Agent": "kubectl-create/v1.32.0 (linux/amd64) kubernetes/abc"}}).mustCode(t, 201).obj(t)
+	mf := ownership(t, created)
+	for _, want := range []string{`"manager":"kubectl-create","operation":"Update"`, `"f:imagePullPolicy":{}`, `"f:progressDeadlineSeconds":{}`, `"k:{\"name\":\"c\"}":{".":{}`, `"f:selector":{}`} {
+		if !strings.Contains(mf, want) {
+			t.Errorf("create managedFields lack %s: %s", want, mf)
+		}
+	}
+	if strings.Contains(mf, `"f:status"`) {
+		t.Errorf("the creator owns status: %s", mf)
+	}
+	created["status"] = map[string]any{"replicas": 1, "observedGeneration": 1}
+	status := e.do("PUT", base+"/web/status?fieldManager=ctl", created).mustCode(t, 200).obj(t)
+	entries := path(status, "metadata.managedFields").([]any)
+	if len(entries) != 2 {
+		t.Fatalf("entries after a status write: %s", ownership(t, status))
+	}
+	var st map[string]any
+	for _, e := range entries {
+		if m := e.(map[string]any); m["manager"] == "ctl" {
+			st = m
+		}
+	}
+	if st["manager"] != "ctl" || st["subresource"] != "status" || st["operation"] != "Update" {
+		t.Errorf("status entry: %v", st)
+	}
+	if b, _ := json.Marshal(st["fieldsV1"]); string(b) != `{"f:status":{"f:observedGeneration":{},"f:replicas":{}}}` {
+		t.Errorf("status entry fields: %s", b)
+	}
+
+	// A PUT that omits managedFields keeps them; one that sends a valid
+	// list replaces them, with this write merged in.
+	delete(path(status, "metadata").(map[string]any), "managedFields")
+	path(status, "spec").(map[string]any)["replicas"] = 2
+	kept := e.do("PUT", base+"/web?fieldManager=scaler", status).mustCode(t, 200).obj(t)
+	if got := ownership(t, kept); !strings.Contains(got, `"manager":"kubectl-create"`) || !strings.Contains(got, `"fieldsV1":{"f:spec":{"f:replicas":{}}},"manager":"scaler","operation":"Update"`) {
+		t.Errorf("managedFields after a PUT without them: %s", got)
+	}
+	path(kept, "metadata").(map[string]any)["managedFields"] = []any{map[string]any{"manager": "only", "operation": "Update", "apiVersion": "apps/v1", "fieldsType": "FieldsV1", "fieldsV1": map[string]any{"f:spec": map[string]any{"f:paused": map[string]any{}}}}}
+	path(kept, "spec").(map[string]any)["minReadySeconds"] = 5
+	replaced := e.do("PUT", base+"/web?fieldManager=scaler", kept).mustCode(t, 200).obj(t)
+	mustOwn(t, replaced, `[{"apiVersion":"apps/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:paused":{}}},"manager":"only","operation":"Update"},{"apiVersion":"apps/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:minReadySeconds":{}}},"manager":"scaler","operation":"Update"}]`)
+}
