@@ -260,3 +260,40 @@ func TestManagedFieldsOnStatusAndUpdates(t *testing.T) {
 	replaced := e.do("PUT", base+"/web?fieldManager=scaler", kept).mustCode(t, 200).obj(t)
 	mustOwn(t, replaced, `[{"apiVersion":"apps/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:paused":{}}},"manager":"only","operation":"Update"},{"apiVersion":"apps/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:minReadySeconds":{}}},"manager":"scaler","operation":"Update"}]`)
 }
+
+// TestApplySubresources applies to status and to scale: each is its own
+// Apply entry with its subresource, and a scale apply conflicts with the
+// manager that applied the replica count.
+func TestApplySubresources(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/apis/apps/v1/namespaces/default/deployments/web"
+	spec := "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels:\n      app: web\n  template:\n    metadata:\n      labels:\n        app: web\n    spec:\n      containers:\n      - name: c\n        image: nginx\n"
+	e.do("PATCH", base+"?fieldManager=deployer", spec, "Content-Type", applyCT).mustCode(t, 201)
+
+	st := e.do("PATCH", base+"/status?fieldManager=ctl", "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 9\nstatus:\n  replicas: 2\n  readyReplicas: 1\n", "Content-Type", applyCT).mustCode(t, 200).obj(t)
+	if path(st, "spec.replicas") != float64(2) || path(st, "status.readyReplicas") != float64(1) {
+		t.Errorf("status apply: spec.replicas %v (want 2, untouched), status.readyReplicas %v", path(st, "spec.replicas"), path(st, "status.readyReplicas"))
+	}
+	got := ownership(t, st)
+	if want := `{"apiVersion":"apps/v1","fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:readyReplicas":{},"f:replicas":{}}},"manager":"ctl","operation":"Apply","subresource":"status"}`; !strings.Contains(got, want) {
+		t.Errorf("status apply entry missing %s in %s", want, got)
+	}
+
+	scale := "apiVersion: autoscaling/v1\nkind: Scale\nmetadata:\n  name: web\nspec:\n  replicas: 5\n"
+	e.do("PATCH", base+"/scale?fieldManager=hpa", scale, "Content-Type", applyCT).mustCode(t, 409).
+		mustMessage(t, `Apply failed with 1 conflict: conflict with "deployer": .spec.replicas`)
+	res := e.do("PATCH", base+"/scale?fieldManager=hpa&force=true", scale, "Content-Type", applyCT).mustCode(t, 200).obj(t)
+	if res["kind"] != "Scale" || path(res, "spec.replicas") != float64(5) {
+		t.Errorf("scale apply answered %v", res)
+	}
+	dep := e.do("GET", base, nil).mustCode(t, 200).obj(t)
+	if path(dep, "spec.replicas") != float64(5) {
+		t.Errorf("replicas after scale apply: %v", path(dep, "spec.replicas"))
+	}
+	if got := ownership(t, dep); !strings.Contains(got, `{"apiVersion":"apps/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:replicas":{}}},"manager":"hpa","operation":"Apply","subresource":"scale"}`) {
+		t.Errorf("scale apply entry missing: %s", got)
+	}
+	e.do("PATCH", base+"/scale?fieldManager=hpa", "apiVersion: v1\nkind: Scale\nmetadata:\n  name: web\n", "Content-Type", applyCT).mustCode(t, 400).
+		mustMessage(t, "invalid object type: /v1, Kind=Scale")
+}

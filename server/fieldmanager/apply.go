@@ -30,7 +30,7 @@ const maxAnnotationBytes = 256 * 1024
 // live and config are not changed.
 func (r *Resource) Apply(live, config map[string]any, manager string, force bool) (map[string]any, error) {
 	if kind, av := str(config, "kind"), str(config, "apiVersion"); kind != r.o.Kind || av != r.gv {
-		return nil, apierr.BadRequest("invalid object type: " + gvkString(av, kind))
+		return nil, apierr.BadRequest("invalid object type: " + GVKString(av, kind))
 	}
 	if cm := metadata(config); cm != nil && cm["managedFields"] != nil {
 		return nil, apierr.BadRequest("metadata.managedFields must be nil")
@@ -147,11 +147,11 @@ func (r *Resource) objectName(obj map[string]any) string {
 	if name == "" {
 		name = "<unknown>"
 	}
-	return fmt.Sprintf("%s/%s; %s", ns, name, gvkString(str(obj, "apiVersion"), str(obj, "kind")))
+	return fmt.Sprintf("%s/%s; %s", ns, name, GVKString(str(obj, "apiVersion"), str(obj, "kind")))
 }
 
-// gvkString prints a group/version/kind as upstream's GroupVersionKind.
-func gvkString(apiVersion, kind string) string {
+// GVKString prints a group/version/kind as upstream's GroupVersionKind.
+func GVKString(apiVersion, kind string) string {
 	group, version := "", apiVersion
 	if i := strings.IndexByte(apiVersion, '/'); i >= 0 {
 		group, version = apiVersion[:i], apiVersion[i+1:]

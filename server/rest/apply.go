@@ -22,42 +22,55 @@ func (h *Handler) serveApply(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
-	q := r.URL.Query()
-	wo, err := h.parseWriteOptions(q, kindPatchOptions)
+	a, err := h.readApply(w, r, s)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	if wo.fieldManager == "" {
-		h.writeError(w, r, h.optionsInvalid(kindPatchOptions, apierr.Required("fieldManager", "is required for apply patch")))
-		return
-	}
-	force := false
-	if q.Has("force") {
-		if force, err = strconv.ParseBool(q.Get("force")); err != nil {
-			h.writeError(w, r, apierr.BadRequest(fmt.Sprintf("invalid value for force: %q", q.Get("force"))))
-			return
-		}
-	}
-	body, err := readBody(r)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	config, warnings, err := decodeApplyConfig(body, wo.fieldValidation)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	addWarnings(w, warnings)
-	s.manager, s.applying = wo.fieldManager, true
-	stored, code, err := h.applyObject(r, s, config, force, wo.dryRun)
+	stored, code, err := h.applyObject(r, s, a.config, a.force, a.dryRun)
 	addWarnings(w, s.warnings)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
 	h.writeObject(w, r, out, code, s.d, stored)
+}
+
+// applyRequest is a read apply request.
+type applyRequest struct {
+	config        Object
+	force, dryRun bool
+}
+
+// readApply reads an apply request's options and configuration and makes
+// s an apply by its field manager.
+func (h *Handler) readApply(w http.ResponseWriter, r *http.Request, s *scope) (applyRequest, error) {
+	q := r.URL.Query()
+	wo, err := h.parseWriteOptions(q, kindPatchOptions)
+	if err != nil {
+		return applyRequest{}, err
+	}
+	if wo.fieldManager == "" {
+		return applyRequest{}, h.optionsInvalid(kindPatchOptions, apierr.Required("fieldManager", "is required for apply patch"))
+	}
+	a := applyRequest{dryRun: wo.dryRun}
+	if q.Has("force") {
+		if a.force, err = strconv.ParseBool(q.Get("force")); err != nil {
+			return applyRequest{}, apierr.BadRequest(fmt.Sprintf("invalid value for force: %q", q.Get("force")))
+		}
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return applyRequest{}, err
+	}
+	config, warnings, err := decodeApplyConfig(body, wo.fieldValidation)
+	if err != nil {
+		return applyRequest{}, err
+	}
+	addWarnings(w, warnings)
+	a.config = config
+	s.manager, s.applying = wo.fieldManager, true
+	return a, nil
 }
 
 // decodeApplyConfig reads an apply body, YAML or JSON. Duplicate fields
@@ -92,12 +105,12 @@ func decodeApplyConfig(body []byte, validation string) (map[string]any, []string
 // it does not exist, and returns the stored bytes and status code.
 func (h *Handler) applyObject(r *http.Request, s *scope, config Object, force, dryRun bool) ([]byte, int, error) {
 	d := s.d
-	fm := h.fields(d, s.sub)
+	fm := h.fields(d, s.trackedAs())
 	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
 		kv, err := h.store.Get(s.key())
 		var live Object
 		switch {
-		case errors.Is(err, bolt.ErrNotFound) && s.sub == "":
+		case errors.Is(err, bolt.ErrNotFound) && s.trackedAs() == "":
 		case err != nil:
 			return nil, 0, objectErr(s, s.name, err)
 		default:

@@ -79,10 +79,7 @@ func (h *Handler) track(s *scope, live, next Object) {
 	if s.applying {
 		return
 	}
-	sub := s.sub
-	if s.trackAs != "" {
-		sub = s.trackAs
-	}
+	sub := s.trackedAs()
 	d := s.d
 	// Ownership is computed over the object as it will read back, with
 	// every member its type always carries, so that a write sending fewer
@@ -98,6 +95,14 @@ func (h *Handler) track(s *scope, live, next Object) {
 	} else {
 		delete(m, "managedFields")
 	}
+}
+
+// trackedAs is the subresource the write's ownership is recorded under.
+func (s *scope) trackedAs() string {
+	if s.trackAs != "" {
+		return s.trackAs
+	}
+	return s.sub
 }
 
 // maxManagerLength bounds a manager name taken from the User-Agent.

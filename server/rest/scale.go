@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"platd/codec"
 	"platd/server/apierr"
+	"platd/server/fieldmanager"
 	"platd/server/registry"
 	"platd/server/schema"
 	"platd/server/selector"
@@ -68,6 +70,10 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 		want, dryRun = dec.obj, wo.dryRun
 		s.manager = managerName(r, wo)
 	case registry.VerbPatch:
+		if mt, _, err := codec.ParseContentType(r.Header.Get("Content-Type")); err == nil && mt == patchApply {
+			h.applyScale(w, r, s, out, paths, sch)
+			return
+		}
 		mt, wo, body, err := h.readPatch(r)
 		if err != nil {
 			h.writeError(w, r, err)
@@ -156,6 +162,41 @@ func (h *Handler) setScale(ctx context.Context, s *scope, paths *registry.ScaleP
 		return scaleOf(res, paths), nil
 	}
 	return nil, apierr.ConflictModified(s.d.Group, s.d.Resource, s.name)
+}
+
+// applyScale serves an apply of a Scale: the replica count it sets is
+// applied to the object, owned by its manager under the scale
+// subresource, so that it conflicts with whoever else sets the count.
+func (h *Handler) applyScale(w http.ResponseWriter, r *http.Request, s *scope, out output, paths *registry.ScalePaths, sch *schema.Schema) {
+	main := &scope{d: s.d, info: s.info, ns: s.ns, name: s.name, trackAs: s.sub}
+	a, err := h.readApply(w, r, main)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	apiVersion := scaleGroup + "/" + scaleVersion
+	kind, _ := a.config["kind"].(string)
+	av, _ := a.config["apiVersion"].(string)
+	if kind != scaleKind || av != apiVersion {
+		h.writeError(w, r, apierr.BadRequest("invalid object type: "+fieldmanager.GVKString(av, kind)))
+		return
+	}
+	config := Object{"kind": s.d.Kind, "apiVersion": s.d.GroupVersion(), "metadata": a.config["metadata"]}
+	if replicas := getPath(a.config, "spec.replicas"); replicas != nil {
+		setPath(config, paths.SpecReplicas, replicas)
+	}
+	stored, _, err := h.applyObject(r, main, config, a.force, a.dryRun)
+	addWarnings(w, main.warnings)
+	if err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	res, err := decodeStored(s.d, stored)
+	if err != nil {
+		h.writeError(w, r, apierr.InternalError(err))
+		return
+	}
+	h.writeKind(w, r, out, http.StatusOK, apiVersion, scaleKind, scaleOf(res, paths), sch)
 }
 
 // scaleOf builds the Scale of an object.
