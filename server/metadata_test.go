@@ -33,6 +33,10 @@ func TestPartialObjectMetadata(t *testing.T) {
 		e.do("POST", "/api/v1/namespaces/default/configmaps", cm(n, map[string]string{"k": "v"}, map[string]string{"app": "x"})).mustCode(t, 201)
 	}
 	full := e.do("GET", "/api/v1/namespaces/default/configmaps/m1", nil).mustCode(t, 200).obj(t)
+	// The metadata forms carry ownership with the rest of the metadata.
+	if mf, _ := path(full, "metadata.managedFields").([]any); len(mf) != 1 {
+		t.Fatalf("created object's managedFields: %v", path(full, "metadata.managedFields"))
+	}
 
 	for _, v := range []string{"v1", "v1beta1"} {
 		got := e.do("GET", "/api/v1/namespaces/default/configmaps/m1", nil, "Accept", metaAccept(b, "application/json", "PartialObjectMetadata", v)).mustCode(t, 200)

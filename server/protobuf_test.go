@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 
 	"platd/codec"
@@ -47,6 +49,10 @@ func TestProtobufBodiesAndResponses(t *testing.T) {
 	j := e.do("GET", "/api/v1/namespaces/default/configmaps/pb", nil).mustCode(t, 200).obj(t)
 	if path(j, "metadata.uid") != path(obj, "metadata.uid") || rvOf(j) != path(obj, "metadata.resourceVersion") {
 		t.Errorf("json %v vs protobuf %v", j["metadata"], obj["metadata"])
+	}
+	// Ownership travels in protobuf as FieldsV1's raw JSON.
+	if pj, jj := ownershipJSON(t, obj), ownershipJSON(t, j); pj != jj || !strings.Contains(jj, `"manager":"platd-test"`) {
+		t.Errorf("managedFields: protobuf %s, json %s", pj, jj)
 	}
 	// A list as protobuf.
 	l := e.do("GET", "/api/v1/namespaces/default/configmaps", nil, "Accept", b.ProtobufMediaType).mustCode(t, 200)
@@ -93,4 +99,15 @@ func TestProtobufWatch(t *testing.T) {
 	if !bytes.Contains(frame, []byte("ADDED")) || !bytes.Contains(frame, []byte("k8s\x00")) || !bytes.Contains(frame, []byte("pw")) {
 		t.Errorf("frame %q", frame)
 	}
+}
+
+// ownershipJSON renders an object's managedFields for comparison across
+// encodings.
+func ownershipJSON(t *testing.T, obj map[string]any) string {
+	t.Helper()
+	b, err := json.Marshal(path(obj, "metadata.managedFields"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
