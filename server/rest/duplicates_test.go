@@ -1,0 +1,60 @@
+package rest
+
+import (
+	"testing"
+
+	"platd/server/schema"
+)
+
+func TestHasDuplicateMembers(t *testing.T) {
+	for _, c := range []struct {
+		doc  string
+		want bool
+	}{
+		{`{"a":1,"b":{"a":2}}`, false},
+		{`{"a":1,"a":2}`, true},
+		{`{"x":[{"k":1,"k":2}]}`, true},
+		{`{"x":[{"k":1},{"k":2}],"y":{}}`, false},
+		{`{"a":{"b":1},"c":{"b":1,"b":3}}`, true},
+		{`{"a":[1,[2,{"q":1}],{"q":2}],"q":3}`, false},
+		{`{}`, false},
+	} {
+		if got := hasDuplicateMembers([]byte(c.doc)); got != c.want {
+			t.Errorf("%s: %v, want %v", c.doc, got, c.want)
+		}
+	}
+}
+
+// TestDecodeApplyConfigJSONAndYAML checks that a JSON body and its YAML
+// form decode alike, and that duplicates are found in both.
+func TestDecodeApplyConfigJSONAndYAML(t *testing.T) {
+	j, _, err := decodeApplyConfig([]byte(` {"apiVersion":"v1","data":{"k":"1"},"spec":{"r":3}}`), validationStrict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, _, err := decodeApplyConfig([]byte("apiVersion: v1\ndata:\n  k: \"1\"\nspec:\n  r: 3\n"), validationStrict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmtAny(j), fmtAny(y); got != want {
+		t.Errorf("JSON %s, YAML %s", got, want)
+	}
+	for doc, line := range map[string]string{`{"a":1,"a":2}`: "1", "a: 1\na: 2\n": "2"} {
+		want := "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line " + line + `: key "a" already set in map`
+		if _, _, err := decodeApplyConfig([]byte(doc), validationStrict); err == nil || err.Error() != want {
+			t.Errorf("%q strict: %v, want %s", doc, err, want)
+		}
+		_, warnings, err := decodeApplyConfig([]byte(doc), validationWarn)
+		if err != nil || len(warnings) != 1 {
+			t.Errorf("%q warn: %v %v", doc, warnings, err)
+		}
+		if _, warnings, err := decodeApplyConfig([]byte(doc), validationIgnore); err != nil || len(warnings) != 0 {
+			t.Errorf("%q ignore: %v %v", doc, warnings, err)
+		}
+	}
+}
+
+func fmtAny(v any) string {
+	b, _ := schema.AppendAny(nil, v)
+	return string(b)
+}
