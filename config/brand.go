@@ -38,8 +38,9 @@ type Brand struct {
 	// EndpointSlice) in the default namespace that points at the API
 	// server, and is its "provider" label.
 	APIServiceName string
-	// FieldManager is the manager name of the server's own writes.
-	FieldManager string
+	// FieldManager is the manager name of the server's own writes,
+	// ControllerManager that of its controllers'.
+	FieldManager, ControllerManager string
 	// AutomanagedLabel marks the APIServices the server creates for the
 	// groups it serves itself.
 	AutomanagedLabel string
@@ -62,6 +63,7 @@ var Brands = map[string]Brand{
 		RootCADescription:  "Holds the CA bundle that verifies platd's serving certificate, for clients inside the cluster. No other use is promised.",
 		APIServiceName:     "plat",
 		FieldManager:       "platd",
+		ControllerManager:  "platd-controller-manager",
 		AutomanagedLabel:   "aggregator.plat.io/automanaged",
 	},
 	"kubernetes": {
@@ -78,9 +80,10 @@ var Brands = map[string]Brand{
 		RootCAConfigMap:    "kube-root-ca.crt",
 		RootCADescription: "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. " +
 			"No other usage is guaranteed across distributions of Kubernetes clusters.",
-		APIServiceName:   "kubernetes",
-		FieldManager:     "kube-apiserver",
-		AutomanagedLabel: "kube-aggregator.kubernetes.io/automanaged",
+		APIServiceName:    "kubernetes",
+		FieldManager:      "kube-apiserver",
+		ControllerManager: "kube-controller-manager",
+		AutomanagedLabel:  "kube-aggregator.kubernetes.io/automanaged",
 	},
 }
 

@@ -297,3 +297,20 @@ func TestApplySubresources(t *testing.T) {
 	e.do("PATCH", base+"/scale?fieldManager=hpa", "apiVersion: v1\nkind: Scale\nmetadata:\n  name: web\n", "Content-Type", applyCT).mustCode(t, 400).
 		mustMessage(t, "invalid object type: /v1, Kind=Scale")
 }
+
+// TestServerOwnManagers checks the manager names of the server's own
+// writes: its kept objects are the API server's, what its controllers
+// write is the controller manager's.
+func TestServerOwnManagers(t *testing.T) {
+	t.Parallel()
+	e := start(t, withControllers("*"))
+	svc := e.do("GET", "/api/v1/namespaces/default/services/"+platBrand.APIServiceName, nil).mustCode(t, 200).obj(t)
+	if got := ownership(t, svc); !strings.Contains(got, `"manager":"`+platBrand.FieldManager+`","operation":"Update"`) {
+		t.Errorf("the API server's Service: %s", got)
+	}
+	ca := "/api/v1/namespaces/default/configmaps/" + platBrand.RootCAConfigMap
+	eventually(t, "the root CA config map", func() bool { return e.do("GET", ca, nil).code == 200 })
+	if got := ownership(t, e.do("GET", ca, nil).obj(t)); !strings.Contains(got, `"manager":"`+platBrand.ControllerManager+`","operation":"Update"`) {
+		t.Errorf("the root CA config map: %s", got)
+	}
+}

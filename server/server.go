@@ -349,9 +349,7 @@ func (s *Server) startControllers(ctx context.Context) {
 	close(s.namespacesDone)
 	<-seeded
 	close(s.seedsDone)
-	// The API server's own Service is kept by the server itself, as
-	// upstream's bootstrap controller: it cannot be switched off.
-	runs := []func(context.Context){kept.Run}
+	var runs []func(context.Context)
 	on := s.opts.ControllerEnabled
 	if on(config.ControllerNamespace) {
 		runs = append(runs, (&controllers.Namespaces{Source: s.store, Objects: s.rest, Registry: s.reg, Finalizer: b.NamespaceFinalizer, Log: s.log}).Run)
@@ -372,12 +370,22 @@ func (s *Server) startControllers(ctx context.Context) {
 	if p := s.protection(); p != nil {
 		runs = append(runs, p.Run)
 	}
+	// The controllers' writes are recorded as the controller manager's,
+	// the kept objects' as the API server's own.
+	cctx := rest.WithManager(ctx, b.ControllerManager)
 	var wg sync.WaitGroup
+	// The API server's own Service is kept by the server itself, as
+	// upstream's bootstrap controller: it cannot be switched off.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		kept.Run(ctx)
+	}()
 	for _, run := range runs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			run(ctx)
+			run(cctx)
 		}()
 	}
 	wg.Wait()
