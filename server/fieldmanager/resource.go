@@ -60,7 +60,11 @@ func New(o Options) *Resource {
 		o.Now = time.Now
 	}
 	r := &Resource{o: o, typ: TypeOf(o.Schema), gv: gv, version: fieldpath.APIVersion(gv), strip: stripSet()}
-	r.zero, _ = schema.DecodeStored(schema.Encode(nil, map[string]any{}, o.Schema), o.Schema)
+	// The object before a create is the type's zero value with its
+	// null members kept: a list that is null there and set by the create
+	// is not itself new, only its items are.
+	zero, _ := schema.DecodeAny(schema.Encode(nil, map[string]any{}, o.Schema))
+	r.zero, _ = zero.(map[string]any)
 	if r.zero == nil {
 		r.zero = map[string]any{}
 	}

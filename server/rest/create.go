@@ -112,6 +112,10 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object) (Obje
 	if d.Strategy.Default != nil {
 		d.Strategy.Default(obj)
 	}
+	schema.ApplyDefaults(obj, d.Schema)
+	// Ownership is of what the request wrote, with defaults: not of what
+	// the type's create rules (admission) or allocation add.
+	h.track(s, nil, obj)
 	if d.Strategy.PrepareForCreate != nil {
 		d.Strategy.PrepareForCreate(obj)
 	}
@@ -121,10 +125,6 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object) (Obje
 	if d.Strategy.Warnings != nil {
 		s.warnings = append(s.warnings, d.Strategy.Warnings(obj, nil)...)
 	}
-	schema.ApplyDefaults(obj, d.Schema)
-	// Ownership is of what the request wrote, with defaults, not of the
-	// values the server allocates.
-	h.track(s, nil, obj)
 	// Values are allocated before validation, as upstream: validation
 	// then sees the object as it will be stored.
 	if err := h.allocate(d, obj, nil); err != nil {

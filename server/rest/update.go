@@ -180,14 +180,16 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 		}
 	}
 	next["kind"], next["apiVersion"] = d.Kind, d.GroupVersion()
+	schema.ApplyDefaults(next, d.Schema)
+	// Ownership is of what the request changed, not of what the type's
+	// update rules derive from it.
+	h.track(s, old, next)
 	if d.Strategy.PrepareForUpdate != nil {
 		d.Strategy.PrepareForUpdate(next, old, s.sub)
 	}
 	if d.Strategy.Warnings != nil && s.sub == "" {
 		s.warnings = append(s.warnings, d.Strategy.Warnings(next, old)...)
 	}
-	schema.ApplyDefaults(next, d.Schema)
-	h.track(s, old, next)
 	// Values are allocated before validation, as on create; only the main
 	// resource changes what an object claims.
 	if s.sub == "" {
