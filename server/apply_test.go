@@ -328,3 +328,23 @@ func TestCreateOwnershipAsUpstream(t *testing.T) {
 	got = e.do("POST", "/api/v1/namespaces/default/pods?fieldManager=kubectl-run", pod).mustCode(t, 201).obj(t)
 	mustOwn(t, got, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:run":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{".":{},"f:image":{},"f:imagePullPolicy":{},"f:name":{},"f:resources":{},"f:terminationMessagePath":{},"f:terminationMessagePolicy":{}}},"f:dnsPolicy":{},"f:enableServiceLinks":{},"f:restartPolicy":{},"f:schedulerName":{},"f:securityContext":{},"f:terminationGracePeriodSeconds":{}}},"manager":"kubectl-run","operation":"Update"}]`)
 }
+
+// TestOwnershipKeepsKeyOrder checks that keyed items are listed in the
+// order of their key values, as upstream encodes a FieldsV1 trie: port
+// 80 before port 443, though "443" sorts first as text.
+func TestOwnershipKeepsKeyOrder(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	pod := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"ports"},"spec":{"containers":[{"name":"c","image":"nginx","ports":[{"containerPort":443},{"containerPort":80}]}]}}`
+	for _, r := range []*resp{
+		e.do("POST", "/api/v1/namespaces/default/pods?fieldManager=m", pod).mustCode(t, 201),
+		e.do("GET", "/api/v1/namespaces/default/pods/ports", nil).mustCode(t, 200),
+	} {
+		body := string(r.body)
+		p80 := strings.Index(body, `"k:{\"containerPort\":80,\"protocol\":\"TCP\"}"`)
+		p443 := strings.Index(body, `"k:{\"containerPort\":443,\"protocol\":\"TCP\"}"`)
+		if p80 < 0 || p443 < 0 || p80 > p443 {
+			t.Errorf("port items in the trie at %d (80) and %d (443): %s", p80, p443, body)
+		}
+	}
+}

@@ -120,9 +120,12 @@ func FieldsToSet(fields any) (*fieldpath.Set, error) {
 	if fields == nil {
 		return set, nil
 	}
-	raw, err := schema.AppendAny(nil, fields)
-	if err != nil {
-		return nil, err
+	raw, ok := fields.(schema.RawJSON)
+	if !ok {
+		var err error
+		if raw, err = schema.AppendAny(nil, fields); err != nil {
+			return nil, err
+		}
 	}
 	if err := set.FromJSON(bytes.NewReader(raw)); err != nil {
 		return nil, err
@@ -150,16 +153,14 @@ func Encode(m Managed) ([]any, error) {
 		if vs.Applied() {
 			id.Operation = OpApply
 		}
+		// The trie is kept as encoded: its keyed items are in key value
+		// order, which sorting its members as text would change.
 		raw, err := vs.Set().ToJSON()
 		if err != nil {
 			return nil, fmt.Errorf("encoding the fields of %s: %w", id.Manager, err)
 		}
-		fields, err := schema.DecodeAny(raw)
-		if err != nil {
-			return nil, fmt.Errorf("encoding the fields of %s: %w", id.Manager, err)
-		}
 		out := map[string]any{"manager": id.Manager, "operation": id.Operation, "apiVersion": id.APIVersion,
-			"fieldsType": "FieldsV1", "fieldsV1": fields}
+			"fieldsType": "FieldsV1", "fieldsV1": schema.RawJSON(raw)}
 		if id.Subresource != "" {
 			out["subresource"] = id.Subresource
 		}

@@ -234,6 +234,11 @@ func encMap(dst []byte, m map[string]any, elem *Schema) []byte {
 	return append(dst, '}')
 }
 
+// RawJSON is a generic value held as its compact JSON, written as it is:
+// for a value whose member order is not the sorted order generic objects
+// are written in (a FieldsV1 trie lists keyed items by key value).
+type RawJSON []byte
+
 // AppendAny appends the compact JSON of a generic value as Decode and
 // DecodeAny produce it: nil, string, bool, int64, int, float64, []any and
 // map[string]any, objects with sorted keys, strings escaped and numbers
@@ -275,6 +280,8 @@ func appendAny(dst []byte, v any, strict bool) ([]byte, error) {
 		return codec.AppendJSONFloat(dst, x), nil
 	case map[string]any:
 		return appendAnyMap(dst, x, strict)
+	case RawJSON:
+		return append(dst, x...), nil
 	case []any:
 		dst = append(dst, '[')
 		for i, e := range x {
