@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"sigs.k8s.io/yaml"
 
@@ -111,10 +112,28 @@ func decodeApplyConfig(body []byte, validation string) (map[string]any, []string
 			if validation == validationStrict {
 				return nil, nil, apierr.BadRequest("error strict decoding YAML: " + err.Error())
 			}
-			warnings = append(warnings, err.Error())
+			warnings = append(warnings, yamlWarnings(err)...)
 		}
 	}
 	return config, warnings, nil
+}
+
+// yamlWarnings splits a YAML decoding error into one warning per problem
+// ("line 4: key \"x\" already set in map"), as upstream warns.
+func yamlWarnings(err error) []string {
+	text := err.Error()
+	const marker = "unmarshal errors:\n"
+	i := strings.Index(text, marker)
+	if i < 0 {
+		return []string{text}
+	}
+	var out []string
+	for _, line := range strings.Split(text[i+len(marker):], "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			out = append(out, line)
+		}
+	}
+	return out
 }
 
 // hasDuplicateMembers says whether a valid JSON document names a member

@@ -45,7 +45,7 @@ func TestDecodeApplyConfigJSONAndYAML(t *testing.T) {
 			t.Errorf("%q strict: %v, want %s", doc, err, want)
 		}
 		_, warnings, err := decodeApplyConfig([]byte(doc), validationWarn)
-		if err != nil || len(warnings) != 1 {
+		if err != nil || len(warnings) != 1 || warnings[0] != "line "+line+`: key "a" already set in map` {
 			t.Errorf("%q warn: %v %v", doc, warnings, err)
 		}
 		if _, warnings, err := decodeApplyConfig([]byte(doc), validationIgnore); err != nil || len(warnings) != 0 {
