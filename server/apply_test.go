@@ -348,3 +348,33 @@ func TestOwnershipKeepsKeyOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestInvalidManagedFieldsAreReplaced checks that a write sending
+// managedFields that do not decode keeps the stored ones rather than
+// failing, and that a status write cannot set them.
+func TestInvalidManagedFieldsAreReplaced(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/api/v1/namespaces/default/configmaps/"
+	created := e.do("POST", "/api/v1/namespaces/default/configmaps?fieldManager=maker", cm("bad-mf", map[string]string{"k": "v"}, nil)).mustCode(t, 201).obj(t)
+	want := ownership(t, created)
+	for _, mf := range []string{
+		`[{"manager":"x"}]`,
+		`[{"manager":"x","operation":"Apply","apiVersion":"v1","fieldsType":"FieldsV2","fieldsV1":{}}]`,
+		`[{"manager":"x","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":"not a trie"}]`,
+	} {
+		got := e.do("PATCH", base+"bad-mf?fieldManager=other", `{"metadata":{"managedFields":`+mf+`}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200).obj(t)
+		if o := ownership(t, got); o != want {
+			t.Errorf("managedFields %s:\n got  %s\n want %s", mf, o, want)
+		}
+	}
+	// Status writes never set ownership from the body (pods have status).
+	pod := `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"st"},"spec":{"containers":[{"name":"c","image":"nginx"}]}}`
+	p := e.do("POST", "/api/v1/namespaces/default/pods?fieldManager=maker", pod).mustCode(t, 201).obj(t)
+	path(p, "metadata").(map[string]any)["managedFields"] = []any{map[string]any{"manager": "forged", "operation": "Apply", "apiVersion": "v1", "fieldsType": "FieldsV1", "fieldsV1": map[string]any{"f:spec": map[string]any{}}}}
+	p["status"] = map[string]any{"phase": "Running"}
+	got := ownership(t, e.do("PUT", "/api/v1/namespaces/default/pods/st/status?fieldManager=kubelet", p).mustCode(t, 200).obj(t))
+	if strings.Contains(got, "forged") || !strings.Contains(got, `"fieldsV1":{"f:status":{"f:phase":{}}},"manager":"kubelet","operation":"Update","subresource":"status"`) {
+		t.Errorf("status write ownership: %s", got)
+	}
+}
