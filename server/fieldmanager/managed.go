@@ -275,14 +275,15 @@ func isReset(v any, present bool) bool {
 	return false
 }
 
+// isZero says whether an entry member holds its type's zero value; an
+// empty fieldsV1 object is a value (a non-nil FieldsV1 upstream), so an
+// entry holding one is not a reset.
 func isZero(v any) bool {
 	switch x := v.(type) {
 	case nil:
 		return true
 	case string:
 		return x == ""
-	case map[string]any:
-		return len(x) == 0
 	}
 	return false
 }

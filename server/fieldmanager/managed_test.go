@@ -290,6 +290,8 @@ func TestIsReset(t *testing.T) {
 		{"empty list", []any{}, true, true},
 		{"one empty entry", []any{map[string]any{}}, true, true},
 		{"one entry of empty values", []any{map[string]any{"manager": "", "time": nil}}, true, true},
+		{"one entry with empty fields", []any{map[string]any{"fieldsV1": map[string]any{}}}, true, false},
+		{"one entry with null fields", []any{map[string]any{"fieldsV1": nil}}, true, true},
 		{"one entry with a manager", []any{map[string]any{"manager": "m"}}, true, false},
 		{"two empty entries", []any{map[string]any{}, map[string]any{}}, true, false},
 		{"a list of null", []any{nil}, true, false},
