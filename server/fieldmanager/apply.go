@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
@@ -225,6 +226,15 @@ func syncLastApplied(out, config map[string]any, annotation string) {
 // conflictError is the 409 of an apply that would take fields from
 // other managers, in upstream's words.
 func conflictError(conflicts merge.Conflicts) error {
+	// structured-merge-diff lists conflicts in map order; sorted, the
+	// causes come in the order the message names them.
+	conflicts = slices.Clone(conflicts)
+	sort.SliceStable(conflicts, func(i, j int) bool {
+		if conflicts[i].Manager != conflicts[j].Manager {
+			return conflicts[i].Manager < conflicts[j].Manager
+		}
+		return conflicts[i].Path.Compare(conflicts[j].Path) < 0
+	})
 	causes := make([]apierr.Cause, 0, len(conflicts))
 	for _, c := range conflicts {
 		causes = append(causes, apierr.Cause{Type: "FieldManagerConflict", Message: "conflict with " + printManager(c.Manager), Field: c.Path.String()})
