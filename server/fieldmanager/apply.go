@@ -11,6 +11,7 @@ import (
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/merge"
+	"sigs.k8s.io/structured-merge-diff/v6/typed"
 
 	"platd/server/apierr"
 	"platd/server/schema"
@@ -86,7 +87,7 @@ func (r *Resource) Apply(live, config map[string]any, manager string, force bool
 
 // apply is one merge attempt; managed is updated in place on success.
 func (r *Resource) apply(live, config map[string]any, managed Managed, manager string, force bool) (map[string]any, error) {
-	lt, err := r.typ.Typed(live)
+	lt, err := r.typ.Typed(live, typed.AllowDuplicates)
 	if err != nil {
 		return nil, fmt.Errorf("failed to create typed live object (%s): %w", r.objectName(live), err)
 	}

@@ -163,11 +163,11 @@ func (r *Resource) update(live, next map[string]any, managed Managed, manager st
 	if live == nil {
 		live = r.zero
 	}
-	lt, err := r.typ.Typed(withoutManaged(live))
+	lt, err := r.typ.Typed(withoutManaged(live), typed.AllowDuplicates)
 	if err != nil {
 		return managed, fmt.Errorf("live object: %w", err)
 	}
-	nt, err := r.typ.Typed(withoutManaged(next))
+	nt, err := r.typ.Typed(withoutManaged(next), typed.AllowDuplicates)
 	if err != nil {
 		return managed, fmt.Errorf("new object: %w", err)
 	}

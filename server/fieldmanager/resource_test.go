@@ -408,3 +408,31 @@ func TestPrintManager(t *testing.T) {
 		t.Errorf("printManager of a plain name = %s", got)
 	}
 }
+
+// A list repeating a key passes validation for some types (a pod's env);
+// its writes are still tracked and applies to it still merge, as
+// upstream, while an applied configuration may not repeat a key.
+func TestDuplicateKeysInLiveObjects(t *testing.T) {
+	c := &clock{}
+	c.set(0)
+	r := tracker(t, c, "", "v1", "Pod", "")
+	const pod = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns"},"spec":{"containers":[{"name":"c","image":"i","env":[{"name":"A","value":"1"},{"name":"A","value":"2"}]}]}}`
+	live := update(t, r, nil, pod, "creator")
+	want := mfList(mfEntry("creator", "Update", "v1", "", 0,
+		`{"f:spec":{"f:containers":{".":{},"k:{\"name\":\"c\"}":{".":{},"f:env":{".":{},"k:{\"name\":\"A\"}":{}},"f:image":{},"f:name":{}}}}}`))
+	if got := managedOf(t, live); got != want {
+		t.Fatalf("create: managedFields\n got %s\nwant %s", got, want)
+	}
+	c.set(1)
+	out, err := r.Apply(live, object(t, `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"b"}}}`), "applier", false)
+	if err != nil {
+		t.Fatalf("apply to an object with a repeated key: %v", err)
+	}
+	if got := encodeJSON(t, out["spec"]); !strings.Contains(got, `"env":[{"name":"A","value":"1"},{"name":"A","value":"2"}]`) {
+		t.Errorf("apply lost the repeated items: %s", got)
+	}
+	_, err = r.Apply(live, object(t, pod), "applier", false)
+	if err == nil || !strings.Contains(err.Error(), `failed to create typed patch object (ns/p; /v1, Kind=Pod): .spec.containers[name="c"].env: duplicate entries for key [name="A"]`) {
+		t.Errorf("applying a repeated key: %v", err)
+	}
+}

@@ -74,9 +74,12 @@ func TypeOf(s *schema.Schema) *Type {
 
 // Typed checks obj against the type and wraps it for merging and
 // comparison. obj is not copied: callers must not change it while the
-// result is in use.
-func (t *Type) Typed(obj map[string]any) (*typed.TypedValue, error) {
-	return typed.AsTyped(value.NewValueInterface(obj), t.schema, t.root)
+// result is in use. Objects already written or being written by a
+// non-apply request pass typed.AllowDuplicates: validation may accept a
+// list that repeats a key (a pod's env), and ownership must still be
+// recorded for it.
+func (t *Type) Typed(obj map[string]any, opts ...typed.ValidationOptions) (*typed.TypedValue, error) {
+	return typed.AsTyped(value.NewValueInterface(obj), t.schema, t.root, opts...)
 }
 
 // converter turns a schema graph into named structured-merge-diff types.
