@@ -120,7 +120,7 @@ func TestApplyRefusals(t *testing.T) {
 		{"no kind", "fieldManager=a", "metadata:\n  name: r\n", 400,
 			"invalid object type: /, Kind="},
 		{"unknown field", "fieldManager=a", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\nspec:\n  x: 1\n", 500,
-			"failed to create typed patch object (<unknown>/r; /v1, Kind=ConfigMap): .spec: field not declared in schema"},
+			"failed to create typed patch object (/r; /v1, Kind=ConfigMap): .spec: field not declared in schema"},
 		{"not YAML", "fieldManager=a", "a: [", 400, ""},
 		{"not an object", "fieldManager=a", "- 1\n", 400, "error decoding YAML: the apply configuration is not an object"},
 		{"duplicate field, strict", "fieldManager=a&fieldValidation=Strict", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\ndata:\n  k: v\n  k: w\n", 400, ""},

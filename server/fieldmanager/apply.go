@@ -139,24 +139,23 @@ func copyFields(f fieldpath.ManagedFields) fieldpath.ManagedFields {
 	return out
 }
 
-// objectName is upstream's "<namespace>/<name>; <gvk>" of error texts.
+// objectName is upstream's "<namespace>/<name>; <gvk>" of error texts;
+// a namespace or name the object lacks prints empty.
 func (r *Resource) objectName(obj map[string]any) string {
 	m := metadata(obj)
-	ns, name := str(m, "namespace"), str(m, "name")
-	if ns == "" {
-		ns = "<unknown>"
-	}
-	if name == "" {
-		name = "<unknown>"
-	}
-	return fmt.Sprintf("%s/%s; %s", ns, name, GVKString(str(obj, "apiVersion"), str(obj, "kind")))
+	return fmt.Sprintf("%s/%s; %s", str(m, "namespace"), str(m, "name"), GVKString(str(obj, "apiVersion"), str(obj, "kind")))
 }
 
 // GVKString prints a group/version/kind as upstream's GroupVersionKind.
+// An apiVersion of more than two parts names no group, version or kind.
 func GVKString(apiVersion, kind string) string {
 	group, version := "", apiVersion
-	if i := strings.IndexByte(apiVersion, '/'); i >= 0 {
-		group, version = apiVersion[:i], apiVersion[i+1:]
+	switch strings.Count(apiVersion, "/") {
+	case 0:
+	case 1:
+		group, version, _ = strings.Cut(apiVersion, "/")
+	default:
+		group, version, kind = "", "", ""
 	}
 	return group + "/" + version + ", Kind=" + kind
 }

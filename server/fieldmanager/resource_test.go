@@ -369,9 +369,14 @@ func TestApplyRefuses(t *testing.T) {
 	}{
 		{"another kind", `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"x"}}`, "invalid object type: /v1, Kind=Secret", 400},
 		{"another version", `{"apiVersion":"v2","kind":"ConfigMap","metadata":{"name":"x"}}`, "invalid object type: /v2, Kind=ConfigMap", 400},
+		{"an apiVersion of three parts", `{"apiVersion":"a/b/c","kind":"ConfigMap","metadata":{"name":"x"}}`, "invalid object type: /, Kind=", 400},
 		{"managedFields", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","managedFields":[]}}`, "metadata.managedFields must be nil", 400},
 		{"an undeclared field", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","namespace":"ns"},"spec":{"foo":1}}`,
 			"failed to create typed patch object (ns/x; /v1, Kind=ConfigMap): .spec: field not declared in schema", 500},
+		{"no namespace", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"spec":{}}`,
+			"failed to create typed patch object (/x; /v1, Kind=ConfigMap): .spec: field not declared in schema", 500},
+		{"no metadata", `{"apiVersion":"v1","kind":"ConfigMap","spec":{}}`,
+			"failed to create typed patch object (/; /v1, Kind=ConfigMap): .spec: field not declared in schema", 500},
 		{"a wrong type", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","namespace":"ns"},"data":{"k":1}}`,
 			"failed to create typed patch object (ns/x; /v1, Kind=ConfigMap): .data.k: expected string, got &value.valueUnstructured{Value:1}", 500},
 	}
