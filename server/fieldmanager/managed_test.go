@@ -11,7 +11,7 @@ import (
 )
 
 // decodeJSON reads a JSON test literal into its generic form.
-func decodeJSON(t *testing.T, text string) any {
+func decodeJSON(t testing.TB, text string) any {
 	t.Helper()
 	v, err := schema.DecodeAny([]byte(text))
 	if err != nil {
@@ -21,7 +21,7 @@ func decodeJSON(t *testing.T, text string) any {
 }
 
 // encodeJSON renders a generic value as compact JSON with sorted keys.
-func encodeJSON(t *testing.T, v any) string {
+func encodeJSON(t testing.TB, v any) string {
 	t.Helper()
 	b, err := schema.AppendAny(nil, v)
 	if err != nil {

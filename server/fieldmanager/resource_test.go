@@ -27,7 +27,7 @@ func (c *clock) set(n int) { c.t = time.Date(2025, 1, 2, 3, 4, 5+n, 0, time.UTC)
 // tracker builds the bookkeeping of a kind's writes through sub ("" the
 // main resource), with status written only through its subresource when
 // the kind has one, as the REST layer sets it up.
-func tracker(t *testing.T, c *clock, group, version, kind, sub string) *Resource {
+func tracker(t testing.TB, c *clock, group, version, kind, sub string) *Resource {
 	t.Helper()
 	s := kindSchema(t, group, version, kind)
 	o := Options{Group: group, Version: version, Kind: kind, Schema: s, Subresource: sub, Now: c.now,
@@ -41,7 +41,7 @@ func tracker(t *testing.T, c *clock, group, version, kind, sub string) *Resource
 	return New(o)
 }
 
-func object(t *testing.T, text string) map[string]any {
+func object(t testing.TB, text string) map[string]any {
 	t.Helper()
 	m, ok := decodeJSON(t, text).(map[string]any)
 	if !ok {

@@ -1,0 +1,106 @@
+package fieldmanager
+
+import (
+	"testing"
+
+	"sigs.k8s.io/yaml"
+
+	"platd/server/schema"
+)
+
+// FuzzFieldsToSet feeds arbitrary JSON to the FieldsV1 decoder: it
+// decodes or fails, never panics, and what it decodes encodes back to
+// the same set.
+func FuzzFieldsToSet(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, `null`, `[]`, `"x"`,
+		`{"f:data":{".":{},"f:k":{}}}`,
+		`{"f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:image":{}}}}}`,
+		`{"f:metadata":{"f:finalizers":{"v:\"a\"":{},"v:1":{},"v:null":{}}}}`,
+		`{"f:l":{"i:0":{},"i:12":{}}}`,
+		`{"f:p":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{}}}`,
+		`{"x:y":{},"f:":{},".":{}}`,
+		`{"k:{":{}}`, `{"v:":{}}`, `{"i:-1":{}}`, `{"i:x":{}}`, `{"f:a":{"f:b":{"f:c":1}}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := schema.DecodeAny(data)
+		if err != nil {
+			return
+		}
+		set, err := FieldsToSet(v)
+		if err != nil {
+			return
+		}
+		js, err := set.ToJSON()
+		if err != nil {
+			t.Fatalf("a decoded set does not encode: %v", err)
+		}
+		back, err := schema.DecodeAny(js)
+		if err != nil {
+			t.Fatalf("encoded set %s is not JSON: %v", js, err)
+		}
+		again, err := FieldsToSet(back)
+		if err != nil {
+			t.Fatalf("encoded set %s does not decode: %v", js, err)
+		}
+		if !again.Equals(set) {
+			t.Fatalf("round trip of %s changed the set:\n%v\nto\n%v", data, set, again)
+		}
+	})
+}
+
+// FuzzApply applies arbitrary YAML configurations to a ConfigMap owned
+// by an updater and an applier: each merges or fails, never panics, and
+// a merge's ownership reads back.
+func FuzzApply(f *testing.F) {
+	c := &clock{}
+	c.set(0)
+	r := tracker(f, c, "", "v1", "ConfigMap", "")
+	live := object(f, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","namespace":"ns","labels":{"a":"1"},"annotations":{"`+
+		r.o.LastApplied+`":"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"data\":{\"k\":\"v\"}}"}},"data":{"k":"v"},"binaryData":{"b":"AA=="}}`)
+	r.Update(nil, live, "creator")
+	live, err := r.Apply(live, object(f, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"j":"w"}}`), "ap", false)
+	if err != nil {
+		f.Fatal(err)
+	}
+	for _, seed := range []string{
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  k: w\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  labels:\n    a: \"2\"\n  finalizers: [a, b]\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\n  ownerReferences:\n  - uid: u\n    name: n\n    kind: K\n    apiVersion: v1\n",
+		"apiVersion: v1\nkind: ConfigMap\ndata:\n  j: 1\n",
+		"apiVersion: v1\nkind: ConfigMap\nimmutable: true\nspec: {}\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  finalizers: [a, a]\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: []\n",
+		"apiVersion: v1\nkind: ConfigMap\nmetadata: null\ndata: null\n",
+		"apiVersion: v1\nkind: Secret\n",
+		"{}",
+	} {
+		f.Add([]byte(seed), false)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, force bool) {
+		js, err := yaml.YAMLToJSON(body)
+		if err != nil {
+			return
+		}
+		v, err := schema.DecodeAny(js)
+		if err != nil {
+			return
+		}
+		config, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		for _, manager := range []string{"m", "kubectl"} {
+			out, err := r.Apply(live, config, manager, force)
+			if err != nil {
+				continue
+			}
+			list, _ := metadata(out)["managedFields"].([]any)
+			if _, err := Decode(list); err != nil {
+				t.Fatalf("apply of %s recorded unreadable ownership: %v", js, err)
+			}
+		}
+	})
+}
