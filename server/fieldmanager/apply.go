@@ -22,7 +22,8 @@ import (
 const kubectlManager = "kubectl"
 
 // maxAnnotationBytes bounds the annotations of an object, as upstream:
-// a last-applied configuration beyond it is dropped, not stored.
+// a last-applied configuration that would take them beyond it is
+// dropped, not stored.
 const maxAnnotationBytes = 256 * 1024
 
 // Apply merges config, manager's applied configuration, into live (nil
@@ -205,22 +206,33 @@ func syncLastApplied(out, config map[string]any, annotation string) {
 		return
 	}
 	c := schema.DeepCopy(config).(map[string]any)
-	if ca := annotations(c); ca != nil {
-		delete(ca, annotation)
-		if len(ca) == 0 {
-			delete(metadata(c), "annotations")
+	if cm := metadata(c); cm != nil {
+		if ca, ok := cm["annotations"].(map[string]any); ok {
+			// Emptied, the map stays: upstream records "annotations":{}.
+			delete(ca, annotation)
+		} else {
+			delete(cm, "annotations")
 		}
 	}
 	raw, err := json.Marshal(c)
 	if err != nil {
 		return
 	}
-	text := string(raw) + "\n"
-	if len(text) > maxAnnotationBytes {
+	a[annotation] = string(raw) + "\n"
+	if annotationsSize(a) > maxAnnotationBytes {
 		delete(a, annotation)
-		return
 	}
-	a[annotation] = text
+}
+
+// annotationsSize is what the annotations limit counts: every key and
+// value.
+func annotationsSize(a map[string]any) int {
+	n := 0
+	for k, v := range a {
+		s, _ := v.(string)
+		n += len(k) + len(s)
+	}
+	return n
 }
 
 // conflictError is the 409 of an apply that would take fields from
