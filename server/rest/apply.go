@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"sigs.k8s.io/yaml"
 
@@ -88,7 +90,7 @@ func decodeApplyConfig(body []byte, validation string) (map[string]any, []string
 	isJSON, dup := false, false
 	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '{' {
 		var err error
-		if v, err = schema.DecodeAny(body); err == nil {
+		if v, err = schema.DecodeAny(body); err == nil && yamlReadsAlike(body, v) {
 			isJSON = true
 			dup = hasDuplicateMembers(body)
 		}
@@ -134,6 +136,80 @@ func yamlWarnings(err error) []string {
 		}
 	}
 	return out
+}
+
+// yamlReadsAlike says whether the YAML decoder, upstream's, reads the
+// JSON document doc, decoded as v, as the JSON decoder did. Compact
+// one-line JSON, what clients send, is read alike unless it holds a
+// character YAML refuses (invalid UTF-8, control characters) or folds
+// (U+0085, U+2028, U+2029), a \u escape of a UTF-16 surrogate (refused,
+// even as a valid pair), a \/ escape (unknown to YAML), a member name
+// past YAML's 1024-character key limit, or a number beyond float64
+// (read as a string). Tabs and inner line breaks, which YAML may read as
+// indentation or key breaks, also leave doc to the YAML decoder.
+func yamlReadsAlike(doc []byte, v any) bool {
+	if bytes.IndexByte(doc, '\t') >= 0 {
+		return false
+	}
+	inner := bytes.TrimSpace(doc)
+	if bytes.ContainsAny(inner, "\r\n") {
+		return false
+	}
+	for i := 0; i < len(inner); {
+		r, n := utf8.DecodeRune(inner[i:])
+		if !yamlPlain(r, n) {
+			return false
+		}
+		if r == '\\' && i+1 < len(inner) {
+			next := inner[i+1]
+			if next == '/' || next == 'u' && i+3 < len(inner) && inner[i+2]|0x20 == 'd' && strings.IndexByte("89abAB", inner[i+3]) >= 0 {
+				return false
+			}
+			n++ // the escaped character is not itself an escape
+		}
+		i += n
+	}
+	return plainValue(v)
+}
+
+// yamlPlain says whether YAML reads the character r (n bytes of UTF-8)
+// in a quoted string as itself.
+func yamlPlain(r rune, n int) bool {
+	switch {
+	case r == utf8.RuneError && n == 1:
+		return false
+	case r >= 0x20 && r <= 0x7e, r >= 0xa0 && r <= 0xd7ff && r != 0x2028 && r != 0x2029,
+		r >= 0xe000 && r <= 0xfffd, r >= 0x10000 && r <= 0x10ffff:
+		return true
+	}
+	return false
+}
+
+// maxYAMLKey is the longest member name yamlReadsAlike trusts YAML to
+// read as a key: YAML refuses a key whose ':' comes more than 1024
+// characters after its start.
+const maxYAMLKey = 1000
+
+// plainValue says whether a decoded value holds no infinite number and
+// no member name longer than maxYAMLKey characters.
+func plainValue(v any) bool {
+	switch x := v.(type) {
+	case float64:
+		return !math.IsInf(x, 0)
+	case map[string]any:
+		for k, e := range x {
+			if len(k) > maxYAMLKey && utf8.RuneCountInString(k) > maxYAMLKey || !plainValue(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !plainValue(e) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // hasDuplicateMembers says whether a valid JSON document names a member
