@@ -441,3 +441,43 @@ func TestDuplicateKeysInLiveObjects(t *testing.T) {
 		t.Errorf("applying a repeated key: %v", err)
 	}
 }
+
+func TestApplyReleasesFields(t *testing.T) {
+	c := &clock{}
+	c.set(0)
+	r := tracker(t, c, "", "v1", "ConfigMap", "")
+	live, err := r.Apply(nil, object(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"a":"1","b":"1"}}`), "ap", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.set(1)
+	live = update(t, r, live, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"a":"1","b":"1","c":"1"}}`, "up")
+	steps := []struct {
+		name, config, data, managed string
+	}{
+		{"the same configuration changes nothing, not even the time", `{"a":"1","b":"1"}`, `{"a":"1","b":"1","c":"1"}`,
+			mfList(mfEntry("ap", "Apply", "v1", "", 0, `{"f:data":{"f:a":{},"f:b":{}}}`), mfEntry("up", "Update", "v1", "", 1, `{"f:data":{"f:c":{}}}`))},
+		{"a field left out of the configuration is removed", `{"a":"1"}`, `{"a":"1","c":"1"}`,
+			mfList(mfEntry("ap", "Apply", "v1", "", 3, `{"f:data":{"f:a":{}}}`), mfEntry("up", "Update", "v1", "", 1, `{"f:data":{"f:c":{}}}`))},
+		{"a configuration of identity only releases everything", ``, `{"c":"1"}`,
+			mfList(mfEntry("up", "Update", "v1", "", 1, `{"f:data":{"f:c":{}}}`))},
+	}
+	for i, s := range steps {
+		c.set(2 + i)
+		config := `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}}`
+		if s.config != "" {
+			config = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":` + s.config + `}`
+		}
+		out, err := r.Apply(live, object(t, config), "ap", false)
+		if err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		if got := encodeJSON(t, out["data"]); got != s.data {
+			t.Errorf("%s: data %s, want %s", s.name, got, s.data)
+		}
+		if got := managedOf(t, out); got != s.managed {
+			t.Fatalf("%s: managedFields\n got %s\nwant %s", s.name, got, s.managed)
+		}
+		live = out
+	}
+}
