@@ -424,7 +424,7 @@ func TestDuplicateKeysInLiveObjects(t *testing.T) {
 	const pod = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"ns"},"spec":{"containers":[{"name":"c","image":"i","env":[{"name":"A","value":"1"},{"name":"A","value":"2"}]}]}}`
 	live := update(t, r, nil, pod, "creator")
 	want := mfList(mfEntry("creator", "Update", "v1", "", 0,
-		`{"f:spec":{"f:containers":{".":{},"k:{\"name\":\"c\"}":{".":{},"f:env":{".":{},"k:{\"name\":\"A\"}":{}},"f:image":{},"f:name":{}}}}}`))
+		`{"f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:env":{".":{},"k:{\"name\":\"A\"}":{}},"f:image":{},"f:name":{}}}}}`))
 	if got := managedOf(t, live); got != want {
 		t.Fatalf("create: managedFields\n got %s\nwant %s", got, want)
 	}
