@@ -1,0 +1,607 @@
+package clients
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// owned is one managedFields entry a test expects: its identity and its
+// fieldsV1 as compact JSON, byte for byte (members sorted as upstream).
+type owned struct {
+	manager, operation, apiVersion, subresource, fields string
+}
+
+// checkManaged asserts that obj's managedFields are exactly want, in
+// order, each with a time and the FieldsV1 type.
+func checkManaged(t *testing.T, what string, obj metav1.Object, want ...owned) {
+	t.Helper()
+	got := obj.GetManagedFields()
+	if len(got) != len(want) {
+		t.Errorf("%s: %d managedFields entries, want %d: %s", what, len(got), len(want), managedString(got))
+		return
+	}
+	for i, e := range got {
+		var raw string
+		if e.FieldsV1 != nil {
+			raw = string(e.FieldsV1.Raw)
+		}
+		g := owned{e.Manager, string(e.Operation), e.APIVersion, e.Subresource, raw}
+		if g != want[i] {
+			t.Errorf("%s: managedFields[%d] = %+v, want %+v", what, i, g, want[i])
+		}
+		if e.Time == nil || e.Time.IsZero() || e.FieldsType != "FieldsV1" {
+			t.Errorf("%s: managedFields[%d] time %v fieldsType %q", what, i, e.Time, e.FieldsType)
+		}
+	}
+}
+
+func managedString(mf []metav1.ManagedFieldsEntry) string {
+	var b strings.Builder
+	for _, e := range mf {
+		b.WriteString("\n  " + e.Manager + " " + string(e.Operation) + " " + e.APIVersion + " [" + e.Subresource + "] ")
+		if e.FieldsV1 != nil {
+			b.Write(e.FieldsV1.Raw)
+		}
+	}
+	return b.String()
+}
+
+// statusOf returns err's Status, failing the test when err is not an API
+// error.
+func statusOf(t *testing.T, err error) metav1.Status {
+	t.Helper()
+	var se apierrors.APIStatus
+	if !errors.As(err, &se) {
+		t.Fatalf("error %v (%T) is not an API status", err, err)
+	}
+	return se.Status()
+}
+
+// Fields of the configurations the tests apply, as upstream records them.
+const (
+	webDeploymentFields = `{"f:spec":{"f:replicas":{},"f:selector":{},"f:template":{"f:metadata":{"f:labels":{"f:app":{}}},` +
+		`"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:name":{}}}}}}}`
+)
+
+// webDeployment is an apply configuration of a one-container Deployment.
+func webDeployment(ns string, replicas int32, image string) *appsv1ac.DeploymentApplyConfiguration {
+	return appsv1ac.Deployment("web", ns).WithSpec(appsv1ac.DeploymentSpec().
+		WithReplicas(replicas).
+		WithSelector(metav1ac.LabelSelector().WithMatchLabels(map[string]string{"app": "web"})).
+		WithTemplate(corev1ac.PodTemplateSpec().
+			WithLabels(map[string]string{"app": "web"}).
+			WithSpec(corev1ac.PodSpec().WithContainers(corev1ac.Container().WithName("web").WithImage(image)))))
+}
+
+func TestApplyTypedConfigMap(t *testing.T) {
+	for _, enc := range encodings {
+		t.Run(enc.name, func(t *testing.T) {
+			cs := clientset(t, answeredIn(t, enc.config(t), enc.mediaType))
+			ns := namespace(t, clientset(t, config(t)))
+			ctx := context.Background()
+			cms := cs.CoreV1().ConfigMaps(ns)
+
+			created, err := cms.Apply(ctx, corev1ac.ConfigMap("settings", ns).
+				WithLabels(map[string]string{"app": "web"}).
+				WithData(map[string]string{"mode": "fast", "size": "3"}), metav1.ApplyOptions{FieldManager: "x"})
+			if err != nil {
+				t.Fatalf("apply (create): %v", err)
+			}
+			if created.UID == "" || created.ResourceVersion == "" || created.Labels["app"] != "web" ||
+				!reflect.DeepEqual(created.Data, map[string]string{"mode": "fast", "size": "3"}) {
+				t.Errorf("created %+v", created)
+			}
+			checkManaged(t, "created", created,
+				owned{"x", "Apply", "v1", "", `{"f:data":{"f:mode":{},"f:size":{}},"f:metadata":{"f:labels":{"f:app":{}}}}`})
+
+			// Applying again with fewer fields removes those the manager
+			// alone owned.
+			updated, err := cms.Apply(ctx, corev1ac.ConfigMap("settings", ns).
+				WithData(map[string]string{"mode": "slow"}), metav1.ApplyOptions{FieldManager: "x"})
+			if err != nil {
+				t.Fatalf("apply (update): %v", err)
+			}
+			if updated.UID != created.UID || updated.ResourceVersion == created.ResourceVersion ||
+				len(updated.Labels) != 0 || !reflect.DeepEqual(updated.Data, map[string]string{"mode": "slow"}) {
+				t.Errorf("updated %+v", updated)
+			}
+			checkManaged(t, "updated", updated, owned{"x", "Apply", "v1", "", `{"f:data":{"f:mode":{}}}`})
+
+			got, err := cms.Get(ctx, "settings", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.ResourceVersion != updated.ResourceVersion || !reflect.DeepEqual(got.Data, updated.Data) ||
+				!reflect.DeepEqual(got.ManagedFields, updated.ManagedFields) {
+				t.Errorf("stored %+v, returned %+v", got, updated)
+			}
+
+			// Applying the same configuration again changes nothing.
+			same, err := cms.Apply(ctx, corev1ac.ConfigMap("settings", ns).
+				WithData(map[string]string{"mode": "slow"}), metav1.ApplyOptions{FieldManager: "x"})
+			if err != nil {
+				t.Fatalf("apply (no-op): %v", err)
+			}
+			if same.ResourceVersion != updated.ResourceVersion {
+				t.Errorf("a no-op apply wrote: resourceVersion %s -> %s", updated.ResourceVersion, same.ResourceVersion)
+			}
+		})
+	}
+}
+
+func TestApplyTypedDeployment(t *testing.T) {
+	for _, enc := range encodings {
+		t.Run(enc.name, func(t *testing.T) {
+			cs := clientset(t, answeredIn(t, enc.config(t), enc.mediaType))
+			ns := namespace(t, clientset(t, config(t)))
+			ctx := context.Background()
+			deps := cs.AppsV1().Deployments(ns)
+
+			created, err := deps.Apply(ctx, webDeployment(ns, 2, "nginx:1.27"), metav1.ApplyOptions{FieldManager: "x"})
+			if err != nil {
+				t.Fatalf("apply (create): %v", err)
+			}
+			// Defaults are stored but owned by nobody.
+			if created.Generation != 1 || *created.Spec.Replicas != 2 ||
+				created.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType ||
+				created.Spec.Template.Spec.Containers[0].ImagePullPolicy != corev1.PullIfNotPresent ||
+				created.Spec.Template.Spec.Containers[0].Image != "nginx:1.27" {
+				t.Errorf("created %+v", created.Spec)
+			}
+			checkManaged(t, "created", created, owned{"x", "Apply", "apps/v1", "", webDeploymentFields})
+
+			next := webDeployment(ns, 3, "nginx:1.28")
+			next.Spec.Template.Spec.WithContainers(corev1ac.Container().WithName("sidecar").WithImage("busybox"))
+			updated, err := deps.Apply(ctx, next, metav1.ApplyOptions{FieldManager: "x"})
+			if err != nil {
+				t.Fatalf("apply (update): %v", err)
+			}
+			cs0 := updated.Spec.Template.Spec.Containers
+			if updated.Generation != 2 || *updated.Spec.Replicas != 3 || len(cs0) != 2 ||
+				cs0[0].Name != "web" || cs0[0].Image != "nginx:1.28" || cs0[1].Name != "sidecar" ||
+				cs0[1].TerminationMessagePath != "/dev/termination-log" {
+				t.Errorf("updated generation %d spec %+v", updated.Generation, updated.Spec)
+			}
+			checkManaged(t, "updated", updated, owned{"x", "Apply", "apps/v1", "",
+				`{"f:spec":{"f:replicas":{},"f:selector":{},"f:template":{"f:metadata":{"f:labels":{"f:app":{}}},` +
+					`"f:spec":{"f:containers":{"k:{\"name\":\"sidecar\"}":{".":{},"f:image":{},"f:name":{}},` +
+					`"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:name":{}}}}}}}`})
+
+			// Dropping the sidecar from the configuration removes it.
+			back, err := deps.Apply(ctx, webDeployment(ns, 3, "nginx:1.28"), metav1.ApplyOptions{FieldManager: "x"})
+			if err != nil {
+				t.Fatalf("apply (drop sidecar): %v", err)
+			}
+			if n := len(back.Spec.Template.Spec.Containers); n != 1 {
+				t.Errorf("%d containers after dropping the sidecar", n)
+			}
+			checkManaged(t, "dropped", back, owned{"x", "Apply", "apps/v1", "", webDeploymentFields})
+		})
+	}
+}
+
+func TestApplyRequiresFieldManager(t *testing.T) {
+	cs := clientset(t, config(t))
+	ns := namespace(t, cs)
+	_, err := cs.CoreV1().ConfigMaps(ns).Apply(context.Background(),
+		corev1ac.ConfigMap("nomanager", ns).WithData(map[string]string{"k": "v"}), metav1.ApplyOptions{})
+	if !apierrors.IsInvalid(err) {
+		t.Fatalf("apply without a manager: %v, want invalid", err)
+	}
+	const want = `PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch`
+	if st := statusOf(t, err); st.Message != want || st.Code != 422 {
+		t.Errorf("status %d %q, want 422 %q", st.Code, st.Message, want)
+	}
+}
+
+func TestApplyConflicts(t *testing.T) {
+	for _, enc := range encodings {
+		t.Run(enc.name, func(t *testing.T) {
+			cs := clientset(t, answeredIn(t, enc.config(t), enc.mediaType))
+			ns := namespace(t, clientset(t, config(t)))
+			ctx := context.Background()
+			cms := cs.CoreV1().ConfigMaps(ns)
+
+			if _, err := cms.Apply(ctx, corev1ac.ConfigMap("ssa", ns).
+				WithLabels(map[string]string{"owner": "a"}).
+				WithData(map[string]string{"shared": "from-a", "only-a": "1"}), metav1.ApplyOptions{FieldManager: "a"}); err != nil {
+				t.Fatalf("apply a: %v", err)
+			}
+			b := corev1ac.ConfigMap("ssa", ns).WithData(map[string]string{"shared": "from-b", "only-b": "2"})
+			_, err := cms.Apply(ctx, b, metav1.ApplyOptions{FieldManager: "b"})
+			if !apierrors.IsConflict(err) {
+				t.Fatalf("apply b: %v, want a conflict", err)
+			}
+			st := statusOf(t, err)
+			if want := `Apply failed with 1 conflict: conflict with "a": .data.shared`; st.Message != want || st.Code != 409 || st.Reason != metav1.StatusReasonConflict {
+				t.Errorf("conflict %d %s %q, want 409 Conflict %q", st.Code, st.Reason, st.Message, want)
+			}
+			wantCauses := []metav1.StatusCause{{Type: "FieldManagerConflict", Message: `conflict with "a"`, Field: ".data.shared"}}
+			if st.Details == nil || !reflect.DeepEqual(st.Details.Causes, wantCauses) ||
+				st.Details.Name != "" || st.Details.Kind != "" || st.Details.Group != "" {
+				t.Errorf("conflict details %+v, want causes %+v and no name", st.Details, wantCauses)
+			}
+			got, err := cms.Get(ctx, "ssa", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Data["shared"] != "from-a" || got.Data["only-b"] != "" {
+				t.Errorf("a conflicting apply changed the object: %v", got.Data)
+			}
+
+			forced, err := cms.Apply(ctx, b, metav1.ApplyOptions{FieldManager: "b", Force: true})
+			if err != nil {
+				t.Fatalf("forced apply b: %v", err)
+			}
+			if !reflect.DeepEqual(forced.Data, map[string]string{"shared": "from-b", "only-a": "1", "only-b": "2"}) || forced.Labels["owner"] != "a" {
+				t.Errorf("forced %v %v", forced.Labels, forced.Data)
+			}
+			checkManaged(t, "forced", forced,
+				owned{"a", "Apply", "v1", "", `{"f:data":{"f:only-a":{}},"f:metadata":{"f:labels":{"f:owner":{}}}}`},
+				owned{"b", "Apply", "v1", "", `{"f:data":{"f:only-b":{},"f:shared":{}}}`})
+
+			// A field an Update wrote conflicts with its manager and
+			// version.
+			if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "made"}, Data: map[string]string{"k": "v"}},
+				metav1.CreateOptions{FieldManager: "creator"}); err != nil {
+				t.Fatal(err)
+			}
+			_, err = cms.Apply(ctx, corev1ac.ConfigMap("made", ns).WithData(map[string]string{"k": "w"}), metav1.ApplyOptions{FieldManager: "c"})
+			if !apierrors.IsConflict(err) {
+				t.Fatalf("apply over an update: %v, want a conflict", err)
+			}
+			st = statusOf(t, err)
+			wantCauses = []metav1.StatusCause{{Type: "FieldManagerConflict", Message: `conflict with "creator" using v1`, Field: ".data.k"}}
+			if want := `Apply failed with 1 conflict: conflict with "creator" using v1: .data.k`; st.Message != want ||
+				st.Details == nil || !reflect.DeepEqual(st.Details.Causes, wantCauses) {
+				t.Errorf("conflict %q %+v, want %q %+v", st.Message, st.Details, want, wantCauses)
+			}
+			// Applying the value the other manager set shares the field.
+			shared, err := cms.Apply(ctx, corev1ac.ConfigMap("made", ns).WithData(map[string]string{"k": "v"}), metav1.ApplyOptions{FieldManager: "c"})
+			if err != nil {
+				t.Fatalf("apply of the same value: %v", err)
+			}
+			checkManaged(t, "shared", shared,
+				owned{"c", "Apply", "v1", "", `{"f:data":{"f:k":{}}}`},
+				owned{"creator", "Update", "v1", "", `{"f:data":{".":{},"f:k":{}}}`})
+		})
+	}
+}
+
+func TestApplyConflictsManyFields(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	deps := cs.AppsV1().Deployments(ns)
+	if _, err := deps.Apply(ctx, webDeployment(ns, 2, "nginx:1.27"), metav1.ApplyOptions{FieldManager: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	// b agrees on the selector, labels and container name, and differs
+	// on the replicas and the image.
+	b := webDeployment(ns, 5, "nginx:1.28")
+	_, err := deps.Apply(ctx, b, metav1.ApplyOptions{FieldManager: "b"})
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("apply b: %v, want a conflict", err)
+	}
+	st := statusOf(t, err)
+	const image = `.spec.template.spec.containers[name="web"].image`
+	if want := "Apply failed with 2 conflicts: conflicts with \"a\":\n- .spec.replicas\n- " + image; st.Message != want {
+		t.Errorf("message %q, want %q", st.Message, want)
+	}
+	wantCauses := []metav1.StatusCause{
+		{Type: "FieldManagerConflict", Message: `conflict with "a"`, Field: ".spec.replicas"},
+		{Type: "FieldManagerConflict", Message: `conflict with "a"`, Field: image},
+	}
+	if st.Details == nil || !reflect.DeepEqual(st.Details.Causes, wantCauses) {
+		t.Errorf("causes %+v, want %+v", st.Details, wantCauses)
+	}
+
+	forced, err := deps.Apply(ctx, b, metav1.ApplyOptions{FieldManager: "b", Force: true})
+	if err != nil {
+		t.Fatalf("forced: %v", err)
+	}
+	if *forced.Spec.Replicas != 5 || forced.Spec.Template.Spec.Containers[0].Image != "nginx:1.28" {
+		t.Errorf("forced spec %+v", forced.Spec)
+	}
+	checkManaged(t, "forced", forced,
+		owned{"a", "Apply", "apps/v1", "", `{"f:spec":{"f:selector":{},"f:template":{"f:metadata":{"f:labels":{"f:app":{}}},` +
+			`"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:name":{}}}}}}}`},
+		owned{"b", "Apply", "apps/v1", "", webDeploymentFields})
+}
+
+func TestApplyExtract(t *testing.T) {
+	cs := clientset(t, protobufConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	cms := cs.CoreV1().ConfigMaps(ns)
+
+	applied := corev1ac.ConfigMap("extract", ns).
+		WithLabels(map[string]string{"app": "web"}).
+		WithAnnotations(map[string]string{"note": "x"}).
+		WithData(map[string]string{"mode": "fast"})
+	if _, err := cms.Apply(ctx, applied, metav1.ApplyOptions{FieldManager: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	// Another manager's apply and an update add fields x does not own.
+	if _, err := cms.Apply(ctx, corev1ac.ConfigMap("extract", ns).WithData(map[string]string{"other": "1"}),
+		metav1.ApplyOptions{FieldManager: "y"}); err != nil {
+		t.Fatal(err)
+	}
+	cm, err := cms.Get(ctx, "extract", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["edited"] = "yes"
+	cm.Labels["tier"] = "front"
+	if cm, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: "editor"}); err != nil {
+		t.Fatal(err)
+	}
+	checkManaged(t, "after update", cm,
+		owned{"x", "Apply", "v1", "", `{"f:data":{"f:mode":{}},"f:metadata":{"f:annotations":{"f:note":{}},"f:labels":{"f:app":{}}}}`},
+		owned{"y", "Apply", "v1", "", `{"f:data":{"f:other":{}}}`},
+		owned{"editor", "Update", "v1", "", `{"f:data":{"f:edited":{}},"f:metadata":{"f:labels":{"f:tier":{}}}}`})
+
+	got, err := corev1ac.ExtractConfigMap(cm, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, applied) {
+		t.Errorf("extracted for x:\n%s\nwant\n%s", acString(got), acString(applied))
+	}
+	gotY, err := corev1ac.ExtractConfigMap(cm, "y")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := corev1ac.ConfigMap("extract", ns).WithData(map[string]string{"other": "1"}); !reflect.DeepEqual(gotY, want) {
+		t.Errorf("extracted for y:\n%s\nwant\n%s", acString(gotY), acString(want))
+	}
+	// Extraction reads only Apply entries.
+	gotEditor, err := corev1ac.ExtractConfigMap(cm, "editor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := corev1ac.ConfigMap("extract", ns); !reflect.DeepEqual(gotEditor, want) {
+		t.Errorf("extracted for an updater:\n%s\nwant\n%s", acString(gotEditor), acString(want))
+	}
+
+	// The extract, change, apply cycle keeps what x does not mention.
+	got.WithData(map[string]string{"mode": "slow"})
+	cycled, err := cms.Apply(ctx, got, metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantData := map[string]string{"mode": "slow", "other": "1", "edited": "yes"}
+	if !reflect.DeepEqual(cycled.Data, wantData) || cycled.Labels["app"] != "web" || cycled.Annotations["note"] != "x" {
+		t.Errorf("after the extract cycle: %v %v %v", cycled.Labels, cycled.Annotations, cycled.Data)
+	}
+
+	deps := cs.AppsV1().Deployments(ns)
+	dep := webDeployment(ns, 2, "nginx:1.27")
+	created, err := deps.Apply(ctx, dep, metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotDep, err := appsv1ac.ExtractDeployment(created, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(gotDep, dep) {
+		t.Errorf("extracted deployment:\n%s\nwant\n%s", acString(gotDep), acString(dep))
+	}
+}
+
+// acString renders an apply configuration for a failure message.
+func acString(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err.Error()
+	}
+	return string(b)
+}
+
+func TestApplyStatus(t *testing.T) {
+	for _, enc := range encodings {
+		t.Run(enc.name, func(t *testing.T) {
+			cs := clientset(t, answeredIn(t, enc.config(t), enc.mediaType))
+			ns := namespace(t, clientset(t, config(t)))
+			ctx := context.Background()
+			deps := cs.AppsV1().Deployments(ns)
+
+			// The status of an object that does not exist is not found.
+			status := appsv1ac.Deployment("web", ns).WithStatus(appsv1ac.DeploymentStatus().
+				WithReplicas(2).WithReadyReplicas(1).
+				WithConditions(appsv1ac.DeploymentCondition().WithType(appsv1.DeploymentAvailable).
+					WithStatus(corev1.ConditionTrue).WithReason("MinimumReplicasAvailable")))
+			if _, err := deps.ApplyStatus(ctx, status, metav1.ApplyOptions{FieldManager: "x-status"}); !apierrors.IsNotFound(err) {
+				t.Fatalf("status apply before create: %v, want not found", err)
+			}
+
+			// Status in a main-resource apply is dropped.
+			withStatus := webDeployment(ns, 2, "nginx:1.27")
+			withStatus.WithStatus(appsv1ac.DeploymentStatus().WithReplicas(7))
+			created, err := deps.Apply(ctx, withStatus, metav1.ApplyOptions{FieldManager: "x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if created.Status.Replicas != 0 {
+				t.Errorf("status written through the main resource: %+v", created.Status)
+			}
+			checkManaged(t, "created", created, owned{"x", "Apply", "apps/v1", "", webDeploymentFields})
+
+			// Spec in a status apply is dropped.
+			status.WithSpec(appsv1ac.DeploymentSpec().WithReplicas(9))
+			got, err := deps.ApplyStatus(ctx, status, metav1.ApplyOptions{FieldManager: "x-status"})
+			if err != nil {
+				t.Fatalf("status apply: %v", err)
+			}
+			if got.Status.Replicas != 2 || got.Status.ReadyReplicas != 1 || len(got.Status.Conditions) != 1 ||
+				got.Status.Conditions[0].Type != appsv1.DeploymentAvailable || got.Status.Conditions[0].Reason != "MinimumReplicasAvailable" {
+				t.Errorf("status %+v", got.Status)
+			}
+			if *got.Spec.Replicas != 2 || got.Generation != 1 {
+				t.Errorf("a status apply changed the spec: generation %d replicas %d", got.Generation, *got.Spec.Replicas)
+			}
+			statusFields := `{"f:status":{"f:conditions":{"k:{\"type\":\"Available\"}":{".":{},"f:reason":{},"f:status":{},"f:type":{}}},` +
+				`"f:readyReplicas":{},"f:replicas":{}}}`
+			checkManaged(t, "status applied", got,
+				owned{"x", "Apply", "apps/v1", "", webDeploymentFields},
+				owned{"x-status", "Apply", "apps/v1", "status", statusFields})
+
+			extracted, err := appsv1ac.ExtractDeploymentStatus(got, "x-status")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := appsv1ac.Deployment("web", ns).WithStatus(status.Status)
+			if !reflect.DeepEqual(extracted, want) {
+				t.Errorf("extracted status:\n%s\nwant\n%s", acString(extracted), acString(want))
+			}
+			if main, err := appsv1ac.ExtractDeployment(got, "x-status"); err != nil || !reflect.DeepEqual(main, appsv1ac.Deployment("web", ns)) {
+				t.Errorf("main-resource extract of the status manager: %v %s", err, acString(main))
+			}
+
+			// A spec apply leaves the status and its owner alone.
+			again, err := deps.Apply(ctx, webDeployment(ns, 4, "nginx:1.27"), metav1.ApplyOptions{FieldManager: "x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again.Status.Replicas != 2 || *again.Spec.Replicas != 4 || again.Generation != 2 {
+				t.Errorf("after a spec apply: generation %d spec replicas %d status %+v", again.Generation, *again.Spec.Replicas, again.Status)
+			}
+			checkManaged(t, "spec re-applied", again,
+				owned{"x", "Apply", "apps/v1", "", webDeploymentFields},
+				owned{"x-status", "Apply", "apps/v1", "status", statusFields})
+		})
+	}
+}
+
+func TestApplyDryRun(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	cms := cs.CoreV1().ConfigMaps(ns)
+	dry := metav1.ApplyOptions{FieldManager: "x", DryRun: []string{metav1.DryRunAll}}
+
+	// A dry-run create answers with the object, stores nothing.
+	got, err := cms.Apply(ctx, corev1ac.ConfigMap("dry", ns).WithData(map[string]string{"x": "value"}), dry)
+	if err != nil {
+		t.Fatalf("dry-run create: %v", err)
+	}
+	if got.Data["x"] != "value" || got.UID == "" || got.CreationTimestamp.IsZero() || got.ResourceVersion != "" {
+		t.Errorf("dry-run created %+v", got)
+	}
+	checkManaged(t, "dry-run created", got, owned{"x", "Apply", "v1", "", `{"f:data":{"f:x":{}}}`})
+	if _, err := cms.Get(ctx, "dry", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("get after a dry-run create: %v, want not found", err)
+	}
+	if list, err := cms.List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=dry"}); err != nil || len(list.Items) != 0 {
+		t.Errorf("list after a dry-run create: %v %+v", err, list)
+	}
+
+	// A dry-run update of an existing object answers with the change,
+	// stores nothing: not the data, not the version, not the ownership.
+	stored, err := cms.Apply(ctx, corev1ac.ConfigMap("real", ns).WithData(map[string]string{"k": "1"}), metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed, err := cms.Apply(ctx, corev1ac.ConfigMap("real", ns).WithData(map[string]string{"k": "2"}),
+		metav1.ApplyOptions{FieldManager: "y", Force: true, DryRun: []string{metav1.DryRunAll}})
+	if err != nil {
+		t.Fatalf("dry-run update: %v", err)
+	}
+	if changed.Data["k"] != "2" {
+		t.Errorf("dry-run update answered %v", changed.Data)
+	}
+	checkManaged(t, "dry-run update", changed, owned{"y", "Apply", "v1", "", `{"f:data":{"f:k":{}}}`})
+	after, err := cms.Get(ctx, "real", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.ResourceVersion != stored.ResourceVersion || after.Data["k"] != "1" || !reflect.DeepEqual(after.ManagedFields, stored.ManagedFields) {
+		t.Errorf("a dry-run apply changed the stored object: %+v", after)
+	}
+}
+
+func TestControllerRuntimeApply(t *testing.T) {
+	cs := clientset(t, config(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	c, err := client.New(config(t), client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// An unstructured apply configuration.
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "cr", "namespace": ns, "labels": map[string]any{"app": "cr"}},
+		"data":     map[string]any{"a": "1"},
+	}}
+	if err := c.Patch(ctx, u, client.Apply, client.FieldOwner("y"), client.ForceOwnership); err != nil {
+		t.Fatalf("unstructured apply: %v", err)
+	}
+	if u.GetUID() == "" || u.GetResourceVersion() == "" {
+		t.Errorf("the applied object was not read back: %v", u.Object)
+	}
+	checkManaged(t, "unstructured apply", u, owned{"y", "Apply", "v1", "", `{"f:data":{"f:a":{}},"f:metadata":{"f:labels":{"f:app":{}}}}`})
+
+	// A typed object marshals with "creationTimestamp": null, which is no
+	// field of anyone's.
+	typed := &corev1.ConfigMap{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
+		ObjectMeta: metav1.ObjectMeta{Name: "cr", Namespace: ns},
+		Data:       map[string]string{"a": "2", "b": "3"},
+	}
+	if err := c.Patch(ctx, typed, client.Apply, client.FieldOwner("z"), client.ForceOwnership); err != nil {
+		t.Fatalf("typed apply: %v", err)
+	}
+	if !reflect.DeepEqual(typed.Data, map[string]string{"a": "2", "b": "3"}) || typed.Labels["app"] != "cr" {
+		t.Errorf("typed apply read back %v %v", typed.Labels, typed.Data)
+	}
+	checkManaged(t, "typed apply", typed,
+		owned{"y", "Apply", "v1", "", `{"f:metadata":{"f:labels":{"f:app":{}}}}`},
+		owned{"z", "Apply", "v1", "", `{"f:data":{"f:a":{},"f:b":{}}}`})
+
+	// A plain Update is recorded as its user agent's Update.
+	var cm corev1.ConfigMap
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "cr"}, &cm); err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["extra"] = "e"
+	if err := c.Update(ctx, &cm); err != nil {
+		t.Fatalf("update: %v", err)
+	}
+	agent := strings.SplitN(rest.DefaultKubernetesUserAgent(), "/", 2)[0]
+	checkManaged(t, "update", &cm,
+		owned{"y", "Apply", "v1", "", `{"f:metadata":{"f:labels":{"f:app":{}}}}`},
+		owned{"z", "Apply", "v1", "", `{"f:data":{"f:a":{},"f:b":{}}}`},
+		owned{agent, "Update", "v1", "", `{"f:data":{"f:extra":{}}}`})
+
+	// An Update with an owner takes a field it changes from its applier.
+	cm.Data["b"] = "changed"
+	if err := c.Update(ctx, &cm, client.FieldOwner("w")); err != nil {
+		t.Fatalf("owned update: %v", err)
+	}
+	checkManaged(t, "owned update", &cm,
+		owned{"y", "Apply", "v1", "", `{"f:metadata":{"f:labels":{"f:app":{}}}}`},
+		owned{"z", "Apply", "v1", "", `{"f:data":{"f:a":{}}}`},
+		owned{agent, "Update", "v1", "", `{"f:data":{"f:extra":{}}}`},
+		owned{"w", "Update", "v1", "", `{"f:data":{"f:b":{}}}`})
+	if got, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "cr", metav1.GetOptions{}); err != nil || !reflect.DeepEqual(got.ManagedFields, cm.ManagedFields) {
+		t.Errorf("stored managedFields differ from the answer: %v %s", err, managedString(got.ManagedFields))
+	}
+}
