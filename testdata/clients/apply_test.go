@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -604,4 +605,146 @@ func TestControllerRuntimeApply(t *testing.T) {
 	if got, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "cr", metav1.GetOptions{}); err != nil || !reflect.DeepEqual(got.ManagedFields, cm.ManagedFields) {
 		t.Errorf("stored managedFields differ from the answer: %v %s", err, managedString(got.ManagedFields))
 	}
+}
+
+func TestApplyListTypes(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+
+	// Set items are owned by value, map items by their keys; an owner
+	// reference is atomic. The owner exists, lest the collector delete
+	// its dependent.
+	parent, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "parent"}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid := parent.UID
+	cmConfig := corev1ac.ConfigMap("lists", ns).
+		WithFinalizers("example.com/keep").
+		WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion("v1").WithKind("ConfigMap").WithName("parent").WithUID(uid)).
+		WithData(map[string]string{"k": "v"})
+	cm, err := cs.CoreV1().ConfigMaps(ns).Apply(ctx, cmConfig, metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cm.Finalizers) != 1 || len(cm.OwnerReferences) != 1 || cm.OwnerReferences[0].UID != uid {
+		t.Errorf("applied %+v", cm.ObjectMeta)
+	}
+	checkManaged(t, "lists", cm, owned{"x", "Apply", "v1", "",
+		`{"f:data":{"f:k":{}},"f:metadata":{"f:finalizers":{"v:\"example.com/keep\"":{}},` +
+			`"f:ownerReferences":{"k:{\"uid\":\"` + string(uid) + `\"}":{}}}}`})
+	if got, err := corev1ac.ExtractConfigMap(cm, "x"); err != nil || !reflect.DeepEqual(got, cmConfig) {
+		t.Errorf("extracted %v:\n%s\nwant\n%s", err, acString(got), acString(cmConfig))
+	}
+	// Another manager adds a finalizer of its own: the set merges.
+	cm, err = cs.CoreV1().ConfigMaps(ns).Apply(ctx, corev1ac.ConfigMap("lists", ns).WithFinalizers("example.com/other"), metav1.ApplyOptions{FieldManager: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cm.Finalizers, []string{"example.com/keep", "example.com/other"}) {
+		t.Errorf("finalizers %v", cm.Finalizers)
+	}
+	// Removing them lets the namespace go.
+	if _, err := cs.CoreV1().ConfigMaps(ns).Apply(ctx, corev1ac.ConfigMap("lists", ns), metav1.ApplyOptions{FieldManager: "y"}); err != nil {
+		t.Fatal(err)
+	}
+	cm, err = cs.CoreV1().ConfigMaps(ns).Apply(ctx, corev1ac.ConfigMap("lists", ns).WithData(map[string]string{"k": "v"}), metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cm.Finalizers) != 0 || len(cm.OwnerReferences) != 0 {
+		t.Errorf("after the managers dropped them: %+v", cm.ObjectMeta)
+	}
+
+	// A key member left out takes its default in the key.
+	svcConfig := corev1ac.Service("web", ns).WithSpec(corev1ac.ServiceSpec().
+		WithSelector(map[string]string{"app": "web"}).
+		WithPorts(corev1ac.ServicePort().WithName("http").WithPort(80)))
+	svc, err := cs.CoreV1().Services(ns).Apply(ctx, svcConfig, metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(svc.Spec.Ports) != 1 || svc.Spec.Ports[0].Protocol != corev1.ProtocolTCP || svc.Spec.Ports[0].TargetPort.IntValue() != 80 {
+		t.Errorf("service ports %+v", svc.Spec.Ports)
+	}
+	checkManaged(t, "service", svc, owned{"x", "Apply", "v1", "",
+		`{"f:spec":{"f:ports":{"k:{\"port\":80,\"protocol\":\"TCP\"}":{".":{},"f:name":{},"f:port":{}}},"f:selector":{}}}`})
+	if got, err := corev1ac.ExtractService(svc, "x"); err != nil || !reflect.DeepEqual(got, svcConfig) {
+		t.Errorf("extracted %v:\n%s\nwant\n%s", err, acString(got), acString(svcConfig))
+	}
+}
+
+func TestApplyBeforeFirstApply(t *testing.T) {
+	for _, enc := range encodings {
+		t.Run(enc.name, func(t *testing.T) {
+			cs := clientset(t, answeredIn(t, enc.config(t), enc.mediaType))
+			ns := namespace(t, clientset(t, config(t)))
+			ctx := context.Background()
+			cms := cs.CoreV1().ConfigMaps(ns)
+			cm, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "old"}, Data: map[string]string{"k": "v"}},
+				metav1.CreateOptions{FieldManager: "creator"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkManaged(t, "created", cm, owned{"creator", "Update", "v1", "", `{"f:data":{".":{},"f:k":{}}}`})
+			// One empty entry resets the ownership: this update is not
+			// tracked either.
+			cm.ManagedFields = []metav1.ManagedFieldsEntry{{}}
+			cm.Labels = map[string]string{"a": "b"}
+			if cm, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: "resetter"}); err != nil {
+				t.Fatal(err)
+			}
+			checkManaged(t, "reset", cm)
+
+			// The first apply finds the object's fields attributed to a
+			// manager of their own.
+			_, err = cms.Apply(ctx, corev1ac.ConfigMap("old", ns).WithData(map[string]string{"k": "w"}), metav1.ApplyOptions{FieldManager: "x"})
+			if !apierrors.IsConflict(err) {
+				t.Fatalf("first apply: %v, want a conflict", err)
+			}
+			if st := statusOf(t, err); st.Message != `Apply failed with 1 conflict: conflict with "before-first-apply" using v1: .data.k` {
+				t.Errorf("conflict %q", st.Message)
+			}
+			cm, err = cms.Apply(ctx, corev1ac.ConfigMap("old", ns).WithData(map[string]string{"k": "v"}), metav1.ApplyOptions{FieldManager: "x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkManaged(t, "first apply", cm,
+				owned{"x", "Apply", "v1", "", `{"f:data":{"f:k":{}}}`},
+				owned{"before-first-apply", "Update", "v1", "", `{"f:data":{".":{},"f:k":{}},"f:metadata":{"f:labels":{".":{},"f:a":{}}}}`})
+		})
+	}
+}
+
+func TestApplyCapsUpdateManagers(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	cms := cs.CoreV1().ConfigMaps(ns)
+	cm, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "many"}, Data: map[string]string{"base": "x"}},
+		metav1.CreateOptions{FieldManager: "creator"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cm, err = cms.Apply(ctx, corev1ac.ConfigMap("many", ns).WithData(map[string]string{"applied": "x"}), metav1.ApplyOptions{FieldManager: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	// Ten more updaters: the two oldest fold into one bucket of their
+	// version, leaving ten Update entries; the Apply entry is not counted.
+	for i := 1; i <= 10; i++ {
+		key := fmt.Sprintf("k%02d", i)
+		cm.Data[key] = "v"
+		if cm, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: "m" + key[1:]}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []owned{
+		{"x", "Apply", "v1", "", `{"f:data":{"f:applied":{}}}`},
+		{"ancient-changes", "Update", "v1", "", `{"f:data":{".":{},"f:base":{},"f:k01":{}}}`},
+	}
+	for i := 2; i <= 10; i++ {
+		want = append(want, owned{fmt.Sprintf("m%02d", i), "Update", "v1", "", fmt.Sprintf(`{"f:data":{"f:k%02d":{}}}`, i)})
+	}
+	checkManaged(t, "after eleven updaters", cm, want...)
 }
