@@ -46,7 +46,7 @@ func (r *Resource) Apply(live, config map[string]any, manager string, force bool
 	if err != nil {
 		return nil, fmt.Errorf("failed to decode managed fields: %w", err)
 	}
-	live = withoutManaged(live)
+	live = r.withType(withoutManaged(live))
 	if len(managed.Fields) == 0 {
 		// Ownership starts here: what the object holds is attributed to
 		// a manager of its own, so that the applier conflicts with it.

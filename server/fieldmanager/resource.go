@@ -3,6 +3,7 @@ package fieldmanager
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
@@ -225,6 +226,19 @@ func setManaged(nm map[string]any, m Managed) {
 func metadata(obj map[string]any) map[string]any {
 	m, _ := obj["metadata"].(map[string]any)
 	return m
+}
+
+// withType returns obj with the kind and apiVersion every configuration
+// carries: stored objects lack them, and a merge must not count them as
+// a change, lest a configuration applied again rewrite the object to
+// refresh its manager's time.
+func (r *Resource) withType(obj map[string]any) map[string]any {
+	if str(obj, "kind") == r.o.Kind && str(obj, "apiVersion") == r.gv {
+		return obj
+	}
+	out := maps.Clone(obj)
+	out["kind"], out["apiVersion"] = r.o.Kind, r.gv
+	return out
 }
 
 // withoutManaged is obj without metadata.managedFields, sharing
