@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -31,6 +33,14 @@ type owned struct {
 // order, each with a time and the FieldsV1 type.
 func checkManaged(t *testing.T, what string, obj metav1.Object, want ...owned) {
 	t.Helper()
+	checkManagedUntimed(t, what, obj, nil, want...)
+}
+
+// checkManagedUntimed is checkManaged where the entries of the untimed
+// managers have no time: they changed nothing when they last wrote, so
+// upstream never stamped them.
+func checkManagedUntimed(t *testing.T, what string, obj metav1.Object, untimed []string, want ...owned) {
+	t.Helper()
 	got := obj.GetManagedFields()
 	if len(got) != len(want) {
 		t.Errorf("%s: %d managedFields entries, want %d: %s", what, len(got), len(want), managedString(got))
@@ -45,8 +55,11 @@ func checkManaged(t *testing.T, what string, obj metav1.Object, want ...owned) {
 		if g != want[i] {
 			t.Errorf("%s: managedFields[%d] = %+v, want %+v", what, i, g, want[i])
 		}
-		if e.Time == nil || e.Time.IsZero() || e.FieldsType != "FieldsV1" {
-			t.Errorf("%s: managedFields[%d] time %v fieldsType %q", what, i, e.Time, e.FieldsType)
+		if hasTime := e.Time != nil && !e.Time.IsZero(); hasTime == slices.Contains(untimed, e.Manager) {
+			t.Errorf("%s: managedFields[%d] of %s has time %v, want a time: %t", what, i, e.Manager, e.Time, !hasTime)
+		}
+		if e.FieldsType != "FieldsV1" {
+			t.Errorf("%s: managedFields[%d] fieldsType %q", what, i, e.FieldsType)
 		}
 	}
 }
@@ -196,6 +209,88 @@ func TestApplyTypedDeployment(t *testing.T) {
 	}
 }
 
+// nextSecond waits until the clock is past the second of ts, the
+// granularity of managedFields times.
+func nextSecond(t *testing.T, ts *metav1.Time) {
+	t.Helper()
+	if ts == nil {
+		t.Fatal("no time to wait past")
+	}
+	eventually(t, "the next second", func() bool { return time.Now().Unix() > ts.Unix() })
+}
+
+func TestApplyAgainChangesNothing(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	cms := cs.CoreV1().ConfigMaps(ns)
+	deps := cs.AppsV1().Deployments(ns)
+	config := corev1ac.ConfigMap("again", ns).WithData(map[string]string{"k": "v"})
+	first, err := cms.Apply(ctx, config, metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep, err := deps.Apply(ctx, webDeployment(ns, 2, "nginx:1.27"), metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nextSecond(t, first.ManagedFields[0].Time)
+
+	// The same configuration again: no write, the time stays.
+	again, err := cms.Apply(ctx, config, metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ResourceVersion != first.ResourceVersion || !reflect.DeepEqual(again.ManagedFields, first.ManagedFields) {
+		t.Errorf("applying the same configuration wrote: resourceVersion %s -> %s, managedFields %s -> %s",
+			first.ResourceVersion, again.ResourceVersion, managedString(first.ManagedFields), managedString(again.ManagedFields))
+	}
+	depAgain, err := deps.Apply(ctx, webDeployment(ns, 2, "nginx:1.27"), metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if depAgain.ResourceVersion != dep.ResourceVersion || depAgain.Generation != 1 || !reflect.DeepEqual(depAgain.ManagedFields, dep.ManagedFields) {
+		t.Errorf("applying the same Deployment wrote: resourceVersion %s -> %s, generation %d", dep.ResourceVersion, depAgain.ResourceVersion, depAgain.Generation)
+	}
+
+	// An update that changes nothing: no write, no entry.
+	same, err := cms.Update(ctx, again, metav1.UpdateOptions{FieldManager: "editor"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if same.ResourceVersion != first.ResourceVersion || !reflect.DeepEqual(same.ManagedFields, first.ManagedFields) {
+		t.Errorf("an update changing nothing wrote: resourceVersion %s -> %s, managedFields %s", first.ResourceVersion, same.ResourceVersion, managedString(same.ManagedFields))
+	}
+
+	// Another manager applying the same configuration: the object is
+	// unchanged but its ownership is, so it is written; the new entry has
+	// no time, which sorts it first.
+	shared, err := cms.Apply(ctx, config, metav1.ApplyOptions{FieldManager: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shared.ResourceVersion == first.ResourceVersion {
+		t.Errorf("a new co-owner was not recorded")
+	}
+	checkManagedUntimed(t, "co-owned", shared, []string{"y"},
+		owned{"y", "Apply", "v1", "", `{"f:data":{"f:k":{}}}`},
+		owned{"x", "Apply", "v1", "", `{"f:data":{"f:k":{}}}`})
+	if len(shared.ManagedFields) == 2 && !shared.ManagedFields[1].Time.Equal(first.ManagedFields[0].Time) {
+		t.Errorf("x's time changed to %v, was %v", shared.ManagedFields[1].Time, first.ManagedFields[0].Time)
+	}
+
+	// A changed value is a change: the time moves on, and the co-owner
+	// forced out of its only field disappears.
+	changed, err := cms.Apply(ctx, corev1ac.ConfigMap("again", ns).WithData(map[string]string{"k": "w"}), metav1.ApplyOptions{FieldManager: "x", Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkManaged(t, "changed", changed, owned{"x", "Apply", "v1", "", `{"f:data":{"f:k":{}}}`})
+	if len(changed.ManagedFields) == 1 && !changed.ManagedFields[0].Time.After(first.ManagedFields[0].Time.Time) {
+		t.Errorf("x's time %v did not move past %v", changed.ManagedFields[0].Time, first.ManagedFields[0].Time)
+	}
+}
+
 func TestApplyRequiresFieldManager(t *testing.T) {
 	cs := clientset(t, config(t))
 	ns := namespace(t, cs)
@@ -272,12 +367,13 @@ func TestApplyConflicts(t *testing.T) {
 				st.Details == nil || !reflect.DeepEqual(st.Details.Causes, wantCauses) {
 				t.Errorf("conflict %q %+v, want %q %+v", st.Message, st.Details, want, wantCauses)
 			}
-			// Applying the value the other manager set shares the field.
+			// Applying the value the other manager set shares the field;
+			// the object is unchanged, so the new entry has no time.
 			shared, err := cms.Apply(ctx, corev1ac.ConfigMap("made", ns).WithData(map[string]string{"k": "v"}), metav1.ApplyOptions{FieldManager: "c"})
 			if err != nil {
 				t.Fatalf("apply of the same value: %v", err)
 			}
-			checkManaged(t, "shared", shared,
+			checkManagedUntimed(t, "shared", shared, []string{"c"},
 				owned{"c", "Apply", "v1", "", `{"f:data":{"f:k":{}}}`},
 				owned{"creator", "Update", "v1", "", `{"f:data":{".":{},"f:k":{}}}`})
 		})
@@ -710,7 +806,8 @@ func TestApplyBeforeFirstApply(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkManaged(t, "first apply", cm,
+			// The object did not change: x gets no time.
+			checkManagedUntimed(t, "first apply", cm, []string{"x"},
 				owned{"x", "Apply", "v1", "", `{"f:data":{"f:k":{}}}`},
 				owned{"before-first-apply", "Update", "v1", "", `{"f:data":{".":{},"f:k":{}},"f:metadata":{"f:labels":{".":{},"f:a":{}}}}`})
 		})
