@@ -845,3 +845,55 @@ func TestApplyCapsUpdateManagers(t *testing.T) {
 	}
 	checkManaged(t, "after eleven updaters", cm, want...)
 }
+
+func TestControllerRuntimeApplyTypedDeployment(t *testing.T) {
+	cs := clientset(t, config(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	c, err := client.New(config(t), client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A typed object marshals its zero members too: "creationTimestamp":
+	// null in the template, "resources": {}, "strategy": {}, "status": {}.
+	// They are applied fields like any other, except the status, which
+	// the main resource does not own.
+	desired := func() *appsv1.Deployment {
+		replicas := int32(2)
+		return &appsv1.Deployment{
+			TypeMeta:   metav1.TypeMeta{APIVersion: "apps/v1", Kind: "Deployment"},
+			ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: ns},
+			Spec: appsv1.DeploymentSpec{
+				Replicas: &replicas,
+				Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "web"}},
+				Template: corev1.PodTemplateSpec{
+					ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}},
+					Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "nginx:1.27"}}},
+				},
+			},
+		}
+	}
+	dep := desired()
+	if err := c.Patch(ctx, dep, client.Apply, client.FieldOwner("op"), client.ForceOwnership); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	if dep.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType || dep.Generation != 1 || !dep.Spec.Template.CreationTimestamp.IsZero() {
+		t.Errorf("applied %+v", dep.Spec)
+	}
+	const fields = `{"f:spec":{"f:replicas":{},"f:selector":{},"f:strategy":{},"f:template":{"f:metadata":{"f:creationTimestamp":{},"f:labels":{"f:app":{}}},` +
+		`"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:name":{},"f:resources":{}}}}}}}`
+	checkManaged(t, "typed deployment", dep, owned{"op", "Apply", "apps/v1", "", fields})
+
+	// The reconcile loop applies the same object again: the spec is
+	// unchanged. (Its "creationTimestamp": null replaces the object's
+	// timestamp in the merge, so upstream, and this server, may stamp a
+	// new time: the resourceVersion is not asserted.)
+	again := desired()
+	if err := c.Patch(ctx, again, client.Apply, client.FieldOwner("op"), client.ForceOwnership); err != nil {
+		t.Fatalf("apply again: %v", err)
+	}
+	if again.Generation != 1 || !again.CreationTimestamp.Equal(&dep.CreationTimestamp) {
+		t.Errorf("applying the same typed Deployment: generation %d, creationTimestamp %v (was %v)", again.Generation, again.CreationTimestamp, dep.CreationTimestamp)
+	}
+	checkManaged(t, "typed deployment again", again, owned{"op", "Apply", "apps/v1", "", fields})
+}
