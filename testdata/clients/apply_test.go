@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
+	autoscalingv1ac "k8s.io/client-go/applyconfigurations/autoscaling/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/client-go/rest"
@@ -896,4 +897,84 @@ func TestControllerRuntimeApplyTypedDeployment(t *testing.T) {
 		t.Errorf("applying the same typed Deployment: generation %d, creationTimestamp %v (was %v)", again.Generation, again.CreationTimestamp, dep.CreationTimestamp)
 	}
 	checkManaged(t, "typed deployment again", again, owned{"op", "Apply", "apps/v1", "", fields})
+}
+
+// entryOf returns obj's managedFields entry of manager, failing the test
+// when there is none.
+func entryOf(t *testing.T, obj metav1.Object, manager string) owned {
+	t.Helper()
+	for _, e := range obj.GetManagedFields() {
+		if e.Manager == manager {
+			var raw string
+			if e.FieldsV1 != nil {
+				raw = string(e.FieldsV1.Raw)
+			}
+			return owned{e.Manager, string(e.Operation), e.APIVersion, e.Subresource, raw}
+		}
+	}
+	t.Errorf("no managedFields entry of %s in %s", manager, managedString(obj.GetManagedFields()))
+	return owned{}
+}
+
+func TestApplyScale(t *testing.T) {
+	for _, enc := range encodings {
+		t.Run(enc.name, func(t *testing.T) {
+			cs := clientset(t, answeredIn(t, enc.config(t), enc.mediaType))
+			ns := namespace(t, clientset(t, config(t)))
+			ctx := context.Background()
+			deps := cs.AppsV1().Deployments(ns)
+			if _, err := deps.Apply(ctx, webDeployment(ns, 2, "nginx:1.27"), metav1.ApplyOptions{FieldManager: "x"}); err != nil {
+				t.Fatal(err)
+			}
+			scale := autoscalingv1ac.Scale().WithSpec(autoscalingv1ac.ScaleSpec().WithReplicas(5))
+			_, err := deps.ApplyScale(ctx, "web", scale, metav1.ApplyOptions{FieldManager: "hpa"})
+			if !apierrors.IsConflict(err) {
+				t.Fatalf("scale apply: %v, want a conflict", err)
+			}
+			st := statusOf(t, err)
+			wantCauses := []metav1.StatusCause{{Type: "FieldManagerConflict", Message: `conflict with "x"`, Field: ".spec.replicas"}}
+			if want := `Apply failed with 1 conflict: conflict with "x": .spec.replicas`; st.Message != want || st.Details == nil || !reflect.DeepEqual(st.Details.Causes, wantCauses) {
+				t.Errorf("conflict %q %+v, want %q %+v", st.Message, st.Details, want, wantCauses)
+			}
+
+			got, err := deps.ApplyScale(ctx, "web", scale, metav1.ApplyOptions{FieldManager: "hpa", Force: true})
+			if err != nil {
+				t.Fatalf("forced scale apply: %v", err)
+			}
+			dep, err := deps.Get(ctx, "web", metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The answer is the Scale of the object, without ownership.
+			if got.Spec.Replicas != 5 || got.Status.Selector != "app=web" || got.Name != "web" || got.UID != dep.UID ||
+				got.ResourceVersion != dep.ResourceVersion || len(got.ManagedFields) != 0 {
+				t.Errorf("scale answered %+v", got)
+			}
+			if *dep.Spec.Replicas != 5 || dep.Generation != 2 {
+				t.Errorf("deployment after the scale apply: generation %d replicas %d", dep.Generation, *dep.Spec.Replicas)
+			}
+			// The count moved from x's entry to hpa's, recorded in the
+			// object's own version under the scale subresource.
+			if n := len(dep.ManagedFields); n != 2 {
+				t.Errorf("%d entries: %s", n, managedString(dep.ManagedFields))
+			}
+			if e, want := entryOf(t, dep, "hpa"), (owned{"hpa", "Apply", "apps/v1", "scale", `{"f:spec":{"f:replicas":{}}}`}); e != want {
+				t.Errorf("hpa's entry %+v, want %+v", e, want)
+			}
+			if e, want := entryOf(t, dep, "x"), (owned{"x", "Apply", "apps/v1", "",
+				`{"f:spec":{"f:selector":{},"f:template":{"f:metadata":{"f:labels":{"f:app":{}}},` +
+					`"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:name":{}}}}}}}`}); e != want {
+				t.Errorf("x's entry %+v, want %+v", e, want)
+			}
+
+			// Now x conflicts with the scale subresource's manager.
+			_, err = deps.Apply(ctx, webDeployment(ns, 2, "nginx:1.27"), metav1.ApplyOptions{FieldManager: "x"})
+			if !apierrors.IsConflict(err) {
+				t.Fatalf("apply of the replicas: %v, want a conflict", err)
+			}
+			if st, want := statusOf(t, err), `Apply failed with 1 conflict: conflict with "hpa" with subresource "scale": .spec.replicas`; st.Message != want {
+				t.Errorf("conflict %q, want %q", st.Message, want)
+			}
+		})
+	}
 }
