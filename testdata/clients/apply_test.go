@@ -18,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	autoscalingv1ac "k8s.io/client-go/applyconfigurations/autoscaling/v1"
+	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	"k8s.io/client-go/rest"
@@ -977,4 +978,50 @@ func TestApplyScale(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestApplyAcrossVersions(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	v2 := autoscalingv2ac.HorizontalPodAutoscaler("web", ns).WithSpec(autoscalingv2ac.HorizontalPodAutoscalerSpec().
+		WithScaleTargetRef(autoscalingv2ac.CrossVersionObjectReference().WithAPIVersion("apps/v1").WithKind("Deployment").WithName("web")).
+		WithMinReplicas(1).WithMaxReplicas(5))
+	created, err := cs.AutoscalingV2().HorizontalPodAutoscalers(ns).Apply(ctx, v2, metav1.ApplyOptions{FieldManager: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aFields := `{"f:spec":{"f:maxReplicas":{},"f:minReplicas":{},"f:scaleTargetRef":{"f:apiVersion":{},"f:kind":{},"f:name":{}}}}`
+	checkManaged(t, "v2 apply", created, owned{"a", "Apply", "autoscaling/v2", "", aFields})
+
+	// Read in v1, the entry keeps the version it was written in.
+	v1hpas := cs.AutoscalingV1().HorizontalPodAutoscalers(ns)
+	old, err := v1hpas.Get(ctx, "web", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkManaged(t, "read in v1", old, owned{"a", "Apply", "autoscaling/v2", "", aFields})
+	if got, err := autoscalingv2ac.ExtractHorizontalPodAutoscaler(created, "a"); err != nil || !reflect.DeepEqual(got, v2) {
+		t.Errorf("extracted %v:\n%s\nwant\n%s", err, acString(got), acString(v2))
+	}
+
+	// A v1 apply of the same field conflicts with the v2 owner.
+	v1 := autoscalingv1ac.HorizontalPodAutoscaler("web", ns).WithSpec(autoscalingv1ac.HorizontalPodAutoscalerSpec().WithMaxReplicas(7))
+	_, err = v1hpas.Apply(ctx, v1, metav1.ApplyOptions{FieldManager: "b"})
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("v1 apply: %v, want a conflict", err)
+	}
+	if st, want := statusOf(t, err), `Apply failed with 1 conflict: conflict with "a": .spec.maxReplicas`; st.Message != want {
+		t.Errorf("conflict %q, want %q", st.Message, want)
+	}
+	forced, err := v1hpas.Apply(ctx, v1, metav1.ApplyOptions{FieldManager: "b", Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if forced.Spec.MaxReplicas != 7 || *forced.Spec.MinReplicas != 1 || forced.Spec.ScaleTargetRef.Name != "web" {
+		t.Errorf("forced %+v", forced.Spec)
+	}
+	checkManaged(t, "forced in v1", forced,
+		owned{"a", "Apply", "autoscaling/v2", "", `{"f:spec":{"f:minReplicas":{},"f:scaleTargetRef":{"f:apiVersion":{},"f:kind":{},"f:name":{}}}}`},
+		owned{"b", "Apply", "autoscaling/v1", "", `{"f:spec":{"f:maxReplicas":{}}}`})
 }
