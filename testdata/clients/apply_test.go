@@ -16,11 +16,15 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	autoscalingv1ac "k8s.io/client-go/applyconfigurations/autoscaling/v1"
 	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -1024,4 +1028,180 @@ func TestApplyAcrossVersions(t *testing.T) {
 	checkManaged(t, "forced in v1", forced,
 		owned{"a", "Apply", "autoscaling/v2", "", `{"f:spec":{"f:minReplicas":{},"f:scaleTargetRef":{"f:apiVersion":{},"f:kind":{},"f:name":{}}}}`},
 		owned{"b", "Apply", "autoscaling/v1", "", `{"f:spec":{"f:maxReplicas":{}}}`})
+}
+
+func TestApplyPodAndStatus(t *testing.T) {
+	cs := clientset(t, protobufConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	pods := cs.CoreV1().Pods(ns)
+	pod := corev1ac.Pod("p", ns).WithSpec(corev1ac.PodSpec().WithContainers(corev1ac.Container().
+		WithName("web").WithImage("nginx:1.27").WithArgs("a", "b").
+		WithPorts(corev1ac.ContainerPort().WithContainerPort(80))))
+	created, err := pods.Apply(ctx, pod, metav1.ApplyOptions{FieldManager: "admin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := created.Spec.Containers[0]; c.Ports[0].Protocol != corev1.ProtocolTCP || c.TerminationMessagePath != "/dev/termination-log" || created.Status.Phase != corev1.PodPending {
+		t.Errorf("created %+v %+v", created.Spec, created.Status)
+	}
+	// Atomic lists are owned whole; the port's key takes its defaulted
+	// protocol.
+	specFields := `{"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:args":{},"f:image":{},"f:name":{},` +
+		`"f:ports":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{".":{},"f:containerPort":{}}}}}}}`
+	checkManaged(t, "pod", created, owned{"admin", "Apply", "v1", "", specFields})
+	if got, err := corev1ac.ExtractPod(created, "admin"); err != nil || !reflect.DeepEqual(got, pod) {
+		t.Errorf("extracted %v:\n%s\nwant\n%s", err, acString(got), acString(pod))
+	}
+
+	ready := func(status corev1.ConditionStatus) *corev1ac.PodApplyConfiguration {
+		return corev1ac.Pod("p", ns).WithStatus(corev1ac.PodStatus().WithPhase(corev1.PodRunning).
+			WithConditions(corev1ac.PodCondition().WithType(corev1.PodReady).WithStatus(status)))
+	}
+	if _, err := pods.ApplyStatus(ctx, ready(corev1.ConditionTrue), metav1.ApplyOptions{FieldManager: "kubelet"}); err != nil {
+		t.Fatalf("status apply: %v", err)
+	}
+	// A condition of another type merges into the keyed list.
+	scheduled := corev1ac.Pod("p", ns).WithStatus(corev1ac.PodStatus().
+		WithConditions(corev1ac.PodCondition().WithType(corev1.PodScheduled).WithStatus(corev1.ConditionTrue)))
+	got, err := pods.ApplyStatus(ctx, scheduled, metav1.ApplyOptions{FieldManager: "scheduler"})
+	if err != nil {
+		t.Fatalf("second status apply: %v", err)
+	}
+	if got.Status.Phase != corev1.PodRunning || len(got.Status.Conditions) != 2 {
+		t.Errorf("status %+v", got.Status)
+	}
+	checkManaged(t, "status", got,
+		owned{"admin", "Apply", "v1", "", specFields},
+		owned{"kubelet", "Apply", "v1", "status", `{"f:status":{"f:conditions":{"k:{\"type\":\"Ready\"}":{".":{},"f:status":{},"f:type":{}}},"f:phase":{}}}`},
+		owned{"scheduler", "Apply", "v1", "status", `{"f:status":{"f:conditions":{"k:{\"type\":\"PodScheduled\"}":{".":{},"f:status":{},"f:type":{}}}}}`})
+
+	// Another status manager flipping kubelet's condition conflicts with
+	// it, named with its subresource.
+	_, err = pods.ApplyStatus(ctx, ready(corev1.ConditionFalse), metav1.ApplyOptions{FieldManager: "other"})
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("conflicting status apply: %v", err)
+	}
+	st := statusOf(t, err)
+	const path = `.status.conditions[type="Ready"].status`
+	if want := `Apply failed with 1 conflict: conflict with "kubelet" with subresource "status": ` + path; st.Message != want {
+		t.Errorf("conflict %q, want %q", st.Message, want)
+	}
+	if want := []metav1.StatusCause{{Type: "FieldManagerConflict", Message: `conflict with "kubelet" with subresource "status"`, Field: path}}; st.Details == nil || !reflect.DeepEqual(st.Details.Causes, want) {
+		t.Errorf("causes %+v, want %+v", st.Details, want)
+	}
+
+	// The image is the one mutable member of the spec: its owner changes
+	// it.
+	if _, err := pods.Apply(ctx, corev1ac.Pod("p", ns).WithSpec(corev1ac.PodSpec().WithContainers(corev1ac.Container().
+		WithName("web").WithImage("nginx:1.28").WithArgs("a", "b").
+		WithPorts(corev1ac.ContainerPort().WithContainerPort(80)))), metav1.ApplyOptions{FieldManager: "admin"}); err != nil {
+		t.Fatalf("image change: %v", err)
+	}
+	// Dropping the ports from the configuration would change them: refused
+	// as any pod update is.
+	_, err = pods.Apply(ctx, corev1ac.Pod("p", ns).WithSpec(corev1ac.PodSpec().WithContainers(corev1ac.Container().
+		WithName("web").WithImage("nginx:1.28").WithArgs("a", "b"))), metav1.ApplyOptions{FieldManager: "admin"})
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "spec: Forbidden: pod updates may not change fields other than") {
+		t.Errorf("apply removing the ports: %v, want the pod update refusal", err)
+	}
+}
+
+func TestApplyClusterScoped(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	roles := cs.RbacV1().ClusterRoles()
+	name := ns + "-reader"
+	t.Cleanup(func() { _ = roles.Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	role := rbacv1ac.ClusterRole(name).WithRules(rbacv1ac.PolicyRule().
+		WithAPIGroups("").WithResources("configmaps").WithVerbs("get", "list"))
+	created, err := roles.Apply(ctx, role, metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created.Namespace != "" || len(created.Rules) != 1 || len(created.Rules[0].Verbs) != 2 {
+		t.Errorf("created %+v", created)
+	}
+	// The rules are an atomic list: owned whole.
+	checkManaged(t, "cluster role", created, owned{"x", "Apply", "rbac.authorization.k8s.io/v1", "", `{"f:rules":{}}`})
+	if got, err := rbacv1ac.ExtractClusterRole(created, "x"); err != nil || !reflect.DeepEqual(got, role) {
+		t.Errorf("extracted %v:\n%s\nwant\n%s", err, acString(got), acString(role))
+	}
+	_, err = roles.Apply(ctx, rbacv1ac.ClusterRole(name).WithRules(rbacv1ac.PolicyRule().
+		WithAPIGroups("").WithResources("configmaps").WithVerbs("get")), metav1.ApplyOptions{FieldManager: "y"})
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("apply of other rules: %v, want a conflict", err)
+	}
+	if st, want := statusOf(t, err), `Apply failed with 1 conflict: conflict with "x": .rules`; st.Message != want {
+		t.Errorf("conflict %q, want %q", st.Message, want)
+	}
+}
+
+func TestApplyRefusedRequests(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	dyn, err := dynamic.NewForConfig(config(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	configMaps := dyn.Resource(schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}).Namespace(ns)
+
+	_, err = cs.CoreV1().ConfigMaps("missing-"+ns).Apply(ctx, corev1ac.ConfigMap("c", "missing-"+ns), metav1.ApplyOptions{FieldManager: "x"})
+	if !apierrors.IsNotFound(err) || statusOf(t, err).Message != `namespaces "missing-`+ns+`" not found` {
+		t.Errorf("apply into a missing namespace: %v", err)
+	}
+
+	first, err := cs.CoreV1().ConfigMaps(ns).Apply(ctx, corev1ac.ConfigMap("r", ns).WithData(map[string]string{"k": "v"}), metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Apply(ctx, corev1ac.ConfigMap("r", ns).WithData(map[string]string{"k": "w"}), metav1.ApplyOptions{FieldManager: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = cs.CoreV1().ConfigMaps(ns).Apply(ctx, corev1ac.ConfigMap("r", ns).WithResourceVersion(first.ResourceVersion).
+		WithData(map[string]string{"k": "z"}), metav1.ApplyOptions{FieldManager: "x"})
+	if want := `Operation cannot be fulfilled on configmaps "r": the object has been modified; please apply your changes to the latest version and try again`; !apierrors.IsConflict(err) || statusOf(t, err).Message != want {
+		t.Errorf("apply with a stale resourceVersion: %v, want %q", err, want)
+	}
+
+	// Bodies client-go would not send, through the REST client.
+	cases := []struct {
+		name, body string
+		code       int32
+		reason     metav1.StatusReason
+		msg        string
+	}{
+		{"unknown field", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"r","namespace":"` + ns + `"},"spec":{"x":1}}`,
+			500, metav1.StatusReasonUnknown, "failed to create typed patch object (" + ns + "/r; /v1, Kind=ConfigMap): .spec: field not declared in schema"},
+		{"managedFields in the body", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"r","managedFields":[{"manager":"z"}]}}`,
+			400, metav1.StatusReasonBadRequest, "metadata.managedFields must be nil"},
+		{"another version", `{"apiVersion":"v2","kind":"ConfigMap","metadata":{"name":"r"}}`,
+			400, metav1.StatusReasonBadRequest, "invalid object type: /v2, Kind=ConfigMap"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := cs.CoreV1().RESTClient().Patch(types.ApplyPatchType).Namespace(ns).Resource("configmaps").Name("r").
+				Param("fieldManager", "x").Body([]byte(c.body)).Do(ctx).Error()
+			if err == nil {
+				t.Fatal("applied")
+			}
+			if st := statusOf(t, err); st.Code != c.code || st.Reason != c.reason || st.Message != c.msg {
+				t.Errorf("status %d %q %q, want %d %q %q", st.Code, st.Reason, st.Message, c.code, c.reason, c.msg)
+			}
+		})
+	}
+	got, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "r", metav1.GetOptions{})
+	if err != nil || got.Data["k"] != "w" {
+		t.Errorf("refused applies changed the object: %v %v", err, got.Data)
+	}
+
+	// The dynamic client applies as the typed one does.
+	u, err := configMaps.Apply(ctx, "d", &unstructured.Unstructured{Object: map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
+		"metadata": map[string]any{"name": "d"}, "data": map[string]any{"k": "v"}}}, metav1.ApplyOptions{FieldManager: "dyn"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkManaged(t, "dynamic", u, owned{"dyn", "Apply", "v1", "", `{"f:data":{"f:k":{}}}`})
 }
