@@ -1205,3 +1205,127 @@ func TestApplyRefusedRequests(t *testing.T) {
 	}
 	checkManaged(t, "dynamic", u, owned{"dyn", "Apply", "v1", "", `{"f:data":{"f:k":{}}}`})
 }
+
+func TestControllerRuntimeApplyStatusAndDryRun(t *testing.T) {
+	cs := clientset(t, config(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	c, err := client.New(config(t), client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// desired is the configuration the operator applies.
+	desired := func(labels map[string]any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "apps/v1", "kind": "Deployment",
+			"metadata": map[string]any{"name": "web", "namespace": ns, "labels": labels},
+			"spec": map[string]any{
+				"selector": map[string]any{"matchLabels": map[string]any{"app": "web"}},
+				"template": map[string]any{
+					"metadata": map[string]any{"labels": map[string]any{"app": "web"}},
+					"spec":     map[string]any{"containers": []any{map[string]any{"name": "web", "image": "nginx"}}},
+				},
+			},
+		}}
+	}
+	dep := desired(nil)
+	unstructured.RemoveNestedField(dep.Object, "metadata", "labels")
+
+	// A dry run answers and stores nothing.
+	dry := dep.DeepCopy()
+	if err := c.Patch(ctx, dry, client.Apply, client.FieldOwner("op"), client.DryRunAll); err != nil {
+		t.Fatalf("dry-run apply: %v", err)
+	}
+	if dry.GetUID() == "" || dry.GetResourceVersion() != "" || len(dry.GetManagedFields()) != 1 {
+		t.Errorf("dry run answered %v", dry.Object["metadata"])
+	}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "web"}, &appsv1.Deployment{}); !apierrors.IsNotFound(err) {
+		t.Errorf("get after a dry run: %v, want not found", err)
+	}
+
+	if err := c.Patch(ctx, dep, client.Apply, client.FieldOwner("op")); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	// The status through the status client.
+	status := &unstructured.Unstructured{}
+	status.SetAPIVersion("apps/v1")
+	status.SetKind("Deployment")
+	status.SetName("web")
+	status.SetNamespace(ns)
+	_ = unstructured.SetNestedField(status.Object, map[string]any{"observedGeneration": int64(1), "replicas": int64(1)}, "status")
+	if err := c.Status().Patch(ctx, status, client.Apply, client.FieldOwner("op-status"), client.ForceOwnership); err != nil {
+		t.Fatalf("status apply: %v", err)
+	}
+	if got, _, _ := unstructured.NestedInt64(status.Object, "status", "observedGeneration"); got != 1 {
+		t.Errorf("status answered %v", status.Object["status"])
+	}
+	checkManaged(t, "status apply", status,
+		owned{"op", "Apply", "apps/v1", "", `{"f:spec":{"f:selector":{},"f:template":{"f:metadata":{"f:labels":{"f:app":{}}},` +
+			`"f:spec":{"f:containers":{"k:{\"name\":\"web\"}":{".":{},"f:image":{},"f:name":{}}}}}}}`},
+		owned{"op-status", "Apply", "apps/v1", "status", `{"f:status":{"f:observedGeneration":{},"f:replicas":{}}}`})
+
+	// A change of labels alone is no change of the spec: the generation
+	// stays.
+	dep = desired(map[string]any{"tier": "front"})
+	if err := c.Patch(ctx, dep, client.Apply, client.FieldOwner("op")); err != nil {
+		t.Fatalf("label apply: %v", err)
+	}
+	if dep.GetGeneration() != 1 || dep.GetLabels()["tier"] != "front" {
+		t.Errorf("after a label apply: generation %d labels %v", dep.GetGeneration(), dep.GetLabels())
+	}
+}
+
+func TestApplyAgainNoOpServiceAndNamespace(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	svcs := cs.CoreV1().Services(ns)
+	svcConfig := corev1ac.Service("web", ns).WithLabels(map[string]string{"app": "web"}).WithSpec(corev1ac.ServiceSpec().
+		WithSelector(map[string]string{"app": "web"}).WithPorts(corev1ac.ServicePort().WithPort(80)))
+	svc, err := svcs.Apply(ctx, svcConfig, metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if svc.Spec.ClusterIP == "" || svc.Spec.Type != corev1.ServiceTypeClusterIP {
+		t.Errorf("service %+v", svc.Spec)
+	}
+	nsName := ns + "-applied"
+	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), nsName, metav1.DeleteOptions{}) })
+	nsConfig := corev1ac.Namespace(nsName).WithLabels(map[string]string{"team": "a"})
+	created, err := cs.CoreV1().Namespaces().Apply(ctx, nsConfig, metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The name label comes from defaulting: nobody's.
+	if created.Labels["kubernetes.io/metadata.name"] != nsName || created.Spec.Finalizers[0] != "kubernetes" {
+		t.Errorf("namespace %+v", created)
+	}
+	checkManaged(t, "namespace", created, owned{"x", "Apply", "v1", "", `{"f:metadata":{"f:labels":{"f:team":{}}}}`})
+
+	nextSecond(t, svc.ManagedFields[0].Time)
+	again, err := svcs.Apply(ctx, svcConfig, metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.ResourceVersion != svc.ResourceVersion || again.Spec.ClusterIP != svc.Spec.ClusterIP {
+		t.Errorf("applying the same Service wrote: resourceVersion %s -> %s, clusterIP %s -> %s", svc.ResourceVersion, again.ResourceVersion, svc.Spec.ClusterIP, again.Spec.ClusterIP)
+	}
+	nsAgain, err := cs.CoreV1().Namespaces().Apply(ctx, nsConfig, metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nsAgain.ResourceVersion != created.ResourceVersion {
+		t.Errorf("applying the same Namespace wrote: resourceVersion %s -> %s", created.ResourceVersion, nsAgain.ResourceVersion)
+	}
+}
+
+func TestApplyFieldManagerTooLong(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	_, err := cs.CoreV1().ConfigMaps(ns).Apply(context.Background(), corev1ac.ConfigMap("long", ns),
+		metav1.ApplyOptions{FieldManager: strings.Repeat("m", 129)})
+	const want = `PatchOptions.meta.k8s.io "" is invalid: fieldManager: Too long: may not be more than 128 bytes`
+	if !apierrors.IsInvalid(err) || statusOf(t, err).Message != want {
+		t.Errorf("apply with a long manager: %v, want %q", err, want)
+	}
+}
