@@ -378,3 +378,32 @@ func TestInvalidManagedFieldsAreReplaced(t *testing.T) {
 		t.Errorf("status write ownership: %s", got)
 	}
 }
+
+// TestPatchRefusesAnotherNamespace: a patch of any type, apply included,
+// that names another namespace is refused, and an apply that would create
+// an object with a given uid is a conflict, as upstream.
+func TestPatchRefusesAnotherNamespace(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/api/v1/namespaces/default/configmaps/"
+	e.do("PATCH", base+"cm?fieldManager=a", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  k: v\n", "Content-Type", applyCT).mustCode(t, 201)
+	before := e.do("GET", base+"cm", nil).mustCode(t, 200).body
+	const mismatch = "the namespace of the provided object does not match the namespace sent on the request"
+	for _, ct := range []string{applyCT, "application/merge-patch+json", "application/strategic-merge-patch+json"} {
+		t.Run(ct, func(t *testing.T) {
+			e.do("PATCH", base+"cm?fieldManager=a", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm","namespace":"other"},"data":{"k":"w"}}`,
+				"Content-Type", ct).mustCode(t, 400).mustMessage(t, mismatch)
+		})
+	}
+	if after := e.do("GET", base+"cm", nil).mustCode(t, 200).body; string(after) != string(before) {
+		t.Errorf("refused patches changed the object:\n%s\n%s", before, after)
+	}
+	// The request's own namespace is fine.
+	e.do("PATCH", base+"cm?fieldManager=a", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm","namespace":"default"},"data":{"k":"w"}}`,
+		"Content-Type", applyCT).mustCode(t, 200)
+
+	e.do("PATCH", base+"fresh?fieldManager=a", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"fresh","uid":"abc"}}`,
+		"Content-Type", applyCT).mustCode(t, 409).
+		mustMessage(t, `Operation cannot be fulfilled on configmaps "fresh": uid mismatch: the provided object specified uid abc, and no existing object was found`)
+	e.do("GET", base+"fresh", nil).mustCode(t, 404)
+}

@@ -292,6 +292,14 @@ func (h *Handler) applyObject(r *http.Request, s *scope, config Object, force, d
 			return nil, 0, err
 		}
 		obj := dec.obj
+		// Checked in upstream's order: an identity for a new object, the
+		// namespace, the name.
+		if uid := metaString(obj, "uid"); uid != "" && live == nil {
+			return nil, 0, apierr.Conflict(d.Group, d.Resource, s.name, "uid mismatch: the provided object specified uid "+uid+", and no existing object was found")
+		}
+		if err := checkNamespace(s, obj); err != nil {
+			return nil, 0, err
+		}
 		if name := metaString(obj, "name"); name != s.name {
 			return nil, 0, apierr.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, s.name))
 		}

@@ -87,8 +87,8 @@ func (h *Handler) prepareAndCreate(ctx context.Context, s *scope, body Object, d
 func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object) (Object, error) {
 	d := s.d
 	m := meta(obj, true)
-	if ns, _ := m["namespace"].(string); d.Namespaced && ns != "" && ns != s.ns {
-		return nil, apierr.BadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	if err := checkNamespace(s, obj); err != nil {
+		return nil, err
 	}
 	if rv, _ := m["resourceVersion"].(string); rv != "" {
 		return nil, errors.New("resourceVersion should not be set on objects to be created")

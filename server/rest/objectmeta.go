@@ -13,6 +13,16 @@ import (
 // values, as upstream.
 const totalAnnotationSizeLimit = 256 * 1024
 
+// checkNamespace refuses an object of a namespaced type that names a
+// namespace other than the request's; an object naming none takes the
+// request's.
+func checkNamespace(s *scope, obj Object) error {
+	if ns := metaString(obj, "namespace"); s.d.Namespaced && ns != "" && ns != s.ns {
+		return apierr.BadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	}
+	return nil
+}
+
 // Garbage-collection finalizers every resource accepts.
 const (
 	finalizerOrphan     = "orphan"

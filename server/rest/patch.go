@@ -80,6 +80,10 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 			h.writeError(w, r, apierr.ConflictModified(d.Group, d.Resource, s.name))
 			return
 		}
+		if err := checkNamespace(s, obj); err != nil {
+			h.writeError(w, r, err)
+			return
+		}
 		if name := metaString(obj, "name"); name != s.name {
 			h.writeError(w, r, apierr.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, s.name)))
 			return

@@ -47,8 +47,8 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 	} else if name == "" {
 		m["name"] = s.name
 	}
-	if ns, _ := m["namespace"].(string); d.Namespaced && ns != "" && ns != s.ns {
-		return nil, 0, apierr.BadRequest("the namespace of the provided object does not match the namespace sent on the request")
+	if err := checkNamespace(s, obj); err != nil {
+		return nil, 0, err
 	}
 	rvText, _ := m["resourceVersion"].(string)
 	var wantRV int64
