@@ -1179,10 +1179,20 @@ func TestApplyRefusedRequests(t *testing.T) {
 			400, metav1.StatusReasonBadRequest, "metadata.managedFields must be nil"},
 		{"another version", `{"apiVersion":"v2","kind":"ConfigMap","metadata":{"name":"r"}}`,
 			400, metav1.StatusReasonBadRequest, "invalid object type: /v2, Kind=ConfigMap"},
+		{"another name", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"other"}}`,
+			400, metav1.StatusReasonBadRequest, "the name of the object (other) does not match the name on the URL (r)"},
+		{"another namespace", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"r","namespace":"other"}}`,
+			400, metav1.StatusReasonBadRequest, "the namespace of the provided object does not match the namespace sent on the request"},
+		{"a uid for a new object", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"new","uid":"abc"}}`,
+			409, metav1.StatusReasonConflict, `Operation cannot be fulfilled on configmaps "new": uid mismatch: the provided object specified uid abc, and no existing object was found`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			err := cs.CoreV1().RESTClient().Patch(types.ApplyPatchType).Namespace(ns).Resource("configmaps").Name("r").
+			target := "r"
+			if strings.Contains(c.body, `"name":"new"`) {
+				target = "new"
+			}
+			err := cs.CoreV1().RESTClient().Patch(types.ApplyPatchType).Namespace(ns).Resource("configmaps").Name(target).
 				Param("fieldManager", "x").Body([]byte(c.body)).Do(ctx).Error()
 			if err == nil {
 				t.Fatal("applied")
@@ -1195,6 +1205,9 @@ func TestApplyRefusedRequests(t *testing.T) {
 	got, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "r", metav1.GetOptions{})
 	if err != nil || got.Data["k"] != "w" {
 		t.Errorf("refused applies changed the object: %v %v", err, got.Data)
+	}
+	if _, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "new", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("a refused apply created an object: %v", err)
 	}
 
 	// The dynamic client applies as the typed one does.
