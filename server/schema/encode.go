@@ -239,6 +239,14 @@ func encMap(dst []byte, m map[string]any, elem *Schema) []byte {
 // are written in (a FieldsV1 trie lists keyed items by key value).
 type RawJSON []byte
 
+// MarshalJSON writes r as it is, so encoding/json agrees with AppendAny.
+func (r RawJSON) MarshalJSON() ([]byte, error) {
+	if len(r) == 0 {
+		return []byte("null"), nil
+	}
+	return r, nil
+}
+
 // AppendAny appends the compact JSON of a generic value as Decode and
 // DecodeAny produce it: nil, string, bool, int64, int, float64, []any and
 // map[string]any, objects with sorted keys, strings escaped and numbers
