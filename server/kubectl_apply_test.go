@@ -348,9 +348,23 @@ spec:
 		}
 	})
 
+	t.Run("run", func(t *testing.T) {
+		t.Parallel()
+		ns := k.namespace(t, "kc-apply-run")
+		k.must(t, "run", "nginx", "--image=nginx", "-n", ns)
+		pod := k.object(t, "/api/v1/namespaces/"+ns+"/pods/nginx")
+		if path(pod, "spec.serviceAccountName") != "default" || path(pod, "spec.tolerations") == nil {
+			t.Errorf("pod spec lacks what the server adds: %v", pod["spec"])
+		}
+		// As upstream stores it: what kubectl sent with its defaults; the
+		// containers list itself (every pod has one) and what the server
+		// adds as it admits the pod (service account, tolerations,
+		// priority) belong to nobody.
+		mustOwn(t, pod, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:run":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{".":{},"f:image":{},"f:imagePullPolicy":{},"f:name":{},"f:resources":{},"f:terminationMessagePath":{},"f:terminationMessagePolicy":{}}},"f:dnsPolicy":{},"f:enableServiceLinks":{},"f:restartPolicy":{},"f:schedulerName":{},"f:securityContext":{},"f:terminationGracePeriodSeconds":{}}},"manager":"kubectl-run","operation":"Update"}]`)
+	})
+
 	t.Run("create-namespace", func(t *testing.T) {
 		t.Parallel()
-		t.Skip("a create's ownership is recorded after the type prepares the object, so the namespace finalizer is attributed to the creator")
 		// The name label comes from defaulting and is the creator's; the
 		// finalizer the server adds as it prepares the object is nobody's.
 		k.must(t, "create", "namespace", "kc-apply-ns")

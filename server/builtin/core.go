@@ -168,8 +168,9 @@ func secrets(b config.Brand) *registry.Descriptor {
 			obj["type"] = secretTypeOpaque
 		}
 	}
-	d.Strategy.PrepareForCreate = mergeStringData
-	d.Strategy.PrepareForUpdate = func(obj, _ registry.Object, _ string) { mergeStringData(obj) }
+	// stringData is folded into data as upstream decodes a secret, so
+	// the writer owns the data keys it gave.
+	d.Strategy.Default = mergeStringData
 	rules := newSecretRules(b)
 	d.Strategy.Validate = rules.validate
 	d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
@@ -206,6 +207,9 @@ func namespaces(b config.Brand) *registry.Descriptor {
 		md := child(obj, "metadata")
 		child(md, "labels")[nameLabel] = str(obj, "metadata", "name")
 	}
+	// The name label is a default (the writer's); the finalizer is added
+	// as the object is prepared (nobody's).
+	d.Strategy.Default = setNameLabel
 	d.Strategy.PrepareForCreate = func(obj registry.Object) {
 		child(obj, "status")["phase"] = phaseActive
 		spec := child(obj, "spec")
@@ -214,7 +218,6 @@ func namespaces(b config.Brand) *registry.Descriptor {
 			fins = append(fins, b.NamespaceFinalizer)
 		}
 		spec["finalizers"] = registry.AnyList(fins)
-		setNameLabel(obj)
 	}
 	d.Strategy.PrepareForUpdate = func(obj, old registry.Object, sub string) {
 		if sub == "" {

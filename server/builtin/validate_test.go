@@ -185,10 +185,10 @@ func TestSecretStringDataIsValidated(t *testing.T) {
 	t.Parallel()
 	d := descriptor(t, brand, "Secret")
 	obj := registry.Object{"type": brand.Label("basic-auth"), "stringData": map[string]any{"user": "u"}}
-	d.Strategy.PrepareForCreate(obj)
+	d.Strategy.Default(obj)
 	checkErrs(t, "stringData", d.Strategy.Validate(obj), []string{"data[username]: Required value", "data[password]: Required value"})
 	obj = registry.Object{"stringData": map[string]any{"a b": "x"}}
-	d.Strategy.PrepareForCreate(obj)
+	d.Strategy.Default(obj)
 	checkErrs(t, "stringData key", d.Strategy.Validate(obj), []string{`data[a b]: Invalid value: "a b": ` + configKeyMsg})
 }
 
