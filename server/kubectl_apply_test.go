@@ -218,6 +218,16 @@ func TestKubectlApply(t *testing.T) {
 		if err != nil || out != "" {
 			t.Errorf("diff of no change: err %v, stdout %q, stderr %q", err, out, errOut)
 		}
+		// Without --server-side diff dry-runs a client-side apply, a
+		// strategic merge patch: with no configuration recorded on the
+		// object, b is not known to have left it.
+		out, errOut, err = k.run(t, "diff", "-f", v2, "-n", ns)
+		if code := exitCode(err); code != 1 {
+			t.Errorf("client-side diff of a change: exit %d (%v), stderr %q", code, err, errOut)
+		}
+		if !strings.Contains(out, "\n data:\n-  a: \"1\"\n+  a: \"10\"\n   b: \"2\"\n kind: ConfigMap\n") {
+			t.Errorf("client-side diff of a change:\n%s", out)
+		}
 	})
 
 	t.Run("from-client-side-apply", func(t *testing.T) {
@@ -235,6 +245,9 @@ func TestKubectlApply(t *testing.T) {
 			t.Errorf("last-applied annotation %q, want %q", annotations[last], want)
 		}
 		mustOwn(t, created, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:a":{},"f:b":{}},"f:metadata":{"f:annotations":{".":{},"f:`+last+`":{}},"f:labels":{".":{},"f:app":{}}}},"manager":"kubectl-client-side-apply","operation":"Update"}]`)
+		if out, errOut, err := k.run(t, "diff", "-f", v1, "-n", ns); err != nil || out != "" {
+			t.Errorf("diff of the applied file: err %v, stdout %q, stderr %q", err, out, errOut)
+		}
 
 		// a changes, b is dropped, c and a label are added: no conflict
 		// with the client-side manager, whose fields kubectl takes over
@@ -345,6 +358,14 @@ spec:
 		// Without the flag kubectl hides them.
 		if out := k.must(t, "get", "configmap", "made", "-o", "yaml", "-n", ns); strings.Contains(out, "managedFields") {
 			t.Errorf("get -o yaml shows managedFields:\n%s", out)
+		}
+
+		// An apply that changes both managers' fields conflicts with each,
+		// Update managers named with their version.
+		m := manifest(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: made\n  labels:\n    tier: db\ndata:\n  k: w\n")
+		_, errOut, err := k.run(t, "apply", "--server-side", "-f", m, "-n", ns)
+		if want := k.conflictError("Apply failed with 2 conflicts: conflicts with \"kubectl-create\" using v1:\n- .data.k\nconflicts with \"kubectl-label\" using v1:\n- .metadata.labels.tier"); err == nil || errOut != want {
+			t.Errorf("apply over create and label: err %v, stderr:\n%s\nwant:\n%s", err, errOut, want)
 		}
 	})
 
