@@ -369,6 +369,26 @@ spec:
 		}
 	})
 
+	t.Run("refused", func(t *testing.T) {
+		t.Parallel()
+		ns := k.namespace(t, "kc-apply-refused")
+		// YAML reads an unquoted y as true; a ConfigMap's data holds
+		// strings. A member the type does not have is refused too. kubectl
+		// goes on with the next document and reports both.
+		m := manifest(t, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: typed\ndata:\n  x: y\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: unknown\nspec:\n  x: \"1\"\n")
+		out, errOut, err := k.run(t, "apply", "--server-side", "-f", m, "-n", ns)
+		want := "Error from server: failed to create typed patch object (" + ns + "/typed; /v1, Kind=ConfigMap): .data.x: expected string, got &value.valueUnstructured{Value:true}\n" +
+			"Error from server: failed to create typed patch object (" + ns + "/unknown; /v1, Kind=ConfigMap): .spec: field not declared in schema\n"
+		if err == nil || out != "" || errOut != want {
+			t.Errorf("apply of wrong fields: err %v, stdout %q, stderr:\n%s\nwant:\n%s", err, out, errOut, want)
+		}
+		for _, name := range []string{"typed", "unknown"} {
+			if code, _ := k.apiGet(t, "/api/v1/namespaces/"+ns+"/configmaps/"+name); code != http.StatusNotFound {
+				t.Errorf("refused apply created %s: status %d", name, code)
+			}
+		}
+	})
+
 	t.Run("run", func(t *testing.T) {
 		t.Parallel()
 		ns := k.namespace(t, "kc-apply-run")
