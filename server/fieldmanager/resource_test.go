@@ -120,6 +120,9 @@ func TestUpdateTracking(t *testing.T) {
 		{"removing a field drops it from its owner", 5,
 			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","labels":{"l":"1"}},"data":{"a":"1"}}`, "other",
 			mfList(mfEntry("creator", "Update", "v1", "", 4, `{"f:data":{".":{},"f:a":{}},"f:metadata":{"f:labels":{".":{},"f:l":{}}}}`))},
+		{"a new value for a field already owned refreshes the time, the set unchanged", 6,
+			`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","labels":{"l":"1"}},"data":{"a":"9"}}`, "creator",
+			mfList(mfEntry("creator", "Update", "v1", "", 6, `{"f:data":{".":{},"f:a":{}},"f:metadata":{"f:labels":{".":{},"f:l":{}}}}`))},
 	}
 	live := created
 	for _, s := range steps {
