@@ -32,8 +32,9 @@ const maxAnnotationBytes = 256 * 1024
 // 409 unless force; a malformed configuration fails as upstream does.
 // live and config are not changed.
 func (r *Resource) Apply(live, config map[string]any, manager string, force bool) (map[string]any, error) {
-	if kind, av := str(config, "kind"), str(config, "apiVersion"); kind != r.o.Kind || av != r.gv {
-		return nil, apierr.BadRequest("invalid object type: " + GVKString(av, kind))
+	// Compared parsed, as upstream: "/v1" is the core group's v1.
+	if got := GVKString(str(config, "apiVersion"), str(config, "kind")); got != GVKString(r.gv, r.o.Kind) {
+		return nil, apierr.BadRequest("invalid object type: " + got)
 	}
 	if cm := metadata(config); cm != nil && cm["managedFields"] != nil {
 		return nil, apierr.BadRequest("metadata.managedFields must be nil")

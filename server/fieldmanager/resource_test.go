@@ -362,6 +362,22 @@ func TestApplyConflicts(t *testing.T) {
 	}
 }
 
+func TestApplyTypeParsed(t *testing.T) {
+	c := &clock{}
+	c.set(0)
+	r := tracker(t, c, "", "v1", "ConfigMap", "")
+	if _, err := r.Apply(nil, object(t, `{"apiVersion":"/v1","kind":"ConfigMap","metadata":{"name":"x"}}`), "m", false); err != nil {
+		t.Errorf("apiVersion /v1 of a core kind: %v", err)
+	}
+	d := tracker(t, c, "apps", "v1", "Deployment", "")
+	for _, av := range []string{"v1", "/v1", "apps/", "apps/v1/x"} {
+		_, err := d.Apply(nil, object(t, `{"apiVersion":"`+av+`","kind":"Deployment","metadata":{"name":"x"}}`), "m", false)
+		if se := apierr.FromError(err); se.Status.Code != 400 || !strings.HasPrefix(se.Status.Message, "invalid object type: ") {
+			t.Errorf("apiVersion %s of a Deployment: %v", av, err)
+		}
+	}
+}
+
 func TestApplyRefuses(t *testing.T) {
 	c := &clock{}
 	c.set(0)
