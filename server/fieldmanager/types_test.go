@@ -210,7 +210,7 @@ func TestTypeOfEveryKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	domain := config.Brands["plat"].Domain
-	n := 0
+	n, applied := 0, 0
 	for _, line := range strings.Split(string(raw), "\n") {
 		col := strings.Split(line, "\t")
 		if col[0] != "G" || len(col) != 5 {
@@ -227,21 +227,47 @@ func TestTypeOfEveryKind(t *testing.T) {
 		if _, err := typ.Typed(map[string]any{}); err != nil {
 			t.Errorf("%s: empty object: %v", name, err)
 		}
-		zero, err := schema.DecodeStored(schema.Encode(nil, map[string]any{}, s), s)
+		// The zero object as a create starts from it (null members
+		// kept) and as it is stored (null members dropped).
+		encoded := schema.Encode(nil, map[string]any{}, s)
+		withNulls, err := schema.DecodeAny(encoded)
 		if err != nil {
 			t.Errorf("%s: zero object: %v", name, err)
 			continue
 		}
-		tv, err := typ.Typed(zero)
+		stored, err := schema.DecodeStored(encoded, s)
 		if err != nil {
-			t.Errorf("%s: zero object %v: %v", name, zero, err)
+			t.Errorf("%s: stored zero object: %v", name, err)
 			continue
 		}
-		if _, err := tv.ToFieldSet(); err != nil {
-			t.Errorf("%s: fields of the zero object: %v", name, err)
+		// Kinds with object metadata are created by an apply of a name alone.
+		if m := s.Field("metadata"); m != nil && m.Schema.Field("name") != nil {
+			applied++
+			gv := col[2]
+			if group != "" {
+				gv = group + "/" + col[2]
+			}
+			r := New(Options{Group: group, Version: col[2], Kind: col[3], Schema: s})
+			config := map[string]any{"apiVersion": gv, "kind": col[3], "metadata": map[string]any{"name": "x"}}
+			if _, err := r.Apply(nil, config, "m", false); err != nil {
+				t.Errorf("%s: apply of a name: %v", name, err)
+			}
+		}
+		for _, zero := range []map[string]any{withNulls.(map[string]any), stored} {
+			tv, err := typ.Typed(zero)
+			if err != nil {
+				t.Errorf("%s: zero object %v: %v", name, zero, err)
+				continue
+			}
+			if _, err := tv.ToFieldSet(); err != nil {
+				t.Errorf("%s: fields of the zero object: %v", name, err)
+			}
 		}
 	}
 	if n < 200 {
 		t.Errorf("only %d kinds in the catalog", n)
+	}
+	if applied < 50 {
+		t.Errorf("only %d kinds with metadata applied to", applied)
 	}
 }
