@@ -137,3 +137,50 @@ func FuzzUpdateManagedFields(f *testing.F) {
 		}
 	})
 }
+
+// FuzzApplyDeployment applies arbitrary YAML configurations to a tracked
+// Deployment, whose schema has map lists of one and two keys, sets,
+// atomic structs and int-or-strings: each merges or fails, never panics.
+func FuzzApplyDeployment(f *testing.F) {
+	c := &clock{}
+	c.set(0)
+	r := tracker(f, c, "apps", "v1", "Deployment", "")
+	live := object(f, `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d","finalizers":["f"]},"spec":{"replicas":1,`+
+		`"selector":{"matchLabels":{"a":"b"}},"strategy":{"type":"RollingUpdate","rollingUpdate":{"maxSurge":"25%"}},`+
+		`"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i","env":[{"name":"E","value":"1"},{"name":"E","value":"2"}],`+
+		`"ports":[{"containerPort":80},{"containerPort":53,"protocol":"UDP"}]}]}}}}`)
+	r.Update(nil, live, "creator")
+	for _, seed := range []string{
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  replicas: 3\n",
+		"apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image: j\n        ports:\n        - containerPort: 80\n          protocol: TCP\n",
+		"apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n      - name: d\n        env:\n        - name: E\n          value: x\n",
+		"apiVersion: apps/v1\nkind: Deployment\nspec:\n  selector:\n    matchExpressions:\n    - {key: a, operator: In, values: [b]}\n",
+		"apiVersion: apps/v1\nkind: Deployment\nspec:\n  strategy:\n    rollingUpdate:\n      maxSurge: 2\n      maxUnavailable: [1]\n",
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  finalizers: [f, g]\nspec:\n  template:\n    spec:\n      containers: []\n",
+		"apiVersion: apps/v1\nkind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n      - {}\n      - name: c\n        ports: [{}]\n",
+	} {
+		f.Add([]byte(seed), false)
+	}
+	f.Fuzz(func(t *testing.T, body []byte, force bool) {
+		js, err := yaml.YAMLToJSON(body)
+		if err != nil {
+			return
+		}
+		v, err := schema.DecodeAny(js)
+		if err != nil {
+			return
+		}
+		config, ok := v.(map[string]any)
+		if !ok {
+			return
+		}
+		out, err := r.Apply(live, config, "m", force)
+		if err != nil {
+			return
+		}
+		list, _ := metadata(out)["managedFields"].([]any)
+		if _, err := Decode(list); err != nil {
+			t.Fatalf("apply of %s recorded unreadable ownership: %v", js, err)
+		}
+	})
+}
