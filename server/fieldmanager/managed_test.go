@@ -48,6 +48,8 @@ func TestDecodeEncodeRoundTrip(t *testing.T) {
 				`{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:status":{"f:phase":{}}},"manager":"kubectl-edit","operation":"Update","subresource":"status","time":"2025-01-02T03:06:00Z"}]`},
 		{"keyed, set and no time",
 			`[{"apiVersion":"apps/v1","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:finalizers":{".":{},"v:\"a\"":{}}},"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"c\"}":{".":{},"f:image":{},"f:name":{}}}}}}},"manager":"m","operation":"Update"}]`},
+		{"keyed items in key value order, not text order",
+			`[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:ports":{"k:{\"port\":80,\"protocol\":\"TCP\"}":{},"k:{\"port\":100,\"protocol\":\"TCP\"}":{}},"f:set":{"v:9":{},"v:10":{}}}},"manager":"m","operation":"Update","time":"2025-01-02T03:04:05Z"}]`},
 		{"an entry owning nothing", `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{},"manager":"m","operation":"Update","time":"2025-01-02T03:04:05Z"}]`},
 	}
 	for _, c := range cases {
