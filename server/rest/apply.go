@@ -98,15 +98,20 @@ func decodeApplyConfig(body []byte, validation string) (map[string]any, []string
 	if !isJSON {
 		js, err := yaml.YAMLToJSON(body)
 		if err != nil {
-			return nil, nil, apierr.BadRequest("error decoding YAML: " + err.Error())
+			return nil, nil, yamlError(body, err)
 		}
 		if v, err = schema.DecodeAny(js); err != nil {
-			return nil, nil, apierr.BadRequest("error decoding YAML: " + err.Error())
+			return nil, nil, yamlError(body, err)
 		}
 	}
 	config, ok := v.(map[string]any)
-	if !ok {
-		return nil, nil, apierr.BadRequest("error decoding YAML: the apply configuration is not an object")
+	switch {
+	case v == nil:
+		// An empty or null document is no object at all: the merge then
+		// refuses its type, as upstream.
+		config = map[string]any{}
+	case !ok:
+		return nil, nil, yamlError(body, errors.New("the apply configuration is not an object"))
 	}
 	var warnings []string
 	if (validation == validationStrict || validation == validationWarn) && (dup || !isJSON) {
@@ -136,6 +141,18 @@ func yamlWarnings(err error) []string {
 		}
 	}
 	return out
+}
+
+// yamlError is the 400 of a body upstream's YAML decoder cannot read
+// into an object, in that decoder's words ("error converting YAML to
+// JSON: ...", "error unmarshaling JSON: ..."); fallback when it reads
+// the body.
+func yamlError(body []byte, fallback error) error {
+	err := yaml.Unmarshal(body, &map[string]any{})
+	if err == nil {
+		err = fallback
+	}
+	return apierr.BadRequest("error decoding YAML: " + err.Error())
 }
 
 // yamlReadsAlike says whether the YAML decoder, upstream's, reads the

@@ -23,6 +23,9 @@ func yamlConfig(body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if v == nil {
+		v = map[string]any{} // no object: the merge refuses its type
+	}
 	if _, ok := v.(map[string]any); !ok {
 		return nil, errors.New("not an object")
 	}
