@@ -500,3 +500,26 @@ func TestApplyReleasesFields(t *testing.T) {
 		live = out
 	}
 }
+
+// A create is always tracked, whatever its body's managedFields say.
+func TestCreateWithManagedFieldsInBody(t *testing.T) {
+	c := &clock{}
+	c.set(1)
+	r := tracker(t, c, "", "v1", "ConfigMap", "")
+	creator := mfEntry("creator", "Update", "v1", "", 1, `{"f:data":{".":{},"f:a":{}}}`)
+	other := mfEntry("other", "Update", "v1", "", 0, `{"f:data":{"f:z":{}}}`)
+	cases := []struct{ name, mf, want string }{
+		{"reset with []", `"managedFields":[],`, mfList(creator)},
+		{"reset with [{}]", `"managedFields":[{}],`, mfList(creator)},
+		{"a valid list is kept", `"managedFields":` + mfList(other) + `,`, mfList(other, creator)},
+		{"an undecodable list is dropped", `"managedFields":[{"manager":"m"}],`, mfList(creator)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			next := update(t, r, nil, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{`+tc.mf+`"name":"x"},"data":{"a":"1"}}`, "creator")
+			if got := managedOf(t, next); got != tc.want {
+				t.Errorf("managedFields\n got %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
