@@ -1,7 +1,6 @@
 package fieldmanager
 
 import (
-	"encoding/json"
 	"testing"
 	"time"
 
@@ -33,15 +32,6 @@ func stored(obj map[string]any) map[string]any {
 	return out
 }
 
-func managedJSON(t *testing.T, obj map[string]any) string {
-	t.Helper()
-	b, err := json.Marshal(metadata(obj)["managedFields"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 // TestApplyUnchangedObjectKeepsTimes: an apply that leaves the object as
 // it is stamps no time, so applying the same configuration again writes
 // nothing, and a manager that only joins in owning has no time.
@@ -57,7 +47,7 @@ func TestApplyUnchangedObjectKeepsTimes(t *testing.T) {
 		t.Fatal(err)
 	}
 	const created = `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:k":{}}},"manager":"x","operation":"Apply","time":"2026-01-02T03:04:05Z"}]`
-	if got := managedJSON(t, first); got != created {
+	if got := managedOf(t, first); got != created {
 		t.Fatalf("created:\n got  %s\n want %s", got, created)
 	}
 
@@ -76,7 +66,7 @@ func TestApplyUnchangedObjectKeepsTimes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := managedJSON(t, out); got != tc.want {
+			if got := managedOf(t, out); got != tc.want {
 				t.Errorf("managedFields:\n got  %s\n want %s", got, tc.want)
 			}
 			if _, ok := live["kind"]; ok {
@@ -92,7 +82,7 @@ func TestApplyUnchangedObjectKeepsTimes(t *testing.T) {
 		t.Fatal(err)
 	}
 	const stamped = `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:k":{}}},"manager":"x","operation":"Apply","time":"2026-01-02T03:05:05Z"}]`
-	if got := managedJSON(t, out); got != stamped {
+	if got := managedOf(t, out); got != stamped {
 		t.Errorf("after a change:\n got  %s\n want %s", got, stamped)
 	}
 }
