@@ -1342,3 +1342,55 @@ func TestApplyFieldManagerTooLong(t *testing.T) {
 		t.Errorf("apply with a long manager: %v, want %q", err, want)
 	}
 }
+
+func TestApplySecretsKeysAndFinalizers(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+
+	// stringData is written into data; the applier owns what it sent.
+	s, err := cs.CoreV1().Secrets(ns).Apply(ctx, corev1ac.Secret("s", ns).WithType(corev1.SecretTypeOpaque).
+		WithStringData(map[string]string{"k": "v"}), metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(s.Data["k"]) != "v" || len(s.StringData) != 0 {
+		t.Errorf("secret data %v stringData %v", s.Data, s.StringData)
+	}
+	checkManaged(t, "secret", s, owned{"x", "Apply", "v1", "", `{"f:stringData":{"f:k":{}},"f:type":{}}`})
+
+	// A configuration repeating a key of a keyed list is malformed: the
+	// server's error, as upstream, not a Status of its own.
+	dup := webDeployment(ns, 1, "nginx")
+	dup.Spec.Template.Spec.WithContainers(corev1ac.Container().WithName("web").WithImage("busybox"))
+	_, err = cs.AppsV1().Deployments(ns).Apply(ctx, dup, metav1.ApplyOptions{FieldManager: "x"})
+	want := "failed to create typed patch object (" + ns + "/web; apps/v1, Kind=Deployment): .spec.template.spec.containers: duplicate entries for key [name=\"web\"]"
+	if st := statusOf(t, err); st.Code != 500 || st.Reason != metav1.StatusReasonUnknown || st.Message != want {
+		t.Errorf("duplicate keys: %d %q %q, want 500 %q", st.Code, st.Reason, st.Message, want)
+	}
+
+	// Deletion does not touch ownership; the applier dropping its
+	// finalizer lets the object go.
+	cms := cs.CoreV1().ConfigMaps(ns)
+	cm, err := cms.Apply(ctx, corev1ac.ConfigMap("f", ns).WithFinalizers("example.com/f").WithData(map[string]string{"a": "b"}),
+		metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cms.Delete(ctx, "f", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	deleting, err := cms.Get(ctx, "f", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if deleting.DeletionTimestamp == nil || !reflect.DeepEqual(deleting.ManagedFields, cm.ManagedFields) {
+		t.Errorf("after delete: deletionTimestamp %v, managedFields %s (were %s)", deleting.DeletionTimestamp, managedString(deleting.ManagedFields), managedString(cm.ManagedFields))
+	}
+	if _, err := cms.Apply(ctx, corev1ac.ConfigMap("f", ns).WithData(map[string]string{"a": "b"}), metav1.ApplyOptions{FieldManager: "x"}); err != nil {
+		t.Fatalf("apply without the finalizer: %v", err)
+	}
+	if _, err := cms.Get(ctx, "f", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("get after the last finalizer went: %v, want not found", err)
+	}
+}
