@@ -585,7 +585,8 @@ func TestApplyStatus(t *testing.T) {
 			if again.Status.Replicas != 2 || *again.Spec.Replicas != 4 || again.Generation != 2 {
 				t.Errorf("after a spec apply: generation %d spec replicas %d status %+v", again.Generation, *again.Spec.Replicas, again.Status)
 			}
-			checkManaged(t, "spec re-applied", again,
+			// (x's time moved on: the order depends on the second.)
+			checkEntries(t, "spec re-applied", again,
 				owned{"x", "Apply", "apps/v1", "", webDeploymentFields},
 				owned{"x-status", "Apply", "apps/v1", "status", statusFields})
 		})
@@ -1392,5 +1393,60 @@ func TestApplySecretsKeysAndFinalizers(t *testing.T) {
 	}
 	if _, err := cms.Get(ctx, "f", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("get after the last finalizer went: %v, want not found", err)
+	}
+}
+
+func TestControllerRuntimePatchOwnership(t *testing.T) {
+	cs := clientset(t, config(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	base, err := client.New(config(t), client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Every write of this client is recorded as "owner"'s.
+	c := client.WithFieldOwner(base, "owner")
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: ns}, Data: map[string]string{"k": "v"}}
+	if err := c.Create(ctx, cm); err != nil {
+		t.Fatal(err)
+	}
+	checkManaged(t, "create", cm, owned{"owner", "Update", "v1", "", `{"f:data":{".":{},"f:k":{}}}`})
+
+	// A merge patch by the plain client: its user agent's entry.
+	orig := cm.DeepCopy()
+	cm.Labels = map[string]string{"l": "v"}
+	if err := base.Patch(ctx, cm, client.MergeFrom(orig)); err != nil {
+		t.Fatal(err)
+	}
+	agent := strings.SplitN(rest.DefaultKubernetesUserAgent(), "/", 2)[0]
+	// (Entries of one second are ordered by name, else by time: the
+	// order is not asserted.)
+	checkEntries(t, "merge patch", cm,
+		owned{"owner", "Update", "v1", "", `{"f:data":{".":{},"f:k":{}}}`},
+		owned{agent, "Update", "v1", "", `{"f:metadata":{"f:labels":{".":{},"f:l":{}}}}`})
+
+	// A strategic merge patch through the owner client changes its value
+	// of k and adds another: both its.
+	orig = cm.DeepCopy()
+	cm.Data["k"] = "w"
+	cm.Data["k2"] = "v2"
+	if err := c.Patch(ctx, cm, client.StrategicMergeFrom(orig)); err != nil {
+		t.Fatal(err)
+	}
+	checkEntries(t, "strategic patch", cm,
+		owned{"owner", "Update", "v1", "", `{"f:data":{".":{},"f:k":{},"f:k2":{}}}`},
+		owned{agent, "Update", "v1", "", `{"f:metadata":{"f:labels":{".":{},"f:l":{}}}}`})
+}
+
+// checkEntries asserts that obj's managedFields are want in any order.
+func checkEntries(t *testing.T, what string, obj metav1.Object, want ...owned) {
+	t.Helper()
+	if n := len(obj.GetManagedFields()); n != len(want) {
+		t.Errorf("%s: %d managedFields entries, want %d: %s", what, n, len(want), managedString(obj.GetManagedFields()))
+	}
+	for _, w := range want {
+		if got := entryOf(t, obj, w.manager); got != w {
+			t.Errorf("%s: entry %+v, want %+v", what, got, w)
+		}
 	}
 }
