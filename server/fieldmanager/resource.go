@@ -164,10 +164,10 @@ func (r *Resource) update(live, next map[string]any, managed Managed, manager st
 	if live == nil {
 		live = r.zero
 	}
-	lt, err := r.typ.Typed(withoutManaged(live), typed.AllowDuplicates)
-	if err != nil {
-		return managed, fmt.Errorf("live object: %w", err)
-	}
+	// The stored object was checked when it was written; the new one is
+	// checked here, so that a value of the wrong type fails the
+	// bookkeeping rather than being recorded.
+	lt := r.typ.trusted(withoutManaged(live))
 	nt, err := r.typ.Typed(withoutManaged(next), typed.AllowDuplicates)
 	if err != nil {
 		return managed, fmt.Errorf("new object: %w", err)

@@ -82,6 +82,13 @@ func (t *Type) Typed(obj map[string]any, opts ...typed.ValidationOptions) (*type
 	return typed.AsTyped(value.NewValueInterface(obj), t.schema, t.root, opts...)
 }
 
+// trusted wraps an object the server decoded with this type's schema
+// without checking it first: comparing and merging check what they walk,
+// so a mismatch still fails there.
+func (t *Type) trusted(obj map[string]any) *typed.TypedValue {
+	return typed.AsTypedUnvalidated(value.NewValueInterface(obj), t.schema, t.root)
+}
+
 // converter turns a schema graph into named structured-merge-diff types.
 type converter struct {
 	names map[*schema.Schema]string
