@@ -84,10 +84,7 @@ func (h *Handler) track(s *scope, live, next Object) {
 	// Ownership is computed over the object as it will read back, with
 	// every member its type always carries, so that a write sending fewer
 	// members than the stored form does not seem to remove them.
-	canon, err := schema.DecodeStored(schema.Encode(nil, next, d.Schema), d.Schema)
-	if err != nil {
-		return
-	}
+	canon := schema.Canonical(next, d.Schema)
 	h.fields(d, sub).Update(live, canon, s.manager)
 	m := meta(next, true)
 	if mf, ok := meta(canon, false)["managedFields"]; ok {
