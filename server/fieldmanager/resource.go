@@ -164,17 +164,17 @@ func (r *Resource) update(live, next map[string]any, managed Managed, manager st
 	if live == nil {
 		live = r.zero
 	}
-	// The stored object was checked when it was written; the new one is
-	// checked here, so that a value of the wrong type fails the
-	// bookkeeping rather than being recorded.
-	lt := r.typ.trusted(withoutManaged(live))
+	// The new object is checked here, in upstream's words (the first
+	// apply to an untracked object shows them); the stored one was
+	// checked when it was written.
 	nt, err := r.typ.Typed(withoutManaged(next), typed.AllowDuplicates)
 	if err != nil {
-		return managed, fmt.Errorf("new object: %w", err)
+		return managed, fmt.Errorf("failed to convert new object (%s) to smd typed: %w", r.objectName(next), err)
 	}
+	lt := r.typ.trusted(withoutManaged(live))
 	_, fields, err := r.updater.Update(lt, nt, r.version, managed.Fields, currentOperation)
 	if err != nil {
-		return managed, err
+		return managed, fmt.Errorf("failed to update ManagedFields (%s): %w", r.objectName(next), err)
 	}
 	managed.Fields = fields
 	r.claim(managed, manager, OpUpdate)

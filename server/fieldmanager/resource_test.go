@@ -378,6 +378,28 @@ func TestApplyTypeParsed(t *testing.T) {
 	}
 }
 
+// A live object that does not fit its schema fails the first apply to
+// it, in upstream's words.
+func TestApplyToUntypableLiveObject(t *testing.T) {
+	c := &clock{}
+	c.set(0)
+	r := tracker(t, c, "", "v1", "ConfigMap", "")
+	live := object(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","namespace":"ns"},"data":{"k":1}}`)
+	_, err := r.Apply(live, object(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","namespace":"ns"},"data":{"j":"1"}}`), "m", false)
+	want := "failed to create manager for existing fields: failed to convert new object (ns/x; /v1, Kind=ConfigMap) to smd typed: .data.k: expected string, got &value.valueUnstructured{Value:1}"
+	if se := apierr.FromError(err); se.Status.Code != 500 || se.Status.Message != want {
+		t.Errorf("error %d %q\nwant 500 %q", se.Status.Code, se.Status.Message, want)
+	}
+	// Tracked, the object is typed as the merge's live object.
+	r.Update(nil, live, "creator")
+	metadata(live)["managedFields"] = entries(t, mfList(mfEntry("creator", "Update", "v1", "", 0, `{"f:data":{"f:k":{}}}`)))
+	_, err = r.Apply(live, object(t, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","namespace":"ns"},"data":{"j":"1"}}`), "m", false)
+	want = "failed to create typed live object (ns/x; /v1, Kind=ConfigMap): .data.k: expected string, got &value.valueUnstructured{Value:1}"
+	if se := apierr.FromError(err); se.Status.Code != 500 || se.Status.Message != want {
+		t.Errorf("error %d %q\nwant 500 %q", se.Status.Code, se.Status.Message, want)
+	}
+}
+
 func TestApplyRefuses(t *testing.T) {
 	c := &clock{}
 	c.set(0)
