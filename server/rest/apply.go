@@ -27,12 +27,12 @@ func (h *Handler) serveApply(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
-	a, err := h.readApply(w, r, s)
+	a, err := h.readApply(r, s)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	stored, code, err := h.applyObject(r, s, a.config, a.force, a.dryRun)
+	stored, code, err := h.applyObject(r, s, a)
 	addWarnings(w, s.warnings)
 	if err != nil {
 		h.writeError(w, r, err)
@@ -41,15 +41,19 @@ func (h *Handler) serveApply(w http.ResponseWriter, r *http.Request, s *scope) {
 	h.writeObject(w, r, out, code, s.d, stored)
 }
 
-// applyRequest is a read apply request.
+// applyRequest is a read apply request. strict and warnings are what
+// field validation found in the body; as upstream, they count only once
+// the configuration has merged (a conflict is reported first).
 type applyRequest struct {
 	config        Object
 	force, dryRun bool
+	strict        error
+	warnings      []string
 }
 
 // readApply reads an apply request's options and configuration and makes
 // s an apply by its field manager.
-func (h *Handler) readApply(w http.ResponseWriter, r *http.Request, s *scope) (applyRequest, error) {
+func (h *Handler) readApply(r *http.Request, s *scope) (applyRequest, error) {
 	q := r.URL.Query()
 	wo, err := h.parseWriteOptions(q, kindPatchOptions)
 	if err != nil {
@@ -69,18 +73,18 @@ func (h *Handler) readApply(w http.ResponseWriter, r *http.Request, s *scope) (a
 		return applyRequest{}, err
 	}
 	config, warnings, err := decodeApplyConfig(body, wo.fieldValidation)
-	if err != nil {
+	if config == nil {
 		return applyRequest{}, err
 	}
-	addWarnings(w, warnings)
-	a.config = config
+	a.config, a.strict, a.warnings = config, err, warnings
 	s.manager, s.applying = wo.fieldManager, true
 	return a, nil
 }
 
 // decodeApplyConfig reads an apply body, YAML or JSON. Duplicate fields
-// are refused or warned of as fieldValidation says; unknown ones are left
-// for the merge to refuse, as upstream.
+// are refused (the error comes with the object, for the caller to report
+// after the merge, as upstream) or warned of as fieldValidation says;
+// unknown ones are left for the merge to refuse.
 func decodeApplyConfig(body []byte, validation string) (map[string]any, []string, error) {
 	// A JSON document, what client-go sends, is YAML that the JSON
 	// decoder reads the same and several times faster; YAML proper, and
@@ -117,7 +121,7 @@ func decodeApplyConfig(body []byte, validation string) (map[string]any, []string
 	if (validation == validationStrict || validation == validationWarn) && (dup || !isJSON) {
 		if err := yaml.UnmarshalStrict(body, &map[string]any{}); err != nil {
 			if validation == validationStrict {
-				return nil, nil, apierr.BadRequest("error strict decoding YAML: " + err.Error())
+				return config, nil, apierr.BadRequest("error strict decoding YAML: " + err.Error())
 			}
 			warnings = append(warnings, yamlWarnings(err)...)
 		}
@@ -280,8 +284,9 @@ func hasDuplicateMembers(doc []byte) bool {
 
 // applyObject merges config into the addressed object, creating it when
 // it does not exist, and returns the stored bytes and status code.
-func (h *Handler) applyObject(r *http.Request, s *scope, config Object, force, dryRun bool) ([]byte, int, error) {
-	d := s.d
+func (h *Handler) applyObject(r *http.Request, s *scope, a applyRequest) ([]byte, int, error) {
+	d, config, force, dryRun := s.d, a.config, a.force, a.dryRun
+	warned := false
 	fm := h.fields(d, s.trackedAs())
 	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
 		kv, err := h.store.Get(s.key())
@@ -298,6 +303,12 @@ func (h *Handler) applyObject(r *http.Request, s *scope, config Object, force, d
 		merged, err := fm.Apply(live, config, s.manager, force)
 		if err != nil {
 			return nil, 0, err
+		}
+		if a.strict != nil {
+			return nil, 0, a.strict
+		}
+		if !warned {
+			s.warnings, warned = append(s.warnings, a.warnings...), true
 		}
 		merged["kind"], merged["apiVersion"] = d.Kind, d.GroupVersion()
 		js, err := schema.AppendAny(nil, merged)

@@ -169,7 +169,7 @@ func (h *Handler) setScale(ctx context.Context, s *scope, paths *registry.ScaleP
 // subresource, so that it conflicts with whoever else sets the count.
 func (h *Handler) applyScale(w http.ResponseWriter, r *http.Request, s *scope, out output, paths *registry.ScalePaths, sch *schema.Schema) {
 	main := &scope{d: s.d, info: s.info, ns: s.ns, name: s.name, trackAs: s.sub}
-	a, err := h.readApply(w, r, main)
+	a, err := h.readApply(r, main)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -185,7 +185,8 @@ func (h *Handler) applyScale(w http.ResponseWriter, r *http.Request, s *scope, o
 	if replicas := getPath(a.config, "spec.replicas"); replicas != nil {
 		setPath(config, paths.SpecReplicas, replicas)
 	}
-	stored, _, err := h.applyObject(r, main, config, a.force, a.dryRun)
+	a.config = config
+	stored, _, err := h.applyObject(r, main, a)
 	addWarnings(w, main.warnings)
 	if err != nil {
 		h.writeError(w, r, err)
