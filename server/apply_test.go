@@ -130,7 +130,6 @@ func TestApplyRefusals(t *testing.T) {
 		{"duplicate field, strict", "fieldManager=a&fieldValidation=Strict", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\ndata:\n  k: v\n  k: w\n", 400, ""},
 		{"stale resourceVersion", "fieldManager=a", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n  resourceVersion: \"1\"\ndata:\n  k: w\n", 409,
 			`Operation cannot be fulfilled on configmaps "r": the object has been modified; please apply your changes to the latest version and try again`},
-		{"force is not a boolean", "fieldManager=a&force=maybe", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n", 400, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

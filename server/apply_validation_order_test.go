@@ -41,3 +41,22 @@ func TestApplyFieldValidationAfterMerge(t *testing.T) {
 		})
 	}
 }
+
+// TestApplyForceValues checks that force reads as upstream reads a
+// boolean query parameter: only "0" and "false" are false.
+func TestApplyForceValues(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/api/v1/namespaces/default/configmaps/"
+	e.do("PATCH", base+"vforce?fieldManager=a", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: vforce\ndata:\n  k: v\n", "Content-Type", applyCT).mustCode(t, 201)
+	for _, c := range []struct {
+		force string
+		code  int
+	}{
+		{"false", 409}, {"FALSE", 409}, {"0", 409},
+		{"true", 200}, {"maybe", 200}, {"", 200}, {"no", 200},
+	} {
+		e.do("PATCH", base+"vforce?fieldManager=b&dryRun=All&force="+c.force, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: vforce\ndata:\n  k: w\n",
+			"Content-Type", applyCT).mustCode(t, c.code)
+	}
+}

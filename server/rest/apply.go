@@ -64,9 +64,10 @@ func (h *Handler) readApply(r *http.Request, s *scope) (applyRequest, error) {
 	}
 	a := applyRequest{dryRun: wo.dryRun}
 	if q.Has("force") {
-		if a.force, err = strconv.ParseBool(q.Get("force")); err != nil {
-			return applyRequest{}, apierr.BadRequest(fmt.Sprintf("invalid value for force: %q", q.Get("force")))
-		}
+		// Read as upstream reads a boolean query parameter: anything but
+		// "0" and "false" (in any case), "" included, is true.
+		v := q.Get("force")
+		a.force = v != "0" && !strings.EqualFold(v, "false")
 	}
 	body, err := readBody(r)
 	if err != nil {
