@@ -2,7 +2,6 @@ package rest
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -95,9 +94,9 @@ func decodeApplyConfig(body []byte, validation string) (map[string]any, []string
 	isJSON, dup := false, false
 	if trimmed := bytes.TrimLeft(body, " \t\r\n"); len(trimmed) > 0 && trimmed[0] == '{' {
 		var err error
-		if v, err = schema.DecodeAny(body); err == nil && yamlReadsAlike(body, v) {
-			isJSON = true
-			dup = hasDuplicateMembers(body)
+		var d bool
+		if v, d, err = schema.DecodeAnyDuplicates(body); err == nil && yamlReadsAlike(body, v) {
+			isJSON, dup = true, d
 		}
 	}
 	if !isJSON {
@@ -232,55 +231,6 @@ func plainValue(v any) bool {
 		}
 	}
 	return true
-}
-
-// hasDuplicateMembers says whether a valid JSON document names a member
-// twice in one object.
-func hasDuplicateMembers(doc []byte) bool {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	type frame struct {
-		seen  map[string]bool
-		isObj bool
-		key   bool // the next string token of an object is a member name
-	}
-	var stack []frame
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return false
-		}
-		var top *frame
-		if n := len(stack); n > 0 {
-			top = &stack[n-1]
-		}
-		if top != nil && top.isObj && top.key {
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack = stack[:len(stack)-1]
-				continue
-			}
-			name, _ := tok.(string)
-			if top.seen[name] {
-				return true
-			}
-			top.seen[name] = true
-			top.key = false
-			continue
-		}
-		if top != nil && top.isObj {
-			top.key = true
-		}
-		switch tok {
-		case json.Delim('{'):
-			stack = append(stack, frame{seen: map[string]bool{}, isObj: true, key: true})
-		case json.Delim('['):
-			stack = append(stack, frame{})
-		case json.Delim(']'):
-			stack = stack[:len(stack)-1]
-		}
-		if len(stack) == 0 {
-			return false
-		}
-	}
 }
 
 // applyObject merges config into the addressed object, creating it when

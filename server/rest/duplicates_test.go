@@ -6,25 +6,6 @@ import (
 	"platd/server/schema"
 )
 
-func TestHasDuplicateMembers(t *testing.T) {
-	for _, c := range []struct {
-		doc  string
-		want bool
-	}{
-		{`{"a":1,"b":{"a":2}}`, false},
-		{`{"a":1,"a":2}`, true},
-		{`{"x":[{"k":1,"k":2}]}`, true},
-		{`{"x":[{"k":1},{"k":2}],"y":{}}`, false},
-		{`{"a":{"b":1},"c":{"b":1,"b":3}}`, true},
-		{`{"a":[1,[2,{"q":1}],{"q":2}],"q":3}`, false},
-		{`{}`, false},
-	} {
-		if got := hasDuplicateMembers([]byte(c.doc)); got != c.want {
-			t.Errorf("%s: %v, want %v", c.doc, got, c.want)
-		}
-	}
-}
-
 // TestDecodeApplyConfigJSONAndYAML checks that a JSON body and its YAML
 // form decode alike, and that duplicates are found in both.
 func TestDecodeApplyConfigJSONAndYAML(t *testing.T) {

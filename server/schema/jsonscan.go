@@ -18,6 +18,8 @@ type scanner struct {
 	// maxDepth, if positive, bounds the nesting of anyValue: a value
 	// deeper than maxDepth containers is a syntax error.
 	maxDepth int
+	// dup is set when anyValue met an object naming a member twice.
+	dup bool
 }
 
 // anyMaxDepth is DecodeAny's nesting limit, encoding/json's and
@@ -461,7 +463,11 @@ func (s *scanner) anyAt(depth int) (any, error) {
 			if err != nil {
 				return err
 			}
-			m[s.stringOf(key, esc)] = v
+			k := s.stringOf(key, esc)
+			if _, ok := m[k]; ok {
+				s.dup = true
+			}
+			m[k] = v
 			return nil
 		})
 		return m, err
@@ -540,6 +546,19 @@ func DecodeAnyShared(data []byte, text string) (any, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// DecodeAnyDuplicates is DecodeAny that also says whether an object of
+// the document names a member twice.
+func DecodeAnyDuplicates(data []byte) (v any, dup bool, err error) {
+	s := &scanner{data: data, maxDepth: anyMaxDepth}
+	if v, err = s.anyValue(); err != nil {
+		return nil, false, err
+	}
+	if err := s.end(); err != nil {
+		return nil, false, err
+	}
+	return v, s.dup, nil
 }
 
 // decodeAny is DecodeAny.
