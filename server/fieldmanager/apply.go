@@ -39,7 +39,8 @@ func (r *Resource) Apply(live, config map[string]any, manager string, force bool
 	if cm := metadata(config); cm != nil && cm["managedFields"] != nil {
 		return nil, apierr.BadRequest("metadata.managedFields must be nil")
 	}
-	if live == nil {
+	creating := live == nil
+	if creating {
 		live = r.zero
 	}
 	list, _ := metadata(live)["managedFields"].([]any)
@@ -48,7 +49,7 @@ func (r *Resource) Apply(live, config map[string]any, manager string, force bool
 		return nil, fmt.Errorf("failed to decode managed fields: %w", err)
 	}
 	live = r.withType(withoutManaged(live))
-	if len(managed.Fields) == 0 {
+	if len(managed.Fields) == 0 && !creating {
 		// Ownership starts here: what the object holds is attributed to
 		// a manager of its own, so that the applier conflicts with it.
 		if managed, err = r.update(r.zero, live, managed, BeforeFirstApply); err != nil {
