@@ -1178,6 +1178,8 @@ func TestApplyRefusedRequests(t *testing.T) {
 			500, metav1.StatusReasonUnknown, "failed to create typed patch object (" + ns + "/r; /v1, Kind=ConfigMap): .spec: field not declared in schema"},
 		{"managedFields in the body", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"r","managedFields":[{"manager":"z"}]}}`,
 			400, metav1.StatusReasonBadRequest, "metadata.managedFields must be nil"},
+		{"empty managedFields in the body", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"r","managedFields":[]}}`,
+			400, metav1.StatusReasonBadRequest, "metadata.managedFields must be nil"},
 		{"another version", `{"apiVersion":"v2","kind":"ConfigMap","metadata":{"name":"r"}}`,
 			400, metav1.StatusReasonBadRequest, "invalid object type: /v2, Kind=ConfigMap"},
 		{"another name", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"other"}}`,
@@ -1209,6 +1211,11 @@ func TestApplyRefusedRequests(t *testing.T) {
 	}
 	if _, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, "new", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("a refused apply created an object: %v", err)
+	}
+	// A null list is no list.
+	if err := cs.CoreV1().RESTClient().Patch(types.ApplyPatchType).Namespace(ns).Resource("configmaps").Name("r").Param("fieldManager", "x").
+		Body([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"r","managedFields":null},"data":{"k":"w"}}`)).Do(ctx).Error(); err != nil {
+		t.Errorf("apply with null managedFields: %v", err)
 	}
 
 	// The dynamic client applies as the typed one does.
