@@ -21,6 +21,7 @@ import (
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	autoscalingv1ac "k8s.io/client-go/applyconfigurations/autoscaling/v1"
 	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
+	batchv1ac "k8s.io/client-go/applyconfigurations/batch/v1"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
 	rbacv1ac "k8s.io/client-go/applyconfigurations/rbac/v1"
@@ -1455,5 +1456,68 @@ func checkEntries(t *testing.T, what string, obj metav1.Object, want ...owned) {
 		if got := entryOf(t, obj, w.manager); got != w {
 			t.Errorf("%s: entry %+v, want %+v", what, got, w)
 		}
+	}
+}
+
+func TestApplyServerFilledFields(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+
+	// A field its applier stops setting goes, and its default comes back.
+	deps := cs.AppsV1().Deployments(ns)
+	if _, err := deps.Apply(ctx, webDeployment(ns, 3, "nginx"), metav1.ApplyOptions{FieldManager: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	noReplicas := webDeployment(ns, 0, "nginx")
+	noReplicas.Spec.Replicas = nil
+	dep, err := deps.Apply(ctx, noReplicas, metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *dep.Spec.Replicas != 1 || dep.Generation != 2 {
+		t.Errorf("replicas %d generation %d, want the default 1 and 2", *dep.Spec.Replicas, dep.Generation)
+	}
+
+	// Fields the server fills in (a Job's selector and template labels, a
+	// Service's node port) are nobody's: applying again keeps them and
+	// writes nothing.
+	job := batchv1ac.Job("j", ns).WithSpec(batchv1ac.JobSpec().WithTemplate(corev1ac.PodTemplateSpec().
+		WithSpec(corev1ac.PodSpec().WithRestartPolicy(corev1.RestartPolicyNever).
+			WithContainers(corev1ac.Container().WithName("c").WithImage("busybox")))))
+	j, err := cs.BatchV1().Jobs(ns).Apply(ctx, job, metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j.Spec.Selector == nil || len(j.Spec.Template.Labels) == 0 {
+		t.Errorf("job selector %v template labels %v", j.Spec.Selector, j.Spec.Template.Labels)
+	}
+	svcConfig := corev1ac.Service("np", ns).WithSpec(corev1ac.ServiceSpec().WithType(corev1.ServiceTypeNodePort).
+		WithSelector(map[string]string{"app": "web"}).WithPorts(corev1ac.ServicePort().WithPort(80)))
+	svc, err := cs.CoreV1().Services(ns).Apply(ctx, svcConfig, metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if svc.Spec.Ports[0].NodePort == 0 {
+		t.Errorf("no node port allocated: %+v", svc.Spec.Ports)
+	}
+	checkManaged(t, "node port service", svc, owned{"x", "Apply", "v1", "",
+		`{"f:spec":{"f:ports":{"k:{\"port\":80,\"protocol\":\"TCP\"}":{".":{},"f:port":{}}},"f:selector":{},"f:type":{}}}`})
+
+	nextSecond(t, svc.ManagedFields[0].Time)
+	j2, err := cs.BatchV1().Jobs(ns).Apply(ctx, job, metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatalf("job again: %v", err)
+	}
+	if j2.ResourceVersion != j.ResourceVersion || !reflect.DeepEqual(j2.Spec.Selector, j.Spec.Selector) {
+		t.Errorf("applying the same Job wrote: resourceVersion %s -> %s", j.ResourceVersion, j2.ResourceVersion)
+	}
+	svc2, err := cs.CoreV1().Services(ns).Apply(ctx, svcConfig, metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatalf("service again: %v", err)
+	}
+	if svc2.ResourceVersion != svc.ResourceVersion || svc2.Spec.Ports[0].NodePort != svc.Spec.Ports[0].NodePort {
+		t.Errorf("applying the same Service wrote: resourceVersion %s -> %s, node port %d -> %d",
+			svc.ResourceVersion, svc2.ResourceVersion, svc.Spec.Ports[0].NodePort, svc2.Spec.Ports[0].NodePort)
 	}
 }
