@@ -410,3 +410,21 @@ func TestPatchRefusesAnotherNamespace(t *testing.T) {
 		mustMessage(t, `Operation cannot be fulfilled on configmaps "fresh": uid mismatch: the provided object specified uid abc, and no existing object was found`)
 	e.do("GET", base+"fresh", nil).mustCode(t, 404)
 }
+
+// TestApplyInStoredVersionSeesOtherVersions: a write in the version a
+// resource is stored in compares with and keeps the entries recorded in
+// its other versions.
+func TestApplyInStoredVersionSeesOtherVersions(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	v1 := `{"apiVersion":"autoscaling/v1","kind":"HorizontalPodAutoscaler","metadata":{"name":"h"},"spec":{"maxReplicas":3,"scaleTargetRef":{"apiVersion":"apps/v1","kind":"Deployment","name":"web"}}}`
+	e.do("POST", "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers?fieldManager=creator", v1).mustCode(t, 201)
+	base := "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/h"
+	apply := func(query, body string) *resp { return e.do("PATCH", base+"?"+query, body, "Content-Type", applyCT) }
+	const v2 = `{"apiVersion":"autoscaling/v2","kind":"HorizontalPodAutoscaler","metadata":{"name":"h"},"spec":{"maxReplicas":4}}`
+	apply("fieldManager=a", v2).mustCode(t, 409).
+		mustMessage(t, `Apply failed with 1 conflict: conflict with "creator" using autoscaling/v1: .spec.maxReplicas`)
+	got := apply("fieldManager=a&force=true", v2).mustCode(t, 200).obj(t)
+	mustOwn(t, got, `[{"apiVersion":"autoscaling/v2","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:maxReplicas":{}}},"manager":"a","operation":"Apply"},`+
+		`{"apiVersion":"autoscaling/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:minReplicas":{},"f:scaleTargetRef":{}}},"manager":"creator","operation":"Update"}]`)
+}

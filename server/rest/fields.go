@@ -37,9 +37,9 @@ func (h *Handler) fields(d *registry.Descriptor, sub string) *fieldmanager.Resou
 	case sub == "" && d.Subresource("status") != nil:
 		o.Reset = []string{"status"}
 	}
-	if d.Storage != nil {
-		o.Versions, o.Convert = h.otherVersions(d)
-	}
+	// Every version sharing the stored form, the stored version's own
+	// included: its writes must see the entries recorded in the others.
+	o.Versions, o.Convert = h.otherVersions(d)
 	r, _ := h.fieldMgrs.m.LoadOrStore(k, fieldmanager.New(o))
 	return r.(*fieldmanager.Resource)
 }
