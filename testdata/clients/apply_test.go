@@ -12,6 +12,7 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -1030,6 +1031,32 @@ func TestApplyAcrossVersions(t *testing.T) {
 	checkManaged(t, "forced in v1", forced,
 		owned{"a", "Apply", "autoscaling/v2", "", `{"f:spec":{"f:minReplicas":{},"f:scaleTargetRef":{"f:apiVersion":{},"f:kind":{},"f:name":{}}}}`},
 		owned{"b", "Apply", "autoscaling/v1", "", `{"f:spec":{"f:maxReplicas":{}}}`})
+
+	// An update in v1 conflicts with a v2 apply, named with its version.
+	if _, err := v1hpas.Create(ctx, &autoscalingv1.HorizontalPodAutoscaler{
+		ObjectMeta: metav1.ObjectMeta{Name: "made"},
+		Spec: autoscalingv1.HorizontalPodAutoscalerSpec{MaxReplicas: 3,
+			ScaleTargetRef: autoscalingv1.CrossVersionObjectReference{APIVersion: "apps/v1", Kind: "Deployment", Name: "web"}},
+	}, metav1.CreateOptions{FieldManager: "creator"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = cs.AutoscalingV2().HorizontalPodAutoscalers(ns).Apply(ctx, autoscalingv2ac.HorizontalPodAutoscaler("made", ns).
+		WithSpec(autoscalingv2ac.HorizontalPodAutoscalerSpec().WithMaxReplicas(4)), metav1.ApplyOptions{FieldManager: "a"})
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("v2 apply over a v1 update: %v, want a conflict", err)
+	}
+	if st, want := statusOf(t, err), `Apply failed with 1 conflict: conflict with "creator" using autoscaling/v1: .spec.maxReplicas`; st.Message != want {
+		t.Errorf("conflict %q, want %q", st.Message, want)
+	}
+	// Forced, the field moves; the updater keeps the rest in its version.
+	made, err := cs.AutoscalingV2().HorizontalPodAutoscalers(ns).Apply(ctx, autoscalingv2ac.HorizontalPodAutoscaler("made", ns).
+		WithSpec(autoscalingv2ac.HorizontalPodAutoscalerSpec().WithMaxReplicas(4)), metav1.ApplyOptions{FieldManager: "a", Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkManaged(t, "forced in v2", made,
+		owned{"a", "Apply", "autoscaling/v2", "", `{"f:spec":{"f:maxReplicas":{}}}`},
+		owned{"creator", "Update", "autoscaling/v1", "", `{"f:spec":{"f:minReplicas":{},"f:scaleTargetRef":{}}}`})
 }
 
 func TestApplyPodAndStatus(t *testing.T) {
