@@ -428,3 +428,20 @@ func TestApplyInStoredVersionSeesOtherVersions(t *testing.T) {
 	mustOwn(t, got, `[{"apiVersion":"autoscaling/v2","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:maxReplicas":{}}},"manager":"a","operation":"Apply"},`+
 		`{"apiVersion":"autoscaling/v1","fieldsType":"FieldsV1","fieldsV1":{"f:spec":{"f:minReplicas":{},"f:scaleTargetRef":{}}},"manager":"creator","operation":"Update"}]`)
 }
+
+// TestOwnershipAcrossGroups: events are served by the core group and the
+// events group; a write through either keeps the entries of the other.
+func TestOwnershipAcrossGroups(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	ev := `{"apiVersion":"v1","kind":"Event","metadata":{"name":"ev"},"involvedObject":{"kind":"Pod","name":"p","namespace":"default"},"reason":"R","message":"m","type":"Normal"}`
+	e.do("POST", "/api/v1/namespaces/default/events?fieldManager=core", ev).mustCode(t, 201)
+	groupPath := "/apis/" + platBrand.Group("events") + "/v1/namespaces/default/events/ev"
+	got := e.do("PATCH", groupPath+"?fieldManager=grp", `{"metadata":{"labels":{"l":"v"}}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200).obj(t)
+	mustOwn(t, got, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:involvedObject":{},"f:message":{},"f:reason":{},"f:type":{}},"manager":"core","operation":"Update"},`+
+		`{"apiVersion":"`+platBrand.Group("events")+`/v1","fieldsType":"FieldsV1","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:l":{}}}},"manager":"grp","operation":"Update"}]`)
+	got = e.do("PATCH", "/api/v1/namespaces/default/events/ev?fieldManager=core2", `{"metadata":{"annotations":{"a":"b"}}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200).obj(t)
+	if o := ownership(t, got); !strings.Contains(o, `"manager":"grp"`) || !strings.Contains(o, `"manager":"core2"`) || !strings.Contains(o, `"manager":"core"`) {
+		t.Errorf("a core write lost entries: %s", o)
+	}
+}

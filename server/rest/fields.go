@@ -44,12 +44,13 @@ func (h *Handler) fields(d *registry.Descriptor, sub string) *fieldmanager.Resou
 	return r.(*fieldmanager.Resource)
 }
 
-// otherVersions are the other served versions of d's stored objects and
-// the conversion between any two, through the stored form.
+// otherVersions are the other served versions of d's stored objects, in
+// its group or another (events are served by two), and the conversion
+// between any two, through the stored form.
 func (h *Handler) otherVersions(d *registry.Descriptor) (map[string]*schema.Schema, func(map[string]any, string, string) (map[string]any, error)) {
 	byGV := map[string]*registry.Descriptor{}
 	for _, x := range h.reg.All() {
-		if x != d && x.Group == d.Group && storedForm(x) == storedForm(d) && x.Resource == d.Resource {
+		if x != d && storedForm(x) == storedForm(d) && x.Resource == d.Resource {
 			byGV[x.GroupVersion()] = x
 		}
 	}
