@@ -1548,3 +1548,41 @@ func TestApplyServerFilledFields(t *testing.T) {
 			svc.ResourceVersion, svc2.ResourceVersion, svc.Spec.Ports[0].NodePort, svc2.Spec.Ports[0].NodePort)
 	}
 }
+
+func TestOwnershipAcrossEventGroups(t *testing.T) {
+	cs := clientset(t, protobufConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	if _, err := cs.CoreV1().Events(ns).Create(ctx, &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: "e"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Name: "p", Namespace: ns}, Reason: "R", Message: "m", Type: corev1.EventTypeNormal},
+		metav1.CreateOptions{FieldManager: "core"}); err != nil {
+		t.Fatal(err)
+	}
+	// The events group serves the same objects: a write there keeps the
+	// core group's entry, recorded in its own version.
+	ev, err := cs.EventsV1().Events(ns).Get(ctx, "e", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.Labels = map[string]string{"l": "v"}
+	if ev, err = cs.EventsV1().Events(ns).Update(ctx, ev, metav1.UpdateOptions{FieldManager: "grp"}); err != nil {
+		t.Fatal(err)
+	}
+	coreFields := `{"f:involvedObject":{},"f:message":{},"f:reason":{},"f:type":{}}`
+	checkManaged(t, "events group update", ev,
+		owned{"core", "Update", "v1", "", coreFields},
+		owned{"grp", "Update", "events.k8s.io/v1", "", `{"f:metadata":{"f:labels":{".":{},"f:l":{}}}}`})
+	// And the other way round.
+	core, err := cs.CoreV1().Events(ns).Get(ctx, "e", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	core.Annotations = map[string]string{"a": "b"}
+	if core, err = cs.CoreV1().Events(ns).Update(ctx, core, metav1.UpdateOptions{FieldManager: "core2"}); err != nil {
+		t.Fatal(err)
+	}
+	checkEntries(t, "core update", core,
+		owned{"core", "Update", "v1", "", coreFields},
+		owned{"grp", "Update", "events.k8s.io/v1", "", `{"f:metadata":{"f:labels":{".":{},"f:l":{}}}}`},
+		owned{"core2", "Update", "v1", "", `{"f:metadata":{"f:annotations":{".":{},"f:a":{}}}}`})
+}
