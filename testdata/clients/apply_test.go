@@ -1586,3 +1586,32 @@ func TestOwnershipAcrossEventGroups(t *testing.T) {
 		owned{"grp", "Update", "events.k8s.io/v1", "", `{"f:metadata":{"f:labels":{".":{},"f:l":{}}}}`},
 		owned{"core2", "Update", "v1", "", `{"f:metadata":{"f:annotations":{".":{},"f:a":{}}}}`})
 }
+
+func TestUpdateReplacesManagedFields(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	cms := cs.CoreV1().ConfigMaps(ns)
+	if _, err := cms.Apply(ctx, corev1ac.ConfigMap("own", ns).WithData(map[string]string{"a": "1"}), metav1.ApplyOptions{FieldManager: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	cm, err := cms.Apply(ctx, corev1ac.ConfigMap("own", ns).WithData(map[string]string{"b": "2"}), metav1.ApplyOptions{FieldManager: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An update sending a list without y's entry releases y's fields:
+	// the list sent replaces the stored one.
+	cm.ManagedFields = cm.ManagedFields[:1]
+	if cm, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: "editor"}); err != nil {
+		t.Fatal(err)
+	}
+	checkManaged(t, "replaced", cm, owned{"x", "Apply", "v1", "", `{"f:data":{"f:a":{}}}`})
+	// y no longer owns b: another manager may set it without a conflict.
+	cm, err = cms.Apply(ctx, corev1ac.ConfigMap("own", ns).WithData(map[string]string{"b": "3"}), metav1.ApplyOptions{FieldManager: "z"})
+	if err != nil {
+		t.Fatalf("apply of a released field: %v", err)
+	}
+	checkManaged(t, "taken", cm,
+		owned{"x", "Apply", "v1", "", `{"f:data":{"f:a":{}}}`},
+		owned{"z", "Apply", "v1", "", `{"f:data":{"f:b":{}}}`})
+}
