@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 	appsv1ac "k8s.io/client-go/applyconfigurations/apps/v1"
 	autoscalingv1ac "k8s.io/client-go/applyconfigurations/autoscaling/v1"
 	autoscalingv2ac "k8s.io/client-go/applyconfigurations/autoscaling/v2"
@@ -1614,4 +1615,40 @@ func TestUpdateReplacesManagedFields(t *testing.T) {
 	checkManaged(t, "taken", cm,
 		owned{"x", "Apply", "v1", "", `{"f:data":{"f:a":{}}}`},
 		owned{"z", "Apply", "v1", "", `{"f:data":{"f:b":{}}}`})
+}
+
+func TestApplyAgainSendsNoWatchEvent(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	cms := cs.CoreV1().ConfigMaps(ns)
+	config := corev1ac.ConfigMap("w", ns).WithData(map[string]string{"k": "v"})
+	first, err := cms.Apply(ctx, config, metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := cms.Watch(ctx, metav1.ListOptions{ResourceVersion: first.ResourceVersion, FieldSelector: "metadata.name=w"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	nextSecond(t, first.ManagedFields[0].Time)
+	if _, err := cms.Apply(ctx, config, metav1.ApplyOptions{FieldManager: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cms.Apply(ctx, corev1ac.ConfigMap("w", ns).WithData(map[string]string{"k": "changed"}), metav1.ApplyOptions{FieldManager: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	// The first event after the first apply is the change: the apply that
+	// changed nothing sent none.
+	select {
+	case ev, ok := <-w.ResultChan():
+		cm, _ := ev.Object.(*corev1.ConfigMap)
+		if !ok || ev.Type != watch.Modified || cm == nil || cm.Data["k"] != "changed" {
+			t.Errorf("first event %s %+v, want the change", ev.Type, ev.Object)
+		}
+	case <-ctx.Done():
+		t.Fatal("no event")
+	}
 }
