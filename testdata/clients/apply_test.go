@@ -634,6 +634,12 @@ func TestApplyDryRun(t *testing.T) {
 		t.Errorf("dry-run update answered %v", changed.Data)
 	}
 	checkManaged(t, "dry-run update", changed, owned{"y", "Apply", "v1", "", `{"f:data":{"f:k":{}}}`})
+	// A dry run still conflicts.
+	_, err = cms.Apply(ctx, corev1ac.ConfigMap("real", ns).WithData(map[string]string{"k": "3"}),
+		metav1.ApplyOptions{FieldManager: "y", DryRun: []string{metav1.DryRunAll}})
+	if !apierrors.IsConflict(err) || statusOf(t, err).Message != `Apply failed with 1 conflict: conflict with "x": .data.k` {
+		t.Errorf("dry-run conflicting apply: %v", err)
+	}
 	after, err := cms.Get(ctx, "real", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
