@@ -1658,3 +1658,37 @@ func TestApplyAgainSendsNoWatchEvent(t *testing.T) {
 		t.Fatal("no event")
 	}
 }
+
+func TestApplyInTerminatingNamespace(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	cms := cs.CoreV1().ConfigMaps(ns)
+	// A finalizer holds the namespace in Terminating.
+	if _, err := cms.Apply(ctx, corev1ac.ConfigMap("hold", ns).WithFinalizers("example.com/hold"), metav1.ApplyOptions{FieldManager: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the namespace to terminate", func() bool {
+		n, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		return err == nil && n.Status.Phase == corev1.NamespaceTerminating
+	})
+	// An apply that would create is refused; one that changes an object
+	// already there is not.
+	_, err := cms.Apply(ctx, corev1ac.ConfigMap("new", ns), metav1.ApplyOptions{FieldManager: "x"})
+	st := statusOf(t, err)
+	wantCauses := []metav1.StatusCause{{Type: corev1.NamespaceTerminatingCause, Message: "namespace " + ns + " is being terminated", Field: "metadata.namespace"}}
+	if want := `configmaps "new" is forbidden: unable to create new content in namespace ` + ns + ` because it is being terminated`; !apierrors.IsForbidden(err) ||
+		st.Message != want || st.Details == nil || !reflect.DeepEqual(st.Details.Causes, wantCauses) {
+		t.Errorf("create by apply in a terminating namespace: %v %+v, want %q %+v", err, st.Details, want, wantCauses)
+	}
+	if _, err := cms.Apply(ctx, corev1ac.ConfigMap("hold", ns), metav1.ApplyOptions{FieldManager: "x"}); err != nil {
+		t.Errorf("apply releasing the finalizer: %v", err)
+	}
+	eventually(t, "the namespace to go", func() bool {
+		_, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
+}
