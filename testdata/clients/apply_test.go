@@ -15,6 +15,7 @@ import (
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -1691,4 +1692,95 @@ func TestApplyInTerminatingNamespace(t *testing.T) {
 		_, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})
+}
+
+func TestApplyAgainWritesNothingAcrossTypes(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	opts := metav1.ApplyOptions{FieldManager: "x"}
+	podSpec := func() *corev1ac.PodSpecApplyConfiguration {
+		return corev1ac.PodSpec().WithContainers(corev1ac.Container().WithName("c").WithImage("busybox").
+			WithPorts(corev1ac.ContainerPort().WithContainerPort(8080)).
+			WithEnv(corev1ac.EnvVar().WithName("A").WithValue("1")).
+			WithResources(corev1ac.ResourceRequirements().WithLimits(corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")})))
+	}
+	labels := map[string]string{"app": "a"}
+	selector := metav1ac.LabelSelector().WithMatchLabels(labels)
+	template := func() *corev1ac.PodTemplateSpecApplyConfiguration {
+		return corev1ac.PodTemplateSpec().WithLabels(labels).WithSpec(podSpec())
+	}
+	// Each applies its configuration and returns the resourceVersion.
+	// (Not a StatefulSet's volumeClaimTemplates: an atomic list whose
+	// items the server fills in differs from its configuration at every
+	// apply, here as upstream.)
+	appliers := map[string]func() (string, error){
+		"pod": func() (string, error) {
+			o, err := cs.CoreV1().Pods(ns).Apply(ctx, corev1ac.Pod("p", ns).WithSpec(podSpec()), opts)
+			return rvOf(o, err)
+		},
+		"statefulset": func() (string, error) {
+			o, err := cs.AppsV1().StatefulSets(ns).Apply(ctx, appsv1ac.StatefulSet("s", ns).WithSpec(appsv1ac.StatefulSetSpec().
+				WithSelector(selector).WithServiceName("s").WithTemplate(template())), opts)
+			return rvOf(o, err)
+		},
+		"daemonset": func() (string, error) {
+			o, err := cs.AppsV1().DaemonSets(ns).Apply(ctx, appsv1ac.DaemonSet("d", ns).WithSpec(appsv1ac.DaemonSetSpec().
+				WithSelector(selector).WithTemplate(template())), opts)
+			return rvOf(o, err)
+		},
+		"cronjob": func() (string, error) {
+			o, err := cs.BatchV1().CronJobs(ns).Apply(ctx, batchv1ac.CronJob("c", ns).WithSpec(batchv1ac.CronJobSpec().
+				WithSchedule("*/5 * * * *").WithJobTemplate(batchv1ac.JobTemplateSpec().WithSpec(batchv1ac.JobSpec().
+				WithTemplate(corev1ac.PodTemplateSpec().WithSpec(podSpec().WithRestartPolicy(corev1.RestartPolicyNever)))))), opts)
+			return rvOf(o, err)
+		},
+		"hpa v2": func() (string, error) {
+			o, err := cs.AutoscalingV2().HorizontalPodAutoscalers(ns).Apply(ctx, autoscalingv2ac.HorizontalPodAutoscaler("h", ns).
+				WithSpec(autoscalingv2ac.HorizontalPodAutoscalerSpec().WithMaxReplicas(3).
+					WithScaleTargetRef(autoscalingv2ac.CrossVersionObjectReference().WithAPIVersion("apps/v1").WithKind("Deployment").WithName("d"))), opts)
+			return rvOf(o, err)
+		},
+		"cluster role": func() (string, error) {
+			o, err := cs.RbacV1().ClusterRoles().Apply(ctx, rbacv1ac.ClusterRole(ns+"-r").WithRules(rbacv1ac.PolicyRule().
+				WithAPIGroups("").WithResources("pods").WithVerbs("get")), opts)
+			return rvOf(o, err)
+		},
+		"role binding": func() (string, error) {
+			o, err := cs.RbacV1().RoleBindings(ns).Apply(ctx, rbacv1ac.RoleBinding("rb", ns).
+				WithRoleRef(rbacv1ac.RoleRef().WithAPIGroup("rbac.authorization.k8s.io").WithKind("ClusterRole").WithName("view")).
+				WithSubjects(rbacv1ac.Subject().WithKind("ServiceAccount").WithName("default").WithNamespace(ns)), opts)
+			return rvOf(o, err)
+		},
+		"service account": func() (string, error) {
+			o, err := cs.CoreV1().ServiceAccounts(ns).Apply(ctx, corev1ac.ServiceAccount("sa", ns).WithLabels(labels), opts)
+			return rvOf(o, err)
+		},
+	}
+	t.Cleanup(func() { _ = cs.RbacV1().ClusterRoles().Delete(context.Background(), ns+"-r", metav1.DeleteOptions{}) })
+	first := map[string]string{}
+	for name, apply := range appliers {
+		rv, err := apply()
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		first[name] = rv
+	}
+	nextSecond(t, &metav1.Time{Time: time.Now()})
+	for name, apply := range appliers {
+		rv, err := apply()
+		if err != nil {
+			t.Errorf("%s again: %v", name, err)
+		} else if rv != first[name] {
+			t.Errorf("%s: applying the same configuration wrote: resourceVersion %s -> %s", name, first[name], rv)
+		}
+	}
+}
+
+// rvOf is the resourceVersion of an object a typed client returned.
+func rvOf(obj metav1.Object, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	return obj.GetResourceVersion(), nil
 }
