@@ -1595,6 +1595,26 @@ func TestOwnershipAcrossEventGroups(t *testing.T) {
 		owned{"core2", "Update", "v1", "", `{"f:metadata":{"f:annotations":{".":{},"f:a":{}}}}`})
 }
 
+func TestUpdateWithoutManagedFieldsKeepsThem(t *testing.T) {
+	cs := clientset(t, protobufConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	cms := cs.CoreV1().ConfigMaps(ns)
+	cm, err := cms.Apply(ctx, corev1ac.ConfigMap("kept", ns).WithData(map[string]string{"a": "1"}), metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A controller whose cache strips managedFields updates what it read.
+	cm.ManagedFields = nil
+	cm.Data["b"] = "2"
+	if cm, err = cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: "ctrl"}); err != nil {
+		t.Fatal(err)
+	}
+	checkManaged(t, "update without managedFields", cm,
+		owned{"x", "Apply", "v1", "", `{"f:data":{"f:a":{}}}`},
+		owned{"ctrl", "Update", "v1", "", `{"f:data":{"f:b":{}}}`})
+}
+
 func TestUpdateReplacesManagedFields(t *testing.T) {
 	cs := clientset(t, jsonConfig(t))
 	ns := namespace(t, cs)
