@@ -1804,3 +1804,43 @@ func rvOf(obj metav1.Object, err error) (string, error) {
 	}
 	return obj.GetResourceVersion(), nil
 }
+
+func TestApplyConflictsWithManyManagers(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	cms := cs.CoreV1().ConfigMaps(ns)
+	if _, err := cms.Apply(ctx, corev1ac.ConfigMap("m", ns).WithData(map[string]string{"x": "1"}), metav1.ApplyOptions{FieldManager: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	cm, err := cms.Get(ctx, "m", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm.Data["y"] = "1"
+	if _, err := cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: "b"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = cms.Apply(ctx, corev1ac.ConfigMap("m", ns).WithData(map[string]string{"x": "2", "y": "2"}), metav1.ApplyOptions{FieldManager: "c"})
+	if !apierrors.IsConflict(err) {
+		t.Fatalf("apply: %v, want a conflict", err)
+	}
+	st := statusOf(t, err)
+	// Managers in order, each with its paths.
+	if want := "Apply failed with 2 conflicts: conflicts with \"a\":\n- .data.x\nconflicts with \"b\" using v1:\n- .data.y"; st.Message != want {
+		t.Errorf("message %q, want %q", st.Message, want)
+	}
+	// One cause a field, in no promised order.
+	want := []metav1.StatusCause{
+		{Type: "FieldManagerConflict", Message: `conflict with "a"`, Field: ".data.x"},
+		{Type: "FieldManagerConflict", Message: `conflict with "b" using v1`, Field: ".data.y"},
+	}
+	var got []metav1.StatusCause
+	if st.Details != nil {
+		got = slices.Clone(st.Details.Causes)
+	}
+	slices.SortFunc(got, func(p, q metav1.StatusCause) int { return strings.Compare(p.Field, q.Field) })
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("causes %+v, want %+v", got, want)
+	}
+}
