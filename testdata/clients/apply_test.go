@@ -1844,3 +1844,55 @@ func TestApplyConflictsWithManyManagers(t *testing.T) {
 		t.Errorf("causes %+v, want %+v", got, want)
 	}
 }
+
+func TestApplyScaleAndStatusOtherKinds(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	labels := map[string]string{"app": "a"}
+	template := corev1ac.PodTemplateSpec().WithLabels(labels).WithSpec(corev1ac.PodSpec().
+		WithContainers(corev1ac.Container().WithName("c").WithImage("busybox")))
+	if _, err := cs.AppsV1().StatefulSets(ns).Apply(ctx, appsv1ac.StatefulSet("s", ns).WithSpec(appsv1ac.StatefulSetSpec().
+		WithSelector(metav1ac.LabelSelector().WithMatchLabels(labels)).WithServiceName("s").WithTemplate(template)), metav1.ApplyOptions{FieldManager: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.AppsV1().ReplicaSets(ns).Apply(ctx, appsv1ac.ReplicaSet("r", ns).WithSpec(appsv1ac.ReplicaSetSpec().
+		WithSelector(metav1ac.LabelSelector().WithMatchLabels(labels)).WithTemplate(template)), metav1.ApplyOptions{FieldManager: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	scale := autoscalingv1ac.Scale().WithSpec(autoscalingv1ac.ScaleSpec().WithReplicas(3))
+	// Neither configuration set the count: no conflict.
+	sts, err := cs.AppsV1().StatefulSets(ns).ApplyScale(ctx, "s", scale, metav1.ApplyOptions{FieldManager: "scaler"})
+	if err != nil || sts.Spec.Replicas != 3 || sts.Status.Selector != "app=a" {
+		t.Errorf("statefulset scale apply: %v %+v", err, sts)
+	}
+	rs, err := cs.AppsV1().ReplicaSets(ns).ApplyScale(ctx, "r", scale, metav1.ApplyOptions{FieldManager: "scaler"})
+	if err != nil || rs.Spec.Replicas != 3 {
+		t.Errorf("replicaset scale apply: %v %+v", err, rs)
+	}
+	got, err := cs.AppsV1().StatefulSets(ns).Get(ctx, "s", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *got.Spec.Replicas != 3 {
+		t.Errorf("statefulset replicas %d", *got.Spec.Replicas)
+	}
+	if e := entryOf(t, got, "scaler"); e != (owned{"scaler", "Apply", "apps/v1", "scale", `{"f:spec":{"f:replicas":{}}}`}) {
+		t.Errorf("scaler's entry %+v", e)
+	}
+
+	// A cluster-scoped object's status.
+	name := ns + "-node"
+	t.Cleanup(func() { _ = cs.CoreV1().Nodes().Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	if _, err := cs.CoreV1().Nodes().Apply(ctx, corev1ac.Node(name).WithLabels(labels), metav1.ApplyOptions{FieldManager: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	node, err := cs.CoreV1().Nodes().ApplyStatus(ctx, corev1ac.Node(name).WithStatus(corev1ac.NodeStatus().
+		WithConditions(corev1ac.NodeCondition().WithType(corev1.NodeReady).WithStatus(corev1.ConditionTrue))), metav1.ApplyOptions{FieldManager: "kubelet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkEntries(t, "node", node,
+		owned{"x", "Apply", "v1", "", `{"f:metadata":{"f:labels":{"f:app":{}}}}`},
+		owned{"kubelet", "Apply", "v1", "status", `{"f:status":{"f:conditions":{"k:{\"type\":\"Ready\"}":{".":{},"f:status":{},"f:type":{}}}}}`})
+}
