@@ -150,7 +150,8 @@ func TestDefaultTable(t *testing.T) {
 	if len(rows) != 1 || cells[0] != "lr" || cells[1] != path(created, "metadata.creationTimestamp") {
 		t.Errorf("rows %v", rows)
 	}
-	if o, _ := row["object"].(map[string]any); o["kind"] != "PartialObjectMetadata" || path(o, "metadata.uid") != path(created, "metadata.uid") {
+	if o, _ := row["object"].(map[string]any); o["kind"] != "PartialObjectMetadata" || path(o, "metadata.uid") != path(created, "metadata.uid") ||
+		!reflect.DeepEqual(path(o, "metadata.managedFields"), path(created, "metadata.managedFields")) || path(created, "metadata.managedFields") == nil {
 		t.Errorf("row object %v", row["object"])
 	}
 	if path(tab, "metadata.resourceVersion") == nil {
@@ -161,7 +162,8 @@ func TestDefaultTable(t *testing.T) {
 		t.Errorf("includeObject=None row %v", r)
 	}
 	obj := e.do("GET", path0+"?includeObject=Object", nil, "Accept", tableAccept).mustCode(t, 200).obj(t)
-	if r := obj["rows"].([]any)[0].(map[string]any); path(r["object"].(map[string]any), "kind") != "LimitRange" || path(r["object"].(map[string]any), "spec") == nil {
+	if r := obj["rows"].([]any)[0].(map[string]any); path(r["object"].(map[string]any), "kind") != "LimitRange" || path(r["object"].(map[string]any), "spec") == nil ||
+		!reflect.DeepEqual(path(r["object"].(map[string]any), "metadata.managedFields"), path(created, "metadata.managedFields")) {
 		t.Errorf("includeObject=Object row %v", r)
 	}
 	bad := e.do("GET", path0+"?includeObject=All", nil, "Accept", tableAccept).mustCode(t, 400).obj(t)
