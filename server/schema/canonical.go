@@ -90,25 +90,10 @@ func canonObject(m map[string]any, s *Schema, top bool) (_ map[string]any, chang
 // encoding writes for it, nil where it writes null (which reads back as
 // absent).
 func zeroMember(f *Field) any {
-	if f.OmitEmpty || f.Pointer || f.Schema == nil {
+	if f.OmitEmpty || f.Pointer {
 		return nil
 	}
-	switch f.Schema.Type {
-	case String:
-		return ""
-	case Integer, IntOrString:
-		return int64(0)
-	case Number:
-		return float64(0)
-	case Boolean:
-		return false
-	case Quantity:
-		return "0"
-	case Object:
-		z, _ := canonObject(map[string]any{}, f.Schema, false)
-		return z
-	}
-	return nil
+	return zeroElem(f.Schema)
 }
 
 // canonValue is v, a value of schema s, as it reads back; changed says
@@ -194,9 +179,16 @@ func canonElem(e any, s *Schema) (any, bool) {
 	if e != nil {
 		return canonValue(e, s)
 	}
+	z := zeroElem(s)
+	return z, z != nil
+}
+
+// zeroElem is the zero value a null or absent value of schema s reads
+// back as: an object's with its own always-written members.
+func zeroElem(s *Schema) any {
 	if s != nil && s.Type == Object {
 		z, _ := canonObject(map[string]any{}, s, false)
-		return z, true
+		return z
 	}
-	return zeroValue(s), zeroValue(s) != nil
+	return zeroValue(s)
 }
