@@ -206,6 +206,22 @@ func benchCreateOf(b *testing.B, p *platdProc, resource string, body func(int) [
 	for i := range bodies {
 		bodies[i] = body(first + i)
 	}
+	collection := "/api/v1/namespaces/" + benchNS + "/" + resource
+	return benchRequests(b, p, n, clients, func(c *http.Client, i int) string {
+		code, resp, err := doWith(c, p.url, http.MethodPost, collection, bodies[i])
+		if err != nil || code != http.StatusCreated {
+			return fmt.Sprintf("create %d: %d %v %.200s", first+i, code, err, resp)
+		}
+		return ""
+	})
+}
+
+// benchRequests makes requests 0..n-1 with send from clients parallel
+// clients, each with its own connection, and returns the wall time. send
+// returns what went wrong, "" for nothing; the first failure stops the
+// run and fails b.
+func benchRequests(b *testing.B, p *platdProc, n, clients int, send func(c *http.Client, i int) string) time.Duration {
+	b.Helper()
 	conns := make([]*http.Client, clients)
 	for i := range conns {
 		conns[i] = p.newClient()
@@ -214,7 +230,6 @@ func benchCreateOf(b *testing.B, p *platdProc, resource string, body func(int) [
 	var next atomic.Int64
 	var failed atomic.Pointer[string]
 	var wg sync.WaitGroup
-	collection := "/api/v1/namespaces/" + benchNS + "/" + resource
 	began := time.Now()
 	for _, c := range conns {
 		wg.Add(1)
@@ -225,9 +240,7 @@ func benchCreateOf(b *testing.B, p *platdProc, resource string, body func(int) [
 				if i >= n {
 					return
 				}
-				code, resp, err := doWith(c, p.url, http.MethodPost, collection, bodies[i])
-				if err != nil || code != http.StatusCreated {
-					msg := fmt.Sprintf("create %d: %d %v %.200s", first+i, code, err, resp)
+				if msg := send(c, i); msg != "" {
 					failed.CompareAndSwap(nil, &msg)
 				}
 			}
@@ -394,40 +407,15 @@ func BenchmarkServerSideApply(b *testing.B) {
 // update.
 func benchApply(b *testing.B, p *platdProc, bodies [][]byte, clients int) time.Duration {
 	b.Helper()
-	conns := make([]*http.Client, clients)
-	for i := range conns {
-		conns[i] = p.newClient()
-		defer conns[i].CloseIdleConnections()
-	}
-	var next atomic.Int64
-	var failed atomic.Pointer[string]
-	var wg sync.WaitGroup
 	collection := "/api/v1/namespaces/" + benchNS + "/configmaps/"
-	began := time.Now()
-	for _, c := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for failed.Load() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= len(bodies) {
-					return
-				}
-				name := fmt.Sprintf("checkout-config-%05d", i%(len(bodies)/2))
-				code, resp, err := doWith(c, p.url, http.MethodPatch, collection+name+"?fieldManager=bench&force=true", bodies[i], "Content-Type", "application/apply-patch+yaml")
-				if err != nil || code != http.StatusOK && code != http.StatusCreated {
-					msg := fmt.Sprintf("apply %d: %d %v %.200s", i, code, err, resp)
-					failed.CompareAndSwap(nil, &msg)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	took := time.Since(began)
-	if msg := failed.Load(); msg != nil {
-		b.Fatal(*msg)
-	}
-	return took
+	return benchRequests(b, p, len(bodies), clients, func(c *http.Client, i int) string {
+		name := fmt.Sprintf("checkout-config-%05d", i%(len(bodies)/2))
+		code, resp, err := doWith(c, p.url, http.MethodPatch, collection+name+"?fieldManager=bench&force=true", bodies[i], "Content-Type", "application/apply-patch+yaml")
+		if err != nil || code != http.StatusOK && code != http.StatusCreated {
+			return fmt.Sprintf("apply %d: %d %v %.200s", i, code, err, resp)
+		}
+		return ""
+	})
 }
 
 // BenchmarkListAll measures one full list of 10,000 ConfigMaps: in JSON
