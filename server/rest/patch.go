@@ -27,7 +27,7 @@ var patchTypes = []string{patchJSON, patchMerge, patchStrategic}
 // applied to the current state and the result goes through the update
 // path, retried from a fresh read when another writer wins the race.
 func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
-	if mt, _, err := codec.ParseContentType(r.Header.Get("Content-Type")); err == nil && mt == patchApply {
+	if isApply(r) {
 		h.serveApply(w, r, s)
 		return
 	}
@@ -112,6 +112,12 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 		return
 	}
 	h.writeError(w, r, apierr.ConflictModified(d.Group, d.Resource, s.name))
+}
+
+// isApply says whether a PATCH is a server-side apply.
+func isApply(r *http.Request) bool {
+	mt, _, err := codec.ParseContentType(r.Header.Get("Content-Type"))
+	return err == nil && mt == patchApply
 }
 
 // readPatch reads a PATCH request: its media type, options and body.

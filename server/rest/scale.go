@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"platd/codec"
 	"platd/server/apierr"
 	"platd/server/fieldmanager"
 	"platd/server/registry"
@@ -70,7 +69,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 		want, dryRun = dec.obj, wo.dryRun
 		s.manager = managerName(r, wo)
 	case registry.VerbPatch:
-		if mt, _, err := codec.ParseContentType(r.Header.Get("Content-Type")); err == nil && mt == patchApply {
+		if isApply(r) {
 			h.applyScale(w, r, s, out, paths, sch)
 			return
 		}
