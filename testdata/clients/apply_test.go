@@ -1896,3 +1896,29 @@ func TestApplyScaleAndStatusOtherKinds(t *testing.T) {
 		owned{"x", "Apply", "v1", "", `{"f:metadata":{"f:labels":{"f:app":{}}}}`},
 		owned{"kubelet", "Apply", "v1", "status", `{"f:status":{"f:conditions":{"k:{\"type\":\"Ready\"}":{".":{},"f:status":{},"f:type":{}}}}}`})
 }
+
+func TestApplyConflictsWithOwnUpdate(t *testing.T) {
+	cs := clientset(t, jsonConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	cms := cs.CoreV1().ConfigMaps(ns)
+	if _, err := cms.Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "self"}, Data: map[string]string{"k": "v"}},
+		metav1.CreateOptions{FieldManager: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	// A manager's updates and its applies are two entries: the apply
+	// conflicts with the update.
+	_, err := cms.Apply(ctx, corev1ac.ConfigMap("self", ns).WithData(map[string]string{"k": "w"}), metav1.ApplyOptions{FieldManager: "x"})
+	if !apierrors.IsConflict(err) || statusOf(t, err).Message != `Apply failed with 1 conflict: conflict with "x" using v1: .data.k` {
+		t.Fatalf("apply over the manager's own update: %v", err)
+	}
+	cm, err := cms.Apply(ctx, corev1ac.ConfigMap("self", ns).WithData(map[string]string{"k": "w"}), metav1.ApplyOptions{FieldManager: "x", Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The update entry kept only the map it created: a member without
+	// children is a leaf.
+	checkManaged(t, "forced", cm,
+		owned{"x", "Apply", "v1", "", `{"f:data":{"f:k":{}}}`},
+		owned{"x", "Update", "v1", "", `{"f:data":{}}`})
+}
