@@ -1385,6 +1385,12 @@ func TestApplyFieldManagerTooLong(t *testing.T) {
 	if !apierrors.IsInvalid(err) || statusOf(t, err).Message != want {
 		t.Errorf("apply with a long manager: %v, want %q", err, want)
 	}
+	_, err = cs.CoreV1().ConfigMaps(ns).Apply(context.Background(), corev1ac.ConfigMap("bell", ns),
+		metav1.ApplyOptions{FieldManager: "a\ab"})
+	const bell = `PatchOptions.meta.k8s.io "" is invalid: fieldManager: Invalid value: "a\ab": invalid character U+0007 (at position 1)`
+	if !apierrors.IsInvalid(err) || statusOf(t, err).Message != bell {
+		t.Errorf("apply with a non-printable manager: %v, want %q", err, bell)
+	}
 }
 
 func TestApplySecretsKeysAndFinalizers(t *testing.T) {
