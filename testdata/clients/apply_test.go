@@ -1767,6 +1767,12 @@ func TestApplyAgainWritesNothingAcrossTypes(t *testing.T) {
 					WithScaleTargetRef(autoscalingv2ac.CrossVersionObjectReference().WithAPIVersion("apps/v1").WithKind("Deployment").WithName("d"))), opts)
 			return rvOf(o, err)
 		},
+		"hpa v1": func() (string, error) {
+			o, err := cs.AutoscalingV1().HorizontalPodAutoscalers(ns).Apply(ctx, autoscalingv1ac.HorizontalPodAutoscaler("h1", ns).
+				WithSpec(autoscalingv1ac.HorizontalPodAutoscalerSpec().WithMaxReplicas(3).WithTargetCPUUtilizationPercentage(50).
+					WithScaleTargetRef(autoscalingv1ac.CrossVersionObjectReference().WithAPIVersion("apps/v1").WithKind("Deployment").WithName("d"))), opts)
+			return rvOf(o, err)
+		},
 		"cluster role": func() (string, error) {
 			o, err := cs.RbacV1().ClusterRoles().Apply(ctx, rbacv1ac.ClusterRole(ns+"-r").WithRules(rbacv1ac.PolicyRule().
 				WithAPIGroups("").WithResources("pods").WithVerbs("get")), opts)
