@@ -2,7 +2,9 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -23,6 +25,27 @@ func ownership(t *testing.T, obj map[string]any) string {
 }
 
 var timeMember = regexp.MustCompile(`,"time":"[^"]*"`)
+
+// mustOwnSorted is mustOwn for entries listed by manager: upstream orders
+// entries by their time in seconds first, so the order of managers that
+// wrote in different seconds depends on the clock.
+func mustOwnSorted(t *testing.T, obj map[string]any, want string) {
+	t.Helper()
+	mf, _ := path(obj, "metadata.managedFields").([]any)
+	sorted := slices.Clone(mf)
+	slices.SortStableFunc(sorted, func(p, q any) int {
+		pm, _ := p.(map[string]any)
+		qm, _ := q.(map[string]any)
+		return strings.Compare(fmt.Sprint(pm["operation"], pm["manager"]), fmt.Sprint(qm["operation"], qm["manager"]))
+	})
+	b, err := json.Marshal(sorted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := timeMember.ReplaceAllString(string(b), ""); got != want {
+		t.Errorf("managedFields:\n got  %s\n want %s", got, want)
+	}
+}
 
 // mustOwn fails unless obj's managedFields are want (without times; keys
 // in encoding/json's sorted order).
@@ -74,7 +97,8 @@ func TestApplyUpstreamSequence(t *testing.T) {
 	}
 
 	dropped := apply("ssa", "fieldManager=a", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\n  labels:\n    owner: a\ndata: {}\n").mustCode(t, 200).obj(t)
-	mustOwn(t, dropped, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{},"f:metadata":{"f:labels":{"f:owner":{}}}},"manager":"a","operation":"Apply"},{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:only-b":{},"f:shared":{}}},"manager":"b","operation":"Apply"}]`)
+	// a wrote last, maybe in a later second than b.
+	mustOwnSorted(t, dropped, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{},"f:metadata":{"f:labels":{"f:owner":{}}}},"manager":"a","operation":"Apply"},{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:only-b":{},"f:shared":{}}},"manager":"b","operation":"Apply"}]`)
 	if got := dataOf(dropped); got != `{"only-b":"2","shared":"from-b"}` {
 		t.Errorf("data after a dropped its field: %s", got)
 	}
@@ -85,7 +109,7 @@ func TestApplyUpstreamSequence(t *testing.T) {
 	}
 
 	edited := e.do("PATCH", base+"ssa?fieldManager=editor", `{"data": {"edited": "yes"}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200).obj(t)
-	mustOwn(t, edited, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{},"f:metadata":{"f:labels":{"f:owner":{}}}},"manager":"a","operation":"Apply"},{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:only-b":{},"f:shared":{}}},"manager":"b","operation":"Apply"},{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:edited":{}}},"manager":"editor","operation":"Update"}]`)
+	mustOwnSorted(t, edited, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{},"f:metadata":{"f:labels":{"f:owner":{}}}},"manager":"a","operation":"Apply"},{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:only-b":{},"f:shared":{}}},"manager":"b","operation":"Apply"},{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:edited":{}}},"manager":"editor","operation":"Update"}]`)
 
 	dry := apply("ssa3", "fieldManager=a&dryRun=All", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa3\ndata:\n  x: value\n").mustCode(t, 201).obj(t)
 	mustOwn(t, dry, `[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{"f:x":{}}},"manager":"a","operation":"Apply"}]`)
