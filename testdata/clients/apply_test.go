@@ -1934,3 +1934,33 @@ func TestApplyConflictsWithOwnUpdate(t *testing.T) {
 		owned{"x", "Apply", "v1", "", `{"f:data":{"f:k":{}}}`},
 		owned{"x", "Update", "v1", "", `{"f:data":{}}`})
 }
+
+func TestUntimedEntryRoundTrips(t *testing.T) {
+	for _, enc := range encodings {
+		t.Run(enc.name, func(t *testing.T) {
+			cs := clientset(t, answeredIn(t, enc.config(t), enc.mediaType))
+			ns := namespace(t, clientset(t, config(t)))
+			ctx := context.Background()
+			cms := cs.CoreV1().ConfigMaps(ns)
+			config := corev1ac.ConfigMap("rt", ns).WithData(map[string]string{"k": "v"})
+			if _, err := cms.Apply(ctx, config, metav1.ApplyOptions{FieldManager: "x"}); err != nil {
+				t.Fatal(err)
+			}
+			cm, err := cms.Apply(ctx, config, metav1.ApplyOptions{FieldManager: "w"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The entries read back, untimed one included, go back whole
+			// with an update and are stored as they were.
+			cm.Data["other"] = "1"
+			updated, err := cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: "editor"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkManagedUntimed(t, "round trip", updated, []string{"w"},
+				owned{"w", "Apply", "v1", "", `{"f:data":{"f:k":{}}}`},
+				owned{"x", "Apply", "v1", "", `{"f:data":{"f:k":{}}}`},
+				owned{"editor", "Update", "v1", "", `{"f:data":{"f:other":{}}}`})
+		})
+	}
+}
