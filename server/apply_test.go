@@ -469,3 +469,29 @@ func TestOwnershipAcrossGroups(t *testing.T) {
 		t.Errorf("a core write lost entries: %s", o)
 	}
 }
+
+// TestUpdateIgnoresCreationTimestamp: a write sending another
+// creationTimestamp keeps the stored one, whatever the verb, as upstream.
+func TestUpdateIgnoresCreationTimestamp(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/api/v1/namespaces/default/configmaps/"
+	created := e.do("POST", "/api/v1/namespaces/default/configmaps", cm("ts", map[string]string{"k": "v"}, nil)).mustCode(t, 201).obj(t)
+	want := path(created, "metadata.creationTimestamp")
+	put := created
+	path(put, "metadata").(map[string]any)["creationTimestamp"] = "2000-01-01T00:00:00Z"
+	put["data"] = map[string]any{"k": "put"}
+	for _, r := range []*resp{
+		e.do("PUT", base+"ts", put),
+		e.do("PATCH", base+"ts", `{"metadata":{"creationTimestamp":"2000-01-01T00:00:00Z"},"data":{"k":"merge"}}`, "Content-Type", "application/merge-patch+json"),
+		e.do("PATCH", base+"ts?fieldManager=a&force=true", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"ts","creationTimestamp":"2000-01-01T00:00:00Z"},"data":{"k":"apply"}}`, "Content-Type", applyCT),
+	} {
+		got := r.mustCode(t, 200).obj(t)
+		if ts := path(got, "metadata.creationTimestamp"); ts != want {
+			t.Errorf("creationTimestamp %v, want the stored %v", ts, want)
+		}
+	}
+	if got := e.do("GET", base+"ts", nil).mustCode(t, 200).obj(t); path(got, "metadata.creationTimestamp") != want || path(got, "data.k") != "apply" {
+		t.Errorf("stored %v", got)
+	}
+}

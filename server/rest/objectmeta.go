@@ -123,13 +123,13 @@ func (h *Handler) validateFinalizer(field, f string) apierr.FieldErrors {
 	return errs
 }
 
-// validateObjectMetaUpdate checks what may not change on update.
+// validateObjectMetaUpdate checks what may not change on update. A
+// changed creationTimestamp is not refused: the stored one is kept, as
+// upstream ignores the change.
 func validateObjectMetaUpdate(obj, old Object) apierr.FieldErrors {
 	var errs apierr.FieldErrors
-	for _, f := range []string{"uid", "creationTimestamp"} {
-		if nv, ov := meta(obj, false)[f], meta(old, false)[f]; nv != nil && nv != ov {
-			errs = append(errs, apierr.Invalid("metadata."+f, nv, "field is immutable"))
-		}
+	if nv, ov := meta(obj, false)["uid"], meta(old, false)["uid"]; nv != nil && nv != ov {
+		errs = append(errs, apierr.Invalid("metadata.uid", nv, "field is immutable"))
 	}
 	if metaString(old, "deletionTimestamp") != "" {
 		oldF := map[string]bool{}
