@@ -1964,3 +1964,34 @@ func TestUntimedEntryRoundTrips(t *testing.T) {
 		})
 	}
 }
+
+func TestWritesKeepCreationTimestamp(t *testing.T) {
+	cs := clientset(t, protobufConfig(t))
+	ns := namespace(t, cs)
+	ctx := context.Background()
+	cms := cs.CoreV1().ConfigMaps(ns)
+	created, err := cms.Apply(ctx, corev1ac.ConfigMap("ts", ns).WithData(map[string]string{"k": "v"}), metav1.ApplyOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An object rebuilt by a client with another creation time updates;
+	// the stored time stays.
+	other := metav1.NewTime(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC))
+	cm := created.DeepCopy()
+	cm.CreationTimestamp = other
+	cm.Data["k"] = "w"
+	updated, err := cms.Update(ctx, cm, metav1.UpdateOptions{FieldManager: "x"})
+	if err != nil {
+		t.Fatalf("update with another creationTimestamp: %v", err)
+	}
+	applied, err := cms.Apply(ctx, corev1ac.ConfigMap("ts", ns).WithCreationTimestamp(other).WithData(map[string]string{"k": "v"}),
+		metav1.ApplyOptions{FieldManager: "x", Force: true})
+	if err != nil {
+		t.Fatalf("apply with another creationTimestamp: %v", err)
+	}
+	for _, got := range []*corev1.ConfigMap{updated, applied} {
+		if !got.CreationTimestamp.Equal(&created.CreationTimestamp) {
+			t.Errorf("creationTimestamp %v, want the stored %v", got.CreationTimestamp, created.CreationTimestamp)
+		}
+	}
+}
