@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"sync"
+	"sync/atomic"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -58,16 +60,47 @@ func (i ident) key() string {
 	if i.Operation == OpApply {
 		i.APIVersion = ""
 	}
+	if k, ok := idents.keys.Load(i); ok {
+		return k.(string)
+	}
 	b, _ := json.Marshal(i)
-	return string(b)
+	k := string(b)
+	idents.remember(i, k)
+	return k
 }
 
 func parseIdent(key string) ident {
+	if i, ok := idents.byKey.Load(key); ok {
+		return i.(ident)
+	}
 	var i ident
 	if err := json.Unmarshal([]byte(key), &i); err != nil {
 		i.Manager = key
 	}
+	idents.remember(i, key)
 	return i
+}
+
+// idents remembers the identifiers of the managers seen, both ways: every
+// write encodes and decodes its object's few, and they recur.
+var idents identCache
+
+// maxIdents bounds identCache: manager names come from clients.
+const maxIdents = 4096
+
+type identCache struct {
+	keys, byKey sync.Map
+	n           atomic.Int32
+}
+
+func (c *identCache) remember(i ident, key string) {
+	if c.n.Load() >= maxIdents {
+		return
+	}
+	if _, loaded := c.byKey.LoadOrStore(key, i); !loaded {
+		c.n.Add(1)
+		c.keys.Store(i, key)
+	}
 }
 
 // Decode reads metadata.managedFields entries in their decoded form. Any
