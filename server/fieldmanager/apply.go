@@ -52,7 +52,7 @@ func (r *Resource) Apply(live, config map[string]any, manager string, force bool
 	if len(managed.Fields) == 0 && !creating {
 		// Ownership starts here: what the object holds is attributed to
 		// a manager of its own, so that the applier conflicts with it.
-		if managed, err = r.update(r.zero, live, managed, BeforeFirstApply); err != nil {
+		if managed, err = r.update(r.zero, live, managed, BeforeFirstApply, true); err != nil {
 			return nil, fmt.Errorf("failed to create manager for existing fields: %w", err)
 		}
 	}

@@ -127,7 +127,7 @@ func (r *Resource) Update(live, next map[string]any, manager string) {
 	if len(managed.Fields) == 0 && live != nil {
 		return
 	}
-	managed, err := r.update(live, next, managed, manager)
+	managed, err := r.update(live, next, managed, manager, false)
 	if err != nil {
 		if lm := metadata(live); lm["managedFields"] != nil {
 			nm["managedFields"] = lm["managedFields"]
@@ -159,17 +159,21 @@ func (r *Resource) requested(live map[string]any, nm map[string]any) Managed {
 }
 
 // update records manager's change from live (nil: none yet) to next in
-// managed and returns the result.
-func (r *Resource) update(live, next map[string]any, managed Managed, manager string) (Managed, error) {
+// managed and returns the result. check types next against the schema
+// first, for an object the server has not decoded itself; a write's new
+// object was decoded with the schema, and checking it again would double
+// the cost of the bookkeeping (a mismatch the comparison meets still
+// fails it).
+func (r *Resource) update(live, next map[string]any, managed Managed, manager string, check bool) (Managed, error) {
 	if live == nil {
 		live = r.zero
 	}
-	// The new object is checked here, in upstream's words (the first
-	// apply to an untracked object shows them); the stored one was
-	// checked when it was written.
-	nt, err := r.typ.Typed(withoutManaged(next), typed.AllowDuplicates)
-	if err != nil {
-		return managed, fmt.Errorf("failed to convert new object (%s) to smd typed: %w", r.objectName(next), err)
+	nt := r.typ.trusted(withoutManaged(next))
+	if check {
+		var err error
+		if nt, err = r.typ.Typed(withoutManaged(next), typed.AllowDuplicates); err != nil {
+			return managed, fmt.Errorf("failed to convert new object (%s) to smd typed: %w", r.objectName(next), err)
+		}
 	}
 	lt := r.typ.trusted(withoutManaged(live))
 	_, fields, err := r.updater.Update(lt, nt, r.version, managed.Fields, currentOperation)

@@ -60,21 +60,3 @@ func TestUpdateAcrossVersions(t *testing.T) {
 		t.Fatalf("after a failed conversion: managedFields\n got %s\nwant %s", got, want)
 	}
 }
-
-func TestUpdateOfUntypableObjectKeepsEntries(t *testing.T) {
-	c := &clock{}
-	c.set(0)
-	r := tracker(t, c, "", "v1", "ConfigMap", "")
-	live := update(t, r, nil, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"a":"1"}}`, "creator")
-	want := managedOf(t, live)
-	c.set(1)
-	next := update(t, r, live, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"a":1}}`, "editor")
-	if got := managedOf(t, next); got != want {
-		t.Errorf("managedFields\n got %s\nwant %s", got, want)
-	}
-	// On create there is nothing to keep.
-	created := update(t, r, nil, `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"a":1}}`, "editor")
-	if got := managedOf(t, created); got != "null" {
-		t.Errorf("create of an untypable object: managedFields %s", got)
-	}
-}
