@@ -3,7 +3,6 @@ package rest
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"math"
 	"net/http"
 	"strconv"
@@ -280,7 +279,7 @@ func (h *Handler) applyObject(r *http.Request, s *scope, a applyRequest) ([]byte
 			return nil, 0, err
 		}
 		if name := metaString(obj, "name"); name != s.name {
-			return nil, 0, apierr.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, s.name))
+			return nil, 0, nameMismatch(s, name)
 		}
 		if live == nil {
 			stored, err := h.prepareAndCreate(r.Context(), s, obj, dryRun)

@@ -23,6 +23,12 @@ func checkNamespace(s *scope, obj Object) error {
 	return nil
 }
 
+// nameMismatch is the 400 of a written object whose name is not the one
+// the request's path names.
+func nameMismatch(s *scope, name string) error {
+	return apierr.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, s.name))
+}
+
 // Garbage-collection finalizers every resource accepts.
 const (
 	finalizerOrphan     = "orphan"

@@ -85,7 +85,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 			return
 		}
 		if name := metaString(obj, "name"); name != s.name {
-			h.writeError(w, r, apierr.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, s.name)))
+			h.writeError(w, r, nameMismatch(s, name))
 			return
 		}
 		old, err := decodeStored(d, kv.Value)

@@ -118,7 +118,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 // returns the Scale of the result.
 func (h *Handler) setScale(ctx context.Context, s *scope, paths *registry.ScalePaths, scale Object, dryRun bool) (Object, error) {
 	if name := metaString(scale, "name"); name != "" && name != s.name {
-		return nil, apierr.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, s.name))
+		return nil, nameMismatch(s, name)
 	}
 	replicas, _ := getPath(scale, "spec.replicas").(int64)
 	if replicas < 0 {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 
 	"platd/bolt"
@@ -43,7 +42,7 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 	d := s.d
 	m := meta(obj, true)
 	if name, _ := m["name"].(string); name != "" && name != s.name {
-		return nil, 0, apierr.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, s.name))
+		return nil, 0, nameMismatch(s, name)
 	} else if name == "" {
 		m["name"] = s.name
 	}
