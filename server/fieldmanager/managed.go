@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 
@@ -228,11 +229,11 @@ func Encode(m Managed) ([]any, error) {
 // unixSeconds reads an RFC 3339 time for ordering; an unreadable one
 // sorts first, as a missing one.
 func unixSeconds(t string) int64 {
-	ts, err := parseTime(t)
+	ts, err := time.Parse(time.RFC3339, t)
 	if err != nil {
 		return 0
 	}
-	return ts
+	return ts.Unix()
 }
 
 // capUpdaters folds the oldest Update entries into one ancient-changes

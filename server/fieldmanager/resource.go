@@ -181,14 +181,14 @@ func (r *Resource) update(live, next map[string]any, managed Managed, manager st
 		return managed, fmt.Errorf("failed to update ManagedFields (%s): %w", r.objectName(next), err)
 	}
 	managed.Fields = fields
-	r.claim(managed, manager, OpUpdate)
+	r.claim(managed, manager)
 	capUpdaters(managed)
 	return managed, nil
 }
 
-// claim moves what the write in progress owns into manager's entry and
-// stamps its time.
-func (r *Resource) claim(m Managed, manager, op string) {
+// claim moves what the write in progress owns into manager's Update
+// entry and stamps its time.
+func (r *Resource) claim(m Managed, manager string) {
 	vs, ok := m.Fields[currentOperation]
 	if !ok {
 		return
@@ -198,23 +198,15 @@ func (r *Resource) claim(m Managed, manager, op string) {
 	if set.Empty() {
 		return
 	}
-	key := ident{Manager: manager, Operation: op, APIVersion: r.gv, Subresource: r.o.Subresource}.key()
+	key := ident{Manager: manager, Operation: OpUpdate, APIVersion: r.gv, Subresource: r.o.Subresource}.key()
 	if prev, ok := m.Fields[key]; ok {
 		set = set.Union(prev.Set())
 	}
-	m.Fields[key] = fieldpath.NewVersionedSet(set, r.version, op == OpApply)
+	m.Fields[key] = fieldpath.NewVersionedSet(set, r.version, false)
 	m.Times[key] = r.now()
 }
 
 func (r *Resource) now() string { return r.o.Now().UTC().Format(time.RFC3339) }
-
-func parseTime(s string) (int64, error) {
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return 0, err
-	}
-	return t.Unix(), nil
-}
 
 // setManaged writes m into metadata nm.
 func setManaged(nm map[string]any, m Managed) {
