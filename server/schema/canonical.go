@@ -38,13 +38,7 @@ func canonObject(m map[string]any, s *Schema, top bool) (_ map[string]any, chang
 			continue
 		}
 		if top && (f.Name == "kind" || f.Name == "apiVersion") {
-			if v, ok := m[f.Name]; ok {
-				known++
-				if x, isStr := v.(string); !isStr || x == "" {
-					set(f.Name, nil)
-				}
-			}
-			continue
+			continue // below, as the encoding writes them first
 		}
 		v, ok := m[f.Name]
 		if ok {
@@ -72,8 +66,10 @@ func canonObject(m map[string]any, s *Schema, top bool) (_ map[string]any, chang
 		}
 	}
 	if top {
+		// The encoding writes a top-level kind and apiVersion only as
+		// non-empty strings.
 		for _, k := range [2]string{"kind", "apiVersion"} {
-			if v, ok := m[k]; ok && s.Field(k) == nil {
+			if v, ok := m[k]; ok {
 				if x, isStr := v.(string); !isStr || x == "" {
 					set(k, nil)
 				}
