@@ -38,17 +38,30 @@ func New() *Registry {
 func (r *Registry) Add(d *Descriptor) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.addLocked(d)
+	r.generation++
+}
+
+// Replace removes the descriptors old and adds add as one change: the
+// resources of one custom resource definition come and go together, and
+// derived documents never see half of them.
+func (r *Registry) Replace(old, add []*Descriptor) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, d := range old {
+		r.removeLocked(d)
+	}
+	for _, d := range add {
+		r.addLocked(d)
+	}
+	r.generation++
+}
+
+func (r *Registry) addLocked(d *Descriptor) {
 	if _, ok := r.versions[d.Group]; !ok {
 		r.groups = append(r.groups, d.Group)
 	}
-	vs := r.versions[d.Group]
-	found := false
-	for _, v := range vs {
-		if v == d.Version {
-			found = true
-		}
-	}
-	if !found {
+	if vs := r.versions[d.Group]; !slices.Contains(vs, d.Version) {
 		r.versions[d.Group] = append(vs, d.Version)
 	}
 	r.byGVR[gvr{d.Group, d.Version, d.Resource}] = d
@@ -62,7 +75,34 @@ func (r *Registry) Add(d *Descriptor) {
 	if d.IsNamespace {
 		r.namespaces = d
 	}
-	r.generation++
+}
+
+// removeLocked drops d, if it is still the registered descriptor of its
+// resource, and the group-version it leaves empty.
+func (r *Registry) removeLocked(d *Descriptor) {
+	k := gvr{d.Group, d.Version, d.Resource}
+	if r.byGVR[k] != d {
+		return
+	}
+	delete(r.byGVR, k)
+	if kk := (gvr{d.Group, d.Version, d.Kind}); r.byGVK[kk] == d {
+		delete(r.byGVK, kk)
+	}
+	if p := d.ResourcePrefix(); r.byPrefix[p] == d || d.Storage != nil && r.byPrefix[p] == d.Storage.Descriptor {
+		delete(r.byPrefix, p)
+	}
+	for other := range r.byGVR {
+		if other.group == d.Group && other.version == d.Version {
+			return
+		}
+	}
+	vs := slices.DeleteFunc(slices.Clone(r.versions[d.Group]), func(v string) bool { return v == d.Version })
+	if len(vs) > 0 {
+		r.versions[d.Group] = vs
+		return
+	}
+	delete(r.versions, d.Group)
+	r.groups = slices.DeleteFunc(r.groups, func(g string) bool { return g == d.Group })
 }
 
 // ByKind returns the served descriptor of a kind, or nil.

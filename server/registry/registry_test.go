@@ -2,6 +2,7 @@ package registry
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -62,5 +63,46 @@ func TestClaimKeys(t *testing.T) {
 		if c, ok := ClaimOfKey(k); ok {
 			t.Errorf("%s read as claim %v", k, c)
 		}
+	}
+}
+
+// Replace swaps one definition's resources in one change, and a group
+// that loses its last resource is no longer served.
+func TestReplace(t *testing.T) {
+	r := New()
+	r.Add(&Descriptor{Group: "", Version: "v1", Resource: "pods", Kind: "Pod"})
+	v1 := &Descriptor{Group: "example.com", Version: "v1", Resource: "widgets", Kind: "Widget"}
+	v2 := &Descriptor{Group: "example.com", Version: "v2", Resource: "widgets", Kind: "Widget", Storage: &Storage{Descriptor: v1}}
+	gen := r.Generation()
+	r.Replace(nil, []*Descriptor{v1, v2})
+	if r.Generation() != gen+1 {
+		t.Errorf("generation %d, want %d", r.Generation(), gen+1)
+	}
+	if got := r.Versions("example.com"); len(got) != 2 {
+		t.Errorf("versions %v", got)
+	}
+	if d, _, name := r.ByKey("/widgets.example.com/w1"); d != v1 || name != "w1" {
+		t.Errorf("ByKey = %v %q", d, name)
+	}
+	v2b := &Descriptor{Group: "example.com", Version: "v2", Resource: "widgets", Kind: "Widget"}
+	r.Replace([]*Descriptor{v1, v2}, []*Descriptor{v2b})
+	if r.Lookup("example.com", "v1", "widgets") != nil || r.Lookup("example.com", "v2", "widgets") != v2b {
+		t.Error("v1 still served or v2 not replaced")
+	}
+	if got := r.Versions("example.com"); len(got) != 1 || got[0] != "v2" {
+		t.Errorf("versions after replace %v", got)
+	}
+	r.Replace([]*Descriptor{v2b}, nil)
+	if r.HasGroupVersion("example.com", "v2") || slices.Contains(r.Groups(), "example.com") {
+		t.Errorf("group still served: %v", r.Groups())
+	}
+	if d, _, _ := r.ByKey("/widgets.example.com/w1"); d != nil {
+		t.Error("key still resolves")
+	}
+	// Removing a descriptor that was already replaced changes nothing.
+	r.Add(v1)
+	r.Replace([]*Descriptor{v2b}, nil)
+	if r.Lookup("example.com", "v1", "widgets") != v1 {
+		t.Error("unrelated descriptor removed")
 	}
 }

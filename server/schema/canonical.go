@@ -45,6 +45,8 @@ func canonObject(m map[string]any, s *Schema, top bool) (_ map[string]any, chang
 			known++
 		}
 		switch {
+		case ok && v == nil && s.Loose:
+			// Kept null: it reads back as null.
 		case !ok || v == nil:
 			z := zeroMember(f)
 			if z != nil || ok {
@@ -174,6 +176,9 @@ func canonValue(v any, s *Schema) (_ any, changed bool) {
 func canonElem(e any, s *Schema) (any, bool) {
 	if e != nil {
 		return canonValue(e, s)
+	}
+	if s != nil && s.Loose {
+		return nil, false
 	}
 	z := zeroElem(s)
 	return z, z != nil

@@ -180,6 +180,9 @@ func kindWord(c byte) string {
 
 // mismatch skips a value of the wrong JSON kind and records the error.
 func (d *decoder) mismatch(c byte, s *Schema, owner string) (any, error) {
+	if s.Loose {
+		return d.anyValue()
+	}
 	what := kindWord(c)
 	start := d.pos
 	if err := d.skip(); err != nil {
@@ -439,6 +442,10 @@ func (d *decoder) object(s *Schema, depth int, owner string) (any, error) {
 			d.dups = append(d.dups, string(d.path))
 		}
 		if v == nil {
+			if s.Loose && f.Schema != nil && f.Schema.Nullable {
+				out[name] = nil
+				return nil
+			}
 			delete(out, name)
 			return nil
 		}
@@ -491,6 +498,12 @@ func (d *decoder) mapValue(s *Schema, depth int, owner string) (any, error) {
 			if err != nil {
 				return err
 			}
+			if v == nil && s.Loose {
+				if s.Elem == nil || s.Elem.Nullable {
+					out[name] = nil
+				}
+				return nil
+			}
 			if v == nil {
 				v = zeroValue(s.Elem)
 			}
@@ -510,6 +523,14 @@ func (d *decoder) mapValue(s *Schema, depth int, owner string) (any, error) {
 		}
 		if _, dup := out[name]; dup {
 			d.dups = append(d.dups, string(d.path))
+		}
+		if v == nil && s.Loose {
+			if s.Elem == nil || s.Elem.Nullable {
+				out[name] = nil
+			} else {
+				delete(out, name)
+			}
+			return nil
 		}
 		if v == nil {
 			v = zeroValue(s.Elem)
@@ -534,7 +555,7 @@ func (d *decoder) array(s *Schema, depth int, owner string) (any, error) {
 		if err != nil {
 			return err
 		}
-		if v == nil {
+		if v == nil && !s.Loose {
 			v = zeroValue(s.Elem)
 		}
 		out = append(out, v)

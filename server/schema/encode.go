@@ -66,6 +66,11 @@ func encObject(dst []byte, m map[string]any, s *Schema, top bool) []byte {
 			}
 		}
 		if !ok || v == nil {
+			if ok && s.Loose {
+				member(f.Name)
+				dst = append(dst, "null"...)
+				continue
+			}
 			if f.OmitEmpty {
 				continue
 			}
@@ -146,6 +151,9 @@ func encZero(dst []byte, s *Schema) []byte {
 
 func encValue(dst []byte, v any, s *Schema) []byte {
 	if v == nil {
+		if s != nil && s.Loose {
+			return append(dst, "null"...)
+		}
 		return encZero(dst, s)
 	}
 	if s == nil {

@@ -51,6 +51,13 @@ type Schema struct {
 	PreserveUnknown bool
 	// Nullable lets a JSON null stand for the value.
 	Nullable bool
+	// Loose marks a value declared by a CustomResourceDefinition, whose
+	// objects are judged by validation, not by decoding: a value of
+	// another JSON kind is kept as decoded for validation to refuse, a
+	// null member or map value is kept when its schema is Nullable (and
+	// dropped otherwise, as upstream prunes it), a null item stays null,
+	// and a kept null is encoded as null.
+	Loose bool
 	// EmbeddedResource marks an object that is itself a complete resource
 	// (kind, apiVersion, metadata).
 	EmbeddedResource bool
