@@ -171,6 +171,17 @@ type Descriptor struct {
 	// is deprecated: every request to the resource then carries upstream's
 	// deprecation warning.
 	DeprecatedIn string
+	// Deprecation, when set, is the Warning every request to the resource
+	// carries, worded in full (a custom resource version's
+	// deprecationWarning); DeprecatedIn words it for built-in kinds.
+	Deprecation string
+	// Unavailable, when set, answers every request to the resource with
+	// 503 and this message: a version that needs a conversion platd
+	// cannot make.
+	Unavailable string
+	// NoStrategicMergePatch refuses strategic merge patches with 415: the
+	// type declares no patch strategies (custom resources).
+	NoStrategicMergePatch bool
 	// KeepStatusOnCreate keeps the status a create sends; by default a
 	// resource with a status subresource starts with an empty status.
 	KeepStatusOnCreate bool

@@ -136,6 +136,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.d.DeprecatedIn != "" {
 		addWarnings(w, []string{fmt.Sprintf("%s %s is deprecated in v%s+", s.d.GroupVersion(), s.d.Kind, s.d.DeprecatedIn)})
 	}
+	if s.d.Deprecation != "" {
+		addWarnings(w, []string{s.d.Deprecation})
+	}
+	if s.d.Unavailable != "" {
+		h.writeError(w, r, apierr.ServiceUnavailable(s.d.Unavailable, 0))
+		return
+	}
 	if s.serve() != registry.ServeObject || s.d.Computed != nil {
 		h.serveSpecial(w, r, s)
 		return

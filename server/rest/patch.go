@@ -10,6 +10,7 @@ import (
 	"platd/codec"
 	"platd/server/apierr"
 	"platd/server/patch"
+	"platd/server/registry"
 )
 
 // Patch media types.
@@ -36,7 +37,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
-	mt, wo, body, err := h.readPatch(r)
+	mt, wo, body, err := h.readPatch(r, s.d)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -121,10 +122,14 @@ func isApply(r *http.Request) bool {
 }
 
 // readPatch reads a PATCH request: its media type, options and body.
-func (h *Handler) readPatch(r *http.Request) (mt string, wo writeOptions, body []byte, err error) {
+func (h *Handler) readPatch(r *http.Request, d *registry.Descriptor) (mt string, wo writeOptions, body []byte, err error) {
 	mt, _, err = codec.ParseContentType(r.Header.Get("Content-Type"))
 	if err != nil || !slices.Contains(patchTypes, mt) {
 		return "", wo, nil, apierr.UnsupportedMediaType("415: Unsupported Media Type", &apierr.Details{})
+	}
+	if mt == patchStrategic && d.NoStrategicMergePatch {
+		return "", wo, nil, apierr.UnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: "+
+			strings.Join([]string{patchJSON, patchMerge, patchApply}, ", "), nil)
 	}
 	if wo, err = h.parseWriteOptions(r.URL.Query(), kindPatchOptions); err != nil {
 		return "", wo, nil, err

@@ -73,7 +73,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 			h.applyScale(w, r, s, out, paths, sch)
 			return
 		}
-		mt, wo, body, err := h.readPatch(r)
+		mt, wo, body, err := h.readPatch(r, s.d)
 		if err != nil {
 			h.writeError(w, r, err)
 			return
