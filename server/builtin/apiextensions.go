@@ -1,0 +1,121 @@
+package builtin
+
+import (
+	"strings"
+
+	"platd/config"
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// Conversion strategies of a CustomResourceDefinition.
+const (
+	conversionNone    = "None"
+	conversionWebhook = "Webhook"
+)
+
+func apiExtensionsV1(b config.Brand) []*registry.Descriptor {
+	return []*registry.Descriptor{customResourceDefinitions(b.Group("apiextensions"))}
+}
+
+// customResourceDefinitions: the types served at run time. The server
+// turns each stored definition into descriptors of its own; this is only
+// the definition object. As upstream, an update must name the
+// resourceVersion it replaces, and the generation follows spec changes.
+func customResourceDefinitions(group string) *registry.Descriptor {
+	d := groupType(group, "customresourcedefinitions", "customresourcedefinition", "CustomResourceDefinition", false, "crd", "crds")
+	d.Categories = []string{"api-extensions"}
+	d.UpdateRequiresResourceVersion = true
+	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Validate: validateCRDStatusUpdate}}
+	d.Strategy.Default = defaultCRD
+	d.Strategy.PrepareForCreate = func(obj registry.Object) {
+		resetStatus(obj)
+		startGeneration(obj)
+		addStoredVersion(obj)
+	}
+	bump := bumpGenerationOnSpec(d)
+	d.Strategy.PrepareForUpdate = func(obj, old registry.Object, sub string) {
+		bump(obj, old, sub)
+		if sub == "" {
+			addStoredVersion(obj)
+		}
+	}
+	d.Strategy.Validate = validateCRD
+	d.Strategy.ValidateUpdate = validateCRDUpdate
+	return d
+}
+
+// defaultCRD sets the defaults of the v1 type that a schema cannot say:
+// the names derived from the kind, the conversion strategy, and the port
+// of a conversion webhook's service.
+func defaultCRD(obj registry.Object) {
+	spec, _ := obj["spec"].(map[string]any)
+	if spec == nil {
+		return
+	}
+	if names, _ := spec["names"].(map[string]any); names != nil {
+		kind := strOf(names["kind"])
+		if strOf(names["singular"]) == "" {
+			names["singular"] = strings.ToLower(kind)
+		}
+		if strOf(names["listKind"]) == "" && kind != "" {
+			names["listKind"] = kind + "List"
+		}
+	}
+	conv, _ := spec["conversion"].(map[string]any)
+	if conv == nil {
+		spec["conversion"] = map[string]any{"strategy": conversionNone}
+		return
+	}
+	if svc := mapAt(conv, "webhook", "clientConfig", "service"); svc != nil && !has(svc, "port") {
+		svc["port"] = int64(defaultServicePort)
+	}
+}
+
+// addStoredVersion records the storage version in status.storedVersions
+// when it is not there yet: every version objects were ever stored in
+// stays listed until someone migrates them and removes it.
+func addStoredVersion(obj registry.Object) {
+	for _, v := range mapsOf(valueAt(obj, "spec", "versions")) {
+		if !boolOf(v["storage"]) {
+			continue
+		}
+		name := strOf(v["name"])
+		status := child(obj, "status")
+		stored := listOf(status["storedVersions"])
+		for _, s := range stored {
+			if s == name {
+				return
+			}
+		}
+		status["storedVersions"] = append(stored, name)
+		return
+	}
+}
+
+func validateCRD(obj registry.Object) apierr.FieldErrors {
+	return validateCRDName(obj)
+}
+
+func validateCRDUpdate(obj, _ registry.Object) apierr.FieldErrors {
+	return validateCRDName(obj)
+}
+
+// validateCRDName checks that the name is <plural>.<group>, beside the
+// DNS subdomain rule every write checks.
+func validateCRDName(obj registry.Object) apierr.FieldErrors {
+	var errs apierr.FieldErrors
+	want := str(obj, "spec", "names", "plural") + "." + str(obj, "spec", "group")
+	const msg = `must be spec.names.plural+"."+spec.group`
+	if gen := str(obj, "metadata", "generateName"); gen != "" && gen != want {
+		errs = append(errs, apierr.Invalid("metadata.generateName", gen, msg))
+	}
+	if name := str(obj, "metadata", "name"); name != "" && name != want {
+		errs = append(errs, apierr.Invalid("metadata.name", name, msg))
+	}
+	return errs
+}
+
+func validateCRDStatusUpdate(obj, _ registry.Object) apierr.FieldErrors {
+	return nil
+}
