@@ -179,6 +179,11 @@ type Descriptor struct {
 	// 503 and this message: a version that needs a conversion platd
 	// cannot make.
 	Unavailable string
+	// AnyFinalizerNames accepts any qualified name as a finalizer: the
+	// apiextensions types are not validated with the core API's rule that
+	// a name without a "/" be a standard one (custom resources are only
+	// warned, by their Warnings hook).
+	AnyFinalizerNames bool
 	// NoStrategicMergePatch refuses strategic merge patches with 415: the
 	// type declares no patch strategies (custom resources).
 	NoStrategicMergePatch bool
@@ -242,6 +247,11 @@ type Strategy struct {
 	// PrepareForDelete changes an object whose deletion starts, before it
 	// is written with its deletionTimestamp (a namespace's phase).
 	PrepareForDelete func(obj Object)
+	// Settle, when set, runs once a write of an object is durable and
+	// before it is answered, with the write's revision: it waits until
+	// what the server serves reflects the write (a CRD's resources served,
+	// changed or gone), so the client's next request sees it.
+	Settle func(ctx context.Context, revision int64)
 	// Graceful makes DELETE only mark the object, whatever its finalizers.
 	Graceful bool
 	// DeleteGrace returns the grace period of a deletion, given the grace

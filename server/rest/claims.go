@@ -132,18 +132,29 @@ func (h *Handler) txn(ctx context.Context, op bolt.Op, claims []bolt.Op) (bolt.K
 // storeCreate stores a new object and its claims.
 func (h *Handler) storeCreate(ctx context.Context, d *registry.Descriptor, key string, obj Object, enc []byte) (bolt.KV, error) {
 	if claims := h.claimOps(d, key, obj, nil); len(claims) > 0 {
-		return h.txn(ctx, bolt.CreateOp(key, enc), claims)
+		return settled(ctx, d)(h.txn(ctx, bolt.CreateOp(key, enc), claims))
 	}
-	return h.store.Create(ctx, key, enc)
+	return settled(ctx, d)(h.store.Create(ctx, key, enc))
+}
+
+// settled returns a pass-through for a storage write's result that first
+// lets the type's Settle hook see a successful write take effect.
+func settled(ctx context.Context, d *registry.Descriptor) func(bolt.KV, error) (bolt.KV, error) {
+	return func(kv bolt.KV, err error) (bolt.KV, error) {
+		if err == nil && d.Strategy.Settle != nil {
+			d.Strategy.Settle(ctx, kv.ModRevision)
+		}
+		return kv, err
+	}
 }
 
 // storeUpdate replaces the object at key (at revision rev) and moves its
 // claims from old to next.
 func (h *Handler) storeUpdate(ctx context.Context, d *registry.Descriptor, key string, rev int64, next, old Object, enc []byte) (bolt.KV, error) {
 	if claims := h.claimOps(d, key, next, old); len(claims) > 0 {
-		return h.txn(ctx, bolt.UpdateOp(key, rev, enc), claims)
+		return settled(ctx, d)(h.txn(ctx, bolt.UpdateOp(key, rev, enc), claims))
 	}
-	return h.store.Update(ctx, key, rev, enc)
+	return settled(ctx, d)(h.store.Update(ctx, key, rev, enc))
 }
 
 // storeDelete removes the object at key (at revision rev), releases its
@@ -151,9 +162,9 @@ func (h *Handler) storeUpdate(ctx context.Context, d *registry.Descriptor, key s
 func (h *Handler) storeDelete(ctx context.Context, d *registry.Descriptor, key string, rev int64, old Object) (bolt.KV, error) {
 	more := append(h.claimOps(d, key, nil, old), h.dependentOps(d, key)...)
 	if len(more) > 0 {
-		return h.txn(ctx, bolt.DeleteOp(key, rev), more)
+		return settled(ctx, d)(h.txn(ctx, bolt.DeleteOp(key, rev), more))
 	}
-	return h.store.Delete(ctx, key, rev)
+	return settled(ctx, d)(h.store.Delete(ctx, key, rev))
 }
 
 // dependentOps deletes, at their current revisions, the same-name

@@ -266,7 +266,7 @@ func (h *Handler) deleteObject(ctx context.Context, s *scope, ns, name string, o
 			}
 			return &deleteResult{stored: kv.Value, removed: true, uid: uid}, nil
 		}
-		newKV, err := h.store.Update(ctx, key, kv.ModRevision, enc)
+		newKV, err := settled(ctx, d)(h.store.Update(ctx, key, kv.ModRevision, enc))
 		if err != nil {
 			if lostRace(err) {
 				continue

@@ -108,18 +108,18 @@ func (h *Handler) validateObjectMeta(d *registry.Descriptor, obj Object) apierr.
 			Detail: fmt.Sprintf("may not be more than %d bytes", totalAnnotationSizeLimit)})
 	}
 	for i, f := range finalizers(obj) {
-		errs = append(errs, h.validateFinalizer(fmt.Sprintf("metadata.finalizers[%d]", i), f)...)
+		errs = append(errs, h.validateFinalizer(d, fmt.Sprintf("metadata.finalizers[%d]", i), f)...)
 	}
 	return errs
 }
 
 // validateFinalizer checks one finalizer name.
-func (h *Handler) validateFinalizer(field, f string) apierr.FieldErrors {
+func (h *Handler) validateFinalizer(d *registry.Descriptor, field, f string) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	for _, msg := range validation.IsQualifiedName(f) {
 		errs = append(errs, apierr.Invalid(field, f, msg))
 	}
-	if len(errs) == 0 && !strings.Contains(f, "/") {
+	if len(errs) == 0 && !d.AnyFinalizerNames && !strings.Contains(f, "/") {
 		switch f {
 		case h.brand.NamespaceFinalizer, finalizerOrphan, finalizerForeground:
 		default:
