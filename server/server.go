@@ -68,6 +68,10 @@ type Server struct {
 	url        string
 	// rootCA is the PEM bundle that verifies the serving certificate.
 	rootCA []byte
+	// crds serves custom resources from revision crdsFrom on; nil when
+	// CRDs are not served.
+	crds     *controllers.CRDs
+	crdsFrom int64
 }
 
 // Run starts platd with o and serves until ctx ends.
@@ -152,6 +156,11 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		return nil, err
 	}
 	s.rest = rest.New(rest.Config{Store: s.store, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK})
+	// Custom resources are served from the first request on: their
+	// definitions are read before the socket opens.
+	if s.crds, s.crdsFrom, err = s.customResources(); err != nil {
+		return fail(err)
+	}
 
 	authn := security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, ClientCAs: clientCAs, Tokens: tokens, Anonymous: o.AnonymousAuth})
 	authz, err := authorizer(o.AuthorizationModes)
@@ -289,6 +298,15 @@ func (s *Server) Serve(ctx context.Context) error {
 		defer wg.Done()
 		s.startControllers(ctrlCtx)
 	}()
+	if s.crds != nil {
+		// CRD writes wait for this controller: it runs from the first
+		// request on, as part of the API server itself.
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.crds.Run(rest.WithManager(ctrlCtx, s.opts.Brand.FieldManager), s.crdsFrom)
+		}()
+	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- s.http.ServeTLS(s.ln, "", "") }()
 	s.log.Info("serving", "url", s.url, "brand", s.opts.Brand.Name)
@@ -370,6 +388,7 @@ func (s *Server) startControllers(ctx context.Context) {
 	if p := s.protection(); p != nil {
 		runs = append(runs, p.Run)
 	}
+
 	// The controllers' writes are recorded as the controller manager's,
 	// the kept objects' as the API server's own.
 	cctx := rest.WithManager(ctx, b.ControllerManager)

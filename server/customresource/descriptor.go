@@ -1,0 +1,352 @@
+package customresource
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"platd/config"
+	"platd/server/apierr"
+	"platd/server/jsonschema"
+	"platd/server/registry"
+	"platd/server/schema"
+)
+
+// allVerbs are the verbs of every custom resource.
+var allVerbs = []string{
+	registry.VerbCreate, registry.VerbDelete, registry.VerbDeleteCollection, registry.VerbGet,
+	registry.VerbList, registry.VerbPatch, registry.VerbUpdate, registry.VerbWatch,
+}
+
+// Definition is the part of a CRD that decides how its resources are
+// served, read from the stored object.
+type Definition struct {
+	Name                             string
+	Group                            string
+	Plural, Singular, Kind, ListKind string
+	ShortNames, Categories           []string
+	Namespaced                       bool
+	Versions                         []Version
+	Webhook                          bool
+	UID                              string
+}
+
+// Version is one entry of spec.versions.
+type Version struct {
+	Name               string
+	Served, Storage    bool
+	Deprecated         bool
+	DeprecationWarning *string
+	Schema             *jsonschema.Props
+	Status             bool
+	Scale              *registry.ScalePaths
+	Columns            []Column
+	SelectableFields   []string
+}
+
+// Column is one additionalPrinterColumns entry.
+type Column struct {
+	Name, Type, Format, Description, JSONPath string
+	Priority                                  int
+}
+
+// Read extracts the definition from a decoded CRD, with the names its
+// status accepted (spec.names when none are recorded yet).
+func Read(crd registry.Object) (*Definition, error) {
+	spec := mapAt(crd, "spec")
+	names := mapAt(crd, "status", "acceptedNames")
+	if str(names, "plural") == "" {
+		names = mapAt(spec, "names")
+	}
+	def := &Definition{
+		Name: str(mapAt(crd, "metadata"), "name"), UID: str(mapAt(crd, "metadata"), "uid"),
+		Group: str(spec, "group"), Namespaced: str(spec, "scope") == "Namespaced",
+		Plural: str(names, "plural"), Singular: str(names, "singular"), Kind: str(names, "kind"), ListKind: str(names, "listKind"),
+		ShortNames: strings_(names["shortNames"]), Categories: strings_(names["categories"]),
+		Webhook: str(mapAt(spec, "conversion"), "strategy") == "Webhook",
+	}
+	if def.Singular == "" {
+		def.Singular = strings.ToLower(def.Kind)
+	}
+	if def.ListKind == "" {
+		def.ListKind = def.Kind + "List"
+	}
+	for i, v := range list(spec["versions"]) {
+		vm, _ := v.(map[string]any)
+		ver := Version{Name: str(vm, "name"), Served: vm["served"] == true, Storage: vm["storage"] == true, Deprecated: vm["deprecated"] == true}
+		if w, ok := vm["deprecationWarning"].(string); ok {
+			ver.DeprecationWarning = &w
+		}
+		if raw, ok := mapAt(vm, "schema")["openAPIV3Schema"]; ok {
+			p, err := jsonschema.Parse(raw)
+			if err != nil {
+				return nil, fmt.Errorf("spec.versions[%d].schema: %w", i, err)
+			}
+			ver.Schema = p
+		}
+		sub := mapAt(vm, "subresources")
+		if _, ok := sub["status"]; ok {
+			ver.Status = true
+		}
+		if sc, ok := sub["scale"].(map[string]any); ok {
+			ver.Scale = &registry.ScalePaths{
+				SpecReplicas:   strings.TrimPrefix(str(sc, "specReplicasPath"), "."),
+				StatusReplicas: strings.TrimPrefix(str(sc, "statusReplicasPath"), "."),
+				LabelSelector:  strings.TrimPrefix(str(sc, "labelSelectorPath"), "."),
+			}
+		}
+		for _, c := range list(vm["additionalPrinterColumns"]) {
+			cm, _ := c.(map[string]any)
+			prio, _ := cm["priority"].(int64)
+			ver.Columns = append(ver.Columns, Column{Name: str(cm, "name"), Type: str(cm, "type"), Format: str(cm, "format"),
+				Description: str(cm, "description"), JSONPath: str(cm, "jsonPath"), Priority: int(prio)})
+		}
+		for _, f := range list(vm["selectableFields"]) {
+			ver.SelectableFields = append(ver.SelectableFields, strings.TrimPrefix(str(mapOf(f), "jsonPath"), "."))
+		}
+		def.Versions = append(def.Versions, ver)
+	}
+	return def, nil
+}
+
+// StorageVersion is the version objects are stored in, nil when none is
+// marked.
+func (def *Definition) StorageVersion() *Version {
+	for i := range def.Versions {
+		if def.Versions[i].Storage {
+			return &def.Versions[i]
+		}
+	}
+	return nil
+}
+
+// Builder turns definitions into descriptors.
+type Builder struct {
+	// Meta is the object metadata schema of every custom resource
+	// (sortedCopy of the built-in one).
+	meta *schema.Schema
+	// Validate, when set, builds the checks of a version's schema beyond
+	// decoding: value validation and validation rules. old is nil on
+	// create.
+	Validate func(p *jsonschema.Props) (func(obj, old registry.Object) apierr.FieldErrors, error)
+	// standardFinalizers are the finalizer names that need no domain.
+	standardFinalizers []string
+	// Table, when set, builds the Table of a version's printer columns.
+	Table func(cols []Column) *registry.Table
+}
+
+// NewBuilder returns a builder whose resources carry the object metadata
+// described by meta; b names the standard finalizers.
+func NewBuilder(meta *schema.Schema, b config.Brand) *Builder {
+	return &Builder{meta: sortedCopy(meta), standardFinalizers: []string{b.NamespaceFinalizer, "orphan", "foregroundDeletion"}}
+}
+
+// Descriptors returns one descriptor per served version; the storage
+// version's comes first (it is the stored form of the others). A
+// definition without a storage version serves nothing.
+func (b *Builder) Descriptors(def *Definition) ([]*registry.Descriptor, error) {
+	sv := def.StorageVersion()
+	if sv == nil {
+		return nil, nil
+	}
+	stored, err := b.descriptor(def, sv)
+	if err != nil {
+		return nil, err
+	}
+	var out []*registry.Descriptor
+	if sv.Served {
+		out = append(out, stored)
+	}
+	for i := range def.Versions {
+		v := &def.Versions[i]
+		if v == sv || !v.Served {
+			continue
+		}
+		d, err := b.descriptor(def, v)
+		if err != nil {
+			return nil, err
+		}
+		// Objects keep one form in every version (conversion None
+		// rewrites only apiVersion, which is not stored).
+		d.Storage = &registry.Storage{Descriptor: stored, ToStorage: same, FromStorage: same}
+		if def.Webhook {
+			d.Unavailable = fmt.Sprintf("conversion webhook for %s/%s, Kind=%s is not supported: platd does not call conversion webhooks; use version %s",
+				def.Group, v.Name, def.Kind, sv.Name)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+func same(obj registry.Object) registry.Object { return obj }
+
+func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor, error) {
+	s := structure(v.Schema, b.meta)
+	s.Seal()
+	d := &registry.Descriptor{
+		Group: def.Group, Version: v.Name, Kind: def.Kind, ListKind: def.ListKind,
+		Resource: def.Plural, Singular: def.Singular, Namespaced: def.Namespaced,
+		ShortNames: def.ShortNames, Categories: def.Categories,
+		Verbs: allVerbs, Schema: s, NameRule: registry.NameSubdomain,
+		UpdateRequiresResourceVersion: true,
+		OwnFieldLabels:                true,
+		AnyFinalizerNames:             true,
+		NoStrategicMergePatch:         true,
+	}
+	if v.Deprecated {
+		if v.DeprecationWarning != nil {
+			d.Deprecation = *v.DeprecationWarning
+		} else {
+			d.Deprecation = fmt.Sprintf("%s/%s %s is deprecated", def.Group, v.Name, def.Kind)
+		}
+	}
+	if v.Status {
+		d.Subresources = append(d.Subresources, registry.Subresource{Name: "status", Verbs: []string{registry.VerbGet, registry.VerbPatch, registry.VerbUpdate}})
+	}
+	if v.Scale != nil {
+		d.Subresources = append(d.Subresources, registry.Subresource{Name: "scale", Verbs: []string{registry.VerbGet, registry.VerbPatch, registry.VerbUpdate},
+			Group: "autoscaling", Version: "v1", Kind: "Scale", Serve: registry.ServeScale, Scale: v.Scale})
+	}
+	if len(v.SelectableFields) > 0 {
+		d.FieldSelectors = map[string]func(registry.Object) string{}
+		for _, f := range v.SelectableFields {
+			path := strings.Split(f, ".")
+			d.FieldSelectors[f] = func(obj registry.Object) string { return selectable(obj, path) }
+		}
+	}
+	var check func(obj, old registry.Object) apierr.FieldErrors
+	if b.Validate != nil && v.Schema != nil {
+		var err error
+		if check, err = b.Validate(v.Schema); err != nil {
+			return nil, fmt.Errorf("version %s: %w", v.Name, err)
+		}
+	}
+	if b.Table != nil {
+		d.Table = b.Table(v.Columns)
+	}
+	status := v.Status
+	d.Strategy = registry.Strategy{
+		PrepareForCreate: func(obj registry.Object) { ensureMap(obj, "metadata")["generation"] = int64(1) },
+		PrepareForUpdate: func(obj, old registry.Object, sub string) { prepareForUpdate(obj, old, sub, status) },
+	}
+	d.Strategy.Warnings = finalizerWarnings(b.standardFinalizers)
+	if check != nil {
+		d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors { return check(obj, nil) }
+		d.Strategy.ValidateUpdate = check
+	}
+	return d, nil
+}
+
+// finalizerWarnings warns of finalizer names that are not qualified by a
+// domain and path, as upstream warns of them on custom resources instead
+// of refusing them.
+func finalizerWarnings(standard []string) func(obj, old registry.Object) []string {
+	return func(obj, _ registry.Object) []string {
+		var out []string
+		for _, f := range strings_(mapAt(obj, "metadata")["finalizers"]) {
+			if !strings.Contains(f, "/") && !slices.Contains(standard, f) {
+				out = append(out, fmt.Sprintf("metadata.finalizers: %q: prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers", f))
+			}
+		}
+		return out
+	}
+}
+
+// prepareForUpdate keeps the status of a main-resource write when status
+// is a subresource, and counts a change of anything but metadata (and
+// such a status) as a new generation.
+func prepareForUpdate(obj, old registry.Object, sub string, status bool) {
+	if status && sub == "" {
+		if st, ok := old["status"]; ok {
+			obj["status"] = st
+		} else {
+			delete(obj, "status")
+		}
+	}
+	gen, _ := mapAt(old, "metadata")["generation"].(int64)
+	m := ensureMap(obj, "metadata")
+	m["generation"] = gen
+	if sub == "" && contentChanged(obj, old, status) {
+		m["generation"] = gen + 1
+	}
+}
+
+// contentChanged compares everything but apiVersion, kind, metadata and,
+// when it is a subresource, status.
+func contentChanged(obj, old registry.Object, status bool) bool {
+	skip := func(k string) bool {
+		return k == "apiVersion" || k == "kind" || k == "metadata" || status && k == "status"
+	}
+	n := 0
+	for k, v := range obj {
+		if skip(k) {
+			continue
+		}
+		n++
+		if ov, ok := old[k]; !ok || !reflect.DeepEqual(v, ov) {
+			return true
+		}
+	}
+	for k := range old {
+		if !skip(k) {
+			n--
+		}
+	}
+	return n != 0
+}
+
+// selectable renders the value at path as a field selector compares it.
+func selectable(obj registry.Object, path []string) string {
+	var cur any = obj
+	for _, p := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return ""
+		}
+		cur = m[p]
+	}
+	switch x := cur.(type) {
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	return ""
+}
+
+func mapOf(v any) map[string]any { m, _ := v.(map[string]any); return m }
+
+func mapAt(obj map[string]any, path ...string) map[string]any {
+	cur := obj
+	for _, p := range path {
+		cur = mapOf(cur[p])
+	}
+	return cur
+}
+
+func ensureMap(obj map[string]any, key string) map[string]any {
+	m, ok := obj[key].(map[string]any)
+	if !ok {
+		m = map[string]any{}
+		obj[key] = m
+	}
+	return m
+}
+
+func str(m map[string]any, key string) string { s, _ := m[key].(string); return s }
+
+func list(v any) []any { l, _ := v.([]any); return l }
+
+func strings_(v any) []string {
+	var out []string
+	for _, e := range list(v) {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,123 @@
+package customresource
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"platd/server/registry"
+)
+
+// Condition types and the finalizer of a CRD's status, as upstream.
+const (
+	CondNamesAccepted = "NamesAccepted"
+	CondEstablished   = "Established"
+	CondTerminating   = "Terminating"
+)
+
+// conflict names the first clash of a definition's names with a resource
+// the registry serves in its group that is not the CRD's own (owned):
+// the same plural, singular, short name, kind or list kind. reason is ""
+// when there is none.
+func conflict(def *Definition, reg *registry.Registry, owned func(*registry.Descriptor) bool) (reason, msg string) {
+	for _, v := range reg.Versions(def.Group) {
+		for _, d := range reg.Resources(def.Group, v) {
+			if owned(d) {
+				continue
+			}
+			switch {
+			case d.Resource == def.Plural:
+				return "PluralConflict", fmt.Sprintf("%q is already in use", def.Plural)
+			case def.Singular != "" && d.Singular == def.Singular:
+				return "SingularConflict", fmt.Sprintf("%q is already in use", def.Singular)
+			case d.Kind == def.Kind:
+				return "KindConflict", fmt.Sprintf("%q is already in use", def.Kind)
+			case d.ListKind == def.ListKind:
+				return "ListKindConflict", fmt.Sprintf("%q is already in use", def.ListKind)
+			}
+			for _, s := range def.ShortNames {
+				if slices.Contains(d.ShortNames, s) {
+					return "ShortNamesConflict", fmt.Sprintf("%q is already in use", s)
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+// Accept sets a CRD's acceptedNames and its NamesAccepted and
+// Established conditions, as upstream's naming and establishing
+// controllers would before anyone could see the CRD: its names are
+// accepted unless they clash, and a CRD whose names were accepted once
+// stays established. now stamps changed conditions.
+func Accept(crd registry.Object, reg *registry.Registry, owned func(*registry.Descriptor) bool, now time.Time) {
+	spec := mapAt(crd, "spec")
+	names := mapAt(spec, "names")
+	def := &Definition{Group: str(spec, "group"), Plural: str(names, "plural"), Singular: str(names, "singular"),
+		Kind: str(names, "kind"), ListKind: str(names, "listKind"), ShortNames: strings_(names["shortNames"])}
+	if def.ListKind == "" {
+		def.ListKind = def.Kind + "List"
+	}
+	status := ensureMap(crd, "status")
+	reason, msg := conflict(def, reg, owned)
+	if reason == "" {
+		accepted := map[string]any{}
+		for k, v := range names {
+			accepted[k] = v
+		}
+		if _, ok := accepted["listKind"]; !ok && def.Kind != "" {
+			accepted["listKind"] = def.ListKind
+		}
+		status["acceptedNames"] = accepted
+		SetCondition(status, CondNamesAccepted, "True", "NoConflicts", "no conflicts found", now)
+		if !hasCondition(status, CondEstablished, "True") {
+			SetCondition(status, CondEstablished, "True", "InitialNamesAccepted", "the initial names have been accepted", now)
+		}
+		return
+	}
+	if _, ok := status["acceptedNames"]; !ok {
+		status["acceptedNames"] = map[string]any{"plural": "", "kind": ""}
+	}
+	SetCondition(status, CondNamesAccepted, "False", reason, msg, now)
+	if !hasCondition(status, CondEstablished, "True") {
+		SetCondition(status, CondEstablished, "False", "NotAccepted", "not all names are accepted", now)
+	}
+}
+
+// Established reports whether a CRD's Established condition is true:
+// only then are its resources served.
+func Established(crd registry.Object) bool {
+	return hasCondition(mapAt(crd, "status"), CondEstablished, "True")
+}
+
+func hasCondition(status map[string]any, typ, want string) bool {
+	for _, c := range list(status["conditions"]) {
+		cm := mapOf(c)
+		if str(cm, "type") == typ {
+			return str(cm, "status") == want
+		}
+	}
+	return false
+}
+
+// SetCondition sets one condition of a status, keeping its
+// lastTransitionTime when its status does not change.
+func SetCondition(status map[string]any, typ, value, reason, msg string, now time.Time) {
+	conds := list(status["conditions"])
+	next := map[string]any{"type": typ, "status": value, "reason": reason, "message": msg,
+		"lastTransitionTime": now.UTC().Format(time.RFC3339)}
+	for i, c := range conds {
+		cm := mapOf(c)
+		if str(cm, "type") != typ {
+			continue
+		}
+		if str(cm, "status") == value {
+			next["lastTransitionTime"] = cm["lastTransitionTime"]
+		}
+		out := slices.Clone(conds)
+		out[i] = next
+		status["conditions"] = out
+		return
+	}
+	status["conditions"] = append(slices.Clone(conds), next)
+}
