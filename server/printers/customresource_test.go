@@ -19,27 +19,7 @@ func crObject(t *testing.T, s string) registry.Object {
 	if err := d.Decode(&m); err != nil {
 		t.Fatalf("decode: %v", err)
 	}
-	return numbers(m).(map[string]any)
-}
-
-func numbers(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = numbers(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = numbers(e)
-		}
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	}
-	return v
+	return numbersToValues(m).(map[string]any)
 }
 
 var crNow = time.Date(2025, 1, 2, 15, 0, 0, 0, time.UTC)
@@ -226,14 +206,47 @@ func TestCustomResourceBadColumn(t *testing.T) {
 	}
 }
 
-// TestColumnConverts keeps Column convertible from the CRD reader's column.
+// TestColumnConverts keeps Column convertible from a column type of the
+// same fields, as the CRD reader's.
 func TestColumnConverts(t *testing.T) {
 	type crColumn struct {
 		Name, Type, Format, Description, JSONPath string
 		Priority                                  int
 	}
-	c := Column(crColumn{Name: "n", Priority: 2})
-	if c.Name != "n" || c.Priority != 2 {
+	c := Column(crColumn{Name: "n", JSONPath: ".a", Priority: 2})
+	if c.Name != "n" || c.JSONPath != ".a" || c.Priority != 2 {
 		t.Fatal(c)
 	}
+}
+
+// FuzzCustomResourceColumn builds a Table from an arbitrary column path and
+// prints an object with it: no panic, and every cell a JSON scalar or null.
+func FuzzCustomResourceColumn(f *testing.F) {
+	for _, s := range []string{
+		".spec.replicas", `.status.conditions[?(@.type=="Ready")].status`, "..name", ".spec.items[*].n",
+		".spec.items[-1:]", ".metadata.labels['a\\.b/c']", ".spec[?(@.x)]", ".spec.items[0:9:3]", ".}{range ..}{@}{end",
+	} {
+		for i := range ColumnTypes {
+			f.Add(s, i)
+		}
+	}
+	o := map[string]any{
+		"metadata": map[string]any{"name": "n", "creationTimestamp": "2025-01-01T00:00:00Z", "labels": map[string]any{"a.b/c": "d"}},
+		"spec":     map[string]any{"replicas": int64(2), "items": []any{map[string]any{"n": 1.5}, nil, "s", []any{true}}},
+		"status":   map[string]any{"conditions": []any{map[string]any{"type": "Ready", "status": "True"}}},
+	}
+	f.Fuzz(func(t *testing.T, path string, typ int) {
+		tbl, _ := CustomResourceTable([]Column{{Name: "X", Type: ColumnTypes[uint(typ)%uint(len(ColumnTypes))], JSONPath: path}})
+		cells, _ := tbl.Row(o, crNow)
+		if len(cells) != len(tbl.Columns) {
+			t.Fatalf("%d cells for %d columns", len(cells), len(tbl.Columns))
+		}
+		for _, c := range cells {
+			switch c.(type) {
+			case nil, string, int64, float64, bool:
+			default:
+				t.Fatalf("cell %#v", c)
+			}
+		}
+	})
 }
