@@ -117,7 +117,7 @@ func TestCustomResourceRows(t *testing.T) {
 		"apiVersion": "example.com/v1", "kind": "Widget",
 		"metadata": {"name": "blah", "creationTimestamp": "2025-01-01T15:00:00Z", "labels": {"a.b/c": "d"}},
 		"spec": {
-			"replicas": 3, "size": 2.5, "on": true, "nothing": null, "text": "<b>&",
+			"replicas": 3, "size": 2.5, "on": true, "nothing": null, "text": "<b>&", "html": {"t": "<b>&"},
 			"servers": [{"hosts": ["foo"]}, {"hosts": ["bar", "baz"]}],
 			"foo": [{"bar": [1]}, {"bar": [2, 3]}],
 			"selector": {"matchLabels": {"app": "w"}}
@@ -144,6 +144,8 @@ func TestCustomResourceRows(t *testing.T) {
 		{"string of an object", Column{Type: "string", JSONPath: ".spec.selector"}, `{"matchLabels":{"app":"w"}}`},
 		{"string of null", Column{Type: "string", JSONPath: ".spec.nothing"}, "<no value>"},
 		{"string kept raw", Column{Type: "string", JSONPath: ".spec.text"}, "<b>&"},
+		{"JSON escapes HTML", Column{Type: "string", JSONPath: ".spec[?(@)]"}, nil},
+		{"object with HTML", Column{Type: "string", JSONPath: ".spec.html"}, `{"t":"\u003cb\u003e\u0026"}`},
 		{"integer of null", Column{Type: "integer", JSONPath: ".spec.nothing"}, nil},
 		{"missing", Column{Type: "string", JSONPath: ".spec.absent"}, nil},
 		{"missing below a scalar", Column{Type: "string", JSONPath: ".spec.replicas.x"}, nil},
