@@ -7,9 +7,10 @@ import (
 	"slices"
 )
 
-// maxWork bounds the values one evaluation may produce. Ranges over
-// recursive descents multiply; without a bound a crafted template could
-// keep a request busy for ever. Real printer columns stay far below it.
+// maxWork bounds the nodes one evaluation may apply, counted with their
+// input values. Nested ranges (and ranges left without an end) multiply
+// the work; without a bound a crafted template could keep a request busy
+// for ever. Real printer columns stay far below it.
 const maxWork = 1 << 20
 
 // ErrTooLarge is returned when an evaluation exceeds maxWork.
