@@ -123,6 +123,29 @@ func typedCell(typ string, v any, now time.Time) any {
 	return nil
 }
 
+// CustomResourceScaleTable builds the Table of a custom resource version's
+// scale subresource, which prints the autoscaling/v1 Scale: the Name
+// column, Desired and Available when scale names their paths, then Age, as
+// upstream builds it (through the printer column path, so Name has the
+// name format here, unlike the built-in Scale table). nil scale, a version
+// without the subresource, gives Name and Age.
+func CustomResourceScaleTable(scale *registry.ScalePaths) *registry.Table {
+	var cols []Column
+	if scale != nil {
+		if scale.SpecReplicas != "" {
+			cols = append(cols, Column{Name: "Desired", Type: "integer", JSONPath: ".spec.replicas",
+				Description: desiredDescription})
+		}
+		if scale.StatusReplicas != "" {
+			cols = append(cols, Column{Name: "Available", Type: "integer", JSONPath: ".status.replicas",
+				Description: availableDescription})
+		}
+	}
+	cols = append(cols, defaultCustomColumns...)
+	t, _ := CustomResourceTable(cols) // these paths always parse
+	return t
+}
+
 // dateCell renders a timestamp as the age it gives at now: "<unknown>" for
 // an empty or zero time, "<invalid>" for text that is not RFC 3339.
 func dateCell(s string, now time.Time) string {

@@ -208,6 +208,34 @@ func TestCustomResourceBadColumn(t *testing.T) {
 	}
 }
 
+func TestCustomResourceScaleTable(t *testing.T) {
+	names := func(tbl *registry.Table) (out []string) {
+		for _, c := range tbl.Columns {
+			out = append(out, c.Name+":"+c.Type+":"+c.Format)
+		}
+		return out
+	}
+	full := CustomResourceScaleTable(&registry.ScalePaths{SpecReplicas: "spec.replicas", StatusReplicas: "status.count"})
+	if got, want := names(full), []string{"Name:string:name", "Desired:integer:", "Available:integer:", "Age:date:"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("columns %v, want %v", got, want)
+	}
+	// The cells read the Scale object, not the custom resource; a Scale
+	// scaled to zero omits spec.replicas.
+	scale := crObject(t, `{"kind": "Scale", "metadata": {"name": "w", "creationTimestamp": "2025-01-02T14:00:00Z"},
+		"spec": {}, "status": {"replicas": 2, "selector": "app=w"}}`)
+	cells, _ := full.Row(scale, crNow)
+	if want := []any{"w", nil, int64(2), "60m"}; !reflect.DeepEqual(cells, want) {
+		t.Errorf("cells %#v, want %#v", cells, want)
+	}
+	noStatus := CustomResourceScaleTable(&registry.ScalePaths{SpecReplicas: "spec.replicas"})
+	if got, want := names(noStatus), []string{"Name:string:name", "Desired:integer:", "Age:date:"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("columns %v, want %v", got, want)
+	}
+	if got, want := names(CustomResourceScaleTable(nil)), []string{"Name:string:name", "Age:date:"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("columns %v, want %v", got, want)
+	}
+}
+
 // TestColumnConverts keeps Column convertible from a column type of the
 // same fields, as the CRD reader's.
 func TestColumnConverts(t *testing.T) {

@@ -5,13 +5,19 @@ import (
 	"platd/server/registry"
 )
 
+// Descriptions of the replica columns of every Scale table.
+const (
+	desiredDescription   = "Replicas asked for."
+	availableDescription = "Replicas that exist."
+)
+
 // scaleTable prints an autoscaling/v1 Scale, which the scale subresources
 // serve. Upstream's Name column here carries no name format.
 func scaleTable() *registry.Table {
 	return columns(
 		col("Name", "string", "Name of the scaled object.", text("metadata", "name")),
-		col("Desired", "integer", "Replicas asked for.", integerAt("spec", "replicas")),
-		col("Available", "integer", "Replicas that exist.", integerAt("status", "replicas")),
+		col("Desired", "integer", desiredDescription, integerAt("spec", "replicas")),
+		col("Available", "integer", availableDescription, integerAt("status", "replicas")),
 		ageColumn(),
 	)
 }
