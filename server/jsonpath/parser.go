@@ -6,6 +6,11 @@
 // form (map[string]any, []any, string, int64, float64, bool, nil).
 //
 // A parsed Template is immutable and may be evaluated concurrently.
+//
+// Where this differs from upstream: an object's members are visited in key
+// order (upstream's order is Go's random map order); filters and unions
+// nest at most 64 deep; and an evaluation stops with ErrTooLarge past a
+// fixed amount of work, which only crafted templates reach.
 package jsonpath
 
 import (
