@@ -10,6 +10,7 @@ import (
 	"platd/config"
 	"platd/server/apierr"
 	"platd/server/jsonschema"
+	"platd/server/printers"
 	"platd/server/registry"
 	"platd/server/schema"
 )
@@ -42,14 +43,8 @@ type Version struct {
 	Schema             *jsonschema.Props
 	Status             bool
 	Scale              *registry.ScalePaths
-	Columns            []Column
+	Columns            []printers.Column
 	SelectableFields   []string
-}
-
-// Column is one additionalPrinterColumns entry.
-type Column struct {
-	Name, Type, Format, Description, JSONPath string
-	Priority                                  int
 }
 
 // Read extracts the definition from a decoded CRD, with the names its
@@ -100,7 +95,7 @@ func Read(crd registry.Object) (*Definition, error) {
 		for _, c := range list(vm["additionalPrinterColumns"]) {
 			cm, _ := c.(map[string]any)
 			prio, _ := cm["priority"].(int64)
-			ver.Columns = append(ver.Columns, Column{Name: str(cm, "name"), Type: str(cm, "type"), Format: str(cm, "format"),
+			ver.Columns = append(ver.Columns, printers.Column{Name: str(cm, "name"), Type: str(cm, "type"), Format: str(cm, "format"),
 				Description: str(cm, "description"), JSONPath: str(cm, "jsonPath"), Priority: int(prio)})
 		}
 		for _, f := range list(vm["selectableFields"]) {
@@ -133,8 +128,6 @@ type Builder struct {
 	Validate func(p *jsonschema.Props) (func(obj, old registry.Object) apierr.FieldErrors, error)
 	// standardFinalizers are the finalizer names that need no domain.
 	standardFinalizers []string
-	// Table, when set, builds the Table of a version's printer columns.
-	Table func(cols []Column) *registry.Table
 }
 
 // NewBuilder returns a builder whose resources carry the object metadata
@@ -223,9 +216,9 @@ func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor,
 			return nil, fmt.Errorf("version %s: %w", v.Name, err)
 		}
 	}
-	if b.Table != nil {
-		d.Table = b.Table(v.Columns)
-	}
+	// A column whose path does not parse ends the Table there, as
+	// upstream serves it; CRD validation refuses such paths.
+	d.Table, _ = printers.CustomResourceTable(v.Columns)
 	status := v.Status
 	d.Strategy = registry.Strategy{
 		PrepareForCreate: func(obj registry.Object) { ensureMap(obj, "metadata")["generation"] = int64(1) },
