@@ -41,10 +41,12 @@ type Version struct {
 	Deprecated         bool
 	DeprecationWarning *string
 	Schema             *jsonschema.Props
-	Status             bool
-	Scale              *registry.ScalePaths
-	Columns            []printers.Column
-	SelectableFields   []string
+	// Published is the schema as the CRD wrote it, in generic form.
+	Published        map[string]any
+	Status           bool
+	Scale            *registry.ScalePaths
+	Columns          []printers.Column
+	SelectableFields []string
 }
 
 // Read extracts the definition from a decoded CRD, with the names its
@@ -80,6 +82,7 @@ func Read(crd registry.Object) (*Definition, error) {
 				return nil, fmt.Errorf("spec.versions[%d].schema: %w", i, err)
 			}
 			ver.Schema = p
+			ver.Published, _ = raw.(map[string]any)
 		}
 		sub := mapAt(vm, "subresources")
 		if _, ok := sub["status"]; ok {
@@ -177,6 +180,7 @@ func same(obj registry.Object) registry.Object { return obj }
 
 func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor, error) {
 	s := structure(v.Schema, b.meta)
+	s.Published = published(v.Published)
 	s.Seal()
 	d := &registry.Descriptor{
 		Group: def.Group, Version: v.Name, Kind: def.Kind, ListKind: def.ListKind,
@@ -230,6 +234,27 @@ func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor,
 		d.Strategy.ValidateUpdate = check
 	}
 	return d, nil
+}
+
+// published is the OpenAPI definition of a version's objects: its schema
+// as written, with apiVersion and kind declared (the documents reference
+// the object metadata themselves).
+func published(raw map[string]any) map[string]any {
+	out := map[string]any{"type": "object"}
+	if raw == nil {
+		out["x-kubernetes-preserve-unknown-fields"] = true
+	}
+	for k, v := range raw {
+		out[k] = v
+	}
+	props := map[string]any{}
+	for k, v := range mapOf(out["properties"]) {
+		props[k] = v
+	}
+	props["apiVersion"] = map[string]any{"type": "string"}
+	props["kind"] = map[string]any{"type": "string"}
+	out["properties"] = props
+	return out
 }
 
 // finalizerWarnings warns of finalizer names that are not qualified by a

@@ -135,6 +135,9 @@ func (c *converter) body(s *schema.Schema) obj {
 		c.open[s] = true
 		defer delete(c.open, s)
 	}
+	if s.Published != nil {
+		return c.published(s)
+	}
 	out := obj{}
 	switch s.Type {
 	case schema.Object:
@@ -212,6 +215,32 @@ func (c *converter) body(s *schema.Schema) obj {
 	}
 	if s.Nullable && c.dl == v3 {
 		out["nullable"] = true
+	}
+	return out
+}
+
+// published renders a schema that carries its own definition (a custom
+// resource's, as its CRD wrote it): that definition, with the members
+// whose schemas are named (object metadata) referenced as the document's
+// other named schemas are.
+func (c *converter) published(s *schema.Schema) obj {
+	out := obj{}
+	for k, v := range s.Published {
+		out[k] = v
+	}
+	props := obj{}
+	if p, ok := out["properties"].(map[string]any); ok {
+		for k, v := range p {
+			props[k] = v
+		}
+	}
+	for _, f := range s.Fields {
+		if f.Schema != nil && f.Schema.Name != "" {
+			props[f.Name] = c.use(f.Schema, nil)
+		}
+	}
+	if len(props) > 0 {
+		out["properties"] = props
 	}
 	return out
 }

@@ -51,6 +51,11 @@ type Schema struct {
 	PreserveUnknown bool
 	// Nullable lets a JSON null stand for the value.
 	Nullable bool
+	// Published, when set, is the OpenAPI definition documents publish
+	// for this schema in place of one derived from its structure: a
+	// custom resource's schema as its CRD wrote it, with the descriptions
+	// and validation keywords this model does not hold.
+	Published map[string]any
 	// Loose marks a value declared by a CustomResourceDefinition, whose
 	// objects are judged by validation, not by decoding: a value of
 	// another JSON kind is kept as decoded for validation to refuse, a
