@@ -1,0 +1,101 @@
+package jsonschema
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"platd/server/apierr"
+)
+
+// noField is the field of a failure that names no member (anyOf, oneOf,
+// allOf, not, dependencies): upstream reports it on a nil field path,
+// which prints as "<nil>".
+const noField = "<nil>"
+
+// fieldErrors converts the validator's failures into field errors with
+// the types and texts upstream's custom resource validation gives them.
+func fieldErrors(prefix string, fs []*failure) apierr.FieldErrors {
+	var errs apierr.FieldErrors
+	for _, f := range fs {
+		field := prefix
+		if f.code == codeComposite {
+			if field == "" {
+				field = noField
+			}
+			errs = append(errs, apierr.Invalid(field, "", f.msg))
+			continue
+		}
+		if name := strings.TrimPrefix(f.name, "."); f.name != "" && f.name != "." {
+			field = joinField(prefix, name)
+		}
+		if field == "" {
+			field = noField
+		}
+		value := f.value
+		if value == nil {
+			value = ""
+		}
+		switch f.code {
+		case codeRequired:
+			errs = append(errs, apierr.Required(field, ""))
+		case codeEnum:
+			errs = append(errs, apierr.NotSupported(field, f.value, enumStrings(f.values)))
+		case codeTooLong:
+			errs = append(errs, tooLong(field, f.valid))
+		case codeMaxItems, codeTooManyProperties:
+			errs = append(errs, tooMany(field, f.value, f.valid))
+		case codeInvalidType:
+			errs = append(errs, apierr.TypeInvalid(field, value, f.msg))
+		default:
+			errs = append(errs, apierr.Invalid(field, value, f.msg))
+		}
+	}
+	return errs
+}
+
+func joinField(prefix, name string) string {
+	if prefix == "" {
+		return name
+	}
+	return prefix + "." + name
+}
+
+// enumStrings renders accepted values as upstream lists them: strings as
+// they are, anything else as JSON.
+func enumStrings(vals []any) []string {
+	out := make([]string, 0, len(vals))
+	for _, v := range vals {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+			continue
+		}
+		b, _ := json.Marshal(v)
+		out = append(out, string(b))
+	}
+	return out
+}
+
+// tooLong is upstream's "Too long" error for a limit in characters.
+func tooLong(field string, max int64) *apierr.FieldError {
+	detail := "value is too long"
+	if max >= 0 {
+		unit := "bytes"
+		if max == 1 {
+			unit = "byte"
+		}
+		detail = fmt.Sprintf("may not be more than %d %s", max, unit)
+	}
+	return &apierr.FieldError{Type: apierr.FieldTooLong, Field: field, Detail: detail}
+}
+
+// tooMany is upstream's "Too many" error: the count and the limit.
+func tooMany(field string, actual any, max int64) *apierr.FieldError {
+	unit := "items"
+	if max == 1 {
+		unit = "item"
+	}
+	n, _ := actual.(int64)
+	return &apierr.FieldError{Type: apierr.FieldTooMany, Field: field, Value: int(n),
+		Detail: fmt.Sprintf("must have at most %d %s", max, unit)}
+}
