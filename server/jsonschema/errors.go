@@ -40,7 +40,7 @@ func fieldErrors(prefix string, fs []*failure) apierr.FieldErrors {
 		case codeRequired:
 			errs = append(errs, apierr.Required(field, ""))
 		case codeEnum:
-			errs = append(errs, apierr.NotSupported(field, f.value, enumStrings(f.values)))
+			errs = append(errs, apierr.NotSupported(field, badValue(f.value), enumStrings(f.values)))
 		case codeTooLong:
 			errs = append(errs, tooLong(field, f.valid))
 		case codeMaxItems, codeTooManyProperties:
@@ -52,6 +52,15 @@ func fieldErrors(prefix string, fs []*failure) apierr.FieldErrors {
 		}
 	}
 	return errs
+}
+
+// badValue is a value as upstream prints it in an error, where nil reads
+// as the string "null".
+func badValue(v any) any {
+	if v == nil {
+		return "null"
+	}
+	return v
 }
 
 func joinField(prefix, name string) string {

@@ -28,9 +28,28 @@ func Validate(p *Props, obj map[string]any) apierr.FieldErrors {
 	if p == nil {
 		return nil
 	}
-	errs := fieldErrors("", validateValue(p, "", obj).errs)
+	errs := fieldErrors("", validateValue(p, "", obj, nil).errs)
 	errs = append(errs, validateEmbedded(p, "", obj)...)
 	errs = append(errs, validateListSetsAndMaps(p, "", obj)...)
+	return errs
+}
+
+// ValidateUpdate is Validate for an update from old to obj, as upstream's
+// update strategy: the schema failures of values equal to their old
+// values are dropped (ratcheting: members pair by name, map list items by
+// key, other lists compare whole), and set and map lists are checked only
+// if old passes that check. Embedded resources are checked as on create.
+// Neither object is modified.
+func ValidateUpdate(p *Props, obj, old map[string]any) apierr.FieldErrors {
+	if p == nil {
+		return nil
+	}
+	c := newCorrelation(obj, old, p)
+	errs := fieldErrors("", validateValue(p, "", obj, c).errs)
+	errs = append(errs, validateEmbedded(p, "", obj)...)
+	if len(validateListSetsAndMaps(p, "", old)) == 0 {
+		errs = append(errs, validateListSetsAndMaps(p, "", obj)...)
+	}
 	return errs
 }
 
@@ -90,7 +109,7 @@ func validateEmbeddedResource(path string, x map[string]any) apierr.FieldErrors 
 			s, ok := v.(string)
 			switch {
 			case !ok:
-				errs = append(errs, apierr.Invalid(f, v, "must be a string"))
+				errs = append(errs, apierr.Invalid(f, badValue(v), "must be a string"))
 			case s == "":
 				errs = append(errs, apierr.Required(f, ""))
 			case s != "/" && strings.Count(s, "/") > 1:
@@ -101,7 +120,7 @@ func validateEmbeddedResource(path string, x map[string]any) apierr.FieldErrors 
 			s, ok := v.(string)
 			switch {
 			case !ok:
-				errs = append(errs, apierr.Invalid(f, v, "must be a string"))
+				errs = append(errs, apierr.Invalid(f, badValue(v), "must be a string"))
 			case s == "":
 				errs = append(errs, apierr.Required(f, ""))
 			default:
@@ -358,7 +377,7 @@ func validateListSetsAndMapsArray(p *Props, path string, l []any) apierr.FieldEr
 		switch *p.XListType {
 		case "set":
 			for _, i := range nonUnique(l) {
-				errs = append(errs, apierr.Duplicate(indexPath(path, i), l[i]))
+				errs = append(errs, apierr.Duplicate(indexPath(path, i), badValue(l[i])))
 			}
 		case "map":
 			errs = append(errs, validateListMap(p, path, l)...)

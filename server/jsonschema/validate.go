@@ -157,8 +157,22 @@ func hasType(types []string, t string) bool {
 	return false
 }
 
-// validateValue checks data against p at path.
-func validateValue(p *Props, path string, data any) *result {
+// validateValue checks data against p at path. c correlates data with
+// its old value on an update (nil: none): the failures of a value equal to
+// its old value are dropped, so that a schema made stricter does not
+// refuse an update that leaves the value alone (upstream's ratcheting).
+func validateValue(p *Props, path string, data any, c *correlation) *result {
+	res := validateNode(p, path, data, c)
+	if !res.valid() && c.equal() {
+		res.errs = nil
+	}
+	return res
+}
+
+// validateNode is validateValue without dropping the failures of an
+// unchanged value: the sub-schemas of anyOf, oneOf, allOf, not and
+// dependencies apply at their node's value and ratchet only with it.
+func validateNode(p *Props, path string, data any, c *correlation) *result {
 	res := &result{}
 	data = normalize(data)
 	if data == nil {
@@ -174,7 +188,7 @@ func validateValue(p *Props, path string, data any) *result {
 	if len(p.types()) > 0 || effectiveFormat(p) != "" {
 		step(checkType(p, path, data))
 	}
-	step(checkComposition(p, path, data))
+	step(checkComposition(p, path, data, c))
 	if k == kindString {
 		step(checkString(p, path, data.(string)))
 		if f := effectiveFormat(p); f != "" && knownFormat(f) {
@@ -185,11 +199,11 @@ func validateValue(p *Props, path string, data any) *result {
 		step(checkNumber(p, path, data))
 	}
 	if k == kindSlice {
-		step(checkSlice(p, path, data.([]any)))
+		step(checkSlice(p, path, data.([]any), c))
 	}
 	step(checkEnum(p, path, data))
 	if k == kindMap {
-		step(checkObject(p, path, data.(map[string]any)))
+		step(checkObject(p, path, data.(map[string]any), c))
 	}
 	res.count++
 	return res
@@ -442,19 +456,19 @@ func notMultiple(path string, factor, data any) *failure {
 
 // checkSlice validates the items first, then minItems, maxItems and
 // uniqueItems.
-func checkSlice(p *Props, path string, data []any) *result {
+func checkSlice(p *Props, path string, data []any, c *correlation) *result {
 	res := &result{}
 	size := len(data)
 	if item := p.ItemSchema(); item != nil {
 		for i, v := range data {
-			res.merge(validateValue(item, fmt.Sprintf("%s[%d]", path, i), v))
+			res.merge(validateValue(item, fmt.Sprintf("%s[%d]", path, i), v, c.index(i)))
 		}
 	}
 	tuple := 0
 	if p.Items != nil && len(p.Items.JSONSchemas) > 0 {
 		tuple = len(p.Items.JSONSchemas)
 		for i := 0; i < tuple && i < size; i++ {
-			res.merge(validateValue(&p.Items.JSONSchemas[i], fmt.Sprintf("%s[%d]", path, i), data[i]))
+			res.merge(validateValue(&p.Items.JSONSchemas[i], fmt.Sprintf("%s[%d]", path, i), data[i], c.index(i)))
 		}
 	}
 	if p.AdditionalItems != nil && tuple < size {
@@ -463,7 +477,7 @@ func checkSlice(p *Props, path string, data []any) *result {
 		}
 		if s := p.AdditionalItems.Schema; s != nil {
 			for i := tuple; i < size; i++ {
-				res.merge(validateValue(s, fmt.Sprintf("%s[%d]", path, i), data[i]))
+				res.merge(validateValue(s, fmt.Sprintf("%s[%d]", path, i), data[i], c.index(i)))
 			}
 		}
 	}
@@ -575,7 +589,7 @@ func joinPath(path, name string) string { return path + "." + name }
 
 // checkObject is min/maxProperties, additionalProperties, properties,
 // required and patternProperties, in upstream's order.
-func checkObject(p *Props, path string, data map[string]any) *result {
+func checkObject(p *Props, path string, data map[string]any, c *correlation) *result {
 	res := &result{}
 	n := int64(len(data))
 	if p.MinProperties != nil && n < *p.MinProperties {
@@ -587,6 +601,15 @@ func checkObject(p *Props, path string, data map[string]any) *result {
 			msg: fmt.Sprintf("%s in %s should have at most %d properties", path, in, *p.MaxProperties)})
 	}
 	keys := sortedKeys(data)
+	matches := map[string]patternMatch{}
+	match := func(k string) patternMatch {
+		m, ok := matches[k]
+		if !ok {
+			m = matchPatterns(p, path, k, data[k], c)
+			matches[k] = m
+		}
+		return m
+	}
 	if p.AdditionalProperties != nil && !p.AdditionalProperties.Allows {
 		for _, k := range keys {
 			if _, ok := p.Properties[k]; ok || matchesPattern(p, k) {
@@ -598,9 +621,10 @@ func checkObject(p *Props, path string, data map[string]any) *result {
 	} else {
 		for _, k := range keys {
 			_, regular := p.Properties[k]
-			matched, _ := checkPatternProperties(p, path, k, data[k], res)
-			if !regular && !matched && p.ValueSchema() != nil {
-				res.merge(validateValue(p.ValueSchema(), joinPath(path, k), data[k]))
+			m := match(k)
+			res.merge(m.results...)
+			if !regular && len(m.pats) == 0 && p.ValueSchema() != nil {
+				res.merge(validateValue(p.ValueSchema(), joinPath(path, k), data[k], c.key(path, k)))
 			}
 		}
 	}
@@ -614,7 +638,7 @@ func checkObject(p *Props, path string, data map[string]any) *result {
 		if path != "" {
 			child = joinPath(path, name)
 		}
-		res.merge(validateValue(&sub, child, v))
+		res.merge(validateValue(&sub, child, v, c.key(path, name)))
 	}
 	for _, k := range p.Required {
 		if _, ok := data[k]; !ok {
@@ -624,12 +648,10 @@ func checkObject(p *Props, path string, data map[string]any) *result {
 	}
 	for _, k := range keys {
 		_, regular := p.Properties[k]
-		matched, pats := checkPatternProperties(p, path, k, data[k], res)
-		if !regular && matched {
-			for _, pat := range pats {
-				sub := p.PatternProperties[pat]
-				res.merge(validateValue(&sub, joinPath(path, k), data[k]))
-			}
+		m := match(k)
+		res.merge(m.results...)
+		if !regular {
+			res.merge(m.results...)
 		}
 	}
 	return res
@@ -644,31 +666,38 @@ func matchesPattern(p *Props, key string) bool {
 	return false
 }
 
-// checkPatternProperties validates a member against every pattern its name
-// matches, into res, and says which matched.
-func checkPatternProperties(p *Props, path, key string, v any, res *result) (bool, []string) {
-	var pats []string
+// patternMatch is a member's validation against the patternProperties its
+// name matches. Upstream validates a member two or three times against
+// them, merging each time; validating once and merging the results as
+// often gives the same result without the cost growing with depth.
+type patternMatch struct {
+	pats    []string
+	results []*result
+}
+
+func matchPatterns(p *Props, path, key string, v any, c *correlation) patternMatch {
+	var m patternMatch
 	for _, pat := range sortedKeys(p.PatternProperties) {
 		re, err := compilePattern(pat)
 		if err != nil || !re.MatchString(key) {
 			continue
 		}
-		pats = append(pats, pat)
 		sub := p.PatternProperties[pat]
-		res.merge(validateValue(&sub, joinPath(path, key), v))
+		m.pats = append(m.pats, pat)
+		m.results = append(m.results, validateValue(&sub, joinPath(path, key), v, c.key(path, key)))
 	}
-	return len(pats) > 0, pats
+	return m
 }
 
 // checkComposition is anyOf, oneOf, allOf, not and dependencies; every
 // sub-schema applies at the same path.
-func checkComposition(p *Props, path string, data any) *result {
+func checkComposition(p *Props, path string, data any, c *correlation) *result {
 	res := &result{}
 	if len(p.AnyOf) > 0 {
 		var best, first *result
 		ok := false
 		for i := range p.AnyOf {
-			r := validateValue(&p.AnyOf[i], path, data)
+			r := validateNode(&p.AnyOf[i], path, data, c)
 			if r.valid() {
 				best, ok, first = nil, true, r
 				break
@@ -690,7 +719,7 @@ func checkComposition(p *Props, path string, data any) *result {
 		var best, first *result
 		validated := 0
 		for i := range p.OneOf {
-			r := validateValue(&p.OneOf[i], path, data)
+			r := validateNode(&p.OneOf[i], path, data, c)
 			if r.valid() {
 				validated++
 				best = nil
@@ -719,7 +748,7 @@ func checkComposition(p *Props, path string, data any) *result {
 	if len(p.AllOf) > 0 {
 		validated := 0
 		for i := range p.AllOf {
-			r := validateValue(&p.AllOf[i], path, data)
+			r := validateNode(&p.AllOf[i], path, data, c)
 			if r.valid() {
 				validated++
 			}
@@ -733,7 +762,7 @@ func checkComposition(p *Props, path string, data any) *result {
 			res.add(composite(fmt.Sprintf("%q must validate all the schemas (allOf)%s", path, more)))
 		}
 	}
-	if p.Not != nil && validateValue(p.Not, path, data).valid() {
+	if p.Not != nil && validateNode(p.Not, path, data, c).valid() {
 		res.add(composite(fmt.Sprintf("%q must not validate the schema (not)", path)))
 	}
 	if m, ok := data.(map[string]any); ok && len(p.Dependencies) > 0 {
@@ -743,7 +772,7 @@ func checkComposition(p *Props, path string, data any) *result {
 				continue
 			}
 			if dep.Schema != nil {
-				res.merge(validateValue(dep.Schema, joinPath(path, k), data))
+				res.merge(validateNode(dep.Schema, joinPath(path, k), data, c))
 				continue
 			}
 			for _, need := range dep.Property {

@@ -132,7 +132,7 @@ func TestValidate(t *testing.T) {
 			[]string{`spec.x: Unsupported value: 3: supported values: "1", "2"`}},
 		{"enum converts to member type", spec(`{"type":"number","enum":[1]}`), `{"spec":{"x":1.0}}`, nil},
 		{"enum null", spec(`{"type":"string","nullable":true,"enum":["a"]}`), `{"spec":{"x":null}}`,
-			[]string{`spec.x: Unsupported value: null: supported values: "a"`}},
+			[]string{`spec.x: Unsupported value: "null": supported values: "a"`}},
 
 		// numbers
 		{"maximum", spec(`{"type":"integer","maximum":10}`), `{"spec":{"x":11}}`,
@@ -377,13 +377,13 @@ func TestValidateDefaults(t *testing.T) {
 }
 
 func FuzzValidate(f *testing.F) {
-	f.Add([]byte(spec(`{"type":"integer","maximum":3,"multipleOf":0.5}`)), []byte(`{"spec":{"x":7}}`))
-	f.Add([]byte(spec(`{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["a","b"],"items":{"type":"object"}}`)), []byte(`{"spec":{"x":[{"a":1},{"a":1},null,2]}}`))
-	f.Add([]byte(spec(`{"anyOf":[{"pattern":"("},{"format":"date"}],"oneOf":[{}],"not":{},"allOf":[{"enum":[1,"A",{"a":[]}]}]}`)), []byte(`{"spec":{"x":65}}`))
-	f.Add([]byte(spec(`{"type":"array","items":[{"type":"string"}],"additionalItems":{"type":"integer"},"uniqueItems":true}`)), []byte(`{"spec":{"x":["a",1,1]}}`))
-	f.Add([]byte(spec(`{"type":"object","x-kubernetes-embedded-resource":true,"properties":{"metadata":{"type":"object"}},"dependencies":{"a":{"required":["b"]}},"patternProperties":{"[":{}}}`)), []byte(`{"spec":{"x":{"metadata":{"finalizers":["orphan","foregroundDeletion",1],"generation":-1}}}}`))
-	f.Add([]byte(`{"type":"object","properties":{"a":{"type":"integer","multipleOf":0,"minimum":1e300,"maximum":-1e300,"default":"x"}}}`), []byte(`{"a":-9223372036854775808}`))
-	f.Fuzz(func(t *testing.T, schemaJSON, valueJSON []byte) {
+	f.Add([]byte(spec(`{"type":"integer","maximum":3,"multipleOf":0.5}`)), []byte(`{"spec":{"x":7}}`), []byte(`{"spec":{"x":7}}`))
+	f.Add([]byte(spec(`{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["a","b"],"items":{"type":"object"}}`)), []byte(`{"spec":{"x":[{"a":1},{"a":1},null,2]}}`), []byte(`{"spec":{"x":[{"a":1},{"a":1},null,2]}}`))
+	f.Add([]byte(spec(`{"anyOf":[{"pattern":"("},{"format":"date"}],"oneOf":[{}],"not":{},"allOf":[{"enum":[1,"A",{"a":[]}]}]}`)), []byte(`{"spec":{"x":65}}`), []byte(`{"spec":{"x":65}}`))
+	f.Add([]byte(spec(`{"type":"array","items":[{"type":"string"}],"additionalItems":{"type":"integer"},"uniqueItems":true}`)), []byte(`{"spec":{"x":["a",1,1]}}`), []byte(`{"spec":{"x":["a",1,1]}}`))
+	f.Add([]byte(spec(`{"type":"object","x-kubernetes-embedded-resource":true,"properties":{"metadata":{"type":"object"}},"dependencies":{"a":{"required":["b"]}},"patternProperties":{"[":{}}}`)), []byte(`{"spec":{"x":{"metadata":{"finalizers":["orphan","foregroundDeletion",1],"generation":-1}}}}`), []byte(`{"spec":{"x":{"metadata":{"finalizers":["orphan","foregroundDeletion",1],"generation":-1}}}}`))
+	f.Add([]byte(`{"type":"object","properties":{"a":{"type":"integer","multipleOf":0,"minimum":1e300,"maximum":-1e300,"default":"x"}}}`), []byte(`{"a":-9223372036854775808}`), []byte(`{"a":-9223372036854775808}`))
+	f.Fuzz(func(t *testing.T, schemaJSON, valueJSON, oldJSON []byte) {
 		p, err := ParseJSON(schemaJSON)
 		if err != nil {
 			return
@@ -399,8 +399,57 @@ func FuzzValidate(f *testing.F) {
 		for _, e := range Validate(p, obj) {
 			_ = e.Error()
 		}
+		if o, err := schema.DecodeAny(oldJSON); err == nil {
+			old, _ := o.(map[string]any)
+			for _, e := range ValidateUpdate(p, obj, old) {
+				_ = e.Error()
+			}
+		}
 		for _, e := range ValidateDefaults(p, "s") {
 			_ = e.Error()
 		}
 	})
+}
+
+func TestValidateUpdateRatchets(t *testing.T) {
+	root := `{"type":"object","properties":{"metadata":{"type":"object"},"spec":{"type":"object","required":["r"],"properties":{
+		"s":{"type":"string","maxLength":3},
+		"t":{"type":"string","maxLength":3},
+		"atomic":{"type":"array","items":{"type":"string","maxLength":1}},
+		"set":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}},
+		"m":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],
+		     "items":{"type":"object","properties":{"name":{"type":"string"},"v":{"type":"string","maxLength":1}}}},
+		"labels":{"type":"object","additionalProperties":{"type":"string","maxLength":1}}}}}}`
+	cases := []struct {
+		name     string
+		old, cur string
+		want     []string
+	}{
+		{"unchanged member kept", `{"metadata":{"g":1},"spec":{"r":1,"s":"abcd","t":"a"}}`, `{"metadata":{"g":2},"spec":{"r":1,"s":"abcd","t":"b"}}`, nil},
+		{"changed member refused", `{"spec":{"r":1,"s":"abcd"}}`, `{"spec":{"r":1,"s":"abcde"}}`,
+			[]string{`spec.s: Too long: may not be more than 3 bytes`}},
+		{"new member refused", `{"spec":{"r":1}}`, `{"spec":{"r":1,"s":"abcd"}}`,
+			[]string{`spec.s: Too long: may not be more than 3 bytes`}},
+		{"unchanged object keeps required", `{"metadata":{"g":1},"spec":{"s":"a"}}`, `{"metadata":{"g":2},"spec":{"s":"a"}}`, nil},
+		{"changed object needs required", `{"spec":{"s":"a"}}`, `{"spec":{"s":"b"}}`, []string{`spec.r: Required value`}},
+		{"map value by key", `{"spec":{"r":1,"labels":{"a":"long"}}}`, `{"spec":{"r":1,"labels":{"a":"long","b":"long"}}}`,
+			[]string{`spec.labels.b: Too long: may not be more than 1 byte`}},
+		{"map list item by key", `{"spec":{"r":1,"m":[{"name":"a","v":"long"}]}}`, `{"spec":{"r":1,"m":[{"name":"b","v":"long"},{"name":"a","v":"long"}]}}`,
+			[]string{`spec.m[0].v: Too long: may not be more than 1 byte`}},
+		{"atomic list item not paired", `{"spec":{"r":1,"atomic":["long"]}}`, `{"spec":{"r":1,"atomic":["long","a"]}}`,
+			[]string{`spec.atomic[0]: Too long: may not be more than 1 byte`}},
+		{"atomic list unchanged", `{"metadata":{"g":1},"spec":{"r":1,"atomic":["long"]}}`, `{"metadata":{"g":2},"spec":{"r":1,"atomic":["long"]}}`, nil},
+		{"set duplicates kept when old had them", `{"spec":{"r":1,"set":["a","a"]}}`, `{"spec":{"r":1,"set":["a","a","b"]}}`, nil},
+		{"set duplicates refused", `{"spec":{"r":1,"set":["a"]}}`, `{"spec":{"r":1,"set":["a","a"]}}`,
+			[]string{`spec.set[1]: Duplicate value: "a"`}},
+	}
+	p := mustParse(t, root)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := render(ValidateUpdate(p, mustDecode(t, c.cur), mustDecode(t, c.old)))
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
 }
