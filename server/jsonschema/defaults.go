@@ -41,7 +41,7 @@ func validateDefaults(p *Props, path string, insideMeta bool) apierr.FieldErrors
 		case insideMeta:
 			// Upstream checks such a default inside a surrounding object;
 			// the value's own schema is what a default there can break.
-			errs = append(errs, fieldErrors(dpath, validateValue(p, "", v, nil).errs)...)
+			errs = append(errs, fieldErrors(dpath, walker{rawFormats: true}.validateValue(p, "", v, nil).errs)...)
 		default:
 			if wouldPrune(v, p, p.XEmbeddedResource) {
 				errs = append(errs, apierr.Invalid(dpath, v, "must not have unknown fields"))
@@ -49,7 +49,7 @@ func validateDefaults(p *Props, path string, insideMeta bool) apierr.FieldErrors
 			if e := validateEmbedded(p, dpath, v); len(e) > 0 {
 				errs = append(errs, e...)
 			} else {
-				errs = append(errs, fieldErrors(dpath, validateValue(p, "", v, nil).errs)...)
+				errs = append(errs, fieldErrors(dpath, walker{rawFormats: true}.validateValue(p, "", v, nil).errs)...)
 			}
 		}
 	}

@@ -85,26 +85,19 @@ func enumStrings(vals []any) []string {
 	return out
 }
 
-// tooLong is upstream's "Too long" error for a limit in characters.
+// tooLong is upstream's "Too long" error for a limit in characters (which
+// upstream words as bytes).
 func tooLong(field string, max int64) *apierr.FieldError {
 	detail := "value is too long"
 	if max >= 0 {
-		unit := "bytes"
-		if max == 1 {
-			unit = "byte"
-		}
-		detail = fmt.Sprintf("may not be more than %d %s", max, unit)
+		detail = fmt.Sprintf("may not be more than %d bytes", max)
 	}
 	return &apierr.FieldError{Type: apierr.FieldTooLong, Field: field, Detail: detail}
 }
 
 // tooMany is upstream's "Too many" error: the count and the limit.
 func tooMany(field string, actual any, max int64) *apierr.FieldError {
-	unit := "items"
-	if max == 1 {
-		unit = "item"
-	}
 	n, _ := actual.(int64)
 	return &apierr.FieldError{Type: apierr.FieldTooMany, Field: field, Value: int(n),
-		Detail: fmt.Sprintf("must have at most %d %s", max, unit)}
+		Detail: fmt.Sprintf("must have at most %d items", max)}
 }

@@ -1,7 +1,6 @@
 package jsonschema
 
 import (
-	"encoding/base64"
 	"encoding/hex"
 	"net"
 	"net/mail"
@@ -47,31 +46,12 @@ var stringFormats = map[string]func(string) bool{
 // dashes, so "date-time" is "datetime".
 func normalizeFormat(f string) string { return strings.ReplaceAll(f, "-", "") }
 
-// effectiveFormat is the node's format once the formats upstream does not
-// support for the node's type are dropped: strings (and untyped nodes)
-// keep the formats above, integers int32 and int64, numbers float and
-// double, other types none.
-func effectiveFormat(p *Props) string {
-	if p.Format == "" {
-		return ""
-	}
-	t := ""
-	if types := p.types(); len(types) == 1 {
-		t = types[0]
-	}
-	switch t {
-	case "", typeString:
-		if _, ok := stringFormats[normalizeFormat(p.Format)]; ok {
-			return p.Format
-		}
-	case typeInteger:
-		if p.Format == "int32" || p.Format == "int64" {
-			return p.Format
-		}
-	case typeNumber:
-		if p.Format == "float" || p.Format == "double" {
-			return p.Format
-		}
+// supportedFormat is the node's format if upstream supports it for custom
+// resources (v1.32), whatever the node's type; other formats, int32 and
+// int64 included, are dropped before validation as upstream does.
+func supportedFormat(p *Props) string {
+	if knownFormat(p.Format) {
+		return p.Format
 	}
 	return ""
 }
@@ -89,7 +69,7 @@ func validFormat(f, s string) bool {
 }
 
 var (
-	rxHostname     = regexp.MustCompile(`^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z0-9\p{S}\p{L}])(-?[a-zA-Z0-9\p{S}\p{L}]){1,62})$`)
+	rxHostname     = regexp.MustCompile(`^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$`)
 	rxUUID         = regexp.MustCompile(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$`)
 	rxUUID3        = regexp.MustCompile(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$`)
 	rxUUID4        = regexp.MustCompile(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$`)
@@ -103,7 +83,7 @@ var (
 	rxSpaceOrMinus = regexp.MustCompile(`[\s-]+`)
 	rxNotNumber    = regexp.MustCompile(`[^0-9]+`)
 	rxTime         = regexp.MustCompile(`^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$`)
-	rxDuration     = regexp.MustCompile(`^\s*(?:\d+\s*[A-Za-zµ]+\s*)+$`)
+	rxBase64       = regexp.MustCompile(`^(?:[A-Za-z0-9+\/]{4})*(?:[A-Za-z0-9+\/]{2}==|[A-Za-z0-9+\/]{3}=|[A-Za-z0-9+\/]{4})$`)
 	rxDurationPart = regexp.MustCompile(`((\d+)\s*([A-Za-zµ]+))`)
 )
 
@@ -158,7 +138,7 @@ func parseIP(s string) net.IP {
 
 func isIPv4(s string) bool { return parseIP(s) != nil && strings.Contains(s, ".") }
 
-func isIPv6(s string) bool { return parseIP(s) != nil && strings.Contains(s, ":") }
+func isIPv6(s string) bool { return net.ParseIP(s) != nil && strings.Contains(s, ":") }
 
 func isCIDR(s string) bool {
 	if _, _, err := net.ParseCIDR(s); err == nil {
@@ -242,10 +222,7 @@ func isCreditCard(s string) bool {
 
 func isSSN(s string) bool { return len(s) == 11 && rxSSN.MatchString(s) }
 
-func isBase64(s string) bool {
-	_, err := base64.StdEncoding.DecodeString(s)
-	return err == nil
-}
+func isBase64(s string) bool { return rxBase64.MatchString(s) }
 
 func isDate(s string) bool {
 	_, err := time.Parse("2006-01-02", s)
@@ -281,13 +258,11 @@ var durationUnits = [][]string{
 	{"w", "wk", "week"},
 }
 
-// isDuration accepts a Go duration or a sequence of "<n> <unit>".
+// isDuration accepts a Go duration, or any string holding "<n> <unit>"
+// with a known unit (upstream looks for such parts anywhere in it).
 func isDuration(s string) bool {
 	if _, err := time.ParseDuration(s); err == nil {
 		return true
-	}
-	if !rxDuration.MatchString(s) {
-		return false
 	}
 	ok := false
 	for _, m := range rxDurationPart.FindAllStringSubmatch(s, -1) {

@@ -2,10 +2,8 @@ package jsonschema
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 	"strings"
-	"time"
 
 	"platd/server/apierr"
 	"platd/server/validation"
@@ -28,7 +26,7 @@ func Validate(p *Props, obj map[string]any) apierr.FieldErrors {
 	if p == nil {
 		return nil
 	}
-	errs := fieldErrors("", validateValue(p, "", obj, nil).errs)
+	errs := fieldErrors("", walker{}.validateValue(p, "", obj, nil).errs)
 	errs = append(errs, validateEmbedded(p, "", obj)...)
 	errs = append(errs, validateListSetsAndMaps(p, "", obj)...)
 	return errs
@@ -45,7 +43,7 @@ func ValidateUpdate(p *Props, obj, old map[string]any) apierr.FieldErrors {
 		return nil
 	}
 	c := newCorrelation(obj, old, p)
-	errs := fieldErrors("", validateValue(p, "", obj, c).errs)
+	errs := fieldErrors("", walker{}.validateValue(p, "", obj, c).errs)
 	errs = append(errs, validateEmbedded(p, "", obj)...)
 	if len(validateListSetsAndMaps(p, "", old)) == 0 {
 		errs = append(errs, validateListSetsAndMaps(p, "", obj)...)
@@ -130,209 +128,6 @@ func validateEmbeddedResource(path string, x map[string]any) apierr.FieldErrors 
 			}
 		case "metadata":
 			errs = append(errs, validateEmbeddedMeta(childPath(path, k), v)...)
-		}
-	}
-	return errs
-}
-
-// metaFieldTypes are the Go types of the ObjectMeta members an embedded
-// resource's metadata is decoded into; a member of another JSON type
-// fails that decoding.
-var metaFieldTypes = map[string]string{
-	"name":                       "string",
-	"generateName":               "string",
-	"namespace":                  "string",
-	"selfLink":                   "string",
-	"uid":                        "types.UID",
-	"resourceVersion":            "string",
-	"generation":                 "int64",
-	"creationTimestamp":          "v1.Time",
-	"deletionTimestamp":          "v1.Time",
-	"deletionGracePeriodSeconds": "int64",
-	"labels":                     "map[string]string",
-	"annotations":                "map[string]string",
-	"ownerReferences":            "[]v1.OwnerReference",
-	"finalizers":                 "[]string",
-	"managedFields":              "[]v1.ManagedFieldsEntry",
-}
-
-// jsonKind names a value's JSON type as Go's JSON decoder does in its
-// errors.
-func jsonKind(v any) string {
-	switch v.(type) {
-	case string:
-		return "string"
-	case bool:
-		return "bool"
-	case int64, float64:
-		return "number"
-	case []any:
-		return "array"
-	case map[string]any:
-		return "object"
-	}
-	return "null"
-}
-
-// metaDecodeError is the error decoding v into an ObjectMeta gives, "" if
-// none: the first member, in the order Go's decoder meets them, whose JSON
-// type does not fit.
-func metaDecodeError(v any) string {
-	m, ok := v.(map[string]any)
-	if !ok {
-		if v == nil {
-			return ""
-		}
-		return fmt.Sprintf("json: cannot unmarshal %s into Go value of type v1.ObjectMeta", jsonKind(v))
-	}
-	for _, k := range sortedKeys(m) {
-		t, known := metaFieldTypes[k]
-		x := m[k]
-		if !known || x == nil {
-			continue
-		}
-		field := "ObjectMeta." + k
-		bad := ""
-		switch t {
-		case "string", "types.UID":
-			if _, ok := x.(string); !ok {
-				bad = jsonKind(x)
-			}
-		case "v1.Time":
-			s, ok := x.(string)
-			if !ok {
-				return fmt.Sprintf("json: cannot unmarshal %s into Go struct field %s of type string", jsonKind(x), field)
-			}
-			if _, err := parseRFC3339(s); err != nil {
-				return err.Error()
-			}
-		case "int64":
-			switch n := x.(type) {
-			case int64:
-			case float64:
-				return fmt.Sprintf("json: cannot unmarshal number %s into Go struct field %s of type int64", strconv.FormatFloat(n, 'g', -1, 64), field)
-			default:
-				bad = jsonKind(x)
-			}
-		case "map[string]string":
-			mm, ok := x.(map[string]any)
-			if !ok {
-				bad = jsonKind(x)
-				break
-			}
-			for _, kk := range sortedKeys(mm) {
-				if _, ok := mm[kk].(string); !ok && mm[kk] != nil {
-					return fmt.Sprintf("json: cannot unmarshal %s into Go struct field %s of type string", jsonKind(mm[kk]), field)
-				}
-			}
-		case "[]string":
-			l, ok := x.([]any)
-			if !ok {
-				bad = jsonKind(x)
-				break
-			}
-			for _, e := range l {
-				if _, ok := e.(string); !ok && e != nil {
-					return fmt.Sprintf("json: cannot unmarshal %s into Go struct field %s of type string", jsonKind(e), field)
-				}
-			}
-		default:
-			if _, ok := x.([]any); !ok {
-				bad = jsonKind(x)
-			}
-		}
-		if bad != "" {
-			return fmt.Sprintf("json: cannot unmarshal %s into Go struct field %s of type %s", bad, field, t)
-		}
-	}
-	return ""
-}
-
-// totalAnnotationSizeLimit bounds the summed size of annotation keys and
-// values, as upstream.
-const totalAnnotationSizeLimit = 256 * 1024
-
-// validateEmbeddedMeta checks an embedded resource's metadata as upstream's
-// object metadata validation does, with a name required of none (upstream
-// substitutes a placeholder name) and names checked as path segments.
-func validateEmbeddedMeta(path string, v any) apierr.FieldErrors {
-	if msg := metaDecodeError(v); msg != "" {
-		return apierr.FieldErrors{apierr.Invalid(path, v, msg)}
-	}
-	m, _ := v.(map[string]any)
-	var errs apierr.FieldErrors
-	str := func(k string) string { s, _ := m[k].(string); return s }
-	if gen := str("generateName"); gen != "" {
-		for _, msg := range pathSegmentPrefix(gen) {
-			errs = append(errs, apierr.Invalid(childPath(path, "generateName"), gen, msg))
-		}
-	}
-	if name := str("name"); name != "" {
-		for _, msg := range validation.IsPathSegment(name) {
-			errs = append(errs, apierr.Invalid(childPath(path, "name"), name, msg))
-		}
-	}
-	if ns := str("namespace"); ns != "" {
-		for _, msg := range validation.IsDNS1123Label(ns) {
-			errs = append(errs, apierr.Invalid(childPath(path, "namespace"), ns, msg))
-		}
-	}
-	if g, ok := m["generation"].(int64); ok && g < 0 {
-		errs = append(errs, apierr.Invalid(childPath(path, "generation"), g, "must be greater than or equal to 0"))
-	}
-	if labels, ok := m["labels"].(map[string]any); ok {
-		f := childPath(path, "labels")
-		for _, k := range sortedKeys(labels) {
-			for _, msg := range validation.IsQualifiedName(k) {
-				errs = append(errs, apierr.Invalid(f, k, msg))
-			}
-			s, _ := labels[k].(string)
-			for _, msg := range validation.IsValidLabelValue(s) {
-				errs = append(errs, apierr.Invalid(f, s, msg))
-			}
-		}
-	}
-	if ann, ok := m["annotations"].(map[string]any); ok {
-		f := childPath(path, "annotations")
-		total := 0
-		for _, k := range sortedKeys(ann) {
-			for _, msg := range validation.IsQualifiedName(strings.ToLower(k)) {
-				errs = append(errs, apierr.Invalid(f, k, msg))
-			}
-			s, _ := ann[k].(string)
-			total += len(k) + len(s)
-		}
-		if total > totalAnnotationSizeLimit {
-			errs = append(errs, tooLong(f, totalAnnotationSizeLimit))
-		}
-	}
-	if fins, ok := m["finalizers"].([]any); ok {
-		f := childPath(path, "finalizers")
-		orphan, foreground := false, false
-		var all []string
-		for i, e := range fins {
-			s, _ := e.(string)
-			all = append(all, s)
-			for _, msg := range validation.IsQualifiedName(s) {
-				errs = append(errs, apierr.Invalid(indexPath(f, i), s, msg))
-			}
-			orphan = orphan || s == "orphan"
-			foreground = foreground || s == "foregroundDeletion"
-		}
-		if orphan && foreground {
-			errs = append(errs, apierr.Invalid(f, all, "finalizer orphan and foregroundDeletion cannot be both set"))
-		}
-	}
-	return errs
-}
-
-// pathSegmentPrefix is the check of a generateName used as a path
-// segment: only the characters a segment may not contain.
-func pathSegmentPrefix(v string) []string {
-	var errs []string
-	for _, c := range []string{"/", "%"} {
-		if strings.Contains(v, c) {
-			errs = append(errs, fmt.Sprintf("may not contain '%s'", c))
 		}
 	}
 	return errs
@@ -469,6 +264,3 @@ func validateListMap(p *Props, path string, l []any) apierr.FieldErrors {
 	}
 	return errs
 }
-
-// parseRFC3339 parses a timestamp as the metadata's time type does.
-func parseRFC3339(s string) (time.Time, error) { return time.Parse(time.RFC3339, s) }

@@ -19,6 +19,22 @@ import (
 // Upstream visits object members in Go map order, which is random; here
 // members are visited in sorted order so that the error list is stable.
 
+// walker holds how a validation reads the schema.
+type walker struct {
+	// rawFormats keeps every format as written. Custom resources are
+	// validated with the formats upstream does not support dropped;
+	// defaults are validated with the schema as written.
+	rawFormats bool
+}
+
+// format is the node's format as this validation reads it.
+func (w walker) format(p *Props) string {
+	if w.rawFormats {
+		return p.Format
+	}
+	return supportedFormat(p)
+}
+
 // in is where every value lives, as upstream's messages say it.
 const in = "body"
 
@@ -161,8 +177,8 @@ func hasType(types []string, t string) bool {
 // its old value on an update (nil: none): the failures of a value equal to
 // its old value are dropped, so that a schema made stricter does not
 // refuse an update that leaves the value alone (upstream's ratcheting).
-func validateValue(p *Props, path string, data any, c *correlation) *result {
-	res := validateNode(p, path, data, c)
+func (w walker) validateValue(p *Props, path string, data any, c *correlation) *result {
+	res := w.validateNode(p, path, data, c)
 	if !res.valid() && c.equal() {
 		res.errs = nil
 	}
@@ -170,13 +186,12 @@ func validateValue(p *Props, path string, data any, c *correlation) *result {
 }
 
 // validateNode is validateValue without dropping the failures of an
-// unchanged value: the sub-schemas of anyOf, oneOf, allOf, not and
-// dependencies apply at their node's value and ratchet only with it.
-func validateNode(p *Props, path string, data any, c *correlation) *result {
+// unchanged value.
+func (w walker) validateNode(p *Props, path string, data any, c *correlation) *result {
 	res := &result{}
 	data = normalize(data)
 	if data == nil {
-		res.merge(checkType(p, path, data))
+		res.merge(w.checkType(p, path, data))
 		res.merge(checkEnum(p, path, data))
 		return res
 	}
@@ -185,13 +200,13 @@ func validateNode(p *Props, path string, data any, c *correlation) *result {
 		res.merge(r)
 		res.count++
 	}
-	if len(p.types()) > 0 || effectiveFormat(p) != "" {
-		step(checkType(p, path, data))
+	if len(p.types()) > 0 || w.format(p) != "" {
+		step(w.checkType(p, path, data))
 	}
-	step(checkComposition(p, path, data, c))
+	step(w.checkComposition(p, path, data))
 	if k == kindString {
 		step(checkString(p, path, data.(string)))
-		if f := effectiveFormat(p); f != "" && knownFormat(f) {
+		if f := w.format(p); f != "" && knownFormat(f) {
 			step(checkFormat(f, path, data.(string)))
 		}
 	}
@@ -199,11 +214,11 @@ func validateNode(p *Props, path string, data any, c *correlation) *result {
 		step(checkNumber(p, path, data))
 	}
 	if k == kindSlice {
-		step(checkSlice(p, path, data.([]any), c))
+		step(w.checkSlice(p, path, data.([]any), c))
 	}
 	step(checkEnum(p, path, data))
 	if k == kindMap {
-		step(checkObject(p, path, data.(map[string]any), c))
+		step(w.checkObject(p, path, data.(map[string]any), c))
 	}
 	res.count++
 	return res
@@ -235,9 +250,9 @@ func schemaInfo(data any) (string, string) {
 
 // checkType is upstream's type check, quirks included: a string or array
 // passes a non-numeric type that carries a format.
-func checkType(p *Props, path string, data any) *result {
+func (w walker) checkType(p *Props, path string, data any) *result {
 	types := p.types()
-	format := effectiveFormat(p)
+	format := w.format(p)
 	res := &result{}
 	if data == nil {
 		if len(types) > 0 && !hasType(types, typeNull) && !p.Nullable {
@@ -456,19 +471,19 @@ func notMultiple(path string, factor, data any) *failure {
 
 // checkSlice validates the items first, then minItems, maxItems and
 // uniqueItems.
-func checkSlice(p *Props, path string, data []any, c *correlation) *result {
+func (w walker) checkSlice(p *Props, path string, data []any, c *correlation) *result {
 	res := &result{}
 	size := len(data)
 	if item := p.ItemSchema(); item != nil {
 		for i, v := range data {
-			res.merge(validateValue(item, fmt.Sprintf("%s[%d]", path, i), v, c.index(i)))
+			res.merge(w.validateValue(item, fmt.Sprintf("%s[%d]", path, i), v, c.index(i)))
 		}
 	}
 	tuple := 0
 	if p.Items != nil && len(p.Items.JSONSchemas) > 0 {
 		tuple = len(p.Items.JSONSchemas)
 		for i := 0; i < tuple && i < size; i++ {
-			res.merge(validateValue(&p.Items.JSONSchemas[i], fmt.Sprintf("%s[%d]", path, i), data[i], c.index(i)))
+			res.merge(w.validateValue(&p.Items.JSONSchemas[i], fmt.Sprintf("%s[%d]", path, i), data[i], c.index(i)))
 		}
 	}
 	if p.AdditionalItems != nil && tuple < size {
@@ -476,8 +491,10 @@ func checkSlice(p *Props, path string, data []any, c *correlation) *result {
 			res.add(&failure{code: codeComposite, msg: "array doesn't allow for additional items"})
 		}
 		if s := p.AdditionalItems.Schema; s != nil {
-			for i := tuple; i < size; i++ {
-				res.merge(validateValue(s, fmt.Sprintf("%s[%d]", path, i), data[i], c.index(i)))
+			// Upstream's bound, which skips items when there are two or more
+			// positional schemas; capped at the length it can overrun.
+			for i := tuple; i < size-tuple+1 && i < size; i++ {
+				res.merge(w.validateValue(s, fmt.Sprintf("%s[%d]", path, i), data[i], c.index(i)))
 			}
 		}
 	}
@@ -589,7 +606,7 @@ func joinPath(path, name string) string { return path + "." + name }
 
 // checkObject is min/maxProperties, additionalProperties, properties,
 // required and patternProperties, in upstream's order.
-func checkObject(p *Props, path string, data map[string]any, c *correlation) *result {
+func (w walker) checkObject(p *Props, path string, data map[string]any, c *correlation) *result {
 	res := &result{}
 	n := int64(len(data))
 	if p.MinProperties != nil && n < *p.MinProperties {
@@ -605,7 +622,7 @@ func checkObject(p *Props, path string, data map[string]any, c *correlation) *re
 	match := func(k string) patternMatch {
 		m, ok := matches[k]
 		if !ok {
-			m = matchPatterns(p, path, k, data[k], c)
+			m = w.matchPatterns(p, path, k, data[k], c)
 			matches[k] = m
 		}
 		return m
@@ -624,7 +641,7 @@ func checkObject(p *Props, path string, data map[string]any, c *correlation) *re
 			m := match(k)
 			res.merge(m.results...)
 			if !regular && len(m.pats) == 0 && p.ValueSchema() != nil {
-				res.merge(validateValue(p.ValueSchema(), joinPath(path, k), data[k], c.key(path, k)))
+				res.merge(w.validateValue(p.ValueSchema(), joinPath(path, k), data[k], c.key(path, k)))
 			}
 		}
 	}
@@ -638,7 +655,7 @@ func checkObject(p *Props, path string, data map[string]any, c *correlation) *re
 		if path != "" {
 			child = joinPath(path, name)
 		}
-		res.merge(validateValue(&sub, child, v, c.key(path, name)))
+		res.merge(w.validateValue(&sub, child, v, c.key(path, name)))
 	}
 	for _, k := range p.Required {
 		if _, ok := data[k]; !ok {
@@ -675,7 +692,7 @@ type patternMatch struct {
 	results []*result
 }
 
-func matchPatterns(p *Props, path, key string, v any, c *correlation) patternMatch {
+func (w walker) matchPatterns(p *Props, path, key string, v any, c *correlation) patternMatch {
 	var m patternMatch
 	for _, pat := range sortedKeys(p.PatternProperties) {
 		re, err := compilePattern(pat)
@@ -684,20 +701,21 @@ func matchPatterns(p *Props, path, key string, v any, c *correlation) patternMat
 		}
 		sub := p.PatternProperties[pat]
 		m.pats = append(m.pats, pat)
-		m.results = append(m.results, validateValue(&sub, joinPath(path, key), v, c.key(path, key)))
+		m.results = append(m.results, w.validateValue(&sub, joinPath(path, key), v, c.key(path, key)))
 	}
 	return m
 }
 
 // checkComposition is anyOf, oneOf, allOf, not and dependencies; every
-// sub-schema applies at the same path.
-func checkComposition(p *Props, path string, data any, c *correlation) *result {
+// sub-schema applies at the same path, and, as upstream, without pairing
+// values with old ones below it.
+func (w walker) checkComposition(p *Props, path string, data any) *result {
 	res := &result{}
 	if len(p.AnyOf) > 0 {
 		var best, first *result
 		ok := false
 		for i := range p.AnyOf {
-			r := validateNode(&p.AnyOf[i], path, data, c)
+			r := w.validateValue(&p.AnyOf[i], path, data, nil)
 			if r.valid() {
 				best, ok, first = nil, true, r
 				break
@@ -719,7 +737,7 @@ func checkComposition(p *Props, path string, data any, c *correlation) *result {
 		var best, first *result
 		validated := 0
 		for i := range p.OneOf {
-			r := validateNode(&p.OneOf[i], path, data, c)
+			r := w.validateValue(&p.OneOf[i], path, data, nil)
 			if r.valid() {
 				validated++
 				best = nil
@@ -748,7 +766,7 @@ func checkComposition(p *Props, path string, data any, c *correlation) *result {
 	if len(p.AllOf) > 0 {
 		validated := 0
 		for i := range p.AllOf {
-			r := validateNode(&p.AllOf[i], path, data, c)
+			r := w.validateValue(&p.AllOf[i], path, data, nil)
 			if r.valid() {
 				validated++
 			}
@@ -762,7 +780,7 @@ func checkComposition(p *Props, path string, data any, c *correlation) *result {
 			res.add(composite(fmt.Sprintf("%q must validate all the schemas (allOf)%s", path, more)))
 		}
 	}
-	if p.Not != nil && validateNode(p.Not, path, data, c).valid() {
+	if p.Not != nil && w.validateValue(p.Not, path, data, nil).valid() {
 		res.add(composite(fmt.Sprintf("%q must not validate the schema (not)", path)))
 	}
 	if m, ok := data.(map[string]any); ok && len(p.Dependencies) > 0 {
@@ -772,7 +790,7 @@ func checkComposition(p *Props, path string, data any, c *correlation) *result {
 				continue
 			}
 			if dep.Schema != nil {
-				res.merge(validateNode(dep.Schema, joinPath(path, k), data, c))
+				res.merge(w.validateValue(dep.Schema, joinPath(path, k), data, nil))
 				continue
 			}
 			for _, need := range dep.Property {
