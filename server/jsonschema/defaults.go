@@ -8,7 +8,11 @@ import "platd/server/apierr"
 // in it must have a valid apiVersion, kind and metadata, and it must
 // validate against the schema of its node. path is the field path of p,
 // e.g. "spec.versions[0].schema.openAPIV3Schema"; defaults are reported at
-// "<path>.properties[spec].properties[x].default". Defaults under
+// "<path>.properties[spec].properties[x].default", in upstream's order:
+// the pruning check, then the first apiVersion, kind or metadata that does
+// not decode, else the embedded resource checks, else the schema's. A
+// default inside an embedded resource's apiVersion, kind or metadata is
+// only checked against its own schema. Defaults under
 // additionalProperties are not followed (the structural checks forbid
 // them). The root is treated as an embedded resource, as upstream.
 func ValidateDefaults(p *Props, path string) apierr.FieldErrors {
@@ -41,15 +45,17 @@ func validateDefaults(p *Props, path string, insideMeta bool) apierr.FieldErrors
 		case insideMeta:
 			// Upstream checks such a default inside a surrounding object;
 			// the value's own schema is what a default there can break.
-			errs = append(errs, fieldErrors(dpath, walker{rawFormats: true}.validateValue(p, "", v, nil).errs)...)
+			errs = append(errs, fieldErrors(dpath, walker{asWritten: true}.validateValue(p, "", v, nil).errs)...)
 		default:
-			if wouldPrune(v, p, p.XEmbeddedResource) {
+			if wouldPrune(v, p) {
 				errs = append(errs, apierr.Invalid(dpath, v, "must not have unknown fields"))
 			}
-			if e := validateEmbedded(p, dpath, v); len(e) > 0 {
+			if err := coerceError(p, dpath, v); err != nil {
+				errs = append(errs, err)
+			} else if e := validateEmbedded(p, dpath, v); len(e) > 0 {
 				errs = append(errs, e...)
 			} else {
-				errs = append(errs, fieldErrors(dpath, walker{rawFormats: true}.validateValue(p, "", v, nil).errs)...)
+				errs = append(errs, fieldErrors(dpath, walker{asWritten: true}.validateValue(p, "", v, nil).errs)...)
 			}
 		}
 	}
@@ -65,9 +71,8 @@ func validateDefaults(p *Props, path string, insideMeta bool) apierr.FieldErrors
 
 // wouldPrune reports whether pruning v with p drops anything: a member no
 // property, additionalProperties or x-kubernetes-preserve-unknown-fields
-// allows. An embedded resource keeps a string apiVersion and kind and a
-// metadata that decodes; root also keeps those three members otherwise.
-func wouldPrune(v any, p *Props, root bool) bool {
+// allows. An embedded resource keeps its apiVersion, kind and metadata.
+func wouldPrune(v any, p *Props) bool {
 	if p != nil && p.PreservesUnknown() {
 		return wouldPruneKept(v, p)
 	}
@@ -77,18 +82,18 @@ func wouldPrune(v any, p *Props, root bool) bool {
 			return len(x) > 0
 		}
 		for k, e := range x {
-			if p.XEmbeddedResource && keptMeta(k, e) {
+			if p.XEmbeddedResource && metaField(k) {
 				continue
 			}
 			if sub, ok := p.Properties[k]; ok {
-				if wouldPrune(e, &sub, false) {
+				if wouldPrune(e, &sub) {
 					return true
 				}
 			} else if p.AdditionalProperties != nil {
-				if wouldPrune(e, p.ValueSchema(), false) {
+				if wouldPrune(e, p.ValueSchema()) {
 					return true
 				}
-			} else if !root || !metaField(k) {
+			} else {
 				return true
 			}
 		}
@@ -98,23 +103,10 @@ func wouldPrune(v any, p *Props, root bool) bool {
 			item = p.ItemSchema()
 		}
 		for _, e := range x {
-			if wouldPrune(e, item, false) {
+			if wouldPrune(e, item) {
 				return true
 			}
 		}
-	}
-	return false
-}
-
-// keptMeta reports whether an embedded resource's member is kept as
-// metadata without looking at the schema.
-func keptMeta(k string, v any) bool {
-	switch k {
-	case "apiVersion", "kind":
-		_, ok := v.(string)
-		return ok
-	case "metadata":
-		return metaDecodeError(v) == ""
 	}
 	return false
 }
@@ -132,11 +124,11 @@ func wouldPruneKept(v any, p *Props) bool {
 				continue
 			}
 			if sub, ok := p.Properties[k]; ok {
-				if wouldPrune(e, &sub, false) {
+				if wouldPrune(e, &sub) {
 					return true
 				}
 			} else if p.AdditionalProperties != nil {
-				if wouldPrune(e, p.ValueSchema(), false) {
+				if wouldPrune(e, p.ValueSchema()) {
 					return true
 				}
 			}

@@ -116,7 +116,8 @@ func memberDecodeError(x any, t, structName, field string) string {
 	case goTime:
 		s, ok := x.(string)
 		if !ok {
-			return typeError(jsonKind(x), structName, field, goString)
+			// The time type decodes itself; its error has no member name.
+			return fmt.Sprintf("json: cannot unmarshal %s into Go value of type string", jsonKind(x))
 		}
 		if _, err := time.Parse(time.RFC3339, s); err != nil {
 			return err.Error()
@@ -394,4 +395,47 @@ func pathSegmentPrefix(v string) []string {
 		}
 	}
 	return errs
+}
+
+// coerceError is the first failure decoding the apiVersion, kind and
+// metadata of the embedded resources in v, as upstream reports before it
+// validates a default: nil if they all decode.
+func coerceError(p *Props, path string, v any) *apierr.FieldError {
+	if p == nil {
+		return nil
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			e := x[k]
+			if p.XEmbeddedResource {
+				switch k {
+				case "apiVersion", "kind":
+					if _, ok := e.(string); !ok {
+						return apierr.Invalid(childPath(path, k), badValue(e), "must be a string")
+					}
+				case "metadata":
+					if msg := metaDecodeError(e); msg != "" {
+						return apierr.Invalid(childPath(path, k), e, msg)
+					}
+				}
+			}
+			if sub, ok := p.Properties[k]; ok {
+				if err := coerceError(&sub, childPath(path, k), e); err != nil {
+					return err
+				}
+			} else if p.AdditionalProperties != nil {
+				if err := coerceError(p.ValueSchema(), keyPath(path, k), e); err != nil {
+					return err
+				}
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if err := coerceError(p.ItemSchema(), indexPath(path, i), e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

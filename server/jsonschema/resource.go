@@ -94,10 +94,10 @@ func validateEmbedded(p *Props, path string, v any) apierr.FieldErrors {
 func validateEmbeddedResource(path string, x map[string]any) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	if _, ok := x["apiVersion"]; !ok {
-		errs = append(errs, apierr.Required(childPath(path, "apiVersion"), ""))
+		errs = append(errs, apierr.Required(childPath(path, "apiVersion"), "must not be empty"))
 	}
 	if _, ok := x["kind"]; !ok {
-		errs = append(errs, apierr.Required(childPath(path, "kind"), ""))
+		errs = append(errs, apierr.Required(childPath(path, "kind"), "must not be empty"))
 	}
 	for _, k := range sortedKeys(x) {
 		v := x[k]
@@ -109,7 +109,7 @@ func validateEmbeddedResource(path string, x map[string]any) apierr.FieldErrors 
 			case !ok:
 				errs = append(errs, apierr.Invalid(f, badValue(v), "must be a string"))
 			case s == "":
-				errs = append(errs, apierr.Required(f, ""))
+				errs = append(errs, apierr.Invalid(f, s, "must not be empty"))
 			case s != "/" && strings.Count(s, "/") > 1:
 				errs = append(errs, apierr.Invalid(f, s, "unexpected GroupVersion string: "+s))
 			}
@@ -120,7 +120,7 @@ func validateEmbeddedResource(path string, x map[string]any) apierr.FieldErrors 
 			case !ok:
 				errs = append(errs, apierr.Invalid(f, badValue(v), "must be a string"))
 			case s == "":
-				errs = append(errs, apierr.Required(f, ""))
+				errs = append(errs, apierr.Invalid(f, s, "must not be empty"))
 			default:
 				if msgs := validation.IsDNS1035Label(strings.ToLower(s)); len(msgs) > 0 {
 					errs = append(errs, apierr.Invalid(f, s, "may have mixed case, but should otherwise match: "+strings.Join(msgs, ",")))

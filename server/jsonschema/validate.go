@@ -19,20 +19,34 @@ import (
 // Upstream visits object members in Go map order, which is random; here
 // members are visited in sorted order so that the error list is stable.
 
-// walker holds how a validation reads the schema.
+// walker holds how a validation reads the schema. Upstream validates
+// custom resources with the schema converted one way and CRD defaults
+// with it converted another.
 type walker struct {
-	// rawFormats keeps every format as written. Custom resources are
-	// validated with the formats upstream does not support dropped;
-	// defaults are validated with the schema as written.
-	rawFormats bool
+	// asWritten reads the schema as defaults are validated: every format
+	// kept as written, and an x-kubernetes-int-or-string node untyped.
+	// Custom resources are validated with the formats upstream does not
+	// support dropped and int-or-string typed "integer,string".
+	asWritten bool
 }
 
 // format is the node's format as this validation reads it.
 func (w walker) format(p *Props) string {
-	if w.rawFormats {
+	if w.asWritten {
 		return p.Format
 	}
 	return supportedFormat(p)
+}
+
+// types is the node's list of accepted types as this validation reads it.
+func (w walker) types(p *Props) []string {
+	if p.XIntOrString && !w.asWritten {
+		return []string{typeInteger, typeString}
+	}
+	if p.Type == "" {
+		return nil
+	}
+	return []string{p.Type}
 }
 
 // in is where every value lives, as upstream's messages say it.
@@ -152,18 +166,6 @@ func (r *result) valid() bool { return r == nil || len(r.errs) == 0 }
 
 func fail(f *failure) *result { return &result{errs: []*failure{f}} }
 
-// types is the node's list of accepted types: an int-or-string accepts
-// both.
-func (p *Props) types() []string {
-	if p.XIntOrString {
-		return []string{typeInteger, typeString}
-	}
-	if p.Type == "" {
-		return nil
-	}
-	return []string{p.Type}
-}
-
 func hasType(types []string, t string) bool {
 	for _, x := range types {
 		if x == t {
@@ -200,7 +202,7 @@ func (w walker) validateNode(p *Props, path string, data any, c *correlation) *r
 		res.merge(r)
 		res.count++
 	}
-	if len(p.types()) > 0 || w.format(p) != "" {
+	if len(w.types(p)) > 0 || w.format(p) != "" {
 		step(w.checkType(p, path, data))
 	}
 	step(w.checkComposition(p, path, data))
@@ -251,7 +253,7 @@ func schemaInfo(data any) (string, string) {
 // checkType is upstream's type check, quirks included: a string or array
 // passes a non-numeric type that carries a format.
 func (w walker) checkType(p *Props, path string, data any) *result {
-	types := p.types()
+	types := w.types(p)
 	format := w.format(p)
 	res := &result{}
 	if data == nil {

@@ -284,7 +284,7 @@ func TestValidate(t *testing.T) {
 		// embedded resources
 		{"embedded requires type meta", spec(`{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true}`),
 			`{"spec":{"x":{}}}`,
-			[]string{`spec.x.apiVersion: Required value`, `spec.x.kind: Required value`}},
+			[]string{`spec.x.apiVersion: Required value: must not be empty`, `spec.x.kind: Required value: must not be empty`}},
 		{"embedded ok", spec(`{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true}`),
 			`{"spec":{"x":{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","labels":{"a":"b"}}}}}`, nil},
 		{"embedded bad", spec(`{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true}`),
@@ -301,7 +301,7 @@ func TestValidate(t *testing.T) {
 			[]string{`spec.x.metadata: Invalid value: map[string]interface {}{"name":5}: json: cannot unmarshal number into Go struct field ObjectMeta.name of type string`}},
 		{"embedded in items", spec(`{"type":"array","items":{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true}}`),
 			`{"spec":{"x":[{"apiVersion":"v1","kind":"A"},{"kind":"B"}]}}`,
-			[]string{`spec.x[1].apiVersion: Required value`}},
+			[]string{`spec.x[1].apiVersion: Required value: must not be empty`}},
 
 		{"embedded metadata members", spec(`{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true}`),
 			`{"spec":{"x":{"apiVersion":"v1","kind":"A","metadata":{"generateName":"a%","generation":-1,"finalizers":["orphan","foregroundDeletion","a/b/c"],
@@ -323,6 +323,9 @@ func TestValidate(t *testing.T) {
 		{"embedded metadata nested type", spec(`{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true}`),
 			`{"spec":{"x":{"apiVersion":"v1","kind":"A","metadata":{"ownerReferences":[{"controller":"yes"}]}}}}`,
 			[]string{`spec.x.metadata: Invalid value: map[string]interface {}{"ownerReferences":[]interface {}{map[string]interface {}{"controller":"yes"}}}: json: cannot unmarshal string into Go struct field OwnerReference.ownerReferences.controller of type bool`}},
+		{"embedded metadata time type", spec(`{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true}`),
+			`{"spec":{"x":{"apiVersion":"v1","kind":"A","metadata":{"creationTimestamp":5}}}}`,
+			[]string{`spec.x.metadata: Invalid value: map[string]interface {}{"creationTimestamp":5}: json: cannot unmarshal number into Go value of type string`}},
 		{"embedded metadata time", spec(`{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true}`),
 			`{"spec":{"x":{"apiVersion":"v1","kind":"A","metadata":{"creationTimestamp":"yesterday"}}}}`,
 			[]string{`spec.x.metadata: Invalid value: map[string]interface {}{"creationTimestamp":"yesterday"}: parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"`}},
@@ -332,8 +335,8 @@ func TestValidate(t *testing.T) {
 			`{"spec":{"x":[{"apiVersion":"v1"},{"apiVersion":"v1"}]}}`,
 			[]string{
 				`spec.x: Too many: 2: must have at most 1 items`,
-				`spec.x[0].kind: Required value`,
-				`spec.x[1].kind: Required value`,
+				`spec.x[0].kind: Required value: must not be empty`,
+				`spec.x[1].kind: Required value: must not be empty`,
 				`spec.x[1]: Duplicate value: map[string]interface {}{"apiVersion":"v1"}`,
 			}},
 	}
@@ -393,7 +396,16 @@ func TestValidateDefaults(t *testing.T) {
 		{"composite at default", `{"type":"object","properties":{"s":{"type":"string","default":"no","not":{"enum":["no"]}}}}`,
 			[]string{`root.properties[s].default: Invalid value: "": "" must not validate the schema (not)`}},
 		{"embedded default", `{"type":"object","properties":{"e":{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true,"default":{"kind":"A"}}}}`,
-			[]string{`root.properties[e].default.apiVersion: Required value`}},
+			[]string{`root.properties[e].default.apiVersion: Required value: must not be empty`}},
+		{"format as written", `{"type":"object","properties":{"i":{"type":"integer","format":"int32","default":true}}}`,
+			[]string{`root.properties[i].default: Invalid value: "":  in body must be of type int32: ""`}},
+		{"int-or-string untyped", `{"type":"object","properties":{"i":{"x-kubernetes-int-or-string":true,"default":true}}}`, nil},
+		{"embedded default coerced first", `{"type":"object","properties":{"e":{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true,"default":{"apiVersion":1,"kind":2}}}}`,
+			[]string{`root.properties[e].default.apiVersion: Invalid value: 1: must be a string`}},
+		{"embedded default empty kind", `{"type":"object","properties":{"e":{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true,"default":{"apiVersion":"v1","kind":""}}}}`,
+			[]string{`root.properties[e].default.kind: Invalid value: "": must not be empty`}},
+		{"metadata unknown outside embedded", `{"type":"object","properties":{"s":{"type":"object","default":{"metadata":{}},"properties":{"a":{"type":"integer"}}}}}`,
+			[]string{`root.properties[s].default: Invalid value: map[string]interface {}{"metadata":map[string]interface {}{}}: must not have unknown fields`}},
 		{"null default ignored", `{"type":"object","properties":{"s":{"type":"string","nullable":true,"default":null}}}`, nil},
 	}
 	for _, c := range cases {
