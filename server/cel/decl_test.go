@@ -1,0 +1,30 @@
+package cel
+
+import "testing"
+
+func TestEscape(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"foo", "foo", true},
+		{"foo-bar", "foo__dash__bar", true},
+		{"foo.bar", "foo__dot__bar", true},
+		{"a/b", "a__slash__b", true},
+		{"a__b", "a__underscores__b", true},
+		{"a___b", "a__underscores___b", true},
+		{"_x", "_x", true},
+		{"namespace", "__namespace__", true},
+		{"if", "__if__", true},
+		{"1a", "", false},
+		{"", "", false},
+		{"a b", "", false},
+		{"a@b", "", false},
+	}
+	for _, tt := range tests {
+		got, ok := Escape(tt.in)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("Escape(%q) = %q, %v; want %q, %v", tt.in, got, ok, tt.want, tt.ok)
+		}
+	}
+}
