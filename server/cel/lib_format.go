@@ -1,0 +1,134 @@
+package cel
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"reflect"
+	"regexp"
+	"sort"
+	"time"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+
+	"platd/server/validation"
+)
+
+// formatType is the CEL type of named formats (format.named(...)).
+var formatType = cel.ObjectType("kubernetes.NamedFormat")
+
+// formatVal is one named string format and its check, which returns the
+// reasons a string does not match (none when it does).
+type formatVal struct {
+	name  string
+	check func(string) []string
+}
+
+func (f formatVal) ConvertToNative(t reflect.Type) (any, error) {
+	return nil, fmt.Errorf("type conversion error from 'NamedFormat' to '%v'", t)
+}
+func (f formatVal) ConvertToType(t ref.Type) ref.Val {
+	switch t {
+	case formatType:
+		return f
+	case types.TypeType:
+		return formatType
+	}
+	return types.NewErr("type conversion error from '%s' to '%s'", formatType, t)
+}
+func (f formatVal) Equal(o ref.Val) ref.Val { g, ok := o.(formatVal); return types.Bool(ok && f.name == g.name) }
+func (f formatVal) Type() ref.Type          { return formatType }
+func (f formatVal) Value() any              { return f }
+
+// maskTrailingDash lets a prefix (as of generateName) end in '-'.
+func maskTrailingDash(s string) string {
+	if len(s) > 1 && s[len(s)-1] == '-' {
+		return s[:len(s)-1] + "a"
+	}
+	return s
+}
+
+var uuidRE = regexp.MustCompile(`(?i)(^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$)|(^[0-9a-f]{32}$)`)
+
+// namedFormats are the formats format.named() knows, by name.
+var namedFormats = map[string]formatVal{
+	"dns1123Label":           {"DNS1123Label", validation.IsDNS1123Label},
+	"dns1123Subdomain":       {"DNS1123Subdomain", validation.IsDNS1123Subdomain},
+	"dns1035Label":           {"DNS1035Label", validation.IsDNS1035Label},
+	"qualifiedName":          {"QualifiedName", validation.IsQualifiedName},
+	"dns1123LabelPrefix":     {"DNS1123LabelPrefix", func(s string) []string { return validation.IsDNS1123Label(maskTrailingDash(s)) }},
+	"dns1123SubdomainPrefix": {"DNS1123SubdomainPrefix", func(s string) []string { return validation.IsDNS1123Subdomain(maskTrailingDash(s)) }},
+	"dns1035LabelPrefix":     {"DNS1035LabelPrefix", func(s string) []string { return validation.IsDNS1035Label(maskTrailingDash(s)) }},
+	"labelValue":             {"LabelValue", validation.IsValidLabelValue},
+	"uri": {"URI", func(s string) []string {
+		if _, err := url.ParseRequestURI(s); err != nil {
+			return []string{"invalid URI"}
+		}
+		return nil
+	}},
+	"uuid": {"uuid", func(s string) []string {
+		if !uuidRE.MatchString(s) {
+			return []string{"does not match the UUID format"}
+		}
+		return nil
+	}},
+	"byte": {"byte", func(s string) []string {
+		if _, err := base64.StdEncoding.DecodeString(s); err != nil {
+			return []string{err.Error()}
+		}
+		return nil
+	}},
+	"date": {"date", func(s string) []string {
+		if _, err := time.Parse(time.DateOnly, s); err != nil {
+			return []string{err.Error()}
+		}
+		return nil
+	}},
+	"datetime": {"datetime", func(s string) []string {
+		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+			return []string{err.Error()}
+		}
+		return nil
+	}},
+}
+
+func formatLib() cel.EnvOption {
+	names := make([]string, 0, len(namedFormats))
+	for n := range namedFormats {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	opts := []cel.EnvOption{
+		cel.Function("format.named", cel.Overload("format-named", []*cel.Type{cel.StringType}, cel.OptionalType(formatType),
+			cel.UnaryBinding(func(v ref.Val) ref.Val {
+				return strArg(v, func(s string) ref.Val {
+					f, ok := namedFormats[s]
+					if !ok {
+						return types.OptionalNone
+					}
+					return types.OptionalOf(f)
+				})
+			}))),
+		cel.Function("validate", cel.MemberOverload("format-validate", []*cel.Type{formatType, cel.StringType}, cel.OptionalType(cel.ListType(cel.StringType)),
+			cel.BinaryBinding(func(fv, v ref.Val) ref.Val {
+				f, ok := fv.(formatVal)
+				if !ok {
+					return types.MaybeNoSuchOverloadErr(fv)
+				}
+				return strArg(v, func(s string) ref.Val {
+					if errs := f.check(s); len(errs) > 0 {
+						return types.OptionalOf(types.NewStringList(types.DefaultTypeAdapter, errs))
+					}
+					return types.OptionalNone
+				})
+			}))),
+	}
+	for _, n := range names {
+		f := namedFormats[n]
+		opts = append(opts, cel.Function("format."+n, cel.Overload("format-"+n, nil, formatType,
+			cel.FunctionBinding(func(...ref.Val) ref.Val { return f }))))
+	}
+	return cel.Lib(libOf(opts...))
+}
