@@ -1,0 +1,318 @@
+package cel
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/interpreter"
+
+	"platd/server/apierr"
+)
+
+// rootPath is how errors name the object's root (upstream's nil path).
+const rootPath = "<nil>"
+
+func childPath(p, name string) string {
+	if p == "" {
+		return name
+	}
+	return p + "." + name
+}
+
+func errPath(p string) string {
+	if p == "" {
+		return rootPath
+	}
+	return p
+}
+
+// Validate evaluates every rule against obj, the object in its generic
+// decoded form (map[string]any, []any, string, int64, float64, bool,
+// nil), defaulted and pruned. old is the stored object on update and nil
+// on create: transition rules (those reading oldSelf) run only where an
+// old value correlates (same property, same map key, same list-map key);
+// rules with optionalOldSelf run always. As upstream's ratcheting, a rule
+// that does not read oldSelf and fails on a value unchanged from old does
+// not fail the write. The cost of all rules is bounded by
+// RuntimeCostBudget, each by PerCallLimit. A nil Validator accepts
+// everything. Safe for concurrent use.
+func (v *Validator) Validate(ctx context.Context, obj, old map[string]any) apierr.FieldErrors {
+	if v == nil || v.root == nil || obj == nil {
+		return nil
+	}
+	var oldV any
+	if old != nil {
+		oldV = old
+	}
+	errs, _ := v.root.validate(ctx, "", obj, oldV, old != nil, RuntimeCostBudget)
+	return errs
+}
+
+// validate checks one value and its children; hasOld says an old value
+// correlates here (old itself may still be nil: a null). It returns the
+// budget left, negative when exhausted.
+func (n *node) validate(ctx context.Context, path string, obj, old any, hasOld bool, budget int64) (apierr.FieldErrors, int64) {
+	errs, budget := n.validateRules(ctx, path, obj, old, hasOld, budget)
+	if budget < 0 {
+		return errs, budget
+	}
+	switch x := obj.(type) {
+	case map[string]any:
+		oldMap, oldIsMap := old.(map[string]any)
+		correlates := hasOld && oldIsMap && !n.mapAtomic
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			var child *node
+			var p string
+			if n.values != nil {
+				child, p = n.values, errPathKey(path, k)
+			} else if c, ok := n.props[k]; ok {
+				child, p = c, childPath(path, k)
+			}
+			if child == nil {
+				continue
+			}
+			var ov any
+			has := false
+			if correlates {
+				ov, has = oldMap[k]
+			}
+			var e apierr.FieldErrors
+			e, budget = child.validate(ctx, p, x[k], ov, has, budget)
+			errs = append(errs, e...)
+			if budget < 0 {
+				return errs, budget
+			}
+		}
+	case []any:
+		if n.items == nil {
+			break
+		}
+		oldList, _ := old.([]any)
+		var byKey map[string]any
+		if hasOld && n.listType == "map" && len(n.mapKeys) > 0 {
+			byKey = make(map[string]any, len(oldList))
+			for _, e := range oldList {
+				if k, ok := n.listMapKey(e); ok {
+					byKey[k] = e
+				}
+			}
+		}
+		for i, e := range x {
+			var ov any
+			has := false
+			if byKey != nil {
+				if k, ok := n.listMapKey(e); ok {
+					ov, has = byKey[k]
+				}
+			}
+			var es apierr.FieldErrors
+			es, budget = n.items.validate(ctx, fmt.Sprintf("%s[%d]", path, i), e, ov, has, budget)
+			errs = append(errs, es...)
+			if budget < 0 {
+				return errs, budget
+			}
+		}
+	}
+	return errs, budget
+}
+
+func errPathKey(p, k string) string { return p + "[" + k + "]" }
+
+// listMapKey renders the x-kubernetes-list-map-keys values of a list
+// item, for correlating old and new items.
+func (n *node) listMapKey(item any) (string, bool) {
+	m, ok := item.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	var b strings.Builder
+	for _, k := range n.mapKeys {
+		fmt.Fprintf(&b, "%T:%v;", m[k], m[k])
+	}
+	return b.String(), true
+}
+
+// ruleText is the rule as messages quote it: its message when it has one.
+func ruleText(r *compiledRule) string {
+	if r.rule.Message != "" {
+		return strings.TrimSpace(r.rule.Message)
+	}
+	return strings.TrimSpace(r.rule.Rule)
+}
+
+func defaultMessage(r *compiledRule) string {
+	if r.rule.Message == "" {
+		return "failed rule: " + ruleText(r)
+	}
+	return strings.TrimSpace(r.rule.Message)
+}
+
+// reasonError is the error a failed rule reports, by its reason.
+func reasonError(path, typeName, detail string, reason *string) *apierr.FieldError {
+	if reason != nil {
+		switch *reason {
+		case "FieldValueForbidden":
+			return apierr.Forbidden(path, detail)
+		case "FieldValueRequired":
+			return apierr.Required(path, detail)
+		case "FieldValueDuplicate":
+			return apierr.Duplicate(path, typeName)
+		}
+	}
+	return apierr.Invalid(path, typeName, detail)
+}
+
+const outOfBudget = "validation failed due to running out of cost budget, no further validation rules will be run"
+
+func (n *node) validateRules(ctx context.Context, path string, obj, old any, hasOld bool, budget int64) (apierr.FieldErrors, int64) {
+	// Only non-null values are checked: a rule about a null or absent
+	// value belongs on the enclosing schema.
+	if obj == nil || len(n.rules) == 0 {
+		return nil, budget
+	}
+	ep := errPath(path)
+	if budget <= 0 {
+		return apierr.FieldErrors{apierr.Invalid(ep, n.typeName, outOfBudget)}, -1
+	}
+	self := toVal(obj, n.decl)
+	var oldVal any = types.OptionalNone
+	vars := map[string]any{scopedVarName: self}
+	if hasOld {
+		o := toVal(old, n.decl)
+		vars[oldScopedVarName] = o
+		oldVal = types.OptionalOf(o)
+	}
+	act, _ := interpreter.NewActivation(vars)
+	optAct, _ := interpreter.NewActivation(map[string]any{scopedVarName: self, oldScopedVarName: oldVal})
+	var errs apierr.FieldErrors
+	unchanged := -1 // lazily: 1 when obj equals old (ratcheting)
+	for _, r := range n.rules {
+		if r.prog == nil {
+			continue
+		}
+		if r.usesOldSelf && !hasOld && !r.optionalOldSelf {
+			continue
+		}
+		a := act
+		if r.optionalOldSelf {
+			a = optAct
+		}
+		val, det, err := r.prog.ContextEval(ctx, a)
+		if det == nil || det.ActualCost() == nil {
+			errs = append(errs, apierr.Invalid(ep, n.typeName, fmt.Sprintf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleText(r))))
+			return errs, -1
+		}
+		cost := *det.ActualCost()
+		if cost > math.MaxInt64 || int64(cost) > budget {
+			errs = append(errs, apierr.Invalid(ep, n.typeName, outOfBudget))
+			return errs, -1
+		}
+		budget -= int64(cost)
+		if err != nil {
+			msg := err.Error()
+			switch {
+			case strings.HasPrefix(msg, "no such overload"):
+				errs = append(errs, apierr.Invalid(ep, n.typeName, fmt.Sprintf("'%v': call arguments did not match a supported operator, function or macro signature for rule: %v", msg, ruleText(r))))
+			case strings.HasPrefix(msg, "operation cancelled: actual cost limit exceeded"):
+				errs = append(errs, apierr.Invalid(ep, n.typeName, fmt.Sprintf("'%v': no further validation rules will be run due to call cost exceeds limit for rule: %v", msg, ruleText(r))))
+				return errs, -1
+			default:
+				errs = append(errs, apierr.Invalid(ep, n.typeName, fmt.Sprintf("%v evaluating rule: %v", msg, ruleText(r))))
+			}
+			continue
+		}
+		if val == types.True {
+			continue
+		}
+		if !r.usesOldSelf && hasOld {
+			if unchanged < 0 {
+				unchanged = 0
+				if reflect.DeepEqual(obj, old) {
+					unchanged = 1
+				}
+			}
+			if unchanged == 1 {
+				// Ratcheting: a value the rule already rejected, left as it
+				// was, does not block the write.
+				continue
+			}
+		}
+		fp := ep
+		if r.fieldPath != "" {
+			switch {
+			case path == "":
+				fp = r.fieldPath
+			case strings.HasPrefix(r.fieldPath, "["):
+				fp = path + r.fieldPath
+			default:
+				fp = path + "." + r.fieldPath
+			}
+		}
+		if r.msgProg == nil {
+			errs = append(errs, reasonError(fp, n.typeName, defaultMessage(r), r.rule.Reason))
+			continue
+		}
+		msg, left, kind := evalMessage(ctx, r, a, budget)
+		switch kind {
+		case msgOK:
+			errs = append(errs, reasonError(fp, n.typeName, msg, r.rule.Reason))
+			budget = left
+		case msgFallback:
+			errs = append(errs, reasonError(fp, n.typeName, defaultMessage(r), r.rule.Reason))
+			budget = left
+		case msgFatal:
+			errs = append(errs, apierr.Invalid(fp, n.typeName, msg))
+			return errs, -1
+		case msgInternal:
+			errs = append(errs, &apierr.FieldError{Type: apierr.FieldInternal, Field: fp, Detail: msg})
+			return errs, -1
+		}
+	}
+	return errs, budget
+}
+
+type msgResult int
+
+const (
+	msgOK       msgResult = iota
+	msgFallback           // the expression failed: the rule's message stands
+	msgFatal              // out of budget: stop validating
+	msgInternal
+)
+
+// evalMessage evaluates a rule's messageExpression.
+func evalMessage(ctx context.Context, r *compiledRule, a interpreter.Activation, budget int64) (string, int64, msgResult) {
+	val, det, err := r.msgProg.ContextEval(ctx, a)
+	if det == nil || det.ActualCost() == nil {
+		return fmt.Sprintf("runtime cost could not be calculated for messageExpression: %q", r.rule.MessageExpression), -1, msgInternal
+	}
+	cost := *det.ActualCost()
+	if cost > math.MaxInt64 || int64(cost) > budget {
+		return "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run", -1, msgFatal
+	}
+	if err != nil {
+		if strings.HasPrefix(err.Error(), "operation cancelled: actual cost limit exceeded") {
+			return fmt.Sprintf("no further validation rules will be run due to call cost exceeds limit for messageExpression: %q", r.rule.MessageExpression), -1, msgFatal
+		}
+		return "", budget, msgFallback
+	}
+	s, ok := val.Value().(string)
+	if !ok {
+		return "", budget, msgFallback
+	}
+	s = strings.TrimSpace(s)
+	if len(s) > maxMessageExpressionLength || hasNewlines(s) || s == "" {
+		return "", budget, msgFallback
+	}
+	return s, budget - int64(cost), msgOK
+}
