@@ -38,9 +38,12 @@ func (f formatVal) ConvertToType(t ref.Type) ref.Val {
 	}
 	return types.NewErr("type conversion error from '%s' to '%s'", formatType, t)
 }
-func (f formatVal) Equal(o ref.Val) ref.Val { g, ok := o.(formatVal); return types.Bool(ok && f.name == g.name) }
-func (f formatVal) Type() ref.Type          { return formatType }
-func (f formatVal) Value() any              { return f }
+func (f formatVal) Equal(o ref.Val) ref.Val {
+	g, ok := o.(formatVal)
+	return types.Bool(ok && f.name == g.name)
+}
+func (f formatVal) Type() ref.Type { return formatType }
+func (f formatVal) Value() any     { return f }
 
 // maskTrailingDash lets a prefix (as of generateName) end in '-'.
 func maskTrailingDash(s string) string {

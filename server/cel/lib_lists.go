@@ -46,15 +46,7 @@ func listsLib() cel.EnvOption {
 		cel.Function("lastIndexOf", cel.MemberOverload("list_a_last_index_of_int", []*cel.Type{la, a}, cel.IntType,
 			cel.BinaryBinding(func(l, v ref.Val) ref.Val { return listIndex(l, v, true) }))),
 	)
-	return func(e *cel.Env) (*cel.Env, error) {
-		var err error
-		for _, o := range opts {
-			if e, err = o(e); err != nil {
-				return nil, err
-			}
-		}
-		return e, nil
-	}
+	return cel.Lib(libOf(opts...))
 }
 
 func zeroOf(t *cel.Type) ref.Val {
@@ -223,6 +215,6 @@ func regexFindAll(s, reV, limit ref.Val) ref.Val {
 // lib bundles function declarations as one cel.Library.
 type lib struct{ opts []cel.EnvOption }
 
-func libOf(opts ...cel.EnvOption) cel.Library        { return &lib{opts: opts} }
-func (l *lib) CompileOptions() []cel.EnvOption        { return l.opts }
-func (l *lib) ProgramOptions() []cel.ProgramOption    { return nil }
+func libOf(opts ...cel.EnvOption) cel.Library      { return &lib{opts: opts} }
+func (l *lib) CompileOptions() []cel.EnvOption     { return l.opts }
+func (l *lib) ProgramOptions() []cel.ProgramOption { return nil }
