@@ -169,7 +169,8 @@ func (c *compiler) walk(s *jsonschema.Props, path string, isRoot bool, card *uin
 	childCard := childCardinality(card, s)
 	keep := false
 	if vs := s.ValueSchema(); vs != nil {
-		child, b := c.walk(vs, path+".additionalProperties", false, childCard, childUncorr)
+		// Upstream forbids oldSelf below an atomic map's properties only.
+		child, b := c.walk(vs, path+".additionalProperties", false, childCard, uncorrelatable)
 		bad = bad || b
 		if child != nil {
 			n.values, keep = child, true
@@ -236,7 +237,7 @@ func (c *compiler) checkRules(s *jsonschema.Props, path string) bool {
 			c.errs = append(c.errs, apierr.Invalid(p+".message", r.Message, "message must be non-empty if specified"))
 		case hasNewlines(msg):
 			c.errs = append(c.errs, apierr.Invalid(p+".message", r.Message, "message must not contain line breaks"))
-		case hasNewlines(rule) && msg == "" && msgExpr == "":
+		case hasNewlines(rule) && msg == "":
 			c.errs = append(c.errs, apierr.Required(p+".message", "message must be specified if rule contains line breaks"))
 		}
 		if r.MessageExpression != "" && msgExpr == "" {

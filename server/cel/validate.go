@@ -49,15 +49,45 @@ func (v *Validator) Validate(ctx context.Context, obj, old map[string]any) apier
 	if old != nil {
 		oldV = old
 	}
-	errs, _ := v.root.validate(ctx, "", obj, oldV, old != nil, RuntimeCostBudget)
+	errs, _ := v.root.validate(ctx, "", obj, oldV, old != nil, nil, RuntimeCostBudget)
 	return errs
+}
+
+// ratchet tracks, along the walk, whether the value at a node equals its
+// old value: a failing rule that does not read oldSelf is ignored when
+// the node (or, where it has no old value, its nearest ancestor that has
+// one) is unchanged, as upstream's CRD validation ratcheting.
+type ratchet struct {
+	obj, old any
+	parent   *ratchet // nearest ancestor with an old value
+	eq       int8     // 0 unknown, 1 equal, 2 different
+}
+
+func (r *ratchet) unchanged() bool {
+	if r == nil {
+		return false
+	}
+	if r.eq == 0 {
+		r.eq = 2
+		if reflect.DeepEqual(r.obj, r.old) {
+			r.eq = 1
+		}
+	}
+	return r.eq == 1
 }
 
 // validate checks one value and its children; hasOld says an old value
 // correlates here (old itself may still be nil: a null). It returns the
 // budget left, negative when exhausted.
-func (n *node) validate(ctx context.Context, path string, obj, old any, hasOld bool, budget int64) (apierr.FieldErrors, int64) {
-	errs, budget := n.validateRules(ctx, path, obj, old, hasOld, budget)
+func (n *node) validate(ctx context.Context, path string, obj, old any, hasOld bool, parent *ratchet, budget int64) (apierr.FieldErrors, int64) {
+	if old == nil {
+		hasOld = false
+	}
+	r := parent
+	if hasOld {
+		r = &ratchet{obj: obj, old: old, parent: parent}
+	}
+	errs, budget := n.validateRules(ctx, path, obj, old, hasOld, r, budget)
 	if budget < 0 {
 		return errs, budget
 	}
@@ -87,7 +117,7 @@ func (n *node) validate(ctx context.Context, path string, obj, old any, hasOld b
 				ov, has = oldMap[k]
 			}
 			var e apierr.FieldErrors
-			e, budget = child.validate(ctx, p, x[k], ov, has, budget)
+			e, budget = child.validate(ctx, p, x[k], ov, has, r, budget)
 			errs = append(errs, e...)
 			if budget < 0 {
 				return errs, budget
@@ -116,7 +146,7 @@ func (n *node) validate(ctx context.Context, path string, obj, old any, hasOld b
 				}
 			}
 			var es apierr.FieldErrors
-			es, budget = n.items.validate(ctx, fmt.Sprintf("%s[%d]", path, i), e, ov, has, budget)
+			es, budget = n.items.validate(ctx, fmt.Sprintf("%s[%d]", path, i), e, ov, has, r, budget)
 			errs = append(errs, es...)
 			if budget < 0 {
 				return errs, budget
@@ -174,7 +204,7 @@ func reasonError(path, typeName, detail string, reason *string) *apierr.FieldErr
 
 const outOfBudget = "validation failed due to running out of cost budget, no further validation rules will be run"
 
-func (n *node) validateRules(ctx context.Context, path string, obj, old any, hasOld bool, budget int64) (apierr.FieldErrors, int64) {
+func (n *node) validateRules(ctx context.Context, path string, obj, old any, hasOld bool, rt *ratchet, budget int64) (apierr.FieldErrors, int64) {
 	// Only non-null values are checked: a rule about a null or absent
 	// value belongs on the enclosing schema.
 	if obj == nil || len(n.rules) == 0 {
@@ -195,7 +225,6 @@ func (n *node) validateRules(ctx context.Context, path string, obj, old any, has
 	act, _ := interpreter.NewActivation(vars)
 	optAct, _ := interpreter.NewActivation(map[string]any{scopedVarName: self, oldScopedVarName: oldVal})
 	var errs apierr.FieldErrors
-	unchanged := -1 // lazily: 1 when obj equals old (ratcheting)
 	for _, r := range n.rules {
 		if r.prog == nil {
 			continue
@@ -234,17 +263,12 @@ func (n *node) validateRules(ctx context.Context, path string, obj, old any, has
 		if val == types.True {
 			continue
 		}
-		if !r.usesOldSelf && hasOld {
-			if unchanged < 0 {
-				unchanged = 0
-				if reflect.DeepEqual(obj, old) {
-					unchanged = 1
-				}
-			}
-			if unchanged == 1 {
-				// Ratcheting: a value the rule already rejected, left as it
-				// was, does not block the write.
-				continue
+		// Ratcheting: a value the rule already rejected, left as it was,
+		// does not block the write.
+		ratcheted := !r.usesOldSelf && rt.unchanged()
+		add := func(e *apierr.FieldError) {
+			if !ratcheted {
+				errs = append(errs, e)
 			}
 		}
 		fp := ep
@@ -259,22 +283,23 @@ func (n *node) validateRules(ctx context.Context, path string, obj, old any, has
 			}
 		}
 		if r.msgProg == nil {
-			errs = append(errs, reasonError(fp, n.typeName, defaultMessage(r), r.rule.Reason))
+			add(reasonError(fp, n.typeName, defaultMessage(r), r.rule.Reason))
 			continue
 		}
-		msg, left, kind := evalMessage(ctx, r, a, budget)
+		// As upstream, messageExpression sees the plain activation.
+		msg, left, kind := evalMessage(ctx, r, act, budget)
 		switch kind {
 		case msgOK:
-			errs = append(errs, reasonError(fp, n.typeName, msg, r.rule.Reason))
+			add(reasonError(fp, n.typeName, msg, r.rule.Reason))
 			budget = left
 		case msgFallback:
-			errs = append(errs, reasonError(fp, n.typeName, defaultMessage(r), r.rule.Reason))
+			add(reasonError(fp, n.typeName, defaultMessage(r), r.rule.Reason))
 			budget = left
 		case msgFatal:
-			errs = append(errs, apierr.Invalid(fp, n.typeName, msg))
+			add(apierr.Invalid(fp, n.typeName, msg))
 			return errs, -1
 		case msgInternal:
-			errs = append(errs, &apierr.FieldError{Type: apierr.FieldInternal, Field: fp, Detail: msg})
+			add(&apierr.FieldError{Type: apierr.FieldInternal, Field: fp, Detail: msg})
 			return errs, -1
 		}
 	}
@@ -304,15 +329,12 @@ func evalMessage(ctx context.Context, r *compiledRule, a interpreter.Activation,
 		if strings.HasPrefix(err.Error(), "operation cancelled: actual cost limit exceeded") {
 			return fmt.Sprintf("no further validation rules will be run due to call cost exceeds limit for messageExpression: %q", r.rule.MessageExpression), -1, msgFatal
 		}
-		return "", budget, msgFallback
+		return "", budget - int64(cost), msgFallback
 	}
 	s, ok := val.Value().(string)
-	if !ok {
-		return "", budget, msgFallback
-	}
 	s = strings.TrimSpace(s)
-	if len(s) > maxMessageExpressionLength || hasNewlines(s) || s == "" {
-		return "", budget, msgFallback
+	if !ok || len(s) > maxMessageExpressionLength || strings.Contains(s, "\n") || s == "" {
+		return "", budget - int64(cost), msgFallback
 	}
 	return s, budget - int64(cost), msgOK
 }
