@@ -87,11 +87,28 @@ func (c *costEstimator) elementNode(list checker.AstNode) checker.AstNode {
 
 var nominal = checker.CostEstimate{Min: 1, Max: 1}
 
+// formattedScalarSize is the longest string(x) of each scalar kind.
+var formattedScalarSize = map[string]uint64{
+	"int64_to_string":     20, // -9223372036854775808
+	"uint64_to_string":    20,
+	"double_to_string":    32,
+	"bool_to_string":      5,
+	"timestamp_to_string": 64,
+	"duration_to_string":  32,
+}
+
 func (c *costEstimator) EstimateCallCost(function, overloadID string, target *checker.AstNode, args []checker.AstNode) *checker.CallEstimate {
 	traversal := func(n checker.AstNode, factor float64) *checker.CallEstimate {
 		return &checker.CallEstimate{CostEstimate: c.sizeOf(n).MultiplyByCostFactor(factor)}
 	}
 	switch function {
+	case "string":
+		// Scalars format to a bounded length; without a bound any
+		// concatenation with them ("'got ' + string(self.x)", upstream's
+		// documented messageExpression) would be refused as unbounded.
+		if max, ok := formattedScalarSize[overloadID]; ok {
+			return &checker.CallEstimate{CostEstimate: nominal, ResultSize: &checker.SizeEstimate{Min: 1, Max: max}}
+		}
 	case "isSorted", "sum", "max", "min", "indexOf", "lastIndexOf":
 		if target != nil {
 			el := c.elementNode(*target)
