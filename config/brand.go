@@ -44,27 +44,33 @@ type Brand struct {
 	// AutomanagedLabel marks the APIServices the server creates for the
 	// groups it serves itself.
 	AutomanagedLabel string
+	// APIApprovalAnnotation is the annotation a CustomResourceDefinition
+	// of one of the brand's own groups must carry, naming where its API
+	// was approved; APIApprovalReference ends the refusal of one without
+	// it, pointing at the policy.
+	APIApprovalAnnotation, APIApprovalReference string
 }
 
 // Brands lists the brands --brand accepts.
 var Brands = map[string]Brand{
 	"plat": {
-		Name:               "plat",
-		Domain:             "plat.io",
-		LongDomain:         "plat.io",
-		SystemNamespace:    "plat-system",
-		PublicNamespace:    "plat-public",
-		NodeLeaseNamespace: "plat-node-lease",
-		NamespaceFinalizer: "plat",
-		ProtobufMediaType:  "application/vnd.plat.protobuf",
-		ExecInfoEnv:        "PLAT_EXEC_INFO",
-		ClusterName:        "platd",
-		RootCAConfigMap:    "plat-root-ca.crt",
-		RootCADescription:  "Holds the CA bundle that verifies platd's serving certificate, for clients inside the cluster. No other use is promised.",
-		APIServiceName:     "plat",
-		FieldManager:       "platd",
-		ControllerManager:  "platd-controller-manager",
-		AutomanagedLabel:   "aggregator.plat.io/automanaged",
+		Name:                  "plat",
+		Domain:                "plat.io",
+		LongDomain:            "plat.io",
+		SystemNamespace:       "plat-system",
+		PublicNamespace:       "plat-public",
+		NodeLeaseNamespace:    "plat-node-lease",
+		NamespaceFinalizer:    "plat",
+		ProtobufMediaType:     "application/vnd.plat.protobuf",
+		ExecInfoEnv:           "PLAT_EXEC_INFO",
+		ClusterName:           "platd",
+		RootCAConfigMap:       "plat-root-ca.crt",
+		RootCADescription:     "Holds the CA bundle that verifies platd's serving certificate, for clients inside the cluster. No other use is promised.",
+		APIServiceName:        "plat",
+		FieldManager:          "platd",
+		ControllerManager:     "platd-controller-manager",
+		AutomanagedLabel:      "aggregator.plat.io/automanaged",
+		APIApprovalAnnotation: "api-approved.plat.io",
 	},
 	"kubernetes": {
 		Name:               "kubernetes",
@@ -80,10 +86,12 @@ var Brands = map[string]Brand{
 		RootCAConfigMap:    "kube-root-ca.crt",
 		RootCADescription: "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. " +
 			"No other usage is guaranteed across distributions of Kubernetes clusters.",
-		APIServiceName:    "kubernetes",
-		FieldManager:      "kube-apiserver",
-		ControllerManager: "kube-controller-manager",
-		AutomanagedLabel:  "kube-aggregator.kubernetes.io/automanaged",
+		APIServiceName:        "kubernetes",
+		FieldManager:          "kube-apiserver",
+		ControllerManager:     "kube-controller-manager",
+		AutomanagedLabel:      "kube-aggregator.kubernetes.io/automanaged",
+		APIApprovalAnnotation: "api-approved.kubernetes.io",
+		APIApprovalReference:  ", see https://github.com/kubernetes/enhancements/pull/1111",
 	},
 }
 

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"platd/config"
-	"platd/server/apierr"
 	"platd/server/registry"
 )
 
@@ -15,15 +14,15 @@ const (
 )
 
 func apiExtensionsV1(b config.Brand) []*registry.Descriptor {
-	return []*registry.Descriptor{customResourceDefinitions(b.Group("apiextensions"))}
+	return []*registry.Descriptor{customResourceDefinitions(b)}
 }
 
 // customResourceDefinitions: the types served at run time. The server
 // turns each stored definition into descriptors of its own; this is only
 // the definition object. As upstream, an update must name the
 // resourceVersion it replaces, and the generation follows spec changes.
-func customResourceDefinitions(group string) *registry.Descriptor {
-	d := groupType(group, "customresourcedefinitions", "customresourcedefinition", "CustomResourceDefinition", false, "crd", "crds")
+func customResourceDefinitions(b config.Brand) *registry.Descriptor {
+	d := groupType(b.Group("apiextensions"), "customresourcedefinitions", "customresourcedefinition", "CustomResourceDefinition", false, "crd", "crds")
 	d.Categories = []string{"api-extensions"}
 	d.UpdateRequiresResourceVersion = true
 	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Validate: validateCRDStatusUpdate}}
@@ -40,8 +39,8 @@ func customResourceDefinitions(group string) *registry.Descriptor {
 			addStoredVersion(obj)
 		}
 	}
-	d.Strategy.Validate = validateCRD
-	d.Strategy.ValidateUpdate = validateCRDUpdate
+	d.Strategy.Validate = validateCRDWith(b, d)
+	d.Strategy.ValidateUpdate = validateCRDUpdateWith(b, d)
 	return d
 }
 
@@ -91,31 +90,4 @@ func addStoredVersion(obj registry.Object) {
 		status["storedVersions"] = append(stored, name)
 		return
 	}
-}
-
-func validateCRD(obj registry.Object) apierr.FieldErrors {
-	return validateCRDName(obj)
-}
-
-func validateCRDUpdate(obj, _ registry.Object) apierr.FieldErrors {
-	return validateCRDName(obj)
-}
-
-// validateCRDName checks that the name is <plural>.<group>, beside the
-// DNS subdomain rule every write checks.
-func validateCRDName(obj registry.Object) apierr.FieldErrors {
-	var errs apierr.FieldErrors
-	want := str(obj, "spec", "names", "plural") + "." + str(obj, "spec", "group")
-	const msg = `must be spec.names.plural+"."+spec.group`
-	if gen := str(obj, "metadata", "generateName"); gen != "" && gen != want {
-		errs = append(errs, apierr.Invalid("metadata.generateName", gen, msg))
-	}
-	if name := str(obj, "metadata", "name"); name != "" && name != want {
-		errs = append(errs, apierr.Invalid("metadata.name", name, msg))
-	}
-	return errs
-}
-
-func validateCRDStatusUpdate(obj, _ registry.Object) apierr.FieldErrors {
-	return nil
 }

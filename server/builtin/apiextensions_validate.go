@@ -1,0 +1,797 @@
+package builtin
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"platd/config"
+	"platd/server/apierr"
+	"platd/server/jsonschema"
+	"platd/server/registry"
+	"platd/server/schema"
+	"platd/server/validation"
+)
+
+// Upstream validates a CRD in its internal form, where a version's
+// schema, subresources, printer columns and selectable fields move to the
+// spec when every version has the same value (so a one-version CRD's
+// schema errors read "spec.validation.openAPIV3Schema..."), and the
+// conversion webhook's members sit on the conversion itself. crdSpec is
+// that view of a v1 spec; its error paths are upstream's.
+type crdSpec struct {
+	spec     map[string]any
+	versions []map[string]any
+	// top holds the members that moved to the spec, by v1 version member
+	// name; a member in top is absent from every version.
+	top map[string]any
+}
+
+// versionSchema is the schema of a v1 CRD version in the catalog d was
+// registered with, nil before registration.
+func versionSchema(d *registry.Descriptor) *schema.Schema {
+	if d.Schema == nil {
+		return nil
+	}
+	f := d.Schema.Field("spec")
+	if f == nil {
+		return nil
+	}
+	if f = f.Schema.Field("versions"); f == nil {
+		return nil
+	}
+	return f.Schema.Elem
+}
+
+// perVersionMembers are the version members upstream moves to the spec
+// when they are the same in every version, and their internal names.
+var perVersionMembers = []struct{ v1, internal string }{
+	{"subresources", "subresources"},
+	{"schema", "validation"},
+	{"additionalPrinterColumns", "additionalPrinterColumns"},
+	{"selectableFields", "selectableFields"},
+}
+
+// newCRDSpec builds the view of obj's spec; vs is the schema of a
+// version, which decides when two values are the same (nil compares them
+// as plain JSON).
+func newCRDSpec(obj registry.Object, vs *schema.Schema) *crdSpec {
+	c := &crdSpec{spec: mapAt(obj, "spec"), top: map[string]any{}}
+	c.versions = mapsOf(valueAt(obj, "spec", "versions"))
+	if len(c.versions) == 0 {
+		return c
+	}
+	for _, m := range perVersionMembers {
+		same := true
+		for _, v := range c.versions[1:] {
+			if !sameMember(vs, v, c.versions[0], m.v1) {
+				same = false
+				break
+			}
+		}
+		if same {
+			c.top[m.v1] = c.versions[0][m.v1]
+		}
+	}
+	return c
+}
+
+// member returns a version's own value of a per-version member: nil when
+// it moved to the spec.
+func (c *crdSpec) member(v map[string]any, name string) any {
+	if _, moved := c.top[name]; moved {
+		return nil
+	}
+	return v[name]
+}
+
+// crdOptions are the rules upstream relaxes on update when the stored CRD
+// already breaks them, so that a stored object stays writable.
+type crdOptions struct {
+	requireRecognizedConversionReviewVersion bool
+	requireImmutableNames                    bool
+	requireOpenAPISchema                     bool
+	schema                                   jsonschema.SchemaOptions
+}
+
+func createOptions() crdOptions {
+	return crdOptions{
+		requireRecognizedConversionReviewVersion: true,
+		requireOpenAPISchema:                     true,
+		schema: jsonschema.SchemaOptions{
+			RequireValidPropertyType: true, RequireAtomicSetType: true, RequireMapListKeysMapSetValidation: true,
+		},
+	}
+}
+
+func updateOptions(old registry.Object, vs *schema.Schema) crdOptions {
+	oc := newCRDSpec(old, vs)
+	o := crdOptions{
+		requireRecognizedConversionReviewVersion: recognizedReviewVersionOrNone(listAt(old, "spec", "conversion", "webhook", "conversionReviewVersions")),
+		requireImmutableNames:                    crdEstablished(old),
+		requireOpenAPISchema:                     oc.allVersionsHaveSchema(),
+	}
+	o.schema.RequireValidPropertyType = !oc.anySchema(jsonschema.HasInvalidType)
+	o.schema.RequireAtomicSetType = !oc.anySchema(jsonschema.HasNonAtomicSetItems)
+	o.schema.RequireMapListKeysMapSetValidation = !oc.anySchema(jsonschema.HasInvalidMapListKeys)
+	return o
+}
+
+// crdEstablished reports whether a CRD's Established condition is True.
+func crdEstablished(obj registry.Object) bool {
+	for _, c := range mapsOf(valueAt(obj, "status", "conditions")) {
+		if str(c, "type") == "Established" {
+			return str(c, "status") == "True"
+		}
+	}
+	return false
+}
+
+// openAPISchemaOf returns the openAPIV3Schema of a schema member, nil
+// when there is none.
+func openAPISchemaOf(v any) any {
+	m, _ := v.(map[string]any)
+	return m["openAPIV3Schema"]
+}
+
+func (c *crdSpec) allVersionsHaveSchema() bool {
+	if openAPISchemaOf(c.top["schema"]) != nil {
+		return true
+	}
+	for _, v := range c.versions {
+		if openAPISchemaOf(v["schema"]) == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// anySchema reports whether any schema of the CRD satisfies pred.
+func (c *crdSpec) anySchema(pred func(*jsonschema.Props) bool) bool {
+	for _, v := range c.versions {
+		if s := openAPISchemaOf(v["schema"]); s != nil {
+			if p, err := jsonschema.Parse(s); err == nil && pred(p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// preserveUnknownFields is spec.preserveUnknownFields, false when absent.
+func (c *crdSpec) preserveUnknownFields() bool { return boolOf(c.spec["preserveUnknownFields"]) }
+
+func validateCRDWith(b config.Brand, d *registry.Descriptor) func(obj registry.Object) apierr.FieldErrors {
+	return func(obj registry.Object) apierr.FieldErrors {
+		errs := validateCRDName(obj)
+		c := newCRDSpec(obj, versionSchema(d))
+		errs = append(errs, c.validate(createOptions())...)
+		errs = append(errs, validateCRDStatus(obj)...)
+		errs = append(errs, validateStoredVersions(obj)...)
+		errs = append(errs, validateAPIApproval(b, obj, nil)...)
+		return append(errs, validatePreserveUnknownFields(obj, nil)...)
+	}
+}
+
+func validateCRDUpdateWith(b config.Brand, d *registry.Descriptor) func(obj, old registry.Object) apierr.FieldErrors {
+	return func(obj, old registry.Object) apierr.FieldErrors {
+		vs := versionSchema(d)
+		o := updateOptions(old, vs)
+		c := newCRDSpec(obj, vs)
+		errs := c.validate(o)
+		if o.requireImmutableNames {
+			errs = append(errs, immutableString(obj, old, "spec.scope", "spec", "scope")...)
+			errs = append(errs, immutableString(obj, old, "spec.names.kind", "spec", "names", "kind")...)
+		}
+		errs = append(errs, immutableString(obj, old, "spec.group", "spec", "group")...)
+		errs = append(errs, immutableString(obj, old, "spec.names.plural", "spec", "names", "plural")...)
+		errs = append(errs, validateCRDStatus(obj)...)
+		errs = append(errs, validateStoredVersions(obj)...)
+		errs = append(errs, validateAPIApproval(b, obj, old)...)
+		return append(errs, validatePreserveUnknownFields(obj, old)...)
+	}
+}
+
+func immutableString(obj, old registry.Object, p string, path ...string) apierr.FieldErrors {
+	if nv := str(obj, path...); nv != str(old, path...) {
+		return apierr.FieldErrors{apierr.Invalid(p, nv, msgImmutable)}
+	}
+	return nil
+}
+
+// validateCRDStatusUpdate checks a write of the status subresource: only
+// the accepted names (metadata is checked by every write).
+func validateCRDStatusUpdate(obj, _ registry.Object) apierr.FieldErrors {
+	return validateCRDStatus(obj)
+}
+
+func validateCRDStatus(obj registry.Object) apierr.FieldErrors {
+	return validateCRDNames(mapAt(obj, "status", "acceptedNames"), "status.acceptedNames")
+}
+
+// validateCRDName checks that the name is <plural>.<group>, beside the
+// DNS subdomain rule every write checks.
+func validateCRDName(obj registry.Object) apierr.FieldErrors {
+	var errs apierr.FieldErrors
+	want := str(obj, "spec", "names", "plural") + "." + str(obj, "spec", "group")
+	const msg = `must be spec.names.plural+"."+spec.group`
+	if gen := str(obj, "metadata", "generateName"); gen != "" && gen != want {
+		errs = append(errs, apierr.Invalid("metadata.generateName", gen, msg))
+	}
+	if name := str(obj, "metadata", "name"); name != "" && name != want {
+		errs = append(errs, apierr.Invalid("metadata.name", name, msg))
+	}
+	return errs
+}
+
+func (c *crdSpec) validate(o crdOptions) apierr.FieldErrors {
+	var errs apierr.FieldErrors
+	spec := c.spec
+	switch group := strOf(spec["group"]); {
+	case group == "":
+		errs = append(errs, apierr.Required("spec.group", ""))
+	case len(validation.IsDNS1123Subdomain(group)) > 0:
+		errs = append(errs, apierr.Invalid("spec.group", group, strings.Join(validation.IsDNS1123Subdomain(group), ",")))
+	case !strings.Contains(group, "."):
+		errs = append(errs, apierr.Invalid("spec.group", group, "should be a domain with at least one dot"))
+	}
+	errs = append(errs, enumString("spec.scope", strOf(spec["scope"]), "Cluster", "Namespaced")...)
+
+	topSchema := openAPISchemaOf(c.top["schema"])
+	switch {
+	case topSchema != nil:
+	case o.requireOpenAPISchema:
+		for i, v := range c.versions {
+			if openAPISchemaOf(v["schema"]) == nil {
+				errs = append(errs, apierr.Required(index("spec.versions", i)+".schema.openAPIV3Schema", ""))
+			}
+		}
+	case !c.preserveUnknownFields():
+		for i, v := range c.versions {
+			if boolOf(v["served"]) && openAPISchemaOf(v["schema"]) == nil {
+				errs = append(errs, apierr.Required(index("spec.versions", i)+".schema.openAPIV3Schema", "because otherwise all fields are pruned"))
+			}
+		}
+	}
+	if c.preserveUnknownFields() && c.anySchema(jsonschema.HasDefault) {
+		errs = append(errs, apierr.Invalid("spec.preserveUnknownFields", true, "must be false in order to use defaults in the schema"))
+	}
+
+	storage, unique, seen := 0, true, map[string]bool{}
+	for i, v := range c.versions {
+		name := strOf(v["name"])
+		if boolOf(v["storage"]) {
+			storage++
+		}
+		if seen[name] {
+			unique = false
+		}
+		seen[name] = true
+		p := index("spec.versions", i)
+		if msgs := isDNS1035Label(name); len(msgs) > 0 {
+			errs = append(errs, apierr.Invalid(p+".name", name, strings.Join(msgs, ",")))
+		}
+		errs = append(errs, c.validateVersion(v, p, o)...)
+	}
+	if !unique {
+		errs = append(errs, apierr.Invalid("spec.versions", c.goVersions(), "must contain unique version names"))
+	}
+	if storage != 1 {
+		errs = append(errs, apierr.Invalid("spec.versions", c.goVersions(), "must have exactly one version marked as storage version"))
+	}
+	// The internal spec.version is the first version's name.
+	if len(c.versions) > 0 {
+		if first := strOf(c.versions[0]["name"]); first != "" {
+			if msgs := isDNS1035Label(first); len(msgs) > 0 {
+				errs = append(errs, apierr.Invalid("spec.version", first, strings.Join(msgs, ",")))
+			}
+		}
+	}
+
+	names := mapOf(spec["names"])
+	for _, n := range []string{"plural", "singular", "kind", "listKind"} {
+		if strOf(names[n]) == "" {
+			errs = append(errs, apierr.Required("spec.names."+n, ""))
+		}
+	}
+	errs = append(errs, validateCRDNames(names, "spec.names")...)
+
+	errs = append(errs, c.validateSchema(c.top["schema"], c.anyStatus(), o, "spec.validation")...)
+	errs = append(errs, validateCRDSubresources(mapOf(c.top["subresources"]), "spec.subresources")...)
+	for i, col := range mapsOf(c.top["additionalPrinterColumns"]) {
+		errs = append(errs, validateColumn(col, index("spec.additionalPrinterColumns", i))...)
+	}
+	if fields := listOf(c.top["selectableFields"]); len(fields) > 0 {
+		if c.top["schema"] == nil {
+			errs = append(errs, apierr.Invalid("spec.selectableFields", "", "may only be set when validations.schema is included"))
+		} else {
+			errs = append(errs, validateSelectableFields(fields, topSchema, "spec.selectableFields")...)
+		}
+	}
+
+	conv := mapOf(spec["conversion"])
+	if s := strOf(conv["strategy"]); conv != nil && s != conversionNone && c.preserveUnknownFields() {
+		errs = append(errs, apierr.Invalid("spec.conversion.strategy", s, "must be None if spec.preserveUnknownFields is true"))
+	}
+	return append(errs, validateConversion(conv, o.requireRecognizedConversionReviewVersion)...)
+}
+
+// anyStatus reports whether any version has a status subresource.
+func (c *crdSpec) anyStatus() bool {
+	if hasStatus(c.top["subresources"]) {
+		return true
+	}
+	for _, v := range c.versions {
+		if hasStatus(v["subresources"]) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasStatus(subresources any) bool { return mapOf(subresources)["status"] != nil }
+
+func (c *crdSpec) validateVersion(v map[string]any, p string, o crdOptions) apierr.FieldErrors {
+	var errs apierr.FieldErrors
+	warning, hasWarning := v["deprecationWarning"].(string)
+	for _, msg := range deprecationWarningErrors(boolOf(v["deprecated"]), warning, hasWarning) {
+		errs = append(errs, apierr.Invalid(p+".deprecationWarning", warning, msg))
+	}
+	subresources := c.top["subresources"]
+	if _, moved := c.top["subresources"]; !moved {
+		subresources = v["subresources"]
+	}
+	schema := c.member(v, "schema")
+	errs = append(errs, c.validateSchema(schema, hasStatus(subresources), o, p+".schema")...)
+	errs = append(errs, validateCRDSubresources(mapOf(c.member(v, "subresources")), p+".subresources")...)
+	for i, col := range mapsOf(c.member(v, "additionalPrinterColumns")) {
+		errs = append(errs, validateColumn(col, index(p+".additionalPrinterColumns", i))...)
+	}
+	if fields := listOf(c.member(v, "selectableFields")); len(fields) > 0 {
+		if openAPISchemaOf(schema) == nil {
+			errs = append(errs, apierr.Invalid(p+".selectableFields", "", "may only be set when `version.schema.openAPIV3Schema` is not included"))
+		} else {
+			errs = append(errs, validateSelectableFields(fields, openAPISchemaOf(schema), p+".selectableFields")...)
+		}
+	}
+	return errs
+}
+
+// Bounds of a version's deprecation warning.
+const maxDeprecationWarning = 256
+
+func deprecationWarningErrors(deprecated bool, w string, set bool) []string {
+	if !deprecated && set {
+		return []string{"can only be set for deprecated versions"}
+	}
+	if !set {
+		return nil
+	}
+	var msgs []string
+	if len(w) > maxDeprecationWarning {
+		msgs = append(msgs, "must be <= 256 characters long")
+	}
+	if w == "" {
+		msgs = append(msgs, "must not be an empty string")
+	}
+	for i, r := range w {
+		if !unicode.IsPrint(r) {
+			msgs = append(msgs, fmt.Sprintf("must only contain printable UTF-8 characters; non-printable character found at index %d", i))
+			break
+		}
+		if unicode.IsControl(r) {
+			msgs = append(msgs, fmt.Sprintf("must only contain printable UTF-8 characters; control character found at index %d", i))
+			break
+		}
+	}
+	if !utf8.ValidString(w) {
+		msgs = append(msgs, "must only contain printable UTF-8 characters")
+	}
+	return msgs
+}
+
+// validateSchema checks a schema member (CustomResourceValidation) at p.
+func (c *crdSpec) validateSchema(v any, status bool, o crdOptions, p string) apierr.FieldErrors {
+	raw := openAPISchemaOf(v)
+	if raw == nil {
+		return nil
+	}
+	props, err := jsonschema.Parse(raw)
+	if err != nil {
+		return apierr.FieldErrors{apierr.Invalid(p+".openAPIV3Schema", "", err.Error())}
+	}
+	opts := o.schema
+	opts.StatusSubresource = status
+	return jsonschema.ValidateCRDSchema(props, p+".openAPIV3Schema", opts)
+}
+
+func validateCRDNames(names map[string]any, p string) apierr.FieldErrors {
+	var errs apierr.FieldErrors
+	for _, n := range []string{"plural", "singular"} {
+		if v := strOf(names[n]); v != "" {
+			if msgs := isDNS1035Label(v); len(msgs) > 0 {
+				errs = append(errs, apierr.Invalid(p+"."+n, v, strings.Join(msgs, ",")))
+			}
+		}
+	}
+	kind, listKind := strOf(names["kind"]), strOf(names["listKind"])
+	for _, k := range []struct{ name, v string }{{"kind", kind}, {"listKind", listKind}} {
+		if k.v == "" {
+			continue
+		}
+		if msgs := isDNS1035Label(strings.ToLower(k.v)); len(msgs) > 0 {
+			errs = append(errs, apierr.Invalid(p+"."+k.name, k.v, "may have mixed case, but should otherwise match: "+strings.Join(msgs, ",")))
+		}
+	}
+	for i, s := range listOf(names["shortNames"]) {
+		if msgs := isDNS1035Label(strOf(s)); len(msgs) > 0 {
+			errs = append(errs, apierr.Invalid(index(p+".shortNames", i), strOf(s), strings.Join(msgs, ",")))
+		}
+	}
+	if kind != "" && kind == listKind {
+		errs = append(errs, apierr.Invalid(p+".listKind", listKind, "kind and listKind may not be the same"))
+	}
+	for i, s := range listOf(names["categories"]) {
+		if msgs := isDNS1035Label(strOf(s)); len(msgs) > 0 {
+			errs = append(errs, apierr.Invalid(index(p+".categories", i), strOf(s), strings.Join(msgs, ",")))
+		}
+	}
+	return errs
+}
+
+// enumString checks a required member against its accepted values.
+func enumString(p, v string, accepted ...string) apierr.FieldErrors {
+	switch {
+	case v == "":
+		return apierr.FieldErrors{apierr.Required(p, "")}
+	case slices.Contains(accepted, v):
+		return nil
+	}
+	return apierr.FieldErrors{apierr.NotSupported(p, v, accepted)}
+}
+
+func validateCRDSubresources(sub map[string]any, p string) apierr.FieldErrors {
+	scale := mapOf(sub["scale"])
+	if scale == nil {
+		return nil
+	}
+	var errs apierr.FieldErrors
+	for _, r := range []struct{ name, prefix, msg string }{
+		{"specReplicasPath", ".spec.", "should be a json path under .spec"},
+		{"statusReplicasPath", ".status.", "should be a json path under .status"},
+	} {
+		fp := p + ".scale." + r.name
+		v := strOf(scale[r.name])
+		if v == "" {
+			errs = append(errs, apierr.Required(fp, ""))
+			continue
+		}
+		if e := validateSimpleJSONPath(v, fp); len(e) > 0 {
+			errs = append(errs, e...)
+		} else if !strings.HasPrefix(v, r.prefix) {
+			errs = append(errs, apierr.Invalid(fp, v, r.msg))
+		}
+	}
+	if sel := strOf(scale["labelSelectorPath"]); sel != "" {
+		fp := p + ".scale.labelSelectorPath"
+		if e := validateSimpleJSONPath(sel, fp); len(e) > 0 {
+			errs = append(errs, e...)
+		} else if !strings.HasPrefix(sel, ".spec.") && !strings.HasPrefix(sel, ".status.") {
+			errs = append(errs, apierr.Invalid(fp, sel, "should be a json path under either .spec or .status"))
+		}
+	}
+	return errs
+}
+
+// validateSimpleJSONPath is upstream's check of a dotted path such as
+// ".spec.replicas": it must start with a dot.
+func validateSimpleJSONPath(s, p string) apierr.FieldErrors {
+	switch {
+	case s == "":
+		return apierr.FieldErrors{apierr.Invalid(p, s, "must not be empty")}
+	case s[0] != '.':
+		return apierr.FieldErrors{apierr.Invalid(p, s, "must be a simple json path starting with .")}
+	}
+	return nil
+}
+
+// The values a printer column's type and format take, sorted as upstream
+// lists them.
+var (
+	columnTypes   = []string{"boolean", "date", "integer", "number", "string"}
+	columnFormats = []string{"byte", "date", "date-time", "double", "float", "int32", "int64", "password"}
+)
+
+func validateColumn(col map[string]any, p string) apierr.FieldErrors {
+	var errs apierr.FieldErrors
+	if strOf(col["name"]) == "" {
+		errs = append(errs, apierr.Required(p+".name", ""))
+	}
+	typesMsg := "must be one of " + strings.Join(columnTypes, ",")
+	switch t := strOf(col["type"]); {
+	case t == "":
+		errs = append(errs, apierr.Required(p+".type", typesMsg))
+	case !slices.Contains(columnTypes, t):
+		errs = append(errs, apierr.Invalid(p+".type", t, typesMsg))
+	}
+	if f := strOf(col["format"]); f != "" && !slices.Contains(columnFormats, f) {
+		errs = append(errs, apierr.Invalid(p+".format", f, "must be one of "+strings.Join(columnFormats, ",")))
+	}
+	// The path is upstream's Go field name here, not the JSON one.
+	if jp := strOf(col["jsonPath"]); jp == "" {
+		errs = append(errs, apierr.Required(p+".JSONPath", ""))
+	} else {
+		errs = append(errs, validateSimpleJSONPath(jp, p+".JSONPath")...)
+	}
+	return errs
+}
+
+// maxSelectableFields bounds the selectable fields of a version.
+const maxSelectableFields = 8
+
+// validateSelectableFields checks the fields custom resources may be
+// selected by: paths into the schema (not into metadata) to a string,
+// boolean or integer field, each once.
+func validateSelectableFields(fields []any, rawSchema any, p string) apierr.FieldErrors {
+	root, err := jsonschema.Parse(rawSchema)
+	if err != nil {
+		return nil
+	}
+	var errs apierr.FieldErrors
+	seen := map[string]bool{}
+	for i, f := range fields {
+		fp := index(p, i) + ".jsonPath"
+		jp := strOf(mapOf(f)["jsonPath"])
+		if jp == "" {
+			errs = append(errs, apierr.Required(fp, ""))
+			continue
+		}
+		segs, target, err := jsonschema.FieldPath(root, jp)
+		if err != nil {
+			errs = append(errs, apierr.Invalid(fp, jp, "is an invalid path: "+err.Error()))
+			continue
+		}
+		if segs[0] == "metadata" {
+			errs = append(errs, apierr.Invalid(fp, jp, "must not point to fields in metadata"))
+		}
+		if target == nil || (target.Type != "string" && target.Type != "boolean" && target.Type != "integer") {
+			errs = append(errs, apierr.Invalid(fp, jp, "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."))
+		}
+		key := strings.Join(segs, ".")
+		if seen[key] {
+			errs = append(errs, apierr.Duplicate(fp, jp))
+		}
+		seen[key] = true
+	}
+	if len(seen) > maxSelectableFields {
+		errs = append(errs, tooMany(p, len(seen), maxSelectableFields))
+	}
+	return errs
+}
+
+// conversionReviewVersions are the ConversionReview versions a webhook
+// may be sent, sorted.
+var conversionReviewVersions = []string{"v1", "v1beta1"}
+
+func recognizedReviewVersionOrNone(versions []any) bool {
+	if len(versions) == 0 {
+		return true
+	}
+	for _, v := range versions {
+		if slices.Contains(conversionReviewVersions, strOf(v)) {
+			return true
+		}
+	}
+	return false
+}
+
+// validateConversion checks spec.conversion; the webhook's members are
+// reported at their internal paths, on the conversion itself.
+func validateConversion(conv map[string]any, requireRecognized bool) apierr.FieldErrors {
+	if conv == nil {
+		return nil
+	}
+	const p = "spec.conversion"
+	strategy := strOf(conv["strategy"])
+	errs := enumString(p+".strategy", strategy, conversionNone, conversionWebhook)
+	webhook := mapOf(conv["webhook"])
+	cc := mapOf(webhook["clientConfig"])
+	reviewVersions := listOf(webhook["conversionReviewVersions"])
+	if strategy != conversionWebhook {
+		if cc != nil {
+			errs = append(errs, apierr.Forbidden(p+".webhookClientConfig", "should not be set when strategy is not set to Webhook"))
+		}
+		if len(reviewVersions) > 0 {
+			errs = append(errs, apierr.Forbidden(p+".conversionReviewVersions", "should not be set when strategy is not set to Webhook"))
+		}
+		return errs
+	}
+	if cc == nil {
+		errs = append(errs, apierr.Required(p+".webhookClientConfig", "required when strategy is set to Webhook"))
+	} else {
+		// The CA bundle is not checked: upstream accepts any bundle
+		// until the CRD is established, and platd calls no webhook yet.
+		errs = append(errs, validateClientConfig(cc, p+".webhookClientConfig")...)
+	}
+	return append(errs, validateConversionReviewVersions(reviewVersions, requireRecognized, p+".conversionReviewVersions")...)
+}
+
+func validateConversionReviewVersions(versions []any, requireRecognized bool, p string) apierr.FieldErrors {
+	if len(versions) == 0 {
+		return apierr.FieldErrors{apierr.Required(p, "")}
+	}
+	var errs apierr.FieldErrors
+	seen, recognized := map[string]bool{}, false
+	for i, v := range versions {
+		s := strOf(v)
+		if seen[s] {
+			errs = append(errs, apierr.Invalid(index(p, i), s, "duplicate version"))
+			continue
+		}
+		seen[s] = true
+		for _, msg := range isDNS1035Label(s) {
+			errs = append(errs, apierr.Invalid(index(p, i), s, msg))
+		}
+		if slices.Contains(conversionReviewVersions, s) {
+			recognized = true
+		}
+	}
+	if requireRecognized && !recognized {
+		errs = append(errs, apierr.Invalid(p, goStrings("string", versions), "must include at least one of "+strings.Join(conversionReviewVersions, ", ")))
+	}
+	return errs
+}
+
+// validateStoredVersions checks status.storedVersions against the
+// versions: the storage version must be listed, and every listed version
+// must still exist until a migration removes it.
+func validateStoredVersions(obj registry.Object) apierr.FieldErrors {
+	const p = "status.storedVersions"
+	stored := listOf(valueAt(obj, "status", "storedVersions"))
+	if len(stored) == 0 {
+		return apierr.FieldErrors{apierr.Invalid(p, goSyntax("[]string(nil)"), "must have at least one stored version")}
+	}
+	var errs apierr.FieldErrors
+	at := map[string]int{}
+	for i, v := range stored {
+		at[strOf(v)] = i
+	}
+	for _, v := range mapsOf(valueAt(obj, "spec", "versions")) {
+		name := strOf(v["name"])
+		_, ok := at[name]
+		if boolOf(v["storage"]) && !ok {
+			errs = append(errs, apierr.Invalid(p, goStrings("string", stored), "must have the storage version "+name))
+		}
+		delete(at, name)
+	}
+	// Upstream reports the rest in map order; here in list order.
+	for i, v := range stored {
+		name := strOf(v)
+		if j, ok := at[name]; ok && j == i {
+			errs = append(errs, apierr.Invalid(index(p, i), name, fmt.Sprintf("missing from spec.versions; %[1]s was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in %[1]s and removes %[1]s from status.storedVersions", name)))
+		}
+	}
+	return errs
+}
+
+// validatePreserveUnknownFields refuses spec.preserveUnknownFields: true,
+// unless the stored CRD already had it.
+func validatePreserveUnknownFields(obj, old registry.Object) apierr.FieldErrors {
+	if old != nil && boolOf(valueAt(old, "spec", "preserveUnknownFields")) {
+		return nil
+	}
+	if boolOf(valueAt(obj, "spec", "preserveUnknownFields")) {
+		return apierr.FieldErrors{apierr.Invalid("spec.preserveUnknownFields", true, "cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead")}
+	}
+	return nil
+}
+
+// The states of a protected group's API approval annotation.
+const (
+	approvalMissing = iota
+	approvalInvalid
+	approvalBypassed
+	approved
+)
+
+// validateAPIApproval requires the approval annotation on a CRD of one of
+// the brand's own groups; an unchanged state is never refused, so that an
+// old object stays writable.
+func validateAPIApproval(b config.Brand, obj, old registry.Object) apierr.FieldErrors {
+	group := str(obj, "spec", "group")
+	protected := false
+	for _, d := range []string{b.Domain, b.LongDomain} {
+		if group == d || strings.HasSuffix(group, "."+d) {
+			protected = true
+		}
+	}
+	if !protected {
+		return nil
+	}
+	key := b.APIApprovalAnnotation
+	state, reason := apiApprovalState(b, str(obj, "metadata", "annotations", key))
+	if old != nil {
+		if oldState, _ := apiApprovalState(b, str(old, "metadata", "annotations", key)); oldState == state {
+			return nil
+		}
+	}
+	p := keyed("metadata.annotations", key)
+	switch state {
+	case approvalMissing:
+		return apierr.FieldErrors{apierr.Required(p, reason)}
+	case approvalInvalid:
+		return apierr.FieldErrors{apierr.Invalid(p, str(obj, "metadata", "annotations", key), reason)}
+	}
+	return nil
+}
+
+func apiApprovalState(b config.Brand, v string) (int, string) {
+	u, err := url.ParseRequestURI(v)
+	switch {
+	case v == "":
+		return approvalMissing, fmt.Sprintf("protected groups must have approval annotation %q%s", b.APIApprovalAnnotation, b.APIApprovalReference)
+	case strings.HasPrefix(v, "unapproved"):
+		return approvalBypassed, fmt.Sprintf("not approved: %q", v)
+	case err == nil && u.Host != "" && u.Scheme != "":
+		return approved, "approved in " + v
+	}
+	return approvalInvalid, fmt.Sprintf("protected groups must have approval annotation %q with either a URL or a reason starting with \"unapproved\"%s", b.APIApprovalAnnotation, b.APIApprovalReference)
+}
+
+// goVersions spells the versions as upstream prints its internal
+// []CustomResourceDefinitionVersion in an error. A set pointer prints as
+// an address there; a fixed one stands in for it.
+func (c *crdSpec) goVersions() goSyntax {
+	const addr = "(0xc000000000)"
+	var b strings.Builder
+	b.WriteString("[]apiextensions.CustomResourceDefinitionVersion{")
+	for i, v := range c.versions {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "apiextensions.CustomResourceDefinitionVersion{Name:%q, Served:%t, Storage:%t, Deprecated:%t, ",
+			strOf(v["name"]), boolOf(v["served"]), boolOf(v["storage"]), boolOf(v["deprecated"]))
+		ptr := func(typ string, set bool) string {
+			if set {
+				return "(*" + typ + ")" + addr
+			}
+			return "(*" + typ + ")(nil)"
+		}
+		_, warned := v["deprecationWarning"].(string)
+		fmt.Fprintf(&b, "DeprecationWarning:%s, Schema:%s, Subresources:%s, ", ptr("string", warned),
+			ptr("apiextensions.CustomResourceValidation", c.member(v, "schema") != nil),
+			ptr("apiextensions.CustomResourceSubresources", c.member(v, "subresources") != nil))
+		b.WriteString("AdditionalPrinterColumns:" + goColumns(c.member(v, "additionalPrinterColumns")))
+		b.WriteString(", SelectableFields:" + goSelectable(c.member(v, "selectableFields")) + "}")
+	}
+	b.WriteString("}")
+	return goSyntax(b.String())
+}
+
+func goColumns(v any) string {
+	if listOf(v) == nil {
+		return "[]apiextensions.CustomResourceColumnDefinition(nil)"
+	}
+	cols := mapsOf(v)
+	parts := make([]string, len(cols))
+	for i, c := range cols {
+		parts[i] = fmt.Sprintf("apiextensions.CustomResourceColumnDefinition{Name:%q, Type:%q, Format:%q, Description:%q, Priority:%d, JSONPath:%q}",
+			strOf(c["name"]), strOf(c["type"]), strOf(c["format"]), strOf(c["description"]), intAt(c, "priority"), strOf(c["jsonPath"]))
+	}
+	return "[]apiextensions.CustomResourceColumnDefinition{" + strings.Join(parts, ", ") + "}"
+}
+
+func goSelectable(v any) string {
+	if listOf(v) == nil {
+		return "[]apiextensions.SelectableField(nil)"
+	}
+	fields := mapsOf(v)
+	parts := make([]string, len(fields))
+	for i, f := range fields {
+		parts[i] = fmt.Sprintf("apiextensions.SelectableField{JSONPath:%q}", strOf(f["jsonPath"]))
+	}
+	return "[]apiextensions.SelectableField{" + strings.Join(parts, ", ") + "}"
+}
