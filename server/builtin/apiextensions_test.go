@@ -307,3 +307,24 @@ func TestCRDAPIApproval(t *testing.T) {
 		checkErrs(t, name+" unapproved", validate(obj("unapproved, testing")), nil)
 	}
 }
+
+func TestCRDNonStructuralSchema(t *testing.T) {
+	t.Parallel()
+	if _, _, _, ok := NonStructuralSchema(crdObj(nil)); ok {
+		t.Error("a structural CRD got the condition")
+	}
+	obj := crdObj(func(_, spec, version map[string]any) {
+		spec["preserveUnknownFields"] = true
+		mapAt(version, "schema", "openAPIV3Schema", "properties")["a"] = map[string]any{}
+	})
+	status, reason, msg, ok := NonStructuralSchema(obj)
+	want := "[spec.preserveUnknownFields: Invalid value: true: must be false, spec.versions[0].schema.openAPIV3Schema.properties[a].type: Required value: must not be empty for specified object fields]"
+	if !ok || status != "True" || reason != "Violations" || msg != want {
+		t.Errorf("got %q %q %q %v", status, reason, msg, ok)
+	}
+	obj = crdObj(func(_, _, version map[string]any) { mapAt(version, "schema", "openAPIV3Schema")["$ref"] = "#/x" })
+	if status, reason, msg, _ := NonStructuralSchema(obj); status != "Unknown" || reason != "StructuralError" ||
+		msg != "failed to check validation schema for version v1: OpenAPIV3Schema '$ref' is not supported" {
+		t.Errorf("got %q %q %q", status, reason, msg)
+	}
+}

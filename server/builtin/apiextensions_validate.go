@@ -549,7 +549,7 @@ func validateSelectableFields(fields []any, rawSchema any, p string) apierr.Fiel
 			errs = append(errs, apierr.Required(fp, ""))
 			continue
 		}
-		segs, target, err := jsonschema.FieldPath(root, jp)
+		segs, target, err := jsonschema.FieldPath(root, jp, false)
 		if err != nil {
 			errs = append(errs, apierr.Invalid(fp, jp, "is an invalid path: "+err.Error()))
 			continue
@@ -794,4 +794,34 @@ func goSelectable(v any) string {
 		parts[i] = fmt.Sprintf("apiextensions.SelectableField{JSONPath:%q}", strOf(f["jsonPath"]))
 	}
 	return "[]apiextensions.SelectableField{" + strings.Join(parts, ", ") + "}"
+}
+
+// NonStructuralSchema computes a CRD's NonStructuralSchema condition as
+// upstream's controller does: ok is false when the condition does not
+// apply (every schema is structural); otherwise status is "True" with
+// reason "Violations" and the violations as message, or "Unknown" with
+// reason "StructuralError" when a schema cannot be read as structural.
+func NonStructuralSchema(crd registry.Object) (status, reason, message string, ok bool) {
+	var errs apierr.FieldErrors
+	if boolOf(valueAt(crd, "spec", "preserveUnknownFields")) {
+		errs = append(errs, apierr.Invalid("spec.preserveUnknownFields", true, "must be false"))
+	}
+	for i, v := range mapsOf(valueAt(crd, "spec", "versions")) {
+		raw := openAPISchemaOf(v["schema"])
+		if raw == nil {
+			continue
+		}
+		p, err := jsonschema.Parse(raw)
+		if err != nil {
+			return "Unknown", "StructuralError", fmt.Sprintf("failed to check validation schema for version %s: %v", strOf(v["name"]), err), true
+		}
+		if err := jsonschema.NotStructural(p); err != nil {
+			return "Unknown", "StructuralError", fmt.Sprintf("failed to check validation schema for version %s: %v", strOf(v["name"]), err), true
+		}
+		errs = append(errs, jsonschema.Structural(p, index("spec.versions", i)+".schema.openAPIV3Schema")...)
+	}
+	if len(errs) == 0 {
+		return "", "", "", false
+	}
+	return "True", "Violations", errs.Error(), true
 }

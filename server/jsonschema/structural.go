@@ -94,6 +94,10 @@ func Structural(p *Props, path string) apierr.FieldErrors {
 	return structuralErrors(p, path)
 }
 
+// NotStructural returns why p cannot be read as a structural schema at
+// all, nil when it can.
+func NotStructural(p *Props) error { return notStructural(p) }
+
 // rootFieldOrder lists the keywords of a schema node in upstream's field
 // order, with whether the root may hold them when status is a
 // subresource.
@@ -397,8 +401,8 @@ var newlines = regexp.MustCompile(`[\n\r]+`)
 
 // validationRuleErrors checks the x-kubernetes-validations entries
 // without compiling them: what must be set, and where line breaks may not
-// be. Compiling the rules and checking fieldPath against the schema is
-// the CEL package's.
+// be, and that fieldPath names a field. Compiling the rules is the CEL
+// package's.
 func validationRuleErrors(p *Props, path string) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	for i, r := range p.XValidations {
@@ -425,6 +429,13 @@ func validationRuleErrors(p *Props, path string) apierr.FieldErrors {
 		}
 		if newlines.MatchString(r.FieldPath) {
 			errs = append(errs, apierr.Invalid(rp+".fieldPath", r.FieldPath, "must not contain line breaks"))
+		}
+		// The path is resolved from the node the rule is on; a node that
+		// is not structural is not judged here.
+		if r.FieldPath != "" && notStructural(p) == nil {
+			if _, _, err := FieldPath(p, r.FieldPath, true); err != nil {
+				errs = append(errs, apierr.Invalid(rp+".fieldPath", r.FieldPath, "must be a valid path"))
+			}
 		}
 	}
 	return errs

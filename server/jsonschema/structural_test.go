@@ -122,12 +122,16 @@ func TestValidateCRDSchema(t *testing.T) {
 			root + `.properties[a].type: Invalid value: "string": must be object if x-kubernetes-map-type is specified`,
 			root + `.properties[a].x-kubernetes-map-type: Unsupported value: "loose": supported values: "atomic", "granular"`,
 		}},
-		{"validation rules", `{"type":"object","x-kubernetes-validations":[{"rule":" "},{"rule":"a\nb"},{"rule":"x","message":"a\nb","reason":"Bad","fieldPath":" "}]}`, false, []string{
+		{"validation rules", `{"type":"object","properties":{"l":{"type":"array","items":{"type":"object","properties":{"n":{"type":"string"}}}}},
+			"x-kubernetes-validations":[{"rule":" "},{"rule":"a\nb"},{"rule":"x","message":"a\nb","reason":"Bad","fieldPath":" "},
+			{"rule":"y","fieldPath":".l[0].n"},{"rule":"z","fieldPath":".l.m"}]}`, false, []string{
 			root + ".x-kubernetes-validations[0].rule: Required value: rule is not specified",
 			root + ".x-kubernetes-validations[1].message: Required value: message must be specified if rule contains line breaks",
 			root + ".x-kubernetes-validations[2].message: Invalid value: \"a\\nb\": must not contain line breaks",
 			root + `.x-kubernetes-validations[2].reason: Unsupported value: "Bad": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`,
 			root + `.x-kubernetes-validations[2].fieldPath: Invalid value: " ": must be non-empty if specified`,
+			root + `.x-kubernetes-validations[2].fieldPath: Invalid value: " ": must be a valid path`,
+			root + `.x-kubernetes-validations[4].fieldPath: Invalid value: ".l.m": must be a valid path`,
 		}},
 		{"status subresource root", `{"type":"object","nullable":true,"properties":{"a":{"type":"string"}}}`, true, []string{
 			root + `: Invalid value: "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"string\"}},\"nullable\":true}": only [Description Type Format Title Maximum ExclusiveMaximum Minimum ExclusiveMinimum MaxLength MinLength Pattern MaxItems MinItems UniqueItems MultipleOf Required Items Properties ExternalDocs Example XPreserveUnknownFields XValidations] fields are allowed at the root of the schema if the status subresource is enabled`,
@@ -186,7 +190,7 @@ func TestFieldPath(t *testing.T) {
 		{".spec['a.b']", "string", true}, {"spec.m.any", "integer", true}, {".spec.x", "", false},
 		{".spec[0]", "", false}, {".spec['a.b'", "", false}, {"", "", false}, {".", "", false},
 	} {
-		_, s, err := FieldPath(p, c.path)
+		_, s, err := FieldPath(p, c.path, false)
 		if (err == nil) != c.ok || (err == nil && s.Type != c.want) {
 			t.Errorf("%q: %v %v", c.path, s, err)
 		}
@@ -211,6 +215,6 @@ func FuzzValidateCRDSchema(f *testing.F) {
 		o.StatusSubresource = status
 		ValidateCRDSchema(p, root, o)
 		Structural(p, root)
-		FieldPath(p, string(raw))
+		FieldPath(p, string(raw), true)
 	})
 }

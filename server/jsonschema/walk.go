@@ -95,10 +95,19 @@ var errInvalidField = errors.New("does not refer to a valid field")
 
 // FieldPath resolves a path to a field (".spec.size", "spec['a.b']") in
 // the schema: the member names along it, and the schema of the field.
-// Arrays cannot be indexed; maps are entered by key.
-func FieldPath(root *Props, path string) ([]string, *Props, error) {
+// Maps are entered by key; an array's items by index ("[0]") only when
+// allowIndex is set.
+func FieldPath(root *Props, path string, allowIndex bool) ([]string, *Props, error) {
 	var names []string
 	s := root
+	index := func(tok string) bool {
+		if !allowIndex || s.ItemSchema() == nil || tok == "" || strings.Trim(tok, "0123456789") != "" {
+			return false
+		}
+		s = s.ItemSchema()
+		names = append(names, "["+tok+"]")
+		return true
+	}
 	step := func(name string) error {
 		switch {
 		case len(s.Properties) > 0:
@@ -126,6 +135,10 @@ func FieldPath(root *Props, path string) ([]string, *Props, error) {
 				return nil, nil, errors.New("unexpected end of JSON path")
 			}
 			tok := rest[1:end]
+			if index(tok) {
+				rest = rest[end+1:]
+				continue
+			}
 			if len(tok) < 2 || tok[0] != '\'' || tok[len(tok)-1] != '\'' {
 				return nil, nil, errors.New("expected single quoted string but got " + tok)
 			}
