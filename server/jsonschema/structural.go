@@ -37,6 +37,13 @@ type SchemaOptions struct {
 	// Defaults, when set, checks every default against its schema; it is
 	// called only for a structural schema, with the root and its path.
 	Defaults func(root *Props, path string) apierr.FieldErrors
+	// Rules, when set, compiles the x-kubernetes-validations of one node
+	// at path. As upstream, it is called only when the schema is
+	// structural with valid defaults, for nodes reached through
+	// properties, items and additionalProperties (not inside allOf,
+	// anyOf, oneOf or not) whose subtree broke no other rule; its errors
+	// follow every other error, children's before their parent's.
+	Rules func(node *Props, path string) apierr.FieldErrors
 }
 
 // openAPITypes are the types a schema node may have, sorted.
@@ -66,15 +73,21 @@ func ValidateCRDSchema(p *Props, path string, o SchemaOptions) apierr.FieldError
 	// structural rules; why it cannot is said only when nothing else is
 	// wrong, as the OpenAPI rules below name the same keywords.
 	initErr := notStructural(p)
+	compile := false
 	if initErr == nil {
 		if se := structuralErrors(p, path); len(se) > 0 {
 			errs = append(errs, se...)
-		} else if o.Defaults != nil {
-			errs = append(errs, o.Defaults(p, path)...)
+		} else if o.Defaults == nil {
+			compile = true
+		} else if de := o.Defaults(p, path); len(de) > 0 {
+			errs = append(errs, de...)
+		} else {
+			compile = true
 		}
 	}
-	v := &nodeRules{allowDefaults: true}
+	v := &nodeRules{allowDefaults: true, rules: &ruleErrors{}, compile: compile && o.Rules != nil}
 	errs = append(errs, v.check(p, path, true, o)...)
+	errs = append(errs, v.rules.errs...)
 	if len(errs) == 0 && initErr != nil {
 		errs = append(errs, apierr.Invalid(path, "", initErr.Error()))
 	}
@@ -168,6 +181,21 @@ type nodeRules struct {
 	// insideMeta is set within the schema of an object's metadata, kind or
 	// apiVersion.
 	insideMeta bool
+	// compile says the node's validation rules are compiled (the Rules
+	// option); rules collects what compiling them found.
+	compile bool
+	rules   *ruleErrors
+}
+
+// ruleErrors are the errors of compiled validation rules, reported after
+// all others.
+type ruleErrors struct{ errs apierr.FieldErrors }
+
+// noRules is v below a node whose descendants' rules are not compiled.
+func (v *nodeRules) noRules() *nodeRules {
+	c := *v
+	c.compile = false
+	return &c
 }
 
 func (v *nodeRules) withForbiddenDefaults(reason string) *nodeRules {
@@ -258,18 +286,19 @@ func (v *nodeRules) check(p *Props, path string, root bool, o SchemaOptions) api
 		prop := p.Properties[k]
 		errs = append(errs, sub.check(&prop, path+".properties["+k+"]", false, o)...)
 	}
-	errs = append(errs, v.check(p.Not, path+".not", false, o)...)
+	junctor := v.noRules()
+	errs = append(errs, junctor.check(p.Not, path+".not", false, o)...)
 	for _, l := range []struct {
 		name string
 		list []Props
 	}{{"allOf", p.AllOf}, {"oneOf", p.OneOf}, {"anyOf", p.AnyOf}} {
 		for i := range l.list {
-			errs = append(errs, v.check(&l.list[i], fmt.Sprintf("%s.%s[%d]", path, l.name, i), false, o)...)
+			errs = append(errs, junctor.check(&l.list[i], fmt.Sprintf("%s.%s[%d]", path, l.name, i), false, o)...)
 		}
 	}
 	for _, k := range sortedKeys(p.Definitions) {
 		d := p.Definitions[k]
-		errs = append(errs, v.check(&d, path+".definitions["+k+"]", false, o)...)
+		errs = append(errs, junctor.check(&d, path+".definitions["+k+"]", false, o)...)
 	}
 	if p.Items != nil {
 		errs = append(errs, v.check(p.Items.Schema, path+".items", false, o)...)
@@ -278,13 +307,17 @@ func (v *nodeRules) check(p *Props, path string, root bool, o SchemaOptions) api
 		}
 	}
 	for _, k := range sortedKeys(p.Dependencies) {
-		errs = append(errs, v.check(p.Dependencies[k].Schema, path+".dependencies["+k+"]", false, o)...)
+		errs = append(errs, junctor.check(p.Dependencies[k].Schema, path+".dependencies["+k+"]", false, o)...)
 	}
 	errs = append(errs, extensionErrors(p, path, o)...)
 	if o.RequireMapListKeysMapSetValidation {
 		errs = append(errs, mapListKeysErrors(p, path)...)
 	}
-	return append(errs, validationRuleErrors(p, path)...)
+	errs = append(errs, validationRuleErrors(p, path)...)
+	if len(errs) == 0 && v.compile && len(p.XValidations) > 0 {
+		v.rules.errs = append(v.rules.errs, o.Rules(p, path)...)
+	}
+	return errs
 }
 
 // extensionErrors checks where the list and map extensions are set.

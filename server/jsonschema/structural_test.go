@@ -3,6 +3,8 @@ package jsonschema
 import (
 	"slices"
 	"testing"
+
+	"platd/server/apierr"
 )
 
 const root = "spec.validation.openAPIV3Schema"
@@ -152,6 +154,42 @@ func TestValidateCRDSchema(t *testing.T) {
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("%s:\n got  %q\n want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+func TestRulesHook(t *testing.T) {
+	t.Parallel()
+	p, _ := ParseJSON([]byte(`{"type":"object","x-kubernetes-validations":[{"rule":"r0"}],"properties":{
+		"a":{"type":"object","x-kubernetes-validations":[{"rule":"r1"}],"properties":{"b":{"type":"string","x-kubernetes-validations":[{"rule":"r2"}]}}},
+		"c":{"type":"string","x-kubernetes-validations":[{"rule":"r3"}],"uniqueItems":true}},
+		"allOf":[{"x-kubernetes-validations":[{"rule":"r4"}]}]}`))
+	o := allRules()
+	o.Rules = func(n *Props, path string) apierr.FieldErrors {
+		return apierr.FieldErrors{apierr.Invalid(path, n.XValidations[0].Rule, "compiled")}
+	}
+	var got []string
+	for _, e := range ValidateCRDSchema(p, "s", o) {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		"s.allOf[0].x-kubernetes-validations: Forbidden: must be empty to be structural",
+		"s.properties[c].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("non-structural:\n got  %q\n want %q", got, want)
+	}
+	p.AllOf = nil
+	got = nil
+	for _, e := range ValidateCRDSchema(p, "s", o) {
+		got = append(got, e.Error())
+	}
+	want = []string{
+		"s.properties[c].uniqueItems: Forbidden: uniqueItems cannot be set to true since the runtime complexity becomes quadratic",
+		`s.properties[a].properties[b]: Invalid value: "r2": compiled`,
+		`s.properties[a]: Invalid value: "r1": compiled`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("rules:\n got  %q\n want %q", got, want)
 	}
 }
 
