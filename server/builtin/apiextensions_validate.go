@@ -98,13 +98,22 @@ type crdOptions struct {
 }
 
 func createOptions() crdOptions {
-	return crdOptions{
+	o := crdOptions{
 		requireRecognizedConversionReviewVersion: true,
 		requireOpenAPISchema:                     true,
 		schema: jsonschema.SchemaOptions{
 			RequireValidPropertyType: true, RequireAtomicSetType: true, RequireMapListKeysMapSetValidation: true,
 		},
 	}
+	schemaChecks(&o.schema)
+	return o
+}
+
+// schemaChecks sets the checks of a CRD schema that other packages own:
+// defaults against their schema, and the compilation of validation
+// rules. Until they exist, neither is checked.
+func schemaChecks(o *jsonschema.SchemaOptions) {
+	o.Defaults, o.Rules = nil, nil
 }
 
 func updateOptions(old registry.Object, vs *schema.Schema) crdOptions {
@@ -117,6 +126,7 @@ func updateOptions(old registry.Object, vs *schema.Schema) crdOptions {
 	o.schema.RequireValidPropertyType = !oc.anySchema(jsonschema.HasInvalidType)
 	o.schema.RequireAtomicSetType = !oc.anySchema(jsonschema.HasNonAtomicSetItems)
 	o.schema.RequireMapListKeysMapSetValidation = !oc.anySchema(jsonschema.HasInvalidMapListKeys)
+	schemaChecks(&o.schema)
 	return o
 }
 
