@@ -275,7 +275,7 @@ func (v *nodeRules) check(p *Props, path string, root bool, o SchemaOptions) api
 		}
 		errs = append(errs, sub.check(ap.Schema, path+".additionalProperties", false, o)...)
 	}
-	for _, k := range sortedKeys(p.Properties) {
+	for _, k := range sortedNames(p.Properties) {
 		sub := v
 		if (root || p.XEmbeddedResource) && slices.Contains(metaFields, k) {
 			sub = sub.withInsideMeta()
@@ -296,7 +296,7 @@ func (v *nodeRules) check(p *Props, path string, root bool, o SchemaOptions) api
 			errs = append(errs, junctor.check(&l.list[i], fmt.Sprintf("%s.%s[%d]", path, l.name, i), false, o)...)
 		}
 	}
-	for _, k := range sortedKeys(p.Definitions) {
+	for _, k := range sortedNames(p.Definitions) {
 		d := p.Definitions[k]
 		errs = append(errs, junctor.check(&d, path+".definitions["+k+"]", false, o)...)
 	}
@@ -306,7 +306,7 @@ func (v *nodeRules) check(p *Props, path string, root bool, o SchemaOptions) api
 			errs = append(errs, v.check(&p.Items.JSONSchemas[i], fmt.Sprintf("%s.items[%d]", path, i), false, o)...)
 		}
 	}
-	for _, k := range sortedKeys(p.Dependencies) {
+	for _, k := range sortedNames(p.Dependencies) {
 		errs = append(errs, junctor.check(p.Dependencies[k].Schema, path+".dependencies["+k+"]", false, o)...)
 	}
 	errs = append(errs, extensionErrors(p, path, o)...)
@@ -521,7 +521,7 @@ func notStructural(p *Props) error {
 			return err
 		}
 	}
-	for _, k := range sortedKeys(p.Properties) {
+	for _, k := range sortedNames(p.Properties) {
 		prop := p.Properties[k]
 		if err := notStructural(&prop); err != nil {
 			return err
@@ -560,7 +560,7 @@ func invariants(s *Props, lvl level, path string) apierr.FieldErrors {
 		errs = append(errs, apierr.Required(path+".items", "must be specified"))
 	}
 	errs = append(errs, invariants(s.ItemSchema(), itemLevel, path+".items")...)
-	for _, k := range sortedKeys(s.Properties) {
+	for _, k := range sortedNames(s.Properties) {
 		prop := s.Properties[k]
 		errs = append(errs, invariants(&prop, fieldLevel, path+".properties["+k+"]")...)
 	}
@@ -687,7 +687,7 @@ func nested(v *Props, skipAnyOf bool, path string) apierr.FieldErrors {
 	}
 	errs := valueValidation(v, skipAnyOf, false, path)
 	errs = append(errs, nested(v.ItemSchema(), false, path+".items")...)
-	for _, k := range sortedKeys(v.Properties) {
+	for _, k := range sortedNames(v.Properties) {
 		prop := v.Properties[k]
 		errs = append(errs, nested(&prop, false, path+".properties["+k+"]")...)
 	}
@@ -765,7 +765,7 @@ func nestedCompleteness(v, s *Props, sPath, vPath string) apierr.FieldErrors {
 	if vi := v.ItemSchema(); vi != nil {
 		errs = append(errs, nestedCompleteness(vi, s.ItemSchema(), sPath+".items", vPath+".items")...)
 	}
-	for _, k := range sortedKeys(v.Properties) {
+	for _, k := range sortedNames(v.Properties) {
 		vf := v.Properties[k]
 		sf, ok := s.Properties[k]
 		if !ok {
@@ -777,7 +777,8 @@ func nestedCompleteness(v, s *Props, sPath, vPath string) apierr.FieldErrors {
 	return errs
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+// sortedNames are the keys of m in order, for a stable error order.
+func sortedNames[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
