@@ -37,13 +37,12 @@ type SchemaOptions struct {
 	// Defaults, when set, checks every default against its schema; it is
 	// called only for a structural schema, with the root and its path.
 	Defaults func(root *Props, path string) apierr.FieldErrors
-	// Rules, when set, compiles the x-kubernetes-validations of one node
-	// at path. As upstream, it is called only when the schema is
-	// structural with valid defaults, for nodes reached through
-	// properties, items and additionalProperties (not inside allOf,
-	// anyOf, oneOf or not) whose subtree broke no other rule; its errors
-	// follow every other error, children's before their parent's.
-	Rules func(node *Props, path string) apierr.FieldErrors
+	// Rules, when set, compiles every x-kubernetes-validations rule of
+	// the schema rooted at root (path is the root's). It is called only
+	// when the schema broke no other rule: upstream compiles the rules of
+	// every node whose subtree is otherwise valid, so where both kinds of
+	// error occur it reports more than this.
+	Rules func(root *Props, path string) apierr.FieldErrors
 }
 
 // openAPITypes are the types a schema node may have, sorted.
@@ -85,9 +84,11 @@ func ValidateCRDSchema(p *Props, path string, o SchemaOptions) apierr.FieldError
 			compile = true
 		}
 	}
-	v := &nodeRules{allowDefaults: true, rules: &ruleErrors{}, compile: compile && o.Rules != nil}
+	v := &nodeRules{allowDefaults: true}
 	errs = append(errs, v.check(p, path, true, o)...)
-	errs = append(errs, v.rules.errs...)
+	if len(errs) == 0 && compile && o.Rules != nil {
+		errs = append(errs, o.Rules(p, path)...)
+	}
 	if len(errs) == 0 && initErr != nil {
 		errs = append(errs, apierr.Invalid(path, "", initErr.Error()))
 	}
@@ -181,21 +182,6 @@ type nodeRules struct {
 	// insideMeta is set within the schema of an object's metadata, kind or
 	// apiVersion.
 	insideMeta bool
-	// compile says the node's validation rules are compiled (the Rules
-	// option); rules collects what compiling them found.
-	compile bool
-	rules   *ruleErrors
-}
-
-// ruleErrors are the errors of compiled validation rules, reported after
-// all others.
-type ruleErrors struct{ errs apierr.FieldErrors }
-
-// noRules is v below a node whose descendants' rules are not compiled.
-func (v *nodeRules) noRules() *nodeRules {
-	c := *v
-	c.compile = false
-	return &c
 }
 
 func (v *nodeRules) withForbiddenDefaults(reason string) *nodeRules {
@@ -286,19 +272,18 @@ func (v *nodeRules) check(p *Props, path string, root bool, o SchemaOptions) api
 		prop := p.Properties[k]
 		errs = append(errs, sub.check(&prop, path+".properties["+k+"]", false, o)...)
 	}
-	junctor := v.noRules()
-	errs = append(errs, junctor.check(p.Not, path+".not", false, o)...)
+	errs = append(errs, v.check(p.Not, path+".not", false, o)...)
 	for _, l := range []struct {
 		name string
 		list []Props
 	}{{"allOf", p.AllOf}, {"oneOf", p.OneOf}, {"anyOf", p.AnyOf}} {
 		for i := range l.list {
-			errs = append(errs, junctor.check(&l.list[i], fmt.Sprintf("%s.%s[%d]", path, l.name, i), false, o)...)
+			errs = append(errs, v.check(&l.list[i], fmt.Sprintf("%s.%s[%d]", path, l.name, i), false, o)...)
 		}
 	}
 	for _, k := range sortedNames(p.Definitions) {
 		d := p.Definitions[k]
-		errs = append(errs, junctor.check(&d, path+".definitions["+k+"]", false, o)...)
+		errs = append(errs, v.check(&d, path+".definitions["+k+"]", false, o)...)
 	}
 	if p.Items != nil {
 		errs = append(errs, v.check(p.Items.Schema, path+".items", false, o)...)
@@ -307,17 +292,13 @@ func (v *nodeRules) check(p *Props, path string, root bool, o SchemaOptions) api
 		}
 	}
 	for _, k := range sortedNames(p.Dependencies) {
-		errs = append(errs, junctor.check(p.Dependencies[k].Schema, path+".dependencies["+k+"]", false, o)...)
+		errs = append(errs, v.check(p.Dependencies[k].Schema, path+".dependencies["+k+"]", false, o)...)
 	}
 	errs = append(errs, extensionErrors(p, path, o)...)
 	if o.RequireMapListKeysMapSetValidation {
 		errs = append(errs, mapListKeysErrors(p, path)...)
 	}
-	errs = append(errs, validationRuleErrors(p, path)...)
-	if len(errs) == 0 && v.compile && len(p.XValidations) > 0 {
-		v.rules.errs = append(v.rules.errs, o.Rules(p, path)...)
-	}
-	return errs
+	return append(errs, validationRuleErrors(p, path)...)
 }
 
 // extensionErrors checks where the list and map extensions are set.
@@ -445,9 +426,9 @@ func validationRuleErrors(p *Props, path string) apierr.FieldErrors {
 		case rule == "":
 			errs = append(errs, apierr.Required(rp+".rule", "rule is not specified"))
 		case r.Message != "" && msg == "":
-			errs = append(errs, apierr.Invalid(rp+".message", r.Message, "must be non-empty if specified"))
+			errs = append(errs, apierr.Invalid(rp+".message", r.Message, "message must be non-empty if specified"))
 		case newlines.MatchString(msg):
-			errs = append(errs, apierr.Invalid(rp+".message", r.Message, "must not contain line breaks"))
+			errs = append(errs, apierr.Invalid(rp+".message", r.Message, "message must not contain line breaks"))
 		case newlines.MatchString(rule) && msg == "":
 			errs = append(errs, apierr.Required(rp+".message", "message must be specified if rule contains line breaks"))
 		}
@@ -458,16 +439,16 @@ func validationRuleErrors(p *Props, path string) apierr.FieldErrors {
 			errs = append(errs, apierr.NotSupported(rp+".reason", *r.Reason, validationReasons))
 		}
 		if r.FieldPath != "" && strings.TrimSpace(r.FieldPath) == "" {
-			errs = append(errs, apierr.Invalid(rp+".fieldPath", r.FieldPath, "must be non-empty if specified"))
+			errs = append(errs, apierr.Invalid(rp+".fieldPath", r.FieldPath, "fieldPath must be non-empty if specified"))
 		}
 		if newlines.MatchString(r.FieldPath) {
-			errs = append(errs, apierr.Invalid(rp+".fieldPath", r.FieldPath, "must not contain line breaks"))
+			errs = append(errs, apierr.Invalid(rp+".fieldPath", r.FieldPath, "fieldPath must not contain line breaks"))
 		}
 		// The path is resolved from the node the rule is on; a node that
 		// is not structural is not judged here.
 		if r.FieldPath != "" && notStructural(p) == nil {
 			if _, _, err := FieldPath(p, r.FieldPath, true); err != nil {
-				errs = append(errs, apierr.Invalid(rp+".fieldPath", r.FieldPath, "must be a valid path"))
+				errs = append(errs, apierr.Invalid(rp+".fieldPath", r.FieldPath, "fieldPath must be a valid path"))
 			}
 		}
 	}
