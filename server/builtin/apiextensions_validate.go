@@ -10,6 +10,7 @@ import (
 
 	"platd/config"
 	"platd/server/apierr"
+	"platd/server/cel"
 	"platd/server/jsonschema"
 	"platd/server/registry"
 	"platd/server/schema"
@@ -111,9 +112,13 @@ func createOptions() crdOptions {
 
 // schemaChecks sets the checks of a CRD schema that other packages own:
 // defaults against their schema, and the compilation of validation
-// rules. Until they exist, neither is checked.
+// rules.
 func schemaChecks(o *jsonschema.SchemaOptions) {
-	o.Defaults, o.Rules = nil, nil
+	o.Defaults = jsonschema.ValidateDefaults
+	o.Rules = func(root *jsonschema.Props, path string) apierr.FieldErrors {
+		_, errs := cel.Compile(root, path)
+		return errs
+	}
 }
 
 func updateOptions(old registry.Object, vs *schema.Schema) crdOptions {

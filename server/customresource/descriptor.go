@@ -1,6 +1,7 @@
 package customresource
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"slices"
@@ -9,6 +10,7 @@ import (
 
 	"platd/config"
 	"platd/server/apierr"
+	"platd/server/cel"
 	"platd/server/jsonschema"
 	"platd/server/printers"
 	"platd/server/registry"
@@ -125,10 +127,6 @@ type Builder struct {
 	// Meta is the object metadata schema of every custom resource
 	// (sortedCopy of the built-in one).
 	meta *schema.Schema
-	// Validate, when set, builds the checks of a version's schema beyond
-	// decoding: value validation and validation rules. old is nil on
-	// create.
-	Validate func(p *jsonschema.Props) (func(obj, old registry.Object) apierr.FieldErrors, error)
 	// standardFinalizers are the finalizer names that need no domain.
 	standardFinalizers []string
 }
@@ -213,12 +211,9 @@ func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor,
 			d.FieldSelectors[f] = func(obj registry.Object) string { return selectable(obj, path) }
 		}
 	}
-	var check func(obj, old registry.Object) apierr.FieldErrors
-	if b.Validate != nil && v.Schema != nil {
-		var err error
-		if check, err = b.Validate(v.Schema); err != nil {
-			return nil, fmt.Errorf("version %s: %w", v.Name, err)
-		}
+	rules, errs := cel.Compile(v.Schema, "")
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("version %s: compiling validation rules: %w", v.Name, errs)
 	}
 	// A column whose path does not parse ends the Table there, as
 	// upstream serves it; CRD validation refuses such paths.
@@ -229,11 +224,32 @@ func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor,
 		PrepareForUpdate: func(obj, old registry.Object, sub string) { prepareForUpdate(obj, old, sub, status) },
 	}
 	d.Strategy.Warnings = finalizerWarnings(b.standardFinalizers)
-	if check != nil {
-		d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors { return check(obj, nil) }
-		d.Strategy.ValidateUpdate = check
+	if v.Schema != nil {
+		p := v.Schema
+		d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors {
+			return withRules(jsonschema.Validate(p, obj), rules, obj, nil)
+		}
+		d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
+			return withRules(jsonschema.ValidateUpdate(p, obj, old), rules, obj, old)
+		}
 	}
 	return d, nil
+}
+
+// withRules adds the validation rules' verdict to the schema's, unless
+// the schema found a value of the wrong type or outside its enum: rules
+// would then read what they were not written for, and upstream says so
+// instead.
+func withRules(errs apierr.FieldErrors, rules *cel.Validator, obj, old registry.Object) apierr.FieldErrors {
+	for _, e := range errs {
+		if e.Type == apierr.FieldTypeInvalid || e.Type == apierr.FieldNotSupported {
+			return append(errs, &apierr.FieldError{Type: apierr.FieldInvalid, Field: "<nil>", Value: "null",
+				Detail: "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"})
+		}
+	}
+	// The runtime cost budget bounds the rules; no request context
+	// reaches the validation hooks.
+	return append(errs, rules.Validate(context.Background(), obj, old)...)
 }
 
 // published is the OpenAPI definition of a version's objects: its schema
