@@ -30,15 +30,17 @@ func conflict(def *Definition, reg *registry.Registry, owned func(*registry.Desc
 				return "PluralConflict", fmt.Sprintf("%q is already in use", def.Plural)
 			case def.Singular != "" && d.Singular == def.Singular:
 				return "SingularConflict", fmt.Sprintf("%q is already in use", def.Singular)
-			case d.Kind == def.Kind:
-				return "KindConflict", fmt.Sprintf("%q is already in use", def.Kind)
-			case d.ListKind == def.ListKind:
-				return "ListKindConflict", fmt.Sprintf("%q is already in use", def.ListKind)
 			}
 			for _, s := range def.ShortNames {
 				if slices.Contains(d.ShortNames, s) {
 					return "ShortNamesConflict", fmt.Sprintf("%q is already in use", s)
 				}
+			}
+			switch {
+			case d.Kind == def.Kind:
+				return "KindConflict", fmt.Sprintf("%q is already in use", def.Kind)
+			case d.ListKind == def.ListKind:
+				return "ListKindConflict", fmt.Sprintf("%q is already in use", def.ListKind)
 			}
 		}
 	}

@@ -190,7 +190,7 @@ func (h *Handler) serveEvict(w http.ResponseWriter, r *http.Request, s *scope) {
 // serveComputed serves get and list of a resource whose objects are
 // computed on request (component statuses).
 func (h *Handler) serveComputed(w http.ResponseWriter, r *http.Request, s *scope) {
-	out, err := h.negotiate(r, false)
+	out, err := h.negotiateFor(r, s.d, false)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

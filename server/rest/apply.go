@@ -20,7 +20,7 @@ import (
 // apply): the configuration is merged into the object, or creates it,
 // with the fields it sets owned by its manager.
 func (h *Handler) serveApply(w http.ResponseWriter, r *http.Request, s *scope) {
-	out, err := h.negotiate(r, false)
+	out, err := h.negotiateFor(r, s.d, false)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

@@ -69,6 +69,9 @@ func (h *Handler) decodeBody(r *http.Request, s *scope, wo writeOptions) (*decod
 		}
 		return h.decodeJSON(j, s, wo)
 	case h.brand.ProtobufMediaType:
+		if s.d.Schema.ProtoMessage == "" {
+			return nil, apierr.UnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: "+mediaJSON+", "+mediaYAML, nil)
+		}
 		return h.decodeProtobufBody(body, s)
 	}
 	return nil, h.unsupportedBody()
@@ -184,7 +187,7 @@ func addWarnings(w http.ResponseWriter, texts []string) {
 // beginWrite is the common start of create and update: the response
 // encoding, the write options and the decoded body.
 func (h *Handler) beginWrite(r *http.Request, s *scope, optionsKind string) (output, writeOptions, *decoded, error) {
-	out, err := h.negotiate(r, false)
+	out, err := h.negotiateFor(r, s.d, false)
 	if err != nil {
 		return out, writeOptions{}, nil, err
 	}

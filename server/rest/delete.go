@@ -152,7 +152,7 @@ type deleteResult struct {
 
 // delete serves DELETE of one object.
 func (h *Handler) delete(w http.ResponseWriter, r *http.Request, s *scope) {
-	out, err := h.negotiate(r, false)
+	out, err := h.negotiateFor(r, s.d, false)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

@@ -11,7 +11,7 @@ import (
 // deleteCollection serves DELETE of a collection: every selected object is
 // deleted as a single DELETE would, and the list of them is returned.
 func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *scope) {
-	out, err := h.negotiate(r, false)
+	out, err := h.negotiateFor(r, s.d, false)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

@@ -160,7 +160,7 @@ func (p *predicate) matchesObject(obj Object) bool {
 // beginRead is the common start of list and watch: the response encoding,
 // the list options and the selectors.
 func (h *Handler) beginRead(r *http.Request, s *scope, watch bool) (output, *listOptions, *predicate, error) {
-	out, err := h.negotiate(r, watch)
+	out, err := h.negotiateFor(r, s.d, watch)
 	if err != nil {
 		return out, nil, nil, err
 	}

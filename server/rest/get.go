@@ -8,7 +8,7 @@ import (
 // get serves GET of one object (or of its status subresource, which is the
 // same object).
 func (h *Handler) get(w http.ResponseWriter, r *http.Request, s *scope) {
-	out, err := h.negotiate(r, false)
+	out, err := h.negotiateFor(r, s.d, false)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

@@ -6,6 +6,7 @@ import (
 
 	"platd/codec"
 	"platd/server/apierr"
+	"platd/server/registry"
 )
 
 // Output formats a response can take.
@@ -71,6 +72,14 @@ type output struct {
 // whose router stage also offers the watch media types. A nil error
 // output is always usable.
 func (h *Handler) negotiate(r *http.Request, watch bool) (output, error) {
+	return h.negotiateFor(r, nil, watch)
+}
+
+// negotiateFor is negotiate for a response of d's objects: a type without
+// a protobuf form (custom resources) is served in JSON or YAML only, but
+// as object metadata.
+func (h *Handler) negotiateFor(r *http.Request, d *registry.Descriptor, watch bool) (output, error) {
+	protobuf := d == nil || d.Schema == nil || d.Schema.ProtoMessage != ""
 	accept := r.Header.Get("Accept")
 	pretty := func(params map[string]string) bool {
 		return codec.WantPretty(r.URL.Query(), r.UserAgent(), params)
@@ -99,6 +108,9 @@ func (h *Handler) negotiate(r *http.Request, watch bool) (output, error) {
 			}
 			f = formatYAML
 		case strings.ToLower(h.brand.ProtobufMediaType):
+			if !protobuf && m.Params["as"] == "" {
+				continue
+			}
 			f = formatProtobuf
 		default:
 			continue
@@ -113,6 +125,9 @@ func (h *Handler) negotiate(r *http.Request, watch bool) (output, error) {
 	}
 	if watch {
 		return output{format: formatYAML}, apierr.NotAcceptable("only the following media types are accepted: "+strings.Join(h.producedWatchTypes(), ", "), nil)
+	}
+	if !protobuf {
+		return output{}, apierr.NotAcceptable("only the following media types are accepted: "+mediaJSON+", "+mediaYAML, nil)
 	}
 	return output{}, apierr.NotAcceptable("only the following media types are accepted: "+strings.Join(h.producedTypes(), ", "), nil)
 }

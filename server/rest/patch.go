@@ -32,7 +32,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.serveApply(w, r, s)
 		return
 	}
-	out, err := h.negotiate(r, false)
+	out, err := h.negotiateFor(r, s.d, false)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

@@ -9,6 +9,7 @@ import (
 	"platd/codec"
 	"platd/server/apierr"
 	"platd/server/protobuf"
+	"platd/server/registry"
 	"platd/server/request"
 	"platd/server/schema"
 )
@@ -104,7 +105,11 @@ func trimNewline(b []byte) []byte {
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	se := apierr.FromError(h.toStatus(err))
 	watch := requestWatch(r)
-	out, nerr := h.negotiate(r, watch)
+	var d *registry.Descriptor
+	if info := request.InfoFrom(r.Context()); info != nil && info.IsResource {
+		d = h.reg.Lookup(info.Group, info.Version, info.Resource)
+	}
+	out, nerr := h.negotiateFor(r, d, watch)
 	if nerr != nil {
 		if se.Status.Reason == apierr.ReasonNotAcceptable && watch {
 			// A watch asked for YAML: the 406 itself is YAML.

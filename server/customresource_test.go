@@ -1,0 +1,340 @@
+package server_test
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// crdPath is the collection of CustomResourceDefinitions.
+var crdPath = groupPath(platBrand.Group("apiextensions"), "v1", "", "customresourcedefinitions")
+
+// gadgetCRD defines example.com Gadgets: namespaced, a storage version v1
+// with status and scale subresources, a printer column, a selectable
+// field, defaults, a nullable member, list semantics and validation
+// rules, and a served v2 that is deprecated.
+func gadgetCRD(group string) map[string]any {
+	schema := func() map[string]any {
+		return map[string]any{"type": "object", "properties": map[string]any{
+			"spec": map[string]any{"type": "object",
+				"x-kubernetes-validations": []any{
+					map[string]any{"rule": "self.min <= self.max", "message": "min must not exceed max"},
+					map[string]any{"rule": "!has(oldSelf.name) || has(self.name) && self.name == oldSelf.name", "message": "name is immutable"},
+				},
+				"properties": map[string]any{
+					"name":     map[string]any{"type": "string", "maxLength": 10},
+					"min":      map[string]any{"type": "integer", "default": 0},
+					"max":      map[string]any{"type": "integer", "default": 10},
+					"color":    map[string]any{"type": "string", "enum": []any{"red", "blue"}},
+					"replicas": map[string]any{"type": "integer"},
+					"note":     map[string]any{"type": "string", "nullable": true},
+					"tags":     map[string]any{"type": "array", "items": map[string]any{"type": "string"}, "x-kubernetes-list-type": "set"},
+					"selector": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}},
+				}},
+			"status": map[string]any{"type": "object", "properties": map[string]any{
+				"replicas": map[string]any{"type": "integer"},
+				"phase":    map[string]any{"type": "string"},
+			}},
+		}}
+	}
+	version := func(name string, storage bool) map[string]any {
+		return map[string]any{"name": name, "served": true, "storage": storage,
+			"schema": map[string]any{"openAPIV3Schema": schema()},
+			"subresources": map[string]any{"status": map[string]any{},
+				"scale": map[string]any{"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}},
+			"additionalPrinterColumns": []any{map[string]any{"name": "Color", "type": "string", "jsonPath": ".spec.color"},
+				map[string]any{"name": "Max", "type": "integer", "jsonPath": ".spec.max", "priority": 1}},
+			"selectableFields": []any{map[string]any{"jsonPath": ".spec.color"}},
+		}
+	}
+	v2 := version("v2", false)
+	v2["deprecated"] = true
+	return map[string]any{
+		"metadata": map[string]any{"name": "gadgets." + group},
+		"spec": map[string]any{"group": group, "scope": "Namespaced",
+			"names":    map[string]any{"plural": "gadgets", "kind": "Gadget", "shortNames": []any{"gd"}, "categories": []any{"all"}},
+			"versions": []any{version("v1", true), v2}},
+	}
+}
+
+// startGadgets runs a server with the gadget CRD of group created.
+func startGadgets(t *testing.T, group string) (*env, map[string]any) {
+	t.Helper()
+	e := start(t)
+	crd := e.do("POST", crdPath, gadgetCRD(group)).mustCode(t, 201).obj(t)
+	return e, crd
+}
+
+func condition(obj map[string]any, typ string) map[string]any {
+	conds, _ := at(obj, "status", "conditions").([]any)
+	for _, c := range conds {
+		if m, _ := c.(map[string]any); m["type"] == typ {
+			return m
+		}
+	}
+	return nil
+}
+
+// A CRD's create answers with the CRD established, and its resource is
+// served, discovered and documented from the very next request.
+func TestCRDEstablishedOnCreate(t *testing.T) {
+	t.Parallel()
+	e, crd := startGadgets(t, "est.example.com")
+	for typ, reason := range map[string]string{"NamesAccepted": "NoConflicts", "Established": "InitialNamesAccepted"} {
+		c := condition(crd, typ)
+		if c == nil || c["status"] != "True" || c["reason"] != reason {
+			t.Errorf("condition %s = %v, want True/%s", typ, c, reason)
+		}
+	}
+	want := map[string]any{"plural": "gadgets", "singular": "gadget", "kind": "Gadget", "listKind": "GadgetList",
+		"shortNames": []any{"gd"}, "categories": []any{"all"}}
+	if got := at(crd, "status", "acceptedNames"); !reflect.DeepEqual(got, want) {
+		t.Errorf("acceptedNames = %v, want %v", got, want)
+	}
+	p := groupPath("est.example.com", "v1", "default", "gadgets")
+	cr := e.do("POST", p, map[string]any{"apiVersion": "est.example.com/v1", "kind": "Gadget",
+		"metadata": map[string]any{"name": "g1"}, "spec": map[string]any{"name": "a"}}).mustCode(t, 201).obj(t)
+	if at(cr, "metadata", "generation") != 1.0 || at(cr, "spec", "max") != 10.0 {
+		t.Errorf("created %v", cr)
+	}
+
+	list := e.do("GET", "/apis/est.example.com/v1", nil).mustCode(t, 200).obj(t)
+	res, _ := list["resources"].([]any)
+	names := map[string]bool{}
+	for _, r := range res {
+		names[at(r, "name").(string)] = true
+		if at(r, "name") == "gadgets" {
+			if at(r, "kind") != "Gadget" || at(r, "namespaced") != true || !reflect.DeepEqual(at(r, "shortNames"), []any{"gd"}) {
+				t.Errorf("discovery entry %v", r)
+			}
+		}
+	}
+	for _, n := range []string{"gadgets", "gadgets/status", "gadgets/scale"} {
+		if !names[n] {
+			t.Errorf("discovery lacks %s: %v", n, names)
+		}
+	}
+	groups := e.do("GET", "/apis", nil).mustCode(t, 200)
+	if !strings.Contains(string(groups.body), `"name":"est.example.com"`) {
+		t.Errorf("/apis lacks the group: %s", groups.body)
+	}
+	doc := e.do("GET", "/openapi/v3/apis/est.example.com/v1", nil).mustCode(t, 200).obj(t)
+	def := at(doc, "components", "schemas", "com.example.est.v1.Gadget")
+	if at(def, "properties", "spec", "properties", "name", "maxLength") != 10.0 {
+		t.Errorf("OpenAPI definition %v", def)
+	}
+	// The deprecated version warns.
+	r := e.do("GET", groupPath("est.example.com", "v2", "default", "gadgets"), nil).mustCode(t, 200)
+	if w := r.header.Get("Warning"); w != `299 - "est.example.com/v2 Gadget is deprecated"` {
+		t.Errorf("Warning %q", w)
+	}
+}
+
+// A custom resource is decoded, pruned, defaulted and encoded from its
+// schema: unknown members are dropped (or refused when strict),
+// defaults fill absent members, nullable nulls stay, and members are
+// written in key order.
+func TestCustomResourceDecoding(t *testing.T) {
+	t.Parallel()
+	e, _ := startGadgets(t, "dec.example.com")
+	p := groupPath("dec.example.com", "v1", "default", "gadgets")
+	body := `{"apiVersion":"dec.example.com/v1","kind":"Gadget","metadata":{"name":"g1"},` +
+		`"spec":{"name":"a","bogus":1,"note":null,"max":null,"tags":["x"],"selector":{"k":"v"}},"extra":true}`
+	e.do("POST", p+"?fieldValidation=Strict", body).mustCode(t, 400).
+		mustMessage(t, `Gadget in version "v1" cannot be handled as a Gadget: strict decoding error: unknown field "spec.bogus", unknown field "extra"`)
+	r := e.do("POST", p, body).mustCode(t, 201)
+	if w := r.header.Values("Warning"); len(w) != 2 || !strings.Contains(w[1], `unknown field \"extra\"`) {
+		t.Errorf("warnings %q", w)
+	}
+	got := r.obj(t)
+	wantSpec := map[string]any{"name": "a", "note": nil, "min": 0.0, "max": 10.0, "tags": []any{"x"}, "selector": map[string]any{"k": "v"}}
+	if !reflect.DeepEqual(got["spec"], wantSpec) || got["extra"] != nil {
+		t.Errorf("stored %v, want spec %v", got, wantSpec)
+	}
+	raw := string(e.do("GET", p+"/g1", nil).mustCode(t, 200).body)
+	if i := strings.Index(raw, `"spec":`); i < 0 || !strings.HasPrefix(raw[i:], `"spec":{"max":10,"min":0,"name":"a","note":null,"selector":{"k":"v"},"tags":["x"]}`) {
+		t.Errorf("encoded %s", raw)
+	}
+	// Protobuf is not a custom resource's encoding.
+	e.do("GET", p+"/g1", nil, "Accept", platBrand.ProtobufMediaType).mustCode(t, 406).
+		mustMessage(t, "only the following media types are accepted: application/json, application/yaml")
+	if r := e.do("GET", p+"/g1", nil, "Accept", platBrand.ProtobufMediaType+", application/json"); r.code != 200 || r.header.Get("Content-Type") != "application/json" {
+		t.Errorf("protobuf or JSON: %d %s", r.code, r.header.Get("Content-Type"))
+	}
+	e.do("POST", p, []byte{0x6b, 0x38, 0x73, 0}, "Content-Type", platBrand.ProtobufMediaType).mustCode(t, 415).
+		mustMessage(t, "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
+}
+
+// Schema validation and validation rules refuse bad custom resources with
+// upstream's texts, and store nothing.
+func TestCustomResourceValidation(t *testing.T) {
+	t.Parallel()
+	e, _ := startGadgets(t, "val.example.com")
+	p := groupPath("val.example.com", "v1", "default", "gadgets")
+	gadget := func(spec map[string]any) map[string]any {
+		return map[string]any{"apiVersion": "val.example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": "g1"}, "spec": spec}
+	}
+	e.do("POST", p, gadget(map[string]any{"name": "toolongname!", "min": 5, "max": 1})).mustCode(t, 422).
+		mustMessage(t, `Gadget.val.example.com "g1" is invalid: [spec.name: Too long: may not be more than 10 bytes, spec: Invalid value: "object": min must not exceed max]`)
+	e.do("POST", p, gadget(map[string]any{"color": "green", "min": "x"})).mustCode(t, 422).
+		mustMessage(t, `Gadget.val.example.com "g1" is invalid: [spec.color: Unsupported value: "green": supported values: "red", "blue", spec.min: Invalid value: "string": spec.min in body must be of type integer: "string", <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]`)
+	e.do("POST", p, gadget(map[string]any{"tags": []any{"a", "a"}})).mustCode(t, 422).
+		mustMessage(t, `Gadget.val.example.com "g1" is invalid: spec.tags[1]: Duplicate value: "a"`)
+	e.do("GET", p+"/g1", nil).mustCode(t, 404)
+
+	// A transition rule sees the old object on update.
+	cur := e.do("POST", p, gadget(map[string]any{"name": "a"})).mustCode(t, 201).obj(t)
+	cur["spec"].(map[string]any)["name"] = "b"
+	e.do("PUT", p+"/g1", cur).mustCode(t, 422).
+		mustMessage(t, `Gadget.val.example.com "g1" is invalid: spec: Invalid value: "object": name is immutable`)
+}
+
+// With a status subresource, the main resource does not write status and
+// the status subresource writes nothing else; the generation counts spec
+// changes only. The scale subresource reads and writes the replica paths.
+func TestCustomResourceSubresources(t *testing.T) {
+	t.Parallel()
+	e, _ := startGadgets(t, "sub.example.com")
+	p := groupPath("sub.example.com", "v1", "default", "gadgets")
+	obj := e.do("POST", p, map[string]any{"apiVersion": "sub.example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": "g1"},
+		"spec": map[string]any{"replicas": 1}, "status": map[string]any{"phase": "made up"}}).mustCode(t, 201).obj(t)
+	if obj["status"] != nil {
+		t.Errorf("create kept status %v", obj["status"])
+	}
+	obj["status"] = map[string]any{"phase": "Running", "replicas": 1}
+	obj["spec"].(map[string]any)["color"] = "red"
+	st := e.do("PUT", p+"/g1/status", obj).mustCode(t, 200).obj(t)
+	if at(st, "status", "phase") != "Running" || at(st, "spec", "color") != nil || at(st, "metadata", "generation") != 1.0 {
+		t.Errorf("status write stored %v", st)
+	}
+	st["status"] = map[string]any{"phase": "ignored"}
+	st["spec"].(map[string]any)["color"] = "blue"
+	main := e.do("PUT", p+"/g1", st).mustCode(t, 200).obj(t)
+	if at(main, "status", "phase") != "Running" || at(main, "spec", "color") != "blue" || at(main, "metadata", "generation") != 2.0 {
+		t.Errorf("main write stored %v", main)
+	}
+	main["metadata"].(map[string]any)["labels"] = map[string]any{"a": "b"}
+	if g := at(e.do("PUT", p+"/g1", main).mustCode(t, 200).obj(t), "metadata", "generation"); g != 2.0 {
+		t.Errorf("a metadata change moved the generation to %v", g)
+	}
+
+	scale := e.do("GET", p+"/g1/scale", nil).mustCode(t, 200).obj(t)
+	if scale["kind"] != "Scale" || at(scale, "spec", "replicas") != 1.0 || at(scale, "status", "replicas") != 1.0 {
+		t.Errorf("scale %v", scale)
+	}
+	e.do("PATCH", p+"/g1/scale", `{"spec":{"replicas":4}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
+	if r := at(e.do("GET", p+"/g1", nil).mustCode(t, 200).obj(t), "spec", "replicas"); r != 4.0 {
+		t.Errorf("replicas after scale %v", r)
+	}
+}
+
+// Custom resources take JSON and merge patches but not strategic ones;
+// they print their printer columns; they are listed by their selectable
+// fields; and every served version reads the same objects.
+func TestCustomResourcePatchTableSelectVersions(t *testing.T) {
+	t.Parallel()
+	e, _ := startGadgets(t, "pts.example.com")
+	p := groupPath("pts.example.com", "v1", "default", "gadgets")
+	for _, name := range []string{"r", "b"} {
+		color := map[string]string{"r": "red", "b": "blue"}[name]
+		e.do("POST", p, map[string]any{"apiVersion": "pts.example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": name},
+			"spec": map[string]any{"color": color}}).mustCode(t, 201)
+	}
+	e.do("PATCH", p+"/r", `{"spec":{"max":20}}`, "Content-Type", "application/strategic-merge-patch+json").mustCode(t, 415).
+		mustMessage(t, "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml")
+	got := e.do("PATCH", p+"/r", `[{"op":"replace","path":"/spec/max","value":20}]`, "Content-Type", "application/json-patch+json").mustCode(t, 200).obj(t)
+	if at(got, "spec", "max") != 20.0 {
+		t.Errorf("patched %v", got)
+	}
+
+	tab := e.do("GET", p, nil, "Accept", "application/json;as=Table;v=v1;g="+platBrand.MetaGroup()).mustCode(t, 200).obj(t)
+	var cols []string
+	for _, c := range tab["columnDefinitions"].([]any) {
+		cols = append(cols, at(c, "name").(string)+"/"+at(c, "type").(string))
+	}
+	if !reflect.DeepEqual(cols, []string{"Name/string", "Color/string", "Max/integer"}) {
+		t.Errorf("columns %v", cols)
+	}
+	if cells := at(tab, "rows", 1, "cells"); !reflect.DeepEqual(cells, []any{"r", "red", 20.0}) {
+		t.Errorf("row %v", cells)
+	}
+
+	sel := e.do("GET", p+"?fieldSelector=spec.color%3Dblue", nil).mustCode(t, 200).obj(t)
+	if items := sel["items"].([]any); len(items) != 1 || at(items[0], "metadata", "name") != "b" {
+		t.Errorf("selected %v", items)
+	}
+	e.do("GET", p+"?fieldSelector=spec.max%3D1", nil).mustCode(t, 400).mustMessage(t, "field label not supported: spec.max")
+
+	v2 := e.do("GET", groupPath("pts.example.com", "v2", "default", "gadgets")+"/b", nil).mustCode(t, 200).obj(t)
+	if v2["apiVersion"] != "pts.example.com/v2" || at(v2, "spec", "color") != "blue" {
+		t.Errorf("v2 read %v", v2)
+	}
+}
+
+// A CRD whose names clash with another's is stored but not served; a
+// deleted CRD takes its custom resources with it, waiting for their
+// finalizers, and its resource is no longer served.
+func TestCRDConflictAndDeletion(t *testing.T) {
+	t.Parallel()
+	e, _ := startGadgets(t, "del.example.com")
+	clash := gadgetCRD("del.example.com")
+	clash["metadata"] = map[string]any{"name": "widgets.del.example.com"}
+	clash["spec"].(map[string]any)["names"] = map[string]any{"plural": "widgets", "singular": "widget", "kind": "Gadget"}
+	crd := e.do("POST", crdPath, clash).mustCode(t, 201).obj(t)
+	if c := condition(crd, "NamesAccepted"); c == nil || c["status"] != "False" || c["reason"] != "KindConflict" || c["message"] != `"Gadget" is already in use` {
+		t.Errorf("NamesAccepted %v", c)
+	}
+	if c := condition(crd, "Established"); c == nil || c["status"] != "False" || c["reason"] != "NotAccepted" {
+		t.Errorf("Established %v", c)
+	}
+	e.do("GET", groupPath("del.example.com", "v1", "default", "widgets"), nil).mustCode(t, 404)
+
+	p := groupPath("del.example.com", "v1", "default", "gadgets")
+	e.do("POST", p, map[string]any{"apiVersion": "del.example.com/v1", "kind": "Gadget",
+		"metadata": map[string]any{"name": "held", "finalizers": []any{"example.com/hold"}}}).mustCode(t, 201)
+	e.do("POST", p, map[string]any{"apiVersion": "del.example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": "free"}}).mustCode(t, 201)
+
+	del := e.do("DELETE", crdPath+"/gadgets.del.example.com", nil).mustCode(t, 200).obj(t)
+	if fins := at(del, "metadata", "finalizers"); !reflect.DeepEqual(fins, []any{"customresourcecleanup." + platBrand.Group("apiextensions")}) {
+		t.Errorf("finalizers %v", fins)
+	}
+	if c := condition(del, "Terminating"); c == nil || c["reason"] != "InstanceDeletionPending" ||
+		c["message"] != "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon" {
+		t.Errorf("Terminating %v", c)
+	}
+	eventually(t, "the free gadget deleted", func() bool { return e.do("GET", p+"/free", nil).code == 404 })
+	held := e.do("GET", p+"/held", nil).mustCode(t, 200).obj(t)
+	if at(held, "metadata", "deletionTimestamp") == nil {
+		t.Errorf("held gadget not being deleted: %v", held)
+	}
+	crd = e.do("GET", crdPath+"/gadgets.del.example.com", nil).mustCode(t, 200).obj(t)
+	if c := condition(crd, "Terminating"); c == nil || c["reason"] != "InstanceDeletionInProgress" {
+		t.Errorf("Terminating while instances remain %v", c)
+	}
+	e.do("PATCH", p+"/held", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
+	eventually(t, "the CRD gone", func() bool { return e.do("GET", crdPath+"/gadgets.del.example.com", nil).code == 404 })
+	eventually(t, "the resource unserved", func() bool { return e.do("GET", p, nil).code == 404 })
+	if body := string(e.do("GET", "/apis/del.example.com/v1", nil).body); strings.Contains(body, `"gadgets"`) {
+		t.Errorf("discovery still lists gadgets: %s", body)
+	}
+}
+
+// CRDs are served again after a restart before the server reports ready.
+func TestCRDServedAfterRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	e := startWith(t, testOptions(t, dir))
+	e.do("POST", crdPath, gadgetCRD("rst.example.com")).mustCode(t, 201)
+	p := groupPath("rst.example.com", "v1", "default", "gadgets")
+	e.do("POST", p, map[string]any{"apiVersion": "rst.example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": "g"},
+		"spec": map[string]any{}}).mustCode(t, 201)
+	e.stop()
+	e2 := startWith(t, testOptions(t, dir))
+	got := e2.do("GET", p+"/g", nil).mustCode(t, 200).obj(t)
+	var spec map[string]any
+	_ = json.Unmarshal([]byte(`{"max":10,"min":0}`), &spec)
+	if !reflect.DeepEqual(got["spec"], spec) {
+		t.Errorf("after restart %v", got)
+	}
+}
