@@ -304,6 +304,8 @@ func TestCRDConflictAndDeletion(t *testing.T) {
 		t.Errorf("Terminating %v", c)
 	}
 	eventually(t, "the free gadget deleted", func() bool { return e.do("GET", p+"/free", nil).code == 404 })
+	e.do("POST", p, map[string]any{"apiVersion": "del.example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": "late"}}).
+		mustCode(t, 405).mustMessage(t, "create not allowed while custom resource definition is terminating")
 	held := e.do("GET", p+"/held", nil).mustCode(t, 200).obj(t)
 	if at(held, "metadata", "deletionTimestamp") == nil {
 		t.Errorf("held gadget not being deleted: %v", held)

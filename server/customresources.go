@@ -16,7 +16,7 @@ func (s *Server) customResources() (*controllers.CRDs, int64, error) {
 		return nil, 0, nil
 	}
 	ctrl := &controllers.CRDs{
-		Source: s.store, Objects: s.rest, Registry: s.reg, Descriptor: d, Log: s.log,
+		Source: s.store, Objects: s.rest, Registry: s.reg, Descriptor: d, Log: s.log, Forget: s.rest.Forget,
 		Builder:   customresource.NewBuilder(d.Schema.Field("metadata").Schema, b),
 		Finalizer: customresource.CleanupFinalizer(b),
 	}

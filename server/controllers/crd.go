@@ -32,6 +32,9 @@ type CRDs struct {
 	Registry   *registry.Registry
 	Builder    *customresource.Builder
 	Descriptor *registry.Descriptor
+	// Forget, when set, is told of descriptors no longer served, so what
+	// was built for them can go.
+	Forget func([]*registry.Descriptor)
 	// Finalizer is the cleanup finalizer a deleted CRD carries until its
 	// custom resources are gone.
 	Finalizer string
@@ -185,6 +188,9 @@ func (c *CRDs) apply(kv bolt.KV) {
 	var fp []byte
 	if customresource.Established(crd) {
 		fp = schema.Encode(nil, map[string]any{"spec": crd["spec"], "status": map[string]any{"acceptedNames": child(crd, "status")["acceptedNames"]}}, c.Descriptor.Schema)
+		if terminating {
+			fp = append(fp, " terminating"...)
+		}
 	}
 	c.mu.Lock()
 	cur := c.served[name]
@@ -201,6 +207,11 @@ func (c *CRDs) apply(kv bolt.KV) {
 		if err == nil {
 			descs, err = c.Builder.Descriptors(def)
 		}
+		if terminating {
+			for _, d := range descs {
+				d.RefuseCreate = "create not allowed while custom resource definition is terminating"
+			}
+		}
 		if err != nil {
 			c.Log.Error("serving a custom resource definition", "name", name, "err", err)
 			descs = nil
@@ -211,6 +222,7 @@ func (c *CRDs) apply(kv bolt.KV) {
 		old = cur.descs
 	}
 	c.Registry.Replace(old, descs)
+	c.forget(old)
 	c.mu.Lock()
 	c.served[name] = &servedCRD{fingerprint: string(fp), descs: descs, terminating: terminating}
 	c.mu.Unlock()
@@ -228,6 +240,13 @@ func (c *CRDs) remove(key string) {
 	c.mu.Unlock()
 	if cur != nil {
 		c.Registry.Replace(cur.descs, nil)
+		c.forget(cur.descs)
+	}
+}
+
+func (c *CRDs) forget(ds []*registry.Descriptor) {
+	if c.Forget != nil && len(ds) > 0 {
+		c.Forget(ds)
 	}
 }
 

@@ -59,6 +59,10 @@ type Type struct {
 // use rather than at start.
 var typeCache sync.Map // *schema.Schema -> *Type
 
+// Forget drops the converted form of s: a schema that is no longer served
+// (a custom resource's replaced version) must not stay reachable.
+func Forget(s *schema.Schema) { typeCache.Delete(s) }
+
 // TypeOf returns the structured-merge-diff form of s.
 func TypeOf(s *schema.Schema) *Type {
 	if t, ok := typeCache.Load(s); ok {

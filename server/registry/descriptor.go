@@ -184,6 +184,9 @@ type Descriptor struct {
 	// a name without a "/" be a standard one (custom resources are only
 	// warned, by their Warnings hook).
 	AnyFinalizerNames bool
+	// RefuseCreate, when set, answers every create with 405 and this
+	// message: the resources of a CRD being deleted take no new objects.
+	RefuseCreate string
 	// NoStrategicMergePatch refuses strategic merge patches with 415: the
 	// type declares no patch strategies (custom resources).
 	NoStrategicMergePatch bool

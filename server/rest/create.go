@@ -46,6 +46,12 @@ func (h *Handler) checkNamespace(s *scope, name string) error {
 
 // create serves POST to a collection.
 func (h *Handler) create(w http.ResponseWriter, r *http.Request, s *scope) {
+	if s.d.RefuseCreate != "" {
+		e := apierr.MethodNotSupported(s.d.Group, s.d.Resource, "create")
+		e.Status.Message = s.d.RefuseCreate
+		h.writeError(w, r, e)
+		return
+	}
 	out, wo, dec, err := h.beginWrite(r, s, kindCreateOptions)
 	if err != nil {
 		h.writeError(w, r, err)

@@ -44,6 +44,21 @@ func (h *Handler) fields(d *registry.Descriptor, sub string) *fieldmanager.Resou
 	return r.(*fieldmanager.Resource)
 }
 
+// Forget drops what was built for writes of descriptors no longer
+// served (a custom resource definition's replaced versions), so that they
+// do not stay reachable.
+func (h *Handler) Forget(ds []*registry.Descriptor) {
+	for _, d := range ds {
+		h.fieldMgrs.m.Range(func(k, _ any) bool {
+			if k.(fieldsKey).d == d {
+				h.fieldMgrs.m.Delete(k)
+			}
+			return true
+		})
+		fieldmanager.Forget(d.Schema)
+	}
+}
+
 // otherVersions are the other served versions of d's stored objects, in
 // its group or another (events are served by two), and the conversion
 // between any two, through the stored form.
