@@ -447,6 +447,12 @@ func FuzzValidate(f *testing.F) {
 				_ = e.Error()
 			}
 		}
+		for _, e := range ValidateStatusUpdate(p, obj, obj) {
+			_ = e.Error()
+		}
+		for _, e := range ValidateScaleReplicas(obj, ".spec.x") {
+			_ = e.Error()
+		}
 		for _, e := range ValidateDefaults(p, "s") {
 			_ = e.Error()
 		}

@@ -1,0 +1,84 @@
+package jsonschema
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestValidateStatusUpdate(t *testing.T) {
+	p := mustParse(t, `{"type":"object","properties":{
+		"spec":{"type":"object","properties":{"s":{"type":"string","maxLength":1}}},
+		"status":{"type":"object","properties":{"replicas":{"type":"integer"},"phase":{"type":"string","enum":["A"]},
+			"set":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}}},"anyOf":[{"required":["replicas"]}]}}}`)
+	cases := []struct {
+		name     string
+		old, cur string
+		want     []string
+	}{
+		{"spec not checked", `{}`, `{"spec":{"s":"long"},"status":{"replicas":1}}`, nil},
+		{"no status", `{}`, `{"spec":{}}`, nil},
+		{"status members", `{}`, `{"status":{"replicas":"1","phase":"B"}}`,
+			[]string{
+				`status.phase: Unsupported value: "B": supported values: "A"`,
+				`status.replicas: Invalid value: "string": replicas in body must be of type integer: "string"`,
+			}},
+		{"status composition", `{}`, `{"status":{}}`,
+			[]string{
+				`status: Invalid value: "": "" must validate at least one schema (anyOf)`,
+				`status.replicas: Required value`,
+			}},
+		{"unchanged status not ratcheted", `{"status":{"replicas":1,"phase":"B"}}`, `{"status":{"replicas":1,"phase":"B"}}`,
+			[]string{`status.phase: Unsupported value: "B": supported values: "A"`}},
+		{"set checked", `{"status":{"replicas":1}}`, `{"status":{"replicas":1,"set":["a","a"]}}`,
+			[]string{`status.set[1]: Duplicate value: "a"`}},
+		{"set kept when old broke it", `{"status":{"replicas":1,"set":["a","a"]}}`, `{"status":{"replicas":1,"set":["a","a"]}}`, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got := render(ValidateStatusUpdate(p, mustDecode(t, c.cur), mustDecode(t, c.old)))
+			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+				t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
+			}
+		})
+	}
+}
+
+func TestValidateTypeMeta(t *testing.T) {
+	got := render(ValidateTypeMeta(mustDecode(t, `{"apiVersion":"x/v2","kind":"Bar"}`), "x/v1", "Foo"))
+	want := []string{`kind: Invalid value: "Bar": must be Foo`, `apiVersion: Invalid value: "x/v2": must be x/v1`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got %q", got)
+	}
+	if errs := ValidateTypeMeta(mustDecode(t, `{"apiVersion":"x/v1","kind":"Foo"}`), "x/v1", "Foo"); len(errs) != 0 {
+		t.Errorf("valid type meta: %v", errs)
+	}
+}
+
+func TestValidateScale(t *testing.T) {
+	cases := []struct {
+		obj, path string
+		selector  bool
+		want      []string
+	}{
+		{`{"spec":{"replicas":3}}`, ".spec.replicas", false, nil},
+		{`{"spec":{}}`, ".spec.replicas", false, nil},
+		{`{"spec":null}`, ".spec.replicas", false, nil},
+		{`{"spec":{"replicas":-1}}`, ".spec.replicas", false, []string{`.spec.replicas: Invalid value: -1: should be a non-negative integer`}},
+		{`{"spec":{"replicas":2147483648}}`, ".spec.replicas", false, []string{`.spec.replicas: Invalid value: 2147483648: should be less than or equal to 2147483647`}},
+		{`{"spec":{"replicas":"3"}}`, ".spec.replicas", false, []string{`.spec.replicas: Invalid value: 0: .spec.replicas accessor error: 3 is of the type string, expected int64`}},
+		{`{"spec":{"replicas":null}}`, ".spec.replicas", false, []string{`.spec.replicas: Invalid value: 0: .spec.replicas accessor error: <nil> is of the type <nil>, expected int64`}},
+		{`{"spec":[1]}`, ".spec.replicas", false, []string{`.spec.replicas: Invalid value: 0: .spec.replicas accessor error: [1] is of the type []interface {}, expected map[string]interface{}`}},
+		{`{"status":{"selector":"a=b"}}`, ".status.selector", true, nil},
+		{`{"status":{"selector":{"a":"b"}}}`, ".status.selector", true, []string{`.status.selector: Invalid value: "": .status.selector accessor error: map[a:b] is of the type map[string]interface {}, expected string`}},
+	}
+	for _, c := range cases {
+		obj := mustDecode(t, c.obj)
+		errs := ValidateScaleReplicas(obj, c.path)
+		if c.selector {
+			errs = ValidateScaleSelector(obj, c.path)
+		}
+		if got := render(errs); strings.Join(got, "\n") != strings.Join(c.want, "\n") {
+			t.Errorf("%s at %s:\ngot  %q\nwant %q", c.obj, c.path, got, c.want)
+		}
+	}
+}
