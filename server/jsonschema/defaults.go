@@ -62,9 +62,9 @@ func validateDefaults(p *Props, path string, insideMeta bool) apierr.FieldErrors
 	if item := p.ItemSchema(); item != nil {
 		errs = append(errs, validateDefaults(item, path+".items", insideMeta)...)
 	}
-	for _, k := range sortedKeys(p.Properties) {
-		sub := p.Properties[k]
-		errs = append(errs, validateDefaults(&sub, path+".properties["+k+"]", insideMeta || p.XEmbeddedResource && metaField(k))...)
+	names, subs := p.propertyList()
+	for i, k := range names {
+		errs = append(errs, validateDefaults(subs[i], path+".properties["+k+"]", insideMeta || p.XEmbeddedResource && metaField(k))...)
 	}
 	return errs
 }
@@ -85,8 +85,8 @@ func wouldPrune(v any, p *Props) bool {
 			if p.XEmbeddedResource && metaField(k) {
 				continue
 			}
-			if sub, ok := p.Properties[k]; ok {
-				if wouldPrune(e, &sub) {
+			if sub, ok := p.property(k); ok {
+				if wouldPrune(e, sub) {
 					return true
 				}
 			} else if p.AdditionalProperties != nil {
@@ -123,8 +123,8 @@ func wouldPruneKept(v any, p *Props) bool {
 			if p.XEmbeddedResource && metaField(k) {
 				continue
 			}
-			if sub, ok := p.Properties[k]; ok {
-				if wouldPrune(e, &sub) {
+			if sub, ok := p.property(k); ok {
+				if wouldPrune(e, sub) {
 					return true
 				}
 			} else if p.AdditionalProperties != nil {

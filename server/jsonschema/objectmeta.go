@@ -420,8 +420,8 @@ func coerceError(p *Props, path string, v any) *apierr.FieldError {
 					}
 				}
 			}
-			if sub, ok := p.Properties[k]; ok {
-				if err := coerceError(&sub, childPath(path, k), e); err != nil {
+			if sub, ok := p.property(k); ok {
+				if err := coerceError(sub, childPath(path, k), e); err != nil {
 					return err
 				}
 			} else if p.AdditionalProperties != nil {

@@ -65,6 +65,10 @@ type Props struct {
 	XListType              *string          `json:"x-kubernetes-list-type,omitempty"`
 	XMapType               *string          `json:"x-kubernetes-map-type,omitempty"`
 	XValidations           []ValidationRule `json:"x-kubernetes-validations,omitempty"`
+
+	// index is what validation derives from the node, set by Parse;
+	// compare nodes with sameProps, not reflect.DeepEqual.
+	index *index
 }
 
 // ValidationRule is one x-kubernetes-validations entry: a CEL rule.
@@ -205,6 +209,7 @@ func ParseJSON(raw []byte) (*Props, error) {
 	if err := json.Unmarshal(raw, p); err != nil {
 		return nil, fmt.Errorf("reading the schema: %w", err)
 	}
+	p.buildIndex()
 	return p, nil
 }
 

@@ -50,13 +50,11 @@ func (c *correlation) child(field string) *correlation {
 	if !ok1 || !ok2 {
 		return nil
 	}
-	var sub *Props
-	if prop, ok := c.p.Properties[field]; ok {
-		sub = &prop
-	} else if vs := c.p.ValueSchema(); vs != nil {
-		sub = vs
-	} else {
-		return nil
+	sub, ok := c.p.property(field)
+	if !ok {
+		if sub = c.p.ValueSchema(); sub == nil {
+			return nil
+		}
 	}
 	x := &correlation{old: o, cur: n, p: sub}
 	c.remember(field, x)

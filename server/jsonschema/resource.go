@@ -27,8 +27,12 @@ func Validate(p *Props, obj map[string]any) apierr.FieldErrors {
 		return nil
 	}
 	errs := fieldErrors("", walker{}.validateValue(p, "", obj, nil).errs)
-	errs = append(errs, validateEmbedded(p, "", obj)...)
-	errs = append(errs, validateListSetsAndMaps(p, "", obj)...)
+	if p.mayHaveEmbedded() {
+		errs = append(errs, validateEmbedded(p, "", obj)...)
+	}
+	if p.mayHaveLists() {
+		errs = append(errs, validateListSetsAndMaps(p, "", obj)...)
+	}
 	return errs
 }
 
@@ -44,8 +48,10 @@ func ValidateUpdate(p *Props, obj, old map[string]any) apierr.FieldErrors {
 	}
 	c := newCorrelation(obj, old, p)
 	errs := fieldErrors("", walker{}.validateValue(p, "", obj, c).errs)
-	errs = append(errs, validateEmbedded(p, "", obj)...)
-	if len(validateListSetsAndMaps(p, "", old)) == 0 {
+	if p.mayHaveEmbedded() {
+		errs = append(errs, validateEmbedded(p, "", obj)...)
+	}
+	if p.mayHaveLists() && len(validateListSetsAndMaps(p, "", old)) == 0 {
 		errs = append(errs, validateListSetsAndMaps(p, "", obj)...)
 	}
 	return errs
@@ -77,8 +83,8 @@ func validateEmbedded(p *Props, path string, v any) apierr.FieldErrors {
 			errs = append(errs, validateEmbeddedResource(path, x)...)
 		}
 		for _, k := range sortedKeys(x) {
-			if sub, ok := p.Properties[k]; ok {
-				errs = append(errs, validateEmbedded(&sub, childPath(path, k), x[k])...)
+			if sub, ok := p.property(k); ok {
+				errs = append(errs, validateEmbedded(sub, childPath(path, k), x[k])...)
 			} else if vs := p.ValueSchema(); vs != nil {
 				errs = append(errs, validateEmbedded(vs, keyPath(path, k), x[k])...)
 			}
@@ -148,8 +154,8 @@ func validateListSetsAndMaps(p *Props, path string, obj map[string]any) apierr.F
 	}
 	if p.Properties != nil {
 		for _, k := range keys {
-			if sub, ok := p.Properties[k]; ok {
-				errs = append(errs, listSetsAndMapsIn(&sub, childPath(path, k), obj[k])...)
+			if sub, ok := p.property(k); ok {
+				errs = append(errs, listSetsAndMapsIn(sub, childPath(path, k), obj[k])...)
 			}
 		}
 	}

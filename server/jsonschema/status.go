@@ -22,8 +22,8 @@ func ValidateStatusUpdate(p *Props, obj, old map[string]any) apierr.FieldErrors 
 	}
 	var errs apierr.FieldErrors
 	if status, ok := obj["status"]; ok {
-		if sp, ok := p.Properties["status"]; ok {
-			errs = fieldErrors("status", walker{}.validateValue(&sp, "", status, nil).errs)
+		if sp, ok := p.property("status"); ok {
+			errs = fieldErrors("status", walker{}.validateValue(sp, "", status, nil).errs)
 		}
 	}
 	if e := validateListSetsAndMaps(p, "", obj); len(e) > 0 && len(validateListSetsAndMaps(p, "", old)) == 0 {

@@ -3,7 +3,6 @@ package jsonschema
 import (
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -633,7 +632,7 @@ func hasValueValidation(p *Props) bool {
 // intOrStringAnyOf reports whether l is exactly anyOf [integer, string],
 // the form int-or-string fields are declared with.
 func intOrStringAnyOf(l []Props) bool {
-	return len(l) == 2 && reflect.DeepEqual(l[0], Props{Type: "integer"}) && reflect.DeepEqual(l[1], Props{Type: "string"})
+	return len(l) == 2 && sameProps(l[0], Props{Type: "integer"}) && sameProps(l[1], Props{Type: "string"})
 }
 
 // valueValidation checks the junctors of a node (anyOf, allOf, oneOf,

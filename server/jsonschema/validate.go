@@ -150,11 +150,8 @@ func (r *result) add(f *failure) {
 	r.errs = append(r.errs, f)
 }
 
-func (r *result) merge(others ...*result) {
+func (r *result) merge(others ...result) {
 	for _, o := range others {
-		if o == nil {
-			continue
-		}
 		for _, f := range o.errs {
 			r.add(f)
 		}
@@ -162,9 +159,9 @@ func (r *result) merge(others ...*result) {
 	}
 }
 
-func (r *result) valid() bool { return r == nil || len(r.errs) == 0 }
+func (r result) valid() bool { return len(r.errs) == 0 }
 
-func fail(f *failure) *result { return &result{errs: []*failure{f}} }
+func fail(f *failure) result { return result{errs: []*failure{f}} }
 
 func hasType(types []string, t string) bool {
 	for _, x := range types {
@@ -179,7 +176,7 @@ func hasType(types []string, t string) bool {
 // its old value on an update (nil: none): the failures of a value equal to
 // its old value are dropped, so that a schema made stricter does not
 // refuse an update that leaves the value alone (upstream's ratcheting).
-func (w walker) validateValue(p *Props, path string, data any, c *correlation) *result {
+func (w walker) validateValue(p *Props, path string, data any, c *correlation) result {
 	res := w.validateNode(p, path, data, c)
 	if !res.valid() && c.equal() {
 		res.errs = nil
@@ -189,8 +186,8 @@ func (w walker) validateValue(p *Props, path string, data any, c *correlation) *
 
 // validateNode is validateValue without dropping the failures of an
 // unchanged value.
-func (w walker) validateNode(p *Props, path string, data any, c *correlation) *result {
-	res := &result{}
+func (w walker) validateNode(p *Props, path string, data any, c *correlation) result {
+	var res result
 	data = normalize(data)
 	if data == nil {
 		res.merge(w.checkType(p, path, data))
@@ -198,7 +195,7 @@ func (w walker) validateNode(p *Props, path string, data any, c *correlation) *r
 		return res
 	}
 	k := kindOf(data)
-	step := func(r *result) {
+	step := func(r result) {
 		res.merge(r)
 		res.count++
 	}
@@ -252,10 +249,10 @@ func schemaInfo(data any) (string, string) {
 
 // checkType is upstream's type check, quirks included: a string or array
 // passes a non-numeric type that carries a format.
-func (w walker) checkType(p *Props, path string, data any) *result {
+func (w walker) checkType(p *Props, path string, data any) result {
 	types := w.types(p)
 	format := w.format(p)
-	res := &result{}
+	var res result
 	if data == nil {
 		if len(types) > 0 && !hasType(types, typeNull) && !p.Nullable {
 			return fail(invalidType(path, strings.Join(types, ","), typeNull))
@@ -308,7 +305,7 @@ func isJSONInteger(f float64) bool {
 
 // checkString is maxLength, minLength and pattern; the first failure ends
 // the check.
-func checkString(p *Props, path, data string) *result {
+func checkString(p *Props, path, data string) result {
 	n := int64(utf8.RuneCountInString(data))
 	if p.MaxLength != nil && n > *p.MaxLength {
 		return fail(&failure{code: codeTooLong, name: path, value: data, valid: *p.MaxLength,
@@ -319,7 +316,7 @@ func checkString(p *Props, path, data string) *result {
 			msg: fmt.Sprintf("%s in %s should be at least %d chars long", path, in, *p.MinLength)})
 	}
 	if p.Pattern != "" {
-		re, err := compilePattern(p.Pattern)
+		re, err := p.patternRegexp()
 		if err != nil {
 			return fail(&failure{code: codeOther, name: path, value: data,
 				msg: fmt.Sprintf("%s in %s should match '%s, but pattern is invalid: %s'", path, in, p.Pattern, err.Error())})
@@ -329,7 +326,7 @@ func checkString(p *Props, path, data string) *result {
 				msg: fmt.Sprintf("%s in %s should match '%s'", path, in, p.Pattern)})
 		}
 	}
-	return nil
+	return result{}
 }
 
 // patternCache holds compiled patterns: a CRD's few patterns are checked
@@ -364,9 +361,9 @@ func compilePattern(p string) (*regexp.Regexp, error) {
 	return re, err
 }
 
-func checkFormat(format, path, data string) *result {
+func checkFormat(format, path, data string) result {
 	if validFormat(format, data) {
-		return nil
+		return result{}
 	}
 	return fail(invalidType(path, format, data))
 }
@@ -383,8 +380,8 @@ func toInt64(f float64) int64 {
 // checkNumber is multipleOf, minimum and maximum, reported in that order.
 // An integer is compared with the limits converted to integers, as
 // upstream.
-func checkNumber(p *Props, path string, data any) *result {
-	res := &result{}
+func checkNumber(p *Props, path string, data any) result {
+	var res result
 	i, isInt := data.(int64)
 	f, _ := data.(float64)
 	if isInt {
@@ -473,8 +470,8 @@ func notMultiple(path string, factor, data any) *failure {
 
 // checkSlice validates the items first, then minItems, maxItems and
 // uniqueItems.
-func (w walker) checkSlice(p *Props, path string, data []any, c *correlation) *result {
-	res := &result{}
+func (w walker) checkSlice(p *Props, path string, data []any, c *correlation) result {
+	var res result
 	size := len(data)
 	if item := p.ItemSchema(); item != nil {
 		for i, v := range data {
@@ -527,30 +524,16 @@ func hasDuplicates(data []any) bool {
 	return false
 }
 
-// enumValues decodes the node's enum; values that do not decode are left
-// out, as they never match.
-func (p *Props) enumValues() []any {
-	vals := make([]any, 0, len(p.Enum))
-	for _, e := range p.Enum {
-		v, err := e.Value()
-		if err != nil {
-			continue
-		}
-		vals = append(vals, v)
-	}
-	return vals
-}
-
 // checkEnum accepts a value equal to an enum member after conversion to
 // the member's Go type, as upstream (so 1.5 matches 1, and 65 matches "A").
-func checkEnum(p *Props, path string, data any) *result {
+func checkEnum(p *Props, path string, data any) result {
 	if len(p.Enum) == 0 {
-		return nil
+		return result{}
 	}
 	vals := p.enumValues()
 	for _, v := range vals {
 		if enumMatch(data, v) {
-			return nil
+			return result{}
 		}
 	}
 	return fail(&failure{code: codeEnum, name: path, value: data, values: vals,
@@ -608,8 +591,8 @@ func joinPath(path, name string) string { return path + "." + name }
 
 // checkObject is min/maxProperties, additionalProperties, properties,
 // required and patternProperties, in upstream's order.
-func (w walker) checkObject(p *Props, path string, data map[string]any, c *correlation) *result {
-	res := &result{}
+func (w walker) checkObject(p *Props, path string, data map[string]any, c *correlation) result {
+	var res result
 	n := int64(len(data))
 	if p.MinProperties != nil && n < *p.MinProperties {
 		res.add(&failure{code: codeOther, name: path, value: n,
@@ -647,17 +630,17 @@ func (w walker) checkObject(p *Props, path string, data map[string]any, c *corre
 			}
 		}
 	}
-	for _, name := range sortedKeys(p.Properties) {
+	names, subs := p.propertyList()
+	for i, name := range names {
 		v, ok := data[name]
 		if !ok {
 			continue
 		}
-		sub := p.Properties[name]
 		child := name
 		if path != "" {
 			child = joinPath(path, name)
 		}
-		res.merge(w.validateValue(&sub, child, v, c.key(path, name)))
+		res.merge(w.validateValue(subs[i], child, v, c.key(path, name)))
 	}
 	for _, k := range p.Required {
 		if _, ok := data[k]; !ok {
@@ -691,7 +674,7 @@ func matchesPattern(p *Props, key string) bool {
 // often gives the same result without the cost growing with depth.
 type patternMatch struct {
 	pats    []string
-	results []*result
+	results []result
 }
 
 func (w walker) matchPatterns(p *Props, path, key string, v any, c *correlation) patternMatch {
@@ -711,28 +694,28 @@ func (w walker) matchPatterns(p *Props, path, key string, v any, c *correlation)
 // checkComposition is anyOf, oneOf, allOf, not and dependencies; every
 // sub-schema applies at the same path, and, as upstream, without pairing
 // values with old ones below it.
-func (w walker) checkComposition(p *Props, path string, data any) *result {
-	res := &result{}
+func (w walker) checkComposition(p *Props, path string, data any) result {
+	var res result
 	if len(p.AnyOf) > 0 {
 		var best, first *result
 		ok := false
 		for i := range p.AnyOf {
 			r := w.validateValue(&p.AnyOf[i], path, data, nil)
 			if r.valid() {
-				best, ok, first = nil, true, r
+				best, ok, first = nil, true, &r
 				break
 			}
 			if best == nil || r.count > best.count {
-				best = r
+				best = &r
 			}
 		}
 		if !ok {
 			res.add(composite(fmt.Sprintf("%q must validate at least one schema (anyOf)", path)))
 		}
 		if best != nil {
-			res.merge(best)
+			res.merge(*best)
 		} else if first != nil {
-			res.merge(first)
+			res.merge(*first)
 		}
 	}
 	if len(p.OneOf) > 0 {
@@ -744,12 +727,12 @@ func (w walker) checkComposition(p *Props, path string, data any) *result {
 				validated++
 				best = nil
 				if first == nil {
-					first = r
+					first = &r
 				}
 				continue
 			}
 			if validated == 0 && (best == nil || r.count > best.count) {
-				best = r
+				best = &r
 			}
 		}
 		if validated != 1 {
@@ -759,10 +742,10 @@ func (w walker) checkComposition(p *Props, path string, data any) *result {
 			}
 			res.add(composite(fmt.Sprintf("%q must validate one and only one schema (oneOf). %s", path, more)))
 			if best != nil {
-				res.merge(best)
+				res.merge(*best)
 			}
 		} else if first != nil {
-			res.merge(first)
+			res.merge(*first)
 		}
 	}
 	if len(p.AllOf) > 0 {

@@ -503,3 +503,27 @@ func TestValidateUpdateRatchets(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkValidate is the schema validation of a typical custom resource
+// write.
+func BenchmarkValidate(b *testing.B) {
+	p := mustParse(b, `{"type":"object","properties":{
+		"metadata":{"type":"object"},
+		"spec":{"type":"object","required":["image"],"properties":{
+			"image":{"type":"string","minLength":1,"pattern":"^[a-z0-9./:-]+$"},
+			"replicas":{"type":"integer","minimum":0,"maximum":100},
+			"mode":{"type":"string","enum":["a","b","c"]},
+			"labels":{"type":"object","additionalProperties":{"type":"string","maxLength":63}},
+			"ports":{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["name"],
+				"items":{"type":"object","required":["name"],"properties":{"name":{"type":"string"},"port":{"type":"integer","format":"int32"}}}}}},
+		"status":{"type":"object","properties":{"ready":{"type":"boolean"}}}}}`)
+	obj := mustDecode(b, `{"apiVersion":"x/v1","kind":"K","metadata":{"name":"a","namespace":"d","uid":"u"},
+		"spec":{"image":"registry.example/app:1.2","replicas":3,"mode":"b","labels":{"a":"b","c":"d"},
+		"ports":[{"name":"http","port":80},{"name":"https","port":443}]},"status":{"ready":true}}`)
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if errs := Validate(p, obj); len(errs) > 0 {
+			b.Fatal(errs)
+		}
+	}
+}
