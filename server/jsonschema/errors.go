@@ -101,3 +101,24 @@ func tooMany(field string, actual any, max int64) *apierr.FieldError {
 	return &apierr.FieldError{Type: apierr.FieldTooMany, Field: field, Value: int(n),
 		Detail: fmt.Sprintf("must have at most %d items", max)}
 }
+
+// BlocksRules reports whether errs, every failure found so far for a
+// custom resource write (metadata, schema, scale, embedded resources and
+// lists), keep upstream from evaluating the x-kubernetes-validations
+// rules: a value of the wrong type, outside its enum, missing though
+// required, or over its length or count limit.
+func BlocksRules(errs apierr.FieldErrors) bool {
+	for _, e := range errs {
+		switch e.Type {
+		case apierr.FieldNotSupported, apierr.FieldRequired, apierr.FieldTooLong, apierr.FieldTooMany, apierr.FieldTypeInvalid:
+			return true
+		}
+	}
+	return false
+}
+
+// RulesNotChecked is the failure upstream reports instead of evaluating
+// the validation rules when BlocksRules.
+func RulesNotChecked() *apierr.FieldError {
+	return apierr.Invalid(noField, "null", "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation")
+}

@@ -82,3 +82,17 @@ func TestValidateScale(t *testing.T) {
 		}
 	}
 }
+
+func TestBlocksRules(t *testing.T) {
+	p := mustParse(t, spec(`{"type":"object","required":["r"],"properties":{"p":{"type":"string","pattern":"^a$"},"m":{"type":"integer","maximum":1}}}`))
+	if errs := Validate(p, mustDecode(t, `{"spec":{"x":{"r":1,"p":"b","m":2}}}`)); len(errs) != 2 || BlocksRules(errs) {
+		t.Errorf("pattern and maximum failures block rules: %v", render(errs))
+	}
+	if errs := Validate(p, mustDecode(t, `{"spec":{"x":{}}}`)); !BlocksRules(errs) {
+		t.Errorf("a missing required member does not block rules: %v", render(errs))
+	}
+	want := `<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation`
+	if got := RulesNotChecked().Error(); got != want {
+		t.Errorf("got %s", got)
+	}
+}
