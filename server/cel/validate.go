@@ -31,6 +31,10 @@ func errPath(p string) string {
 	return p
 }
 
+// HasRules reports whether the schema holds any rule: upstream evaluates,
+// and reports rules as not checked, only for such schemas.
+func (v *Validator) HasRules() bool { return v != nil && v.root != nil }
+
 // Validate evaluates every rule against obj, the object in its generic
 // decoded form (map[string]any, []any, string, int64, float64, bool,
 // nil), defaulted and pruned. old is the stored object on update and nil

@@ -237,15 +237,16 @@ func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor,
 }
 
 // withRules adds the validation rules' verdict to the schema's, unless
-// the schema found a value of the wrong type or outside its enum: rules
-// would then read what they were not written for, and upstream says so
-// instead.
+// the schema found a value of the wrong type, outside its enum, missing
+// though required, or over a limit: rules would then read what they were
+// not written for, and upstream says so instead. A schema without rules
+// adds nothing, as upstream has no rule validator then.
 func withRules(errs apierr.FieldErrors, rules *cel.Validator, obj, old registry.Object) apierr.FieldErrors {
-	for _, e := range errs {
-		if e.Type == apierr.FieldTypeInvalid || e.Type == apierr.FieldNotSupported {
-			return append(errs, &apierr.FieldError{Type: apierr.FieldInvalid, Field: "<nil>", Value: "null",
-				Detail: "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"})
-		}
+	if !rules.HasRules() {
+		return errs
+	}
+	if jsonschema.BlocksRules(errs) {
+		return append(errs, jsonschema.RulesNotChecked())
 	}
 	// The runtime cost budget bounds the rules; no request context
 	// reaches the validation hooks.
