@@ -197,6 +197,10 @@ func parseDuration(s string) (time.Duration, error) {
 type objVal struct {
 	m map[string]any
 	d *declType
+	// cache holds converted field values: a rule may read self.list
+	// once per step of a comprehension. One evaluation uses a value at a
+	// time, so no lock.
+	cache map[string]ref.Val
 }
 
 var (
@@ -218,11 +222,19 @@ func (o *objVal) Find(key ref.Val) (ref.Val, bool) {
 	if !ok {
 		return nil, false
 	}
+	if v, ok := o.cache[f.name]; ok {
+		return v, true
+	}
 	v, ok := o.m[f.name]
 	if !ok {
 		return nil, false
 	}
-	return toVal(v, f.typ), true
+	cv := toVal(v, f.typ)
+	if o.cache == nil {
+		o.cache = make(map[string]ref.Val, len(o.d.fields))
+	}
+	o.cache[f.name] = cv
+	return cv, true
 }
 
 func (o *objVal) Get(key ref.Val) ref.Val {
