@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/google/cel-go/cel"
@@ -67,7 +68,7 @@ var namedFormats = map[string]formatVal{
 	"labelValue":             {"LabelValue", validation.IsValidLabelValue},
 	"uri": {"URI", func(s string) []string {
 		if _, err := url.ParseRequestURI(s); err != nil {
-			return []string{"invalid URI"}
+			return []string{err.Error()}
 		}
 		return nil
 	}},
@@ -79,19 +80,19 @@ var namedFormats = map[string]formatVal{
 	}},
 	"byte": {"byte", func(s string) []string {
 		if _, err := base64.StdEncoding.DecodeString(s); err != nil {
-			return []string{err.Error()}
+			return []string{"invalid base64"}
 		}
 		return nil
 	}},
 	"date": {"date", func(s string) []string {
 		if _, err := time.Parse(time.DateOnly, s); err != nil {
-			return []string{err.Error()}
+			return []string{"invalid date"}
 		}
 		return nil
 	}},
 	"datetime": {"datetime", func(s string) []string {
-		if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
-			return []string{err.Error()}
+		if _, err := parseDateTime(s); err != nil {
+			return []string{"invalid datetime"}
 		}
 		return nil
 	}},
@@ -134,4 +135,28 @@ func formatLib() cel.EnvOption {
 			cel.FunctionBinding(func(...ref.Val) ref.Val { return f }))))
 	}
 	return cel.Lib(libOf(opts...))
+}
+
+// dateTimeLayouts are the date-time spellings accepted (those of the
+// OpenAPI format library upstream uses).
+var dateTimeLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05.999999999Z0700",
+	"2006-01-02T15:04:05",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04:05",
+}
+
+// parseDateTime reads a date-time (T and Z in either case).
+func parseDateTime(s string) (time.Time, error) {
+	u := strings.ToUpper(s)
+	var err error
+	for _, l := range dateTimeLayouts {
+		var t time.Time
+		if t, err = time.Parse(l, u); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, err
 }

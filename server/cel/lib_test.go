@@ -87,6 +87,10 @@ func TestLibraries(t *testing.T) {
 		`format.dns1123LabelPrefix().validate('abc-').hasValue() == false && format.dns1123Label().validate('abc-').hasValue()`,
 		`format.uuid().validate('6f1b2b4e-1a2b-4c3d-8e9f-0a1b2c3d4e5f').hasValue() == false && format.uri().validate('x').hasValue()`,
 		`format.labelValue().validate('a b').value().size() > 0`,
+		`format.uri().validate('x').value() == ['parse "x": invalid URI for request'] && format.byte().validate('!').value() == ['invalid base64']`,
+		`format.date().validate('2024-13-01').value() == ['invalid date'] && format.datetime().validate('2024-01-01').value() == ['invalid datetime']`,
+		`!format.datetime().validate('2024-01-01t00:00:00z').hasValue() && !format.date().validate('2024-01-01').hasValue()`,
+		`format.dns1123Label().validate('ABC').value()[0].startsWith('a lowercase RFC 1123 label must consist of')`,
 		// two-variable comprehensions
 		`self.m.all(k, v, k != v) && self.l.exists(i, v, i == 0 && v == 3)`,
 		`self.l.transformList(i, v, v * i) == [0, 1, 4]`,

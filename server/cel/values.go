@@ -95,11 +95,13 @@ func toVal(v any, d *declType) ref.Val {
 		}
 	case types.TimestampType:
 		if s, ok := v.(string); ok {
-			layout := time.RFC3339Nano
+			var t time.Time
+			var err error
 			if d.format == "date" {
-				layout = time.DateOnly
+				t, err = time.Parse(time.DateOnly, s)
+			} else {
+				t, err = parseDateTime(s)
 			}
-			t, err := time.Parse(layout, s)
 			if err != nil {
 				return types.NewErr("Invalid %s %s: %v", d.format, s, err)
 			}
