@@ -39,8 +39,9 @@ func (c *costEstimator) EstimateSize(n checker.AstNode) *checker.SizeEstimate {
 			if cur.kind != kindMap {
 				return nil
 			}
-			// Keys are strings of unknown bound.
-			return &checker.SizeEstimate{Min: 0, Max: maxRequestSizeBytes - 2}
+			// Upstream's key type carries no size bound, which its
+			// estimator reads as 0.
+			return &checker.SizeEstimate{Min: 0, Max: 0}
 		default:
 			f, ok := cur.fields[name]
 			if !ok {

@@ -18,18 +18,29 @@ var (
 	summableTypes = []*cel.Type{cel.IntType, cel.UintType, cel.DoubleType, cel.DurationType}
 )
 
+// shortName is a type's name in overload ids.
+func shortName(t *cel.Type) string {
+	switch t {
+	case cel.DurationType:
+		return "duration"
+	case cel.TimestampType:
+		return "timestamp"
+	}
+	return t.String()
+}
+
 func listsLib() cel.EnvOption {
 	var opts []cel.EnvOption
 	var sorted, sum, minO, maxO []cel.FunctionOpt
 	for _, t := range comparableTypes {
 		lt := cel.ListType(t)
-		n := t.String()
+		n := shortName(t)
 		sorted = append(sorted, cel.MemberOverload("list_"+n+"_is_sorted_bool", []*cel.Type{lt}, cel.BoolType, cel.UnaryBinding(isSorted)))
 		minO = append(minO, cel.MemberOverload("list_"+n+"_min_"+n, []*cel.Type{lt}, t, cel.UnaryBinding(listExtreme(-1, "min"))))
 		maxO = append(maxO, cel.MemberOverload("list_"+n+"_max_"+n, []*cel.Type{lt}, t, cel.UnaryBinding(listExtreme(1, "max"))))
 	}
 	for _, t := range summableTypes {
-		n := t.String()
+		n := shortName(t)
 		zero := zeroOf(t)
 		sum = append(sum, cel.MemberOverload("list_"+n+"_sum_"+n, []*cel.Type{cel.ListType(t)}, t,
 			cel.UnaryBinding(func(v ref.Val) ref.Val { return listSum(v, zero) })))

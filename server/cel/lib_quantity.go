@@ -193,7 +193,7 @@ func quantityLib() cel.EnvOption {
 			_, ok := q.asInt64()
 			return types.Bool(ok)
 		})),
-		cel.Function("asInteger", unary("quantity_get_integer", cel.IntType, func(q quantityVal) ref.Val {
+		cel.Function("asInteger", unary("quantity_get_int", cel.IntType, func(q quantityVal) ref.Val {
 			n, ok := q.asInt64()
 			if !ok {
 				return types.NewErr("cannot convert value to integer")
