@@ -196,8 +196,30 @@ func (c *costEstimator) EstimateCallCost(function, overloadID string, target *ch
 		if target != nil && len(args) >= 1 {
 			return traversal(args[0], 2*common.StringTraversalCostFactor)
 		}
-	case "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast":
+	case "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast",
+		"format.named", "getScheme", "getHostname", "getHost", "getPort", "getEscapedPath", "getQuery":
 		return &checker.CallEstimate{CostEstimate: nominal}
+	case "validate":
+		if target != nil && len(args) >= 1 {
+			// The format is not known statically: price the longest regex.
+			return &checker.CallEstimate{CostEstimate: c.sizeOf(args[0]).MultiplyByCostFactor(common.StringTraversalCostFactor).
+				MultiplyByCostFactor(maxFormatRegexSize * common.RegexStringLengthCostFactor)}
+		}
+	case "_==_":
+		if len(args) == 2 && args[0].Type().IsExactType(args[1].Type()) {
+			switch args[0].Type().TypeName() {
+			case quantityType.TypeName(), ipType.TypeName(), cidrType.TypeName():
+				return &checker.CallEstimate{CostEstimate: nominal}
+			case formatType.TypeName():
+				return &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: 1, Max: 64}.MultiplyByCostFactor(common.StringTraversalCostFactor)}
+			case urlType.TypeName():
+				size := checker.SizeEstimate{Min: 1, Max: 1}
+				if r := args[1].ComputedSize(); r != nil {
+					size = r.Union(*r)
+				}
+				return &checker.CallEstimate{CostEstimate: checker.CostEstimate{Min: 1, Max: size.Max}.MultiplyByCostFactor(common.StringTraversalCostFactor)}
+			}
+		}
 	case "containsIP", "containsCIDR":
 		if target != nil && len(args) >= 1 {
 			// Comparing two byte strings of 4 (IPv4) to 16 (IPv6) bytes.
@@ -301,8 +323,23 @@ func (c *costEstimator) CallCost(function, overloadID string, args []ref.Val, re
 		if len(args) >= 1 {
 			return str(args[0], 2*common.StringTraversalCostFactor)
 		}
-	case "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast":
+	case "masked", "prefixLength", "family", "isUnspecified", "isLoopback", "isLinkLocalMulticast", "isLinkLocalUnicast", "isGlobalUnicast",
+		"format.named", "getScheme", "getHostname", "getHost", "getPort", "getEscapedPath", "getQuery":
 		return cost(1)
+	case "validate":
+		if len(args) >= 2 {
+			if f, ok := args[0].(formatVal); ok {
+				strCost := uint64(math.Ceil((1.0 + float64(actualSize(args[1]))) * common.StringTraversalCostFactor))
+				return cost(strCost * uint64(math.Ceil(float64(f.regexSize)*common.RegexStringLengthCostFactor)))
+			}
+		}
+	case "_==_":
+		if len(args) == 2 {
+			switch args[0].(type) {
+			case quantityVal, ipVal, cidrVal, formatVal, urlVal:
+				return cost(1)
+			}
+		}
 	case "containsIP", "containsCIDR":
 		if len(args) >= 2 {
 			cidrSize := actualSize(args[0])

@@ -17,11 +17,11 @@ const (
 	minStringSize       = 2  // ""
 	minBoolSize         = 4  // true
 	minNumberSize       = 1  // 0
-	minDurationSizeJSON = 4  // "0s"
+	minDurationSizeJSON = 3  // "0"
 	maxDurationSizeJSON = 32 // longest formatted duration
 	jsonDateSize        = 12 // "2006-01-02"
-	minDatetimeSizeJSON = 22 // "2006-01-02T15:04:05Z"
-	maxDatetimeSizeJSON = 64 // with zone and fractions
+	minDatetimeSizeJSON = 21 // date, T and time, quoted
+	maxDatetimeSizeJSON = 32 // "9999-12-31T23:59:59.999999999Z", quoted
 )
 
 // declKind is what a schema node is in CEL.

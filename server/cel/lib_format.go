@@ -25,7 +25,14 @@ var formatType = cel.ObjectType("kubernetes.NamedFormat")
 type formatVal struct {
 	name  string
 	check func(string) []string
+	// regexSize is the length of the regular expression the check is
+	// priced as (upstream's figure).
+	regexSize int
 }
+
+// maxFormatRegexSize bounds regexSize: validate is priced with it before
+// the format is known.
+const maxFormatRegexSize = 128
 
 func (f formatVal) ConvertToNative(t reflect.Type) (any, error) {
 	return nil, fmt.Errorf("type conversion error from 'NamedFormat' to '%v'", t)
@@ -58,44 +65,44 @@ var uuidRE = regexp.MustCompile(`(?i)(^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a
 
 // namedFormats are the formats format.named() knows, by name.
 var namedFormats = map[string]formatVal{
-	"dns1123Label":           {"DNS1123Label", validation.IsDNS1123Label},
-	"dns1123Subdomain":       {"DNS1123Subdomain", validation.IsDNS1123Subdomain},
-	"dns1035Label":           {"DNS1035Label", validation.IsDNS1035Label},
-	"qualifiedName":          {"QualifiedName", validation.IsQualifiedName},
-	"dns1123LabelPrefix":     {"DNS1123LabelPrefix", func(s string) []string { return validation.IsDNS1123Label(maskTrailingDash(s)) }},
-	"dns1123SubdomainPrefix": {"DNS1123SubdomainPrefix", func(s string) []string { return validation.IsDNS1123Subdomain(maskTrailingDash(s)) }},
-	"dns1035LabelPrefix":     {"DNS1035LabelPrefix", func(s string) []string { return validation.IsDNS1035Label(maskTrailingDash(s)) }},
-	"labelValue":             {"LabelValue", validation.IsValidLabelValue},
+	"dns1123Label":           {"DNS1123Label", validation.IsDNS1123Label, 30},
+	"dns1123Subdomain":       {"DNS1123Subdomain", validation.IsDNS1123Subdomain, 60},
+	"dns1035Label":           {"DNS1035Label", validation.IsDNS1035Label, 30},
+	"qualifiedName":          {"QualifiedName", validation.IsQualifiedName, 60},
+	"dns1123LabelPrefix":     {"DNS1123LabelPrefix", func(s string) []string { return validation.IsDNS1123Label(maskTrailingDash(s)) }, 30},
+	"dns1123SubdomainPrefix": {"DNS1123SubdomainPrefix", func(s string) []string { return validation.IsDNS1123Subdomain(maskTrailingDash(s)) }, 60},
+	"dns1035LabelPrefix":     {"DNS1035LabelPrefix", func(s string) []string { return validation.IsDNS1035Label(maskTrailingDash(s)) }, 30},
+	"labelValue":             {"LabelValue", validation.IsValidLabelValue, 40},
 	"uri": {"URI", func(s string) []string {
 		if _, err := url.ParseRequestURI(s); err != nil {
 			return []string{err.Error()}
 		}
 		return nil
-	}},
+	}, maxFormatRegexSize},
 	"uuid": {"uuid", func(s string) []string {
 		if !uuidRE.MatchString(s) {
 			return []string{"does not match the UUID format"}
 		}
 		return nil
-	}},
+	}, 86},
 	"byte": {"byte", func(s string) []string {
 		if _, err := base64.StdEncoding.DecodeString(s); err != nil {
 			return []string{"invalid base64"}
 		}
 		return nil
-	}},
+	}, 83},
 	"date": {"date", func(s string) []string {
 		if _, err := time.Parse(time.DateOnly, s); err != nil {
 			return []string{"invalid date"}
 		}
 		return nil
-	}},
+	}, 70},
 	"datetime": {"datetime", func(s string) []string {
 		if _, err := parseDateTime(s); err != nil {
 			return []string{"invalid datetime"}
 		}
 		return nil
-	}},
+	}, 70},
 }
 
 func formatLib() cel.EnvOption {

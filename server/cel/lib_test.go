@@ -70,6 +70,8 @@ func TestLibraries(t *testing.T) {
 		`quantity('1').add(quantity('500m')).compareTo(quantity('1.5')) == 0 && quantity('1').add(2).compareTo(quantity('3')) == 0`,
 		`quantity('1').sub(quantity('500m')).compareTo(quantity('0.5')) == 0 && quantity('3').sub(1).asInteger() == 2`,
 		`isQuantity('10Mi') && !isQuantity('10x')`,
+		`quantity('1.5') == quantity('1500m') && !(quantity('1') == quantity('2')) && ip('::1') == ip('0::1') && cidr('10.0.0.0/8') == cidr('10.0.0.0/8')`,
+		`url('https://a/b') == url('https://a/b') && format.named('uuid').value() == format.uuid()`,
 		// ip and cidr
 		`ip('10.0.0.1').family() == 4 && ip('::1').family() == 6 && ip('::1').isLoopback()`,
 		`ip('0.0.0.0').isUnspecified() && ip('fe80::1').isLinkLocalUnicast() && ip('ff02::1').isLinkLocalMulticast()`,
