@@ -105,3 +105,30 @@ func TestCRDCreateRefusesInvalid(t *testing.T) {
 		`status.storedVersions: Invalid value: []string(nil): must have at least one stored version`,
 	})
 }
+
+// TestCRDFirstDeleteMarks checks that the first DELETE of a CRD answers
+// with the definition marked for deletion: the cleanup finalizer holds it
+// and its Terminating condition says why.
+func TestCRDFirstDeleteMarks(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	p := groupPath(platBrand.Group("apiextensions"), "v1", "", "customresourcedefinitions")
+	e.do("POST", p, widgetCRD()).mustCode(t, 201)
+	got := e.do("DELETE", p+"/widgets.example.com", nil).mustCode(t, 200).obj(t)
+	if at(got, "kind") != "CustomResourceDefinition" || at(got, "metadata", "deletionTimestamp") == nil {
+		t.Fatalf("DELETE answered %v", got)
+	}
+	if f := at(got, "metadata", "finalizers"); !reflect.DeepEqual(f, []any{"customresourcecleanup." + platBrand.Group("apiextensions")}) {
+		t.Errorf("finalizers = %v", f)
+	}
+	var terminating map[string]any
+	for _, c := range at(got, "status", "conditions").([]any) {
+		if c := c.(map[string]any); c["type"] == "Terminating" {
+			terminating = c
+		}
+	}
+	if terminating["status"] != "True" || terminating["reason"] != "InstanceDeletionPending" ||
+		terminating["message"] != "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon" || terminating["lastTransitionTime"] == nil {
+		t.Errorf("Terminating condition = %v", terminating)
+	}
+}
