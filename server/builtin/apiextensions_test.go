@@ -196,6 +196,14 @@ func TestCRDValidate(t *testing.T) {
 			`spec.conversion.webhookClientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]`,
 			"spec.conversion.conversionReviewVersions: Required value",
 		}},
+		{"default against its schema", func(_, _, version map[string]any) {
+			mapAt(version, "schema", "openAPIV3Schema", "properties", "spec", "properties", "replicas")["default"] = "many"
+		}, []string{`spec.validation.openAPIV3Schema.properties[spec].properties[replicas].default: Invalid value: "string":  in body must be of type integer: "string"`}},
+		{"rule that does not compile", func(_, _, version map[string]any) {
+			mapAt(version, "schema", "openAPIV3Schema", "properties", "spec")["x-kubernetes-validations"] = []any{map[string]any{"rule": "self.nope > 1"}}
+		}, []string{"spec.validation.openAPIV3Schema.properties[spec].x-kubernetes-validations[0].rule: Invalid value: " +
+			`apiextensions.ValidationRule{Rule:"self.nope > 1", Message:"", MessageExpression:"", Reason:(*apiextensions.FieldValueErrorReason)(nil), FieldPath:"", OptionalOldSelf:(*bool)(nil)}: ` +
+			"compilation failed: ERROR: <input>:1:5: undefined field 'nope'\n | self.nope > 1\n | ....^"}},
 		{"conversion strategy", func(_, spec, _ map[string]any) {
 			spec["conversion"] = map[string]any{"strategy": "Magic"}
 		}, []string{`spec.conversion.strategy: Unsupported value: "Magic": supported values: "None", "Webhook"`}},

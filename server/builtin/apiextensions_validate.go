@@ -111,8 +111,8 @@ func createOptions() crdOptions {
 }
 
 // schemaChecks sets the checks of a CRD schema that other packages own:
-// defaults against their schema, and the compilation of validation
-// rules.
+// defaults against their schema, and the compilation of validation rules
+// with their cost limits.
 func schemaChecks(o *jsonschema.SchemaOptions) {
 	o.Defaults = jsonschema.ValidateDefaults
 	o.Rules = func(root *jsonschema.Props, path string) apierr.FieldErrors {
