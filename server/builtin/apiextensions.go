@@ -1,9 +1,7 @@
 package builtin
 
 import (
-	"slices"
 	"strings"
-	"time"
 
 	"platd/config"
 	"platd/server/registry"
@@ -41,11 +39,6 @@ func customResourceDefinitions(b config.Brand) *registry.Descriptor {
 			addStoredVersion(obj)
 		}
 	}
-	// The first DELETE only marks the definition: its custom resources
-	// are removed first, and the cleanup finalizer holds it until then.
-	d.Strategy.Graceful = true
-	cleanup := CRDCleanupFinalizer(b)
-	d.Strategy.PrepareForDelete = func(obj registry.Object) { markCRDTerminating(obj, cleanup, time.Now()) }
 	d.Strategy.Validate = validateCRDWith(b, d)
 	d.Strategy.ValidateUpdate = validateCRDUpdateWith(b, d)
 	return d
@@ -97,36 +90,4 @@ func addStoredVersion(obj registry.Object) {
 		status["storedVersions"] = append(stored, name)
 		return
 	}
-}
-
-// CRDCleanupFinalizer is the finalizer that keeps a deleted CRD until its
-// custom resources are gone.
-func CRDCleanupFinalizer(b config.Brand) string {
-	return "customresourcecleanup." + b.Group("apiextensions")
-}
-
-// markCRDTerminating adds the cleanup finalizer and the Terminating
-// condition to a CRD whose deletion starts, as upstream's first DELETE.
-func markCRDTerminating(obj registry.Object, finalizer string, now time.Time) {
-	md := child(obj, "metadata")
-	fins := listOf(md["finalizers"])
-	if !slices.Contains(fins, any(finalizer)) {
-		md["finalizers"] = append(fins, finalizer)
-	}
-	status := child(obj, "status")
-	conds := listOf(status["conditions"])
-	cond := map[string]any{"type": "Terminating", "status": "True", "lastTransitionTime": now.UTC().Format(time.RFC3339),
-		"reason": "InstanceDeletionPending", "message": "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon"}
-	for i, c := range conds {
-		old, _ := c.(map[string]any)
-		if str(old, "type") != "Terminating" {
-			continue
-		}
-		if str(old, "status") == "True" && str(old, "lastTransitionTime") != "" {
-			cond["lastTransitionTime"] = old["lastTransitionTime"]
-		}
-		conds[i] = cond
-		return
-	}
-	status["conditions"] = append(conds, cond)
 }

@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
 	"platd/config"
 	"platd/server/registry"
@@ -360,20 +359,4 @@ func FuzzCRDWrite(f *testing.F) {
 			NonStructuralSchema(obj)
 		}
 	})
-}
-
-func TestCRDMarkTerminating(t *testing.T) {
-	t.Parallel()
-	obj := registry.Object{"metadata": map[string]any{"finalizers": []any{"a/b"}},
-		"status": map[string]any{"conditions": []any{map[string]any{"type": "Established", "status": "True"}}}}
-	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	markCRDTerminating(obj, "cleanup", t0)
-	markCRDTerminating(obj, "cleanup", t0.Add(time.Hour))
-	if f := listOf(valueAt(obj, "metadata", "finalizers")); !reflect.DeepEqual(f, []any{"a/b", "cleanup"}) {
-		t.Errorf("finalizers = %v", f)
-	}
-	conds := mapsOf(valueAt(obj, "status", "conditions"))
-	if len(conds) != 2 || conds[1]["type"] != "Terminating" || conds[1]["lastTransitionTime"] != "2026-01-02T03:04:05Z" {
-		t.Errorf("conditions = %v", conds)
-	}
 }

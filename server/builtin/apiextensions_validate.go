@@ -11,6 +11,7 @@ import (
 	"platd/config"
 	"platd/server/apierr"
 	"platd/server/cel"
+	"platd/server/jsonpath"
 	"platd/server/jsonschema"
 	"platd/server/registry"
 	"platd/server/schema"
@@ -484,7 +485,7 @@ func validateCRDSubresources(sub map[string]any, p string) apierr.FieldErrors {
 			errs = append(errs, apierr.Required(fp, ""))
 			continue
 		}
-		if e := validateSimpleJSONPath(v, fp); len(e) > 0 {
+		if e := jsonpath.ValidateSimplePath(v, fp); len(e) > 0 {
 			errs = append(errs, e...)
 		} else if !strings.HasPrefix(v, r.prefix) {
 			errs = append(errs, apierr.Invalid(fp, v, r.msg))
@@ -492,25 +493,13 @@ func validateCRDSubresources(sub map[string]any, p string) apierr.FieldErrors {
 	}
 	if sel := strOf(scale["labelSelectorPath"]); sel != "" {
 		fp := p + ".scale.labelSelectorPath"
-		if e := validateSimpleJSONPath(sel, fp); len(e) > 0 {
+		if e := jsonpath.ValidateSimplePath(sel, fp); len(e) > 0 {
 			errs = append(errs, e...)
 		} else if !strings.HasPrefix(sel, ".spec.") && !strings.HasPrefix(sel, ".status.") {
 			errs = append(errs, apierr.Invalid(fp, sel, "should be a json path under either .spec or .status"))
 		}
 	}
 	return errs
-}
-
-// validateSimpleJSONPath is upstream's check of a dotted path such as
-// ".spec.replicas": it must start with a dot.
-func validateSimpleJSONPath(s, p string) apierr.FieldErrors {
-	switch {
-	case s == "":
-		return apierr.FieldErrors{apierr.Invalid(p, s, "must not be empty")}
-	case s[0] != '.':
-		return apierr.FieldErrors{apierr.Invalid(p, s, "must be a simple json path starting with .")}
-	}
-	return nil
 }
 
 // The values a printer column's type and format take, sorted as upstream
@@ -539,7 +528,7 @@ func validateColumn(col map[string]any, p string) apierr.FieldErrors {
 	if jp := strOf(col["jsonPath"]); jp == "" {
 		errs = append(errs, apierr.Required(p+".JSONPath", ""))
 	} else {
-		errs = append(errs, validateSimpleJSONPath(jp, p+".JSONPath")...)
+		errs = append(errs, jsonpath.ValidateSimplePath(jp, p+".JSONPath")...)
 	}
 	return errs
 }
