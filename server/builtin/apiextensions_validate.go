@@ -553,18 +553,17 @@ func validateSelectableFields(fields []any, rawSchema any, p string) apierr.Fiel
 			errs = append(errs, apierr.Required(fp, ""))
 			continue
 		}
-		segs, target, err := jsonschema.FieldPath(root, jp, false)
+		key, target, err := jsonschema.ValidFieldPath(jp, root)
 		if err != nil {
 			errs = append(errs, apierr.Invalid(fp, jp, "is an invalid path: "+err.Error()))
 			continue
 		}
-		if segs[0] == "metadata" {
+		if first, _, _ := strings.Cut(key, "."); first == "metadata" || strings.HasPrefix(key, "metadata[") {
 			errs = append(errs, apierr.Invalid(fp, jp, "must not point to fields in metadata"))
 		}
-		if target == nil || (target.Type != "string" && target.Type != "boolean" && target.Type != "integer") {
+		if target.Type != "string" && target.Type != "boolean" && target.Type != "integer" {
 			errs = append(errs, apierr.Invalid(fp, jp, "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."))
 		}
-		key := strings.Join(segs, ".")
 		if seen[key] {
 			errs = append(errs, apierr.Duplicate(fp, jp))
 		}

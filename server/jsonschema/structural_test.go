@@ -133,6 +133,7 @@ func TestValidateCRDSchema(t *testing.T) {
 			root + `.x-kubernetes-validations[2].reason: Unsupported value: "Bad": supported values: "FieldValueDuplicate", "FieldValueForbidden", "FieldValueInvalid", "FieldValueRequired"`,
 			root + `.x-kubernetes-validations[2].fieldPath: Invalid value: " ": fieldPath must be non-empty if specified`,
 			root + `.x-kubernetes-validations[2].fieldPath: Invalid value: " ": fieldPath must be a valid path`,
+			root + `.x-kubernetes-validations[3].fieldPath: Invalid value: ".l[0].n": fieldPath must be a valid path`,
 			root + `.x-kubernetes-validations[4].fieldPath: Invalid value: ".l.m": fieldPath must be a valid path`,
 		}},
 		{"status subresource root", `{"type":"object","nullable":true,"properties":{"a":{"type":"string"}}}`, true, []string{
@@ -200,20 +201,30 @@ func TestOptionsRelaxRules(t *testing.T) {
 	}
 }
 
-func TestFieldPath(t *testing.T) {
+func TestValidFieldPath(t *testing.T) {
 	t.Parallel()
 	p, _ := ParseJSON([]byte(`{"type":"object","properties":{"spec":{"type":"object","properties":{"a.b":{"type":"string"},
 		"m":{"type":"object","additionalProperties":{"type":"integer"}}}}}}`))
-	for _, c := range []struct {
-		path, want string
-		ok         bool
-	}{
-		{".spec['a.b']", "string", true}, {"spec.m.any", "integer", true}, {".spec.x", "", false},
-		{".spec[0]", "", false}, {".spec['a.b'", "", false}, {"", "", false}, {".", "", false},
+	for _, c := range []struct{ path, want, typ, err string }{
+		{".spec['a.b']", "spec.a.b", "string", ""},
+		{".spec.m.any", "spec.m[any]", "integer", ""},
+		{".spec.m['k\\'s']", "spec.m[k's]", "integer", ""},
+		{".spec.x", "", "", "does not refer to a valid field"},
+		{"spec", "", "", "expected [ or . but got: spec"},
+		{".spec[0]", "", "", "expected single quoted string but got 0"},
+		{".spec['a.b'", "", "", "unexpected end of JSON path"},
+		{".", "", "", "unexpected end of JSON path"},
+		{".spec['\\q']", "", "", `invalid string literal: invalid escape sequence '\q'`},
 	} {
-		_, s, err := FieldPath(p, c.path, false)
-		if (err == nil) != c.ok || (err == nil && s.Type != c.want) {
-			t.Errorf("%q: %v %v", c.path, s, err)
+		got, s, err := ValidFieldPath(c.path, p)
+		if c.err != "" {
+			if err == nil || err.Error() != c.err {
+				t.Errorf("%q: error %v, want %q", c.path, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want || s.Type != c.typ {
+			t.Errorf("%q: %q %v %v", c.path, got, s, err)
 		}
 	}
 }
@@ -236,6 +247,6 @@ func FuzzValidateCRDSchema(f *testing.F) {
 		o.StatusSubresource = status
 		ValidateCRDSchema(p, root, o)
 		Structural(p, root)
-		FieldPath(p, string(raw), true)
+		ValidFieldPath(string(raw), p)
 	})
 }

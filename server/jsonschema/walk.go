@@ -2,6 +2,7 @@ package jsonschema
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 )
@@ -90,75 +91,135 @@ func HasInvalidMapListKeys(p *Props) bool {
 	return Has(p, func(s *Props) bool { return len(mapListKeysErrors(s, "")) > 0 })
 }
 
-// errInvalidField is the reason a path names no field of the schema.
-var errInvalidField = errors.New("does not refer to a valid field")
-
-// FieldPath resolves a path to a field (".spec.size", "spec['a.b']") in
-// the schema: the member names along it, and the schema of the field.
-// Maps are entered by key; an array's items by index ("[0]") only when
-// allowIndex is set.
-func FieldPath(root *Props, path string, allowIndex bool) ([]string, *Props, error) {
-	var names []string
-	s := root
-	index := func(tok string) bool {
-		if !allowIndex || s.ItemSchema() == nil || tok == "" || strings.Trim(tok, "0123456789") != "" {
-			return false
-		}
-		s = s.ItemSchema()
-		names = append(names, "["+tok+"]")
-		return true
-	}
+// ValidFieldPath resolves a field path written as upstream's CEL field
+// paths are (".a.b", ".a['b.c']", map keys through either form) against s:
+// it returns the path as field errors print it relative to s ("a.b",
+// "a[key]") and the schema of the field. Lists cannot be entered.
+func ValidFieldPath(jsonPath string, s *Props) (string, *Props, error) {
+	toks := splitFieldPath(jsonPath)
+	var b strings.Builder
 	step := func(name string) error {
 		switch {
-		case len(s.Properties) > 0:
-			next, ok := s.Properties[name]
+		case s.Properties != nil:
+			p, ok := s.Properties[name]
 			if !ok {
 				return errInvalidField
 			}
-			s = &next
+			if b.Len() > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(name)
+			s = &p
 		case s.ValueSchema() != nil:
+			fmt.Fprintf(&b, "[%s]", name)
 			s = s.ValueSchema()
 		default:
 			return errInvalidField
 		}
-		names = append(names, name)
 		return nil
 	}
-	rest := path
-	for rest != "" {
-		switch rest[0] {
-		case '.':
-			rest = rest[1:]
-		case '[':
-			end := strings.Index(rest, "]")
-			if end < 0 {
-				return nil, nil, errors.New("unexpected end of JSON path")
+	for i := 0; i < len(toks); i++ {
+		switch toks[i] {
+		case "[":
+			if i+2 >= len(toks) {
+				return "", nil, errors.New("unexpected end of JSON path")
 			}
-			tok := rest[1:end]
-			if index(tok) {
-				rest = rest[end+1:]
-				continue
+			q := toks[i+1]
+			if len(q) < 2 || q[0] != '\'' || q[len(q)-1] != '\'' {
+				return "", nil, fmt.Errorf("expected single quoted string but got %s", q)
 			}
-			if len(tok) < 2 || tok[0] != '\'' || tok[len(tok)-1] != '\'' {
-				return nil, nil, errors.New("expected single quoted string but got " + tok)
+			name, err := unescapeSingleQuote(q[1 : len(q)-1])
+			if err != nil {
+				return "", nil, fmt.Errorf("invalid string literal: %v", err)
 			}
-			if err := step(tok[1 : len(tok)-1]); err != nil {
-				return nil, nil, err
+			if err := step(name); err != nil {
+				return "", nil, err
 			}
-			rest = rest[end+1:]
+			if toks[i+2] != "]" {
+				return "", nil, fmt.Errorf("expected ] but got %s", toks[i+2])
+			}
+			i += 2
+		case ".":
+			if i+1 >= len(toks) {
+				return "", nil, errors.New("unexpected end of JSON path")
+			}
+			if err := step(toks[i+1]); err != nil {
+				return "", nil, err
+			}
+			i++
 		default:
-			end := strings.IndexAny(rest, ".[")
-			if end < 0 {
-				end = len(rest)
-			}
-			if err := step(rest[:end]); err != nil {
-				return nil, nil, err
-			}
-			rest = rest[end:]
+			return "", nil, fmt.Errorf("expected [ or . but got: %s", toks[i])
 		}
 	}
-	if len(names) == 0 {
-		return nil, nil, errInvalidField
+	return b.String(), s, nil
+}
+
+// errInvalidField is the reason a path names no field of the schema.
+var errInvalidField = errors.New("does not refer to a valid field")
+
+// splitFieldPath splits at '.', '[' and ']' (each its own token),
+// keeping single-quoted strings whole.
+func splitFieldPath(p string) []string {
+	var toks []string
+	for len(p) > 0 {
+		if p[0] == '\'' {
+			end := -1
+			for i := 1; i < len(p); i++ {
+				if p[i] == '\'' && p[i-1] != '\\' {
+					end = i
+					break
+				}
+			}
+			if end < 0 {
+				toks = append(toks, p)
+				break
+			}
+			toks = append(toks, p[:end+1])
+			p = p[end+1:]
+			continue
+		}
+		i := strings.IndexAny(p, ".[]")
+		switch {
+		case i == 0:
+			toks = append(toks, p[:1])
+			p = p[1:]
+		case i < 0:
+			toks = append(toks, p)
+			p = ""
+		default:
+			toks = append(toks, p[:i])
+			p = p[i:]
+		}
 	}
-	return names, s, nil
+	return toks
+}
+
+// unescapeSingleQuote undoes \' \\ and the usual escapes inside a quoted
+// key.
+func unescapeSingleQuote(s string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		if i >= len(s) {
+			return "", errors.New("unterminated escape sequence")
+		}
+		switch s[i] {
+		case '\'', '\\', '"':
+			b.WriteByte(s[i])
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		default:
+			return "", fmt.Errorf("invalid escape sequence '\\%c'", s[i])
+		}
+	}
+	return b.String(), nil
 }
