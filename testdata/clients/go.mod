@@ -5,6 +5,7 @@ go 1.24
 require (
 	github.com/go-logr/logr v1.4.2
 	k8s.io/api v0.32.13
+	k8s.io/apiextensions-apiserver v0.32.1
 	k8s.io/apimachinery v0.32.13
 	k8s.io/client-go v0.32.13
 	sigs.k8s.io/controller-runtime v0.20.4
@@ -53,7 +54,6 @@ require (
 	gopkg.in/evanphx/json-patch.v4 v4.12.0 // indirect
 	gopkg.in/inf.v0 v0.9.1 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
-	k8s.io/apiextensions-apiserver v0.32.1 // indirect
 	k8s.io/klog/v2 v2.130.1 // indirect
 	k8s.io/kube-openapi v0.0.0-20241105132330-32ad38e42d3f // indirect
 	k8s.io/utils v0.0.0-20241104100929-3ea5e8cea738 // indirect
