@@ -168,7 +168,7 @@ func TestCustomResourceDecoding(t *testing.T) {
 
 // Schema validation and validation rules refuse bad custom resources with
 // upstream's texts, and store nothing.
-func TestCustomResourceValidation(t *testing.T) {
+func TestCustomResourceRefusals(t *testing.T) {
 	t.Parallel()
 	e, _ := startGadgets(t, "val.example.com")
 	p := groupPath("val.example.com", "v1", "default", "gadgets")
@@ -176,7 +176,9 @@ func TestCustomResourceValidation(t *testing.T) {
 		return map[string]any{"apiVersion": "val.example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": "g1"}, "spec": spec}
 	}
 	e.do("POST", p, gadget(map[string]any{"name": "toolongname!", "min": 5, "max": 1})).mustCode(t, 422).
-		mustMessage(t, `Gadget.val.example.com "g1" is invalid: [spec.name: Too long: may not be more than 10 bytes, spec: Invalid value: "object": min must not exceed max]`)
+		mustMessage(t, `Gadget.val.example.com "g1" is invalid: [spec.name: Too long: may not be more than 10 bytes, <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]`)
+	e.do("POST", p, gadget(map[string]any{"name": "ok", "min": 5, "max": 1})).mustCode(t, 422).
+		mustMessage(t, `Gadget.val.example.com "g1" is invalid: spec: Invalid value: "object": min must not exceed max`)
 	e.do("POST", p, gadget(map[string]any{"color": "green", "min": "x"})).mustCode(t, 422).
 		mustMessage(t, `Gadget.val.example.com "g1" is invalid: [spec.color: Unsupported value: "green": supported values: "red", "blue", spec.min: Invalid value: "string": spec.min in body must be of type integer: "string", <nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]`)
 	e.do("POST", p, gadget(map[string]any{"tags": []any{"a", "a"}})).mustCode(t, 422).
