@@ -342,3 +342,32 @@ func TestCRDServedAfterRestart(t *testing.T) {
 		t.Errorf("after restart %v", got)
 	}
 }
+
+// The garbage collector follows owner references to custom resources, and
+// deleting a namespace deletes the custom resources in it.
+func TestCustomResourceGCAndNamespaces(t *testing.T) {
+	t.Parallel()
+	e, _ := startGadgets(t, "gc.example.com")
+	e.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "crns"}}).mustCode(t, 201)
+	p := groupPath("gc.example.com", "v1", "crns", "gadgets")
+	owner := e.do("POST", p, map[string]any{"apiVersion": "gc.example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": "owner"}}).mustCode(t, 201).obj(t)
+	dep := cm("dep", nil, nil)
+	dep["metadata"].(map[string]any)["ownerReferences"] = []any{map[string]any{"apiVersion": "gc.example.com/v1", "kind": "Gadget",
+		"name": "owner", "uid": at(owner, "metadata", "uid")}}
+	e.do("POST", "/api/v1/namespaces/crns/configmaps", dep).mustCode(t, 201)
+	e.do("DELETE", p+"/owner", nil).mustCode(t, 200)
+	eventually(t, "the dependent collected", func() bool { return e.do("GET", "/api/v1/namespaces/crns/configmaps/dep", nil).code == 404 })
+
+	e.do("POST", p, map[string]any{"apiVersion": "gc.example.com/v1", "kind": "Gadget",
+		"metadata": map[string]any{"name": "inside", "finalizers": []any{"example.com/hold"}}}).mustCode(t, 201)
+	e.do("DELETE", "/api/v1/namespaces/crns", nil).mustCode(t, 200)
+	eventually(t, "the gadget marked for deletion", func() bool {
+		return at(e.do("GET", p+"/inside", nil).obj(t), "metadata", "deletionTimestamp") != nil
+	})
+	ns := e.do("GET", "/api/v1/namespaces/crns", nil).mustCode(t, 200).obj(t)
+	if at(ns, "status", "phase") != "Terminating" {
+		t.Errorf("namespace %v", ns["status"])
+	}
+	e.do("PATCH", p+"/inside", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
+	eventually(t, "the namespace gone", func() bool { return e.do("GET", "/api/v1/namespaces/crns", nil).code == 404 })
+}
