@@ -183,7 +183,8 @@ func (c *CRDs) apply(kv bolt.KV) {
 	}
 	terminating := child(crd, "metadata")["deletionTimestamp"] != nil
 	if terminating {
-		c.queue.add(name)
+		// Cleanup reads the state recorded below.
+		defer c.queue.add(name)
 	}
 	var fp []byte
 	if customresource.Established(crd) {
@@ -205,6 +206,7 @@ func (c *CRDs) apply(kv bolt.KV) {
 	if fp != nil {
 		def, err := customresource.Read(crd)
 		if err == nil {
+			def.Revision = kv.ModRevision
 			descs, err = c.Builder.Descriptors(def)
 		}
 		if terminating {

@@ -34,6 +34,9 @@ type Definition struct {
 	Versions                         []Version
 	Webhook                          bool
 	UID                              string
+	// Revision is the CRD's own revision: custom resources stored
+	// before it may lack its schema's defaults.
+	Revision int64
 }
 
 // Version is one entry of spec.versions.
@@ -124,8 +127,7 @@ func (def *Definition) StorageVersion() *Version {
 
 // Builder turns definitions into descriptors.
 type Builder struct {
-	// Meta is the object metadata schema of every custom resource
-	// (sortedCopy of the built-in one).
+	// meta is the object metadata schema of every custom resource.
 	meta *schema.Schema
 	// standardFinalizers are the finalizer names that need no domain.
 	standardFinalizers []string
@@ -134,7 +136,7 @@ type Builder struct {
 // NewBuilder returns a builder whose resources carry the object metadata
 // described by meta; b names the standard finalizers.
 func NewBuilder(meta *schema.Schema, b config.Brand) *Builder {
-	return &Builder{meta: sortedCopy(meta), standardFinalizers: []string{b.NamespaceFinalizer, "orphan", "foregroundDeletion"}}
+	return &Builder{meta: meta, standardFinalizers: []string{b.NamespaceFinalizer, "orphan", "foregroundDeletion"}}
 }
 
 // Descriptors returns one descriptor per served version; the storage
@@ -210,6 +212,9 @@ func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor,
 			path := strings.Split(f, ".")
 			d.FieldSelectors[f] = func(obj registry.Object) string { return selectable(obj, path) }
 		}
+	}
+	if v.Schema != nil && jsonschema.HasDefault(v.Schema) {
+		d.DefaultedSince = def.Revision
 	}
 	rules, errs := cel.Compile(v.Schema, "")
 	if len(errs) > 0 {

@@ -12,7 +12,7 @@ import (
 // cannot change.
 func testMeta() *schema.Schema {
 	str := &schema.Schema{Type: schema.String}
-	return sortedCopy(&schema.Schema{Name: "ObjectMeta", Type: schema.Object, Fields: []*schema.Field{
+	return (&schema.Schema{Name: "ObjectMeta", Type: schema.Object, Fields: []*schema.Field{
 		{Name: "name", Schema: str, OmitEmpty: true},
 		{Name: "labels", Schema: &schema.Schema{Type: schema.Map, Elem: str}, OmitEmpty: true},
 	}})

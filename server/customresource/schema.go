@@ -16,8 +16,10 @@ import (
 // a custom resource of the wrong shape is refused by validation with
 // upstream's texts, not by decoding. Scalars are kept as decoded (Any):
 // the validator judges their types and formats. Members are sorted by
-// name, as upstream writes custom resources (generic maps). meta is the
-// schema of object metadata, already sorted (sortedCopy).
+// name, as upstream writes custom resources (generic maps), but for
+// metadata, which comes first; meta, the
+// schema of object metadata, keeps its own order, in which the
+// resourceVersion comes before any label or annotation key.
 func structure(p *jsonschema.Props, meta *schema.Schema) *schema.Schema {
 	root := node(p, meta)
 	if root.Type != schema.Object {
@@ -34,13 +36,14 @@ func withResourceFields(s *schema.Schema, meta *schema.Schema) *schema.Schema {
 		return f.Name == "apiVersion" || f.Name == "kind" || f.Name == "metadata"
 	})
 	str := &schema.Schema{Type: schema.String, Loose: true}
-	fields = append(fields,
-		&schema.Field{Name: "apiVersion", Schema: str, OmitEmpty: true, Pointer: true},
-		&schema.Field{Name: "kind", Schema: str, OmitEmpty: true, Pointer: true},
-		&schema.Field{Name: "metadata", Schema: meta, OmitEmpty: true, Pointer: true},
-	)
 	sortFields(fields)
-	s.Fields = fields
+	// Metadata comes first, as in every stored object: the storage
+	// engine finds the resourceVersion by its first occurrence.
+	s.Fields = append([]*schema.Field{
+		{Name: "apiVersion", Schema: str, OmitEmpty: true, Pointer: true},
+		{Name: "kind", Schema: str, OmitEmpty: true, Pointer: true},
+		{Name: "metadata", Schema: meta, OmitEmpty: true, Pointer: true},
+	}, fields...)
 	return s
 }
 
@@ -104,37 +107,4 @@ func fieldsOf(p *jsonschema.Props, meta *schema.Schema) []*schema.Field {
 	}
 	sortFields(fields)
 	return fields
-}
-
-// sortedCopy copies a schema graph with every object's fields sorted by
-// name: custom resources write their metadata as generic maps, in key
-// order.
-func sortedCopy(s *schema.Schema) *schema.Schema {
-	seen := map[*schema.Schema]*schema.Schema{}
-	var cp func(*schema.Schema) *schema.Schema
-	cp = func(x *schema.Schema) *schema.Schema {
-		if x == nil {
-			return nil
-		}
-		if c, ok := seen[x]; ok {
-			return c
-		}
-		c := &schema.Schema{}
-		seen[x] = c
-		*c = schema.Schema{Name: x.Name, Type: x.Type, Format: x.Format, ListType: x.ListType, ListMapKeys: x.ListMapKeys,
-			MapType: x.MapType, Enum: x.Enum, PreserveUnknown: x.PreserveUnknown, Nullable: x.Nullable}
-		for _, f := range x.Fields {
-			if f.Inline {
-				continue
-			}
-			nf := *f
-			nf.Schema = cp(f.Schema)
-			nf.ProtoNumber, nf.ProtoAlways = 0, false
-			c.Fields = append(c.Fields, &nf)
-		}
-		sortFields(c.Fields)
-		c.Elem = cp(x.Elem)
-		return c
-	}
-	return cp(s)
 }

@@ -58,7 +58,7 @@ func (rd *renderer) metaGroupVersion() string {
 
 // served returns stored bytes in the resource's served form.
 func (rd *renderer) served(stored []byte) ([]byte, error) {
-	if rd.d.Storage == nil {
+	if rd.d.Storage == nil && !stale(rd.d, stored) {
 		return stored, nil
 	}
 	b, err := servedJSON(rd.scratch, rd.d, stored)

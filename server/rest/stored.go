@@ -54,6 +54,28 @@ func withoutResourceVersion(value []byte) []byte {
 	return out
 }
 
+// storedRevision reads the revision stamped in stored bytes (see Stamp);
+// 0 when there is none.
+func storedRevision(value []byte) int64 {
+	i := bytes.Index(value, rvKey)
+	if i < 0 {
+		return 0
+	}
+	start := i + len(rvKey)
+	end := bytes.IndexByte(value[start:], '"')
+	if end < 0 {
+		return 0
+	}
+	n, _ := strconv.ParseInt(string(value[start:start+end]), 10, 64)
+	return n
+}
+
+// stale reports whether stored bytes of d predate its schema's current
+// defaults (Descriptor.DefaultedSince).
+func stale(d *registry.Descriptor, stored []byte) bool {
+	return d.DefaultedSince > 0 && storedRevision(stored) < d.DefaultedSince
+}
+
 // storedForm is the descriptor whose schema encodes d's stored bytes.
 func storedForm(d *registry.Descriptor) *registry.Descriptor {
 	if d.Storage != nil {
@@ -127,6 +149,9 @@ func decodeStoredWith(decode func([]byte, *schema.Schema) (map[string]any, error
 		delete(obj, "kind")
 		delete(obj, "apiVersion")
 	}
+	if stale(d, value) {
+		schema.ApplyDefaults(obj, d.Schema)
+	}
 	return obj, nil
 }
 
@@ -142,7 +167,7 @@ func decodeServed(d *registry.Descriptor, body []byte) (Object, error) {
 // servedJSON returns stored bytes in d's served form: the bytes themselves
 // unless d converts. dst is reused for a conversion.
 func servedJSON(dst []byte, d *registry.Descriptor, stored []byte) ([]byte, error) {
-	if d.Storage == nil {
+	if d.Storage == nil && !stale(d, stored) {
 		return stored, nil
 	}
 	obj, err := decodeTransient(d, stored)
