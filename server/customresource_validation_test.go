@@ -29,7 +29,8 @@ func gizmoCRD() map[string]any {
 							"template": map[string]any{"type": "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true},
 						}},
 					"status": map[string]any{"type": "object", "properties": map[string]any{
-						"phase": map[string]any{"type": "string", "enum": []any{"Ready"}}}},
+						"phase": map[string]any{"type": "string", "enum": []any{"Ready"}},
+						"count": map[string]any{"type": "integer"}}},
 				}}}}},
 		},
 	}
@@ -110,4 +111,12 @@ func TestCustomResourceValidation(t *testing.T) {
 	e.do("PUT", p+"/g3/status", cur).mustCode(t, 422).
 		mustMessage(t, `Gizmo.example.com "g3" is invalid: [status.phase: Unsupported value: "Broken": supported values: "Ready", `+
 			`<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]`)
+	// The status schema is applied on its own: its messages name members
+	// relative to it.
+	cur["status"] = map[string]any{"count": "many"}
+	e.do("PUT", p+"/g3/status", cur).mustCode(t, 422).
+		mustMessage(t, `Gizmo.example.com "g3" is invalid: [status.count: Invalid value: "string": count in body must be of type integer: "string", `+
+			`<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation]`)
+	cur["status"] = map[string]any{"phase": "Ready", "count": 2}
+	e.do("PUT", p+"/g3/status", cur).mustCode(t, 200)
 }

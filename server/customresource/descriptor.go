@@ -229,13 +229,32 @@ func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor,
 		PrepareForUpdate: func(obj, old registry.Object, sub string) { prepareForUpdate(obj, old, sub, status) },
 	}
 	d.Strategy.Warnings = finalizerWarnings(b.standardFinalizers)
-	if v.Schema != nil {
-		p := v.Schema
+	p := v.Schema
+	var opts []jsonschema.Option
+	if sc := v.Scale; sc != nil {
+		// The paths are kept without the leading "." upstream names
+		// failures with.
+		selector := ""
+		if sc.LabelSelector != "" {
+			selector = "." + sc.LabelSelector
+		}
+		opts = append(opts, jsonschema.WithScale("."+sc.SpecReplicas, "."+sc.StatusReplicas, selector))
+	}
+	if p != nil || len(opts) > 0 {
 		d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors {
-			return withRules(jsonschema.Validate(p, obj), rules, obj, nil)
+			return withRules(jsonschema.Validate(p, obj, opts...), rules, obj, nil)
 		}
 		d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
-			return withRules(jsonschema.ValidateUpdate(p, obj, old), rules, obj, old)
+			return withRules(jsonschema.ValidateUpdate(p, obj, old, opts...), rules, obj, old)
+		}
+		for i := range d.Subresources {
+			if d.Subresources[i].Name == "status" {
+				// A status write is checked against the status schema
+				// alone, without ratcheting, as upstream.
+				d.Subresources[i].Validate = func(obj, old registry.Object) apierr.FieldErrors {
+					return withRules(jsonschema.ValidateStatusUpdate(p, obj, old, opts...), rules, obj, old)
+				}
+			}
 		}
 	}
 	return d, nil

@@ -9,24 +9,69 @@ import (
 	"platd/server/validation"
 )
 
+// Option adds a check of a custom resource write that its schema cannot
+// say.
+type Option func(*options)
+
+type options struct {
+	scale *scalePaths
+}
+
+type scalePaths struct{ spec, status, selector string }
+
+// WithScale checks the replica counts and selector a scale subresource
+// reads, at the paths its CRD writes (".spec.replicas"; selector "" when
+// none), right after the schema as upstream: the spec count on create and
+// update, the status count and selector on those and on status writes.
+func WithScale(specReplicasPath, statusReplicasPath, labelSelectorPath string) Option {
+	return func(o *options) { o.scale = &scalePaths{specReplicasPath, statusReplicasPath, labelSelectorPath} }
+}
+
+func collect(opts []Option) options {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// scaleErrors checks the scale paths; withSpec includes the spec count.
+func (o options) scaleErrors(obj map[string]any, withSpec bool) apierr.FieldErrors {
+	if o.scale == nil {
+		return nil
+	}
+	var errs apierr.FieldErrors
+	if withSpec {
+		errs = append(errs, ValidateScaleReplicas(obj, o.scale.spec)...)
+	}
+	errs = append(errs, ValidateScaleReplicas(obj, o.scale.status)...)
+	if o.scale.selector != "" {
+		errs = append(errs, ValidateScaleSelector(obj, o.scale.selector)...)
+	}
+	return errs
+}
+
 // Validate checks a custom resource, in its generic decoded form
 // (map[string]any, []any, string, int64, float64, bool, nil), against its
-// CRD's root schema p, as upstream's custom resource strategy does after
-// the object metadata checks: the OpenAPI schema validation, then the
-// apiVersion, kind and metadata of embedded resources, then the
-// uniqueness of x-kubernetes-list-type set and map items. The root's
-// metadata is checked against the schema like any member (a CRD may only
-// constrain its name and generateName); its other rules are the caller's.
+// CRD's root schema p (nil: none), as upstream's custom resource strategy
+// does after the object metadata checks: the OpenAPI schema validation,
+// the options' checks, the apiVersion, kind and metadata of embedded
+// resources, then the uniqueness of x-kubernetes-list-type set and map
+// items. The root's metadata is checked against the schema like any
+// member (a CRD may only constrain its name and generateName); its other
+// rules are the caller's, as are the validation rules (see BlocksRules).
 //
 // Field paths and texts are upstream's: schema failures name members with
 // dots and indexes ("spec.items[0].name", map values "spec.labels.key"),
 // the later checks name map values by key ("spec.labels[key]").
 // Validate does not modify obj and may be called concurrently.
-func Validate(p *Props, obj map[string]any) apierr.FieldErrors {
+func Validate(p *Props, obj map[string]any, opts ...Option) apierr.FieldErrors {
+	o := collect(opts)
 	if p == nil {
-		return nil
+		return o.scaleErrors(obj, true)
 	}
 	errs := fieldErrors("", walker{}.validateValue(p, "", obj, nil).errs)
+	errs = append(errs, o.scaleErrors(obj, true)...)
 	if p.mayHaveEmbedded() {
 		errs = append(errs, validateEmbedded(p, "", obj)...)
 	}
@@ -42,12 +87,14 @@ func Validate(p *Props, obj map[string]any) apierr.FieldErrors {
 // key, other lists compare whole), and set and map lists are checked only
 // if old passes that check. Embedded resources are checked as on create.
 // Neither object is modified.
-func ValidateUpdate(p *Props, obj, old map[string]any) apierr.FieldErrors {
+func ValidateUpdate(p *Props, obj, old map[string]any, opts ...Option) apierr.FieldErrors {
+	o := collect(opts)
 	if p == nil {
-		return nil
+		return o.scaleErrors(obj, true)
 	}
 	c := newCorrelation(obj, old, p)
 	errs := fieldErrors("", walker{}.validateValue(p, "", obj, c).errs)
+	errs = append(errs, o.scaleErrors(obj, true)...)
 	if p.mayHaveEmbedded() {
 		errs = append(errs, validateEmbedded(p, "", obj)...)
 	}

@@ -9,22 +9,26 @@ import (
 )
 
 // ValidateStatusUpdate checks a write of the status subresource from old
-// to obj against the CRD's root schema p, as upstream's status strategy
-// does after the object metadata checks: the status member alone against
-// the schema's status property (without ratcheting, and only if obj has a
-// status), then set and map list uniqueness over the whole object if obj
-// breaks it and old did not. Failures are reported under "status", with
-// upstream's messages naming members relative to it ("replicas in body
-// ..."). Embedded resources are not checked on this path, as upstream.
-func ValidateStatusUpdate(p *Props, obj, old map[string]any) apierr.FieldErrors {
-	if p == nil {
-		return nil
-	}
+// to obj against the CRD's root schema p (nil: none), as upstream's status
+// strategy does after the object metadata checks: the status member alone
+// against the schema's status property (without ratcheting, and only if
+// obj has a status), the options' status checks (the scale's status
+// count and selector), then set and map list uniqueness over the whole
+// object if obj breaks it and old did not. Schema failures are reported
+// under "status", with upstream's messages naming members relative to it
+// ("replicas in body ..."). Embedded resources are not checked on this
+// path, as upstream.
+func ValidateStatusUpdate(p *Props, obj, old map[string]any, opts ...Option) apierr.FieldErrors {
+	o := collect(opts)
 	var errs apierr.FieldErrors
-	if status, ok := obj["status"]; ok {
+	if status, ok := obj["status"]; ok && p != nil {
 		if sp, ok := p.property("status"); ok {
 			errs = fieldErrors("status", walker{}.validateValue(sp, "", status, nil).errs)
 		}
+	}
+	errs = append(errs, o.scaleErrors(obj, false)...)
+	if p == nil {
+		return errs
 	}
 	if e := validateListSetsAndMaps(p, "", obj); len(e) > 0 && len(validateListSetsAndMaps(p, "", old)) == 0 {
 		errs = append(errs, e...)

@@ -3,6 +3,8 @@ package jsonschema
 import (
 	"strings"
 	"testing"
+
+	"platd/server/apierr"
 )
 
 func TestValidateStatusUpdate(t *testing.T) {
@@ -94,5 +96,39 @@ func TestBlocksRules(t *testing.T) {
 	want := `<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation`
 	if got := RulesNotChecked().Error(); got != want {
 		t.Errorf("got %s", got)
+	}
+}
+
+func TestValidateWithScale(t *testing.T) {
+	p := mustParse(t, `{"type":"object","properties":{
+		"spec":{"type":"object","properties":{"replicas":{"type":"integer"}}},
+		"status":{"type":"object","properties":{"replicas":{"type":"integer"},"selector":{"type":"string"}}},
+		"tags":{"type":"array","x-kubernetes-list-type":"set","items":{"type":"string"}}}}`)
+	scale := WithScale(".spec.replicas", ".status.replicas", ".status.selector")
+	obj := mustDecode(t, `{"spec":{"replicas":-1},"status":{"replicas":"2"},"tags":["a","a"]}`)
+	want := []string{
+		`status.replicas: Invalid value: "string": status.replicas in body must be of type integer: "string"`,
+		`.spec.replicas: Invalid value: -1: should be a non-negative integer`,
+		`.status.replicas: Invalid value: 0: .status.replicas accessor error: 2 is of the type string, expected int64`,
+		`tags[1]: Duplicate value: "a"`,
+	}
+	for name, errs := range map[string]apierr.FieldErrors{
+		"create": Validate(p, obj, scale),
+		"update": ValidateUpdate(p, obj, map[string]any{}, scale),
+	} {
+		if got := render(errs); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s:\ngot  %q\nwant %q", name, got, want)
+		}
+	}
+	wantStatus := []string{
+		`status.replicas: Invalid value: "string": replicas in body must be of type integer: "string"`,
+		`.status.replicas: Invalid value: 0: .status.replicas accessor error: 2 is of the type string, expected int64`,
+		`tags[1]: Duplicate value: "a"`,
+	}
+	if got := render(ValidateStatusUpdate(p, obj, map[string]any{}, scale)); strings.Join(got, "\n") != strings.Join(wantStatus, "\n") {
+		t.Errorf("status:\ngot  %q\nwant %q", got, wantStatus)
+	}
+	if got := render(Validate(nil, obj, scale)); len(got) != 2 {
+		t.Errorf("no schema: %q", got)
 	}
 }
