@@ -12,27 +12,75 @@ import "platd/server/apierr"
 // the pruning check, then the first apiVersion, kind or metadata that does
 // not decode, else the embedded resource checks, else the schema's. A
 // default inside an embedded resource's apiVersion, kind or metadata is
-// only checked against its own schema. Defaults under
-// additionalProperties are not followed (the structural checks forbid
-// them). The root is treated as an embedded resource, as upstream.
+// placed in an otherwise empty resource whose metadata must then be valid
+// ("must result in valid metadata: ..."), then checked against its own
+// schema. Defaults under additionalProperties are not followed (the
+// structural checks forbid them). The root is treated as an embedded
+// resource, as upstream.
 func ValidateDefaults(p *Props, path string) apierr.FieldErrors {
 	if p == nil {
 		return nil
 	}
 	root := *p
 	root.XEmbeddedResource = true
-	return validateDefaults(&root, path, false)
+	return validateDefaults(&root, path, nil)
 }
 
 // metaFields are the members an embedded resource keeps whatever its
 // schema says.
 func metaField(k string) bool { return k == "apiVersion" || k == "kind" || k == "metadata" }
 
-// validateDefaults walks properties and items; insideMeta is true under an
+// metaScope is where a default inside an embedded resource's apiVersion,
+// kind or metadata sits: the resource's schema and the steps from it to
+// the default.
+type metaScope struct {
+	root  *Props
+	steps []metaStep
+}
+
+// metaStep is a member name, or an item of a list.
+type metaStep struct {
+	key  string
+	item bool
+}
+
+func (m *metaScope) then(s metaStep) *metaScope {
+	if m == nil {
+		return nil
+	}
+	return &metaScope{root: m.root, steps: append(append([]metaStep(nil), m.steps...), s)}
+}
+
+// surround places v where the default sits, in a resource of upstream's
+// placeholder type.
+func (m *metaScope) surround(v any) map[string]any {
+	x := v
+	for i := len(m.steps) - 1; i >= 0; i-- {
+		if m.steps[i].item {
+			x = []any{x}
+		} else {
+			x = map[string]any{m.steps[i].key: x}
+		}
+	}
+	obj, _ := x.(map[string]any)
+	if obj == nil {
+		obj = map[string]any{}
+	}
+	if _, ok := obj["kind"]; !ok {
+		obj["kind"] = "Validation"
+	}
+	if _, ok := obj["apiVersion"]; !ok {
+		obj["apiVersion"] = "validation/v1"
+	}
+	return obj
+}
+
+// validateDefaults walks properties and items; meta is set under an
 // embedded resource's apiVersion, kind or metadata.
-func validateDefaults(p *Props, path string, insideMeta bool) apierr.FieldErrors {
+func validateDefaults(p *Props, path string, meta *metaScope) apierr.FieldErrors {
+	var scope *Props
 	if p.XEmbeddedResource {
-		insideMeta = false
+		meta, scope = nil, p
 	}
 	var errs apierr.FieldErrors
 	if p.Default != nil {
@@ -42,10 +90,15 @@ func validateDefaults(p *Props, path string, insideMeta bool) apierr.FieldErrors
 		case err != nil:
 			errs = append(errs, apierr.Invalid(dpath, string(p.Default.Raw), "must be valid JSON"))
 		case v == nil:
-		case insideMeta:
-			// Upstream checks such a default inside a surrounding object;
-			// the value's own schema is what a default there can break.
-			errs = append(errs, fieldErrors(dpath, walker{asWritten: true}.validateValue(p, "", v, nil).errs)...)
+		case meta != nil:
+			obj := meta.surround(v)
+			if err := coerceError(meta.root, "", obj); err != nil {
+				errs = append(errs, apierr.Invalid(dpath, v, "must result in valid metadata: "+err.Error()))
+			} else if e := validateEmbedded(meta.root, "", obj); len(e) > 0 {
+				errs = append(errs, apierr.Invalid(dpath, v, "must result in valid metadata: "+e.Error()))
+			} else {
+				errs = append(errs, fieldErrors(dpath, walker{asWritten: true}.validateValue(p, "", v, nil).errs)...)
+			}
 		default:
 			if wouldPrune(v, p) {
 				errs = append(errs, apierr.Invalid(dpath, v, "must not have unknown fields"))
@@ -60,11 +113,15 @@ func validateDefaults(p *Props, path string, insideMeta bool) apierr.FieldErrors
 		}
 	}
 	if item := p.ItemSchema(); item != nil {
-		errs = append(errs, validateDefaults(item, path+".items", insideMeta)...)
+		errs = append(errs, validateDefaults(item, path+".items", meta.then(metaStep{item: true}))...)
 	}
 	names, subs := p.propertyList()
 	for i, k := range names {
-		errs = append(errs, validateDefaults(subs[i], path+".properties["+k+"]", insideMeta || p.XEmbeddedResource && metaField(k))...)
+		sub := meta.then(metaStep{key: k})
+		if scope != nil && metaField(k) {
+			sub = &metaScope{root: scope, steps: []metaStep{{key: k}}}
+		}
+		errs = append(errs, validateDefaults(subs[i], path+".properties["+k+"]", sub)...)
 	}
 	return errs
 }

@@ -406,6 +406,15 @@ func TestValidateDefaults(t *testing.T) {
 			[]string{`root.properties[e].default.kind: Invalid value: "": must not be empty`}},
 		{"metadata unknown outside embedded", `{"type":"object","properties":{"s":{"type":"object","default":{"metadata":{}},"properties":{"a":{"type":"integer"}}}}}`,
 			[]string{`root.properties[s].default: Invalid value: map[string]interface {}{"metadata":map[string]interface {}{}}: must not have unknown fields`}},
+		{"embedded metadata default", `{"type":"object","properties":{"t":{"type":"object","x-kubernetes-embedded-resource":true,"properties":{
+			"metadata":{"type":"object","properties":{"name":{"type":"string","default":"a/b"},"labels":{"type":"object","additionalProperties":{"type":"string"},"default":{"a":"b c","d":"e f"}}}},
+			"kind":{"type":"string","default":"Bad_Kind"},"apiVersion":{"type":"string","maxLength":2,"default":"v1.2"}}}}}`,
+			[]string{
+				`root.properties[t].properties[apiVersion].default: Too long: may not be more than 2 bytes`,
+				`root.properties[t].properties[kind].default: Invalid value: "Bad_Kind": must result in valid metadata: kind: Invalid value: "Bad_Kind": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`,
+				`root.properties[t].properties[metadata].properties[labels].default: Invalid value: map[string]interface {}{"a":"b c", "d":"e f"}: must result in valid metadata: [metadata.labels: Invalid value: "b c": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?'), metadata.labels: Invalid value: "e f": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')]`,
+				`root.properties[t].properties[metadata].properties[name].default: Invalid value: "a/b": must result in valid metadata: metadata.name: Invalid value: "a/b": may not contain '/'`,
+			}},
 		{"null default ignored", `{"type":"object","properties":{"s":{"type":"string","nullable":true,"default":null}}}`, nil},
 	}
 	for _, c := range cases {
