@@ -18,12 +18,150 @@ import "platd/server/apierr"
 // structural checks forbid them). The root is treated as an embedded
 // resource, as upstream.
 func ValidateDefaults(p *Props, path string) apierr.FieldErrors {
+	return defaultsChecker{pruned: true}.check(p, path)
+}
+
+// ValidateDefaultsUnpruned is ValidateDefaults without the pruning check:
+// upstream drops that check on a CRD update when the old CRD already had
+// a default with unknown fields (see HasUnprunedDefaults).
+func ValidateDefaultsUnpruned(p *Props, path string) apierr.FieldErrors {
+	return defaultsChecker{}.check(p, path)
+}
+
+// defaultsChecker says which checks defaults get.
+type defaultsChecker struct {
+	pruned bool // defaults must have no unknown fields
+}
+
+func (d defaultsChecker) check(p *Props, path string) apierr.FieldErrors {
 	if p == nil {
 		return nil
 	}
 	root := *p
 	root.XEmbeddedResource = true
-	return validateDefaults(&root, path, nil)
+	return d.validateDefaults(&root, path, nil)
+}
+
+// HasUnprunedDefaults reports whether a default of the schema holds
+// something pruning would drop: a member its schema does not allow, or
+// in an embedded resource's metadata a member the object metadata does
+// not have or of the wrong type. Upstream stops requiring pruned defaults
+// on updates of a CRD whose stored schemas have one.
+func HasUnprunedDefaults(p *Props) bool {
+	if p == nil {
+		return false
+	}
+	root := *p
+	root.XEmbeddedResource = true
+	return hasUnprunedDefaults(&root, nil)
+}
+
+func hasUnprunedDefaults(p *Props, meta *metaScope) bool {
+	if p.XEmbeddedResource {
+		meta = nil
+	}
+	if p.Default != nil {
+		if v, err := p.Default.Value(); err == nil && v != nil {
+			if meta != nil {
+				if m, ok := meta.surround(v)["metadata"]; ok && metaCoercionChanges(m) {
+					return true
+				}
+			} else if wouldPrune(v, p) || embeddedMetaChanges(p, v) {
+				return true
+			}
+		}
+	}
+	if vs := p.ValueSchema(); vs != nil && hasUnprunedDefaults(vs, meta.then(metaStep{key: "*"})) {
+		return true
+	}
+	if item := p.ItemSchema(); item != nil && hasUnprunedDefaults(item, meta.then(metaStep{item: true})) {
+		return true
+	}
+	names, subs := p.propertyList()
+	for i, k := range names {
+		sub := meta.then(metaStep{key: k})
+		if p.XEmbeddedResource && metaField(k) {
+			sub = &metaScope{root: p, steps: []metaStep{{key: k}}}
+		}
+		if hasUnprunedDefaults(subs[i], sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// embeddedMetaChanges reports whether an embedded resource in v changes
+// when its type and metadata are decoded, dropping what does not fit.
+func embeddedMetaChanges(p *Props, v any) bool {
+	if p == nil {
+		return false
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		if p.XEmbeddedResource {
+			if m, ok := x["metadata"]; ok && metaCoercionChanges(m) {
+				return true
+			}
+			for _, k := range []string{"apiVersion", "kind"} {
+				if v, ok := x[k]; ok {
+					if _, isString := v.(string); !isString {
+						return true
+					}
+				}
+			}
+		}
+		for k, e := range x {
+			if sub, ok := p.property(k); ok {
+				if embeddedMetaChanges(sub, e) {
+					return true
+				}
+			} else if embeddedMetaChanges(p.ValueSchema(), e) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if embeddedMetaChanges(p.ItemSchema(), e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// metaCoercionChanges reports whether decoding m into the object metadata
+// type, dropping what does not fit, changes it: an unknown member, a
+// member of the wrong type, a null creation time.
+func metaCoercionChanges(m any) bool {
+	mm, ok := m.(map[string]any)
+	if !ok {
+		return m != nil
+	}
+	for k, v := range mm {
+		t, known := metaFieldTypes[k]
+		if !known || memberDecodeError(v, t, "ObjectMeta", k) != "" || k == "creationTimestamp" && v == nil {
+			return true
+		}
+		var fields map[string]string
+		switch t {
+		case goOwnerRefs:
+			fields = ownerRefFieldTypes
+		case goManagedList:
+			fields = managedFieldTypes
+		default:
+			continue
+		}
+		l, _ := v.([]any)
+		for _, e := range l {
+			em, _ := e.(map[string]any)
+			for ek := range em {
+				if _, ok := fields[ek]; !ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // metaFields are the members an embedded resource keeps whatever its
@@ -77,7 +215,7 @@ func (m *metaScope) surround(v any) map[string]any {
 
 // validateDefaults walks properties and items; meta is set under an
 // embedded resource's apiVersion, kind or metadata.
-func validateDefaults(p *Props, path string, meta *metaScope) apierr.FieldErrors {
+func (d defaultsChecker) validateDefaults(p *Props, path string, meta *metaScope) apierr.FieldErrors {
 	var scope *Props
 	if p.XEmbeddedResource {
 		meta, scope = nil, p
@@ -100,7 +238,7 @@ func validateDefaults(p *Props, path string, meta *metaScope) apierr.FieldErrors
 				errs = append(errs, fieldErrors(dpath, walker{asWritten: true}.validateValue(p, "", v, nil).errs)...)
 			}
 		default:
-			if wouldPrune(v, p) {
+			if d.pruned && wouldPrune(v, p) {
 				errs = append(errs, apierr.Invalid(dpath, v, "must not have unknown fields"))
 			}
 			if err := coerceError(p, dpath, v); err != nil {
@@ -113,7 +251,7 @@ func validateDefaults(p *Props, path string, meta *metaScope) apierr.FieldErrors
 		}
 	}
 	if item := p.ItemSchema(); item != nil {
-		errs = append(errs, validateDefaults(item, path+".items", meta.then(metaStep{item: true}))...)
+		errs = append(errs, d.validateDefaults(item, path+".items", meta.then(metaStep{item: true}))...)
 	}
 	names, subs := p.propertyList()
 	for i, k := range names {
@@ -121,7 +259,7 @@ func validateDefaults(p *Props, path string, meta *metaScope) apierr.FieldErrors
 		if scope != nil && metaField(k) {
 			sub = &metaScope{root: scope, steps: []metaStep{{key: k}}}
 		}
-		errs = append(errs, validateDefaults(subs[i], path+".properties["+k+"]", sub)...)
+		errs = append(errs, d.validateDefaults(subs[i], path+".properties["+k+"]", sub)...)
 	}
 	return errs
 }

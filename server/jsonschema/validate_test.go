@@ -427,6 +427,43 @@ func TestValidateDefaults(t *testing.T) {
 	}
 }
 
+func TestUnprunedDefaults(t *testing.T) {
+	cases := []struct {
+		name   string
+		schema string
+		want   bool
+	}{
+		{"none", `{"type":"object","properties":{"s":{"type":"object","default":{"a":1},"properties":{"a":{"type":"integer"}}}}}`, false},
+		{"unknown member", `{"type":"object","properties":{"s":{"type":"object","default":{"a":1,"z":2},"properties":{"a":{"type":"integer"}}}}}`, true},
+		{"in items", `{"type":"object","properties":{"l":{"type":"array","items":{"type":"object","default":{"z":1}}}}}`, true},
+		{"preserved", `{"type":"object","properties":{"s":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"default":{"z":2}}}}`, false},
+		{"embedded metadata member", `{"type":"object","properties":{"e":{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true,
+			"default":{"apiVersion":"v1","kind":"A","metadata":{"name":"a","bogus":1}}}}}`, true},
+		{"embedded metadata fine", `{"type":"object","properties":{"e":{"type":"object","x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true,
+			"default":{"apiVersion":"v1","kind":"A","metadata":{"name":"a","labels":{"a":"b"}}}}}}`, false},
+		{"inside metadata", `{"type":"object","properties":{"e":{"type":"object","x-kubernetes-embedded-resource":true,"properties":{
+			"metadata":{"type":"object","properties":{"labels":{"type":"object","additionalProperties":{"type":"integer"},"default":{"a":1}}}}}}}}`, true},
+	}
+	for _, c := range cases {
+		p := mustParse(t, c.schema)
+		if got := HasUnprunedDefaults(p); got != c.want {
+			t.Errorf("%s: HasUnprunedDefaults = %v", c.name, got)
+		}
+		pruneErr := false
+		for _, e := range ValidateDefaults(p, "root") {
+			pruneErr = pruneErr || strings.HasSuffix(e.Error(), "must not have unknown fields")
+		}
+		for _, e := range ValidateDefaultsUnpruned(p, "root") {
+			if strings.HasSuffix(e.Error(), "must not have unknown fields") {
+				t.Errorf("%s: unpruned check reports %s", c.name, e)
+			}
+		}
+		if c.name == "unknown member" && !pruneErr {
+			t.Errorf("%s: no pruning failure", c.name)
+		}
+	}
+}
+
 func FuzzValidate(f *testing.F) {
 	f.Add([]byte(spec(`{"type":"integer","maximum":3,"multipleOf":0.5}`)), []byte(`{"spec":{"x":7}}`), []byte(`{"spec":{"x":7}}`))
 	f.Add([]byte(spec(`{"type":"array","x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["a","b"],"items":{"type":"object"}}`)), []byte(`{"spec":{"x":[{"a":1},{"a":1},null,2]}}`), []byte(`{"spec":{"x":[{"a":1},{"a":1},null,2]}}`))
@@ -465,6 +502,7 @@ func FuzzValidate(f *testing.F) {
 		for _, e := range ValidateDefaults(p, "s") {
 			_ = e.Error()
 		}
+		_ = HasUnprunedDefaults(p)
 	})
 }
 
