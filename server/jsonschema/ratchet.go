@@ -1,8 +1,9 @@
 package jsonschema
 
 import (
-	"encoding/json"
+	"fmt"
 	"reflect"
+	"strings"
 )
 
 // correlation pairs a value being validated on an update with its old
@@ -16,8 +17,8 @@ type correlation struct {
 	p        *Props
 	children map[any]*correlation
 	eq       *bool
-	mapList  map[string]any // old items of a map list by key, once built
-	isMap    bool           // mapList was built
+	mapList  map[any]any // old items of a map list by key, once built
+	isMap    bool        // mapList was built
 }
 
 func newCorrelation(cur, old any, p *Props) *correlation {
@@ -93,21 +94,26 @@ func (c *correlation) index(i int) *correlation {
 	return x
 }
 
-// oldItem finds the old item of a map list with the same keys as item.
+// oldItem finds the first old item of a map list with the same keys as
+// item.
 func (c *correlation) oldItem(item any) any {
 	old, ok := c.old.([]any)
+	keys := c.p.XListMapKeys
 	if !ok || c.p.ListType() != "map" {
 		return nil
 	}
 	if !c.isMap {
 		c.isMap = true
-		c.mapList = map[string]any{}
+		c.mapList = map[any]any{}
+		if c.p.Type != typeArray || len(keys) == 0 {
+			old = nil
+		}
 		for _, e := range old {
 			m, ok := e.(map[string]any)
 			if !ok {
 				continue
 			}
-			if k, ok := mapListKey(c.p.XListMapKeys, m); ok {
+			if k, ok := mapListKey(keys, m); ok {
 				if _, dup := c.mapList[k]; !dup {
 					c.mapList[k] = m
 				}
@@ -118,30 +124,41 @@ func (c *correlation) oldItem(item any) any {
 	if !ok {
 		return nil
 	}
-	k, ok := mapListKey(c.p.XListMapKeys, m)
+	k, ok := mapListKey(keys, m)
 	if !ok {
 		return nil
 	}
 	return c.mapList[k]
 }
 
-// mapListKey is the identity of a map list item: its scalar key values.
-func mapListKey(keys []string, m map[string]any) (string, bool) {
-	vals := make([]any, len(keys))
-	for i, k := range keys {
-		v, ok := m[k]
-		if !ok {
-			return "", false
-		}
-		switch v.(type) {
+// mapListKey is the identity of a map list item, as upstream keys them:
+// the value of a single key, or the key values joined (numbers with six
+// decimals), every key present and scalar.
+func mapListKey(keys []string, m map[string]any) (any, bool) {
+	if len(keys) == 1 {
+		switch v := m[keys[0]].(type) {
 		case bool, float64, int64, string:
-		default:
-			return "", false
+			return v, true
 		}
-		vals[i] = v
+		return nil, false
 	}
-	b, err := json.Marshal(vals)
-	return string(b), err == nil
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteByte(0)
+		switch v := m[k].(type) {
+		case bool:
+			fmt.Fprintf(&b, "%t", v)
+		case float64:
+			fmt.Fprintf(&b, "%f", v)
+		case int64:
+			fmt.Fprintf(&b, "%d", v)
+		case string:
+			fmt.Fprintf(&b, "%q", v)
+		default:
+			return nil, false
+		}
+	}
+	return b.String(), true
 }
 
 // equal reports whether the value equals its old value, comparing paired
