@@ -389,6 +389,9 @@ func checkNumber(p *Props, path string, data any) result {
 	}
 	if p.MultipleOf != nil {
 		m := *p.MultipleOf
+		// An integer is checked against the factor truncated to an
+		// integer; upstream divides by zero when that is 0 (a factor
+		// below 1), where platd checks the factor as a number instead.
 		if isInt && toInt64(m) != 0 {
 			factor := toInt64(m)
 			switch {
