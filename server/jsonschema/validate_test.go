@@ -156,6 +156,8 @@ func TestValidate(t *testing.T) {
 		{"multipleOf fraction", spec(`{"type":"number","multipleOf":0.1}`), `{"spec":{"x":0.3}}`, nil},
 		{"multipleOf float", spec(`{"type":"number","multipleOf":0.5}`), `{"spec":{"x":0.7}}`,
 			[]string{`spec.x: Invalid value: 0.7: spec.x in body should be a multiple of 0.5`}},
+		{"multipleOf below one on integer", spec(`{"type":"integer","multipleOf":0.4}`), `{"spec":{"x":3}}`,
+			[]string{`spec.x: Invalid value: 3: spec.x in body should be a multiple of 0.4`}},
 		{"number order", spec(`{"type":"integer","multipleOf":2,"minimum":5,"maximum":1}`), `{"spec":{"x":3}}`,
 			[]string{
 				`spec.x: Invalid value: 3: spec.x in body should be a multiple of 2`,
