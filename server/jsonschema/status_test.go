@@ -132,3 +132,26 @@ func TestValidateWithScale(t *testing.T) {
 		t.Errorf("no schema: %q", got)
 	}
 }
+
+// TestValidateConcurrently validates with one schema from many goroutines,
+// as concurrent writes of a custom resource do.
+func TestValidateConcurrently(t *testing.T) {
+	p := mustParse(t, spec(`{"type":"object","properties":{"n":{"type":"string","pattern":"^[a-z]+$","enum":["a","b"]}},
+		"x-kubernetes-embedded-resource":true,"x-kubernetes-preserve-unknown-fields":true}`))
+	obj := mustDecode(t, `{"spec":{"x":{"n":"C","apiVersion":"v1","kind":"A"}}}`)
+	done := make(chan int)
+	for i := 0; i < 8; i++ {
+		go func() {
+			n := 0
+			for j := 0; j < 50; j++ {
+				n += len(Validate(p, obj)) + len(ValidateUpdate(p, obj, obj))
+			}
+			done <- n
+		}()
+	}
+	for i := 0; i < 8; i++ {
+		if n := <-done; n != 100 {
+			t.Errorf("errors: %d", n)
+		}
+	}
+}
