@@ -125,7 +125,8 @@ func (c *costEstimator) EstimateCallCost(function, overloadID string, target *ch
 		}
 	case "url":
 		if len(args) == 1 {
-			return traversal(args[0], common.StringTraversalCostFactor)
+			sz := c.sizeOf(args[0])
+			return &checker.CallEstimate{CostEstimate: sz.MultiplyByCostFactor(common.StringTraversalCostFactor), ResultSize: &sz}
 		}
 	case "lowerAscii", "upperAscii", "substring", "trim":
 		if target != nil {
