@@ -46,15 +46,29 @@ func (v *Validator) HasRules() bool { return v != nil && v.root != nil }
 // RuntimeCostBudget, each by PerCallLimit. A nil Validator accepts
 // everything. Safe for concurrent use.
 func (v *Validator) Validate(ctx context.Context, obj, old map[string]any) apierr.FieldErrors {
+	errs, _ := v.ValidateWithWarnings(ctx, obj, old)
+	return errs
+}
+
+// ValidateWithWarnings is Validate that also returns, as upstream's
+// response warnings, the failures ratcheting let pass (the error texts).
+func (v *Validator) ValidateWithWarnings(ctx context.Context, obj, old map[string]any) (apierr.FieldErrors, []string) {
 	if v == nil || v.root == nil || obj == nil {
-		return nil
+		return nil, nil
 	}
 	var oldV any
 	if old != nil {
 		oldV = old
 	}
-	errs, _ := v.root.validate(ctx, "", obj, oldV, old != nil, nil, RuntimeCostBudget)
-	return errs
+	w := &walk{ctx: ctx}
+	errs, _ := v.root.validate(w, "", obj, oldV, old != nil, nil, RuntimeCostBudget)
+	return errs, w.warnings
+}
+
+// walk is the state of one Validate call.
+type walk struct {
+	ctx      context.Context
+	warnings []string
 }
 
 // ratchet tracks, along the walk, whether the value at a node equals its
@@ -83,7 +97,7 @@ func (r *ratchet) unchanged() bool {
 // validate checks one value and its children; hasOld says an old value
 // correlates here (old itself may still be nil: a null). It returns the
 // budget left, negative when exhausted.
-func (n *node) validate(ctx context.Context, path string, obj, old any, hasOld bool, parent *ratchet, budget int64) (apierr.FieldErrors, int64) {
+func (n *node) validate(w *walk, path string, obj, old any, hasOld bool, parent *ratchet, budget int64) (apierr.FieldErrors, int64) {
 	if old == nil {
 		hasOld = false
 	}
@@ -91,7 +105,7 @@ func (n *node) validate(ctx context.Context, path string, obj, old any, hasOld b
 	if hasOld {
 		r = &ratchet{obj: obj, old: old, parent: parent}
 	}
-	errs, budget := n.validateRules(ctx, path, obj, old, hasOld, r, budget)
+	errs, budget := n.validateRules(w, path, obj, old, hasOld, r, budget)
 	if budget < 0 {
 		return errs, budget
 	}
@@ -121,7 +135,7 @@ func (n *node) validate(ctx context.Context, path string, obj, old any, hasOld b
 				ov, has = oldMap[k]
 			}
 			var e apierr.FieldErrors
-			e, budget = child.validate(ctx, p, x[k], ov, has, r, budget)
+			e, budget = child.validate(w, p, x[k], ov, has, r, budget)
 			errs = append(errs, e...)
 			if budget < 0 {
 				return errs, budget
@@ -150,7 +164,7 @@ func (n *node) validate(ctx context.Context, path string, obj, old any, hasOld b
 				}
 			}
 			var es apierr.FieldErrors
-			es, budget = n.items.validate(ctx, fmt.Sprintf("%s[%d]", path, i), e, ov, has, r, budget)
+			es, budget = n.items.validate(w, fmt.Sprintf("%s[%d]", path, i), e, ov, has, r, budget)
 			errs = append(errs, es...)
 			if budget < 0 {
 				return errs, budget
@@ -208,7 +222,7 @@ func reasonError(path, typeName, detail string, reason *string) *apierr.FieldErr
 
 const outOfBudget = "validation failed due to running out of cost budget, no further validation rules will be run"
 
-func (n *node) validateRules(ctx context.Context, path string, obj, old any, hasOld bool, rt *ratchet, budget int64) (apierr.FieldErrors, int64) {
+func (n *node) validateRules(w *walk, path string, obj, old any, hasOld bool, rt *ratchet, budget int64) (apierr.FieldErrors, int64) {
 	// Only non-null values are checked: a rule about a null or absent
 	// value belongs on the enclosing schema.
 	if obj == nil || len(n.rules) == 0 {
@@ -240,7 +254,7 @@ func (n *node) validateRules(ctx context.Context, path string, obj, old any, has
 		if r.optionalOldSelf {
 			a = optAct
 		}
-		val, det, err := r.prog.ContextEval(ctx, a)
+		val, det, err := r.prog.ContextEval(w.ctx, a)
 		if det == nil || det.ActualCost() == nil {
 			errs = append(errs, apierr.Invalid(ep, n.typeName, fmt.Sprintf("runtime cost could not be calculated for validation rule: %v, no further validation rules will be run", ruleText(r))))
 			return errs, -1
@@ -271,9 +285,11 @@ func (n *node) validateRules(ctx context.Context, path string, obj, old any, has
 		// does not block the write.
 		ratcheted := !r.usesOldSelf && rt.unchanged()
 		add := func(e *apierr.FieldError) {
-			if !ratcheted {
-				errs = append(errs, e)
+			if ratcheted {
+				w.warnings = append(w.warnings, e.Error())
+				return
 			}
+			errs = append(errs, e)
 		}
 		fp := ep
 		if r.fieldPath != "" {
@@ -291,7 +307,7 @@ func (n *node) validateRules(ctx context.Context, path string, obj, old any, has
 			continue
 		}
 		// As upstream, messageExpression sees the plain activation.
-		msg, left, kind := evalMessage(ctx, r, act, budget)
+		msg, left, kind := evalMessage(w.ctx, r, act, budget)
 		switch kind {
 		case msgOK:
 			add(reasonError(fp, n.typeName, msg, r.rule.Reason))

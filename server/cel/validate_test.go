@@ -135,3 +135,23 @@ func TestRuntimeCost(t *testing.T) {
 		}
 	})
 }
+
+// TestRatchetingWarnings checks a failure ratcheting lets pass comes back
+// as a warning, worded as the error would be.
+func TestRatchetingWarnings(t *testing.T) {
+	v, errs := Compile(mustSchema(t, `{"type":"object","properties":{"spec":{"type":"object","x-kubernetes-validations":[{"rule":"self.x > 0","message":"x must be positive"},{"rule":"self.x == oldSelf.x"}],"properties":{"x":{"type":"integer"}}}}}`), "p")
+	if errs != nil {
+		t.Fatal(joinErrs(errs))
+	}
+	obj := mustObj(t, `{"spec":{"x":0}}`)
+	errs, warnings := v.ValidateWithWarnings(context.Background(), obj, mustObj(t, `{"spec":{"x":0}}`))
+	if errs != nil || strings.Join(warnings, "\n") != `spec: Invalid value: "object": x must be positive` {
+		t.Errorf("got %v, %q", joinErrs(errs), warnings)
+	}
+	// A transition rule is never ratcheted; a changed value fails.
+	errs, warnings = v.ValidateWithWarnings(context.Background(), obj, mustObj(t, `{"spec":{"x":5}}`))
+	want := `spec: Invalid value: "object": x must be positive` + "\n" + `spec: Invalid value: "object": failed rule: self.x == oldSelf.x`
+	if joinErrs(errs) != want || warnings != nil {
+		t.Errorf("got %v, %q", joinErrs(errs), warnings)
+	}
+}
