@@ -5,7 +5,6 @@ import (
 	"math/big"
 	"reflect"
 	"strconv"
-	"strings"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -221,5 +220,3 @@ func quantityLib() cel.EnvOption {
 			binary("quantity_sub_int", cel.IntType, quantityType, withInt(sub))),
 	))
 }
-
-var _ = strings.TrimSpace

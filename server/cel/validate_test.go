@@ -9,7 +9,6 @@ import (
 // TestValidate evaluates rules against objects, with old objects for
 // transition rules, and checks the errors word for word.
 func TestValidate(t *testing.T) {
-	const spec = `{"type":"object","properties":{"spec":%s}}`
 	tests := []struct {
 		name, schema string
 		obj, old     string
@@ -75,7 +74,6 @@ func TestValidate(t *testing.T) {
 		{"set and map lists compare without order", `{"type":"object","x-kubernetes-validations":[{"rule":"self.s == oldSelf.s && self.m == oldSelf.m"}],"properties":{"s":{"type":"array","maxItems":5,"x-kubernetes-list-type":"set","items":{"type":"string","maxLength":5}},"m":{"type":"array","maxItems":5,"x-kubernetes-list-type":"map","x-kubernetes-list-map-keys":["k"],"items":{"type":"object","required":["k"],"properties":{"k":{"type":"string","maxLength":5},"v":{"type":"integer"}}}}}}`,
 			`{"s":["a","b"],"m":[{"k":"x","v":1},{"k":"y","v":2}],"z":1}`, `{"s":["b","a"],"m":[{"k":"y","v":2},{"k":"x","v":1}]}`, nil},
 	}
-	_ = spec
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v, errs := Compile(mustSchema(t, tt.schema), "p")
