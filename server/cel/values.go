@@ -5,7 +5,10 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/cel-go/common/types"
@@ -135,61 +138,52 @@ func toVal(v any, d *declType) ref.Val {
 	return types.NewErr("invalid data, expected %s, got %T", d.simple.TypeName(), v)
 }
 
-// parseDuration reads a format: duration string: Go's units plus d
-// (days) and w (weeks).
+// durationPart is one "<number><unit>" of a duration, spaces allowed.
+var durationPart = regexp.MustCompile(`((\d+)\s*([A-Za-zµ]+))`)
+
+// durationUnits are the unit spellings of format: duration beside Go's:
+// the last spelling of each also matches as a prefix ("hours").
+var durationUnits = []struct {
+	spellings []string
+	unit      time.Duration
+}{
+	{[]string{"ns", "nano"}, time.Nanosecond},
+	{[]string{"us", "µs", "micro"}, time.Microsecond},
+	{[]string{"ms", "milli"}, time.Millisecond},
+	{[]string{"s", "sec"}, time.Second},
+	{[]string{"m", "min"}, time.Minute},
+	{[]string{"h", "hr", "hour"}, time.Hour},
+	{[]string{"d", "day"}, 24 * time.Hour},
+	{[]string{"w", "wk", "week"}, 7 * 24 * time.Hour},
+}
+
+// parseDuration reads a format: duration string as the OpenAPI format
+// library upstream uses does: Go's syntax, or else every
+// "<number><unit>" part summed.
 func parseDuration(s string) (time.Duration, error) {
 	if d, err := time.ParseDuration(s); err == nil {
 		return d, nil
 	}
 	var total time.Duration
-	rest := s
-	if rest == "" {
-		return 0, fmt.Errorf("empty duration")
-	}
-	for rest != "" {
-		i := 0
-		for i < len(rest) && (rest[i] >= '0' && rest[i] <= '9') {
-			i++
+	ok := false
+	for _, m := range durationPart.FindAllStringSubmatch(s, -1) {
+		n, err := strconv.Atoi(m[2])
+		if err != nil {
+			return 0, err
 		}
-		if i == 0 {
-			return 0, fmt.Errorf("invalid duration")
-		}
-		var n int64
-		for _, c := range rest[:i] {
-			n = n*10 + int64(c-'0')
-			if n > math.MaxInt64/int64(7*24*time.Hour) {
-				return 0, fmt.Errorf("duration out of range")
+		unit := strings.ToLower(strings.TrimSpace(m[3]))
+		for _, u := range durationUnits {
+			last := len(u.spellings) - 1
+			for i, sp := range u.spellings {
+				if (i == last && strings.HasPrefix(unit, sp)) || strings.EqualFold(sp, unit) {
+					ok = true
+					total += time.Duration(n) * u.unit
+				}
 			}
 		}
-		rest = rest[i:]
-		j := 0
-		for j < len(rest) && !(rest[j] >= '0' && rest[j] <= '9') {
-			j++
-		}
-		unit := rest[:j]
-		rest = rest[j:]
-		var u time.Duration
-		switch unit {
-		case "ns":
-			u = time.Nanosecond
-		case "us", "µs":
-			u = time.Microsecond
-		case "ms":
-			u = time.Millisecond
-		case "s":
-			u = time.Second
-		case "m":
-			u = time.Minute
-		case "h":
-			u = time.Hour
-		case "d":
-			u = 24 * time.Hour
-		case "w":
-			u = 7 * 24 * time.Hour
-		default:
-			return 0, fmt.Errorf("invalid unit %q", unit)
-		}
-		total += time.Duration(n) * u
+	}
+	if !ok {
+		return 0, fmt.Errorf("unable to parse %s as duration", s)
 	}
 	return total, nil
 }
