@@ -162,7 +162,8 @@ func netLib() cel.EnvOption {
 			return strArg(v, func(s string) ref.Val {
 				p, err := parseCIDR(s)
 				if err != nil {
-					return types.WrapErr(err)
+					// Upstream words the parse failure twice over here.
+					return types.NewErr("network address parse error during conversion from string: %v", err)
 				}
 				return cidrVal{p}
 			})

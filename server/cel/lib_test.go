@@ -137,6 +137,7 @@ func TestLibraryErrors(t *testing.T) {
 		{`url('x') != null`, `<nil>: Invalid value: "object": URL parse error during conversion from string: parse "x": invalid URI for request evaluating rule: url('x') != null`},
 		{`quantity('1x').sign() == 1`, `<nil>: Invalid value: "object": quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$' evaluating rule: quantity('1x').sign() == 1`},
 		{`ip('::ffff:1.2.3.4').family() == 6`, `<nil>: Invalid value: "object": IPv4-mapped IPv6 address "::ffff:1.2.3.4" is not allowed evaluating rule: ip('::ffff:1.2.3.4').family() == 6`},
+		{`cidr('10.0.0.0').prefixLength() == 8`, `<nil>: Invalid value: "object": network address parse error during conversion from string: network address parse error during conversion from string: netip.ParsePrefix("10.0.0.0"): no '/' evaluating rule: cidr('10.0.0.0').prefixLength() == 8`},
 		{`quantity('1.5').asInteger() == 1`, `<nil>: Invalid value: "object": cannot convert value to integer evaluating rule: quantity('1.5').asInteger() == 1`},
 		{`self.s.find(self.s) == ''`, ``},
 		{`self.missing == 'x'`, `<nil>: Invalid value: "object": no such key: missing evaluating rule: self.missing == 'x'`},
