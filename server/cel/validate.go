@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/interpreter"
@@ -60,10 +61,19 @@ func (v *Validator) ValidateWithWarnings(ctx context.Context, obj, old map[strin
 	if old != nil {
 		oldV = old
 	}
+	ctx, cancel := context.WithTimeout(ctx, maxValidateTime)
+	defer cancel()
 	w := &walk{ctx: ctx}
 	errs, _ := v.root.validate(w, "", obj, oldV, old != nil, nil, RuntimeCostBudget)
 	return errs, w.warnings
 }
+
+// maxValidateTime bounds the wall time of one Validate call. The cost
+// budget is meant to allow about a second of evaluation, but cel-go's
+// cost tracker slows quadratically with a comprehension's length, so a
+// rule over a list of 100,000 items can take half a minute within
+// budget. Past this time validation stops as if the budget were spent.
+const maxValidateTime = 5 * time.Second
 
 // walk is the state of one Validate call.
 type walk struct {
@@ -267,6 +277,10 @@ func (n *node) validateRules(w *walk, path string, obj, old any, hasOld bool, rt
 		budget -= int64(cost)
 		if err != nil {
 			msg := err.Error()
+			if w.ctx.Err() != nil {
+				errs = append(errs, apierr.Invalid(ep, n.typeName, outOfBudget))
+				return errs, -1
+			}
 			switch {
 			case strings.HasPrefix(msg, "no such overload"):
 				errs = append(errs, apierr.Invalid(ep, n.typeName, fmt.Sprintf("'%v': call arguments did not match a supported operator, function or macro signature for rule: %v", msg, ruleText(r))))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestValidate evaluates rules against objects, with old objects for
@@ -140,5 +141,24 @@ func TestRatchetingWarnings(t *testing.T) {
 	want := `spec: Invalid value: "object": x must be positive` + "\n" + `spec: Invalid value: "object": failed rule: self.x == oldSelf.x`
 	if joinErrs(errs) != want || warnings != nil {
 		t.Errorf("got %v, %q", joinErrs(errs), warnings)
+	}
+}
+
+// TestValidateStopsAtDeadline checks a slow evaluation stops when time
+// runs out, reported as the budget running out.
+func TestValidateStopsAtDeadline(t *testing.T) {
+	v, errs := Compile(mustSchema(t, `{"type":"object","x-kubernetes-validations":[{"rule":"self.l.all(x, x > 0)"}],"properties":{"l":{"type":"array","items":{"type":"integer"}}}}`), "p")
+	if errs != nil {
+		t.Fatal(joinErrs(errs))
+	}
+	l := make([]any, 100000)
+	for i := range l {
+		l[i] = int64(1)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	got := joinErrs(v.Validate(ctx, map[string]any{"l": l}, nil))
+	if want := `<nil>: Invalid value: "object": validation failed due to running out of cost budget, no further validation rules will be run`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
