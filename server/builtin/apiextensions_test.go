@@ -109,7 +109,7 @@ func TestCRDValidate(t *testing.T) {
 			`spec.versions: Invalid value: []apiextensions.CustomResourceDefinitionVersion{apiextensions.CustomResourceDefinitionVersion{Name:"v1", Served:true, Storage:true, Deprecated:false, DeprecationWarning:(*string)(nil), Schema:(*apiextensions.CustomResourceValidation)(nil), Subresources:(*apiextensions.CustomResourceSubresources)(nil), AdditionalPrinterColumns:[]apiextensions.CustomResourceColumnDefinition(nil), SelectableFields:[]apiextensions.SelectableField(nil)}, apiextensions.CustomResourceDefinitionVersion{Name:"v1", Served:true, Storage:false, Deprecated:false, DeprecationWarning:(*string)(nil), Schema:(*apiextensions.CustomResourceValidation)(nil), Subresources:(*apiextensions.CustomResourceSubresources)(nil), AdditionalPrinterColumns:[]apiextensions.CustomResourceColumnDefinition(nil), SelectableFields:[]apiextensions.SelectableField(nil)}}: must contain unique version names`,
 		}},
 		{"no schema", func(_, _, version map[string]any) { delete(version, "schema") }, []string{
-			"spec.versions[0].schema.openAPIV3Schema: Required value",
+			"spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required",
 		}},
 		{"schema errors at the spec", func(_, _, version map[string]any) {
 			mapAt(version, "schema", "openAPIV3Schema", "properties", "spec", "properties")["size"] = map[string]any{}
@@ -253,7 +253,7 @@ func TestCRDUpdate(t *testing.T) {
 	onlyV2 := crdObj(func(_, _, version map[string]any) { version["name"] = "v2" })
 	_, errs = update(d, onlyV2, got, "")
 	checkErrs(t, "v1 dropped", errs, []string{
-		"status.storedVersions[0]: Invalid value: \"v1\": missing from spec.versions; v1 was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in v1 and removes v1 from status.storedVersions",
+		"status.storedVersions[0]: Invalid value: \"v1\": must appear in spec.versions",
 	})
 
 	// Group and plural never change; scope and kind not once established.
@@ -275,6 +275,19 @@ func TestCRDUpdate(t *testing.T) {
 		`spec.names.kind: Invalid value: "Gizmo": field is immutable`,
 		`spec.group: Invalid value: "example.org": field is immutable`,
 		`spec.names.plural: Invalid value: "gizmos": field is immutable`,
+	})
+
+	// Once established, a conversion webhook's CA bundle must hold a
+	// certificate (before, any bundle is accepted).
+	webhook := func(obj, spec, _ map[string]any) {
+		spec["conversion"] = map[string]any{"strategy": "Webhook", "webhook": map[string]any{"conversionReviewVersions": []any{"v1"},
+			"clientConfig": map[string]any{"url": "https://conv.example.com", "caBundle": b64("not pem")}}}
+	}
+	_, errs = update(d, crdObj(webhook), old, "")
+	checkErrs(t, "bundle before established", errs, nil)
+	_, errs = update(d, crdObj(webhook), established, "")
+	checkErrs(t, "bundle once established", errs, []string{
+		"spec.conversion.webhookClientConfig.caBundle: Invalid value: []byte{0x6e, 0x6f, 0x74, 0x20, 0x70, 0x65, 0x6d}: data does not contain any valid RSA or ECDSA certificates",
 	})
 
 	// A status write keeps spec, and checks the accepted names only.

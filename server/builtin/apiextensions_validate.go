@@ -1,6 +1,8 @@
 package builtin
 
 import (
+	"crypto/x509"
+	"encoding/pem"
 	"fmt"
 	"net/url"
 	"slices"
@@ -96,13 +98,18 @@ type crdOptions struct {
 	requireRecognizedConversionReviewVersion bool
 	requireImmutableNames                    bool
 	requireOpenAPISchema                     bool
-	schema                                   jsonschema.SchemaOptions
+	// allowInvalidCABundle skips the conversion webhook's CA bundle: on
+	// create, before the CRD is established, and while the stored one is
+	// invalid too.
+	allowInvalidCABundle bool
+	schema               jsonschema.SchemaOptions
 }
 
 func createOptions() crdOptions {
 	o := crdOptions{
 		requireRecognizedConversionReviewVersion: true,
 		requireOpenAPISchema:                     true,
+		allowInvalidCABundle:                     true,
 		schema: jsonschema.SchemaOptions{
 			RequireValidPropertyType: true, RequireAtomicSetType: true, RequireMapListKeysMapSetValidation: true,
 		},
@@ -128,6 +135,11 @@ func updateOptions(old registry.Object, vs *schema.Schema) crdOptions {
 		requireRecognizedConversionReviewVersion: recognizedReviewVersionOrNone(listAt(old, "spec", "conversion", "webhook", "conversionReviewVersions")),
 		requireImmutableNames:                    crdEstablished(old),
 		requireOpenAPISchema:                     oc.allVersionsHaveSchema(),
+	}
+	if !o.requireImmutableNames {
+		o.allowInvalidCABundle = true
+	} else if bundle := str(old, "spec", "conversion", "webhook", "clientConfig", "caBundle"); bundle != "" {
+		o.allowInvalidCABundle = caBundleProblem(decodeBytes(bundle)) != ""
 	}
 	o.schema.RequireValidPropertyType = !oc.anySchema(jsonschema.HasInvalidType)
 	o.schema.RequireAtomicSetType = !oc.anySchema(jsonschema.HasNonAtomicSetItems)
@@ -262,7 +274,7 @@ func (c *crdSpec) validate(o crdOptions) apierr.FieldErrors {
 	case o.requireOpenAPISchema:
 		for i, v := range c.versions {
 			if openAPISchemaOf(v["schema"]) == nil {
-				errs = append(errs, apierr.Required(index("spec.versions", i)+".schema.openAPIV3Schema", ""))
+				errs = append(errs, apierr.Required(index("spec.versions", i)+".schema.openAPIV3Schema", "schemas are required"))
 			}
 		}
 	case !c.preserveUnknownFields():
@@ -322,7 +334,7 @@ func (c *crdSpec) validate(o crdOptions) apierr.FieldErrors {
 	}
 	if fields := listOf(c.top["selectableFields"]); len(fields) > 0 {
 		if c.top["schema"] == nil {
-			errs = append(errs, apierr.Invalid("spec.selectableFields", "", "may only be set when validations.schema is included"))
+			errs = append(errs, apierr.Invalid("spec.selectableFields", "", "selectableFields may only be set when validations.schema is included"))
 		} else {
 			errs = append(errs, validateSelectableFields(fields, topSchema, "spec.selectableFields")...)
 		}
@@ -332,7 +344,7 @@ func (c *crdSpec) validate(o crdOptions) apierr.FieldErrors {
 	if s := strOf(conv["strategy"]); conv != nil && s != conversionNone && c.preserveUnknownFields() {
 		errs = append(errs, apierr.Invalid("spec.conversion.strategy", s, "must be None if spec.preserveUnknownFields is true"))
 	}
-	return append(errs, validateConversion(conv, o.requireRecognizedConversionReviewVersion)...)
+	return append(errs, validateConversion(conv, o)...)
 }
 
 // anyStatus reports whether any version has a status subresource.
@@ -368,7 +380,7 @@ func (c *crdSpec) validateVersion(v map[string]any, p string, o crdOptions) apie
 	}
 	if fields := listOf(c.member(v, "selectableFields")); len(fields) > 0 {
 		if openAPISchemaOf(schema) == nil {
-			errs = append(errs, apierr.Invalid(p+".selectableFields", "", "may only be set when `version.schema.openAPIV3Schema` is not included"))
+			errs = append(errs, apierr.Invalid(p+".selectableFields", "", "selectableFields may only be set when version.schema.openAPIV3Schema is not included"))
 		} else {
 			errs = append(errs, validateSelectableFields(fields, openAPISchemaOf(schema), p+".selectableFields")...)
 		}
@@ -593,7 +605,7 @@ func recognizedReviewVersionOrNone(versions []any) bool {
 
 // validateConversion checks spec.conversion; the webhook's members are
 // reported at their internal paths, on the conversion itself.
-func validateConversion(conv map[string]any, requireRecognized bool) apierr.FieldErrors {
+func validateConversion(conv map[string]any, o crdOptions) apierr.FieldErrors {
 	if conv == nil {
 		return nil
 	}
@@ -615,11 +627,14 @@ func validateConversion(conv map[string]any, requireRecognized bool) apierr.Fiel
 	if cc == nil {
 		errs = append(errs, apierr.Required(p+".webhookClientConfig", "required when strategy is set to Webhook"))
 	} else {
-		// The CA bundle is not checked: upstream accepts any bundle
-		// until the CRD is established, and platd calls no webhook yet.
 		errs = append(errs, validateClientConfig(cc, p+".webhookClientConfig")...)
+		if bundle := decodeBytes(strOf(cc["caBundle"])); len(bundle) > 0 && !o.allowInvalidCABundle {
+			if msg := caBundleProblem(bundle); msg != "" {
+				errs = append(errs, apierr.Invalid(p+".webhookClientConfig.caBundle", goSyntax(fmt.Sprintf("%#v", bundle)), msg))
+			}
+		}
 	}
-	return append(errs, validateConversionReviewVersions(reviewVersions, requireRecognized, p+".conversionReviewVersions")...)
+	return append(errs, validateConversionReviewVersions(reviewVersions, o.requireRecognizedConversionReviewVersion, p+".conversionReviewVersions")...)
 }
 
 func validateConversionReviewVersions(versions []any, requireRecognized bool, p string) apierr.FieldErrors {
@@ -674,7 +689,7 @@ func validateStoredVersions(obj registry.Object) apierr.FieldErrors {
 	for i, v := range stored {
 		name := strOf(v)
 		if j, ok := at[name]; ok && j == i {
-			errs = append(errs, apierr.Invalid(index(p, i), name, fmt.Sprintf("missing from spec.versions; %[1]s was previously a storage version, and must remain in spec.versions until a storage migration ensures no data remains persisted in %[1]s and removes %[1]s from status.storedVersions", name)))
+			errs = append(errs, apierr.Invalid(index(p, i), name, "must appear in spec.versions"))
 		}
 	}
 	return errs
@@ -827,4 +842,29 @@ func NonStructuralSchema(crd registry.Object) (status, reason, message string, o
 		return "", "", "", false
 	}
 	return "True", "Violations", errs.Error(), true
+}
+
+// caBundleProblem says why a PEM bundle holds no usable certificate, ""
+// when it holds one: blocks other than plain CERTIFICATE blocks are
+// skipped, and a certificate that does not parse is the problem.
+func caBundleProblem(bundle []byte) string {
+	found := false
+	for len(bundle) > 0 {
+		var block *pem.Block
+		block, bundle = pem.Decode(bundle)
+		if block == nil {
+			break
+		}
+		if block.Type != "CERTIFICATE" || len(block.Headers) != 0 {
+			continue
+		}
+		if _, err := x509.ParseCertificate(block.Bytes); err != nil {
+			return err.Error()
+		}
+		found = true
+	}
+	if !found {
+		return "data does not contain any valid RSA or ECDSA certificates"
+	}
+	return ""
 }
