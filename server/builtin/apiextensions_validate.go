@@ -565,7 +565,7 @@ func validateSelectableFields(fields []any, rawSchema any, p string) apierr.Fiel
 			errs = append(errs, apierr.Required(fp, ""))
 			continue
 		}
-		key, target, err := jsonschema.ValidFieldPath(jp, root)
+		key, target, err := jsonschema.ValidFieldPath(jp, root, false)
 		if err != nil {
 			errs = append(errs, apierr.Invalid(fp, jp, "is an invalid path: "+err.Error()))
 			continue

@@ -6,6 +6,6 @@ import "platd/server/jsonschema"
 // through either form) against s and returns it as an error field path
 // relative to s ("a.b", "a[key]").
 func validFieldPath(jsonPath string, s *jsonschema.Props) (string, error) {
-	p, _, err := jsonschema.ValidFieldPath(jsonPath, s)
+	p, _, err := jsonschema.ValidFieldPath(jsonPath, s, true)
 	return p, err
 }

@@ -446,7 +446,7 @@ func validationRuleErrors(p *Props, path string) apierr.FieldErrors {
 		// The path is resolved from the node the rule is on; a node that
 		// is not structural is not judged here.
 		if r.FieldPath != "" && notStructural(p) == nil {
-			if _, _, err := ValidFieldPath(r.FieldPath, p); err != nil {
+			if _, _, err := ValidFieldPath(r.FieldPath, p, true); err != nil {
 				errs = append(errs, apierr.Invalid(rp+".fieldPath", r.FieldPath, "fieldPath must be a valid path"))
 			}
 		}

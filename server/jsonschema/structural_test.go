@@ -205,18 +205,23 @@ func TestValidFieldPath(t *testing.T) {
 	t.Parallel()
 	p, _ := ParseJSON([]byte(`{"type":"object","properties":{"spec":{"type":"object","properties":{"a.b":{"type":"string"},
 		"m":{"type":"object","additionalProperties":{"type":"integer"}}}}}}`))
-	for _, c := range []struct{ path, want, typ, err string }{
-		{".spec['a.b']", "spec.a.b", "string", ""},
-		{".spec.m.any", "spec.m[any]", "integer", ""},
-		{".spec.m['k\\'s']", "spec.m[k's]", "integer", ""},
-		{".spec.x", "", "", "does not refer to a valid field"},
-		{"spec", "", "", "expected [ or . but got: spec"},
-		{".spec[0]", "", "", "expected single quoted string but got 0"},
-		{".spec['a.b'", "", "", "unexpected end of JSON path"},
-		{".", "", "", "unexpected end of JSON path"},
-		{".spec['\\q']", "", "", `invalid string literal: invalid escape sequence '\q'`},
+	for _, c := range []struct {
+		path, want, typ, err string
+		brackets             bool
+	}{
+		{".spec['a.b']", "spec.a.b", "string", "", true},
+		{".spec.m.any", "spec.m[any]", "integer", "", false},
+		{".spec.m['k\\'s']", "spec.m[k's]", "integer", "", true},
+		{".spec.m['a\\']", "", "", `expected single quoted string but got 'a\']`, true},
+		{".spec['a.b']", "", "", "array notation is not allowed", false},
+		{".spec.x", "", "", "does not refer to a valid field", true},
+		{"spec", "", "", "expected [ or . but got: spec", true},
+		{".spec[0]", "", "", "expected single quoted string but got 0", true},
+		{".spec['a.b'", "", "", "unexpected end of JSON path", true},
+		{".", "", "", "unexpected end of JSON path", true},
+		{".spec['\\q']", "", "", `invalid string literal: invalid escape char \q`, true},
 	} {
-		got, s, err := ValidFieldPath(c.path, p)
+		got, s, err := ValidFieldPath(c.path, p, c.brackets)
 		if c.err != "" {
 			if err == nil || err.Error() != c.err {
 				t.Errorf("%q: error %v, want %q", c.path, err, c.err)
@@ -247,6 +252,6 @@ func FuzzValidateCRDSchema(f *testing.F) {
 		o.StatusSubresource = status
 		ValidateCRDSchema(p, root, o)
 		Structural(p, root)
-		ValidFieldPath(string(raw), p)
+		ValidFieldPath(string(raw), p, status)
 	})
 }

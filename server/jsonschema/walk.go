@@ -94,8 +94,10 @@ func HasInvalidMapListKeys(p *Props) bool {
 // ValidFieldPath resolves a field path written as upstream's CEL field
 // paths are (".a.b", ".a['b.c']", map keys through either form) against s:
 // it returns the path as field errors print it relative to s ("a.b",
-// "a[key]") and the schema of the field. Lists cannot be entered.
-func ValidFieldPath(jsonPath string, s *Props) (string, *Props, error) {
+// "a[key]") and the schema of the field. Lists cannot be entered;
+// without allowBrackets the ['key'] form is refused too (selectable
+// fields).
+func ValidFieldPath(jsonPath string, s *Props, allowBrackets bool) (string, *Props, error) {
 	toks := splitFieldPath(jsonPath)
 	var b strings.Builder
 	step := func(name string) error {
@@ -121,7 +123,10 @@ func ValidFieldPath(jsonPath string, s *Props) (string, *Props, error) {
 	for i := 0; i < len(toks); i++ {
 		switch toks[i] {
 		case "[":
-			if i+2 >= len(toks) {
+			if !allowBrackets {
+				return "", nil, errors.New("array notation is not allowed")
+			}
+			if i+1 >= len(toks) {
 				return "", nil, errors.New("unexpected end of JSON path")
 			}
 			q := toks[i+1]
@@ -134,6 +139,9 @@ func ValidFieldPath(jsonPath string, s *Props) (string, *Props, error) {
 			}
 			if err := step(name); err != nil {
 				return "", nil, err
+			}
+			if i+2 >= len(toks) {
+				return "", nil, errors.New("unexpected end of JSON path")
 			}
 			if toks[i+2] != "]" {
 				return "", nil, fmt.Errorf("expected ] but got %s", toks[i+2])
@@ -194,31 +202,35 @@ func splitFieldPath(p string) []string {
 	return toks
 }
 
-// unescapeSingleQuote undoes \' \\ and the usual escapes inside a quoted
-// key.
+// unescapeSingleQuote undoes the escapes of a quoted key: a backslash
+// and the character after it, of \a \b \f \n \r \t \v \' and \\.
 func unescapeSingleQuote(s string) (string, error) {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' {
-			b.WriteByte(c)
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
 			continue
 		}
 		i++
-		if i >= len(s) {
-			return "", errors.New("unterminated escape sequence")
-		}
-		switch s[i] {
-		case '\'', '\\', '"':
-			b.WriteByte(s[i])
+		switch c := s[i]; c {
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'f':
+			b.WriteByte('\f')
 		case 'n':
 			b.WriteByte('\n')
-		case 't':
-			b.WriteByte('\t')
 		case 'r':
 			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case '\'', '\\':
+			b.WriteByte(c)
 		default:
-			return "", fmt.Errorf("invalid escape sequence '\\%c'", s[i])
+			return "", fmt.Errorf("invalid escape char \\%c", c)
 		}
 	}
 	return b.String(), nil
