@@ -675,7 +675,8 @@ func nested(v *Props, skipAnyOf bool, path string) apierr.FieldErrors {
 	if v.Type != "" {
 		forbid("type", "must be empty to be structural")
 	}
-	if v.AdditionalProperties != nil {
+	// additionalProperties: false says nothing the structure does not.
+	if ap := v.AdditionalProperties; ap != nil && (ap.Allows || ap.Schema != nil) {
 		forbid("additionalProperties", "must be undefined to be structural")
 	}
 	if v.Default != nil {

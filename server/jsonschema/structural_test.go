@@ -71,6 +71,10 @@ func TestValidateCRDSchema(t *testing.T) {
 			root + ".properties[b]: Required value: because it is defined in " + root + ".anyOf[0].properties[b]",
 			root + ".properties[metadata]: Required value: because it is defined in " + root + ".not.properties[metadata]",
 		}},
+		{"additionalProperties false in a junctor", `{"type":"object","properties":{"a":{"type":"object","additionalProperties":{"type":"string"}}},
+			"allOf":[{"properties":{"a":{"additionalProperties":false}}},{"properties":{"a":{"additionalProperties":true}}}]}`, false, []string{
+			root + ".allOf[1].properties[a].additionalProperties: Forbidden: must be undefined to be structural",
+		}},
 		{"int-or-string", `{"type":"object","properties":{
 			"a":{"x-kubernetes-int-or-string":true,"x-kubernetes-preserve-unknown-fields":true},
 			"b":{"x-kubernetes-int-or-string":true,"allOf":[{"anyOf":[{"type":"integer"},{"type":"string"}]},{"maxLength":3}]},
