@@ -45,8 +45,8 @@ func customResourceDefinitions(b config.Brand) *registry.Descriptor {
 }
 
 // defaultCRD sets the defaults of the v1 type that a schema cannot say:
-// the names derived from the kind, the conversion strategy, and the port
-// of a conversion webhook's service.
+// the names derived from the kind, the conversion strategy, the port of a
+// conversion webhook's service, and the stored versions.
 func defaultCRD(obj registry.Object) {
 	spec, _ := obj["spec"].(map[string]any)
 	if spec == nil {
@@ -64,10 +64,14 @@ func defaultCRD(obj registry.Object) {
 	conv, _ := spec["conversion"].(map[string]any)
 	if conv == nil {
 		spec["conversion"] = map[string]any{"strategy": conversionNone}
-		return
-	}
-	if svc := mapAt(conv, "webhook", "clientConfig", "service"); svc != nil && !has(svc, "port") {
+	} else if svc := mapAt(conv, "webhook", "clientConfig", "service"); svc != nil && !has(svc, "port") {
 		svc["port"] = int64(defaultServicePort)
+	}
+	// A status without stored versions gets the storage version, as a
+	// status write that leaves them out would otherwise store none.
+	if status, _ := obj["status"].(map[string]any); status != nil && len(listOf(status["storedVersions"])) == 0 {
+		delete(status, "storedVersions")
+		addStoredVersion(obj)
 	}
 }
 

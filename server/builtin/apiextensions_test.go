@@ -296,6 +296,12 @@ func TestCRDUpdate(t *testing.T) {
 	status["status"] = map[string]any{"acceptedNames": map[string]any{"plural": "Widgets", "kind": "Widget"}, "storedVersions": []any{}}
 	got, errs = update(d, status, old, "status")
 	checkErrs(t, "status", errs, []string{`status.acceptedNames.plural: Invalid value: "Widgets": ` + dns1035Msg})
+	noVersions := copyObj(old)
+	noVersions["status"] = map[string]any{"storedVersions": []any{}}
+	d.Strategy.Default(noVersions)
+	if sv, _ := update(d, noVersions, old, "status"); !reflect.DeepEqual(valueAt(sv, "status", "storedVersions"), []any{"v1"}) {
+		t.Errorf("storedVersions left out of a status write = %v", valueAt(sv, "status", "storedVersions"))
+	}
 	if str(got, "spec", "group") != "example.com" || intAt(got, "metadata", "generation") != 1 {
 		t.Errorf("status write changed spec or generation: %v", got)
 	}
