@@ -48,13 +48,9 @@ func versionSchema(d *registry.Descriptor) *schema.Schema {
 }
 
 // perVersionMembers are the version members upstream moves to the spec
-// when they are the same in every version, and their internal names.
-var perVersionMembers = []struct{ v1, internal string }{
-	{"subresources", "subresources"},
-	{"schema", "validation"},
-	{"additionalPrinterColumns", "additionalPrinterColumns"},
-	{"selectableFields", "selectableFields"},
-}
+// when they are the same in every version (there named subresources,
+// validation, additionalPrinterColumns and selectableFields).
+var perVersionMembers = []string{"subresources", "schema", "additionalPrinterColumns", "selectableFields"}
 
 // newCRDSpec builds the view of obj's spec; vs is the schema of a
 // version, which decides when two values are the same (nil compares them
@@ -68,13 +64,13 @@ func newCRDSpec(obj registry.Object, vs *schema.Schema) *crdSpec {
 	for _, m := range perVersionMembers {
 		same := true
 		for _, v := range c.versions[1:] {
-			if !sameMember(vs, v, c.versions[0], m.v1) {
+			if !sameMember(vs, v, c.versions[0], m) {
 				same = false
 				break
 			}
 		}
 		if same {
-			c.top[m.v1] = c.versions[0][m.v1]
+			c.top[m] = c.versions[0][m]
 		}
 	}
 	return c
