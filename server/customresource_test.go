@@ -268,6 +268,21 @@ func TestCustomResourcePatchTableSelectVersions(t *testing.T) {
 	}
 	e.do("GET", p+"?fieldSelector=spec.max%3D1", nil).mustCode(t, 400).mustMessage(t, "field label not supported: spec.max")
 
+	// List items carry their kind and apiVersion, as upstream's
+	// unstructured custom resources do, in every version and rendering.
+	for _, q := range []string{p, p + "?pretty=true", p + "?limit=1", groupPath("pts.example.com", "v2", "default", "gadgets")} {
+		gv := "pts.example.com/v1"
+		if strings.Contains(q, "/v2/") {
+			gv = "pts.example.com/v2"
+		}
+		l := e.do("GET", q, nil).mustCode(t, 200).obj(t)
+		for i, item := range l["items"].([]any) {
+			if at(item, "kind") != "Gadget" || at(item, "apiVersion") != gv || at(item, "metadata", "name") == nil {
+				t.Errorf("GET %s: item %d = %v", q, i, item)
+			}
+		}
+	}
+
 	v2 := e.do("GET", groupPath("pts.example.com", "v2", "default", "gadgets")+"/b", nil).mustCode(t, 200).obj(t)
 	if v2["apiVersion"] != "pts.example.com/v2" || at(v2, "spec", "color") != "blue" {
 		t.Errorf("v2 read %v", v2)

@@ -191,6 +191,7 @@ func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor,
 		OwnFieldLabels:                true,
 		AnyFinalizerNames:             true,
 		NoStrategicMergePatch:         true,
+		ListItemsTyped:                true,
 	}
 	if v.Deprecated {
 		if v.DeprecationWarning != nil {

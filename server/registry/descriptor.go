@@ -195,6 +195,10 @@ type Descriptor struct {
 	// NoStrategicMergePatch refuses strategic merge patches with 415: the
 	// type declares no patch strategies (custom resources).
 	NoStrategicMergePatch bool
+	// ListItemsTyped gives every item of a list its kind and apiVersion:
+	// upstream keeps custom resources as unstructured objects that carry
+	// them, while its typed lists of built-in kinds leave them out.
+	ListItemsTyped bool
 	// KeepStatusOnCreate keeps the status a create sends; by default a
 	// resource with a status subresource starts with an empty status.
 	KeepStatusOnCreate bool

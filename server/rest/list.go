@@ -150,7 +150,7 @@ func (h *Handler) streamList(w http.ResponseWriter, r *http.Request, rd *rendere
 	}
 	buf := listHeadJSON(make([]byte, 0, listChunkSize+4096), rd.d.ListKind, rd.d.GroupVersion(), lm)
 	for i := range items {
-		v, err := rd.served(items[i].Value)
+		v, err := rd.listItem(items[i].Value)
 		if err != nil {
 			h.log.Error("list: undecodable stored object", "key", items[i].Key, "err", err)
 			continue
@@ -240,7 +240,7 @@ func (rd *renderer) list(lm listMeta, items []bolt.KV) ([]byte, error) {
 	}
 	b := listHeadJSON(make([]byte, 0, size), rd.d.ListKind, rd.d.GroupVersion(), lm)
 	for i := range items {
-		v, err := rd.served(items[i].Value)
+		v, err := rd.listItem(items[i].Value)
 		if err != nil {
 			return nil, err
 		}

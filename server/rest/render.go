@@ -27,6 +27,8 @@ type renderer struct {
 	include string
 	now     time.Time
 	scratch []byte
+	// item holds a list item with its type prefixed (ListItemsTyped).
+	item []byte
 }
 
 // Values of the includeObject parameter of Tables.
@@ -66,6 +68,18 @@ func (rd *renderer) served(stored []byte) ([]byte, error) {
 		rd.scratch = b
 	}
 	return b, err
+}
+
+// listItem returns one list item's JSON: the served bytes, with kind and
+// apiVersion when the descriptor's list items carry them. The result is
+// valid until the next call.
+func (rd *renderer) listItem(stored []byte) ([]byte, error) {
+	b, err := rd.served(stored)
+	if err != nil || !rd.d.ListItemsTyped {
+		return b, err
+	}
+	rd.item = objectJSON(rd.item[:0], rd.d, b)
+	return rd.item, nil
 }
 
 // objectJSON appends the JSON of one object with its kind and apiVersion.

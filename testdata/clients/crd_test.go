@@ -92,7 +92,11 @@ func thing(gv schema.GroupVersion, kind, name, note string) *unstructured.Unstru
 }
 
 func TestDynamicInformerOnCustomResourceSyncs(t *testing.T) {
-	createCRD(t, simpleCRD("informer.example.com", "gadgets", "Gadget", apiextensionsv1.NamespaceScoped))
+	crd := simpleCRD("informer.example.com", "gadgets", "Gadget", apiextensionsv1.NamespaceScoped)
+	// A list kind not ending in List: client-go can then not guess the
+	// items' kind, so the list must carry it.
+	crd.Spec.Names.ListKind = "GadgetCollection"
+	createCRD(t, crd)
 	gvr := schema.GroupVersionResource{Group: "informer.example.com", Version: "v1", Resource: "gadgets"}
 	gv := gvr.GroupVersion()
 	ns := namespace(t, clientset(t, config(t)))
