@@ -68,10 +68,16 @@ func newKubectlEnv(t *testing.T) *kubectlEnv {
 // run runs one kubectl command and returns its stdout and stderr.
 func (k *kubectlEnv) run(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
+	return k.runEnv(t, nil, args...)
+}
+
+// runEnv is run with extra environment variables ("NAME=value").
+func (k *kubectlEnv) runEnv(t *testing.T, extra []string, args ...string) (string, string, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), kubectlTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, k.bin, args...)
-	cmd.Env = k.environ
+	cmd.Env = append(slices.Clip(k.environ), extra...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
