@@ -386,3 +386,52 @@ func TestCustomResourceGCAndNamespaces(t *testing.T) {
 	e.do("PATCH", p+"/inside", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
 	eventually(t, "the namespace gone", func() bool { return e.do("GET", "/api/v1/namespaces/crns", nil).code == 404 })
 }
+
+// Server-side apply merges custom resources by their schema's list
+// semantics and records ownership per set item and map key.
+func TestCustomResourceApply(t *testing.T) {
+	t.Parallel()
+	e, _ := startGadgets(t, "ssa.example.com")
+	p := groupPath("ssa.example.com", "v1", "default", "gadgets")
+	apply := func(manager, body string) *resp {
+		return e.do("PATCH", p+"/g?fieldManager="+manager, body, "Content-Type", "application/apply-patch+yaml")
+	}
+	apply("a", `{"apiVersion":"ssa.example.com/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"tags":["x","y"],"selector":{"k1":"v1"}}}`).mustCode(t, 201)
+	got := apply("b", `{"apiVersion":"ssa.example.com/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"tags":["z"],"selector":{"k2":"v2"}}}`).mustCode(t, 200).obj(t)
+	if tags := at(got, "spec", "tags"); !reflect.DeepEqual(tags, []any{"x", "y", "z"}) {
+		t.Errorf("tags %v", tags)
+	}
+	if sel := at(got, "spec", "selector"); !reflect.DeepEqual(sel, map[string]any{"k1": "v1", "k2": "v2"}) {
+		t.Errorf("selector %v", sel)
+	}
+	mf, _ := at(got, "metadata", "managedFields").([]any)
+	if len(mf) != 2 || at(mf[1], "manager") != "b" ||
+		!reflect.DeepEqual(at(mf[1], "fieldsV1", "f:spec", "f:tags"), map[string]any{`v:"z"`: map[string]any{}}) {
+		t.Errorf("managedFields %v", mf)
+	}
+	// A different value for a field another manager owns conflicts.
+	r := apply("b", `{"apiVersion":"ssa.example.com/v1","kind":"Gadget","metadata":{"name":"g"},"spec":{"selector":{"k1":"other"}}}`).mustCode(t, 409)
+	if msg, _ := r.obj(t)["message"].(string); !strings.Contains(msg, `conflict with "a": .spec.selector.k1`) {
+		t.Errorf("conflict message %q", msg)
+	}
+}
+
+// A version served through a conversion webhook answers 503 while
+// webhooks cannot be called; the storage version is served.
+func TestCustomResourceWebhookConversion(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	crd := gadgetCRD("whk.example.com")
+	crd["spec"].(map[string]any)["conversion"] = map[string]any{"strategy": "Webhook",
+		"webhook": map[string]any{"clientConfig": map[string]any{"url": "https://convert.example.com/convert"}, "conversionReviewVersions": []any{"v1"}}}
+	e.do("POST", crdPath, crd).mustCode(t, 201)
+	e.do("GET", groupPath("whk.example.com", "v1", "default", "gadgets"), nil).mustCode(t, 200)
+	r := e.do("GET", groupPath("whk.example.com", "v2", "default", "gadgets"), nil).mustCode(t, 503)
+	if msg, _ := r.obj(t)["message"].(string); !strings.Contains(msg, "conversion webhook for whk.example.com/v2, Kind=Gadget") {
+		t.Errorf("message %q", msg)
+	}
+	agg := e.do("GET", "/apis", nil, "Accept", "application/json;g=apidiscovery."+platBrand.Domain+";v=v2;as=APIGroupDiscoveryList").mustCode(t, 200)
+	if !strings.Contains(string(agg.body), `"name":"whk.example.com"`) || !strings.Contains(string(agg.body), `"resource":"gadgets"`) {
+		t.Errorf("aggregated discovery lacks the group: %.500s", agg.body)
+	}
+}
