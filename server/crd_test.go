@@ -3,6 +3,8 @@ package server_test
 import (
 	"reflect"
 	"testing"
+
+	"platd/config"
 )
 
 // widgetCRD is a valid CustomResourceDefinition of one served version.
@@ -131,4 +133,31 @@ func TestCRDFirstDeleteMarks(t *testing.T) {
 		terminating["message"] != "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon" || terminating["lastTransitionTime"] == nil {
 		t.Errorf("Terminating condition = %v", terminating)
 	}
+}
+
+// TestCRDPatchAndApproval checks that a patch is held to the update rules
+// (group and plural never change; the name is not checked against them
+// again, as upstream), and that in the kubernetes brand a CRD
+// of the brand's own groups needs the API approval annotation, in
+// upstream's words.
+func TestCRDPatchAndApproval(t *testing.T) {
+	t.Parallel()
+	e := start(t, withBrand("kubernetes"))
+	b, _ := config.LookupBrand("kubernetes")
+	p := groupPath(b.Group("apiextensions"), "v1", "", "customresourcedefinitions")
+	kind := "CustomResourceDefinition." + b.Group("apiextensions")
+	e.do("POST", p, widgetCRD()).mustCode(t, 201)
+	e.do("PATCH", p+"/widgets.example.com", `{"spec":{"group":"example.org","names":{"plural":"gadgets"}}}`, "Content-Type", "application/merge-patch+json").
+		mustCode(t, 422).
+		mustMessage(t, kind+` "widgets.example.com" is invalid: [spec.group: Invalid value: "example.org": field is immutable, `+
+			`spec.names.plural: Invalid value: "gadgets": field is immutable]`)
+
+	protected := widgetCRD()
+	protected["metadata"].(map[string]any)["name"] = "widgets.things." + b.Domain
+	protected["spec"].(map[string]any)["group"] = "things." + b.Domain
+	mustRefuse(t, e, p, protected, kind, []string{
+		"metadata.annotations[" + b.APIApprovalAnnotation + `]: Required value: protected groups must have approval annotation "` + b.APIApprovalAnnotation + `", see https://github.com/kubernetes/enhancements/pull/1111`,
+	})
+	protected["metadata"].(map[string]any)["annotations"] = map[string]any{b.APIApprovalAnnotation: "unapproved, testing only"}
+	e.do("POST", p, protected).mustCode(t, 201)
 }
