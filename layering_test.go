@@ -30,20 +30,26 @@ var layers = map[string]int{
 	"platd/server/schema":     1,
 	"platd/bolt/storetest":    1,
 	"platd/server/schema/gen": 1,
+	"platd/server/jsonpath":   1,
 	// What is derived from schemas.
 	"platd/server/registry":     2,
 	"platd/server/protobuf":     2,
 	"platd/server/patch":        2,
 	"platd/server/fieldmanager": 2,
+	"platd/server/jsonschema":   2,
+	// Validation rules of custom resource schemas.
+	"platd/server/cel": 3,
 	// Printers, the documents derived from the registry, the filters.
 	"platd/server/printers":  3,
 	"platd/server/discovery": 3,
 	"platd/server/openapi":   3,
 	"platd/server/filters":   3,
 	// The built-in types (with their printers) and the verbs.
-	"platd/server/builtin":     4,
-	"platd/server/rest":        4,
-	"platd/server/controllers": 5,
+	"platd/server/builtin": 4,
+	"platd/server/rest":    4,
+	// Custom resource types, built from CRDs at run time.
+	"platd/server/customresource": 4,
+	"platd/server/controllers":    5,
 	// Assembly, and the command that wires it.
 	"platd/server": 6,
 	"platd":        7,
