@@ -3,6 +3,7 @@ package server_test
 import (
 	"reflect"
 	"testing"
+	"time"
 
 	"platd/config"
 )
@@ -60,10 +61,10 @@ func TestCRDCreateStoresDefaults(t *testing.T) {
 	delete(got["metadata"].(map[string]any), "resourceVersion")
 	e.do("PUT", p+"/widgets.example.com", got).mustCode(t, 422).
 		mustMessage(t, `CustomResourceDefinition.`+platBrand.Group("apiextensions")+` "widgets.example.com" is invalid: metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`)
-	cur := e.do("GET", p+"/widgets.example.com", nil).mustCode(t, 200).obj(t)
-	at(cur, "spec", "names").(map[string]any)["categories"] = []any{"all"}
-	cur["status"].(map[string]any)["storedVersions"] = []any{"v1", "v9"}
-	upd := e.do("PUT", p+"/widgets.example.com", cur).mustCode(t, 200).obj(t)
+	upd := putLatest(t, e, p+"/widgets.example.com", "", func(cur map[string]any) {
+		at(cur, "spec", "names").(map[string]any)["categories"] = []any{"all"}
+		cur["status"].(map[string]any)["storedVersions"] = []any{"v1", "v9"}
+	}).mustCode(t, 200).obj(t)
 	if g := at(upd, "metadata", "generation"); g != 2.0 {
 		t.Errorf("generation after a spec change = %v", g)
 	}
@@ -72,14 +73,33 @@ func TestCRDCreateStoresDefaults(t *testing.T) {
 	}
 
 	// The status subresource keeps spec and checks the accepted names.
-	upd["spec"].(map[string]any)["scope"] = "Cluster"
-	upd["status"].(map[string]any)["acceptedNames"] = map[string]any{"plural": "Widgets", "kind": "Widget"}
-	e.do("PUT", p+"/widgets.example.com/status", upd).mustCode(t, 422).
+	putLatest(t, e, p+"/widgets.example.com", "/status", func(cur map[string]any) {
+		cur["spec"].(map[string]any)["scope"] = "Cluster"
+		cur["status"].(map[string]any)["acceptedNames"] = map[string]any{"plural": "Widgets", "kind": "Widget"}
+	}).mustCode(t, 422).
 		mustMessage(t, `CustomResourceDefinition.`+platBrand.Group("apiextensions")+` "widgets.example.com" is invalid: status.acceptedNames.plural: Invalid value: "Widgets": a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')`)
-	upd["status"].(map[string]any)["acceptedNames"] = map[string]any{"plural": "widgets", "kind": "Widget"}
-	st := e.do("PUT", p+"/widgets.example.com/status", upd).mustCode(t, 200).obj(t)
+	st := putLatest(t, e, p+"/widgets.example.com", "/status", func(cur map[string]any) {
+		cur["spec"].(map[string]any)["scope"] = "Cluster"
+		cur["status"].(map[string]any)["acceptedNames"] = map[string]any{"plural": "widgets", "kind": "Widget"}
+	}).mustCode(t, 200).obj(t)
 	if at(st, "spec", "scope") != "Namespaced" || at(st, "metadata", "generation") != 2.0 || at(st, "status", "acceptedNames", "plural") != "widgets" {
 		t.Errorf("status write: spec %v, generation %v, status %v", at(st, "spec"), at(st, "metadata", "generation"), at(st, "status"))
+	}
+}
+
+// putLatest reads the object at path, edits it and writes it back to
+// path+sub, again while the write conflicts with one the server's
+// controllers made in between.
+func putLatest(t *testing.T, e *env, path, sub string, edit func(obj map[string]any)) *resp {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		obj := e.do("GET", path, nil).mustCode(t, 200).obj(t)
+		edit(obj)
+		r := e.do("PUT", path+sub, obj)
+		if r.code != 409 || time.Now().After(deadline) {
+			return r
+		}
 	}
 }
 
