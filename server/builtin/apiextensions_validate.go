@@ -29,6 +29,9 @@ type crdSpec struct {
 	// top holds the members that moved to the spec, by v1 version member
 	// name; a member in top is absent from every version.
 	top map[string]any
+	// parsed are the versions' schemas that parse, once anySchema read
+	// them.
+	parsed []*jsonschema.Props
 }
 
 // versionSchema is the schema of a v1 CRD version in the catalog d was
@@ -170,16 +173,20 @@ func (c *crdSpec) allVersionsHaveSchema() bool {
 	return true
 }
 
-// anySchema reports whether any schema of the CRD satisfies pred.
+// anySchema reports whether any schema of the CRD satisfies pred. The
+// schemas are parsed once, on first use.
 func (c *crdSpec) anySchema(pred func(*jsonschema.Props) bool) bool {
-	for _, v := range c.versions {
-		if s := openAPISchemaOf(v["schema"]); s != nil {
-			if p, err := jsonschema.Parse(s); err == nil && pred(p) {
-				return true
+	if c.parsed == nil {
+		c.parsed = []*jsonschema.Props{}
+		for _, v := range c.versions {
+			if s := openAPISchemaOf(v["schema"]); s != nil {
+				if p, err := jsonschema.Parse(s); err == nil {
+					c.parsed = append(c.parsed, p)
+				}
 			}
 		}
 	}
-	return false
+	return slices.ContainsFunc(c.parsed, pred)
 }
 
 // preserveUnknownFields is spec.preserveUnknownFields, false when absent.
