@@ -323,14 +323,14 @@ func TestCRDConflictAndDeletion(t *testing.T) {
 	eventually(t, "the free gadget deleted", func() bool { return e.do("GET", p+"/free", nil).code == 404 })
 	e.do("POST", p, map[string]any{"apiVersion": "del.example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": "late"}}).
 		mustCode(t, 405).mustMessage(t, "create not allowed while custom resource definition is terminating")
-	held := e.do("GET", p+"/held", nil).mustCode(t, 200).obj(t)
-	if at(held, "metadata", "deletionTimestamp") == nil {
-		t.Errorf("held gadget not being deleted: %v", held)
-	}
-	crd = e.do("GET", crdPath+"/gadgets.del.example.com", nil).mustCode(t, 200).obj(t)
-	if c := condition(crd, "Terminating"); c == nil || c["reason"] != "InstanceDeletionInProgress" {
-		t.Errorf("Terminating while instances remain %v", c)
-	}
+	eventually(t, "the held gadget marked for deletion", func() bool {
+		return at(e.do("GET", p+"/held", nil).mustCode(t, 200).obj(t), "metadata", "deletionTimestamp") != nil
+	})
+	eventually(t, "the CRD terminating while instances remain", func() bool {
+		crd = e.do("GET", crdPath+"/gadgets.del.example.com", nil).mustCode(t, 200).obj(t)
+		c := condition(crd, "Terminating")
+		return c != nil && c["reason"] == "InstanceDeletionInProgress"
+	})
 	e.do("PATCH", p+"/held", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
 	eventually(t, "the CRD gone", func() bool { return e.do("GET", crdPath+"/gadgets.del.example.com", nil).code == 404 })
 	eventually(t, "the resource unserved", func() bool { return e.do("GET", p, nil).code == 404 })
