@@ -3,7 +3,6 @@ package builtin
 import (
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -207,7 +206,7 @@ func validateNamedRule(rule map[string]any, p string) apierr.FieldErrors {
 // celIdentRe and celReserved define a CEL identifier, which a variable
 // name must be.
 var (
-	celIdentRe  = regexp.MustCompile("^[_a-zA-Z][_a-zA-Z0-9]*$")
+	celIdentRe  = lazyRegexp("^[_a-zA-Z][_a-zA-Z0-9]*$")
 	celReserved = []string{"true", "false", "null", "in", "as", "break", "const", "continue", "else", "for",
 		"function", "if", "import", "let", "loop", "package", "namespace", "return", "var", "void", "while"}
 )
@@ -217,7 +216,7 @@ func validateVariable(v map[string]any, p string) apierr.FieldErrors {
 	name := str(v, "name")
 	if strings.TrimSpace(name) == "" {
 		errs = append(errs, apierr.Required(p+".name", "name is not specified"))
-	} else if !celIdentRe.MatchString(name) || slices.Contains(celReserved, name) {
+	} else if !celIdentRe().MatchString(name) || slices.Contains(celReserved, name) {
 		errs = append(errs, apierr.Invalid(p+".name", name, "name is not a valid CEL identifier"))
 	}
 	if strings.TrimSpace(str(v, "expression")) == "" {
@@ -227,7 +226,7 @@ func validateVariable(v map[string]any, p string) apierr.FieldErrors {
 }
 
 // lineBreakRe finds the line breaks CEL's grammar knows.
-var lineBreakRe = regexp.MustCompile(`[\n\r]+`)
+var lineBreakRe = lazyRegexp(`[\n\r]+`)
 
 func validatePolicyValidation(v map[string]any, p string) apierr.FieldErrors {
 	var errs apierr.FieldErrors
@@ -241,7 +240,7 @@ func validatePolicyValidation(v map[string]any, p string) apierr.FieldErrors {
 	trimmed := strings.TrimSpace(msg)
 	if msg != "" && trimmed == "" {
 		errs = append(errs, apierr.Invalid(p+".message", msg, "message must be non-empty if specified"))
-	} else if lineBreakRe.MatchString(trimmed) {
+	} else if lineBreakRe().MatchString(trimmed) {
 		errs = append(errs, apierr.Invalid(p+".message", msg, "message must not contain line breaks"))
 	}
 	return append(errs, closedValue(v, "reason", validationReasons, p)...)

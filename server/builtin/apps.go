@@ -160,7 +160,7 @@ func deploymentStrategyValue(t string, ru map[string]any) goSyntax {
 // integer, or 0.
 func intOrPercentValue(v any) int64 {
 	if s, ok := v.(string); ok {
-		if !percentRe.MatchString(s) {
+		if !percentRe().MatchString(s) {
 			return 0
 		}
 		n, _ := strconv.ParseInt(s[:len(s)-1], 10, 64)

@@ -3,7 +3,6 @@ package builtin
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -517,7 +516,7 @@ func validateSchedule(schedule string, allowTZ, hasTimeZone bool) apierr.FieldEr
 }
 
 // timeZonePart is one slash-separated part of a time zone name.
-var timeZonePart = regexp.MustCompile(`^[A-Za-z\.\-_0-9+]{1,14}$`)
+var timeZonePart = lazyRegexp(`^[A-Za-z\.\-_0-9+]{1,14}$`)
 
 func validateTimeZone(tz string) apierr.FieldErrors {
 	const p = "spec.timeZone"
@@ -525,7 +524,7 @@ func validateTimeZone(tz string) apierr.FieldErrors {
 		return apierr.FieldErrors{apierr.Invalid(p, tz, "timeZone must be nil or non-empty string")}
 	}
 	for _, part := range strings.Split(tz, "/") {
-		if part == "." || part == ".." || strings.HasPrefix(part, "-") || !timeZonePart.MatchString(part) {
+		if part == "." || part == ".." || strings.HasPrefix(part, "-") || !timeZonePart().MatchString(part) {
 			return apierr.FieldErrors{apierr.Invalid(p, tz, "unknown time zone "+tz)}
 		}
 	}

@@ -1,8 +1,6 @@
 package builtin
 
 import (
-	"regexp"
-
 	"platd/server/apierr"
 )
 
@@ -15,7 +13,7 @@ const (
 
 const conditionReasonFmt = "[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?"
 
-var conditionReasonRe = regexp.MustCompile("^" + conditionReasonFmt + "$")
+var conditionReasonRe = lazyRegexp("^" + conditionReasonFmt + "$")
 
 var conditionReasonMsg = regexMessage("a condition reason must start with alphabetic character, optionally followed by a string of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'",
 	conditionReasonFmt, "my_name", "MY_NAME", "MyName", "ReasonA,ReasonB", "ReasonA:ReasonB")
@@ -53,7 +51,7 @@ func validateConditions(conds []any, path string) apierr.FieldErrors {
 		if reason == "" {
 			errs = append(errs, apierr.Required(p+".reason", "must be set"))
 		} else {
-			if !conditionReasonRe.MatchString(reason) {
+			if !conditionReasonRe().MatchString(reason) {
 				errs = append(errs, apierr.Invalid(p+".reason", reason, conditionReasonMsg))
 			}
 			if len(reason) > conditionReasonMax {

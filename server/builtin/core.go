@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -20,7 +19,7 @@ const maxDataSize = 1 << 20
 
 const configKeyFmt = `[-._a-zA-Z0-9]+`
 
-var configKeyRe = regexp.MustCompile("^" + configKeyFmt + "$")
+var configKeyRe = lazyRegexp("^" + configKeyFmt + "$")
 
 // configKeyErrors returns the problems of a ConfigMap or Secret data key.
 func configKeyErrors(key string) []string {
@@ -28,7 +27,7 @@ func configKeyErrors(key string) []string {
 	if len(key) > validation.DNS1123SubdomainMaxLength {
 		errs = append(errs, fmt.Sprintf("must be no more than %d characters", validation.DNS1123SubdomainMaxLength))
 	}
-	if !configKeyRe.MatchString(key) {
+	if !configKeyRe().MatchString(key) {
 		errs = append(errs, "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '"+configKeyFmt+"')")
 	}
 	switch {

@@ -1,7 +1,6 @@
 package builtin
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -16,7 +15,7 @@ const (
 	refDigest          = `[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[0-9a-fA-F]{32,}`
 )
 
-var imageRefRe = regexp.MustCompile(`^(` + refName + `)(?::(` + refTag + `))?(?:@(` + refDigest + `))?$`)
+var imageRefRe = lazyRegexp(`^(` + refName + `)(?::(` + refTag + `))?(?:@(` + refDigest + `))?$`)
 
 // maxImageNameLength bounds the repository part of a reference, as image
 // registries do.
@@ -33,7 +32,7 @@ const defaultImageTag = "latest"
 // it names neither tag nor digest, and "" when it names only a digest or
 // does not parse.
 func imageTag(image string) string {
-	m := imageRefRe.FindStringSubmatch(image)
+	m := imageRefRe().FindStringSubmatch(image)
 	if m == nil || len(m[1]) > maxImageNameLength {
 		return ""
 	}

@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 
 	"platd/server/apierr"
@@ -10,7 +9,7 @@ import (
 
 const percentFmt = "[0-9]+%"
 
-var percentRe = regexp.MustCompile("^" + percentFmt + "$")
+var percentRe = lazyRegexp("^" + percentFmt + "$")
 
 var percentMsg = regexMessage("a valid percent string must be a numeric string followed by an ending '%'", percentFmt, "1%", "93%")
 
@@ -32,7 +31,7 @@ func intOrStringValue(v any) goSyntax {
 func validateIntOrPercent(v any, path string) apierr.FieldErrors {
 	switch x := v.(type) {
 	case string:
-		if !percentRe.MatchString(x) {
+		if !percentRe().MatchString(x) {
 			return apierr.FieldErrors{apierr.Invalid(path, intOrStringValue(v), percentMsg)}
 		}
 	default:
@@ -50,7 +49,7 @@ func validateIntOrPercent(v any, path string) apierr.FieldErrors {
 // notOver100Percent refuses a valid percentage above 100%.
 func notOver100Percent(v any, path string) apierr.FieldErrors {
 	s, ok := v.(string)
-	if !ok || !percentRe.MatchString(s) {
+	if !ok || !percentRe().MatchString(s) {
 		return nil
 	}
 	if n, err := strconv.Atoi(s[:len(s)-1]); err == nil && n <= 100 {

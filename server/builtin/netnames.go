@@ -3,7 +3,6 @@ package builtin
 import (
 	"fmt"
 	"net"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -27,10 +26,10 @@ const (
 )
 
 var (
-	wildcardDomainRe  = regexp.MustCompile("^" + wildcardDomainFmt + "$")
-	domainPathRe      = regexp.MustCompile("^" + domainPathFmt + "$")
-	portNameCharsetRe = regexp.MustCompile(portNameCharsetFmt)
-	portNameLetterRe  = regexp.MustCompile("[a-z]")
+	wildcardDomainRe  = lazyRegexp("^" + wildcardDomainFmt + "$")
+	domainPathRe      = lazyRegexp("^" + domainPathFmt + "$")
+	portNameCharsetRe = lazyRegexp(portNameCharsetFmt)
+	portNameLetterRe  = lazyRegexp("[a-z]")
 )
 
 func maxLenMsg(n int) string { return fmt.Sprintf("must be no more than %d characters", n) }
@@ -44,7 +43,7 @@ func isWildcardDNS1123Subdomain(v string) []string {
 	if len(v) > validation.DNS1123SubdomainMaxLength {
 		errs = append(errs, maxLenMsg(validation.DNS1123SubdomainMaxLength))
 	}
-	if !wildcardDomainRe.MatchString(v) {
+	if !wildcardDomainRe().MatchString(v) {
 		errs = append(errs, regexMessage("a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character", wildcardDomainFmt, "*.example.com"))
 	}
 	return errs
@@ -86,7 +85,7 @@ func isDomainPrefixedPath(path, v string) apierr.FieldErrors {
 	for _, msg := range validation.IsDNS1123Subdomain(host) {
 		errs = append(errs, apierr.Invalid(path, host, msg))
 	}
-	if !domainPathRe.MatchString(rest) {
+	if !domainPathRe().MatchString(rest) {
 		errs = append(errs, apierr.Invalid(path, rest, regexMessage("must be a valid path", domainPathFmt)))
 	}
 	return errs
@@ -107,10 +106,10 @@ func isValidPortName(v string) []string {
 	if len(v) > portNameMax {
 		errs = append(errs, maxLenMsg(portNameMax))
 	}
-	if !portNameCharsetRe.MatchString(v) {
+	if !portNameCharsetRe().MatchString(v) {
 		errs = append(errs, "must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)")
 	}
-	if !portNameLetterRe.MatchString(v) {
+	if !portNameLetterRe().MatchString(v) {
 		errs = append(errs, "must contain at least one letter (a-z)")
 	}
 	if strings.Contains(v, "--") {

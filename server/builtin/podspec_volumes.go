@@ -5,7 +5,6 @@ import (
 	"net"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"platd/server/apierr"
@@ -444,20 +443,20 @@ func validateISCSI(m map[string]any, p fieldPath) apierr.FieldErrors {
 
 // Forms of iSCSI qualified names.
 var (
-	iscsiIQNRe = regexp.MustCompile(`iqn\.\d{4}-\d{2}\.([[:alnum:]-.]+)(:[^,;*&$|\s]+)$`)
-	iscsiEUIRe = regexp.MustCompile(`^eui.[[:alnum:]]{16}$`)
-	iscsiNAARe = regexp.MustCompile(`^naa.[[:alnum:]]{32}$`)
+	iscsiIQNRe = lazyRegexp(`iqn\.\d{4}-\d{2}\.([[:alnum:]-.]+)(:[^,;*&$|\s]+)$`)
+	iscsiEUIRe = lazyRegexp(`^eui.[[:alnum:]]{16}$`)
+	iscsiNAARe = lazyRegexp(`^naa.[[:alnum:]]{32}$`)
 )
 
 // iscsiNameValid checks a name that starts with iqn, eui or naa.
 func iscsiNameValid(s string) bool {
 	switch {
 	case strings.HasPrefix(s, "iqn"):
-		return iscsiIQNRe.MatchString(s)
+		return iscsiIQNRe().MatchString(s)
 	case strings.HasPrefix(s, "eui"):
-		return iscsiEUIRe.MatchString(s)
+		return iscsiEUIRe().MatchString(s)
 	default:
-		return iscsiNAARe.MatchString(s)
+		return iscsiNAARe().MatchString(s)
 	}
 }
 

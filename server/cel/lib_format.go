@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/url"
 	"reflect"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -61,7 +60,7 @@ func maskTrailingDash(s string) string {
 	return s
 }
 
-var uuidRE = regexp.MustCompile(`(?i)(^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$)|(^[0-9a-f]{32}$)`)
+var uuidRE = lazyRegexp(`(?i)(^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$)|(^[0-9a-f]{32}$)`)
 
 // namedFormats are the formats format.named() knows, by name.
 var namedFormats = map[string]formatVal{
@@ -80,7 +79,7 @@ var namedFormats = map[string]formatVal{
 		return nil
 	}, maxFormatRegexSize},
 	"uuid": {"uuid", func(s string) []string {
-		if !uuidRE.MatchString(s) {
+		if !uuidRE().MatchString(s) {
 			return []string{"does not match the UUID format"}
 		}
 		return nil

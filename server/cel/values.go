@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"reflect"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -139,7 +138,7 @@ func toVal(v any, d *declType) ref.Val {
 }
 
 // durationPart is one "<number><unit>" of a duration, spaces allowed.
-var durationPart = regexp.MustCompile(`((\d+)\s*([A-Za-zµ]+))`)
+var durationPart = lazyRegexp(`((\d+)\s*([A-Za-zµ]+))`)
 
 // durationUnits are the unit spellings of format: duration beside Go's:
 // the last spelling of each also matches as a prefix ("hours").
@@ -166,7 +165,7 @@ func parseDuration(s string) (time.Duration, error) {
 	}
 	var total time.Duration
 	ok := false
-	for _, m := range durationPart.FindAllStringSubmatch(s, -1) {
+	for _, m := range durationPart().FindAllStringSubmatch(s, -1) {
 		n, err := strconv.Atoi(m[2])
 		if err != nil {
 			return 0, err

@@ -16,7 +16,6 @@ package jsonpath
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -35,11 +34,11 @@ var ErrSyntax = errors.New("invalid syntax")
 
 var (
 	// A bracket holding one quoted key: ['name'].
-	bracketKey = regexp.MustCompile(`^'([^']*)'$`)
+	bracketKey = lazyRegexp(`^'([^']*)'$`)
 	// A bracket holding an index or a slice: [n], [a:b], [a:b:c].
-	sliceParams = regexp.MustCompile(`^(-?[\d]*)(:-?[\d]*)?(:-?[\d]*)?$`)
+	sliceParams = lazyRegexp(`^(-?[\d]*)(:-?[\d]*)?(:-?[\d]*)?$`)
 	// A filter comparison: left operand, operator, right operand.
-	comparison = regexp.MustCompile(`^([^!<>=]+)([!<>=]+)(.+?)$`)
+	comparison = lazyRegexp(`^([^!<>=]+)([!<>=]+)(.+?)$`)
 )
 
 // parser turns template text into a tree. It is used once.
@@ -259,7 +258,7 @@ func (p *parser) parseArray(cur *listNode) error {
 		return nil
 	}
 
-	if m := bracketKey.FindStringSubmatch(text); m != nil {
+	if m := bracketKey().FindStringSubmatch(text); m != nil {
 		l, err := parseAction("."+m[1], p.depth)
 		if err != nil {
 			return err
@@ -268,7 +267,7 @@ func (p *parser) parseArray(cur *listNode) error {
 		return nil
 	}
 
-	m := sliceParams.FindStringSubmatch(text)
+	m := sliceParams().FindStringSubmatch(text)
 	if m == nil {
 		return fmt.Errorf("invalid array index %s", text)
 	}
@@ -322,7 +321,7 @@ func (p *parser) parseFilter(cur *listNode) error {
 	}
 	text := p.consume()
 	text = text[:len(text)-2]
-	m := comparison.FindStringSubmatch(text)
+	m := comparison().FindStringSubmatch(text)
 	if m == nil {
 		left, err := parseAction(text, p.depth)
 		if err != nil {

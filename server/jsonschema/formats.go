@@ -5,7 +5,6 @@ import (
 	"net"
 	"net/mail"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -24,17 +23,17 @@ var stringFormats = map[string]func(string) bool{
 	"ipv6":         isIPv6,
 	"cidr":         isCIDR,
 	"mac":          isMAC,
-	"uuid":         rxUUID.MatchString,
-	"uuid3":        rxUUID3.MatchString,
-	"uuid4":        rxUUID4.MatchString,
-	"uuid5":        rxUUID5.MatchString,
+	"uuid":         rxUUID().MatchString,
+	"uuid3":        rxUUID3().MatchString,
+	"uuid4":        rxUUID4().MatchString,
+	"uuid5":        rxUUID5().MatchString,
 	"isbn":         func(s string) bool { return isISBN10(s) || isISBN13(s) },
 	"isbn10":       isISBN10,
 	"isbn13":       isISBN13,
 	"creditcard":   isCreditCard,
 	"ssn":          isSSN,
-	"hexcolor":     rxHexColor.MatchString,
-	"rgbcolor":     rxRGBColor.MatchString,
+	"hexcolor":     rxHexColor().MatchString,
+	"rgbcolor":     rxRGBColor().MatchString,
 	"byte":         isBase64,
 	"password":     func(string) bool { return true },
 	"date":         isDate,
@@ -69,26 +68,26 @@ func validFormat(f, s string) bool {
 }
 
 var (
-	rxHostname     = regexp.MustCompile(`^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$`)
-	rxUUID         = regexp.MustCompile(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$`)
-	rxUUID3        = regexp.MustCompile(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$`)
-	rxUUID4        = regexp.MustCompile(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$`)
-	rxUUID5        = regexp.MustCompile(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$`)
-	rxHexColor     = regexp.MustCompile(`^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
-	rxRGBColor     = regexp.MustCompile(`^rgb\(\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*\)$`)
-	rxSSN          = regexp.MustCompile(`^\d{3}[- ]?\d{2}[- ]?\d{4}$`)
-	rxISBN10       = regexp.MustCompile(`^(?:[0-9]{9}X|[0-9]{10})$`)
-	rxISBN13       = regexp.MustCompile(`^(?:[0-9]{13})$`)
-	rxCard         = regexp.MustCompile(`^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11})$`)
-	rxSpaceOrMinus = regexp.MustCompile(`[\s-]+`)
-	rxNotNumber    = regexp.MustCompile(`[^0-9]+`)
-	rxTime         = regexp.MustCompile(`^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$`)
-	rxBase64       = regexp.MustCompile(`^(?:[A-Za-z0-9+\/]{4})*(?:[A-Za-z0-9+\/]{2}==|[A-Za-z0-9+\/]{3}=|[A-Za-z0-9+\/]{4})$`)
-	rxDurationPart = regexp.MustCompile(`((\d+)\s*([A-Za-zµ]+))`)
+	rxHostname     = lazyRegexp(`^([a-zA-Z0-9\p{S}\p{L}]((-?[a-zA-Z0-9\p{S}\p{L}]{0,62})?)|([a-zA-Z0-9\p{S}\p{L}](([a-zA-Z0-9-\p{S}\p{L}]{0,61}[a-zA-Z0-9\p{S}\p{L}])?)(\.)){1,}([a-zA-Z\p{L}]){2,63})$`)
+	rxUUID         = lazyRegexp(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$`)
+	rxUUID3        = lazyRegexp(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?3[0-9a-f]{3}-?[0-9a-f]{4}-?[0-9a-f]{12}$`)
+	rxUUID4        = lazyRegexp(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?4[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$`)
+	rxUUID5        = lazyRegexp(`(?i)^[0-9a-f]{8}-?[0-9a-f]{4}-?5[0-9a-f]{3}-?[89ab][0-9a-f]{3}-?[0-9a-f]{12}$`)
+	rxHexColor     = lazyRegexp(`^#?([0-9a-fA-F]{3}|[0-9a-fA-F]{6})$`)
+	rxRGBColor     = lazyRegexp(`^rgb\(\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*,\s*(0|[1-9]\d?|1\d\d?|2[0-4]\d|25[0-5])\s*\)$`)
+	rxSSN          = lazyRegexp(`^\d{3}[- ]?\d{2}[- ]?\d{4}$`)
+	rxISBN10       = lazyRegexp(`^(?:[0-9]{9}X|[0-9]{10})$`)
+	rxISBN13       = lazyRegexp(`^(?:[0-9]{13})$`)
+	rxCard         = lazyRegexp(`^(?:4[0-9]{12}(?:[0-9]{3})?|5[1-5][0-9]{14}|6(?:011|5[0-9][0-9])[0-9]{12}|3[47][0-9]{13}|3(?:0[0-5]|[68][0-9])[0-9]{11}|(?:2131|1800|35\d{3})\d{11})$`)
+	rxSpaceOrMinus = lazyRegexp(`[\s-]+`)
+	rxNotNumber    = lazyRegexp(`[^0-9]+`)
+	rxTime         = lazyRegexp(`^([0-9]{2}):([0-9]{2}):([0-9]{2})(.[0-9]+)?(z|([+-][0-9]{2}:[0-9]{2}))$`)
+	rxBase64       = lazyRegexp(`^(?:[A-Za-z0-9+\/]{4})*(?:[A-Za-z0-9+\/]{2}==|[A-Za-z0-9+\/]{3}=|[A-Za-z0-9+\/]{4})$`)
+	rxDurationPart = lazyRegexp(`((\d+)\s*([A-Za-zµ]+))`)
 )
 
 func isHostname(s string) bool {
-	if !rxHostname.MatchString(s) || len(s) > 255 {
+	if !rxHostname().MatchString(s) || len(s) > 255 {
 		return false
 	}
 	for _, label := range strings.Split(s, ".") {
@@ -166,8 +165,8 @@ func isBSONObjectID(s string) bool {
 }
 
 func isISBN10(s string) bool {
-	s = rxSpaceOrMinus.ReplaceAllString(s, "")
-	if !rxISBN10.MatchString(s) {
+	s = rxSpaceOrMinus().ReplaceAllString(s, "")
+	if !rxISBN10().MatchString(s) {
 		return false
 	}
 	sum := 0
@@ -183,8 +182,8 @@ func isISBN10(s string) bool {
 }
 
 func isISBN13(s string) bool {
-	s = rxSpaceOrMinus.ReplaceAllString(s, "")
-	if !rxISBN13.MatchString(s) {
+	s = rxSpaceOrMinus().ReplaceAllString(s, "")
+	if !rxISBN13().MatchString(s) {
 		return false
 	}
 	sum := 0
@@ -201,8 +200,8 @@ func isISBN13(s string) bool {
 // isCreditCard matches the card number patterns and the Luhn checksum,
 // ignoring anything but digits.
 func isCreditCard(s string) bool {
-	s = rxNotNumber.ReplaceAllString(s, "")
-	if !rxCard.MatchString(s) {
+	s = rxNotNumber().ReplaceAllString(s, "")
+	if !rxCard().MatchString(s) {
 		return false
 	}
 	sum, double := 0, false
@@ -220,9 +219,9 @@ func isCreditCard(s string) bool {
 	return sum%10 == 0
 }
 
-func isSSN(s string) bool { return len(s) == 11 && rxSSN.MatchString(s) }
+func isSSN(s string) bool { return len(s) == 11 && rxSSN().MatchString(s) }
 
-func isBase64(s string) bool { return rxBase64.MatchString(s) }
+func isBase64(s string) bool { return rxBase64().MatchString(s) }
 
 func isDate(s string) bool {
 	_, err := time.Parse("2006-01-02", s)
@@ -238,7 +237,7 @@ func isDateTime(s string) bool {
 	if len(parts) < 2 || !isDate(parts[0]) {
 		return false
 	}
-	m := rxTime.FindStringSubmatch(parts[1])
+	m := rxTime().FindStringSubmatch(parts[1])
 	if m == nil {
 		return false
 	}
@@ -265,7 +264,7 @@ func isDuration(s string) bool {
 		return true
 	}
 	ok := false
-	for _, m := range rxDurationPart.FindAllStringSubmatch(s, -1) {
+	for _, m := range rxDurationPart().FindAllStringSubmatch(s, -1) {
 		if _, err := strconv.Atoi(m[2]); err != nil {
 			return false
 		}

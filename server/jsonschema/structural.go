@@ -410,7 +410,7 @@ func mapListKeysErrors(p *Props, path string) apierr.FieldErrors {
 	return errs
 }
 
-var newlines = regexp.MustCompile(`[\n\r]+`)
+var newlines = lazyRegexp(`[\n\r]+`)
 
 // validationRuleErrors checks the x-kubernetes-validations entries
 // without compiling them: what must be set, and where line breaks may not
@@ -426,9 +426,9 @@ func validationRuleErrors(p *Props, path string) apierr.FieldErrors {
 			errs = append(errs, apierr.Required(rp+".rule", "rule is not specified"))
 		case r.Message != "" && msg == "":
 			errs = append(errs, apierr.Invalid(rp+".message", r.Message, "message must be non-empty if specified"))
-		case newlines.MatchString(msg):
+		case newlines().MatchString(msg):
 			errs = append(errs, apierr.Invalid(rp+".message", r.Message, "message must not contain line breaks"))
-		case newlines.MatchString(rule) && msg == "":
+		case newlines().MatchString(rule) && msg == "":
 			errs = append(errs, apierr.Required(rp+".message", "message must be specified if rule contains line breaks"))
 		}
 		if r.MessageExpression != "" && strings.TrimSpace(r.MessageExpression) == "" {
@@ -440,7 +440,7 @@ func validationRuleErrors(p *Props, path string) apierr.FieldErrors {
 		if r.FieldPath != "" && strings.TrimSpace(r.FieldPath) == "" {
 			errs = append(errs, apierr.Invalid(rp+".fieldPath", r.FieldPath, "fieldPath must be non-empty if specified"))
 		}
-		if newlines.MatchString(r.FieldPath) {
+		if newlines().MatchString(r.FieldPath) {
 			errs = append(errs, apierr.Invalid(rp+".fieldPath", r.FieldPath, "fieldPath must not contain line breaks"))
 		}
 		// The path is resolved from the node the rule is on; a node that

@@ -188,7 +188,7 @@ func newV2Messages() v2Messages {
 		return field{1, msgField(response)}, nil
 	}}
 	responses := &message{name: "Responses", extensions: 2, rest: &restMembers{
-		num: 1, accept: responseCode.MatchString, value: msgField(responseValue),
+		num: 1, accept: responseCode().MatchString, value: msgField(responseValue),
 	}}
 
 	security := repeated(msgField(&message{name: "SecurityRequirement", rest: &restMembers{

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -282,4 +281,4 @@ func (obj members) stringMember(name string) string {
 }
 
 // responseCode is the form of a Responses member that is a response.
-var responseCode = regexp.MustCompile(`^([0-9]{3})$|^(default)$`)
+var responseCode = lazyRegexp(`^([0-9]{3})$|^(default)$`)

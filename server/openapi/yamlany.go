@@ -2,7 +2,6 @@ package openapi
 
 import (
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -359,7 +358,7 @@ var yamlSpecialWords = map[string]bool{
 }
 
 // yamlFloat is the YAML 1.2 float syntax the resolver accepts.
-var yamlFloat = regexp.MustCompile(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
+var yamlFloat = lazyRegexp(`^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$`)
 
 // yamlTimestampLayouts are the timestamp forms a plain scalar may take.
 var yamlTimestampLayouts = []string{
@@ -393,7 +392,7 @@ func yamlNumber(plain string) bool {
 	if _, err := strconv.ParseUint(plain, 0, 64); err == nil {
 		return true
 	}
-	if yamlFloat.MatchString(plain) {
+	if yamlFloat().MatchString(plain) {
 		if _, err := strconv.ParseFloat(plain, 64); err == nil {
 			return true
 		}
