@@ -166,7 +166,8 @@ func validateWebhooks(hooks []any, mutating bool, r webhookRules) apierr.FieldEr
 	for i, hook := range mapsOf(hooks) {
 		p := index("webhooks", i)
 		errs = append(errs, validateWebhook(hook, mutating, r, p)...)
-		errs = append(errs, validateReviewVersions(listAt(hook, "admissionReviewVersions"), r.requireKnownReviewVersion, p+".admissionReviewVersions")...)
+		errs = append(errs, validateReviewVersions(listAt(hook, "admissionReviewVersions"), admissionReviewAccept, r.requireKnownReviewVersion,
+			p+".admissionReviewVersions", "must specify one of "+strings.Join(admissionReviewAccept, ", "))...)
 		if name := str(hook, "name"); r.requireUniqueNames && name != "" {
 			if names[name] {
 				errs = append(errs, apierr.Duplicate(p+".name", name))
@@ -236,11 +237,13 @@ func fullyQualifiedName(name, p string) apierr.FieldErrors {
 	return nil
 }
 
-// validateReviewVersions checks the AdmissionReview versions a webhook
-// speaks: DNS-1035 labels, no repeats, and one this server sends.
-func validateReviewVersions(versions []any, requireKnown bool, p string) apierr.FieldErrors {
+// validateReviewVersions checks the review versions a webhook speaks:
+// DNS-1035 labels, no repeats, and one of accepted, the versions this
+// server sends (when requireKnown). empty is the detail of the error for
+// an empty list.
+func validateReviewVersions(versions []any, accepted []string, requireKnown bool, p, empty string) apierr.FieldErrors {
 	if len(versions) == 0 {
-		return apierr.FieldErrors{apierr.Required(p, "must specify one of "+strings.Join(admissionReviewAccept, ", "))}
+		return apierr.FieldErrors{apierr.Required(p, empty)}
 	}
 	var errs apierr.FieldErrors
 	seen := map[string]bool{}
@@ -254,12 +257,12 @@ func validateReviewVersions(versions []any, requireKnown bool, p string) apierr.
 		for _, msg := range isDNS1035Label(v) {
 			errs = append(errs, apierr.Invalid(index(p, i), v, msg))
 		}
-		if slices.Contains(admissionReviewAccept, v) {
+		if slices.Contains(accepted, v) {
 			known = true
 		}
 	}
 	if requireKnown && !known {
-		errs = append(errs, apierr.Invalid(p, goStrings("string", versions), "must include at least one of "+strings.Join(admissionReviewAccept, ", ")))
+		errs = append(errs, apierr.Invalid(p, goStrings("string", versions), "must include at least one of "+strings.Join(accepted, ", ")))
 	}
 	return errs
 }

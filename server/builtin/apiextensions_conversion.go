@@ -5,7 +5,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"slices"
-	"strings"
 
 	"platd/server/apierr"
 )
@@ -57,33 +56,7 @@ func validateConversion(conv map[string]any, o crdOptions) apierr.FieldErrors {
 			}
 		}
 	}
-	return append(errs, validateConversionReviewVersions(reviewVersions, o.requireRecognizedConversionReviewVersion, p+".conversionReviewVersions")...)
-}
-
-func validateConversionReviewVersions(versions []any, requireRecognized bool, p string) apierr.FieldErrors {
-	if len(versions) == 0 {
-		return apierr.FieldErrors{apierr.Required(p, "")}
-	}
-	var errs apierr.FieldErrors
-	seen, recognized := map[string]bool{}, false
-	for i, v := range versions {
-		s := strOf(v)
-		if seen[s] {
-			errs = append(errs, apierr.Invalid(index(p, i), s, "duplicate version"))
-			continue
-		}
-		seen[s] = true
-		for _, msg := range isDNS1035Label(s) {
-			errs = append(errs, apierr.Invalid(index(p, i), s, msg))
-		}
-		if slices.Contains(conversionReviewVersions, s) {
-			recognized = true
-		}
-	}
-	if requireRecognized && !recognized {
-		errs = append(errs, apierr.Invalid(p, goStrings("string", versions), "must include at least one of "+strings.Join(conversionReviewVersions, ", ")))
-	}
-	return errs
+	return append(errs, validateReviewVersions(reviewVersions, conversionReviewVersions, o.requireRecognizedConversionReviewVersion, p+".conversionReviewVersions", "")...)
 }
 
 // caBundleProblem says why a PEM bundle holds no usable certificate, ""
