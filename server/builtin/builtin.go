@@ -13,13 +13,6 @@ import (
 	"platd/server/schema"
 )
 
-// allVerbs are the verbs of an ordinary resource, sorted as discovery
-// lists them.
-var allVerbs = []string{
-	registry.VerbCreate, registry.VerbDelete, registry.VerbDeleteCollection, registry.VerbGet,
-	registry.VerbList, registry.VerbPatch, registry.VerbUpdate, registry.VerbWatch,
-}
-
 // statusVerbs are the verbs of a status subresource.
 var statusVerbs = []string{registry.VerbGet, registry.VerbPatch, registry.VerbUpdate}
 

@@ -135,7 +135,7 @@ func core(resource, singular, kind string, namespaced bool, short ...string) *re
 	return &registry.Descriptor{
 		Group: "", Version: "v1", Kind: kind, ListKind: kind + "List",
 		Resource: resource, Singular: singular, Namespaced: namespaced, ShortNames: short,
-		Verbs: append([]string(nil), allVerbs...),
+		Verbs: registry.ObjectVerbs(),
 	}
 }
 

@@ -17,12 +17,6 @@ import (
 	"platd/server/schema"
 )
 
-// allVerbs are the verbs of every custom resource.
-var allVerbs = []string{
-	registry.VerbCreate, registry.VerbDelete, registry.VerbDeleteCollection, registry.VerbGet,
-	registry.VerbList, registry.VerbPatch, registry.VerbUpdate, registry.VerbWatch,
-}
-
 // Definition is the part of a CRD that decides how its resources are
 // served, read from the stored object.
 type Definition struct {
@@ -186,7 +180,7 @@ func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor,
 		Group: def.Group, Version: v.Name, Kind: def.Kind, ListKind: def.ListKind,
 		Resource: def.Plural, Singular: def.Singular, Namespaced: def.Namespaced,
 		ShortNames: def.ShortNames, Categories: def.Categories,
-		Verbs: allVerbs, Schema: s, NameRule: registry.NameSubdomain,
+		Verbs: registry.ObjectVerbs(), Schema: s, NameRule: registry.NameSubdomain,
 		UpdateRequiresResourceVersion: true,
 		OwnFieldLabels:                true,
 		AnyFinalizerNames:             true,

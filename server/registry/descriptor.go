@@ -22,6 +22,12 @@ const (
 	VerbWatch            = "watch"
 )
 
+// ObjectVerbs returns the verbs of an ordinary stored resource, sorted as
+// discovery lists them.
+func ObjectVerbs() []string {
+	return []string{VerbCreate, VerbDelete, VerbDeleteCollection, VerbGet, VerbList, VerbPatch, VerbUpdate, VerbWatch}
+}
+
 // NameRule says which names a resource accepts.
 type NameRule int
 
