@@ -5,6 +5,12 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"platd/codec"
+	"platd/server/protobuf"
+	"platd/server/schema"
 )
 
 // crdPath is the collection of CustomResourceDefinitions.
@@ -164,6 +170,47 @@ func TestCustomResourceDecoding(t *testing.T) {
 	}
 	e.do("POST", p, []byte{0x6b, 0x38, 0x73, 0}, "Content-Type", platBrand.ProtobufMediaType).mustCode(t, 415).
 		mustMessage(t, "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml")
+
+	// Its metadata is served in protobuf, as the metadata clients ask.
+	cat, err := schema.Load(platBrand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metaSchema := cat.ByGVK("", "v1", "ConfigMap").Field("metadata").Schema
+	full := e.do("GET", p+"/g1", nil).mustCode(t, 200).obj(t)
+	checkMeta := func(what string, raw []byte) {
+		t.Helper()
+		num, _, n := protowire.ConsumeTag(raw)
+		inner, _ := protowire.ConsumeBytes(raw[n:])
+		md, err := protobuf.Unmarshal(inner, metaSchema)
+		if mf, _ := md["managedFields"].([]any); num != 1 || err != nil || md["name"] != "g1" || md["uid"] != at(full, "metadata", "uid") || len(mf) != 1 {
+			t.Errorf("%s: field %d: %v %v", what, num, md, err)
+		}
+	}
+	one := e.do("GET", p+"/g1", nil, "Accept", metaAccept(platBrand, platBrand.ProtobufMediaType, "PartialObjectMetadata", "v1")).mustCode(t, 200)
+	if _, kind, raw, err := codec.UnwrapProtobuf(one.body); err != nil || kind != "PartialObjectMetadata" {
+		t.Errorf("metadata envelope %q %v", kind, err)
+	} else {
+		checkMeta("PartialObjectMetadata", raw)
+	}
+	list := e.do("GET", p, nil, "Accept", metaAccept(platBrand, platBrand.ProtobufMediaType, "PartialObjectMetadataList", "v1")+", application/json").mustCode(t, 200)
+	_, kind, rest, err := codec.UnwrapProtobuf(list.body)
+	if err != nil || kind != "PartialObjectMetadataList" {
+		t.Fatalf("metadata list envelope %q %v", kind, err)
+	}
+	items := 0
+	for len(rest) > 0 {
+		f, _, n := protowire.ConsumeTag(rest)
+		val, m := protowire.ConsumeBytes(rest[n:])
+		if f == 2 {
+			items++
+			checkMeta("PartialObjectMetadataList item", val)
+		}
+		rest = rest[n+m:]
+	}
+	if items != 1 {
+		t.Errorf("metadata list has %d items", items)
+	}
 }
 
 // Schema validation and validation rules refuse bad custom resources with
@@ -320,9 +367,13 @@ func TestCRDConflictAndDeletion(t *testing.T) {
 		c["message"] != "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon" {
 		t.Errorf("Terminating %v", c)
 	}
+	// From the delete's answer on, no new custom resource is taken.
+	refused := e.do("POST", p, map[string]any{"apiVersion": "del.example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": "late"}}).
+		mustCode(t, 405).mustMessage(t, "create not allowed while custom resource definition is terminating").obj(t)
+	if d := at(refused, "details"); !reflect.DeepEqual(d, map[string]any{"group": "del.example.com", "kind": "gadgets"}) || refused["reason"] != "MethodNotAllowed" {
+		t.Errorf("refused create: %v", refused)
+	}
 	eventually(t, "the free gadget deleted", func() bool { return e.do("GET", p+"/free", nil).code == 404 })
-	e.do("POST", p, map[string]any{"apiVersion": "del.example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": "late"}}).
-		mustCode(t, 405).mustMessage(t, "create not allowed while custom resource definition is terminating")
 	eventually(t, "the held gadget marked for deletion", func() bool {
 		return at(e.do("GET", p+"/held", nil).mustCode(t, 200).obj(t), "metadata", "deletionTimestamp") != nil
 	})

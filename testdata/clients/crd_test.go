@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/restmapper"
 )
 
@@ -320,4 +322,63 @@ func TestConcurrentCRDCreatesServeAtOnce(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
+}
+
+// TestMetadataInformerOnCustomResourceSyncs watches custom resources'
+// metadata only, as controller-runtime's metadata watches do: client-go's
+// metadata client asks for PartialObjectMetadata in protobuf first.
+func TestMetadataInformerOnCustomResourceSyncs(t *testing.T) {
+	createCRD(t, simpleCRD("metadata.example.com", "sprockets", "Sprocket", apiextensionsv1.NamespaceScoped))
+	gvr := schema.GroupVersionResource{Group: "metadata.example.com", Version: "v1", Resource: "sprockets"}
+	ns := namespace(t, clientset(t, config(t)))
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	dc, err := dynamic.NewForConfig(config(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sprockets := dc.Resource(gvr).Namespace(ns)
+	before, err := sprockets.Create(ctx, thing(gvr.GroupVersion(), "Sprocket", "before", "one"), metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	mc, err := metadata.NewForConfig(config(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, err := mc.Resource(gvr).Namespace(ns).Get(ctx, "before", metav1.GetOptions{})
+	if err != nil || one.UID != before.GetUID() || one.Generation != 1 || len(one.ManagedFields) != 1 {
+		t.Errorf("metadata get: %v %+v", err, one)
+	}
+	factory := metadatainformer.NewFilteredSharedInformerFactory(mc, informerResync, ns, nil)
+	inf := factory.ForResource(gvr)
+	s := &seen{events: map[string]bool{}}
+	if _, err := inf.Informer().AddEventHandler(s.handler()); err != nil {
+		t.Fatal(err)
+	}
+	factory.Start(ctx.Done())
+	// Shutdown waits for the informers, which stop with ctx.
+	defer func() { cancel(); factory.Shutdown() }()
+	for r, ok := range factory.WaitForCacheSync(ctx.Done()) {
+		if !ok {
+			t.Fatalf("%v did not sync", r)
+		}
+	}
+	got, err := inf.Lister().ByNamespace(ns).Get("before")
+	if m, ok := got.(*metav1.PartialObjectMetadata); err != nil || !ok || m.UID != before.GetUID() {
+		t.Errorf("cached metadata: %v %#v", err, got)
+	}
+	before.SetLabels(map[string]string{"stage": "two"})
+	if _, err := sprockets.Update(ctx, before, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the lister to hold the new label", func() bool {
+		got, err := inf.Lister().ByNamespace(ns).Get("before")
+		return err == nil && got.(*metav1.PartialObjectMetadata).Labels["stage"] == "two"
+	})
+	if err := sprockets.Delete(ctx, "before", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the informer to see the delete", func() bool { return s.has("delete before") })
 }
