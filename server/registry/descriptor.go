@@ -74,6 +74,9 @@ type Subresource struct {
 	// object's name in the URL may carry a scheme and a port
 	// ("https:web:443"), as upstream's proxies take them.
 	Proxy bool
+	// Answer serves creates of a ServeAnswer subresource (a service
+	// account's token); it is given the parent object.
+	Answer Answer
 }
 
 // Serve is how a subresource (or a resource without stored objects) is
@@ -93,7 +96,55 @@ const (
 	// ServeNoNode answers that the request needs a node, which platd does
 	// not run (logs, exec, attach, port forwarding, proxies).
 	ServeNoNode
+	// ServeAnswer serves a create whose object is not stored but answered
+	// by the Answer hook of the resource or subresource (reviews, token
+	// requests). See Answer for the contract.
+	ServeAnswer
 )
+
+// Answer computes the reply to a create of a resource or subresource served
+// with ServeAnswer. Nothing is stored: the REST layer does everything else.
+//
+// Before the hook runs, the REST layer has:
+//   - parsed the create options (dryRun, fieldValidation, fieldManager) and
+//     refused bad ones with 422;
+//   - decoded the body as the answering kind (the descriptor's Kind, or the
+//     subresource's Group/Version/Kind), with its schema's defaults applied,
+//     unknown and duplicate fields refused or warned per fieldValidation,
+//     and kind and apiVersion set; ownership of the fields sent is recorded
+//     in metadata.managedFields, as upstream records it on any create;
+//   - for a subresource, read the addressed object from storage into
+//     AnswerRequest.Parent, answering 404 (NotFound of the parent resource)
+//     when it is missing.
+//
+// The hook returns the object to answer with, of the answering kind: the
+// request object with its status filled (TokenReview, TokenRequest: the
+// managedFields then show), or a new object (SelfSubjectReview). It is
+// encoded in the negotiated media type with code 201. An error is answered
+// as its Status (use apierr constructors; another error is a 500). A hook
+// must honour DryRun itself when its answer has effects; one without effects
+// answers the same either way, as upstream's reviews do. Hooks are called
+// concurrently and must not keep req.Object or req.Parent.
+type Answer func(ctx context.Context, req AnswerRequest) (Object, error)
+
+// AnswerRequest is what an Answer hook is given. Its maps are owned by the
+// hook for the duration of the call.
+type AnswerRequest struct {
+	// Who made the request; the zero value when the request carries no
+	// user (the server's own in-process calls).
+	Who Requester
+	// HasUser is false when the request carries no user at all.
+	HasUser bool
+	// Namespace and Name are the URL's: for a subresource the parent's.
+	Namespace, Name string
+	// Parent is the stored object a subresource addresses, decoded; nil
+	// for a resource.
+	Parent Object
+	// Object is the decoded request body.
+	Object Object
+	// DryRun is set when the request asked for dryRun=All.
+	DryRun bool
+}
 
 // ScalePaths are the dotted JSON paths of a scale subresource's fields in
 // the object.
@@ -165,6 +216,8 @@ type Descriptor struct {
 	// creating one does (bindings bind pods); ServeObject for every stored
 	// resource.
 	Serve Serve
+	// Answer serves creates of a ServeAnswer resource (reviews).
+	Answer Answer
 	// Acts, for a resource whose objects are not stored, is the resource
 	// whose objects creating one changes (bindings bind pods).
 	Acts *Descriptor

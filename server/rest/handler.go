@@ -52,6 +52,8 @@ type Handler struct {
 	storageProbe registry.Probe
 	// fieldMgrs are the field managers of the resources written so far.
 	fieldMgrs fieldManagers
+	// answers are the kinds answering subresources reply with.
+	answers answerKinds
 }
 
 // Config is what a Handler needs.

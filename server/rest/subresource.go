@@ -26,6 +26,8 @@ func (h *Handler) serveSpecial(w http.ResponseWriter, r *http.Request, s *scope)
 		h.serveEvict(w, r, s)
 	case registry.ServeNoNode:
 		h.serveNoNode(w, r, s)
+	case registry.ServeAnswer:
+		h.serveAnswer(w, r, s)
 	default:
 		h.writeError(w, r, apierr.MethodNotAllowed())
 	}
