@@ -54,6 +54,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.StringSliceFlag{Name: "tls-san", Usage: "extra DNS name or IP for the generated serving certificate (repeatable)"},
 		&cli.StringFlag{Name: "client-ca-file", Usage: "extra CA bundle trusted for client certificates"},
 		&cli.StringFlag{Name: "token-auth-file", Usage: "static token file: token,user,uid[,\"group1,group2\"]"},
+		&cli.BoolFlag{Name: "enable-bootstrap-token-auth", Usage: config.EnableBootstrapTokenAuthUsage},
 		&cli.BoolFlag{Name: "anonymous-auth", Value: false, Usage: "let requests without credentials in as system:anonymous"},
 		&cli.StringFlag{Name: "authorization-mode", Value: config.ModeAlwaysAllow, Usage: "comma-separated authorizers: AlwaysAllow, AlwaysDeny"},
 		&cli.StringFlag{Name: "brand", Value: "plat", Usage: "API spelling: " + strings.Join(config.BrandNames(), " or ")},
@@ -140,5 +141,6 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 		Controllers:           c.StringSlice("controllers"),
 		WriteKubeconfig:       true,
 	}
+	o.EnableBootstrapTokenAuth = c.Bool("enable-bootstrap-token-auth")
 	return o, o.Validate()
 }

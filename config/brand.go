@@ -133,6 +133,9 @@ func (b Brand) LastAppliedAnnotation() string {
 // Label("metadata.name") is "plat.io/metadata.name".
 func (b Brand) Label(name string) string { return b.LongDomain + "/" + name }
 
+// BootstrapTokenType is the type of bootstrap token secrets.
+func (b Brand) BootstrapTokenType() string { return "bootstrap." + b.LongDomain + "/token" }
+
 // DomainLabel returns a key under the short domain:
 // DomainLabel("initial-events-end") is "plat.io/initial-events-end".
 func (b Brand) DomainLabel(name string) string { return b.Domain + "/" + name }

@@ -25,7 +25,7 @@ const (
 // ControllerNames lists every controller; all run by default.
 func ControllerNames() []string {
 	return []string{ControllerNamespace, ControllerServiceAccount, ControllerRootCA, ControllerGarbageCollector, ControllerDeletionGrace,
-		ControllerClaimProtection, ControllerVolumeProtection}
+		ControllerClaimProtection, ControllerVolumeProtection, ControllerBootstrapSigner, ControllerTokenCleaner}
 }
 
 // parseControllers checks --controllers entries: "*" (every controller),

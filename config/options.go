@@ -45,6 +45,8 @@ type Options struct {
 	ClientCAFile string
 	// TokenAuthFile is the static token CSV file.
 	TokenAuthFile string
+	// EnableBootstrapTokenAuth lets bootstrap token secrets authenticate.
+	EnableBootstrapTokenAuth bool
 	// AnonymousAuth lets requests without credentials in as system:anonymous.
 	AnonymousAuth bool
 	// AuthorizationModes is the ordered authorizer chain.
