@@ -20,14 +20,12 @@ import (
 // Definition is the part of a CRD that decides how its resources are
 // served, read from the stored object.
 type Definition struct {
-	Name                             string
 	Group                            string
 	Plural, Singular, Kind, ListKind string
 	ShortNames, Categories           []string
 	Namespaced                       bool
 	Versions                         []Version
 	Webhook                          bool
-	UID                              string
 	// Revision is the CRD's own revision: custom resources stored
 	// before it may lack its schema's defaults.
 	Revision int64
@@ -57,10 +55,9 @@ func Read(crd registry.Object) (*Definition, error) {
 		names = mapAt(spec, "names")
 	}
 	def := &Definition{
-		Name: str(mapAt(crd, "metadata"), "name"), UID: str(mapAt(crd, "metadata"), "uid"),
 		Group: str(spec, "group"), Namespaced: str(spec, "scope") == "Namespaced",
 		Plural: str(names, "plural"), Singular: str(names, "singular"), Kind: str(names, "kind"), ListKind: str(names, "listKind"),
-		ShortNames: strings_(names["shortNames"]), Categories: strings_(names["categories"]),
+		ShortNames: registry.Strings(names["shortNames"]), Categories: registry.Strings(names["categories"]),
 		Webhook: str(mapAt(spec, "conversion"), "strategy") == "Webhook",
 	}
 	if def.Singular == "" {
@@ -299,7 +296,7 @@ func published(raw map[string]any) map[string]any {
 func finalizerWarnings(standard []string) func(obj, old registry.Object) []string {
 	return func(obj, _ registry.Object) []string {
 		var out []string
-		for _, f := range strings_(mapAt(obj, "metadata")["finalizers"]) {
+		for _, f := range registry.Strings(mapAt(obj, "metadata")["finalizers"]) {
 			if !strings.Contains(f, "/") && !slices.Contains(standard, f) {
 				out = append(out, fmt.Sprintf("metadata.finalizers: %q: prefer a domain-qualified finalizer name to avoid accidental conflicts with other finalizer writers", f))
 			}
@@ -394,13 +391,3 @@ func ensureMap(obj map[string]any, key string) map[string]any {
 func str(m map[string]any, key string) string { s, _ := m[key].(string); return s }
 
 func list(v any) []any { l, _ := v.([]any); return l }
-
-func strings_(v any) []string {
-	var out []string
-	for _, e := range list(v) {
-		if s, ok := e.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}

@@ -56,7 +56,7 @@ func Accept(crd registry.Object, reg *registry.Registry, owned func(*registry.De
 	spec := mapAt(crd, "spec")
 	names := mapAt(spec, "names")
 	def := &Definition{Group: str(spec, "group"), Plural: str(names, "plural"), Singular: str(names, "singular"),
-		Kind: str(names, "kind"), ListKind: str(names, "listKind"), ShortNames: strings_(names["shortNames"])}
+		Kind: str(names, "kind"), ListKind: str(names, "listKind"), ShortNames: registry.Strings(names["shortNames"])}
 	if def.ListKind == "" {
 		def.ListKind = def.Kind + "List"
 	}
