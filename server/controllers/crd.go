@@ -46,6 +46,9 @@ type CRDs struct {
 	changed *sync.Cond
 	running bool
 	queue   *queue
+	// waiting tracks the watches of CRDs whose custom resources are
+	// still going; Run waits for them.
+	waiting sync.WaitGroup
 }
 
 // servedCRD is what one CRD currently has in the registry.
@@ -99,6 +102,7 @@ func (c *CRDs) Run(ctx context.Context, from int64) {
 	c.queue.workWhile(ctx, c.Log, crdRetryDelay, c.cleanup, func() {
 		c.follow(ctx, from)
 	})
+	c.waiting.Wait()
 }
 
 // follow hands CRD events to apply, from revision from.
@@ -328,7 +332,9 @@ func (c *CRDs) waitForDeletion(ctx context.Context, d *registry.Descriptor, name
 	if err != nil {
 		return err
 	}
+	c.waiting.Add(1)
 	go func() {
+		defer c.waiting.Done()
 		defer w.Stop()
 		select {
 		case <-ctx.Done():
