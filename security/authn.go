@@ -47,6 +47,12 @@ type AuthConfig struct {
 	// Anonymous enables the anonymous fallback for requests without a
 	// credential.
 	Anonymous bool
+	// APIAudiences are the audiences a request's credential must be valid
+	// for (--api-audiences); empty means credentials are not checked for
+	// audiences. The Front and client-certificate authenticators and
+	// static tokens are audience agnostic; TokenAuthenticators that are so
+	// too must be wrapped with AudienceAgnosticToken by whoever adds them.
+	APIAudiences []string
 	// AnonymousPaths, when not empty, limits the anonymous fallback to
 	// requests whose URL path equals one of them exactly.
 	AnonymousPaths []string
@@ -58,16 +64,20 @@ type AuthConfig struct {
 // applies only when no authenticator reported an error. With nothing
 // configured and anonymous off, every request yields ok=false.
 func NewAuthenticator(cfg AuthConfig) Authenticator {
-	members := append([]Authenticator(nil), cfg.Front...)
+	auds := cfg.APIAudiences
+	var members []Authenticator
+	for _, a := range cfg.Front {
+		members = append(members, AudienceAgnostic(auds, a))
+	}
 	if cfg.ClientCAs != nil {
-		members = append(members, NewX509Authenticator(cfg.ClientCAs, cfg.Brand))
+		members = append(members, AudienceAgnostic(auds, NewX509Authenticator(cfg.ClientCAs, cfg.Brand)))
 	}
 	var tokens []TokenAuthenticator
 	if cfg.LoopbackToken != "" {
 		tokens = append(tokens, newLoopbackToken(cfg.LoopbackToken))
 	}
 	if len(cfg.Tokens) > 0 {
-		tokens = append(tokens, NewTokenFile(cfg.Tokens))
+		tokens = append(tokens, AudienceAgnosticToken(auds, NewTokenFile(cfg.Tokens)))
 	}
 	tokens = append(tokens, cfg.TokenAuthenticators...)
 	if len(tokens) > 0 {
@@ -76,6 +86,9 @@ func NewAuthenticator(cfg AuthConfig) Authenticator {
 	var chain Authenticator = groupAdder{union(members)}
 	if cfg.Anonymous {
 		chain = anonymousFallback{next: chain, paths: slices.Clone(cfg.AnonymousPaths)}
+	}
+	if len(auds) > 0 {
+		chain = apiAudiences{auds: slices.Clone(auds), next: chain}
 	}
 	return chain
 }

@@ -23,6 +23,11 @@ type User struct {
 	UID    string
 	Groups []string
 	Extra  map[string][]string
+	// Audiences, set by authenticators that check them, are those of the
+	// requested audiences the credential is valid for. They describe the
+	// credential, not the identity: impersonation and reviews of the user
+	// leave them out.
+	Audiences []string
 }
 
 // InGroup reports whether the user is a member of group.
@@ -38,7 +43,7 @@ func (u *User) IsAnonymous() bool {
 
 // clone returns a copy that shares nothing mutable with u.
 func (u *User) clone() *User {
-	c := &User{Name: u.Name, UID: u.UID, Groups: slices.Clone(u.Groups)}
+	c := &User{Name: u.Name, UID: u.UID, Groups: slices.Clone(u.Groups), Audiences: slices.Clone(u.Audiences)}
 	if u.Extra != nil {
 		c.Extra = make(map[string][]string, len(u.Extra))
 		for k, v := range u.Extra {

@@ -39,9 +39,9 @@ func enabledAPIs(o config.Options) (config.EnabledAPIs, error) {
 // servedRegistry describes every built-in type and keeps the enabled ones.
 // Objects of a disabled version stay in the store; they are only not
 // served.
-func servedRegistry(cat *schema.Catalog, o config.Options, enabled config.EnabledAPIs) (*registry.Registry, error) {
+func servedRegistry(cat *schema.Catalog, o config.Options, enabled config.EnabledAPIs, sv builtin.Services) (*registry.Registry, error) {
 	every := registry.New()
-	if err := builtin.RegisterWith(every, cat, o.Brand, serviceRanges(o)); err != nil {
+	if err := builtin.RegisterWith(every, cat, o.Brand, serviceRanges(o), sv); err != nil {
 		return nil, err
 	}
 	reg := registry.New()

@@ -72,6 +72,8 @@ type Server struct {
 	// CRDs are not served.
 	crds     *controllers.CRDs
 	crdsFrom int64
+	// authn is the request authenticator (see authn.go).
+	authn security.Authenticator
 }
 
 // Run starts platd with o and serves until ctx ends.
@@ -125,7 +127,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	}
 	cat := l.cat
 	s.cat = cat
-	if s.reg, err = servedRegistry(cat, o, enabled); err != nil {
+	if s.reg, err = servedRegistry(cat, o, enabled, s.services()); err != nil {
 		return nil, err
 	}
 	s.rootCA = s.servingCA(ca)
@@ -162,7 +164,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		return fail(err)
 	}
 
-	authn := security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, ClientCAs: clientCAs, Tokens: tokens, Anonymous: o.AnonymousAuth})
+	s.authn = security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, ClientCAs: clientCAs, Tokens: tokens, Anonymous: o.AnonymousAuth})
 	authz, err := authorizer(o.AuthorizationModes)
 	if err != nil {
 		return fail(err)
@@ -182,7 +184,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	}
 	s.url = "https://" + net.JoinHostPort(host, strconv.Itoa(port))
 	s.http = &http.Server{
-		Handler:           s.handler(authn, authz),
+		Handler:           s.handler(s.authn, authz),
 		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),

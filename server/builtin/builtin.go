@@ -19,14 +19,14 @@ var statusVerbs = []string{registry.VerbGet, registry.VerbPatch, registry.VerbUp
 // Register adds the built-in types to reg, with schemas from cat and
 // upstream's Tables; services are allocated from the default ranges.
 func Register(reg *registry.Registry, cat *schema.Catalog, b config.Brand) error {
-	return RegisterWith(reg, cat, b, DefaultServiceRanges())
+	return RegisterWith(reg, cat, b, DefaultServiceRanges(), Services{})
 }
 
 // RegisterWith is Register with the service ranges the server was
-// configured with.
-func RegisterWith(reg *registry.Registry, cat *schema.Catalog, b config.Brand, r ServiceRanges) error {
+// configured with and the server parts the types answer with.
+func RegisterWith(reg *registry.Registry, cat *schema.Catalog, b config.Brand, r ServiceRanges, sv Services) error {
 	tables := printers.New(b)
-	for _, d := range all(b, r) {
+	for _, d := range all(b, r, sv) {
 		d.Schema = cat.ByGVK(d.Group, d.Version, d.Kind)
 		if d.Schema == nil {
 			return fmt.Errorf("builtin: no schema for %s/%s %s", d.Group, d.Version, d.Kind)
@@ -42,7 +42,7 @@ func RegisterWith(reg *registry.Registry, cat *schema.Catalog, b config.Brand, r
 // are, without building any schema: --runtime-config is checked against
 // them before anything else is done.
 func Resources(b config.Brand, r ServiceRanges) (every []config.GroupVersionResource, namespaces config.GroupVersionResource) {
-	for _, d := range all(b, r) {
+	for _, d := range all(b, r, Services{}) {
 		gvr := config.GroupVersionResource{Group: d.Group, Version: d.Version, Resource: d.Resource}
 		if d.IsNamespace {
 			namespaces = gvr
@@ -53,7 +53,7 @@ func Resources(b config.Brand, r ServiceRanges) (every []config.GroupVersionReso
 }
 
 // all lists the descriptors of every built-in type, group by group.
-func all(b config.Brand, r ServiceRanges) []*registry.Descriptor {
+func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 	core := coreV1With(b, r)
 	hpa := autoscalingV2(b)
 	return slices.Concat(
@@ -62,7 +62,7 @@ func all(b config.Brand, r ServiceRanges) []*registry.Descriptor {
 		appsV1(b), batchV1(b),
 		networkingV1(b), policyV1(), storageV1(b), coordinationV1(b), nodeV1(b), discoveryV1(b),
 		rbacV1(b), schedulingV1(b), certificatesV1(b), apiRegistrationV1(b), apiExtensionsV1(b),
-		admissionRegistrationV1(b), flowControlV1(b),
+		admissionRegistrationV1(b), flowControlV1(b), authenticationV1(b, sv),
 	)
 }
 

@@ -1,0 +1,21 @@
+package server
+
+import (
+	"net/http"
+
+	"platd/security"
+	"platd/server/builtin"
+)
+
+// services are the server parts the built-in types answer with. The types
+// are built before the parts (the authenticator needs the store the types
+// describe), so each is reached through the Server when a request comes.
+func (s *Server) services() builtin.Services {
+	return builtin.Services{Authenticator: security.AuthenticatorFunc(s.authenticate)}
+}
+
+// authenticate runs the server's request authenticator, set in New before
+// the first request is served.
+func (s *Server) authenticate(r *http.Request) (*security.User, bool, error) {
+	return s.authn.AuthenticateRequest(r)
+}

@@ -1,0 +1,81 @@
+package server_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The review resources of authentication.<domain>/v1 answer who a token or
+// the caller is, and store nothing.
+func TestTokenReview(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/apis/authentication.plat.io/v1/tokenreviews"
+	review := func(token string, extra ...string) map[string]any {
+		body := `{"apiVersion":"authentication.plat.io/v1","kind":"TokenReview","spec":{"token":"` + token + `"` + strings.Join(extra, "") + `}}`
+		return e.do("POST", base, body).mustCode(t, 201).obj(t)
+	}
+	got := review(adminToken)
+	want := `{"authenticated":true,"user":{"groups":["system:masters","system:authenticated"],"uid":"admin-uid","username":"admin"}}`
+	if s := jsonOf(t, got["status"]); s != want {
+		t.Errorf("admin token: status %s, want %s", s, want)
+	}
+	if mf := jsonOf(t, path(got, "metadata.managedFields")); !strings.Contains(mf, `"fieldsV1":{"f:spec":{"f:token":{}}}`) || !strings.Contains(mf, `"manager":"platd-test","operation":"Update"`) {
+		t.Errorf("managedFields %s", mf)
+	}
+	if ts, ok := path(got, "metadata").(map[string]any)["creationTimestamp"]; !ok || ts != nil {
+		t.Errorf("creationTimestamp %v, want null", ts)
+	}
+	got = review("not-a-valid-token")
+	if s := jsonOf(t, got["status"]); s != `{"error":"invalid bearer token","user":{}}` {
+		t.Errorf("bogus token: status %s", s)
+	}
+	if s := jsonOf(t, got["spec"]); s != `{"token":"not-a-valid-token"}` {
+		t.Errorf("spec not echoed: %s", s)
+	}
+	e.do("POST", base, `{"spec":{}}`).mustCode(t, 400).mustMessage(t, "token is required for TokenReview in authentication")
+	e.do("POST", base+"?dryRun=All", `{"spec":{"token":"`+aliceToken+`"}}`).mustCode(t, 201)
+	e.do("GET", base, nil).mustCode(t, 405)
+	e.do("POST", "/apis/authentication.plat.io/v1/namespaces/default/tokenreviews", `{"spec":{"token":"x"}}`).mustCode(t, 404)
+	e.do("POST", base+"?fieldValidation=Strict", `{"spec":{"token":"x","bogus":1}}`).mustCode(t, 400).
+		mustMessage(t, `TokenReview in version "v1" cannot be handled as a TokenReview: strict decoding error: unknown field "spec.bogus"`)
+}
+
+func TestSelfSubjectReview(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/apis/authentication.plat.io/v1/selfsubjectreviews"
+	body := `{"apiVersion":"authentication.plat.io/v1","kind":"SelfSubjectReview"}`
+	for _, c := range []struct {
+		token, want string
+	}{
+		{adminToken, `{"userInfo":{"groups":["system:masters","system:authenticated"],"uid":"admin-uid","username":"admin"}}`},
+		{aliceToken, `{"userInfo":{"groups":["system:authenticated"],"uid":"alice-uid","username":"alice"}}`},
+	} {
+		got := e.send(req{method: "POST", path: base, body: body, token: c.token}).mustCode(t, 201).obj(t)
+		if s := jsonOf(t, got["status"]); s != c.want {
+			t.Errorf("status %s, want %s", s, c.want)
+		}
+		if got["kind"] != "SelfSubjectReview" || got["apiVersion"] != "authentication.plat.io/v1" {
+			t.Errorf("kind %v apiVersion %v", got["kind"], got["apiVersion"])
+		}
+		ts, _ := path(got, "metadata.creationTimestamp").(string)
+		if at, err := time.Parse(time.RFC3339, ts); err != nil || time.Since(at) > time.Minute {
+			t.Errorf("creationTimestamp %q", ts)
+		}
+		if path(got, "metadata.managedFields") != nil {
+			t.Errorf("a new object carries the request's managedFields: %v", got["metadata"])
+		}
+	}
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
