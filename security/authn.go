@@ -2,7 +2,6 @@ package security
 
 import (
 	"crypto/x509"
-	"errors"
 	"net/http"
 	"slices"
 
@@ -81,7 +80,7 @@ func NewAuthenticator(cfg AuthConfig) Authenticator {
 	}
 	tokens = append(tokens, cfg.TokenAuthenticators...)
 	if len(tokens) > 0 {
-		members = append(members, NewBearerAuthenticator(tokens...))
+		members = append(members, NewBearerAuthenticator(tokens...), NewWebSocketAuthenticator(cfg.Brand, tokens...))
 	}
 	var chain Authenticator = groupAdder{union(members)}
 	if cfg.Anonymous {
@@ -109,7 +108,7 @@ func (u union) AuthenticateRequest(r *http.Request) (*User, bool, error) {
 			return user, true, nil
 		}
 	}
-	return nil, false, errors.Join(errs...)
+	return nil, false, joinErrors(errs)
 }
 
 // groupAdder appends AllAuthenticated to every non-anonymous user that is

@@ -54,8 +54,21 @@ func (b bearer) AuthenticateRequest(r *http.Request) (*User, bool, error) {
 		}
 		return nil, false, nil
 	}
+	u, ok, err := authenticateToken(r, b, token)
+	if err != nil && !errors.Is(err, ErrInvalidBearerToken) {
+		// Upstream asks for its loopback token first, which answers any
+		// other bearer token with this error: failures read with it.
+		err = aggregate{ErrInvalidBearerToken, err}
+	}
+	return u, ok, err
+}
+
+// authenticateToken asks each token authenticator in turn; the first
+// ok=true wins. A token nobody accepts yields the joined errors, or
+// ErrInvalidBearerToken if there were none.
+func authenticateToken(r *http.Request, tokens []TokenAuthenticator, token string) (*User, bool, error) {
 	var errs []error
-	for _, t := range b {
+	for _, t := range tokens {
 		u, ok, err := t.AuthenticateToken(r.Context(), token)
 		if err != nil {
 			errs = append(errs, err)
@@ -68,7 +81,7 @@ func (b bearer) AuthenticateRequest(r *http.Request) (*User, bool, error) {
 	if len(errs) == 0 {
 		return nil, false, ErrInvalidBearerToken
 	}
-	return nil, false, errors.Join(errs...)
+	return nil, false, joinErrors(errs)
 }
 
 type warningKey struct{}

@@ -1,6 +1,10 @@
 package security
 
-import "errors"
+import (
+	"errors"
+	"slices"
+	"strings"
+)
 
 // Sentinel errors of the security package. Callers test with errors.Is; the
 // returned errors wrap these with detail.
@@ -19,3 +23,45 @@ var (
 	// ErrKubeconfig is wrapped when a Kubeconfig value is incomplete.
 	ErrKubeconfig = errors.New("invalid kubeconfig")
 )
+
+// aggregate is several errors read as one, worded as upstream's: a single
+// distinct message alone, several distinct ones comma-separated in
+// brackets. Nested aggregates are flattened.
+type aggregate []error
+
+func (a aggregate) Error() string {
+	var msgs []string
+	a.visit(func(err error) {
+		if m := err.Error(); !slices.Contains(msgs, m) {
+			msgs = append(msgs, m)
+		}
+	})
+	if len(msgs) == 1 {
+		return msgs[0]
+	}
+	return "[" + strings.Join(msgs, ", ") + "]"
+}
+
+func (a aggregate) visit(f func(error)) {
+	for _, err := range a {
+		if inner, ok := err.(aggregate); ok {
+			inner.visit(f)
+			continue
+		}
+		f(err)
+	}
+}
+
+// Unwrap lets errors.Is and errors.As see every member.
+func (a aggregate) Unwrap() []error { return a }
+
+// joinErrors returns errs as one error, nil when there are none.
+func joinErrors(errs []error) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	return aggregate(errs)
+}

@@ -5,6 +5,7 @@ import (
 
 	"platd/security"
 	"platd/server/builtin"
+	"platd/server/filters"
 )
 
 // services are the server parts the built-in types answer with. The types
@@ -19,3 +20,6 @@ func (s *Server) services() builtin.Services {
 func (s *Server) authenticate(r *http.Request) (*security.User, bool, error) {
 	return s.authn.AuthenticateRequest(r)
 }
+
+// AuthCounts returns the authentication counters, for /metrics.
+func (s *Server) AuthCounts() filters.AuthCounts { return s.authMetrics.Snapshot() }

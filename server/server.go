@@ -23,6 +23,7 @@ import (
 	"platd/security"
 	"platd/server/builtin"
 	"platd/server/controllers"
+	"platd/server/filters"
 	"platd/server/registry"
 	"platd/server/rest"
 	"platd/server/schema"
@@ -72,8 +73,10 @@ type Server struct {
 	// CRDs are not served.
 	crds     *controllers.CRDs
 	crdsFrom int64
-	// authn is the request authenticator (see authn.go).
-	authn security.Authenticator
+	// authn is the request authenticator (see authn.go), authMetrics
+	// what it decided.
+	authn       security.Authenticator
+	authMetrics *filters.AuthMetrics
 }
 
 // Run starts platd with o and serves until ctx ends.
@@ -96,7 +99,8 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{opts: o, log: log, stopping: make(chan struct{}), namespacesDone: make(chan struct{}), seedsDone: make(chan struct{})}
+	s := &Server{opts: o, log: log, stopping: make(chan struct{}), namespacesDone: make(chan struct{}), seedsDone: make(chan struct{}),
+		authMetrics: filters.NewAuthMetrics(o.Brand.SystemNamespace)}
 	// The served types come first: a bad --runtime-config stops platd
 	// before anything is written. Their schemas load while the key
 	// material is read or made: the two are a start's largest costs.

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"platd/security"
 	"platd/server/apierr"
@@ -66,29 +67,59 @@ func UserFrom(ctx context.Context) *security.User {
 	return u
 }
 
-// Authenticate identifies the user; a request that fails is answered 401.
-func Authenticate(next http.Handler, authn security.Authenticator, log *slog.Logger, writeErr ErrorWriter) http.Handler {
+// Authenticate identifies the user; a request that fails is answered 401,
+// whatever its path: a bad credential is never served as anonymous. On
+// success the credential headers are removed, so no handler or proxied
+// backend sees them. m, when not nil, counts the outcomes.
+func Authenticate(next http.Handler, authn security.Authenticator, log *slog.Logger, writeErr ErrorWriter, m *AuthMetrics) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var warnings []string
 		ctx := security.WithWarnings(r.Context(), func(m string) { warnings = append(warnings, m) })
+		began := time.Now()
 		u, ok, err := authn.AuthenticateRequest(r.WithContext(ctx))
+		took := time.Since(began)
 		for _, m := range warnings {
 			w.Header().Add("Warning", `299 - "`+m+`"`)
 		}
 		if err != nil || !ok {
+			result := AuthFailure
 			if err != nil {
+				result = AuthError
 				log.Debug("unable to authenticate the request", "err", err)
 			}
+			m.record(result, "", took)
 			if r.ProtoMajor == 2 {
 				w.Header().Set("Connection", "close")
 			}
 			writeErr(w, r, apierr.Unauthorized())
 			return
 		}
-		r.Header.Del("Authorization")
+		m.record(AuthSuccess, u.Name, took)
+		removeCredentialHeaders(r.Header)
+		if r.ProtoMajor == 2 && u.IsAnonymous() {
+			// An anonymous client cannot hold an HTTP/2 connection open
+			// for others' streams: each request costs it a new one.
+			w.Header().Set("Connection", "close")
+		}
 		next.ServeHTTP(w, r.WithContext(WithUser(r.Context(), u)))
 	})
 }
+
+// removeCredentialHeaders drops the Authorization header and the
+// authenticating proxy's standard identity headers.
+func removeCredentialHeaders(h http.Header) {
+	h.Del("Authorization")
+	h.Del("X-Remote-User")
+	h.Del("X-Remote-Uid")
+	h.Del("X-Remote-Group")
+	for k := range h {
+		if len(k) >= len(remoteExtraPrefix) && strings.EqualFold(k[:len(remoteExtraPrefix)], remoteExtraPrefix) {
+			delete(h, k)
+		}
+	}
+}
+
+const remoteExtraPrefix = "X-Remote-Extra-"
 
 // Authorize asks the authorizer chain; anything but Allow is 403.
 func Authorize(next http.Handler, authz security.Authorizer, log *slog.Logger, writeErr ErrorWriter) http.Handler {
