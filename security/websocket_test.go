@@ -13,7 +13,9 @@ func TestWebSocketAuthenticator(t *testing.T) {
 	t.Parallel()
 	b, _ := config.LookupBrand("kubernetes")
 	a := NewWebSocketAuthenticator(b, NewTokenFile([]config.Token{{Token: "tok", User: "alice", UID: "1"}}))
-	enc := func(s string) string { return "base64url.bearer.authorization.k8s.io." + base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	enc := func(s string) string {
+		return "base64url.bearer.authorization.k8s.io." + base64.RawURLEncoding.EncodeToString([]byte(s))
+	}
 	for _, c := range []struct {
 		name      string
 		upgrade   bool
