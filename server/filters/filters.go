@@ -143,15 +143,17 @@ func Authorize(next http.Handler, authz security.Authorizer, log *slog.Logger, w
 			http.Error(w, fmt.Sprintf("Internal Server Error: %q: %v", r.URL.RequestURI(), err), http.StatusInternalServerError)
 			return
 		}
-		msg := security.ForbiddenMessage(a, reason)
-		var e *apierr.Error
-		if a.ResourceRequest {
-			e = apierr.NewForbidden(a.APIGroup, a.Resource, a.Name, msg)
-		} else {
-			e = apierr.NewForbidden("", "", "", msg)
-		}
-		writeErr(w, r, e)
+		writeErr(w, r, forbidden(a, reason))
 	})
+}
+
+// forbidden is the 403 of a request the authorizer refused.
+func forbidden(a security.Attributes, reason string) *apierr.Error {
+	msg := security.ForbiddenMessage(a, reason)
+	if a.ResourceRequest {
+		return apierr.NewForbidden(a.APIGroup, a.Resource, a.Name, msg)
+	}
+	return apierr.NewForbidden("", "", "", msg)
 }
 
 // In-flight limits, as upstream's defaults: enough for any single client,
