@@ -26,6 +26,8 @@ const redacted = "<secret contents redacted>"
 // live under the brand's long domain.
 type secretRules struct {
 	serviceAccountToken, dockercfg, dockerConfigJSON, basicAuth, sshAuth, tls string
+	// bootstrapToken is the type of bootstrap token secrets.
+	bootstrapToken string
 	// serviceAccountName is the annotation a token secret must carry.
 	serviceAccountName string
 }
@@ -39,6 +41,7 @@ func newSecretRules(b config.Brand) secretRules {
 		sshAuth:             b.Label("ssh-auth"),
 		tls:                 b.Label("tls"),
 		serviceAccountName:  b.Label("service-account.name"),
+		bootstrapToken:      b.BootstrapTokenType(),
 	}
 }
 
@@ -87,6 +90,8 @@ func (r secretRules) validate(obj registry.Object) apierr.FieldErrors {
 		if len(decodedBytes(data[sshAuthPrivateKey])) == 0 {
 			required(sshAuthPrivateKey)
 		}
+	case r.bootstrapToken:
+		errs = append(errs, validateBootstrapToken(obj)...)
 	case r.tls:
 		if !has(tlsCertKey) {
 			required(tlsCertKey)
