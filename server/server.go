@@ -168,7 +168,11 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		return fail(err)
 	}
 
-	s.authn = security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, ClientCAs: clientCAs, Tokens: tokens, Anonymous: o.AnonymousAuth})
+	// Token authenticators in upstream's order: bootstrap tokens follow
+	// service-account tokens and precede OIDC and the webhook.
+	var tokenAuthns []security.TokenAuthenticator
+	tokenAuthns = append(tokenAuthns, s.bootstrapTokenAuthenticators()...)
+	s.authn = security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, ClientCAs: clientCAs, Tokens: tokens, TokenAuthenticators: tokenAuthns, Anonymous: o.AnonymousAuth})
 	authz, err := authorizer(o.AuthorizationModes)
 	if err != nil {
 		return fail(err)
@@ -364,6 +368,7 @@ func (s *Server) startControllers(ctx context.Context) {
 		}()
 	}
 	nsWG.Wait()
+	s.writeClusterInfo(ctx)
 	// The API's own Service exists before the server is ready, so its
 	// cluster IP is never handed to another service.
 	kept := &controllers.Kept{Source: s.store, Objects: s.rest, Wanted: controllers.APIServerObjects(s.reg, b, s.apiServer()), Log: s.log}
@@ -391,6 +396,7 @@ func (s *Server) startControllers(ctx context.Context) {
 	if on(config.ControllerDeletionGrace) {
 		runs = append(runs, (&controllers.DeletionGrace{Source: s.store, Objects: s.rest, Registry: s.reg, Log: s.log}).Run)
 	}
+	runs = append(runs, s.bootstrapControllers()...)
 	if p := s.protection(); p != nil {
 		runs = append(runs, p.Run)
 	}
