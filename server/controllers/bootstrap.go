@@ -103,7 +103,7 @@ func (c *BootstrapSigner) sync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := c.signed(cm); !ok {
+	if _, ok := c.signed(cm); ok {
 		return nil
 	}
 	_, err = c.Objects.Update(ctx, c.ConfigMaps, c.PublicNamespace, security.ClusterInfoName, "", func(cm registry.Object) registry.Object {
