@@ -25,7 +25,9 @@ func bootstrapSecret(b config.Brand, id, secret string, data map[string]string) 
 		"metadata": map[string]any{"name": "bootstrap-token-" + id}, "stringData": sd}
 }
 
-func secretsPath(b config.Brand) string { return "/api/v1/namespaces/" + b.SystemNamespace + "/secrets" }
+func secretsPath(b config.Brand) string {
+	return "/api/v1/namespaces/" + b.SystemNamespace + "/secrets"
+}
 
 // as sends GET path with a bearer token and returns the status code.
 func (e *env) codeAs(token, path string) int {
