@@ -13,11 +13,11 @@ import (
 // Bootstrap token secret data keys and names. They are the same in every
 // brand; only the secret type and the namespace are branded.
 const (
-	BootstrapTokenIDKey         = "token-id"
-	BootstrapTokenSecretKey     = "token-secret"
-	BootstrapTokenExpirationKey = "expiration"
-	BootstrapTokenDescription   = "description"
-	BootstrapTokenExtraGroups   = "auth-extra-groups"
+	BootstrapTokenIDKey          = "token-id"
+	BootstrapTokenSecretKey      = "token-secret"
+	BootstrapTokenExpirationKey  = "expiration"
+	BootstrapTokenDescriptionKey = "description"
+	BootstrapTokenExtraGroupsKey = "auth-extra-groups"
 	// BootstrapTokenUsagePrefix starts every usage key; a usage is on
 	// when its key holds exactly "true".
 	BootstrapTokenUsagePrefix = "usage-bootstrap-"
@@ -214,7 +214,7 @@ func (b *bootstrapTokens) AuthenticateToken(ctx context.Context, token string) (
 	if string(s.Data[BootstrapTokenUsagePrefix+BootstrapUsageAuth]) != "true" {
 		return reject("not usable for authentication")
 	}
-	groups, err := BootstrapTokenGroups(string(s.Data[BootstrapTokenExtraGroups]))
+	groups, err := BootstrapTokenGroups(string(s.Data[BootstrapTokenExtraGroupsKey]))
 	if err != nil {
 		return reject(err.Error())
 	}

@@ -45,10 +45,10 @@ func validateBootstrapToken(obj registry.Object) apierr.FieldErrors {
 			errs = append(errs, apierr.Invalid(path(security.BootstrapTokenExpirationKey), exp, "must be a time in RFC3339 format (e.g. 2006-01-02T15:04:05Z)"))
 		}
 	}
-	if groups, ok := value(security.BootstrapTokenExtraGroups); ok && groups != "" {
+	if groups, ok := value(security.BootstrapTokenExtraGroupsKey); ok && groups != "" {
 		for _, g := range strings.Split(groups, ",") {
 			if err := security.ValidateBootstrapGroup(g); err != nil {
-				errs = append(errs, apierr.Invalid(path(security.BootstrapTokenExtraGroups), groups, err.Error()))
+				errs = append(errs, apierr.Invalid(path(security.BootstrapTokenExtraGroupsKey), groups, err.Error()))
 			}
 		}
 	}
