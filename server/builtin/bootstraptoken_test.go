@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"platd/config"
+	"platd/security"
 	"platd/server/registry"
 )
 
@@ -65,4 +66,25 @@ func TestBootstrapTokenSecretValidate(t *testing.T) {
 		checkErrs(t, bn+": update", d.Strategy.ValidateUpdate(secret("bootstrap-token-abc123", set("token-secret", "x")), secret("bootstrap-token-abc123", nil)),
 			[]string{`data[token-secret]: Invalid value: "<secret contents redacted>": must match [a-z0-9]{16}`})
 	}
+}
+
+// FuzzBootstrapTokenSecret checks that any data is refused with field
+// errors, never a panic, and that an accepted secret holds a token the
+// authenticator can parse, named for its id.
+func FuzzBootstrapTokenSecret(f *testing.F) {
+	f.Add("abc123", "0123456789abcdef", "2030-01-02T03:04:05Z", "system:bootstrappers:a", "signing")
+	f.Add("ABC", "", "x", ",", "")
+	f.Fuzz(func(t *testing.T, id, secret, exp, groups, usage string) {
+		obj := registry.Object{
+			"metadata": map[string]any{"name": "bootstrap-token-" + id},
+			"type":     brand.BootstrapTokenType(),
+			"data": map[string]any{"token-id": b64(id), "token-secret": b64(secret), "expiration": b64(exp),
+				"auth-extra-groups": b64(groups), "usage-bootstrap-" + usage: b64("true")},
+		}
+		if errs := validateBootstrapToken(obj); len(errs) == 0 {
+			if _, _, ok := security.ParseBootstrapToken(id + "." + secret); !ok {
+				t.Fatalf("accepted a secret whose token %q.%q does not parse", id, secret)
+			}
+		}
+	})
 }
