@@ -65,6 +65,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.StringFlag{Name: "service-node-port-range", Value: config.DefaultServiceNodePortRange, Usage: "ports NodePort and LoadBalancer services get node ports from (first-last)"},
 		&cli.BoolFlag{Name: "unsafe-no-fsync", Usage: "skip fsync on commit: a crash may lose acknowledged writes; only for throwaway data such as CI"},
 	}
+	serveFlags = append(serveFlags, serviceAccountFlags()...)
 	serveAction := func(c *cli.Context) error {
 		if c.NArg() > 0 {
 			return fmt.Errorf("%w: unexpected argument %q", errUsage, c.Args().First())
@@ -140,6 +141,7 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 		ServiceNodePortRange:  c.String("service-node-port-range"),
 		Controllers:           c.StringSlice("controllers"),
 		WriteKubeconfig:       true,
+		ServiceAccounts:       serviceAccountOptions(c),
 	}
 	o.EnableBootstrapTokenAuth = c.Bool("enable-bootstrap-token-auth")
 	return o, o.Validate()

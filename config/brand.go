@@ -49,6 +49,9 @@ type Brand struct {
 	// was approved; APIApprovalReference ends the refusal of one without
 	// it, pointing at the policy.
 	APIApprovalAnnotation, APIApprovalReference string
+	// LegacyTokenIssuer is the iss claim of secret-based service-account
+	// tokens.
+	LegacyTokenIssuer string
 }
 
 // Brands lists the brands --brand accepts.
@@ -71,6 +74,7 @@ var Brands = map[string]Brand{
 		ControllerManager:     "platd-controller-manager",
 		AutomanagedLabel:      "aggregator.plat.io/automanaged",
 		APIApprovalAnnotation: "api-approved.plat.io",
+		LegacyTokenIssuer:     "plat/serviceaccount",
 	},
 	"kubernetes": {
 		Name:               "kubernetes",
@@ -92,6 +96,7 @@ var Brands = map[string]Brand{
 		AutomanagedLabel:      "kube-aggregator.kubernetes.io/automanaged",
 		APIApprovalAnnotation: "api-approved.kubernetes.io",
 		APIApprovalReference:  ", see https://github.com/kubernetes/enhancements/pull/1111",
+		LegacyTokenIssuer:     "kubernetes/serviceaccount",
 	},
 }
 

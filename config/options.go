@@ -75,6 +75,8 @@ type Options struct {
 	ServiceNodePortRange  string
 	ServiceCIDR           netip.Prefix
 	NodePorts             PortRange
+	// ServiceAccounts are the service-account token flags.
+	ServiceAccounts ServiceAccountOptions
 }
 
 // ErrInvalid marks configuration errors: the command exits with code 2.
@@ -132,6 +134,7 @@ func (o *Options) Validate() error {
 		errs = append(errs, fmt.Sprintf("--history-retention %s must be positive", o.HistoryRetention))
 	}
 	errs = append(errs, o.validateServiceRanges()...)
+	errs = append(errs, o.ServiceAccounts.validate()...)
 	rc, problems := parseRuntimeConfig(o.RuntimeConfig)
 	for _, p := range problems {
 		errs = append(errs, "--runtime-config: "+p)
