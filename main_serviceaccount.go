@@ -9,7 +9,7 @@ import (
 // serviceAccountFlags are the service-account token flags of `platd serve`.
 func serviceAccountFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringSliceFlag{Name: "service-account-issuer", Usage: "issuer of service-account tokens (repeatable: the first signs, all are accepted; default " + config.DefaultServiceAccountIssuer + ")"},
+		&cli.StringSliceFlag{Name: "service-account-issuer", Usage: "issuer of service-account tokens (repeatable: the first signs, all are accepted; default https://<API service name>.default.svc.cluster.local)"},
 		&cli.StringSliceFlag{Name: "service-account-key-file", Usage: "PEM file of RSA or ECDSA public or private keys that verify service-account tokens (repeatable)"},
 		&cli.StringFlag{Name: "service-account-signing-key-file", Usage: "PEM private key that signs service-account tokens (default: a key generated in the data directory)"},
 		&cli.StringFlag{Name: "service-account-jwks-uri", Usage: "jwks_uri of the issuer discovery document (https; default: this server's /openid/v1/jwks)"},

@@ -134,7 +134,7 @@ func (o *Options) Validate() error {
 		errs = append(errs, fmt.Sprintf("--history-retention %s must be positive", o.HistoryRetention))
 	}
 	errs = append(errs, o.validateServiceRanges()...)
-	errs = append(errs, o.ServiceAccounts.validate()...)
+	errs = append(errs, o.ServiceAccounts.validate(o.Brand)...)
 	rc, problems := parseRuntimeConfig(o.RuntimeConfig)
 	for _, p := range problems {
 		errs = append(errs, "--runtime-config: "+p)

@@ -17,8 +17,10 @@ import (
 
 // DefaultServiceAccountIssuer is the issuer of service-account tokens when
 // --service-account-issuer is not given: the in-cluster name of the API
-// server, which is what upstream installers set.
-const DefaultServiceAccountIssuer = "https://kubernetes.default.svc.cluster.local"
+// server's Service, which is what upstream installers set.
+func DefaultServiceAccountIssuer(b Brand) string {
+	return "https://" + b.APIServiceName + ".default.svc.cluster.local"
+}
 
 // Bounds of --service-account-max-token-expiration, as upstream checks them.
 const (
@@ -30,7 +32,8 @@ const (
 // value is upstream's defaults with the generated signing key.
 type ServiceAccountOptions struct {
 	// Issuers are --service-account-issuer in order; the first signs new
-	// tokens, all are accepted. Empty means DefaultServiceAccountIssuer.
+	// tokens, all are accepted. Validate fills in DefaultServiceAccountIssuer
+	// when empty.
 	Issuers []string
 	// KeyFiles are --service-account-key-file: PEM files of public or
 	// private RSA/ECDSA keys that verify tokens.
@@ -63,8 +66,11 @@ type ServiceAccountOptions struct {
 
 // validate checks the flags, reads the key files and fills the derived
 // values. Each problem names the flag and, for files, the path.
-func (o *ServiceAccountOptions) validate() []string {
+func (o *ServiceAccountOptions) validate(b Brand) []string {
 	var errs []string
+	if len(o.Issuers) == 0 {
+		o.Issuers = []string{DefaultServiceAccountIssuer(b)}
+	}
 	seen := map[string]bool{}
 	for _, iss := range o.Issuers {
 		if iss == "" {
@@ -112,15 +118,10 @@ func (o *ServiceAccountOptions) validate() []string {
 }
 
 // SignIssuer is the issuer new tokens carry.
-func (o *ServiceAccountOptions) SignIssuer() string { return o.AllIssuers()[0] }
+func (o *ServiceAccountOptions) SignIssuer() string { return o.Issuers[0] }
 
 // AllIssuers are the accepted issuers, the signing one first.
-func (o *ServiceAccountOptions) AllIssuers() []string {
-	if len(o.Issuers) == 0 {
-		return []string{DefaultServiceAccountIssuer}
-	}
-	return slices.Clone(o.Issuers)
-}
+func (o *ServiceAccountOptions) AllIssuers() []string { return slices.Clone(o.Issuers) }
 
 // Audiences are the API audiences: --api-audiences, else the issuers.
 func (o *ServiceAccountOptions) Audiences() []string {

@@ -55,7 +55,7 @@ func TestServiceAccountOptions(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			errs := tc.o.validate()
+			errs := tc.o.validate(Brands["plat"])
 			got := strings.Join(errs, "; ")
 			if tc.wantErr == "" && got != "" || !strings.Contains(got, tc.wantErr) {
 				t.Fatalf("errors = %q, want %q", got, tc.wantErr)
@@ -66,10 +66,12 @@ func TestServiceAccountOptions(t *testing.T) {
 		})
 	}
 	o := ServiceAccountOptions{}
-	if o.SignIssuer() != DefaultServiceAccountIssuer || o.Audiences()[0] != DefaultServiceAccountIssuer {
+	o.validate(Brands["kubernetes"])
+	if want := "https://" + Brands["kubernetes"].APIServiceName + ".default.svc.cluster.local"; o.SignIssuer() != want || o.Audiences()[0] != want {
 		t.Errorf("default issuer/audiences: %v %v", o.SignIssuer(), o.Audiences())
 	}
 	o = ServiceAccountOptions{Issuers: []string{"https://a", "https://b"}, APIAudiences: []string{"api"}}
+	o.validate(Brands["plat"])
 	if o.SignIssuer() != "https://a" || len(o.AllIssuers()) != 2 || o.Audiences()[0] != "api" {
 		t.Errorf("issuers/audiences: %v %v", o.AllIssuers(), o.Audiences())
 	}

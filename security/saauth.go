@@ -485,19 +485,6 @@ func numericDate(n *json.Number) (time.Time, bool) {
 	return time.Unix(int64(f), 0), true
 }
 
-// aggregate joins errors the way upstream prints an aggregate: one error
-// as itself, several in brackets.
-func aggregate(errs []error) error {
-	if len(errs) == 1 {
-		return errs[0]
-	}
-	msgs := make([]string, len(errs))
-	for i, e := range errs {
-		msgs[i] = e.Error()
-	}
-	return errors.New("[" + strings.Join(msgs, ", ") + "]")
-}
-
 func intersects(a, b []string) bool {
 	for _, x := range a {
 		if slices.Contains(b, x) {
@@ -505,18 +492,4 @@ func intersects(a, b []string) bool {
 		}
 	}
 	return false
-}
-
-type audiencesKey struct{}
-
-// WithAudiences returns a context asking authenticators for tokens meant
-// for auds (a TokenReview's spec.audiences, or --api-audiences).
-func WithAudiences(ctx context.Context, auds []string) context.Context {
-	return context.WithValue(ctx, audiencesKey{}, slices.Clone(auds))
-}
-
-// AudiencesFrom returns the audiences WithAudiences put in ctx.
-func AudiencesFrom(ctx context.Context) ([]string, bool) {
-	a, ok := ctx.Value(audiencesKey{}).([]string)
-	return a, ok
 }

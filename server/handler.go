@@ -54,6 +54,12 @@ func (s *Server) routes() http.Handler {
 			router.Handler(m, "/"+ep+"/*check", hh)
 		}
 	}
+	if cfg, jwks := s.issuerDiscovery(); cfg != nil {
+		for _, m := range []string{http.MethodGet, http.MethodHead} {
+			router.Handler(m, security.OpenIDConfigurationPath, cfg)
+			router.Handler(m, security.JWKSPath, jwks)
+		}
+	}
 	router.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := request.InfoFrom(r.Context())
 		switch {

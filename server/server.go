@@ -77,6 +77,8 @@ type Server struct {
 	// what it decided.
 	authn       security.Authenticator
 	authMetrics *filters.AuthMetrics
+	// sa signs and verifies service-account tokens.
+	sa *saTokens
 }
 
 // Run starts platd with o and serves until ctx ends.
@@ -168,9 +170,13 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		return fail(err)
 	}
 
+	var saAuth security.TokenAuthenticator
+	if s.sa, saAuth, err = s.serviceAccountTokens(); err != nil {
+		return fail(err)
+	}
 	// Token authenticators in upstream's order: bootstrap tokens follow
 	// service-account tokens and precede OIDC and the webhook.
-	var tokenAuthns []security.TokenAuthenticator
+	tokenAuthns := []security.TokenAuthenticator{saAuth}
 	tokenAuthns = append(tokenAuthns, s.bootstrapTokenAuthenticators()...)
 	s.authn = security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, ClientCAs: clientCAs, Tokens: tokens, TokenAuthenticators: tokenAuthns, Anonymous: o.AnonymousAuth})
 	authz, err := authorizer(o.AuthorizationModes)
