@@ -174,6 +174,11 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if s.sa, saAuth, err = s.serviceAccountTokens(); err != nil {
 		return fail(err)
 	}
+	if d := s.reg.Lookup("", "v1", "serviceaccounts"); d != nil {
+		if sr := d.Subresource(builtin.ServiceAccountTokenSubresource); sr != nil {
+			sr.Answer = s.sa.tokenRequest(o.Brand, o.ServiceAccounts)
+		}
+	}
 	// Token authenticators in upstream's order: bootstrap tokens follow
 	// service-account tokens and precede OIDC and the webhook.
 	tokenAuthns := []security.TokenAuthenticator{saAuth}

@@ -116,7 +116,7 @@ func coreV1With(b config.Brand, r ServiceRanges) []*registry.Descriptor {
 		namespaces(b),
 		configMaps(),
 		secrets(b),
-		serviceAccounts(),
+		serviceAccounts(b),
 		limitRanges(b),
 		events(b),
 		po,
@@ -147,6 +147,10 @@ func configMaps() *registry.Descriptor {
 	}
 	return d
 }
+
+// ServiceAccountTokenSubresource is the subresource that issues bound
+// tokens (TokenRequest).
+const ServiceAccountTokenSubresource = "token"
 
 // secretTypeOpaque is the type of a secret created without one.
 const secretTypeOpaque = "Opaque"
@@ -291,8 +295,12 @@ func validateFinalizer(f, field string, b config.Brand) apierr.FieldErrors {
 	return errs
 }
 
-func serviceAccounts() *registry.Descriptor {
+func serviceAccounts(b config.Brand) *registry.Descriptor {
 	d := core("serviceaccounts", "serviceaccount", "ServiceAccount", true, "sa")
+	// The server sets the token subresource's Answer: it holds the
+	// signing key.
+	d.Subresources = []registry.Subresource{{Name: ServiceAccountTokenSubresource, Verbs: []string{registry.VerbCreate},
+		Group: b.Group("authentication"), Version: "v1", Kind: "TokenRequest", Serve: registry.ServeAnswer}}
 	d.ReturnDeleted = true
 	// Only the name of each listed secret is kept, as upstream.
 	trimSecrets := func(obj registry.Object) {

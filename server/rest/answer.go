@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync"
 
+	"platd/security"
 	"platd/server/apierr"
 	"platd/server/filters"
 	"platd/server/registry"
@@ -57,12 +58,15 @@ func (h *Handler) serveAnswer(w http.ResponseWriter, r *http.Request, s *scope) 
 	schema.ApplyDefaults(dec.obj, kd.Schema)
 	ks.manager = managerName(r, wo)
 	h.track(ks, nil, dec.obj)
-	res, err := answer(r.Context(), req)
+	// A hook's warnings (security.AddWarning) join the decoder's.
+	warnings := dec.warnings
+	ctx := security.WithWarnings(r.Context(), func(m string) { warnings = append(warnings, m) })
+	res, err := answer(ctx, req)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	addWarnings(w, dec.warnings)
+	addWarnings(w, warnings)
 	h.writeKind(w, r, out, http.StatusCreated, kd.GroupVersion(), kd.Kind, res, kd.Schema)
 }
 
