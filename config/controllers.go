@@ -20,12 +20,15 @@ const (
 	// protection finalizers of deleted claims and volumes nothing uses.
 	ControllerClaimProtection  = "persistentvolumeclaim-protection-controller"
 	ControllerVolumeProtection = "persistentvolume-protection-controller"
+	// ControllerServiceAccountToken fills legacy service-account token
+	// secrets.
+	ControllerServiceAccountToken = "serviceaccount-token-controller"
 )
 
 // ControllerNames lists every controller; all run by default.
 func ControllerNames() []string {
 	return []string{ControllerNamespace, ControllerServiceAccount, ControllerRootCA, ControllerGarbageCollector, ControllerDeletionGrace,
-		ControllerClaimProtection, ControllerVolumeProtection, ControllerBootstrapSigner, ControllerTokenCleaner}
+		ControllerClaimProtection, ControllerVolumeProtection, ControllerBootstrapSigner, ControllerTokenCleaner, ControllerServiceAccountToken}
 }
 
 // parseControllers checks --controllers entries: "*" (every controller),

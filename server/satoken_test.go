@@ -204,3 +204,90 @@ func TestServiceAccountTokens(t *testing.T) {
 		}
 	})
 }
+
+// legacySecret creates a token secret for sa and waits for the controller
+// to fill it; it returns the token.
+func (e *env) legacySecret(t *testing.T, ns, name, sa string) string {
+	t.Helper()
+	e.create(t, "/api/v1/namespaces/"+ns+"/secrets", map[string]any{
+		"metadata": map[string]any{"name": name, "annotations": map[string]any{platBrand.Label("service-account.name"): sa}},
+		"type":     platBrand.Label("service-account-token"),
+	})
+	var tok string
+	eventually(t, "the token controller fills "+name, func() bool {
+		s := e.do("GET", "/api/v1/namespaces/"+ns+"/secrets/"+name, nil).obj(t)
+		enc, _ := path(s, "data.token").(string)
+		b, _ := base64.StdEncoding.DecodeString(enc)
+		tok = string(b)
+		nsb, _ := base64.StdEncoding.DecodeString(strOf(path(s, "data.namespace")))
+		return tok != "" && string(nsb) == ns
+	})
+	return tok
+}
+
+func strOf(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func TestLegacyServiceAccountTokens(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	e.create(t, "/api/v1/namespaces/default/serviceaccounts", map[string]any{"metadata": map[string]any{"name": "builder"}})
+	tok := e.legacySecret(t, "default", "builder-token", "builder")
+	s := e.do("GET", "/api/v1/namespaces/default/secrets/builder-token", nil).obj(t)
+	if data, _ := s["data"].(map[string]any); data["ca.crt"] == nil {
+		t.Errorf("ca.crt not filled: %v", data)
+	}
+	c := jwtClaims(t, tok)
+	if c["iss"] != platBrand.LegacyTokenIssuer || c[platBrand.Label("serviceaccount/secret.name")] != "builder-token" || c["exp"] != nil || c["aud"] != nil {
+		t.Errorf("legacy claims = %v", c)
+	}
+	get := func(tok string) *resp {
+		return e.send(req{method: "GET", path: "/api/v1/namespaces/default/configmaps", token: tok})
+	}
+	get(tok).mustCode(t, 200)
+	eventually(t, "the last-used label", func() bool {
+		s := e.do("GET", "/api/v1/namespaces/default/secrets/builder-token", nil).obj(t)
+		return path(s, "metadata.labels") != nil && path(s, "metadata.labels").(map[string]any)[platBrand.Label("legacy-token-last-used")] == time.Now().UTC().Format("2006-01-02")
+	})
+	// Listed in the account's secrets, the token is auto-generated: a warning.
+	e.do("PATCH", "/api/v1/namespaces/default/serviceaccounts/builder", `{"secrets":[{"name":"builder-token"}]}`,
+		"Content-Type", "application/merge-patch+json").mustCode(t, 200)
+	if w := get(tok).mustCode(t, 200).header.Get("Warning"); !strings.Contains(w, "Use tokens from the TokenRequest API or manually created secret-based tokens instead of auto-generated secret-based tokens.") {
+		t.Errorf("Warning = %q", w)
+	}
+	// Deleting the secret revokes the token (lookup is on by default).
+	e.do("DELETE", "/api/v1/namespaces/default/secrets/builder-token", nil).mustCode(t, 200)
+	get(tok).mustCode(t, 401).mustMessage(t, "Unauthorized")
+
+	// Deleting the account deletes its token secrets.
+	tok2 := e.legacySecret(t, "default", "builder-token-2", "builder")
+	get(tok2).mustCode(t, 200)
+	e.do("DELETE", "/api/v1/namespaces/default/serviceaccounts/builder", nil).mustCode(t, 200)
+	eventually(t, "the token secret deleted with its account", func() bool {
+		return e.do("GET", "/api/v1/namespaces/default/secrets/builder-token-2", nil).code == 404
+	})
+	get(tok2).mustCode(t, 401)
+	// A token secret for an account that does not exist is deleted.
+	e.create(t, "/api/v1/namespaces/default/secrets", map[string]any{
+		"metadata": map[string]any{"name": "orphan", "annotations": map[string]any{platBrand.Label("service-account.name"): "nobody"}},
+		"type":     platBrand.Label("service-account-token"),
+	})
+	eventually(t, "the orphan token secret deleted", func() bool {
+		return e.do("GET", "/api/v1/namespaces/default/secrets/orphan", nil).code == 404
+	})
+}
+
+// With --service-account-lookup=false a legacy token outlives its secret.
+func TestLegacyTokenWithoutLookup(t *testing.T) {
+	t.Parallel()
+	e := start(t, func(o *config.Options) { o.ServiceAccounts.NoLookup = true })
+	e.create(t, "/api/v1/namespaces/default/serviceaccounts", map[string]any{"metadata": map[string]any{"name": "builder"}})
+	tok := e.legacySecret(t, "default", "builder-token", "builder")
+	e.do("PUT", "/api/v1/namespaces/default/secrets/builder-token", map[string]any{
+		"metadata": map[string]any{"name": "builder-token", "annotations": map[string]any{platBrand.Label("service-account.name"): "builder"}},
+		"type":     platBrand.Label("service-account-token"), "data": map[string]any{"token": base64.StdEncoding.EncodeToString([]byte("other"))},
+	})
+	e.send(req{method: "GET", path: "/api/v1/namespaces/default/configmaps", token: tok}).mustCode(t, 200)
+}

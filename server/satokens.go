@@ -16,6 +16,7 @@ import (
 	"platd/bolt"
 	"platd/config"
 	"platd/security"
+	"platd/server/controllers"
 	"platd/server/registry"
 	"platd/server/rest"
 )
@@ -225,4 +226,21 @@ func (t *tokenObjects) LegacyTokenUsed(ns, name, date string) {
 			t.log.Debug("recording a legacy token's use", "secret", key, "err", err)
 		}
 	}()
+}
+
+// legacyTokens is the controller that fills legacy token secrets; nil
+// when secrets or service accounts are not served.
+func (s *Server) legacyTokens() *controllers.ServiceAccountTokens {
+	sa, secrets := s.reg.Lookup("", "v1", "serviceaccounts"), s.reg.Lookup("", "v1", "secrets")
+	if sa == nil || secrets == nil {
+		return nil
+	}
+	b := s.opts.Brand
+	return &controllers.ServiceAccountTokens{Source: s.store, Objects: s.rest, ServiceAccounts: sa, Secrets: secrets,
+		Type: b.Label("service-account-token"), NameAnnotation: b.Label("service-account.name"), UIDAnnotation: b.Label("service-account.uid"),
+		CA: s.rootCA, Log: s.log,
+		Sign: func(ns, saName, saUID, secretName string) (string, error) {
+			return s.sa.signer.SignLegacy(security.LegacyToken{Namespace: ns, ServiceAccountName: saName, ServiceAccountUID: saUID, SecretName: secretName})
+		},
+	}
 }

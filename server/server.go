@@ -401,6 +401,9 @@ func (s *Server) startControllers(ctx context.Context) {
 		runs = append(runs, (&controllers.RootCA{Source: s.store, Objects: s.rest, Registry: s.reg, ConfigMaps: cm,
 			Name: b.RootCAConfigMap, Annotation: b.Label("description"), Description: b.RootCADescription, CA: s.rootCA, Log: s.log}).Run)
 	}
+	if t := s.legacyTokens(); t != nil && on(config.ControllerServiceAccountToken) {
+		runs = append(runs, t.Run)
+	}
 	if on(config.ControllerGarbageCollector) {
 		runs = append(runs, (&controllers.GarbageCollector{Source: s.store, Objects: s.rest, Registry: s.reg, Log: s.log}).Run)
 	}
