@@ -47,6 +47,11 @@ type Options struct {
 	TokenAuthFile string
 	// EnableBootstrapTokenAuth lets bootstrap token secrets authenticate.
 	EnableBootstrapTokenAuth bool
+	// AuthenticationConfigFile is --authentication-config: JWT
+	// authenticators, re-read when the file changes.
+	AuthenticationConfigFile string
+	// OIDC are the legacy --oidc-* flags.
+	OIDC OIDCFlags
 	// AnonymousAuth lets requests without credentials in as system:anonymous.
 	AnonymousAuth bool
 	// AuthorizationModes is the ordered authorizer chain.
@@ -135,6 +140,7 @@ func (o *Options) Validate() error {
 	}
 	errs = append(errs, o.validateServiceRanges()...)
 	errs = append(errs, o.ServiceAccounts.validate(o.Brand)...)
+	errs = append(errs, o.validateJWTAuthn()...)
 	rc, problems := parseRuntimeConfig(o.RuntimeConfig)
 	for _, p := range problems {
 		errs = append(errs, "--runtime-config: "+p)

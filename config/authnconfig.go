@@ -1,0 +1,230 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// AuthenticationConfigurationKind is the kind of an --authentication-config
+// file.
+const AuthenticationConfigurationKind = "AuthenticationConfiguration"
+
+// MaxJWTAuthenticators is the most jwt entries one file may hold.
+const MaxJWTAuthenticators = 64
+
+// AudienceMatchAny is the only audienceMatchPolicy value.
+const AudienceMatchAny = "MatchAny"
+
+// ErrAuthenticationConfig is wrapped by every error of loading an
+// authentication configuration file.
+var ErrAuthenticationConfig = errors.New("invalid authentication configuration")
+
+// AuthenticationConfiguration is the --authentication-config file. The
+// v1beta1 and v1alpha1 shapes hold the same fields.
+type AuthenticationConfiguration struct {
+	APIVersion string               `json:"apiVersion"`
+	Kind       string               `json:"kind"`
+	JWT        []JWTAuthenticator   `json:"jwt"`
+	Anonymous  *AnonymousAuthConfig `json:"anonymous,omitempty"`
+}
+
+// AnonymousAuthConfig is the file's anonymous section: when set it replaces
+// --anonymous-auth.
+type AnonymousAuthConfig struct {
+	Enabled    bool                     `json:"enabled"`
+	Conditions []AnonymousAuthCondition `json:"conditions,omitempty"`
+}
+
+// AnonymousAuthCondition limits anonymous requests to one exact path.
+type AnonymousAuthCondition struct {
+	Path string `json:"path"`
+}
+
+// JWTAuthenticator configures one issuer of JWTs.
+type JWTAuthenticator struct {
+	Issuer               Issuer                `json:"issuer"`
+	ClaimValidationRules []ClaimValidationRule `json:"claimValidationRules,omitempty"`
+	ClaimMappings        ClaimMappings         `json:"claimMappings"`
+	UserValidationRules  []UserValidationRule  `json:"userValidationRules,omitempty"`
+}
+
+// Issuer says whose tokens a JWTAuthenticator accepts and how to reach it.
+type Issuer struct {
+	URL                  string   `json:"url"`
+	DiscoveryURL         string   `json:"discoveryURL,omitempty"`
+	CertificateAuthority string   `json:"certificateAuthority,omitempty"`
+	Audiences            []string `json:"audiences"`
+	AudienceMatchPolicy  string   `json:"audienceMatchPolicy,omitempty"`
+}
+
+// ClaimValidationRule is either a claim that must equal RequiredValue or a
+// CEL expression over claims that must be true.
+type ClaimValidationRule struct {
+	Claim         string `json:"claim,omitempty"`
+	RequiredValue string `json:"requiredValue,omitempty"`
+	Expression    string `json:"expression,omitempty"`
+	Message       string `json:"message,omitempty"`
+}
+
+// ClaimMappings turns claims into the user's attributes.
+type ClaimMappings struct {
+	Username PrefixedClaimOrExpression `json:"username"`
+	Groups   PrefixedClaimOrExpression `json:"groups,omitempty"`
+	UID      ClaimOrExpression         `json:"uid,omitempty"`
+	Extra    []ExtraMapping            `json:"extra,omitempty"`
+}
+
+// PrefixedClaimOrExpression is a claim with a prefix, or an expression.
+// Prefix is a pointer because "" (no prefix) and absent differ.
+type PrefixedClaimOrExpression struct {
+	Claim      string  `json:"claim,omitempty"`
+	Prefix     *string `json:"prefix,omitempty"`
+	Expression string  `json:"expression,omitempty"`
+}
+
+// ClaimOrExpression is a claim or an expression.
+type ClaimOrExpression struct {
+	Claim      string `json:"claim,omitempty"`
+	Expression string `json:"expression,omitempty"`
+}
+
+// ExtraMapping fills one user-extra key from an expression.
+type ExtraMapping struct {
+	Key             string `json:"key"`
+	ValueExpression string `json:"valueExpression"`
+}
+
+// UserValidationRule is a CEL expression over the mapped user that must be
+// true.
+type UserValidationRule struct {
+	Expression string `json:"expression"`
+	Message    string `json:"message,omitempty"`
+}
+
+// AuthenticationConfigAPIVersions lists the apiVersions a file may declare.
+func AuthenticationConfigAPIVersions(b Brand) []string {
+	g := b.Group("apiserver.config")
+	return []string{g + "/v1beta1", g + "/v1alpha1"}
+}
+
+// LoadAuthenticationConfig reads and decodes path strictly. It does not
+// run the semantic validation (ValidateAuthenticationConfig) nor compile
+// expressions.
+func LoadAuthenticationConfig(path string, b Brand) (*AuthenticationConfiguration, []byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %w", ErrAuthenticationConfig, err)
+	}
+	c, err := DecodeAuthenticationConfig(data, b)
+	if err != nil {
+		return nil, data, fmt.Errorf("%w: %s: %w", ErrAuthenticationConfig, path, err)
+	}
+	return c, data, nil
+}
+
+// DecodeAuthenticationConfig decodes YAML or JSON strictly: duplicate and
+// unknown fields are errors naming the field path, YAML syntax errors name
+// the line.
+func DecodeAuthenticationConfig(data []byte, b Brand) (*AuthenticationConfiguration, error) {
+	js, err := yaml.YAMLToJSONStrict(data)
+	if err != nil {
+		return nil, err
+	}
+	var generic any
+	if err := json.Unmarshal(js, &generic); err != nil {
+		return nil, err
+	}
+	top, ok := generic.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("expected an object with apiVersion and kind")
+	}
+	apiVersion, _ := top["apiVersion"].(string)
+	kind, _ := top["kind"].(string)
+	if kind != AuthenticationConfigurationKind || !contains(AuthenticationConfigAPIVersions(b), apiVersion) {
+		return nil, fmt.Errorf("no kind %q is registered for version %q: want kind %s in %s",
+			kind, apiVersion, AuthenticationConfigurationKind, strings.Join(AuthenticationConfigAPIVersions(b), " or "))
+	}
+	if unknown := unknownFields(generic, reflect.TypeOf(AuthenticationConfiguration{}), ""); len(unknown) > 0 {
+		quoted := make([]string, len(unknown))
+		for i, u := range unknown {
+			quoted[i] = fmt.Sprintf("unknown field %q", u)
+		}
+		return nil, fmt.Errorf("strict decoding error: %s", strings.Join(quoted, ", "))
+	}
+	var c AuthenticationConfiguration
+	dec := json.NewDecoder(bytes.NewReader(js))
+	if err := dec.Decode(&c); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("field %s: cannot use a JSON %s as %s", te.Field, te.Value, te.Type)
+		}
+		return nil, err
+	}
+	return &c, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownFields lists the paths (upstream's spelling: a.b[0].c) of object
+// keys in v that t has no json field for, sorted.
+func unknownFields(v any, t reflect.Type, path string) []string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var out []string
+	switch val := v.(type) {
+	case map[string]any:
+		if t.Kind() != reflect.Struct {
+			return nil
+		}
+		fields := map[string]reflect.Type{}
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name != "" && name != "-" {
+				fields[name] = f.Type
+			}
+		}
+		keys := make([]string, 0, len(val))
+		for k := range val {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := k
+			if path != "" {
+				p = path + "." + k
+			}
+			ft, ok := fields[k]
+			if !ok {
+				out = append(out, p)
+				continue
+			}
+			out = append(out, unknownFields(val[k], ft, p)...)
+		}
+	case []any:
+		if t.Kind() != reflect.Slice {
+			return nil
+		}
+		for i, e := range val {
+			out = append(out, unknownFields(e, t.Elem(), path+"["+strconv.Itoa(i)+"]")...)
+		}
+	}
+	return out
+}

@@ -1,0 +1,350 @@
+package security
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+
+	"platd/config"
+)
+
+// testIssuer is a real OIDC provider: discovery and JWKS over TLS on
+// 127.0.0.1, tokens signed with go-jose.
+type testIssuer struct {
+	srv       *httptest.Server
+	key       *rsa.PrivateKey
+	kid       string
+	jwksHits  atomic.Int64
+	discovery atomic.Int64
+}
+
+func newTestIssuer(t *testing.T) *testIssuer {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ti := &testIssuer{key: key, kid: "k1"}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) {
+		ti.discovery.Add(1)
+		_ = json.NewEncoder(w).Encode(map[string]string{"issuer": ti.url(), "jwks_uri": ti.url() + "/keys"})
+	})
+	mux.HandleFunc("/keys", func(w http.ResponseWriter, r *http.Request) {
+		ti.jwksHits.Add(1)
+		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &ti.key.PublicKey, KeyID: ti.kid, Algorithm: "RS256", Use: "sig"}}})
+	})
+	ti.srv = httptest.NewTLSServer(mux)
+	t.Cleanup(ti.srv.Close)
+	return ti
+}
+
+func (ti *testIssuer) url() string { return ti.srv.URL }
+
+func (ti *testIssuer) caPEM() string {
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ti.srv.Certificate().Raw}))
+}
+
+// token signs claims; iss, aud and exp default to valid values.
+func (ti *testIssuer) token(t *testing.T, claims map[string]any) string {
+	t.Helper()
+	c := map[string]any{"iss": ti.url(), "aud": "platd", "exp": time.Now().Add(time.Hour).Unix(), "sub": "alice-sub"}
+	for k, v := range claims {
+		if v == nil {
+			delete(c, k)
+			continue
+		}
+		c[k] = v
+	}
+	return signJWT(t, jose.RS256, ti.key, ti.kid, c)
+}
+
+func signJWT(t *testing.T, alg jose.SignatureAlgorithm, key any, kid string, claims map[string]any) string {
+	t.Helper()
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: jose.JSONWebKey{Key: key, KeyID: kid}}, (&jose.SignerOptions{}).WithType("JWT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, _ := json.Marshal(claims)
+	jws, err := signer.Sign(payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := jws.CompactSerialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// waitReady polls until discovery succeeded.
+func waitReady(t *testing.T, s *JWTAuthenticators) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for s.Healthy() != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("authenticator not ready: %v", s.Healthy())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func writeAuthnConfig(t *testing.T, path, body string) {
+	t.Helper()
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func indent(s string, n int) string {
+	pad := strings.Repeat(" ", n)
+	return pad + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n"+pad)
+}
+
+func fileConfig(ti *testIssuer, rest string) string {
+	return `apiVersion: apiserver.config.plat.io/v1beta1
+kind: AuthenticationConfiguration
+jwt:
+- issuer:
+    url: ` + ti.url() + `
+    certificateAuthority: |
+` + indent(ti.caPEM(), 6) + `
+    audiences: [platd, other]
+    audienceMatchPolicy: MatchAny
+` + rest
+}
+
+const mappingRules = `  claimValidationRules:
+  - claim: hd
+    requiredValue: example.com
+  - expression: 'claims.?tenant.orValue("") != ""'
+    message: a non-empty tenant claim is mandatory
+  - expression: 'claims.?email_verified.orValue(false) == true'
+    message: email must be verified
+  claimMappings:
+    username:
+      expression: 'claims.email + ":external"'
+    groups:
+      claim: groups
+      prefix: "oidc:"
+    uid:
+      claim: sub
+    extra:
+    - key: example.com/tenant
+      valueExpression: 'claims.tenant'
+    - key: example.com/none
+      valueExpression: '[]'
+  userValidationRules:
+  - expression: "!user.username.startsWith('system:') && !user.groups.exists(x, x.startsWith('system:'))"
+    message: identities from this issuer may not claim system names
+`
+
+func TestJWTFromFile(t *testing.T) {
+	t.Parallel()
+	ti := newTestIssuer(t)
+	path := filepath.Join(t.TempDir(), "authn.yaml")
+	writeAuthnConfig(t, path, fileConfig(ti, mappingRules))
+	b := config.Brands["plat"]
+	s, err := NewJWTAuthenticatorsFromFile(path, JWTOptions{Brand: b}, discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.Start(ctx, time.Hour)
+	waitReady(t, s)
+
+	good := map[string]any{"hd": "example.com", "tenant": "acme", "email": "alice@example.com", "email_verified": true,
+		"groups": []string{"dev", "ops"}, "jti": "id-1", "aud": []string{"x", "other"}}
+	with := func(k string, v any) map[string]any {
+		c := map[string]any{}
+		for k2, v2 := range good {
+			c[k2] = v2
+		}
+		c[k] = v
+		return c
+	}
+	u, ok, err := s.AuthenticateToken(ctx, ti.token(t, good))
+	if err != nil || !ok {
+		t.Fatalf("valid token: ok=%v err=%v", ok, err)
+	}
+	want := &User{Name: "alice@example.com:external", UID: "alice-sub", Groups: []string{"oidc:dev", "oidc:ops"},
+		Extra: map[string][]string{CredentialIDKey(b): {"JTI=id-1"}, "example.com/tenant": {"acme"}}}
+	if !reflect.DeepEqual(u, want) {
+		t.Fatalf("user = %+v, want %+v", u, want)
+	}
+
+	cases := []struct {
+		name   string
+		token  string
+		ok     bool
+		errSub string
+	}{
+		{"expired", ti.token(t, with("exp", time.Now().Add(-time.Minute).Unix())), false, "oidc: verify token: oidc: token is expired (Token Expiry: "},
+		{"no exp", ti.token(t, with("exp", nil)), false, "oidc: token is expired"},
+		{"not yet valid", ti.token(t, with("nbf", time.Now().Add(time.Hour).Unix())), false, "before the nbf (not before) time"},
+		{"wrong audience", ti.token(t, with("aud", "someone")), false, `oidc: verify token: oidc: expected audience in ["other" "platd"] got ["someone"]`},
+		{"other issuer is not ours", ti.token(t, with("iss", "https://elsewhere.example")), false, ""},
+		{"required claim missing", ti.token(t, with("hd", nil)), false, "oidc: required claim hd not present in ID token"},
+		{"required claim differs", ti.token(t, with("hd", "evil.com")), false, "oidc: required claim hd value does not match. Got = evil.com, want = example.com"},
+		{"claim rule false", ti.token(t, with("tenant", "")), false, `oidc: error evaluating claim validation expression: validation expression 'claims.?tenant.orValue("") != ""' failed: a non-empty tenant claim is mandatory`},
+		{"user rule false", ti.token(t, with("email", "system:admin")), false, "oidc: error evaluating user info validation rule: validation expression '!user.username.startsWith('system:') && !user.groups.exists(x, x.startsWith('system:'))' failed: identities from this issuer may not claim system names"},
+		{"username expression not a string", ti.token(t, with("email", 7)), false, "oidc: error evaluating username claim expression"},
+		{"malformed", "a.b.c", false, ""},
+		{"not a jwt", "abc", false, ""},
+	}
+	for _, tc := range cases {
+		u, ok, err := s.AuthenticateToken(ctx, tc.token)
+		if ok != tc.ok || u != nil && !tc.ok {
+			t.Errorf("%s: ok=%v user=%v", tc.name, ok, u)
+		}
+		if tc.errSub == "" {
+			if err != nil {
+				t.Errorf("%s: err = %v, want none (not this issuer's)", tc.name, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.errSub) {
+			t.Errorf("%s: err = %v, want it to contain %q", tc.name, err, tc.errSub)
+		}
+	}
+
+	// A token signed by an unknown key fails after one key refresh.
+	other, _ := rsa.GenerateKey(rand.Reader, 2048)
+	before := ti.jwksHits.Load()
+	forged := signJWT(t, jose.RS256, other, ti.kid, map[string]any{"iss": ti.url(), "aud": "platd", "exp": time.Now().Add(time.Hour).Unix()})
+	if _, ok, err := s.AuthenticateToken(ctx, forged); ok || err == nil || !strings.Contains(err.Error(), "failed to verify signature") {
+		t.Errorf("forged: ok=%v err=%v", ok, err)
+	}
+	if ti.jwksHits.Load() != before+1 {
+		t.Errorf("jwks fetched %d times for an unknown key, want 1", ti.jwksHits.Load()-before)
+	}
+	// An algorithm that is not configured is refused with upstream's text.
+	ec, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	es := signJWT(t, jose.ES256, ec, ti.kid, map[string]any{"iss": ti.url(), "aud": "platd", "exp": time.Now().Add(time.Hour).Unix()})
+	if _, _, err := s.AuthenticateToken(ctx, es); err == nil || !strings.Contains(err.Error(), `oidc: id token signed with unsupported algorithm, expected ["RS256"] got "ES256"`) {
+		t.Errorf("ES256: err=%v", err)
+	}
+}
+
+func TestJWTFromFlags(t *testing.T) {
+	t.Parallel()
+	ti := newTestIssuer(t)
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, []byte(ti.caPEM()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	flags := config.OIDCFlags{IssuerURL: ti.url(), ClientID: "platd", CAFile: ca, UsernameClaim: "sub",
+		GroupsClaim: "roles", RequiredClaims: []string{"team=blue"}}
+	s, err := NewJWTAuthenticatorsFromFlags(flags, JWTOptions{Brand: config.Brands["plat"]}, discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.Start(ctx, 0)
+	waitReady(t, s)
+	u, ok, err := s.AuthenticateToken(ctx, ti.token(t, map[string]any{"roles": "admin", "team": "blue"}))
+	if err != nil || !ok {
+		t.Fatalf("ok=%v err=%v", ok, err)
+	}
+	if want := (&User{Name: ti.url() + "#alice-sub", Groups: []string{"admin"}}); !reflect.DeepEqual(u, want) {
+		t.Fatalf("user = %+v, want %+v", u, want)
+	}
+	if _, _, err := s.AuthenticateToken(ctx, ti.token(t, map[string]any{"aud": "x", "team": "blue"})); err == nil ||
+		err.Error() != `oidc: verify token: oidc: expected audience "platd" got ["x"]` {
+		t.Fatalf("wrong audience: %v", err)
+	}
+	// email as username: an unverified email is refused, no prefix.
+	flags.UsernameClaim = "email"
+	s2, err := NewJWTAuthenticatorsFromFlags(flags, JWTOptions{Brand: config.Brands["plat"]}, discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2.Start(ctx, 0)
+	waitReady(t, s2)
+	if _, _, err := s2.AuthenticateToken(ctx, ti.token(t, map[string]any{"email": "a@b.c", "email_verified": false, "team": "blue"})); err == nil || err.Error() != "oidc: email not verified" {
+		t.Fatalf("unverified email: %v", err)
+	}
+	if u, ok, _ := s2.AuthenticateToken(ctx, ti.token(t, map[string]any{"email": "a@b.c", "team": "blue"})); !ok || u.Name != "a@b.c" {
+		t.Fatalf("email user: %+v", u)
+	}
+}
+
+func TestJWTReload(t *testing.T) {
+	t.Parallel()
+	ti := newTestIssuer(t)
+	path := filepath.Join(t.TempDir(), "authn.yaml")
+	mapping := func(prefix string) string {
+		return "  claimMappings:\n    username:\n      claim: sub\n      prefix: \"" + prefix + "\"\n"
+	}
+	writeAuthnConfig(t, path, fileConfig(ti, mapping("one:")))
+	s, err := NewJWTAuthenticatorsFromFile(path, JWTOptions{Brand: config.Brands["plat"]}, discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.Start(ctx, 10*time.Millisecond)
+	waitReady(t, s)
+	tok := ti.token(t, nil)
+	name := func() string {
+		u, ok, err := s.AuthenticateToken(ctx, tok)
+		if !ok {
+			return "error: " + err.Error()
+		}
+		return u.Name
+	}
+	if got := name(); got != "one:alice-sub" {
+		t.Fatalf("before reload: %s", got)
+	}
+	writeAuthnConfig(t, path, fileConfig(ti, mapping("two:")))
+	deadline := time.Now().Add(10 * time.Second)
+	for name() != "two:alice-sub" {
+		if time.Now().After(deadline) {
+			t.Fatalf("reload not applied: %s", name())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if st := s.Stats(); st.Success != 1 || st.Failure != 0 {
+		t.Fatalf("stats = %+v", st)
+	}
+	// Invalid content keeps the old configuration and counts a failure.
+	writeAuthnConfig(t, path, fileConfig(ti, "  claimMappings:\n    username:\n      claim: sub\n"))
+	for s.Stats().Failure == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("failed reload not counted")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := name(); got != "two:alice-sub" {
+		t.Fatalf("after invalid reload: %s", got)
+	}
+	err = s.Reload()
+	if err != nil {
+		t.Fatalf("same bad content reported twice: %v", err)
+	}
+}

@@ -1,0 +1,206 @@
+package security
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"platd/config"
+)
+
+// DefaultAuthnConfigReloadInterval is how often --authentication-config is
+// re-read: upstream's minute. The file is small, so each tick reads and
+// hashes it instead of trusting modification times, which miss a rewrite
+// within the file system's time granularity and are changed by the
+// symlink swaps of mounted configuration volumes.
+const DefaultAuthnConfigReloadInterval = time.Minute
+
+// JWTAuthenticators is the live set of JWT authenticators, one per jwt
+// entry, tried in order. A reload swaps the whole set atomically. Safe for
+// concurrent use.
+type JWTAuthenticators struct {
+	opts JWTOptions
+	path string
+	log  *slog.Logger
+
+	cur atomic.Pointer[jwtSet]
+
+	mu      sync.Mutex // serializes reloads; guards hash and stats
+	hash    [sha256.Size]byte
+	stats   ReloadStats
+	baseCtx context.Context
+}
+
+type jwtSet struct {
+	auths  []*JWTAuthenticator
+	cancel context.CancelFunc
+}
+
+// ReloadStats counts reloads of the configuration file, for /metrics.
+type ReloadStats struct {
+	Success, Failure         uint64
+	LastSuccess, LastFailure time.Time
+}
+
+// NewJWTAuthenticatorsFromFlags builds the one authenticator the --oidc-*
+// flags describe. It is never reloaded.
+func NewJWTAuthenticatorsFromFlags(f config.OIDCFlags, o JWTOptions, log *slog.Logger) (*JWTAuthenticators, error) {
+	entry, err := f.JWTAuthenticator()
+	if err != nil {
+		return nil, err
+	}
+	o.SigningAlgs = f.Algorithms()
+	auths, err := BuildJWTAuthenticators(&config.AuthenticationConfiguration{JWT: []config.JWTAuthenticator{entry}}, o)
+	if err != nil {
+		return nil, err
+	}
+	s := &JWTAuthenticators{opts: o, log: log}
+	s.cur.Store(&jwtSet{auths: auths})
+	return s, nil
+}
+
+// NewJWTAuthenticatorsFromFile builds the authenticators of an
+// authentication configuration file. An invalid file is an error here;
+// after Start, an invalid new content is logged and the old set kept.
+func NewJWTAuthenticatorsFromFile(path string, o JWTOptions, log *slog.Logger) (*JWTAuthenticators, error) {
+	s := &JWTAuthenticators{opts: o, path: path, log: log}
+	set, hash, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	s.hash = hash
+	s.cur.Store(set)
+	return s, nil
+}
+
+func (s *JWTAuthenticators) load() (*jwtSet, [sha256.Size]byte, error) {
+	c, data, err := config.LoadAuthenticationConfig(s.path, s.opts.Brand)
+	hash := sha256.Sum256(data)
+	if err != nil {
+		return nil, hash, err
+	}
+	auths, err := BuildJWTAuthenticators(c, s.opts)
+	if err != nil {
+		var ferrs config.FieldErrors
+		if errors.As(err, &ferrs) {
+			return nil, hash, errors.Join(config.ErrAuthenticationConfig, errors.New(s.path+": invalid authentication config: "+ferrs.Error()))
+		}
+		return nil, hash, err
+	}
+	return &jwtSet{auths: auths}, hash, nil
+}
+
+// Start begins discovery for every authenticator and, for a file, checks
+// it for changes every interval (DefaultAuthnConfigReloadInterval when 0)
+// until ctx ends.
+func (s *JWTAuthenticators) Start(ctx context.Context, interval time.Duration) {
+	s.mu.Lock()
+	s.baseCtx = ctx
+	set := s.cur.Load()
+	s.startSet(set)
+	s.mu.Unlock()
+	if s.path == "" {
+		return
+	}
+	if interval <= 0 {
+		interval = DefaultAuthnConfigReloadInterval
+	}
+	go func() {
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				s.Reload()
+			}
+		}
+	}()
+}
+
+// startSet runs set's discovery under a context of its own, cancelled when
+// the set is replaced. Called with s.mu held.
+func (s *JWTAuthenticators) startSet(set *jwtSet) {
+	ctx, cancel := context.WithCancel(s.baseCtx)
+	set.cancel = cancel
+	for _, a := range set.auths {
+		a.Start(ctx)
+	}
+}
+
+// Reload re-reads the file; unchanged content is a no-op. It returns the
+// error that kept the old configuration, if any.
+func (s *JWTAuthenticators) Reload() error {
+	if s.path == "" {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	data, err := os.ReadFile(s.path)
+	if err == nil && sha256.Sum256(data) == s.hash {
+		return nil
+	}
+	set, hash, err := s.load()
+	now := time.Now()
+	if err != nil {
+		s.stats.Failure++
+		s.stats.LastFailure = now
+		s.log.Error("authentication config reload failed, keeping the previous configuration", "path", s.path, "err", err)
+		// The same bad content is not reported again every tick.
+		s.hash = hash
+		return err
+	}
+	s.hash = hash
+	if s.baseCtx != nil {
+		s.startSet(set)
+	}
+	old := s.cur.Swap(set)
+	if old != nil && old.cancel != nil {
+		old.cancel()
+	}
+	s.stats.Success++
+	s.stats.LastSuccess = now
+	s.log.Info("authentication config reloaded", "path", s.path, "jwt", len(set.auths))
+	return nil
+}
+
+// Stats returns the reload counters.
+func (s *JWTAuthenticators) Stats() ReloadStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stats
+}
+
+// Healthy reports the first authenticator whose discovery has not
+// succeeded yet.
+func (s *JWTAuthenticators) Healthy() error {
+	for _, a := range s.cur.Load().auths {
+		if err := a.Healthy(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// AuthenticateToken tries each authenticator of the current set; the first
+// that accepts the token wins, the errors of the others are joined.
+func (s *JWTAuthenticators) AuthenticateToken(ctx context.Context, token string) (*User, bool, error) {
+	var errs []error
+	for _, a := range s.cur.Load().auths {
+		u, ok, err := a.AuthenticateToken(ctx, token)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if ok {
+			return u, true, nil
+		}
+	}
+	return nil, false, errors.Join(errs...)
+}
