@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
+	jose "github.com/go-jose/go-jose/v4"
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
-	jose "github.com/go-jose/go-jose/v4"
 
 	"platd/config"
 )

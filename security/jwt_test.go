@@ -125,7 +125,7 @@ func indent(s string, n int) string {
 }
 
 func fileConfig(ti *testIssuer, rest string) string {
-	return `apiVersion: apiserver.config.plat.io/v1beta1
+	return `apiVersion: ` + config.AuthenticationConfigAPIVersions(config.Brands["plat"])[0] + `
 kind: AuthenticationConfiguration
 jwt:
 - issuer:
