@@ -50,6 +50,9 @@ type Options struct {
 	// AuthenticationConfigFile is --authentication-config: JWT
 	// authenticators, re-read when the file changes.
 	AuthenticationConfigFile string
+	// AuthenticationConfigReloadInterval is how often that file is
+	// re-read; 0 means the default minute (tests shorten it).
+	AuthenticationConfigReloadInterval time.Duration
 	// OIDC are the legacy --oidc-* flags.
 	OIDC OIDCFlags
 	// AnonymousAuth lets requests without credentials in as system:anonymous.

@@ -62,6 +62,10 @@ type JWTOptions struct {
 	SigningAlgs []string
 	// DisallowedIssuers are the service-account issuers.
 	DisallowedIssuers []string
+	// CELLibraries are function libraries added to the expression
+	// environments (the server passes the platform's URL, regex, lists,
+	// quantity, IP/CIDR and format libraries).
+	CELLibraries []cel.EnvOption
 }
 
 // BuildJWTAuthenticators validates the whole configuration, compiles its
@@ -70,9 +74,13 @@ type JWTOptions struct {
 // invalid.
 func BuildJWTAuthenticators(c *config.AuthenticationConfiguration, o JWTOptions) ([]*JWTAuthenticator, error) {
 	errs := config.ValidateAuthenticationConfig(c, o.DisallowedIssuers, o.Brand)
+	envs, err := newJWTCELEnvs(o.CELLibraries)
+	if err != nil {
+		return nil, err
+	}
 	var out []*JWTAuthenticator
 	for i := range c.JWT {
-		a, ferrs := newJWTAuthenticator(c.JWT[i], fmt.Sprintf("jwt[%d]", i), o)
+		a, ferrs := newJWTAuthenticator(envs, c.JWT[i], fmt.Sprintf("jwt[%d]", i), o)
 		errs = append(errs, ferrs...)
 		out = append(out, a)
 	}
@@ -89,7 +97,7 @@ func BuildJWTAuthenticators(c *config.AuthenticationConfiguration, o JWTOptions)
 	return out, nil
 }
 
-func newJWTAuthenticator(e config.JWTAuthenticator, path string, o JWTOptions) (*JWTAuthenticator, config.FieldErrors) {
+func newJWTAuthenticator(envs *jwtCELEnvs, e config.JWTAuthenticator, path string, o JWTOptions) (*JWTAuthenticator, config.FieldErrors) {
 	algs := o.SigningAlgs
 	if len(algs) == 0 {
 		algs = config.DefaultOIDCSigningAlgs
@@ -97,7 +105,7 @@ func newJWTAuthenticator(e config.JWTAuthenticator, path string, o JWTOptions) (
 	a := &JWTAuthenticator{cfg: e, algs: slices.Clone(algs), brand: o.Brand, now: time.Now}
 	var errs config.FieldErrors
 	compile := func(expr, field string, user bool, want *cel.Type) *compiledExpr {
-		c, err := compileJWTExpr(expr, user, want)
+		c, err := envs.compile(expr, user, want)
 		if err != nil {
 			errs = append(errs, &config.FieldError{Type: config.FieldInvalid, Field: field, Value: expr, Detail: err.Error()})
 			return nil

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sync"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/ast"
@@ -31,53 +30,42 @@ type celUserInfo struct {
 // concurrent use.
 type jwtCELEnvs struct{ claims, user *cel.Env }
 
-var (
-	jwtEnvOnce sync.Once
-	jwtEnvs    jwtCELEnvs
-	jwtEnvErr  error
-	// JWTCELLibraries are extra libraries (URLs, regex, lists, quantity,
-	// IP, CIDR, format) the environments include; the server sets it
-	// before the first authenticator is built.
-	JWTCELLibraries []cel.EnvOption
-)
-
-func jwtCELEnv() (jwtCELEnvs, error) {
-	jwtEnvOnce.Do(func() {
-		opts := []cel.EnvOption{
-			cel.HomogeneousAggregateLiterals(),
-			cel.EagerlyValidateDeclarations(true),
-			cel.DefaultUTCTimeZone(true),
-			cel.CrossTypeNumericComparisons(true),
-			cel.OptionalTypes(),
-			ext.Strings(ext.StringsVersion(2)),
-			ext.Sets(),
-			ext.TwoVarComprehensions(),
-			cel.ASTValidators(
-				cel.ValidateDurationLiterals(),
-				cel.ValidateTimestampLiterals(),
-				cel.ValidateRegexLiterals(),
-				cel.ValidateHomogeneousAggregateLiterals(),
-			),
-		}
-		opts = append(opts, JWTCELLibraries...)
-		base, err := cel.NewEnv(opts...)
-		if err != nil {
-			jwtEnvErr = fmt.Errorf("building the JWT CEL environment: %w", err)
-			return
-		}
-		if jwtEnvs.claims, err = base.Extend(cel.Variable("claims", cel.MapType(cel.StringType, cel.DynType))); err != nil {
-			jwtEnvErr = fmt.Errorf("building the JWT claims environment: %w", err)
-			return
-		}
-		userType := reflect.TypeFor[celUserInfo]()
-		if jwtEnvs.user, err = base.Extend(
-			ext.NativeTypes(userType, ext.ParseStructTags(true)),
-			cel.Variable("user", cel.ObjectType("security.celUserInfo")),
-		); err != nil {
-			jwtEnvErr = fmt.Errorf("building the JWT user environment: %w", err)
-		}
-	})
-	return jwtEnvs, jwtEnvErr
+// newJWTCELEnvs builds the claims and user environments with the standard
+// library, optional types, cross-type numeric comparison, the strings (v2),
+// sets and two-variable comprehension extensions, and libs.
+func newJWTCELEnvs(libs []cel.EnvOption) (*jwtCELEnvs, error) {
+	opts := []cel.EnvOption{
+		cel.HomogeneousAggregateLiterals(),
+		cel.EagerlyValidateDeclarations(true),
+		cel.DefaultUTCTimeZone(true),
+		cel.CrossTypeNumericComparisons(true),
+		cel.OptionalTypes(),
+		ext.Strings(ext.StringsVersion(2)),
+		ext.Sets(),
+		ext.TwoVarComprehensions(),
+		cel.ASTValidators(
+			cel.ValidateDurationLiterals(),
+			cel.ValidateTimestampLiterals(),
+			cel.ValidateRegexLiterals(),
+			cel.ValidateHomogeneousAggregateLiterals(),
+		),
+	}
+	opts = append(opts, libs...)
+	base, err := cel.NewEnv(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("building the JWT CEL environment: %w", err)
+	}
+	var envs jwtCELEnvs
+	if envs.claims, err = base.Extend(cel.Variable("claims", cel.MapType(cel.StringType, cel.DynType))); err != nil {
+		return nil, fmt.Errorf("building the JWT claims environment: %w", err)
+	}
+	if envs.user, err = base.Extend(
+		ext.NativeTypes(reflect.TypeFor[celUserInfo](), ext.ParseStructTags(true)),
+		cel.Variable("user", cel.ObjectType("security.celUserInfo")),
+	); err != nil {
+		return nil, fmt.Errorf("building the JWT user environment: %w", err)
+	}
+	return &envs, nil
 }
 
 // compiledExpr is one checked expression ready to run.
@@ -89,11 +77,7 @@ type compiledExpr struct {
 
 // compileJWTExpr compiles expr in the claims or user environment and
 // checks its result type; the error text is upstream's field detail.
-func compileJWTExpr(expr string, user bool, want *cel.Type) (*compiledExpr, error) {
-	envs, err := jwtCELEnv()
-	if err != nil {
-		return nil, err
-	}
+func (envs *jwtCELEnvs) compile(expr string, user bool, want *cel.Type) (*compiledExpr, error) {
 	env := envs.claims
 	if user {
 		env = envs.user

@@ -234,7 +234,7 @@ func (a *saAuthenticator) verify(token string, now time.Time) (v *verifiedToken,
 		return nil, true, fmt.Errorf("token issuer %q is invalid", v.claims.Issuer)
 	}
 	v.until = now.Add(legacyTokenMaxCache)
-	if exp, ok := numericDate(v.claims.Expiry); ok && !legacy {
+	if exp, ok := claimTime(v.claims.Expiry); ok && !legacy {
 		// Past exp the entry is dropped and the token verified again,
 		// which then fails the expiry check.
 		v.until = exp.Add(tokenLeeway)
@@ -323,13 +323,13 @@ func (a *saAuthenticator) validate(ctx context.Context, token string, v *verifie
 }
 
 func (a *saAuthenticator) validateBound(c *tokenClaims, now time.Time) (*User, error) {
-	if exp, ok := numericDate(c.Expiry); ok && now.After(exp.Add(tokenLeeway)) {
+	if exp, ok := claimTime(c.Expiry); ok && now.After(exp.Add(tokenLeeway)) {
 		return nil, errors.New("service account token has expired")
 	}
-	if nbf, ok := numericDate(c.NotBefore); ok && now.Add(tokenLeeway).Before(nbf) {
+	if nbf, ok := claimTime(c.NotBefore); ok && now.Add(tokenLeeway).Before(nbf) {
 		return nil, errors.New("service account token is not valid yet")
 	}
-	if iat, ok := numericDate(c.IssuedAt); ok && now.Add(tokenLeeway).Before(iat) {
+	if iat, ok := claimTime(c.IssuedAt); ok && now.Add(tokenLeeway).Before(iat) {
 		return nil, errors.New("service account token is issued in the future")
 	}
 	p := &c.private
@@ -473,8 +473,8 @@ func peekIssuer(token string) (string, bool) {
 	return c.Issuer, true
 }
 
-// numericDate reads a JWT NumericDate claim.
-func numericDate(n *json.Number) (time.Time, bool) {
+// claimTime reads a JWT NumericDate claim.
+func claimTime(n *json.Number) (time.Time, bool) {
 	if n == nil {
 		return time.Time{}, false
 	}

@@ -19,7 +19,7 @@ import (
 	"platd/config"
 )
 
-const testIssuer = "https://issuer.example"
+const saIssuer = "https://issuer.example"
 
 // dom is the plat brand's long domain.
 var dom = config.Brands["plat"].LongDomain
@@ -71,15 +71,15 @@ type saFixture struct {
 func newSAFixture(t *testing.T, key crypto.Signer, lookup bool) *saFixture {
 	t.Helper()
 	b, _ := config.LookupBrand("plat")
-	s, err := NewTokenSigner(b, testIssuer, key)
+	s, err := NewTokenSigner(b, saIssuer, key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := &saFixture{brand: b, signer: s, objs: &fakeObjects{objs: map[string]*TokenObject{}}, now: time.Unix(1735689600, 0)}
 	f.objs.put(TokenServiceAccount, "default", "robot", &TokenObject{UID: "sa-uid"})
 	f.auth, err = NewServiceAccountAuthenticator(ServiceAccountTokenConfig{
-		Brand: b, Issuers: []string{"https://old.example", testIssuer}, Keys: []crypto.PublicKey{key.Public()},
-		APIAudiences: []string{testIssuer}, Lookup: lookup, Objects: f.objs, Now: func() time.Time { return f.now },
+		Brand: b, Issuers: []string{"https://old.example", saIssuer}, Keys: []crypto.PublicKey{key.Public()},
+		APIAudiences: []string{saIssuer}, Lookup: lookup, Objects: f.objs, Now: func() time.Time { return f.now },
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func newSAFixture(t *testing.T, key crypto.Signer, lookup bool) *saFixture {
 func (f *saFixture) bound(t *testing.T, mod func(*BoundToken)) string {
 	t.Helper()
 	bt := BoundToken{Namespace: "default", ServiceAccount: ObjectRef{Name: "robot", UID: "sa-uid"},
-		Audiences: []string{testIssuer}, Lifetime: time.Hour, Now: f.now}
+		Audiences: []string{saIssuer}, Lifetime: time.Hour, Now: f.now}
 	if mod != nil {
 		mod(&bt)
 	}
@@ -156,7 +156,7 @@ func TestBoundTokenClaims(t *testing.T) {
 		}
 		c := decodePart(t, tok, 1)
 		want := map[string]any{
-			"aud": []any{testIssuer}, "iss": testIssuer, "sub": "system:serviceaccount:default:robot",
+			"aud": []any{saIssuer}, "iss": saIssuer, "sub": "system:serviceaccount:default:robot",
 			"iat": 1735689600.0, "nbf": 1735689600.0, "exp": 1735693200.0,
 			dom: map[string]any{
 				"namespace":      "default",
@@ -266,7 +266,7 @@ func TestBoundTokenAuthentication(t *testing.T) {
 		{name: "not a jwt", token: func(*testing.T, *saFixture, string) string { return "abc.def" }},
 		{name: "json", token: func(*testing.T, *saFixture, string) string { return `{"iss":"x"}.a.b` }},
 		{name: "unknown key", token: func(t *testing.T, f *saFixture, _ string) string {
-			s, _ := NewTokenSigner(f.brand, testIssuer, other)
+			s, _ := NewTokenSigner(f.brand, saIssuer, other)
 			tok, _, _ := s.SignBound(BoundToken{Namespace: "default", Now: f.now, Lifetime: time.Hour})
 			return tok
 		}, wantErr: "invalid signature, no keys found"},
@@ -480,7 +480,7 @@ func TestIssuerDiscovery(t *testing.T) {
 	t.Parallel()
 	rsaKey, _ := rsa.GenerateKey(rand.Reader, 2048)
 	ecKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	cfg, jwks, err := IssuerDiscovery(testIssuer, "", "10.0.0.1:6443", []crypto.PublicKey{ecKey.Public(), rsaKey.Public(), rsaKey.Public()})
+	cfg, jwks, err := IssuerDiscovery(saIssuer, "", "10.0.0.1:6443", []crypto.PublicKey{ecKey.Public(), rsaKey.Public(), rsaKey.Public()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -509,15 +509,15 @@ func TestIssuerDiscovery(t *testing.T) {
 func FuzzServiceAccountToken(f *testing.F) {
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	b, _ := config.LookupBrand("plat")
-	s, _ := NewTokenSigner(b, testIssuer, key)
+	s, _ := NewTokenSigner(b, saIssuer, key)
 	tok, _, _ := s.SignBound(BoundToken{Namespace: "default", ServiceAccount: ObjectRef{Name: "robot", UID: "u"}, Now: time.Now(), Lifetime: time.Hour})
 	legacy, _ := s.SignLegacy(LegacyToken{Namespace: "default", ServiceAccountName: "robot", ServiceAccountUID: "u", SecretName: "s"})
 	for _, seed := range []string{tok, legacy, "", "a.b.c", "{}", "eyJhbGciOiJub25lIn0.eyJpc3MiOiJodHRwczovL2lzc3Vlci5leGFtcGxlIn0."} {
 		f.Add(seed)
 	}
 	objs := &fakeObjects{objs: map[string]*TokenObject{}}
-	a, err := NewServiceAccountAuthenticator(ServiceAccountTokenConfig{Brand: b, Issuers: []string{testIssuer},
-		Keys: []crypto.PublicKey{key.Public()}, APIAudiences: []string{testIssuer}, Lookup: true, Objects: objs})
+	a, err := NewServiceAccountAuthenticator(ServiceAccountTokenConfig{Brand: b, Issuers: []string{saIssuer},
+		Keys: []crypto.PublicKey{key.Public()}, APIAudiences: []string{saIssuer}, Lookup: true, Objects: objs})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -154,6 +154,10 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 			return nil, fmt.Errorf("%w: --token-auth-file: %v", config.ErrInvalid, err)
 		}
 	}
+	jwt, err := s.jwtAuthenticators()
+	if err != nil {
+		return nil, err
+	}
 
 	s.store, err = bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, NoFsync: o.UnsafeNoFsync, Logger: log})
 	if err != nil {
@@ -180,9 +184,11 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		}
 	}
 	// Token authenticators in upstream's order: bootstrap tokens follow
-	// service-account tokens and precede OIDC and the webhook.
+	// service-account tokens and precede the JWT authenticators (OIDC)
+	// and the webhook.
 	tokenAuthns := []security.TokenAuthenticator{saAuth}
 	tokenAuthns = append(tokenAuthns, s.bootstrapTokenAuthenticators()...)
+	tokenAuthns = append(tokenAuthns, jwtTokens(jwt)...)
 	s.authn = security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, ClientCAs: clientCAs, Tokens: tokens, TokenAuthenticators: tokenAuthns, Anonymous: o.AnonymousAuth})
 	authz, err := authorizer(o.AuthorizationModes)
 	if err != nil {
@@ -213,6 +219,9 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 			_ = s.ln.Close()
 			return fail(err)
 		}
+	}
+	if jwt != nil {
+		jwt.Start(ctx, o.AuthenticationConfigReloadInterval)
 	}
 	return s, nil
 }
