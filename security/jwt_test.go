@@ -2,6 +2,7 @@ package security
 
 import (
 	"context"
+	"fmt"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -35,7 +36,7 @@ type testIssuer struct {
 	discovery atomic.Int64
 }
 
-func newTestIssuer(t *testing.T) *testIssuer {
+func newTestIssuer(t testing.TB) *testIssuer {
 	t.Helper()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
@@ -108,7 +109,7 @@ func waitReady(t *testing.T, s *JWTAuthenticators) {
 	}
 }
 
-func writeAuthnConfig(t *testing.T, path, body string) {
+func writeAuthnConfig(t testing.TB, path, body string) {
 	t.Helper()
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, []byte(body), 0o600); err != nil {
@@ -347,4 +348,134 @@ func TestJWTReload(t *testing.T) {
 	if err != nil {
 		t.Fatalf("same bad content reported twice: %v", err)
 	}
+}
+
+// startFile builds and starts the authenticators of an inline file body.
+func startFile(t *testing.T, ti *testIssuer, rest string) *JWTAuthenticators {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "authn.yaml")
+	writeAuthnConfig(t, path, fileConfig(ti, rest))
+	s, err := NewJWTAuthenticatorsFromFile(path, JWTOptions{Brand: config.Brands["plat"]}, discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	s.Start(ctx, time.Hour)
+	waitReady(t, s)
+	return s
+}
+
+func TestJWTMappingRuntime(t *testing.T) {
+	t.Parallel()
+	ti := newTestIssuer(t)
+	s := startFile(t, ti, `  claimMappings:
+    username:
+      expression: 'claims.?name.orValue(claims.sub)'
+    groups:
+      expression: 'claims.?g.orValue(null)'
+    uid:
+      expression: 'claims.?uid.orValue("")'
+    extra:
+    - key: example.com/x
+      valueExpression: 'claims.?x.orValue([])'
+  claimValidationRules:
+  - expression: 'claims.?loop.orValue(0) == 0 || [1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, a+b+c+d+e+f > 0))))))'
+    message: expensive
+`)
+	ctx := context.Background()
+	cases := []struct {
+		name   string
+		claims map[string]any
+		want   *User
+		errSub string
+	}{
+		{"null, empty list and empty string are absent", map[string]any{"x": []string{"", "a", ""}},
+			&User{Name: "alice-sub", Extra: map[string][]string{"example.com/x": {"a"}}}, ""},
+		{"groups from a string", map[string]any{"g": "one", "uid": "u1"}, &User{Name: "alice-sub", UID: "u1", Groups: []string{"one"}}, ""},
+		{"groups not strings", map[string]any{"g": []int{1}}, nil, "oidc: error evaluating group claim expression: expression must return a string or a list of strings"},
+		{"uid not a string", map[string]any{"uid": 5}, nil, "oidc: error evaluating uid claim expression: uid claim expression must return a string"},
+		{"extra not strings", map[string]any{"x": map[string]int{"a": 1}}, nil, "oidc: error evaluating extra claim expression: claims.?x.orValue([]): expression must return a string or a list of strings"},
+		{"empty username", map[string]any{"name": ""}, nil, "oidc: empty username via CEL expression is not allowed"},
+		{"cost limit", map[string]any{"loop": 1}, nil, "oidc: error evaluating claim validation expression: operation cancelled: actual cost limit exceeded"},
+	}
+	for _, tc := range cases {
+		u, ok, err := s.AuthenticateToken(ctx, ti.token(t, tc.claims))
+		if tc.errSub != "" {
+			if ok || err == nil || !strings.Contains(err.Error(), tc.errSub) {
+				t.Errorf("%s: ok=%v err=%v, want %q", tc.name, ok, err, tc.errSub)
+			}
+			continue
+		}
+		if !ok || err != nil || !reflect.DeepEqual(u, tc.want) {
+			t.Errorf("%s: ok=%v err=%v user=%+v, want %+v", tc.name, ok, err, u, tc.want)
+		}
+	}
+}
+
+func TestJWTNotInitialized(t *testing.T) {
+	t.Parallel()
+	ti := newTestIssuer(t)
+	// The issuer's CA is not configured: discovery cannot succeed.
+	path := filepath.Join(t.TempDir(), "authn.yaml")
+	body := strings.Replace(fileConfig(ti, "  claimMappings:\n    username:\n      claim: sub\n      prefix: \"\"\n"), "certificateAuthority", "discoveryURL: "+ti.url()+"/elsewhere\n    certificateAuthority", 1)
+	writeAuthnConfig(t, path, body)
+	s, err := NewJWTAuthenticatorsFromFile(path, JWTOptions{Brand: config.Brands["plat"]}, discard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	s.Start(ctx, time.Hour)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(fmt.Sprint(s.Healthy()), "404") {
+		if time.Now().After(deadline) {
+			t.Fatalf("health: %v", s.Healthy())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if !strings.HasPrefix(s.Healthy().Error(), `oidc: authenticator for issuer "`+ti.url()+`" is not healthy: `) {
+		t.Fatalf("health: %v", s.Healthy())
+	}
+	if _, ok, err := s.AuthenticateToken(ctx, ti.token(t, nil)); ok || err == nil || err.Error() != "oidc: authenticator not initialized" {
+		t.Fatalf("ok=%v err=%v", ok, err)
+	}
+}
+
+// FuzzJWTAuthenticate feeds arbitrary tokens and arbitrary signed payloads:
+// never a panic, a malformed token is never accepted.
+func FuzzJWTAuthenticate(f *testing.F) {
+	ti := newTestIssuer(f)
+	path := filepath.Join(f.TempDir(), "authn.yaml")
+	writeAuthnConfig(f, path, fileConfig(ti, mappingRules))
+	s, err := NewJWTAuthenticatorsFromFile(path, JWTOptions{Brand: config.Brands["plat"]}, discard())
+	if err != nil {
+		f.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	f.Cleanup(cancel)
+	s.Start(ctx, time.Hour)
+	for deadline := time.Now().Add(10 * time.Second); s.Healthy() != nil && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	f.Add("a.b.c", []byte(`{"iss":"`+ti.url()+`","aud":"platd","exp":1e10,"email":"a","email_verified":true,"tenant":"t","hd":"example.com"}`))
+	f.Add("eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOjF9.x", []byte(`{"iss":"`+ti.url()+`","aud":["platd"],"exp":"x","groups":[1]}`))
+	f.Add("", []byte(`{"iss":"`+ti.url()+`","aud":"platd","exp":1e300,"nbf":-1e300}`))
+	f.Fuzz(func(t *testing.T, token string, payload []byte) {
+		if u, ok, _ := s.AuthenticateToken(ctx, token); ok {
+			t.Fatalf("arbitrary token %q accepted as %+v", token, u)
+		}
+		signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: ti.key, KeyID: ti.kid}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jws, err := signer.Sign(payload)
+		if err != nil {
+			return
+		}
+		signed, _ := jws.CompactSerialize()
+		if u, ok, err := s.AuthenticateToken(ctx, signed); ok && (u == nil || u.Name == "" || err != nil) {
+			t.Fatalf("accepted without a user: %+v %v", u, err)
+		}
+	})
 }
