@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"sync"
@@ -88,7 +89,7 @@ func (s *JWTAuthenticators) load() (*jwtSet, [sha256.Size]byte, error) {
 	if err != nil {
 		var ferrs config.FieldErrors
 		if errors.As(err, &ferrs) {
-			return nil, hash, errors.Join(config.ErrAuthenticationConfig, errors.New(s.path+": invalid authentication config: "+ferrs.Error()))
+			return nil, hash, fmt.Errorf("%w: %s: invalid authentication config: %w", config.ErrAuthenticationConfig, s.path, ferrs)
 		}
 		return nil, hash, err
 	}

@@ -40,3 +40,12 @@ func jwtTokens(jwt *security.JWTAuthenticators) []security.TokenAuthenticator {
 	}
 	return []security.TokenAuthenticator{jwt}
 }
+
+// AuthenticationConfigReloads returns the counters of
+// --authentication-config reloads (zero without the file).
+func (s *Server) AuthenticationConfigReloads() security.ReloadStats {
+	if s.jwt == nil {
+		return security.ReloadStats{}
+	}
+	return s.jwt.Stats()
+}

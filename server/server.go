@@ -79,6 +79,8 @@ type Server struct {
 	authMetrics *filters.AuthMetrics
 	// sa signs and verifies service-account tokens.
 	sa *saTokens
+	// jwt holds the JWT authenticators; nil without OIDC configuration.
+	jwt *security.JWTAuthenticators
 }
 
 // Run starts platd with o and serves until ctx ends.
@@ -154,8 +156,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 			return nil, fmt.Errorf("%w: --token-auth-file: %v", config.ErrInvalid, err)
 		}
 	}
-	jwt, err := s.jwtAuthenticators()
-	if err != nil {
+	if s.jwt, err = s.jwtAuthenticators(); err != nil {
 		return nil, err
 	}
 
@@ -188,7 +189,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	// and the webhook.
 	tokenAuthns := []security.TokenAuthenticator{saAuth}
 	tokenAuthns = append(tokenAuthns, s.bootstrapTokenAuthenticators()...)
-	tokenAuthns = append(tokenAuthns, jwtTokens(jwt)...)
+	tokenAuthns = append(tokenAuthns, jwtTokens(s.jwt)...)
 	s.authn = security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, ClientCAs: clientCAs, Tokens: tokens, TokenAuthenticators: tokenAuthns, Anonymous: o.AnonymousAuth})
 	authz, err := authorizer(o.AuthorizationModes)
 	if err != nil {
@@ -220,8 +221,8 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 			return fail(err)
 		}
 	}
-	if jwt != nil {
-		jwt.Start(ctx, o.AuthenticationConfigReloadInterval)
+	if s.jwt != nil {
+		s.jwt.Start(ctx, o.AuthenticationConfigReloadInterval)
 	}
 	return s, nil
 }
