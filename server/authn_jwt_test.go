@@ -1,10 +1,12 @@
 package server_test
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -16,6 +18,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"platd/config"
+	"platd/server"
 )
 
 // oidcProvider is a real OpenID provider in the test process: discovery
@@ -173,5 +176,25 @@ func TestJWTOIDCFlags(t *testing.T) {
 	get(p.token(t, map[string]any{"groups": "system:masters"})).mustCode(t, 200)
 	if r := get(p.token(t, map[string]any{"aud": "x"})); r.code != 401 {
 		t.Errorf("wrong audience: %d", r.code)
+	}
+}
+
+func TestJWTInvalidConfigStopsStart(t *testing.T) {
+	t.Parallel()
+	p := newOIDCProvider(t)
+	file := filepath.Join(t.TempDir(), "authn.yaml")
+	writeFileAtomic(t, file, strings.Replace(p.config(""), `claims.?tenant.orValue("") == "acme"`, `claims.tenant +`, 1))
+	dir := filepath.Join(t.TempDir(), "data")
+	o := testOptions(t, dir, func(o *config.Options) { o.AuthenticationConfigFile = file })
+	_, err := server.New(context.Background(), o, quietLog())
+	if !errors.Is(err, config.ErrInvalid) {
+		t.Fatalf("err = %v, want a configuration error (exit 2)", err)
+	}
+	want := "--authentication-config: invalid authentication configuration: " + file + `: invalid authentication config: jwt[0].claimValidationRules[0].expression: Invalid value: "claims.tenant + && isURL(claims.iss)": compilation failed: ERROR: <input>:1:17: Syntax error:`
+	if !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v\nwant it to contain %s", err, want)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("data directory written before the configuration was checked: %v", err)
 	}
 }

@@ -112,6 +112,10 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if err != nil {
 		return nil, err
 	}
+	// An invalid authentication configuration stops it there too.
+	if s.jwt, err = s.jwtAuthenticators(); err != nil {
+		return nil, err
+	}
 	type loaded struct {
 		cat *schema.Catalog
 		err error
@@ -155,9 +159,6 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		if tokens, err = config.ParseTokenFile(o.TokenAuthFile); err != nil {
 			return nil, fmt.Errorf("%w: --token-auth-file: %v", config.ErrInvalid, err)
 		}
-	}
-	if s.jwt, err = s.jwtAuthenticators(); err != nil {
-		return nil, err
 	}
 
 	s.store, err = bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, NoFsync: o.UnsafeNoFsync, Logger: log})
