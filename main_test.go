@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -50,6 +51,17 @@ func TestFlags(t *testing.T) {
 	if err != nil || o.ControllerEnabled(config.ControllerGarbageCollector) || !o.ControllerEnabled(config.ControllerNamespace) {
 		t.Errorf("controllers: %q %v", o.Controllers, err)
 	}
+	ca := filepath.Join(dir, "ca.pem")
+	if err := os.WriteFile(ca, []byte(testCAPEM), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o, err = parse(t, "serve", "--data-dir", dir, "--oidc-issuer-url", "https://id.example", "--oidc-client-id", "platd", "--oidc-ca-file", ca,
+		"--oidc-username-claim", "email", "--oidc-username-prefix", "-", "--oidc-groups-claim", "g", "--oidc-groups-prefix", "g:",
+		"--oidc-signing-algs", "RS256,ES256", "--oidc-required-claim", "a=1", "--oidc-required-claim", "b=2")
+	if want := (config.OIDCFlags{IssuerURL: "https://id.example", ClientID: "platd", CAFile: ca, UsernameClaim: "email", UsernamePrefix: "-",
+		GroupsClaim: "g", GroupsPrefix: "g:", SigningAlgs: []string{"RS256", "ES256"}, RequiredClaims: []string{"a=1", "b=2"}}); err != nil || !reflect.DeepEqual(o.OIDC, want) {
+		t.Errorf("oidc flags: %+v %v", o.OIDC, err)
+	}
 	o, err = parse(t, "serve", "--data-dir", dir, "--service-cluster-ip-range", "10.96.0.0/12", "--service-node-port-range", "20000-20099", "--advertise-address", "192.0.2.1")
 	if err != nil || o.ServiceCIDR.String() != "10.96.0.0/12" || o.NodePorts != (config.PortRange{Base: 20000, Size: 100}) || o.AdvertiseAddress != "192.0.2.1" {
 		t.Errorf("service ranges: %v %v %v", o.ServiceCIDR, o.NodePorts, err)
@@ -82,6 +94,11 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--service-cluster-ip-range", "bogus"}, `--service-cluster-ip-range: "bogus" is not a CIDR such as 10.0.0.0/24`},
 		{[]string{"serve", "--service-node-port-range", "32767-30000"}, `--service-node-port-range: "32767-30000": the last port is below the first`},
 		{[]string{"serve", "--advertise-address", "127.0.0.1"}, `--advertise-address "127.0.0.1" must be an IP address that is neither unspecified nor loopback`},
+		{[]string{"serve", "--authentication-config", "authn.yaml", "--oidc-issuer-url", "https://a", "--oidc-client-id", "c"}, "authentication-config file and oidc-* flags are mutually exclusive"},
+		{[]string{"serve", "--oidc-issuer-url", "https://a"}, "oidc-issuer-url and oidc-client-id must be specified together"},
+		{[]string{"serve", "--oidc-issuer-url", "https://a", "--oidc-client-id", "c", "--oidc-signing-algs", "HS256"}, `oidc: unsupported signing alg: "HS256"`},
+		{[]string{"serve", "--oidc-issuer-url", "http://a", "--oidc-client-id", "c"}, `--oidc-*: jwt[0].issuer.url: Invalid value: "http://a": URL scheme must be https`},
+		{[]string{"serve", "--authentication-config", "/nonexistent/authn.yaml"}, "--authentication-config: invalid authentication configuration: open /nonexistent/authn.yaml"},
 	}
 	for _, c := range cases {
 		dir := filepath.Join(t.TempDir(), "data")
@@ -107,3 +124,15 @@ func TestRunExitCodes(t *testing.T) {
 		t.Errorf("version: exit %d", code)
 	}
 }
+
+// testCAPEM is a CA certificate for flags that read one.
+const testCAPEM = `-----BEGIN CERTIFICATE-----
+MIIBRjCB7aADAgECAgEBMAoGCCqGSM49BAMCMBIxEDAOBgNVBAMTB3Rlc3QtY2Ew
+IBcNNzAwMTAxMDAwMDAwWhgPMjA5OTAxMDEwMDAwMDBaMBIxEDAOBgNVBAMTB3Rl
+c3QtY2EwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAATor+1sPTp/ut2iAhnvRnFy
+KcDYlwo9AB3qaagALEUwupT65F9pFQpx+srB8ByGQdXkZAkmywxy1cWKKHBQgRqI
+ozIwMDAPBgNVHRMBAf8EBTADAQH/MB0GA1UdDgQWBBTz9AbkR4cj98s1OKVDeqHg
+Dw5TpjAKBggqhkjOPQQDAgNIADBFAiEAw2sEgWXHsJeq1A+RKTdXXAMGI2l7Gz0L
+fizmwP2RDS4CIG/yeT5sqRUIEtC0zSjKPO1BJdUQtZiGpnElAUdGeCw4
+-----END CERTIFICATE-----
+`

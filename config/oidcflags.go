@@ -124,6 +124,15 @@ func (o *Options) validateJWTAuthn() []string {
 	if o.AuthenticationConfigFile != "" && o.OIDC.Configured() {
 		errs = append(errs, "authentication-config file and oidc-* flags are mutually exclusive")
 	}
+	if len(errs) == 0 && o.OIDC.Configured() {
+		a, err := o.OIDC.JWTAuthenticator()
+		if err != nil {
+			return append(errs, err.Error())
+		}
+		if ferrs := ValidateAuthenticationConfig(&AuthenticationConfiguration{JWT: []JWTAuthenticator{a}}, nil, o.Brand); len(ferrs) > 0 {
+			errs = append(errs, fmt.Sprintf("--oidc-*: %v", ferrs))
+		}
+	}
 	if o.AuthenticationConfigFile != "" {
 		c, _, err := LoadAuthenticationConfig(o.AuthenticationConfigFile, o.Brand)
 		if err != nil {
