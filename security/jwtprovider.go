@@ -56,8 +56,8 @@ func newJWTProvider(issuer, discoveryURL string, caPEM []byte) (*jwtProvider, er
 		}
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
-	// Provider connections dial directly: no egress selector exists.
-	tr.Proxy = nil
+	// As upstream, the environment's proxy settings apply (the clone
+	// keeps them); there is no egress selector.
 	if discoveryURL == "" {
 		discoveryURL = strings.TrimSuffix(issuer, "/") + "/.well-known/openid-configuration"
 	}
