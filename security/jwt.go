@@ -216,6 +216,9 @@ func (a *JWTAuthenticator) AuthenticateToken(ctx context.Context, token string) 
 	if err != nil {
 		return nil, false, fmt.Errorf("oidc: verify token: %w", err)
 	}
+	if err := a.expandGroups(ctx, claims); err != nil {
+		return nil, false, fmt.Errorf("oidc: could not expand distributed claims: %w", err)
+	}
 	u, err := a.mapUser(claims)
 	if err != nil {
 		return nil, false, err

@@ -34,6 +34,8 @@ type testIssuer struct {
 	kid       string
 	jwksHits  atomic.Int64
 	discovery atomic.Int64
+	// claimsJWT is what /claims serves to the bearer "at".
+	claimsJWT atomic.Value
 }
 
 func newTestIssuer(t testing.TB) *testIssuer {
@@ -51,6 +53,14 @@ func newTestIssuer(t testing.TB) *testIssuer {
 	mux.HandleFunc("/keys", func(w http.ResponseWriter, r *http.Request) {
 		ti.jwksHits.Add(1)
 		_ = json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &ti.key.PublicKey, KeyID: ti.kid, Algorithm: "RS256", Use: "sig"}}})
+	})
+	mux.HandleFunc("/claims", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer at" {
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		s, _ := ti.claimsJWT.Load().(string)
+		_, _ = io.WriteString(w, s)
 	})
 	ti.srv = httptest.NewTLSServer(mux)
 	t.Cleanup(ti.srv.Close)
@@ -478,4 +488,54 @@ func FuzzJWTAuthenticate(f *testing.F) {
 			t.Fatalf("accepted without a user: %+v %v", u, err)
 		}
 	})
+}
+
+func TestJWTDistributedGroups(t *testing.T) {
+	t.Parallel()
+	ti := newTestIssuer(t)
+	s := startFile(t, ti, `  claimMappings:
+    username:
+      claim: sub
+      prefix: ""
+    groups:
+      claim: groups
+      prefix: "d:"
+`)
+	ctx := context.Background()
+	dist := func(endpoint, access string) map[string]any {
+		return map[string]any{
+			"_claim_names":   map[string]string{"groups": "src1"},
+			"_claim_sources": map[string]any{"src1": map[string]string{"endpoint": endpoint, "access_token": access}},
+		}
+	}
+	ti.claimsJWT.Store(ti.token(t, map[string]any{"groups": []string{"a", "b"}}))
+	u, ok, err := s.AuthenticateToken(ctx, ti.token(t, dist(ti.url()+"/claims", "at")))
+	if !ok || err != nil || !reflect.DeepEqual(u.Groups, []string{"d:a", "d:b"}) {
+		t.Fatalf("distributed groups: ok=%v err=%v user=%+v", ok, err, u)
+	}
+	// A token's own groups claim wins; no fetch is needed.
+	own := dist("https://127.0.0.1:1/never", "at")
+	own["groups"] = "own"
+	if u, ok, err := s.AuthenticateToken(ctx, ti.token(t, own)); !ok || err != nil || !reflect.DeepEqual(u.Groups, []string{"d:own"}) {
+		t.Fatalf("own groups: ok=%v err=%v user=%+v", ok, err, u)
+	}
+	for name, tc := range map[string]struct {
+		claims map[string]any
+		served string
+		want   string
+	}{
+		"endpoint refuses": {dist(ti.url()+"/claims", "wrong"), "", "oidc: could not expand distributed claims: while getting distributed claim \"groups\": 401 Unauthorized"},
+		"missing source":   {map[string]any{"_claim_names": map[string]string{"groups": "x"}, "_claim_sources": map[string]any{}}, "", "id token _claim_names contained a source x missing in _claims_sources"},
+		"no sources":       {map[string]any{"_claim_names": map[string]string{"groups": "x"}}, "", "oidc: no claim sources"},
+		"expired claims":   {dist(ti.url()+"/claims", "at"), ti.token(t, map[string]any{"groups": "a", "exp": 1}), "verify distributed claim token: oidc: token is expired"},
+		"claim absent":     {dist(ti.url()+"/claims", "at"), ti.token(t, nil), "did not contain claim: groups"},
+	} {
+		if tc.served != "" {
+			ti.claimsJWT.Store(tc.served)
+		}
+		_, ok, err := s.AuthenticateToken(ctx, ti.token(t, tc.claims))
+		if ok || err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: ok=%v err=%v, want %q", name, ok, err, tc.want)
+		}
+	}
 }
