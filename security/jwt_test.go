@@ -317,6 +317,7 @@ func TestJWTReload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.updateTimeout = time.Second
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	s.Start(ctx, 10*time.Millisecond)
@@ -354,11 +355,21 @@ func TestJWTReload(t *testing.T) {
 	if got := name(); got != "two:alice-sub" {
 		t.Fatalf("after invalid reload: %s", got)
 	}
-	err = s.Reload()
-	if err != nil {
-		t.Fatalf("same bad content reported twice: %v", err)
+	// The same bad content is tried (and counted) again, as upstream.
+	failures := s.Stats().Failure
+	if err := s.Reload(); err == nil || s.Stats().Failure != failures+1 {
+		t.Fatalf("bad content retried: %v %+v", err, s.Stats())
+	}
+	// Content whose issuer cannot be discovered is not swapped in.
+	writeAuthnConfig(t, path, strings.Replace(fileConfig(ti, mapping("three:")), "certificateAuthority", "discoveryURL: "+ti.url()+"/missing\n    certificateAuthority", 1))
+	if err := s.Reload(); err == nil || !strings.Contains(err.Error(), "is not healthy") {
+		t.Fatalf("undiscoverable issuer: %v", err)
+	}
+	if got := name(); got != "two:alice-sub" {
+		t.Fatalf("after undiscoverable reload: %s", got)
 	}
 }
+
 
 // startFile builds and starts the authenticators of an inline file body.
 func startFile(t *testing.T, ti *testIssuer, rest string) *JWTAuthenticators {

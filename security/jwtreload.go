@@ -21,6 +21,14 @@ import (
 // symlink swaps of mounted configuration volumes.
 const DefaultAuthnConfigReloadInterval = time.Minute
 
+// authnConfigUpdateTimeout is how long a reloaded configuration's issuers
+// get to answer discovery before the reload counts as failed and the old
+// configuration stays: a new set is swapped in only when it can serve.
+const authnConfigUpdateTimeout = 10 * time.Second
+
+// authnConfigHealthPoll is how often a reloaded set's readiness is checked.
+const authnConfigHealthPoll = 50 * time.Millisecond
+
 // JWTAuthenticators is the live set of JWT authenticators, one per jwt
 // entry, tried in order. A reload swaps the whole set atomically. Safe for
 // concurrent use.
@@ -31,10 +39,15 @@ type JWTAuthenticators struct {
 
 	cur atomic.Pointer[jwtSet]
 
-	mu      sync.Mutex // serializes reloads; guards hash and stats
-	hash    [sha256.Size]byte
-	stats   ReloadStats
-	baseCtx context.Context
+	// reloadMu serializes Start and reloads and guards hash and baseCtx;
+	// statsMu guards stats, so reading them never waits for a reload.
+	reloadMu sync.Mutex
+	hash     [sha256.Size]byte
+	baseCtx  context.Context
+	statsMu  sync.Mutex
+	stats    ReloadStats
+	// updateTimeout is authnConfigUpdateTimeout; tests shorten it.
+	updateTimeout time.Duration
 }
 
 type jwtSet struct {
@@ -100,11 +113,10 @@ func (s *JWTAuthenticators) load() (*jwtSet, [sha256.Size]byte, error) {
 // it for changes every interval (DefaultAuthnConfigReloadInterval when 0)
 // until ctx ends.
 func (s *JWTAuthenticators) Start(ctx context.Context, interval time.Duration) {
-	s.mu.Lock()
+	s.reloadMu.Lock()
 	s.baseCtx = ctx
-	set := s.cur.Load()
-	s.startSet(set)
-	s.mu.Unlock()
+	s.startSet(s.cur.Load())
+	s.reloadMu.Unlock()
 	if s.path == "" {
 		return
 	}
@@ -126,7 +138,7 @@ func (s *JWTAuthenticators) Start(ctx context.Context, interval time.Duration) {
 }
 
 // startSet runs set's discovery under a context of its own, cancelled when
-// the set is replaced. Called with s.mu held.
+// the set is replaced. Called with s.reloadMu held.
 func (s *JWTAuthenticators) startSet(set *jwtSet) {
 	ctx, cancel := context.WithCancel(s.baseCtx)
 	set.cancel = cancel
@@ -135,46 +147,87 @@ func (s *JWTAuthenticators) startSet(set *jwtSet) {
 	}
 }
 
-// Reload re-reads the file; unchanged content is a no-op. It returns the
-// error that kept the old configuration, if any.
+// Reload re-reads the file; unchanged content is a no-op. New content is
+// validated, built and its issuers discovered before it replaces the old
+// set. It returns the error that kept the old configuration, if any; the
+// same content is tried again at the next check, as upstream.
 func (s *JWTAuthenticators) Reload() error {
 	if s.path == "" {
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
 	data, err := os.ReadFile(s.path)
 	if err == nil && sha256.Sum256(data) == s.hash {
 		return nil
 	}
 	set, hash, err := s.load()
-	now := time.Now()
+	if err == nil && s.baseCtx != nil {
+		s.startSet(set)
+		if err = set.waitHealthy(s.baseCtx, s.updateTimeout); err != nil {
+			set.cancel()
+		}
+	}
 	if err != nil {
-		s.stats.Failure++
-		s.stats.LastFailure = now
+		s.record(false)
 		s.log.Error("authentication config reload failed, keeping the previous configuration", "path", s.path, "err", err)
-		// The same bad content is not reported again every tick.
-		s.hash = hash
 		return err
 	}
 	s.hash = hash
-	if s.baseCtx != nil {
-		s.startSet(set)
-	}
 	old := s.cur.Swap(set)
 	if old != nil && old.cancel != nil {
 		old.cancel()
 	}
-	s.stats.Success++
-	s.stats.LastSuccess = now
+	s.record(true)
 	s.log.Info("authentication config reloaded", "path", s.path, "jwt", len(set.auths))
 	return nil
 }
 
+// waitHealthy waits until every issuer of set answered discovery, at most
+// timeout (authnConfigUpdateTimeout when 0).
+func (set *jwtSet) waitHealthy(ctx context.Context, timeout time.Duration) error {
+	if timeout <= 0 {
+		timeout = authnConfigUpdateTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	t := time.NewTicker(authnConfigHealthPoll)
+	defer t.Stop()
+	for {
+		var err error
+		for _, a := range set.auths {
+			if err = a.Healthy(); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-t.C:
+		}
+	}
+}
+
+func (s *JWTAuthenticators) record(ok bool) {
+	now := time.Now()
+	s.statsMu.Lock()
+	defer s.statsMu.Unlock()
+	if ok {
+		s.stats.Success++
+		s.stats.LastSuccess = now
+	} else {
+		s.stats.Failure++
+		s.stats.LastFailure = now
+	}
+}
+
 // Stats returns the reload counters.
 func (s *JWTAuthenticators) Stats() ReloadStats {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.statsMu.Lock()
+	defer s.statsMu.Unlock()
 	return s.stats
 }
 
