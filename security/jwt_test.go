@@ -370,7 +370,6 @@ func TestJWTReload(t *testing.T) {
 	}
 }
 
-
 // startFile builds and starts the authenticators of an inline file body.
 func startFile(t *testing.T, ti *testIssuer, rest string) *JWTAuthenticators {
 	t.Helper()
