@@ -149,6 +149,7 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 			SigningAlgs: c.StringSlice("oidc-signing-algs"), RequiredClaims: c.StringSlice("oidc-required-claim"),
 		},
 		AnonymousAuth:         c.Bool("anonymous-auth"),
+		AnonymousAuthSet:      c.IsSet("anonymous-auth"),
 		AuthorizationModes:    modes,
 		Brand:                 brand,
 		HistoryRetention:      c.Duration("history-retention"),

@@ -328,3 +328,30 @@ func FuzzDecodeAuthenticationConfig(f *testing.F) {
 		}
 	})
 }
+
+func TestOptionsAnonymousFromFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "authn.yaml")
+	b := Brands["plat"]
+	body := "apiVersion: " + AuthenticationConfigAPIVersions(b)[0] + "\nkind: AuthenticationConfiguration\nanonymous:\n  enabled: true\n  conditions:\n  - path: /livez\n  - path: /readyz\n"
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := Options{DataDir: dir, BindAddress: "127.0.0.1", AuthorizationModes: []string{ModeAlwaysDeny}, Brand: b, HistoryRetention: time.Minute, AuthenticationConfigFile: path}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if !o.AnonymousAuth || strings.Join(o.AnonymousPaths, ",") != "/livez,/readyz" {
+		t.Fatalf("anonymous %v paths %v", o.AnonymousAuth, o.AnonymousPaths)
+	}
+	o.AnonymousAuthSet = true
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file") {
+		t.Fatalf("flag and file: %v", err)
+	}
+	o.AnonymousAuthSet = false
+	o.AuthorizationModes = []string{ModeAlwaysAllow}
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "anonymous.enabled=true in --authentication-config cannot be combined with --authorization-mode=AlwaysAllow") {
+		t.Fatalf("anonymous with AlwaysAllow: %v", err)
+	}
+}

@@ -141,6 +141,27 @@ func (o *Options) validateJWTAuthn() []string {
 		if ferrs := ValidateAuthenticationConfig(c, nil, o.Brand); len(ferrs) > 0 {
 			errs = append(errs, fmt.Sprintf("--authentication-config %s: invalid authentication config: %v", o.AuthenticationConfigFile, ferrs))
 		}
+		errs = append(errs, o.applyAnonymous(c.Anonymous)...)
 	}
 	return errs
+}
+
+// applyAnonymous takes the file's anonymous section in place of
+// --anonymous-auth. It is read at start only.
+func (o *Options) applyAnonymous(a *AnonymousAuthConfig) []string {
+	if a == nil {
+		return nil
+	}
+	if o.AnonymousAuthSet {
+		return []string{"anonymous-auth flag cannot be set when anonymous field is configured in authentication configuration file"}
+	}
+	o.AnonymousAuth = a.Enabled
+	o.AnonymousPaths = nil
+	for _, c := range a.Conditions {
+		o.AnonymousPaths = append(o.AnonymousPaths, c.Path)
+	}
+	if o.AnonymousAuth && slices.Contains(o.AuthorizationModes, ModeAlwaysAllow) {
+		return []string{"anonymous.enabled=true in --authentication-config cannot be combined with --authorization-mode=AlwaysAllow: every anonymous request would be allowed; choose another authorization mode or keep anonymous auth off"}
+	}
+	return nil
 }

@@ -57,6 +57,12 @@ type Options struct {
 	OIDC OIDCFlags
 	// AnonymousAuth lets requests without credentials in as system:anonymous.
 	AnonymousAuth bool
+	// AnonymousAuthSet says --anonymous-auth was given on the command
+	// line: then the authentication configuration file may not say it.
+	AnonymousAuthSet bool
+	// AnonymousPaths, filled from the file's anonymous conditions, limits
+	// anonymous requests to these exact paths.
+	AnonymousPaths []string
 	// AuthorizationModes is the ordered authorizer chain.
 	AuthorizationModes []string
 	// Brand is the chosen brand.

@@ -198,3 +198,22 @@ func TestJWTInvalidConfigStopsStart(t *testing.T) {
 		t.Fatalf("data directory written before the configuration was checked: %v", err)
 	}
 }
+
+func TestAnonymousFromAuthenticationConfig(t *testing.T) {
+	t.Parallel()
+	file := filepath.Join(t.TempDir(), "authn.yaml")
+	writeFileAtomic(t, file, "apiVersion: "+config.AuthenticationConfigAPIVersions(platBrand)[0]+`
+kind: AuthenticationConfiguration
+anonymous:
+  enabled: true
+  conditions:
+  - path: /livez
+`)
+	e := start(t, func(o *config.Options) {
+		o.AuthenticationConfigFile = file
+		o.AuthorizationModes = []string{config.ModeAlwaysDeny}
+	})
+	// Anonymous is let in on /livez only: elsewhere no credential is 401.
+	e.send(req{method: "GET", path: "/api/v1/namespaces"}).mustCode(t, 401)
+	e.send(req{method: "GET", path: "/livez"}).mustCode(t, 403).mustMessage(t, `forbidden: User "system:anonymous" cannot get path "/livez": Everything is forbidden.`)
+}

@@ -191,7 +191,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	tokenAuthns := []security.TokenAuthenticator{saAuth}
 	tokenAuthns = append(tokenAuthns, s.bootstrapTokenAuthenticators()...)
 	tokenAuthns = append(tokenAuthns, jwtTokens(s.jwt)...)
-	s.authn = security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, ClientCAs: clientCAs, Tokens: tokens, TokenAuthenticators: tokenAuthns, Anonymous: o.AnonymousAuth})
+	s.authn = security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, ClientCAs: clientCAs, Tokens: tokens, TokenAuthenticators: tokenAuthns, Anonymous: o.AnonymousAuth, AnonymousPaths: o.AnonymousPaths})
 	authz, err := authorizer(o.AuthorizationModes)
 	if err != nil {
 		return fail(err)
