@@ -118,7 +118,9 @@ func TestValidateAuthenticationConfig(t *testing.T) {
 		{"groups: expression with prefix", func(c *AuthenticationConfiguration) {
 			c.JWT[0].ClaimMappings.Groups = PrefixedClaimOrExpression{Expression: "claims.g", Prefix: ptr("p:")}
 		}, []string{`jwt[0].claimMappings.groups.prefix: Invalid value: "p:": prefix can't be set when expression is set`}},
-		{"uid: both", func(c *AuthenticationConfiguration) { c.JWT[0].ClaimMappings.UID = ClaimOrExpression{Claim: "u", Expression: "claims.u"} },
+		{"uid: both", func(c *AuthenticationConfiguration) {
+			c.JWT[0].ClaimMappings.UID = ClaimOrExpression{Claim: "u", Expression: "claims.u"}
+		},
 			[]string{`jwt[0].claimMappings.uid: Invalid value: "": claim and expression can't both be set`}},
 		{"extra: not domain-prefixed", func(c *AuthenticationConfiguration) {
 			c.JWT[0].ClaimMappings.Extra = []ExtraMapping{{Key: "foo", ValueExpression: "claims.x"}}
@@ -250,7 +252,9 @@ func TestOptionsAuthenticationConfig(t *testing.T) {
 		}, []string{"authentication-config file and oidc-* flags are mutually exclusive"}},
 		{"issuer without client id", func(o *Options) { o.OIDC = OIDCFlags{IssuerURL: "https://a"} },
 			[]string{"oidc-issuer-url and oidc-client-id must be specified together"}},
-		{"unsupported alg", func(o *Options) { o.OIDC = OIDCFlags{IssuerURL: "https://a", ClientID: "c", SigningAlgs: []string{"HS256"}} },
+		{"unsupported alg", func(o *Options) {
+			o.OIDC = OIDCFlags{IssuerURL: "https://a", ClientID: "c", SigningAlgs: []string{"HS256"}}
+		},
 			[]string{`oidc: unsupported signing alg: "HS256"`}},
 		{"missing file", func(o *Options) { o.AuthenticationConfigFile = filepath.Join(dir, "nope") },
 			[]string{"--authentication-config: invalid authentication configuration: open " + filepath.Join(dir, "nope")}},

@@ -55,6 +55,10 @@ type Options struct {
 	AuthenticationConfigReloadInterval time.Duration
 	// OIDC are the legacy --oidc-* flags.
 	OIDC OIDCFlags
+	// TokenWebhook and RequestHeader configure the token webhook and the
+	// authenticating proxy (authnremote.go).
+	TokenWebhook  TokenWebhook
+	RequestHeader RequestHeader
 	// AnonymousAuth lets requests without credentials in as system:anonymous.
 	AnonymousAuth bool
 	// AnonymousAuthSet says --anonymous-auth was given on the command
@@ -150,6 +154,8 @@ func (o *Options) Validate() error {
 	errs = append(errs, o.validateServiceRanges()...)
 	errs = append(errs, o.ServiceAccounts.validate(o.Brand)...)
 	errs = append(errs, o.validateJWTAuthn()...)
+	errs = append(errs, o.TokenWebhook.validate()...)
+	errs = append(errs, o.RequestHeader.validate()...)
 	rc, problems := parseRuntimeConfig(o.RuntimeConfig)
 	for _, p := range problems {
 		errs = append(errs, "--runtime-config: "+p)

@@ -61,7 +61,9 @@ type AuthConfig struct {
 // configured authenticators (first success wins, errors are collected), the
 // authenticated-group adder, and, if enabled, the anonymous fallback, which
 // applies only when no authenticator reported an error. With nothing
-// configured and anonymous off, every request yields ok=false.
+// configured and anonymous off, every request yields ok=false. A request
+// that authenticates loses its proxy identity headers (X-Remote-* and the
+// configured request-header ones), so no handler reads a client's claim.
 func NewAuthenticator(cfg AuthConfig) Authenticator {
 	auds := cfg.APIAudiences
 	var members []Authenticator
@@ -89,7 +91,13 @@ func NewAuthenticator(cfg AuthConfig) Authenticator {
 	if len(auds) > 0 {
 		chain = apiAudiences{auds: slices.Clone(auds), next: chain}
 	}
-	return chain
+	stripper := identityHeaderStripper{next: chain}
+	for _, a := range cfg.Front {
+		if c, ok := a.(headerClearer); ok {
+			stripper.clearers = append(stripper.clearers, c)
+		}
+	}
+	return stripper
 }
 
 // union tries each member in order; the first ok=true wins. When none
