@@ -81,6 +81,8 @@ type Server struct {
 	sa *saTokens
 	// jwt holds the JWT authenticators; nil without OIDC configuration.
 	jwt *security.JWTAuthenticators
+	// authTrust is published in AuthenticationConfigMap at start.
+	authTrust authenticationTrust
 }
 
 // Run starts platd with o and serves until ctx ends.
@@ -160,6 +162,11 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 			return nil, fmt.Errorf("%w: --token-auth-file: %v", config.ErrInvalid, err)
 		}
 	}
+	remote, err := remoteAuthenticators(o)
+	if err != nil {
+		return nil, err
+	}
+	s.authTrust = authenticationTrust{clientCA: clientCAPEM(ca, o), proxyCA: remote.proxyCAPEM, rh: o.RequestHeader}
 
 	s.store, err = bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, NoFsync: o.UnsafeNoFsync, Logger: log})
 	if err != nil {
@@ -191,12 +198,13 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	tokenAuthns := []security.TokenAuthenticator{saAuth}
 	tokenAuthns = append(tokenAuthns, s.bootstrapTokenAuthenticators()...)
 	tokenAuthns = append(tokenAuthns, jwtTokens(s.jwt)...)
-	s.authn = security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, ClientCAs: clientCAs, Tokens: tokens, TokenAuthenticators: tokenAuthns, Anonymous: o.AnonymousAuth, AnonymousPaths: o.AnonymousPaths})
+	tokenAuthns = append(tokenAuthns, remote.tokens...)
+	s.authn = security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, Front: remote.front, ClientCAs: clientCAs, Tokens: tokens, TokenAuthenticators: tokenAuthns, Anonymous: o.AnonymousAuth, AnonymousPaths: o.AnonymousPaths})
 	authz, err := authorizer(o.AuthorizationModes)
 	if err != nil {
 		return fail(err)
 	}
-	tlsConfig, err := security.ServerTLSConfig(tlsFiles.cert, tlsFiles.key, clientCAs)
+	tlsConfig, err := security.ServerTLSConfig(tlsFiles.cert, tlsFiles.key, remote.handshakeCAs(clientCAs))
 	if err != nil {
 		return fail(fmt.Errorf("loading serving certificate: %w", err))
 	}
@@ -391,6 +399,9 @@ func (s *Server) startControllers(ctx context.Context) {
 	}
 	nsWG.Wait()
 	s.writeClusterInfo(ctx)
+	if err := s.publishAuthenticationTrust(ctx); err != nil {
+		s.log.Error("publishing the authentication configuration", "configmap", AuthenticationConfigMap, "err", err)
+	}
 	// The API's own Service exists before the server is ready, so its
 	// cluster IP is never handed to another service.
 	kept := &controllers.Kept{Source: s.store, Objects: s.rest, Wanted: controllers.APIServerObjects(s.reg, b, s.apiServer()), Log: s.log}

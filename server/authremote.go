@@ -1,0 +1,252 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"time"
+
+	"platd/config"
+	"platd/security"
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// AuthenticationConfigMap is the ConfigMap in the system namespace that
+// tells extension API servers whom this server trusts: its client CA and
+// how its authenticating proxy asserts users.
+const AuthenticationConfigMap = "extension-apiserver-authentication"
+
+// expiredCAGrace keeps a CA in the published bundle for five minutes past
+// its expiry, as upstream does, so clocks a little behind still find it.
+const expiredCAGrace = 5 * time.Minute
+
+// remoteAuth is what the token webhook and the authenticating proxy add to
+// the authenticator and the TLS configuration.
+type remoteAuth struct {
+	front  []security.Authenticator
+	tokens []security.TokenAuthenticator
+	// proxyCAPEM is the --requestheader-client-ca-file content; its
+	// certificates are offered to clients in the TLS handshake too.
+	proxyCAPEM []byte
+}
+
+// remoteAuthenticators builds the request-header and token webhook
+// authenticators the options ask for.
+func remoteAuthenticators(o config.Options) (remoteAuth, error) {
+	var ra remoteAuth
+	if rh := o.RequestHeader; rh.ClientCAFile != "" {
+		pemData, err := os.ReadFile(rh.ClientCAFile)
+		if err != nil {
+			return ra, fmt.Errorf("reading --requestheader-client-ca-file: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pemData) {
+			return ra, fmt.Errorf("--requestheader-client-ca-file %s holds no PEM certificate", rh.ClientCAFile)
+		}
+		ra.proxyCAPEM = pemData
+		ra.front = append(ra.front, security.NewRequestHeaderAuthenticator(security.RequestHeaderConfig{
+			CAs: pool, AllowedNames: rh.AllowedNames, UsernameHeaders: rh.UsernameHeaders, UIDHeaders: rh.UIDHeaders,
+			GroupHeaders: rh.GroupHeaders, ExtraHeaderPrefixes: rh.ExtraHeadersPrefix,
+		}, o.Brand))
+	}
+	if wh := o.TokenWebhook; wh.ConfigFile != "" {
+		kc, err := config.LoadKubeconfigClient(wh.ConfigFile)
+		if err != nil {
+			return ra, fmt.Errorf("%w: --authentication-token-webhook-config-file: %v", config.ErrInvalid, err)
+		}
+		t, err := security.NewWebhookTokenAuthenticator(security.WebhookTokenConfig{
+			Client: kc, Version: wh.Version, CacheTTL: wh.CacheTTL, Brand: o.Brand,
+		})
+		if err != nil {
+			return ra, fmt.Errorf("%w: --authentication-token-webhook-config-file: %v", config.ErrInvalid, err)
+		}
+		ra.tokens = append(ra.tokens, t)
+	}
+	return ra, nil
+}
+
+// handshakeCAs is the client CA list the TLS handshake offers: the client
+// CAs and the proxy's CA. Clients pick their certificate by it, so a proxy
+// certificate not listed would never be sent. Verification stays with the
+// authenticators, each against its own pool.
+func (ra remoteAuth) handshakeCAs(clientCAs *x509.CertPool) *x509.CertPool {
+	if len(ra.proxyCAPEM) == 0 {
+		return clientCAs
+	}
+	pool := clientCAs.Clone()
+	pool.AppendCertsFromPEM(ra.proxyCAPEM)
+	return pool
+}
+
+// authenticationTrust is this server's part of AuthenticationConfigMap.
+type authenticationTrust struct {
+	clientCA []byte
+	proxyCA  []byte
+	rh       config.RequestHeader
+}
+
+// publishAuthenticationTrust writes AuthenticationConfigMap, merged with
+// what it already holds as upstream merges it (several servers may share
+// one cluster): lists are unions, CA bundles the union of their unexpired
+// certificates.
+func (s *Server) publishAuthenticationTrust(ctx context.Context) error {
+	d := s.reg.ByKind("", "v1", "ConfigMap")
+	if d == nil {
+		return nil
+	}
+	ns := s.opts.Brand.SystemNamespace
+	merge := func(have map[string]string) (map[string]string, error) {
+		return mergeAuthenticationTrust(have, s.authTrust, time.Now())
+	}
+	_, err := s.rest.Get(d, ns, AuthenticationConfigMap)
+	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
+		data, err := merge(nil)
+		if err != nil {
+			return err
+		}
+		obj := registry.Object{"metadata": map[string]any{"name": AuthenticationConfigMap, "namespace": ns}, "data": stringMap(data)}
+		if _, err = s.rest.Create(ctx, d, obj); err == nil || apierr.ReasonOf(err) != apierr.ReasonAlreadyExists {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	var mergeErr error
+	_, err = s.rest.Update(ctx, d, ns, AuthenticationConfigMap, "", func(old registry.Object) registry.Object {
+		have := map[string]string{}
+		if m, ok := old["data"].(map[string]any); ok {
+			for k, v := range m {
+				if str, ok := v.(string); ok {
+					have[k] = str
+				}
+			}
+		}
+		want, err := merge(have)
+		if err != nil {
+			mergeErr = err
+			return nil
+		}
+		if maps.Equal(have, want) {
+			return nil
+		}
+		old["data"] = stringMap(want)
+		return old
+	})
+	if mergeErr != nil {
+		return mergeErr
+	}
+	return err
+}
+
+func stringMap(m map[string]string) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// mergeAuthenticationTrust returns the ConfigMap data for have merged with
+// t. The request-header keys are written only when a proxy CA is known.
+// A key holding something other than a JSON list of strings (or a bundle
+// of certificates) is an error: overwriting it would lose another server's
+// trust.
+func mergeAuthenticationTrust(have map[string]string, t authenticationTrust, now time.Time) (map[string]string, error) {
+	out := map[string]string{}
+	clientCA, err := mergeBundles(have["client-ca-file"], t.clientCA, now)
+	if err != nil {
+		return nil, fmt.Errorf("client-ca-file: %w", err)
+	}
+	if len(clientCA) > 0 {
+		out["client-ca-file"] = string(clientCA)
+	}
+	proxyCA, err := mergeBundles(have["requestheader-client-ca-file"], t.proxyCA, now)
+	if err != nil {
+		return nil, fmt.Errorf("requestheader-client-ca-file: %w", err)
+	}
+	if len(proxyCA) == 0 {
+		return out, nil
+	}
+	out["requestheader-client-ca-file"] = string(proxyCA)
+	for _, l := range []struct {
+		key  string
+		mine []string
+	}{
+		{"requestheader-username-headers", t.rh.UsernameHeaders},
+		{"requestheader-uid-headers", t.rh.UIDHeaders},
+		{"requestheader-group-headers", t.rh.GroupHeaders},
+		{"requestheader-extra-headers-prefix", t.rh.ExtraHeadersPrefix},
+		{"requestheader-allowed-names", t.rh.AllowedNames},
+	} {
+		var existing []string
+		if v := have[l.key]; v != "" {
+			if err := json.Unmarshal([]byte(v), &existing); err != nil {
+				return nil, fmt.Errorf("%s: %w", l.key, err)
+			}
+		}
+		merged := []string{}
+		for _, v := range append(existing, l.mine...) {
+			if !slices.Contains(merged, v) {
+				merged = append(merged, v)
+			}
+		}
+		b, _ := json.Marshal(merged)
+		out[l.key] = string(b)
+	}
+	return out, nil
+}
+
+// mergeBundles returns the PEM of the distinct certificates of a then b
+// that have not expired (with expiredCAGrace); nil when none remain.
+func mergeBundles(a string, b []byte, now time.Time) ([]byte, error) {
+	var certs []*x509.Certificate
+	for _, bundle := range [][]byte{[]byte(a), b} {
+		for rest := bundle; ; {
+			var blk *pem.Block
+			blk, rest = pem.Decode(rest)
+			if blk == nil {
+				break
+			}
+			if blk.Type != "CERTIFICATE" {
+				continue
+			}
+			c, err := x509.ParseCertificate(blk.Bytes)
+			if err != nil {
+				return nil, err
+			}
+			certs = append(certs, c)
+		}
+	}
+	var out bytes.Buffer
+	var seen [][]byte
+	for _, c := range certs {
+		if !c.NotAfter.After(now.Add(-expiredCAGrace)) || slices.ContainsFunc(seen, func(r []byte) bool { return bytes.Equal(r, c.Raw) }) {
+			continue
+		}
+		seen = append(seen, c.Raw)
+		_ = pem.Encode(&out, &pem.Block{Type: "CERTIFICATE", Bytes: c.Raw})
+	}
+	if out.Len() == 0 {
+		return nil, nil
+	}
+	return out.Bytes(), nil
+}
+
+// clientCAPEM is the bundle client certificates are verified against: the
+// data directory's CA and the --client-ca-file content.
+func clientCAPEM(ca *security.CA, o config.Options) []byte {
+	out := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Certificate().Raw})
+	if o.ClientCAFile != "" {
+		if b, err := os.ReadFile(o.ClientCAFile); err == nil {
+			out = append(out, b...)
+		}
+	}
+	return out
+}
