@@ -251,7 +251,7 @@ func (w *webhookToken) call(ctx context.Context, body []byte) (tokenReviewStatus
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		retriable := res.StatusCode == http.StatusInternalServerError || res.StatusCode == http.StatusGatewayTimeout ||
 			res.StatusCode == http.StatusTooManyRequests || res.Header.Get("Retry-After") != ""
-		return tokenReviewStatus{}, retriable, fmt.Errorf("%w: the server responded with status %d: %s", ErrWebhook, res.StatusCode, truncate(data, 256))
+		return tokenReviewStatus{}, retriable, fmt.Errorf("%w: the server responded with status %d: %s", ErrWebhook, res.StatusCode, strings.TrimSpace(truncate(data, 256)))
 	}
 	if len(data) > maxWebhookResponse {
 		return tokenReviewStatus{}, false, fmt.Errorf("%w: response larger than %d bytes", ErrWebhook, maxWebhookResponse)
