@@ -102,6 +102,13 @@ func reviewAnswer(w http.ResponseWriter, apiVersion, status string) {
 
 var testBrand = config.Brands["plat"]
 
+// authGroup is the authentication group of testBrand; upstreamAuthGroup
+// that of the other brand.
+var (
+	authGroup         = testBrand.Group("authentication")
+	upstreamAuthGroup = config.Brands["kubernetes"].Group("authentication")
+)
+
 // fakeClock is a settable clock.
 type fakeClock struct {
 	mu  sync.Mutex
@@ -130,13 +137,13 @@ func newTestWebhook(t *testing.T, rs *reviewServer, version string, ttl time.Dur
 
 func TestWebhookTokenReview(t *testing.T) {
 	t.Parallel()
-	const v1 = "authentication.plat.io/v1"
+	v1 := authGroup + "/v1"
 	rs := newReviewServer(t, func(w http.ResponseWriter, token string) {
 		switch token {
 		case "good":
 			reviewAnswer(w, v1, `{"authenticated":true,"user":{"username":"jane","uid":"42","groups":["dev","ops"],"extra":{"scopes":["a","b"]}}}`)
 		case "good-beta":
-			reviewAnswer(w, "authentication.plat.io/v1beta1", `{"authenticated":true,"user":{"username":"beta"}}`)
+			reviewAnswer(w, authGroup+"/v1beta1", `{"authenticated":true,"user":{"username":"beta"}}`)
 		case "denied":
 			reviewAnswer(w, v1, `{"authenticated":false}`)
 		case "denied-msg":
@@ -153,7 +160,7 @@ func TestWebhookTokenReview(t *testing.T) {
 		case "wrong-kind":
 			_, _ = io.WriteString(w, `{"apiVersion":"v1","kind":"Status","status":{}}`)
 		case "wrong-group":
-			reviewAnswer(w, "authentication.k8s.io/v1", `{"authenticated":true,"user":{"username":"x"}}`)
+			reviewAnswer(w, upstreamAuthGroup+"/v1", `{"authenticated":true,"user":{"username":"x"}}`)
 		}
 	})
 	clock := &fakeClock{now: time.Unix(1000, 0)}
@@ -173,8 +180,8 @@ func TestWebhookTokenReview(t *testing.T) {
 		{token: "unavailable-retry-after", err: "status 503", attempts: 5, waits: 4},
 		{token: "bad-request", err: "the server responded with status 400", attempts: 1},
 		{token: "malformed", err: "decoding the response", attempts: 1},
-		{token: "wrong-kind", err: `not a TokenReview of authentication.plat.io`, attempts: 1},
-		{token: "wrong-group", err: `not a TokenReview of authentication.plat.io`, attempts: 1},
+		{token: "wrong-kind", err: `not a TokenReview of ` + authGroup, attempts: 1},
+		{token: "wrong-group", err: `not a TokenReview of ` + authGroup, attempts: 1},
 	}
 	for _, c := range cases {
 		before := rs.calls.Load()
@@ -212,13 +219,13 @@ func TestWebhookTokenReview(t *testing.T) {
 	}
 	// The request is the upstream TokenReview, in the version asked for.
 	_, _, _ = a.AuthenticateToken(context.Background(), "good")
-	want := `{"apiVersion":"authentication.plat.io/v1","kind":"TokenReview","metadata":{"creationTimestamp":null},"spec":{"token":"good"},"status":{"user":{}}}`
+	want := `{"apiVersion":"` + authGroup + `/v1","kind":"TokenReview","metadata":{"creationTimestamp":null},"spec":{"token":"good"},"status":{"user":{}}}`
 	if got := rs.lastBody(); got != want {
 		t.Errorf("request body\n got %s\nwant %s", got, want)
 	}
 	beta, _ := newTestWebhook(t, rs, "v1beta1", 0, clock)
 	_, _, _ = beta.AuthenticateToken(WithAudiences(context.Background(), []string{"api", "other"}), "good")
-	want = `{"apiVersion":"authentication.plat.io/v1beta1","kind":"TokenReview","metadata":{"creationTimestamp":null},"spec":{"token":"good","audiences":["api","other"]},"status":{"user":{}}}`
+	want = `{"apiVersion":"` + authGroup + `/v1beta1","kind":"TokenReview","metadata":{"creationTimestamp":null},"spec":{"token":"good","audiences":["api","other"]},"status":{"user":{}}}`
 	if got := rs.lastBody(); got != want {
 		t.Errorf("request body\n got %s\nwant %s", got, want)
 	}
@@ -241,11 +248,11 @@ func TestWebhookTokenCache(t *testing.T) {
 		case token == "flaky" && !allow.Load():
 			http.Error(w, "down", http.StatusBadRequest)
 		case token == "denied":
-			reviewAnswer(w, "authentication.plat.io/v1", `{"authenticated":false}`)
+			reviewAnswer(w, authGroup+"/v1", `{"authenticated":false}`)
 		case token == "denied-msg":
-			reviewAnswer(w, "authentication.plat.io/v1", `{"authenticated":false,"error":"nope"}`)
+			reviewAnswer(w, authGroup+"/v1", `{"authenticated":false,"error":"nope"}`)
 		default:
-			reviewAnswer(w, "authentication.plat.io/v1", `{"authenticated":true,"user":{"username":"u-`+token+`","groups":["g"]}}`)
+			reviewAnswer(w, authGroup+"/v1", `{"authenticated":true,"user":{"username":"u-`+token+`","groups":["g"]}}`)
 		}
 	})
 	clock := &fakeClock{now: time.Unix(1000, 0)}
@@ -318,7 +325,7 @@ func TestWebhookTokenAudiences(t *testing.T) {
 	t.Parallel()
 	rs := newReviewServer(t, func(w http.ResponseWriter, token string) {
 		auds := map[string]string{"none": ``, "api": `,"audiences":["api"]`, "other": `,"audiences":["other"]`}[token]
-		reviewAnswer(w, "authentication.plat.io/v1", `{"authenticated":true,"user":{"username":"u"}`+auds+`}`)
+		reviewAnswer(w, authGroup+"/v1", `{"authenticated":true,"user":{"username":"u"}`+auds+`}`)
 	})
 	clock := &fakeClock{now: time.Unix(1000, 0)}
 	a, _ := newTestWebhook(t, rs, "v1", 0, clock, "api")
@@ -351,7 +358,7 @@ func TestWebhookTokenAudiences(t *testing.T) {
 func TestWebhookTokenClientCertificate(t *testing.T) {
 	t.Parallel()
 	rs := newReviewServer(t, func(w http.ResponseWriter, _ string) {
-		reviewAnswer(w, "authentication.plat.io/v1", `{"authenticated":true,"user":{"username":"u"}}`)
+		reviewAnswer(w, authGroup+"/v1", `{"authenticated":true,"user":{"username":"u"}}`)
 	})
 	kc := rs.client
 	kc.ClientCertPEM, kc.ClientKeyPEM = nil, nil
@@ -369,12 +376,12 @@ func TestWebhookTokenClientCertificate(t *testing.T) {
 }
 
 func FuzzDecodeTokenReview(f *testing.F) {
-	f.Add([]byte(`{"apiVersion":"authentication.plat.io/v1","kind":"TokenReview","status":{"authenticated":true,"user":{"username":"a","extra":{"k":["v"]}}}}`))
-	f.Add([]byte(`{"apiVersion":"authentication.plat.io/v1beta1","kind":"TokenReview","status":{"authenticated":"yes"}}`))
-	f.Add([]byte(`{"apiVersion":"authentication.plat.io/v1","kind":"TokenReview","status":{"user":{"groups":"g"}}}`))
+	f.Add([]byte(`{"apiVersion":"` + authGroup + `/v1","kind":"TokenReview","status":{"authenticated":true,"user":{"username":"a","extra":{"k":["v"]}}}}`))
+	f.Add([]byte(`{"apiVersion":"` + authGroup + `/v1beta1","kind":"TokenReview","status":{"authenticated":"yes"}}`))
+	f.Add([]byte(`{"apiVersion":"` + authGroup + `/v1","kind":"TokenReview","status":{"user":{"groups":"g"}}}`))
 	f.Add([]byte(`[`))
 	f.Add([]byte(`null`))
-	w := &webhookToken{apiVersion: "authentication.plat.io/v1", implicitAuds: []string{"api"}}
+	w := &webhookToken{apiVersion: authGroup + "/v1", implicitAuds: []string{"api"}}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, err := decodeTokenReview(data, w.apiVersion)
 		if err != nil {
