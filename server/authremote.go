@@ -2,12 +2,10 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"maps"
 	"os"
 	"slices"
 	"time"
@@ -15,6 +13,7 @@ import (
 	"platd/config"
 	"platd/security"
 	"platd/server/apierr"
+	"platd/server/controllers"
 	"platd/server/registry"
 )
 
@@ -92,57 +91,38 @@ type authenticationTrust struct {
 	rh       config.RequestHeader
 }
 
-// publishAuthenticationTrust writes AuthenticationConfigMap, merged with
-// what it already holds as upstream merges it (several servers may share
-// one cluster): lists are unions, CA bundles the union of their unexpired
-// certificates.
-func (s *Server) publishAuthenticationTrust(ctx context.Context) error {
+// authenticationTrustObject is AuthenticationConfigMap as this server
+// keeps it: its settings merged with what the stored object holds, as
+// upstream merges them (several servers may share one cluster): lists are
+// unions, CA bundles the union of their unexpired certificates. The merge
+// happens once per start; afterwards the object is repaired to it when
+// changed or deleted. ok is false when ConfigMaps are not served.
+func (s *Server) authenticationTrustObject() (w controllers.Wanted, ok bool, err error) {
 	d := s.reg.ByKind("", "v1", "ConfigMap")
 	if d == nil {
-		return nil
+		return w, false, nil
 	}
 	ns := s.opts.Brand.SystemNamespace
-	merge := func(have map[string]string) (map[string]string, error) {
-		return mergeAuthenticationTrust(have, s.authTrust, time.Now())
-	}
-	_, err := s.rest.Get(d, ns, AuthenticationConfigMap)
-	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
-		data, err := merge(nil)
-		if err != nil {
-			return err
-		}
-		obj := registry.Object{"metadata": map[string]any{"name": AuthenticationConfigMap, "namespace": ns}, "data": stringMap(data)}
-		if _, err = s.rest.Create(ctx, d, obj); err == nil || apierr.ReasonOf(err) != apierr.ReasonAlreadyExists {
-			return err
-		}
-	} else if err != nil {
-		return err
-	}
-	var mergeErr error
-	_, err = s.rest.Update(ctx, d, ns, AuthenticationConfigMap, "", func(old registry.Object) registry.Object {
-		have := map[string]string{}
-		if m, ok := old["data"].(map[string]any); ok {
+	have := map[string]string{}
+	cur, err := s.rest.Get(d, ns, AuthenticationConfigMap)
+	switch {
+	case err == nil:
+		if m, ok := cur["data"].(map[string]any); ok {
 			for k, v := range m {
 				if str, ok := v.(string); ok {
 					have[k] = str
 				}
 			}
 		}
-		want, err := merge(have)
-		if err != nil {
-			mergeErr = err
-			return nil
-		}
-		if maps.Equal(have, want) {
-			return nil
-		}
-		old["data"] = stringMap(want)
-		return old
-	})
-	if mergeErr != nil {
-		return mergeErr
+	case apierr.ReasonOf(err) != apierr.ReasonNotFound:
+		return w, false, err
 	}
-	return err
+	data, err := mergeAuthenticationTrust(have, s.authTrust, time.Now())
+	if err != nil {
+		return w, false, fmt.Errorf("merging with the stored %s: %w", AuthenticationConfigMap, err)
+	}
+	obj := registry.Object{"metadata": map[string]any{"name": AuthenticationConfigMap, "namespace": ns}, "data": stringMap(data)}
+	return controllers.Wanted{Descriptor: d, Object: obj, Fields: []string{"data"}}, true, nil
 }
 
 func stringMap(m map[string]string) map[string]any {

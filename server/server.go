@@ -399,12 +399,14 @@ func (s *Server) startControllers(ctx context.Context) {
 	}
 	nsWG.Wait()
 	s.writeClusterInfo(ctx)
-	if err := s.publishAuthenticationTrust(ctx); err != nil {
-		s.log.Error("publishing the authentication configuration", "configmap", AuthenticationConfigMap, "err", err)
-	}
 	// The API's own Service exists before the server is ready, so its
 	// cluster IP is never handed to another service.
 	kept := &controllers.Kept{Source: s.store, Objects: s.rest, Wanted: controllers.APIServerObjects(s.reg, b, s.apiServer()), Log: s.log}
+	if trust, ok, err := s.authenticationTrustObject(); err != nil {
+		s.log.Error("publishing the authentication configuration", "configmap", AuthenticationConfigMap, "err", err)
+	} else if ok {
+		kept.Wanted = append(kept.Wanted, trust)
+	}
 	if err := kept.EnsureAll(ctx); err != nil {
 		s.log.Error("creating the API server's service", "err", err)
 	}

@@ -311,6 +311,20 @@ func TestAuthenticationConfigMap(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, data[k], v)
 		}
 	}
+	// The object is kept: deleted, it comes back; changed, it is repaired.
+	cmPath := "/api/v1/namespaces/" + platBrand.SystemNamespace + "/configmaps/extension-apiserver-authentication"
+	restored := func() bool {
+		r := e.do("GET", cmPath, nil)
+		if r.code != 200 {
+			return false
+		}
+		data, _ := r.obj(t)["data"].(map[string]any)
+		return data["requestheader-allowed-names"] == want["requestheader-allowed-names"] && len(data) == len(want)
+	}
+	e.do("DELETE", cmPath, nil).mustCode(t, 200)
+	eventually(t, "the deleted ConfigMap is created again", restored)
+	e.do("PATCH", cmPath, `{"data":{"requestheader-allowed-names":"[\"mallory\"]","extra":"x"}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
+	eventually(t, "the changed ConfigMap is repaired", restored)
 }
 
 // Without a proxy only the client CA is published.
