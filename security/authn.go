@@ -62,8 +62,8 @@ type AuthConfig struct {
 // authenticated-group adder, and, if enabled, the anonymous fallback, which
 // applies only when no authenticator reported an error. With nothing
 // configured and anonymous off, every request yields ok=false. A request
-// that authenticates loses its proxy identity headers (X-Remote-* and the
-// configured request-header ones), so no handler reads a client's claim.
+// that authenticates loses the headers of the configured request-header
+// proxy, so no handler reads a client's own claim.
 func NewAuthenticator(cfg AuthConfig) Authenticator {
 	auds := cfg.APIAudiences
 	var members []Authenticator
@@ -96,6 +96,9 @@ func NewAuthenticator(cfg AuthConfig) Authenticator {
 		if c, ok := a.(headerClearer); ok {
 			stripper.clearers = append(stripper.clearers, c)
 		}
+	}
+	if len(stripper.clearers) == 0 {
+		return chain
 	}
 	return stripper
 }

@@ -12,13 +12,6 @@ import (
 	"platd/config"
 )
 
-// Header names every server strips before handlers, whatever its
-// request-header configuration: a handler must never mistake a client's
-// own X-Remote-* headers for a proxy's assertion.
-var standardIdentityHeaders = []string{"X-Remote-User", "X-Remote-Uid", "X-Remote-Group"}
-
-const standardExtraHeaderPrefix = "X-Remote-Extra-"
-
 // RequestHeaderConfig configures NewRequestHeaderAuthenticator.
 type RequestHeaderConfig struct {
 	// CAs verify the proxy's client certificate. Required.
@@ -167,9 +160,11 @@ type headerClearer interface {
 	ClearHeaders(http.Header)
 }
 
-// identityHeaderStripper removes the standard proxy identity headers, and
-// those of the configured proxy authenticators, from every request that
-// authenticates, whichever authenticator accepted it.
+// identityHeaderStripper removes the headers of the configured proxy
+// authenticators from every request that authenticates, whichever
+// authenticator accepted it, so no handler reads a client's own claim.
+// (The standard X-Remote-* names are removed by the authentication
+// filter, configured or not.)
 type identityHeaderStripper struct {
 	next     Authenticator
 	clearers []headerClearer
@@ -178,10 +173,6 @@ type identityHeaderStripper struct {
 func (s identityHeaderStripper) AuthenticateRequest(r *http.Request) (*User, bool, error) {
 	u, ok, err := s.next.AuthenticateRequest(r)
 	if ok && err == nil {
-		for _, n := range standardIdentityHeaders {
-			r.Header.Del(n)
-		}
-		deletePrefixed(r.Header, []string{standardExtraHeaderPrefix})
 		for _, c := range s.clearers {
 			c.ClearHeaders(r.Header)
 		}
