@@ -109,7 +109,10 @@ func (c *tokenCache) AuthenticateToken(ctx context.Context, token string) (*User
 	c.inflight[k] = call
 	c.mu.Unlock()
 
-	call.user, call.ok, call.err = c.next.AuthenticateToken(ctx, token)
+	// The lookup serves every caller waiting on it, so one client going
+	// away must not fail the others: it runs detached from the first
+	// caller's cancellation, bounded by the authenticator's own timeouts.
+	call.user, call.ok, call.err = c.next.AuthenticateToken(context.WithoutCancel(ctx), token)
 	if !call.ok {
 		call.user = nil
 	}
