@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"platd/config"
 )
@@ -136,3 +137,38 @@ Dw5TpjAKBggqhkjOPQQDAgNIADBFAiEAw2sEgWXHsJeq1A+RKTdXXAMGI2l7Gz0L
 fizmwP2RDS4CIG/yeT5sqRUIEtC0zSjKPO1BJdUQtZiGpnElAUdGeCw4
 -----END CERTIFICATE-----
 `
+func TestRemoteAuthnFlags(t *testing.T) {
+	dir := t.TempDir()
+	o, err := parse(t, "serve", "--data-dir", dir)
+	if err != nil || o.TokenWebhook.CacheTTL != 2*time.Minute || o.TokenWebhook.Version != "v1beta1" || o.TokenWebhook.ConfigFile != "" || o.RequestHeader.ClientCAFile != "" {
+		t.Errorf("defaults: %+v %+v %v", o.TokenWebhook, o.RequestHeader, err)
+	}
+	o, err = parse(t, "serve", "--data-dir", dir, "--authentication-token-webhook-config-file", "hook.kubeconfig",
+		"--authentication-token-webhook-cache-ttl", "30s", "--authentication-token-webhook-version", "v1",
+		"--requestheader-client-ca-file", "proxy-ca.crt", "--requestheader-allowed-names", "front-proxy,aggregator",
+		"--requestheader-username-headers", "X-Remote-User", "--requestheader-uid-headers", "X-Remote-Uid",
+		"--requestheader-group-headers", "X-Remote-Group", "--requestheader-group-headers", "X-Groups",
+		"--requestheader-extra-headers-prefix", "X-Remote-Extra-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantHook := config.TokenWebhook{ConfigFile: "hook.kubeconfig", CacheTTL: 30 * time.Second, Version: "v1"}
+	wantRH := config.RequestHeader{ClientCAFile: "proxy-ca.crt", AllowedNames: []string{"front-proxy", "aggregator"},
+		UsernameHeaders: []string{"X-Remote-User"}, UIDHeaders: []string{"X-Remote-Uid"}, GroupHeaders: []string{"X-Remote-Group", "X-Groups"},
+		ExtraHeadersPrefix: []string{"X-Remote-Extra-"}}
+	if !reflect.DeepEqual(o.TokenWebhook, wantHook) || !reflect.DeepEqual(o.RequestHeader, wantRH) {
+		t.Errorf("got %+v %+v", o.TokenWebhook, o.RequestHeader)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--authentication-token-webhook-version", "v2"}, `unsupported authentication webhook version "v2", supported versions are "v1", "v1beta1"`},
+		{[]string{"--requestheader-group-headers", " "}, `empty value in "requestheader-group-headers"`},
+	} {
+		_, err := parse(t, append([]string{"serve", "--data-dir", filepath.Join(t.TempDir(), "d")}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, config.ErrInvalid) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+}
