@@ -14,8 +14,10 @@ import (
 
 // RequestHeaderConfig configures NewRequestHeaderAuthenticator.
 type RequestHeaderConfig struct {
-	// CAs verify the proxy's client certificate. Required.
-	CAs *x509.CertPool
+	// CAs returns the pool that verifies the proxy's client certificate,
+	// read on every request so a reloaded bundle takes effect at once.
+	// Required.
+	CAs func() *x509.CertPool
 	// AllowedNames, when not empty, are the common names the proxy's
 	// certificate may have.
 	AllowedNames []string
@@ -45,9 +47,8 @@ func NewRequestHeaderAuthenticator(cfg RequestHeaderConfig, b config.Brand) Auth
 		}
 		return out
 	}
-	pool := cfg.CAs
 	return &requestHeader{
-		verifier:     NewDynamicX509Authenticator(func() *x509.CertPool { return pool }, b).(*x509Auth),
+		verifier:     NewDynamicX509Authenticator(cfg.CAs, b).(*x509Auth),
 		allowedNames: slices.Clone(cfg.AllowedNames),
 		users:        canon(cfg.UsernameHeaders),
 		uids:         canon(cfg.UIDHeaders),
@@ -67,8 +68,12 @@ func (h *requestHeader) AuthenticateRequest(r *http.Request) (*User, bool, error
 	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
 		return nil, false, nil
 	}
+	pool := h.verifier.roots()
+	if pool == nil {
+		return nil, false, nil
+	}
 	leaf := r.TLS.PeerCertificates[0]
-	if err := h.verifier.verify(h.verifier.roots(), r.TLS.PeerCertificates); err != nil {
+	if err := h.verifier.verify(pool, r.TLS.PeerCertificates); err != nil {
 		return nil, false, fmt.Errorf("%w: verifying certificate %s failed: %w", ErrCertificateVerify, certIdentifier(leaf), err)
 	}
 	if len(h.allowedNames) > 0 && !slices.Contains(h.allowedNames, leaf.Subject.CommonName) {

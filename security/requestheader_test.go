@@ -20,7 +20,7 @@ func TestRequestHeaderAuthenticator(t *testing.T) {
 	foreign := otherCA.leaf(t, leafOpts{cn: "front-proxy"})
 	serverEKU := proxyCA.leaf(t, leafOpts{cn: "front-proxy", eku: x509.ExtKeyUsageServerAuth})
 	cfg := RequestHeaderConfig{
-		CAs: proxyCA.pool(), AllowedNames: []string{"front-proxy"},
+		CAs: proxyCA.pool, AllowedNames: []string{"front-proxy"},
 		UsernameHeaders: []string{"X-Remote-User", "x-other-user"}, UIDHeaders: []string{"X-Remote-Uid"},
 		GroupHeaders: []string{"X-Remote-Group", "X-Other-Group"}, ExtraHeaderPrefixes: []string{"X-Remote-Extra-", "X-Other-Extra-"},
 	}
@@ -96,7 +96,7 @@ func TestIdentityHeadersStripped(t *testing.T) {
 	t.Parallel()
 	proxyCA := newTestCA(t, "proxy-ca")
 	rh := NewRequestHeaderAuthenticator(RequestHeaderConfig{
-		CAs: proxyCA.pool(), UsernameHeaders: []string{"X-Proxy-User"}, GroupHeaders: []string{"X-Proxy-Group"}, ExtraHeaderPrefixes: []string{"X-Proxy-Extra-"},
+		CAs: proxyCA.pool, UsernameHeaders: []string{"X-Proxy-User"}, GroupHeaders: []string{"X-Proxy-Group"}, ExtraHeaderPrefixes: []string{"X-Proxy-Extra-"},
 	}, testBrand)
 	chain := NewAuthenticator(AuthConfig{Brand: testBrand, Front: []Authenticator{rh}, LoopbackToken: "tok"})
 	r := httptest.NewRequest("GET", "/api", nil)

@@ -2,12 +2,14 @@ package server
 
 import (
 	"bytes"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"platd/config"
@@ -31,9 +33,9 @@ const expiredCAGrace = 5 * time.Minute
 type remoteAuth struct {
 	front  []security.Authenticator
 	tokens []security.TokenAuthenticator
-	// proxyCAPEM is the --requestheader-client-ca-file content; its
-	// certificates are offered to clients in the TLS handshake too.
-	proxyCAPEM []byte
+	// proxyCA is --requestheader-client-ca-file, re-read when it changes;
+	// its certificates are offered to clients in the TLS handshake too.
+	proxyCA *security.CAFile
 }
 
 // remoteAuthenticators builds the request-header and token webhook
@@ -41,17 +43,13 @@ type remoteAuth struct {
 func remoteAuthenticators(o config.Options) (remoteAuth, error) {
 	var ra remoteAuth
 	if rh := o.RequestHeader; rh.ClientCAFile != "" {
-		pemData, err := os.ReadFile(rh.ClientCAFile)
+		ca, err := security.LoadCAFile(rh.ClientCAFile)
 		if err != nil {
-			return ra, fmt.Errorf("reading --requestheader-client-ca-file: %w", err)
+			return ra, fmt.Errorf("%w: --requestheader-client-ca-file: %v", config.ErrInvalid, err)
 		}
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(pemData) {
-			return ra, fmt.Errorf("--requestheader-client-ca-file %s holds no PEM certificate", rh.ClientCAFile)
-		}
-		ra.proxyCAPEM = pemData
+		ra.proxyCA = ca
 		ra.front = append(ra.front, security.NewRequestHeaderAuthenticator(security.RequestHeaderConfig{
-			CAs: pool, AllowedNames: rh.AllowedNames, UsernameHeaders: rh.UsernameHeaders, UIDHeaders: rh.UIDHeaders,
+			CAs: ca.Pool, AllowedNames: rh.AllowedNames, UsernameHeaders: rh.UsernameHeaders, UIDHeaders: rh.UIDHeaders,
 			GroupHeaders: rh.GroupHeaders, ExtraHeaderPrefixes: rh.ExtraHeadersPrefix,
 		}, o.Brand))
 	}
@@ -71,17 +69,40 @@ func remoteAuthenticators(o config.Options) (remoteAuth, error) {
 	return ra, nil
 }
 
-// handshakeCAs is the client CA list the TLS handshake offers: the client
-// CAs and the proxy's CA. Clients pick their certificate by it, so a proxy
-// certificate not listed would never be sent. Verification stays with the
-// authenticators, each against its own pool.
-func (ra remoteAuth) handshakeCAs(clientCAs *x509.CertPool) *x509.CertPool {
-	if len(ra.proxyCAPEM) == 0 {
-		return clientCAs
+// proxyCAPEM is the proxy CA bundle's current content, nil without one.
+func (ra remoteAuth) proxyCAPEM() []byte {
+	if ra.proxyCA == nil {
+		return nil
 	}
-	pool := clientCAs.Clone()
-	pool.AppendCertsFromPEM(ra.proxyCAPEM)
-	return pool
+	return ra.proxyCA.PEM()
+}
+
+// offerProxyCA makes the TLS handshake offer the proxy's CA besides the
+// client CAs: clients pick their certificate by the offered list, so a
+// proxy certificate not listed would never be sent. Verification stays
+// with the authenticators, each against its own pool. The list follows a
+// reloaded proxy CA.
+func (ra remoteAuth) offerProxyCA(cfg *tls.Config, clientCAs *x509.CertPool) {
+	if ra.proxyCA == nil {
+		return
+	}
+	var mu sync.Mutex
+	var from *x509.CertPool
+	var offered *tls.Config
+	cfg.GetConfigForClient = func(*tls.ClientHelloInfo) (*tls.Config, error) {
+		proxy := ra.proxyCA.Pool()
+		mu.Lock()
+		defer mu.Unlock()
+		if proxy != from {
+			pool := clientCAs.Clone()
+			pool.AppendCertsFromPEM(ra.proxyCA.PEM())
+			offered = cfg.Clone()
+			offered.GetConfigForClient = nil
+			offered.ClientCAs = pool
+			from = proxy
+		}
+		return offered, nil
+	}
 }
 
 // authenticationTrust is this server's part of AuthenticationConfigMap.

@@ -166,7 +166,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if err != nil {
 		return nil, err
 	}
-	s.authTrust = authenticationTrust{clientCA: clientCAPEM(ca, o), proxyCA: remote.proxyCAPEM, rh: o.RequestHeader}
+	s.authTrust = authenticationTrust{clientCA: clientCAPEM(ca, o), proxyCA: remote.proxyCAPEM(), rh: o.RequestHeader}
 
 	s.store, err = bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, NoFsync: o.UnsafeNoFsync, Logger: log})
 	if err != nil {
@@ -204,10 +204,11 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if err != nil {
 		return fail(err)
 	}
-	tlsConfig, err := security.ServerTLSConfig(tlsFiles.cert, tlsFiles.key, remote.handshakeCAs(clientCAs))
+	tlsConfig, err := security.ServerTLSConfig(tlsFiles.cert, tlsFiles.key, clientCAs)
 	if err != nil {
 		return fail(fmt.Errorf("loading serving certificate: %w", err))
 	}
+	remote.offerProxyCA(tlsConfig, clientCAs)
 	s.ln, err = net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
 	if err != nil {
 		return fail(fmt.Errorf("listening on %s:%d: %w", o.BindAddress, o.SecurePort, err))

@@ -278,6 +278,43 @@ func TestRequestHeaderProxy(t *testing.T) {
 	}
 }
 
+// A rotated proxy CA file is picked up without a restart, in the TLS
+// handshake and in verification alike.
+func TestRequestHeaderProxyCARotation(t *testing.T) {
+	t.Parallel()
+	oldProxy, newProxy := newProxyPKI(t, "front-proxy"), newProxyPKI(t, "front-proxy")
+	caFile := filepath.Join(t.TempDir(), "proxy-ca.crt")
+	if err := os.WriteFile(caFile, oldProxy.caPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := start(t, func(o *config.Options) {
+		o.AuthorizationModes = []string{config.ModeAlwaysDeny}
+		o.RequestHeader = config.RequestHeader{ClientCAFile: caFile, UsernameHeaders: []string{"X-Remote-User"}}
+	})
+	asBob := func(cert tls.Certificate) int {
+		c := e.clientWith(cert)
+		defer c.CloseIdleConnections()
+		rq, _ := http.NewRequest("GET", e.srv.URL()+"/api/v1/namespaces/default/configmaps", nil)
+		rq.Header.Set("X-Remote-User", "bob")
+		res, err := c.Do(rq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if code := asBob(oldProxy.certs["front-proxy"]); code != 403 {
+		t.Fatalf("old proxy before rotation: %d", code)
+	}
+	if code := asBob(newProxy.certs["front-proxy"]); code != 401 {
+		t.Fatalf("new proxy before rotation: %d", code)
+	}
+	if err := os.WriteFile(caFile, append(append([]byte{}, newProxy.caPEM...), oldProxy.caPEM...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the new proxy CA is trusted", func() bool { return asBob(newProxy.certs["front-proxy"]) == 403 })
+}
+
 func TestAuthenticationConfigMap(t *testing.T) {
 	t.Parallel()
 	proxy := newProxyPKI(t)
