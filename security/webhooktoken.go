@@ -189,14 +189,16 @@ func (w *webhookToken) AuthenticateToken(ctx context.Context, token string) (*Us
 }
 
 // user maps a review's status to the result: the audience check comes
-// first, then the verdict.
+// first, then the verdict. An accepted user is valid for the audiences
+// both asked and granted.
 func (w *webhookToken) user(st tokenReviewStatus, wantAuds []string, checkAuds bool) (*User, bool, error) {
+	var auds []string
 	if checkAuds {
 		got := w.implicitAuds
 		if len(st.Audiences) > 0 {
 			got = st.Audiences
 		}
-		if len(IntersectAudiences(wantAuds, got)) == 0 {
+		if auds = IntersectAudiences(wantAuds, got); len(auds) == 0 {
 			return nil, false, nil
 		}
 	}
@@ -206,7 +208,7 @@ func (w *webhookToken) user(st tokenReviewStatus, wantAuds []string, checkAuds b
 		}
 		return nil, false, nil
 	}
-	return &User{Name: st.User.Username, UID: st.User.UID, Groups: st.User.Groups, Extra: st.User.Extra}, true, nil
+	return &User{Name: st.User.Username, UID: st.User.UID, Groups: st.User.Groups, Extra: st.User.Extra, Audiences: auds}, true, nil
 }
 
 // retry runs attempt until it succeeds, fails for good, or the backoff is

@@ -336,21 +336,25 @@ func TestWebhookTokenAudiences(t *testing.T) {
 		want  []string
 		token string
 		ok    bool
+		valid []string
 	}{
-		{"no audiences asked", a, nil, "other", true},
-		{"granted audience matches", a, []string{"api", "b"}, "api", true},
-		{"granted audience differs", a, []string{"api"}, "other", false},
-		{"none granted, implicit matches", a, []string{"api"}, "none", true},
-		{"none granted, implicit differs", a, []string{"b"}, "none", false},
-		{"none granted, no implicit", noImplicit, []string{"api"}, "none", false},
+		{"no audiences asked", a, nil, "other", true, nil},
+		{"granted audience matches", a, []string{"b", "api"}, "api", true, []string{"api"}},
+		{"granted audience differs", a, []string{"api"}, "other", false, nil},
+		{"none granted, implicit matches", a, []string{"api"}, "none", true, []string{"api"}},
+		{"none granted, implicit differs", a, []string{"b"}, "none", false, nil},
+		{"none granted, no implicit", noImplicit, []string{"api"}, "none", false, nil},
 	} {
 		ctx := context.Background()
 		if c.want != nil {
 			ctx = WithAudiences(ctx, c.want)
 		}
-		_, ok, err := c.auth.AuthenticateToken(ctx, c.token)
+		u, ok, err := c.auth.AuthenticateToken(ctx, c.token)
 		if ok != c.ok || err != nil {
 			t.Errorf("%s: ok=%v err=%v, want ok=%v", c.name, ok, err, c.ok)
+		}
+		if ok && !reflect.DeepEqual(u.Audiences, c.valid) {
+			t.Errorf("%s: valid for %q, want %q", c.name, u.Audiences, c.valid)
 		}
 	}
 }

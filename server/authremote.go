@@ -59,7 +59,7 @@ func remoteAuthenticators(o config.Options) (remoteAuth, error) {
 			return ra, fmt.Errorf("%w: --authentication-token-webhook-config-file: %v", config.ErrInvalid, err)
 		}
 		t, err := security.NewWebhookTokenAuthenticator(security.WebhookTokenConfig{
-			Client: kc, Version: wh.Version, CacheTTL: wh.CacheTTL, Brand: o.Brand,
+			Client: kc, Version: wh.Version, CacheTTL: wh.CacheTTL, Brand: o.Brand, ImplicitAudiences: o.ServiceAccounts.Audiences(),
 		})
 		if err != nil {
 			return ra, fmt.Errorf("%w: --authentication-token-webhook-config-file: %v", config.ErrInvalid, err)
