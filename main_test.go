@@ -137,6 +137,7 @@ Dw5TpjAKBggqhkjOPQQDAgNIADBFAiEAw2sEgWXHsJeq1A+RKTdXXAMGI2l7Gz0L
 fizmwP2RDS4CIG/yeT5sqRUIEtC0zSjKPO1BJdUQtZiGpnElAUdGeCw4
 -----END CERTIFICATE-----
 `
+
 func TestRemoteAuthnFlags(t *testing.T) {
 	dir := t.TempDir()
 	o, err := parse(t, "serve", "--data-dir", dir)
