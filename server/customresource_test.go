@@ -359,6 +359,8 @@ func TestCRDConflictAndDeletion(t *testing.T) {
 		"metadata": map[string]any{"name": "held", "finalizers": []any{"example.com/hold"}}}).mustCode(t, 201)
 	e.do("POST", p, map[string]any{"apiVersion": "del.example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": "free"}}).mustCode(t, 201)
 
+	before := e.watch(p + "?watch=1")
+	defer before.stop()
 	del := e.do("DELETE", crdPath+"/gadgets.del.example.com", nil).mustCode(t, 200).obj(t)
 	if fins := at(del, "metadata", "finalizers"); !reflect.DeepEqual(fins, []any{"customresourcecleanup." + platBrand.Group("apiextensions")}) {
 		t.Errorf("finalizers %v", fins)
@@ -373,6 +375,11 @@ func TestCRDConflictAndDeletion(t *testing.T) {
 	if d := at(refused, "details"); !reflect.DeepEqual(d, map[string]any{"group": "del.example.com", "kind": "gadgets"}) || refused["reason"] != "MethodNotAllowed" {
 		t.Errorf("refused create: %v", refused)
 	}
+	// Watches end when the resource is served anew (refusing creates)
+	// and when it is gone.
+	before.waitClosed()
+	during := e.watch(p + "?watch=1")
+	defer during.stop()
 	eventually(t, "the free gadget deleted", func() bool { return e.do("GET", p+"/free", nil).code == 404 })
 	eventually(t, "the held gadget marked for deletion", func() bool {
 		return at(e.do("GET", p+"/held", nil).mustCode(t, 200).obj(t), "metadata", "deletionTimestamp") != nil
@@ -385,6 +392,7 @@ func TestCRDConflictAndDeletion(t *testing.T) {
 	e.do("PATCH", p+"/held", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
 	eventually(t, "the CRD gone", func() bool { return e.do("GET", crdPath+"/gadgets.del.example.com", nil).code == 404 })
 	eventually(t, "the resource unserved", func() bool { return e.do("GET", p, nil).code == 404 })
+	during.waitClosed()
 	if body := string(e.do("GET", "/apis/del.example.com/v1", nil).body); strings.Contains(body, `"gadgets"`) {
 		t.Errorf("discovery still lists gadgets: %s", body)
 	}

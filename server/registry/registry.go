@@ -24,6 +24,8 @@ type Registry struct {
 	versions map[string][]string
 	// generation counts changes, for Generation and Snapshot.
 	generation uint64
+	// retired holds the channels Retired handed out, by descriptor.
+	retired map[*Descriptor]chan struct{}
 }
 
 type gvr struct{ group, version, resource string }
@@ -64,7 +66,11 @@ func (r *Registry) addLocked(d *Descriptor) {
 	if vs := r.versions[d.Group]; !slices.Contains(vs, d.Version) {
 		r.versions[d.Group] = append(vs, d.Version)
 	}
-	r.byGVR[gvr{d.Group, d.Version, d.Resource}] = d
+	k := gvr{d.Group, d.Version, d.Resource}
+	if old := r.byGVR[k]; old != nil && old != d {
+		r.retireLocked(old)
+	}
+	r.byGVR[k] = d
 	r.byGVK[gvr{d.Group, d.Version, d.Kind}] = d
 	if d.Storage == nil {
 		r.byPrefix[d.ResourcePrefix()] = d
@@ -84,6 +90,7 @@ func (r *Registry) removeLocked(d *Descriptor) {
 	if r.byGVR[k] != d {
 		return
 	}
+	r.retireLocked(d)
 	delete(r.byGVR, k)
 	if kk := (gvr{d.Group, d.Version, d.Kind}); r.byGVK[kk] == d {
 		delete(r.byGVK, kk)
@@ -103,6 +110,38 @@ func (r *Registry) removeLocked(d *Descriptor) {
 	}
 	delete(r.versions, d.Group)
 	r.groups = slices.DeleteFunc(r.groups, func(g string) bool { return g == d.Group })
+}
+
+// Retired returns a channel closed once d is no longer served (replaced or
+// removed: its CRD changed or went), already closed when d is not served.
+// Long-running requests of d, watches, end on it as upstream ends them
+// when it tears a custom resource's storage down; clients then watch the
+// resource again as it is now served, or learn that it is gone.
+func (r *Registry) Retired(d *Descriptor) <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.byGVR[gvr{d.Group, d.Version, d.Resource}] != d {
+		ch := make(chan struct{})
+		close(ch)
+		return ch
+	}
+	ch, ok := r.retired[d]
+	if !ok {
+		if r.retired == nil {
+			r.retired = map[*Descriptor]chan struct{}{}
+		}
+		ch = make(chan struct{})
+		r.retired[d] = ch
+	}
+	return ch
+}
+
+// retireLocked closes the channel Retired handed out for d, if any.
+func (r *Registry) retireLocked(d *Descriptor) {
+	if ch, ok := r.retired[d]; ok {
+		close(ch)
+		delete(r.retired, d)
+	}
 }
 
 // ByKind returns the served descriptor of a kind, or nil.

@@ -213,6 +213,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 		bookmarks = t.C
 	}
 	events := watcher.Events()
+	retired := h.reg.Retired(s.d)
 	// forward writes one store event; false ends the watch.
 	forward := func(ev bolt.Event) bool {
 		lastRev = ev.Revision
@@ -264,6 +265,8 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 				return
 			}
 		case <-timer.C:
+			return
+		case <-retired:
 			return
 		case <-ctx.Done():
 			return
