@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/restmapper"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
 // crdClient is the typed client of CustomResourceDefinitions.
@@ -381,4 +382,53 @@ func TestMetadataInformerOnCustomResourceSyncs(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the informer to see the delete", func() bool { return s.has("delete before") })
+}
+
+// TestServerSideApplyOnCustomResource applies a custom resource and its
+// status with controller-runtime's client, as operators do: the manager
+// owns what it applied, the status subresource applies status alone, and
+// a field left out of the next apply is removed.
+func TestServerSideApplyOnCustomResource(t *testing.T) {
+	createCRD(t, simpleCRD("apply.example.com", "valves", "Valve", apiextensionsv1.NamespaceScoped))
+	gv := schema.GroupVersion{Group: "apply.example.com", Version: "v1"}
+	ns := namespace(t, clientset(t, config(t)))
+	ctx := context.Background()
+	c, err := client.New(config(t), client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	valve := func(member string, value map[string]any) *unstructured.Unstructured {
+		return &unstructured.Unstructured{Object: map[string]any{"apiVersion": gv.String(), "kind": "Valve",
+			"metadata": map[string]any{"name": "v1", "namespace": ns}, member: value}}
+	}
+	owner := client.FieldOwner("valve-operator")
+
+	u := valve("spec", map[string]any{"note": "first"})
+	if err := c.Patch(ctx, u, client.Apply, owner, client.ForceOwnership); err != nil {
+		t.Fatalf("applying the valve: %v", err)
+	}
+	mf := u.GetManagedFields()
+	if !reflect.DeepEqual(u.Object["spec"], map[string]any{"note": "first", "size": int64(1)}) || len(mf) != 1 ||
+		mf[0].Manager != "valve-operator" || mf[0].Operation != metav1.ManagedFieldsOperationApply || string(mf[0].FieldsV1.Raw) != `{"f:spec":{"f:note":{}}}` {
+		t.Errorf("applied valve: spec %v, managed fields %+v", u.Object["spec"], mf)
+	}
+
+	st := valve("status", map[string]any{"phase": "Open"})
+	if err := c.Status().Patch(ctx, st, client.Apply, owner, client.ForceOwnership); err != nil {
+		t.Fatalf("applying the valve's status: %v", err)
+	}
+	if phase, _, _ := unstructured.NestedString(st.Object, "status", "phase"); phase != "Open" || !reflect.DeepEqual(st.Object["spec"], u.Object["spec"]) ||
+		!slices.ContainsFunc(st.GetManagedFields(), func(e metav1.ManagedFieldsEntry) bool {
+			return e.Subresource == "status" && e.Manager == "valve-operator"
+		}) {
+		t.Errorf("status apply: %v, managed fields %+v", st.Object, st.GetManagedFields())
+	}
+
+	u = valve("spec", map[string]any{"size": int64(3)})
+	if err := c.Patch(ctx, u, client.Apply, owner, client.ForceOwnership); err != nil {
+		t.Fatalf("applying the valve again: %v", err)
+	}
+	if !reflect.DeepEqual(u.Object["spec"], map[string]any{"size": int64(3)}) || u.GetGeneration() != 2 {
+		t.Errorf("re-applied valve: generation %d, spec %v", u.GetGeneration(), u.Object["spec"])
+	}
 }

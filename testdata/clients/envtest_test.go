@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -15,6 +16,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -83,7 +85,8 @@ func widgetScheme(t *testing.T) *runtime.Scheme {
 // test set-up: envtest installs CRDs from a directory into an existing
 // cluster (waiting until discovery serves them), a manager runs a
 // reconciler for the custom resource, and the reconciler's status writes
-// go through the status subresource. envtest's clean-up deletes the CRD.
+// go through the status subresource; a ConfigMap it owns is collected
+// with the widget. envtest's clean-up deletes the CRD.
 func TestEnvtestInstallsCRDsAndReconcilerSetsStatus(t *testing.T) {
 	env := &envtest.Environment{
 		UseExistingCluster:    ptr(true),
@@ -120,12 +123,20 @@ func TestEnvtestInstallsCRDsAndReconcilerSetsStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The reconciler reports each widget's area for the generation it saw.
-	err = ctrl.NewControllerManagedBy(mgr).For(&Widget{}).Named("widget-status").Complete(
+	// The reconciler keeps a ConfigMap it owns beside each widget and
+	// reports the widget's area for the generation it saw.
+	err = ctrl.NewControllerManagedBy(mgr).For(&Widget{}).Owns(&corev1.ConfigMap{}).Named("widget-status").Complete(
 		reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 			var w Widget
 			if err := mgr.GetClient().Get(ctx, req.NamespacedName, &w); err != nil {
 				return reconcile.Result{}, client.IgnoreNotFound(err)
+			}
+			cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: w.Name + "-parts", Namespace: w.Namespace}}
+			if err := controllerutil.SetControllerReference(&w, cm, scheme); err != nil {
+				return reconcile.Result{}, err
+			}
+			if err := mgr.GetClient().Create(ctx, cm); err != nil && !apierrors.IsAlreadyExists(err) {
+				return reconcile.Result{}, err
 			}
 			if w.Status.ObservedGeneration == w.Generation {
 				return reconcile.Result{}, nil
@@ -179,6 +190,23 @@ func TestEnvtestInstallsCRDsAndReconcilerSetsStatus(t *testing.T) {
 	if err := c.List(ctx, &list, client.InNamespace(ns)); err != nil || len(list.Items) != 1 || list.Items[0].Status.Area != 16 {
 		t.Errorf("listing widgets: %v %+v", err, list.Items)
 	}
+
+	// The owned ConfigMap names the widget as its controller; deleting
+	// the widget lets the garbage collector remove it.
+	var cm corev1.ConfigMap
+	if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "w1-parts"}, &cm); err != nil {
+		t.Fatalf("the reconciler's ConfigMap: %v", err)
+	}
+	if refs := cm.OwnerReferences; len(refs) != 1 || refs[0].APIVersion != widgetGV.String() || refs[0].Kind != "Widget" ||
+		refs[0].Name != "w1" || refs[0].UID != w.UID || refs[0].Controller == nil || !*refs[0].Controller {
+		t.Errorf("owner references %+v", refs)
+	}
+	if err := c.Delete(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the owned ConfigMap to be collected", func() bool {
+		return apierrors.IsNotFound(c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "w1-parts"}, &corev1.ConfigMap{}))
+	})
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("manager stopped with %v", err)
