@@ -164,6 +164,28 @@ func TestDynamicInformerOnCustomResourceSyncs(t *testing.T) {
 	if _, err := inf.Lister().ByNamespace(ns).Get("after"); !apierrors.IsNotFound(err) {
 		t.Errorf("lister after the delete: %v", err)
 	}
+
+	// The informer keeps up across a schema change, which ends its watch
+	// as upstream's storage teardown does, and sees the new field.
+	cur, err := crdClient(t).Get(ctx, crd.Name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["color"] = apiextensionsv1.JSONSchemaProps{Type: "string", Default: &apiextensionsv1.JSON{Raw: []byte(`"red"`)}}
+	if _, err := crdClient(t).Update(ctx, cur, metav1.UpdateOptions{}); err != nil {
+		t.Fatalf("adding a field: %v", err)
+	}
+	if _, err := gadgets.Create(ctx, thing(gv, "Gadget", "third", "three"), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the informer to see an object of the new schema", func() bool {
+		got, err := inf.Lister().ByNamespace(ns).Get("third")
+		if err != nil {
+			return false
+		}
+		color, _, _ := unstructured.NestedString(got.(*unstructured.Unstructured).Object, "spec", "color")
+		return color == "red"
+	})
 }
 
 // TestCRDCreateServesAtOnce checks what envtest users wait for: when the
