@@ -375,12 +375,11 @@ func TestCRDConflictAndDeletion(t *testing.T) {
 	if d := at(refused, "details"); !reflect.DeepEqual(d, map[string]any{"group": "del.example.com", "kind": "gadgets"}) || refused["reason"] != "MethodNotAllowed" {
 		t.Errorf("refused create: %v", refused)
 	}
-	// Watches end when the resource is served anew (refusing creates)
-	// and when it is gone.
-	before.waitClosed()
-	during := e.watch(p + "?watch=1")
-	defer during.stop()
 	eventually(t, "the free gadget deleted", func() bool { return e.do("GET", p+"/free", nil).code == 404 })
+	// A watch carries on while the CRD terminates, seeing its objects go,
+	// and ends once the CRD is gone.
+	for ev := before.next(); ev.Type != "DELETED" || at(ev.Object, "metadata", "name") != "free"; ev = before.next() {
+	}
 	eventually(t, "the held gadget marked for deletion", func() bool {
 		return at(e.do("GET", p+"/held", nil).mustCode(t, 200).obj(t), "metadata", "deletionTimestamp") != nil
 	})
@@ -392,7 +391,7 @@ func TestCRDConflictAndDeletion(t *testing.T) {
 	e.do("PATCH", p+"/held", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
 	eventually(t, "the CRD gone", func() bool { return e.do("GET", crdPath+"/gadgets.del.example.com", nil).code == 404 })
 	eventually(t, "the resource unserved", func() bool { return e.do("GET", p, nil).code == 404 })
-	during.waitClosed()
+	before.waitClosed()
 	if body := string(e.do("GET", "/apis/del.example.com/v1", nil).body); strings.Contains(body, `"gadgets"`) {
 		t.Errorf("discovery still lists gadgets: %s", body)
 	}

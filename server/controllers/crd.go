@@ -51,6 +51,9 @@ type CRDs struct {
 	waiting sync.WaitGroup
 }
 
+// terminatingMark ends the fingerprint of a CRD being deleted.
+const terminatingMark = " terminating"
+
 // servedCRD is what one CRD currently has in the registry.
 type servedCRD struct {
 	fingerprint string
@@ -194,7 +197,7 @@ func (c *CRDs) apply(kv bolt.KV) {
 	if customresource.Established(crd) {
 		fp = schema.Encode(nil, map[string]any{"spec": crd["spec"], "status": map[string]any{"acceptedNames": child(crd, "status")["acceptedNames"]}}, c.Descriptor.Schema)
 		if terminating {
-			fp = append(fp, " terminating"...)
+			fp = append(fp, terminatingMark...)
 		}
 	}
 	c.mu.Lock()
@@ -227,7 +230,13 @@ func (c *CRDs) apply(kv bolt.KV) {
 	if cur != nil {
 		old = cur.descs
 	}
-	c.Registry.Replace(old, descs)
+	if cur != nil && string(fp) == cur.fingerprint+terminatingMark {
+		// Only creates are refused from now on: watches carry on, as
+		// upstream keeps a terminating CRD's storage until it is gone.
+		c.Registry.Succeed(old, descs)
+	} else {
+		c.Registry.Replace(old, descs)
+	}
 	c.forget(old)
 	c.mu.Lock()
 	c.served[name] = &servedCRD{fingerprint: string(fp), descs: descs, terminating: terminating}

@@ -136,6 +136,37 @@ func (r *Registry) Retired(d *Descriptor) <-chan struct{} {
 	return ch
 }
 
+// Succeed is Replace for descriptors that serve the same objects as the
+// old ones they follow (a CRD being deleted refusing creates): what
+// Retired handed out for an old descriptor passes to its successor of the
+// same resource instead of closing.
+func (r *Registry) Succeed(old, add []*Descriptor) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	carried := map[gvr]chan struct{}{}
+	for _, d := range old {
+		if ch, ok := r.retired[d]; ok && r.byGVR[gvr{d.Group, d.Version, d.Resource}] == d {
+			carried[gvr{d.Group, d.Version, d.Resource}] = ch
+			delete(r.retired, d)
+		}
+	}
+	for _, d := range old {
+		r.removeLocked(d)
+	}
+	for _, d := range add {
+		r.addLocked(d)
+		k := gvr{d.Group, d.Version, d.Resource}
+		if ch, ok := carried[k]; ok {
+			r.retired[d] = ch
+			delete(carried, k)
+		}
+	}
+	for _, ch := range carried {
+		close(ch)
+	}
+	r.generation++
+}
+
 // retireLocked closes the channel Retired handed out for d, if any.
 func (r *Registry) retireLocked(d *Descriptor) {
 	if ch, ok := r.retired[d]; ok {
