@@ -106,3 +106,53 @@ func TestReplace(t *testing.T) {
 		t.Error("unrelated descriptor removed")
 	}
 }
+
+func TestRetired(t *testing.T) {
+	t.Parallel()
+	closed := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	r := New()
+	widget := func(v string) *Descriptor {
+		return &Descriptor{Group: "example.com", Version: v, Resource: "widgets", Kind: "Widget"}
+	}
+	v1, v2 := widget("v1"), widget("v2")
+	if !closed(r.Retired(v1)) {
+		t.Error("an unserved descriptor is not retired")
+	}
+	r.Replace(nil, []*Descriptor{v1, v2})
+	ch1, ch2 := r.Retired(v1), r.Retired(v2)
+	if closed(ch1) || closed(ch2) || r.Retired(v1) != ch1 {
+		t.Fatal("a served descriptor is retired, or gets a new channel")
+	}
+
+	// A successor of the same resource takes the channel; a descriptor
+	// without one is retired.
+	v1b := widget("v1")
+	r.Succeed([]*Descriptor{v1, v2}, []*Descriptor{v1b})
+	if closed(ch1) || r.Retired(v1b) != ch1 || !closed(ch2) {
+		t.Errorf("after Succeed: v1 retired %v, carried %v, v2 retired %v", closed(ch1), r.Retired(v1b) == ch1, closed(ch2))
+	}
+	// Replacing, adding over and removing retire.
+	v1c := widget("v1")
+	r.Replace([]*Descriptor{v1b}, []*Descriptor{v1c})
+	if !closed(ch1) {
+		t.Error("a replaced descriptor is not retired")
+	}
+	ch := r.Retired(v1c)
+	r.Add(widget("v1"))
+	if !closed(ch) {
+		t.Error("a descriptor added over is not retired")
+	}
+	last := r.Lookup("example.com", "v1", "widgets")
+	ch = r.Retired(last)
+	r.Replace([]*Descriptor{last}, nil)
+	if !closed(ch) || !closed(r.Retired(last)) {
+		t.Error("a removed descriptor is not retired")
+	}
+}
