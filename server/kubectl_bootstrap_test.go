@@ -3,9 +3,11 @@
 package server_test
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,6 +56,27 @@ func TestKubectlBootstrapToken(t *testing.T) {
 	out, errOut, err := join("abc123.0123456789abcdef", "get", "--raw", "/api")
 	if err != nil || !strings.Contains(out, `"kind":"APIVersions"`) {
 		t.Fatalf("get --raw /api with the bootstrap token: %v\n%s%s", err, out, errOut)
+	}
+	out, errOut, err = join("abc123.0123456789abcdef", "auth", "whoami", "-o", "json")
+	if err != nil {
+		t.Fatalf("auth whoami with the bootstrap token: %v\n%s%s", err, out, errOut)
+	}
+	var review struct {
+		Status struct {
+			UserInfo struct {
+				Username string   `json:"username"`
+				UID      string   `json:"uid"`
+				Groups   []string `json:"groups"`
+			} `json:"userInfo"`
+		} `json:"status"`
+	}
+	if err := json.Unmarshal([]byte(out), &review); err != nil {
+		t.Fatalf("auth whoami -o json: %v\n%s", err, out)
+	}
+	u := review.Status.UserInfo
+	wantGroups := []string{"system:bootstrappers", "system:bootstrappers:kubeadm:default-node-token", "system:authenticated"}
+	if u.Username != "system:bootstrap:abc123" || u.UID != "" || !slices.Equal(u.Groups, wantGroups) {
+		t.Errorf("auth whoami: %+v, want system:bootstrap:abc123 in %v", u, wantGroups)
 	}
 	_, errOut, err = join("abc123.0123456789abcdee", "get", "--raw", "/api")
 	if err == nil || !strings.Contains(errOut, "Unauthorized") {
