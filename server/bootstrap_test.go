@@ -55,6 +55,15 @@ func TestBootstrapTokenAuthentication(t *testing.T) {
 	if c := e.codeAs("abc123.0123456789abcdef", "/api"); c != 200 {
 		t.Fatalf("valid bootstrap token: %d", c)
 	}
+	// Who the token is: its user, the groups sorted, then the
+	// authenticated group; no uid, no extra.
+	e.do("PATCH", secretsPath(b)+"/bootstrap-token-abc123", `{"stringData":{"auth-extra-groups":"system:bootstrappers:z,system:bootstrappers:a,system:bootstrappers:z"}}`,
+		"Content-Type", "application/merge-patch+json").mustCode(t, 200)
+	ssr := e.send(req{method: "POST", path: "/apis/" + b.Group("authentication") + "/v1/selfsubjectreviews", token: "abc123.0123456789abcdef",
+		body: `{"apiVersion":"` + b.Group("authentication") + `/v1","kind":"SelfSubjectReview"}`}).mustCode(t, 201).obj(t)
+	if got, want := jsonOf(t, ssr["status"]), `{"userInfo":{"groups":["system:bootstrappers","system:bootstrappers:a","system:bootstrappers:z","system:authenticated"],"username":"system:bootstrap:abc123"}}`; got != want {
+		t.Errorf("SelfSubjectReview status %s, want %s", got, want)
+	}
 	unauthorized := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}` + "\n"
 	for _, tok := range []string{
 		"abc123.0123456789abcdee", // wrong secret
