@@ -225,3 +225,18 @@ func TestClusterInfoSigning(t *testing.T) {
 		return path(e.do("GET", cmPath, nil).obj(t), "data.jws-kubeconfig-sign01") == nil
 	})
 }
+
+// TestClusterInfoWrittenOnce: cluster-info is written at the first start
+// only; what an operator changed in it survives a restart.
+func TestClusterInfoWrittenOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	e := startWith(t, testOptions(t, dir))
+	cmPath := "/api/v1/namespaces/" + e.opts.Brand.PublicNamespace + "/configmaps/cluster-info"
+	e.do("PATCH", cmPath, `{"data":{"kubeconfig":"edited"}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
+	e.stop()
+	e2 := startWith(t, testOptions(t, dir))
+	if got := path(e2.do("GET", cmPath, nil).mustCode(t, 200).obj(t), "data.kubeconfig"); got != "edited" {
+		t.Fatalf("cluster-info kubeconfig after a restart: %v", got)
+	}
+}
