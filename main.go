@@ -114,6 +114,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 					return fmt.Errorf("%w: %v", errUsage, err)
 				},
 			},
+			kubeconfigCommand(),
 			{
 				Name:  "version",
 				Usage: "print the version",
@@ -185,4 +186,46 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 	}
 	o.EnableBootstrapTokenAuth = c.Bool("enable-bootstrap-token-auth")
 	return o, o.Validate()
+}
+
+// kubeconfigCommand is `platd kubeconfig`: a kubeconfig for a non-admin
+// user, with a client certificate signed by the data directory's CA.
+func kubeconfigCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "kubeconfig",
+		Usage: "write a kubeconfig for a user, with a client certificate signed by platd's CA",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "user", Usage: "user name (the certificate's CN)"},
+			&cli.StringSliceFlag{Name: "group", Usage: "group of the user (the certificate's O; repeatable)"},
+			&cli.StringFlag{Name: "data-dir", Value: "platd-data", Usage: "platd's data directory"},
+			&cli.StringFlag{Name: "cert-dir", Usage: "directory of platd's key material (default <data-dir>/pki)"},
+			&cli.StringFlag{Name: "server", Usage: "server URL (default: the admin kubeconfig's)"},
+			&cli.StringFlag{Name: "brand", Value: "plat", Usage: "API spelling, which names the cluster: " + strings.Join(config.BrandNames(), " or ")},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: "-", Usage: "file to write (mode 0600), - for standard output"},
+		},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return fmt.Errorf("%w: unexpected argument %q", errUsage, c.Args().First())
+			}
+			brand, err := config.LookupBrand(c.String("brand"))
+			if err != nil {
+				return fmt.Errorf("%w: --brand: %v", config.ErrInvalid, err)
+			}
+			kc, err := server.UserKubeconfig(server.UserKubeconfigOptions{
+				DataDir: c.String("data-dir"), CertDir: c.String("cert-dir"), Brand: brand,
+				User: c.String("user"), Groups: c.StringSlice("group"), Server: c.String("server"),
+			})
+			if err != nil {
+				return err
+			}
+			if out := c.String("output"); out != "-" {
+				return os.WriteFile(out, kc, 0o600)
+			}
+			_, err = c.App.Writer.Write(kc)
+			return err
+		},
+	}
 }

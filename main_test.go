@@ -173,3 +173,17 @@ func TestRemoteAuthnFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestKubeconfigCommandErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := parse(t, "kubeconfig", "--data-dir", dir); !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), "--user must not be empty") {
+		t.Errorf("no --user: %v", err)
+	}
+	// No CA yet: platd has not run with this data directory.
+	if _, err := parse(t, "kubeconfig", "--data-dir", dir, "--user", "carol"); err == nil || !strings.Contains(err.Error(), "run platd serve with this data directory first") {
+		t.Errorf("no CA: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "pki", "ca.crt")); !os.IsNotExist(err) {
+		t.Errorf("a CA was made: %v", err)
+	}
+}

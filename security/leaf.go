@@ -136,3 +136,13 @@ func subjectName(cn string, orgs []string) pkix.Name {
 	}
 	return n
 }
+
+// IssueClientCert returns a new one-year client certificate of this CA
+// with subject CN commonName and O orgs, which the x509 authenticator maps
+// to user and groups, and its key, both PEM.
+func (ca *CA) IssueClientCert(commonName string, orgs []string) (certPEM, keyPEM []byte, err error) {
+	return ca.issue(&x509.Certificate{
+		Subject:     subjectName(commonName, orgs),
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	})
+}

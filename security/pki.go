@@ -83,6 +83,24 @@ func EnsureCA(dir string) (*CA, error) {
 	return createCA(certFile, keyFile)
 }
 
+// LoadCA loads the CA EnsureCA made in dir, and never makes one: a tool
+// signing for a running platd must use its CA. A missing CA is an error
+// wrapping ErrKeyMaterial.
+func LoadCA(dir string) (*CA, error) {
+	certFile := filepath.Join(dir, caCertName)
+	keyFile := filepath.Join(dir, caKeyName)
+	for _, f := range []string{certFile, keyFile} {
+		ok, err := exists(f)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return nil, fmt.Errorf("%w: %s does not exist", ErrKeyMaterial, f)
+		}
+	}
+	return loadCA(certFile, keyFile)
+}
+
 // Certificate returns the CA certificate; the caller must not modify it.
 func (ca *CA) Certificate() *x509.Certificate { return ca.cert }
 
