@@ -319,6 +319,9 @@ func (a *saAuthenticator) validate(ctx context.Context, token string, v *verifie
 	if err != nil {
 		return nil, false, err
 	}
+	// The token is reported valid for the audiences both it and the
+	// request name, which TokenReview answers with.
+	u.Audiences = IntersectAudiences(tokenAuds, requested)
 	return u, true, nil
 }
 

@@ -12,7 +12,7 @@ import (
 // are built before the parts (the authenticator needs the store the types
 // describe), so each is reached through the Server when a request comes.
 func (s *Server) services() builtin.Services {
-	return builtin.Services{Authenticator: security.AuthenticatorFunc(s.authenticate)}
+	return builtin.Services{Authenticator: security.AuthenticatorFunc(s.authenticate), APIAudiences: s.opts.ServiceAccounts.Audiences()}
 }
 
 // authenticate runs the server's request authenticator, set in New before

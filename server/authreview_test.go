@@ -18,9 +18,18 @@ func TestTokenReview(t *testing.T) {
 		return e.do("POST", base, body).mustCode(t, 201).obj(t)
 	}
 	got := review(adminToken)
-	want := `{"authenticated":true,"user":{"groups":["system:masters","system:authenticated"],"uid":"admin-uid","username":"admin"}}`
+	// The API audiences default to the service-account issuer.
+	const api = "https://plat.default.svc.cluster.local"
+	want := `{"audiences":["` + api + `"],"authenticated":true,"user":{"groups":["system:masters","system:authenticated"],"uid":"admin-uid","username":"admin"}}`
 	if s := jsonOf(t, got["status"]); s != want {
 		t.Errorf("admin token: status %s, want %s", s, want)
+	}
+	// A static token is valid for the API audiences only.
+	if s := jsonOf(t, review(adminToken, `,"audiences":["vault","`+api+`"]`)["status"]); s != want {
+		t.Errorf("admin token for vault and the API: status %s, want %s", s, want)
+	}
+	if s := jsonOf(t, review(adminToken, `,"audiences":["vault"]`)["status"]); s != `{"error":"invalid bearer token","user":{}}` {
+		t.Errorf("admin token for vault: status %s", s)
 	}
 	if mf := jsonOf(t, path(got, "metadata.managedFields")); !strings.Contains(mf, `"fieldsV1":{"f:spec":{"f:token":{}}}`) || !strings.Contains(mf, `"manager":"platd-test","operation":"Update"`) {
 		t.Errorf("managedFields %s", mf)

@@ -195,11 +195,16 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	// Token authenticators in upstream's order: bootstrap tokens follow
 	// service-account tokens and precede the JWT authenticators (OIDC)
 	// and the webhook.
+	// Bootstrap and JWT tokens know no audiences: they answer for the API
+	// audiences only.
+	auds := o.ServiceAccounts.Audiences()
 	tokenAuthns := []security.TokenAuthenticator{saAuth}
-	tokenAuthns = append(tokenAuthns, s.bootstrapTokenAuthenticators()...)
-	tokenAuthns = append(tokenAuthns, jwtTokens(s.jwt)...)
+	for _, t := range append(s.bootstrapTokenAuthenticators(), jwtTokens(s.jwt)...) {
+		tokenAuthns = append(tokenAuthns, security.AudienceAgnosticToken(auds, t))
+	}
 	tokenAuthns = append(tokenAuthns, remote.tokens...)
-	s.authn = security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, Front: remote.front, ClientCAs: clientCAs, Tokens: tokens, TokenAuthenticators: tokenAuthns, Anonymous: o.AnonymousAuth, AnonymousPaths: o.AnonymousPaths})
+	s.authn = security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, Front: remote.front, ClientCAs: clientCAs, Tokens: tokens, TokenAuthenticators: tokenAuthns,
+		Anonymous: o.AnonymousAuth, AnonymousPaths: o.AnonymousPaths, APIAudiences: auds})
 	authz, err := authorizer(o.AuthorizationModes)
 	if err != nil {
 		return fail(err)
