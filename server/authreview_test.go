@@ -88,3 +88,33 @@ func jsonOf(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// A service-account token is reviewed with its audiences and credential id.
+func TestTokenReviewServiceAccountToken(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	e.do("POST", "/api/v1/namespaces/default/serviceaccounts", `{"metadata":{"name":"robot"}}`).mustCode(t, 201)
+	tr := e.do("POST", "/api/v1/namespaces/default/serviceaccounts/robot/token", `{"spec":{"audiences":["vault","https://plat.default.svc.cluster.local"]}}`).mustCode(t, 201).obj(t)
+	token, _ := path(tr, "status.token").(string)
+	review := func(auds string) map[string]any {
+		body := `{"spec":{"token":"` + token + `"` + auds + `}}`
+		return e.do("POST", "/apis/authentication.plat.io/v1/tokenreviews", body).mustCode(t, 201).obj(t)
+	}
+	got := review("")
+	if path(got, "status.authenticated") != true || path(got, "status.user.username") != "system:serviceaccount:default:robot" ||
+		jsonOf(t, path(got, "status.audiences")) != `["https://plat.default.svc.cluster.local"]` ||
+		jsonOf(t, path(got, "status.user.groups")) != `["system:serviceaccounts","system:serviceaccounts:default","system:authenticated"]` {
+		t.Errorf("review: %s", jsonOf(t, got["status"]))
+	}
+	if cid := jsonOf(t, path(got, "status.user.extra")); !strings.Contains(cid, `"authentication.plat.io/credential-id":["JTI=`) {
+		t.Errorf("extra %s", cid)
+	}
+	if got := review(`,"audiences":["vault"]`); jsonOf(t, path(got, "status.audiences")) != `["vault"]` {
+		t.Errorf("review for vault: %s", jsonOf(t, got["status"]))
+	}
+	got = review(`,"audiences":["db"]`)
+	want := `{"error":"[invalid bearer token, token audiences [\"vault\" \"https://plat.default.svc.cluster.local\"] is invalid for the target audiences [\"db\"]]","user":{}}`
+	if s := jsonOf(t, got["status"]); s != want {
+		t.Errorf("review for db:\n got  %s\n want %s", s, want)
+	}
+}
