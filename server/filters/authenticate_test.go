@@ -83,3 +83,32 @@ func TestAuthenticateFilter(t *testing.T) {
 		t.Errorf("user requests %v", got.UserRequests)
 	}
 }
+
+// An anonymous HTTP/2 client is told to close its connection; an
+// authenticated one keeps it.
+func TestAuthenticateAnonymousHTTP2(t *testing.T) {
+	t.Parallel()
+	authn := security.AuthenticatorFunc(func(r *http.Request) (*security.User, bool, error) {
+		if r.Header.Get("Authorization") == "" {
+			return security.AnonymousUser(), true, nil
+		}
+		return &security.User{Name: "alice"}, true, nil
+	})
+	h := Authenticate(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), authn, slog.Default(), nil, nil)
+	for _, c := range []struct {
+		auth  string
+		proto int
+		close bool
+	}{{"", 2, true}, {"", 1, false}, {"Bearer x", 2, false}} {
+		r := httptest.NewRequest("GET", "/healthz", nil)
+		r.ProtoMajor = c.proto
+		if c.auth != "" {
+			r.Header.Set("Authorization", c.auth)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if got := w.Header().Get("Connection") == "close"; got != c.close {
+			t.Errorf("%q over HTTP/%d: Connection close %v, want %v", c.auth, c.proto, got, c.close)
+		}
+	}
+}
