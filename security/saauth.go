@@ -169,6 +169,10 @@ func (a *audience) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// errTokenInvalidated is returned when the object a token is bound to is
+// gone.
+var errTokenInvalidated = errors.New("service account token has been invalidated")
+
 // errUnexpectedClaims is returned for a verified token whose claims do
 // not decode.
 var errUnexpectedClaims = errors.New("service account token claims could not be validated due to unexpected private claim")
@@ -348,11 +352,10 @@ func (a *saAuthenticator) validateBound(c *tokenClaims, now time.Time) (*User, e
 	if sa.UID != p.ServiceAccount.UID {
 		return nil, fmt.Errorf("service account UID (%s) does not match claim (%s)", sa.UID, p.ServiceAccount.UID)
 	}
-	invalidated := errors.New("service account token has been invalidated")
 	bound := func(kind TokenObjectKind, ns string, ref *ObjectRef, what string) error {
 		o, err := a.cfg.Objects.TokenObject(kind, ns, ref.Name)
 		if err != nil || gone(o) {
-			return invalidated
+			return errTokenInvalidated
 		}
 		if o.UID != ref.UID {
 			return fmt.Errorf("%s UID (%s) does not match service account %s ref claim (%s)", what, o.UID, what, ref.UID)

@@ -151,14 +151,13 @@ type storedTokenObject struct {
 
 func (t *tokenObjects) TokenObject(kind security.TokenObjectKind, ns, name string) (*security.TokenObject, error) {
 	d := t.descs[kind]
-	notFound := fmt.Errorf("%s %q not found", t.names[kind], name)
 	if d == nil {
-		return nil, notFound
+		return nil, t.notFound(kind, name)
 	}
 	key := d.Key(ns, name)
 	kv, err := t.store.Get(key)
 	if err != nil {
-		return nil, notFound
+		return nil, t.notFound(kind, name)
 	}
 	t.mu.Lock()
 	c, ok := t.decoded[key]
@@ -185,6 +184,11 @@ func (t *tokenObjects) TokenObject(kind security.TokenObjectKind, ns, name strin
 	t.decoded[key] = decodedObject{rev: kv.ModRevision, obj: obj}
 	t.mu.Unlock()
 	return obj, nil
+}
+
+// notFound is the lister's NotFound text upstream's validation returns.
+func (t *tokenObjects) notFound(kind security.TokenObjectKind, name string) error {
+	return fmt.Errorf("%s %q not found", t.names[kind], name)
 }
 
 // legacyStampTimeout bounds the label write of a legacy token's use.
