@@ -291,3 +291,23 @@ func TestLegacyTokenWithoutLookup(t *testing.T) {
 	})
 	e.send(req{method: "GET", path: "/api/v1/namespaces/default/configmaps", token: tok}).mustCode(t, 200)
 }
+
+// --service-account-max-token-expiration shortens longer requests, with a
+// warning, and the extension does not apply to unbound tokens.
+func TestTokenRequestMaxExpiration(t *testing.T) {
+	t.Parallel()
+	e := start(t, func(o *config.Options) { o.ServiceAccounts.MaxTokenExpiration = 2 * time.Hour })
+	e.create(t, "/api/v1/namespaces/default/serviceaccounts", map[string]any{"metadata": map[string]any{"name": "robot"}})
+	r := e.requestToken("default", "robot", map[string]any{"expirationSeconds": 10000}).mustCode(t, 201)
+	if w := r.header.Get("Warning"); !strings.Contains(w, "requested expiration of 10000 seconds shortened to 7200 seconds") {
+		t.Errorf("Warning = %q", w)
+	}
+	c := jwtClaims(t, path(r.obj(t), "status.token").(string))
+	if c["exp"].(float64)-c["iat"].(float64) != 7200 {
+		t.Errorf("claims = %v", c)
+	}
+	c = jwtClaims(t, e.token("default", "robot", map[string]any{"expirationSeconds": 3607}))
+	if c["exp"].(float64)-c["iat"].(float64) != 3607 || c[platBrand.LongDomain].(map[string]any)["warnafter"] != nil {
+		t.Errorf("an unbound 3607-second token is not extended: %v", c)
+	}
+}
