@@ -359,3 +359,33 @@ func TestOptionsAnonymousFromFile(t *testing.T) {
 		t.Fatalf("anonymous with AlwaysAllow: %v", err)
 	}
 }
+
+func TestOIDCIssuerMustNotBeServiceAccountIssuer(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	b := Brands["plat"]
+	o := Options{DataDir: dir, BindAddress: "127.0.0.1", AuthorizationModes: []string{ModeAlwaysAllow}, Brand: b, HistoryRetention: time.Minute,
+		OIDC:            OIDCFlags{IssuerURL: "https://sa.example", ClientID: "c"},
+		ServiceAccounts: ServiceAccountOptions{Issuers: []string{"https://sa.example"}}}
+	err := o.Validate()
+	if want := `--oidc-*: jwt[0].issuer.url: Invalid value: "https://sa.example": URL must not overlap with disallowed issuers: [https://sa.example]`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v, want %s", err, want)
+	}
+}
+
+func TestAuthenticationConfigAPIVersionFollowsBrand(t *testing.T) {
+	t.Parallel()
+	k, p := Brands["kubernetes"], Brands["plat"]
+	for _, v := range AuthenticationConfigAPIVersions(k) {
+		in := []byte("apiVersion: " + v + "\nkind: AuthenticationConfiguration\n")
+		if _, err := DecodeAuthenticationConfig(in, k); err != nil {
+			t.Errorf("%s in its brand: %v", v, err)
+		}
+		if _, err := DecodeAuthenticationConfig(in, p); err == nil || !strings.Contains(err.Error(), "no kind") {
+			t.Errorf("%s in the other brand: %v", v, err)
+		}
+	}
+	if got := AuthenticationConfigAPIVersions(k); got[0] != "apiserver.config."+k.Domain+"/v1beta1" || got[1] != "apiserver.config."+k.Domain+"/v1alpha1" {
+		t.Errorf("versions %v", got)
+	}
+}
