@@ -43,6 +43,7 @@ type JWTAuthenticator struct {
 	claimRules            []ruleExpr
 	userRules             []ruleExpr
 	needClaims            bool
+	counters              jwtCounters
 }
 
 type extraExpr struct {
@@ -209,21 +210,27 @@ func (a *JWTAuthenticator) AuthenticateToken(ctx context.Context, token string) 
 	if iss, ok := untrustedIssuer(token); !ok || iss != a.cfg.Issuer.URL {
 		return nil, false, nil
 	}
-	if !a.provider.initialized() {
-		return nil, false, ErrJWTNotInitialized
-	}
-	claims, err := a.verify(ctx, token)
-	if err != nil {
-		return nil, false, fmt.Errorf("oidc: verify token: %w", err)
-	}
-	if err := a.expandGroups(ctx, claims); err != nil {
-		return nil, false, fmt.Errorf("oidc: could not expand distributed claims: %w", err)
-	}
-	u, err := a.mapUser(claims)
+	start := time.Now()
+	u, err := a.authenticate(ctx, token)
+	a.counters.record(err == nil, time.Since(start))
 	if err != nil {
 		return nil, false, err
 	}
 	return u, true, nil
+}
+
+func (a *JWTAuthenticator) authenticate(ctx context.Context, token string) (*User, error) {
+	if !a.provider.initialized() {
+		return nil, ErrJWTNotInitialized
+	}
+	claims, err := a.verify(ctx, token)
+	if err != nil {
+		return nil, fmt.Errorf("oidc: verify token: %w", err)
+	}
+	if err := a.expandGroups(ctx, claims); err != nil {
+		return nil, fmt.Errorf("oidc: could not expand distributed claims: %w", err)
+	}
+	return a.mapUser(claims)
 }
 
 // idClaims are the registered claims the verifier checks.

@@ -289,6 +289,13 @@ func TestJWTFromFlags(t *testing.T) {
 		err.Error() != `oidc: verify token: oidc: expected audience "platd" got ["x"]` {
 		t.Fatalf("wrong audience: %v", err)
 	}
+	// Tokens of other issuers are not counted.
+	_, _, _ = s.AuthenticateToken(ctx, "not-a-jwt")
+	st := s.IssuerStats()
+	if len(st) != 1 || st[0].Issuer != ti.url() || st[0].Success != 1 || st[0].Failure != 1 || st[0].SuccessTime <= 0 ||
+		!strings.HasPrefix(st[0].IssuerHash, "sha256:") || len(st[0].IssuerHash) != len("sha256:")+64 {
+		t.Fatalf("issuer stats %+v", st)
+	}
 	// email as username: an unverified email is refused, no prefix.
 	flags.UsernameClaim = "email"
 	s2, err := NewJWTAuthenticatorsFromFlags(flags, JWTOptions{Brand: config.Brands["plat"]}, discard())
