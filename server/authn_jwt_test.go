@@ -217,3 +217,32 @@ anonymous:
 	e.send(req{method: "GET", path: "/api/v1/namespaces"}).mustCode(t, 401)
 	e.send(req{method: "GET", path: "/livez"}).mustCode(t, 403).mustMessage(t, `forbidden: User "system:anonymous" cannot get path "/livez": Everything is forbidden.`)
 }
+
+// TestJWTSelfSubjectReview checks the whole mapping as the server reports
+// it: user name, uid, groups with the prefix and system:authenticated, and
+// the extras with the token's credential id.
+func TestJWTSelfSubjectReview(t *testing.T) {
+	t.Parallel()
+	p := newOIDCProvider(t)
+	file := filepath.Join(t.TempDir(), "authn.yaml")
+	writeFileAtomic(t, file, strings.Replace(p.config("oidc:"), "    groups:\n      claim: groups\n      prefix: \"\"\n",
+		"    groups:\n      claim: groups\n      prefix: \"g:\"\n    uid:\n      expression: '\"uid-\" + claims.sub'\n    extra:\n    - key: example.com/tenant\n      valueExpression: claims.tenant\n", 1))
+	e := start(t, func(o *config.Options) { o.AuthenticationConfigFile = file })
+	ssr := "/apis/" + platBrand.Group("authentication") + "/v1/selfsubjectreviews"
+	tok := p.token(t, map[string]any{"tenant": "acme", "groups": []string{"dev", "ops"}, "jti": "j-1"})
+	eventually(t, "JWT authenticator ready", func() bool {
+		return e.send(req{method: "POST", path: ssr, body: `{}`, token: tok}).code == 201
+	})
+	got := e.send(req{method: "POST", path: ssr, body: `{}`, token: tok}).mustCode(t, 201).obj(t)
+	want := map[string]any{
+		"username": "oidc:alice", "uid": "uid-alice",
+		"groups": []string{"g:dev", "g:ops", "system:authenticated"},
+		"extra": map[string][]string{
+			"authentication." + platBrand.LongDomain + "/credential-id": {"JTI=j-1"},
+			"example.com/tenant": {"acme"},
+		},
+	}
+	if g, w := jsonOf(t, path(got, "status.userInfo")), jsonOf(t, want); g != w {
+		t.Errorf("userInfo = %s\nwant       %s", g, w)
+	}
+}
