@@ -160,6 +160,9 @@ func DecodeAuthenticationConfig(data []byte, b Brand) (*AuthenticationConfigurat
 		}
 		return nil, fmt.Errorf("strict decoding error: %s", strings.Join(quoted, ", "))
 	}
+	if bad := typeMismatches(generic, reflect.TypeOf(AuthenticationConfiguration{}), ""); len(bad) > 0 {
+		return nil, fmt.Errorf("%s", strings.Join(bad, ", "))
+	}
 	var c AuthenticationConfiguration
 	dec := json.NewDecoder(bytes.NewReader(js))
 	if err := dec.Decode(&c); err != nil {
@@ -227,4 +230,77 @@ func unknownFields(v any, t reflect.Type, path string) []string {
 		}
 	}
 	return out
+}
+
+// typeMismatches lists the values of v whose JSON type does not fit t, by
+// path (jwt[0].issuer.audiences: must be a list, got a number).
+func typeMismatches(v any, t reflect.Type, path string) []string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if v == nil {
+		return nil
+	}
+	got := jsonKind(v)
+	want := ""
+	switch t.Kind() {
+	case reflect.String:
+		want = "a string"
+	case reflect.Bool:
+		want = "a boolean"
+	case reflect.Int, reflect.Int64:
+		want = "a number"
+	case reflect.Slice:
+		want = "a list"
+	case reflect.Struct, reflect.Map:
+		want = "an object"
+	}
+	if want != "" && got != want {
+		where := path
+		if where == "" {
+			where = "the document"
+		}
+		return []string{fmt.Sprintf("%s: must be %s, got %s", where, want, got)}
+	}
+	var out []string
+	switch val := v.(type) {
+	case []any:
+		for i, e := range val {
+			out = append(out, typeMismatches(e, t.Elem(), path+"["+strconv.Itoa(i)+"]")...)
+		}
+	case map[string]any:
+		if t.Kind() != reflect.Struct {
+			return nil
+		}
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			e, ok := val[name]
+			if !ok {
+				continue
+			}
+			p := name
+			if path != "" {
+				p = path + "." + name
+			}
+			out = append(out, typeMismatches(e, f.Type, p)...)
+		}
+	}
+	return out
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64:
+		return "a number"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "an object"
+	}
+	return "null"
 }

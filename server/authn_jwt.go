@@ -49,3 +49,12 @@ func (s *Server) AuthenticationConfigReloads() security.ReloadStats {
 	}
 	return s.jwt.Stats()
 }
+
+// JWTIssuerStats returns the verification counters of each JWT issuer
+// (none without OIDC configuration).
+func (s *Server) JWTIssuerStats() []security.JWTIssuerStats {
+	if s.jwt == nil {
+		return nil
+	}
+	return s.jwt.IssuerStats()
+}
