@@ -155,6 +155,10 @@ func TestWebhookTokenReview(t *testing.T) {
 		case "unavailable-retry-after":
 			w.Header().Set("Retry-After", "1")
 			http.Error(w, "later", http.StatusServiceUnavailable)
+		case "hangup":
+			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				conn.Close()
+			}
 		case "malformed":
 			_, _ = io.WriteString(w, `{"apiVersion":`)
 		case "wrong-kind":
@@ -179,6 +183,7 @@ func TestWebhookTokenReview(t *testing.T) {
 		{token: "server-error", err: "the server responded with status 500: boom", attempts: 5, waits: 4},
 		{token: "unavailable-retry-after", err: "status 503", attempts: 5, waits: 4},
 		{token: "bad-request", err: "the server responded with status 400", attempts: 1},
+		{token: "hangup", err: "EOF", attempts: 5, waits: 4},
 		{token: "malformed", err: "decoding the response", attempts: 1},
 		{token: "wrong-kind", err: `not a TokenReview of ` + authGroup, attempts: 1},
 		{token: "wrong-group", err: `not a TokenReview of ` + authGroup, attempts: 1},
