@@ -129,7 +129,7 @@ func (o *Options) validateJWTAuthn() []string {
 		if err != nil {
 			return append(errs, err.Error())
 		}
-		if ferrs := ValidateAuthenticationConfig(&AuthenticationConfiguration{JWT: []JWTAuthenticator{a}}, nil, o.Brand); len(ferrs) > 0 {
+		if ferrs := ValidateAuthenticationConfig(&AuthenticationConfiguration{JWT: []JWTAuthenticator{a}}, o.ServiceAccounts.Issuers, o.Brand); len(ferrs) > 0 {
 			errs = append(errs, fmt.Sprintf("--oidc-*: %v", ferrs))
 		}
 	}
@@ -138,7 +138,7 @@ func (o *Options) validateJWTAuthn() []string {
 		if err != nil {
 			return append(errs, "--authentication-config: "+err.Error())
 		}
-		if ferrs := ValidateAuthenticationConfig(c, nil, o.Brand); len(ferrs) > 0 {
+		if ferrs := ValidateAuthenticationConfig(c, o.ServiceAccounts.Issuers, o.Brand); len(ferrs) > 0 {
 			errs = append(errs, fmt.Sprintf("--authentication-config %s: invalid authentication config: %v", o.AuthenticationConfigFile, ferrs))
 		}
 		errs = append(errs, o.applyAnonymous(c.Anonymous)...)

@@ -13,7 +13,8 @@ import (
 // platd with exit code 2.
 func (s *Server) jwtAuthenticators() (*security.JWTAuthenticators, error) {
 	o := s.opts
-	opts := security.JWTOptions{Brand: o.Brand, CELLibraries: servercel.Libraries()}
+	// No JWT authenticator may claim a service-account issuer.
+	opts := security.JWTOptions{Brand: o.Brand, CELLibraries: servercel.Libraries(), DisallowedIssuers: o.ServiceAccounts.Issuers}
 	var (
 		jwt *security.JWTAuthenticators
 		err error
