@@ -14,7 +14,7 @@ func TestWebSocketAuthenticator(t *testing.T) {
 	b, _ := config.LookupBrand("kubernetes")
 	a := NewWebSocketAuthenticator(b, NewTokenFile([]config.Token{{Token: "tok", User: "alice", UID: "1"}}))
 	enc := func(s string) string {
-		return "base64url.bearer.authorization.k8s.io." + base64.RawURLEncoding.EncodeToString([]byte(s))
+		return "base64url.bearer.authorization." + b.Domain + "." + base64.RawURLEncoding.EncodeToString([]byte(s))
 	}
 	for _, c := range []struct {
 		name      string
@@ -24,14 +24,14 @@ func TestWebSocketAuthenticator(t *testing.T) {
 		err       string
 		left      string
 	}{
-		{name: "token", upgrade: true, protocols: []string{enc("tok") + ", v4.channel.k8s.io"}, user: "alice", left: "v4.channel.k8s.io"},
+		{name: "token", upgrade: true, protocols: []string{enc("tok") + ", " + "v4.channel." + b.Domain}, user: "alice", left: "v4.channel." + b.Domain},
 		{name: "token in second header", upgrade: true, protocols: []string{"a", enc("tok") + ",b"}, user: "alice", left: "a,b"},
 		{name: "not an upgrade", protocols: []string{enc("tok") + ",x"}},
-		{name: "no token", upgrade: true, protocols: []string{"v4.channel.k8s.io"}},
+		{name: "no token", upgrade: true, protocols: []string{"v4.channel." + b.Domain}},
 		{name: "only protocol", upgrade: true, protocols: []string{enc("tok")}, err: "missing additional subprotocol"},
 		{name: "two tokens", upgrade: true, protocols: []string{enc("tok") + "," + enc("tok") + ",x"}, err: "multiple base64.bearer.authorization tokens specified"},
 		{name: "padded", upgrade: true, protocols: []string{enc("tok") + "=,x"}, err: "invalid base64.bearer.authorization token encoding"},
-		{name: "not utf-8", upgrade: true, protocols: []string{"base64url.bearer.authorization.k8s.io." + base64.RawURLEncoding.EncodeToString([]byte{0xff}) + ",x"}, err: "invalid base64.bearer.authorization token"},
+		{name: "not utf-8", upgrade: true, protocols: []string{"base64url.bearer.authorization." + b.Domain + "." + base64.RawURLEncoding.EncodeToString([]byte{0xff}) + ",x"}, err: "invalid base64.bearer.authorization token"},
 		{name: "unknown token", upgrade: true, protocols: []string{enc("nope") + ",x"}, err: "invalid bearer token"},
 	} {
 		r := httptest.NewRequest("GET", "/api/v1/namespaces/default/pods/p/exec", nil)
@@ -64,7 +64,8 @@ func TestWebSocketAuthenticator(t *testing.T) {
 }
 
 func FuzzWebSocketToken(f *testing.F) {
-	const prefix = "base64url.bearer.authorization.plat.io."
+	plat, _ := config.LookupBrand("plat")
+	prefix := "base64url.bearer.authorization." + plat.Domain + "."
 	for _, s := range []string{prefix + "dG9r, x", prefix + "dG9r", "a,b", prefix + "=,x", prefix + "_w,y", ",,,", prefix + prefix} {
 		f.Add(s, "x")
 	}

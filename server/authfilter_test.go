@@ -24,7 +24,7 @@ func TestAuthenticationFilter(t *testing.T) {
 
 	// The websocket token: unpadded base64url in a subprotocol entry,
 	// with another entry to answer with.
-	proto := "base64url.bearer.authorization.plat.io." + base64.RawURLEncoding.EncodeToString([]byte(adminToken))
+	proto := "base64url.bearer.authorization." + platBrand.Domain + "." + base64.RawURLEncoding.EncodeToString([]byte(adminToken))
 	ws := map[string]string{"Connection": "Upgrade", "Upgrade": "websocket"}
 	with := func(protocols string) map[string]string {
 		h := map[string]string{"Sec-WebSocket-Protocol": protocols}
@@ -33,7 +33,7 @@ func TestAuthenticationFilter(t *testing.T) {
 		}
 		return h
 	}
-	got := e.send(req{method: "POST", path: "/apis/authentication.plat.io/v1/selfsubjectreviews", body: `{}`, header: with(proto + ", v5.channel.k8s.io")}).mustCode(t, 201).obj(t)
+	got := e.send(req{method: "POST", path: "/apis/" + platBrand.Group("authentication") + "/v1/selfsubjectreviews", body: `{}`, header: with(proto + ", " + "v5.channel." + platBrand.Domain)}).mustCode(t, 201).obj(t)
 	if name := path(got, "status.userInfo.username"); name != "admin" {
 		t.Errorf("websocket token: user %v, want admin", name)
 	}

@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"os"
+	"platd/config"
 	"testing"
 )
 
@@ -24,6 +25,7 @@ func goldenBody(t *testing.T, file string) map[string]any {
 func TestAuthReviewsMatchUpstream(t *testing.T) {
 	t.Parallel()
 	e := start(t, withBrand("kubernetes"))
+	kb, _ := config.LookupBrand("kubernetes")
 	// Times and the manager (curl there) differ; everything else is the
 	// same.
 	normalize := func(m map[string]any) string {
@@ -37,12 +39,12 @@ func TestAuthReviewsMatchUpstream(t *testing.T) {
 		}
 		return jsonOf(t, m)
 	}
-	got := e.do("POST", "/apis/authentication.k8s.io/v1/tokenreviews",
-		`{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview", "spec": {"token": "not-a-valid-token"}}`).mustCode(t, 201).obj(t)
+	got := e.do("POST", "/apis/"+kb.Group("authentication")+"/v1/tokenreviews",
+		`{"apiVersion": "`+kb.Group("authentication")+`/v1", "kind": "TokenReview", "spec": {"token": "not-a-valid-token"}}`).mustCode(t, 201).obj(t)
 	if g, w := normalize(got), normalize(goldenBody(t, "tokenreview-bogus-token.json")); g != w {
 		t.Errorf("bogus token review:\n got  %s\n want %s", g, w)
 	}
-	got = e.do("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", `{"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"}`).mustCode(t, 201).obj(t)
+	got = e.do("POST", "/apis/"+kb.Group("authentication")+"/v1/selfsubjectreviews", `{"apiVersion": "`+kb.Group("authentication")+`/v1", "kind": "SelfSubjectReview"}`).mustCode(t, 201).obj(t)
 	if g, w := normalize(got), normalize(goldenBody(t, "selfsubjectreview-admin.json")); g != w {
 		t.Errorf("self subject review:\n got  %s\n want %s", g, w)
 	}

@@ -12,9 +12,9 @@ import (
 func TestTokenReview(t *testing.T) {
 	t.Parallel()
 	e := start(t)
-	base := "/apis/authentication.plat.io/v1/tokenreviews"
+	base := "/apis/" + platBrand.Group("authentication") + "/v1/tokenreviews"
 	review := func(token string, extra ...string) map[string]any {
-		body := `{"apiVersion":"authentication.plat.io/v1","kind":"TokenReview","spec":{"token":"` + token + `"` + strings.Join(extra, "") + `}}`
+		body := `{"apiVersion":"` + platBrand.Group("authentication") + `/v1","kind":"TokenReview","spec":{"token":"` + token + `"` + strings.Join(extra, "") + `}}`
 		return e.do("POST", base, body).mustCode(t, 201).obj(t)
 	}
 	got := review(adminToken)
@@ -47,7 +47,7 @@ func TestTokenReview(t *testing.T) {
 	e.do("POST", base, `{"spec":{}}`).mustCode(t, 400).mustMessage(t, "token is required for TokenReview in authentication")
 	e.do("POST", base+"?dryRun=All", `{"spec":{"token":"`+aliceToken+`"}}`).mustCode(t, 201)
 	e.do("GET", base, nil).mustCode(t, 405)
-	e.do("POST", "/apis/authentication.plat.io/v1/namespaces/default/tokenreviews", `{"spec":{"token":"x"}}`).mustCode(t, 404)
+	e.do("POST", "/apis/"+platBrand.Group("authentication")+"/v1/namespaces/default/tokenreviews", `{"spec":{"token":"x"}}`).mustCode(t, 404)
 	e.do("POST", base+"?fieldValidation=Strict", `{"spec":{"token":"x","bogus":1}}`).mustCode(t, 400).
 		mustMessage(t, `TokenReview in version "v1" cannot be handled as a TokenReview: strict decoding error: unknown field "spec.bogus"`)
 }
@@ -55,8 +55,8 @@ func TestTokenReview(t *testing.T) {
 func TestSelfSubjectReview(t *testing.T) {
 	t.Parallel()
 	e := start(t)
-	base := "/apis/authentication.plat.io/v1/selfsubjectreviews"
-	body := `{"apiVersion":"authentication.plat.io/v1","kind":"SelfSubjectReview"}`
+	base := "/apis/" + platBrand.Group("authentication") + "/v1/selfsubjectreviews"
+	body := `{"apiVersion":"` + platBrand.Group("authentication") + `/v1","kind":"SelfSubjectReview"}`
 	for _, c := range []struct {
 		token, want string
 	}{
@@ -67,7 +67,7 @@ func TestSelfSubjectReview(t *testing.T) {
 		if s := jsonOf(t, got["status"]); s != c.want {
 			t.Errorf("status %s, want %s", s, c.want)
 		}
-		if got["kind"] != "SelfSubjectReview" || got["apiVersion"] != "authentication.plat.io/v1" {
+		if got["kind"] != "SelfSubjectReview" || got["apiVersion"] != platBrand.Group("authentication")+"/v1" {
 			t.Errorf("kind %v apiVersion %v", got["kind"], got["apiVersion"])
 		}
 		ts, _ := path(got, "metadata.creationTimestamp").(string)
@@ -98,7 +98,7 @@ func TestTokenReviewServiceAccountToken(t *testing.T) {
 	token, _ := path(tr, "status.token").(string)
 	review := func(auds string) map[string]any {
 		body := `{"spec":{"token":"` + token + `"` + auds + `}}`
-		return e.do("POST", "/apis/authentication.plat.io/v1/tokenreviews", body).mustCode(t, 201).obj(t)
+		return e.do("POST", "/apis/"+platBrand.Group("authentication")+"/v1/tokenreviews", body).mustCode(t, 201).obj(t)
 	}
 	got := review("")
 	if path(got, "status.authenticated") != true || path(got, "status.user.username") != "system:serviceaccount:default:robot" ||
@@ -106,7 +106,7 @@ func TestTokenReviewServiceAccountToken(t *testing.T) {
 		jsonOf(t, path(got, "status.user.groups")) != `["system:serviceaccounts","system:serviceaccounts:default","system:authenticated"]` {
 		t.Errorf("review: %s", jsonOf(t, got["status"]))
 	}
-	if cid := jsonOf(t, path(got, "status.user.extra")); !strings.Contains(cid, `"authentication.plat.io/credential-id":["JTI=`) {
+	if cid := jsonOf(t, path(got, "status.user.extra")); !strings.Contains(cid, `"`+platBrand.Group("authentication")+`/credential-id":["JTI=`) {
 		t.Errorf("extra %s", cid)
 	}
 	if got := review(`,"audiences":["vault"]`); jsonOf(t, path(got, "status.audiences")) != `["vault"]` {

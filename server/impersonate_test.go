@@ -9,7 +9,7 @@ import (
 func TestImpersonation(t *testing.T) {
 	t.Parallel()
 	e := start(t)
-	whoami := "/apis/authentication.plat.io/v1/selfsubjectreviews"
+	whoami := "/apis/" + platBrand.Group("authentication") + "/v1/selfsubjectreviews"
 	as := func(h map[string]string) string {
 		t.Helper()
 		got := e.send(req{method: "POST", path: whoami, body: `{}`, token: aliceToken, header: h}).mustCode(t, 201).obj(t)
@@ -45,7 +45,7 @@ func TestImpersonation(t *testing.T) {
 
 	// Groups, extras or a UID without a user: a plain-text 500.
 	r := e.send(req{method: "GET", path: "/api/v1/namespaces?limit=1", token: aliceToken, header: map[string]string{"Impersonate-Group": "g", "Impersonate-Uid": "u"}}).mustCode(t, 500)
-	want := `Internal Server Error: "/api/v1/namespaces?limit=1": requested [{Group  g    } {UID  u  authentication.plat.io/v1  }] without impersonating a user` + "\n"
+	want := `Internal Server Error: "/api/v1/namespaces?limit=1": requested [{Group  g    } {UID  u  ` + platBrand.Group("authentication") + `/v1  }] without impersonating a user` + "\n"
 	if string(r.body) != want {
 		t.Errorf("body %q\nwant %q", r.body, want)
 	}
@@ -68,7 +68,7 @@ func TestImpersonationForbidden(t *testing.T) {
 	}
 	// system:masters may impersonate anyone; each attribute is checked
 	// with the impersonated groups only once they apply.
-	got := e.do("POST", "/apis/authentication.plat.io/v1/selfsubjectreviews", `{}`, "Impersonate-User", "bob", "Impersonate-Group", "system:masters").mustCode(t, 201).obj(t)
+	got := e.do("POST", "/apis/"+platBrand.Group("authentication")+"/v1/selfsubjectreviews", `{}`, "Impersonate-User", "bob", "Impersonate-Group", "system:masters").mustCode(t, 201).obj(t)
 	if s := jsonOf(t, path(got, "status.userInfo")); s != `{"groups":["system:masters","system:authenticated"],"username":"bob"}` {
 		t.Errorf("admin as bob: %s", s)
 	}

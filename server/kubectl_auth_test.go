@@ -6,6 +6,7 @@ import (
 	"context"
 	"os/exec"
 	"path/filepath"
+	"platd/config"
 	"regexp"
 	"strings"
 	"testing"
@@ -22,7 +23,8 @@ func TestKubectlAuthWhoami(t *testing.T) {
 		t.Fatalf("whoami: %v\n%s", err, errOut)
 	}
 	// Client certificates carry their fingerprint as a credential id.
-	certUser := regexp.MustCompile(`^ATTRIBUTE VALUE Username (\S+) Groups \[([^]]*)\] Extra: authentication.kubernetes.io/credential-id \[X509SHA256=[0-9a-f]{64}\]$`)
+	kb, _ := config.LookupBrand("kubernetes")
+	certUser := regexp.MustCompile(`^ATTRIBUTE VALUE Username (\S+) Groups \[([^]]*)\] Extra: ` + regexp.QuoteMeta("authentication."+kb.LongDomain+"/credential-id") + ` \[X509SHA256=[0-9a-f]{64}\]$`)
 	if m := certUser.FindStringSubmatch(norm(out)); m == nil || m[1] != "platd-admin" || m[2] != "system:masters system:authenticated" {
 		t.Errorf("whoami as admin:\n%s", out)
 	}

@@ -193,4 +193,3 @@ func decoded(v any) []byte {
 	}
 	return b
 }
-

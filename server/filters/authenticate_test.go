@@ -23,7 +23,7 @@ func TestAuthenticateFilter(t *testing.T) {
 		}
 		return nil, false, security.ErrInvalidBearerToken
 	})
-	m := NewAuthMetrics("plat-system")
+	m := NewAuthMetrics(fuzzBrand.SystemNamespace)
 	var seen http.Header
 	var who *security.User
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { seen, who = r.Header.Clone(), UserFrom(r.Context()) })

@@ -54,8 +54,8 @@ func TestImpersonateChecksEachAttribute(t *testing.T) {
 		t.Fatalf("code %d", w.Code)
 	}
 	want := "alice impersonate  serviceaccounts/:sa|alice impersonate  groups/:g1|alice impersonate  groups/:g2|" +
-		"alice impersonate authentication.plat.io userextras/scopes:a|alice impersonate authentication.plat.io userextras/scopes:b|" +
-		"alice impersonate authentication.plat.io uids/:u1"
+		"alice impersonate " + b.Group("authentication") + " userextras/scopes:a|alice impersonate " + b.Group("authentication") + " userextras/scopes:b|" +
+		"alice impersonate " + b.Group("authentication") + " uids/:u1"
 	if got := strings.Join(asked, "|"); got != want {
 		t.Errorf("checks\n got %s\nwant %s", got, want)
 	}
@@ -72,8 +72,8 @@ func TestImpersonateChecksEachAttribute(t *testing.T) {
 		}
 	}
 	for _, c := range []struct{ refuse, msg string }{
-		{"userextras/scopes:b", `userextras.authentication.plat.io "b" is forbidden: User "alice" cannot impersonate resource "userextras/scopes" in API group "authentication.plat.io" at the cluster scope`},
-		{"uids/:u1", `uids.authentication.plat.io "u1" is forbidden: User "alice" cannot impersonate resource "uids" in API group "authentication.plat.io" at the cluster scope`},
+		{"userextras/scopes:b", `userextras.` + b.Group("authentication") + ` "b" is forbidden: User "alice" cannot impersonate resource "userextras/scopes" in API group "` + b.Group("authentication") + `" at the cluster scope`},
+		{"uids/:u1", `uids.` + b.Group("authentication") + ` "u1" is forbidden: User "alice" cannot impersonate resource "uids" in API group "` + b.Group("authentication") + `" at the cluster scope`},
 		{"groups/:g2", `groups "g2" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope`},
 	} {
 		refuse = c.refuse
@@ -98,7 +98,7 @@ func FuzzImpersonationRequests(f *testing.F) {
 		if extraKey != "" {
 			h[http.CanonicalHeaderKey("Impersonate-Extra-"+extraKey)] = []string{extraValue}
 		}
-		asks, err := ImpersonationRequests(h, "authentication.plat.io")
+		asks, err := ImpersonationRequests(h, fuzzBrand.Group("authentication"))
 		if err != nil {
 			if user != "" || !strings.Contains(err.Error(), "without impersonating a user") {
 				t.Fatalf("error %v for user %q", err, user)
@@ -115,3 +115,6 @@ func FuzzImpersonationRequests(f *testing.F) {
 		}
 	})
 }
+
+// fuzzBrand spells the authentication group of the fuzzed requests.
+var fuzzBrand, _ = config.LookupBrand("plat")
