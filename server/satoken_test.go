@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,17 @@ func TestServiceAccountTokens(t *testing.T) {
 		t.Helper()
 		r.mustCode(t, 401).mustMessage(t, "Unauthorized")
 	}
+	// reviewError checks a TokenReview's status.error for tok: the
+	// authenticator's text (which the 401 does not show) in upstream's
+	// aggregate beside the bearer authenticator's own.
+	reviewError := func(t *testing.T, tok, want string) {
+		t.Helper()
+		body := map[string]any{"apiVersion": platBrand.Group("authentication") + "/v1", "kind": "TokenReview", "spec": map[string]any{"token": tok}}
+		st := e.do("POST", "/apis/"+platBrand.Group("authentication")+"/v1/tokenreviews", body).mustCode(t, 201).obj(t)["status"].(map[string]any)
+		if want = "[invalid bearer token, " + want + "]"; st["error"] != want || st["authenticated"] == true {
+			t.Errorf("TokenReview status = %v, want error %q", st, want)
+		}
+	}
 
 	t.Run("token request", func(t *testing.T) {
 		before := time.Now().Truncate(time.Second)
@@ -94,7 +106,16 @@ func TestServiceAccountTokens(t *testing.T) {
 			t.Errorf("private claims = %v", priv)
 		}
 		// The token authenticates as the service account.
-		asToken(path(r, "status.token").(string), "/api/v1/namespaces/default/configmaps").mustCode(t, 200)
+		tok := path(r, "status.token").(string)
+		asToken(tok, "/api/v1/namespaces/default/configmaps").mustCode(t, 200)
+		who := e.send(req{method: "POST", path: "/apis/" + platBrand.Group("authentication") + "/v1/selfsubjectreviews", token: tok,
+			body: map[string]any{"apiVersion": platBrand.Group("authentication") + "/v1", "kind": "SelfSubjectReview"}}).mustCode(t, 201).obj(t)
+		ui, _ := path(who, "status.userInfo").(map[string]any)
+		cred, _ := path(ui, "extra").(map[string]any)["authentication."+platBrand.LongDomain+"/credential-id"].([]any)
+		if ui["username"] != "system:serviceaccount:default:robot" || ui["uid"] != saUID || len(cred) != 1 || cred[0] != "JTI="+c["jti"].(string) ||
+			strings.Join(strings.Fields(fmt.Sprint(ui["groups"])), " ") != "[system:serviceaccounts system:serviceaccounts:default system:authenticated]" {
+			t.Errorf("whoami = %v", ui)
+		}
 	})
 
 	t.Run("expiration too short", func(t *testing.T) {
@@ -116,6 +137,7 @@ func TestServiceAccountTokens(t *testing.T) {
 	t.Run("wrong audience", func(t *testing.T) {
 		tok := e.token("default", "robot", map[string]any{"audiences": []string{"vault"}})
 		unauthorized(t, asToken(tok, "/api/v1/namespaces/default/configmaps"))
+		reviewError(t, tok, `token audiences ["vault"] is invalid for the target audiences ["`+issuer+`"]`)
 	})
 	t.Run("bound to an unknown kind", func(t *testing.T) {
 		e.requestToken("default", "robot", map[string]any{"boundObjectRef": map[string]any{"kind": "ConfigMap", "apiVersion": "v1", "name": "x"}}).
@@ -135,6 +157,7 @@ func TestServiceAccountTokens(t *testing.T) {
 		asToken(tok, "/api/v1/namespaces/default/configmaps").mustCode(t, 200)
 		e.do("DELETE", "/api/v1/namespaces/default/secrets/bound", nil).mustCode(t, 200)
 		unauthorized(t, asToken(tok, "/api/v1/namespaces/default/configmaps"))
+		reviewError(t, tok, "service account token has been invalidated")
 	})
 	t.Run("bound pod revoked by deletion", func(t *testing.T) {
 		e.create(t, "/api/v1/namespaces/default/pods", map[string]any{
@@ -171,11 +194,14 @@ func TestServiceAccountTokens(t *testing.T) {
 		e.create(t, "/api/v1/namespaces/default/serviceaccounts", map[string]any{"metadata": map[string]any{"name": "shortlived"}})
 		tok := e.token("default", "shortlived", map[string]any{})
 		asToken(tok, "/api/v1/namespaces/default/configmaps").mustCode(t, 200)
+		old := jwtClaims(t, tok)[platBrand.LongDomain].(map[string]any)
 		e.do("DELETE", "/api/v1/namespaces/default/serviceaccounts/shortlived", nil).mustCode(t, 200)
 		unauthorized(t, asToken(tok, "/api/v1/namespaces/default/configmaps"))
+		reviewError(t, tok, `serviceaccount "shortlived" not found`)
 		// A new account of the same name does not revive the token.
-		e.create(t, "/api/v1/namespaces/default/serviceaccounts", map[string]any{"metadata": map[string]any{"name": "shortlived"}})
+		sa := e.create(t, "/api/v1/namespaces/default/serviceaccounts", map[string]any{"metadata": map[string]any{"name": "shortlived"}})
 		unauthorized(t, asToken(tok, "/api/v1/namespaces/default/configmaps"))
+		reviewError(t, tok, fmt.Sprintf("service account UID (%s) does not match claim (%s)", path(sa, "metadata.uid"), path(old, "serviceaccount.uid")))
 	})
 	t.Run("malformed tokens", func(t *testing.T) {
 		for _, tok := range []string{"a.b.c", "eyJhbGciOiJub25lIn0.eyJpc3MiOiJ4In0.", strings.Repeat("x.", 2) + "y"} {
