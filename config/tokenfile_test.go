@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -128,4 +129,26 @@ func TestParseTokenFileErrors(t *testing.T) {
 	if _, err := ParseTokenFile(bad); err == nil {
 		t.Fatal("unterminated quote: want an error")
 	}
+}
+
+// FuzzParseTokenFile reads arbitrary token files: no panic, and no record
+// is accepted without a token (an empty user name is accepted, as
+// upstream accepts it).
+func FuzzParseTokenFile(f *testing.F) {
+	for _, s := range []string{
+		"tok,alice,1\n", `tok,bob,2,"a,b"` + "\n", "\ufefftok,u,3\n", "a,b\n", `x,"unterminated`, "tok,alice,1\ntok,bob,2\n", ",,,\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, data string) {
+		tokens, err := parseTokens(strings.NewReader(data), "tokens.csv")
+		if err != nil {
+			return
+		}
+		for _, tok := range tokens {
+			if tok.Token == "" {
+				t.Fatalf("accepted an incomplete record %+v from %q", tok, data)
+			}
+		}
+	})
 }
