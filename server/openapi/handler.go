@@ -85,9 +85,26 @@ func (h *Handler) currentV3() *v3Set {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.v3 == nil || h.v3.state.Generation != gen {
-		h.v3 = buildV3(h.reg.Snapshot(), h.newGenerator(), h.now())
+		var prev time.Time
+		if h.v3 != nil {
+			prev = h.v3.modified
+		}
+		h.v3 = buildV3(h.reg.Snapshot(), h.newGenerator(), h.rebuiltAt(prev))
 	}
 	return h.v3
+}
+
+// rebuiltAt is the Last-Modified time of documents rebuilt after ones
+// stamped prev: now, but a whole second after prev at least. HTTP dates
+// count seconds, and the v3 index has no ETag: a client revalidating it
+// with If-Modified-Since must not be told a document rebuilt within the
+// same second is unchanged.
+func (h *Handler) rebuiltAt(prev time.Time) time.Time {
+	now := h.now()
+	if next := prev.Truncate(time.Second).Add(time.Second); !prev.IsZero() && now.Before(next) {
+		return next
+	}
+	return now
 }
 
 // currentV2 returns the v2 document of the registry as it is now.
@@ -96,7 +113,11 @@ func (h *Handler) currentV2() *v2Doc {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.v2 == nil || h.v2.state.Generation != gen {
-		h.v2 = &v2Doc{servedDoc: buildV2(h.reg.Snapshot(), h.newGenerator(), h.now())}
+		var prev time.Time
+		if h.v2 != nil {
+			prev = h.v2.modified
+		}
+		h.v2 = &v2Doc{servedDoc: buildV2(h.reg.Snapshot(), h.newGenerator(), h.rebuiltAt(prev))}
 	}
 	return h.v2
 }

@@ -418,3 +418,25 @@ func TestConcurrentRequestsWhileRegistering(t *testing.T) {
 		t.Error("last registered group missing")
 	}
 }
+
+// An index rebuilt within the same second as the one a client holds is
+// not reported unchanged: the index has no ETag, and HTTP dates count
+// seconds.
+func TestIndexRevalidationSeesChangesWithinASecond(t *testing.T) {
+	t.Parallel()
+	h, reg := newTestHandler(t, "plat")
+	first := get(h, "/openapi/v3", nil)
+	lm := first.Header().Get("Last-Modified")
+	reg.Add(&registry.Descriptor{Group: "late.example.com", Version: "v1", Kind: "Late", ListKind: "LateList", Resource: "lates",
+		Singular: "late", Namespaced: true, Verbs: allVerbs, Schema: cronTabSchema()})
+	again := get(h, "/openapi/v3", map[string]string{"If-Modified-Since": lm})
+	if again.Code != http.StatusOK || !strings.Contains(again.Body.String(), "apis/late.example.com/v1") {
+		t.Fatalf("revalidated index: %d %s", again.Code, again.Body.String())
+	}
+	if again.Header().Get("Last-Modified") == lm {
+		t.Errorf("Last-Modified did not move: %s", lm)
+	}
+	if same := get(h, "/openapi/v3", map[string]string{"If-Modified-Since": again.Header().Get("Last-Modified")}); same.Code != http.StatusNotModified {
+		t.Errorf("unchanged index revalidated with %d", same.Code)
+	}
+}
