@@ -115,7 +115,10 @@ func TestTokenWebhook(t *testing.T) {
 	// A webhook user is the webhook's user: AlwaysDeny names it.
 	r := e.send(req{method: "GET", path: path, token: "hook-jane"}).mustCode(t, 403)
 	r.mustMessage(t, `configmaps is forbidden: User "jane" cannot list resource "configmaps" in API group "" in the namespace "default": Everything is forbidden.`)
-	wantReview := `{"apiVersion":"` + platBrand.Group("authentication") + `/v1","kind":"TokenReview","metadata":{"creationTimestamp":null},"spec":{"token":"hook-jane"},"status":{"user":{}}}`
+	// It is asked for the API audiences (by default the service-account
+	// issuer), as upstream asks.
+	auds, _ := json.Marshal(e.opts.ServiceAccounts.Audiences())
+	wantReview := `{"apiVersion":"` + platBrand.Group("authentication") + `/v1","kind":"TokenReview","metadata":{"creationTimestamp":null},"spec":{"token":"hook-jane","audiences":` + string(auds) + `},"status":{"user":{}}}`
 	if got, _ := hook.lastReview.Load().(string); got != wantReview {
 		t.Errorf("review sent\n got %s\nwant %s", got, wantReview)
 	}
