@@ -43,10 +43,10 @@ func (t *saTokens) tokenRequest(b config.Brand, o config.ServiceAccountOptions) 
 		if len(errs) > 0 {
 			return nil, apierr.NewInvalid(group, "TokenRequest", "", errs)
 		}
-		auds := stringList(spec["audiences"])
+		auds := registry.Strings(spec["audiences"])
 		if len(auds) == 0 {
 			auds = slices.Clone(t.audiences)
-			spec["audiences"] = toAny(auds)
+			spec["audiences"] = registry.AnyList(auds)
 		}
 		now := time.Now().UTC().Truncate(time.Second)
 		meta["name"], meta["namespace"], meta["creationTimestamp"] = req.Name, req.Namespace, now.Format(time.RFC3339)
@@ -185,25 +185,6 @@ func int64Of(v any) (int64, bool) {
 		return i, err == nil
 	}
 	return 0, false
-}
-
-func stringList(v any) []string {
-	l, _ := v.([]any)
-	out := make([]string, 0, len(l))
-	for _, x := range l {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func toAny(l []string) []any {
-	out := make([]any, len(l))
-	for i, s := range l {
-		out[i] = s
-	}
-	return out
 }
 
 // allIn reports whether every element of a is in b.
