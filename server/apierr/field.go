@@ -93,11 +93,12 @@ func (e *FieldError) Body() string {
 func (e *FieldError) Error() string { return e.Field + ": " + e.Body() }
 
 // FormatValue renders a bad value the way upstream field errors do: strings
-// quoted, numbers and booleans plain, nil as null, anything else in Go syntax.
+// quoted, numbers and booleans plain, nil (and a nil pointer) as the quoted
+// string "null", anything else in Go syntax.
 func FormatValue(v any) string {
 	switch x := v.(type) {
 	case nil:
-		return "null"
+		return `"null"`
 	case string:
 		return strconv.Quote(x)
 	case int, int32, int64, float32, float64, bool:
@@ -108,7 +109,7 @@ func FormatValue(v any) string {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() == reflect.Pointer {
 		if rv.IsNil() {
-			return "null"
+			return `"null"`
 		}
 		return FormatValue(rv.Elem().Interface())
 	}

@@ -271,7 +271,7 @@ func TestPodValidateUpdate(t *testing.T) {
 			"spec.activeDeadlineSeconds: Invalid value: 200: must be less than or equal to previous value",
 		}},
 		{"deadline removed", func(s map[string]any) { delete(s, "activeDeadlineSeconds") }, []string{
-			"spec.activeDeadlineSeconds: Invalid value: null: must not update from a positive integer to nil value",
+			"spec.activeDeadlineSeconds: Invalid value: \"null\": must not update from a positive integer to nil value",
 		}},
 		{"toleration added and seconds changed", func(s map[string]any) {
 			tl := mapsOf(s["tolerations"])

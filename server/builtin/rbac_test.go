@@ -66,11 +66,11 @@ func TestClusterRoleAggregation(t *testing.T) {
 		{"no selectors", agg(), []string{"aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil"}},
 		{"bad selector", agg(map[string]any{"matchExpressions": []any{map[string]any{"key": "k", "operator": "In"}}}), []string{
 			"aggregationRule.clusterRoleSelectors[0].matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
-			"aggregationRule.clusterRoleSelectors[0]: Invalid value: null: invalid label selector.",
+			"aggregationRule.clusterRoleSelectors[0]: Invalid value: \"null\": invalid label selector.",
 		}},
 		{"bad value", agg(badValue), []string{
 			`aggregationRule.clusterRoleSelectors[0].matchLabels: Invalid value: "-": ` + labelValueMsg,
-			"aggregationRule.clusterRoleSelectors[0]: Invalid value: null: invalid label selector.",
+			"aggregationRule.clusterRoleSelectors[0]: Invalid value: \"null\": invalid label selector.",
 		}},
 	}
 	for _, tt := range tests {
@@ -83,10 +83,10 @@ func TestClusterRoleAggregation(t *testing.T) {
 	_, errs := create(d, badExpr)
 	checkErrs(t, "bad expression value", errs, []string{
 		`aggregationRule.clusterRoleSelectors[0].matchExpressions[0].values[0]: Invalid value: "-": ` + labelValueMsg,
-		"aggregationRule.clusterRoleSelectors[0]: Invalid value: null: invalid label selector.",
+		"aggregationRule.clusterRoleSelectors[0]: Invalid value: \"null\": invalid label selector.",
 	})
 	_, errs = update(d, badExpr, badExpr, "")
-	checkErrs(t, "stored bad value", errs, []string{"aggregationRule.clusterRoleSelectors[0]: Invalid value: null: invalid label selector."})
+	checkErrs(t, "stored bad value", errs, []string{"aggregationRule.clusterRoleSelectors[0]: Invalid value: \"null\": invalid label selector."})
 }
 
 func TestRoleBindings(t *testing.T) {

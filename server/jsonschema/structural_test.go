@@ -118,7 +118,7 @@ func TestValidateCRDSchema(t *testing.T) {
 			root + ".properties[e].items.properties[k].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
 			// Upstream reports each listed key, repeats too.
 			root + ".properties[e].items.properties[k].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
-			root + `.properties[f].items.x-kubernetes-map-type: Invalid value: null: must be atomic as item of a list with x-kubernetes-list-type=set`,
+			root + `.properties[f].items.x-kubernetes-map-type: Invalid value: "null": must be atomic as item of a list with x-kubernetes-list-type=set`,
 			root + ".properties[f].items.nullable: Forbidden: cannot be nullable when x-kubernetes-list-type is set",
 			root + ".properties[g].items.properties[k].default: Required value: this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property",
 			root + ".properties[g].items.properties[k].nullable: Forbidden: this property is in x-kubernetes-list-map-keys, so it cannot be nullable",
