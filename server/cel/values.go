@@ -26,15 +26,11 @@ func toVal(v any, d *declType) ref.Val {
 		return types.NewErr("invalid data, got null for schema with nullable=false")
 	}
 	if d.intOrString {
+		if n, ok := intVal(v); ok {
+			return n
+		}
 		switch x := v.(type) {
-		case int64:
-			return types.Int(x)
-		case int:
-			return types.Int(x)
 		case float64:
-			if x == math.Trunc(x) && math.Abs(x) < 1<<63 {
-				return types.Int(int64(x))
-			}
 			return types.Double(x)
 		case string:
 			return types.String(x)
@@ -110,15 +106,8 @@ func toVal(v any, d *declType) ref.Val {
 			return types.Timestamp{Time: t}
 		}
 	case types.IntType:
-		switch x := v.(type) {
-		case int64:
-			return types.Int(x)
-		case int:
-			return types.Int(x)
-		case float64:
-			if x == math.Trunc(x) && math.Abs(x) < 1<<63 {
-				return types.Int(int64(x))
-			}
+		if n, ok := intVal(v); ok {
+			return n
 		}
 	case types.DoubleType:
 		switch x := v.(type) {
@@ -135,6 +124,22 @@ func toVal(v any, d *declType) ref.Val {
 		}
 	}
 	return types.NewErr("invalid data, expected %s, got %T", d.simple.TypeName(), v)
+}
+
+// intVal converts a decoded integer, or a float64 holding a whole number
+// an int64 can hold, to a CEL int.
+func intVal(v any) (ref.Val, bool) {
+	switch x := v.(type) {
+	case int64:
+		return types.Int(x), true
+	case int:
+		return types.Int(x), true
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<63 {
+			return types.Int(int64(x)), true
+		}
+	}
+	return nil, false
 }
 
 // durationPart is one "<number><unit>" of a duration, spaces allowed.
