@@ -26,8 +26,8 @@ func (t *saTokens) tokenRequest(b config.Brand, o config.ServiceAccountOptions) 
 	group := b.Group("authentication")
 	return func(ctx context.Context, req registry.AnswerRequest) (registry.Object, error) {
 		obj := req.Object
-		meta := childMap(obj, "metadata")
-		spec := childMap(obj, "spec")
+		meta := registry.Child(obj, "metadata")
+		spec := registry.Child(obj, "spec")
 		seconds, ok := int64Of(spec["expirationSeconds"])
 		if !ok {
 			seconds = defaultTokenSeconds
@@ -161,15 +161,6 @@ func containsSlash(s string) bool {
 		}
 	}
 	return false
-}
-
-func childMap(obj map[string]any, key string) map[string]any {
-	m, ok := obj[key].(map[string]any)
-	if !ok {
-		m = map[string]any{}
-		obj[key] = m
-	}
-	return m
 }
 
 func int64Of(v any) (int64, bool) {

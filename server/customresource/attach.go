@@ -51,7 +51,7 @@ func Attach(d *registry.Descriptor, reg *registry.Registry, ctrl Controller, b c
 	finalizer := CleanupFinalizer(b)
 	d.Strategy.Graceful = true
 	d.Strategy.PrepareForDelete = func(obj registry.Object) {
-		m := ensureMap(obj, "metadata")
+		m := registry.Child(obj, "metadata")
 		fins := list(m["finalizers"])
 		has := false
 		for _, f := range fins {
@@ -60,7 +60,7 @@ func Attach(d *registry.Descriptor, reg *registry.Registry, ctrl Controller, b c
 		if !has {
 			m["finalizers"] = append(fins, finalizer)
 		}
-		SetCondition(ensureMap(obj, "status"), CondTerminating, "True", "InstanceDeletionPending",
+		SetCondition(registry.Child(obj, "status"), CondTerminating, "True", "InstanceDeletionPending",
 			"CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon", time.Now())
 	}
 	d.Strategy.Settle = ctrl.Await

@@ -217,7 +217,7 @@ func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor,
 	d.Table, _ = printers.CustomResourceTable(v.Columns)
 	status := v.Status
 	d.Strategy = registry.Strategy{
-		PrepareForCreate: func(obj registry.Object) { ensureMap(obj, "metadata")["generation"] = int64(1) },
+		PrepareForCreate: func(obj registry.Object) { registry.Child(obj, "metadata")["generation"] = int64(1) },
 		PrepareForUpdate: func(obj, old registry.Object, sub string) { prepareForUpdate(obj, old, sub, status) },
 	}
 	d.Strategy.Warnings = finalizerWarnings(b.standardFinalizers)
@@ -317,7 +317,7 @@ func prepareForUpdate(obj, old registry.Object, sub string, status bool) {
 		}
 	}
 	gen, _ := mapAt(old, "metadata")["generation"].(int64)
-	m := ensureMap(obj, "metadata")
+	m := registry.Child(obj, "metadata")
 	m["generation"] = gen
 	if sub == "" && contentChanged(obj, old, status) {
 		m["generation"] = gen + 1
@@ -377,15 +377,6 @@ func mapAt(obj map[string]any, path ...string) map[string]any {
 		cur = mapOf(cur[p])
 	}
 	return cur
-}
-
-func ensureMap(obj map[string]any, key string) map[string]any {
-	m, ok := obj[key].(map[string]any)
-	if !ok {
-		m = map[string]any{}
-		obj[key] = m
-	}
-	return m
 }
 
 func str(m map[string]any, key string) string { s, _ := m[key].(string); return s }

@@ -60,7 +60,7 @@ func Accept(crd registry.Object, reg *registry.Registry, owned func(*registry.De
 	if def.ListKind == "" {
 		def.ListKind = def.Kind + "List"
 	}
-	status := ensureMap(crd, "status")
+	status := registry.Child(crd, "status")
 	reason, msg := conflict(def, reg, owned)
 	if reason == "" {
 		accepted := map[string]any{}

@@ -30,6 +30,17 @@ func Strings(v any) []string {
 	return out
 }
 
+// Child returns the map at obj[key], creating it (and replacing a value
+// of another type) when absent.
+func Child(obj Object, key string) Object {
+	m, ok := obj[key].(map[string]any)
+	if !ok {
+		m = map[string]any{}
+		obj[key] = m
+	}
+	return m
+}
+
 // AnyList turns strings into a decoded JSON array.
 func AnyList(l []string) []any {
 	out := make([]any, len(l))

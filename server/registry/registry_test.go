@@ -156,3 +156,15 @@ func TestRetired(t *testing.T) {
 		t.Error("a removed descriptor is not retired")
 	}
 }
+
+func TestChild(t *testing.T) {
+	obj := Object{"a": map[string]any{"x": 1}, "b": "not a map"}
+	if Child(obj, "a")["x"] != 1 {
+		t.Error("existing map not returned")
+	}
+	Child(obj, "b")["y"] = 2
+	Child(obj, "c")["z"] = 3
+	if !reflect.DeepEqual(obj, Object{"a": map[string]any{"x": 1}, "b": map[string]any{"y": 2}, "c": map[string]any{"z": 3}}) {
+		t.Errorf("got %v", obj)
+	}
+}
