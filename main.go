@@ -75,7 +75,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.StringSliceFlag{Name: "requestheader-group-headers", Usage: "request headers carrying groups (X-Remote-Group is suggested)"},
 		&cli.StringSliceFlag{Name: "requestheader-extra-headers-prefix", Usage: "request header prefixes carrying user extras (X-Remote-Extra- is suggested)"},
 		&cli.BoolFlag{Name: "anonymous-auth", Value: false, Usage: "let requests without credentials in as system:anonymous"},
-		&cli.StringFlag{Name: "authorization-mode", Value: config.ModeAlwaysAllow, Usage: "comma-separated authorizers: AlwaysAllow, AlwaysDeny"},
+		&cli.StringFlag{Name: "authorization-mode", Value: config.ModeAlwaysAllow, Usage: "comma-separated authorizers: " + strings.Join(config.AuthorizationModeNames, ", ")},
 		&cli.StringFlag{Name: "brand", Value: "plat", Usage: "API spelling: " + strings.Join(config.BrandNames(), " or ")},
 		&cli.DurationFlag{Name: "history-retention", Value: config.DefaultHistoryRetention, Usage: "how long watch history stays replayable"},
 		&cli.StringSliceFlag{Name: "runtime-config", Usage: "switch built-in APIs on or off: comma-separated <group>/<version>[=true|false], <group>/<version>/<resource>[=true|false], v1 or api/v1 for the core group, api/all, api/ga, api/beta, api/alpha (repeatable)"},

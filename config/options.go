@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -14,7 +15,14 @@ import (
 const (
 	ModeAlwaysAllow = "AlwaysAllow"
 	ModeAlwaysDeny  = "AlwaysDeny"
+	ModeABAC        = "ABAC"
+	ModeNode        = "Node"
+	ModeRBAC        = "RBAC"
+	ModeWebhook     = "Webhook"
 )
+
+// AuthorizationModeNames are the modes in the order upstream lists them.
+var AuthorizationModeNames = []string{ModeAlwaysAllow, ModeAlwaysDeny, ModeABAC, ModeWebhook, ModeRBAC, ModeNode}
 
 // DefaultHistoryRetention is how long the watch history is kept: five
 // minutes, the compaction interval clients of the upstream server expect
@@ -135,10 +143,8 @@ func (o *Options) Validate() error {
 	}
 	seen := map[string]bool{}
 	for _, m := range o.AuthorizationModes {
-		switch m {
-		case ModeAlwaysAllow, ModeAlwaysDeny:
-		default:
-			errs = append(errs, fmt.Sprintf("--authorization-mode: unknown mode %q: supported modes are %s, %s", m, ModeAlwaysAllow, ModeAlwaysDeny))
+		if !slices.Contains(AuthorizationModeNames, m) {
+			errs = append(errs, fmt.Sprintf("--authorization-mode: unknown mode %q: supported modes are %s", m, strings.Join(AuthorizationModeNames, ", ")))
 		}
 		if seen[m] {
 			errs = append(errs, fmt.Sprintf("--authorization-mode: %q is listed more than once", m))

@@ -19,6 +19,18 @@ type Attributes struct {
 	Name            string
 	Path            string
 	ResourceRequest bool
+	// FieldSelector and LabelSelector are the parsed selectors of a list,
+	// watch or deletecollection that has them (upstream's
+	// AuthorizeWithSelectors): authorizers may allow a narrower read.
+	FieldSelector, LabelSelector []SelectorRequirement
+}
+
+// SelectorRequirement is one term of a field or label selector. Operator is
+// "In", "NotIn", "Exists" or "DoesNotExist", as in SubjectAccessReview.
+type SelectorRequirement struct {
+	Key      string
+	Operator string
+	Values   []string
 }
 
 // Decision is an authorizer's verdict.
@@ -60,12 +72,45 @@ func (f AuthorizerFunc) Authorize(ctx context.Context, a Attributes) (Decision, 
 	return f(ctx, a)
 }
 
+// RuleResolver lists what a user may do in a namespace, as
+// SelfSubjectRulesReview reports it. incomplete says the list may miss
+// rules the authorizer would allow (a webhook cannot list them).
+type RuleResolver interface {
+	RulesFor(ctx context.Context, u *User, namespace string) (rules Rules, incomplete bool, err error)
+}
+
+// Rules are the resource and non-resource rules of a rules review.
+type Rules struct {
+	Resource    []ResourceRule
+	NonResource []NonResourceRule
+}
+
+// ResourceRule allows verbs on resources of API groups, optionally only on
+// the named objects.
+type ResourceRule struct {
+	Verbs, APIGroups, Resources, ResourceNames []string
+}
+
+// NonResourceRule allows verbs on URL paths; an entry ending in "*" is a
+// prefix.
+type NonResourceRule struct {
+	Verbs, NonResourceURLs []string
+}
+
 // AlwaysAllow allows every request.
 type AlwaysAllow struct{}
 
 // Authorize returns DecisionAllow.
 func (AlwaysAllow) Authorize(context.Context, Attributes) (Decision, string, error) {
 	return DecisionAllow, "", nil
+}
+
+// RulesFor allows everything.
+func (AlwaysAllow) RulesFor(context.Context, *User, string) (Rules, bool, error) {
+	return Rules{
+		Resource:    []ResourceRule{{Verbs: []string{"*"}, APIGroups: []string{"*"}, Resources: []string{"*"}}},
+		NonResource: []NonResourceRule{{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}}},
+	}, false, nil
 }
 
 // AlwaysDenyReason is the reason AlwaysDeny gives; it ends up in the 403
@@ -81,13 +126,25 @@ func (AlwaysDeny) Authorize(context.Context, Attributes) (Decision, string, erro
 	return DecisionNoOpinion, AlwaysDenyReason, nil
 }
 
+// RulesFor lists nothing.
+func (AlwaysDeny) RulesFor(context.Context, *User, string) (Rules, bool, error) {
+	return Rules{}, false, nil
+}
+
 // NewChain returns the authorizer chain: members of SystemPrivilegedGroup
 // are allowed outright; otherwise each authorizer is asked in order and the
 // first Allow or Deny is final, returned with that authorizer's reason and
-// error. When all have no opinion the result is DecisionDeny with the
-// non-empty reasons joined by "\n" (usually "") and the errors joined.
-func NewChain(authorizers ...Authorizer) Authorizer {
+// error. When all have no opinion so has the chain, with the non-empty
+// reasons joined by "\n" (usually "") and the errors joined: the request is
+// then forbidden. The chain's RulesFor joins its members' rules.
+func NewChain(authorizers ...Authorizer) Chain {
 	return chain(append([]Authorizer(nil), authorizers...))
+}
+
+// Chain is an authorizer chain: it decides requests and lists rules.
+type Chain interface {
+	Authorizer
+	RuleResolver
 }
 
 type chain []Authorizer
@@ -110,5 +167,29 @@ func (c chain) Authorize(ctx context.Context, a Attributes) (Decision, string, e
 			errs = append(errs, err)
 		}
 	}
-	return DecisionDeny, strings.Join(reasons, "\n"), errors.Join(errs...)
+	return DecisionNoOpinion, strings.Join(reasons, "\n"), errors.Join(errs...)
+}
+
+// RulesFor concatenates the rules of every member that lists rules, in
+// chain order; the privileged group's bypass lists none. The result is
+// incomplete when any member's is, or when a member cannot list rules.
+func (c chain) RulesFor(ctx context.Context, u *User, namespace string) (Rules, bool, error) {
+	var all Rules
+	incomplete := false
+	var errs []error
+	for _, z := range c {
+		r, ok := z.(RuleResolver)
+		if !ok {
+			incomplete = true
+			continue
+		}
+		rules, inc, err := r.RulesFor(ctx, u, namespace)
+		all.Resource = append(all.Resource, rules.Resource...)
+		all.NonResource = append(all.NonResource, rules.NonResource...)
+		incomplete = incomplete || inc
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return all, incomplete, errors.Join(errs...)
 }

@@ -29,15 +29,15 @@ func TestChain(t *testing.T) {
 	}{
 		{name: "masters bypass before any authorizer", user: root, chain: []Authorizer{fixed(DecisionDeny, "no", nil), never}, want: DecisionAllow},
 		{name: "masters bypass with AlwaysDeny", user: root, chain: []Authorizer{AlwaysDeny{}}, want: DecisionAllow},
-		{name: "empty chain denies", user: alice, want: DecisionDeny},
-		{name: "nil user is not privileged", user: nil, chain: []Authorizer{AlwaysDeny{}}, want: DecisionDeny, wantReason: AlwaysDenyReason},
+		{name: "empty chain has no opinion", user: alice, want: DecisionNoOpinion},
+		{name: "nil user is not privileged", user: nil, chain: []Authorizer{AlwaysDeny{}}, want: DecisionNoOpinion, wantReason: AlwaysDenyReason},
 		{name: "AlwaysAllow", user: alice, chain: []Authorizer{AlwaysAllow{}}, want: DecisionAllow},
-		{name: "AlwaysDeny gives its reason", user: alice, chain: []Authorizer{AlwaysDeny{}}, want: DecisionDeny, wantReason: "Everything is forbidden."},
+		{name: "AlwaysDeny gives its reason", user: alice, chain: []Authorizer{AlwaysDeny{}}, want: DecisionNoOpinion, wantReason: "Everything is forbidden."},
 		{name: "first allow is final", user: alice, chain: []Authorizer{fixed(DecisionNoOpinion, "", nil), fixed(DecisionAllow, "rbac: bound", nil), never}, want: DecisionAllow, wantReason: "rbac: bound"},
 		{name: "first deny is final", user: alice, chain: []Authorizer{fixed(DecisionDeny, "node says no", nil), never}, want: DecisionDeny, wantReason: "node says no"},
 		{name: "deny carries its error", user: alice, chain: []Authorizer{fixed(DecisionNoOpinion, "", errB), fixed(DecisionDeny, "", errA)}, want: DecisionDeny, wantErrs: []error{errA}},
-		{name: "all no opinion joins reasons and errors", user: alice, chain: []Authorizer{fixed(DecisionNoOpinion, "r1", errA), fixed(DecisionNoOpinion, "", nil), fixed(DecisionNoOpinion, "r2", errB)}, want: DecisionDeny, wantReason: "r1\nr2", wantErrs: []error{errA, errB}},
-		{name: "all no opinion without reasons", user: alice, chain: []Authorizer{fixed(DecisionNoOpinion, "", nil)}, want: DecisionDeny},
+		{name: "all no opinion joins reasons and errors", user: alice, chain: []Authorizer{fixed(DecisionNoOpinion, "r1", errA), fixed(DecisionNoOpinion, "", nil), fixed(DecisionNoOpinion, "r2", errB)}, want: DecisionNoOpinion, wantReason: "r1\nr2", wantErrs: []error{errA, errB}},
+		{name: "all no opinion without reasons", user: alice, chain: []Authorizer{fixed(DecisionNoOpinion, "", nil)}, want: DecisionNoOpinion},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 
 	"platd/security"
@@ -12,7 +13,20 @@ import (
 // are built before the parts (the authenticator needs the store the types
 // describe), so each is reached through the Server when a request comes.
 func (s *Server) services() builtin.Services {
-	return builtin.Services{Authenticator: security.AuthenticatorFunc(s.authenticate), APIAudiences: s.opts.ServiceAccounts.Audiences()}
+	return builtin.Services{Authenticator: security.AuthenticatorFunc(s.authenticate), APIAudiences: s.opts.ServiceAccounts.Audiences(),
+		Authorizer: serverChain{s}}
+}
+
+// serverChain forwards to the server's authorizer chain, set in New before
+// the first request is served.
+type serverChain struct{ s *Server }
+
+func (c serverChain) Authorize(ctx context.Context, a security.Attributes) (security.Decision, string, error) {
+	return c.s.authz.Authorize(ctx, a)
+}
+
+func (c serverChain) RulesFor(ctx context.Context, u *security.User, namespace string) (security.Rules, bool, error) {
+	return c.s.authz.RulesFor(ctx, u, namespace)
 }
 
 // authenticate runs the server's request authenticator, set in New before

@@ -75,7 +75,9 @@ type Server struct {
 	crdsFrom int64
 	// authn is the request authenticator (see authn.go), authMetrics
 	// what it decided.
-	authn       security.Authenticator
+	authn security.Authenticator
+	// authz is the authorizer chain (authz.go).
+	authz       security.Chain
 	authMetrics *filters.AuthMetrics
 	// sa signs and verifies service-account tokens.
 	sa *saTokens
@@ -205,8 +207,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	tokenAuthns = append(tokenAuthns, remote.tokens...)
 	s.authn = security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, Front: remote.front, ClientCAs: clientCAs, Tokens: tokens, TokenAuthenticators: tokenAuthns,
 		Anonymous: o.AnonymousAuth, AnonymousPaths: o.AnonymousPaths, APIAudiences: auds})
-	authz, err := authorizer(o.AuthorizationModes)
-	if err != nil {
+	if s.authz, err = s.authorizer(o.AuthorizationModes); err != nil {
 		return fail(err)
 	}
 	tlsConfig, err := security.ServerTLSConfig(tlsFiles.cert, tlsFiles.key, clientCAs)
@@ -225,7 +226,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	}
 	s.url = "https://" + net.JoinHostPort(host, strconv.Itoa(port))
 	s.http = &http.Server{
-		Handler:           s.handler(s.authn, authz),
+		Handler:           s.handler(s.authn, s.authz),
 		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: readHeaderTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
@@ -306,22 +307,6 @@ func (s *Server) writeKubeconfig(f keyFiles) error {
 		ClusterName: s.opts.Brand.ClusterName, Server: s.url, CAPEM: s.rootCA,
 		ClientCertPEM: certPEM, ClientKeyPEM: keyPEM, User: adminUser,
 	})
-}
-
-// authorizer builds the configured chain.
-func authorizer(modes []string) (security.Authorizer, error) {
-	var chain []security.Authorizer
-	for _, m := range modes {
-		switch m {
-		case config.ModeAlwaysAllow:
-			chain = append(chain, security.AlwaysAllow{})
-		case config.ModeAlwaysDeny:
-			chain = append(chain, security.AlwaysDeny{})
-		default:
-			return nil, fmt.Errorf("%w: unknown authorization mode %q", config.ErrInvalid, m)
-		}
-	}
-	return security.NewChain(chain...), nil
 }
 
 // URL is the server's https:// base URL.

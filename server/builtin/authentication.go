@@ -24,6 +24,9 @@ type Services struct {
 	// APIAudiences are the audiences a TokenReview without any checks a
 	// token for (--api-audiences).
 	APIAudiences []string
+	// Authorizer is the server's authorizer chain, which access reviews
+	// ask and rules reviews list.
+	Authorizer security.Chain
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }
