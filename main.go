@@ -76,6 +76,11 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.StringSliceFlag{Name: "requestheader-extra-headers-prefix", Usage: "request header prefixes carrying user extras (X-Remote-Extra- is suggested)"},
 		&cli.BoolFlag{Name: "anonymous-auth", Value: false, Usage: "let requests without credentials in as system:anonymous"},
 		&cli.StringFlag{Name: "authorization-mode", Value: config.ModeAlwaysAllow, Usage: "comma-separated authorizers: " + strings.Join(config.AuthorizationModeNames, ", ")},
+		&cli.StringFlag{Name: "authorization-webhook-config-file", Usage: "kubeconfig naming a webhook that reviews requests (SubjectAccessReview), used with --authorization-mode=Webhook"},
+		&cli.StringFlag{Name: "authorization-webhook-version", Value: config.DefaultAuthzWebhookVersion, Usage: "SubjectAccessReview version sent to the authorization webhook: v1 or v1beta1"},
+		&cli.DurationFlag{Name: "authorization-webhook-cache-authorized-ttl", Value: config.DefaultAuthzWebhookAuthorizedTTL, Usage: "how long the authorization webhook's allowed answers are cached"},
+		&cli.DurationFlag{Name: "authorization-webhook-cache-unauthorized-ttl", Value: config.DefaultAuthzWebhookUnauthorizedTTL, Usage: "how long the authorization webhook's other answers are cached"},
+		&cli.StringFlag{Name: "authorization-config", Usage: "AuthorizationConfiguration file naming the authorizer chain (re-read when it changes); excludes --authorization-mode and the --authorization-webhook-* flags"},
 		&cli.StringFlag{Name: "brand", Value: "plat", Usage: "API spelling: " + strings.Join(config.BrandNames(), " or ")},
 		&cli.DurationFlag{Name: "history-retention", Value: config.DefaultHistoryRetention, Usage: "how long watch history stays replayable"},
 		&cli.StringSliceFlag{Name: "runtime-config", Usage: "switch built-in APIs on or off: comma-separated <group>/<version>[=true|false], <group>/<version>/<resource>[=true|false], v1 or api/v1 for the core group, api/all, api/ga, api/beta, api/alpha (repeatable)"},
@@ -174,17 +179,31 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 			ExtraHeadersPrefix: c.StringSlice("requestheader-extra-headers-prefix"),
 		},
 		AuthorizationModes:    modes,
-		Brand:                 brand,
-		HistoryRetention:      c.Duration("history-retention"),
-		UnsafeNoFsync:         c.Bool("unsafe-no-fsync"),
-		RuntimeConfig:         c.StringSlice("runtime-config"),
-		ServiceClusterIPRange: c.String("service-cluster-ip-range"),
-		ServiceNodePortRange:  c.String("service-node-port-range"),
-		Controllers:           c.StringSlice("controllers"),
-		WriteKubeconfig:       true,
-		ServiceAccounts:       serviceAccountOptions(c),
+		AuthorizationModesSet: c.IsSet("authorization-mode"),
+		AuthorizationWebhook: config.AuthorizationWebhook{
+			ConfigFile:      c.String("authorization-webhook-config-file"),
+			Version:         c.String("authorization-webhook-version"),
+			AuthorizedTTL:   c.Duration("authorization-webhook-cache-authorized-ttl"),
+			UnauthorizedTTL: c.Duration("authorization-webhook-cache-unauthorized-ttl"),
+		},
+		AuthorizationConfigFile: c.String("authorization-config"),
+		Brand:                   brand,
+		HistoryRetention:        c.Duration("history-retention"),
+		UnsafeNoFsync:           c.Bool("unsafe-no-fsync"),
+		RuntimeConfig:           c.StringSlice("runtime-config"),
+		ServiceClusterIPRange:   c.String("service-cluster-ip-range"),
+		ServiceNodePortRange:    c.String("service-node-port-range"),
+		Controllers:             c.StringSlice("controllers"),
+		WriteKubeconfig:         true,
+		ServiceAccounts:         serviceAccountOptions(c),
 	}
 	o.EnableBootstrapTokenAuth = c.Bool("enable-bootstrap-token-auth")
+	for _, f := range []string{"authorization-webhook-config-file", "authorization-webhook-version",
+		"authorization-webhook-cache-authorized-ttl", "authorization-webhook-cache-unauthorized-ttl"} {
+		if c.IsSet(f) {
+			o.AuthorizationWebhook.Set = append(o.AuthorizationWebhook.Set, f)
+		}
+	}
 	return o, o.Validate()
 }
 

@@ -135,44 +135,56 @@ func LoadAuthenticationConfig(path string, b Brand) (*AuthenticationConfiguratio
 // unknown fields are errors naming the field path, YAML syntax errors name
 // the line.
 func DecodeAuthenticationConfig(data []byte, b Brand) (*AuthenticationConfiguration, error) {
+	var c AuthenticationConfiguration
+	if err := decodeStrict(data, &c, AuthenticationConfigurationKind, AuthenticationConfigAPIVersions(b)); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// decodeStrict decodes a configuration file of kind in one of apiVersions
+// into out (a pointer to its struct): YAML or JSON, unknown fields and
+// values of the wrong type are errors naming the field path, YAML syntax
+// errors name the line.
+func decodeStrict(data []byte, out any, kind string, apiVersions []string) error {
 	js, err := yaml.YAMLToJSONStrict(data)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var generic any
 	if err := json.Unmarshal(js, &generic); err != nil {
-		return nil, err
+		return err
 	}
 	top, ok := generic.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("expected an object with apiVersion and kind")
+		return fmt.Errorf("expected an object with apiVersion and kind")
 	}
 	apiVersion, _ := top["apiVersion"].(string)
-	kind, _ := top["kind"].(string)
-	if kind != AuthenticationConfigurationKind || !contains(AuthenticationConfigAPIVersions(b), apiVersion) {
-		return nil, fmt.Errorf("no kind %q is registered for version %q: want kind %s in %s",
-			kind, apiVersion, AuthenticationConfigurationKind, strings.Join(AuthenticationConfigAPIVersions(b), " or "))
+	gotKind, _ := top["kind"].(string)
+	if gotKind != kind || !contains(apiVersions, apiVersion) {
+		return fmt.Errorf("no kind %q is registered for version %q: want kind %s in %s",
+			gotKind, apiVersion, kind, strings.Join(apiVersions, " or "))
 	}
-	if unknown := unknownFields(generic, reflect.TypeOf(AuthenticationConfiguration{}), ""); len(unknown) > 0 {
+	t := reflect.TypeOf(out).Elem()
+	if unknown := unknownFields(generic, t, ""); len(unknown) > 0 {
 		quoted := make([]string, len(unknown))
 		for i, u := range unknown {
 			quoted[i] = fmt.Sprintf("unknown field %q", u)
 		}
-		return nil, fmt.Errorf("strict decoding error: %s", strings.Join(quoted, ", "))
+		return fmt.Errorf("strict decoding error: %s", strings.Join(quoted, ", "))
 	}
-	if bad := typeMismatches(generic, reflect.TypeOf(AuthenticationConfiguration{}), ""); len(bad) > 0 {
-		return nil, fmt.Errorf("%s", strings.Join(bad, ", "))
+	if bad := typeMismatches(generic, t, ""); len(bad) > 0 {
+		return fmt.Errorf("%s", strings.Join(bad, ", "))
 	}
-	var c AuthenticationConfiguration
 	dec := json.NewDecoder(bytes.NewReader(js))
-	if err := dec.Decode(&c); err != nil {
+	if err := dec.Decode(out); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return nil, fmt.Errorf("field %s: cannot use a JSON %s as %s", te.Field, te.Value, te.Type)
+			return fmt.Errorf("field %s: cannot use a JSON %s as %s", te.Field, te.Value, te.Type)
 		}
-		return nil, err
+		return err
 	}
-	return &c, nil
+	return nil
 }
 
 func contains(list []string, s string) bool {
@@ -244,6 +256,11 @@ func typeMismatches(v any, t reflect.Type, path string) []string {
 	got := jsonKind(v)
 	want := ""
 	switch t.Kind() {
+	case reflect.Struct:
+		want = "an object"
+		if t == authzDurationType {
+			want = "a string"
+		}
 	case reflect.String:
 		want = "a string"
 	case reflect.Bool:
@@ -252,7 +269,7 @@ func typeMismatches(v any, t reflect.Type, path string) []string {
 		want = "a number"
 	case reflect.Slice:
 		want = "a list"
-	case reflect.Struct, reflect.Map:
+	case reflect.Map:
 		want = "an object"
 	}
 	if want != "" && got != want {

@@ -15,6 +15,8 @@ const (
 	FieldDuplicate FieldErrorType = "Duplicate value"
 	FieldTooMany   FieldErrorType = "Too many"
 	FieldForbidden FieldErrorType = "Forbidden"
+	// FieldNotSupported is a value outside a fixed set.
+	FieldNotSupported FieldErrorType = "Unsupported value"
 )
 
 // FieldError is one problem of a configuration file at a field path
@@ -81,4 +83,14 @@ func required(field, detail string) *FieldError {
 
 func duplicate(field string, value any) *FieldError {
 	return &FieldError{Type: FieldDuplicate, Field: field, Value: value}
+}
+
+// notSupported is upstream's NotSupported: the value and the quoted
+// supported values.
+func notSupported(field string, value any, supported []string) *FieldError {
+	q := make([]string, len(supported))
+	for i, v := range supported {
+		q[i] = fmt.Sprintf("%q", v)
+	}
+	return &FieldError{Type: FieldNotSupported, Field: field, Value: value, Detail: "supported values: " + strings.Join(q, ", ")}
 }

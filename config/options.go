@@ -75,8 +75,20 @@ type Options struct {
 	// AnonymousPaths, filled from the file's anonymous conditions, limits
 	// anonymous requests to these exact paths.
 	AnonymousPaths []string
-	// AuthorizationModes is the ordered authorizer chain.
+	// AuthorizationModes is the ordered authorizer chain; unused (and
+	// cleared by Validate) with AuthorizationConfigFile.
 	AuthorizationModes []string
+	// AuthorizationModesSet says --authorization-mode was given on the
+	// command line: then --authorization-config may not be.
+	AuthorizationModesSet bool
+	// AuthorizationWebhook is the --authorization-webhook-* flags.
+	AuthorizationWebhook AuthorizationWebhook
+	// AuthorizationConfigFile is --authorization-config: the authorizer
+	// chain, re-read when the file changes.
+	AuthorizationConfigFile string
+	// AuthorizationConfigReloadInterval is how often that file is
+	// re-read; 0 means the default minute (tests shorten it).
+	AuthorizationConfigReloadInterval time.Duration
 	// Brand is the chosen brand.
 	Brand Brand
 	// HistoryRetention is how long watch history stays replayable.
@@ -138,7 +150,11 @@ func (o *Options) Validate() error {
 	if o.TLSCertFile != "" && len(o.TLSSANs) > 0 {
 		errs = append(errs, "--tls-san applies only to the generated serving certificate; it cannot be combined with --tls-cert-file")
 	}
-	if len(o.AuthorizationModes) == 0 {
+	errs = append(errs, o.validateAuthorization()...)
+	if o.AuthorizationConfigFile != "" {
+		// The file names the chain; the flag's default does not apply.
+		o.AuthorizationModes = nil
+	} else if len(o.AuthorizationModes) == 0 {
 		errs = append(errs, "--authorization-mode must name at least one mode")
 	}
 	seen := map[string]bool{}

@@ -34,6 +34,26 @@ type jwtCELEnvs struct{ claims, user *cel.Env }
 // library, optional types, cross-type numeric comparison, the strings (v2),
 // sets and two-variable comprehension extensions, and libs.
 func newJWTCELEnvs(libs []cel.EnvOption) (*jwtCELEnvs, error) {
+	base, err := cel.NewEnv(celBaseOptions(libs)...)
+	if err != nil {
+		return nil, fmt.Errorf("building the JWT CEL environment: %w", err)
+	}
+	var envs jwtCELEnvs
+	if envs.claims, err = base.Extend(cel.Variable("claims", cel.MapType(cel.StringType, cel.DynType))); err != nil {
+		return nil, fmt.Errorf("building the JWT claims environment: %w", err)
+	}
+	if envs.user, err = base.Extend(
+		ext.NativeTypes(reflect.TypeFor[celUserInfo](), ext.ParseStructTags(true)),
+		cel.Variable("user", cel.ObjectType("security.celUserInfo")),
+	); err != nil {
+		return nil, fmt.Errorf("building the JWT user environment: %w", err)
+	}
+	return &envs, nil
+}
+
+// celBaseOptions are the environment options every configuration-file
+// expression compiles with, libs added.
+func celBaseOptions(libs []cel.EnvOption) []cel.EnvOption {
 	opts := []cel.EnvOption{
 		cel.HomogeneousAggregateLiterals(),
 		cel.EagerlyValidateDeclarations(true),
@@ -50,22 +70,7 @@ func newJWTCELEnvs(libs []cel.EnvOption) (*jwtCELEnvs, error) {
 			cel.ValidateHomogeneousAggregateLiterals(),
 		),
 	}
-	opts = append(opts, libs...)
-	base, err := cel.NewEnv(opts...)
-	if err != nil {
-		return nil, fmt.Errorf("building the JWT CEL environment: %w", err)
-	}
-	var envs jwtCELEnvs
-	if envs.claims, err = base.Extend(cel.Variable("claims", cel.MapType(cel.StringType, cel.DynType))); err != nil {
-		return nil, fmt.Errorf("building the JWT claims environment: %w", err)
-	}
-	if envs.user, err = base.Extend(
-		ext.NativeTypes(reflect.TypeFor[celUserInfo](), ext.ParseStructTags(true)),
-		cel.Variable("user", cel.ObjectType("security.celUserInfo")),
-	); err != nil {
-		return nil, fmt.Errorf("building the JWT user environment: %w", err)
-	}
-	return &envs, nil
+	return append(opts, libs...)
 }
 
 // compiledExpr is one checked expression ready to run.

@@ -1,20 +1,12 @@
 package security
 
 import (
-	"bytes"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"math/rand/v2"
-	"net"
-	"net/http"
 	"strings"
-	"syscall"
 	"time"
 
 	"platd/config"
@@ -76,68 +68,24 @@ func NewWebhookTokenAuthenticator(cfg WebhookTokenConfig) (TokenAuthenticator, e
 }
 
 type webhookToken struct {
-	url          string
-	client       *http.Client
+	*webhookClient
 	apiVersion   string
 	implicitAuds []string
-	backoff      Backoff
-	// sleep waits between attempts; tests replace it.
-	sleep func(ctx context.Context, d time.Duration) error
 }
 
 func newWebhookToken(cfg WebhookTokenConfig) (*webhookToken, error) {
 	if cfg.Version != "v1" && cfg.Version != "v1beta1" {
 		return nil, fmt.Errorf("unsupported authentication webhook version %q, supported versions are %q, %q", cfg.Version, "v1", "v1beta1")
 	}
-	tr, err := clientTransport(cfg.Client)
+	c, err := newWebhookClient(cfg.Client, webhookTimeout)
 	if err != nil {
 		return nil, err
 	}
 	return &webhookToken{
-		url:          cfg.Client.Server,
-		client:       &http.Client{Transport: tr, Timeout: webhookTimeout},
-		apiVersion:   cfg.Brand.Group("authentication") + "/" + cfg.Version,
-		implicitAuds: cfg.ImplicitAudiences,
-		backoff:      WebhookBackoff,
-		sleep:        sleepContext,
+		webhookClient: c,
+		apiVersion:    cfg.Brand.Group("authentication") + "/" + cfg.Version,
+		implicitAuds:  cfg.ImplicitAudiences,
 	}, nil
-}
-
-// clientTransport builds the TLS transport a kubeconfig describes.
-func clientTransport(kc config.KubeconfigClient) (http.RoundTripper, error) {
-	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: kc.TLSServerName, InsecureSkipVerify: kc.InsecureSkipTLSVerify}
-	if len(kc.CAPEM) > 0 {
-		tc.RootCAs = x509.NewCertPool()
-		if !tc.RootCAs.AppendCertsFromPEM(kc.CAPEM) {
-			return nil, fmt.Errorf("%w: webhook certificate-authority: %w", ErrKeyMaterial, ErrNoCertificates)
-		}
-	}
-	if len(kc.ClientCertPEM) > 0 {
-		pair, err := tls.X509KeyPair(kc.ClientCertPEM, kc.ClientKeyPEM)
-		if err != nil {
-			return nil, fmt.Errorf("%w: webhook client certificate: %w", ErrKeyMaterial, err)
-		}
-		tc.Certificates = []tls.Certificate{pair}
-	}
-	var rt http.RoundTripper = &http.Transport{
-		Proxy: http.ProxyFromEnvironment, TLSClientConfig: tc, ForceAttemptHTTP2: true,
-		TLSHandshakeTimeout: 10 * time.Second, MaxIdleConnsPerHost: 25, IdleConnTimeout: 90 * time.Second,
-	}
-	if kc.Token != "" {
-		rt = bearerRoundTripper{token: kc.Token, next: rt}
-	}
-	return rt, nil
-}
-
-type bearerRoundTripper struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
 }
 
 // tokenReview is the wire form of a TokenReview, v1 and v1beta1 alike.
@@ -175,17 +123,15 @@ func (w *webhookToken) AuthenticateToken(ctx context.Context, token string) (*Us
 	if err != nil {
 		return nil, false, err
 	}
-	var status tokenReviewStatus
-	err = w.retry(ctx, func() (bool, error) {
-		var retriable bool
-		status, retriable, err = w.call(ctx, body)
-		return retriable, err
-	})
-	if err != nil {
-		slog.Error("failed to make webhook authenticator request", "err", err)
-		return nil, false, err
+	data, err := w.post(ctx, body)
+	if err == nil {
+		var status tokenReviewStatus
+		if status, err = decodeTokenReview(data, w.apiVersion); err == nil {
+			return w.user(status, wantAuds, checkAuds)
+		}
 	}
-	return w.user(status, wantAuds, checkAuds)
+	slog.Error("failed to make webhook authenticator request", "err", err)
+	return nil, false, err
 }
 
 // user maps a review's status to the result: the audience check comes
@@ -211,57 +157,6 @@ func (w *webhookToken) user(st tokenReviewStatus, wantAuds []string, checkAuds b
 	return &User{Name: st.User.Username, UID: st.User.UID, Groups: st.User.Groups, Extra: st.User.Extra, Audiences: auds}, true, nil
 }
 
-// retry runs attempt until it succeeds, fails for good, or the backoff is
-// spent; the last error is returned.
-func (w *webhookToken) retry(ctx context.Context, attempt func() (retriable bool, err error)) error {
-	wait := w.backoff.Initial
-	for step := 1; ; step++ {
-		retriable, err := attempt()
-		if err == nil || !retriable || step >= w.backoff.Steps {
-			return err
-		}
-		d := wait
-		if w.backoff.Jitter > 0 {
-			d += time.Duration(rand.Float64() * w.backoff.Jitter * float64(wait))
-		}
-		if serr := w.sleep(ctx, d); serr != nil {
-			return err
-		}
-		wait = time.Duration(float64(wait) * w.backoff.Factor)
-	}
-}
-
-// call POSTs one review and decodes the answer. retriable reports whether
-// the failure is one upstream retries: a reset connection, a timeout, a
-// 500, 504 or 429, or any answer with Retry-After.
-func (w *webhookToken) call(ctx context.Context, body []byte) (tokenReviewStatus, bool, error) {
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, w.url, bytes.NewReader(body))
-	if err != nil {
-		return tokenReviewStatus{}, false, fmt.Errorf("%w: %w", ErrWebhook, err)
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "application/json, */*")
-	res, err := w.client.Do(hr)
-	if err != nil {
-		return tokenReviewStatus{}, transientNetError(err), fmt.Errorf("%w: %w", ErrWebhook, err)
-	}
-	defer res.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(res.Body, maxWebhookResponse+1))
-	if err != nil {
-		return tokenReviewStatus{}, transientNetError(err), fmt.Errorf("%w: reading the response: %w", ErrWebhook, err)
-	}
-	if res.StatusCode < 200 || res.StatusCode > 299 {
-		retriable := res.StatusCode == http.StatusInternalServerError || res.StatusCode == http.StatusGatewayTimeout ||
-			res.StatusCode == http.StatusTooManyRequests || res.Header.Get("Retry-After") != ""
-		return tokenReviewStatus{}, retriable, fmt.Errorf("%w: the server responded with status %d: %s", ErrWebhook, res.StatusCode, strings.TrimSpace(truncate(data, 256)))
-	}
-	if len(data) > maxWebhookResponse {
-		return tokenReviewStatus{}, false, fmt.Errorf("%w: response larger than %d bytes", ErrWebhook, maxWebhookResponse)
-	}
-	st, err := decodeTokenReview(data, w.apiVersion)
-	return st, false, err
-}
-
 // decodeTokenReview reads a webhook's answer: a TokenReview of the group
 // asked, in either version.
 func decodeTokenReview(data []byte, apiVersion string) (tokenReviewStatus, error) {
@@ -275,31 +170,4 @@ func decodeTokenReview(data []byte, apiVersion string) (tokenReviewStatus, error
 		return tokenReviewStatus{}, fmt.Errorf("%w: the response is %s %q, not a TokenReview of %s", ErrWebhook, resp.APIVersion, resp.Kind, group)
 	}
 	return resp.Status, nil
-}
-
-func truncate(b []byte, n int) string {
-	if len(b) > n {
-		return string(b[:n]) + "..."
-	}
-	return string(b)
-}
-
-// transientNetError reports a transport failure worth retrying.
-func transientNetError(err error) bool {
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return true
-	}
-	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
-}
-
-func sleepContext(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -76,8 +76,15 @@ type Server struct {
 	// authn is the request authenticator (see authn.go), authMetrics
 	// what it decided.
 	authn security.Authenticator
-	// authz is the authorizer chain (authz.go).
-	authz       security.Chain
+	// authz is the authorizer chain (authz.go): authzLive, swapped when
+	// --authorization-config changes.
+	authz     security.Chain
+	authzLive *liveAuthz
+	// authzMu guards authzBuilt, each mode's authorizer built once, and
+	// authzCEL, the match-condition compiler.
+	authzMu     sync.Mutex
+	authzBuilt  map[string]security.Authorizer
+	authzCEL    *security.AuthzCompiler
 	authMetrics *filters.AuthMetrics
 	// sa signs and verifies service-account tokens.
 	sa *saTokens
@@ -240,6 +247,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if s.jwt != nil {
 		s.jwt.Start(ctx, o.AuthenticationConfigReloadInterval)
 	}
+	s.startAuthzReload(ctx, o.AuthorizationConfigReloadInterval)
 	return s, nil
 }
 
