@@ -187,3 +187,43 @@ func TestKubeconfigCommandErrors(t *testing.T) {
 		t.Errorf("a CA was made: %v", err)
 	}
 }
+
+func TestAuthorizationFlags(t *testing.T) {
+	dir := t.TempDir()
+	o, err := parse(t, "serve", "--data-dir", dir, "--authorization-mode", "Webhook", "--authorization-webhook-config-file", "/kc",
+		"--authorization-webhook-version", "v1", "--authorization-webhook-cache-authorized-ttl", "1m", "--authorization-webhook-cache-unauthorized-ttl", "2s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := o.AuthorizationWebhook
+	if w.ConfigFile != "/kc" || w.Version != "v1" || w.AuthorizedTTL != time.Minute || w.UnauthorizedTTL != 2*time.Second || len(w.Set) != 4 {
+		t.Errorf("webhook flags: %+v", w)
+	}
+	o, err = parse(t, "serve", "--data-dir", dir, "--authorization-config", "/authz.yaml")
+	if err != nil || o.AuthorizationConfigFile != "/authz.yaml" || o.AuthorizationModes != nil {
+		t.Errorf("--authorization-config: %v %+v", err, o.AuthorizationModes)
+	}
+	o, err = parse(t, "serve", "--data-dir", dir)
+	if err != nil || o.AuthorizationWebhook.Version != "v1beta1" || o.AuthorizationWebhook.AuthorizedTTL != 5*time.Minute ||
+		o.AuthorizationWebhook.UnauthorizedTTL != 30*time.Second || o.AuthorizationModesSet {
+		t.Errorf("defaults: %v %+v", err, o.AuthorizationWebhook)
+	}
+	both := "--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--authorization-config", "/a", "--authorization-mode", "RBAC"}, both},
+		{[]string{"--authorization-config", "/a", "--authorization-webhook-cache-authorized-ttl", "1m"}, both},
+		{[]string{"--authorization-mode", "Webhook"}, "authorization-mode Webhook's authorization config file not passed"},
+		{[]string{"--authorization-webhook-config-file", "/kc"}, "cannot specify --authorization-webhook-config-file without mode Webhook"},
+	} {
+		_, err := parse(t, append([]string{"serve", "--data-dir", dir}, c.args...)...)
+		if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want %q", c.args, err, c.want)
+		}
+	}
+	if code := run([]string{"platd", "serve", "--data-dir", dir, "--authorization-config", "/a", "--authorization-mode", "RBAC"}); code != 2 {
+		t.Errorf("both set: exit %d, want 2", code)
+	}
+}
