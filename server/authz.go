@@ -366,3 +366,12 @@ func (s *Server) AuthorizationWebhookMetrics() map[string]security.WebhookAuthzM
 	}
 	return out
 }
+
+// ReloadAuthorizationConfig checks --authorization-config now, as the
+// periodic check does, and returns the error that kept the old chain.
+func (s *Server) ReloadAuthorizationConfig() error {
+	if s.opts.AuthorizationConfigFile == "" {
+		return nil
+	}
+	return s.reloadAuthz()
+}
