@@ -1,9 +1,12 @@
 package server_test
 
 import (
+	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
+
+	"platd/config"
 )
 
 // TestStopLeavesNoGoroutines runs alone (not parallel): a server that served
@@ -16,6 +19,37 @@ func TestStopLeavesNoGoroutines(t *testing.T) {
 	w.expect("ADDED", "leak")
 	e.stop()
 	w.stop()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			n := runtime.Stack(buf, true)
+			t.Fatalf("%d goroutines after stop, %d before:\n%s", runtime.NumGoroutine(), before, buf[:n])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestStopLeavesNoGoroutinesAuthzFile: the reload loop of
+// --authorization-config and the webhook's connections end with the server.
+func TestStopLeavesNoGoroutinesAuthzFile(t *testing.T) {
+	aw := startAuthzWebhook(t)
+	file := filepath.Join(t.TempDir(), "authz.yaml")
+	writeAtomic(t, file, authzFile(config.Brands["plat"], `- type: Webhook
+  name: hook
+  webhook:
+    timeout: 3s
+    subjectAccessReviewVersion: v1
+    failurePolicy: NoOpinion
+    connectionInfo: {type: KubeConfigFile, kubeConfigFile: `+aw.kubeconfig+`}
+`))
+	before := runtime.NumGoroutine()
+	e := start(t, func(o *config.Options) {
+		o.AuthorizationConfigFile, o.AuthorizationModes = file, nil
+		o.AuthorizationConfigReloadInterval = 5 * time.Millisecond
+	})
+	e.as("alice", "GET", "/api/v1/namespaces/default/configmaps").mustCode(t, 200)
+	e.stop()
 	deadline := time.Now().Add(10 * time.Second)
 	for runtime.NumGoroutine() > before {
 		if time.Now().After(deadline) {
