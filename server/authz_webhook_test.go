@@ -223,9 +223,9 @@ func TestAuthorizationConfigFileReload(t *testing.T) {
 	// Invalid new files keep the chain and count failures.
 	failures := e.srv.AuthorizationConfigReloads().Failure
 	for _, bad := range []string{
-		authzFile(b, "- {type: AlwaysAllow, name: alwaysallow}\n"),                              // AlwaysDeny was there at start
-		authzFile(b, "- {type: RBAC, name: rbac}\n"+deny),                                       // RBAC was not
-		authzFile(b, "- {type: AlwaysAllow, name: allow}\n"+deny),                               // wrong name
+		authzFile(b, "- {type: AlwaysAllow, name: alwaysallow}\n"),                                // AlwaysDeny was there at start
+		authzFile(b, "- {type: RBAC, name: rbac}\n"+deny),                                         // RBAC was not
+		authzFile(b, "- {type: AlwaysAllow, name: allow}\n"+deny),                                 // wrong name
 		"apiVersion: " + b.Group("apiserver.config") + "/v1\nkind: AuthorizationConfiguration\n[", // malformed
 	} {
 		writeAtomic(t, file, bad)
