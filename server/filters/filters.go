@@ -15,6 +15,7 @@ import (
 	"platd/security"
 	"platd/server/apierr"
 	"platd/server/request"
+	"platd/server/selector"
 )
 
 // ErrorWriter renders an error as a Status negotiated to the request.
@@ -47,9 +48,15 @@ func DefaultHeaders(next http.Handler) http.Handler {
 }
 
 // RequestInfo parses what the request addresses once, for every later layer.
+// A URL that cannot be understood is a plain-text 500, as upstream answers
+// it.
 func RequestInfo(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := request.Parse(r.Method, r.URL)
+		if info.Err != nil {
+			internalError(w, r, fmt.Errorf("failed to create RequestInfo: %w", info.Err))
+			return
+		}
 		next.ServeHTTP(w, r.WithContext(request.WithInfo(r.Context(), info)))
 	})
 }
@@ -132,6 +139,7 @@ func Authorize(next http.Handler, authz security.Authorizer, log *slog.Logger, w
 		if info.IsResource {
 			a.Namespace, a.APIGroup, a.APIVersion = info.Namespace, info.Group, info.Version
 			a.Resource, a.Subresource, a.Name = info.Resource, info.Subresource, info.Name
+			a.FieldSelector, a.LabelSelector = selectorRequirements(info)
 		}
 		decision, reason, err := authz.Authorize(r.Context(), a)
 		if decision == security.DecisionAllow {
@@ -140,11 +148,28 @@ func Authorize(next http.Handler, authz security.Authorizer, log *slog.Logger, w
 		}
 		if err != nil {
 			log.Error("authorization failed", "path", r.URL.Path, "err", err)
-			http.Error(w, fmt.Sprintf("Internal Server Error: %q: %v", r.URL.RequestURI(), err), http.StatusInternalServerError)
+			internalError(w, r, err)
 			return
 		}
 		writeErr(w, r, forbidden(a, reason))
 	})
+}
+
+// selectorRequirements parses the selectors the request info kept. One that
+// does not parse is left out: the request is then authorized as unlimited,
+// and the handler refuses the selector itself.
+func selectorRequirements(info *request.Info) (fields, labels []security.SelectorRequirement) {
+	if info.FieldSelector != "" {
+		if fs, err := selector.ParseFields(info.FieldSelector); err == nil {
+			fields = fs.AuthzRequirements()
+		}
+	}
+	if info.LabelSelector != "" {
+		if ls, err := selector.ParseLabels(info.LabelSelector); err == nil {
+			labels = ls.AuthzRequirements()
+		}
+	}
+	return fields, labels
 }
 
 // forbidden is the 403 of a request the authorizer refused.

@@ -192,7 +192,9 @@ func SplitServiceAccountUser(user string) (namespace, name string, ok bool) {
 }
 
 // internalError answers 500 in plain text naming the request, as upstream
-// answers errors of its filters.
+// answers errors of its filters, with "&", "<" and ">" HTML-escaped.
 func internalError(w http.ResponseWriter, r *http.Request, err error) {
-	http.Error(w, fmt.Sprintf("Internal Server Error: %q: %v", r.URL.RequestURI(), err), http.StatusInternalServerError)
+	http.Error(w, htmlEscaper.Replace(fmt.Sprintf("Internal Server Error: %q: %v", r.URL.RequestURI(), err)), http.StatusInternalServerError)
 }
+
+var htmlEscaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;")

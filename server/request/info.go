@@ -4,10 +4,12 @@ package request
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
+
+	"platd/server/selector"
 )
 
 // Info is what a request addresses. For non-resource requests only Path and
@@ -32,9 +34,21 @@ type Info struct {
 	// NameFromSelector is set when a list or watch names one object through
 	// fieldSelector=metadata.name=<n>.
 	NameFromSelector bool
-	// VerbFromPath is set for the deprecated /watch/ path form.
+	// VerbFromPath is set for the deprecated /watch/ and /proxy/ path
+	// forms.
 	VerbFromPath bool
+	// FieldSelector and LabelSelector are the raw selectors of a list,
+	// watch or deletecollection not addressed by the verb-via-path form,
+	// kept for authorizers that allow a narrower read (upstream's
+	// AuthorizeWithSelectors). Selectors on other verbs are not recorded.
+	FieldSelector, LabelSelector string
+	// Err is set when the URL cannot be understood at all: the request is
+	// then answered 500, as upstream answers it.
+	Err error
 }
+
+// verbsViaPath are the verbs a path may name right after the version.
+var verbsViaPath = map[string]bool{"proxy": true, "watch": true}
 
 var methodVerbs = map[string]string{
 	http.MethodPost:   "create",
@@ -68,8 +82,12 @@ func Parse(method string, u *url.URL) *Info {
 	info.IsResource = true
 	info.Version = segs[0]
 	segs = segs[1:]
-	if len(segs) > 1 && segs[0] == "watch" {
-		info.Verb = "watch"
+	if verbsViaPath[segs[0]] {
+		if len(segs) < 2 {
+			info.Err = fmt.Errorf("unable to determine kind and namespace from url, %s", u)
+			return info
+		}
+		info.Verb = segs[0]
 		info.VerbFromPath = true
 		segs = segs[1:]
 	} else {
@@ -90,25 +108,34 @@ func Parse(method string, u *url.URL) *Info {
 	if len(segs) > 1 {
 		info.Name = segs[1]
 	}
-	if len(segs) > 2 {
+	if len(segs) > 2 && info.Verb != "proxy" {
 		info.Subresource = segs[2]
 	}
 	q := u.Query()
 	if info.Name == "" {
 		switch info.Verb {
 		case "get":
+			// A read of a collection: a list, or a watch when asked, which
+			// still names one object when its field selector pins
+			// metadata.name. A selector that does not parse names nothing.
 			info.Verb = "list"
 			if watchRequested(q) {
 				info.Verb = "watch"
+			}
+			if fs, err := selector.ParseFields(q.Get("fieldSelector")); err == nil {
+				if n, ok := fs.RequiresExactMatch("metadata.name"); ok && validSegment(n) {
+					info.Name = n
+					info.NameFromSelector = true
+				}
 			}
 		case "delete":
 			info.Verb = "deletecollection"
 		}
 	}
-	if (info.Verb == "list" || info.Verb == "watch") && info.Name == "" {
-		if n, ok := nameFromFieldSelector(q.Get("fieldSelector")); ok && validSegment(n) {
-			info.Name = n
-			info.NameFromSelector = true
+	switch info.Verb {
+	case "list", "watch", "deletecollection":
+		if !info.VerbFromPath {
+			info.FieldSelector, info.LabelSelector = q.Get("fieldSelector"), q.Get("labelSelector")
 		}
 	}
 	return info
@@ -127,33 +154,14 @@ func splitPath(p string) []string {
 	return strings.Split(p, "/")
 }
 
+// watchRequested reads the watch parameter as upstream's query decoding
+// does: present and neither "0" nor any case of "false" is true.
 func watchRequested(q url.Values) bool {
 	v, ok := q["watch"]
 	if !ok || len(v) == 0 {
 		return false
 	}
-	b, err := strconv.ParseBool(v[0])
-	if err != nil {
-		return v[0] != "false" && v[0] != "0"
-	}
-	return b
-}
-
-// nameFromFieldSelector returns n when the selector is exactly
-// metadata.name=n (or ==n).
-func nameFromFieldSelector(s string) (string, bool) {
-	if s == "" || strings.Contains(s, ",") {
-		return "", false
-	}
-	for _, op := range []string{"==", "="} {
-		if k, v, ok := strings.Cut(s, op); ok {
-			if strings.TrimSpace(k) == "metadata.name" && !strings.HasPrefix(v, "=") {
-				return v, true
-			}
-			return "", false
-		}
-	}
-	return "", false
+	return v[0] != "0" && !strings.EqualFold(v[0], "false")
 }
 
 func validSegment(s string) bool {

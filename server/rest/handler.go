@@ -126,7 +126,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if info == nil {
 		info = request.Parse(r.Method, r.URL)
 	}
-	if !info.IsResource || !h.reg.HasGroupVersion(info.Group, info.Version) {
+	// The proxy verb's path form names a route no v1.32 server has.
+	if !info.IsResource || !h.reg.HasGroupVersion(info.Group, info.Version) || (info.VerbFromPath && info.Verb == "proxy") {
 		http.NotFound(w, r)
 		return
 	}
