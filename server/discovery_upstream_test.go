@@ -11,11 +11,9 @@ import (
 )
 
 // notYetServed are the parts of a v1.32 server's discovery that later
-// capabilities add: the review types of authorization. Until then they
-// are absent, not stubbed.
-func notYetServed(b config.Brand) (groups []string, subresources map[string]string) {
-	return []string{"authorization." + b.Domain},
-		map[string]string{}
+// capabilities add; none today. Until added they are absent, not stubbed.
+func notYetServed(config.Brand) (groups []string, subresources map[string]string) {
+	return nil, map[string]string{}
 }
 
 // upstreamDiscovery reads a captured aggregated discovery document of a

@@ -39,6 +39,12 @@ func (h *Handler) serveAnswer(w http.ResponseWriter, r *http.Request, s *scope) 
 		h.writeError(w, r, err)
 		return
 	}
+	if s.sub == "" {
+		if err := answerNamespace(s, dec.obj); err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+	}
 	req := registry.AnswerRequest{Namespace: s.ns, Name: s.name, Object: dec.obj, DryRun: wo.dryRun}
 	if u := filters.UserFrom(r.Context()); u != nil {
 		req.HasUser = true
@@ -98,4 +104,26 @@ func (h *Handler) answerKind(s *scope) (*registry.Descriptor, registry.Answer, e
 	kd := &registry.Descriptor{Group: group, Version: version, Kind: kind, Resource: s.d.Resource, Schema: sch}
 	got, _ := h.answers.m.LoadOrStore(k, kd)
 	return got.(*registry.Descriptor), sr.Answer, nil
+}
+
+// answerNamespace makes an answered object's namespace the request's, as
+// upstream's create does for every resource: an object of a namespaced
+// type naming none takes the URL's, one naming another is refused, and a
+// cluster-scoped one loses any it names.
+func answerNamespace(s *scope, obj Object) error {
+	if err := checkNamespace(s, obj); err != nil {
+		return err
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	switch {
+	case s.d.Namespaced && s.ns != "":
+		if meta == nil {
+			meta = map[string]any{}
+			obj["metadata"] = meta
+		}
+		meta["namespace"] = s.ns
+	case !s.d.Namespaced && meta != nil:
+		delete(meta, "namespace")
+	}
+	return nil
 }
