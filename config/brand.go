@@ -52,29 +52,34 @@ type Brand struct {
 	// LegacyTokenIssuer is the iss claim of secret-based service-account
 	// tokens.
 	LegacyTokenIssuer string
+	// LegacyTokenTrackingConfigMap is the system ConfigMap that records
+	// since when legacy service-account tokens are tracked; the default
+	// RBAC policy lets the legacy token cleaner read it.
+	LegacyTokenTrackingConfigMap string
 }
 
 // Brands lists the brands --brand accepts.
 var Brands = map[string]Brand{
 	"plat": {
-		Name:                  "plat",
-		Domain:                "plat.io",
-		LongDomain:            "plat.io",
-		SystemNamespace:       "plat-system",
-		PublicNamespace:       "plat-public",
-		NodeLeaseNamespace:    "plat-node-lease",
-		NamespaceFinalizer:    "plat",
-		ProtobufMediaType:     "application/vnd.plat.protobuf",
-		ExecInfoEnv:           "PLAT_EXEC_INFO",
-		ClusterName:           "platd",
-		RootCAConfigMap:       "plat-root-ca.crt",
-		RootCADescription:     "Holds the CA bundle that verifies platd's serving certificate, for clients inside the cluster. No other use is promised.",
-		APIServiceName:        "plat",
-		FieldManager:          "platd",
-		ControllerManager:     "platd-controller-manager",
-		AutomanagedLabel:      "aggregator.plat.io/automanaged",
-		APIApprovalAnnotation: "api-approved.plat.io",
-		LegacyTokenIssuer:     "plat/serviceaccount",
+		Name:                         "plat",
+		Domain:                       "plat.io",
+		LongDomain:                   "plat.io",
+		SystemNamespace:              "plat-system",
+		PublicNamespace:              "plat-public",
+		NodeLeaseNamespace:           "plat-node-lease",
+		NamespaceFinalizer:           "plat",
+		ProtobufMediaType:            "application/vnd.plat.protobuf",
+		ExecInfoEnv:                  "PLAT_EXEC_INFO",
+		ClusterName:                  "platd",
+		RootCAConfigMap:              "plat-root-ca.crt",
+		RootCADescription:            "Holds the CA bundle that verifies platd's serving certificate, for clients inside the cluster. No other use is promised.",
+		APIServiceName:               "plat",
+		FieldManager:                 "platd",
+		ControllerManager:            "platd-controller-manager",
+		AutomanagedLabel:             "aggregator.plat.io/automanaged",
+		APIApprovalAnnotation:        "api-approved.plat.io",
+		LegacyTokenIssuer:            "plat/serviceaccount",
+		LegacyTokenTrackingConfigMap: "platd-legacy-service-account-token-tracking",
 	},
 	"kubernetes": {
 		Name:               "kubernetes",
@@ -90,13 +95,14 @@ var Brands = map[string]Brand{
 		RootCAConfigMap:    "kube-root-ca.crt",
 		RootCADescription: "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. " +
 			"No other usage is guaranteed across distributions of Kubernetes clusters.",
-		APIServiceName:        "kubernetes",
-		FieldManager:          "kube-apiserver",
-		ControllerManager:     "kube-controller-manager",
-		AutomanagedLabel:      "kube-aggregator.kubernetes.io/automanaged",
-		APIApprovalAnnotation: "api-approved.kubernetes.io",
-		APIApprovalReference:  ", see https://github.com/kubernetes/enhancements/pull/1111",
-		LegacyTokenIssuer:     "kubernetes/serviceaccount",
+		APIServiceName:               "kubernetes",
+		FieldManager:                 "kube-apiserver",
+		ControllerManager:            "kube-controller-manager",
+		AutomanagedLabel:             "kube-aggregator.kubernetes.io/automanaged",
+		APIApprovalAnnotation:        "api-approved.kubernetes.io",
+		APIApprovalReference:         ", see https://github.com/kubernetes/enhancements/pull/1111",
+		LegacyTokenIssuer:            "kubernetes/serviceaccount",
+		LegacyTokenTrackingConfigMap: "kube-apiserver-legacy-service-account-token-tracking",
 	},
 }
 
@@ -137,6 +143,22 @@ func (b Brand) LastAppliedAnnotation() string {
 // Label returns a label or annotation key under the long domain:
 // Label("metadata.name") is "plat.io/metadata.name".
 func (b Brand) Label(name string) string { return b.LongDomain + "/" + name }
+
+// BootstrappingLabel marks the objects of the default RBAC policy (value
+// "rbac-defaults").
+func (b Brand) BootstrappingLabel() string { return b.Label("bootstrapping") }
+
+// RBACAutoUpdateAnnotation is the annotation whose value "false" keeps the
+// server from reconciling a default RBAC object at start.
+func (b Brand) RBACAutoUpdateAnnotation() string {
+	return "rbac.authorization." + b.LongDomain + "/autoupdate"
+}
+
+// RBACAggregateLabel is the label that adds a cluster role's rules to the
+// named default aggregated role ("admin", "edit", "view").
+func (b Brand) RBACAggregateLabel(to string) string {
+	return b.Group("rbac.authorization") + "/aggregate-to-" + to
+}
 
 // BootstrapTokenType is the type of bootstrap token secrets.
 func (b Brand) BootstrapTokenType() string { return "bootstrap." + b.LongDomain + "/token" }
