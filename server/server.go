@@ -64,7 +64,11 @@ type Server struct {
 	namespacesDone chan struct{}
 	// seedsDone is closed when the system objects of every start are
 	// written (seeds.go).
-	seedsDone  chan struct{}
+	seedsDone chan struct{}
+	// rbacDone is closed when the default RBAC policy is written
+	// (rbacbootstrap.go); fatal carries an error that stops the server.
+	rbacDone   chan struct{}
+	fatal      chan error
 	kubeconfig string
 	url        string
 	// rootCA is the PEM bundle that verifies the serving certificate.
@@ -115,6 +119,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		log = slog.Default()
 	}
 	s := &Server{opts: o, log: log, stopping: make(chan struct{}), namespacesDone: make(chan struct{}), seedsDone: make(chan struct{}),
+		rbacDone: make(chan struct{}), fatal: make(chan error, 1),
 		authMetrics: filters.NewAuthMetrics(o.Brand.SystemNamespace)}
 	// The served types come first: a bad --runtime-config stops platd
 	// before anything is written. Their schemas load while the key
@@ -355,6 +360,8 @@ func (s *Server) Serve(ctx context.Context) error {
 	case <-ctx.Done():
 	case err = <-serveErr:
 		err = fmt.Errorf("serving: %w", err)
+	case err = <-s.fatal:
+		s.log.Error("stopping", "err", err)
 	}
 	close(s.stopping)
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
@@ -386,6 +393,19 @@ func (s *Server) startControllers(ctx context.Context) {
 		defer close(seeded)
 		s.plantSeeds(ctx)
 	}()
+	// The default RBAC policy is written beside them; requests are served
+	// meanwhile, as upstream's post-start hook lets them.
+	var rbacWG sync.WaitGroup
+	if rb := s.rbacBootstrap(); rb != nil {
+		rbacWG.Add(1)
+		go func() {
+			defer rbacWG.Done()
+			s.writeRBACPolicy(ctx, rb)
+		}()
+	} else {
+		close(s.rbacDone)
+	}
+	defer rbacWG.Wait()
 	var nsWG sync.WaitGroup
 	for _, ns := range []string{"default", b.SystemNamespace, b.PublicNamespace, b.NodeLeaseNamespace} {
 		nsWG.Add(1)
@@ -502,6 +522,9 @@ func (s *Server) healthChecks() *health.Registry {
 		health.Hook("scheduling/bootstrap-system-priority-classes", s.seedsDone),
 		health.Hook("priority-and-fairness-config-producer", s.seedsDone),
 		health.Hook("apiservice-registration-controller", s.seedsDone)))
+	if s.rbacEnabled() {
+		must(hr.Add(all, health.Hook(rbacBootstrapHook, s.rbacDone)))
+	}
 	must(hr.Add([]string{health.Readyz}, health.Shutdown(s.stopping)))
 	return hr
 }

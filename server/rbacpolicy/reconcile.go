@@ -1,0 +1,250 @@
+package rbacpolicy
+
+import (
+	"reflect"
+	"slices"
+	"strings"
+
+	"platd/config"
+	"platd/server/registry"
+	"platd/server/schema"
+)
+
+// Result is what reconciling one stored object with its default says.
+type Result struct {
+	// Object is what the stored object should become (a changed copy);
+	// nil when nothing changes or the object is protected.
+	Object registry.Object
+	// Recreate says a binding's roleRef differs: the stored one is
+	// deleted and the default created, since roleRef cannot change.
+	Recreate bool
+	// Protected says the stored object has autoupdate "false" and would
+	// have changed: it is left alone.
+	Protected bool
+	// Missing are the default's rules the stored role did not cover,
+	// one verb on one resource (or URL) each, as they are added.
+	Missing []Rule
+}
+
+// ReconcileRole reconciles a stored role or cluster role with its default,
+// as upstream's bootstrap does: labels and annotations the stored one
+// lacks are added, rules it does not cover are added (none is removed), and
+// missing aggregation selectors are added; an aggregation rule the default
+// has none of is dropped.
+func ReconcileRole(b config.Brand, have, want registry.Object) Result {
+	out := schema.DeepCopy(have).(map[string]any)
+	changed := mergeMeta(out, want)
+	res := Result{Missing: missingRules(RulesOf(have), RulesOf(want))}
+	if len(res.Missing) > 0 {
+		rules, _ := out["rules"].([]any)
+		out["rules"] = append(rules, rulesValue(res.Missing)...)
+		changed = true
+	}
+	wantAgg, haveAgg := selectors(want), selectors(have)
+	switch {
+	case want["aggregationRule"] == nil && have["aggregationRule"] != nil:
+		delete(out, "aggregationRule")
+		changed = true
+	case want["aggregationRule"] != nil:
+		var missing []any
+		for _, s := range wantAgg {
+			if !slices.ContainsFunc(haveAgg, func(h any) bool { return reflect.DeepEqual(h, s) }) {
+				missing = append(missing, schema.DeepCopy(s))
+			}
+		}
+		if len(missing) > 0 {
+			out["aggregationRule"] = map[string]any{"clusterRoleSelectors": append(slices.Clone(haveAgg), missing...)}
+			changed = true
+		}
+	}
+	return finish(b, have, out, changed, res)
+}
+
+// ReconcileBinding reconciles a stored role binding or cluster role
+// binding with its default: a different roleRef recreates it; otherwise
+// labels, annotations and subjects it lacks are added.
+func ReconcileBinding(b config.Brand, have, want registry.Object) Result {
+	if !reflect.DeepEqual(roleRef(have), roleRef(want)) {
+		return finish(b, have, want, false, Result{Recreate: true})
+	}
+	out := schema.DeepCopy(have).(map[string]any)
+	changed := mergeMeta(out, want)
+	subs, _ := out["subjects"].([]any)
+	for _, s := range subjects(want) {
+		if !slices.Contains(subjects(have), s) {
+			subs = append(subs, s.value())
+			changed = true
+		}
+	}
+	if len(subs) > 0 {
+		out["subjects"] = subs
+	}
+	return finish(b, have, out, changed, Result{})
+}
+
+func finish(b config.Brand, have, out registry.Object, changed bool, res Result) Result {
+	if !changed && !res.Recreate {
+		return Result{}
+	}
+	if stringMap(have, "annotations")[b.RBACAutoUpdateAnnotation()] == "false" {
+		res.Protected, res.Recreate = true, false
+		return res
+	}
+	if !res.Recreate {
+		res.Object = out
+	}
+	return res
+}
+
+// mergeMeta adds the labels and annotations of want that obj lacks; the
+// values obj has win. It reports whether obj changed.
+func mergeMeta(obj, want registry.Object) bool {
+	changed := false
+	md, _ := obj["metadata"].(map[string]any)
+	for _, field := range []string{"labels", "annotations"} {
+		add := stringMap(want, field)
+		if len(add) == 0 {
+			continue
+		}
+		m, ok := md[field].(map[string]any)
+		if !ok {
+			m = map[string]any{}
+		}
+		for k, v := range add {
+			if _, ok := m[k]; !ok {
+				m[k] = v
+				changed = true
+			}
+		}
+		md[field] = m
+	}
+	return changed
+}
+
+func selectors(obj registry.Object) []any {
+	agg, _ := obj["aggregationRule"].(map[string]any)
+	l, _ := agg["clusterRoleSelectors"].([]any)
+	return l
+}
+
+func roleRef(obj registry.Object) [3]string {
+	ref, _ := obj["roleRef"].(map[string]any)
+	var out [3]string
+	for i, k := range []string{"apiGroup", "kind", "name"} {
+		out[i], _ = ref[k].(string)
+	}
+	return out
+}
+
+// subject is a binding's subject as compared: every field.
+type subject struct{ kind, apiGroup, name, namespace string }
+
+func (s subject) value() map[string]any {
+	m := map[string]any{"kind": s.kind, "name": s.name}
+	if s.apiGroup != "" {
+		m["apiGroup"] = s.apiGroup
+	}
+	if s.namespace != "" {
+		m["namespace"] = s.namespace
+	}
+	return m
+}
+
+func subjects(obj registry.Object) []subject {
+	l, _ := obj["subjects"].([]any)
+	out := make([]subject, 0, len(l))
+	for _, v := range l {
+		m, _ := v.(map[string]any)
+		s := func(k string) string { x, _ := m[k].(string); return x }
+		out = append(out, subject{s("kind"), s("apiGroup"), s("name"), s("namespace")})
+	}
+	return out
+}
+
+// missingRules breaks want into one verb on one resource (with one name)
+// or one URL each, and returns those no rule of have covers.
+func missingRules(have, want []Rule) []Rule {
+	var out []Rule
+	for _, w := range want {
+		for _, t := range breakdown(w) {
+			if !slices.ContainsFunc(have, func(h Rule) bool { return covers(h, t) }) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// breakdown splits a rule into single-tuple rules in upstream's order:
+// groups, then resources, then names, then verbs; then URLs and verbs.
+func breakdown(r Rule) []Rule {
+	var out []Rule
+	one := func(s string) []string { return []string{s} }
+	for _, g := range r.APIGroups {
+		for _, res := range r.Resources {
+			if len(r.ResourceNames) > 0 {
+				for _, n := range r.ResourceNames {
+					for _, v := range r.Verbs {
+						out = append(out, Rule{Verbs: one(v), APIGroups: one(g), Resources: one(res), ResourceNames: one(n)})
+					}
+				}
+				continue
+			}
+			for _, v := range r.Verbs {
+				out = append(out, Rule{Verbs: one(v), APIGroups: one(g), Resources: one(res)})
+			}
+		}
+	}
+	for _, u := range r.NonResourceURLs {
+		for _, v := range r.Verbs {
+			out = append(out, Rule{Verbs: one(v), NonResourceURLs: one(u)})
+		}
+	}
+	return out
+}
+
+// covers reports whether owner allows everything sub does.
+func covers(owner, sub Rule) bool {
+	all := func(set, of []string) bool { return slices.Contains(set, "*") || hasAll(set, of) }
+	names := len(owner.ResourceNames) == 0 || (len(sub.ResourceNames) > 0 && hasAll(owner.ResourceNames, sub.ResourceNames))
+	return all(owner.Verbs, sub.Verbs) && all(owner.APIGroups, sub.APIGroups) &&
+		resourcesCover(owner.Resources, sub.Resources) && urlsCover(owner.NonResourceURLs, sub.NonResourceURLs) && names
+}
+
+func hasAll(set, of []string) bool {
+	for _, s := range of {
+		if !slices.Contains(set, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// resourcesCover: "*" covers all, "*/sub" covers every resource's sub.
+func resourcesCover(set, of []string) bool {
+	if slices.Contains(set, "*") {
+		return true
+	}
+	for _, r := range of {
+		if slices.Contains(set, r) {
+			continue
+		}
+		if _, sub, ok := strings.Cut(r, "/"); ok && slices.Contains(set, "*/"+sub) {
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// urlsCover: an owner path ending in "*" covers every path it prefixes.
+func urlsCover(set, of []string) bool {
+	for _, u := range of {
+		if !slices.ContainsFunc(set, func(o string) bool {
+			return o == u || (strings.HasSuffix(o, "*") && strings.HasPrefix(u, strings.TrimRight(o, "*")))
+		}) {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,169 @@
+package rbacpolicy
+
+import (
+	"encoding/json"
+	"testing"
+
+	"platd/config"
+	"platd/server/registry"
+)
+
+func mustObj(t *testing.T, s string) registry.Object {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("%s: %v", s, err)
+	}
+	return m
+}
+
+func compact(v any) string {
+	j, _ := json.Marshal(v)
+	return string(j)
+}
+
+func TestReconcileRole(t *testing.T) {
+	b := config.Brands["plat"]
+	const meta = `"metadata":{"name":"r","labels":{"plat.io/bootstrapping":"rbac-defaults"},"annotations":{"rbac.authorization.plat.io/autoupdate":"true"}}`
+	want := `{` + meta + `,"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`
+	cases := []struct {
+		name, have string
+		// out is the object to write ("" for none), missing the rules added.
+		out, missing string
+		protected     bool
+	}{
+		{name: "same", have: want},
+		{name: "covered by a wider rule",
+			have: `{` + meta + `,"rules":[{"verbs":["*"],"apiGroups":["*"],"resources":["*"]},{"verbs":["get"],"nonResourceURLs":["/*"]}]}`},
+		{name: "extra rules stay",
+			have: `{` + meta + `,"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]},{"verbs":["delete"],"apiGroups":[""],"resources":["pods"]}]}`},
+		{name: "removed verb added back broken down",
+			have:    `{` + meta + `,"rules":[{"verbs":["get"],"apiGroups":[""],"resources":["pods"]}]}`,
+			out:     `{` + meta + `,"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get"]},{"apiGroups":[""],"resources":["pods"],"verbs":["list"]},{"nonResourceURLs":["/healthz"],"verbs":["get"]}]}`,
+			missing: `[{"Verbs":["list"],"APIGroups":[""],"Resources":["pods"],"ResourceNames":null,"NonResourceURLs":null},{"Verbs":["get"],"APIGroups":null,"Resources":null,"ResourceNames":null,"NonResourceURLs":["/healthz"]}]`},
+		{name: "a rule limited to names does not cover",
+			have: `{` + meta + `,"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"],"resourceNames":["x"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`,
+			out:  `{` + meta + `,"rules":[{"apiGroups":[""],"resourceNames":["x"],"resources":["pods"],"verbs":["get","list"]},{"nonResourceURLs":["/healthz"],"verbs":["get"]},{"apiGroups":[""],"resources":["pods"],"verbs":["get"]},{"apiGroups":[""],"resources":["pods"],"verbs":["list"]}]}`,
+			missing: `[{"Verbs":["get"],"APIGroups":[""],"Resources":["pods"],"ResourceNames":null,"NonResourceURLs":null},{"Verbs":["list"],"APIGroups":[""],"Resources":["pods"],"ResourceNames":null,"NonResourceURLs":null}]`},
+		{name: "missing label added, changed one kept",
+			have: `{"metadata":{"name":"r","labels":{"plat.io/bootstrapping":"mine","x":"y"}},"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`,
+			out:  `{"metadata":{"annotations":{"rbac.authorization.plat.io/autoupdate":"true"},"labels":{"plat.io/bootstrapping":"mine","x":"y"},"name":"r"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","list"]},{"nonResourceURLs":["/healthz"],"verbs":["get"]}]}`},
+		{name: "protected",
+			have:      `{"metadata":{"name":"r","annotations":{"rbac.authorization.plat.io/autoupdate":"false"}},"rules":[]}`,
+			protected: true,
+			missing:   `[{"Verbs":["get"],"APIGroups":[""],"Resources":["pods"],"ResourceNames":null,"NonResourceURLs":null},{"Verbs":["list"],"APIGroups":[""],"Resources":["pods"],"ResourceNames":null,"NonResourceURLs":null},{"Verbs":["get"],"APIGroups":null,"Resources":null,"ResourceNames":null,"NonResourceURLs":["/healthz"]}]`},
+		{name: "protected and the same",
+			have: `{"metadata":{"name":"r","labels":{"plat.io/bootstrapping":"rbac-defaults"},"annotations":{"rbac.authorization.plat.io/autoupdate":"false"}},"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`},
+		{name: "aggregation the default lacks is dropped",
+			have: `{` + meta + `,"aggregationRule":{"clusterRoleSelectors":[{"matchLabels":{"a":"b"}}]},"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`,
+			out:  `{` + meta + `,"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","list"]},{"nonResourceURLs":["/healthz"],"verbs":["get"]}]}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := ReconcileRole(b, mustObj(t, c.have), mustObj(t, want))
+			if c.out == "" && res.Object != nil || c.out != "" && compact(res.Object) != compact(mustObj(t, c.out)) {
+				t.Errorf("object:\n got  %s\n want %s", compact(res.Object), c.out)
+			}
+			if c.missing != "" && compact(res.Missing) != c.missing {
+				t.Errorf("missing:\n got  %s\n want %s", compact(res.Missing), c.missing)
+			}
+			if res.Protected != c.protected || res.Recreate {
+				t.Errorf("protected %v recreate %v", res.Protected, res.Recreate)
+			}
+		})
+	}
+}
+
+func TestReconcileAggregatedRole(t *testing.T) {
+	b := config.Brands["plat"]
+	want := `{"metadata":{"name":"admin"},"aggregationRule":{"clusterRoleSelectors":[{"matchLabels":{"to-admin":"true"}}]}}`
+	// Filled by the aggregation controller: the rules are not the default's.
+	filled := `{"metadata":{"name":"admin"},"aggregationRule":{"clusterRoleSelectors":[{"matchLabels":{"to-admin":"true"}}]},"rules":[{"verbs":["get"],"apiGroups":[""],"resources":["pods"]}]}`
+	if res := ReconcileRole(b, mustObj(t, filled), mustObj(t, want)); res.Object != nil {
+		t.Errorf("filled aggregated role changed: %s", compact(res.Object))
+	}
+	other := `{"metadata":{"name":"admin"},"aggregationRule":{"clusterRoleSelectors":[{"matchLabels":{"mine":"true"}}]}}`
+	res := ReconcileRole(b, mustObj(t, other), mustObj(t, want))
+	if got, w := compact(res.Object["aggregationRule"]), `{"clusterRoleSelectors":[{"matchLabels":{"mine":"true"}},{"matchLabels":{"to-admin":"true"}}]}`; got != w {
+		t.Errorf("selectors: got %s, want %s", got, w)
+	}
+	plain := `{"metadata":{"name":"admin"},"rules":[{"verbs":["get"],"apiGroups":[""],"resources":["pods"]}]}`
+	res = ReconcileRole(b, mustObj(t, plain), mustObj(t, want))
+	if got, w := compact(res.Object["aggregationRule"]), `{"clusterRoleSelectors":[{"matchLabels":{"to-admin":"true"}}]}`; got != w {
+		t.Errorf("selectors: got %s, want %s", got, w)
+	}
+}
+
+func TestReconcileBinding(t *testing.T) {
+	b := config.Brands["plat"]
+	const meta = `"metadata":{"name":"x","labels":{"plat.io/bootstrapping":"rbac-defaults"},"annotations":{"rbac.authorization.plat.io/autoupdate":"true"}}`
+	ref := `"roleRef":{"apiGroup":"rbac.authorization.plat.io","kind":"ClusterRole","name":"x"}`
+	want := `{` + meta + `,` + ref + `,"subjects":[{"kind":"Group","apiGroup":"rbac.authorization.plat.io","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"plat-system"}]}`
+	cases := []struct {
+		name, have, out     string
+		recreate, protected bool
+	}{
+		{name: "same", have: want},
+		{name: "extra subject stays",
+			have: `{` + meta + `,` + ref + `,"subjects":[{"kind":"User","apiGroup":"rbac.authorization.plat.io","name":"u"},{"kind":"Group","apiGroup":"rbac.authorization.plat.io","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"plat-system"}]}`},
+		{name: "missing subject added",
+			have: `{` + meta + `,` + ref + `,"subjects":[{"kind":"User","apiGroup":"rbac.authorization.plat.io","name":"u"}]}`,
+			out:  `{` + meta + `,` + ref + `,"subjects":[{"kind":"User","apiGroup":"rbac.authorization.plat.io","name":"u"},{"kind":"Group","apiGroup":"rbac.authorization.plat.io","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"plat-system"}]}`},
+		{name: "subject in another namespace is another subject",
+			have: `{` + meta + `,` + ref + `,"subjects":[{"kind":"Group","apiGroup":"rbac.authorization.plat.io","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"other"}]}`,
+			out:  `{` + meta + `,` + ref + `,"subjects":[{"kind":"Group","apiGroup":"rbac.authorization.plat.io","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"other"},{"kind":"ServiceAccount","name":"s","namespace":"plat-system"}]}`},
+		{name: "other roleRef recreates",
+			have:     `{` + meta + `,"roleRef":{"apiGroup":"rbac.authorization.plat.io","kind":"ClusterRole","name":"y"}}`,
+			recreate: true},
+		{name: "protected other roleRef",
+			have:      `{"metadata":{"name":"x","annotations":{"rbac.authorization.plat.io/autoupdate":"false"}},"roleRef":{"apiGroup":"rbac.authorization.plat.io","kind":"ClusterRole","name":"y"}}`,
+			protected: true},
+		{name: "protected missing subject",
+			have:      `{"metadata":{"name":"x","labels":{"plat.io/bootstrapping":"rbac-defaults"},"annotations":{"rbac.authorization.plat.io/autoupdate":"false"}},` + ref + `}`,
+			protected: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res := ReconcileBinding(b, mustObj(t, c.have), mustObj(t, want))
+			if c.out == "" && res.Object != nil || c.out != "" && compact(res.Object) != compact(mustObj(t, c.out)) {
+				t.Errorf("object:\n got  %s\n want %s", compact(res.Object), c.out)
+			}
+			if res.Protected != c.protected || res.Recreate != c.recreate {
+				t.Errorf("protected %v recreate %v", res.Protected, res.Recreate)
+			}
+		})
+	}
+}
+
+func TestCovers(t *testing.T) {
+	r := func(verbs, groups, resources, names string) Rule {
+		rr := Rule{Verbs: fields(verbs), APIGroups: fields(groups), Resources: fields(resources), ResourceNames: fields(names)}
+		if groups == "core" {
+			rr.APIGroups = []string{""}
+		}
+		return rr.sorted()
+	}
+	cases := []struct {
+		owner, sub Rule
+		want       bool
+	}{
+		{r("get", "*", "*/scale", ""), r("get", "apps", "deployments/scale", ""), true},
+		{r("get", "*", "*/scale", ""), r("get", "apps", "deployments", ""), false},
+		{r("get", "core", "pods/*", ""), r("get", "core", "pods/log", ""), false},
+		{r("*", "core", "pods", ""), r("delete", "core", "pods", ""), true},
+		{r("get", "core", "pods", ""), r("get", "core", "pods", "a"), true},
+		{r("get", "core", "pods", "a"), r("get", "core", "pods", "a"), true},
+		{r("get", "core", "pods", "a"), r("get", "core", "pods", "b"), false},
+		{r("get", "core", "pods", "a"), r("get", "core", "pods", ""), false},
+		{r("get", "apps", "pods", ""), r("get", "core", "pods", ""), false},
+		{urls("get", "/api/*"), urls("get", "/api/v1"), true},
+		{urls("get", "/api/*"), urls("get", "/apis"), false},
+		{urls("get", "*"), urls("get", "/x"), true},
+		{urls("get", "/x"), urls("post", "/x"), false},
+	}
+	for i, c := range cases {
+		if got := covers(c.owner, c.sub); got != c.want {
+			t.Errorf("%d: covers(%+v, %+v) = %v", i, c.owner, c.sub, got)
+		}
+	}
+}

@@ -1,0 +1,138 @@
+package server_test
+
+import (
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"platd/config"
+)
+
+// withRBAC authorizes with RBAC, which writes the default policy.
+func withRBAC(o *config.Options) { o.AuthorizationModes = []string{config.ModeRBAC} }
+
+// upstreamRBACPolicy reads the default policy a v1.32 server serves,
+// respelled in brand b.
+func upstreamRBACPolicy(t *testing.T, b config.Brand) map[string][]map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile("testdata/upstream/rbac-default-policy.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := config.Brands["kubernetes"]
+	s := strings.NewReplacer(k.LegacyTokenTrackingConfigMap, b.LegacyTokenTrackingConfigMap, k.Domain, b.Domain, k.LongDomain, b.LongDomain,
+		k.SystemNamespace, b.SystemNamespace, k.PublicNamespace, b.PublicNamespace).Replace(string(raw))
+	var p map[string][]map[string]any
+	if err := json.Unmarshal([]byte(s), &p); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// rbacItems lists a resource of the rbac group, by namespace/name.
+func (e *env) rbacItems(t *testing.T, resource string) map[string]map[string]any {
+	t.Helper()
+	list := e.do("GET", groupPath(e.opts.Brand.Group("rbac.authorization"), "v1", "", resource), nil).mustCode(t, 200).obj(t)
+	out := map[string]map[string]any{}
+	for _, it := range list["items"].([]any) {
+		o := it.(map[string]any)
+		ns, _ := path(o, "metadata.namespace").(string)
+		out[ns+"/"+path(o, "metadata.name").(string)] = o
+	}
+	return out
+}
+
+// TestRBACDefaultPolicyServed compares every default role and binding a
+// server with RBAC serves, field by field, with what v1.32 serves.
+func TestRBACDefaultPolicyServed(t *testing.T) {
+	t.Parallel()
+	for _, brand := range []string{"kubernetes", "plat"} {
+		t.Run(brand, func(t *testing.T) {
+			t.Parallel()
+			e := start(t, withBrand(brand), withRBAC)
+			want := upstreamRBACPolicy(t, e.opts.Brand)
+			for resource, key := range map[string]string{"clusterroles": "clusterRoles", "clusterrolebindings": "clusterRoleBindings",
+				"roles": "roles", "rolebindings": "roleBindings"} {
+				served := e.rbacItems(t, resource)
+				if len(served) != len(want[key]) {
+					t.Errorf("%s: %d served, want %d", resource, len(served), len(want[key]))
+				}
+				for _, w := range want[key] {
+					ns, _ := path(w, "metadata.namespace").(string)
+					name := ns + "/" + path(w, "metadata.name").(string)
+					got := served[name]
+					if got == nil {
+						t.Errorf("%s %s not served", resource, name)
+						continue
+					}
+					fields := []string{"metadata.labels", "metadata.annotations", "aggregationRule", "roleRef", "subjects", "rules"}
+					if w["aggregationRule"] != nil {
+						// Rules are the aggregation controller's.
+						fields = fields[:5]
+					}
+					for _, f := range fields {
+						if g, w := path(got, f), path(w, f); !reflect.DeepEqual(g, w) {
+							gj, _ := json.Marshal(g)
+							wj, _ := json.Marshal(w)
+							t.Errorf("%s %s %s:\n got  %s\n want %s", resource, name, f, gj, wj)
+						}
+					}
+				}
+			}
+			body := string(e.do("GET", "/readyz?verbose", nil).mustCode(t, 200).body)
+			if !strings.Contains(body, "[+]poststarthook/rbac/bootstrap-roles ok\n") {
+				t.Errorf("readyz does not report the policy written:\n%s", body)
+			}
+		})
+	}
+}
+
+// TestRBACDefaultPolicyRestart: a restart writes nothing when nothing
+// changed; a removed rule comes back; an object marked autoupdate=false
+// stays as its owner left it.
+func TestRBACDefaultPolicyRestart(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	e := startWith(t, testOptions(t, dir, withRBAC))
+	b := e.opts.Brand
+	crPath := groupPath(b.Group("rbac.authorization"), "v1", "", "clusterroles")
+
+	basic := e.do("GET", crPath+"/system:basic-user", nil).mustCode(t, 200).obj(t)
+	wantRules := basic["rules"]
+	basic["rules"] = basic["rules"].([]any)[:1]
+	e.do("PUT", crPath+"/system:basic-user", basic).mustCode(t, 200)
+	disc := e.do("GET", crPath+"/system:discovery", nil).mustCode(t, 200).obj(t)
+	disc["metadata"].(map[string]any)["annotations"].(map[string]any)[b.RBACAutoUpdateAnnotation()] = "false"
+	disc["rules"] = []any{map[string]any{"verbs": []any{"get"}, "nonResourceURLs": []any{"/version"}}}
+	disc = e.do("PUT", crPath+"/system:discovery", disc).mustCode(t, 200).obj(t)
+
+	before := map[string]map[string]map[string]any{}
+	for _, r := range []string{"clusterroles", "clusterrolebindings", "roles", "rolebindings"} {
+		before[r] = e.rbacItems(t, r)
+	}
+	e.stop()
+
+	e2 := startWith(t, testOptions(t, dir, withRBAC))
+	for r, objs := range before {
+		after := e2.rbacItems(t, r)
+		if len(after) != len(objs) {
+			t.Errorf("%s: %d after the restart, %d before", r, len(after), len(objs))
+		}
+		for name, o := range objs {
+			changed := path(after[name], "metadata.resourceVersion") != path(o, "metadata.resourceVersion")
+			if changed != (r == "clusterroles" && name == "/system:basic-user") {
+				t.Errorf("%s %s: resourceVersion %v before, %v after the restart", r, name, path(o, "metadata.resourceVersion"), path(after[name], "metadata.resourceVersion"))
+			}
+		}
+	}
+	// The removed rule is added back.
+	got := e2.do("GET", crPath+"/system:basic-user", nil).mustCode(t, 200).obj(t)
+	if !reflect.DeepEqual(got["rules"], wantRules) {
+		t.Errorf("system:basic-user rules after the restart: %v, want %v", got["rules"], wantRules)
+	}
+	if got := e2.do("GET", crPath+"/system:discovery", nil).mustCode(t, 200).obj(t); !reflect.DeepEqual(got, disc) {
+		t.Errorf("protected system:discovery changed by the restart:\n got  %v\n want %v", got, disc)
+	}
+}
