@@ -30,7 +30,7 @@ func TestReconcileRole(t *testing.T) {
 		name, have string
 		// out is the object to write ("" for none), missing the rules added.
 		out, missing string
-		protected     bool
+		protected    bool
 	}{
 		{name: "same", have: want},
 		{name: "covered by a wider rule",
@@ -42,8 +42,8 @@ func TestReconcileRole(t *testing.T) {
 			out:     `{` + meta + `,"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get"]},{"apiGroups":[""],"resources":["pods"],"verbs":["list"]},{"nonResourceURLs":["/healthz"],"verbs":["get"]}]}`,
 			missing: `[{"Verbs":["list"],"APIGroups":[""],"Resources":["pods"],"ResourceNames":null,"NonResourceURLs":null},{"Verbs":["get"],"APIGroups":null,"Resources":null,"ResourceNames":null,"NonResourceURLs":["/healthz"]}]`},
 		{name: "a rule limited to names does not cover",
-			have: `{` + meta + `,"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"],"resourceNames":["x"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`,
-			out:  `{` + meta + `,"rules":[{"apiGroups":[""],"resourceNames":["x"],"resources":["pods"],"verbs":["get","list"]},{"nonResourceURLs":["/healthz"],"verbs":["get"]},{"apiGroups":[""],"resources":["pods"],"verbs":["get"]},{"apiGroups":[""],"resources":["pods"],"verbs":["list"]}]}`,
+			have:    `{` + meta + `,"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"],"resourceNames":["x"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`,
+			out:     `{` + meta + `,"rules":[{"apiGroups":[""],"resourceNames":["x"],"resources":["pods"],"verbs":["get","list"]},{"nonResourceURLs":["/healthz"],"verbs":["get"]},{"apiGroups":[""],"resources":["pods"],"verbs":["get"]},{"apiGroups":[""],"resources":["pods"],"verbs":["list"]}]}`,
 			missing: `[{"Verbs":["get"],"APIGroups":[""],"Resources":["pods"],"ResourceNames":null,"NonResourceURLs":null},{"Verbs":["list"],"APIGroups":[""],"Resources":["pods"],"ResourceNames":null,"NonResourceURLs":null}]`},
 		{name: "missing label added, changed one kept",
 			have: `{"metadata":{"name":"r","labels":{"plat.io/bootstrapping":"mine","x":"y"}},"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`,
