@@ -67,6 +67,16 @@ func TestFlags(t *testing.T) {
 	if err != nil || o.ServiceCIDR.String() != "10.96.0.0/12" || o.NodePorts != (config.PortRange{Base: 20000, Size: 100}) || o.AdvertiseAddress != "192.0.2.1" {
 		t.Errorf("service ranges: %v %v %v", o.ServiceCIDR, o.NodePorts, err)
 	}
+	policy := filepath.Join(dir, "abac.jsonl")
+	line := `{"apiVersion":"` + config.Brands["plat"].ABACGroup() + `/v1beta1","kind":"Policy","spec":{"user":"alice","namespace":"ns1","resource":"*","apiGroup":"*","readonly":true}}`
+	if err := os.WriteFile(policy, []byte("# alice reads ns1\n"+line+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o, err = parse(t, "serve", "--data-dir", dir, "--authorization-mode", "ABAC,RBAC", "--authorization-policy-file", policy)
+	if want := []config.ABACPolicy{{User: "alice", Namespace: "ns1", Resource: "*", APIGroup: "*", Readonly: true}}; err != nil ||
+		o.AuthorizationPolicyFile != policy || !reflect.DeepEqual(o.ABACPolicies, want) {
+		t.Errorf("authorization-policy-file: %q %+v %v", o.AuthorizationPolicyFile, o.ABACPolicies, err)
+	}
 	// serve is the default command.
 	o, err = parse(t, "--data-dir", dir)
 	if err != nil || o.SecurePort != 6443 || o.Brand.Name != "plat" || o.HistoryRetention != config.DefaultHistoryRetention {
@@ -100,6 +110,11 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--oidc-issuer-url", "https://a", "--oidc-client-id", "c", "--oidc-signing-algs", "HS256"}, `oidc: unsupported signing alg: "HS256"`},
 		{[]string{"serve", "--oidc-issuer-url", "http://a", "--oidc-client-id", "c"}, `--oidc-*: jwt[0].issuer.url: Invalid value: "http://a": URL scheme must be https`},
 		{[]string{"serve", "--authentication-config", "/nonexistent/authn.yaml"}, "--authentication-config: invalid authentication configuration: open /nonexistent/authn.yaml"},
+		{[]string{"serve", "--authorization-mode", "ABAC"}, "authorization-mode ABAC's authorization policy file not passed"},
+		{[]string{"serve", "--authorization-mode", "RBAC", "--authorization-policy-file", "p.jsonl"}, "cannot specify --authorization-policy-file without mode ABAC"},
+		{[]string{"serve", "--authorization-mode", "ABAC", "--authorization-policy-file", "/nonexistent/p.jsonl"}, "--authorization-policy-file: open /nonexistent/p.jsonl"},
+		{[]string{"serve", "--authorization-mode", "ABAC", "--authorization-policy-file", "testdata/abac-malformed.jsonl"},
+			`--authorization-policy-file: error reading policy file testdata/abac-malformed.jsonl, line 3: {"user": "alice", "readonly": yes}: invalid character 'y' looking for beginning of value`},
 	}
 	for _, c := range cases {
 		dir := filepath.Join(t.TempDir(), "data")
@@ -120,6 +135,10 @@ func TestBadFlags(t *testing.T) {
 func TestRunExitCodes(t *testing.T) {
 	if code := run([]string{"platd", "serve", "--no-such-flag"}); code != 2 {
 		t.Errorf("unknown flag: exit %d, want 2", code)
+	}
+	dir := filepath.Join(t.TempDir(), "data")
+	if code := run([]string{"platd", "serve", "--data-dir", dir, "--authorization-mode", "ABAC", "--authorization-policy-file", "testdata/abac-malformed.jsonl"}); code != 2 {
+		t.Errorf("malformed policy file: exit %d, want 2", code)
 	}
 	if code := run([]string{"platd", "version"}); code != 0 {
 		t.Errorf("version: exit %d", code)

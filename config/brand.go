@@ -160,6 +160,10 @@ func (b Brand) RBACAggregateLabel(to string) string {
 	return b.Group("rbac.authorization") + "/aggregate-to-" + to
 }
 
+// ABACGroup is the API group of versioned ABAC policy lines
+// (--authorization-policy-file).
+func (b Brand) ABACGroup() string { return "abac.authorization." + b.LongDomain }
+
 // BootstrapTokenType is the type of bootstrap token secrets.
 func (b Brand) BootstrapTokenType() string { return "bootstrap." + b.LongDomain + "/token" }
 

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/netip"
 	"path/filepath"
@@ -89,6 +90,10 @@ type Options struct {
 	// AuthorizationConfigReloadInterval is how often that file is
 	// re-read; 0 means the default minute (tests shorten it).
 	AuthorizationConfigReloadInterval time.Duration
+	// AuthorizationPolicyFile is the ABAC policy file, required by and
+	// only allowed with the ABAC mode; Validate reads it into ABACPolicies.
+	AuthorizationPolicyFile string
+	ABACPolicies            []ABACPolicy
 	// Brand is the chosen brand.
 	Brand Brand
 	// HistoryRetention is how long watch history stays replayable.
@@ -167,6 +172,12 @@ func (o *Options) Validate() error {
 		}
 		seen[m] = true
 	}
+	if seen[ModeABAC] && o.AuthorizationPolicyFile == "" {
+		errs = append(errs, "authorization-mode ABAC's authorization policy file not passed")
+	}
+	if o.AuthorizationPolicyFile != "" && !seen[ModeABAC] {
+		errs = append(errs, "cannot specify --authorization-policy-file without mode ABAC")
+	}
 	if o.AnonymousAuth && seen[ModeAlwaysAllow] {
 		errs = append(errs, "--anonymous-auth=true cannot be combined with --authorization-mode=AlwaysAllow: every anonymous request would be allowed; choose another authorization mode or keep anonymous auth off")
 	}
@@ -187,6 +198,13 @@ func (o *Options) Validate() error {
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(errs, "; "))
+	}
+	if o.AuthorizationPolicyFile != "" {
+		p, err := ParseABACPolicyFile(o.AuthorizationPolicyFile, o.Brand, slog.Default())
+		if err != nil {
+			return fmt.Errorf("%w: --authorization-policy-file: %w", ErrInvalid, err)
+		}
+		o.ABACPolicies = p
 	}
 	o.APIEnablement = rc
 	if o.CertDir == "" {
