@@ -27,6 +27,8 @@ var authzModes = map[string]func(s *Server) (security.Authorizer, error){
 	config.ModeAlwaysAllow: func(*Server) (security.Authorizer, error) { return security.AlwaysAllow{}, nil },
 	config.ModeAlwaysDeny:  func(*Server) (security.Authorizer, error) { return security.AlwaysDeny{}, nil },
 	config.ModeWebhook:     (*Server).flagsWebhookAuthorizer,
+	config.ModeABAC:        func(s *Server) (security.Authorizer, error) { return security.NewABAC(s.opts.ABACPolicies), nil },
+	config.ModeNode:        func(s *Server) (security.Authorizer, error) { return s.nodeAuthorizer() },
 }
 
 // DefaultAuthzConfigReloadInterval is how often --authorization-config is

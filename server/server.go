@@ -96,6 +96,9 @@ type Server struct {
 	jwt *security.JWTAuthenticators
 	// authTrust is published in AuthenticationConfigMap at start.
 	authTrust authenticationTrust
+	// background runs the loops that keep the authorizers built once
+	// (authzBuilt) current.
+	background backgroundRuns
 }
 
 // Run starts platd with o and serves until ctx ends.
@@ -337,6 +340,7 @@ func (s *Server) Store() bolt.Store { return s.store }
 func (s *Server) Serve(ctx context.Context) error {
 	ctrlCtx, stopControllers := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
+	s.background.start(ctrlCtx, &wg)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

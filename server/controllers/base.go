@@ -43,7 +43,14 @@ const restartDelay = time.Second
 // resumes after the last event handed on, from the history; any other
 // failure starts over from a fresh list.
 func follow(ctx context.Context, src Source, prefix string, log *slog.Logger, initial func([]bolt.KV), event func(bolt.Event)) {
-	followWith(ctx, src, prefix, bolt.ListOptions{}, log, initial, event)
+	followWith(ctx, src, prefix, bolt.ListOptions{}, 0, log, initial, event)
+}
+
+// followFrom is follow for a controller that listed already: it watches
+// from revision from, and lists again (handing the list to initial) only
+// after a failure it cannot resume from.
+func followFrom(ctx context.Context, src Source, prefix string, from int64, log *slog.Logger, initial func([]bolt.KV), event func(bolt.Event)) {
+	followWith(ctx, src, prefix, bolt.ListOptions{}, from, log, initial, event)
 }
 
 // followChanges hands only the events after the start to event: for
@@ -54,14 +61,14 @@ func follow(ctx context.Context, src Source, prefix string, log *slog.Logger, in
 func followChanges(ctx context.Context, src Source, prefix string, log *slog.Logger, started func(first bool), event func(bolt.Event)) {
 	none := bolt.ListOptions{Filter: func(*bolt.KV) bool { return false }}
 	first := true
-	followWith(ctx, src, prefix, none, log, func([]bolt.KV) {
+	followWith(ctx, src, prefix, none, 0, log, func([]bolt.KV) {
 		started(first)
 		first = false
 	}, event)
 }
 
-func followWith(ctx context.Context, src Source, prefix string, opts bolt.ListOptions, log *slog.Logger, initial func([]bolt.KV), event func(bolt.Event)) {
-	var rev int64 // the last revision handed on; 0 lists first
+func followWith(ctx context.Context, src Source, prefix string, opts bolt.ListOptions, from int64, log *slog.Logger, initial func([]bolt.KV), event func(bolt.Event)) {
+	rev := from // the last revision handed on; 0 lists first
 	for ctx.Err() == nil {
 		var err error
 		rev, err = followOnce(ctx, src, prefix, opts, rev, initial, event)
