@@ -1,12 +1,15 @@
 package server_test
 
 import (
+	"crypto/tls"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"platd/config"
+	"platd/security"
 )
 
 // withTokens replaces the static token file with one holding the admin,
@@ -145,6 +148,33 @@ func TestAuthorizationNode(t *testing.T) {
 	eventually("p2's secret", func() bool { return get(nodeToken, secret+"s2").code == 200 })
 	get(nodeToken, cm+"c2").mustCode(t, 200)
 	get(node2Token, secret+"s2").mustCode(t, 403)
+	// A kubelet's client certificate is the same identity.
+	ca, err := security.EnsureCA(e.opts.CertDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile := filepath.Join(t.TempDir(), "n1.crt"), filepath.Join(t.TempDir(), "n1.key")
+	if err := ca.EnsureClientCert(certFile, keyFile, "system:node:n1", []string{"system:nodes"}); err != nil {
+		t.Fatal(err)
+	}
+	cert, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := e.client.Transport.(*http.Transport).Clone()
+	tr.TLSClientConfig.Certificates = []tls.Certificate{cert}
+	kubelet := &http.Client{Transport: tr}
+	defer tr.CloseIdleConnections()
+	for p, want := range map[string]int{secret + "s2": 200, cm + "c2": 200, secret + "s3": 403} {
+		res, err := kubelet.Get(e.srv.URL() + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("client certificate: GET %s: %d, want %d", p, res.StatusCode, want)
+		}
+	}
 	// Deleting it takes them away again.
 	e.do("DELETE", "/api/v1/namespaces/"+ns+"/pods/p2?gracePeriodSeconds=0", nil).mustCode(t, 200)
 	eventually("p2's secret gone", func() bool { return get(nodeToken, secret+"s2").code == 403 })

@@ -1,0 +1,47 @@
+package server
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"platd/config"
+)
+
+// TestAuthzModesBuildOnce: a reloaded authorization configuration calls
+// the mode constructors again and must get the instances serving now.
+func TestAuthzModesBuildOnce(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	b, _ := config.LookupBrand("plat")
+	policy := filepath.Join(dir, "policy.jsonl")
+	if err := os.WriteFile(policy, []byte(`{"user":"alice"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := config.Options{DataDir: dir, BindAddress: "127.0.0.1", Brand: b, HistoryRetention: config.DefaultHistoryRetention, UnsafeNoFsync: true,
+		AuthorizationModes: []string{config.ModeNode, config.ModeABAC}, AuthorizationPolicyFile: policy}
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(context.Background(), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.store.Close()
+	defer s.ln.Close()
+	for _, m := range []string{config.ModeNode, config.ModeABAC} {
+		first, err := authzModes[m](s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := authzModes[m](s)
+		if err != nil || again != first {
+			t.Errorf("%s: built again: %p then %p (%v)", m, first, again, err)
+		}
+	}
+	// The node graph's loop was queued once, for Serve to start.
+	if n := len(s.background.pending); n != 1 {
+		t.Errorf("%d background loops queued, want 1", n)
+	}
+}
