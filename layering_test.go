@@ -22,8 +22,6 @@ var layers = map[string]int{
 	"platd/health":            0,
 	"platd/server/apierr":     0,
 	"platd/server/validation": 0,
-	"platd/server/request":    0,
-	"platd/server/selector":   0,
 	"platd/server/pool":       0,
 	// Small shared value types and the schema model.
 	"platd/security":          1,
@@ -33,6 +31,8 @@ var layers = map[string]int{
 	"platd/server/jsonpath":   1,
 	// What is derived from schemas.
 	"platd/server/registry":     2,
+	"platd/security/rbac":       2,
+	"platd/server/selector":     2,
 	"platd/server/protobuf":     2,
 	"platd/server/patch":        2,
 	"platd/server/fieldmanager": 2,
@@ -40,10 +40,12 @@ var layers = map[string]int{
 	// Validation rules of custom resource schemas.
 	"platd/server/cel": 3,
 	// Printers, the documents derived from the registry, the filters.
-	"platd/server/printers":  3,
-	"platd/server/discovery": 3,
-	"platd/server/openapi":   3,
-	"platd/server/filters":   3,
+	"platd/server/printers":   3,
+	"platd/server/request":    3,
+	"platd/server/rbacpolicy": 3,
+	"platd/server/discovery":  3,
+	"platd/server/openapi":    3,
+	"platd/server/filters":    3,
 	// The built-in types (with their printers) and the verbs.
 	"platd/server/builtin": 4,
 	"platd/server/rest":    4,
