@@ -39,22 +39,23 @@ var layers = map[string]int{
 	"platd/server/jsonschema":   2,
 	// Validation rules of custom resource schemas.
 	"platd/server/cel": 3,
-	// Printers, the documents derived from the registry, the filters.
+	// Printers, the documents derived from the registry, request info.
 	"platd/server/printers":   3,
 	"platd/server/request":    3,
 	"platd/server/rbacpolicy": 3,
 	"platd/server/discovery":  3,
 	"platd/server/openapi":    3,
-	"platd/server/filters":    3,
+	// The filters, which act on request info.
+	"platd/server/filters": 4,
 	// The built-in types (with their printers) and the verbs.
-	"platd/server/builtin": 4,
-	"platd/server/rest":    4,
+	"platd/server/builtin": 5,
+	"platd/server/rest":    5,
 	// Custom resource types, built from CRDs at run time.
-	"platd/server/customresource": 4,
-	"platd/server/controllers":    5,
+	"platd/server/customresource": 5,
+	"platd/server/controllers":    6,
 	// Assembly, and the command that wires it.
-	"platd/server": 6,
-	"platd":        7,
+	"platd/server": 7,
+	"platd":        8,
 }
 
 // forbiddenModules are the upstream libraries the product never imports:
