@@ -123,7 +123,7 @@ func TestDecodeAuthorizationConfig(t *testing.T) {
 	t.Parallel()
 	b := Brands["plat"]
 	av := AuthorizationConfigAPIVersions(b)
-	if av[0] != "apiserver.config.plat.io/v1" {
+	if av[0] != "apiserver.config."+b.Domain+"/v1" {
 		t.Fatalf("apiVersion %q", av[0])
 	}
 	head := "apiVersion: " + av[0] + "\nkind: AuthorizationConfiguration\n"
@@ -148,6 +148,7 @@ func TestDecodeAuthorizationConfig(t *testing.T) {
 		*w.ConnectionInfo.KubeConfigFile != "/x" || w.MatchConditions[0].Expression != "has(request.resourceAttributes)" || c.Authorizers[1].Webhook != nil {
 		t.Fatalf("decoded %+v", w)
 	}
+	other := AuthorizationConfigAPIVersions(Brands["kubernetes"])[0]
 	cases := []struct{ name, in, wantErr string }{
 		{"v1beta1", "apiVersion: " + av[1] + "\nkind: AuthorizationConfiguration\nauthorizers: []\n", ""},
 		{"v1alpha1", "apiVersion: " + av[2] + "\nkind: AuthorizationConfiguration\nauthorizers: []\n", ""},
@@ -157,7 +158,7 @@ func TestDecodeAuthorizationConfig(t *testing.T) {
 		{"bad duration", head + "authorizers:\n- webhook: {timeout: 3x}\n", `time: unknown unit "x" in duration "3x"`},
 		{"duration of wrong type", head + "authorizers:\n- webhook: {timeout: 3}\n", "authorizers[0].webhook.timeout: must be a string, got a number"},
 		{"wrong type", head + "authorizers: {}\n", "authorizers: must be a list, got an object"},
-		{"other brand", "apiVersion: apiserver.config.k8s.io/v1\nkind: AuthorizationConfiguration\n", `no kind "AuthorizationConfiguration" is registered for version "apiserver.config.k8s.io/v1"`},
+		{"other brand", "apiVersion: " + other + "\nkind: AuthorizationConfiguration\n", `no kind "AuthorizationConfiguration" is registered for version "` + other + `"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

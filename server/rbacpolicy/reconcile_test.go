@@ -2,14 +2,19 @@ package rbacpolicy
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"platd/config"
 	"platd/server/registry"
 )
 
+// mustObj decodes a JSON object written with DOMAIN and SYSNS for the plat
+// brand's domain and system namespace.
 func mustObj(t *testing.T, s string) registry.Object {
 	t.Helper()
+	b := config.Brands["plat"]
+	s = strings.NewReplacer("DOMAIN", b.LongDomain, "SYSNS", b.SystemNamespace).Replace(s)
 	var m map[string]any
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
 		t.Fatalf("%s: %v", s, err)
@@ -24,7 +29,7 @@ func compact(v any) string {
 
 func TestReconcileRole(t *testing.T) {
 	b := config.Brands["plat"]
-	const meta = `"metadata":{"name":"r","labels":{"plat.io/bootstrapping":"rbac-defaults"},"annotations":{"rbac.authorization.plat.io/autoupdate":"true"}}`
+	const meta = `"metadata":{"name":"r","labels":{"DOMAIN/bootstrapping":"rbac-defaults"},"annotations":{"rbac.authorization.DOMAIN/autoupdate":"true"}}`
 	want := `{` + meta + `,"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`
 	cases := []struct {
 		name, have string
@@ -46,14 +51,14 @@ func TestReconcileRole(t *testing.T) {
 			out:     `{` + meta + `,"rules":[{"apiGroups":[""],"resourceNames":["x"],"resources":["pods"],"verbs":["get","list"]},{"nonResourceURLs":["/healthz"],"verbs":["get"]},{"apiGroups":[""],"resources":["pods"],"verbs":["get"]},{"apiGroups":[""],"resources":["pods"],"verbs":["list"]}]}`,
 			missing: `[{"Verbs":["get"],"APIGroups":[""],"Resources":["pods"],"ResourceNames":null,"NonResourceURLs":null},{"Verbs":["list"],"APIGroups":[""],"Resources":["pods"],"ResourceNames":null,"NonResourceURLs":null}]`},
 		{name: "missing label added, changed one kept",
-			have: `{"metadata":{"name":"r","labels":{"plat.io/bootstrapping":"mine","x":"y"}},"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`,
-			out:  `{"metadata":{"annotations":{"rbac.authorization.plat.io/autoupdate":"true"},"labels":{"plat.io/bootstrapping":"mine","x":"y"},"name":"r"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","list"]},{"nonResourceURLs":["/healthz"],"verbs":["get"]}]}`},
+			have: `{"metadata":{"name":"r","labels":{"DOMAIN/bootstrapping":"mine","x":"y"}},"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`,
+			out:  `{"metadata":{"annotations":{"rbac.authorization.DOMAIN/autoupdate":"true"},"labels":{"DOMAIN/bootstrapping":"mine","x":"y"},"name":"r"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","list"]},{"nonResourceURLs":["/healthz"],"verbs":["get"]}]}`},
 		{name: "protected",
-			have:      `{"metadata":{"name":"r","annotations":{"rbac.authorization.plat.io/autoupdate":"false"}},"rules":[]}`,
+			have:      `{"metadata":{"name":"r","annotations":{"rbac.authorization.DOMAIN/autoupdate":"false"}},"rules":[]}`,
 			protected: true,
 			missing:   `[{"Verbs":["get"],"APIGroups":[""],"Resources":["pods"],"ResourceNames":null,"NonResourceURLs":null},{"Verbs":["list"],"APIGroups":[""],"Resources":["pods"],"ResourceNames":null,"NonResourceURLs":null},{"Verbs":["get"],"APIGroups":null,"Resources":null,"ResourceNames":null,"NonResourceURLs":["/healthz"]}]`},
 		{name: "protected and the same",
-			have: `{"metadata":{"name":"r","labels":{"plat.io/bootstrapping":"rbac-defaults"},"annotations":{"rbac.authorization.plat.io/autoupdate":"false"}},"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`},
+			have: `{"metadata":{"name":"r","labels":{"DOMAIN/bootstrapping":"rbac-defaults"},"annotations":{"rbac.authorization.DOMAIN/autoupdate":"false"}},"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`},
 		{name: "aggregation the default lacks is dropped",
 			have: `{` + meta + `,"aggregationRule":{"clusterRoleSelectors":[{"matchLabels":{"a":"b"}}]},"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`,
 			out:  `{` + meta + `,"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","list"]},{"nonResourceURLs":["/healthz"],"verbs":["get"]}]}`},
@@ -96,30 +101,30 @@ func TestReconcileAggregatedRole(t *testing.T) {
 
 func TestReconcileBinding(t *testing.T) {
 	b := config.Brands["plat"]
-	const meta = `"metadata":{"name":"x","labels":{"plat.io/bootstrapping":"rbac-defaults"},"annotations":{"rbac.authorization.plat.io/autoupdate":"true"}}`
-	ref := `"roleRef":{"apiGroup":"rbac.authorization.plat.io","kind":"ClusterRole","name":"x"}`
-	want := `{` + meta + `,` + ref + `,"subjects":[{"kind":"Group","apiGroup":"rbac.authorization.plat.io","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"plat-system"}]}`
+	const meta = `"metadata":{"name":"x","labels":{"DOMAIN/bootstrapping":"rbac-defaults"},"annotations":{"rbac.authorization.DOMAIN/autoupdate":"true"}}`
+	ref := `"roleRef":{"apiGroup":"rbac.authorization.DOMAIN","kind":"ClusterRole","name":"x"}`
+	want := `{` + meta + `,` + ref + `,"subjects":[{"kind":"Group","apiGroup":"rbac.authorization.DOMAIN","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"SYSNS"}]}`
 	cases := []struct {
 		name, have, out     string
 		recreate, protected bool
 	}{
 		{name: "same", have: want},
 		{name: "extra subject stays",
-			have: `{` + meta + `,` + ref + `,"subjects":[{"kind":"User","apiGroup":"rbac.authorization.plat.io","name":"u"},{"kind":"Group","apiGroup":"rbac.authorization.plat.io","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"plat-system"}]}`},
+			have: `{` + meta + `,` + ref + `,"subjects":[{"kind":"User","apiGroup":"rbac.authorization.DOMAIN","name":"u"},{"kind":"Group","apiGroup":"rbac.authorization.DOMAIN","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"SYSNS"}]}`},
 		{name: "missing subject added",
-			have: `{` + meta + `,` + ref + `,"subjects":[{"kind":"User","apiGroup":"rbac.authorization.plat.io","name":"u"}]}`,
-			out:  `{` + meta + `,` + ref + `,"subjects":[{"kind":"User","apiGroup":"rbac.authorization.plat.io","name":"u"},{"kind":"Group","apiGroup":"rbac.authorization.plat.io","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"plat-system"}]}`},
+			have: `{` + meta + `,` + ref + `,"subjects":[{"kind":"User","apiGroup":"rbac.authorization.DOMAIN","name":"u"}]}`,
+			out:  `{` + meta + `,` + ref + `,"subjects":[{"kind":"User","apiGroup":"rbac.authorization.DOMAIN","name":"u"},{"kind":"Group","apiGroup":"rbac.authorization.DOMAIN","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"SYSNS"}]}`},
 		{name: "subject in another namespace is another subject",
-			have: `{` + meta + `,` + ref + `,"subjects":[{"kind":"Group","apiGroup":"rbac.authorization.plat.io","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"other"}]}`,
-			out:  `{` + meta + `,` + ref + `,"subjects":[{"kind":"Group","apiGroup":"rbac.authorization.plat.io","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"other"},{"kind":"ServiceAccount","name":"s","namespace":"plat-system"}]}`},
+			have: `{` + meta + `,` + ref + `,"subjects":[{"kind":"Group","apiGroup":"rbac.authorization.DOMAIN","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"other"}]}`,
+			out:  `{` + meta + `,` + ref + `,"subjects":[{"kind":"Group","apiGroup":"rbac.authorization.DOMAIN","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"other"},{"kind":"ServiceAccount","name":"s","namespace":"SYSNS"}]}`},
 		{name: "other roleRef recreates",
-			have:     `{` + meta + `,"roleRef":{"apiGroup":"rbac.authorization.plat.io","kind":"ClusterRole","name":"y"}}`,
+			have:     `{` + meta + `,"roleRef":{"apiGroup":"rbac.authorization.DOMAIN","kind":"ClusterRole","name":"y"}}`,
 			recreate: true},
 		{name: "protected other roleRef",
-			have:      `{"metadata":{"name":"x","annotations":{"rbac.authorization.plat.io/autoupdate":"false"}},"roleRef":{"apiGroup":"rbac.authorization.plat.io","kind":"ClusterRole","name":"y"}}`,
+			have:      `{"metadata":{"name":"x","annotations":{"rbac.authorization.DOMAIN/autoupdate":"false"}},"roleRef":{"apiGroup":"rbac.authorization.DOMAIN","kind":"ClusterRole","name":"y"}}`,
 			protected: true},
 		{name: "protected missing subject",
-			have:      `{"metadata":{"name":"x","labels":{"plat.io/bootstrapping":"rbac-defaults"},"annotations":{"rbac.authorization.plat.io/autoupdate":"false"}},` + ref + `}`,
+			have:      `{"metadata":{"name":"x","labels":{"DOMAIN/bootstrapping":"rbac-defaults"},"annotations":{"rbac.authorization.DOMAIN/autoupdate":"false"}},` + ref + `}`,
 			protected: true},
 	}
 	for _, c := range cases {
