@@ -31,11 +31,11 @@ func TestAuthzModesBuildOnce(t *testing.T) {
 	defer s.store.Close()
 	defer s.ln.Close()
 	for _, m := range []string{config.ModeNode, config.ModeABAC} {
-		first, err := authzModes[m](s)
+		first, err := s.authzOnce(m)
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := authzModes[m](s)
+		again, err := s.authzOnce(m)
 		if err != nil || again != first {
 			t.Errorf("%s: built again: %p then %p (%v)", m, first, again, err)
 		}
