@@ -139,6 +139,15 @@ func TestAuthorizationNode(t *testing.T) {
 	get(nodeToken, "/api/v1/namespaces/"+ns+"/secrets?fieldSelector=metadata.name%3Ds1").mustCode(t, 200)
 	e.send(req{method: "DELETE", path: secret + "s1", token: nodeToken}).mustCode(t, 403).mustMessage(t,
 		`secrets "s1" is forbidden: User "system:node:n1" cannot delete resource "secrets" in API group "" in the namespace "`+ns+`": can only read resources of this type`)
+	// Beyond the graph, the system:node role's rules apply.
+	get(nodeToken, "/api/v1/namespaces/"+ns+"/services").mustCode(t, 200)
+	get(nodeToken, "/api/v1/nodes/n1").mustCode(t, 404)
+	get(nodeToken, "/api/v1/nodes/n2").mustCode(t, 403).mustMessage(t,
+		`nodes "n2" is forbidden: User "system:node:n1" cannot get resource "nodes" in API group "" at the cluster scope: node 'n1' cannot read 'n2', only its own Node object`)
+	get(nodeToken, "/api/v1/namespaces/"+ns+"/serviceaccounts").mustCode(t, 403).mustMessage(t,
+		`serviceaccounts is forbidden: User "system:node:n1" cannot list resource "serviceaccounts" in API group "" in the namespace "`+ns+`": can only create tokens for individual service accounts`)
+	get(nodeToken, "/apis/apps/v1/namespaces/"+ns+"/deployments").mustCode(t, 403).mustMessage(t,
+		`deployments.apps is forbidden: User "system:node:n1" cannot list resource "deployments" in API group "apps" in the namespace "`+ns+`"`)
 	// Not a node: the Node authorizer has no opinion and gives no reason.
 	e.send(req{method: "GET", path: secret + "s1", token: aliceToken}).mustCode(t, 403).mustMessage(t,
 		`secrets "s1" is forbidden: User "alice" cannot get resource "secrets" in API group "" in the namespace "`+ns+`"`)

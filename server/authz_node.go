@@ -4,16 +4,15 @@ import (
 	"context"
 	"sync"
 
-	"platd/config"
 	"platd/security"
 	"platd/server/controllers"
+	"platd/server/rbacpolicy"
 	"platd/server/registry"
 )
 
 // nodeRules returns the rules of the system:node role that the Node
-// authorizer applies to requests its graph does not decide. Until the
-// default policy provides them nodes get only what the graph allows.
-var nodeRules = func(config.Brand) []security.ResourceRule { return nil }
+// authorizer applies to requests its graph does not decide.
+var nodeRules = rbacpolicy.NodeRules
 
 // nodeAuthorizer builds the Node authorizer: its graph is loaded from the
 // store now, before the first request, and followed from the store's
