@@ -139,6 +139,15 @@ func TestAuthorizationNode(t *testing.T) {
 	get(nodeToken, "/api/v1/namespaces/"+ns+"/secrets?fieldSelector=metadata.name%3Ds1").mustCode(t, 200)
 	e.send(req{method: "DELETE", path: secret + "s1", token: nodeToken}).mustCode(t, 403).mustMessage(t,
 		`secrets "s1" is forbidden: User "system:node:n1" cannot delete resource "secrets" in API group "" in the namespace "`+ns+`": can only read resources of this type`)
+	// Pods: its own by the field selector or by name, no others.
+	if items, _ := get(nodeToken, "/api/v1/pods?fieldSelector=spec.nodeName%3Dn1").mustCode(t, 200).obj(t)["items"].([]any); len(items) != 1 {
+		t.Errorf("n1 lists %d pods, want 1", len(items))
+	}
+	get(nodeToken, "/api/v1/pods?fieldSelector=spec.nodeName%3Dn2").mustCode(t, 403).mustMessage(t,
+		`pods is forbidden: User "system:node:n1" cannot list resource "pods" in API group "" at the cluster scope: can only list/watch pods with spec.nodeName field selector`)
+	get(nodeToken, "/api/v1/namespaces/"+ns+"/pods/p1").mustCode(t, 200)
+	get(nodeToken, "/api/v1/namespaces/"+ns+"/pods/p3").mustCode(t, 403).mustMessage(t,
+		`pods "p3" is forbidden: User "system:node:n1" cannot get resource "pods" in API group "" in the namespace "`+ns+`": no relationship found between node 'n1' and this object`)
 	// Beyond the graph, the system:node role's rules apply.
 	get(nodeToken, "/api/v1/namespaces/"+ns+"/services").mustCode(t, 200)
 	get(nodeToken, "/api/v1/nodes/n1").mustCode(t, 404)
