@@ -176,9 +176,9 @@ func (z *NodeAuthorizer) createToken(node string, a Attributes) (Decision, strin
 	return DecisionAllow, "", nil
 }
 
-// ownObjectVerbs are the verbs a node has on its own Lease and CSINode.
-// The name of a create is not known here; upstream leaves that check to
-// admission.
+// ownObjectVerb reports whether verb is one a node has on its own Lease
+// and CSINode. The name of a create is not known here: upstream leaves
+// that check to admission.
 func ownObjectVerb(verb string) bool {
 	switch verb {
 	case "get", "create", "update", "patch", "delete":
