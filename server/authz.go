@@ -86,7 +86,7 @@ func (s *Server) authorizer(modes []string) (security.Chain, error) {
 				s.authzLive.startTypes = append(s.authzLive.startTypes, a.Type)
 			}
 		}
-		if b, err = s.authzFromConfig(c, nil); err != nil {
+		if b, err = s.authzFromConfig(c, false); err != nil {
 			return nil, fmt.Errorf("--authorization-config: %w", err)
 		}
 		s.authzLive.cfg, s.authzLive.hash = c, hash
@@ -188,9 +188,9 @@ func (s *Server) loadAuthzConfig(path string) (*config.AuthorizationConfiguratio
 	return c, hash, nil
 }
 
-// authzFromConfig builds the file's chain. startTypes, on reload, are the
-// non-webhook types of the start: no other stateful type may appear.
-func (s *Server) authzFromConfig(c *config.AuthorizationConfiguration, startTypes []string) (*builtAuthz, error) {
+// authzFromConfig builds the file's chain. On reload no stateful type may
+// appear that the start did not build.
+func (s *Server) authzFromConfig(c *config.AuthorizationConfiguration, reload bool) (*builtAuthz, error) {
 	b := &builtAuthz{}
 	fail := func(err error) (*builtAuthz, error) {
 		b.close()
@@ -199,7 +199,7 @@ func (s *Server) authzFromConfig(c *config.AuthorizationConfiguration, startType
 	var chain []security.Authorizer
 	for _, a := range c.Authorizers {
 		if a.Type != config.ModeWebhook {
-			if startTypes != nil && !slices.Contains(startTypes, a.Type) && !slices.Contains(reloadableAuthzTypes, a.Type) {
+			if reload && !slices.Contains(s.authzLive.startTypes, a.Type) && !slices.Contains(reloadableAuthzTypes, a.Type) {
 				return fail(fmt.Errorf("authorizer type %s is not allowed if it was not enabled at initial server startup", a.Type))
 			}
 			z, err := s.authzOnce(a.Type)
@@ -292,7 +292,9 @@ func (s *Server) reloadAuthz() error {
 		return nil
 	}
 	c, hash, err := s.loadAuthzConfig(path)
-	if err == nil && reflect.DeepEqual(c, l.cfg) {
+	// The apiVersion is spelling: the same authorizers in another
+	// version are the same configuration.
+	if err == nil && reflect.DeepEqual(c.Authorizers, l.cfg.Authorizers) {
 		l.hash = hash
 		return nil
 	}
@@ -301,7 +303,7 @@ func (s *Server) reloadAuthz() error {
 		err = missingAuthzTypes(c, l.startTypes)
 	}
 	if err == nil {
-		b, err = s.authzFromConfig(c, l.startTypes)
+		b, err = s.authzFromConfig(c, true)
 	}
 	if err != nil {
 		l.record(false)
@@ -376,4 +378,15 @@ func (s *Server) ReloadAuthorizationConfig() error {
 		return nil
 	}
 	return s.reloadAuthz()
+}
+
+// authorizationModeEnabled reports whether mode's authorizer is in the
+// chain the server started with: the --authorization-mode list, or the
+// --authorization-config file's types (which a reload cannot add to for
+// RBAC, Node and ABAC). The RBAC bootstrap policy runs when RBAC is.
+func (s *Server) authorizationModeEnabled(mode string) bool {
+	if s.opts.AuthorizationConfigFile == "" {
+		return slices.Contains(s.opts.AuthorizationModes, mode)
+	}
+	return s.authzLive != nil && slices.Contains(s.authzLive.startTypes, mode)
 }

@@ -274,7 +274,44 @@ func TestAuthorizationConfigReloadErrors(t *testing.T) {
 	if err := srv.ReloadAuthorizationConfig(); err != nil {
 		t.Fatal(err)
 	}
+	writeAtomic(t, file, strings.Replace(authzFile(b, "- {type: AlwaysDeny, name: alwaysdeny}\n"), "/v1\n", "/v1beta1\n", 1))
+	if err := srv.ReloadAuthorizationConfig(); err != nil {
+		t.Fatal(err)
+	}
 	if st := srv.AuthorizationConfigReloads(); st.Success != 0 || st.Failure != 3 {
+		t.Errorf("reload stats %+v", st)
+	}
+
+	// A start with only webhooks may not gain RBAC either.
+	aw := startAuthzWebhook(t)
+	hookOnly := authzFile(b, `- type: Webhook
+  name: hook
+  webhook:
+    timeout: 3s
+    subjectAccessReviewVersion: v1
+    failurePolicy: NoOpinion
+    connectionInfo: {type: KubeConfigFile, kubeConfigFile: `+aw.kubeconfig+`}
+`)
+	file2 := filepath.Join(dir, "hook.yaml")
+	writeAtomic(t, file2, hookOnly)
+	o2 := testOptions(t, t.TempDir(), func(o *config.Options) {
+		o.AuthorizationConfigFile, o.AuthorizationModes = file2, nil
+		o.AuthorizationConfigReloadInterval = time.Hour
+	})
+	srv2, err := server.New(ctx, o2, quietLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv2.Store().Close() }()
+	writeAtomic(t, file2, hookOnly+"- {type: RBAC, name: rbac}\n")
+	if err := srv2.ReloadAuthorizationConfig(); err == nil || err.Error() != "authorizer type RBAC is not allowed if it was not enabled at initial server startup" {
+		t.Errorf("reload error %v", err)
+	}
+	writeAtomic(t, file2, hookOnly+"- {type: AlwaysAllow, name: alwaysallow}\n")
+	if err := srv2.ReloadAuthorizationConfig(); err != nil {
+		t.Errorf("adding AlwaysAllow: %v", err)
+	}
+	if st := srv2.AuthorizationConfigReloads(); st.Success != 1 || st.Failure != 1 {
 		t.Errorf("reload stats %+v", st)
 	}
 }
