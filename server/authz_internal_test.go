@@ -45,3 +45,32 @@ func TestAuthzModesBuildOnce(t *testing.T) {
 		t.Errorf("%d background loops queued, want 1", n)
 	}
 }
+
+func TestAuthzBuiltOncePerServer(t *testing.T) {
+	t.Parallel()
+	kc := filepath.Join(t.TempDir(), "kc")
+	if err := os.WriteFile(kc, []byte("clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\ncontexts: [{name: x, context: {cluster: c}}]\ncurrent-context: x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{opts: config.Options{AuthorizationModes: []string{config.ModeWebhook, config.ModeAlwaysDeny},
+		AuthorizationWebhook: config.AuthorizationWebhook{ConfigFile: kc, Version: "v1"}}}
+	a, err := s.authzOnce(config.ModeWebhook)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.authzOnce(config.ModeWebhook)
+	if err != nil || a != b {
+		t.Fatalf("built twice: %p %p %v", a, b, err)
+	}
+	if _, err := s.authzOnce("Nope"); err == nil {
+		t.Fatal("an unknown mode was built")
+	}
+	if !s.authorizationModeEnabled(config.ModeAlwaysDeny) || s.authorizationModeEnabled(config.ModeRBAC) {
+		t.Error("modes from the flags")
+	}
+	s.opts.AuthorizationConfigFile = "/f"
+	s.authzLive = &liveAuthz{startTypes: []string{config.ModeRBAC}}
+	if !s.authorizationModeEnabled(config.ModeRBAC) || s.authorizationModeEnabled(config.ModeAlwaysDeny) {
+		t.Error("modes from the file")
+	}
+}
