@@ -196,6 +196,9 @@ func TestOptionsAuthorizationFlags(t *testing.T) {
 			o.AuthorizationConfigFile, o.AuthorizationWebhook.Set = "/a", []string{"authorization-webhook-version"}
 		}, "--authorization-config can not be specified when --authorization-mode or --authorization-webhook-* flags are defined"},
 		{"config alone", func(o *Options) { o.AuthorizationConfigFile = "/a" }, ""},
+		{"config with a policy file for its ABAC entry", func(o *Options) {
+			o.AuthorizationConfigFile, o.AuthorizationPolicyFile = "/a", "/nonexistent/policy.jsonl"
+		}, "--authorization-policy-file: "},
 		{"webhook mode", func(o *Options) {
 			o.AuthorizationModes, o.AuthorizationWebhook.ConfigFile = []string{ModeWebhook}, "/kc"
 		}, ""},

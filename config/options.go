@@ -175,7 +175,9 @@ func (o *Options) Validate() error {
 	if seen[ModeABAC] && o.AuthorizationPolicyFile == "" {
 		errs = append(errs, "authorization-mode ABAC's authorization policy file not passed")
 	}
-	if o.AuthorizationPolicyFile != "" && !seen[ModeABAC] {
+	// With --authorization-config the file's ABAC entry reads the policy
+	// file; whether it has one is checked when the chain is built.
+	if o.AuthorizationPolicyFile != "" && !seen[ModeABAC] && o.AuthorizationConfigFile == "" {
 		errs = append(errs, "cannot specify --authorization-policy-file without mode ABAC")
 	}
 	if o.AnonymousAuth && seen[ModeAlwaysAllow] {

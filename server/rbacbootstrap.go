@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"fmt"
-	"slices"
 	"time"
 
 	"platd/config"
@@ -15,11 +14,11 @@ import (
 // policy; readyz, livez and healthz fail its check until it is written.
 const rbacBootstrapHook = "rbac/bootstrap-roles"
 
-// rbacEnabled reports whether RBAC authorizes requests: the default policy
-// is then written at every start. (An authorization configuration file
-// that names RBAC counts too, once it is read here.)
+// rbacEnabled reports whether RBAC authorizes requests, by
+// --authorization-mode or the --authorization-config file read in New:
+// the default policy is then written at every start.
 func (s *Server) rbacEnabled() bool {
-	return slices.Contains(s.opts.AuthorizationModes, config.ModeRBAC)
+	return s.authorizationModeEnabled(config.ModeRBAC)
 }
 
 // rbacBootstrap returns the writer of the default policy; nil when RBAC
