@@ -127,6 +127,7 @@ func TestDecodeAuthorizationConfig(t *testing.T) {
 		t.Fatalf("apiVersion %q", av[0])
 	}
 	head := "apiVersion: " + av[0] + "\nkind: AuthorizationConfiguration\n"
+	upstream := AuthorizationConfigAPIVersions(Brands["kubernetes"])[0]
 	c, err := DecodeAuthorizationConfig([]byte(head+`authorizers:
 - type: Webhook
   name: w
@@ -148,7 +149,6 @@ func TestDecodeAuthorizationConfig(t *testing.T) {
 		*w.ConnectionInfo.KubeConfigFile != "/x" || w.MatchConditions[0].Expression != "has(request.resourceAttributes)" || c.Authorizers[1].Webhook != nil {
 		t.Fatalf("decoded %+v", w)
 	}
-	other := AuthorizationConfigAPIVersions(Brands["kubernetes"])[0]
 	cases := []struct{ name, in, wantErr string }{
 		{"v1beta1", "apiVersion: " + av[1] + "\nkind: AuthorizationConfiguration\nauthorizers: []\n", ""},
 		{"v1alpha1", "apiVersion: " + av[2] + "\nkind: AuthorizationConfiguration\nauthorizers: []\n", ""},
@@ -158,7 +158,7 @@ func TestDecodeAuthorizationConfig(t *testing.T) {
 		{"bad duration", head + "authorizers:\n- webhook: {timeout: 3x}\n", `time: unknown unit "x" in duration "3x"`},
 		{"duration of wrong type", head + "authorizers:\n- webhook: {timeout: 3}\n", "authorizers[0].webhook.timeout: must be a string, got a number"},
 		{"wrong type", head + "authorizers: {}\n", "authorizers: must be a list, got an object"},
-		{"other brand", "apiVersion: " + other + "\nkind: AuthorizationConfiguration\n", `no kind "AuthorizationConfiguration" is registered for version "` + other + `"`},
+		{"other brand", "apiVersion: " + upstream + "\nkind: AuthorizationConfiguration\n", `no kind "AuthorizationConfiguration" is registered for version "` + upstream + `"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
