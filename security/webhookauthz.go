@@ -61,6 +61,9 @@ type WebhookAuthorizerConfig struct {
 	Compiler        *AuthzCompiler
 	// Brand spells the authorization group.
 	Brand config.Brand
+	// Metrics accumulates the counters under Name; nil keeps them with
+	// this authorizer only.
+	Metrics *AuthzWebhookMetrics
 }
 
 // WebhookAuthorizer asks a remote webhook with a SubjectAccessReview and
@@ -75,9 +78,10 @@ type WebhookAuthorizer struct {
 	conditions                     []*compiledExpr
 	now                            func() time.Time
 
-	mu      sync.Mutex
-	cache   map[string]reviewCacheEntry
-	metrics WebhookAuthzMetrics
+	metrics *AuthzWebhookMetrics
+
+	mu    sync.Mutex
+	cache map[string]reviewCacheEntry
 }
 
 type reviewCacheEntry struct {
@@ -120,8 +124,10 @@ func NewWebhookAuthorizer(cfg WebhookAuthorizerConfig) (*WebhookAuthorizer, erro
 	w := &WebhookAuthorizer{
 		webhookClient: c, name: cfg.Name, apiVersion: cfg.Brand.Group("authorization") + "/" + cfg.Version, v1beta1: cfg.Version == "v1beta1",
 		authorizedTTL: cfg.AuthorizedTTL, unauthorizedTTL: cfg.UnauthorizedTTL, onError: DecisionNoOpinion, now: time.Now,
-		cache:   map[string]reviewCacheEntry{},
-		metrics: WebhookAuthzMetrics{Evaluations: map[string]uint64{}, DurationSeconds: map[string]float64{}, FailOpen: map[string]uint64{}},
+		cache: map[string]reviewCacheEntry{}, metrics: cfg.Metrics,
+	}
+	if w.metrics == nil {
+		w.metrics = NewAuthzWebhookMetrics()
 	}
 	switch cfg.FailurePolicy {
 	case "", config.FailurePolicyNoOpinion:
@@ -149,13 +155,46 @@ func (w *WebhookAuthorizer) Name() string { return w.name }
 // Close drops the idle connections to the webhook.
 func (w *WebhookAuthorizer) Close() { w.closeIdle() }
 
-// Metrics returns a copy of the counters.
-func (w *WebhookAuthorizer) Metrics() WebhookAuthzMetrics {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	m := w.metrics
-	m.Evaluations, m.DurationSeconds, m.FailOpen = maps.Clone(m.Evaluations), maps.Clone(m.DurationSeconds), maps.Clone(m.FailOpen)
-	return m
+// Metrics returns a copy of the counters under the authorizer's name.
+func (w *WebhookAuthorizer) Metrics() WebhookAuthzMetrics { return w.metrics.Snapshot()[w.name] }
+
+// AuthzWebhookMetrics holds webhook authorizers' counters by authorizer
+// name. A server keeps one, so the counters outlive the authorizers a
+// configuration reload replaces, as upstream's process-wide metrics do.
+// Safe for concurrent use.
+type AuthzWebhookMetrics struct {
+	mu sync.Mutex
+	by map[string]*WebhookAuthzMetrics
+}
+
+// NewAuthzWebhookMetrics returns an empty set of counters.
+func NewAuthzWebhookMetrics() *AuthzWebhookMetrics {
+	return &AuthzWebhookMetrics{by: map[string]*WebhookAuthzMetrics{}}
+}
+
+// Snapshot returns a copy of every authorizer's counters.
+func (r *AuthzWebhookMetrics) Snapshot() map[string]WebhookAuthzMetrics {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make(map[string]WebhookAuthzMetrics, len(r.by))
+	for name, m := range r.by {
+		c := *m
+		c.Evaluations, c.DurationSeconds, c.FailOpen = maps.Clone(m.Evaluations), maps.Clone(m.DurationSeconds), maps.Clone(m.FailOpen)
+		out[name] = c
+	}
+	return out
+}
+
+// update changes name's counters under the lock.
+func (r *AuthzWebhookMetrics) update(name string, f func(m *WebhookAuthzMetrics)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	m := r.by[name]
+	if m == nil {
+		m = &WebhookAuthzMetrics{Evaluations: map[string]uint64{}, DurationSeconds: map[string]float64{}, FailOpen: map[string]uint64{}}
+		r.by[name] = m
+	}
+	f(m)
 }
 
 // sar is the wire form of a SubjectAccessReview, v1 and v1beta1 alike
@@ -360,15 +399,15 @@ func (w *WebhookAuthorizer) match(spec *sarSpec) (bool, error) {
 
 func (w *WebhookAuthorizer) recordMatch(start time.Time, failed, excluded bool) {
 	d := w.now().Sub(start)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.metrics.MatchConditionSeconds += d.Seconds()
-	if failed {
-		w.metrics.MatchConditionErrors++
-	}
-	if excluded {
-		w.metrics.MatchConditionExclusions++
-	}
+	w.metrics.update(w.name, func(m *WebhookAuthzMetrics) {
+		m.MatchConditionSeconds += d.Seconds()
+		if failed {
+			m.MatchConditionErrors++
+		}
+		if excluded {
+			m.MatchConditionExclusions++
+		}
+	})
 }
 
 func (w *WebhookAuthorizer) record(ctx context.Context, err error, d time.Duration) {
@@ -384,13 +423,14 @@ func (w *WebhookAuthorizer) record(ctx context.Context, err error, d time.Durati
 			result = WebhookResultError
 		}
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.metrics.Evaluations[result]++
-	w.metrics.DurationSeconds[result] += d.Seconds()
-	if err != nil && w.onError == DecisionNoOpinion {
-		w.metrics.FailOpen[result]++
-	}
+	failOpen := err != nil && w.onError == DecisionNoOpinion
+	w.metrics.update(w.name, func(m *WebhookAuthzMetrics) {
+		m.Evaluations[result]++
+		m.DurationSeconds[result] += d.Seconds()
+		if failOpen {
+			m.FailOpen[result]++
+		}
+	})
 }
 
 func (w *WebhookAuthorizer) cached(key string) (sarStatus, bool) {

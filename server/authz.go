@@ -148,6 +148,7 @@ func (s *Server) flagsWebhookAuthorizer() (security.Authorizer, error) {
 	return security.NewWebhookAuthorizer(security.WebhookAuthorizerConfig{
 		Name: "webhook", Client: kc, Version: f.Version, AuthorizedTTL: f.AuthorizedTTL, UnauthorizedTTL: f.UnauthorizedTTL,
 		Timeout: config.LegacyAuthzWebhookTimeout, FailurePolicy: config.FailurePolicyNoOpinion, Brand: s.opts.Brand,
+		Metrics: s.authzWebhookMetrics(),
 	})
 }
 
@@ -243,6 +244,7 @@ func (s *Server) fileWebhookAuthorizer(a config.AuthorizerConfiguration) (*secur
 		Name: a.Name, Client: kc, Version: wc.SubjectAccessReviewVersion,
 		AuthorizedTTL: wc.AuthorizedTTL.Duration, UnauthorizedTTL: wc.UnauthorizedTTL.Duration, Timeout: wc.Timeout.Duration,
 		FailurePolicy: wc.FailurePolicy, MatchConditions: exprs, Compiler: cel, Brand: s.opts.Brand,
+		Metrics: s.authzWebhookMetrics(),
 	})
 }
 
@@ -358,17 +360,17 @@ func (s *Server) AuthorizationConfigReloads() security.ReloadStats {
 	return s.authzLive.stats
 }
 
-// AuthorizationWebhookMetrics returns each webhook authorizer's counters
-// by name, for /metrics.
+// AuthorizationWebhookMetrics returns the webhook authorizers' counters
+// by authorizer name, for /metrics; those of webhooks a reload removed
+// stay.
 func (s *Server) AuthorizationWebhookMetrics() map[string]security.WebhookAuthzMetrics {
-	out := map[string]security.WebhookAuthzMetrics{}
-	if s.authzLive == nil {
-		return out
-	}
-	for _, w := range s.authzLive.cur.Load().webhooks {
-		out[w.Name()] = w.Metrics()
-	}
-	return out
+	return s.authzWebhookMetrics().Snapshot()
+}
+
+// authzWebhookMetrics is the server's webhook counters, made on first use.
+func (s *Server) authzWebhookMetrics() *security.AuthzWebhookMetrics {
+	s.authzMetricsOnce.Do(func() { s.authzMetrics = security.NewAuthzWebhookMetrics() })
+	return s.authzMetrics
 }
 
 // ReloadAuthorizationConfig checks --authorization-config now, as the

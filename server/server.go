@@ -86,10 +86,13 @@ type Server struct {
 	authzLive *liveAuthz
 	// authzMu guards authzBuilt, each mode's authorizer built once, and
 	// authzCEL, the match-condition compiler.
-	authzMu     sync.Mutex
-	authzBuilt  map[string]security.Authorizer
-	authzCEL    *security.AuthzCompiler
-	authMetrics *filters.AuthMetrics
+	authzMu    sync.Mutex
+	authzBuilt map[string]security.Authorizer
+	authzCEL   *security.AuthzCompiler
+	// authzMetrics counts the webhook authorizers' calls across reloads.
+	authzMetrics     *security.AuthzWebhookMetrics
+	authzMetricsOnce sync.Once
+	authMetrics      *filters.AuthMetrics
 	// sa signs and verifies service-account tokens.
 	sa *saTokens
 	// jwt holds the JWT authenticators; nil without OIDC configuration.
