@@ -313,3 +313,21 @@ func TestAuthzCompilerCheck(t *testing.T) {
 		}
 	}
 }
+
+func TestWebhookAuthorizerTimeout(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	rs := newReviewServer(t, func(http.ResponseWriter, string) { <-release })
+	t.Cleanup(func() { close(release) })
+	w, waits := newTestAuthz(t, rs, WebhookAuthorizerConfig{Name: "slow", Timeout: 30 * time.Millisecond, FailurePolicy: config.FailurePolicyDeny}, nil)
+	d, _, err := w.Authorize(context.Background(), getPod())
+	if d != DecisionDeny || err == nil {
+		t.Fatalf("%v %v", d, err)
+	}
+	if len(*waits) != 4 {
+		t.Fatalf("%d retries, want 4", len(*waits))
+	}
+	if m := w.Metrics(); m.Evaluations[WebhookResultTimeout] != 1 || len(m.FailOpen) != 0 {
+		t.Fatalf("metrics %+v", m)
+	}
+}
