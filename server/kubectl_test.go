@@ -41,9 +41,10 @@ type kubectlEnv struct {
 	environ []string
 }
 
-// newKubectlEnv starts platd in the upstream brand and prepares kubectl
-// for it; it skips the test when kubectl is not installed.
-func newKubectlEnv(t *testing.T) *kubectlEnv {
+// newKubectlEnv starts platd in the upstream brand, with any extra serve
+// flags, and prepares kubectl for it; it skips the test when kubectl is not
+// installed.
+func newKubectlEnv(t *testing.T, flags ...string) *kubectlEnv {
 	t.Helper()
 	bin, err := exec.LookPath("kubectl")
 	if err != nil {
@@ -54,7 +55,7 @@ func newKubectlEnv(t *testing.T) *kubectlEnv {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	p := startPlatd(t, filepath.Join(dir, "data"), "--brand", brand.Name)
+	p := startPlatd(t, filepath.Join(dir, "data"), append([]string{"--brand", brand.Name}, flags...)...)
 	return &kubectlEnv{
 		bin: bin, proc: p, brand: brand,
 		environ: []string{
