@@ -29,8 +29,8 @@ func (k *kubectlEnv) canI(t *testing.T, args ...string) (string, string, int) {
 // ask, unless impersonation puts them in system:masters.
 func TestKubectlAuthCanI(t *testing.T) {
 	t.Parallel()
-	deny := newKubectlEnv(t, "--authorization-mode", "AlwaysDeny")
-	allow := newKubectlEnv(t, "--authorization-mode", "AlwaysAllow")
+	deny := newKubectlEnvFlags(t, "--authorization-mode", "AlwaysDeny")
+	allow := newKubectlEnvFlags(t, "--authorization-mode", "AlwaysAllow")
 	const (
 		listHeader = "Resources   Non-Resource URLs   Resource Names   Verbs\n"
 		everything = listHeader + "*.*         []                  []               [*]\n            [*]                 []               [*]\n"

@@ -41,10 +41,15 @@ type kubectlEnv struct {
 	environ []string
 }
 
-// newKubectlEnv starts platd in the upstream brand, with any extra serve
-// flags, and prepares kubectl for it; it skips the test when kubectl is not
-// installed.
-func newKubectlEnv(t *testing.T, flags ...string) *kubectlEnv {
+// newKubectlEnv starts platd in the upstream brand and prepares kubectl
+// for it; it skips the test when kubectl is not installed.
+func newKubectlEnv(t *testing.T) *kubectlEnv {
+	t.Helper()
+	return newKubectlEnvFlags(t)
+}
+
+// newKubectlEnvFlags is newKubectlEnv with more platd serve flags.
+func newKubectlEnvFlags(t *testing.T, flags ...string) *kubectlEnv {
 	t.Helper()
 	bin, err := exec.LookPath("kubectl")
 	if err != nil {
