@@ -13,7 +13,9 @@ import (
 
 	"platd/config"
 	"platd/security"
+	"platd/security/rbac"
 	servercel "platd/server/cel"
+	"platd/server/controllers"
 )
 
 // authzModes builds each authorization mode's authorizer. A mode whose
@@ -29,6 +31,7 @@ var authzModes = map[string]func(s *Server) (security.Authorizer, error){
 	config.ModeWebhook:     (*Server).flagsWebhookAuthorizer,
 	config.ModeABAC:        func(s *Server) (security.Authorizer, error) { return security.NewABAC(s.opts.ABACPolicies), nil },
 	config.ModeNode:        func(s *Server) (security.Authorizer, error) { return s.nodeAuthorizer() },
+	config.ModeRBAC:        func(s *Server) (security.Authorizer, error) { return s.rbac.build(s) },
 }
 
 // DefaultAuthzConfigReloadInterval is how often --authorization-config is
@@ -391,4 +394,72 @@ func (s *Server) authorizationModeEnabled(mode string) bool {
 		return slices.Contains(s.opts.AuthorizationModes, mode)
 	}
 	return s.authzLive != nil && slices.Contains(s.authzLive.startTypes, mode)
+}
+
+// rbacMode is the server's one RBAC authorizer and the controller that
+// keeps it current, built when a configuration first names RBAC.
+type rbacMode struct {
+	mu   sync.Mutex
+	ctrl *controllers.RBAC
+	// built is closed once ctrl is set, so that Serve starts following.
+	built chan struct{}
+}
+
+func (m *rbacMode) builtChan() chan struct{} {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.built == nil {
+		m.built = make(chan struct{})
+	}
+	return m.built
+}
+
+// build loads the roles and bindings into a new authorizer the first
+// time, and returns that authorizer every time.
+func (m *rbacMode) build(s *Server) (security.Authorizer, error) {
+	built := m.builtChan()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ctrl != nil {
+		return m.ctrl.Authorizer, nil
+	}
+	b := s.opts.Brand
+	g := b.Group("rbac.authorization")
+	c := &controllers.RBAC{Source: s.store, Authorizer: rbac.New(b), Log: s.log,
+		Roles: s.reg.Lookup(g, "v1", "roles"), ClusterRoles: s.reg.Lookup(g, "v1", "clusterroles"),
+		RoleBindings: s.reg.Lookup(g, "v1", "rolebindings"), ClusterRoleBindings: s.reg.Lookup(g, "v1", "clusterrolebindings")}
+	if c.Roles == nil || c.ClusterRoles == nil || c.RoleBindings == nil || c.ClusterRoleBindings == nil {
+		return nil, fmt.Errorf("%w: the RBAC authorization mode needs the %s/v1 API served", config.ErrInvalid, g)
+	}
+	if err := c.Load(); err != nil {
+		return nil, fmt.Errorf("loading the RBAC policy: %w", err)
+	}
+	m.ctrl = c
+	close(built)
+	return c.Authorizer, nil
+}
+
+// authorizer returns the RBAC authorizer, or nil when no configuration
+// has named RBAC.
+func (m *rbacMode) authorizer() *rbac.Authorizer {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ctrl == nil {
+		return nil
+	}
+	return m.ctrl.Authorizer
+}
+
+// run follows the store for the RBAC authorizer, once one is built,
+// until ctx ends.
+func (m *rbacMode) run(ctx context.Context) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-m.builtChan():
+	}
+	m.mu.Lock()
+	c := m.ctrl
+	m.mu.Unlock()
+	c.Run(ctx)
 }

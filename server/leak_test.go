@@ -13,7 +13,8 @@ import (
 // requests and an open watch must leave no goroutine behind once stopped.
 func TestStopLeavesNoGoroutines(t *testing.T) {
 	before := runtime.NumGoroutine()
-	e := start(t, withControllers("*"))
+	// RBAC follows the store too: its watches must end with the rest.
+	e := start(t, withControllers("*"), withRBAC)
 	e.do("POST", "/api/v1/namespaces/default/configmaps", cm("leak", nil, nil)).mustCreated(t)
 	w := e.watch("/api/v1/namespaces/default/configmaps?watch=1")
 	w.expect("ADDED", "leak")

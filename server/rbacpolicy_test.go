@@ -11,7 +11,6 @@ import (
 )
 
 // withRBAC authorizes with RBAC, which writes the default policy.
-func withRBAC(o *config.Options) { o.AuthorizationModes = []string{config.ModeRBAC} }
 
 // upstreamRBACPolicy reads the default policy a v1.32 server serves,
 // respelled in brand b.

@@ -92,7 +92,9 @@ type Server struct {
 	// authzMetrics counts the webhook authorizers' calls across reloads.
 	authzMetrics     *security.AuthzWebhookMetrics
 	authzMetricsOnce sync.Once
-	authMetrics      *filters.AuthMetrics
+	// rbac is the RBAC mode's authorizer once built (authz.go).
+	rbac        rbacMode
+	authMetrics *filters.AuthMetrics
 	// sa signs and verifies service-account tokens.
 	sa *saTokens
 	// jwt holds the JWT authenticators; nil without OIDC configuration.
@@ -358,6 +360,13 @@ func (s *Server) Serve(ctx context.Context) error {
 			s.crds.Run(rest.WithManager(ctrlCtx, s.opts.Brand.FieldManager), s.crdsFrom)
 		}()
 	}
+	// The RBAC authorizer follows roles and bindings from the first
+	// request on, as part of the API server itself.
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		s.rbac.run(ctrlCtx)
+	}()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- s.http.ServeTLS(s.ln, "", "") }()
 	s.log.Info("serving", "url", s.url, "brand", s.opts.Brand.Name)

@@ -9,6 +9,7 @@ import (
 
 	"platd/config"
 	"platd/security"
+	"platd/security/rbac"
 	"platd/server/apierr"
 	"platd/server/registry"
 )
@@ -27,6 +28,10 @@ type Services struct {
 	// Authorizer is the server's authorizer chain, which access reviews
 	// ask and rules reviews list.
 	Authorizer security.Chain
+	// RBAC returns the RBAC authorizer, or nil while RBAC is not an
+	// authorization mode; role and binding writes are checked against the
+	// writer's RBAC rules only when there is one.
+	RBAC func() *rbac.Authorizer
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }

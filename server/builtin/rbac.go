@@ -21,8 +21,9 @@ const (
 // rbacV1 serves roles and their bindings. Names are any path segment, so
 // that names like "system:controller:x" work; a PUT may create, as the
 // bootstrap policy reconciler relies on.
-func rbacV1(b config.Brand) []*registry.Descriptor {
+func rbacV1(b config.Brand, sv Services) []*registry.Descriptor {
 	r := rbacRules{group: b.Group("rbac.authorization")}
+	guard := rbacGuard{group: r.group, sv: sv}
 	mk := func(resource, singular, kind string, namespaced bool) *registry.Descriptor {
 		d := groupType(r.group, resource, singular, kind, namespaced)
 		d.NameRule = registry.NamePathSegment
@@ -31,15 +32,18 @@ func rbacV1(b config.Brand) []*registry.Descriptor {
 	}
 	roles := mk("roles", "role", "Role", true)
 	roles.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors { return validatePolicyRules(obj, true) }
+	roles.Strategy.AuthorizeWrite = guard.roleWrite(roles.Resource)
 
 	clusterRoles := mk("clusterroles", "clusterrole", "ClusterRole", false)
 	clusterRoles.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors { return validateClusterRole(obj, false) }
+	clusterRoles.Strategy.AuthorizeWrite = guard.roleWrite(clusterRoles.Resource)
 	clusterRoles.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
 		return validateClusterRole(obj, aggregationHasBadValue(old))
 	}
 
 	roleBindings := mk("rolebindings", "rolebinding", "RoleBinding", true)
 	roleBindings.Strategy.Default = r.defaultBinding
+	roleBindings.Strategy.AuthorizeWrite = guard.bindingWrite(roleBindings.Resource)
 	roleBindings.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors { return r.validateBinding(obj, true) }
 	roleBindings.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
 		return append(r.validateBinding(obj, true), r.roleRefUnchanged(obj, old)...)
@@ -47,6 +51,7 @@ func rbacV1(b config.Brand) []*registry.Descriptor {
 
 	clusterRoleBindings := mk("clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", false)
 	clusterRoleBindings.Strategy.Default = r.defaultBinding
+	clusterRoleBindings.Strategy.AuthorizeWrite = guard.bindingWrite(clusterRoleBindings.Resource)
 	clusterRoleBindings.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors { return r.validateBinding(obj, false) }
 	clusterRoleBindings.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
 		return append(r.validateBinding(obj, false), r.roleRefUnchanged(obj, old)...)

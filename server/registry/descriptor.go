@@ -303,6 +303,14 @@ type Strategy struct {
 	// PrepareForCreate with the authenticated user, and not at all for
 	// the server's own writes.
 	StampRequester func(obj Object, who Requester)
+	// AuthorizeWrite checks that who may write obj beyond being allowed
+	// the verb: a role or binding may grant only what its writer holds
+	// (old is nil on create). name is the object name the request
+	// addressed, "" for a POST. It runs for every create and every update
+	// of the main resource (PUT, patch, apply) made for a user, after
+	// defaulting and before validation; the server's own writes, made
+	// without a user, skip it. Its error is the request's answer.
+	AuthorizeWrite func(ctx context.Context, who Requester, name string, obj, old Object) error
 	// PrepareForUpdate normalises obj, the new state, given the stored old
 	// state and the subresource written ("" or "status").
 	PrepareForUpdate func(obj, old Object, subresource string)

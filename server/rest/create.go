@@ -131,6 +131,9 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object) (Obje
 	if d.Strategy.Warnings != nil {
 		s.warnings = append(s.warnings, d.Strategy.Warnings(obj, nil)...)
 	}
+	if err := authorizeWrite(ctx, s, obj, nil); err != nil {
+		return nil, err
+	}
 	// Values are allocated before validation, as upstream: validation
 	// then sees the object as it will be stored.
 	if err := h.allocate(d, obj, nil); err != nil {
@@ -192,4 +195,18 @@ func (h *Handler) alreadyExists(s *scope, name string, existing []byte) error {
 		e.Status.Message = "object is being deleted: " + e.Status.Message
 	}
 	return e
+}
+
+// authorizeWrite runs the type's AuthorizeWrite for a write made for a
+// user: creates, and updates of the main resource (the caller's check).
+func authorizeWrite(ctx context.Context, s *scope, obj, old Object) error {
+	check := s.d.Strategy.AuthorizeWrite
+	if check == nil {
+		return nil
+	}
+	u := filters.UserFrom(ctx)
+	if u == nil {
+		return nil
+	}
+	return check(ctx, registry.Requester{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}, s.name, obj, old)
 }

@@ -189,6 +189,11 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 	if d.Strategy.Warnings != nil && s.sub == "" {
 		s.warnings = append(s.warnings, d.Strategy.Warnings(next, old)...)
 	}
+	if s.sub == "" {
+		if err := authorizeWrite(ctx, s, next, old); err != nil {
+			return nil, err
+		}
+	}
 	// Values are allocated before validation, as on create; only the main
 	// resource changes what an object claims.
 	if s.sub == "" {
