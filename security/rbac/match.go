@@ -31,6 +31,24 @@ func RulesAllow(rules []PolicyRule, a security.Attributes) bool {
 	return false
 }
 
+// ResourceRulesAllow reports whether any of rules allows the resource
+// request a, as a role holding them would: for authorizers over a fixed
+// rule list (the Node authorizer's system:node rules). A non-resource
+// request is never allowed.
+func ResourceRulesAllow(rules []security.ResourceRule, a security.Attributes) bool {
+	if !a.ResourceRequest {
+		return false
+	}
+	for i := range rules {
+		r := &rules[i]
+		if verbMatches(r.Verbs, a.Verb) && groupMatches(r.APIGroups, a.APIGroup) &&
+			resourceMatches(r.Resources, a.Resource, a.Subresource) && resourceNameMatches(r.ResourceNames, a.Name) {
+			return true
+		}
+	}
+	return false
+}
+
 func verbMatches(verbs []string, verb string) bool {
 	for _, v := range verbs {
 		if v == All || v == verb {

@@ -69,6 +69,14 @@ func TestRuleAllows(t *testing.T) {
 		if got := RuleAllows(c.a, &c.rule); got != c.want {
 			t.Errorf("%s: RuleAllows = %v, want %v", c.name, got, c.want)
 		}
+		if got := RulesAllow([]PolicyRule{rule("x", "-", "", "", ""), c.rule}, c.a); got != c.want {
+			t.Errorf("%s: RulesAllow = %v, want %v", c.name, got, c.want)
+		}
+		r := c.rule
+		rr := []security.ResourceRule{{Verbs: r.Verbs, APIGroups: r.APIGroups, Resources: r.Resources, ResourceNames: r.ResourceNames}}
+		if got := ResourceRulesAllow(rr, c.a); got != (c.want && c.a.ResourceRequest) {
+			t.Errorf("%s: ResourceRulesAllow = %v, want %v", c.name, got, c.want && c.a.ResourceRequest)
+		}
 	}
 }
 
@@ -306,6 +314,30 @@ func TestDecode(t *testing.T) {
 	if _, err := DecodeBinding([]byte(`{"subjects":{}}`)); err == nil {
 		t.Error("DecodeBinding accepted a bad object")
 	}
+}
+
+// FuzzDecode feeds stored-object decoding anything: an error, never a
+// panic, and a decoded binding can be indexed and decided on.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(`{"metadata":{"name":"b","namespace":"n"},"roleRef":{"kind":"Role","name":"r"},"subjects":[{"kind":"ServiceAccount","name":"s"}]}`))
+	f.Add([]byte(`{"metadata":{"name":"r"},"rules":[{"verbs":["*"],"nonResourceURLs":["/x*"]}],"aggregationRule":null}`))
+	f.Add([]byte(`{"rules":{}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a := New(brand)
+		if r, err := DecodeRole(data); err == nil {
+			a.PutRole(r)
+		}
+		if b, err := DecodeBinding(data); err == nil {
+			a.PutBinding(b)
+			u := &security.User{Name: "system:serviceaccount:n:s", Groups: []string{"g"}}
+			a.Authorize(context.Background(), security.Attributes{User: u, Namespace: b.Namespace, Verb: "get", ResourceRequest: true})
+			a.PolicyRulesFor(u, b.Namespace)
+			a.DeleteBinding(b.Namespace, b.Name)
+			if len(a.bySubject) != 0 {
+				t.Fatalf("index keeps %v after delete", a.bySubject)
+			}
+		}
+	})
 }
 
 // BenchmarkAuthorize decides a request of a user bound by one role binding
