@@ -5,6 +5,7 @@ package server_test
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -125,5 +126,16 @@ subjects:
 		if out != c.want {
 			t.Errorf("kubectl %s printed %q, want %q", strings.Join(c.args, " "), out, c.want)
 		}
+	}
+	// --list shows alice's rules in ns1 from her bindings.
+	list := k.must(t, alice("auth", "can-i", "--list")...)
+	for _, line := range []string{`configmaps\s+\[\]\s+\[\]\s+\[get list\]`, `pods\s+\[\]\s+\[\]\s+\[get list\]`,
+		`roles\.` + regexp.QuoteMeta(g) + `\s+\[\]\s+\[\]\s+\[create\]`, `namespaces\s+\[\]\s+\[\]\s+\[get\]`} {
+		if !regexp.MustCompile(`(?m)^` + line + `\s*$`).MatchString(list) {
+			t.Errorf("auth can-i --list has no line %s:\n%s", line, list)
+		}
+	}
+	if strings.Contains(list, "secrets") {
+		t.Errorf("auth can-i --list lists secrets:\n%s", list)
 	}
 }
