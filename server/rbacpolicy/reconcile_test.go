@@ -9,12 +9,14 @@ import (
 	"platd/server/registry"
 )
 
-// mustObj decodes a JSON object written with DOMAIN and SYSNS for the plat
-// brand's domain and system namespace.
+// mustObj decodes s with the plat brand's strings put in for $BOOT (the
+// bootstrapping label), $AUTO (the autoupdate annotation), $RBAC (the
+// group) and $SYS (the system namespace).
 func mustObj(t *testing.T, s string) registry.Object {
 	t.Helper()
 	b := config.Brands["plat"]
-	s = strings.NewReplacer("DOMAIN", b.LongDomain, "SYSNS", b.SystemNamespace).Replace(s)
+	s = strings.NewReplacer("$BOOT", b.BootstrappingLabel(), "$AUTO", b.RBACAutoUpdateAnnotation(), "$RBAC", b.Group("rbac.authorization"),
+		"$SYS", b.SystemNamespace).Replace(s)
 	var m map[string]any
 	if err := json.Unmarshal([]byte(s), &m); err != nil {
 		t.Fatalf("%s: %v", s, err)
@@ -29,7 +31,7 @@ func compact(v any) string {
 
 func TestReconcileRole(t *testing.T) {
 	b := config.Brands["plat"]
-	const meta = `"metadata":{"name":"r","labels":{"DOMAIN/bootstrapping":"rbac-defaults"},"annotations":{"rbac.authorization.DOMAIN/autoupdate":"true"}}`
+	const meta = `"metadata":{"name":"r","labels":{"$BOOT":"rbac-defaults"},"annotations":{"$AUTO":"true"}}`
 	want := `{` + meta + `,"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`
 	cases := []struct {
 		name, have string
@@ -51,14 +53,14 @@ func TestReconcileRole(t *testing.T) {
 			out:     `{` + meta + `,"rules":[{"apiGroups":[""],"resourceNames":["x"],"resources":["pods"],"verbs":["get","list"]},{"nonResourceURLs":["/healthz"],"verbs":["get"]},{"apiGroups":[""],"resources":["pods"],"verbs":["get"]},{"apiGroups":[""],"resources":["pods"],"verbs":["list"]}]}`,
 			missing: `[{"Verbs":["get"],"APIGroups":[""],"Resources":["pods"],"ResourceNames":null,"NonResourceURLs":null},{"Verbs":["list"],"APIGroups":[""],"Resources":["pods"],"ResourceNames":null,"NonResourceURLs":null}]`},
 		{name: "missing label added, changed one kept",
-			have: `{"metadata":{"name":"r","labels":{"DOMAIN/bootstrapping":"mine","x":"y"}},"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`,
-			out:  `{"metadata":{"annotations":{"rbac.authorization.DOMAIN/autoupdate":"true"},"labels":{"DOMAIN/bootstrapping":"mine","x":"y"},"name":"r"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","list"]},{"nonResourceURLs":["/healthz"],"verbs":["get"]}]}`},
+			have: `{"metadata":{"name":"r","labels":{"$BOOT":"mine","x":"y"}},"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`,
+			out:  `{"metadata":{"annotations":{"$AUTO":"true"},"labels":{"$BOOT":"mine","x":"y"},"name":"r"},"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","list"]},{"nonResourceURLs":["/healthz"],"verbs":["get"]}]}`},
 		{name: "protected",
-			have:      `{"metadata":{"name":"r","annotations":{"rbac.authorization.DOMAIN/autoupdate":"false"}},"rules":[]}`,
+			have:      `{"metadata":{"name":"r","annotations":{"$AUTO":"false"}},"rules":[]}`,
 			protected: true,
 			missing:   `[{"Verbs":["get"],"APIGroups":[""],"Resources":["pods"],"ResourceNames":null,"NonResourceURLs":null},{"Verbs":["list"],"APIGroups":[""],"Resources":["pods"],"ResourceNames":null,"NonResourceURLs":null},{"Verbs":["get"],"APIGroups":null,"Resources":null,"ResourceNames":null,"NonResourceURLs":["/healthz"]}]`},
 		{name: "protected and the same",
-			have: `{"metadata":{"name":"r","labels":{"DOMAIN/bootstrapping":"rbac-defaults"},"annotations":{"rbac.authorization.DOMAIN/autoupdate":"false"}},"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`},
+			have: `{"metadata":{"name":"r","labels":{"$BOOT":"rbac-defaults"},"annotations":{"$AUTO":"false"}},"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`},
 		{name: "aggregation the default lacks is dropped",
 			have: `{` + meta + `,"aggregationRule":{"clusterRoleSelectors":[{"matchLabels":{"a":"b"}}]},"rules":[{"verbs":["get","list"],"apiGroups":[""],"resources":["pods"]},{"verbs":["get"],"nonResourceURLs":["/healthz"]}]}`,
 			out:  `{` + meta + `,"rules":[{"apiGroups":[""],"resources":["pods"],"verbs":["get","list"]},{"nonResourceURLs":["/healthz"],"verbs":["get"]}]}`},
@@ -101,30 +103,30 @@ func TestReconcileAggregatedRole(t *testing.T) {
 
 func TestReconcileBinding(t *testing.T) {
 	b := config.Brands["plat"]
-	const meta = `"metadata":{"name":"x","labels":{"DOMAIN/bootstrapping":"rbac-defaults"},"annotations":{"rbac.authorization.DOMAIN/autoupdate":"true"}}`
-	ref := `"roleRef":{"apiGroup":"rbac.authorization.DOMAIN","kind":"ClusterRole","name":"x"}`
-	want := `{` + meta + `,` + ref + `,"subjects":[{"kind":"Group","apiGroup":"rbac.authorization.DOMAIN","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"SYSNS"}]}`
+	const meta = `"metadata":{"name":"x","labels":{"$BOOT":"rbac-defaults"},"annotations":{"$AUTO":"true"}}`
+	ref := `"roleRef":{"apiGroup":"$RBAC","kind":"ClusterRole","name":"x"}`
+	want := `{` + meta + `,` + ref + `,"subjects":[{"kind":"Group","apiGroup":"$RBAC","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"$SYS"}]}`
 	cases := []struct {
 		name, have, out     string
 		recreate, protected bool
 	}{
 		{name: "same", have: want},
 		{name: "extra subject stays",
-			have: `{` + meta + `,` + ref + `,"subjects":[{"kind":"User","apiGroup":"rbac.authorization.DOMAIN","name":"u"},{"kind":"Group","apiGroup":"rbac.authorization.DOMAIN","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"SYSNS"}]}`},
+			have: `{` + meta + `,` + ref + `,"subjects":[{"kind":"User","apiGroup":"$RBAC","name":"u"},{"kind":"Group","apiGroup":"$RBAC","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"$SYS"}]}`},
 		{name: "missing subject added",
-			have: `{` + meta + `,` + ref + `,"subjects":[{"kind":"User","apiGroup":"rbac.authorization.DOMAIN","name":"u"}]}`,
-			out:  `{` + meta + `,` + ref + `,"subjects":[{"kind":"User","apiGroup":"rbac.authorization.DOMAIN","name":"u"},{"kind":"Group","apiGroup":"rbac.authorization.DOMAIN","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"SYSNS"}]}`},
+			have: `{` + meta + `,` + ref + `,"subjects":[{"kind":"User","apiGroup":"$RBAC","name":"u"}]}`,
+			out:  `{` + meta + `,` + ref + `,"subjects":[{"kind":"User","apiGroup":"$RBAC","name":"u"},{"kind":"Group","apiGroup":"$RBAC","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"$SYS"}]}`},
 		{name: "subject in another namespace is another subject",
-			have: `{` + meta + `,` + ref + `,"subjects":[{"kind":"Group","apiGroup":"rbac.authorization.DOMAIN","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"other"}]}`,
-			out:  `{` + meta + `,` + ref + `,"subjects":[{"kind":"Group","apiGroup":"rbac.authorization.DOMAIN","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"other"},{"kind":"ServiceAccount","name":"s","namespace":"SYSNS"}]}`},
+			have: `{` + meta + `,` + ref + `,"subjects":[{"kind":"Group","apiGroup":"$RBAC","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"other"}]}`,
+			out:  `{` + meta + `,` + ref + `,"subjects":[{"kind":"Group","apiGroup":"$RBAC","name":"g"},{"kind":"ServiceAccount","name":"s","namespace":"other"},{"kind":"ServiceAccount","name":"s","namespace":"$SYS"}]}`},
 		{name: "other roleRef recreates",
-			have:     `{` + meta + `,"roleRef":{"apiGroup":"rbac.authorization.DOMAIN","kind":"ClusterRole","name":"y"}}`,
+			have:     `{` + meta + `,"roleRef":{"apiGroup":"$RBAC","kind":"ClusterRole","name":"y"}}`,
 			recreate: true},
 		{name: "protected other roleRef",
-			have:      `{"metadata":{"name":"x","annotations":{"rbac.authorization.DOMAIN/autoupdate":"false"}},"roleRef":{"apiGroup":"rbac.authorization.DOMAIN","kind":"ClusterRole","name":"y"}}`,
+			have:      `{"metadata":{"name":"x","annotations":{"$AUTO":"false"}},"roleRef":{"apiGroup":"$RBAC","kind":"ClusterRole","name":"y"}}`,
 			protected: true},
 		{name: "protected missing subject",
-			have:      `{"metadata":{"name":"x","labels":{"DOMAIN/bootstrapping":"rbac-defaults"},"annotations":{"rbac.authorization.DOMAIN/autoupdate":"false"}},` + ref + `}`,
+			have:      `{"metadata":{"name":"x","labels":{"$BOOT":"rbac-defaults"},"annotations":{"$AUTO":"false"}},` + ref + `}`,
 			protected: true},
 	}
 	for _, c := range cases {
