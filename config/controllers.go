@@ -23,12 +23,15 @@ const (
 	// ControllerServiceAccountToken fills legacy service-account token
 	// secrets.
 	ControllerServiceAccountToken = "serviceaccount-token-controller"
+	// ControllerClusterRoleAggregation fills aggregated cluster roles.
+	ControllerClusterRoleAggregation = "clusterrole-aggregation-controller"
 )
 
 // ControllerNames lists every controller; all run by default.
 func ControllerNames() []string {
 	return []string{ControllerNamespace, ControllerServiceAccount, ControllerRootCA, ControllerGarbageCollector, ControllerDeletionGrace,
-		ControllerClaimProtection, ControllerVolumeProtection, ControllerBootstrapSigner, ControllerTokenCleaner, ControllerServiceAccountToken}
+		ControllerClaimProtection, ControllerVolumeProtection, ControllerBootstrapSigner, ControllerTokenCleaner, ControllerServiceAccountToken,
+		ControllerClusterRoleAggregation}
 }
 
 // parseControllers checks --controllers entries: "*" (every controller),

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -28,6 +29,45 @@ func upstreamRBACPolicy(t *testing.T, b config.Brand) map[string][]map[string]an
 		t.Fatal(err)
 	}
 	return p
+}
+
+// aggregatedRules is what the aggregation controller makes of the named
+// role among roles: per selector, the rules of the roles it matches in name
+// order (their own aggregated rules if they aggregate), each once.
+func aggregatedRules(roles []map[string]any, name string) []any {
+	byName := map[string]map[string]any{}
+	var names []string
+	for _, r := range roles {
+		n := path(r, "metadata.name").(string)
+		byName[n] = r
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	out := []any{}
+	sels, _ := path(byName[name], "aggregationRule.clusterRoleSelectors").([]any)
+	for _, sel := range sels {
+		match := sel.(map[string]any)["matchLabels"].(map[string]any)
+		for _, n := range names {
+			labels, _ := path(byName[n], "metadata.labels").(map[string]any)
+			ok := n != name
+			for k, v := range match {
+				ok = ok && labels[k] == v
+			}
+			if !ok {
+				continue
+			}
+			rules, _ := byName[n]["rules"].([]any)
+			if byName[n]["aggregationRule"] != nil {
+				rules = aggregatedRules(roles, n)
+			}
+			for _, r := range rules {
+				if !slices.ContainsFunc(out, func(o any) bool { return reflect.DeepEqual(o, r) }) {
+					out = append(out, r)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // rbacItems lists a resource of the rbac group, by namespace/name.
@@ -66,19 +106,27 @@ func TestRBACDefaultPolicyServed(t *testing.T) {
 						t.Errorf("%s %s not served", resource, name)
 						continue
 					}
-					fields := []string{"metadata.labels", "metadata.annotations", "aggregationRule", "roleRef", "subjects", "rules"}
-					if w["aggregationRule"] != nil {
-						// Rules are the aggregation controller's.
-						fields = fields[:5]
-					}
-					for _, f := range fields {
-						if g, w := path(got, f), path(w, f); !reflect.DeepEqual(g, w) {
+					for _, f := range []string{"metadata.labels", "metadata.annotations", "aggregationRule", "roleRef", "subjects", "rules"} {
+						if g, w := path(got, f), path(w, f); w != nil && !reflect.DeepEqual(g, w) {
 							gj, _ := json.Marshal(g)
 							wj, _ := json.Marshal(w)
 							t.Errorf("%s %s %s:\n got  %s\n want %s", resource, name, f, gj, wj)
 						}
 					}
 				}
+			}
+			// The aggregated roles (served with null rules by a server
+			// without controller manager) get the union of the roles
+			// they select.
+			crPath := groupPath(e.opts.Brand.Group("rbac.authorization"), "v1", "", "clusterroles")
+			for _, name := range []string{"view", "edit", "admin"} {
+				w := aggregatedRules(want["clusterRoles"], name)
+				if len(w) < 10 {
+					t.Fatalf("%s: only %d rules expected", name, len(w))
+				}
+				eventually(t, name+" aggregated", func() bool {
+					return reflect.DeepEqual(path(e.do("GET", crPath+"/"+name, nil).obj(t), "rules"), w)
+				})
 			}
 			body := string(e.do("GET", "/readyz?verbose", nil).mustCode(t, 200).body)
 			if !strings.Contains(body, "[+]poststarthook/rbac/bootstrap-roles ok\n") {
@@ -107,6 +155,17 @@ func TestRBACDefaultPolicyRestart(t *testing.T) {
 	disc["rules"] = []any{map[string]any{"verbs": []any{"get"}, "nonResourceURLs": []any{"/version"}}}
 	disc = e.do("PUT", crPath+"/system:discovery", disc).mustCode(t, 200).obj(t)
 
+	// The aggregated roles are complete before the snapshot.
+	var served []map[string]any
+	for _, o := range e.rbacItems(t, "clusterroles") {
+		served = append(served, o)
+	}
+	for _, name := range []string{"view", "edit", "admin"} {
+		w := aggregatedRules(served, name)
+		eventually(t, name+" aggregated", func() bool {
+			return reflect.DeepEqual(path(e.do("GET", crPath+"/"+name, nil).obj(t), "rules"), w)
+		})
+	}
 	before := map[string]map[string]map[string]any{}
 	for _, r := range []string{"clusterroles", "clusterrolebindings", "roles", "rolebindings"} {
 		before[r] = e.rbacItems(t, r)
@@ -133,5 +192,29 @@ func TestRBACDefaultPolicyRestart(t *testing.T) {
 	}
 	if got := e2.do("GET", crPath+"/system:discovery", nil).mustCode(t, 200).obj(t); !reflect.DeepEqual(got, disc) {
 		t.Errorf("protected system:discovery changed by the restart:\n got  %v\n want %v", got, disc)
+	}
+}
+
+// TestRBACAggregationFollowsLabels: a role labelled to aggregate into view
+// reaches view, edit and admin, and leaves them when the label goes.
+func TestRBACAggregationFollowsLabels(t *testing.T) {
+	t.Parallel()
+	e := start(t, withRBAC)
+	b := e.opts.Brand
+	crPath := groupPath(b.Group("rbac.authorization"), "v1", "", "clusterroles")
+	widgets := map[string]any{"verbs": []any{"get", "list"}, "apiGroups": []any{"example.com"}, "resources": []any{"widgets"}}
+	has := func(name string) bool {
+		rules, _ := path(e.do("GET", crPath+"/"+name, nil).mustCode(t, 200).obj(t), "rules").([]any)
+		return slices.ContainsFunc(rules, func(r any) bool { return reflect.DeepEqual(r, widgets) })
+	}
+	e.do("POST", crPath, map[string]any{"metadata": map[string]any{"name": "widget-viewer",
+		"labels": map[string]any{b.RBACAggregateLabel("view"): "true"}}, "rules": []any{widgets}}).mustCode(t, 201)
+	for _, name := range []string{"view", "edit", "admin"} {
+		eventually(t, "widgets in "+name, func() bool { return has(name) })
+	}
+	e.do("PATCH", crPath+"/widget-viewer", `{"metadata":{"labels":{"`+b.RBACAggregateLabel("view")+`":null}}}`,
+		"Content-Type", "application/merge-patch+json").mustCode(t, 200)
+	for _, name := range []string{"view", "edit", "admin"} {
+		eventually(t, "widgets gone from "+name, func() bool { return !has(name) })
 	}
 }

@@ -469,6 +469,9 @@ func (s *Server) startControllers(ctx context.Context) {
 	if on(config.ControllerDeletionGrace) {
 		runs = append(runs, (&controllers.DeletionGrace{Source: s.store, Objects: s.rest, Registry: s.reg, Log: s.log}).Run)
 	}
+	if cr := s.reg.Lookup(b.Group("rbac.authorization"), "v1", "clusterroles"); cr != nil && on(config.ControllerClusterRoleAggregation) {
+		runs = append(runs, (&controllers.ClusterRoleAggregation{Source: s.store, Objects: s.rest, ClusterRoles: cr, Log: s.log}).Run)
+	}
 	runs = append(runs, s.bootstrapControllers()...)
 	if p := s.protection(); p != nil {
 		runs = append(runs, p.Run)

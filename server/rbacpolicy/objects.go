@@ -118,13 +118,13 @@ func RulesOf(obj registry.Object) []Rule {
 	out := make([]Rule, 0, len(list))
 	for _, v := range list {
 		m, _ := v.(map[string]any)
-		out = append(out, ruleOf(m))
+		out = append(out, RuleOf(m))
 	}
 	return out
 }
 
-// ruleOf reads one decoded rule; lists keep their order.
-func ruleOf(m map[string]any) Rule {
+// RuleOf reads one decoded rule; lists keep their order, empty ones are nil.
+func RuleOf(m map[string]any) Rule {
 	get := func(k string) []string {
 		l := registry.Strings(m[k])
 		if len(l) == 0 {
