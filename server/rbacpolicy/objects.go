@@ -96,12 +96,12 @@ func bindingObject(b config.Brand, bd Binding) registry.Object {
 func rulesValue(rules []Rule) []any {
 	out := make([]any, len(rules))
 	for i, r := range rules {
-		out[i] = r.value()
+		out[i] = ruleValue(r)
 	}
 	return out
 }
 
-func (r Rule) value() map[string]any {
+func ruleValue(r Rule) map[string]any {
 	m := map[string]any{}
 	for k, l := range map[string][]string{"verbs": r.Verbs, "apiGroups": r.APIGroups, "resources": r.Resources,
 		"resourceNames": r.ResourceNames, "nonResourceURLs": r.NonResourceURLs} {

@@ -10,12 +10,12 @@ import (
 
 	"platd/config"
 	"platd/security"
+	"platd/security/rbac"
 )
 
-// Rule is one policy rule. Every list is sorted, as upstream builds them.
-type Rule struct {
-	Verbs, APIGroups, Resources, ResourceNames, NonResourceURLs []string
-}
+// Rule is one policy rule. The default policy's lists are sorted, as
+// upstream builds them.
+type Rule = rbac.PolicyRule
 
 // ClusterRole is a default cluster role.
 type ClusterRole struct {
@@ -88,17 +88,15 @@ func fields(s string) []string { return strings.Fields(s) }
 
 // rule is a resource rule: verbs and resources are space-separated.
 func rule(verbs string, groups []string, resources string, names ...string) Rule {
-	r := Rule{Verbs: fields(verbs), APIGroups: slices.Clone(groups), Resources: fields(resources), ResourceNames: names}
-	return r.sorted()
+	return sorted(Rule{Verbs: fields(verbs), APIGroups: slices.Clone(groups), Resources: fields(resources), ResourceNames: names})
 }
 
 // urls is a non-resource rule.
 func urls(verbs, paths string) Rule {
-	r := Rule{Verbs: fields(verbs), NonResourceURLs: fields(paths)}
-	return r.sorted()
+	return sorted(Rule{Verbs: fields(verbs), NonResourceURLs: fields(paths)})
 }
 
-func (r Rule) sorted() Rule {
+func sorted(r Rule) Rule {
 	for _, l := range []*[]string{&r.Verbs, &r.APIGroups, &r.Resources, &r.ResourceNames, &r.NonResourceURLs} {
 		if len(*l) == 0 {
 			*l = nil

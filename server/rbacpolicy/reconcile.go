@@ -3,9 +3,9 @@ package rbacpolicy
 import (
 	"reflect"
 	"slices"
-	"strings"
 
 	"platd/config"
+	"platd/security/rbac"
 	"platd/server/registry"
 	"platd/server/schema"
 )
@@ -164,87 +164,6 @@ func subjects(obj registry.Object) []subject {
 // missingRules breaks want into one verb on one resource (with one name)
 // or one URL each, and returns those no rule of have covers.
 func missingRules(have, want []Rule) []Rule {
-	var out []Rule
-	for _, w := range want {
-		for _, t := range breakdown(w) {
-			if !slices.ContainsFunc(have, func(h Rule) bool { return covers(h, t) }) {
-				out = append(out, t)
-			}
-		}
-	}
-	return out
-}
-
-// breakdown splits a rule into single-tuple rules in upstream's order:
-// groups, then resources, then names, then verbs; then URLs and verbs.
-func breakdown(r Rule) []Rule {
-	var out []Rule
-	one := func(s string) []string { return []string{s} }
-	for _, g := range r.APIGroups {
-		for _, res := range r.Resources {
-			if len(r.ResourceNames) > 0 {
-				for _, n := range r.ResourceNames {
-					for _, v := range r.Verbs {
-						out = append(out, Rule{Verbs: one(v), APIGroups: one(g), Resources: one(res), ResourceNames: one(n)})
-					}
-				}
-				continue
-			}
-			for _, v := range r.Verbs {
-				out = append(out, Rule{Verbs: one(v), APIGroups: one(g), Resources: one(res)})
-			}
-		}
-	}
-	for _, u := range r.NonResourceURLs {
-		for _, v := range r.Verbs {
-			out = append(out, Rule{Verbs: one(v), NonResourceURLs: one(u)})
-		}
-	}
-	return out
-}
-
-// covers reports whether owner allows everything sub does.
-func covers(owner, sub Rule) bool {
-	all := func(set, of []string) bool { return slices.Contains(set, "*") || hasAll(set, of) }
-	names := len(owner.ResourceNames) == 0 || (len(sub.ResourceNames) > 0 && hasAll(owner.ResourceNames, sub.ResourceNames))
-	return all(owner.Verbs, sub.Verbs) && all(owner.APIGroups, sub.APIGroups) &&
-		resourcesCover(owner.Resources, sub.Resources) && urlsCover(owner.NonResourceURLs, sub.NonResourceURLs) && names
-}
-
-func hasAll(set, of []string) bool {
-	for _, s := range of {
-		if !slices.Contains(set, s) {
-			return false
-		}
-	}
-	return true
-}
-
-// resourcesCover: "*" covers all, "*/sub" covers every resource's sub.
-func resourcesCover(set, of []string) bool {
-	if slices.Contains(set, "*") {
-		return true
-	}
-	for _, r := range of {
-		if slices.Contains(set, r) {
-			continue
-		}
-		if _, sub, ok := strings.Cut(r, "/"); ok && slices.Contains(set, "*/"+sub) {
-			continue
-		}
-		return false
-	}
-	return true
-}
-
-// urlsCover: an owner path ending in "*" covers every path it prefixes.
-func urlsCover(set, of []string) bool {
-	for _, u := range of {
-		if !slices.ContainsFunc(set, func(o string) bool {
-			return o == u || (strings.HasSuffix(o, "*") && strings.HasPrefix(u, strings.TrimRight(o, "*")))
-		}) {
-			return false
-		}
-	}
-	return true
+	_, missing := rbac.Covers(have, want)
+	return missing
 }
