@@ -3,6 +3,7 @@ package server_test
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -216,5 +217,22 @@ func TestRBACAggregationFollowsLabels(t *testing.T) {
 		"Content-Type", "application/merge-patch+json").mustCode(t, 200)
 	for _, name := range []string{"view", "edit", "admin"} {
 		eventually(t, "widgets gone from "+name, func() bool { return !has(name) })
+	}
+}
+
+// TestRBACPolicyFromAuthorizationConfig: RBAC named by the authorization
+// configuration file writes the default policy too.
+func TestRBACPolicyFromAuthorizationConfig(t *testing.T) {
+	t.Parallel()
+	b := config.Brands["plat"]
+	file := filepath.Join(t.TempDir(), "authz.yaml")
+	if err := os.WriteFile(file, []byte(authzFile(b, "- {type: RBAC, name: rbac}\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := start(t, func(o *config.Options) { o.AuthorizationConfigFile, o.AuthorizationModes = file, nil })
+	e.do("GET", "/readyz/poststarthook/rbac/bootstrap-roles", nil).mustCode(t, 200)
+	got := e.do("GET", groupPath(b.Group("rbac.authorization"), "v1", "", "clusterrolebindings/cluster-admin"), nil).mustCode(t, 200).obj(t)
+	if name := path(got, "roleRef.name"); name != "cluster-admin" {
+		t.Errorf("cluster-admin binding roleRef %v", name)
 	}
 }
