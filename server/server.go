@@ -537,13 +537,14 @@ func (s *Server) healthChecks() *health.Registry {
 	hr := health.NewRegistry(s.log)
 	all := []string{health.Livez, health.Readyz, health.Healthz}
 	storage := health.Check{Name: "storage", Fn: func(r *http.Request) error { return s.rest.ProbeStorage(r.Context()) }}
-	must(hr.Add(all, health.Ping, storage, health.Hook("start-system-namespaces-controller", s.namespacesDone),
-		health.Hook("scheduling/bootstrap-system-priority-classes", s.seedsDone),
-		health.Hook("priority-and-fairness-config-producer", s.seedsDone),
-		health.Hook("apiservice-registration-controller", s.seedsDone)))
+	// In upstream's order: the RBAC policy's hook follows the namespaces'.
+	checks := []health.Check{health.Ping, storage, health.Hook("start-system-namespaces-controller", s.namespacesDone)}
 	if s.rbacEnabled() {
-		must(hr.Add(all, health.Hook(rbacBootstrapHook, s.rbacDone)))
+		checks = append(checks, health.Hook(rbacBootstrapHook, s.rbacDone))
 	}
+	must(hr.Add(all, append(checks, health.Hook("scheduling/bootstrap-system-priority-classes", s.seedsDone),
+		health.Hook("priority-and-fairness-config-producer", s.seedsDone),
+		health.Hook("apiservice-registration-controller", s.seedsDone))...))
 	must(hr.Add([]string{health.Readyz}, health.Shutdown(s.stopping)))
 	return hr
 }
