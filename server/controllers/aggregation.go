@@ -71,28 +71,33 @@ func (c *ClusterRoleAggregation) Run(ctx context.Context) {
 	c.queue = newQueue()
 	ctx = rest.WithManager(ctx, AggregationManager)
 	c.queue.workWhile(ctx, c.Log, aggregationRetryDelay, c.sync, func() {
-		follow(ctx, c.Source, c.ClusterRoles.Prefix(""), c.Log, func(kvs []bolt.KV) {
-			c.mu.Lock()
-			clear(c.roles)
-			c.mu.Unlock()
-			for _, kv := range kvs {
-				c.observe(bolt.Event{Type: bolt.Put, KV: kv}, false)
-			}
-			c.enqueueAggregated()
-		}, func(ev bolt.Event) { c.observe(ev, true) })
+		follow(ctx, c.Source, c.ClusterRoles.Prefix(""), c.Log, c.relisted, c.observe)
 	})
 }
 
-// observe keeps the role of ev current and, when enqueue is set, queues
-// every aggregated role.
-func (c *ClusterRoleAggregation) observe(ev bolt.Event, enqueue bool) {
+// relisted replaces every role at once, so that no sync sees half a list,
+// and queues every aggregated role.
+func (c *ClusterRoleAggregation) relisted(kvs []bolt.KV) {
+	roles := make(map[string]*aggregationRole, len(kvs))
+	for _, kv := range kvs {
+		if s, ok := c.decode(kv); ok {
+			roles[s.Metadata.Name] = parseAggregationRole(s)
+		}
+	}
+	c.mu.Lock()
+	c.roles = roles
+	c.mu.Unlock()
+	c.enqueueAggregated()
+}
+
+// observe keeps the role of ev current and queues every aggregated role.
+func (c *ClusterRoleAggregation) observe(ev bolt.Event) {
 	kv := ev.KV
 	if ev.Type != bolt.Put && ev.Prev != nil {
 		kv = *ev.Prev
 	}
-	var s storedClusterRole
-	if err := json.Unmarshal(kv.Value, &s); err != nil {
-		c.Log.Warn("aggregation: unreadable cluster role", "key", kv.Key, "err", err)
+	s, ok := c.decode(kv)
+	if !ok {
 		return
 	}
 	c.mu.Lock()
@@ -102,9 +107,16 @@ func (c *ClusterRoleAggregation) observe(ev bolt.Event, enqueue bool) {
 		delete(c.roles, s.Metadata.Name)
 	}
 	c.mu.Unlock()
-	if enqueue {
-		c.enqueueAggregated()
+	c.enqueueAggregated()
+}
+
+func (c *ClusterRoleAggregation) decode(kv bolt.KV) (storedClusterRole, bool) {
+	var s storedClusterRole
+	if err := json.Unmarshal(kv.Value, &s); err != nil {
+		c.Log.Warn("aggregation: unreadable cluster role", "key", kv.Key, "err", err)
+		return s, false
 	}
+	return s, true
 }
 
 func parseAggregationRole(s storedClusterRole) *aggregationRole {
