@@ -22,6 +22,9 @@ const (
 	rbacBootstrapTimeout  = 30 * time.Second
 )
 
+// errRBACBootstrapTimeout is upstream's failure of the policy hook.
+var errRBACBootstrapTimeout = errors.New("unable to initialize roles: timed out waiting for the condition")
+
 // RBACBootstrap writes the default RBAC policy at start and reconciles
 // what a data directory already holds with it (rbacpolicy.ReconcileRole,
 // ReconcileBinding). A start that finds every object as wanted writes
@@ -47,7 +50,7 @@ type RBACBootstrapStats struct {
 // Run writes the policy. Failures of single objects are logged and do not
 // stop it; it fails, with upstream's text, only when the store does not
 // answer its lists or the migration of older objects fails until the
-// timeout.
+// timeout (the causes are logged).
 func (c *RBACBootstrap) Run(ctx context.Context) (RBACBootstrapStats, error) {
 	interval, timeout := c.Interval, c.Timeout
 	if interval == 0 {
@@ -62,9 +65,10 @@ func (c *RBACBootstrap) Run(ctx context.Context) (RBACBootstrapStats, error) {
 		if err == nil {
 			return stats, nil
 		}
+		// The cause is logged; the failure reads as upstream's.
 		c.Log.Warn("writing the default RBAC policy", "err", err)
 		if ctx.Err() != nil || time.Now().Add(interval).After(deadline) {
-			return stats, fmt.Errorf("unable to initialize roles: %w", err)
+			return stats, errRBACBootstrapTimeout
 		}
 		select {
 		case <-ctx.Done():
