@@ -48,7 +48,7 @@ func TestKubectlAuthCanI(t *testing.T) {
 		{"admin, a path", deny, []string{"get", "/healthz"}, "yes\n", "", 0},
 		{"admin, an unknown resource", deny, []string{"get", "foos"}, "yes\n", "Warning: the server doesn't have a resource type 'foos'\n\n", 0},
 		{"alice may not ask", deny, []string{"get", "pods", "--as", "alice"}, "",
-			"Error from server (Forbidden): selfsubjectaccessreviews.authorization.k8s.io is forbidden: User \"alice\" cannot create resource \"selfsubjectaccessreviews\" in API group \"authorization.k8s.io\" at the cluster scope: Everything is forbidden.\n", 1},
+			"Error from server (Forbidden): selfsubjectaccessreviews." + deny.brand.Group("authorization") + " is forbidden: User \"alice\" cannot create resource \"selfsubjectaccessreviews\" in API group \"" + deny.brand.Group("authorization") + "\" at the cluster scope: Everything is forbidden.\n", 1},
 		{"alice as a master", deny, []string{"get", "secrets", "--as", "alice", "--as-group", "system:masters", "-A"}, "yes\n", "", 0},
 		// The masters' bypass lists no rules, and AlwaysDeny none either.
 		{"admin's list under AlwaysDeny", deny, []string{"--list", "-n", "ns1"}, listHeader, "", 0},
