@@ -401,23 +401,12 @@ func (s *Server) authorizationModeEnabled(mode string) bool {
 type rbacMode struct {
 	mu   sync.Mutex
 	ctrl *controllers.RBAC
-	// built is closed once ctrl is set, so that Serve starts following.
-	built chan struct{}
-}
-
-func (m *rbacMode) builtChan() chan struct{} {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.built == nil {
-		m.built = make(chan struct{})
-	}
-	return m.built
 }
 
 // build loads the roles and bindings into a new authorizer the first
-// time, and returns that authorizer every time.
+// time, follows the store with it from when the server serves, and
+// returns that authorizer every time.
 func (m *rbacMode) build(s *Server) (security.Authorizer, error) {
-	built := m.builtChan()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.ctrl != nil {
@@ -435,7 +424,7 @@ func (m *rbacMode) build(s *Server) (security.Authorizer, error) {
 		return nil, fmt.Errorf("loading the RBAC policy: %w", err)
 	}
 	m.ctrl = c
-	close(built)
+	s.background.run(c.Run)
 	return c.Authorizer, nil
 }
 
@@ -448,18 +437,4 @@ func (m *rbacMode) authorizer() *rbac.Authorizer {
 		return nil
 	}
 	return m.ctrl.Authorizer
-}
-
-// run follows the store for the RBAC authorizer, once one is built,
-// until ctx ends.
-func (m *rbacMode) run(ctx context.Context) {
-	select {
-	case <-ctx.Done():
-		return
-	case <-m.builtChan():
-	}
-	m.mu.Lock()
-	c := m.ctrl
-	m.mu.Unlock()
-	c.Run(ctx)
 }

@@ -360,13 +360,6 @@ func (s *Server) Serve(ctx context.Context) error {
 			s.crds.Run(rest.WithManager(ctrlCtx, s.opts.Brand.FieldManager), s.crdsFrom)
 		}()
 	}
-	// The RBAC authorizer follows roles and bindings from the first
-	// request on, as part of the API server itself.
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		s.rbac.run(ctrlCtx)
-	}()
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- s.http.ServeTLS(s.ln, "", "") }()
 	s.log.Info("serving", "url", s.url, "brand", s.opts.Brand.Name)
