@@ -365,3 +365,35 @@ func BenchmarkAuthorize(b *testing.B) {
 		}
 	}
 }
+
+// TestConcurrentUpdates decides while bindings and roles change (run with
+// -race): every decision sees a whole binding, before or after a change.
+func TestConcurrentUpdates(t *testing.T) {
+	a := fixture()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 2000 {
+			name := fmt.Sprintf("b%d", i%50)
+			a.PutBinding(&Binding{Namespace: "ns1", Name: name, RoleRef: RoleRef{Kind: KindRole, Name: "cm-reader"},
+				Subjects: []Subject{{Kind: KindUser, Name: "alice"}}})
+			a.PutRole(&Role{Namespace: "ns1", Name: "cm-reader", Rules: []PolicyRule{rule("get,list", "", "configmaps", "", "")}})
+			if i%3 == 0 {
+				a.DeleteBinding("ns1", name)
+			}
+		}
+	}()
+	attr := res("list", "", "configmaps", "", "")
+	attr.User, attr.Namespace = &security.User{Name: "alice"}, "ns1"
+	for {
+		select {
+		case <-done:
+			return
+		default:
+		}
+		if d, _, _ := a.Authorize(context.Background(), attr); d != security.DecisionAllow {
+			t.Fatal("alice's original binding stopped allowing")
+		}
+		a.RulesFor(context.Background(), attr.User, "ns1")
+	}
+}
