@@ -363,3 +363,14 @@ func (o *Options) validateAuthorization() []string {
 // authzDurationType is Duration's type: the strict decoder's type check
 // expects a string for it.
 var authzDurationType = reflect.TypeOf(Duration{})
+
+// AnonymousAllowAll is the problem of an AlwaysAllow authorizer in the
+// file while anonymous requests are let in ("" when there is none): every
+// anonymous request would be allowed, which --authorization-mode refuses
+// too. A reload that adds one is refused for the same reason.
+func (c *AuthorizationConfiguration) AnonymousAllowAll(anonymous bool) string {
+	if !anonymous || !slices.ContainsFunc(c.Authorizers, func(a AuthorizerConfiguration) bool { return a.Type == ModeAlwaysAllow }) {
+		return ""
+	}
+	return "--anonymous-auth=true cannot be combined with an AlwaysAllow authorizer in --authorization-config: every anonymous request would be allowed; choose another authorizer or keep anonymous auth off"
+}

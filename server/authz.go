@@ -189,6 +189,9 @@ func (s *Server) loadAuthzConfig(path string) (*config.AuthorizationConfiguratio
 			return nil, hash, fmt.Errorf("%w: %s: expected name %s for authorizer %s instead of %s", config.ErrAuthorizationConfig, path, want, a.Type, a.Name)
 		}
 	}
+	if p := c.AnonymousAllowAll(s.opts.AnonymousAuth); p != "" {
+		return nil, hash, fmt.Errorf("%w: %s: %s", config.ErrAuthorizationConfig, path, p)
+	}
 	return c, hash, nil
 }
 

@@ -337,12 +337,16 @@ func TestAuthorizationConfigFileAtStart(t *testing.T) {
     matchConditions: [{expression: request.user}]
 `), `authorizers[0].matchConditions[0].expression: Invalid value: "request.user": must evaluate to bool but got string`},
 		{"absent", "", "no such file or directory"},
+		{"anonymous", authzFile(b, "- {type: AlwaysAllow, name: alwaysallow}\n"),
+			"--anonymous-auth=true cannot be combined with an AlwaysAllow authorizer in --authorization-config: every anonymous request would be allowed"},
 	} {
 		file := filepath.Join(dir, c.name)
 		if c.content != "" {
 			writeAtomic(t, file, c.content)
 		}
-		o := testOptions(t, t.TempDir(), func(o *config.Options) { o.AuthorizationConfigFile, o.AuthorizationModes = file, nil })
+		o := testOptions(t, t.TempDir(), func(o *config.Options) {
+			o.AuthorizationConfigFile, o.AuthorizationModes, o.AnonymousAuth = file, nil, c.name == "anonymous"
+		})
 		_, err := server.New(context.Background(), o, quietLog())
 		if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.name, err, c.want)
