@@ -12,8 +12,6 @@ import (
 	"platd/config"
 )
 
-// withRBAC authorizes with RBAC, which writes the default policy.
-
 // upstreamRBACPolicy reads the default policy a v1.32 server serves,
 // respelled in brand b.
 func upstreamRBACPolicy(t *testing.T, b config.Brand) map[string][]map[string]any {
