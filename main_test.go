@@ -93,7 +93,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--brand", "acme"}, `unknown brand "acme"`},
 		{[]string{"serve", "--tls-cert-file", "x.crt"}, "--tls-cert-file and --tls-private-key-file must be given together"},
 		{[]string{"serve", "--authorization-mode", "Magic"}, `unknown mode "Magic"`},
-		{[]string{"serve", "--anonymous-auth", "--authorization-mode", "AlwaysAllow"}, "--anonymous-auth=true cannot be combined with --authorization-mode=AlwaysAllow"},
+		{[]string{"serve", "--anonymous-auth", "--authorization-mode", "AlwaysAllow"}, "--anonymous-auth=true is not allowed with the AlwaysAllow authorizer"},
 		{[]string{"serve", "--secure-port", "70000"}, "--secure-port 70000 must be between 1 and 65535"},
 		{[]string{"serve", "--bind-address", "nowhere"}, `--bind-address "nowhere" is not an IP address`},
 		{[]string{"serve", "extra"}, `unexpected argument "extra"`},

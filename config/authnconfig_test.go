@@ -357,7 +357,7 @@ func TestOptionsAnonymousFromFile(t *testing.T) {
 	}
 	o.AnonymousAuthSet = false
 	o.AuthorizationModes = []string{ModeAlwaysAllow}
-	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "anonymous.enabled=true in --authentication-config cannot be combined with --authorization-mode=AlwaysAllow") {
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "anonymous.enabled=true in --authentication-config is not allowed with the AlwaysAllow authorizer") {
 		t.Fatalf("anonymous with AlwaysAllow: %v", err)
 	}
 }

@@ -372,5 +372,5 @@ func (c *AuthorizationConfiguration) AnonymousAllowAll(anonymous bool) string {
 	if !anonymous || !slices.ContainsFunc(c.Authorizers, func(a AuthorizerConfiguration) bool { return a.Type == ModeAlwaysAllow }) {
 		return ""
 	}
-	return "--anonymous-auth=true cannot be combined with an AlwaysAllow authorizer in --authorization-config: every anonymous request would be allowed; choose another authorizer or keep anonymous auth off"
+	return "--anonymous-auth=true cannot be combined with an AlwaysAllow authorizer in --authorization-config: every request without credentials would be allowed; choose another authorizer, or start platd with --anonymous-auth=false"
 }

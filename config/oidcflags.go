@@ -161,7 +161,7 @@ func (o *Options) applyAnonymous(a *AnonymousAuthConfig) []string {
 		o.AnonymousPaths = append(o.AnonymousPaths, c.Path)
 	}
 	if o.AnonymousAuth && slices.Contains(o.AuthorizationModes, ModeAlwaysAllow) {
-		return []string{"anonymous.enabled=true in --authentication-config cannot be combined with --authorization-mode=AlwaysAllow: every anonymous request would be allowed; choose another authorization mode or keep anonymous auth off"}
+		return []string{"anonymous.enabled=true in --authentication-config is not allowed with the AlwaysAllow authorizer: every request without credentials would be allowed; choose another --authorization-mode, or set anonymous.enabled to false"}
 	}
 	return nil
 }

@@ -70,6 +70,9 @@ type Options struct {
 	RequestHeader RequestHeader
 	// AnonymousAuth lets requests without credentials in as system:anonymous.
 	AnonymousAuth bool
+	// Warnings are what Validate changed or found doubtful without
+	// refusing; the server logs them at start.
+	Warnings []string
 	// AnonymousAuthSet says --anonymous-auth was given on the command
 	// line: then the authentication configuration file may not say it.
 	AnonymousAuthSet bool
@@ -121,6 +124,10 @@ type Options struct {
 	// ServiceAccounts are the service-account token flags.
 	ServiceAccounts ServiceAccountOptions
 }
+
+// AnonymousResetWarning is upstream's warning when AlwaysAllow turns the
+// default anonymous access off.
+const AnonymousResetWarning = "AnonymousAuth is not allowed with the AlwaysAllow authorizer. Resetting AnonymousAuth to false. You should use a different authorizer"
 
 // ErrInvalid marks configuration errors: the command exits with code 2.
 var ErrInvalid = errors.New("invalid configuration")
@@ -181,7 +188,14 @@ func (o *Options) Validate() error {
 		errs = append(errs, "cannot specify --authorization-policy-file without mode ABAC")
 	}
 	if o.AnonymousAuth && seen[ModeAlwaysAllow] {
-		errs = append(errs, "--anonymous-auth=true cannot be combined with --authorization-mode=AlwaysAllow: every anonymous request would be allowed; choose another authorization mode or keep anonymous auth off")
+		// Anonymous requests are on by default: AlwaysAllow turns them off
+		// with upstream's warning, and refuses only an explicit request.
+		if o.AnonymousAuthSet {
+			errs = append(errs, "--anonymous-auth=true is not allowed with the AlwaysAllow authorizer: every request without credentials would be allowed; choose another --authorization-mode, or drop --anonymous-auth to turn anonymous requests off")
+		} else {
+			o.AnonymousAuth = false
+			o.Warnings = append(o.Warnings, AnonymousResetWarning)
+		}
 	}
 	if o.HistoryRetention <= 0 {
 		errs = append(errs, fmt.Sprintf("--history-retention %s must be positive", o.HistoryRetention))

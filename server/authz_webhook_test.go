@@ -338,7 +338,7 @@ func TestAuthorizationConfigFileAtStart(t *testing.T) {
 `), `authorizers[0].matchConditions[0].expression: Invalid value: "request.user": must evaluate to bool but got string`},
 		{"absent", "", "no such file or directory"},
 		{"anonymous", authzFile(b, "- {type: AlwaysAllow, name: alwaysallow}\n"),
-			"--anonymous-auth=true cannot be combined with an AlwaysAllow authorizer in --authorization-config: every anonymous request would be allowed"},
+			"--anonymous-auth=true cannot be combined with an AlwaysAllow authorizer in --authorization-config: every request without credentials would be allowed"},
 	} {
 		file := filepath.Join(dir, c.name)
 		if c.content != "" {

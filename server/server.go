@@ -129,6 +129,9 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	s := &Server{opts: o, log: log, stopping: make(chan struct{}), namespacesDone: make(chan struct{}), seedsDone: make(chan struct{}),
 		rbacDone: make(chan struct{}), fatal: make(chan error, 1),
 		authMetrics: filters.NewAuthMetrics(o.Brand.SystemNamespace)}
+	for _, w := range o.Warnings {
+		log.Warn(w)
+	}
 	// The served types come first: a bad --runtime-config stops platd
 	// before anything is written. Their schemas load while the key
 	// material is read or made: the two are a start's largest costs.
