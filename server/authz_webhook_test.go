@@ -353,3 +353,47 @@ func TestAuthorizationConfigFileAtStart(t *testing.T) {
 		}
 	}
 }
+
+// TestAuthorizationConfigFileRBAC: RBAC named by the file authorizes (and
+// its default policy is written); a reload puts a webhook before it and
+// the same RBAC authorizer keeps serving.
+func TestAuthorizationConfigFileRBAC(t *testing.T) {
+	t.Parallel()
+	aw := startAuthzWebhook(t)
+	b := config.Brands["plat"]
+	file := filepath.Join(t.TempDir(), "authz.yaml")
+	rbacOnly := authzFile(b, "- {type: RBAC, name: rbac}\n")
+	writeAtomic(t, file, rbacOnly)
+	e := rbacEnv{start(t, func(o *config.Options) {
+		o.AuthorizationConfigFile, o.AuthorizationModes = file, nil
+		o.AuthorizationConfigReloadInterval = 10 * time.Millisecond
+	}), b.Group("rbac.authorization")}
+	// The default policy is there: readyz waited for it.
+	e.do("GET", e.api("", "clusterroles")+"/cluster-admin", nil).mustCode(t, 200)
+	e.do("POST", e.api("default", "roles"), e.role("Role", "default", "cm-reader", policy([]string{"list"}, []string{""}, []string{"configmaps"}))).mustCode(t, 201)
+	e.do("POST", e.api("default", "rolebindings"), e.binding("RoleBinding", "default", "alice-cm", "Role", "cm-reader", user("alice"))).mustCode(t, 201)
+	e.eventuallyCode(t, "GET", "/api/v1/namespaces/default/configmaps", 200)
+	e.alice("GET", "/api/v1/namespaces/default/secrets", nil).mustCode(t, 403)
+	if aw.total.Load() != 0 {
+		t.Fatal("the webhook was asked before it was configured")
+	}
+
+	writeAtomic(t, file, authzFile(b, `- type: Webhook
+  name: hook
+  webhook:
+    timeout: 3s
+    subjectAccessReviewVersion: v1
+    failurePolicy: NoOpinion
+    connectionInfo: {type: KubeConfigFile, kubeConfigFile: `+aw.kubeconfig+`}
+- {type: RBAC, name: rbac}
+`))
+	e.eventuallyCode(t, "GET", "/api/v1/namespaces/default/secrets", 200)
+	// carol: the webhook has no opinion, RBAC (the same, still indexed)
+	// decides.
+	e.do("POST", e.api("default", "rolebindings"), e.binding("RoleBinding", "default", "carol-cm", "Role", "cm-reader", user("carol"))).mustCode(t, 201)
+	eventually(t, "carol allowed by RBAC", func() bool { return e.as("carol", "GET", "/api/v1/namespaces/default/configmaps").code == 200 })
+	e.as("carol", "GET", "/api/v1/namespaces/default/secrets").mustCode(t, 403)
+	if aw.callsFor("carol") == 0 {
+		t.Error("the webhook was not asked about carol")
+	}
+}
