@@ -148,11 +148,15 @@ func (s *Server) flagsWebhookAuthorizer() (security.Authorizer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: --authorization-webhook-config-file: %w", config.ErrInvalid, err)
 	}
-	return security.NewWebhookAuthorizer(security.WebhookAuthorizerConfig{
+	w, err := security.NewWebhookAuthorizer(security.WebhookAuthorizerConfig{
 		Name: "webhook", Client: kc, Version: f.Version, AuthorizedTTL: f.AuthorizedTTL, UnauthorizedTTL: f.UnauthorizedTTL,
 		Timeout: config.LegacyAuthzWebhookTimeout, FailurePolicy: config.FailurePolicyNoOpinion, Brand: s.opts.Brand,
 		Metrics: s.authzWebhookMetrics(),
 	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: --authorization-webhook-config-file: %w", config.ErrInvalid, err)
+	}
+	return w, nil
 }
 
 // authzCompiler is the match-condition compiler, built on first use.
@@ -218,7 +222,8 @@ func (s *Server) authzFromConfig(c *config.AuthorizationConfiguration, reload bo
 		}
 		w, err := s.fileWebhookAuthorizer(a)
 		if err != nil {
-			return fail(fmt.Errorf("authorizer %q: %w", a.Name, err))
+			// What a webhook needs is all in the operator's files.
+			return fail(fmt.Errorf("%w: authorizer %q: %w", config.ErrInvalid, a.Name, err))
 		}
 		b.webhooks = append(b.webhooks, w)
 		chain = append(chain, w)

@@ -337,6 +337,22 @@ func TestAuthorizationConfigFileAtStart(t *testing.T) {
     matchConditions: [{expression: request.user}]
 `), `authorizers[0].matchConditions[0].expression: Invalid value: "request.user": must evaluate to bool but got string`},
 		{"absent", "", "no such file or directory"},
+		{"in cluster", authzFile(b, `- type: Webhook
+  name: w
+  webhook:
+    timeout: 1s
+    subjectAccessReviewVersion: v1
+    failurePolicy: NoOpinion
+    connectionInfo: {type: InClusterConfig}
+`), `--authorization-config: invalid configuration: authorizer "w": connectionInfo.type InClusterConfig is not supported: use KubeConfigFile`},
+		{"not a kubeconfig", authzFile(b, `- type: Webhook
+  name: w
+  webhook:
+    timeout: 1s
+    subjectAccessReviewVersion: v1
+    failurePolicy: NoOpinion
+    connectionInfo: {type: KubeConfigFile, kubeConfigFile: `+filepath.Join(dir, "malformed")+`}
+`), `--authorization-config: invalid configuration: authorizer "w": ` + filepath.Join(dir, "malformed") + `: invalid kubeconfig: `},
 		{"anonymous", authzFile(b, "- {type: AlwaysAllow, name: alwaysallow}\n"),
 			"--anonymous-auth=true cannot be combined with an AlwaysAllow authorizer in --authorization-config: every request without credentials would be allowed"},
 	} {
