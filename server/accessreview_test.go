@@ -179,3 +179,22 @@ func TestAccessReviewsMatchUpstream(t *testing.T) {
 		}
 	}
 }
+
+// Request info as authorization sees it: the proxy verb's path form is
+// authorized and then not found; a path verb with nothing after it is a
+// plain-text 500; collection reads are authorized with their selectors.
+func TestRequestInfoEdges(t *testing.T) {
+	t.Parallel()
+	e := start(t, func(o *config.Options) { o.AuthorizationModes = []string{config.ModeAlwaysDeny} })
+	e.do("GET", "/api/v1/proxy/namespaces/ns1/pods/p1/x", nil).mustCode(t, 404).mustMessage(t, "the server could not find the requested resource")
+	e.send(req{method: "GET", path: "/api/v1/proxy/namespaces/ns1/pods/p1", token: aliceToken}).mustCode(t, 403).
+		mustMessage(t, `pods "p1" is forbidden: User "alice" cannot proxy resource "pods" in API group "" in the namespace "ns1": Everything is forbidden.`)
+	r := e.do("GET", "/api/v1/watch?x=<b>", nil)
+	if want := "Internal Server Error: \"/api/v1/watch?x=&lt;b&gt;\": failed to create RequestInfo: unable to determine kind and namespace from url, /api/v1/watch?x=&lt;b&gt;\n"; r.code != 500 || string(r.body) != want {
+		t.Errorf("watch alone: %d %q, want 500 %q", r.code, r.body, want)
+	}
+	e.send(req{method: "GET", path: "/api/v1/namespaces/ns1/pods?watch=1&fieldSelector=metadata.name%3Dp1", token: aliceToken}).mustCode(t, 403).
+		mustMessage(t, `pods "p1" is forbidden: User "alice" cannot watch resource "pods" in API group "" in the namespace "ns1": Everything is forbidden.`)
+	e.send(req{method: "DELETE", path: "/apis/apps/v1/namespaces/ns1/deployments", token: aliceToken}).mustCode(t, 403).
+		mustMessage(t, `deployments.apps is forbidden: User "alice" cannot deletecollection resource "deployments" in API group "apps" in the namespace "ns1": Everything is forbidden.`)
+}

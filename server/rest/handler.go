@@ -126,9 +126,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if info == nil {
 		info = request.Parse(r.Method, r.URL)
 	}
-	// The proxy verb's path form names a route no v1.32 server has.
-	if !info.IsResource || !h.reg.HasGroupVersion(info.Group, info.Version) || (info.VerbFromPath && info.Verb == "proxy") {
+	if !info.IsResource || !h.reg.HasGroupVersion(info.Group, info.Version) {
 		http.NotFound(w, r)
+		return
+	}
+	// The proxy verb's path form names a route no v1.32 server has.
+	if info.VerbFromPath && info.Verb == "proxy" {
+		h.writeError(w, r, apierr.RouteNotFound())
 		return
 	}
 	s, err := h.resolve(info)
