@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"platd/server/selector"
@@ -122,7 +123,7 @@ func Parse(method string, u *url.URL) *Info {
 			if watchRequested(q) {
 				info.Verb = "watch"
 			}
-			if fs, err := selector.ParseFields(q.Get("fieldSelector")); err == nil {
+			if fs, err := selector.ParseFields(q.Get("fieldSelector")); err == nil && listOptionsDecode(q) {
 				if n, ok := fs.RequiresExactMatch("metadata.name"); ok && validSegment(n) {
 					info.Name = n
 					info.NameFromSelector = true
@@ -152,6 +153,24 @@ func splitPath(p string) []string {
 		return nil
 	}
 	return strings.Split(p, "/")
+}
+
+// listOptionsDecode reports whether the query's other list options decode
+// as upstream decodes them (a label selector that parses, integer limit and
+// timeoutSeconds): upstream takes no name from the field selector of a
+// query it cannot decode.
+func listOptionsDecode(q url.Values) bool {
+	if _, err := selector.ParseLabels(q.Get("labelSelector")); err != nil {
+		return false
+	}
+	for _, k := range []string{"limit", "timeoutSeconds"} {
+		if v, ok := q[k]; ok && len(v) > 0 {
+			if _, err := strconv.ParseInt(v[0], 10, 64); err != nil {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // watchRequested reads the watch parameter as upstream's query decoding

@@ -51,6 +51,11 @@ func TestParse(t *testing.T) {
 		{"GET", "/api/v1/namespaces/ns/pods?fieldSelector=metadata.name%3D..", true, "list", "ns", "pods", "", "", "", "v1"},
 		{"GET", "/api/v1/namespaces/ns/pods?fieldSelector=metadata.name%3Dp%3D1", true, "list", "ns", "pods", "", "", "", "v1"},
 		{"GET", "/api/v1/watch/namespaces/ns/pods?fieldSelector=metadata.name%3Dp1", true, "watch", "ns", "pods", "", "", "", "v1"},
+		// A query upstream cannot decode names nothing.
+		{"GET", "/api/v1/namespaces/ns/pods?fieldSelector=metadata.name%3Dp1&labelSelector=a+in+(b", true, "list", "ns", "pods", "", "", "", "v1"},
+		{"GET", "/api/v1/namespaces/ns/pods?fieldSelector=metadata.name%3Dp1&limit=x", true, "list", "ns", "pods", "", "", "", "v1"},
+		{"GET", "/api/v1/namespaces/ns/pods?watch=1&fieldSelector=metadata.name%3Dp1&timeoutSeconds=1.5", true, "watch", "ns", "pods", "", "", "", "v1"},
+		{"GET", "/api/v1/namespaces/ns/pods?fieldSelector=metadata.name%3Dp1&limit=5&labelSelector=a%3Db", true, "list", "ns", "pods", "", "p1", "", "v1"},
 		// Non-resource requests.
 		{"GET", "/api/v1", false, "get", "", "", "", "", "", ""},
 		{"GET", "/apis/apps", false, "get", "", "", "", "", "", ""},
