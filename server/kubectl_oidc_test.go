@@ -56,9 +56,17 @@ func TestKubectlOIDCToken(t *testing.T) {
 		strings.Join(r.Status.UserInfo.Groups, ",") != "dev,system:authenticated" {
 		t.Errorf("whoami = %s %s (%v)", out, stderr, err)
 	}
-	if _, stderr, err := as(tok, "get", "namespaces", "-o", "name"); err != nil {
-		t.Errorf("get namespaces: %v %s", err, stderr)
+	// Authenticated is not authorized: alice reads namespaces once her
+	// group is bound to a role that may.
+	want := `Error from server (Forbidden): namespaces is forbidden: User "oidc:alice" cannot list resource "namespaces" in API group "" at the cluster scope`
+	if _, stderr, err := as(tok, "get", "namespaces", "-o", "name"); err == nil || strings.TrimSpace(stderr) != want {
+		t.Errorf("get namespaces unbound: %v %s", err, stderr)
 	}
+	k.must(t, "--kubeconfig", filepath.Join(proc.dataDir, "admin.kubeconfig"), "create", "clusterrolebinding", "dev-view", "--clusterrole", "view", "--group", "dev")
+	eventually(t, "the group's binding in force", func() bool {
+		_, _, err := as(tok, "get", "namespaces", "-o", "name")
+		return err == nil
+	})
 	// A token the claim rule refuses is 401: kubectl asks for credentials.
 	bad := p.token(t, map[string]any{"tenant": "other"})
 	if _, stderr, err := as(bad, "get", "namespaces"); err == nil || !strings.Contains(stderr, "Unauthorized") && !strings.Contains(stderr, "provide credentials") {

@@ -36,9 +36,16 @@ func TestKubectlServiceAccountToken(t *testing.T) {
 			"--certificate-authority", filepath.Join(k.proc.dataDir, "pki", "ca.crt"), "--token", tok}
 		return k.run(t, append(base, args...)...)
 	}
-	if out, stderr, err := as(tok, "get", "configmaps", "-n", "default", "-o", "name"); err != nil {
-		t.Fatalf("get as the service account: %v\n%s%s", err, out, stderr)
+	// The account may do nothing until it is bound to a role.
+	want := `Error from server (Forbidden): configmaps is forbidden: User "system:serviceaccount:default:default" cannot list resource "configmaps" in API group "" in the namespace "default"`
+	if _, stderr, err := as(tok, "get", "configmaps", "-n", "default", "-o", "name"); err == nil || strings.TrimSpace(stderr) != want {
+		t.Fatalf("get as the unbound service account: %v\n%s", err, stderr)
 	}
+	k.must(t, "create", "rolebinding", "default-view", "--clusterrole", "view", "--serviceaccount", "default:default", "-n", "default")
+	eventually(t, "the service account's binding in force", func() bool {
+		_, _, err := as(tok, "get", "configmaps", "-n", "default", "-o", "name")
+		return err == nil
+	})
 	if out, stderr, err := as(tok, "auth", "whoami", "-o", "json"); err == nil {
 		var r struct {
 			Status struct {

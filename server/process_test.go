@@ -328,7 +328,8 @@ func (p *platdProc) cleanup() {
 }
 
 // TestProcessLifecycle starts the real binary, checks it serves with the
-// admin certificate and refuses requests without one, and stops it cleanly.
+// admin certificate and forbids requests without one all but health, and
+// stops it cleanly.
 func TestProcessLifecycle(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -341,8 +342,14 @@ func TestProcessLifecycle(t *testing.T) {
 	roots := p.client.Transport.(*http.Transport).TLSClientConfig.RootCAs
 	anon := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}, ForceAttemptHTTP2: true}}
 	defer anon.CloseIdleConnections()
-	if code, body, err := doWith(anon, p.url, http.MethodGet, "/readyz", nil); err != nil || code != http.StatusUnauthorized {
-		t.Fatalf("readyz without credentials: %d %v %s, want 401", code, err, body)
+	// Anonymous requests are on by default and the default policy lets
+	// them reach health and version only.
+	if code, body, err := doWith(anon, p.url, http.MethodGet, "/readyz", nil); err != nil || code != http.StatusOK || string(body) != "ok" {
+		t.Fatalf("readyz without credentials: %d %v %s, want 200 ok", code, err, body)
+	}
+	if code, body, err := doWith(anon, p.url, http.MethodGet, "/api/v1/namespaces", nil); err != nil || code != http.StatusForbidden ||
+		!strings.Contains(string(body), `"message":"namespaces is forbidden: User \"system:anonymous\" cannot list resource \"namespaces\" in API group \"\" at the cluster scope"`) {
+		t.Fatalf("namespaces without credentials: %d %v %s, want 403", code, err, body)
 	}
 
 	res, err := p.client.Get(p.url + "/version")
