@@ -99,6 +99,7 @@ func TestInClusterClientWithTokenRequest(t *testing.T) {
 	if _, err := admin.CoreV1().ServiceAccounts(ns).Create(context.Background(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "app"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	bindRole(t, admin, ns, "app", readConfigMaps)
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	writeToken(t, tokenFile, tokenFor(t, admin, ns, "app", ""))
 	app := clientset(t, inCluster(t, admin, ns, tokenFile))
@@ -132,6 +133,7 @@ func TestReflectorSurvivesTokenRotation(t *testing.T) {
 	if _, err := admin.CoreV1().ServiceAccounts(ns).Create(context.Background(), &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "watcher"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	bindRole(t, admin, ns, "watcher", readConfigMaps)
 	tokenFile := filepath.Join(t.TempDir(), "token")
 	writeToken(t, tokenFile, tokenFor(t, admin, ns, "watcher", "anchor-1"))
 	app := clientset(t, inCluster(t, admin, ns, tokenFile))
