@@ -28,6 +28,10 @@ const rotationWatchSeconds = 2
 // BearerTokenFile before reading the file again.
 const tokenFilePeriod = time.Minute
 
+// reflectorMaxBackoff is the longest a client-go reflector waits between
+// failed lists: 30 s, jittered up to twice that.
+const reflectorMaxBackoff = time.Minute
+
 // tokenFor asks the TokenRequest API for a token of ns/sa, bound to the
 // named secret when bound is not "".
 func tokenFor(t *testing.T, cs kubernetes.Interface, ns, sa, bound string) string {
@@ -186,10 +190,11 @@ func TestReflectorSurvivesTokenRotation(t *testing.T) {
 		t.Fatalf("the new token: %v", err)
 	}
 	// client-go reads a token file again once its copy is a minute old
-	// (not on a 401): until then the reflector's requests fail, then it
-	// lists and watches with the new token and catches up.
+	// (not on a 401): until then the reflector's requests fail, then, at
+	// its next try after a backoff, it lists and watches with the new
+	// token and catches up.
 	rotated := watches.Load()
-	deadline := time.Now().Add(tokenFilePeriod + waitTimeout)
+	deadline := time.Now().Add(tokenFilePeriod + reflectorMaxBackoff + waitTimeout)
 	for watches.Load() < rotated+2 {
 		if time.Now().After(deadline) {
 			t.Fatal("the reflector did not watch again with the rotated token")
