@@ -20,36 +20,8 @@ type celSARSpec struct {
 	Groups                []string                  `cel:"groups"`
 	UID                   string                    `cel:"uid"`
 	Extra                 map[string][]string       `cel:"extra"`
-	ResourceAttributes    *celResourceAttributes    `cel:"resourceAttributes"`
-	NonResourceAttributes *celNonResourceAttributes `cel:"nonResourceAttributes"`
-}
-
-type celResourceAttributes struct {
-	Namespace     string                 `cel:"namespace"`
-	Verb          string                 `cel:"verb"`
-	Group         string                 `cel:"group"`
-	Version       string                 `cel:"version"`
-	Resource      string                 `cel:"resource"`
-	Subresource   string                 `cel:"subresource"`
-	Name          string                 `cel:"name"`
-	FieldSelector *celSelectorAttributes `cel:"fieldSelector"`
-	LabelSelector *celSelectorAttributes `cel:"labelSelector"`
-}
-
-type celSelectorAttributes struct {
-	RawSelector  string                   `cel:"rawSelector"`
-	Requirements []celSelectorRequirement `cel:"requirements"`
-}
-
-type celSelectorRequirement struct {
-	Key      string   `cel:"key"`
-	Operator string   `cel:"operator"`
-	Values   []string `cel:"values"`
-}
-
-type celNonResourceAttributes struct {
-	Path string `cel:"path"`
-	Verb string `cel:"verb"`
+	ResourceAttributes    *sarResourceAttributes    `cel:"resourceAttributes"`
+	NonResourceAttributes *sarNonResourceAttributes `cel:"nonResourceAttributes"`
 }
 
 // AuthzCompiler compiles authorization webhook match conditions. Built
@@ -106,24 +78,6 @@ func celRequest(spec *sarSpec) *celSARSpec {
 	if r.Extra == nil {
 		r.Extra = map[string][]string{}
 	}
-	if ra := spec.ResourceAttributes; ra != nil {
-		r.ResourceAttributes = &celResourceAttributes{Namespace: ra.Namespace, Verb: ra.Verb, Group: ra.Group, Version: ra.Version,
-			Resource: ra.Resource, Subresource: ra.Subresource, Name: ra.Name,
-			FieldSelector: celSelector(ra.FieldSelector), LabelSelector: celSelector(ra.LabelSelector)}
-	}
-	if na := spec.NonResourceAttributes; na != nil {
-		r.NonResourceAttributes = &celNonResourceAttributes{Path: na.Path, Verb: na.Verb}
-	}
+	r.ResourceAttributes, r.NonResourceAttributes = spec.ResourceAttributes, spec.NonResourceAttributes
 	return r
-}
-
-func celSelector(s *sarSelector) *celSelectorAttributes {
-	if s == nil {
-		return nil
-	}
-	out := &celSelectorAttributes{RawSelector: s.RawSelector}
-	for _, r := range s.Requirements {
-		out.Requirements = append(out.Requirements, celSelectorRequirement{Key: r.Key, Operator: r.Operator, Values: r.Values})
-	}
-	return out
 }

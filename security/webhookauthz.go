@@ -209,6 +209,8 @@ type sar struct {
 	Status sarStatus `json:"status"`
 }
 
+// The attribute types also carry the names match conditions read them by
+// (celSARSpec).
 type sarSpec struct {
 	ResourceAttributes    *sarResourceAttributes    `json:"resourceAttributes,omitempty"`
 	NonResourceAttributes *sarNonResourceAttributes `json:"nonResourceAttributes,omitempty"`
@@ -220,31 +222,31 @@ type sarSpec struct {
 }
 
 type sarResourceAttributes struct {
-	Namespace     string       `json:"namespace,omitempty"`
-	Verb          string       `json:"verb,omitempty"`
-	Group         string       `json:"group,omitempty"`
-	Version       string       `json:"version,omitempty"`
-	Resource      string       `json:"resource,omitempty"`
-	Subresource   string       `json:"subresource,omitempty"`
-	Name          string       `json:"name,omitempty"`
-	FieldSelector *sarSelector `json:"fieldSelector,omitempty"`
-	LabelSelector *sarSelector `json:"labelSelector,omitempty"`
+	Namespace     string       `json:"namespace,omitempty" cel:"namespace"`
+	Verb          string       `json:"verb,omitempty" cel:"verb"`
+	Group         string       `json:"group,omitempty" cel:"group"`
+	Version       string       `json:"version,omitempty" cel:"version"`
+	Resource      string       `json:"resource,omitempty" cel:"resource"`
+	Subresource   string       `json:"subresource,omitempty" cel:"subresource"`
+	Name          string       `json:"name,omitempty" cel:"name"`
+	FieldSelector *sarSelector `json:"fieldSelector,omitempty" cel:"fieldSelector"`
+	LabelSelector *sarSelector `json:"labelSelector,omitempty" cel:"labelSelector"`
 }
 
 type sarSelector struct {
-	RawSelector  string                   `json:"rawSelector,omitempty"`
-	Requirements []sarSelectorRequirement `json:"requirements,omitempty"`
+	RawSelector  string                   `json:"rawSelector,omitempty" cel:"rawSelector"`
+	Requirements []sarSelectorRequirement `json:"requirements,omitempty" cel:"requirements"`
 }
 
 type sarSelectorRequirement struct {
-	Key      string   `json:"key"`
-	Operator string   `json:"operator"`
-	Values   []string `json:"values,omitempty"`
+	Key      string   `json:"key" cel:"key"`
+	Operator string   `json:"operator" cel:"operator"`
+	Values   []string `json:"values,omitempty" cel:"values"`
 }
 
 type sarNonResourceAttributes struct {
-	Path string `json:"path,omitempty"`
-	Verb string `json:"verb,omitempty"`
+	Path string `json:"path,omitempty" cel:"path"`
+	Verb string `json:"verb,omitempty" cel:"verb"`
 }
 
 type sarStatus struct {
