@@ -11,6 +11,7 @@ import (
 	"platd/security"
 	"platd/server/discovery"
 	"platd/server/filters"
+	"platd/server/metrics"
 	"platd/server/openapi"
 	"platd/server/request"
 )
@@ -23,6 +24,7 @@ func (s *Server) handler(authn security.Authenticator, authz security.Authorizer
 	h = filters.Authorize(h, authz, s.log, s.rest.WriteError)                              // 403 unless the chain allows
 	h = filters.Impersonate(h, authz, s.opts.Brand, s.log, s.rest.WriteError)              // act as Impersonate-* when allowed to
 	h = filters.Authenticate(h, authn, s.log, s.rest.WriteError, s.authMetrics)            // 401 for bad or missing credentials
+	h = s.metrics.Instrument(h)                                                            // apiserver_request_* of resource requests
 	h = filters.RequestInfo(h)                                                             // what the request addresses
 	h = filters.DefaultHeaders(h)                                                          // Cache-Control default
 	h = filters.Recover(h, s.log, s.rest.WriteError)                                       // a panic is a 500, not a crash
@@ -45,6 +47,7 @@ func (s *Server) routes() http.Handler {
 	router.HandleMethodNotAllowed = false
 	for _, m := range []string{http.MethodGet, http.MethodHead} {
 		router.Handler(m, "/version", disc)
+		router.Handler(m, metrics.Path, s.metrics)
 		router.Handler(m, "/openapi/v2", oa)
 		router.Handler(m, "/openapi/v3", oa)
 		router.Handler(m, "/openapi/v3/*path", oa)

@@ -25,6 +25,7 @@ import (
 	"platd/server/builtin"
 	"platd/server/controllers"
 	"platd/server/filters"
+	"platd/server/metrics"
 	"platd/server/registry"
 	"platd/server/rest"
 	"platd/server/schema"
@@ -96,6 +97,8 @@ type Server struct {
 	// rbac is the RBAC mode's authorizer once built (authz.go).
 	rbac        rbacMode
 	authMetrics *filters.AuthMetrics
+	// metrics is what /metrics serves (metrics.go).
+	metrics *metrics.Registry
 	// sa signs and verifies service-account tokens.
 	sa *saTokens
 	// jwt holds the JWT authenticators; nil without OIDC configuration.
@@ -129,7 +132,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	}
 	s := &Server{opts: o, log: log, stopping: make(chan struct{}), namespacesDone: make(chan struct{}), seedsDone: make(chan struct{}),
 		rbacDone: make(chan struct{}), fatal: make(chan error, 1),
-		authMetrics: filters.NewAuthMetrics(o.Brand.SystemNamespace)}
+		authMetrics: filters.NewAuthMetrics(o.Brand.SystemNamespace), metrics: metrics.New()}
 	for _, w := range o.Warnings {
 		log.Warn(w)
 	}

@@ -1,0 +1,46 @@
+// Package metrics serves /metrics in the Prometheus text format from a
+// registry of the server's own (never the process-global one), so two
+// servers in one process, as in tests, count apart.
+package metrics
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Path is the non-resource URL /metrics is served at; the default policy's
+// system:monitoring role allows get on it.
+const Path = "/metrics"
+
+// Registry holds one server's metrics. It is safe for concurrent use.
+type Registry struct {
+	reg      *prometheus.Registry
+	handler  http.Handler
+	requests *requestMetrics
+}
+
+// New returns a registry with the process and Go runtime collectors and the
+// request metrics that Instrument feeds.
+func New() *Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(collectors.NewGoCollector())
+	r := &Registry{reg: reg, requests: newRequestMetrics()}
+	r.requests.register(reg)
+	r.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})
+	return r
+}
+
+// MustRegister adds collectors; it panics on a name registered twice,
+// which is a programming error.
+func (r *Registry) MustRegister(cs ...prometheus.Collector) { r.reg.MustRegister(cs...) }
+
+// Gatherer is the registry, for tests that read values without HTTP.
+func (r *Registry) Gatherer() prometheus.Gatherer { return r.reg }
+
+// ServeHTTP writes every metric in the text format (or what the scraper
+// negotiates).
+func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) { r.handler.ServeHTTP(w, req) }
