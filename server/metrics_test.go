@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"bytes"
+	"math"
+	"slices"
 	"testing"
 
 	dto "github.com/prometheus/client_model/go"
@@ -66,4 +68,100 @@ func TestMetricsAuthorization(t *testing.T) {
 		mustMessage(t, `forbidden: User "system:anonymous" cannot get path "/metrics"`)
 	e.send(req{method: "GET", path: "/metrics", token: aliceToken}).mustCode(t, 403).
 		mustMessage(t, `forbidden: User "alice" cannot get path "/metrics"`)
+}
+
+// value reads a counter or gauge; -1 when the sample is absent.
+func value(fams map[string]*dto.MetricFamily, name string, labels map[string]string) float64 {
+	m := sample(fams, name, labels)
+	switch {
+	case m == nil:
+		return -1
+	case m.Counter != nil:
+		return m.Counter.GetValue()
+	case m.Gauge != nil:
+		return m.Gauge.GetValue()
+	}
+	return -1
+}
+
+func TestMetricsRequests(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	e.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "metrics-req"}}).mustCode(t, 201)
+	base := "/api/v1/namespaces/metrics-req/configmaps"
+	e.do("POST", base, cm("a", nil, nil)).mustCode(t, 201)
+	e.do("POST", base+"?dryRun=All", cm("b", nil, nil)).mustCode(t, 201)
+	e.do("POST", base, cm("a", nil, nil)).mustCode(t, 409)
+	e.do("GET", base+"/a", nil).mustCode(t, 200)
+	e.do("GET", base+"/a", nil).mustCode(t, 200)
+	e.do("GET", base+"/missing", nil).mustCode(t, 404)
+	e.do("GET", base, nil).mustCode(t, 200)
+	e.do("GET", base+"?fieldSelector=metadata.name%3Da", nil).mustCode(t, 200)
+	e.do("PATCH", base+"/a", `{"data":{"k":"v"}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
+	e.do("PATCH", base+"/a?fieldManager=m", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n", "Content-Type", "application/apply-patch+yaml").mustCode(t, 200)
+	e.do("PUT", base+"/a", cm("a", map[string]string{"k": "w"}, nil)).mustCode(t, 200)
+	e.do("DELETE", base+"/a", nil).mustCode(t, 200)
+	e.send(req{method: "GET", path: base + "/a", token: "bad-token"}).mustCode(t, 401)
+
+	w := e.watch(base + "?watch=true")
+	watchLabels := map[string]string{"verb": "WATCH", "group": "", "version": "v1", "resource": "configmaps", "subresource": "", "scope": "namespace", "component": "apiserver"}
+	eventually(t, "the watch counted as long-running", func() bool {
+		return value(scrape(t, e), "apiserver_longrunning_requests", watchLabels) == 1
+	})
+	w.stop()
+	eventually(t, "the closed watch no longer counted", func() bool {
+		return value(scrape(t, e), "apiserver_longrunning_requests", watchLabels) == 0
+	})
+
+	fams := scrape(t, e)
+	for _, c := range []struct {
+		verb, dryRun, scope, code string
+		want                      float64
+	}{
+		{"POST", "", "resource", "201", 1},
+		{"POST", "All", "resource", "201", 1},
+		{"POST", "", "resource", "409", 1},
+		{"GET", "", "resource", "200", 2},
+		{"GET", "", "resource", "404", 1},
+		{"GET", "", "resource", "401", 1},
+		{"LIST", "", "namespace", "200", 2},
+		{"PATCH", "", "resource", "200", 1},
+		{"APPLY", "", "resource", "200", 1},
+		{"PUT", "", "resource", "200", 1},
+		{"DELETE", "", "resource", "200", 1},
+		{"WATCH", "", "namespace", "200", 1},
+	} {
+		l := map[string]string{"verb": c.verb, "dry_run": c.dryRun, "group": "", "version": "v1", "resource": "configmaps",
+			"subresource": "", "scope": c.scope, "component": "apiserver", "code": c.code}
+		if got := value(fams, "apiserver_request_total", l); got != c.want {
+			t.Errorf("apiserver_request_total%v = %v, want %v", l, got, c.want)
+		}
+	}
+	// The histogram has no code label: every GET of an object is one
+	// sample, whatever it answered.
+	for verb, want := range map[string]uint64{"POST": 2, "GET": 4, "PUT": 1, "DELETE": 1, "APPLY": 1} {
+		l := map[string]string{"verb": verb, "dry_run": "", "group": "", "version": "v1", "resource": "configmaps",
+			"subresource": "", "scope": "resource", "component": "apiserver"}
+		m := sample(fams, "apiserver_request_duration_seconds", l)
+		if m == nil || m.Histogram == nil || m.Histogram.GetSampleCount() != want {
+			t.Errorf("apiserver_request_duration_seconds%v: %v, want %v samples", l, m, want)
+			continue
+		}
+		var bounds []float64
+		for _, b := range m.Histogram.Bucket {
+			bounds = append(bounds, b.GetUpperBound())
+		}
+		// Upstream's buckets, and the +Inf one the text format adds.
+		wantBounds := []float64{0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60, math.Inf(1)}
+		if !slices.Equal(bounds, wantBounds) {
+			t.Errorf("buckets %v, want %v", bounds, wantBounds)
+		}
+	}
+	// The scrape itself is in flight while it is served; nothing mutates.
+	if got := value(fams, "apiserver_current_inflight_requests", map[string]string{"request_kind": "mutating"}); got != 0 {
+		t.Errorf("mutating in flight = %v", got)
+	}
+	if got := value(fams, "apiserver_current_inflight_requests", map[string]string{"request_kind": "readOnly"}); got != 0 {
+		t.Errorf("readOnly in flight = %v (non-resource requests are not counted)", got)
+	}
 }
