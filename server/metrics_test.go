@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"slices"
 	"testing"
@@ -163,5 +164,35 @@ func TestMetricsRequests(t *testing.T) {
 	}
 	if got := value(fams, "apiserver_current_inflight_requests", map[string]string{"request_kind": "readOnly"}); got != 0 {
 		t.Errorf("readOnly in flight = %v (non-resource requests are not counted)", got)
+	}
+
+	// Counters kept elsewhere, read at scrape time.
+	if got := value(fams, "authentication_attempts", map[string]string{"result": "error"}); got != 1 {
+		t.Errorf("authentication_attempts{result=error} = %v, want the one unknown token", got)
+	}
+	if got := value(fams, "authenticated_user_requests", map[string]string{"username": "admin"}); got < 15 {
+		t.Errorf("authenticated_user_requests{username=admin} = %v, want at least the test's requests", got)
+	}
+	if m := sample(fams, "authentication_duration_seconds", map[string]string{"result": "error"}); m == nil || m.Histogram.GetSampleCount() != 1 {
+		t.Errorf("authentication_duration_seconds{result=error}: %v", m)
+	}
+	if f := fams["apiserver_storage_size_bytes"]; f == nil || len(f.Metric) != 1 || f.Metric[0].Gauge.GetValue() <= 0 {
+		t.Errorf("apiserver_storage_size_bytes: %v", f)
+	}
+	e.do("POST", base, cm("c", nil, nil)).mustCode(t, 201)
+	e.do("POST", base, cm("d", nil, nil)).mustCode(t, 201)
+	eventually(t, "apiserver_storage_objects to match a list of configmaps", func() bool {
+		var list struct{ Items []any }
+		if err := json.Unmarshal(e.do("GET", "/api/v1/configmaps", nil).mustCode(t, 200).body, &list); err != nil {
+			t.Fatal(err)
+		}
+		return value(scrape(t, e), "apiserver_storage_objects", map[string]string{"resource": "configmaps"}) == float64(len(list.Items))
+	})
+	fams = scrape(t, e)
+	if got := value(fams, "apiserver_storage_objects", map[string]string{"resource": "namespaces"}); got < 1 {
+		t.Errorf("apiserver_storage_objects{resource=namespaces} = %v", got)
+	}
+	if f := fams["apiserver_storage_objects"]; f == nil || sample(fams, "apiserver_storage_objects", map[string]string{"resource": "deployments.apps"}) == nil {
+		t.Errorf("apiserver_storage_objects has no deployments.apps: %v", f)
 	}
 }

@@ -133,6 +133,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	s := &Server{opts: o, log: log, stopping: make(chan struct{}), namespacesDone: make(chan struct{}), seedsDone: make(chan struct{}),
 		rbacDone: make(chan struct{}), fatal: make(chan error, 1),
 		authMetrics: filters.NewAuthMetrics(o.Brand.SystemNamespace), metrics: metrics.New()}
+	s.metrics.MustRegister(newServerCollector(s))
 	for _, w := range o.Warnings {
 		log.Warn(w)
 	}
