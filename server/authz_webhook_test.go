@@ -155,6 +155,24 @@ func TestWebhookAuthorizerFlags(t *testing.T) {
 	if m.Evaluations[security.WebhookResultSuccess] != 3 || m.Evaluations[security.WebhookResultError] != 1 || m.FailOpen[security.WebhookResultError] != 1 {
 		t.Errorf("metrics: %+v", m)
 	}
+	// The same counters, scraped.
+	fams := scrape(t, e)
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"apiserver_authorization_webhook_evaluations_total", map[string]string{"name": "webhook", "result": security.WebhookResultSuccess}, 3},
+		{"apiserver_authorization_webhook_evaluations_total", map[string]string{"name": "webhook", "result": security.WebhookResultError}, 1},
+		{"apiserver_authorization_webhook_evaluations_fail_open_total", map[string]string{"name": "webhook", "result": security.WebhookResultError}, 1},
+	} {
+		if got := value(fams, c.name, c.labels); got != c.want {
+			t.Errorf("%s%v = %v, want %v", c.name, c.labels, got, c.want)
+		}
+	}
+	if h := sample(fams, "apiserver_authorization_webhook_duration_seconds", map[string]string{"name": "webhook", "result": security.WebhookResultSuccess}); h == nil || h.Histogram.GetSampleCount() != 3 {
+		t.Errorf("apiserver_authorization_webhook_duration_seconds: %v", h)
+	}
 }
 
 // writeAtomic replaces path's content in one rename, so a reload never
@@ -237,6 +255,26 @@ func TestAuthorizationConfigFileReload(t *testing.T) {
 	}
 	if st := e.srv.AuthorizationConfigReloads(); st.Success != 1 {
 		t.Errorf("reload stats %+v", st)
+	}
+	fams := scrape(t, e)
+	for status, want := range map[string]float64{"success": 1, "failure": float64(failures)} {
+		f := fams["apiserver_authorization_config_controller_automatic_reloads_total"]
+		var got float64 = -1
+		for _, m := range f.GetMetric() {
+			if len(m.Label) == 2 && m.Label[0].GetName() == "apiserver_id_hash" && strings.HasPrefix(m.Label[0].GetValue(), "sha256:") &&
+				m.Label[1].GetName() == "status" && m.Label[1].GetValue() == status {
+				got = m.Counter.GetValue()
+			}
+		}
+		if got != want {
+			t.Errorf("apiserver_authorization_config_controller_automatic_reloads_total{status=%s} = %v, want %v", status, got, want)
+		}
+	}
+	if f := fams["apiserver_authorization_config_controller_automatic_reload_last_timestamp_seconds"]; len(f.GetMetric()) != 2 {
+		t.Errorf("reload timestamps: %v", f)
+	}
+	if got := value(fams, "apiserver_authorization_match_condition_exclusions_total", map[string]string{"type": "Webhook", "name": "policy-hook"}); got < 1 {
+		t.Errorf("apiserver_authorization_match_condition_exclusions_total = %v", got)
 	}
 }
 
