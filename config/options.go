@@ -123,6 +123,10 @@ type Options struct {
 	NodePorts             PortRange
 	// ServiceAccounts are the service-account token flags.
 	ServiceAccounts ServiceAccountOptions
+	// FeatureGatesFlag is --feature-gates as given; Validate parses it
+	// into FeatureGates and appends its warnings to Warnings.
+	FeatureGatesFlag []string
+	FeatureGates     FeatureGates
 }
 
 // AnonymousResetWarning is upstream's warning when AlwaysAllow turns the
@@ -209,6 +213,10 @@ func (o *Options) Validate() error {
 	for _, p := range problems {
 		errs = append(errs, "--runtime-config: "+p)
 	}
+	gates, gateWarnings, gateErr := parseFeatureGates(o.FeatureGatesFlag)
+	if gateErr != nil {
+		errs = append(errs, "--feature-gates: "+gateErr.Error())
+	}
 	for _, p := range parseControllers(o.Controllers) {
 		errs = append(errs, "--controllers: "+p)
 	}
@@ -223,6 +231,8 @@ func (o *Options) Validate() error {
 		o.ABACPolicies = p
 	}
 	o.APIEnablement = rc
+	o.FeatureGates = gates
+	o.Warnings = append(o.Warnings, gateWarnings...)
 	if o.CertDir == "" {
 		o.CertDir = filepath.Join(o.DataDir, "pki")
 	}
