@@ -2,9 +2,12 @@ package config
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseFeatureGates(t *testing.T) {
@@ -136,4 +139,35 @@ func FuzzFeatureGates(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The authentication gates refuse the file, or its anonymous section, with
+// upstream's texts.
+func TestFeatureGatesAuthenticationConfig(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "authn.yaml")
+	b := Brands["plat"]
+	body := "apiVersion: " + AuthenticationConfigAPIVersions(b)[0] + "\nkind: AuthenticationConfiguration\nanonymous:\n  enabled: true\n"
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ gates, want string }{
+		{"StructuredAuthenticationConfiguration=false", ": set --feature-gates=StructuredAuthenticationConfiguration=true to use authentication-config file"},
+		{"AnonymousAuthConfigurableEndpoints=false", ": --authentication-config " + path + ": invalid authentication config: anonymous: Forbidden: anonymous is not supported when AnonymousAuthConfigurableEndpoints feature gate is disabled"},
+		{"AnonymousAuthConfigurableEndpoints=true", ""},
+	} {
+		o := Options{DataDir: dir, BindAddress: "127.0.0.1", AuthorizationModes: []string{ModeAlwaysDeny}, Brand: b, HistoryRetention: time.Minute,
+			AuthenticationConfigFile: path, FeatureGatesFlag: []string{c.gates}}
+		err := o.Validate()
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", c.gates, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrInvalid) || err.Error() != ErrInvalid.Error()+c.want {
+			t.Errorf("%s: error %v, want %q", c.gates, err, c.want)
+		}
+	}
 }

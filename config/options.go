@@ -146,6 +146,12 @@ func (o *Options) KubeconfigPath() string { return filepath.Join(o.DataDir, "adm
 // Every error wraps ErrInvalid and says what to change.
 func (o *Options) Validate() error {
 	var errs []string
+	// Gates first: later checks depend on them.
+	gates, gateWarnings, gateErr := parseFeatureGates(o.FeatureGatesFlag)
+	if gateErr != nil {
+		errs = append(errs, "--feature-gates: "+gateErr.Error())
+	}
+	o.FeatureGates = gates
 	if o.DataDir == "" {
 		errs = append(errs, "--data-dir must not be empty")
 	}
@@ -213,10 +219,6 @@ func (o *Options) Validate() error {
 	for _, p := range problems {
 		errs = append(errs, "--runtime-config: "+p)
 	}
-	gates, gateWarnings, gateErr := parseFeatureGates(o.FeatureGatesFlag)
-	if gateErr != nil {
-		errs = append(errs, "--feature-gates: "+gateErr.Error())
-	}
 	for _, p := range parseControllers(o.Controllers) {
 		errs = append(errs, "--controllers: "+p)
 	}
@@ -231,7 +233,6 @@ func (o *Options) Validate() error {
 		o.ABACPolicies = p
 	}
 	o.APIEnablement = rc
-	o.FeatureGates = gates
 	o.Warnings = append(o.Warnings, gateWarnings...)
 	if o.CertDir == "" {
 		o.CertDir = filepath.Join(o.DataDir, "pki")
