@@ -123,6 +123,10 @@ type Options struct {
 	NodePorts             PortRange
 	// ServiceAccounts are the service-account token flags.
 	ServiceAccounts ServiceAccountOptions
+	// FeatureGatesFlag is --feature-gates as given; Validate parses it
+	// into FeatureGates and appends its warnings to Warnings.
+	FeatureGatesFlag []string
+	FeatureGates     FeatureGates
 }
 
 // AnonymousResetWarning is upstream's warning when AlwaysAllow turns the
@@ -142,6 +146,12 @@ func (o *Options) KubeconfigPath() string { return filepath.Join(o.DataDir, "adm
 // Every error wraps ErrInvalid and says what to change.
 func (o *Options) Validate() error {
 	var errs []string
+	// Gates first: later checks depend on them.
+	gates, gateWarnings, gateErr := parseFeatureGates(o.FeatureGatesFlag)
+	if gateErr != nil {
+		errs = append(errs, "--feature-gates: "+gateErr.Error())
+	}
+	o.FeatureGates = gates
 	if o.DataDir == "" {
 		errs = append(errs, "--data-dir must not be empty")
 	}
@@ -223,6 +233,7 @@ func (o *Options) Validate() error {
 		o.ABACPolicies = p
 	}
 	o.APIEnablement = rc
+	o.Warnings = append(o.Warnings, gateWarnings...)
 	if o.CertDir == "" {
 		o.CertDir = filepath.Join(o.DataDir, "pki")
 	}
