@@ -25,7 +25,7 @@ func (s *Server) handler(authn security.Authenticator, authz security.Authorizer
 	h = filters.Authorize(h, authz, s.opts.FeatureGates.Enabled(config.AuthorizeWithSelectors), s.log, s.rest.WriteError) // 403 unless the chain allows
 	h = filters.Impersonate(h, authz, s.opts.Brand, s.log, s.rest.WriteError)                                             // act as Impersonate-* when allowed to
 	h = filters.Authenticate(h, authn, s.log, s.rest.WriteError, s.authMetrics)                                           // 401 for bad or missing credentials
-	h = s.metrics.Instrument(h)                                                                                           // apiserver_request_* of resource requests
+	h = s.metrics.Instrument(h, s.servesResource)                                                                         // apiserver_request_* of resource requests
 	h = filters.RequestInfo(h)                                                                                            // what the request addresses
 	h = filters.DefaultHeaders(h)                                                                                         // Cache-Control default
 	h = filters.Recover(h, s.log, s.rest.WriteError)                                                                      // a panic is a 500, not a crash
@@ -76,4 +76,10 @@ func (s *Server) routes() http.Handler {
 		}
 	})
 	return router
+}
+
+// servesResource reports whether a resource is served, so that metrics
+// label only resources that exist.
+func (s *Server) servesResource(group, version, resource string) bool {
+	return s.reg.Lookup(group, version, resource) != nil
 }

@@ -103,6 +103,7 @@ func TestMetricsRequests(t *testing.T) {
 	e.do("PUT", base+"/a", cm("a", map[string]string{"k": "w"}, nil)).mustCode(t, 200)
 	e.do("DELETE", base+"/a", nil).mustCode(t, 200)
 	e.send(req{method: "GET", path: base + "/a", token: "bad-token"}).mustCode(t, 401)
+	e.do("GET", "/api/v1/namespaces/metrics-req/nonesuch", nil).mustCode(t, 404) // not counted
 
 	w := e.watch(base + "?watch=true")
 	watchLabels := map[string]string{"verb": "WATCH", "group": "", "version": "v1", "resource": "configmaps", "subresource": "", "scope": "namespace", "component": "apiserver"}
@@ -166,6 +167,15 @@ func TestMetricsRequests(t *testing.T) {
 		t.Errorf("readOnly in flight = %v (non-resource requests are not counted)", got)
 	}
 
+	if f := fams["apiserver_request_total"]; f != nil {
+		for _, m := range f.Metric {
+			for _, l := range m.Label {
+				if l.GetName() == "resource" && l.GetValue() == "nonesuch" {
+					t.Errorf("an unknown resource is a label value: %v", m)
+				}
+			}
+		}
+	}
 	// Counters kept elsewhere, read at scrape time.
 	if got := value(fams, "authentication_attempts", map[string]string{"result": "error"}); got != 1 {
 		t.Errorf("authentication_attempts{result=error} = %v, want the one unknown token", got)

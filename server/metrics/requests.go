@@ -69,13 +69,14 @@ func (m *requestMetrics) register(reg *prometheus.Registry) {
 // run inside filters.RequestInfo and outside authentication and
 // authorization, so that 401s, 403s and 429s are counted as upstream
 // counts them. Non-resource requests (discovery, health, /metrics) are not
-// counted: their paths are the client's choice and would grow the label
-// values without bound.
-func (r *Registry) Instrument(next http.Handler) http.Handler {
+// counted, nor are requests for resources known reports unknown: their
+// paths are the client's choice and would grow the label values without
+// bound.
+func (r *Registry) Instrument(next http.Handler, known func(group, version, resource string) bool) http.Handler {
 	m := r.requests
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		info := request.InfoFrom(req.Context())
-		if info == nil || !info.IsResource {
+		if info == nil || !info.IsResource || !known(info.Group, info.Version, info.Resource) {
 			next.ServeHTTP(w, req)
 			return
 		}

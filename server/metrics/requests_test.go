@@ -1,0 +1,71 @@
+package metrics
+
+import (
+	"net/http/httptest"
+	"strconv"
+	"testing"
+
+	"platd/server/request"
+)
+
+func TestReportedVerbAndScope(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name        string
+		info        request.Info
+		contentType string
+		verb, scope string
+	}{
+		{"get", request.Info{Verb: "get", Namespace: "ns", Name: "a"}, "", "GET", "resource"},
+		{"get cluster-scoped", request.Info{Verb: "get", Name: "a"}, "", "GET", "resource"},
+		{"list in a namespace", request.Info{Verb: "list", Namespace: "ns"}, "", "LIST", "namespace"},
+		{"list everywhere", request.Info{Verb: "list"}, "", "LIST", "cluster"},
+		{"list by name selector", request.Info{Verb: "list", Namespace: "ns", Name: "a", NameFromSelector: true}, "", "LIST", "namespace"},
+		{"watch", request.Info{Verb: "watch", Namespace: "ns"}, "", "WATCH", "namespace"},
+		{"create", request.Info{Verb: "create", Namespace: "ns"}, "application/json", "POST", "resource"},
+		{"update", request.Info{Verb: "update", Name: "a"}, "application/json", "PUT", "resource"},
+		{"merge patch", request.Info{Verb: "patch", Name: "a"}, "application/merge-patch+json", "PATCH", "resource"},
+		{"apply", request.Info{Verb: "patch", Name: "a"}, "application/apply-patch+yaml; charset=utf-8", "APPLY", "resource"},
+		{"delete", request.Info{Verb: "delete", Namespace: "ns", Name: "a"}, "", "DELETE", "resource"},
+		{"deletecollection", request.Info{Verb: "deletecollection", Namespace: "ns"}, "", "DELETECOLLECTION", "namespace"},
+		{"unknown verb", request.Info{Verb: "bogus"}, "", "other", "cluster"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/x", nil)
+			r.Header.Set("Content-Type", c.contentType)
+			if got := reportedVerb(&c.info, r); got != c.verb {
+				t.Errorf("verb %q, want %q", got, c.verb)
+			}
+			if got := cleanScope(&c.info); got != c.scope {
+				t.Errorf("scope %q, want %q", got, c.scope)
+			}
+		})
+	}
+}
+
+func TestCleanDryRun(t *testing.T) {
+	t.Parallel()
+	for query, want := range map[string]string{
+		"":                          "",
+		"?pretty=true":              "",
+		"?dryRun=All":               "All",
+		"?dryRun=All&dryRun=All":    "All",
+		"?dryRun=Some":              "invalid",
+		"?dryRun=All&dryRun=x":      "invalid",
+		"?dryRunx=1":                "",
+		"?fieldManager=dryRun-tool": "",
+	} {
+		if got := cleanDryRun(httptest.NewRequest("POST", "/x"+query, nil)); got != want {
+			t.Errorf("%q: %q, want %q", query, got, want)
+		}
+	}
+}
+
+func TestCodeString(t *testing.T) {
+	t.Parallel()
+	for _, code := range []int{100, 200, 201, 202, 204, 301, 400, 401, 403, 404, 409, 410, 422, 429, 500, 503} {
+		if got, want := codeString(code), strconv.Itoa(code); got != want {
+			t.Errorf("%d: %q", code, got)
+		}
+	}
+}
