@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"platd/security"
+	"platd/server/registry"
 )
 
 // Descriptions of the metrics the server keeps in memory elsewhere and
@@ -142,6 +143,9 @@ func (c *serverCollector) collectStorage(ch chan<- prometheus.Metric) {
 	}
 	seen := map[string]bool{}
 	for _, d := range c.s.reg.All() {
+		if d.Serve != registry.ServeObject || d.Computed != nil {
+			continue // nothing stored: reviews, bindings, component statuses
+		}
 		p := d.ResourcePrefix()
 		if seen[p] {
 			continue // another version of a resource stored once

@@ -205,4 +205,9 @@ func TestMetricsRequests(t *testing.T) {
 	if f := fams["apiserver_storage_objects"]; f == nil || sample(fams, "apiserver_storage_objects", map[string]string{"resource": "deployments.apps"}) == nil {
 		t.Errorf("apiserver_storage_objects has no deployments.apps: %v", f)
 	}
+	for _, r := range []string{"tokenreviews.authentication." + platBrand.Domain, "bindings", "componentstatuses"} {
+		if m := sample(fams, "apiserver_storage_objects", map[string]string{"resource": r}); m != nil {
+			t.Errorf("apiserver_storage_objects counts %s, which is never stored", r)
+		}
+	}
 }
