@@ -123,6 +123,10 @@ type Options struct {
 	NodePorts             PortRange
 	// ServiceAccounts are the service-account token flags.
 	ServiceAccounts ServiceAccountOptions
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight cap the reads
+	// and writes served at once (beyond them: 429); 0 means no cap.
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
 }
 
 // AnonymousResetWarning is upstream's warning when AlwaysAllow turns the
@@ -200,6 +204,7 @@ func (o *Options) Validate() error {
 	if o.HistoryRetention <= 0 {
 		errs = append(errs, fmt.Sprintf("--history-retention %s must be positive", o.HistoryRetention))
 	}
+	errs = append(errs, o.validateLifecycle()...)
 	errs = append(errs, o.validateServiceRanges()...)
 	errs = append(errs, o.ServiceAccounts.validate(o.Brand)...)
 	errs = append(errs, o.validateJWTAuthn()...)
