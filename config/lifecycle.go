@@ -1,6 +1,9 @@
 package config
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Overload defaults, as upstream's: enough for any single client, small
 // enough that a flood queues in TCP rather than in memory.
@@ -8,6 +11,11 @@ const (
 	DefaultMaxRequestsInFlight         = 400
 	DefaultMaxMutatingRequestsInFlight = 200
 )
+
+// DefaultRequestTimeout is upstream's --request-timeout: a minute, long
+// enough for a large list, short enough that a stuck request frees its
+// in-flight slot.
+const DefaultRequestTimeout = time.Minute
 
 // validateLifecycle checks the overload and lifecycle flags.
 func (o *Options) validateLifecycle() []string {
@@ -17,6 +25,9 @@ func (o *Options) validateLifecycle() []string {
 	}
 	if o.MaxMutatingRequestsInFlight < 0 {
 		errs = append(errs, fmt.Sprintf("--max-mutating-requests-inflight %d must not be negative (0 means no limit)", o.MaxMutatingRequestsInFlight))
+	}
+	if o.RequestTimeout < 0 {
+		errs = append(errs, fmt.Sprintf("--request-timeout %s must not be negative (0 means no limit)", o.RequestTimeout))
 	}
 	return errs
 }

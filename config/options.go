@@ -127,6 +127,9 @@ type Options struct {
 	// and writes served at once (beyond them: 429); 0 means no cap.
 	MaxRequestsInFlight         int
 	MaxMutatingRequestsInFlight int
+	// RequestTimeout bounds every request that is not long-running
+	// (beyond it: 504); ?timeout= may only shorten it. 0 means no bound.
+	RequestTimeout time.Duration
 }
 
 // AnonymousResetWarning is upstream's warning when AlwaysAllow turns the

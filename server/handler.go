@@ -23,6 +23,7 @@ func (s *Server) handler(authn security.Authenticator, authz security.Authorizer
 	h = filters.Authorize(h, authz, s.log, s.rest.WriteError)                                    // 403 unless the chain allows
 	h = filters.Impersonate(h, authz, s.opts.Brand, s.log, s.rest.WriteError)                    // act as Impersonate-* when allowed to
 	h = filters.Authenticate(h, authn, s.log, s.rest.WriteError, s.authMetrics)                  // 401 for bad or missing credentials
+	h = filters.Timeout(h, s.opts.RequestTimeout, s.rest.WriteError)                             // 504 past the request's deadline
 	h = filters.RequestInfo(h)                                                                   // what the request addresses
 	h = filters.DefaultHeaders(h)                                                                // Cache-Control default
 	h = filters.Recover(h, s.log, s.rest.WriteError)                                             // a panic is a 500, not a crash

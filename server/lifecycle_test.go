@@ -38,3 +38,17 @@ func TestRequestBodyLimit(t *testing.T) {
 	// At the limit the body is read: the update succeeds.
 	e.do(http.MethodPut, "/api/v1/namespaces/default/configmaps/big", padded(bodyLimit)).mustCode(t, http.StatusOK)
 }
+
+// ?timeout= is read by the server's timeout layer: a duration that does not
+// parse is upstream's 400, a valid one leaves the request alone.
+func TestRequestTimeoutParameter(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	r := e.do(http.MethodGet, "/api/v1/namespaces/default/configmaps?timeout=soon", nil).mustCode(t, http.StatusBadRequest)
+	const want = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"invalid timeout specified in the request URL - time: invalid duration \"soon\"","reason":"BadRequest","code":400}`
+	if got := strings.TrimSpace(string(r.body)); got != want {
+		t.Errorf("body %s, want %s", got, want)
+	}
+	e.do(http.MethodGet, "/api/v1/namespaces/default/configmaps?timeout=30s", nil).mustCode(t, http.StatusOK)
+	e.do(http.MethodPost, "/api/v1/namespaces/default/configmaps?timeout=30s", map[string]any{"metadata": map[string]any{"name": "t"}}).mustCode(t, http.StatusCreated)
+}
