@@ -29,5 +29,8 @@ func (o *Options) validateLifecycle() []string {
 	if o.RequestTimeout < 0 {
 		errs = append(errs, fmt.Sprintf("--request-timeout %s must not be negative (0 means no limit)", o.RequestTimeout))
 	}
+	if o.ShutdownDelayDuration < 0 {
+		errs = append(errs, fmt.Sprintf("--shutdown-delay-duration %s must not be negative", o.ShutdownDelayDuration))
+	}
 	return errs
 }

@@ -130,6 +130,9 @@ type Options struct {
 	// RequestTimeout bounds every request that is not long-running
 	// (beyond it: 504); ?timeout= may only shorten it. 0 means no bound.
 	RequestTimeout time.Duration
+	// ShutdownDelayDuration is how long requests are still served after
+	// SIGTERM while readyz already fails.
+	ShutdownDelayDuration time.Duration
 }
 
 // AnonymousResetWarning is upstream's warning when AlwaysAllow turns the

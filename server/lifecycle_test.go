@@ -1,9 +1,13 @@
 package server_test
 
 import (
+	"bufio"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"platd/config"
 )
 
 // bodyLimit is upstream's request body limit, 3 MiB.
@@ -51,4 +55,44 @@ func TestRequestTimeoutParameter(t *testing.T) {
 	}
 	e.do(http.MethodGet, "/api/v1/namespaces/default/configmaps?timeout=30s", nil).mustCode(t, http.StatusOK)
 	e.do(http.MethodPost, "/api/v1/namespaces/default/configmaps?timeout=30s", map[string]any{"metadata": map[string]any{"name": "t"}}).mustCode(t, http.StatusCreated)
+}
+
+// After SIGTERM with a shutdown delay, readyz fails at once while requests
+// and open watches are still served; the server stops only after the delay.
+func TestShutdownDelay(t *testing.T) {
+	t.Parallel()
+	const delay = 5 * time.Second
+	e := start(t, func(o *config.Options) { o.ShutdownDelayDuration = delay })
+	rq, err := http.NewRequest(http.MethodGet, e.srv.URL()+"/api/v1/namespaces/default/configmaps?watch=true", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rq.Header.Set("Authorization", "Bearer "+adminToken)
+	res, err := e.client.Do(rq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	events := bufio.NewScanner(res.Body)
+
+	began := time.Now()
+	e.cancel()
+	eventually(t, "readyz to fail", func() bool {
+		r := e.do(http.MethodGet, "/readyz/shutdown", nil)
+		return r.code == http.StatusInternalServerError && string(r.body) == "internal server error: process is shutting down\n"
+	})
+	e.do(http.MethodPost, "/api/v1/namespaces/default/configmaps", map[string]any{"metadata": map[string]any{"name": "late"}}).mustCode(t, http.StatusCreated)
+	if !events.Scan() || !strings.Contains(events.Text(), `"type":"ADDED"`) || !strings.Contains(events.Text(), `"name":"late"`) {
+		t.Fatalf("watch during the delay: %q, %v; want the ADDED event", events.Text(), events.Err())
+	}
+	if err := <-e.done; err != nil {
+		t.Errorf("platd stopped with: %v", err)
+	}
+	e.cancel = nil
+	if took := time.Since(began); took < delay {
+		t.Errorf("stopped after %s, want at least the %s delay", took, delay)
+	}
+	if events.Scan() {
+		t.Errorf("watch went on after the stop: %q", events.Text())
+	}
 }
