@@ -89,6 +89,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.DurationFlag{Name: "shutdown-delay-duration", Usage: "how long requests are still served after SIGTERM while /readyz already fails, so load balancers stop sending first"},
 		&cli.DurationFlag{Name: "history-retention", Value: config.DefaultHistoryRetention, Usage: "how long watch history stays replayable"},
 		&cli.StringSliceFlag{Name: "runtime-config", Usage: "switch built-in APIs on or off: comma-separated <group>/<version>[=true|false], <group>/<version>/<resource>[=true|false], v1 or api/v1 for the core group, api/all, api/ga, api/beta, api/alpha (repeatable)"},
+		&cli.StringSliceFlag{Name: "feature-gates", Usage: config.FeatureGatesUsage()},
 		&cli.StringSliceFlag{Name: "controllers", Value: cli.NewStringSlice("*"), Usage: "in-process controllers to run: * for all, name to enable, -name to disable (repeatable); names: " + strings.Join(config.ControllerNames(), ", ")},
 		&cli.StringFlag{Name: "service-cluster-ip-range", Value: config.DefaultServiceClusterIPRange, Usage: "CIDR services get cluster IPs from; its first usable address is the API server's own service's"},
 		&cli.StringFlag{Name: "service-node-port-range", Value: config.DefaultServiceNodePortRange, Usage: "ports NodePort and LoadBalancer services get node ports from (first-last)"},
@@ -204,6 +205,7 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 		ServiceClusterIPRange:       c.String("service-cluster-ip-range"),
 		ServiceNodePortRange:        c.String("service-node-port-range"),
 		Controllers:                 c.StringSlice("controllers"),
+		FeatureGatesFlag:            c.StringSlice("feature-gates"),
 		WriteKubeconfig:             true,
 		ServiceAccounts:             serviceAccountOptions(c),
 	}

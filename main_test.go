@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,11 @@ func TestFlags(t *testing.T) {
 	if strings.Join(o.RuntimeConfig, " ") != "api/all=false apps/v1=true api/v1 batch/v1/jobs=false" ||
 		o.APIEnablement.String() != "api/all=false,apps/v1=true,/v1=true,batch/v1/jobs=false" {
 		t.Errorf("runtime-config: %q parsed as %q", o.RuntimeConfig, o.APIEnablement.String())
+	}
+	o, err = parse(t, "serve", "--data-dir", dir, "--feature-gates", "AuthorizeWithSelectors=false,CBORServingAndStorage=true", "--feature-gates", "KMSv1=false")
+	if err != nil || o.FeatureGates.Enabled(config.AuthorizeWithSelectors) || !o.FeatureGates.Enabled(config.CBORServingAndStorage) ||
+		!o.FeatureGates.Enabled(config.WatchList) || !slices.Contains(o.Warnings, "Setting deprecated feature gate KMSv1=false. It will be removed in a future release.") {
+		t.Errorf("feature-gates: %q %v %q", o.FeatureGates.String(), err, o.Warnings)
 	}
 	o, err = parse(t, "serve", "--data-dir", dir, "--controllers", "*,-"+config.ControllerGarbageCollector)
 	if err != nil || o.ControllerEnabled(config.ControllerGarbageCollector) || !o.ControllerEnabled(config.ControllerNamespace) {
@@ -100,6 +106,9 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--runtime-config", "apps/v1=maybe"}, `--runtime-config: invalid value of apps/v1: maybe`},
 		{[]string{"serve", "--runtime-config", "apps"}, `--runtime-config: runtime-config invalid key apps`},
 		{[]string{"serve", "--runtime-config", "api/all=false"}, `--runtime-config: invalid key with only api/all=false`},
+		{[]string{"serve", "--feature-gates", "Bogus=true"}, "--feature-gates: unrecognized feature gate: Bogus"},
+		{[]string{"serve", "--feature-gates", "WatchList=maybe"}, `--feature-gates: invalid value of WatchList=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax`},
+		{[]string{"serve", "--feature-gates", "StructuredAuthorizationConfiguration=false"}, "--feature-gates: cannot set feature gate StructuredAuthorizationConfiguration to false, feature is locked to true"},
 		{[]string{"serve", "--controllers", "*,-nope"}, `--controllers: unknown controller "-nope"`},
 		{[]string{"serve", "--service-cluster-ip-range", "10.0.0.0/8"}, `--service-cluster-ip-range: 10.0.0.0/8 is too large; for 32-bit addresses, the mask must be >= 12`},
 		{[]string{"serve", "--service-cluster-ip-range", "bogus"}, `--service-cluster-ip-range: "bogus" is not a CIDR such as 10.0.0.0/24`},
@@ -139,6 +148,11 @@ func TestRunExitCodes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	if code := run([]string{"platd", "serve", "--data-dir", dir, "--authorization-mode", "ABAC", "--authorization-policy-file", "testdata/abac-malformed.jsonl"}); code != 2 {
 		t.Errorf("malformed policy file: exit %d, want 2", code)
+	}
+	for _, gates := range []string{"NoSuchGate=true", "StructuredAuthorizationConfiguration=false"} {
+		if code := run([]string{"platd", "serve", "--data-dir", dir, "--feature-gates", gates}); code != 2 {
+			t.Errorf("--feature-gates %s: exit %d, want 2", gates, code)
+		}
 	}
 	if code := run([]string{"platd", "version"}); code != 0 {
 		t.Errorf("version: exit %d", code)

@@ -133,12 +133,20 @@ func (o *Options) validateJWTAuthn() []string {
 			errs = append(errs, fmt.Sprintf("--oidc-*: %v", ferrs))
 		}
 	}
+	if o.AuthenticationConfigFile != "" && !o.FeatureGates.Enabled(StructuredAuthenticationConfiguration) {
+		return append(errs, "set --feature-gates="+StructuredAuthenticationConfiguration+"=true to use authentication-config file")
+	}
 	if o.AuthenticationConfigFile != "" {
 		c, _, err := LoadAuthenticationConfig(o.AuthenticationConfigFile, o.Brand)
 		if err != nil {
 			return append(errs, "--authentication-config: "+err.Error())
 		}
-		if ferrs := ValidateAuthenticationConfig(c, o.ServiceAccounts.Issuers, o.Brand); len(ferrs) > 0 {
+		ferrs := ValidateAuthenticationConfig(c, o.ServiceAccounts.Issuers, o.Brand)
+		if c.Anonymous != nil && !o.FeatureGates.Enabled(AnonymousAuthConfigurableEndpoints) {
+			ferrs = append(ferrs, &FieldError{Type: FieldForbidden, Field: "anonymous",
+				Detail: "anonymous is not supported when " + AnonymousAuthConfigurableEndpoints + " feature gate is disabled"})
+		}
+		if len(ferrs) > 0 {
 			errs = append(errs, fmt.Sprintf("--authentication-config %s: invalid authentication config: %v", o.AuthenticationConfigFile, ferrs))
 		}
 		errs = append(errs, o.applyAnonymous(c.Anonymous)...)

@@ -133,6 +133,10 @@ type Options struct {
 	// ShutdownDelayDuration is how long requests are still served after
 	// SIGTERM while readyz already fails.
 	ShutdownDelayDuration time.Duration
+	// FeatureGatesFlag is --feature-gates as given; Validate parses it
+	// into FeatureGates and appends its warnings to Warnings.
+	FeatureGatesFlag []string
+	FeatureGates     FeatureGates
 }
 
 // AnonymousResetWarning is upstream's warning when AlwaysAllow turns the
@@ -152,6 +156,12 @@ func (o *Options) KubeconfigPath() string { return filepath.Join(o.DataDir, "adm
 // Every error wraps ErrInvalid and says what to change.
 func (o *Options) Validate() error {
 	var errs []string
+	// Gates first: later checks depend on them.
+	gates, gateWarnings, gateErr := parseFeatureGates(o.FeatureGatesFlag)
+	if gateErr != nil {
+		errs = append(errs, "--feature-gates: "+gateErr.Error())
+	}
+	o.FeatureGates = gates
 	if o.DataDir == "" {
 		errs = append(errs, "--data-dir must not be empty")
 	}
@@ -234,6 +244,7 @@ func (o *Options) Validate() error {
 		o.ABACPolicies = p
 	}
 	o.APIEnablement = rc
+	o.Warnings = append(o.Warnings, gateWarnings...)
 	if o.CertDir == "" {
 		o.CertDir = filepath.Join(o.DataDir, "pki")
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/julienschmidt/httprouter"
 
 	"platd/codec"
+	"platd/config"
 	"platd/health"
 	"platd/security"
 	"platd/server/discovery"
@@ -19,14 +20,14 @@ import (
 // first, each layer is one line.
 func (s *Server) handler(authn security.Authenticator, authz security.Authorizer) http.Handler {
 	var h http.Handler = s.routes()
-	h = filters.LimitInFlight(h, s.opts.MaxRequestsInFlight, s.opts.MaxMutatingRequestsInFlight) // 429 beyond the in-flight limits
-	h = filters.Authorize(h, authz, s.log, s.rest.WriteError)                                    // 403 unless the chain allows
-	h = filters.Impersonate(h, authz, s.opts.Brand, s.log, s.rest.WriteError)                    // act as Impersonate-* when allowed to
-	h = filters.Authenticate(h, authn, s.log, s.rest.WriteError, s.authMetrics)                  // 401 for bad or missing credentials
-	h = filters.Timeout(h, s.opts.RequestTimeout, s.rest.WriteError)                             // 504 past the request's deadline
-	h = filters.RequestInfo(h)                                                                   // what the request addresses
-	h = filters.DefaultHeaders(h)                                                                // Cache-Control default
-	h = filters.Recover(h, s.log, s.rest.WriteError)                                             // a panic is a 500, not a crash
+	h = filters.LimitInFlight(h, s.opts.MaxRequestsInFlight, s.opts.MaxMutatingRequestsInFlight)                          // 429 beyond the in-flight limits
+	h = filters.Authorize(h, authz, s.opts.FeatureGates.Enabled(config.AuthorizeWithSelectors), s.log, s.rest.WriteError) // 403 unless the chain allows
+	h = filters.Impersonate(h, authz, s.opts.Brand, s.log, s.rest.WriteError)                                             // act as Impersonate-* when allowed to
+	h = filters.Authenticate(h, authn, s.log, s.rest.WriteError, s.authMetrics)                                           // 401 for bad or missing credentials
+	h = filters.Timeout(h, s.opts.RequestTimeout, s.rest.WriteError)                                                      // 504 past the request's deadline
+	h = filters.RequestInfo(h)                                                                                            // what the request addresses
+	h = filters.DefaultHeaders(h)                                                                                         // Cache-Control default
+	h = filters.Recover(h, s.log, s.rest.WriteError)                                                                      // a panic is a 500, not a crash
 	return h
 }
 

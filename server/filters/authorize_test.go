@@ -19,6 +19,13 @@ import (
 // Authorize; the authorizer records what it was asked.
 func authorizeThrough(t *testing.T, method, target string, z security.AuthorizerFunc) *httptest.ResponseRecorder {
 	t.Helper()
+	return authorizeThroughGate(t, true, method, target, z)
+}
+
+// authorizeThroughGate is authorizeThrough with AuthorizeWithSelectors
+// as given.
+func authorizeThroughGate(t *testing.T, withSelectors bool, method, target string, z security.AuthorizerFunc) *httptest.ResponseRecorder {
+	t.Helper()
 	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusTeapot) })
 	writeErr := func(w http.ResponseWriter, r *http.Request, err error) {
 		st := apierr.FromError(err).Status
@@ -27,7 +34,7 @@ func authorizeThrough(t *testing.T, method, target string, z security.Authorizer
 	}
 	h := RequestInfo(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(WithUser(r.Context(), &security.User{Name: "alice<&>"}))
-		Authorize(next, z, slog.New(slog.DiscardHandler), writeErr).ServeHTTP(w, r)
+		Authorize(next, z, withSelectors, slog.New(slog.DiscardHandler), writeErr).ServeHTTP(w, r)
 	}))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(method, target, nil))
@@ -120,5 +127,19 @@ func TestAuthorizeInternalErrors(t *testing.T) {
 		if rec.Code != 500 || string(body) != c.want {
 			t.Errorf("%s: %d %q, want 500 %q", c.target, rec.Code, body, c.want)
 		}
+	}
+}
+
+// With AuthorizeWithSelectors off the authorizers see no selectors.
+func TestAuthorizeSelectorsGateOff(t *testing.T) {
+	t.Parallel()
+	var got security.Attributes
+	rec := authorizeThroughGate(t, false, "GET", "/api/v1/pods?fieldSelector=spec.nodeName%3Dn1&labelSelector=app%3Dweb",
+		func(_ context.Context, a security.Attributes) (security.Decision, string, error) {
+			got = a
+			return security.DecisionAllow, "", nil
+		})
+	if rec.Code != http.StatusTeapot || got.Resource != "pods" || got.FieldSelector != nil || got.LabelSelector != nil {
+		t.Errorf("code %d, attributes %+v", rec.Code, got)
 	}
 }

@@ -128,8 +128,10 @@ func removeCredentialHeaders(h http.Header) {
 
 const remoteExtraPrefix = "X-Remote-Extra-"
 
-// Authorize asks the authorizer chain; anything but Allow is 403.
-func Authorize(next http.Handler, authz security.Authorizer, log *slog.Logger, writeErr ErrorWriter) http.Handler {
+// Authorize asks the authorizer chain; anything but Allow is 403. With
+// withSelectors false (AuthorizeWithSelectors off) authorizers see no
+// field or label selector, as before that feature.
+func Authorize(next http.Handler, authz security.Authorizer, withSelectors bool, log *slog.Logger, writeErr ErrorWriter) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := request.InfoFrom(r.Context())
 		a := security.Attributes{
@@ -139,7 +141,9 @@ func Authorize(next http.Handler, authz security.Authorizer, log *slog.Logger, w
 		if info.IsResource {
 			a.Namespace, a.APIGroup, a.APIVersion = info.Namespace, info.Group, info.Version
 			a.Resource, a.Subresource, a.Name = info.Resource, info.Subresource, info.Name
-			a.FieldSelector, a.LabelSelector = selectorRequirements(info)
+			if withSelectors {
+				a.FieldSelector, a.LabelSelector = selectorRequirements(info)
+			}
 		}
 		decision, reason, err := authz.Authorize(r.Context(), a)
 		if decision == security.DecisionAllow {

@@ -54,6 +54,8 @@ type Handler struct {
 	fieldMgrs fieldManagers
 	// answers are the kinds answering subresources reply with.
 	answers answerKinds
+	// noWatchList is Config.WatchListDisabled.
+	noWatchList bool
 }
 
 // Config is what a Handler needs.
@@ -76,6 +78,9 @@ type Config struct {
 	// StorageProbe checks the storage for the resources that report on
 	// it (component statuses); nil reads the default namespace.
 	StorageProbe registry.Probe
+	// WatchListDisabled is the WatchList feature gate off: watches refuse
+	// sendInitialEvents, so that clients fall back to list and watch.
+	WatchListDisabled bool
 }
 
 // New returns a Handler.
@@ -83,7 +88,7 @@ func New(c Config) *Handler {
 	h := &Handler{
 		store: c.Store, reg: c.Registry, brand: c.Brand, log: c.Log,
 		now: time.Now, tooLargeWait: tooLargeResourceVersionWait, stamp: Stamp, bookmarkInterval: bookmarkInterval,
-		shutdown: c.Shutdown, kinds: c.Kinds, storageProbe: c.StorageProbe,
+		shutdown: c.Shutdown, kinds: c.Kinds, storageProbe: c.StorageProbe, noWatchList: c.WatchListDisabled,
 	}
 	if h.storageProbe == nil {
 		h.storageProbe = h.probeStorage

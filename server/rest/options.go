@@ -159,6 +159,9 @@ func (h *Handler) validateListOptions(o *listOptions) error {
 			if match != matchNotOlderThan {
 				errs = append(errs, apierr.Forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
 			}
+			if h.noWatchList {
+				errs = append(errs, apierr.Forbidden("sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"))
+			}
 			if o.continueToken != "" {
 				errs = append(errs, apierr.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
 			}
