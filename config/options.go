@@ -123,6 +123,16 @@ type Options struct {
 	NodePorts             PortRange
 	// ServiceAccounts are the service-account token flags.
 	ServiceAccounts ServiceAccountOptions
+	// MaxRequestsInFlight and MaxMutatingRequestsInFlight cap the reads
+	// and writes served at once (beyond them: 429); 0 means no cap.
+	MaxRequestsInFlight         int
+	MaxMutatingRequestsInFlight int
+	// RequestTimeout bounds every request that is not long-running
+	// (beyond it: 504); ?timeout= may only shorten it. 0 means no bound.
+	RequestTimeout time.Duration
+	// ShutdownDelayDuration is how long requests are still served after
+	// SIGTERM while readyz already fails.
+	ShutdownDelayDuration time.Duration
 	// FeatureGatesFlag is --feature-gates as given; Validate parses it
 	// into FeatureGates and appends its warnings to Warnings.
 	FeatureGatesFlag []string
@@ -210,6 +220,7 @@ func (o *Options) Validate() error {
 	if o.HistoryRetention <= 0 {
 		errs = append(errs, fmt.Sprintf("--history-retention %s must be positive", o.HistoryRetention))
 	}
+	errs = append(errs, o.validateLifecycle()...)
 	errs = append(errs, o.validateServiceRanges()...)
 	errs = append(errs, o.ServiceAccounts.validate(o.Brand)...)
 	errs = append(errs, o.validateJWTAuthn()...)

@@ -70,7 +70,8 @@ func testOptions(t *testing.T, dir string, mods ...option) config.Options {
 		DataDir: dir, SecurePort: 0, BindAddress: "127.0.0.1", TokenAuthFile: tokens,
 		AuthorizationModes: []string{config.ModeAlwaysAllow}, Brand: b,
 		HistoryRetention: config.DefaultHistoryRetention, UnsafeNoFsync: true, WriteKubeconfig: true,
-		Controllers: quietControllers,
+		Controllers: quietControllers, RequestTimeout: config.DefaultRequestTimeout,
+		MaxRequestsInFlight: config.DefaultMaxRequestsInFlight, MaxMutatingRequestsInFlight: config.DefaultMaxMutatingRequestsInFlight,
 	}
 	for _, m := range mods {
 		m(&o)

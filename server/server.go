@@ -60,7 +60,11 @@ type Server struct {
 	cat   *schema.Catalog
 	ln    net.Listener
 	http  *http.Server
-	// stopping is closed when shutdown begins: readyz fails, watches end.
+	// shuttingDown is closed when shutdown begins: readyz fails while
+	// requests are still served for --shutdown-delay-duration.
+	shuttingDown chan struct{}
+	// stopping is closed when the server stops serving after that delay:
+	// watches end, in-flight requests drain.
 	stopping chan struct{}
 	// namespacesDone is closed when the default namespaces exist.
 	namespacesDone chan struct{}
@@ -130,7 +134,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{opts: o, log: log, stopping: make(chan struct{}), namespacesDone: make(chan struct{}), seedsDone: make(chan struct{}),
+	s := &Server{opts: o, log: log, stopping: make(chan struct{}), shuttingDown: make(chan struct{}), namespacesDone: make(chan struct{}), seedsDone: make(chan struct{}),
 		rbacDone: make(chan struct{}), fatal: make(chan error, 1),
 		authMetrics: filters.NewAuthMetrics(o.Brand.SystemNamespace), metrics: metrics.New()}
 	s.metrics.MustRegister(newServerCollector(s))
@@ -349,8 +353,10 @@ func (s *Server) KubeconfigPath() string { return s.kubeconfig }
 func (s *Server) Store() bolt.Store { return s.store }
 
 // Serve answers requests until ctx ends, then shuts down: readyz fails,
+// requests are still served for the shutdown delay (so load balancers
+// that saw readyz fail stop sending before the listener closes), then
 // watches end, in-flight requests finish, controllers stop and the
-// database is closed.
+// database is closed. A serving error or a fatal error skips the delay.
 func (s *Server) Serve(ctx context.Context) error {
 	ctrlCtx, stopControllers := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -376,10 +382,23 @@ func (s *Server) Serve(ctx context.Context) error {
 	var err error
 	select {
 	case <-ctx.Done():
+		close(s.shuttingDown)
+		if d := s.opts.ShutdownDelayDuration; d > 0 {
+			s.log.Info("shutdown delay", "duration", d)
+			select {
+			case <-time.After(d):
+			case err = <-serveErr:
+				err = fmt.Errorf("serving: %w", err)
+			case err = <-s.fatal:
+				s.log.Error("stopping", "err", err)
+			}
+		}
 	case err = <-serveErr:
 		err = fmt.Errorf("serving: %w", err)
+		close(s.shuttingDown)
 	case err = <-s.fatal:
 		s.log.Error("stopping", "err", err)
+		close(s.shuttingDown)
 	}
 	close(s.stopping)
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
@@ -557,7 +576,7 @@ func (s *Server) healthChecks() *health.Registry {
 	must(hr.Add(all, append(checks, health.Hook("scheduling/bootstrap-system-priority-classes", s.seedsDone),
 		health.Hook("priority-and-fairness-config-producer", s.seedsDone),
 		health.Hook("apiservice-registration-controller", s.seedsDone))...))
-	must(hr.Add([]string{health.Readyz}, health.Shutdown(s.stopping)))
+	must(hr.Add([]string{health.Readyz}, health.Shutdown(s.shuttingDown)))
 	return hr
 }
 

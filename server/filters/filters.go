@@ -185,35 +185,52 @@ func forbidden(a security.Attributes, reason string) *apierr.Error {
 	return apierr.NewForbidden("", "", "", msg)
 }
 
-// In-flight limits, as upstream's defaults: enough for any single client,
-// small enough that a flood queues in TCP rather than in memory.
-const (
-	MaxReadOnlyInFlight = 400
-	MaxMutatingInFlight = 200
-)
+// tooManyRequestsRetryAfter is the Retry-After of an in-flight refusal:
+// one second, as upstream, since slots free up at request speed.
+const tooManyRequestsRetryAfter = "1"
 
-// LimitInFlight answers 429 when too many requests are being served at
-// once. Watches are long-running and do not count.
+// LimitInFlight answers 429 when more than readOnly reads (get, list) or
+// mutating writes are being served at once; a limit of 0 means none.
+// Long-running requests (watches, streams) do not count, and members of
+// the privileged group are served even when the slots are full, so an
+// administrator can always reach a flooded server.
 func LimitInFlight(next http.Handler, readOnly, mutating int) http.Handler {
-	ro := make(chan struct{}, readOnly)
-	mu := make(chan struct{}, mutating)
+	if readOnly == 0 && mutating == 0 {
+		return next
+	}
+	var ro, mu chan struct{}
+	if readOnly > 0 {
+		ro = make(chan struct{}, readOnly)
+	}
+	if mutating > 0 {
+		mu = make(chan struct{}, mutating)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := request.InfoFrom(r.Context())
-		if info.Verb == "watch" {
+		if info.LongRunning() {
 			next.ServeHTTP(w, r)
 			return
 		}
-		sem := ro
-		switch strings.ToUpper(r.Method) {
-		case http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
-			sem = mu
+		sem := mu
+		if info.Verb == "get" || info.Verb == "list" {
+			sem = ro
+		}
+		if sem == nil {
+			next.ServeHTTP(w, r)
+			return
 		}
 		select {
 		case sem <- struct{}{}:
 			defer func() { <-sem }()
 			next.ServeHTTP(w, r)
 		default:
-			w.Header().Set("Retry-After", "1")
+			if UserFrom(r.Context()).InGroup(security.SystemPrivilegedGroup) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			// Plain text, not a Status: upstream's max-in-flight
+			// refusal is written before any negotiation.
+			w.Header().Set("Retry-After", tooManyRequestsRetryAfter)
 			http.Error(w, "Too many requests, please try again later.", http.StatusTooManyRequests)
 		}
 	})

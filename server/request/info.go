@@ -199,3 +199,17 @@ func InfoFrom(ctx context.Context) *Info {
 	i, _ := ctx.Value(ctxKey{}).(*Info)
 	return i
 }
+
+// longRunningSubresources hold a connection open for as long as the client
+// wants (streams and tunnels): no in-flight slot or request timeout
+// applies to them, as upstream.
+var longRunningSubresources = map[string]bool{"attach": true, "exec": true, "proxy": true, "log": true, "portforward": true}
+
+// LongRunning reports whether the request may legitimately last without
+// bound: a watch, a proxy, or a streaming subresource.
+func (i *Info) LongRunning() bool {
+	if i.Verb == "watch" || i.Verb == "proxy" {
+		return true
+	}
+	return i.IsResource && longRunningSubresources[i.Subresource]
+}

@@ -1,0 +1,40 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestValidateLifecycle(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		mod  func(*Options)
+		want string
+	}{
+		{"defaults", func(o *Options) {
+			o.MaxRequestsInFlight, o.MaxMutatingRequestsInFlight = DefaultMaxRequestsInFlight, DefaultMaxMutatingRequestsInFlight
+			o.RequestTimeout = DefaultRequestTimeout
+		}, ""},
+		{"zero means no limit", func(o *Options) {}, ""},
+		{"negative reads", func(o *Options) { o.MaxRequestsInFlight = -1 }, "--max-requests-inflight -1 must not be negative (0 means no limit)"},
+		{"negative writes", func(o *Options) { o.MaxMutatingRequestsInFlight = -2 }, "--max-mutating-requests-inflight -2 must not be negative (0 means no limit)"},
+		{"negative timeout", func(o *Options) { o.RequestTimeout = -time.Second }, "--request-timeout -1s must not be negative (0 means no limit)"},
+		{"negative delay", func(o *Options) { o.ShutdownDelayDuration = -time.Second }, "--shutdown-delay-duration -1s must not be negative"},
+	} {
+		o := validOptions()
+		tc.mod(&o)
+		err := o.Validate()
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			}
+			continue
+		}
+		if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want ErrInvalid saying %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package filters
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"platd/server/apierr"
+	"platd/server/request"
+)
+
+// Timeout gives each request that is not long-running a deadline: max
+// after it arrived, or the shorter ?timeout= it asks for (0 or more than
+// max leaves max). A max of 0 means the server sets none. When the
+// deadline passes before the handler answers, the client gets upstream's
+// 504 at once; the handler goes on in the background, its context
+// cancelled and its writes discarded. A handler that had already begun
+// its answer cannot be given a 504: the connection is aborted instead.
+// An unparsable ?timeout= is a 400.
+func Timeout(next http.Handler, max time.Duration, writeErr ErrorWriter) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		began := time.Now()
+		if request.InfoFrom(r.Context()).LongRunning() {
+			next.ServeHTTP(w, r)
+			return
+		}
+		limit := max
+		if v := r.URL.Query().Get("timeout"); v != "" {
+			d, err := time.ParseDuration(v)
+			if err != nil {
+				writeErr(w, r, apierr.BadRequest("invalid timeout specified in the request URL - "+err.Error()))
+				return
+			}
+			if d > 0 && (limit == 0 || d < limit) {
+				limit = d
+			}
+		}
+		if limit == 0 {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ctx, cancel := context.WithDeadline(r.Context(), began.Add(limit))
+		defer cancel()
+		r = r.WithContext(ctx)
+		tw := &timeoutWriter{w: w, header: w.Header().Clone()}
+		var body *timeoutBody
+		if r.Body != nil && r.Body != http.NoBody {
+			body = &timeoutBody{rc: r.Body}
+			r.Body = body
+		}
+		// The handler gets its own copy: after a timeout this goroutine
+		// returns while the handler may still read the request.
+		inner := r.Clone(ctx)
+		done := make(chan any, 1)
+		go func() {
+			defer func() {
+				v := recover()
+				if v != nil && v != http.ErrAbortHandler {
+					v = fmt.Sprintf("%v\n%s", v, debug.Stack())
+				}
+				done <- v
+			}()
+			next.ServeHTTP(tw, inner)
+		}()
+		select {
+		case v := <-done:
+			if v != nil {
+				panic(v)
+			}
+		case <-ctx.Done():
+			select {
+			case v := <-done: // finished just as the deadline passed
+				if v != nil {
+					panic(v)
+				}
+				return
+			default:
+			}
+			if body != nil {
+				body.expire()
+			}
+			tw.expire()
+		}
+	})
+}
+
+// requestTimedOut is upstream's answer to a request past its deadline.
+func requestTimedOut() *apierr.Error {
+	return apierr.Timeout("request did not complete within the allotted timeout", 0)
+}
+
+// timeoutWriter holds the handler's headers apart from the connection's
+// until it writes, so a timeout can still answer cleanly; after expire
+// every write fails with http.ErrHandlerTimeout.
+type timeoutWriter struct {
+	w      http.ResponseWriter
+	header http.Header
+
+	mu      sync.Mutex
+	expired bool
+	wrote   bool
+}
+
+func (tw *timeoutWriter) Header() http.Header {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.expired {
+		return http.Header{}
+	}
+	return tw.header
+}
+
+// commit sends the handler's headers; tw.mu is held.
+func (tw *timeoutWriter) commit() {
+	if tw.wrote {
+		return
+	}
+	tw.wrote = true
+	h := tw.w.Header()
+	for k, v := range tw.header {
+		h[k] = v
+	}
+}
+
+func (tw *timeoutWriter) WriteHeader(code int) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.expired || tw.wrote {
+		return
+	}
+	tw.commit()
+	tw.w.WriteHeader(code)
+}
+
+func (tw *timeoutWriter) Write(p []byte) (int, error) {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.expired {
+		return 0, http.ErrHandlerTimeout
+	}
+	tw.commit()
+	return tw.w.Write(p)
+}
+
+// Flush passes through until the timeout.
+func (tw *timeoutWriter) Flush() {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	if tw.expired {
+		return
+	}
+	tw.commit()
+	_ = http.NewResponseController(tw.w).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (tw *timeoutWriter) Unwrap() http.ResponseWriter { return tw.w }
+
+// expire answers 504 if the handler has not begun its answer, else
+// aborts the connection: a half-written body cannot become a Status.
+func (tw *timeoutWriter) expire() {
+	tw.mu.Lock()
+	defer tw.mu.Unlock()
+	tw.expired = true
+	if tw.wrote {
+		panic(http.ErrAbortHandler)
+	}
+	// Written without negotiation, as upstream: JSON whatever the
+	// request accepts.
+	tw.w.WriteHeader(http.StatusGatewayTimeout)
+	_ = json.NewEncoder(tw.w).Encode(requestTimedOut().Status)
+}
+
+// timeoutBody makes reads of the request body fail once the request has
+// timed out, so a handler still reading cannot touch the connection.
+type timeoutBody struct {
+	rc      io.ReadCloser
+	expired atomic.Bool
+}
+
+func (b *timeoutBody) expire() { b.expired.Store(true) }
+
+func (b *timeoutBody) Read(p []byte) (int, error) {
+	if b.expired.Load() {
+		return 0, http.ErrHandlerTimeout
+	}
+	return b.rc.Read(p)
+}
+
+func (b *timeoutBody) Close() error {
+	if b.expired.Load() {
+		return http.ErrHandlerTimeout
+	}
+	return b.rc.Close()
+}

@@ -1,0 +1,112 @@
+package filters
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"platd/server/apierr"
+)
+
+// timeoutThrough serves target through RequestInfo and Timeout(max);
+// next blocks until its context ends when block is set.
+func timeoutThrough(t *testing.T, max time.Duration, target string, next http.HandlerFunc) *httptest.ResponseRecorder {
+	t.Helper()
+	writeErr := func(w http.ResponseWriter, r *http.Request, err error) {
+		var ae *apierr.Error
+		if !errors.As(err, &ae) {
+			t.Fatalf("not a Status: %v", err)
+		}
+		w.WriteHeader(int(ae.Status.Code))
+		_ = json.NewEncoder(w).Encode(ae.Status)
+	}
+	rec := httptest.NewRecorder()
+	RequestInfo(Timeout(next, max, writeErr)).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+	return rec
+}
+
+func TestTimeout(t *testing.T) {
+	t.Parallel()
+	const timedOut = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: request did not complete within the allotted timeout","reason":"Timeout","details":{},"code":504}` + "\n"
+	// stuck waits for the request's deadline, then for the test to end,
+	// and reports the deadline it saw.
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	deadlines := make(chan time.Duration, 8)
+	stuck := func(w http.ResponseWriter, r *http.Request) {
+		began := time.Now()
+		<-r.Context().Done()
+		deadlines <- time.Since(began)
+		<-release
+		w.Header().Set("X-Late", "1")
+		_, _ = w.Write([]byte("late"))
+	}
+	quick := func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := r.Context().Deadline(); ok {
+			w.Header().Set("X-Deadline", "set")
+		}
+		w.WriteHeader(http.StatusTeapot)
+	}
+
+	t.Run("server limit", func(t *testing.T) {
+		rec := timeoutThrough(t, 20*time.Millisecond, "/api/v1/configmaps", stuck)
+		if rec.Code != http.StatusGatewayTimeout || rec.Body.String() != timedOut {
+			t.Errorf("got %d %q, want 504 %q", rec.Code, rec.Body, timedOut)
+		}
+		if rec.Header().Get("X-Late") != "" {
+			t.Error("a header set after the timeout reached the client")
+		}
+		<-deadlines
+	})
+	t.Run("?timeout= lowers the limit", func(t *testing.T) {
+		rec := timeoutThrough(t, time.Hour, "/api/v1/configmaps?timeout=20ms", stuck)
+		if rec.Code != http.StatusGatewayTimeout || rec.Body.String() != timedOut {
+			t.Errorf("got %d %q, want 504", rec.Code, rec.Body)
+		}
+		if d := <-deadlines; d > 10*time.Second {
+			t.Errorf("deadline after %s, want about 20ms", d)
+		}
+	})
+	t.Run("?timeout= applies without a server limit", func(t *testing.T) {
+		if rec := timeoutThrough(t, 0, "/api/v1/configmaps?timeout=20ms", stuck); rec.Code != http.StatusGatewayTimeout {
+			t.Errorf("got %d, want 504", rec.Code)
+		}
+		<-deadlines
+	})
+	for _, tc := range []struct {
+		name, target string
+		max          time.Duration
+		want         string
+	}{
+		{"quick request keeps its answer", "/api/v1/configmaps", time.Hour, "set"},
+		{"no limit sets no deadline", "/api/v1/configmaps", 0, ""},
+		{"timeout=0 leaves the server limit", "/api/v1/configmaps?timeout=0", time.Hour, "set"},
+		{"watch is long-running", "/api/v1/configmaps?watch=true", time.Hour, ""},
+		{"exec is long-running", "/api/v1/namespaces/a/pods/p/exec", time.Hour, ""},
+	} {
+		rec := timeoutThrough(t, tc.max, tc.target, quick)
+		if rec.Code != http.StatusTeapot || rec.Header().Get("X-Deadline") != tc.want {
+			t.Errorf("%s: %d deadline %q, want 418 deadline %q", tc.name, rec.Code, rec.Header().Get("X-Deadline"), tc.want)
+		}
+	}
+	rec := timeoutThrough(t, time.Hour, "/api/v1/configmaps?timeout=soon", quick)
+	const bad = `invalid timeout specified in the request URL - time: invalid duration \"soon\"`
+	if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), `"message":"`+bad+`"`) {
+		t.Errorf("bad timeout: %d %s, want 400 %s", rec.Code, rec.Body, bad)
+	}
+}
+
+// A panic in the handler reaches the layers outside, as without a timeout.
+func TestTimeoutPanics(t *testing.T) {
+	t.Parallel()
+	defer func() {
+		if v := recover(); v == nil || !strings.Contains(v.(string), "boom") {
+			t.Errorf("recovered %v, want the handler's panic", v)
+		}
+	}()
+	timeoutThrough(t, time.Hour, "/api/v1/configmaps", func(http.ResponseWriter, *http.Request) { panic("boom") })
+}
