@@ -217,7 +217,7 @@ type statusWriter struct {
 }
 
 func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
+	if w.status == 0 && code >= 200 { // 1xx are interim: the final code follows
 		w.status = code
 	}
 	w.ResponseWriter.WriteHeader(code)

@@ -84,3 +84,19 @@ func BenchmarkInstrumentGet(b *testing.B) {
 		h.ServeHTTP(w, req)
 	}
 }
+
+func TestStatusWriterSkipsInterimCodes(t *testing.T) {
+	t.Parallel()
+	w := &statusWriter{ResponseWriter: httptest.NewRecorder()}
+	if w.code() != 200 {
+		t.Errorf("nothing written: %d", w.code())
+	}
+	w.WriteHeader(http.StatusContinue)
+	w.WriteHeader(http.StatusCreated)
+	if _, err := w.Write([]byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if w.code() != http.StatusCreated {
+		t.Errorf("code %d, want 201", w.code())
+	}
+}
