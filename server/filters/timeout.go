@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -30,16 +31,10 @@ func Timeout(next http.Handler, max time.Duration, writeErr ErrorWriter) http.Ha
 			next.ServeHTTP(w, r)
 			return
 		}
-		limit := max
-		if v := r.URL.Query().Get("timeout"); v != "" {
-			d, err := time.ParseDuration(v)
-			if err != nil {
-				writeErr(w, r, apierr.BadRequest("invalid timeout specified in the request URL - "+err.Error()))
-				return
-			}
-			if d > 0 && (limit == 0 || d < limit) {
-				limit = d
-			}
+		limit, err := requestLimit(r, max)
+		if err != nil {
+			writeErr(w, r, err)
+			return
 		}
 		if limit == 0 {
 			next.ServeHTTP(w, r)
@@ -54,9 +49,10 @@ func Timeout(next http.Handler, max time.Duration, writeErr ErrorWriter) http.Ha
 			body = &timeoutBody{rc: r.Body}
 			r.Body = body
 		}
-		// The handler gets its own copy: after a timeout this goroutine
-		// returns while the handler may still read the request.
-		inner := r.Clone(ctx)
+		// The handler shares the request, as upstream's: after a timeout
+		// this goroutine returns while the handler may still read it, and
+		// the server changes nothing of a request once its handler returns.
+		inner := r
 		done := make(chan any, 1)
 		go func() {
 			defer func() {
@@ -88,6 +84,27 @@ func Timeout(next http.Handler, max time.Duration, writeErr ErrorWriter) http.Ha
 			tw.expire()
 		}
 	})
+}
+
+// requestLimit is how long r may run: max, or less when ?timeout= asks
+// for less. Most requests carry no timeout, so the query is parsed only
+// for those that may.
+func requestLimit(r *http.Request, max time.Duration) (time.Duration, error) {
+	if !strings.Contains(r.URL.RawQuery, "timeout=") {
+		return max, nil
+	}
+	v := r.URL.Query().Get("timeout")
+	if v == "" {
+		return max, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, apierr.BadRequest("invalid timeout specified in the request URL - " + err.Error())
+	}
+	if d > 0 && (max == 0 || d < max) {
+		return d, nil
+	}
+	return max, nil
 }
 
 // requestTimedOut is upstream's answer to a request past its deadline.
