@@ -29,7 +29,7 @@ var authzModes = map[string]func(s *Server) (security.Authorizer, error){
 	config.ModeWebhook:     (*Server).flagsWebhookAuthorizer,
 	config.ModeABAC:        func(s *Server) (security.Authorizer, error) { return security.NewABAC(s.opts.ABACPolicies), nil },
 	config.ModeNode:        func(s *Server) (security.Authorizer, error) { return s.nodeAuthorizer() },
-	config.ModeRBAC:        func(s *Server) (security.Authorizer, error) { return s.rbac.build(s) },
+	config.ModeRBAC:        func(s *Server) (security.Authorizer, error) { return s.rbacAuthorizer() },
 }
 
 // DefaultAuthzConfigReloadInterval is how often --authorization-config is

@@ -2,30 +2,16 @@ package server
 
 import (
 	"fmt"
-	"sync"
 
 	"platd/config"
-	"platd/security"
 	"platd/security/rbac"
 	"platd/server/controllers"
 )
 
-// rbacMode is the server's one RBAC authorizer and the controller that
-// keeps it current, built when a configuration first names RBAC.
-type rbacMode struct {
-	mu   sync.Mutex
-	ctrl *controllers.RBAC
-}
-
-// build loads the roles and bindings into a new authorizer the first
-// time, follows the store with it from when the server serves, and
-// returns that authorizer every time.
-func (m *rbacMode) build(s *Server) (security.Authorizer, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.ctrl != nil {
-		return m.ctrl.Authorizer, nil
-	}
+// rbacAuthorizer loads the roles and bindings into a new RBAC authorizer
+// and follows the store with it from when the server serves. authzOnce
+// builds it once per server.
+func (s *Server) rbacAuthorizer() (*rbac.Authorizer, error) {
 	b := s.opts.Brand
 	g := b.Group("rbac.authorization")
 	c := &controllers.RBAC{Source: s.store, Authorizer: rbac.New(b), Log: s.log,
@@ -37,18 +23,15 @@ func (m *rbacMode) build(s *Server) (security.Authorizer, error) {
 	if err := c.Load(); err != nil {
 		return nil, fmt.Errorf("loading the RBAC policy: %w", err)
 	}
-	m.ctrl = c
 	s.background.run(c.Run)
 	return c.Authorizer, nil
 }
 
-// authorizer returns the RBAC authorizer, or nil when no configuration
-// has named RBAC.
-func (m *rbacMode) authorizer() *rbac.Authorizer {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.ctrl == nil {
-		return nil
-	}
-	return m.ctrl.Authorizer
+// builtRBAC returns the RBAC authorizer, or nil when no configuration has
+// named RBAC.
+func (s *Server) builtRBAC() *rbac.Authorizer {
+	s.authzMu.Lock()
+	defer s.authzMu.Unlock()
+	a, _ := s.authzBuilt[config.ModeRBAC].(*rbac.Authorizer)
+	return a
 }

@@ -98,9 +98,7 @@ type Server struct {
 	// authzMetrics counts the webhook authorizers' calls across reloads.
 	authzMetrics     *security.AuthzWebhookMetrics
 	authzMetricsOnce sync.Once
-	// rbac is the RBAC mode's authorizer once built (authz.go).
-	rbac        rbacMode
-	authMetrics *filters.AuthMetrics
+	authMetrics      *filters.AuthMetrics
 	// metrics is what /metrics serves (metrics.go).
 	metrics *metrics.Registry
 	// sa signs and verifies service-account tokens.
