@@ -27,14 +27,21 @@ func run(args []string) int {
 	defer stop()
 	app := newApp(func(ctx context.Context, o config.Options) error { return server.Run(ctx, o) })
 	err := app.RunContext(ctx, args)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "platd:", err)
+	}
+	return exitCode(err)
+}
+
+// exitCode is 0 for success, 2 for usage and configuration errors, 1
+// for the rest.
+func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, errUsage), errors.Is(err, config.ErrInvalid):
-		fmt.Fprintln(os.Stderr, "platd:", err)
 		return 2
 	default:
-		fmt.Fprintln(os.Stderr, "platd:", err)
 		return 1
 	}
 }

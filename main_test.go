@@ -4,15 +4,18 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"platd/config"
+	"platd/server"
 )
 
 // parse runs the command line with a serve that records its options
@@ -258,5 +261,73 @@ func TestAuthorizationFlags(t *testing.T) {
 	}
 	if code := run([]string{"platd", "serve", "--data-dir", dir, "--authorization-config", "/a", "--authorization-mode", "RBAC"}); code != 2 {
 		t.Errorf("both set: exit %d, want 2", code)
+	}
+}
+
+// serveApp runs the command line with the real server until ctx ends.
+func serveApp(ctx context.Context, args ...string) error {
+	app := newApp(func(ctx context.Context, o config.Options) error { return server.Run(ctx, o) })
+	app.Writer, app.ErrWriter = &bytes.Buffer{}, &bytes.Buffer{}
+	return app.RunContext(ctx, append([]string{"platd"}, args...))
+}
+
+// A start that fails on a flag's file or the port leaves no data
+// directory behind.
+func TestNothingWrittenOnFailedStart(t *testing.T) {
+	tmp := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(tmp, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	badTokens := write("tokens.csv", "only-a-token\n")
+	notPEM := write("ca.pem", "not a certificate\n")
+	badKC := write("hook.kubeconfig", "clusters: [\n")
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	busyPort := strconv.Itoa(busy.Addr().(*net.TCPAddr).Port)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--token-auth-file", badTokens}, 2, "--token-auth-file: token file '" + badTokens + "' must have at least 3 columns (token, user name, user uid), found 1"},
+		{[]string{"--token-auth-file", filepath.Join(tmp, "missing.csv")}, 2, "--token-auth-file: open " + filepath.Join(tmp, "missing.csv") + ": no such file or directory"},
+		{[]string{"--client-ca-file", notPEM}, 2, "--client-ca-file " + notPEM + " holds no PEM certificate"},
+		{[]string{"--requestheader-client-ca-file", notPEM}, 2, "--requestheader-client-ca-file:"},
+		{[]string{"--tls-cert-file", notPEM, "--tls-private-key-file", notPEM}, 2, "--tls-cert-file, --tls-private-key-file: tls: failed to find any PEM data in certificate input"},
+		{[]string{"--authentication-token-webhook-config-file", badKC}, 2, "--authentication-token-webhook-config-file:"},
+		{[]string{"--authorization-mode", "Webhook,RBAC", "--authorization-webhook-config-file", badKC}, 2, "--authorization-webhook-config-file:"},
+		{[]string{"--secure-port", busyPort}, 1, "listening on 127.0.0.1:" + busyPort + ": listen tcp 127.0.0.1:" + busyPort + ": bind: address already in use"},
+	}
+	for _, c := range cases {
+		dir := filepath.Join(t.TempDir(), "data")
+		err := serveApp(context.Background(), append([]string{"serve", "--data-dir", dir, "--secure-port", "0"}, c.args...)...)
+		if code := exitCode(err); code != c.code || err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: exit %d, error %v; want exit %d and %q", c.args, code, err, c.code, c.want)
+		}
+		if _, serr := os.Stat(dir); !os.IsNotExist(serr) {
+			t.Errorf("%v: the data directory was created", c.args)
+		}
+	}
+}
+
+// A data directory keeps the brand of its first start.
+func TestBrandRefusedExitCode(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // New runs, then Serve stops at once.
+	if err := serveApp(ctx, "serve", "--data-dir", dir, "--secure-port", "0", "--brand", "kubernetes"); err != nil {
+		t.Fatal(err)
+	}
+	err := serveApp(context.Background(), "serve", "--data-dir", dir, "--secure-port", "0")
+	if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), "holds the objects of --brand kubernetes, and this start asks for --brand plat") ||
+		!strings.Contains(err.Error(), "Start with --brand kubernetes") {
+		t.Errorf("exit %d: %v", exitCode(err), err)
 	}
 }

@@ -36,6 +36,8 @@ type DB struct {
 	opts Options
 	log  *slog.Logger
 	bdb  *bbolt.DB
+	// untagged says the file holds objects but no tag (set by load).
+	untagged bool
 	// lastRelease is when the committer last dropped mapped pages; only
 	// the committer (and load, before it starts) touches it.
 	lastRelease time.Time
@@ -131,6 +133,26 @@ func (db *DB) spawn(fn func()) {
 
 // Path is the file the engine was opened on.
 func (db *DB) Path() string { return db.path }
+
+// Untagged reports that Options.Tag was given but the file, written
+// before tags existed, holds objects and no tag: the caller checks that
+// they fit and records the tag with RecordTag.
+func (db *DB) Untagged() bool { return db.untagged }
+
+// RecordTag writes Options.Tag into the file (see Untagged).
+func (db *DB) RecordTag() error {
+	if db.opts.Tag == "" {
+		return fmt.Errorf("%w: no Options.Tag to record", ErrInvalid)
+	}
+	err := db.bdb.Update(func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketMeta).Put(metaTag, []byte(db.opts.Tag))
+	})
+	if err != nil {
+		return fmt.Errorf("bolt: recording the tag of %s: %w", db.path, err)
+	}
+	db.untagged = false
+	return nil
+}
 
 // Revision is the revision of the last committed write.
 func (db *DB) Revision() int64 { return db.rev.Load() }

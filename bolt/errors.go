@@ -30,7 +30,23 @@ var (
 	// ErrInvalidTxn: a Txn is empty, too long, uses a key twice or holds
 	// a malformed op.
 	ErrInvalidTxn = errors.New("bolt: invalid transaction")
+	// ErrTagMismatch: the file was recorded with another Options.Tag.
+	ErrTagMismatch = errors.New("bolt: file recorded with another tag")
 )
+
+// TagError is Open's refusal of a file recorded with another tag; it
+// wraps ErrTagMismatch.
+type TagError struct {
+	// Recorded is the file's tag, Wanted the one Open was given.
+	Recorded, Wanted string
+}
+
+func (e *TagError) Error() string {
+	return fmt.Sprintf("%v: recorded %q, opened with %q", ErrTagMismatch, e.Recorded, e.Wanted)
+}
+
+// Unwrap returns ErrTagMismatch.
+func (e *TagError) Unwrap() error { return ErrTagMismatch }
 
 // OpError says which op of a Txn made it fail. Err wraps the sentinel
 // (ErrExists, ErrNotFound, ErrConflict, ErrInvalid, ErrInvalidTxn) or the

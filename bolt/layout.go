@@ -10,6 +10,7 @@ import (
 //	meta     "revision" -> 8-byte big-endian global revision counter
 //	         "compacted" -> 8-byte big-endian compacted revision
 //	         "format"   -> 8-byte big-endian layout version
+//	         "tag"      -> Options.Tag of the first open (absent in older files)
 //	state    object key -> stateRecord (current state of every object)
 //	history  8-byte big-endian revision -> eventRecord (the watch history)
 //
@@ -22,6 +23,7 @@ var (
 	metaRevision  = []byte("revision")
 	metaCompacted = []byte("compacted")
 	metaFormat    = []byte("format")
+	metaTag       = []byte("tag")
 )
 
 // formatVersion is the layout written by this code; Open refuses others so

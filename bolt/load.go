@@ -30,6 +30,9 @@ func (db *DB) load() error {
 			}
 		}
 		meta := tx.Bucket(bucketMeta)
+		if err := db.checkTag(meta); err != nil {
+			return err
+		}
 		v := meta.Get(metaFormat)
 		if v == nil {
 			return meta.Put(metaFormat, u64key(formatVersion))
@@ -78,6 +81,27 @@ func (db *DB) load() error {
 		return fmt.Errorf("bolt: load %s: %w", db.path, err)
 	}
 	return nil
+}
+
+// checkTag compares Options.Tag with the file's: a file that has never
+// held an object records it, one recorded with another is refused, and
+// one with objects but no tag is left for the caller (Untagged).
+func (db *DB) checkTag(meta *bbolt.Bucket) error {
+	want := db.opts.Tag
+	if want == "" {
+		return nil
+	}
+	switch have := meta.Get(metaTag); {
+	case have != nil && string(have) != want:
+		return &TagError{Recorded: string(have), Wanted: want}
+	case have != nil:
+		return nil
+	}
+	if rev, err := readMeta(meta, metaRevision); err != nil || rev > 0 {
+		db.untagged = err == nil
+		return err
+	}
+	return meta.Put(metaTag, []byte(want))
 }
 
 func readMeta(b *bbolt.Bucket, key []byte) (int64, error) {

@@ -173,4 +173,9 @@ type Options struct {
 	// Logger receives the engine's events (open, commit, compact, watch
 	// start, close); nil means slog.Default().
 	Logger *slog.Logger
+	// Tag names what the file is for (platd records its brand): a file
+	// that has never held an object records it; Open refuses a file
+	// recorded with another tag with a *TagError. A file written before
+	// tags existed is opened untagged (see DB.Untagged). "" checks nothing.
+	Tag string
 }

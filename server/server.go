@@ -4,7 +4,6 @@ package server
 
 import (
 	"context"
-	"crypto/x509"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -159,54 +158,55 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		cat, err := schema.Load(o.Brand)
 		catalog <- loaded{cat, err}
 	}()
+	// Every file a flag names is read, and the port bound, before the
+	// data directory is touched: a typo must not leave a half-made one.
+	pre, err := s.preflight()
+	if err != nil {
+		return nil, err
+	}
+	tokens, clientCAs, remote := pre.tokens, pre.clientCAs, pre.remote
+	s.ln, err = net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
+	if err != nil {
+		return nil, fmt.Errorf("listening on %s:%d: %w", o.BindAddress, o.SecurePort, err)
+	}
+	closeLn := func(err error) (*Server, error) {
+		_ = s.ln.Close()
+		return nil, err
+	}
 	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
 		<-catalog
-		return nil, fmt.Errorf("creating data directory %s: %w", o.DataDir, err)
+		return closeLn(fmt.Errorf("creating data directory %s: %w", o.DataDir, err))
 	}
 	tlsFiles, ca, keyErr := s.keyMaterial()
 	l := <-catalog
 	if keyErr != nil {
-		return nil, keyErr
+		return closeLn(keyErr)
 	}
 	if l.err != nil {
-		return nil, fmt.Errorf("loading schemas: %w", l.err)
+		return closeLn(fmt.Errorf("loading schemas: %w", l.err))
 	}
 	cat := l.cat
 	s.cat = cat
 	if s.reg, err = servedRegistry(cat, o, enabled, s.services()); err != nil {
-		return nil, err
+		return closeLn(err)
 	}
 	s.rootCA = s.servingCA(ca)
-	clientCAs := x509.NewCertPool()
 	clientCAs.AddCert(ca.Certificate())
-	if o.ClientCAFile != "" {
-		pem, err := os.ReadFile(o.ClientCAFile)
-		if err != nil {
-			return nil, fmt.Errorf("reading --client-ca-file: %w", err)
-		}
-		if !clientCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--client-ca-file %s holds no PEM certificate", o.ClientCAFile)
-		}
-	}
-	var tokens []config.Token
-	if o.TokenAuthFile != "" {
-		if tokens, err = config.ParseTokenFile(o.TokenAuthFile); err != nil {
-			return nil, fmt.Errorf("%w: --token-auth-file: %v", config.ErrInvalid, err)
-		}
-	}
-	remote, err := remoteAuthenticators(o)
-	if err != nil {
-		return nil, err
-	}
 	s.authTrust = authenticationTrust{clientCA: clientCAPEM(ca, o), proxyCA: remote.proxyCAPEM(), rh: o.RequestHeader}
 
-	s.store, err = bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, NoFsync: o.UnsafeNoFsync, Logger: log})
+	// The brand is recorded at the first start (in the open's own
+	// transaction) and a start with another brand is refused.
+	s.store, err = bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, NoFsync: o.UnsafeNoFsync, Logger: log,
+		Tag: o.Brand.Name})
 	if err != nil {
-		return nil, fmt.Errorf("opening %s: %w (is another platd using this data directory?)", o.DBPath(), err)
+		return closeLn(s.openError(err))
 	}
 	fail := func(err error) (*Server, error) {
 		_ = s.store.Close()
-		return nil, err
+		return closeLn(err)
+	}
+	if err := s.adoptBrand(); err != nil {
+		return fail(err)
 	}
 	s.rest = rest.New(rest.Config{Store: s.store, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK,
 		WatchListDisabled: !o.FeatureGates.Enabled(config.WatchList)})
@@ -246,10 +246,6 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		return fail(fmt.Errorf("loading serving certificate: %w", err))
 	}
 	remote.offerProxyCA(tlsConfig, clientCAs)
-	s.ln, err = net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
-	if err != nil {
-		return fail(fmt.Errorf("listening on %s:%d: %w", o.BindAddress, o.SecurePort, err))
-	}
 	port := s.ln.Addr().(*net.TCPAddr).Port
 	host := o.BindAddress
 	if ip := net.ParseIP(host); ip.IsUnspecified() {
@@ -264,7 +260,6 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	}
 	if o.WriteKubeconfig {
 		if err := s.writeKubeconfig(tlsFiles); err != nil {
-			_ = s.ln.Close()
 			return fail(err)
 		}
 	}

@@ -1,0 +1,52 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+
+	"platd/bolt"
+	"platd/config"
+)
+
+// brandMismatch says why a data directory of another brand is refused
+// and what to do instead: one directory never mixes the two spellings.
+func brandMismatch(dataDir, recorded, wanted string) error {
+	return fmt.Errorf("%w: the data directory %s holds the objects of --brand %s, and this start asks for --brand %s; "+
+		"one data directory keeps one brand's spellings (system namespaces, groups, labels). "+
+		"Start with --brand %s, or give another --data-dir, or delete %s to start over with --brand %s",
+		config.ErrInvalid, dataDir, recorded, wanted, recorded, dataDir, wanted)
+}
+
+// openError turns the store's refusal of another brand into brandMismatch.
+func (s *Server) openError(err error) error {
+	var te *bolt.TagError
+	if errors.As(err, &te) {
+		return brandMismatch(s.opts.DataDir, te.Recorded, te.Wanted)
+	}
+	return fmt.Errorf("opening %s: %w (is another platd using this data directory?)", s.opts.DBPath(), err)
+}
+
+// adoptBrand records the brand in a database written before brands were
+// recorded, unless its system namespace shows it was another brand's.
+// It runs once per such file, before the server writes anything.
+func (s *Server) adoptBrand() error {
+	if !s.store.Untagged() {
+		return nil
+	}
+	want := s.opts.Brand
+	if ns := s.reg.Lookup("", "v1", "namespaces"); ns != nil {
+		if _, err := s.store.Get(ns.Key("", want.SystemNamespace)); errors.Is(err, bolt.ErrNotFound) {
+			for _, other := range config.BrandNames() {
+				ob := config.Brands[other]
+				if other == want.Name || ob.SystemNamespace == want.SystemNamespace {
+					continue
+				}
+				if _, err := s.store.Get(ns.Key("", ob.SystemNamespace)); err == nil {
+					return brandMismatch(s.opts.DataDir, other, want.Name)
+				}
+			}
+		}
+	}
+	s.log.Info("recording the brand in the database", "brand", want.Name, "path", s.opts.DBPath())
+	return s.store.RecordTag()
+}
