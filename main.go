@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime"
@@ -25,7 +27,7 @@ func main() { os.Exit(run(os.Args)) }
 func run(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	app := newApp(func(ctx context.Context, o config.Options) error { return server.Run(ctx, o) })
+	app := newApp(serveLogged)
 	err := app.RunContext(ctx, args)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "platd:", err)
@@ -47,6 +49,22 @@ func exitCode(err error) int {
 }
 
 var errUsage = errors.New("usage")
+
+// serveLogged runs the server with logs at o.LogLevel on standard error.
+func serveLogged(ctx context.Context, o config.Options) error {
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: o.LogLevel})))
+	return server.Run(ctx, o)
+}
+
+func init() {
+	// --version prints what the version command prints.
+	cli.VersionPrinter = func(c *cli.Context) { printVersion(c.App.Writer) }
+}
+
+func printVersion(w io.Writer) {
+	v := server.Version()
+	fmt.Fprintf(w, "platd %s (API %s, %s, %s/%s)\n", v.Platd, v.GitVersion, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
 
 // newApp builds the command line; serve is what `platd serve` runs.
 func newApp(serve func(context.Context, config.Options) error) *cli.App {
@@ -100,6 +118,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.StringSliceFlag{Name: "controllers", Value: cli.NewStringSlice("*"), Usage: "in-process controllers to run: * for all, name to enable, -name to disable (repeatable); names: " + strings.Join(config.ControllerNames(), ", ")},
 		&cli.StringFlag{Name: "service-cluster-ip-range", Value: config.DefaultServiceClusterIPRange, Usage: "CIDR services get cluster IPs from; its first usable address is the API server's own service's"},
 		&cli.StringFlag{Name: "service-node-port-range", Value: config.DefaultServiceNodePortRange, Usage: "ports NodePort and LoadBalancer services get node ports from (first-last)"},
+		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "least severe log level written to standard error: " + strings.Join(config.LogLevels, ", ") + "; debug also logs every request"},
 		&cli.BoolFlag{Name: "unsafe-no-fsync", Usage: "skip fsync on commit: a crash may lose acknowledged writes; only for throwaway data such as CI"},
 	}
 	serveFlags = append(serveFlags, serviceAccountFlags()...)
@@ -116,6 +135,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 	return &cli.App{
 		Name:            "platd",
 		Usage:           "the declarative resource API in one binary",
+		Version:         server.Version().Platd,
 		HideHelpCommand: true,
 		Flags:           serveFlags,
 		Action:          serveAction,
@@ -137,8 +157,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 				Name:  "version",
 				Usage: "print the version",
 				Action: func(c *cli.Context) error {
-					v := server.Version()
-					fmt.Fprintf(c.App.Writer, "platd %s (API %s, %s, %s/%s)\n", v.Platd, v.GitVersion, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+					printVersion(c.App.Writer)
 					return nil
 				},
 			},
@@ -151,6 +170,10 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 	brand, err := config.LookupBrand(c.String("brand"))
 	if err != nil {
 		return config.Options{}, fmt.Errorf("%w: --brand: %v", config.ErrInvalid, err)
+	}
+	level, err := config.ParseLogLevel(c.String("log-level"))
+	if err != nil {
+		return config.Options{}, err
 	}
 	var modes []string
 	for _, m := range strings.Split(c.String("authorization-mode"), ",") {
@@ -215,6 +238,7 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 		FeatureGatesFlag:            c.StringSlice("feature-gates"),
 		WriteKubeconfig:             true,
 		ServiceAccounts:             serviceAccountOptions(c),
+		LogLevel:                    level,
 	}
 	o.EnableBootstrapTokenAuth = c.Bool("enable-bootstrap-token-auth")
 	for _, f := range []string{"authorization-webhook-config-file", "authorization-webhook-version",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -15,7 +16,6 @@ import (
 	"time"
 
 	"platd/config"
-	"platd/server"
 )
 
 // parse runs the command line with a serve that records its options
@@ -106,6 +106,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--secure-port", "70000"}, "--secure-port 70000 must be between 1 and 65535"},
 		{[]string{"serve", "--bind-address", "nowhere"}, `--bind-address "nowhere" is not an IP address`},
 		{[]string{"serve", "extra"}, `unexpected argument "extra"`},
+		{[]string{"serve", "--log-level", "verbose"}, `--log-level "verbose": must be one of debug, info, warn, error`},
 		{[]string{"serve", "--runtime-config", "apps/v1=maybe"}, `--runtime-config: invalid value of apps/v1: maybe`},
 		{[]string{"serve", "--runtime-config", "apps"}, `--runtime-config: runtime-config invalid key apps`},
 		{[]string{"serve", "--runtime-config", "api/all=false"}, `--runtime-config: invalid key with only api/all=false`},
@@ -159,6 +160,29 @@ func TestRunExitCodes(t *testing.T) {
 	}
 	if code := run([]string{"platd", "version"}); code != 0 {
 		t.Errorf("version: exit %d", code)
+	}
+}
+
+func TestVersionFlag(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"-v"}} {
+		var out bytes.Buffer
+		app := newApp(func(context.Context, config.Options) error { t.Fatal("served"); return nil })
+		app.Writer, app.ErrWriter = &out, &out
+		if err := app.RunContext(context.Background(), append([]string{"platd"}, args...)); err != nil || !strings.HasPrefix(out.String(), "platd ") ||
+			!strings.Contains(out.String(), "(API v1.32.") {
+			t.Errorf("%v: %v %q", args, err, out.String())
+		}
+	}
+}
+
+func TestLogLevelFlag(t *testing.T) {
+	o, err := parse(t, "serve", "--data-dir", t.TempDir(), "--log-level", "debug")
+	if err != nil || o.LogLevel != slog.LevelDebug {
+		t.Errorf("--log-level debug: %v %v", o.LogLevel, err)
+	}
+	o, err = parse(t, "serve", "--data-dir", t.TempDir())
+	if err != nil || o.LogLevel != slog.LevelInfo {
+		t.Errorf("default: %v %v", o.LogLevel, err)
 	}
 }
 
@@ -266,7 +290,7 @@ func TestAuthorizationFlags(t *testing.T) {
 
 // serveApp runs the command line with the real server until ctx ends.
 func serveApp(ctx context.Context, args ...string) error {
-	app := newApp(func(ctx context.Context, o config.Options) error { return server.Run(ctx, o) })
+	app := newApp(serveLogged)
 	app.Writer, app.ErrWriter = &bytes.Buffer{}, &bytes.Buffer{}
 	return app.RunContext(ctx, append([]string{"platd"}, args...))
 }
@@ -322,7 +346,7 @@ func TestBrandRefusedExitCode(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // New runs, then Serve stops at once.
-	if err := serveApp(ctx, "serve", "--data-dir", dir, "--secure-port", "0", "--brand", "kubernetes"); err != nil {
+	if err := serveApp(ctx, "serve", "--data-dir", dir, "--secure-port", "0", "--brand", "kubernetes", "--log-level", "error"); err != nil {
 		t.Fatal(err)
 	}
 	err := serveApp(context.Background(), "serve", "--data-dir", dir, "--secure-port", "0")

@@ -137,6 +137,9 @@ type Options struct {
 	// into FeatureGates and appends its warnings to Warnings.
 	FeatureGatesFlag []string
 	FeatureGates     FeatureGates
+	// LogLevel is the least severe level logged (--log-level); at debug
+	// every request is logged too.
+	LogLevel slog.Level
 }
 
 // AnonymousResetWarning is upstream's warning when AlwaysAllow turns the

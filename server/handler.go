@@ -1,6 +1,8 @@
 package server
 
 import (
+	"context"
+	"log/slog"
 	"net/http"
 	"strings"
 
@@ -30,6 +32,9 @@ func (s *Server) handler(authn security.Authenticator, authz security.Authorizer
 	h = filters.RequestInfo(h)                                                                                            // what the request addresses
 	h = filters.DefaultHeaders(h)                                                                                         // Cache-Control default
 	h = filters.Recover(h, s.log, s.rest.WriteError)                                                                      // a panic is a 500, not a crash
+	if s.log.Enabled(context.Background(), slog.LevelDebug) {
+		h = filters.LogRequests(h, s.log) // a debug line per request
+	}
 	return h
 }
 

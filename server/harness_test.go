@@ -95,8 +95,14 @@ func start(t *testing.T, mods ...option) *env {
 
 func startWith(t *testing.T, o config.Options) *env {
 	t.Helper()
+	return startLogged(t, o, quietLog())
+}
+
+// startLogged is startWith with the server logging to log.
+func startLogged(t *testing.T, o config.Options, log *slog.Logger) *env {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := server.New(ctx, o, quietLog())
+	srv, err := server.New(ctx, o, log)
 	if err != nil {
 		cancel()
 		t.Fatalf("starting platd: %v", err)

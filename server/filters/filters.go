@@ -79,6 +79,8 @@ func UserFrom(ctx context.Context) *security.User {
 // success the credential headers are removed, so no handler or proxied
 // backend sees them. m, when not nil, counts the outcomes.
 func Authenticate(next http.Handler, authn security.Authenticator, log *slog.Logger, writeErr ErrorWriter, m *AuthMetrics) http.Handler {
+	// The request log line names the user; it exists only at debug.
+	logUser := log.Enabled(context.Background(), slog.LevelDebug)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var warnings []string
 		ctx := security.WithWarnings(r.Context(), func(m string) { warnings = append(warnings, m) })
@@ -102,6 +104,9 @@ func Authenticate(next http.Handler, authn security.Authenticator, log *slog.Log
 			return
 		}
 		m.record(AuthSuccess, u.Name, took)
+		if logUser {
+			noteUser(r.Context(), u.Name)
+		}
 		removeCredentialHeaders(r.Header)
 		if r.ProtoMajor == 2 && u.IsAnonymous() {
 			// An anonymous client cannot hold an HTTP/2 connection open
