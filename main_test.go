@@ -355,3 +355,14 @@ func TestBrandRefusedExitCode(t *testing.T) {
 		t.Errorf("exit %d: %v", exitCode(err), err)
 	}
 }
+
+// Responses are compressed for loopback clients unless told otherwise.
+func TestCompressionFlag(t *testing.T) {
+	dir := t.TempDir()
+	if o, err := parse(t, "serve", "--data-dir", dir); err != nil || o.NoLoopbackCompression {
+		t.Errorf("default: no loopback compression %v, %v", o.NoLoopbackCompression, err)
+	}
+	if o, err := parse(t, "serve", "--data-dir", dir, "--compress-loopback-responses=false"); err != nil || !o.NoLoopbackCompression {
+		t.Errorf("set false: no loopback compression %v, %v", o.NoLoopbackCompression, err)
+	}
+}

@@ -141,8 +141,8 @@ func (g *gzipResponseWriter) finish() error {
 }
 
 // IsLoopback reports whether a request's RemoteAddr ("ip:port") is a
-// loopback address: such clients share the server's CPU, so compressing
-// for them costs both ends and saves nothing.
+// loopback address. Servers may leave such clients' responses
+// uncompressed: both ends share one CPU and the link costs nothing.
 func IsLoopback(remoteAddr string) bool {
 	host, _, err := net.SplitHostPort(remoteAddr)
 	if err != nil {

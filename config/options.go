@@ -133,6 +133,11 @@ type Options struct {
 	// ShutdownDelayDuration is how long requests are still served after
 	// SIGTERM while readyz already fails.
 	ShutdownDelayDuration time.Duration
+	// NoLoopbackCompression keeps responses to clients on the loopback
+	// interface uncompressed (--compress-loopback-responses=false): both
+	// ends share the machine's CPU and the link costs nothing. Upstream
+	// compresses for every client; so does the zero value.
+	NoLoopbackCompression bool
 	// FeatureGatesFlag is --feature-gates as given; Validate parses it
 	// into FeatureGates and appends its warnings to Warnings.
 	FeatureGatesFlag []string

@@ -45,7 +45,11 @@ func (s *Server) routes() http.Handler {
 	disc := discovery.New(s.reg, s.opts.Brand, discovery.Options{Version: v.VersionInfo, Pretty: func(r *http.Request) bool {
 		return codec.WantPretty(r.URL.Query(), r.UserAgent(), nil)
 	}})
-	oa := openapi.New(s.reg, s.opts.Brand, openapi.WithSchemas(s.cat.Schema))
+	oaOpts := []openapi.Option{openapi.WithSchemas(s.cat.Schema)}
+	if s.opts.NoLoopbackCompression {
+		oaOpts = append(oaOpts, openapi.WithoutLoopbackCompression())
+	}
+	oa := openapi.New(s.reg, s.opts.Brand, oaOpts...)
 	hr := s.healthChecks()
 
 	router := httprouter.New()

@@ -209,7 +209,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		return fail(err)
 	}
 	s.rest = rest.New(rest.Config{Store: s.store, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK,
-		WatchListDisabled: !o.FeatureGates.Enabled(config.WatchList)})
+		WatchListDisabled: !o.FeatureGates.Enabled(config.WatchList), Compression: responseCompression(o)})
 	// Custom resources are served from the first request on: their
 	// definitions are read before the socket opens.
 	if s.crds, s.crdsFrom, err = s.customResources(); err != nil {
@@ -268,6 +268,19 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	}
 	s.startAuthzReload(ctx, o.AuthorizationConfigReloadInterval)
 	return s, nil
+}
+
+// responseCompression is which get and list responses may be compressed:
+// none with the APIResponseCompression gate off, else those to every
+// client that asks unless loopback clients are left out.
+func responseCompression(o config.Options) rest.Compression {
+	switch {
+	case !o.FeatureGates.Enabled(config.APIResponseCompression):
+		return rest.CompressNone
+	case o.NoLoopbackCompression:
+		return rest.CompressRemote
+	}
+	return rest.CompressAll
 }
 
 type keyFiles struct{ cert, key, adminCert, adminKey string }

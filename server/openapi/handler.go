@@ -27,6 +27,10 @@ type Option func(*Handler)
 // of the package's own minimal definitions.
 func WithSchemas(lookup Lookup) Option { return func(h *Handler) { h.lookup = lookup } }
 
+// WithoutLoopbackCompression serves the v2 document uncompressed to
+// clients on the loopback interface (--compress-loopback-responses=false).
+func WithoutLoopbackCompression() Option { return func(h *Handler) { h.noLoopbackGzip = true } }
+
 // Handler serves /openapi/v3, /openapi/v3/<path> and /openapi/v2. Documents
 // are built on the first request that needs them and kept until the
 // registry's descriptors change, so creating a Handler costs nothing. It is
@@ -37,6 +41,8 @@ type Handler struct {
 	lookup Lookup
 	// now is the clock for Last-Modified and Expires.
 	now func() time.Time
+	// noLoopbackGzip leaves responses to loopback clients uncompressed.
+	noLoopbackGzip bool
 
 	mu sync.Mutex
 	v3 *v3Set

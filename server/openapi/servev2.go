@@ -130,8 +130,10 @@ func (d *v2Doc) gzipOf(f v2Form) ([]byte, error) {
 
 // serveV2 writes the v2 document as JSON or protobuf. Like upstream it
 // varies on Accept and Accept-Encoding (406 with an empty body when no
-// offer is acceptable) and compresses for clients that accept gzip, except
-// those on the loopback interface (see wantsGzip).
+// offer is acceptable) and compresses for clients that accept gzip (not
+// for loopback clients when the server is told so). The
+// APIResponseCompression gate does not apply: upstream's OpenAPI handler
+// compresses on its own.
 func (h *Handler) serveV2(w http.ResponseWriter, r *http.Request) {
 	hdr := w.Header()
 	hdr.Add(headerVary, headerAcceptEncoding)
@@ -143,7 +145,7 @@ func (h *Handler) serveV2(w http.ResponseWriter, r *http.Request) {
 	}
 	doc := h.currentV2()
 	body, err := doc.bodyOf(form)
-	if err == nil && len(body) >= v2GzipMinSize && wantsGzip(r) {
+	if err == nil && len(body) >= v2GzipMinSize && wantsGzip(r) && !(h.noLoopbackGzip && codec.IsLoopback(r.RemoteAddr)) {
 		if body, err = doc.gzipOf(form); err == nil {
 			hdr.Set(headerContentEncoding, encodingGzip)
 		}
@@ -162,11 +164,10 @@ func (h *Handler) serveV2(w http.ResponseWriter, r *http.Request) {
 }
 
 // wantsGzip reports whether the response to r is compressed: the client
-// gives gzip a non-zero quality in Accept-Encoding, and asks for no byte range (ranges address the uncompressed body).
-// Clients on the loopback interface get the body as it is, as every other
-// response: compression there only moves CPU work onto a shared machine.
+// gives gzip a non-zero quality in Accept-Encoding, and asks for no byte
+// range (ranges address the uncompressed body).
 func wantsGzip(r *http.Request) bool {
-	if r.Header.Get(headerRange) != "" || codec.IsLoopback(r.RemoteAddr) {
+	if r.Header.Get(headerRange) != "" {
 		return false
 	}
 	q := 0.0

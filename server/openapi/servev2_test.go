@@ -112,28 +112,39 @@ func TestServeV2Protobuf(t *testing.T) {
 func TestServeV2Gzip(t *testing.T) {
 	t.Parallel()
 	h, _ := newTestHandler(t, "plat")
+	// quiet is the same server told to leave loopback clients alone.
+	quiet, _ := newTestHandler(t, "plat")
+	WithoutLoopbackCompression()(quiet)
 	plain := map[v2Form][]byte{}
 	for form, accept := range map[v2Form]string{formJSON: "application/json", formProtobuf: mediaV2Protobuf} {
 		plain[form] = serveV2Request(h, localClient, map[string]string{"Accept": accept}).Body.Bytes()
 	}
 	for _, c := range []struct {
 		name, remote, encoding, rng string
-		gzipped                     bool
+		quiet, gzipped              bool
 	}{
-		{"remote gzip", remoteClient, "gzip", "", true},
-		{"remote list", remoteClient, "deflate, gzip;q=0.5", "", true},
-		{"remote refuses", remoteClient, "gzip;q=0", "", false},
-		{"remote identity", remoteClient, "", "", false},
-		{"remote range", remoteClient, "gzip", "bytes=0-9", false},
-		{"loopback", localClient, "gzip", "", false},
-		{"loopback v6", "[::1]:40000", "gzip", "", false},
+		{"remote gzip", remoteClient, "gzip", "", false, true},
+		{"remote list", remoteClient, "deflate, gzip;q=0.5", "", false, true},
+		{"remote refuses", remoteClient, "gzip;q=0", "", false, false},
+		{"remote identity", remoteClient, "", "", false, false},
+		{"remote range", remoteClient, "gzip", "bytes=0-9", false, false},
+		// Every client is served alike, as upstream, unless told otherwise.
+		{"loopback", localClient, "gzip", "", false, true},
+		{"loopback v6", "[::1]:40000", "gzip", "", false, true},
+		{"loopback left alone", localClient, "gzip", "", true, false},
+		{"loopback v6 left alone", "[::1]:40000", "gzip", "", true, false},
+		{"remote with loopback left alone", remoteClient, "gzip", "", true, true},
 	} {
 		for form, accept := range map[v2Form]string{formJSON: "application/json", formProtobuf: mediaV2ProtobufAlias} {
 			hdr := map[string]string{"Accept": accept, "Accept-Encoding": c.encoding}
 			if c.rng != "" {
 				hdr["Range"] = c.rng
 			}
-			w := serveV2Request(h, c.remote, hdr)
+			srv := h
+			if c.quiet {
+				srv = quiet
+			}
+			w := serveV2Request(srv, c.remote, hdr)
 			body := w.Body.Bytes()
 			if enc := w.Header().Get("Content-Encoding"); (enc == "gzip") != c.gzipped {
 				t.Errorf("%s %s: Content-Encoding %q", c.name, accept, enc)

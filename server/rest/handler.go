@@ -56,7 +56,24 @@ type Handler struct {
 	answers answerKinds
 	// noWatchList is Config.WatchListDisabled.
 	noWatchList bool
+	// compression is Config.Compression.
+	compression Compression
 }
+
+// Compression says which get and list responses may be gzip-compressed
+// (codec.GzipWriter decides from the request and the size).
+type Compression uint8
+
+const (
+	// CompressAll compresses for every client that asks, as upstream with
+	// the APIResponseCompression gate on.
+	CompressAll Compression = iota
+	// CompressRemote leaves responses to loopback clients as they are
+	// (--compress-loopback-responses=false).
+	CompressRemote
+	// CompressNone never compresses (the gate off).
+	CompressNone
+)
 
 // Config is what a Handler needs.
 type Config struct {
@@ -81,6 +98,9 @@ type Config struct {
 	// WatchListDisabled is the WatchList feature gate off: watches refuse
 	// sendInitialEvents, so that clients fall back to list and watch.
 	WatchListDisabled bool
+	// Compression limits response compression; the zero value is
+	// upstream's default.
+	Compression Compression
 }
 
 // New returns a Handler.
@@ -89,6 +109,7 @@ func New(c Config) *Handler {
 		store: c.Store, reg: c.Registry, brand: c.Brand, log: c.Log,
 		now: time.Now, tooLargeWait: tooLargeResourceVersionWait, stamp: Stamp, bookmarkInterval: bookmarkInterval,
 		shutdown: c.Shutdown, kinds: c.Kinds, storageProbe: c.StorageProbe, noWatchList: c.WatchListDisabled,
+		compression: c.Compression,
 	}
 	if h.storageProbe == nil {
 		h.storageProbe = h.probeStorage

@@ -138,7 +138,7 @@ const listChunkSize = 256 << 10
 // streamList writes a compact JSON list straight from the stored bytes.
 func (h *Handler) streamList(w http.ResponseWriter, r *http.Request, rd *renderer, lm listMeta, items []bolt.KV) {
 	w.Header().Set("Content-Type", mediaJSON)
-	gw, finish := gzipWriter(w, r)
+	gw, finish := h.gzipWriter(w, r)
 	gw.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		_ = finish()

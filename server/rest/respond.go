@@ -48,7 +48,7 @@ func (h *Handler) writeProtobuf(w http.ResponseWriter, r *http.Request, code int
 // client and the size call for it.
 func (h *Handler) send(w http.ResponseWriter, r *http.Request, code int, contentType string, body []byte) {
 	w.Header().Set("Content-Type", contentType)
-	gw, finish := gzipWriter(w, r)
+	gw, finish := h.gzipWriter(w, r)
 	if gw == w {
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	}
@@ -151,13 +151,18 @@ func requestWatch(r *http.Request) bool {
 	return v == "1" || v == "true" || strings.Contains(r.URL.Path, "/watch/")
 }
 
-// gzipWriter wraps w for compression as codec.GzipWriter decides, except
-// for clients on the loopback interface: there compression only burns CPU
-// on both ends of a connection that costs nothing to fill, and the CPU is
-// shared by both.
-func gzipWriter(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, func() error) {
-	if codec.IsLoopback(r.RemoteAddr) {
-		return w, func() error { return nil }
+// gzipWriter wraps w for compression as codec.GzipWriter decides, within
+// what the server's Compression allows.
+func (h *Handler) gzipWriter(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, func() error) {
+	switch h.compression {
+	case CompressNone:
+		return w, noFinish
+	case CompressRemote:
+		if codec.IsLoopback(r.RemoteAddr) {
+			return w, noFinish
+		}
 	}
 	return codec.GzipWriter(w, r)
 }
+
+func noFinish() error { return nil }
