@@ -12,6 +12,9 @@ var (
 	ErrYAML = errors.New("invalid yaml")
 	// ErrProtobuf reports a body that is not a well-formed protobuf envelope.
 	ErrProtobuf = errors.New("invalid protobuf envelope")
+	// ErrCBOR reports CBOR that cannot be decoded, or a value that cannot
+	// be encoded as CBOR.
+	ErrCBOR = errors.New("invalid cbor")
 )
 
 // wrapped pairs a sentinel with an error whose text must reach the client

@@ -38,6 +38,7 @@ const frameLengthSize = 4
 type WatchEncoder struct {
 	w     io.Writer
 	proto bool
+	cbor  bool
 	buf   []byte
 }
 
@@ -52,17 +53,37 @@ func NewProtobufFrameWriter(w io.Writer) *WatchEncoder {
 	return &WatchEncoder{w: w, proto: true}
 }
 
+// NewCBORFrameWriter returns a WatchEncoder writing a CBOR sequence to w:
+// each event one self-described CBOR data item, with no other framing.
+func NewCBORFrameWriter(w io.Writer) *WatchEncoder {
+	return &WatchEncoder{w: w, cbor: true}
+}
+
+// cborEvent is the shape of a CBOR watch event; its object is already
+// encoded (with its own self-described tag, as upstream embeds it).
+type cborEvent struct {
+	Type   string  `json:"type"`
+	Object RawCBOR `json:"object"`
+}
+
 // Encode writes one event frame with a single Write. eventType is one of
 // the Event constants. object is the event's object already encoded for
 // this stream: compact JSON carrying kind and apiVersion for a JSON stream,
-// a complete envelope (see WrapProtobuf) for a protobuf stream. object is
+// a complete envelope (see WrapProtobuf) for a protobuf stream, one
+// self-described CBOR data item for a CBOR stream. object is
 // only read. Encode does not flush; call Flush when no event is pending.
 func (e *WatchEncoder) Encode(eventType string, object []byte) error {
-	if e.proto {
+	switch {
+	case e.cbor:
+		var err error
+		if e.buf, err = AppendCBOR(e.buf[:0], cborEvent{Type: eventType, Object: object}); err != nil {
+			return err
+		}
+	case e.proto:
 		e.buf = append(e.buf[:0], 0, 0, 0, 0)
 		e.buf = AppendProtobufEvent(e.buf, eventType, object)
 		binary.BigEndian.PutUint32(e.buf, uint32(len(e.buf)-frameLengthSize))
-	} else {
+	default:
 		e.buf = AppendJSONEvent(e.buf[:0], eventType, object)
 		e.buf = append(e.buf, '\n')
 	}

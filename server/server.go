@@ -209,7 +209,8 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		return fail(err)
 	}
 	s.rest = rest.New(rest.Config{Store: s.store, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK,
-		WatchListDisabled: !o.FeatureGates.Enabled(config.WatchList), Compression: responseCompression(o)})
+		WatchListDisabled: !o.FeatureGates.Enabled(config.WatchList), Compression: responseCompression(o),
+		CBOR: o.FeatureGates.Enabled(config.CBORServingAndStorage)})
 	// Custom resources are served from the first request on: their
 	// definitions are read before the socket opens.
 	if s.crds, s.crdsFrom, err = s.customResources(); err != nil {

@@ -70,11 +70,37 @@ func (h *Handler) decodeBody(r *http.Request, s *scope, wo writeOptions) (*decod
 		return h.decodeJSON(j, s, wo)
 	case h.brand.ProtobufMediaType:
 		if s.d.Schema.ProtoMessage == "" {
-			return nil, apierr.UnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: "+mediaJSON+", "+mediaYAML, nil)
+			return nil, apierr.UnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: "+strings.Join(h.textTypes(), ", "), nil)
 		}
 		return h.decodeProtobufBody(body, s)
+	case codec.CBORMediaType:
+		if h.cbor {
+			return h.decodeCBOR(body, s, wo)
+		}
 	}
 	return nil, h.unsupportedBody()
+}
+
+// decodeCBOR is decodeBody for a CBOR body. As upstream, the kind is read
+// first (a body too broken for that is "unrecognized"), then the whole
+// item; what it holds is then judged as the same object sent as JSON.
+func (h *Handler) decodeCBOR(body []byte, s *scope, wo writeOptions) (*decoded, error) {
+	d := s.d
+	apiVersion, kind, err := codec.CBORTypeMeta(body)
+	if err != nil {
+		return nil, apierr.BadRequest(fmt.Sprintf("the object provided is unrecognized (must be of type %s): unable to determine group/version/kind: %v (%s)", d.Kind, err, snippet(body)))
+	}
+	j, err := codec.CBORToJSON(body)
+	if err != nil {
+		if kind == "" {
+			kind = d.Kind
+		}
+		if apiVersion == "" {
+			apiVersion = d.GroupVersion()
+		}
+		return nil, apierr.BadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, versionOf(apiVersion), d.Kind, err))
+	}
+	return h.decodeJSON(j, s, wo)
 }
 
 // decodeJSON is decodeBody for bytes already in JSON.

@@ -58,6 +58,8 @@ type Handler struct {
 	noWatchList bool
 	// compression is Config.Compression.
 	compression Compression
+	// cbor is Config.CBOR.
+	cbor bool
 }
 
 // Compression says which get and list responses may be gzip-compressed
@@ -101,6 +103,9 @@ type Config struct {
 	// Compression limits response compression; the zero value is
 	// upstream's default.
 	Compression Compression
+	// CBOR is the CBORServingAndStorage feature gate: CBOR request and
+	// response bodies and CBOR sequence watches are served.
+	CBOR bool
 }
 
 // New returns a Handler.
@@ -110,6 +115,7 @@ func New(c Config) *Handler {
 		now: time.Now, tooLargeWait: tooLargeResourceVersionWait, stamp: Stamp, bookmarkInterval: bookmarkInterval,
 		shutdown: c.Shutdown, kinds: c.Kinds, storageProbe: c.StorageProbe, noWatchList: c.WatchListDisabled,
 		compression: c.Compression,
+		cbor: c.CBOR,
 	}
 	if h.storageProbe == nil {
 		h.storageProbe = h.probeStorage

@@ -16,6 +16,7 @@ const (
 	formatJSON format = iota
 	formatYAML
 	formatProtobuf
+	formatCBOR
 )
 
 const (
@@ -47,14 +48,32 @@ const (
 	metaV1beta1 = "v1beta1"
 )
 
-// producedTypes are the media types resource endpoints can write.
+// producedTypes are the media types resource endpoints can write, in
+// upstream's serializer order (CBOR, when on, is registered last).
 func (h *Handler) producedTypes() []string {
+	if h.cbor {
+		return []string{mediaJSON, mediaYAML, h.brand.ProtobufMediaType, codec.CBORMediaType}
+	}
 	return []string{mediaJSON, mediaYAML, h.brand.ProtobufMediaType}
 }
 
-// producedWatchTypes are the media types of a watch stream.
+// producedWatchTypes are the media types of a watch stream. A CBOR watch
+// is a CBOR sequence, which has its own media type rather than the
+// stream=watch parameter.
 func (h *Handler) producedWatchTypes() []string {
+	if h.cbor {
+		return []string{mediaJSON + ";stream=watch", h.brand.ProtobufMediaType + ";stream=watch", codec.CBORSeqMediaType}
+	}
 	return []string{mediaJSON + ";stream=watch", h.brand.ProtobufMediaType + ";stream=watch"}
+}
+
+// textTypes are the media types of a type without a protobuf form
+// (custom resources).
+func (h *Handler) textTypes() []string {
+	if h.cbor {
+		return []string{mediaJSON, mediaYAML, codec.CBORMediaType}
+	}
+	return []string{mediaJSON, mediaYAML}
 }
 
 // output is the negotiated form of one response.
@@ -112,6 +131,11 @@ func (h *Handler) negotiateFor(r *http.Request, d *registry.Descriptor, watch bo
 				continue
 			}
 			f = formatProtobuf
+		case codec.CBORMediaType:
+			if !h.cbor {
+				continue
+			}
+			f = formatCBOR
 		default:
 			continue
 		}
@@ -127,14 +151,15 @@ func (h *Handler) negotiateFor(r *http.Request, d *registry.Descriptor, watch bo
 		return output{format: formatYAML}, apierr.NotAcceptable("only the following media types are accepted: "+strings.Join(h.producedWatchTypes(), ", "), nil)
 	}
 	if !protobuf {
-		return output{}, apierr.NotAcceptable("only the following media types are accepted: "+mediaJSON+", "+mediaYAML, nil)
+		return output{}, apierr.NotAcceptable("only the following media types are accepted: "+strings.Join(h.textTypes(), ", "), nil)
 	}
 	return output{}, apierr.NotAcceptable("only the following media types are accepted: "+strings.Join(h.producedTypes(), ", "), nil)
 }
 
 // conversionTarget fills out's conversion from an Accept clause's as, g and
 // v parameters and reports whether the server can produce it in out's
-// format: Tables in JSON and YAML, metadata in every format.
+// format: Tables in JSON and YAML only (upstream's rule, which predates
+// CBOR and was not widened for it), metadata in every format.
 func (h *Handler) conversionTarget(out *output, as string, params map[string]string) bool {
 	t, ok := targetNames[as]
 	if !ok || params["g"] != h.brand.MetaGroup() {
@@ -146,7 +171,7 @@ func (h *Handler) conversionTarget(out *output, as string, params map[string]str
 	default:
 		return false
 	}
-	if t == asTable && out.format == formatProtobuf {
+	if t == asTable && (out.format == formatProtobuf || out.format == formatCBOR) {
 		return false
 	}
 	out.as = t

@@ -28,7 +28,7 @@ var patchTypes = []string{patchJSON, patchMerge, patchStrategic}
 // applied to the current state and the result goes through the update
 // path, retried from a fresh read when another writer wins the race.
 func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
-	if isApply(r) {
+	if h.isApply(r) {
 		h.serveApply(w, r, s)
 		return
 	}
@@ -115,10 +115,11 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 	h.writeError(w, r, apierr.ConflictModified(d.Group, d.Resource, s.name))
 }
 
-// isApply says whether a PATCH is a server-side apply.
-func isApply(r *http.Request) bool {
+// isApply says whether a PATCH is a server-side apply: a YAML (or JSON)
+// configuration, or a CBOR one when CBOR is served.
+func (h *Handler) isApply(r *http.Request) bool {
 	mt, _, err := codec.ParseContentType(r.Header.Get("Content-Type"))
-	return err == nil && mt == patchApply
+	return err == nil && (mt == patchApply || h.cbor && mt == codec.ApplyCBORMediaType)
 }
 
 // readPatch reads a PATCH request: its media type, options and body.
@@ -128,8 +129,12 @@ func (h *Handler) readPatch(r *http.Request, d *registry.Descriptor) (mt string,
 		return "", wo, nil, apierr.UnsupportedMediaType("415: Unsupported Media Type", &apierr.Details{})
 	}
 	if mt == patchStrategic && d.NoStrategicMergePatch {
+		accepted := []string{patchJSON, patchMerge, patchApply}
+		if h.cbor {
+			accepted = append(accepted, codec.ApplyCBORMediaType)
+		}
 		return "", wo, nil, apierr.UnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: "+
-			strings.Join([]string{patchJSON, patchMerge, patchApply}, ", "), nil)
+			strings.Join(accepted, ", "), nil)
 	}
 	if wo, err = h.parseWriteOptions(r.URL.Query(), kindPatchOptions); err != nil {
 		return "", wo, nil, err

@@ -19,9 +19,18 @@ import (
 // each shape has its writer. JSON is produced first only where the
 // negotiated form is JSON or YAML.
 
-// writeJSON writes a compact JSON body in the negotiated JSON or YAML form
-// (pretty when asked).
+// writeJSON writes a compact JSON body in the negotiated JSON, YAML or
+// CBOR form (pretty when asked).
 func (h *Handler) writeJSON(w http.ResponseWriter, r *http.Request, out output, code int, body []byte) {
+	if out.format == formatCBOR {
+		c, err := codec.JSONToCBOR(nil, body)
+		if err != nil {
+			h.writeError(w, r, apierr.InternalError(err))
+			return
+		}
+		h.send(w, r, code, codec.CBORMediaType, c)
+		return
+	}
 	if out.format == formatYAML {
 		y, err := codec.JSONToYAML(body)
 		if err != nil {

@@ -69,7 +69,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 		want, dryRun = dec.obj, wo.dryRun
 		s.manager = managerName(r, wo)
 	case registry.VerbPatch:
-		if isApply(r) {
+		if h.isApply(r) {
 			h.applyScale(w, r, s, out, paths, sch)
 			return
 		}

@@ -74,7 +74,7 @@ func (ws *watchStream) encode(key string, rev int64, prev bool, stored []byte) (
 			return nil, err
 		}
 		return trimNewline(t.finish()), nil
-	case rd.out.format != formatProtobuf && rd.out.as == asObject:
+	case (rd.out.format == formatJSON || rd.out.format == formatYAML) && rd.out.as == asObject:
 		var err error
 		ws.buf, err = rd.objectJSON(ws.buf[:0], stored)
 		return ws.buf, err
@@ -94,8 +94,8 @@ func (ws *watchStream) encode(key string, rev int64, prev bool, stored []byte) (
 	return b, nil
 }
 
-// eventObject renders the object of a watch event in protobuf or as
-// metadata: the whole-object body of a response, without its newline.
+// eventObject renders the object of a watch event in protobuf, CBOR or
+// as metadata: the whole-object body of a response, without its newline.
 func (rd *renderer) eventObject(stored []byte) ([]byte, error) {
 	out := rd.out
 	if out.as == asMetadataList {
@@ -105,6 +105,9 @@ func (rd *renderer) eventObject(stored []byte) ([]byte, error) {
 	rd.out = out
 	defer func() { rd.out = saved }()
 	b, err := rd.single(stored)
+	if err == nil && out.format == formatCBOR {
+		return codec.JSONToCBOR(nil, b)
+	}
 	return trimNewline(b), err
 }
 
@@ -145,9 +148,13 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 
 	ws := &watchStream{h: h, enc: codec.NewJSONFrameWriter(w), rd: rd}
 	contentType := mediaJSON
-	if out.format == formatProtobuf {
+	switch out.format {
+	case formatProtobuf:
 		ws.enc = codec.NewProtobufFrameWriter(w)
 		contentType = h.brand.ProtobufMediaType + ";stream=watch"
+	case formatCBOR:
+		ws.enc = codec.NewCBORFrameWriter(w)
+		contentType = codec.CBORSeqMediaType
 	}
 	start := func() {
 		w.Header().Set("Content-Type", contentType)
@@ -338,9 +345,13 @@ func (h *Handler) bookmark(s *scope, rev int64, initialEnd bool) []byte {
 func (h *Handler) sendError(ws *watchStream, err error) {
 	st := apierr.FromError(h.toStatus(err)).Status
 	var b []byte
-	if ws.rd.out.format == formatProtobuf {
+	switch ws.rd.out.format {
+	case formatProtobuf:
 		b = codec.WrapProtobuf(nil, "v1", "Status", protobuf.MarshalStatus(nil, &st))
-	} else {
+	case formatCBOR:
+		j, _ := json.Marshal(st)
+		b, _ = codec.JSONToCBOR(nil, j)
+	default:
 		b, _ = json.Marshal(st)
 	}
 	_ = ws.enc.Encode(eventError, b)
