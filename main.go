@@ -112,6 +112,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.IntFlag{Name: "max-mutating-requests-inflight", Value: config.DefaultMaxMutatingRequestsInFlight, Usage: "most mutating requests served at once, beyond which they get 429; 0 means no limit"},
 		&cli.DurationFlag{Name: "request-timeout", Value: config.DefaultRequestTimeout, Usage: "longest a request other than a watch or stream may take before it gets 504; ?timeout= may shorten it; 0 means no limit"},
 		&cli.DurationFlag{Name: "shutdown-delay-duration", Usage: "how long requests are still served after SIGTERM while /readyz already fails, so load balancers stop sending first"},
+		&cli.DurationFlag{Name: "livez-grace-period", Usage: "how long after start /livez reports unfinished start-up hooks as passing, so a slow start is not mistaken for a dead server"},
 		&cli.BoolFlag{Name: "compress-loopback-responses", Value: true, Usage: "gzip large get and list responses for clients on the loopback interface too, as for any client that accepts gzip; false saves the CPU both ends share"},
 		&cli.DurationFlag{Name: "history-retention", Value: config.DefaultHistoryRetention, Usage: "how long watch history stays replayable"},
 		&cli.StringSliceFlag{Name: "runtime-config", Usage: "switch built-in APIs on or off: comma-separated <group>/<version>[=true|false], <group>/<version>/<resource>[=true|false], v1 or api/v1 for the core group, api/all, api/ga, api/beta, api/alpha (repeatable)"},
@@ -242,6 +243,7 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 		LogLevel:                    level,
 	}
 	o.EnableBootstrapTokenAuth = c.Bool("enable-bootstrap-token-auth")
+	o.LivezGracePeriod = c.Duration("livez-grace-period")
 	o.NoLoopbackCompression = !c.Bool("compress-loopback-responses")
 	for _, f := range []string{"authorization-webhook-config-file", "authorization-webhook-version",
 		"authorization-webhook-cache-authorized-ttl", "authorization-webhook-cache-unauthorized-ttl"} {

@@ -366,3 +366,20 @@ func TestCompressionFlag(t *testing.T) {
 		t.Errorf("set false: no loopback compression %v, %v", o.NoLoopbackCompression, err)
 	}
 }
+
+// The lifecycle flags reach the options; their defaults are upstream's
+// (no grace).
+func TestLifecycleFlags(t *testing.T) {
+	dir := t.TempDir()
+	o, err := parse(t, "serve", "--data-dir", dir)
+	if err != nil || o.LivezGracePeriod != 0 {
+		t.Errorf("defaults: livez grace %s, %v", o.LivezGracePeriod, err)
+	}
+	o, err = parse(t, "serve", "--data-dir", dir, "--livez-grace-period", "1m", "--shutdown-delay-duration", "3s")
+	if err != nil || o.LivezGracePeriod != time.Minute || o.ShutdownDelayDuration != 3*time.Second {
+		t.Errorf("set: %+v %v", o, err)
+	}
+	if _, err := parse(t, "serve", "--data-dir", dir, "--livez-grace-period", "-1s"); !errors.Is(err, config.ErrInvalid) {
+		t.Errorf("negative --livez-grace-period: %v, want ErrInvalid", err)
+	}
+}

@@ -29,8 +29,16 @@ func (o *Options) validateLifecycle() []string {
 	if o.RequestTimeout < 0 {
 		errs = append(errs, fmt.Sprintf("--request-timeout %s must not be negative (0 means no limit)", o.RequestTimeout))
 	}
-	if o.ShutdownDelayDuration < 0 {
-		errs = append(errs, fmt.Sprintf("--shutdown-delay-duration %s must not be negative", o.ShutdownDelayDuration))
+	for _, d := range []struct {
+		flag  string
+		value time.Duration
+	}{
+		{"--shutdown-delay-duration", o.ShutdownDelayDuration},
+		{"--livez-grace-period", o.LivezGracePeriod},
+	} {
+		if d.value < 0 {
+			errs = append(errs, fmt.Sprintf("%s %s must not be negative", d.flag, d.value))
+		}
 	}
 	return errs
 }

@@ -133,6 +133,9 @@ type Options struct {
 	// ShutdownDelayDuration is how long requests are still served after
 	// SIGTERM while readyz already fails.
 	ShutdownDelayDuration time.Duration
+	// LivezGracePeriod is how long after start /livez reports the
+	// start-up hooks as passing whether they finished or not.
+	LivezGracePeriod time.Duration
 	// NoLoopbackCompression keeps responses to clients on the loopback
 	// interface uncompressed (--compress-loopback-responses=false): both
 	// ends share the machine's CPU and the link costs nothing. Upstream

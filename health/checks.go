@@ -3,6 +3,7 @@ package health
 import (
 	"errors"
 	"net/http"
+	"time"
 )
 
 var (
@@ -38,4 +39,19 @@ func Hook(name string, done <-chan struct{}) Check {
 			return errNotFinished
 		}
 	}}
+}
+
+// Grace returns c passing until the moment until, and c itself after: a
+// start-up hook that has not finished is not yet a reason to restart the
+// process (upstream's --livez-grace-period). Meant for livez only; readyz
+// must fail until the start is complete.
+func Grace(c Check, until time.Time) Check {
+	fn := c.Fn
+	c.Fn = func(r *http.Request) error {
+		if !time.Now().After(until) {
+			return nil
+		}
+		return fn(r)
+	}
+	return c
 }

@@ -3,6 +3,7 @@ package health
 import (
 	"bytes"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // readyzOnly are the upstream checks served on readyz but not on livez or
@@ -273,4 +275,44 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// A check under grace passes until its moment, then reports as itself;
+// the single-check path follows the same rule.
+func TestGrace(t *testing.T) {
+	t.Parallel()
+	unfinished := Hook("crd-informer-synced", make(chan struct{}))
+	for _, tc := range []struct {
+		name  string
+		until time.Time
+		code  int
+		body  string
+	}{
+		{"within grace", time.Now().Add(time.Hour), http.StatusOK, "[+]ping ok\n[+]poststarthook/crd-informer-synced ok\nlivez check passed\n"},
+		{"grace over", time.Now().Add(-time.Millisecond), http.StatusInternalServerError, "[+]ping ok\n[-]poststarthook/crd-informer-synced failed: reason withheld\nlivez check failed\n"},
+	} {
+		r := NewRegistry(slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if err := r.Add([]string{Livez}, Ping, Grace(unfinished, tc.until)); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Add([]string{Readyz}, Ping, unfinished); err != nil {
+			t.Fatal(err)
+		}
+		w := httptest.NewRecorder()
+		mux(r).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/livez?verbose", nil))
+		if w.Code != tc.code || w.Body.String() != tc.body {
+			t.Errorf("%s: /livez?verbose %d %q, want %d %q", tc.name, w.Code, w.Body.String(), tc.code, tc.body)
+		}
+		w = httptest.NewRecorder()
+		mux(r).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/livez/poststarthook/crd-informer-synced", nil))
+		if (w.Code == http.StatusOK) != (tc.code == http.StatusOK) {
+			t.Errorf("%s: single check %d %q", tc.name, w.Code, w.Body.String())
+		}
+		// Readyz has no grace.
+		w = httptest.NewRecorder()
+		mux(r).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+		if w.Code != http.StatusInternalServerError {
+			t.Errorf("%s: /readyz %d, want 500", tc.name, w.Code)
+		}
+	}
 }

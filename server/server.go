@@ -575,14 +575,26 @@ func (s *Server) healthChecks() *health.Registry {
 	hr := health.NewRegistry(s.log)
 	all := []string{health.Livez, health.Readyz, health.Healthz}
 	storage := health.Check{Name: "storage", Fn: func(r *http.Request) error { return s.rest.ProbeStorage(r.Context()) }}
-	// In upstream's order: the RBAC policy's hook follows the namespaces'.
-	checks := []health.Check{health.Ping, storage, health.Hook("start-system-namespaces-controller", s.namespacesDone)}
+	must(hr.Add(all, health.Ping, storage))
+	// The start-up hooks, in upstream's order: the RBAC policy's follows
+	// the namespaces'.
+	hooks := []health.Check{health.Hook("start-system-namespaces-controller", s.namespacesDone)}
 	if s.rbacEnabled() {
-		checks = append(checks, health.Hook(rbacBootstrapHook, s.rbacDone))
+		hooks = append(hooks, health.Hook(rbacBootstrapHook, s.rbacDone))
 	}
-	must(hr.Add(all, append(checks, health.Hook("scheduling/bootstrap-system-priority-classes", s.seedsDone),
+	hooks = append(hooks, health.Hook("scheduling/bootstrap-system-priority-classes", s.seedsDone),
 		health.Hook("priority-and-fairness-config-producer", s.seedsDone),
-		health.Hook("apiservice-registration-controller", s.seedsDone))...))
+		health.Hook("apiservice-registration-controller", s.seedsDone))
+	must(hr.Add([]string{health.Readyz, health.Healthz}, hooks...))
+	// On livez the hooks pass during --livez-grace-period from now, as
+	// upstream counts it from when its checks are registered.
+	if g := s.opts.LivezGracePeriod; g > 0 {
+		until := time.Now().Add(g)
+		for i, c := range hooks {
+			hooks[i] = health.Grace(c, until)
+		}
+	}
+	must(hr.Add([]string{health.Livez}, hooks...))
 	must(hr.Add([]string{health.Readyz}, health.Shutdown(s.shuttingDown)))
 	return hr
 }

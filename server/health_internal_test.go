@@ -1,0 +1,82 @@
+package server
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"platd/config"
+	"platd/health"
+)
+
+// healthServer is a Server with only what its health checks read: no
+// start-up hook has finished. The storage check is left out of probes.
+func healthServer(grace time.Duration) *Server {
+	return &Server{opts: config.Options{LivezGracePeriod: grace, AuthorizationModes: []string{config.ModeRBAC}},
+		log:            slog.New(slog.NewTextHandler(io.Discard, nil)),
+		namespacesDone: make(chan struct{}), seedsDone: make(chan struct{}), rbacDone: make(chan struct{}), shuttingDown: make(chan struct{})}
+}
+
+// probe answers one health request without the storage check.
+func probe(hr *health.Registry, endpoint string) (int, string) {
+	w := httptest.NewRecorder()
+	hr.Handler(endpoint).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/"+endpoint+"?verbose&exclude=storage", nil))
+	return w.Code, w.Body.String()
+}
+
+// During --livez-grace-period /livez reports unfinished start-up hooks as
+// passing while /readyz and /healthz fail on them; after it, livez fails
+// too, and once the hooks finish every endpoint passes.
+func TestLivezGracePeriod(t *testing.T) {
+	t.Parallel()
+	const hooks = "[+]poststarthook/start-system-namespaces-controller ok\n[+]poststarthook/rbac/bootstrap-roles ok\n" +
+		"[+]poststarthook/scheduling/bootstrap-system-priority-classes ok\n[+]poststarthook/priority-and-fairness-config-producer ok\n" +
+		"[+]poststarthook/apiservice-registration-controller ok\n"
+	const head = "[+]ping ok\n[+]storage excluded: ok\n"
+
+	s := healthServer(time.Hour)
+	hr := s.healthChecks()
+	if code, body := probe(hr, health.Livez); code != http.StatusOK || body != head+hooks+"livez check passed\n" {
+		t.Errorf("livez within grace: %d\n%s", code, body)
+	}
+	for _, ep := range []string{health.Readyz, health.Healthz} {
+		if code, body := probe(hr, ep); code != http.StatusInternalServerError || !strings.Contains(body, "[-]poststarthook/rbac/bootstrap-roles failed: reason withheld\n") {
+			t.Errorf("%s within livez grace: %d\n%s", ep, code, body)
+		}
+	}
+
+	// Without grace livez fails as readyz does.
+	if code, body := probe(healthServer(0).healthChecks(), health.Livez); code != http.StatusInternalServerError ||
+		!strings.Contains(body, "[-]poststarthook/start-system-namespaces-controller failed: reason withheld\n") {
+		t.Errorf("livez without grace: %d\n%s", code, body)
+	}
+
+	// A short grace runs out.
+	s = healthServer(20 * time.Millisecond)
+	hr = s.healthChecks()
+	deadline := time.Now().Add(10 * time.Second)
+	for code, _ := probe(hr, health.Livez); code != http.StatusInternalServerError; code, _ = probe(hr, health.Livez) {
+		if time.Now().After(deadline) {
+			t.Fatal("livez still passes 10s after a 20ms grace")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+
+	// Finished hooks pass everywhere; shutdown is readyz's alone.
+	close(s.namespacesDone)
+	close(s.seedsDone)
+	close(s.rbacDone)
+	for ep, want := range map[string]string{
+		health.Livez:   head + hooks + "livez check passed\n",
+		health.Healthz: head + hooks + "healthz check passed\n",
+		health.Readyz:  head + hooks + "[+]shutdown ok\nreadyz check passed\n",
+	} {
+		if code, body := probe(hr, ep); code != http.StatusOK || body != want {
+			t.Errorf("%s after the hooks: %d\n%s", ep, code, body)
+		}
+	}
+}
