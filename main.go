@@ -121,6 +121,12 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.StringFlag{Name: "service-cluster-ip-range", Value: config.DefaultServiceClusterIPRange, Usage: "CIDR services get cluster IPs from; its first usable address is the API server's own service's"},
 		&cli.StringFlag{Name: "service-node-port-range", Value: config.DefaultServiceNodePortRange, Usage: "ports NodePort and LoadBalancer services get node ports from (first-last)"},
 		&cli.StringFlag{Name: "log-level", Value: "info", Usage: "least severe log level written to standard error: " + strings.Join(config.LogLevels, ", ") + "; debug also logs every request"},
+		&cli.StringFlag{Name: "audit-policy-file", Usage: "audit Policy file (YAML or JSON) saying which requests are recorded at which level; audit is on when it and --audit-log-path are given"},
+		&cli.StringFlag{Name: "audit-log-path", Usage: "file audit events are appended to, one JSON line each; - for standard output"},
+		&cli.IntFlag{Name: "audit-log-maxage", Usage: "days rotated audit log files are kept; 0 keeps them regardless of age"},
+		&cli.IntFlag{Name: "audit-log-maxbackup", Usage: "rotated audit log files kept; 0 keeps all"},
+		&cli.IntFlag{Name: "audit-log-maxsize", Usage: "megabytes an audit log file may grow to before it is rotated; 0 means 100"},
+		&cli.StringFlag{Name: "audit-log-format", Value: config.AuditFormatJSON, Usage: "format of audit log lines: json"},
 		&cli.BoolFlag{Name: "unsafe-no-fsync", Usage: "skip fsync on commit: a crash may lose acknowledged writes; only for throwaway data such as CI"},
 	}
 	serveFlags = append(serveFlags, serviceAccountFlags()...)
@@ -241,6 +247,8 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 		WriteKubeconfig:             true,
 		ServiceAccounts:             serviceAccountOptions(c),
 		LogLevel:                    level,
+		Audit: config.AuditLog{PolicyFile: c.String("audit-policy-file"), Path: c.String("audit-log-path"),
+			MaxAge: c.Int("audit-log-maxage"), MaxBackup: c.Int("audit-log-maxbackup"), MaxSize: c.Int("audit-log-maxsize"), Format: c.String("audit-log-format")},
 	}
 	o.EnableBootstrapTokenAuth = c.Bool("enable-bootstrap-token-auth")
 	o.LivezGracePeriod = c.Duration("livez-grace-period")

@@ -73,6 +73,8 @@ type Options struct {
 	// Warnings are what Validate changed or found doubtful without
 	// refusing; the server logs them at start.
 	Warnings []string
+	// Audit is the --audit-* flags.
+	Audit AuditLog
 	// AnonymousAuthSet says --anonymous-auth was given on the command
 	// line: then the authentication configuration file may not say it.
 	AnonymousAuthSet bool
@@ -194,6 +196,7 @@ func (o *Options) Validate() error {
 		errs = append(errs, "--tls-san applies only to the generated serving certificate; it cannot be combined with --tls-cert-file")
 	}
 	errs = append(errs, o.validateAuthorization()...)
+	errs = append(errs, o.Audit.validate()...)
 	if o.AuthorizationConfigFile != "" {
 		// The file names the chain; the flag's default does not apply.
 		o.AuthorizationModes = nil

@@ -115,7 +115,7 @@ func New(c Config) *Handler {
 		now: time.Now, tooLargeWait: tooLargeResourceVersionWait, stamp: Stamp, bookmarkInterval: bookmarkInterval,
 		shutdown: c.Shutdown, kinds: c.Kinds, storageProbe: c.StorageProbe, noWatchList: c.WatchListDisabled,
 		compression: c.Compression,
-		cbor: c.CBOR,
+		cbor:        c.CBOR,
 	}
 	if h.storageProbe == nil {
 		h.storageProbe = h.probeStorage
