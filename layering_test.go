@@ -36,6 +36,7 @@ var layers = map[string]int{
 	"platd/server/protobuf":     2,
 	"platd/server/patch":        2,
 	"platd/server/fieldmanager": 2,
+	"platd/server/audit":        2,
 	"platd/server/jsonschema":   2,
 	// Validation rules of custom resource schemas.
 	"platd/server/cel": 3,

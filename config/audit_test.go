@@ -10,7 +10,7 @@ import (
 func TestParseAuditPolicy(t *testing.T) {
 	t.Parallel()
 	b := Brands["plat"]
-	head := "apiVersion: audit.plat.io/v1\nkind: Policy\n"
+	head := "apiVersion: audit.DOMAIN/v1\nkind: Policy\n"
 	cases := []struct {
 		name, in string
 		// err is the whole error text; "" means valid.
@@ -33,13 +33,13 @@ rules:
   omitStages: [Panic]
   omitManagedFields: true
 `, "", ""},
-		{"json", `{"apiVersion":"audit.plat.io/v1","kind":"Policy","rules":[{"level":"Metadata"}]}`, "", ""},
+		{"json", `{"apiVersion":"audit.DOMAIN/v1","kind":"Policy","rules":[{"level":"Metadata"}]}`, "", ""},
 		{"no rules", head, "loaded illegal policy with 0 rules", ""},
 		{"empty", "", "failed decoding: Object 'Kind' is missing in 'null'", ""},
-		{"upstream spelling in the plat brand", "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: [{level: None}]",
-			`failed decoding: no kind "Policy" is registered for version "audit.k8s.io/v1"`, ""},
-		{"old version", "apiVersion: audit.plat.io/v1beta1\nkind: Policy\nrules: [{level: None}]",
-			`failed decoding: no kind "Policy" is registered for version "audit.plat.io/v1beta1"`, ""},
+		{"upstream spelling in the plat brand", "apiVersion: audit.UPSTREAM/v1\nkind: Policy\nrules: [{level: None}]",
+			`failed decoding: no kind "Policy" is registered for version "audit.UPSTREAM/v1"`, ""},
+		{"old version", "apiVersion: audit.DOMAIN/v1beta1\nkind: Policy\nrules: [{level: None}]",
+			`failed decoding: no kind "Policy" is registered for version "audit.DOMAIN/v1beta1"`, ""},
 		{"missing level", head + "rules: [{verbs: [get]}]", "rules[0].level: Required value", ""},
 		{"bad level", head + "rules: [{level: All}]",
 			`rules[0].level: Unsupported value: "All": supported values: "None", "Metadata", "Request", "RequestResponse"`, ""},
@@ -61,6 +61,7 @@ rules:
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			c.in, c.err = branded(c.in), branded(c.err)
 			p, warns, err := ParseAuditPolicy([]byte(c.in), b)
 			if c.err == "" {
 				if err != nil {
@@ -81,14 +82,14 @@ rules:
 
 func TestParseAuditPolicyFields(t *testing.T) {
 	t.Parallel()
-	p, _, err := ParseAuditPolicy([]byte(`apiVersion: audit.k8s.io/v1
+	p, _, err := ParseAuditPolicy([]byte(branded(`apiVersion: audit.UPSTREAM/v1
 kind: Policy
 omitManagedFields: true
 rules:
 - level: Request
   omitManagedFields: false
   resources: [{group: "", resources: [pods], resourceNames: [p1]}]
-`), Brands["kubernetes"])
+`)), Brands["kubernetes"])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +103,7 @@ func TestLoadAuditPolicy(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "policy.yaml")
-	if err := os.WriteFile(path, []byte("apiVersion: audit.plat.io/v1\nkind: Policy\n"), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(branded("apiVersion: audit.DOMAIN/v1\nkind: Policy\n")), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, _, err := LoadAuditPolicy(path, Brands["plat"])
@@ -139,8 +140,8 @@ func TestAuditLogValidate(t *testing.T) {
 }
 
 func FuzzParseAuditPolicy(f *testing.F) {
-	f.Add([]byte("apiVersion: audit.plat.io/v1\nkind: Policy\nrules: [{level: Metadata, resources: [{group: apps, resources: ['*']}]}]"))
-	f.Add([]byte(`{"apiVersion":"audit.plat.io/v1","kind":"Policy","omitStages":["Panic"],"rules":[{"level":"None","nonResourceURLs":["/a*"]}]}`))
+	f.Add([]byte(branded("apiVersion: audit.DOMAIN/v1\nkind: Policy\nrules: [{level: Metadata, resources: [{group: apps, resources: ['*']}]}]")))
+	f.Add([]byte(branded(`{"apiVersion":"audit.DOMAIN/v1","kind":"Policy","omitStages":["Panic"],"rules":[{"level":"None","nonResourceURLs":["/a*"]}]}`)))
 	f.Add([]byte("rules: [{level: 3}]"))
 	b := Brands["plat"]
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -149,4 +150,10 @@ func FuzzParseAuditPolicy(f *testing.F) {
 			t.Fatalf("accepted an unusable policy: %+v", p)
 		}
 	})
+}
+
+// branded spells DOMAIN as the plat brand's domain and UPSTREAM as the
+// upstream one.
+func branded(s string) string {
+	return strings.NewReplacer("DOMAIN", Brands["plat"].Domain, "UPSTREAM", UpstreamDomain()).Replace(s)
 }

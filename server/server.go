@@ -21,6 +21,7 @@ import (
 	"platd/config"
 	"platd/health"
 	"platd/security"
+	"platd/server/audit"
 	"platd/server/builtin"
 	"platd/server/controllers"
 	"platd/server/filters"
@@ -109,6 +110,10 @@ type Server struct {
 	// background runs the loops that keep the authorizers built once
 	// (authzBuilt) current.
 	background backgroundRuns
+	// auditPolicy selects the requests audited into auditSink; both nil
+	// when audit is off.
+	auditPolicy *audit.Policy
+	auditSink   *audit.Backend
 }
 
 // Run starts platd with o and serves until ctx ends.
@@ -144,6 +149,17 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	enabled, err := enabledAPIs(o)
 	if err != nil {
 		return nil, err
+	}
+	// So does an audit policy that cannot be used.
+	var auditPolicy *config.AuditPolicy
+	if o.Audit.Enabled() {
+		var warnings []string
+		if auditPolicy, warnings, err = config.LoadAuditPolicy(o.Audit.PolicyFile, o.Brand); err != nil {
+			return nil, fmt.Errorf("--audit-policy-file: %w", err)
+		}
+		for _, w := range warnings {
+			log.Warn(w, "file", o.Audit.PolicyFile)
+		}
 	}
 	// An invalid authentication configuration stops it there too.
 	if s.jwt, err = s.jwtAuthenticators(); err != nil {
@@ -210,7 +226,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	}
 	s.rest = rest.New(rest.Config{Store: s.store, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK,
 		WatchListDisabled: !o.FeatureGates.Enabled(config.WatchList), Compression: responseCompression(o),
-		CBOR: o.FeatureGates.Enabled(config.CBORServingAndStorage)})
+		CBOR: o.FeatureGates.Enabled(config.CBORServingAndStorage), RequestedDeprecated: s.metrics.RequestedDeprecated})
 	// Custom resources are served from the first request on: their
 	// definitions are read before the socket opens.
 	if s.crds, s.crdsFrom, err = s.customResources(); err != nil {
@@ -247,6 +263,12 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		return fail(fmt.Errorf("loading serving certificate: %w", err))
 	}
 	remote.offerProxyCA(tlsConfig, clientCAs)
+	if auditPolicy != nil {
+		if s.auditSink, err = openAuditLog(o.Audit, log); err != nil {
+			return fail(err)
+		}
+		s.auditPolicy = audit.NewPolicy(auditPolicy)
+	}
 	port := s.ln.Addr().(*net.TCPAddr).Port
 	host := o.BindAddress
 	if ip := net.ParseIP(host); ip.IsUnspecified() {
@@ -414,6 +436,11 @@ func (s *Server) Serve(ctx context.Context) error {
 		_ = s.http.Close()
 	}
 	cancel()
+	if s.auditSink != nil {
+		if aerr := s.auditSink.Close(); aerr != nil {
+			s.log.Error("closing the audit log", "err", aerr)
+		}
+	}
 	stopControllers()
 	wg.Wait()
 	if cerr := s.store.Close(); cerr != nil && err == nil {
@@ -603,4 +630,17 @@ func must(err error) {
 	if err != nil {
 		panic(err)
 	}
+}
+
+// openAuditLog starts the writer of audit events: the --audit-log-path
+// file, rotated as the flags say, or standard output for "-".
+func openAuditLog(a config.AuditLog, log *slog.Logger) (*audit.Backend, error) {
+	if a.Path == "-" {
+		return audit.NewBackend(audit.NewStreamWriter(os.Stdout), log), nil
+	}
+	f, err := audit.OpenLogFile(a.Path, a.MaxSize, a.MaxBackup, a.MaxAge, nil)
+	if err != nil {
+		return nil, fmt.Errorf("--audit-log-path: %w", err)
+	}
+	return audit.NewBackend(f, log), nil
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"platd/config"
 	"reflect"
 	"testing"
 
@@ -34,7 +35,7 @@ func authorizeThroughGate(t *testing.T, withSelectors bool, method, target strin
 	}
 	h := RequestInfo(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(WithUser(r.Context(), &security.User{Name: "alice<&>"}))
-		Authorize(next, z, withSelectors, slog.New(slog.DiscardHandler), writeErr).ServeHTTP(w, r)
+		Authorize(next, z, withSelectors, config.Brands["plat"], slog.New(slog.DiscardHandler), writeErr).ServeHTTP(w, r)
 	}))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(method, target, nil))

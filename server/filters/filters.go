@@ -12,8 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"platd/config"
 	"platd/security"
 	"platd/server/apierr"
+	"platd/server/audit"
 	"platd/server/request"
 	"platd/server/selector"
 )
@@ -133,33 +135,43 @@ func removeCredentialHeaders(h http.Header) {
 
 const remoteExtraPrefix = "X-Remote-Extra-"
 
-// Authorize asks the authorizer chain; anything but Allow is 403. With
+// Values of the authorization audit annotations.
+const (
+	decisionAllow  = "allow"
+	decisionForbid = "forbid"
+	reasonError    = "internal error"
+)
+
+// Authorize asks the authorizer chain; anything but Allow is 403. The
+// decision and the authorizer's reason are recorded as the audit
+// annotations authorization.<domain>/decision and /reason. With
 // withSelectors false (AuthorizeWithSelectors off) authorizers see no
 // field or label selector, as before that feature.
-func Authorize(next http.Handler, authz security.Authorizer, withSelectors bool, log *slog.Logger, writeErr ErrorWriter) http.Handler {
+func Authorize(next http.Handler, authz security.Authorizer, withSelectors bool, b config.Brand, log *slog.Logger, writeErr ErrorWriter) http.Handler {
+	decisionKey, reasonKey := b.Group("authorization")+"/decision", b.Group("authorization")+"/reason"
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := request.InfoFrom(r.Context())
-		a := security.Attributes{
-			User: UserFrom(r.Context()), Verb: info.Verb, Path: info.Path,
-			ResourceRequest: info.IsResource,
-		}
-		if info.IsResource {
-			a.Namespace, a.APIGroup, a.APIVersion = info.Namespace, info.Group, info.Version
-			a.Resource, a.Subresource, a.Name = info.Resource, info.Subresource, info.Name
-			if withSelectors {
-				a.FieldSelector, a.LabelSelector = selectorRequirements(info)
-			}
+		a := requestAttributes(r, info)
+		if info.IsResource && withSelectors {
+			a.FieldSelector, a.LabelSelector = selectorRequirements(info)
 		}
 		decision, reason, err := authz.Authorize(r.Context(), a)
+		// The decision is checked first: an authorizer may allow despite
+		// an error of another.
 		if decision == security.DecisionAllow {
+			audit.AddAnnotation(r.Context(), decisionKey, decisionAllow)
+			audit.AddAnnotation(r.Context(), reasonKey, reason)
 			next.ServeHTTP(w, r)
 			return
 		}
 		if err != nil {
+			audit.AddAnnotation(r.Context(), reasonKey, reasonError)
 			log.Error("authorization failed", "path", r.URL.Path, "err", err)
 			internalError(w, r, err)
 			return
 		}
+		audit.AddAnnotation(r.Context(), decisionKey, decisionForbid)
+		audit.AddAnnotation(r.Context(), reasonKey, reason)
 		writeErr(w, r, forbidden(a, reason))
 	})
 }

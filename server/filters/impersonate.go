@@ -12,6 +12,7 @@ import (
 
 	"platd/config"
 	"platd/security"
+	"platd/server/audit"
 	"platd/server/validation"
 )
 
@@ -126,6 +127,7 @@ func Impersonate(next http.Handler, authz security.Authorizer, b config.Brand, l
 			}
 		}
 		ctx := context.WithValue(r.Context(), originalUserKey{}, requester)
+		audit.SetImpersonatedUser(ctx, as)
 		next.ServeHTTP(w, r.WithContext(WithUser(ctx, as)))
 	})
 }

@@ -17,9 +17,10 @@ const Path = "/metrics"
 
 // Registry holds one server's metrics. It is safe for concurrent use.
 type Registry struct {
-	reg      *prometheus.Registry
-	handler  http.Handler
-	requests *requestMetrics
+	reg        *prometheus.Registry
+	handler    http.Handler
+	requests   *requestMetrics
+	deprecated *prometheus.GaugeVec
 }
 
 // New returns a registry with the process and Go runtime collectors and the
@@ -28,8 +29,12 @@ func New() *Registry {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	reg.MustRegister(collectors.NewGoCollector())
-	r := &Registry{reg: reg, requests: newRequestMetrics()}
+	r := &Registry{reg: reg, requests: newRequestMetrics(), deprecated: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "apiserver_requested_deprecated_apis",
+		Help: "Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.",
+	}, []string{"group", "version", "resource", "subresource", "removed_release"})}
 	r.requests.register(reg)
+	reg.MustRegister(r.deprecated)
 	r.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})
 	return r
 }
@@ -44,3 +49,9 @@ func (r *Registry) Gatherer() prometheus.Gatherer { return r.reg }
 // ServeHTTP writes every metric in the text format (or what the scraper
 // negotiates).
 func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) { r.handler.ServeHTTP(w, req) }
+
+// RequestedDeprecated records that a deprecated API was requested: its
+// series of apiserver_requested_deprecated_apis is 1 from then on.
+func (r *Registry) RequestedDeprecated(group, version, resource, subresource, removedRelease string) {
+	r.deprecated.WithLabelValues(group, version, resource, subresource, removedRelease).Set(1)
+}

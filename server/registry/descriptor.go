@@ -230,6 +230,11 @@ type Descriptor struct {
 	// is deprecated: every request to the resource then carries upstream's
 	// deprecation warning.
 	DeprecatedIn string
+	// RemovedIn, when set with DeprecatedIn, is the release ("1.25") that
+	// no longer serves the kind: the warning says so, and it is the
+	// removed_release of apiserver_requested_deprecated_apis and of the
+	// removed-release audit annotation.
+	RemovedIn string
 	// Deprecation, when set, is the Warning every request to the resource
 	// carries, worded in full (a custom resource version's
 	// deprecationWarning); DeprecatedIn words it for built-in kinds.

@@ -10,6 +10,7 @@ import (
 
 	"platd/codec"
 	"platd/server/apierr"
+	"platd/server/audit"
 	"platd/server/schema"
 )
 
@@ -222,5 +223,20 @@ func (h *Handler) beginWrite(r *http.Request, s *scope, optionsKind string) (out
 		return out, wo, nil, err
 	}
 	dec, err := h.decodeBody(r, s, wo)
+	if err == nil {
+		logRequestObject(r, s, dec.obj)
+	}
 	return out, wo, dec, err
+}
+
+// logRequestObject gives the audit record what the decoded body says of
+// its object (a create names it only there) and, at the levels that record
+// it, the object as decoded, before admission changes it.
+func logRequestObject(r *http.Request, s *scope, obj Object) {
+	if audit.From(r.Context()) == nil {
+		return
+	}
+	audit.LogRequestObject(r.Context(), audit.ObjectMeta{Namespace: metaString(obj, "namespace"), Name: metaString(obj, "name"),
+		UID: metaString(obj, "uid"), ResourceVersion: metaString(obj, "resourceVersion")},
+		func() []byte { return schema.Encode(nil, obj, s.d.Schema) })
 }

@@ -5,7 +5,6 @@ package rest
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -60,6 +59,8 @@ type Handler struct {
 	compression Compression
 	// cbor is Config.CBOR.
 	cbor bool
+	// requestedDeprecated is Config.RequestedDeprecated.
+	requestedDeprecated func(group, version, resource, subresource, removedRelease string)
 }
 
 // Compression says which get and list responses may be gzip-compressed
@@ -106,6 +107,10 @@ type Config struct {
 	// CBOR is the CBORServingAndStorage feature gate: CBOR request and
 	// response bodies and CBOR sequence watches are served.
 	CBOR bool
+	// RequestedDeprecated, when set, is told of each request to a
+	// deprecated version (apiserver_requested_deprecated_apis);
+	// removedRelease is "" when no removal is planned.
+	RequestedDeprecated func(group, version, resource, subresource, removedRelease string)
 }
 
 // New returns a Handler.
@@ -116,6 +121,7 @@ func New(c Config) *Handler {
 		shutdown: c.Shutdown, kinds: c.Kinds, storageProbe: c.StorageProbe, noWatchList: c.WatchListDisabled,
 		compression: c.Compression,
 		cbor:        c.CBOR,
+		requestedDeprecated: c.RequestedDeprecated,
 	}
 	if h.storageProbe == nil {
 		h.storageProbe = h.probeStorage
@@ -172,11 +178,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, r, err)
 		return
 	}
-	if s.d.DeprecatedIn != "" {
-		addWarnings(w, []string{fmt.Sprintf("%s %s is deprecated in v%s+", s.d.GroupVersion(), s.d.Kind, s.d.DeprecatedIn)})
-	}
-	if s.d.Deprecation != "" {
-		addWarnings(w, []string{s.d.Deprecation})
+	if s.d.DeprecatedIn != "" || s.d.Deprecation != "" {
+		h.deprecated(w, r, s)
 	}
 	if s.d.Unavailable != "" {
 		h.writeError(w, r, apierr.ServiceUnavailable(s.d.Unavailable, 0))

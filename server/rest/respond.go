@@ -8,6 +8,7 @@ import (
 
 	"platd/codec"
 	"platd/server/apierr"
+	"platd/server/audit"
 	"platd/server/protobuf"
 	"platd/server/registry"
 	"platd/server/request"
@@ -77,6 +78,7 @@ func (h *Handler) send(w http.ResponseWriter, r *http.Request, code int, content
 
 // writeStatus writes a Status object (an error, or a delete's success).
 func (h *Handler) writeStatus(w http.ResponseWriter, r *http.Request, out output, code int, st *apierr.Status) {
+	audit.LogResponseStatus(r.Context(), st)
 	if out.format == formatProtobuf {
 		h.writeProtobuf(w, r, code, codec.WrapProtobuf(nil, "v1", "Status", protobuf.MarshalStatus(nil, st)))
 		return

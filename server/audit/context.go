@@ -1,0 +1,363 @@
+package audit
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"sigs.k8s.io/yaml"
+
+	"platd/config"
+	"platd/security"
+	"platd/server/apierr"
+)
+
+// Sink takes finished event lines. Write may block (the log's buffer is
+// full) but must not keep line after it returns.
+type Sink interface {
+	Write(line []byte)
+}
+
+// Context is the audit record of one request, shared by the layers that
+// add to it (authorization, impersonation, the handler). It is safe for
+// concurrent use: a timed-out handler may still write while the filter
+// finishes.
+type Context struct {
+	cfg         RequestConfig
+	sink        Sink
+	longRunning bool
+	now         func() time.Time
+
+	mu sync.Mutex
+	ev Event
+	// started says ResponseStarted has been processed; requestSet that
+	// the handler recorded the request object itself.
+	started, requestSet bool
+	// reqBody and respBody are what the request and response carried, at
+	// the levels that record them; respType and respEncoding describe the
+	// response body.
+	reqBody, respBody      bytes.Buffer
+	reqType                string
+	respType, respEncoding string
+}
+
+// Params describe a request to audit.
+type Params struct {
+	Config RequestConfig
+	Sink   Sink
+	Brand  config.Brand
+	// Attributes are what the request addresses, with the authenticated
+	// user (not the impersonated one).
+	Attributes  *security.Attributes
+	LongRunning bool
+	AuditID     string
+	Received    time.Time
+	// Now is the clock of stage timestamps; nil means time.Now.
+	Now func() time.Time
+}
+
+// NewContext starts the record of r; Received is when it arrived.
+func NewContext(r *http.Request, p Params) *Context {
+	now := p.Now
+	if now == nil {
+		now = time.Now
+	}
+	c := &Context{cfg: p.Config, sink: p.Sink, now: now, longRunning: p.LongRunning, reqType: r.Header.Get("Content-Type")}
+	c.ev = Event{
+		Kind: "Event", APIVersion: p.Brand.Group("audit") + "/v1", Level: p.Config.Level.String(), AuditID: p.AuditID,
+		RequestURI: r.URL.RequestURI(), Verb: p.Attributes.Verb, User: userInfo(p.Attributes.User), SourceIPs: SourceIPs(r), UserAgent: userAgent(r),
+		RequestReceivedTimestamp: MicroTime(p.Received),
+	}
+	if a := p.Attributes; a.ResourceRequest {
+		c.ev.ObjectRef = &ObjectReference{Resource: a.Resource, Namespace: a.Namespace, Name: a.Name, APIGroup: a.APIGroup, APIVersion: a.APIVersion, Subresource: a.Subresource}
+	}
+	return c
+}
+
+type contextKey struct{}
+
+// WithContext returns ctx carrying c.
+func WithContext(ctx context.Context, c *Context) context.Context {
+	return context.WithValue(ctx, contextKey{}, c)
+}
+
+// From returns the request's audit record, or nil when it is not audited.
+func From(ctx context.Context) *Context {
+	c, _ := ctx.Value(contextKey{}).(*Context)
+	return c
+}
+
+// Level is the level the policy chose.
+func (c *Context) Level() Level { return c.cfg.Level }
+
+// AddAnnotation records key=value on the request's event; the first value
+// of a key stays. Without audit it does nothing.
+func AddAnnotation(ctx context.Context, key, value string) {
+	c := From(ctx)
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ev.Annotations == nil {
+		c.ev.Annotations = make(map[string]string, 4)
+	}
+	if _, ok := c.ev.Annotations[key]; !ok {
+		c.ev.Annotations[key] = value
+	}
+}
+
+// SetImpersonatedUser records the user an impersonating request acts as.
+func SetImpersonatedUser(ctx context.Context, u *security.User) {
+	c := From(ctx)
+	if c == nil {
+		return
+	}
+	ui := userInfo(u)
+	c.mu.Lock()
+	c.ev.ImpersonatedUser = &ui
+	c.mu.Unlock()
+}
+
+// ObjectMeta is what a decoded request object says of itself.
+type ObjectMeta struct {
+	Namespace, Name, UID, ResourceVersion string
+}
+
+// LogRequestObject completes the object reference from a decoded body (a
+// create names its object only there) and, at Request level and above,
+// records the object encode returns (compact JSON; called only then).
+func LogRequestObject(ctx context.Context, m ObjectMeta, encode func() []byte) {
+	c := From(ctx)
+	if c == nil {
+		return
+	}
+	var obj []byte
+	if c.cfg.Level >= LevelRequest && encode != nil {
+		obj = encode()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if ref := c.ev.ObjectRef; ref != nil {
+		fill(&ref.Namespace, m.Namespace)
+		fill(&ref.Name, m.Name)
+		fill(&ref.UID, m.UID)
+		fill(&ref.ResourceVersion, m.ResourceVersion)
+	}
+	if obj != nil {
+		c.ev.RequestObject, c.requestSet = obj, true
+	}
+}
+
+func fill(dst *string, v string) {
+	if *dst == "" {
+		*dst = v
+	}
+}
+
+// LogResponseStatus records the Status a response carries.
+func LogResponseStatus(ctx context.Context, st *apierr.Status) {
+	c := From(ctx)
+	if c == nil || st == nil {
+		return
+	}
+	c.mu.Lock()
+	c.ev.ResponseStatus = &ResponseStatus{Status: st.Status, Message: st.Message, Reason: st.Reason, Details: st.Details, Code: st.Code}
+	c.mu.Unlock()
+}
+
+// RecordsRequestBody and RecordsResponseBody say whether the bodies are
+// kept for the event.
+func (c *Context) RecordsRequestBody() bool { return c.cfg.Level >= LevelRequest }
+func (c *Context) RecordsResponseBody() bool {
+	return c.cfg.Level >= LevelRequestResponse && !c.longRunning
+}
+
+// RecordRequestBody appends what the handler read of the request body.
+func (c *Context) RecordRequestBody(p []byte) {
+	c.mu.Lock()
+	c.reqBody.Write(p)
+	c.mu.Unlock()
+}
+
+// RecordResponseBody appends what the handler wrote; h is the response's
+// header.
+func (c *Context) RecordResponseBody(h http.Header, p []byte) {
+	c.mu.Lock()
+	if c.respBody.Len() == 0 {
+		c.respType, c.respEncoding = h.Get("Content-Type"), h.Get("Content-Encoding")
+	}
+	c.respBody.Write(p)
+	c.mu.Unlock()
+}
+
+// RequestReceived writes the first stage.
+func (c *Context) RequestReceived() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ev.Stage = config.AuditStageRequestReceived
+	c.ev.StageTimestamp = c.ev.RequestReceivedTimestamp
+	c.emit()
+}
+
+// ResponseStarted records the response code; a long-running request
+// writes its ResponseStarted stage then.
+func (c *Context) ResponseStarted(code int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.started {
+		return
+	}
+	c.started = true
+	if c.ev.ResponseStatus == nil {
+		c.ev.ResponseStatus = &ResponseStatus{}
+	}
+	c.ev.ResponseStatus.Code = int32(code)
+	if c.longRunning {
+		c.ev.Stage = config.AuditStageResponseStarted
+		c.ev.StageTimestamp = MicroTime(c.now())
+		c.emit()
+	}
+}
+
+// earlyClose is the status of a response that wrote nothing.
+func earlyClose() *ResponseStatus {
+	return &ResponseStatus{Code: http.StatusOK, Status: apierr.StatusSuccess, Message: "Connection closed early"}
+}
+
+// Complete writes the ResponseComplete stage.
+func (c *Context) Complete() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ev.ResponseStatus == nil {
+		c.ev.ResponseStatus = earlyClose()
+		if c.longRunning {
+			c.ev.Stage = config.AuditStageResponseStarted
+			c.ev.StageTimestamp = MicroTime(c.now())
+			c.emit()
+		}
+	}
+	c.bodies()
+	c.ev.Stage = config.AuditStageResponseComplete
+	c.ev.StageTimestamp = MicroTime(c.now())
+	c.emit()
+}
+
+// Panic writes the Panic stage of a handler that panicked with v.
+func (c *Context) Panic(v any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ev.ResponseStatus = &ResponseStatus{Code: http.StatusInternalServerError, Status: apierr.StatusFailure,
+		Reason: apierr.ReasonInternalError, Message: fmt.Sprintf("APIServer panic'd: %v", v)}
+	c.ev.Stage = config.AuditStagePanic
+	c.ev.StageTimestamp = MicroTime(c.now())
+	c.emit()
+}
+
+// bodies turns the recorded bodies into the event's objects.
+func (c *Context) bodies() {
+	if !c.requestSet && c.cfg.Level >= LevelRequest && c.reqBody.Len() > 0 {
+		c.ev.RequestObject = asJSON(c.reqBody.Bytes(), c.reqType, "")
+	}
+	if c.cfg.Level >= LevelRequestResponse && c.respBody.Len() > 0 {
+		c.ev.ResponseObject = asJSON(c.respBody.Bytes(), c.respType, c.respEncoding)
+	}
+	if c.cfg.OmitManagedFields {
+		c.ev.RequestObject = withoutManagedFields(c.ev.RequestObject)
+		c.ev.ResponseObject = withoutManagedFields(c.ev.ResponseObject)
+	}
+}
+
+// emit encodes the event as it stands and hands it to the sink, unless
+// the policy omits the stage. Called with mu held.
+func (c *Context) emit() {
+	if c.cfg.omits(c.ev.Stage) {
+		return
+	}
+	line, err := json.Marshal(&c.ev)
+	if err != nil {
+		// Only the recorded objects can fail to encode: drop them.
+		c.ev.RequestObject, c.ev.ResponseObject = nil, nil
+		if line, err = json.Marshal(&c.ev); err != nil {
+			return
+		}
+	}
+	c.sink.Write(append(line, '\n'))
+}
+
+// asJSON returns a body as compact JSON when its media type is JSON or
+// YAML, else nil (protobuf and other bodies are not recorded).
+func asJSON(body []byte, contentType, encoding string) []byte {
+	if strings.EqualFold(encoding, "gzip") {
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			return nil
+		}
+		if body, err = io.ReadAll(zr); err != nil {
+			return nil
+		}
+	}
+	mt, _, _ := mime.ParseMediaType(contentType)
+	switch {
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+	case mt == "application/yaml" || strings.HasSuffix(mt, "+yaml"):
+		j, err := yaml.YAMLToJSON(body)
+		if err != nil {
+			return nil
+		}
+		body = j
+	default:
+		return nil
+	}
+	var out bytes.Buffer
+	if err := json.Compact(&out, body); err != nil {
+		return nil
+	}
+	return out.Bytes()
+}
+
+// withoutManagedFields drops metadata.managedFields from an object, or
+// from each item of a list.
+func withoutManagedFields(js []byte) []byte {
+	if !bytes.Contains(js, []byte(`"managedFields"`)) {
+		return js
+	}
+	var obj map[string]any
+	if json.Unmarshal(js, &obj) != nil {
+		return js
+	}
+	drop := func(o any) {
+		if m, ok := o.(map[string]any); ok {
+			if md, ok := m["metadata"].(map[string]any); ok {
+				delete(md, "managedFields")
+			}
+		}
+	}
+	drop(obj)
+	if items, ok := obj["items"].([]any); ok {
+		for _, it := range items {
+			drop(it)
+		}
+	}
+	// Table rows carry their objects under "object".
+	if rows, ok := obj["rows"].([]any); ok {
+		for _, row := range rows {
+			if m, ok := row.(map[string]any); ok {
+				drop(m["object"])
+			}
+		}
+	}
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return js
+	}
+	return out
+}

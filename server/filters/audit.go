@@ -1,0 +1,144 @@
+package filters
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"time"
+
+	"platd/config"
+	"platd/security"
+	"platd/server/audit"
+	"platd/server/request"
+)
+
+// auditIDHeader names a request's audit ID, the client's choice or ours.
+const auditIDHeader = "Audit-Id"
+
+// AuditID answers every request with an Audit-Id header: the one the
+// client sent, else a new random UUID, so a client can find its request in
+// the audit log whether or not audit is on.
+func AuditID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(auditIDHeader)
+		if id == "" {
+			id = newUUID()
+		}
+		w.Header()[auditIDHeader] = []string{id}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// newUUID returns a random (version 4) UUID.
+func newUUID() string {
+	var u [16]byte
+	_, _ = rand.Read(u[:])
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	var b [36]byte
+	hex.Encode(b[0:8], u[0:4])
+	b[8] = '-'
+	hex.Encode(b[9:13], u[4:6])
+	b[13] = '-'
+	hex.Encode(b[14:18], u[6:8])
+	b[18] = '-'
+	hex.Encode(b[19:23], u[8:10])
+	b[23] = '-'
+	hex.Encode(b[24:], u[10:])
+	return string(b[:])
+}
+
+// Audit records the requests policy selects to sink, stage by stage. It
+// runs inside authentication (the policy matches the authenticated user)
+// and outside impersonation and authorization, which add to the record
+// (audit.SetImpersonatedUser, audit.AddAnnotation). With a nil policy it
+// is not in the chain at all.
+func Audit(next http.Handler, policy *audit.Policy, sink audit.Sink, b config.Brand) http.Handler {
+	if policy == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := request.InfoFrom(r.Context())
+		a := requestAttributes(r, info)
+		cfg := policy.Evaluate(&a)
+		if cfg.Level == audit.LevelNone {
+			next.ServeHTTP(w, r)
+			return
+		}
+		ac := audit.NewContext(r, audit.Params{Config: cfg, Sink: sink, Brand: b, Attributes: &a, LongRunning: info.LongRunning(),
+			AuditID: w.Header().Get(auditIDHeader), Received: time.Now()})
+		ac.RequestReceived()
+		if ac.RecordsRequestBody() && r.Body != nil && r.Body != http.NoBody {
+			r.Body = &teeBody{ReadCloser: r.Body, ac: ac}
+		}
+		aw := &auditWriter{ResponseWriter: w, ac: ac, body: ac.RecordsResponseBody()}
+		defer func() {
+			if v := recover(); v != nil {
+				ac.Panic(v)
+				panic(v)
+			}
+			ac.Complete()
+		}()
+		next.ServeHTTP(aw, r.WithContext(audit.WithContext(r.Context(), ac)))
+	})
+}
+
+// requestAttributes are what r asks, as the authorizers and the audit
+// policy see it (without selectors).
+func requestAttributes(r *http.Request, info *request.Info) security.Attributes {
+	a := security.Attributes{User: UserFrom(r.Context()), Verb: info.Verb, Path: info.Path, ResourceRequest: info.IsResource}
+	if info.IsResource {
+		a.Namespace, a.APIGroup, a.APIVersion = info.Namespace, info.Group, info.Version
+		a.Resource, a.Subresource, a.Name = info.Resource, info.Subresource, info.Name
+	}
+	return a
+}
+
+// teeBody keeps what the handler reads of the request body for the event.
+type teeBody struct {
+	io.ReadCloser
+	ac *audit.Context
+}
+
+func (t *teeBody) Read(p []byte) (int, error) {
+	n, err := t.ReadCloser.Read(p)
+	if n > 0 {
+		t.ac.RecordRequestBody(p[:n])
+	}
+	return n, err
+}
+
+// auditWriter tells the record the response code when the response
+// starts, and keeps the body when the level records it.
+type auditWriter struct {
+	http.ResponseWriter
+	ac   *audit.Context
+	body bool
+}
+
+func (w *auditWriter) WriteHeader(code int) {
+	// Interim responses (100 Continue, 103 Early Hints) do not start the
+	// response; 101 does, as the upgraded stream begins.
+	if code >= 200 || code == http.StatusSwitchingProtocols {
+		w.ac.ResponseStarted(code)
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *auditWriter) Write(p []byte) (int, error) {
+	w.ac.ResponseStarted(http.StatusOK)
+	if w.body {
+		w.ac.RecordResponseBody(w.Header(), p)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *auditWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *auditWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
