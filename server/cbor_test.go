@@ -167,6 +167,29 @@ func TestCBOR(t *testing.T) {
 		}
 	})
 
+	t.Run("bytes", func(t *testing.T) {
+		// A client sends []byte as raw bytes in tag 22; the server
+		// answers the same way, where JSON has base64.
+		body := cborBody(t, map[string]any{"metadata": map[string]any{"name": "s1"},
+			"data": map[string]any{"k": cbor.Tag{Number: 22, Content: []byte("secret\x00")}}})
+		r := e.do("POST", "/api/v1/namespaces/default/secrets", body, "Content-Type", mediaCBOR, "Accept", mediaCBOR).mustCode(t, 201)
+		diag, _ := cbor.Diagnose(r.body)
+		if !strings.Contains(diag, "h'64617461': {h'6b': 22(h'73656372657400')}") {
+			t.Errorf("secret data is not tagged bytes: %s", diag)
+		}
+		j := e.do("GET", "/api/v1/namespaces/default/secrets/s1", nil).mustCode(t, 200).obj(t)
+		if path(j, "data.k") != "c2VjcmV0AA==" {
+			t.Errorf("stored data %v", j["data"])
+		}
+		if got := r.cborObj(t); !reflect.DeepEqual(got["data"], j["data"]) {
+			t.Errorf("CBOR data %v, JSON data %v", got["data"], j["data"])
+		}
+		list := e.do("GET", "/api/v1/namespaces/default/secrets?fieldSelector=metadata.name=s1", nil, "Accept", mediaCBOR).mustCode(t, 200)
+		if diag, _ := cbor.Diagnose(list.body); !strings.Contains(diag, "22(h'73656372657400')") {
+			t.Errorf("listed secret data is not tagged bytes: %s", diag)
+		}
+	})
+
 	t.Run("lists, metadata and Status", func(t *testing.T) {
 		e.do("POST", "/api/v1/namespaces", `{"metadata":{"name":"cbor-list"}}`).mustCode(t, 201)
 		p := "/api/v1/namespaces/cbor-list/configmaps"

@@ -77,5 +77,9 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 		h.writeProtobuf(w, r, http.StatusOK, body)
 		return
 	}
+	if out.format == formatCBOR && out.as == asObject {
+		h.writeCBOR(w, r, http.StatusOK, body, s.d.Schema, true)
+		return
+	}
 	h.writeJSON(w, r, out, http.StatusOK, body)
 }

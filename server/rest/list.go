@@ -113,6 +113,10 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeProtobuf(w, r, http.StatusOK, body)
 		return
 	}
+	if out.format == formatCBOR && out.as == asObject {
+		h.writeCBOR(w, r, http.StatusOK, body, s.d.Schema, true)
+		return
+	}
 	h.writeJSON(w, r, out, http.StatusOK, body)
 }
 

@@ -181,6 +181,10 @@ func (h *Handler) writeObject(w http.ResponseWriter, r *http.Request, out output
 		h.writeProtobuf(w, r, code, body)
 		return
 	}
+	if out.format == formatCBOR && out.as == asObject {
+		h.writeCBOR(w, r, code, body, d.Schema, false)
+		return
+	}
 	h.writeJSON(w, r, out, code, body)
 }
 

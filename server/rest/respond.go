@@ -101,6 +101,10 @@ func (h *Handler) writeKind(w http.ResponseWriter, r *http.Request, out output, 
 		return
 	}
 	obj["kind"], obj["apiVersion"] = kind, apiVersion
+	if out.format == formatCBOR {
+		h.writeCBOR(w, r, code, schema.Encode(nil, obj, sch), sch, false)
+		return
+	}
 	h.writeJSON(w, r, out, code, schema.Encode(nil, obj, sch))
 }
 

@@ -106,6 +106,9 @@ func (rd *renderer) eventObject(stored []byte) ([]byte, error) {
 	defer func() { rd.out = saved }()
 	b, err := rd.single(stored)
 	if err == nil && out.format == formatCBOR {
+		if out.as == asObject {
+			return cborFromJSON(b, rd.d.Schema, false)
+		}
 		return codec.JSONToCBOR(nil, b)
 	}
 	return trimNewline(b), err

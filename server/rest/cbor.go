@@ -1,0 +1,124 @@
+package rest
+
+import (
+	"encoding/base64"
+	"net/http"
+	"sync"
+
+	"platd/codec"
+	"platd/server/apierr"
+	"platd/server/schema"
+)
+
+// CBOR bodies are derived from the JSON the other encodings start from.
+// The one thing JSON does not carry is which strings are bytes: upstream
+// writes a []byte field (base64 in JSON) as raw bytes in tag 22, so the
+// object's schema marks them on the way.
+
+// writeCBOR writes the JSON body as CBOR. sch describes the object (or,
+// when list, each item of the list); nil when the body holds no typed
+// object (a Status, metadata).
+func (h *Handler) writeCBOR(w http.ResponseWriter, r *http.Request, code int, body []byte, sch *schema.Schema, list bool) {
+	c, err := cborFromJSON(body, sch, list)
+	if err != nil {
+		h.writeError(w, r, apierr.InternalError(err))
+		return
+	}
+	h.send(w, r, code, codec.CBORMediaType, c)
+}
+
+// cborFromJSON converts a JSON object (or list of objects described by
+// sch) to self-described CBOR.
+func cborFromJSON(body []byte, sch *schema.Schema, list bool) ([]byte, error) {
+	if sch == nil || !hasBytes(sch) {
+		return codec.JSONToCBOR(nil, body)
+	}
+	v, err := codec.DecodeJSONValue(body)
+	if err != nil {
+		return nil, err
+	}
+	if m, ok := v.(map[string]any); ok && list {
+		for _, item := range asList(m["items"]) {
+			markBytes(item, sch)
+		}
+	} else {
+		v = markBytes(v, sch)
+	}
+	return codec.AppendCBOR(nil, v)
+}
+
+// markBytes returns v with the base64 strings at the Bytes places of sch
+// replaced by their bytes, changing maps and lists in place. A string
+// that is not base64 is left as it is.
+func markBytes(v any, sch *schema.Schema) any {
+	if sch == nil {
+		return v
+	}
+	switch sch.Type {
+	case schema.Bytes:
+		if s, ok := v.(string); ok {
+			if b, err := base64.StdEncoding.DecodeString(s); err == nil {
+				return b
+			}
+		}
+	case schema.Object:
+		if m, ok := v.(map[string]any); ok {
+			for k, e := range m {
+				if f := sch.Field(k); f != nil && hasBytes(f.Schema) {
+					m[k] = markBytes(e, f.Schema)
+				}
+			}
+		}
+	case schema.Map:
+		if m, ok := v.(map[string]any); ok && hasBytes(sch.Elem) {
+			for k, e := range m {
+				m[k] = markBytes(e, sch.Elem)
+			}
+		}
+	case schema.Array:
+		if l, ok := v.([]any); ok && hasBytes(sch.Elem) {
+			for i, e := range l {
+				l[i] = markBytes(e, sch.Elem)
+			}
+		}
+	}
+	return v
+}
+
+// bytesSchemas caches hasBytes per schema; schemas are immutable once
+// sealed, and there are a few thousand at most.
+var bytesSchemas sync.Map // *schema.Schema -> bool
+
+// hasBytes says whether a Bytes value may appear anywhere under sch.
+func hasBytes(sch *schema.Schema) bool {
+	if sch == nil {
+		return false
+	}
+	if v, ok := bytesSchemas.Load(sch); ok {
+		return v.(bool)
+	}
+	found := findBytes(sch, map[*schema.Schema]bool{})
+	bytesSchemas.Store(sch, found)
+	return found
+}
+
+// findBytes walks the (possibly cyclic) schema graph.
+func findBytes(sch *schema.Schema, seen map[*schema.Schema]bool) bool {
+	if sch == nil || seen[sch] {
+		return false
+	}
+	seen[sch] = true
+	switch sch.Type {
+	case schema.Bytes:
+		return true
+	case schema.Object:
+		for _, f := range sch.Fields {
+			if findBytes(f.Schema, seen) {
+				return true
+			}
+		}
+	case schema.Map, schema.Array:
+		return findBytes(sch.Elem, seen)
+	}
+	return false
+}
