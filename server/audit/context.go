@@ -325,39 +325,76 @@ func asJSON(body []byte, contentType, encoding string) []byte {
 }
 
 // withoutManagedFields drops metadata.managedFields from an object, or
-// from each item of a list.
+// from each item of a list, keeping the order of every other member.
 func withoutManagedFields(js []byte) []byte {
 	if !bytes.Contains(js, []byte(`"managedFields"`)) {
 		return js
 	}
-	var obj map[string]any
-	if json.Unmarshal(js, &obj) != nil {
-		return js
-	}
-	drop := func(o any) {
-		if m, ok := o.(map[string]any); ok {
-			if md, ok := m["metadata"].(map[string]any); ok {
-				delete(md, "managedFields")
+	out, err := rewriteMembers(js, func(key string, v json.RawMessage) (json.RawMessage, bool, error) {
+		switch key {
+		case "metadata":
+			m, err := rewriteMembers(v, func(k string, v json.RawMessage) (json.RawMessage, bool, error) {
+				return v, k != "managedFields", nil
+			})
+			return m, true, err
+		case "items":
+			var items []json.RawMessage
+			if err := json.Unmarshal(v, &items); err != nil {
+				return v, true, nil
 			}
-		}
-	}
-	drop(obj)
-	if items, ok := obj["items"].([]any); ok {
-		for _, it := range items {
-			drop(it)
-		}
-	}
-	// Table rows carry their objects under "object".
-	if rows, ok := obj["rows"].([]any); ok {
-		for _, row := range rows {
-			if m, ok := row.(map[string]any); ok {
-				drop(m["object"])
+			for i, it := range items {
+				if clean := withoutManagedFields(it); clean != nil {
+					items[i] = clean
+				}
 			}
+			m, err := json.Marshal(items)
+			return m, true, err
 		}
-	}
-	out, err := json.Marshal(obj)
+		return v, true, nil
+	})
 	if err != nil {
 		return js
 	}
 	return out
+}
+
+// rewriteMembers re-writes the JSON object js member by member, in order:
+// edit returns each member's new value and whether to keep it. A value
+// that is not an object is returned as it is.
+func rewriteMembers(js []byte, edit func(key string, v json.RawMessage) (json.RawMessage, bool, error)) ([]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(js))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return js, err
+	}
+	var out bytes.Buffer
+	out.WriteByte('{')
+	first := true
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		v, keep, err := edit(key, v)
+		if err != nil {
+			return nil, err
+		}
+		if !keep {
+			continue
+		}
+		if !first {
+			out.WriteByte(',')
+		}
+		first = false
+		k, _ := json.Marshal(key)
+		out.Write(k)
+		out.WriteByte(':')
+		out.Write(v)
+	}
+	out.WriteByte('}')
+	return out.Bytes(), nil
 }
