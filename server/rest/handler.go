@@ -119,8 +119,8 @@ func New(c Config) *Handler {
 		store: c.Store, reg: c.Registry, brand: c.Brand, log: c.Log,
 		now: time.Now, tooLargeWait: tooLargeResourceVersionWait, stamp: Stamp, bookmarkInterval: bookmarkInterval,
 		shutdown: c.Shutdown, kinds: c.Kinds, storageProbe: c.StorageProbe, noWatchList: c.WatchListDisabled,
-		compression: c.Compression,
-		cbor:        c.CBOR,
+		compression:         c.Compression,
+		cbor:                c.CBOR,
 		requestedDeprecated: c.RequestedDeprecated,
 	}
 	if h.storageProbe == nil {
