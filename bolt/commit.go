@@ -262,6 +262,7 @@ func (db *DB) commitBatch(ops []*op) {
 	}
 	if len(changes) > 0 {
 		at := start.UnixNano()
+		db.fileMu.Lock()
 		if err := db.bdb.Update(func(tx *bbolt.Tx) error {
 			db.releaseMapped(tx)
 			return writeChanges(tx, changes, next, at)
@@ -274,6 +275,7 @@ func (db *DB) commitBatch(ops []*op) {
 		} else {
 			db.publish(changes, pending, next, at)
 		}
+		db.fileMu.Unlock()
 	}
 	for _, o := range taken {
 		close(o.done)

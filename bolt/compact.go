@@ -112,6 +112,7 @@ func (db *DB) compactLoop() {
 				db.log.Error("compact", "revision", rev, "err", err)
 			}
 		}
+		db.maybeDefrag()
 		t.Reset(interval)
 	}
 }

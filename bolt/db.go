@@ -2,8 +2,10 @@ package bolt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,7 +37,10 @@ type DB struct {
 	path string
 	opts Options
 	log  *slog.Logger
-	bdb  *bbolt.DB
+	// bdb is the open file. An online rewrite replaces it holding both
+	// fileMu and compactMu; the committer uses it under fileMu, the
+	// compactor under compactMu.
+	bdb *bbolt.DB
 	// untagged says the file holds objects but no tag (set by load).
 	untagged bool
 	// lastRelease is when the committer last dropped mapped pages; only
@@ -59,7 +64,14 @@ type DB struct {
 	qclosed bool
 	wake    chan struct{}
 
-	compactMu sync.Mutex // serializes compaction passes
+	compactMu sync.Mutex // serializes compaction passes and file rewrites
+	// fileMu is held by the committer from a batch's transaction until it
+	// is published, and by a file rewrite while it swaps files.
+	fileMu sync.Mutex
+
+	statMu      sync.Mutex
+	defragStats DefragStats
+
 	closed    atomic.Bool
 	closing   chan struct{} // closed when Close starts
 	committed chan struct{} // closed when the committer exits
@@ -86,16 +98,21 @@ func Open(path string, opts Options) (*DB, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{
-		Timeout:         fileLockTimeout,
-		NoSync:          opts.NoFsync,
-		NoGrowSync:      opts.NoFsync,
-		NoFreelistSync:  true, // the freelist is rebuilt at open; commits write less
-		FreelistType:    bbolt.FreelistMapType,
-		InitialMmapSize: initialMmapSize,
-	})
+	if opts.DefragThreshold > 0 && opts.DefragThreshold <= 1 {
+		return nil, fmt.Errorf("%w: Options.DefragThreshold %g must be above 1", ErrInvalid, opts.DefragThreshold)
+	}
+	if opts.DefragMinSize <= 0 {
+		opts.DefragMinSize = DefaultDefragMinSize
+	}
+	bdb, err := openFile(path, opts.NoFsync)
 	if err != nil {
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	// Holding the file's lock, a leftover of an interrupted rewrite is
+	// ours to remove: it never took the engine file's name.
+	if err := os.Remove(path + defragSuffix); err != nil && !errors.Is(err, os.ErrNotExist) {
+		_ = bdb.Close()
+		return nil, fmt.Errorf("bolt: open %s: removing an interrupted rewrite: %w", path, err)
 	}
 	db := &DB{
 		path:      path,

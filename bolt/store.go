@@ -170,6 +170,15 @@ type Options struct {
 	// the file corrupted, by a crash of the machine. For throwaway data only
 	// (tests, CI, demos).
 	NoFsync bool
+	// DefragThreshold enables online rewrites of the file: when the file
+	// is larger than DefragMinSize and more than DefragThreshold times its
+	// live data, the compactor rewrites it (see defrag.go). 0 disables them;
+	// DefaultDefragThreshold is the usual value. A value of 1 or below
+	// would rewrite a file that has nothing to give back.
+	DefragThreshold float64
+	// DefragMinSize is the file size below which no online rewrite runs;
+	// 0 means DefaultDefragMinSize.
+	DefragMinSize int64
 	// Logger receives the engine's events (open, commit, compact, watch
 	// start, close); nil means slog.Default().
 	Logger *slog.Logger

@@ -1,0 +1,192 @@
+package bolt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+)
+
+// snapshotOf is everything a reader can observe: the current state, the
+// retained history and the revisions.
+type snapshot struct {
+	Items     []KV
+	Events    []Event
+	Rev, Comp int64
+}
+
+func snapshotOf(t *testing.T, db *DB) snapshot {
+	t.Helper()
+	res, err := db.List("/", ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := snapshot{Items: res.Items, Rev: db.Revision(), Comp: db.CompactedRevision()}
+	for _, h := range db.eventsAfter(0) {
+		s.Events = append(s.Events, h.Event)
+	}
+	return s
+}
+
+func TestDefragKeepsEverything(t *testing.T) {
+	t.Parallel()
+	db := openInternal(t, Options{})
+	ctx := context.Background()
+	for i := range 300 {
+		if _, err := db.Create(ctx, fmt.Sprintf("/a/k%03d", i), []byte(fmt.Sprintf(`{"i":%d,"pad":"%0200d"}`, i, i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 300 {
+		if i%3 == 0 {
+			if _, err := db.Delete(ctx, fmt.Sprintf("/a/k%03d", i), 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := db.Txn(ctx, []Op{
+		{Kind: OpCreate, Key: "/b/x", Value: []byte("x")},
+		{Kind: OpUpdate, Key: "/a/k001", Value: []byte("y")},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Compact(ctx, 150); err != nil {
+		t.Fatal(err)
+	}
+	want := snapshotOf(t, db)
+	before, after, err := db.Defrag(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after <= 0 || after > before {
+		t.Errorf("size %d -> %d, want it to shrink or stay", before, after)
+	}
+	if got := snapshotOf(t, db); !reflect.DeepEqual(got, want) {
+		t.Fatalf("memory changed by the rewrite")
+	}
+	if st := db.DefragStats(); st.Runs != 1 || st.Failures != 0 {
+		t.Errorf("stats %+v, want one run", st)
+	}
+	// Writes after the swap go to the new file.
+	if _, err := db.Update(ctx, "/b/x", 0, []byte("z")); err != nil {
+		t.Fatal(err)
+	}
+	want = snapshotOf(t, db)
+	db = reopen(t, db)
+	if got := snapshotOf(t, db); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after reopen:\n got %+v\nwant %+v", got.Rev, want.Rev)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckFile(db.path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Writes made while the file is rewritten are all in the new file.
+func TestDefragUnderWrites(t *testing.T) {
+	t.Parallel()
+	db := openInternal(t, Options{})
+	ctx := context.Background()
+	for i := range 2000 {
+		if _, err := db.Create(ctx, fmt.Sprintf("/seed/%04d", i), make([]byte, 500)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var (
+		wg    sync.WaitGroup
+		stop  atomic.Bool
+		acked sync.Map // key -> revision
+	)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; !stop.Load() || i < 300; i++ {
+				key := fmt.Sprintf("/w%d/%05d", w, i)
+				kv, err := db.Create(ctx, key, []byte(key))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				acked.Store(key, kv.ModRevision)
+				if i%7 == 0 {
+					if _, err := db.Update(ctx, fmt.Sprintf("/seed/%04d", (w*500+i)%2000), 0, []byte(key)); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			}
+		}()
+	}
+	for range 3 {
+		if _, _, err := db.Defrag(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	want := snapshotOf(t, db)
+	db = reopen(t, db)
+	if got := snapshotOf(t, db); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after reopen: revision %d, want %d; %d items, want %d", got.Rev, want.Rev, len(got.Items), len(want.Items))
+	}
+	n := 0
+	acked.Range(func(k, v any) bool {
+		n++
+		if kv, err := db.Get(k.(string)); err != nil || kv.CreateRevision != v.(int64) {
+			t.Errorf("%s: %+v %v, want created at %d", k, kv, err, v)
+		}
+		return true
+	})
+	if n < 1200 {
+		t.Errorf("only %d acknowledged writes", n)
+	}
+}
+
+func TestOpenRemovesInterruptedRewrite(t *testing.T) {
+	t.Parallel()
+	db := openInternal(t, Options{})
+	if _, err := db.Create(context.Background(), "/a/b", []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(db.path+defragSuffix, []byte("half a file"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db = reopen(t, db)
+	if _, err := os.Stat(db.path + defragSuffix); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("leftover rewrite still there: %v", err)
+	}
+	if _, err := db.Get("/a/b"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestDefragThresholdValidated(t *testing.T) {
+	t.Parallel()
+	_, err := Open(t.TempDir()+"/e.db", Options{Stamp: testStamp, DefragThreshold: 0.5})
+	if !errors.Is(err, ErrInvalid) {
+		t.Errorf("threshold 0.5: %v, want ErrInvalid", err)
+	}
+}
+
+// churnValue is a deterministic object of 300 to 1,700 bytes.
+func churnValue(obj, i int) []byte {
+	n := 300 + (obj*7919+i*104729)%1400
+	b := make([]byte, 0, n+40)
+	b = append(b, `{"name":"obj`...)
+	b = strconv.AppendInt(b, int64(obj), 10)
+	b = append(b, `","gen":`...)
+	b = strconv.AppendInt(b, int64(i), 10)
+	b = append(b, `,"data":"`...)
+	for len(b) < n {
+		b = append(b, byte('a'+(len(b)+i)%26))
+	}
+	return append(b, `"}`...)
+}
