@@ -193,10 +193,11 @@ func (db *DB) defrag() (int64, error) {
 		if err := w.put(bucketState, []byte(state[i].Key), appendState(nil, &state[i])); err != nil {
 			return 0, db.defragFailed(err)
 		}
-		if w.txCount == 1 {
-			atStep(stepCopying)
-		}
 	}
+	if err := w.commit(); err != nil {
+		return 0, db.defragFailed(err)
+	}
+	atStep(stepCopying)
 	if err := w.events(hist, rev); err != nil {
 		return 0, db.defragFailed(err)
 	}
@@ -318,8 +319,7 @@ func openFile(path string, noSync bool) (*bbolt.DB, error) {
 type fileWriter struct {
 	bdb     *bbolt.DB
 	tx      *bbolt.Tx
-	bytes   int
-	txCount int // transactions begun
+	bytes int
 }
 
 func newFileWriter(bdb *bbolt.DB) *fileWriter { return &fileWriter{bdb: bdb} }
@@ -343,7 +343,6 @@ func (w *fileWriter) put(name, k, v []byte) error {
 			}
 		}
 		w.tx, w.bytes = tx, 0
-		w.txCount++
 	}
 	w.bytes += len(k) + len(v)
 	b := w.tx.Bucket(name)
