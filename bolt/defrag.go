@@ -317,8 +317,8 @@ func openFile(path string, noSync bool) (*bbolt.DB, error) {
 // fileWriter fills a new engine file in transactions of about
 // defragTxBytes of records, keys in ascending order per bucket.
 type fileWriter struct {
-	bdb     *bbolt.DB
-	tx      *bbolt.Tx
+	bdb   *bbolt.DB
+	tx    *bbolt.Tx
 	bytes int
 }
 
