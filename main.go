@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -127,6 +128,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.IntFlag{Name: "audit-log-maxbackup", Usage: "rotated audit log files kept; 0 keeps all"},
 		&cli.IntFlag{Name: "audit-log-maxsize", Usage: "megabytes an audit log file may grow to before it is rotated; 0 means 100"},
 		&cli.StringFlag{Name: "audit-log-format", Value: config.AuditFormatJSON, Usage: "format of audit log lines: json"},
+		&cli.Float64Flag{Name: "storage-defrag-threshold", Value: config.DefaultStorageDefragThreshold, Usage: "rewrite the database file while serving once it is more than this many times the size of its live data (and at least 4 MiB); 0 turns it off (see platd defrag)"},
 		&cli.BoolFlag{Name: "unsafe-no-fsync", Usage: "skip fsync on commit: a crash may lose acknowledged writes; only for throwaway data such as CI"},
 	}
 	serveFlags = append(serveFlags, serviceAccountFlags()...)
@@ -161,6 +163,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 				},
 			},
 			kubeconfigCommand(),
+			defragCommand(),
 			{
 				Name:  "version",
 				Usage: "print the version",
@@ -239,6 +242,7 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 		RequestTimeout:              c.Duration("request-timeout"),
 		ShutdownDelayDuration:       c.Duration("shutdown-delay-duration"),
 		UnsafeNoFsync:               c.Bool("unsafe-no-fsync"),
+		StorageDefragThreshold:      c.Float64("storage-defrag-threshold"),
 		RuntimeConfig:               c.StringSlice("runtime-config"),
 		ServiceClusterIPRange:       c.String("service-cluster-ip-range"),
 		ServiceNodePortRange:        c.String("service-node-port-range"),
@@ -302,4 +306,56 @@ func kubeconfigCommand() *cli.Command {
 			return err
 		},
 	}
+}
+
+// defragProgressAfter is how long a defrag runs before it reports
+// progress, and how often: a small file finishes silently.
+const defragProgressAfter = time.Second
+
+// defragCommand is `platd defrag`: the database file of a stopped platd
+// rewritten compactly.
+func defragCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "defrag",
+		Usage: "rewrite the database file of a stopped platd compactly, giving free space back to the file system",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "data-dir", Value: "platd-data", Usage: "platd's data directory"},
+		},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return fmt.Errorf("%w: %v", errUsage, err)
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return fmt.Errorf("%w: unexpected argument %q", errUsage, c.Args().First())
+			}
+			start := time.Now()
+			last := start
+			progress := func(done, total int64) {
+				if now := time.Now(); now.Sub(last) >= defragProgressAfter && done < total {
+					last = now
+					fmt.Fprintf(c.App.ErrWriter, "copied %d of %d records (%d%%)\n", done, total, done*100/max(total, 1))
+				}
+			}
+			res, err := server.Defrag(c.String("data-dir"), progress)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "%s: %s -> %s in %v\n", res.Path, byteSize(res.Before), byteSize(res.After), time.Since(start).Round(time.Millisecond))
+			return nil
+		},
+	}
+}
+
+// byteSize formats n bytes for people: KiB, MiB or GiB with one decimal.
+func byteSize(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 2; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMG"[exp])
 }

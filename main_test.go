@@ -57,6 +57,14 @@ func TestFlags(t *testing.T) {
 		!o.FeatureGates.Enabled(config.WatchList) || !slices.Contains(o.Warnings, "Setting deprecated feature gate KMSv1=false. It will be removed in a future release.") {
 		t.Errorf("feature-gates: %q %v %q", o.FeatureGates.String(), err, o.Warnings)
 	}
+	o, err = parse(t, "serve", "--data-dir", dir)
+	if err != nil || o.StorageDefragThreshold != config.DefaultStorageDefragThreshold {
+		t.Errorf("default --storage-defrag-threshold: %g %v", o.StorageDefragThreshold, err)
+	}
+	o, err = parse(t, "serve", "--data-dir", dir, "--storage-defrag-threshold", "0")
+	if err != nil || o.StorageDefragThreshold != 0 {
+		t.Errorf("--storage-defrag-threshold 0: %g %v", o.StorageDefragThreshold, err)
+	}
 	o, err = parse(t, "serve", "--data-dir", dir, "--controllers", "*,-"+config.ControllerGarbageCollector)
 	if err != nil || o.ControllerEnabled(config.ControllerGarbageCollector) || !o.ControllerEnabled(config.ControllerNamespace) {
 		t.Errorf("controllers: %q %v", o.Controllers, err)
@@ -114,6 +122,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--feature-gates", "WatchList=maybe"}, `--feature-gates: invalid value of WatchList=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax`},
 		{[]string{"serve", "--feature-gates", "StructuredAuthorizationConfiguration=false"}, "--feature-gates: cannot set feature gate StructuredAuthorizationConfiguration to false, feature is locked to true"},
 		{[]string{"serve", "--controllers", "*,-nope"}, `--controllers: unknown controller "-nope"`},
+		{[]string{"serve", "--storage-defrag-threshold", "0.9"}, "--storage-defrag-threshold 0.9 must be 0 (off) or above 1"},
+		{[]string{"serve", "--storage-defrag-threshold", "two"}, `invalid value "two" for flag -storage-defrag-threshold`},
 		{[]string{"serve", "--service-cluster-ip-range", "10.0.0.0/8"}, `--service-cluster-ip-range: 10.0.0.0/8 is too large; for 32-bit addresses, the mask must be >= 12`},
 		{[]string{"serve", "--service-cluster-ip-range", "bogus"}, `--service-cluster-ip-range: "bogus" is not a CIDR such as 10.0.0.0/24`},
 		{[]string{"serve", "--service-node-port-range", "32767-30000"}, `--service-node-port-range: "32767-30000": the last port is below the first`},

@@ -320,31 +320,56 @@ type fileWriter struct {
 	bdb   *bbolt.DB
 	tx    *bbolt.Tx
 	bytes int
+	// records counts the records put; onCommit, if set, gets it after
+	// each commit.
+	records  int64
+	onCommit func(records int64)
 }
 
 func newFileWriter(bdb *bbolt.DB) *fileWriter { return &fileWriter{bdb: bdb} }
 
-// put stores k and v, which the writer owns until commit, in bucket name.
+// put stores k and v, which must stay unchanged until commit, in bucket
+// name.
 func (w *fileWriter) put(name, k, v []byte) error {
-	if w.tx != nil && w.bytes+len(k)+len(v) > defragTxBytes {
+	b, err := w.bucket(name, len(k)+len(v))
+	if err != nil {
+		return err
+	}
+	return b.Put(k, v)
+}
+
+// del deletes k from bucket name.
+func (w *fileWriter) del(name, k []byte) error {
+	b, err := w.bucket(name, len(k))
+	if err != nil {
+		return err
+	}
+	return b.Delete(k)
+}
+
+// bucket returns bucket name in the open transaction, committing it first
+// and beginning another when n more bytes would pass defragTxBytes.
+func (w *fileWriter) bucket(name []byte, n int) (*bbolt.Bucket, error) {
+	if w.tx != nil && w.bytes+n > defragTxBytes {
 		if err := w.commit(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if w.tx == nil {
 		tx, err := w.bdb.Begin(true)
 		if err != nil {
-			return fmt.Errorf("bolt: defrag: %w", err)
+			return nil, fmt.Errorf("bolt: defrag: %w", err)
 		}
 		for _, n := range [][]byte{bucketMeta, bucketState, bucketHistory} {
 			if _, err := tx.CreateBucketIfNotExists(n); err != nil {
 				_ = tx.Rollback()
-				return fmt.Errorf("bolt: defrag: %w", err)
+				return nil, fmt.Errorf("bolt: defrag: %w", err)
 			}
 		}
 		w.tx, w.bytes = tx, 0
 	}
-	w.bytes += len(k) + len(v)
+	w.bytes += n
+	w.records++
 	b := w.tx.Bucket(name)
 	switch string(name) {
 	case string(bucketState):
@@ -352,10 +377,7 @@ func (w *fileWriter) put(name, k, v []byte) error {
 	case string(bucketHistory):
 		b.FillPercent = historyFill
 	}
-	if v == nil {
-		return b.Delete(k)
-	}
-	return b.Put(k, v)
+	return b, nil
 }
 
 // commit ends the open transaction, if any.
@@ -367,6 +389,9 @@ func (w *fileWriter) commit() error {
 	w.tx = nil
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("bolt: defrag: commit: %w", err)
+	}
+	if w.onCommit != nil {
+		w.onCommit(w.records)
 	}
 	return nil
 }
@@ -402,11 +427,13 @@ func (w *fileWriter) events(evs []histEvent, upTo int64) error {
 func (w *fileWriter) replay(evs []histEvent) (int64, error) {
 	for i := range evs {
 		h := &evs[i]
-		var v []byte // nil deletes
+		var err error
 		if h.Type == Put {
-			v = appendState(nil, &h.KV)
+			err = w.put(bucketState, []byte(h.KV.Key), appendState(nil, &h.KV))
+		} else {
+			err = w.del(bucketState, []byte(h.KV.Key))
 		}
-		if err := w.put(bucketState, []byte(h.KV.Key), v); err != nil {
+		if err != nil {
 			return 0, err
 		}
 		if err := w.put(bucketHistory, u64key(h.Revision), appendEvent(nil, &h.Event, h.at, h.joined)); err != nil {

@@ -190,3 +190,64 @@ func churnValue(obj, i int) []byte {
 	}
 	return append(b, `"}`...)
 }
+
+func TestDefragFile(t *testing.T) {
+	t.Parallel()
+	db := openInternal(t, Options{})
+	ctx := context.Background()
+	for i := range 3000 {
+		key := fmt.Sprintf("/a/%02d", i%50)
+		var err error
+		if i < 50 {
+			_, err = db.Create(ctx, key, churnValue(i, i))
+		} else {
+			_, err = db.Update(ctx, key, 0, churnValue(i%50, i))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Delete(ctx, "/a/07", 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Compact(ctx, db.Revision()-100); err != nil {
+		t.Fatal(err)
+	}
+
+	if _, _, err := DefragFile(db.path, nil); !errors.Is(err, ErrLocked) {
+		t.Errorf("while open: %v, want ErrLocked", err)
+	}
+	want := snapshotOf(t, db)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var calls, done, total int64
+	before, after, err := DefragFile(db.path, func(d, n int64) { calls, done, total = calls+1, d, n })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after*2 > before {
+		t.Errorf("size %d -> %d, want less than half", before, after)
+	}
+	if calls == 0 || done != total || total != int64(3+50-1+100) {
+		t.Errorf("progress: %d calls, last %d of %d", calls, done, total)
+	}
+	if err := CheckFile(db.path); err != nil {
+		t.Fatal(err)
+	}
+	db = reopen(t, db)
+	if got := snapshotOf(t, db); !reflect.DeepEqual(got, want) {
+		t.Fatalf("after defrag: revision %d, want %d; %d events, want %d", got.Rev, want.Rev, len(got.Events), len(want.Events))
+	}
+}
+
+func TestDefragFileMissing(t *testing.T) {
+	t.Parallel()
+	path := t.TempDir() + "/none.db"
+	if _, _, err := DefragFile(path, nil); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("got %v, want ErrNotExist", err)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a file was created: %v", err)
+	}
+}

@@ -27,6 +27,8 @@ var (
 	ErrInvalid = errors.New("bolt: invalid argument")
 	// ErrCorrupt: the file holds data the engine cannot decode.
 	ErrCorrupt = errors.New("bolt: corrupt data file")
+	// ErrLocked: another process holds the engine file (a running server).
+	ErrLocked = errors.New("bolt: file is in use by another process")
 	// ErrInvalidTxn: a Txn is empty, too long, uses a key twice or holds
 	// a malformed op.
 	ErrInvalidTxn = errors.New("bolt: invalid transaction")

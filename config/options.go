@@ -30,6 +30,11 @@ var AuthorizationModeNames = []string{ModeAlwaysAllow, ModeAlwaysDeny, ModeABAC,
 // (a relist after a 410 is cheap, a longer ring costs memory).
 const DefaultHistoryRetention = 5 * time.Minute
 
+// DefaultStorageDefragThreshold is --storage-defrag-threshold's default:
+// the database file is rewritten online once it is more than twice its
+// live data, when half the disk it takes is free.
+const DefaultStorageDefragThreshold = 2.0
+
 // Options is the validated configuration of `platd serve`.
 type Options struct {
 	// DataDir holds the database, key material and the admin kubeconfig.
@@ -105,6 +110,10 @@ type Options struct {
 	HistoryRetention time.Duration
 	// UnsafeNoFsync skips fsync: a crash can lose acknowledged writes.
 	UnsafeNoFsync bool
+	// StorageDefragThreshold is the ratio of the database file's size to
+	// its live data above which the file is rewritten online; 0 turns the
+	// rewrites off.
+	StorageDefragThreshold float64
 	// WriteKubeconfig writes <DataDir>/admin.kubeconfig at start.
 	WriteKubeconfig bool
 	// RuntimeConfig is --runtime-config as given: values of comma-separated
@@ -233,6 +242,9 @@ func (o *Options) Validate() error {
 	}
 	if o.HistoryRetention <= 0 {
 		errs = append(errs, fmt.Sprintf("--history-retention %s must be positive", o.HistoryRetention))
+	}
+	if t := o.StorageDefragThreshold; t != 0 && !(t > 1) {
+		errs = append(errs, fmt.Sprintf("--storage-defrag-threshold %g must be 0 (off) or above 1: a file is never smaller than its live data", t))
 	}
 	errs = append(errs, o.validateLifecycle()...)
 	errs = append(errs, o.validateServiceRanges()...)
