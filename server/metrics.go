@@ -46,6 +46,10 @@ var (
 		"Number of stored objects at the time of last check split by kind.", []string{"resource"}, nil)
 	descStorageSize = prometheus.NewDesc("apiserver_storage_size_bytes",
 		"Size of the storage database file physically allocated in bytes.", []string{"storage_cluster_id"}, nil)
+	descStorageDefrags = prometheus.NewDesc("apiserver_storage_defrag_total",
+		"Number of online rewrites of the storage database file that give its free pages back, by result.", []string{"result"}, nil)
+	descStorageDefragPause = prometheus.NewDesc("apiserver_storage_defrag_pause_seconds",
+		"Time writes waited while a rewritten storage database file was swapped in.", nil, nil)
 )
 
 // webhookType is the type label of a webhook authorizer's match condition
@@ -157,4 +161,10 @@ func (c *serverCollector) collectStorage(ch chan<- prometheus.Metric) {
 		// The one file is the whole cluster's storage: its path names it.
 		ch <- prometheus.MustNewConstMetric(descStorageSize, prometheus.GaugeValue, float64(fi.Size()), c.s.store.Path())
 	}
+	d := c.s.store.DefragStats()
+	ch <- prometheus.MustNewConstMetric(descStorageDefrags, prometheus.CounterValue, float64(d.Runs), "success")
+	ch <- prometheus.MustNewConstMetric(descStorageDefrags, prometheus.CounterValue, float64(d.Failures), "failure")
+	// Only the count and sum are kept, so the histogram has no finite
+	// buckets.
+	ch <- prometheus.MustNewConstHistogram(descStorageDefragPause, uint64(d.Runs), d.PauseTotal.Seconds(), nil)
 }
