@@ -161,6 +161,8 @@ func (db *DB) RecordTag() error {
 	if db.opts.Tag == "" {
 		return fmt.Errorf("%w: no Options.Tag to record", ErrInvalid)
 	}
+	db.compactMu.Lock() // not while a rewrite copies the meta values
+	defer db.compactMu.Unlock()
 	err := db.bdb.Update(func(tx *bbolt.Tx) error {
 		return tx.Bucket(bucketMeta).Put(metaTag, []byte(db.opts.Tag))
 	})

@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -186,7 +187,11 @@ func (db *DB) defrag() (int64, error) {
 	db.mu.RUnlock()
 
 	w := newFileWriter(ndb)
-	if err := w.meta(rev, comp); err != nil {
+	meta, err := db.readMetaBucket()
+	if err != nil {
+		return 0, db.defragFailed(err)
+	}
+	if err := w.meta(meta, rev, comp); err != nil {
 		return 0, db.defragFailed(err)
 	}
 	for i := range state {
@@ -396,15 +401,37 @@ func (w *fileWriter) commit() error {
 	return nil
 }
 
-// meta writes the layout version, the revision and the compacted revision.
-func (w *fileWriter) meta(rev, comp int64) error {
-	if err := w.put(bucketMeta, metaFormat, u64key(formatVersion)); err != nil {
-		return err
+// meta writes the file's meta values as read by readMetaBucket, with the
+// revision and the compacted revision of the snapshot.
+func (w *fileWriter) meta(kvs [][2][]byte, rev, comp int64) error {
+	for _, kv := range kvs {
+		if err := w.put(bucketMeta, kv[0], kv[1]); err != nil {
+			return err
+		}
 	}
 	if err := w.put(bucketMeta, metaRevision, u64key(rev)); err != nil {
 		return err
 	}
 	return w.put(bucketMeta, metaCompacted, u64key(comp))
+}
+
+// readMetaBucket copies the file's meta values other than the revisions,
+// which memory holds: the layout version, the tag and any later one.
+// Caller holds compactMu, which every other writer of meta values takes.
+func (db *DB) readMetaBucket() ([][2][]byte, error) {
+	var kvs [][2][]byte
+	err := db.bdb.View(func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketMeta).ForEach(func(k, v []byte) error {
+			if string(k) != string(metaRevision) && string(k) != string(metaCompacted) {
+				kvs = append(kvs, [2][]byte{bytes.Clone(k), bytes.Clone(v)})
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("bolt: defrag: reading meta values: %w", err)
+	}
+	return kvs, nil
 }
 
 // events writes the history records of evs up to revision upTo.

@@ -251,3 +251,33 @@ func TestDefragFileMissing(t *testing.T) {
 		t.Errorf("a file was created: %v", err)
 	}
 }
+
+// Meta values other than the revisions, such as the tag, survive both
+// rewrites.
+func TestDefragKeepsTag(t *testing.T) {
+	t.Parallel()
+	db := openInternal(t, Options{Tag: "blue"})
+	ctx := context.Background()
+	if _, err := db.Create(ctx, "/a/b", []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.Defrag(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, offline := range []bool{false, true} {
+		if offline {
+			if _, _, err := DefragFile(db.path, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		opts := db.opts
+		opts.Tag = "green"
+		var te *TagError
+		if _, err := Open(db.path, opts); !errors.As(err, &te) || te.Recorded != "blue" {
+			t.Errorf("offline %v: open with another tag: %v", offline, err)
+		}
+	}
+}
