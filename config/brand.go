@@ -56,6 +56,10 @@ type Brand struct {
 	// since when legacy service-account tokens are tracked; the default
 	// RBAC policy lets the legacy token cleaner read it.
 	LegacyTokenTrackingConfigMap string
+	// StorageValuePrefix starts every value an encryption provider writes
+	// to the data file ("k8s:enc:aesgcm:v1:key1:..."), so a file stays
+	// readable by the brand that wrote it.
+	StorageValuePrefix string
 }
 
 // Brands lists the brands --brand accepts.
@@ -80,6 +84,7 @@ var Brands = map[string]Brand{
 		APIApprovalAnnotation:        "api-approved.plat.io",
 		LegacyTokenIssuer:            "plat/serviceaccount",
 		LegacyTokenTrackingConfigMap: "platd-legacy-service-account-token-tracking",
+		StorageValuePrefix:           "plat:enc:",
 	},
 	"kubernetes": {
 		Name:               "kubernetes",
@@ -103,6 +108,7 @@ var Brands = map[string]Brand{
 		APIApprovalReference:         ", see https://github.com/kubernetes/enhancements/pull/1111",
 		LegacyTokenIssuer:            "kubernetes/serviceaccount",
 		LegacyTokenTrackingConfigMap: "kube-apiserver-legacy-service-account-token-tracking",
+		StorageValuePrefix:           "k8s:enc:",
 	},
 }
 

@@ -104,6 +104,11 @@ type Options struct {
 	// only allowed with the ABAC mode; Validate reads it into ABACPolicies.
 	AuthorizationPolicyFile string
 	ABACPolicies            []ABACPolicy
+	// EncryptionProviderConfigFile is --encryption-provider-config: which
+	// resources are encrypted in the data file. Validate reads it into
+	// Encryption (nil without the flag: nothing is encrypted).
+	EncryptionProviderConfigFile string
+	Encryption                   *EncryptionConfiguration
 	// Brand is the chosen brand.
 	Brand Brand
 	// HistoryRetention is how long watch history stays replayable.
@@ -268,6 +273,13 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("%w: --authorization-policy-file: %w", ErrInvalid, err)
 		}
 		o.ABACPolicies = p
+	}
+	if o.EncryptionProviderConfigFile != "" {
+		c, err := LoadEncryptionConfig(o.EncryptionProviderConfigFile, o.Brand)
+		if err != nil {
+			return fmt.Errorf("%w: --encryption-provider-config: %w", ErrInvalid, err)
+		}
+		o.Encryption = c
 	}
 	o.APIEnablement = rc
 	o.Warnings = append(o.Warnings, gateWarnings...)
