@@ -19,7 +19,12 @@ const checkMaxErrors = 20
 // key's earlier event, the events of a transaction share their commit time
 // and touch distinct keys, and the state bucket equals what the newest
 // event of each key says. It returns nil or the problems found, joined.
-func CheckFile(path string) error {
+func CheckFile(path string) error { return CheckFileWith(path, nil) }
+
+// CheckFileWith is CheckFile for a file written with the transformer t:
+// values are compared as t reads them back, and one it cannot read is a
+// problem.
+func CheckFileWith(path string, t Transformer) error {
 	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: fileLockTimeout})
 	if err != nil {
 		return fmt.Errorf("bolt: check %s: %w", path, err)
@@ -77,6 +82,9 @@ func CheckFile(path string) error {
 				return nil
 			}
 			ev := h.Event
+			if t != nil && !readBack(t, &ev, report) {
+				return nil
+			}
 			if !h.joined {
 				clear(txnKeys)
 			} else if r > comp+1 {
@@ -115,6 +123,12 @@ func CheckFile(path string) error {
 				report("%v", err)
 				return nil
 			}
+			if t != nil {
+				if kv.Value, err = t.FromStorage(kv.Key, kv.Value); err != nil {
+					report("state %s: %v", kv.Key, err)
+					return nil
+				}
+			}
 			if kv.ModRevision > rev || kv.CreateRevision > kv.ModRevision || kv.CreateRevision <= 0 {
 				report("state %s revisions %d/%d, counter %d", kv.Key, kv.CreateRevision, kv.ModRevision, rev)
 			}
@@ -149,4 +163,23 @@ func CheckFile(path string) error {
 func sameKV(a, b *KV) bool {
 	return a.Key == b.Key && a.CreateRevision == b.CreateRevision &&
 		a.ModRevision == b.ModRevision && bytes.Equal(a.Value, b.Value)
+}
+
+// readBack replaces ev's values by what t reads back, reporting a failure.
+func readBack(t Transformer, ev *Event, report func(string, ...any)) bool {
+	v, err := t.FromStorage(ev.KV.Key, ev.KV.Value)
+	if err != nil {
+		report("event %d: %v", ev.Revision, err)
+		return false
+	}
+	ev.KV.Value = v
+	if ev.Prev != nil {
+		prev := *ev.Prev
+		if prev.Value, err = t.FromStorage(prev.Key, prev.Value); err != nil {
+			report("event %d previous state: %v", ev.Revision, err)
+			return false
+		}
+		ev.Prev = &prev
+	}
+	return true
 }

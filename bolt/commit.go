@@ -265,7 +265,7 @@ func (db *DB) commitBatch(ops []*op) {
 		db.fileMu.Lock()
 		if err := db.bdb.Update(func(tx *bbolt.Tx) error {
 			db.releaseMapped(tx)
-			return writeChanges(tx, changes, next, at)
+			return db.writeChanges(tx, changes, next, at)
 		}); err != nil {
 			db.log.Error("commit", "err", err, "ops", len(changes))
 			for _, c := range changes {
@@ -300,15 +300,27 @@ func (db *DB) apply(w *Op, cur *KV, rev int64) (Event, error) {
 			return Event{}, fmt.Errorf("%w: %s is at revision %d, not %d", ErrConflict, w.Key, cur.ModRevision, w.ExpectedRevision)
 		}
 	}
-	src := w.Value
+	src, prev := w.Value, cur
 	if w.Kind == OpDelete {
 		src = cur.Value
+	}
+	if cur != nil && db.corrupt != nil {
+		// Only the committer changes corrupt, so it reads it unlocked. A
+		// value written earlier in this batch has a newer revision.
+		if bad := db.corrupt[w.Key]; bad != nil && bad.ModRevision == cur.ModRevision {
+			if w.Value == nil {
+				return Event{}, bad
+			}
+			stand := *cur
+			stand.Value = w.Value
+			src, prev = w.Value, &stand
+		}
 	}
 	stamped, err := db.opts.Stamp(src, rev)
 	if err != nil {
 		return Event{}, fmt.Errorf("bolt: stamp %s: %w", w.Key, err)
 	}
-	ev := Event{Type: Put, Revision: rev, Prev: cur,
+	ev := Event{Type: Put, Revision: rev, Prev: prev,
 		KV: KV{Key: w.Key, Value: stamped, CreateRevision: rev, ModRevision: rev}}
 	if cur != nil {
 		ev.KV.CreateRevision = cur.CreateRevision
@@ -322,7 +334,7 @@ func (db *DB) apply(w *Op, cur *KV, rev int64) (Event, error) {
 // writeChanges stores the batch's state changes, events and revision.
 // Records are built in one arena because bbolt keeps references to keys
 // and values until the transaction commits.
-func writeChanges(tx *bbolt.Tx, changes []change, rev, at int64) error {
+func (db *DB) writeChanges(tx *bbolt.Tx, changes []change, rev, at int64) error {
 	state, hist := tx.Bucket(bucketState), tx.Bucket(bucketHistory)
 	hist.FillPercent = historyFill
 	state.FillPercent = stateFill
@@ -330,6 +342,13 @@ func writeChanges(tx *bbolt.Tx, changes []change, rev, at int64) error {
 	a.reserve(batchRecordBytes(changes))
 	for i := range changes {
 		ev := &changes[i].ev
+		if db.opts.Transformer != nil {
+			stored, err := db.storedEvent(ev)
+			if err != nil {
+				return err
+			}
+			ev = &stored
+		}
 		key := a.string(ev.KV.Key)
 		var err error
 		if ev.Type == Delete {
@@ -345,6 +364,24 @@ func writeChanges(tx *bbolt.Tx, changes []change, rev, at int64) error {
 		}
 	}
 	return tx.Bucket(bucketMeta).Put(metaRevision, u64key(rev))
+}
+
+// storedEvent is ev with its values as the transformer writes them; the
+// state record and the event share the new value's bytes.
+func (db *DB) storedEvent(ev *Event) (Event, error) {
+	out := *ev
+	var err error
+	if out.KV.Value, err = db.toStorage(ev.KV.Key, ev.KV.Value); err != nil {
+		return Event{}, err
+	}
+	if ev.Prev != nil {
+		prev := *ev.Prev
+		if prev.Value, err = db.toStorage(ev.KV.Key, prev.Value); err != nil {
+			return Event{}, err
+		}
+		out.Prev = &prev
+	}
+	return out, nil
 }
 
 // recordOverhead bounds the bytes a state record or an event adds to the
@@ -376,6 +413,11 @@ func (db *DB) publish(changes []change, final map[string]*KV, rev, at int64) {
 		db.hist = append(db.hist, histEvent{Event: c.ev, at: at, joined: c.joined})
 	}
 	for key, kv := range final {
+		if db.corrupt != nil {
+			if delete(db.corrupt, key); len(db.corrupt) == 0 {
+				db.corrupt = nil
+			}
+		}
 		if kv == nil {
 			db.idx.remove(key)
 		} else {

@@ -49,9 +49,13 @@ type DB struct {
 
 	// mu guards the in-memory state below. The committer and the compactor
 	// take it exclusively only to publish an already-durable change.
-	mu        sync.RWMutex
-	idx       *index
-	hist      []histEvent // events with Revision > compacted, ascending
+	mu   sync.RWMutex
+	idx  *index
+	hist []histEvent // events with Revision > compacted, ascending
+	// corrupt holds the keys whose stored value Open could not read back;
+	// nil when there are none, which keeps reads free of the check. Only
+	// load and the committer (in publish) change it.
+	corrupt   map[string]*CorruptError
 	watchers  map[*watcher]struct{}
 	watchOff  bool          // set by Close: no new watchers
 	revCh     chan struct{} // closed and replaced after each commit

@@ -29,6 +29,9 @@ var (
 	ErrCorrupt = errors.New("bolt: corrupt data file")
 	// ErrLocked: another process holds the engine file (a running server).
 	ErrLocked = errors.New("bolt: file is in use by another process")
+	// ErrCorruptValue: a stored value could not be read back at Open (see
+	// CorruptError); the rest of the file is fine.
+	ErrCorruptValue = errors.New("bolt: corrupt stored value")
 	// ErrInvalidTxn: a Txn is empty, too long, uses a key twice or holds
 	// a malformed op.
 	ErrInvalidTxn = errors.New("bolt: invalid transaction")

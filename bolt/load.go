@@ -3,6 +3,8 @@ package bolt
 import (
 	"bytes"
 	"fmt"
+	"slices"
+	"sort"
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
@@ -60,10 +62,11 @@ func (db *DB) load() error {
 		if err != nil {
 			return err
 		}
-		newest, err := db.loadHistory(tx.Bucket(bucketHistory), compacted, rev)
+		newest, cut, err := db.loadHistory(tx.Bucket(bucketHistory), compacted, rev)
 		if err != nil {
 			return err
 		}
+		compacted = max(compacted, cut)
 		if err := db.loadState(tx.Bucket(bucketState), newest, rev); err != nil {
 			return err
 		}
@@ -114,30 +117,33 @@ func readMeta(b *bbolt.Bucket, key []byte) (int64, error) {
 
 // loadHistory reads the events above compacted (those at or below it are
 // left over from an interrupted compaction and are skipped). It returns, per
-// key, the state written by the key's newest Put event, for sharing.
-func (db *DB) loadHistory(b *bbolt.Bucket, compacted, rev int64) (map[string]*KV, error) {
+// key, the state written by the key's newest Put event, for sharing. An
+// event whose value cannot be read back (see fromStorage) ends the replayable
+// history: it and every event before it are dropped from memory and the
+// compacted revision in memory moves up to it, so no watch or past list ever
+// serves a value that could not be read; a watch from before it is told to
+// re-list.
+func (db *DB) loadHistory(b *bbolt.Bucket, compacted, rev int64) (map[string]*KV, int64, error) {
 	newest := make(map[string]*KV)
+	cut := int64(0)
 	c := b.Cursor()
 	for k, v := c.Seek(u64key(compacted + 1)); k != nil; k, v = c.Next() {
 		r, err := readU64(k)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if r > rev {
-			return nil, fmt.Errorf("%w: event %d above revision counter %d", ErrCorrupt, r, rev)
+			return nil, 0, fmt.Errorf("%w: event %d above revision counter %d", ErrCorrupt, r, rev)
 		}
 		h, err := decodeEvent(r, v)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		ev := &h.Event
-		ev.KV.Value = bytes.Clone(ev.KV.Value)
-		if ev.Prev != nil {
-			if p := newest[ev.KV.Key]; p != nil && p.ModRevision == ev.Prev.ModRevision {
-				ev.Prev = p
-			} else {
-				ev.Prev.Value = bytes.Clone(ev.Prev.Value)
-			}
+		if !db.readEvent(ev, newest) {
+			cut = r
+			delete(newest, ev.KV.Key)
+			continue
 		}
 		if ev.Type == Put {
 			kv := ev.KV
@@ -147,11 +153,51 @@ func (db *DB) loadHistory(b *bbolt.Bucket, compacted, rev int64) (map[string]*KV
 		}
 		db.hist = append(db.hist, h)
 	}
-	return newest, nil
+	if cut > 0 {
+		i := sort.Search(len(db.hist), func(i int) bool { return db.hist[i].Revision > cut })
+		db.hist = slices.Clone(db.hist[i:])
+		db.log.Warn("history cut at an unreadable value", "revision", cut)
+	}
+	return newest, cut, nil
 }
 
-// loadState fills the index in key order (the bucket's order).
+// readEvent replaces the values of ev, which alias the file, by copies read
+// back through the transformer; the previous state shares the key's newest
+// value when it is that. It reports false when a value cannot be read.
+func (db *DB) readEvent(ev *Event, newest map[string]*KV) bool {
+	if db.opts.Transformer == nil && db.opts.Verify == nil {
+		ev.KV.Value = bytes.Clone(ev.KV.Value)
+		if ev.Prev != nil {
+			if p := newest[ev.KV.Key]; p != nil && p.ModRevision == ev.Prev.ModRevision {
+				ev.Prev = p
+			} else {
+				ev.Prev.Value = bytes.Clone(ev.Prev.Value)
+			}
+		}
+		return true
+	}
+	v, cerr := db.fromStorage(ev.KV.Key, ev.KV.ModRevision, ev.KV.Value)
+	if cerr != nil {
+		return false
+	}
+	ev.KV.Value = v
+	if ev.Prev != nil {
+		if p := newest[ev.KV.Key]; p != nil && p.ModRevision == ev.Prev.ModRevision {
+			ev.Prev = p
+		} else if ev.Prev.Value, cerr = db.fromStorage(ev.KV.Key, ev.Prev.ModRevision, ev.Prev.Value); cerr != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// loadState fills the index in key order (the bucket's order). A state
+// equal to its key's newest event shares that event's bytes (with a
+// transformer the event's revision decides, as the check of the file
+// guarantees the two agree). A value that cannot be read back is kept as
+// stored and its key marked corrupt.
 func (db *DB) loadState(b *bbolt.Bucket, newest map[string]*KV, rev int64) error {
+	plain := db.opts.Transformer == nil && db.opts.Verify == nil
 	return b.ForEach(func(k, v []byte) error {
 		kv, err := decodeState(string(k), v)
 		if err != nil {
@@ -161,10 +207,23 @@ func (db *DB) loadState(b *bbolt.Bucket, newest map[string]*KV, rev int64) error
 			return fmt.Errorf("%w: state %q revisions %d/%d, counter %d",
 				ErrCorrupt, kv.Key, kv.CreateRevision, kv.ModRevision, rev)
 		}
-		if p := newest[kv.Key]; p != nil && p.ModRevision == kv.ModRevision && bytes.Equal(p.Value, kv.Value) {
+		p := newest[kv.Key]
+		switch {
+		case p != nil && p.ModRevision == kv.ModRevision && (!plain || bytes.Equal(p.Value, kv.Value)):
 			kv.Value = p.Value
-		} else {
+		case plain:
 			kv.Value = bytes.Clone(kv.Value)
+		default:
+			val, cerr := db.fromStorage(kv.Key, kv.ModRevision, kv.Value)
+			if cerr != nil {
+				if db.corrupt == nil {
+					db.corrupt = make(map[string]*CorruptError)
+				}
+				db.corrupt[kv.Key] = cerr
+				db.log.Warn("corrupt value", "key", kv.Key, "revision", kv.ModRevision, "err", cerr.Err)
+				val = bytes.Clone(kv.Value)
+			}
+			kv.Value = val
 		}
 		db.idx.appendSorted(kv)
 		return nil

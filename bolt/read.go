@@ -36,9 +36,16 @@ func (db *DB) Get(key string) (KV, error) {
 	}
 	db.mu.RLock()
 	kv, ok := db.idx.get(key)
+	var bad *CorruptError
+	if db.corrupt != nil {
+		bad = db.corrupt[key]
+	}
 	db.mu.RUnlock()
 	if !ok {
 		return KV{}, fmt.Errorf("%w: %s", ErrNotFound, key)
+	}
+	if bad != nil {
+		return KV{}, bad
 	}
 	return kv, nil
 }
@@ -73,6 +80,11 @@ func (db *DB) List(prefix string, opts ListOptions) (ListResult, error) {
 	}
 	db.mu.RLock()
 	defer db.mu.RUnlock()
+	if db.corrupt != nil {
+		if bad := db.corruptIn(from, end); len(bad) > 0 {
+			return ListResult{}, &CorruptListError{Keys: bad}
+		}
+	}
 	cur, comp := db.rev.Load(), db.compacted.Load()
 	rev := opts.Revision
 	switch {

@@ -82,11 +82,13 @@ type Stamper func(value []byte, rev int64) ([]byte, error)
 // passed to List or Watch must end in "/". All methods are safe for
 // concurrent use.
 type Store interface {
-	// Get returns the current state of key, or ErrNotFound.
+	// Get returns the current state of key, or ErrNotFound, or a
+	// *CorruptError for a key whose stored value could not be read.
 	Get(key string) (KV, error)
 	// List returns keys under prefix in key order at opts.Revision.
 	// A revision older than the retained history is ErrCompacted; one newer
-	// than the current revision is ErrFutureRevision.
+	// than the current revision is ErrFutureRevision. A range holding keys
+	// whose stored values could not be read is a *CorruptListError.
 	List(prefix string, opts ListOptions) (ListResult, error)
 	// Count returns the number of keys under prefix at the current revision.
 	Count(prefix string) int64
@@ -179,6 +181,13 @@ type Options struct {
 	// DefragMinSize is the file size below which no online rewrite runs;
 	// 0 means DefaultDefragMinSize.
 	DefragMinSize int64
+	// Transformer, when set, turns values into the bytes written to the
+	// file and back (encryption at rest); see Transformer.
+	Transformer Transformer
+	// Verify, when set, checks each value read back from the file at Open;
+	// an error marks the key corrupt (see CorruptError). It must be cheap:
+	// it runs once per stored value at every start.
+	Verify func(key string, value []byte) error
 	// Logger receives the engine's events (open, commit, compact, watch
 	// start, close); nil means slog.Default().
 	Logger *slog.Logger

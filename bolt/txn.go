@@ -41,7 +41,10 @@ func (k OpKind) String() string {
 type Op struct {
 	Kind OpKind
 	Key  string
-	// Value is the object to store; OpDelete ignores it.
+	// Value is the object to store. OpDelete uses it only when the key's
+	// stored value is corrupt (see CorruptError): it then stands in for
+	// that value as the deleted state that watchers and the history see;
+	// without it such a delete fails with the CorruptError.
 	Value []byte
 	// ExpectedRevision is, for OpUpdate and OpDelete, the ModRevision the
 	// key must have (0: any). It must be 0 for OpCreate, which has no

@@ -1,0 +1,111 @@
+package bolt
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Transformer turns a value into the bytes written to the file and back;
+// encryption at rest is one. It is applied here, where values meet the
+// file, and nowhere else: memory holds the plain values, so reads, lists
+// and watches cost nothing extra, and every record that carries a value
+// (an object's state, a history event and its previous state) is covered,
+// which a transformer in the server, which never sees the history
+// records, could not promise. It runs on the committer for writes and at
+// Open for reads; nil (no Options.Transformer) skips it entirely.
+type Transformer interface {
+	// ToStorage returns the bytes to write for value stored under key.
+	// It must neither modify nor retain value.
+	ToStorage(key string, value []byte) ([]byte, error)
+	// FromStorage returns the value of stored, read under key. stored is
+	// valid only during the call: the result must not alias it.
+	FromStorage(key string, stored []byte) ([]byte, error)
+}
+
+// CorruptError is a value in the file that Open could not read back: its
+// transformer failed, or Options.Verify refused the result. The key stays
+// in the store (it counts, and its revision is kept) but Get, List and
+// writes that need its value fail with this error until it is deleted or
+// replaced. errors.Is(err, ErrCorruptValue) holds.
+type CorruptError struct {
+	Key string
+	// ModRevision is the key's revision.
+	ModRevision int64
+	// Untransformable says the transformer failed; otherwise Verify did.
+	Untransformable bool
+	Err             error
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("bolt: corrupt value of %s at revision %d: %v", e.Key, e.ModRevision, e.Err)
+}
+
+// Unwrap returns ErrCorruptValue and the transformer's or Verify's error.
+func (e *CorruptError) Unwrap() []error { return []error{ErrCorruptValue, e.Err} }
+
+// CorruptListError is a List over keys whose values are corrupt: Keys
+// holds one CorruptError per such key in the listed range, in key order.
+// errors.Is(err, ErrCorruptValue) holds.
+type CorruptListError struct {
+	Keys []*CorruptError
+}
+
+func (e *CorruptListError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "bolt: %d corrupt values:", len(e.Keys))
+	for _, c := range e.Keys {
+		b.WriteString(" ")
+		b.WriteString(c.Key)
+	}
+	return b.String()
+}
+
+// Unwrap returns ErrCorruptValue.
+func (e *CorruptListError) Unwrap() error { return ErrCorruptValue }
+
+// toStorage is value as written to the file.
+func (db *DB) toStorage(key string, value []byte) ([]byte, error) {
+	if db.opts.Transformer == nil {
+		return value, nil
+	}
+	out, err := db.opts.Transformer.ToStorage(key, value)
+	if err != nil {
+		return nil, fmt.Errorf("bolt: transform %s: %w", key, err)
+	}
+	return out, nil
+}
+
+// fromStorage reads a value of the file back into memory, as a copy owned
+// by the caller (rec is only valid inside the transaction).
+func (db *DB) fromStorage(key string, modRev int64, rec []byte) ([]byte, *CorruptError) {
+	var v []byte
+	if t := db.opts.Transformer; t == nil {
+		v = slices.Clone(rec)
+	} else {
+		out, err := t.FromStorage(key, rec)
+		if err != nil {
+			return nil, &CorruptError{Key: key, ModRevision: modRev, Untransformable: true, Err: err}
+		}
+		v = out
+	}
+	if db.opts.Verify != nil {
+		if err := db.opts.Verify(key, v); err != nil {
+			return nil, &CorruptError{Key: key, ModRevision: modRev, Err: err}
+		}
+	}
+	return v, nil
+}
+
+// corruptIn returns the corrupt keys in [from, end), in key order. Caller
+// holds mu.
+func (db *DB) corruptIn(from, end string) []*CorruptError {
+	var out []*CorruptError
+	for _, k := range slices.Sorted(maps.Keys(db.corrupt)) {
+		if k >= from && k < end {
+			out = append(out, db.corrupt[k])
+		}
+	}
+	return out
+}

@@ -1,0 +1,241 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+
+	bbolt "go.etcd.io/bbolt"
+)
+
+// xorTransformer marks values with a prefix and flips their bits, so no
+// plain value is in the file; it refuses values without the prefix and,
+// when refuse is set, values of that key (a lost key).
+type xorTransformer struct{ refuse string }
+
+var xorPrefix = []byte("x:")
+
+func (x xorTransformer) ToStorage(key string, v []byte) ([]byte, error) {
+	out := append(bytes.Clone(xorPrefix), v...)
+	for i := len(xorPrefix); i < len(out); i++ {
+		out[i] ^= 0xff
+	}
+	return out, nil
+}
+
+func (x xorTransformer) FromStorage(key string, v []byte) ([]byte, error) {
+	rest, ok := bytes.CutPrefix(v, xorPrefix)
+	if !ok || key == x.refuse {
+		return nil, errors.New("no matching prefix found")
+	}
+	out := bytes.Clone(rest)
+	for i := range out {
+		out[i] ^= 0xff
+	}
+	return out, nil
+}
+
+// fileHolds reports whether any bucket of the closed file at path holds
+// needle in a key or value.
+func fileHolds(t *testing.T, path string, needle []byte) bool {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Contains(raw, needle)
+}
+
+func TestTransformerKeepsPlainValuesOutOfTheFile(t *testing.T) {
+	ctx := context.Background()
+	db := openInternal(t, Options{Transformer: xorTransformer{}})
+	if _, err := db.Create(ctx, "/s/a", []byte("topsecret")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Update(ctx, "/s/a", 0, []byte("topsecret2")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Create(ctx, "/s/b", []byte("topsecret3")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Delete(ctx, "/s/b", 0); err != nil {
+		t.Fatal(err)
+	}
+	if kv, err := db.Get("/s/a"); err != nil || string(kv.Value) != "topsecret2@2" {
+		t.Fatalf("Get: %q %v", kv.Value, err)
+	}
+	db = reopen(t, db)
+	if kv, err := db.Get("/s/a"); err != nil || string(kv.Value) != "topsecret2@2" {
+		t.Fatalf("Get after reopen: %q %v", kv.Value, err)
+	}
+	l, err := db.List("/s/", ListOptions{Revision: 1})
+	if err != nil || len(l.Items) != 1 || string(l.Items[0].Value) != "topsecret@1" {
+		t.Fatalf("List at 1 after reopen: %+v %v", l, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if fileHolds(t, db.path, []byte("topsecret")) {
+		t.Error("the file holds a plain value")
+	}
+	if err := CheckFileWith(db.path, xorTransformer{}); err != nil {
+		t.Error(err)
+	}
+	if err := CheckFileWith(db.path, xorTransformer{refuse: "/s/a"}); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("CheckFileWith a lost key: %v", err)
+	}
+}
+
+// openDamaged opens a fresh engine whose file the test damages, so its
+// cleanup does not check the file.
+func openDamaged(t *testing.T, opts Options) *DB {
+	t.Helper()
+	opts.Stamp, opts.NoFsync, opts.Logger = testStamp, true, slog.New(slog.DiscardHandler)
+	db, err := Open(filepath.Join(t.TempDir(), "e.db"), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func TestCorruptValues(t *testing.T) {
+	ctx := context.Background()
+	db := openDamaged(t, Options{Transformer: xorTransformer{}})
+	for _, k := range []string{"/s/a", "/s/b", "/s/c", "/t/a"} {
+		if _, err := db.Create(ctx, k, []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The key of /s/b is lost, and /s/c does not pass Verify.
+	db.opts.Transformer = xorTransformer{refuse: "/s/b"}
+	db.opts.Verify = func(key string, v []byte) error {
+		if key == "/s/c" {
+			return errors.New("not an object")
+		}
+		return nil
+	}
+	db = reopen(t, db)
+	if kv, err := db.Get("/s/a"); err != nil || string(kv.Value) != "v@1" {
+		t.Errorf("Get of a sound key: %q %v", kv.Value, err)
+	}
+	var ce *CorruptError
+	if _, err := db.Get("/s/b"); !errors.As(err, &ce) || !errors.Is(err, ErrCorruptValue) || !ce.Untransformable || ce.ModRevision != 2 || ce.Key != "/s/b" {
+		t.Errorf("Get of a lost key: %v", err)
+	}
+	if _, err := db.Get("/s/c"); !errors.As(err, &ce) || ce.Untransformable || ce.Err.Error() != "not an object" {
+		t.Errorf("Get of an unverified key: %v", err)
+	}
+	var le *CorruptListError
+	if _, err := db.List("/s/", ListOptions{}); !errors.As(err, &le) || len(le.Keys) != 2 || le.Keys[0].Key != "/s/b" || le.Keys[1].Key != "/s/c" {
+		t.Errorf("List: %v", err)
+	}
+	if l, err := db.List("/t/", ListOptions{}); err != nil || len(l.Items) != 1 {
+		t.Errorf("List of another prefix: %+v %v", l, err)
+	}
+	if n := db.Count("/s/"); n != 3 {
+		t.Errorf("Count = %d", n)
+	}
+	// The history up to the last unreadable event is gone from memory.
+	if c := db.CompactedRevision(); c != 3 {
+		t.Errorf("compacted = %d, want 3", c)
+	}
+	if _, err := db.Delete(ctx, "/s/b", 0); !errors.As(err, &ce) {
+		t.Errorf("Delete without a stand-in: %v", err)
+	}
+	w, err := db.Watch(ctx, "/s/", db.Revision())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	kvs, err := db.Txn(ctx, []Op{{Kind: OpDelete, Key: "/s/b", Value: []byte("stand-in")}, UpdateOp("/s/c", 0, []byte("new"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(kvs[0].Value) != "stand-in@5" || string(kvs[1].Value) != "new@6" {
+		t.Errorf("txn results %q %q", kvs[0].Value, kvs[1].Value)
+	}
+	for _, want := range []string{"Delete stand-in@5 prev stand-in", "Put new@6 prev new"} {
+		ev := <-w.Events()
+		got := fmt.Sprintf("%s %s prev %s", map[EventType]string{Put: "Put", Delete: "Delete"}[ev.Type], ev.KV.Value, ev.Prev.Value)
+		if got != want {
+			t.Errorf("event %q, want %q", got, want)
+		}
+	}
+	if _, err := db.Get("/s/b"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get after delete: %v", err)
+	}
+	if l, err := db.List("/s/", ListOptions{}); err != nil || len(l.Items) != 2 {
+		t.Errorf("List after repair: %+v %v", l, err)
+	}
+	db.opts.Verify = nil
+	db = reopen(t, db)
+	if kv, err := db.Get("/s/c"); err != nil || string(kv.Value) != "new@6" {
+		t.Errorf("Get after reopen: %q %v", kv.Value, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestCorruptHistoryEvent damages one event's bytes: Open drops the
+// history up to it instead of refusing the file.
+func TestCorruptHistoryEvent(t *testing.T) {
+	ctx := context.Background()
+	db := openDamaged(t, Options{Transformer: xorTransformer{}})
+	for i := range 4 {
+		if _, err := db.Update(ctx, "/s/a", 0, fmt.Appendf(nil, "v%d", i)); err != nil && i > 0 {
+			t.Fatal(err)
+		} else if i == 0 {
+			if _, err := db.Create(ctx, "/s/a", []byte("v0")); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	damageValue(t, db.path, bucketHistory, u64key(2))
+	next, err := Open(db.path, db.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	if c := next.CompactedRevision(); c != 2 {
+		t.Errorf("compacted = %d, want 2", c)
+	}
+	if kv, err := next.Get("/s/a"); err != nil || string(kv.Value) != "v3@4" {
+		t.Errorf("Get: %q %v", kv.Value, err)
+	}
+	if _, err := next.Watch(ctx, "/s/", 1); !errors.Is(err, ErrCompacted) {
+		t.Errorf("watch from before the damage: %v", err)
+	}
+}
+
+// damageValue rewrites the record under key so the transformer's prefix
+// no longer matches.
+func damageValue(t *testing.T, path string, bucket, key []byte) {
+	t.Helper()
+	b, err := bbolt.Open(path, 0o600, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	err = b.Update(func(tx *bbolt.Tx) error {
+		bk := tx.Bucket(bucket)
+		v := bytes.Clone(bk.Get(key))
+		i := bytes.Index(v, xorPrefix)
+		if i < 0 {
+			return fmt.Errorf("no value in %q", key)
+		}
+		v[i] = '?'
+		return bk.Put(key, v)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
