@@ -25,6 +25,7 @@ var layers = map[string]int{
 	"platd/server/pool":       0,
 	// Small shared value types and the schema model.
 	"platd/security":          1,
+	"platd/security/encrypt":  1,
 	"platd/server/schema":     1,
 	"platd/bolt/storetest":    1,
 	"platd/server/schema/gen": 1,

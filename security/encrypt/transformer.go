@@ -1,0 +1,166 @@
+// Package encrypt is encryption at rest: the providers of an
+// EncryptionConfiguration (aesgcm, aescbc, secretbox, identity), chosen per
+// resource, as a transformer of the values the storage engine writes.
+//
+// A stored value is the brand's prefix, the provider and version, the key
+// name, then the provider's output: "k8s:enc:aesgcm:v1:key1:" + nonce +
+// ciphertext, as upstream writes it, so a value reads the same in both.
+package encrypt
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"platd/config"
+)
+
+// Observer is told of every transformation: op is "to_storage" or
+// "from_storage", prefix the provider's prefix ("k8s:enc:aesgcm:v1:", ""
+// for identity), err its outcome. It must be cheap and safe for
+// concurrent use.
+type Observer func(op, prefix string, err error)
+
+// Transformer encrypts and decrypts stored values by their key's resource.
+// Keys are storage keys ("/secrets/ns/name", "/deployments.apps/ns/name"):
+// their first segment is the resource as the configuration spells it. It
+// satisfies bolt.Transformer and is safe for concurrent use.
+type Transformer struct {
+	cfg         *config.EncryptionConfiguration
+	brandPrefix []byte
+	observe     Observer
+	// chains caches the chain of each resource segment; every segment maps
+	// to a chain (for uncovered resources, one that only reads plain
+	// values).
+	mu     sync.RWMutex
+	chains map[string]*chain
+}
+
+// chain is the keys of a resource's providers, in order: the first
+// writes, all are tried for reads by prefix.
+type chain struct {
+	keys []keyed
+}
+
+// uncovered is the chain of resources the configuration does not name:
+// values stay plain, and an encrypted one is an error.
+var uncovered = &chain{keys: []keyed{{provider: config.ProviderIdentity}}}
+
+// New builds the transformer of a validated configuration. It fails only
+// for keys a provider refuses (which validation already rules out).
+func New(cfg *config.EncryptionConfiguration, b config.Brand, observe Observer) (*Transformer, error) {
+	t := &Transformer{cfg: cfg, brandPrefix: []byte(b.StorageValuePrefix), observe: observe, chains: map[string]*chain{}}
+	// Build every listed resource's chain now, so a bad key fails at start.
+	for _, rc := range cfg.Resources {
+		for _, r := range rc.Resources {
+			g, res := config.GroupResource(r)
+			if _, err := t.build(g, res); err != nil {
+				return nil, fmt.Errorf("%w: %v", config.ErrEncryptionConfig, err)
+			}
+		}
+	}
+	return t, nil
+}
+
+func (t *Transformer) build(group, resource string) (*chain, error) {
+	providers, ok := t.cfg.ProvidersFor(group, resource)
+	if !ok {
+		return uncovered, nil
+	}
+	c := &chain{}
+	for _, p := range providers {
+		keys, err := keysOf(p, string(t.brandPrefix))
+		if err != nil {
+			return nil, err
+		}
+		c.keys = append(c.keys, keys...)
+	}
+	return c, nil
+}
+
+// chainOf returns the chain of key's resource.
+func (t *Transformer) chainOf(key string) (*chain, error) {
+	seg := segment(key)
+	t.mu.RLock()
+	c := t.chains[seg]
+	t.mu.RUnlock()
+	if c != nil {
+		return c, nil
+	}
+	g, r := config.GroupResource(seg)
+	c, err := t.build(g, r)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.chains[seg] = c
+	t.mu.Unlock()
+	return c, nil
+}
+
+// segment is the first segment of a storage key: "secrets" of
+// "/secrets/ns/name".
+func segment(key string) string {
+	k := strings.TrimPrefix(key, "/")
+	if i := strings.IndexByte(k, '/'); i >= 0 {
+		return k[:i]
+	}
+	return k
+}
+
+// ToStorage encrypts value with the first provider of key's resource.
+func (t *Transformer) ToStorage(key string, value []byte) ([]byte, error) {
+	c, err := t.chainOf(key)
+	if err != nil {
+		return nil, err
+	}
+	k := &c.keys[0]
+	if k.s == nil {
+		t.record("to_storage", k, nil)
+		return value, nil
+	}
+	dst := make([]byte, len(k.prefix), len(k.prefix)+len(value)+64)
+	copy(dst, k.prefix)
+	out, err := k.s.seal(dst, value, []byte(key))
+	t.record("to_storage", k, err)
+	return out, err
+}
+
+// FromStorage decrypts stored with the first provider whose prefix it
+// carries. The identity provider matches every value but steps aside for
+// an encrypted one, so a chain listing identity first still reads values
+// encrypted before it was put there.
+func (t *Transformer) FromStorage(key string, stored []byte) ([]byte, error) {
+	c, err := t.chainOf(key)
+	if err != nil {
+		return nil, err
+	}
+	for i := range c.keys {
+		k := &c.keys[i]
+		if k.s == nil {
+			if bytes.HasPrefix(stored, t.brandPrefix) {
+				if c == uncovered {
+					t.record("from_storage", k, ErrEncryptedData)
+					return nil, ErrEncryptedData
+				}
+				continue
+			}
+			t.record("from_storage", k, nil)
+			return slices.Clone(stored), nil
+		}
+		if bytes.HasPrefix(stored, k.prefix) {
+			out, err := k.s.open(stored[len(k.prefix):], []byte(key))
+			t.record("from_storage", k, err)
+			return out, err
+		}
+	}
+	return nil, ErrNoMatch
+}
+
+func (t *Transformer) record(op string, k *keyed, err error) {
+	if t.observe != nil {
+		t.observe(op, k.label, err)
+	}
+}

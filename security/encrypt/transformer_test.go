@@ -1,0 +1,193 @@
+package encrypt
+
+import (
+	"bytes"
+	"crypto/aes"
+	"crypto/cipher"
+	"encoding/base64"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"platd/config"
+)
+
+var (
+	k16 = base64.StdEncoding.EncodeToString([]byte("0123456789abcdef"))
+	k32 = base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef"))
+	o32 = base64.StdEncoding.EncodeToString([]byte("fedcba9876543210fedcba9876543210"))
+)
+
+func build(t testing.TB, brand string, body string, observe Observer) *Transformer {
+	t.Helper()
+	b := config.Brands[brand]
+	in := "apiVersion: " + config.EncryptionConfigAPIVersions(b)[0] + "\nkind: EncryptionConfiguration\n" + body
+	c, err := config.DecodeEncryptionConfig([]byte(in), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := New(c, b, observe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+func one(provider, key string) string {
+	return "resources:\n- resources: [secrets, '*.apps']\n  providers:\n  - " + provider + ": {keys: [{name: key1, secret: " + key + "}]}\n"
+}
+
+func TestRoundTrip(t *testing.T) {
+	plain := []byte(`{"kind":"Secret","data":{"password":"aHVudGVyMg=="}}`)
+	for _, tc := range []struct{ provider, key, prefix string }{
+		{"aesgcm", k16, "k8s:enc:aesgcm:v1:key1:"},
+		{"aesgcm", k32, "k8s:enc:aesgcm:v1:key1:"},
+		{"aescbc", k32, "k8s:enc:aescbc:v1:key1:"},
+		{"secretbox", k32, "k8s:enc:secretbox:v1:key1:"},
+	} {
+		t.Run(tc.provider, func(t *testing.T) {
+			tr := build(t, "kubernetes", one(tc.provider, tc.key), nil)
+			for _, key := range []string{"/secrets/ns/a", "/deployments.apps/ns/d"} {
+				enc, err := tr.ToStorage(key, plain)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.HasPrefix(enc, []byte(tc.prefix)) || bytes.Contains(enc, []byte("password")) {
+					t.Fatalf("stored %q", enc)
+				}
+				again, _ := tr.ToStorage(key, plain)
+				if bytes.Equal(enc, again) {
+					t.Error("two encryptions are equal: the nonce is not random")
+				}
+				got, err := tr.FromStorage(key, enc)
+				if err != nil || !bytes.Equal(got, plain) {
+					t.Fatalf("read back %q %v", got, err)
+				}
+				// Damage after the prefix fails, never panics.
+				bad := bytes.Clone(enc)
+				bad[len(bad)-1] ^= 1
+				if _, err := tr.FromStorage(key, bad); err == nil && tc.provider != "aescbc" {
+					t.Error("a damaged value was read")
+				}
+				if _, err := tr.FromStorage(key, enc[:len(tc.prefix)+3]); err == nil {
+					t.Error("a truncated value was read")
+				}
+			}
+		})
+	}
+}
+
+// TestUpstreamLayout decrypts a value laid out by hand as upstream's
+// aesgcm writes it: prefix, 12-byte nonce, then the sealed data with the
+// storage key as authenticated data.
+func TestUpstreamLayout(t *testing.T) {
+	key := []byte("0123456789abcdef")
+	block, _ := aes.NewCipher(key)
+	aead, _ := cipher.NewGCM(block)
+	nonce := []byte("nonce-12byte")
+	storageKey := "/secrets/default/s"
+	stored := append([]byte("k8s:enc:aesgcm:v1:key1:"), nonce...)
+	stored = aead.Seal(stored, nonce, []byte("hello"), []byte(storageKey))
+	tr := build(t, "kubernetes", one("aesgcm", k16), nil)
+	got, err := tr.FromStorage(storageKey, stored)
+	if err != nil || string(got) != "hello" {
+		t.Fatalf("got %q %v", got, err)
+	}
+	// The key is authenticated: the same bytes under another key fail.
+	if _, err := tr.FromStorage("/secrets/default/other", stored); err == nil {
+		t.Error("a value moved to another key was read")
+	}
+	// And aescbc: prefix, 16-byte IV, CBC of the PKCS#7-padded data.
+	iv := []byte("0123456789abcdef")
+	body := append([]byte("hello"), bytes.Repeat([]byte{11}, 11)...)
+	cipher.NewCBCEncrypter(block, iv).CryptBlocks(body, body)
+	stored = append(append([]byte("k8s:enc:aescbc:v1:key1:"), iv...), body...)
+	tr = build(t, "kubernetes", one("aescbc", k16), nil)
+	if got, err := tr.FromStorage(storageKey, stored); err != nil || string(got) != "hello" {
+		t.Fatalf("aescbc got %q %v", got, err)
+	}
+}
+
+func TestRotationAndIdentity(t *testing.T) {
+	plain := []byte(`{"v":1}`)
+	key := "/secrets/ns/a"
+	old := build(t, "plat", one("aesgcm", k32), nil)
+	enc, err := old.ToStorage(key, plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(enc, []byte("plat:enc:aesgcm:v1:key1:")) {
+		t.Fatalf("plat brand prefix: %q", enc)
+	}
+	// A new key first, the old one second: old values read, new ones
+	// are written with the new key.
+	rotated := build(t, "plat", "resources:\n- resources: [secrets]\n  providers:\n  - secretbox: {keys: [{name: key2, secret: "+o32+"}]}\n  - aesgcm: {keys: [{name: key1, secret: "+k32+"}]}\n", nil)
+	if got, err := rotated.FromStorage(key, enc); err != nil || !bytes.Equal(got, plain) {
+		t.Fatalf("old value after rotation: %q %v", got, err)
+	}
+	enc2, _ := rotated.ToStorage(key, plain)
+	if !bytes.HasPrefix(enc2, []byte("plat:enc:secretbox:v1:key2:")) {
+		t.Fatalf("rotated write: %q", enc2)
+	}
+	// The old key dropped: its values are unreadable.
+	if _, err := build(t, "plat", one("secretbox", o32), nil).FromStorage(key, enc); !errors.Is(err, ErrNoMatch) {
+		t.Errorf("dropped key: %v", err)
+	}
+	// Identity first decrypts (stepping aside) and writes plain.
+	ident := build(t, "plat", "resources:\n- resources: [secrets]\n  providers:\n  - identity: {}\n  - aesgcm: {keys: [{name: key1, secret: "+k32+"}]}\n", nil)
+	if got, err := ident.FromStorage(key, enc); err != nil || !bytes.Equal(got, plain) {
+		t.Fatalf("identity first, encrypted value: %q %v", got, err)
+	}
+	if out, _ := ident.ToStorage(key, plain); !bytes.Equal(out, plain) {
+		t.Errorf("identity wrote %q", out)
+	}
+	if got, err := ident.FromStorage(key, plain); err != nil || !bytes.Equal(got, plain) {
+		t.Errorf("identity read %q %v", got, err)
+	}
+	// A plain value of an encrypted resource without identity: no match.
+	if _, err := old.FromStorage(key, plain); !errors.Is(err, ErrNoMatch) || err.Error() != "no matching prefix found" {
+		t.Errorf("plain value without identity: %v", err)
+	}
+	// Resources outside the file stay plain, and an encrypted value there
+	// is refused.
+	if out, _ := old.ToStorage("/configmaps/ns/c", plain); !bytes.Equal(out, plain) {
+		t.Errorf("uncovered write %q", out)
+	}
+	if _, err := old.FromStorage("/configmaps/ns/c", enc); !errors.Is(err, ErrEncryptedData) {
+		t.Errorf("encrypted value of an uncovered resource: %v", err)
+	}
+}
+
+func TestObserver(t *testing.T) {
+	var (
+		mu  sync.Mutex
+		got []string
+	)
+	tr := build(t, "kubernetes", one("aesgcm", k16), func(op, prefix string, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, op+" "+prefix+" "+map[bool]string{true: "ok", false: "fail"}[err == nil])
+	})
+	enc, _ := tr.ToStorage("/secrets/n/a", []byte("x"))
+	_, _ = tr.FromStorage("/secrets/n/a", enc)
+	_, _ = tr.FromStorage("/secrets/n/b", enc)
+	_, _ = tr.ToStorage("/pods/n/p", []byte("x"))
+	want := "to_storage k8s:enc:aesgcm:v1: ok|from_storage k8s:enc:aesgcm:v1: ok|from_storage k8s:enc:aesgcm:v1: fail|to_storage  ok"
+	if s := strings.Join(got, "|"); s != want {
+		t.Errorf("observed\n%s\nwant\n%s", s, want)
+	}
+}
+
+func FuzzFromStorage(f *testing.F) {
+	tr := build(f, "kubernetes", "resources:\n- resources: [secrets]\n  providers:\n  - aescbc: {keys: [{name: c, secret: "+k16+"}]}\n  - secretbox: {keys: [{name: s, secret: "+k32+"}]}\n  - aesgcm: {keys: [{name: g, secret: "+k16+"}]}\n", nil)
+	for _, p := range []string{"k8s:enc:aescbc:v1:c:", "k8s:enc:secretbox:v1:s:", "k8s:enc:aesgcm:v1:g:"} {
+		f.Add([]byte(p + "0123456789abcdef0123456789abcdef"))
+	}
+	f.Fuzz(func(t *testing.T, stored []byte) {
+		out, err := tr.FromStorage("/secrets/n/a", stored)
+		if err == nil && bytes.HasPrefix(stored, []byte("k8s:enc:aesgcm")) {
+			t.Fatalf("forged aesgcm value read as %q", out)
+		}
+	})
+}
