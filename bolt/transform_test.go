@@ -239,3 +239,47 @@ func damageValue(t *testing.T, path string, bucket, key []byte) {
 		t.Fatal(err)
 	}
 }
+
+func TestOverwriteStored(t *testing.T) {
+	ctx := context.Background()
+	db := openDamaged(t, Options{Transformer: xorTransformer{}, Verify: func(_ string, v []byte) error {
+		if !bytes.HasPrefix(v, []byte("v")) {
+			return errors.New("not a v")
+		}
+		return nil
+	}})
+	for _, k := range []string{"/s/a", "/s/b"} {
+		if _, err := db.Create(ctx, k, []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := ReadStored(db.path, "/s/a")
+	if err != nil || !bytes.HasPrefix(raw, xorPrefix) {
+		t.Fatalf("ReadStored: %q %v", raw, err)
+	}
+	if _, err := ReadStored(db.path, "/s/c"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("ReadStored of a missing key: %v", err)
+	}
+	bad, _ := xorTransformer{}.ToStorage("/s/b", []byte("garbage"))
+	if err := OverwriteStored(db.path, "/s/b", bad); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckFileWith(db.path, xorTransformer{}); err != nil {
+		t.Errorf("check after overwrite: %v", err)
+	}
+	next, err := Open(db.path, db.opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer next.Close()
+	var ce *CorruptError
+	if _, err := next.Get("/s/b"); !errors.As(err, &ce) || ce.Untransformable || ce.ModRevision != 2 {
+		t.Errorf("Get of the overwritten key: %v", err)
+	}
+	if kv, err := next.Get("/s/a"); err != nil || string(kv.Value) != "v@1" {
+		t.Errorf("Get of the other key: %q %v", kv.Value, err)
+	}
+}

@@ -210,10 +210,14 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	clientCAs.AddCert(ca.Certificate())
 	s.authTrust = authenticationTrust{clientCA: clientCAPEM(ca, o), proxyCA: remote.proxyCAPEM(), rh: o.RequestHeader}
 
+	transformer, err := s.storeTransformer()
+	if err != nil {
+		return closeLn(err)
+	}
 	// The brand is recorded at the first start (in the open's own
 	// transaction) and a start with another brand is refused.
 	s.store, err = bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, NoFsync: o.UnsafeNoFsync, Logger: log,
-		Tag: o.Brand.Name, DefragThreshold: o.StorageDefragThreshold})
+		Tag: o.Brand.Name, DefragThreshold: o.StorageDefragThreshold, Transformer: transformer, Verify: rest.VerifyStored})
 	if err != nil {
 		return closeLn(s.openError(err))
 	}
@@ -226,7 +230,8 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	}
 	s.rest = rest.New(rest.Config{Store: s.store, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK,
 		WatchListDisabled: !o.FeatureGates.Enabled(config.WatchList), Compression: responseCompression(o),
-		CBOR: o.FeatureGates.Enabled(config.CBORServingAndStorage), RequestedDeprecated: s.metrics.RequestedDeprecated})
+		CBOR: o.FeatureGates.Enabled(config.CBORServingAndStorage), RequestedDeprecated: s.metrics.RequestedDeprecated,
+		UnsafeDelete: o.FeatureGates.Enabled(config.AllowUnsafeMalformedObjectDeletion), Authorizer: serverChain{s}})
 	// Custom resources are served from the first request on: their
 	// definitions are read before the socket opens.
 	if s.crds, s.crdsFrom, err = s.customResources(); err != nil {

@@ -18,10 +18,11 @@ import (
 )
 
 // Observer is told of every transformation: op is "to_storage" or
-// "from_storage", prefix the provider's prefix ("k8s:enc:aesgcm:v1:", ""
-// for identity), err its outcome. It must be cheap and safe for
-// concurrent use.
-type Observer func(op, prefix string, err error)
+// "from_storage", resource the key's resource ("secrets",
+// "deployments.apps"), prefix the provider's prefix
+// ("k8s:enc:aesgcm:v1:", "" for identity), err its outcome. It must be
+// cheap and safe for concurrent use.
+type Observer func(op, resource, prefix string, err error)
 
 // Transformer encrypts and decrypts stored values by their key's resource.
 // Keys are storage keys ("/secrets/ns/name", "/deployments.apps/ns/name"):
@@ -80,24 +81,24 @@ func (t *Transformer) build(group, resource string) (*chain, error) {
 	return c, nil
 }
 
-// chainOf returns the chain of key's resource.
-func (t *Transformer) chainOf(key string) (*chain, error) {
+// chainOf returns key's resource and its chain.
+func (t *Transformer) chainOf(key string) (string, *chain, error) {
 	seg := segment(key)
 	t.mu.RLock()
 	c := t.chains[seg]
 	t.mu.RUnlock()
 	if c != nil {
-		return c, nil
+		return seg, c, nil
 	}
 	g, r := config.GroupResource(seg)
 	c, err := t.build(g, r)
 	if err != nil {
-		return nil, err
+		return seg, nil, err
 	}
 	t.mu.Lock()
 	t.chains[seg] = c
 	t.mu.Unlock()
-	return c, nil
+	return seg, c, nil
 }
 
 // segment is the first segment of a storage key: "secrets" of
@@ -112,19 +113,19 @@ func segment(key string) string {
 
 // ToStorage encrypts value with the first provider of key's resource.
 func (t *Transformer) ToStorage(key string, value []byte) ([]byte, error) {
-	c, err := t.chainOf(key)
+	res, c, err := t.chainOf(key)
 	if err != nil {
 		return nil, err
 	}
 	k := &c.keys[0]
 	if k.s == nil {
-		t.record("to_storage", k, nil)
+		t.record("to_storage", res, k, nil)
 		return value, nil
 	}
 	dst := make([]byte, len(k.prefix), len(k.prefix)+len(value)+64)
 	copy(dst, k.prefix)
 	out, err := k.s.seal(dst, value, []byte(key))
-	t.record("to_storage", k, err)
+	t.record("to_storage", res, k, err)
 	return out, err
 }
 
@@ -133,7 +134,7 @@ func (t *Transformer) ToStorage(key string, value []byte) ([]byte, error) {
 // an encrypted one, so a chain listing identity first still reads values
 // encrypted before it was put there.
 func (t *Transformer) FromStorage(key string, stored []byte) ([]byte, error) {
-	c, err := t.chainOf(key)
+	res, c, err := t.chainOf(key)
 	if err != nil {
 		return nil, err
 	}
@@ -142,25 +143,25 @@ func (t *Transformer) FromStorage(key string, stored []byte) ([]byte, error) {
 		if k.s == nil {
 			if bytes.HasPrefix(stored, t.brandPrefix) {
 				if c == uncovered {
-					t.record("from_storage", k, ErrEncryptedData)
+					t.record("from_storage", res, k, ErrEncryptedData)
 					return nil, ErrEncryptedData
 				}
 				continue
 			}
-			t.record("from_storage", k, nil)
+			t.record("from_storage", res, k, nil)
 			return slices.Clone(stored), nil
 		}
 		if bytes.HasPrefix(stored, k.prefix) {
 			out, err := k.s.open(stored[len(k.prefix):], []byte(key))
-			t.record("from_storage", k, err)
+			t.record("from_storage", res, k, err)
 			return out, err
 		}
 	}
 	return nil, ErrNoMatch
 }
 
-func (t *Transformer) record(op string, k *keyed, err error) {
+func (t *Transformer) record(op, resource string, k *keyed, err error) {
 	if t.observe != nil {
-		t.observe(op, k.label, err)
+		t.observe(op, resource, k.label, err)
 	}
 }

@@ -164,16 +164,16 @@ func TestObserver(t *testing.T) {
 		mu  sync.Mutex
 		got []string
 	)
-	tr := build(t, "kubernetes", one("aesgcm", k16), func(op, prefix string, err error) {
+	tr := build(t, "kubernetes", one("aesgcm", k16), func(op, resource, prefix string, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		got = append(got, op+" "+prefix+" "+map[bool]string{true: "ok", false: "fail"}[err == nil])
+		got = append(got, op+" "+resource+" "+prefix+" "+map[bool]string{true: "ok", false: "fail"}[err == nil])
 	})
 	enc, _ := tr.ToStorage("/secrets/n/a", []byte("x"))
 	_, _ = tr.FromStorage("/secrets/n/a", enc)
 	_, _ = tr.FromStorage("/secrets/n/b", enc)
 	_, _ = tr.ToStorage("/pods/n/p", []byte("x"))
-	want := "to_storage k8s:enc:aesgcm:v1: ok|from_storage k8s:enc:aesgcm:v1: ok|from_storage k8s:enc:aesgcm:v1: fail|to_storage  ok"
+	want := "to_storage secrets k8s:enc:aesgcm:v1: ok|from_storage secrets k8s:enc:aesgcm:v1: ok|from_storage secrets k8s:enc:aesgcm:v1: fail|to_storage pods  ok"
 	if s := strings.Join(got, "|"); s != want {
 		t.Errorf("observed\n%s\nwant\n%s", s, want)
 	}

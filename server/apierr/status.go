@@ -32,6 +32,9 @@ const (
 	ReasonTooManyRequests      Reason = "TooManyRequests"
 	ReasonInternalError        Reason = "InternalError"
 	ReasonServiceUnavailable   Reason = "ServiceUnavailable"
+	// ReasonStoreReadError is a list over stored objects that could not
+	// be read back (500).
+	ReasonStoreReadError Reason = "StorageReadError"
 )
 
 // Cause is one StatusCause.

@@ -32,6 +32,14 @@ type deleteOptions struct {
 	OrphanDependents   *bool    `json:"orphanDependents,omitempty"`
 	PropagationPolicy  *string  `json:"propagationPolicy,omitempty"`
 	DryRun             []string `json:"dryRun,omitempty"`
+	// IgnoreStoreReadError is ignoreStoreReadErrorWithClusterBreakingPotential:
+	// delete an object whose stored value cannot be read.
+	IgnoreStoreReadError *bool `json:"ignoreStoreReadErrorWithClusterBreakingPotential,omitempty"`
+}
+
+// unsafe reports whether the options ask for an unsafe delete.
+func (o *deleteOptions) unsafe() bool {
+	return o.IgnoreStoreReadError != nil && *o.IgnoreStoreReadError
 }
 
 type precond struct {
@@ -77,6 +85,13 @@ func (h *Handler) parseDeleteOptions(r *http.Request) (*deleteOptions, bool, err
 	if vals, ok := q["dryRun"]; ok {
 		o.DryRun = vals
 	}
+	if v := q.Get(paramIgnoreStoreReadError); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, false, apierr.BadRequest(err.Error())
+		}
+		o.IgnoreStoreReadError = &b
+	}
 	dry := false
 	for _, v := range o.DryRun {
 		if v != "All" {
@@ -96,11 +111,32 @@ func (h *Handler) parseDeleteOptions(r *http.Request) (*deleteOptions, bool, err
 			errs = append(errs, apierr.NotSupported("propagationPolicy", p, []string{propagationForeground, propagationBackground, propagationOrphan, "nil"}))
 		}
 	}
+	if o.unsafe() {
+		// An unsafe delete removes the stored bytes and nothing else.
+		for _, set := range []struct {
+			field string
+			is    bool
+		}{
+			{"dryRun", len(o.DryRun) > 0},
+			{"propagationPolicy", o.PropagationPolicy != nil},
+			{"orphanDependents", o.OrphanDependents != nil},
+			{"gracePeriodSeconds", o.GracePeriodSeconds != nil},
+			{"preconditions", o.Preconditions != nil},
+		} {
+			if set.is {
+				errs = append(errs, apierr.Invalid(paramIgnoreStoreReadError, true, "cannot be set together with ."+set.field))
+			}
+		}
+	}
 	if len(errs) > 0 {
 		return nil, false, h.optionsInvalid(kindDeleteOptions, errs...)
 	}
 	return o, dry, nil
 }
+
+// paramIgnoreStoreReadError is the DeleteOptions field (and query
+// parameter) that asks for an unsafe delete.
+const paramIgnoreStoreReadError = "ignoreStoreReadErrorWithClusterBreakingPotential"
 
 // decodeDeleteOptions decodes a DeleteOptions body in any media type the
 // server decodes: controller-runtime, for one, sends protobuf.
@@ -160,6 +196,10 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, s *scope) {
 	o, dry, err := h.parseDeleteOptions(r)
 	if err != nil {
 		h.writeError(w, r, err)
+		return
+	}
+	if o.unsafe() && h.unsafeDelete {
+		h.unsafeDeleteObject(w, r, out, s)
 		return
 	}
 	warnOrphaning(w, s.d, o)

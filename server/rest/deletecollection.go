@@ -31,6 +31,11 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 		h.writeError(w, r, err)
 		return
 	}
+	if o.unsafe() && h.unsafeDelete {
+		h.writeError(w, r, h.optionsInvalid(kindDeleteOptions,
+			apierr.Invalid(paramIgnoreStoreReadError, true, "is not allowed with DELETECOLLECTION, try again after removing the option")))
+		return
+	}
 	warnOrphaning(w, s.d, o)
 	rd, err := h.newRenderer(r, s.d, out)
 	if err != nil {

@@ -54,7 +54,11 @@ func objectErr(s *scope, name string, err error) error {
 // status returns the Status of a storage failure.
 func (h *Handler) status(f *storeFailure) error {
 	d, err := f.s.d, f.err
-	var taken *claimTaken
+	var (
+		taken   *claimTaken
+		corrupt *bolt.CorruptError
+		list    *bolt.CorruptListError
+	)
 	switch {
 	case errors.Is(err, bolt.ErrNotFound):
 		return apierr.NotFound(d.Group, d.Resource, f.name)
@@ -78,6 +82,10 @@ func (h *Handler) status(f *storeFailure) error {
 		return apierr.ServiceUnavailable("apiserver is shutting down", 1)
 	case errors.As(err, &taken):
 		return apierr.Conflict(d.Group, d.Resource, f.name, taken.Error())
+	case errors.As(err, &corrupt):
+		return h.corruptStatus(corrupt)
+	case errors.As(err, &list):
+		return h.corruptListStatus(f.s, list)
 	}
 	return apierr.InternalError(err)
 }

@@ -12,6 +12,7 @@ import (
 
 	"platd/bolt"
 	"platd/config"
+	"platd/security"
 	"platd/server/apierr"
 	"platd/server/registry"
 	"platd/server/request"
@@ -61,6 +62,9 @@ type Handler struct {
 	cbor bool
 	// requestedDeprecated is Config.RequestedDeprecated.
 	requestedDeprecated func(group, version, resource, subresource, removedRelease string)
+	// unsafeDelete and authz are Config.UnsafeDelete and Config.Authorizer.
+	unsafeDelete bool
+	authz        security.Authorizer
 }
 
 // Compression says which get and list responses may be gzip-compressed
@@ -111,6 +115,13 @@ type Config struct {
 	// deprecated version (apiserver_requested_deprecated_apis);
 	// removedRelease is "" when no removal is planned.
 	RequestedDeprecated func(group, version, resource, subresource, removedRelease string)
+	// UnsafeDelete is the AllowUnsafeMalformedObjectDeletion gate: DELETE
+	// honours ignoreStoreReadErrorWithClusterBreakingPotential, and reads
+	// of unreadable objects name their storage keys.
+	UnsafeDelete bool
+	// Authorizer decides the extra verb an unsafe delete needs; nil
+	// refuses every unsafe delete.
+	Authorizer security.Authorizer
 }
 
 // New returns a Handler.
@@ -122,6 +133,7 @@ func New(c Config) *Handler {
 		compression:         c.Compression,
 		cbor:                c.CBOR,
 		requestedDeprecated: c.RequestedDeprecated,
+		unsafeDelete:        c.UnsafeDelete, authz: c.Authorizer,
 	}
 	if h.storageProbe == nil {
 		h.storageProbe = h.probeStorage
