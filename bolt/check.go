@@ -124,7 +124,7 @@ func CheckFileWith(path string, t Transformer) error {
 				return nil
 			}
 			if t != nil {
-				if kv.Value, err = t.FromStorage(kv.Key, kv.Value); err != nil {
+				if kv.Value, _, err = t.FromStorage(kv.Key, kv.Value); err != nil {
 					report("state %s: %v", kv.Key, err)
 					return nil
 				}
@@ -167,7 +167,7 @@ func sameKV(a, b *KV) bool {
 
 // readBack replaces ev's values by what t reads back, reporting a failure.
 func readBack(t Transformer, ev *Event, report func(string, ...any)) bool {
-	v, err := t.FromStorage(ev.KV.Key, ev.KV.Value)
+	v, _, err := t.FromStorage(ev.KV.Key, ev.KV.Value)
 	if err != nil {
 		report("event %d: %v", ev.Revision, err)
 		return false
@@ -175,7 +175,7 @@ func readBack(t Transformer, ev *Event, report func(string, ...any)) bool {
 	ev.KV.Value = v
 	if ev.Prev != nil {
 		prev := *ev.Prev
-		if prev.Value, err = t.FromStorage(prev.Key, prev.Value); err != nil {
+		if prev.Value, _, err = t.FromStorage(prev.Key, prev.Value); err != nil {
 			report("event %d previous state: %v", ev.Revision, err)
 			return false
 		}

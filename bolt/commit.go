@@ -418,6 +418,11 @@ func (db *DB) publish(changes []change, final map[string]*KV, rev, at int64) {
 				db.corrupt = nil
 			}
 		}
+		if db.stale != nil {
+			if delete(db.stale, key); len(db.stale) == 0 {
+				db.stale = nil
+			}
+		}
 		if kv == nil {
 			db.idx.remove(key)
 		} else {

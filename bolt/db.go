@@ -55,7 +55,13 @@ type DB struct {
 	// corrupt holds the keys whose stored value Open could not read back;
 	// nil when there are none, which keeps reads free of the check. Only
 	// load and the committer (in publish) change it.
-	corrupt   map[string]*CorruptError
+	corrupt map[string]*CorruptError
+	// stale holds the keys whose stored value the transformer read as
+	// stale at Open; nil when there are none. Changed as corrupt is.
+	stale map[string]struct{}
+	// staleRevs is, during load only, the revision of each key's newest
+	// event when the transformer read that event's value as stale.
+	staleRevs map[string]int64
 	watchers  map[*watcher]struct{}
 	watchOff  bool          // set by Close: no new watchers
 	revCh     chan struct{} // closed and replaced after each commit

@@ -67,7 +67,9 @@ func (db *DB) load() error {
 			return err
 		}
 		compacted = max(compacted, cut)
-		if err := db.loadState(tx.Bucket(bucketState), newest, rev); err != nil {
+		err = db.loadState(tx.Bucket(bucketState), newest, rev)
+		db.staleRevs = nil
+		if err != nil {
 			return err
 		}
 		db.rev.Store(rev)
@@ -125,6 +127,7 @@ func readMeta(b *bbolt.Bucket, key []byte) (int64, error) {
 // re-list.
 func (db *DB) loadHistory(b *bbolt.Bucket, compacted, rev int64) (map[string]*KV, int64, error) {
 	newest := make(map[string]*KV)
+	db.staleRevs = make(map[string]int64)
 	cut := int64(0)
 	c := b.Cursor()
 	for k, v := c.Seek(u64key(compacted + 1)); k != nil; k, v = c.Next() {
@@ -176,15 +179,18 @@ func (db *DB) readEvent(ev *Event, newest map[string]*KV) bool {
 		}
 		return true
 	}
-	v, cerr := db.fromStorage(ev.KV.Key, ev.KV.ModRevision, ev.KV.Value)
+	v, stale, cerr := db.fromStorage(ev.KV.Key, ev.KV.ModRevision, ev.KV.Value)
 	if cerr != nil {
 		return false
 	}
 	ev.KV.Value = v
+	if stale {
+		db.staleRevs[ev.KV.Key] = ev.KV.ModRevision
+	}
 	if ev.Prev != nil {
 		if p := newest[ev.KV.Key]; p != nil && p.ModRevision == ev.Prev.ModRevision {
 			ev.Prev = p
-		} else if ev.Prev.Value, cerr = db.fromStorage(ev.KV.Key, ev.Prev.ModRevision, ev.Prev.Value); cerr != nil {
+		} else if ev.Prev.Value, _, cerr = db.fromStorage(ev.KV.Key, ev.Prev.ModRevision, ev.Prev.Value); cerr != nil {
 			return false
 		}
 	}
@@ -208,13 +214,16 @@ func (db *DB) loadState(b *bbolt.Bucket, newest map[string]*KV, rev int64) error
 				ErrCorrupt, kv.Key, kv.CreateRevision, kv.ModRevision, rev)
 		}
 		p := newest[kv.Key]
+		stale := false
 		switch {
 		case p != nil && p.ModRevision == kv.ModRevision && (!plain || bytes.Equal(p.Value, kv.Value)):
 			kv.Value = p.Value
+			stale = db.staleRevs[kv.Key] == kv.ModRevision
 		case plain:
 			kv.Value = bytes.Clone(kv.Value)
 		default:
-			val, cerr := db.fromStorage(kv.Key, kv.ModRevision, kv.Value)
+			val, st, cerr := db.fromStorage(kv.Key, kv.ModRevision, kv.Value)
+			stale = st
 			if cerr != nil {
 				if db.corrupt == nil {
 					db.corrupt = make(map[string]*CorruptError)
@@ -224,6 +233,12 @@ func (db *DB) loadState(b *bbolt.Bucket, newest map[string]*KV, rev int64) error
 				val = bytes.Clone(kv.Value)
 			}
 			kv.Value = val
+		}
+		if stale {
+			if db.stale == nil {
+				db.stale = make(map[string]struct{})
+			}
+			db.stale[kv.Key] = struct{}{}
 		}
 		db.idx.appendSorted(kv)
 		return nil

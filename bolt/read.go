@@ -81,8 +81,18 @@ func (db *DB) List(prefix string, opts ListOptions) (ListResult, error) {
 	db.mu.RLock()
 	defer db.mu.RUnlock()
 	if db.corrupt != nil {
-		if bad := db.corruptIn(from, end); len(bad) > 0 {
-			return ListResult{}, &CorruptListError{Keys: bad}
+		if opts.ReportCorrupt {
+			if bad := db.corruptIn(from, end); len(bad) > 0 {
+				return ListResult{}, &CorruptListError{Keys: bad}
+			}
+		} else {
+			keep, corrupt := opts.Filter, db.corrupt // read under mu, held for the whole list
+			opts.Filter = func(kv *KV) bool {
+				if _, bad := corrupt[kv.Key]; bad {
+					return false
+				}
+				return keep == nil || keep(kv)
+			}
 		}
 	}
 	cur, comp := db.rev.Load(), db.compacted.Load()

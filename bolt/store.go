@@ -55,6 +55,12 @@ type ListOptions struct {
 	// Filter, when set, keeps only the KVs for which it returns true. Filtered
 	// KVs do not count against Limit. It must not retain kv.Value.
 	Filter func(kv *KV) bool
+	// ReportCorrupt fails the list with a *CorruptListError when the range
+	// holds keys whose stored values could not be read (see CorruptError).
+	// Without it such keys are left out, so in-process readers (controllers,
+	// indexes over everything) keep working; API lists set it, so clients
+	// learn which objects are unreadable.
+	ReportCorrupt bool
 }
 
 // ListResult is one page of a list.
@@ -87,8 +93,9 @@ type Store interface {
 	Get(key string) (KV, error)
 	// List returns keys under prefix in key order at opts.Revision.
 	// A revision older than the retained history is ErrCompacted; one newer
-	// than the current revision is ErrFutureRevision. A range holding keys
-	// whose stored values could not be read is a *CorruptListError.
+	// than the current revision is ErrFutureRevision. Keys whose stored
+	// values could not be read are left out, or fail the list (see
+	// ListOptions.ReportCorrupt).
 	List(prefix string, opts ListOptions) (ListResult, error)
 	// Count returns the number of keys under prefix at the current revision.
 	Count(prefix string) int64

@@ -20,8 +20,11 @@ type Transformer interface {
 	// It must neither modify nor retain value.
 	ToStorage(key string, value []byte) ([]byte, error)
 	// FromStorage returns the value of stored, read under key. stored is
-	// valid only during the call: the result must not alias it.
-	FromStorage(key string, stored []byte) ([]byte, error)
+	// valid only during the call: the result must not alias it. stale
+	// reports that ToStorage would now write the value differently (it was
+	// written with a key that no longer comes first), so rewriting it is
+	// not a no-op.
+	FromStorage(key string, stored []byte) (value []byte, stale bool, err error)
 }
 
 // CorruptError is a value in the file that Open could not read back: its
@@ -78,24 +81,38 @@ func (db *DB) toStorage(key string, value []byte) ([]byte, error) {
 }
 
 // fromStorage reads a value of the file back into memory, as a copy owned
-// by the caller (rec is only valid inside the transaction).
-func (db *DB) fromStorage(key string, modRev int64, rec []byte) ([]byte, *CorruptError) {
-	var v []byte
+// by the caller (rec is only valid inside the transaction), and says
+// whether the transformer found it stale.
+func (db *DB) fromStorage(key string, modRev int64, rec []byte) ([]byte, bool, *CorruptError) {
+	var (
+		v     []byte
+		stale bool
+	)
 	if t := db.opts.Transformer; t == nil {
 		v = slices.Clone(rec)
 	} else {
-		out, err := t.FromStorage(key, rec)
+		out, st, err := t.FromStorage(key, rec)
 		if err != nil {
-			return nil, &CorruptError{Key: key, ModRevision: modRev, Untransformable: true, Err: err}
+			return nil, false, &CorruptError{Key: key, ModRevision: modRev, Untransformable: true, Err: err}
 		}
-		v = out
+		v, stale = out, st
 	}
 	if db.opts.Verify != nil {
 		if err := db.opts.Verify(key, v); err != nil {
-			return nil, &CorruptError{Key: key, ModRevision: modRev, Err: err}
+			return nil, false, &CorruptError{Key: key, ModRevision: modRev, Err: err}
 		}
 	}
-	return v, nil
+	return v, stale, nil
+}
+
+// Stale reports whether key's stored value was written with a transformer
+// key that no longer comes first (see Transformer): an update that leaves
+// the object unchanged should still be written, to re-encrypt it.
+func (db *DB) Stale(key string) bool {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	_, ok := db.stale[key]
+	return ok
 }
 
 // corruptIn returns the corrupt keys in [from, end), in key order. Caller

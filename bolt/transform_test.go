@@ -14,30 +14,41 @@ import (
 )
 
 // xorTransformer marks values with a prefix and flips their bits, so no
-// plain value is in the file; it refuses values without the prefix and,
-// when refuse is set, values of that key (a lost key).
-type xorTransformer struct{ refuse string }
+// plain value is in the file. It writes "x:" ("o:" when old is set) and
+// reads both, the other one as stale; it refuses values without either
+// and, when refuse is set, values of that key (a lost key).
+type xorTransformer struct {
+	refuse string
+	old    bool
+}
 
 var xorPrefix = []byte("x:")
 
+func (x xorTransformer) prefix() []byte {
+	if x.old {
+		return []byte("o:")
+	}
+	return xorPrefix
+}
+
 func (x xorTransformer) ToStorage(key string, v []byte) ([]byte, error) {
-	out := append(bytes.Clone(xorPrefix), v...)
-	for i := len(xorPrefix); i < len(out); i++ {
+	p := x.prefix()
+	out := append(bytes.Clone(p), v...)
+	for i := len(p); i < len(out); i++ {
 		out[i] ^= 0xff
 	}
 	return out, nil
 }
 
-func (x xorTransformer) FromStorage(key string, v []byte) ([]byte, error) {
-	rest, ok := bytes.CutPrefix(v, xorPrefix)
-	if !ok || key == x.refuse {
-		return nil, errors.New("no matching prefix found")
+func (x xorTransformer) FromStorage(key string, v []byte) ([]byte, bool, error) {
+	if key == x.refuse || len(v) < 2 || (v[0] != 'x' && v[0] != 'o') || v[1] != ':' {
+		return nil, false, errors.New("no matching prefix found")
 	}
-	out := bytes.Clone(rest)
+	out := bytes.Clone(v[2:])
 	for i := range out {
 		out[i] ^= 0xff
 	}
-	return out, nil
+	return out, v[0] != x.prefix()[0], nil
 }
 
 // fileHolds reports whether any bucket of the closed file at path holds
@@ -130,8 +141,11 @@ func TestCorruptValues(t *testing.T) {
 	if _, err := db.Get("/s/c"); !errors.As(err, &ce) || ce.Untransformable || ce.Err.Error() != "not an object" {
 		t.Errorf("Get of an unverified key: %v", err)
 	}
+	if l, err := db.List("/s/", ListOptions{}); err != nil || len(l.Items) != 1 || l.Items[0].Key != "/s/a" {
+		t.Errorf("List leaving corrupt keys out: %+v %v", l, err)
+	}
 	var le *CorruptListError
-	if _, err := db.List("/s/", ListOptions{}); !errors.As(err, &le) || len(le.Keys) != 2 || le.Keys[0].Key != "/s/b" || le.Keys[1].Key != "/s/c" {
+	if _, err := db.List("/s/", ListOptions{ReportCorrupt: true}); !errors.As(err, &le) || len(le.Keys) != 2 || le.Keys[0].Key != "/s/b" || le.Keys[1].Key != "/s/c" {
 		t.Errorf("List: %v", err)
 	}
 	if l, err := db.List("/t/", ListOptions{}); err != nil || len(l.Items) != 1 {
@@ -230,6 +244,9 @@ func damageValue(t *testing.T, path string, bucket, key []byte) {
 		v := bytes.Clone(bk.Get(key))
 		i := bytes.Index(v, xorPrefix)
 		if i < 0 {
+			i = bytes.Index(v, []byte("o:"))
+		}
+		if i < 0 {
 			return fmt.Errorf("no value in %q", key)
 		}
 		v[i] = '?'
@@ -281,5 +298,50 @@ func TestOverwriteStored(t *testing.T) {
 	}
 	if kv, err := next.Get("/s/a"); err != nil || string(kv.Value) != "v@1" {
 		t.Errorf("Get of the other key: %q %v", kv.Value, err)
+	}
+}
+
+func TestStaleValues(t *testing.T) {
+	ctx := context.Background()
+	db := openDamaged(t, Options{Transformer: xorTransformer{old: true}, Verify: func(string, []byte) error { return nil }})
+	for _, k := range []string{"/s/a", "/s/b", "/s/c"} {
+		if _, err := db.Create(ctx, k, []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if db.Stale("/s/a") {
+		t.Error("stale before a key change")
+	}
+	db.opts.Transformer = xorTransformer{}
+	db = reopen(t, db)
+	for _, k := range []string{"/s/a", "/s/b", "/s/c"} {
+		if !db.Stale(k) {
+			t.Errorf("%s not stale after the key change", k)
+		}
+	}
+	if _, err := db.Update(ctx, "/s/a", 0, []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if db.Stale("/s/a") || !db.Stale("/s/b") {
+		t.Error("a rewrite did not clear staleness, or cleared another key's")
+	}
+	db = reopen(t, db)
+	if db.Stale("/s/a") || !db.Stale("/s/b") {
+		t.Error("after reopen: /s/a stale or /s/b not")
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Without history the state record alone says it.
+	raw, _ := ReadStored(db.path, "/s/b")
+	if err := OverwriteStored(db.path, "/s/b", raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckFileWith(db.path, xorTransformer{}); err != nil {
+		t.Error(err)
+	}
+	db = reopen(t, db)
+	if !db.Stale("/s/b") || db.Stale("/s/a") {
+		t.Error("from state records: /s/b not stale or /s/a stale")
 	}
 }

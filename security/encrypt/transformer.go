@@ -130,13 +130,14 @@ func (t *Transformer) ToStorage(key string, value []byte) ([]byte, error) {
 }
 
 // FromStorage decrypts stored with the first provider whose prefix it
-// carries. The identity provider matches every value but steps aside for
-// an encrypted one, so a chain listing identity first still reads values
-// encrypted before it was put there.
-func (t *Transformer) FromStorage(key string, stored []byte) ([]byte, error) {
+// carries; stale says it is not the provider that writes. The identity
+// provider matches every value but steps aside for an encrypted one, so a
+// chain listing identity first still reads values encrypted before it was
+// put there.
+func (t *Transformer) FromStorage(key string, stored []byte) ([]byte, bool, error) {
 	res, c, err := t.chainOf(key)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	for i := range c.keys {
 		k := &c.keys[i]
@@ -144,20 +145,23 @@ func (t *Transformer) FromStorage(key string, stored []byte) ([]byte, error) {
 			if bytes.HasPrefix(stored, t.brandPrefix) {
 				if c == uncovered {
 					t.record("from_storage", res, k, ErrEncryptedData)
-					return nil, ErrEncryptedData
+					return nil, false, ErrEncryptedData
 				}
 				continue
 			}
 			t.record("from_storage", res, k, nil)
-			return slices.Clone(stored), nil
+			return slices.Clone(stored), i != 0, nil
 		}
 		if bytes.HasPrefix(stored, k.prefix) {
 			out, err := k.s.open(stored[len(k.prefix):], []byte(key))
 			t.record("from_storage", res, k, err)
-			return out, err
+			if err != nil {
+				return nil, false, err
+			}
+			return out, i != 0, nil
 		}
 	}
-	return nil, ErrNoMatch
+	return nil, false, ErrNoMatch
 }
 
 func (t *Transformer) record(op, resource string, k *keyed, err error) {

@@ -60,17 +60,17 @@ func TestRoundTrip(t *testing.T) {
 				if bytes.Equal(enc, again) {
 					t.Error("two encryptions are equal: the nonce is not random")
 				}
-				got, err := tr.FromStorage(key, enc)
-				if err != nil || !bytes.Equal(got, plain) {
+				got, stale, err := tr.FromStorage(key, enc)
+				if err != nil || stale || !bytes.Equal(got, plain) {
 					t.Fatalf("read back %q %v", got, err)
 				}
 				// Damage after the prefix fails, never panics.
 				bad := bytes.Clone(enc)
 				bad[len(bad)-1] ^= 1
-				if _, err := tr.FromStorage(key, bad); err == nil && tc.provider != "aescbc" {
+				if _, _, err := tr.FromStorage(key, bad); err == nil && tc.provider != "aescbc" {
 					t.Error("a damaged value was read")
 				}
-				if _, err := tr.FromStorage(key, enc[:len(tc.prefix)+3]); err == nil {
+				if _, _, err := tr.FromStorage(key, enc[:len(tc.prefix)+3]); err == nil {
 					t.Error("a truncated value was read")
 				}
 			}
@@ -90,12 +90,12 @@ func TestUpstreamLayout(t *testing.T) {
 	stored := append([]byte("k8s:enc:aesgcm:v1:key1:"), nonce...)
 	stored = aead.Seal(stored, nonce, []byte("hello"), []byte(storageKey))
 	tr := build(t, "kubernetes", one("aesgcm", k16), nil)
-	got, err := tr.FromStorage(storageKey, stored)
+	got, _, err := tr.FromStorage(storageKey, stored)
 	if err != nil || string(got) != "hello" {
 		t.Fatalf("got %q %v", got, err)
 	}
 	// The key is authenticated: the same bytes under another key fail.
-	if _, err := tr.FromStorage("/secrets/default/other", stored); err == nil {
+	if _, _, err := tr.FromStorage("/secrets/default/other", stored); err == nil {
 		t.Error("a value moved to another key was read")
 	}
 	// And aescbc: prefix, 16-byte IV, CBC of the PKCS#7-padded data.
@@ -104,7 +104,7 @@ func TestUpstreamLayout(t *testing.T) {
 	cipher.NewCBCEncrypter(block, iv).CryptBlocks(body, body)
 	stored = append(append([]byte("k8s:enc:aescbc:v1:key1:"), iv...), body...)
 	tr = build(t, "kubernetes", one("aescbc", k16), nil)
-	if got, err := tr.FromStorage(storageKey, stored); err != nil || string(got) != "hello" {
+	if got, _, err := tr.FromStorage(storageKey, stored); err != nil || string(got) != "hello" {
 		t.Fatalf("aescbc got %q %v", got, err)
 	}
 }
@@ -123,7 +123,7 @@ func TestRotationAndIdentity(t *testing.T) {
 	// A new key first, the old one second: old values read, new ones
 	// are written with the new key.
 	rotated := build(t, "plat", "resources:\n- resources: [secrets]\n  providers:\n  - secretbox: {keys: [{name: key2, secret: "+o32+"}]}\n  - aesgcm: {keys: [{name: key1, secret: "+k32+"}]}\n", nil)
-	if got, err := rotated.FromStorage(key, enc); err != nil || !bytes.Equal(got, plain) {
+	if got, stale, err := rotated.FromStorage(key, enc); err != nil || !stale || !bytes.Equal(got, plain) {
 		t.Fatalf("old value after rotation: %q %v", got, err)
 	}
 	enc2, _ := rotated.ToStorage(key, plain)
@@ -131,22 +131,22 @@ func TestRotationAndIdentity(t *testing.T) {
 		t.Fatalf("rotated write: %q", enc2)
 	}
 	// The old key dropped: its values are unreadable.
-	if _, err := build(t, "plat", one("secretbox", o32), nil).FromStorage(key, enc); !errors.Is(err, ErrNoMatch) {
+	if _, _, err := build(t, "plat", one("secretbox", o32), nil).FromStorage(key, enc); !errors.Is(err, ErrNoMatch) {
 		t.Errorf("dropped key: %v", err)
 	}
 	// Identity first decrypts (stepping aside) and writes plain.
 	ident := build(t, "plat", "resources:\n- resources: [secrets]\n  providers:\n  - identity: {}\n  - aesgcm: {keys: [{name: key1, secret: "+k32+"}]}\n", nil)
-	if got, err := ident.FromStorage(key, enc); err != nil || !bytes.Equal(got, plain) {
+	if got, stale, err := ident.FromStorage(key, enc); err != nil || !stale || !bytes.Equal(got, plain) {
 		t.Fatalf("identity first, encrypted value: %q %v", got, err)
 	}
 	if out, _ := ident.ToStorage(key, plain); !bytes.Equal(out, plain) {
 		t.Errorf("identity wrote %q", out)
 	}
-	if got, err := ident.FromStorage(key, plain); err != nil || !bytes.Equal(got, plain) {
+	if got, stale, err := ident.FromStorage(key, plain); err != nil || stale || !bytes.Equal(got, plain) {
 		t.Errorf("identity read %q %v", got, err)
 	}
 	// A plain value of an encrypted resource without identity: no match.
-	if _, err := old.FromStorage(key, plain); !errors.Is(err, ErrNoMatch) || err.Error() != "no matching prefix found" {
+	if _, _, err := old.FromStorage(key, plain); !errors.Is(err, ErrNoMatch) || err.Error() != "no matching prefix found" {
 		t.Errorf("plain value without identity: %v", err)
 	}
 	// Resources outside the file stay plain, and an encrypted value there
@@ -154,7 +154,7 @@ func TestRotationAndIdentity(t *testing.T) {
 	if out, _ := old.ToStorage("/configmaps/ns/c", plain); !bytes.Equal(out, plain) {
 		t.Errorf("uncovered write %q", out)
 	}
-	if _, err := old.FromStorage("/configmaps/ns/c", enc); !errors.Is(err, ErrEncryptedData) {
+	if _, _, err := old.FromStorage("/configmaps/ns/c", enc); !errors.Is(err, ErrEncryptedData) {
 		t.Errorf("encrypted value of an uncovered resource: %v", err)
 	}
 }
@@ -170,8 +170,8 @@ func TestObserver(t *testing.T) {
 		got = append(got, op+" "+resource+" "+prefix+" "+map[bool]string{true: "ok", false: "fail"}[err == nil])
 	})
 	enc, _ := tr.ToStorage("/secrets/n/a", []byte("x"))
-	_, _ = tr.FromStorage("/secrets/n/a", enc)
-	_, _ = tr.FromStorage("/secrets/n/b", enc)
+	_, _, _ = tr.FromStorage("/secrets/n/a", enc)
+	_, _, _ = tr.FromStorage("/secrets/n/b", enc)
 	_, _ = tr.ToStorage("/pods/n/p", []byte("x"))
 	want := "to_storage secrets k8s:enc:aesgcm:v1: ok|from_storage secrets k8s:enc:aesgcm:v1: ok|from_storage secrets k8s:enc:aesgcm:v1: fail|to_storage pods  ok"
 	if s := strings.Join(got, "|"); s != want {
@@ -185,7 +185,7 @@ func FuzzFromStorage(f *testing.F) {
 		f.Add([]byte(p + "0123456789abcdef0123456789abcdef"))
 	}
 	f.Fuzz(func(t *testing.T, stored []byte) {
-		out, err := tr.FromStorage("/secrets/n/a", stored)
+		out, _, err := tr.FromStorage("/secrets/n/a", stored)
 		if err == nil && bytes.HasPrefix(stored, []byte("k8s:enc:aesgcm")) {
 			t.Fatalf("forged aesgcm value read as %q", out)
 		}

@@ -82,6 +82,19 @@ func VerifyStored(_ string, value []byte) error {
 	return nil
 }
 
+// staleChecker is what an engine that knows stale stored values offers
+// (bolt.DB.Stale).
+type staleChecker interface{ Stale(key string) bool }
+
+// staleStored reports whether the stored value of key was written with an
+// encryption key that no longer comes first: an update that changes
+// nothing is still written then, so that rewriting every object (kubectl
+// replace) re-encrypts it, as upstream does.
+func (h *Handler) staleStored(key string) bool {
+	sc, ok := h.store.(staleChecker)
+	return ok && sc.Stale(key)
+}
+
 // verbUnsafeDelete is the verb an unsafe delete needs beyond delete.
 const verbUnsafeDelete = "unsafe-delete-ignore-read-errors"
 

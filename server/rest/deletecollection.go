@@ -42,7 +42,7 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 		h.writeError(w, r, err)
 		return
 	}
-	opts := bolt.ListOptions{}
+	opts := bolt.ListOptions{ReportCorrupt: true}
 	if !pred.empty() {
 		opts.Filter = func(kv *bolt.KV) bool { return pred.matchesStored(kv.Value) }
 	}

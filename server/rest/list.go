@@ -283,7 +283,7 @@ func (rd *renderer) metadataListProto(lm listMeta, items []bolt.KV) ([]byte, err
 // readPage reads one page of the addressed collection.
 func (h *Handler) readPage(s *scope, pred *predicate, plan listPlan) (bolt.ListResult, error) {
 	prefix := s.prefix()
-	opts := bolt.ListOptions{Revision: plan.revision, StartKey: plan.start, Limit: int(plan.limit)}
+	opts := bolt.ListOptions{Revision: plan.revision, StartKey: plan.start, Limit: int(plan.limit), ReportCorrupt: true}
 	if !pred.empty() {
 		opts.Filter = func(kv *bolt.KV) bool { return pred.matchesStored(kv.Value) }
 	}

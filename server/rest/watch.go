@@ -174,7 +174,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 	var initial []bolt.KV
 	startRev := rv
 	if sendInitial {
-		opts := bolt.ListOptions{}
+		opts := bolt.ListOptions{ReportCorrupt: true}
 		if !pred.empty() {
 			opts.Filter = func(kv *bolt.KV) bool { return pred.matchesStored(kv.Value) }
 		}
