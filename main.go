@@ -133,9 +133,13 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.BoolFlag{Name: "unsafe-no-fsync", Usage: "skip fsync on commit: a crash may lose acknowledged writes; only for throwaway data such as CI"},
 	}
 	serveFlags = append(serveFlags, serviceAccountFlags()...)
+	serveFlags = withEnv(append(serveFlags, configFlag()))
 	serveAction := func(c *cli.Context) error {
 		if c.NArg() > 0 {
 			return fmt.Errorf("%w: unexpected argument %q", errUsage, c.Args().First())
+		}
+		if err := applyConfigFile(c, serveFlags); err != nil {
+			return err
 		}
 		o, err := optionsFrom(c)
 		if err != nil {
@@ -151,7 +155,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		Flags:           serveFlags,
 		Action:          serveAction,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return fmt.Errorf("%w: %v", errUsage, err)
+			return usageError(serveFlags, err)
 		},
 		Commands: []*cli.Command{
 			{
@@ -160,7 +164,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 				Flags:  serveFlags,
 				Action: serveAction,
 				OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-					return fmt.Errorf("%w: %v", errUsage, err)
+					return usageError(serveFlags, err)
 				},
 			},
 			kubeconfigCommand(),

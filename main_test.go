@@ -57,14 +57,6 @@ func TestFlags(t *testing.T) {
 		!o.FeatureGates.Enabled(config.WatchList) || !slices.Contains(o.Warnings, "Setting deprecated feature gate KMSv1=false. It will be removed in a future release.") {
 		t.Errorf("feature-gates: %q %v %q", o.FeatureGates.String(), err, o.Warnings)
 	}
-	o, err = parse(t, "serve", "--data-dir", dir)
-	if err != nil || o.StorageDefragThreshold != config.DefaultStorageDefragThreshold {
-		t.Errorf("default --storage-defrag-threshold: %g %v", o.StorageDefragThreshold, err)
-	}
-	o, err = parse(t, "serve", "--data-dir", dir, "--storage-defrag-threshold", "0")
-	if err != nil || o.StorageDefragThreshold != 0 {
-		t.Errorf("--storage-defrag-threshold 0: %g %v", o.StorageDefragThreshold, err)
-	}
 	o, err = parse(t, "serve", "--data-dir", dir, "--controllers", "*,-"+config.ControllerGarbageCollector)
 	if err != nil || o.ControllerEnabled(config.ControllerGarbageCollector) || !o.ControllerEnabled(config.ControllerNamespace) {
 		t.Errorf("controllers: %q %v", o.Controllers, err)
@@ -122,8 +114,6 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--feature-gates", "WatchList=maybe"}, `--feature-gates: invalid value of WatchList=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax`},
 		{[]string{"serve", "--feature-gates", "StructuredAuthorizationConfiguration=false"}, "--feature-gates: cannot set feature gate StructuredAuthorizationConfiguration to false, feature is locked to true"},
 		{[]string{"serve", "--controllers", "*,-nope"}, `--controllers: unknown controller "-nope"`},
-		{[]string{"serve", "--storage-defrag-threshold", "0.9"}, "--storage-defrag-threshold 0.9 must be 0 (off) or above 1"},
-		{[]string{"serve", "--storage-defrag-threshold", "two"}, `invalid value "two" for flag -storage-defrag-threshold`},
 		{[]string{"serve", "--service-cluster-ip-range", "10.0.0.0/8"}, `--service-cluster-ip-range: 10.0.0.0/8 is too large; for 32-bit addresses, the mask must be >= 12`},
 		{[]string{"serve", "--service-cluster-ip-range", "bogus"}, `--service-cluster-ip-range: "bogus" is not a CIDR such as 10.0.0.0/24`},
 		{[]string{"serve", "--service-node-port-range", "32767-30000"}, `--service-node-port-range: "32767-30000": the last port is below the first`},
@@ -363,6 +353,124 @@ func TestBrandRefusedExitCode(t *testing.T) {
 	if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), "holds the objects of --brand kubernetes, and this start asks for --brand plat") ||
 		!strings.Contains(err.Error(), "Start with --brand kubernetes") {
 		t.Errorf("exit %d: %v", exitCode(err), err)
+	}
+}
+
+func TestEnvAndConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	file := write("platd.yaml", `# platd serve flags
+secure-port: 7000
+brand: kubernetes
+tls-san: [a.example, b.example]
+history-retention: 2m
+unsafe-no-fsync: true
+anonymous-auth: false
+authorization-mode: RBAC
+controllers: "*,-`+config.ControllerGarbageCollector+`"
+log-level: debug
+`)
+	o, err := parse(t, "--data-dir", dir, "--config", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.SecurePort != 7000 || o.Brand.Name != "kubernetes" || strings.Join(o.TLSSANs, ",") != "a.example,b.example" || o.HistoryRetention != 2*time.Minute ||
+		!o.UnsafeNoFsync || o.AnonymousAuth || !o.AnonymousAuthSet || strings.Join(o.AuthorizationModes, ",") != "RBAC" ||
+		o.ControllerEnabled(config.ControllerGarbageCollector) || o.LogLevel != slog.LevelDebug {
+		t.Errorf("from the file: %+v", o)
+	}
+	// Precedence: flag > environment > file > default.
+	t.Setenv("PLATD_SECURE_PORT", "7100")
+	t.Setenv("PLATD_TLS_SAN", "c.example")
+	o, err = parse(t, "serve", "--data-dir", dir, "--config", file)
+	if err != nil || o.SecurePort != 7100 || strings.Join(o.TLSSANs, ",") != "c.example" || o.Brand.Name != "kubernetes" {
+		t.Errorf("environment over file: %v %d %q", err, o.SecurePort, o.TLSSANs)
+	}
+	o, err = parse(t, "serve", "--data-dir", dir, "--config", file, "--secure-port", "7200", "--tls-san", "d.example")
+	if err != nil || o.SecurePort != 7200 || strings.Join(o.TLSSANs, ",") != "d.example" {
+		t.Errorf("flag over environment: %v %d %q", err, o.SecurePort, o.TLSSANs)
+	}
+	// The file itself may come from the environment; every flag has a variable.
+	t.Setenv("PLATD_CONFIG", file)
+	t.Setenv("PLATD_HISTORY_RETENTION", "3m")
+	t.Setenv("PLATD_DATA_DIR", dir)
+	o, err = parse(t)
+	if err != nil || o.SecurePort != 7100 || o.HistoryRetention != 3*time.Minute || o.DataDir != dir || o.Brand.Name != "kubernetes" {
+		t.Errorf("PLATD_CONFIG: %v %+v", err, o)
+	}
+	os.Unsetenv("PLATD_CONFIG")
+	o, err = parse(t, "--config", write("empty.yaml", "# nothing\n"))
+	if err != nil || o.SecurePort != 7100 || o.Brand.Name != "plat" {
+		t.Errorf("empty file: %v %+v", err, o)
+	}
+
+	for _, c := range []struct{ content, want string }{
+		{"secure-port: 7000\nsecure_port: 1\nbogus: 2\n", "unknown keys bogus, secure_port: the keys are the names of platd serve's flags without the dashes (platd serve --help lists them)"},
+		{"config: other.yaml\n", "unknown keys config"},
+		{"brand: [plat, kubernetes]\n", "brand: want one value, not a list"},
+		{"request-timeout: 5\n", `request-timeout: invalid value "5": want a duration such as 90s, 5m or 1h30m (units ns, us, ms, s, m, h)`},
+		{"max-requests-inflight: lots\n", `max-requests-inflight: invalid value "lots": want an integer, such as 400`},
+		{"unsafe-no-fsync: {a: 1}\n", "unsafe-no-fsync: want true or false"},
+		{"- secure-port\n", `want a mapping of flag names to values, such as "secure-port: 7443"`},
+		{"secure-port: [\n", "yaml: line 1: did not find expected node content"},
+	} {
+		f := write("bad.yaml", c.content)
+		_, err := parse(t, "serve", "--data-dir", filepath.Join(dir, "never"), "--config", f)
+		if err == nil || !strings.Contains(err.Error(), "invalid configuration: --config "+f+": "+c.want) || exitCode(err) != 2 {
+			t.Errorf("%q: %v, want %q", c.content, err, c.want)
+		}
+	}
+	if _, err := parse(t, "--config", filepath.Join(dir, "missing.yaml")); exitCode(err) != 2 || !strings.Contains(err.Error(), "--config: open ") {
+		t.Errorf("missing file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "never")); !os.IsNotExist(err) {
+		t.Error("a bad --config file created the data directory")
+	}
+}
+
+// Every serve flag has a PLATD_ variable, and a bad value in it says
+// which variable and what it takes.
+func TestFlagValueErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		env  [2]string
+		want string
+	}{
+		{args: []string{"--secure-port", "abc"}, want: `--secure-port "abc": want an integer, such as 6443`},
+		{args: []string{"--max-mutating-requests-inflight", "1.5"}, want: `--max-mutating-requests-inflight "1.5": want an integer, such as 200`},
+		{args: []string{"--request-timeout", "30"}, want: `--request-timeout "30": want a duration such as 90s, 5m or 1h30m (units ns, us, ms, s, m, h)`},
+		{args: []string{"--anonymous-auth=maybe"}, want: `--anonymous-auth "maybe": want true or false`},
+		{args: []string{"--secure-port"}, want: `--secure-port needs a value: an integer, such as 6443`},
+		{args: []string{"--no-such-flag"}, want: `flag provided but not defined: --no-such-flag (platd --help lists the flags)`},
+		{env: [2]string{"PLATD_HISTORY_RETENTION", "ten"}, want: `PLATD_HISTORY_RETENTION="ten" (--history-retention): want a duration such as 90s, 5m or 1h30m (units ns, us, ms, s, m, h)`},
+		{env: [2]string{"PLATD_UNSAFE_NO_FSYNC", "yes please"}, want: `PLATD_UNSAFE_NO_FSYNC="yes please" (--unsafe-no-fsync): want true or false`},
+		{args: []string{"--bind-address", "localhost"}, want: `--bind-address "localhost" is not an IP address, such as 127.0.0.1 or 0.0.0.0`},
+		{args: []string{"--history-retention", "0s"}, want: `--history-retention 0s must be positive, such as 5m`},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(append(c.args, c.env[0]), " "), func(t *testing.T) {
+			if c.env[0] != "" {
+				t.Setenv(c.env[0], c.env[1])
+			}
+			for _, cmd := range [][]string{{"serve"}, nil} {
+				_, err := parse(t, append(append(cmd, "--data-dir", t.TempDir()), c.args...)...)
+				if err == nil || !strings.HasSuffix(err.Error(), c.want) || exitCode(err) != 2 {
+					t.Errorf("%v: exit %d, %v\nwant %q", cmd, exitCode(err), err, c.want)
+				}
+			}
+		})
+	}
+	for _, f := range newApp(nil).Flags {
+		name := f.Names()[0]
+		if got := f.(interface{ GetEnvVars() []string }).GetEnvVars(); len(got) != 1 || got[0] != envName(name) {
+			t.Errorf("--%s: environment variables %q", name, got)
+		}
 	}
 }
 

@@ -196,7 +196,7 @@ func (o *Options) Validate() error {
 		errs = append(errs, fmt.Sprintf("--secure-port %d must be between 1 and 65535, inclusive (0 picks a free port)", o.SecurePort))
 	}
 	if net.ParseIP(o.BindAddress) == nil {
-		errs = append(errs, fmt.Sprintf("--bind-address %q is not an IP address", o.BindAddress))
+		errs = append(errs, fmt.Sprintf("--bind-address %q is not an IP address, such as 127.0.0.1 or 0.0.0.0", o.BindAddress))
 	}
 	if o.AdvertiseAddress != "" {
 		if ip := net.ParseIP(o.AdvertiseAddress); ip == nil || ip.IsUnspecified() || ip.IsLoopback() {
@@ -246,7 +246,7 @@ func (o *Options) Validate() error {
 		}
 	}
 	if o.HistoryRetention <= 0 {
-		errs = append(errs, fmt.Sprintf("--history-retention %s must be positive", o.HistoryRetention))
+		errs = append(errs, fmt.Sprintf("--history-retention %s must be positive, such as 5m", o.HistoryRetention))
 	}
 	if t := o.StorageDefragThreshold; t != 0 && !(t > 1) {
 		errs = append(errs, fmt.Sprintf("--storage-defrag-threshold %g must be 0 (off) or above 1: a file is never smaller than its live data", t))
