@@ -60,6 +60,10 @@ type Brand struct {
 	// to the data file ("k8s:enc:aesgcm:v1:key1:..."), so a file stays
 	// readable by the brand that wrote it.
 	StorageValuePrefix string
+	// KubectlHint is the Warning sent to kubectl when this brand is not
+	// the one kubectl hard-codes (kubectl's own errors name only media
+	// types); empty where kubectl works unchanged.
+	KubectlHint string
 }
 
 // Brands lists the brands --brand accepts.
@@ -85,6 +89,9 @@ var Brands = map[string]Brand{
 		LegacyTokenIssuer:            "plat/serviceaccount",
 		LegacyTokenTrackingConfigMap: "platd-legacy-service-account-token-tracking",
 		StorageValuePrefix:           "plat:enc:",
+		KubectlHint: "this platd serves the plat.io spelling of the API (--brand plat), which kubectl does not speak: " +
+			"its writes are refused as an unknown format and its tables and discovery fall back; " +
+			"to use kubectl, start platd with --brand kubernetes and a new --data-dir",
 	},
 	"kubernetes": {
 		Name:               "kubernetes",

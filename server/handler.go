@@ -34,6 +34,9 @@ func (s *Server) handler(authn security.Authenticator, authz security.Authorizer
 	h = filters.DefaultHeaders(h)                                                                                                       // Cache-Control default
 	h = filters.Recover(h, s.log, s.rest.WriteError)                                                                                    // a panic is a 500, not a crash
 	h = filters.AuditID(h)                                                                                                              // Audit-Id on every response
+	if hint := s.opts.Brand.KubectlHint; hint != "" {
+		h = filters.KubectlHint(h, hint) // kubectl is told to use the brand it speaks
+	}
 	if s.log.Enabled(context.Background(), slog.LevelDebug) {
 		h = filters.LogRequests(h, s.log) // a debug line per request
 	}

@@ -123,7 +123,7 @@ func Run(ctx context.Context, o config.Options) error {
 		return err
 	}
 	hint := ""
-	if o.Brand.Name != "kubernetes" {
+	if o.Brand.KubectlHint != "" {
 		hint = " (unmodified kubectl writes with upstream spellings: start platd with --brand kubernetes for it)"
 	}
 	fmt.Printf("platd: serving %s; use it with: export KUBECONFIG=%s; kubectl get namespaces%s\n", s.url, s.kubeconfig, hint)
