@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"platd/config"
 )
 
 // In the plat brand kubectl is told, on discovery and on errors, to start
@@ -33,7 +35,7 @@ func TestKubectlHint(t *testing.T) {
 	}
 	// A write kubectl encodes in its brand's protobuf is refused: the
 	// refusal carries the hint.
-	r := e.do("POST", "/api/v1/namespaces/default/configmaps", "x", "User-Agent", kubectl, "Content-Type", "application/vnd.kubernetes.protobuf").mustCode(t, 415)
+	r := e.do("POST", "/api/v1/namespaces/default/configmaps", "x", "User-Agent", kubectl, "Content-Type", config.Brands["kubernetes"].ProtobufMediaType).mustCode(t, 415)
 	if got := r.header.Get("Warning"); got != want {
 		t.Errorf("415: Warning %q", got)
 	}
