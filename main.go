@@ -169,6 +169,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 			},
 			kubeconfigCommand(),
 			defragCommand(),
+			completionCommand(),
 			{
 				Name:  "version",
 				Usage: "print the version",

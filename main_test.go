@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -499,5 +500,78 @@ func TestLifecycleFlags(t *testing.T) {
 	}
 	if _, err := parse(t, "serve", "--data-dir", dir, "--livez-grace-period", "-1s"); !errors.Is(err, config.ErrInvalid) {
 		t.Errorf("negative --livez-grace-period: %v, want ErrInvalid", err)
+	}
+}
+
+// complete runs the bash completion script for the words typed so far
+// (the last one is being completed).
+func complete(t *testing.T, script string, words ...string) []string {
+	t.Helper()
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = "'" + w + "'"
+	}
+	prog := script + "\nCOMP_WORDS=(" + strings.Join(quoted, " ") + "); COMP_CWORD=" + strconv.Itoa(len(words)-1) + "; _platd; printf '%s\\n' \"${COMPREPLY[@]}\"\n"
+	cmd := exec.Command("bash", "--norc", "--noprofile", "-c", prog)
+	cmd.Dir = t.TempDir()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("bash: %v\n%s", err, out)
+	}
+	return strings.Fields(string(out))
+}
+
+func TestCompletion(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	script := func(shell string) string {
+		var out bytes.Buffer
+		app := newApp(nil)
+		app.Writer = &out
+		if err := app.RunContext(context.Background(), []string{"platd", "completion", shell}); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	bash := script("bash")
+	for _, c := range []struct {
+		words []string
+		want  []string
+	}{
+		{[]string{"platd", "ser"}, []string{"serve"}},
+		{[]string{"platd", "serve", "--secure-p"}, []string{"--secure-port"}},
+		{[]string{"platd", "--log-l"}, []string{"--log-level"}},
+		{[]string{"platd", "kubeconfig", "--us"}, []string{"--user"}},
+		{[]string{"platd", "completion", "f"}, []string{"fish"}},
+		{[]string{"platd", "serve", "--unsafe-no-fsync", "--brand"}, []string{"--brand"}},
+	} {
+		if got := complete(t, bash, c.words...); !slices.Equal(got, c.want) {
+			t.Errorf("%q: %q, want %q", c.words, got, c.want)
+		}
+	}
+	// After a flag that names a file, files are offered.
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "tokens.csv"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := complete(t, bash, "platd", "serve", "--token-auth-file", filepath.Join(dir, "tok")); !slices.Equal(got, []string{filepath.Join(dir, "tokens.csv")}) {
+		t.Errorf("file after --token-auth-file: %q", got)
+	}
+	if zsh := script("zsh"); !strings.Contains(zsh, "bashcompinit") || !strings.Contains(zsh, "complete -o default -F _platd platd") {
+		t.Errorf("zsh script:\n%s", zsh)
+	}
+	fish := script("fish")
+	for _, want := range []string{
+		"complete -c platd -n '__fish_use_subcommand' -a serve -d 'serve the API'\n",
+		"complete -c platd -n '__fish_seen_subcommand_from serve' -l secure-port -r -F -d 'HTTPS port'\n",
+		"complete -c platd -n '__fish_seen_subcommand_from serve' -l unsafe-no-fsync -d 'skip fsync on commit'\n",
+	} {
+		if !strings.Contains(fish, want) {
+			t.Errorf("fish script lacks %q", want)
+		}
+	}
+	if _, err := parse(t, "completion", "tcsh"); exitCode(err) != 2 || !strings.Contains(err.Error(), `unknown shell "tcsh": want bash, zsh or fish`) {
+		t.Errorf("unknown shell: %v", err)
 	}
 }
