@@ -310,6 +310,7 @@ func TestNothingWrittenOnFailedStart(t *testing.T) {
 	badTokens := write("tokens.csv", "only-a-token\n")
 	notPEM := write("ca.pem", "not a certificate\n")
 	badKC := write("hook.kubeconfig", "clusters: [\n")
+	badPolicy := write("audit.yaml", "rules: [\n")
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -328,6 +329,7 @@ func TestNothingWrittenOnFailedStart(t *testing.T) {
 		{[]string{"--tls-cert-file", notPEM, "--tls-private-key-file", notPEM}, 2, "--tls-cert-file, --tls-private-key-file: tls: failed to find any PEM data in certificate input"},
 		{[]string{"--authentication-token-webhook-config-file", badKC}, 2, "--authentication-token-webhook-config-file:"},
 		{[]string{"--authorization-mode", "Webhook,RBAC", "--authorization-webhook-config-file", badKC}, 2, "--authorization-webhook-config-file:"},
+		{[]string{"--audit-policy-file", badPolicy, "--audit-log-path", filepath.Join(tmp, "audit.log")}, 2, "--audit-policy-file: invalid audit policy:"},
 		{[]string{"--secure-port", busyPort}, 1, "listening on 127.0.0.1:" + busyPort + ": listen tcp 127.0.0.1:" + busyPort + ": bind: address already in use"},
 	}
 	for _, c := range cases {

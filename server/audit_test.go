@@ -229,7 +229,7 @@ func TestAuditPolicyFileRefused(t *testing.T) {
 	o := testOptions(t, t.TempDir(), opt)
 	_, err := server.New(context.Background(), o, quietLog())
 	want := `rules[0].level: Unsupported value: "Everything": supported values: "None", "Metadata", "Request", "RequestResponse": from file ` + o.Audit.PolicyFile
-	if err == nil || !strings.HasSuffix(err.Error(), want) || !strings.HasPrefix(err.Error(), "--audit-policy-file: ") {
+	if err == nil || !strings.HasSuffix(err.Error(), want) || !strings.HasPrefix(err.Error(), "invalid configuration: --audit-policy-file: ") {
 		t.Errorf("start: %v", err)
 	}
 }

@@ -155,7 +155,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if o.Audit.Enabled() {
 		var warnings []string
 		if auditPolicy, warnings, err = config.LoadAuditPolicy(o.Audit.PolicyFile, o.Brand); err != nil {
-			return nil, fmt.Errorf("--audit-policy-file: %w", err)
+			return nil, fmt.Errorf("%w: --audit-policy-file: %w", config.ErrInvalid, err)
 		}
 		for _, w := range warnings {
 			log.Warn(w, "file", o.Audit.PolicyFile)
