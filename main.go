@@ -114,6 +114,8 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.IntFlag{Name: "max-mutating-requests-inflight", Value: config.DefaultMaxMutatingRequestsInFlight, Usage: "most mutating requests served at once, beyond which they get 429; 0 means no limit"},
 		&cli.DurationFlag{Name: "request-timeout", Value: config.DefaultRequestTimeout, Usage: "longest a request other than a watch or stream may take before it gets 504; ?timeout= may shorten it; 0 means no limit"},
 		&cli.DurationFlag{Name: "shutdown-delay-duration", Usage: "how long requests are still served after SIGTERM while /readyz already fails, so load balancers stop sending first"},
+		&cli.BoolFlag{Name: "shutdown-send-retry-after", Usage: "after the shutdown delay, keep listening until in-flight requests finish and answer new ones 429 with Retry-After and Connection: close, so clients retry elsewhere"},
+		&cli.DurationFlag{Name: "shutdown-watch-termination-grace-period", Usage: "how long open watches get to end, spread over this period, once the server stops taking requests; 0 ends them at once"},
 		&cli.DurationFlag{Name: "livez-grace-period", Usage: "how long after start /livez reports unfinished start-up hooks as passing, so a slow start is not mistaken for a dead server"},
 		&cli.BoolFlag{Name: "compress-loopback-responses", Value: true, Usage: "gzip large get and list responses for clients on the loopback interface too, as for any client that accepts gzip; false saves the CPU both ends share"},
 		&cli.DurationFlag{Name: "history-retention", Value: config.DefaultHistoryRetention, Usage: "how long watch history stays replayable"},
@@ -262,6 +264,8 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 			MaxAge: c.Int("audit-log-maxage"), MaxBackup: c.Int("audit-log-maxbackup"), MaxSize: c.Int("audit-log-maxsize"), Format: c.String("audit-log-format")},
 	}
 	o.EnableBootstrapTokenAuth = c.Bool("enable-bootstrap-token-auth")
+	o.ShutdownSendRetryAfter = c.Bool("shutdown-send-retry-after")
+	o.ShutdownWatchTerminationGracePeriod = c.Duration("shutdown-watch-termination-grace-period")
 	o.LivezGracePeriod = c.Duration("livez-grace-period")
 	o.NoLoopbackCompression = !c.Bool("compress-loopback-responses")
 	for _, f := range []string{"authorization-webhook-config-file", "authorization-webhook-version",

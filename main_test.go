@@ -489,15 +489,18 @@ func TestCompressionFlag(t *testing.T) {
 }
 
 // The lifecycle flags reach the options; their defaults are upstream's
-// (no grace).
+// (no grace, no Retry-After mode).
 func TestLifecycleFlags(t *testing.T) {
 	dir := t.TempDir()
 	o, err := parse(t, "serve", "--data-dir", dir)
-	if err != nil || o.LivezGracePeriod != 0 {
-		t.Errorf("defaults: livez grace %s, %v", o.LivezGracePeriod, err)
+	if err != nil || o.ShutdownSendRetryAfter || o.ShutdownWatchTerminationGracePeriod != 0 || o.LivezGracePeriod != 0 {
+		t.Errorf("defaults: send-retry-after %v, watch grace %s, livez grace %s, %v",
+			o.ShutdownSendRetryAfter, o.ShutdownWatchTerminationGracePeriod, o.LivezGracePeriod, err)
 	}
-	o, err = parse(t, "serve", "--data-dir", dir, "--livez-grace-period", "1m", "--shutdown-delay-duration", "3s")
-	if err != nil || o.LivezGracePeriod != time.Minute || o.ShutdownDelayDuration != 3*time.Second {
+	o, err = parse(t, "serve", "--data-dir", dir, "--shutdown-send-retry-after", "--shutdown-watch-termination-grace-period", "7s",
+		"--livez-grace-period", "1m", "--shutdown-delay-duration", "3s")
+	if err != nil || !o.ShutdownSendRetryAfter || o.ShutdownWatchTerminationGracePeriod != 7*time.Second || o.LivezGracePeriod != time.Minute ||
+		o.ShutdownDelayDuration != 3*time.Second {
 		t.Errorf("set: %+v %v", o, err)
 	}
 	if _, err := parse(t, "serve", "--data-dir", dir, "--livez-grace-period", "-1s"); !errors.Is(err, config.ErrInvalid) {

@@ -34,6 +34,7 @@ func (o *Options) validateLifecycle() []string {
 		value time.Duration
 	}{
 		{"--shutdown-delay-duration", o.ShutdownDelayDuration},
+		{"--shutdown-watch-termination-grace-period", o.ShutdownWatchTerminationGracePeriod},
 		{"--livez-grace-period", o.LivezGracePeriod},
 	} {
 		if d.value < 0 {

@@ -23,9 +23,11 @@ func TestValidateLifecycle(t *testing.T) {
 		{"negative writes", func(o *Options) { o.MaxMutatingRequestsInFlight = -2 }, "--max-mutating-requests-inflight -2 must not be negative (0 means no limit)"},
 		{"negative timeout", func(o *Options) { o.RequestTimeout = -time.Second }, "--request-timeout -1s must not be negative (0 means no limit)"},
 		{"negative delay", func(o *Options) { o.ShutdownDelayDuration = -time.Second }, "--shutdown-delay-duration -1s must not be negative"},
+		{"negative watch grace", func(o *Options) { o.ShutdownWatchTerminationGracePeriod = -time.Second }, "--shutdown-watch-termination-grace-period -1s must not be negative"},
 		{"negative livez grace", func(o *Options) { o.LivezGracePeriod = -2 * time.Second }, "--livez-grace-period -2s must not be negative"},
 		{"lifecycle set", func(o *Options) {
-			o.ShutdownDelayDuration, o.LivezGracePeriod = time.Second, time.Second
+			o.ShutdownDelayDuration, o.ShutdownWatchTerminationGracePeriod, o.LivezGracePeriod = time.Second, time.Second, time.Second
+			o.ShutdownSendRetryAfter = true
 		}, ""},
 	} {
 		o := validOptions()

@@ -149,6 +149,14 @@ type Options struct {
 	// ShutdownDelayDuration is how long requests are still served after
 	// SIGTERM while readyz already fails.
 	ShutdownDelayDuration time.Duration
+	// ShutdownSendRetryAfter keeps the listener open after the delay until
+	// in-flight requests have drained, answering new ones 429 with
+	// Retry-After, as upstream's --shutdown-send-retry-after.
+	ShutdownSendRetryAfter bool
+	// ShutdownWatchTerminationGracePeriod is how long open watches get to
+	// end, paced, once the server stops taking requests; 0 ends them at
+	// once without waiting.
+	ShutdownWatchTerminationGracePeriod time.Duration
 	// LivezGracePeriod is how long after start /livez reports the
 	// start-up hooks as passing whether they finished or not.
 	LivezGracePeriod time.Duration

@@ -31,13 +31,18 @@ import (
 	"platd/server/schema"
 )
 
-// shutdownGrace is how long in-flight requests get to finish on SIGTERM
-// before their connections are cut.
-const shutdownGrace = 30 * time.Second
-
 // readHeaderTimeout bounds how long a client may take to send request
-// headers, so idle half-open connections cannot pile up.
-const readHeaderTimeout = 10 * time.Second
+// headers, so slow clients cannot hold connections open: upstream's 32 s,
+// just under the longest request timeout a client may ask for.
+const readHeaderTimeout = 32 * time.Second
+
+// idleTimeout closes keep-alive connections idle this long (HTTP/1 and
+// HTTP/2): upstream's 90 s, the keep-alive of Go clients' default
+// transport, so clients close first.
+const idleTimeout = 90 * time.Second
+
+// maxHeaderBytes bounds request headers, as upstream (1 MiB).
+const maxHeaderBytes = 1 << 20
 
 // Key material file names inside the cert directory.
 const (
@@ -63,9 +68,12 @@ type Server struct {
 	// shuttingDown is closed when shutdown begins: readyz fails while
 	// requests are still served for --shutdown-delay-duration.
 	shuttingDown chan struct{}
-	// stopping is closed when the server stops serving after that delay:
-	// watches end, in-flight requests drain.
+	// stopping is closed when the server stops taking requests after that
+	// delay: watches end, in-flight requests drain (lifecycle.go).
 	stopping chan struct{}
+	// drain counts requests in flight for --shutdown-send-retry-after and
+	// --shutdown-watch-termination-grace-period; nil without them.
+	drain *filters.Drain
 	// namespacesDone is closed when the default namespaces exist.
 	namespacesDone chan struct{}
 	// seedsDone is closed when the system objects of every start are
@@ -280,10 +288,15 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		host = "127.0.0.1"
 	}
 	s.url = "https://" + net.JoinHostPort(host, strconv.Itoa(port))
+	if o.ShutdownSendRetryAfter || o.ShutdownWatchTerminationGracePeriod > 0 {
+		s.drain = filters.NewDrain(o.ShutdownWatchTerminationGracePeriod, s.rest.WriteError)
+	}
 	s.http = &http.Server{
 		Handler:           s.handler(s.authn, s.authz),
 		TLSConfig:         tlsConfig,
 		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
 	if o.WriteKubeconfig {
@@ -386,11 +399,11 @@ func (s *Server) KubeconfigPath() string { return s.kubeconfig }
 // Store is the storage engine (for tests and tools in this module).
 func (s *Server) Store() bolt.Store { return s.store }
 
-// Serve answers requests until ctx ends, then shuts down: readyz fails,
-// requests are still served for the shutdown delay (so load balancers
-// that saw readyz fail stop sending before the listener closes), then
-// watches end, in-flight requests finish, controllers stop and the
-// database is closed. A serving error or a fatal error skips the delay.
+// Serve answers requests until ctx ends, then shuts down (lifecycle.go):
+// readyz fails, requests are still served for the shutdown delay, then the
+// server stops taking requests, watches end, in-flight requests finish,
+// controllers stop and the database is closed. A serving error or a fatal
+// error skips the delay.
 func (s *Server) Serve(ctx context.Context) error {
 	ctrlCtx, stopControllers := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -413,34 +426,8 @@ func (s *Server) Serve(ctx context.Context) error {
 	go func() { serveErr <- s.http.ServeTLS(s.ln, "", "") }()
 	s.log.Info("serving", "url", s.url, "brand", s.opts.Brand.Name)
 
-	var err error
-	select {
-	case <-ctx.Done():
-		close(s.shuttingDown)
-		if d := s.opts.ShutdownDelayDuration; d > 0 {
-			s.log.Info("shutdown delay", "duration", d)
-			select {
-			case <-time.After(d):
-			case err = <-serveErr:
-				err = fmt.Errorf("serving: %w", err)
-			case err = <-s.fatal:
-				s.log.Error("stopping", "err", err)
-			}
-		}
-	case err = <-serveErr:
-		err = fmt.Errorf("serving: %w", err)
-		close(s.shuttingDown)
-	case err = <-s.fatal:
-		s.log.Error("stopping", "err", err)
-		close(s.shuttingDown)
-	}
-	close(s.stopping)
-	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-	if serr := s.http.Shutdown(sctx); serr != nil {
-		s.log.Warn("shutdown: closing connections that did not finish", "err", serr)
-		_ = s.http.Close()
-	}
-	cancel()
+	err := s.awaitShutdown(ctx, serveErr)
+	s.stopServing()
 	if s.auditSink != nil {
 		if aerr := s.auditSink.Close(); aerr != nil {
 			s.log.Error("closing the audit log", "err", aerr)
