@@ -580,3 +580,23 @@ func TestCompletion(t *testing.T) {
 		t.Errorf("unknown shell: %v", err)
 	}
 }
+
+// A --config file of any content is accepted or refused as a usage or
+// configuration error (exit 2), never a panic.
+func FuzzConfigFile(f *testing.F) {
+	for _, seed := range []string{"secure-port: 7000\n", "tls-san: [a, b]\n", "brand: [x]\n", "- a\n", "null", "{", "anonymous-auth: yes\n",
+		"request-timeout: 1.5\n", "controllers: {a: b}\n", "history-retention: ~\n", "feature-gates: [\"WatchList=false\", 3]\n"} {
+		f.Add(seed)
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, content string) {
+		file := filepath.Join(dir, "platd.yaml")
+		if err := os.WriteFile(file, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := parse(t, "serve", "--data-dir", filepath.Join(dir, "data"), "--config", file)
+		if err != nil && exitCode(err) != 2 {
+			t.Errorf("%q: %v is not a configuration error", content, err)
+		}
+	})
+}
