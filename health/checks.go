@@ -15,12 +15,12 @@ var (
 var Ping = Check{Name: "ping", Fn: func(*http.Request) error { return nil }}
 
 // Shutdown returns readyz's "shutdown" check, which fails with "process is
-// shutting down" once stopping is closed, so load balancers drain the
+// shutting down" once shuttingDown is closed, so load balancers drain the
 // server before it stops.
-func Shutdown(stopping <-chan struct{}) Check {
+func Shutdown(shuttingDown <-chan struct{}) Check {
 	return Check{Name: "shutdown", Fn: func(*http.Request) error {
 		select {
-		case <-stopping:
+		case <-shuttingDown:
 			return errShuttingDown
 		default:
 			return nil

@@ -168,3 +168,45 @@ func TestResponseCompressionOff(t *testing.T) {
 		})
 	}
 }
+
+// The captured upstream exchange encoding/gzip-clusterroles-list-headers:
+// curl lists the default cluster roles over HTTP/1.1 with
+// Accept-Encoding: gzip and gets a chunked, compressed body.
+func TestResponseCompressionGolden(t *testing.T) {
+	t.Parallel()
+	e := start(t, withBrand("kubernetes"), func(o *config.Options) { o.AuthorizationModes = []string{config.ModeNode, config.ModeRBAC} })
+	rq, err := http.NewRequest(http.MethodGet, e.srv.URL()+"/apis/rbac.authorization."+e.opts.Brand.Domain+"/v1/clusterroles", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rq.Header.Set("User-Agent", "curl/7.88.1")
+	rq.Header.Set("Authorization", "Bearer "+adminToken)
+	rq.Header.Set("Accept", "application/json")
+	rq.Header.Set("Accept-Encoding", "gzip")
+	res, err := e.http1Client().Do(rq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := http.Header{"Cache-Control": {"no-cache, private"}, "Content-Encoding": {"gzip"}, "Content-Type": {"application/json"}, "Vary": {"Accept-Encoding"}}
+	for k, v := range want {
+		if got := res.Header.Values(k); len(got) != 1 || got[0] != v[0] {
+			t.Errorf("%s: %q, want %q", k, got, v)
+		}
+	}
+	if res.StatusCode != http.StatusOK || len(res.TransferEncoding) != 1 || res.TransferEncoding[0] != "chunked" || res.ContentLength != -1 {
+		t.Errorf("status %d, Transfer-Encoding %q, Content-Length %d; want 200, chunked, none", res.StatusCode, res.TransferEncoding, res.ContentLength)
+	}
+	var list struct {
+		Kind  string
+		Items []json.RawMessage
+	}
+	body := gunzip(t, raw)
+	if err := json.Unmarshal(body, &list); err != nil || list.Kind != "ClusterRoleList" || len(list.Items) < 50 || len(body) <= 128<<10 {
+		t.Errorf("decompressed: kind %q, %d items, %d bytes, %v", list.Kind, len(list.Items), len(body), err)
+	}
+}

@@ -111,6 +111,10 @@ func TestShutdownSendRetryAfter(t *testing.T) {
 		o.ShutdownDelayDuration = 100 * time.Millisecond
 		o.ShutdownSendRetryAfter = true
 	}))
+	// As the capture health/readyz-shutdown: the check passes while serving.
+	if r := e.do(http.MethodGet, "/readyz/shutdown", nil); r.code != http.StatusOK || string(r.body) != "ok" || r.header.Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Fatalf("/readyz/shutdown while serving: %d %v %q", r.code, r.header, r.body)
+	}
 	finish, created := e.slowCreate(t, "slow")
 	eventually(t, "the slow create to be in flight", func() bool {
 		r := e.do(http.MethodGet, "/metrics", nil)
@@ -153,6 +157,9 @@ func TestShutdownSendRetryAfter(t *testing.T) {
 		if r, _, err := e.get(h1, path); err != nil || r.code != want {
 			t.Errorf("%s while draining: %v %v, want %d", path, r, err, want)
 		}
+	}
+	if r, _, err := e.get(h1, "/readyz/shutdown"); err != nil || string(r.body) != "internal server error: process is shutting down\n" {
+		t.Errorf("/readyz/shutdown while draining: %v %v", r, err)
 	}
 	if e.refused() {
 		t.Fatal("port closed with a request in flight")
@@ -287,47 +294,58 @@ func TestShutdownKeepsAcknowledgedWrites(t *testing.T) {
 	t.Logf("%d creates acknowledged (%d during the delay), %d stored, %d writers cut", len(acked), ackedInDelay, len(stored), transportErrs)
 }
 
-// With --shutdown-watch-termination-grace-period the open watches end
-// cleanly (a finished stream, not a cut connection) once the server stops
-// taking requests, and the server stops after them.
+// Once the server stops taking requests open watches end cleanly (a
+// finished stream, not a cut connection), with or without
+// --shutdown-watch-termination-grace-period and --shutdown-send-retry-after,
+// and the server stops after them, well within the grace.
 func TestShutdownWatchTermination(t *testing.T) {
 	t.Parallel()
-	e := start(t, func(o *config.Options) {
-		o.ShutdownWatchTerminationGracePeriod = 5 * time.Second
-	})
-	e.do(http.MethodPost, "/api/v1/namespaces/default/configmaps", cm("seen", nil, nil)).mustCode(t, http.StatusCreated)
-	type watch struct {
-		body io.ReadCloser
-		sc   *bufio.Scanner
-	}
-	var watches []watch
-	for range 3 {
-		rq, _ := http.NewRequest(http.MethodGet, e.srv.URL()+"/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0", nil)
-		rq.Header.Set("Authorization", "Bearer "+adminToken)
-		res, err := e.client.Do(rq)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		sc := bufio.NewScanner(res.Body)
-		// The first event shows the watch is being served.
-		if !sc.Scan() || !strings.Contains(sc.Text(), `"name":"seen"`) {
-			t.Fatalf("watch: %q %v", sc.Text(), sc.Err())
-		}
-		watches = append(watches, watch{res.Body, sc})
-	}
-	began := time.Now()
-	e.cancel()
-	for i, w := range watches {
-		if w.sc.Scan() {
-			t.Errorf("watch %d: unexpected event %q", i, w.sc.Text())
-		}
-		if err := w.sc.Err(); err != nil {
-			t.Errorf("watch %d ended with %v, want a clean end of stream", i, err)
-		}
-	}
-	e.waitStopped(t)
-	if took := time.Since(began); took > 5*time.Second {
-		t.Errorf("stop took %s, longer than the watch grace although every watch ended", took)
+	for _, tc := range []struct {
+		name       string
+		grace      time.Duration
+		retryAfter bool
+	}{
+		{"no grace", 0, false},
+		{"grace", 5 * time.Second, false},
+		{"grace with retry-after", 5 * time.Second, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := start(t, func(o *config.Options) {
+				o.ShutdownWatchTerminationGracePeriod = tc.grace
+				o.ShutdownSendRetryAfter = tc.retryAfter
+			})
+			e.do(http.MethodPost, "/api/v1/namespaces/default/configmaps", cm("seen", nil, nil)).mustCode(t, http.StatusCreated)
+			var watches []*bufio.Scanner
+			for range 3 {
+				rq, _ := http.NewRequest(http.MethodGet, e.srv.URL()+"/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0", nil)
+				rq.Header.Set("Authorization", "Bearer "+adminToken)
+				res, err := e.client.Do(rq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer res.Body.Close()
+				sc := bufio.NewScanner(res.Body)
+				// The first event shows the watch is being served.
+				if !sc.Scan() || !strings.Contains(sc.Text(), `"name":"seen"`) {
+					t.Fatalf("watch: %q %v", sc.Text(), sc.Err())
+				}
+				watches = append(watches, sc)
+			}
+			began := time.Now()
+			e.cancel()
+			for i, sc := range watches {
+				if sc.Scan() {
+					t.Errorf("watch %d: unexpected event %q", i, sc.Text())
+				}
+				if err := sc.Err(); err != nil {
+					t.Errorf("watch %d ended with %v, want a clean end of stream", i, err)
+				}
+			}
+			e.waitStopped(t)
+			if took := time.Since(began); took > 5*time.Second {
+				t.Errorf("stop took %s although every watch ended at once", took)
+			}
+		})
 	}
 }
