@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -78,5 +79,44 @@ func TestLivezGracePeriod(t *testing.T) {
 		if code, body := probe(hr, ep); code != http.StatusOK || body != want {
 			t.Errorf("%s after the hooks: %d\n%s", ep, code, body)
 		}
+	}
+}
+
+// The HTTP server bounds slow and idle clients as upstream's does; the
+// drain and the Retry-After layer exist only when their flags ask.
+func TestServerTimeouts(t *testing.T) {
+	t.Parallel()
+	b, _ := config.LookupBrand("plat")
+	for _, tc := range []struct {
+		retryAfter bool
+		grace      time.Duration
+		drain      bool
+	}{
+		{false, 0, false},
+		{true, 0, true},
+		{false, time.Second, true},
+	} {
+		dir := t.TempDir()
+		o := config.Options{DataDir: dir, BindAddress: "127.0.0.1", Brand: b, HistoryRetention: config.DefaultHistoryRetention, UnsafeNoFsync: true,
+			AuthorizationModes: []string{config.ModeAlwaysAllow}, ShutdownSendRetryAfter: tc.retryAfter, ShutdownWatchTerminationGracePeriod: tc.grace}
+		if err := o.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		s, err := New(ctx, o, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		if err != nil {
+			cancel()
+			t.Fatal(err)
+		}
+		if s.http.ReadHeaderTimeout != 32*time.Second || s.http.IdleTimeout != 90*time.Second || s.http.MaxHeaderBytes != 1<<20 {
+			t.Errorf("read header timeout %s, idle timeout %s, max header bytes %d; want 32s, 1m30s, 1MiB",
+				s.http.ReadHeaderTimeout, s.http.IdleTimeout, s.http.MaxHeaderBytes)
+		}
+		if (s.drain != nil) != tc.drain {
+			t.Errorf("retry-after %v, watch grace %s: drain %v, want %v", tc.retryAfter, tc.grace, s.drain != nil, tc.drain)
+		}
+		_ = s.ln.Close()
+		_ = s.store.Close()
+		cancel()
 	}
 }
