@@ -30,21 +30,20 @@ func (h *Handler) writeCBOR(w http.ResponseWriter, r *http.Request, code int, bo
 // cborFromJSON converts a JSON object (or list of objects described by
 // sch) to self-described CBOR.
 func cborFromJSON(body []byte, sch *schema.Schema, list bool) ([]byte, error) {
-	if sch == nil || !hasBytes(sch) {
-		return codec.JSONToCBOR(nil, body)
-	}
-	v, err := codec.DecodeJSONValue(body)
+	v, err := schema.DecodeAny(body)
 	if err != nil {
 		return nil, err
 	}
-	if m, ok := v.(map[string]any); ok && list {
-		for _, item := range asList(m["items"]) {
-			markBytes(item, sch)
+	if sch != nil && hasBytes(sch) {
+		if m, ok := v.(map[string]any); ok && list {
+			for _, item := range asList(m["items"]) {
+				markBytes(item, sch)
+			}
+		} else {
+			v = markBytes(v, sch)
 		}
-	} else {
-		v = markBytes(v, sch)
 	}
-	return codec.AppendCBOR(nil, v)
+	return codec.AppendCBOR(make([]byte, 0, len(body)), v)
 }
 
 // markBytes returns v with the base64 strings at the Bytes places of sch
