@@ -167,6 +167,30 @@ func TestCBOR(t *testing.T) {
 		}
 	})
 
+	t.Run("openapi", func(t *testing.T) {
+		doc := e.do("GET", "/openapi/v2", nil).mustCode(t, 200).obj(t)
+		op := func(p, method, key string) string {
+			l, _ := path(doc, "paths").(map[string]any)[p].(map[string]any)[method].(map[string]any)[key].([]any)
+			var s []string
+			for _, v := range l {
+				s = append(s, v.(string))
+			}
+			return strings.Join(s, ", ")
+		}
+		one, coll := "/api/v1/namespaces/{namespace}/configmaps/{name}", "/api/v1/namespaces/{namespace}/configmaps"
+		for _, c := range []struct{ got, want string }{
+			{op(one, "get", "produces"), "application/json, application/yaml, application/vnd.plat.protobuf, application/cbor"},
+			{op(coll, "get", "produces"), "application/json, application/yaml, application/vnd.plat.protobuf, application/cbor, " +
+				"application/json;stream=watch, application/vnd.plat.protobuf;stream=watch, application/cbor-seq"},
+			{op(one, "patch", "consumes"), "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, " +
+				"application/apply-patch+yaml, application/apply-patch+cbor"},
+		} {
+			if c.got != c.want {
+				t.Errorf("got  %s\nwant %s", c.got, c.want)
+			}
+		}
+	})
+
 	t.Run("bytes", func(t *testing.T) {
 		// A client sends []byte as raw bytes in tag 22; the server
 		// answers the same way, where JSON has base64.

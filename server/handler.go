@@ -56,6 +56,9 @@ func (s *Server) routes() http.Handler {
 	if s.opts.NoLoopbackCompression {
 		oaOpts = append(oaOpts, openapi.WithoutLoopbackCompression())
 	}
+	if s.opts.FeatureGates.Enabled(config.CBORServingAndStorage) {
+		oaOpts = append(oaOpts, openapi.WithCBOR())
+	}
 	oa := openapi.New(s.reg, s.opts.Brand, oaOpts...)
 	hr := s.healthChecks()
 

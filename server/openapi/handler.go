@@ -31,6 +31,11 @@ func WithSchemas(lookup Lookup) Option { return func(h *Handler) { h.lookup = lo
 // clients on the loopback interface (--compress-loopback-responses=false).
 func WithoutLoopbackCompression() Option { return func(h *Handler) { h.noLoopbackGzip = true } }
 
+// WithCBOR advertises the CBOR media types on built-in resources'
+// operations (the CBORServingAndStorage gate), as upstream's routes list
+// every serializer of their group.
+func WithCBOR() Option { return func(h *Handler) { h.cbor = true } }
+
 // Handler serves /openapi/v3, /openapi/v3/<path> and /openapi/v2. Documents
 // are built on the first request that needs them and kept until the
 // registry's descriptors change, so creating a Handler costs nothing. It is
@@ -43,6 +48,8 @@ type Handler struct {
 	now func() time.Time
 	// noLoopbackGzip leaves responses to loopback clients uncompressed.
 	noLoopbackGzip bool
+	// cbor is WithCBOR.
+	cbor bool
 
 	mu sync.Mutex
 	v3 *v3Set

@@ -9,7 +9,9 @@ import (
 // generator turns descriptors into document specs for one brand. It is
 // used by one goroutine at a time (under the Handler's lock).
 type generator struct {
-	brand  config.Brand
+	brand config.Brand
+	// cbor lists the CBOR media types on built-in resources.
+	cbor   bool
 	names  schemaNames
 	lookup Lookup
 	meta   map[string]*schema.Schema
@@ -17,7 +19,7 @@ type generator struct {
 
 func (h *Handler) newGenerator() *generator {
 	n := newSchemaNames(h.brand)
-	return &generator{brand: h.brand, names: n, lookup: h.lookup, meta: builtinSchemas(n)}
+	return &generator{brand: h.brand, cbor: h.cbor, names: n, lookup: h.lookup, meta: builtinSchemas(n)}
 }
 
 // shared returns a shared schema by full name: the lookup's when it has
@@ -65,18 +67,25 @@ func (d *docSpec) mark(name string, k gvk) {
 	d.gvks[name] = append(d.gvks[name], k)
 }
 
-// produces lists the response media types of a descriptor; protobuf only
-// for kinds that have a protobuf message (built-in types).
+// produces lists the response media types of a descriptor; protobuf (and
+// CBOR, when served) only for kinds that have a protobuf message (built-in
+// types): custom resources' documents are built from a fixed list.
 func (d *docSpec) produces(desc *registry.Descriptor, stream bool) []string {
 	out := []string{mediaJSON, mediaYAML}
-	proto := desc.Schema != nil && desc.Schema.ProtoMessage != ""
-	if proto {
+	builtin := desc.Schema != nil && desc.Schema.ProtoMessage != ""
+	if builtin {
 		out = append(out, d.g.brand.ProtobufMediaType)
+		if d.g.cbor {
+			out = append(out, mediaCBOR)
+		}
 	}
 	if stream {
 		out = append(out, mediaJSON+streamWatch)
-		if proto {
+		if builtin {
 			out = append(out, d.g.brand.ProtobufMediaType+streamWatch)
+			if d.g.cbor {
+				out = append(out, mediaCBORSeq)
+			}
 		}
 	}
 	return out
@@ -84,8 +93,11 @@ func (d *docSpec) produces(desc *registry.Descriptor, stream bool) []string {
 
 // patchTypes are the PATCH body types; strategic merge needs the built-in
 // types' patch metadata, so custom resources (no protobuf message) lack it.
-func patchTypes(desc *registry.Descriptor) []string {
+func (d *docSpec) patchTypes(desc *registry.Descriptor) []string {
 	if desc.Schema != nil && desc.Schema.ProtoMessage != "" {
+		if d.g.cbor {
+			return []string{mediaJSONPatch, mediaMergePatch, mediaStrategicPatch, mediaApplyPatch, mediaApplyCBOR}
+		}
 		return []string{mediaJSONPatch, mediaMergePatch, mediaStrategicPatch, mediaApplyPatch}
 	}
 	return []string{mediaJSONPatch, mediaMergePatch, mediaApplyPatch}
@@ -278,7 +290,7 @@ func (d *docSpec) itemOps(desc *registry.Descriptor, verbs []string, idSuffix, o
 	if has(registry.VerbPatch) {
 		o := op(opPatch, "patch"+idSuffix, actionPatch)
 		o.params = joinParams(writeParams, []param{paramForce})
-		o.requestTypes, o.requestRef, o.requestRequired = patchTypes(desc), d.useShared(d.g.names.meta+"Patch"), true
+		o.requestTypes, o.requestRef, o.requestRequired = d.patchTypes(desc), d.useShared(d.g.names.meta+"Patch"), true
 		o.responses = []response{codeOK.with(objName), codeCreated.with(objName)}
 		ops = append(ops, o)
 	}

@@ -85,5 +85,8 @@ const (
 	mediaMergePatch     = "application/merge-patch+json"
 	mediaStrategicPatch = "application/strategic-merge-patch+json"
 	mediaApplyPatch     = "application/apply-patch+yaml"
+	mediaApplyCBOR      = "application/apply-patch+cbor"
+	mediaCBOR           = "application/cbor"
+	mediaCBORSeq        = "application/cbor-seq"
 	streamWatch         = ";stream=watch"
 )

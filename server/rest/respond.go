@@ -24,12 +24,7 @@ import (
 // CBOR form (pretty when asked).
 func (h *Handler) writeJSON(w http.ResponseWriter, r *http.Request, out output, code int, body []byte) {
 	if out.format == formatCBOR {
-		c, err := codec.JSONToCBOR(nil, body)
-		if err != nil {
-			h.writeError(w, r, apierr.InternalError(err))
-			return
-		}
-		h.send(w, r, code, codec.CBORMediaType, c)
+		h.writeCBOR(w, r, code, body, nil, false)
 		return
 	}
 	if out.format == formatYAML {

@@ -109,7 +109,7 @@ func (rd *renderer) eventObject(stored []byte) ([]byte, error) {
 		if out.as == asObject {
 			return cborFromJSON(b, rd.d.Schema, false)
 		}
-		return codec.JSONToCBOR(nil, b)
+		return cborFromJSON(b, nil, false)
 	}
 	return trimNewline(b), err
 }
@@ -353,7 +353,7 @@ func (h *Handler) sendError(ws *watchStream, err error) {
 		b = codec.WrapProtobuf(nil, "v1", "Status", protobuf.MarshalStatus(nil, &st))
 	case formatCBOR:
 		j, _ := json.Marshal(st)
-		b, _ = codec.JSONToCBOR(nil, j)
+		b, _ = cborFromJSON(j, nil, false)
 	default:
 		b, _ = json.Marshal(st)
 	}
