@@ -237,6 +237,12 @@ func TestCBOR(t *testing.T) {
 		if got := r.cborMessage(t); got != `configmaps "nope" not found` {
 			t.Errorf("404 message %q", got)
 		}
+		// DeleteOptions in CBOR.
+		opts := cborBody(t, map[string]any{"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": map[string]any{"uid": "not-it"}})
+		r = e.do("DELETE", p+"/a", opts, "Content-Type", mediaCBOR, "Accept", mediaCBOR).mustCode(t, 409)
+		if got := r.cborMessage(t); !strings.Contains(got, "the UID in the precondition (not-it) does not match") {
+			t.Errorf("409 message %q", got)
+		}
 		// A delete's Status too.
 		r = e.do("DELETE", "/api/v1/namespaces/cbor-list/configmaps?labelSelector=none", nil, "Accept", mediaCBOR).mustCode(t, 200)
 		if got := r.cborObj(t)["kind"]; got != "ConfigMapList" {

@@ -47,8 +47,8 @@ type precond struct {
 	ResourceVersion *string `json:"resourceVersion,omitempty"`
 }
 
-// parseDeleteOptions reads DeleteOptions from the body (JSON, YAML or
-// protobuf, any apiVersion) and the query parameters, the query winning.
+// parseDeleteOptions reads DeleteOptions from the body (JSON, YAML,
+// protobuf or, when served, CBOR; any apiVersion) and the query parameters, the query winning.
 func (h *Handler) parseDeleteOptions(r *http.Request) (*deleteOptions, bool, error) {
 	o := &deleteOptions{}
 	body, err := readBody(r)
@@ -170,6 +170,12 @@ func (h *Handler) decodeDeleteOptions(contentType string, body []byte, o *delete
 			return unknown(err)
 		}
 		body = schema.Encode(nil, m, sch)
+	case codec.CBORMediaType:
+		if h.cbor {
+			if body, err = codec.CBORToJSON(body); err != nil {
+				return unknown(err)
+			}
+		}
 	}
 	if err := json.Unmarshal(body, o); err != nil {
 		return unknown(err)
