@@ -3,6 +3,7 @@ package codec
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -228,4 +229,30 @@ func CBORTypeMeta(data []byte) (apiVersion, kind string, err error) {
 		return "", "", wrap(ErrCBOR, err)
 	}
 	return tm.APIVersion, tm.Kind, nil
+}
+
+// cborStrict is cborDecode that also refuses map keys naming no field of
+// the destination struct, the check upstream's strict decoding makes.
+var cborStrict = func() cbor.DecMode {
+	o := cborDecode.DecOptions()
+	o.ExtraReturnErrors = cbor.ExtraDecErrorUnknownField
+	m, err := o.DecMode()
+	if err != nil {
+		panic(err)
+	}
+	return m
+}()
+
+// CBORUnknownField decodes data into into (a pointer to a struct whose
+// json tags name the known fields) and returns the first unknown field
+// error in upstream's words ("cbor: found unknown field at map element
+// index 1": the index within the map holding it), or nil. Other decoding
+// errors are not its business and are ignored: CBORToJSON reports them.
+func CBORUnknownField(data []byte, into any) error {
+	err := cborStrict.Unmarshal(data, into)
+	var uf *cbor.UnknownFieldError
+	if errors.As(err, &uf) {
+		return uf
+	}
+	return nil
 }

@@ -36,6 +36,17 @@ func cborBody(t *testing.T, v any) []byte {
 	return b
 }
 
+// sortedCBOR encodes v with map keys in a fixed order (shorter first).
+func sortedCBOR(t *testing.T, v any) []byte {
+	t.Helper()
+	em, _ := cbor.EncOptions{Sort: cbor.SortBytewiseLexical}.EncMode()
+	b, err := em.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // cborObj checks that r is a CBOR body and decodes it as JSON would be.
 func (r *resp) cborObj(t *testing.T) map[string]any {
 	t.Helper()
@@ -301,10 +312,17 @@ func TestCBOR(t *testing.T) {
 				t.Errorf("%s:\n got  %q\n want %q", tc.name, got, want)
 			}
 		}
-		// Unknown fields follow fieldValidation, as for JSON.
-		body := cborBody(t, map[string]any{"metadata": map[string]any{"name": "c9"}, "bogus": 1})
+		// A built-in type's strict check names the first unknown field
+		// by its index in its map, as upstream's typed decoding does.
+		body := sortedCBOR(t, map[string]any{"kind": "ConfigMap", "bogus": 1, "metadata": map[string]any{"name": "c9"}})
 		e.do("POST", cms+"?fieldValidation=Strict", body, "Content-Type", mediaCBOR).mustCode(t, 400).
-			mustMessage(t, `ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "bogus"`)
+			mustMessage(t, `ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: cbor: found unknown field at map element index 1`)
+		body = sortedCBOR(t, map[string]any{"metadata": map[string]any{"name": "c9", "zzzzzz": true}})
+		r := e.do("POST", cms+"?fieldValidation=Warn", body, "Content-Type", mediaCBOR).mustCode(t, 201)
+		if w := r.header.Values("Warning"); len(w) != 1 || w[0] != `299 - "cbor: found unknown field at map element index 1"` {
+			t.Errorf("warnings %q", w)
+		}
+		e.do("POST", cms+"?fieldValidation=Ignore", sortedCBOR(t, map[string]any{"metadata": map[string]any{"name": "c10"}, "x": 1}), "Content-Type", mediaCBOR).mustCode(t, 201)
 	})
 
 	t.Run("patch and apply", func(t *testing.T) {

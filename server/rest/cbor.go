@@ -3,6 +3,8 @@ package rest
 import (
 	"encoding/base64"
 	"net/http"
+	"reflect"
+	"strconv"
 	"sync"
 
 	"platd/codec"
@@ -82,6 +84,55 @@ func markBytes(v any, sch *schema.Schema) any {
 		}
 	}
 	return v
+}
+
+// cborStructs caches cborStructOf's type per schema.
+var cborStructs sync.Map // *schema.Schema -> reflect.Type
+
+// cborStructOf returns a new pointer to a struct shaped like sch, for the
+// strict check of CBOR bodies: one field per member, named by its json
+// tag; maps and lists of their item shapes; every leaf (and the part of a
+// recursive schema below its first repetition) an interface, which takes
+// any value, so that only unknown fields are found.
+func cborStructOf(sch *schema.Schema) any {
+	t, ok := cborStructs.Load(sch)
+	if !ok {
+		t = cborType(sch, map[*schema.Schema]bool{})
+		cborStructs.Store(sch, t)
+	}
+	return reflect.New(t.(reflect.Type)).Interface()
+}
+
+var anyType = reflect.TypeFor[any]()
+
+func cborType(sch *schema.Schema, building map[*schema.Schema]bool) reflect.Type {
+	if sch == nil || building[sch] {
+		return anyType
+	}
+	building[sch] = true
+	defer delete(building, sch)
+	switch sch.Type {
+	case schema.Object:
+		if sch.PreserveUnknown {
+			return anyType
+		}
+		fields := make([]reflect.StructField, 0, len(sch.Fields))
+		for i, f := range sch.Fields {
+			if f.Name == "" || f.Inline {
+				continue
+			}
+			fields = append(fields, reflect.StructField{
+				Name: "F" + strconv.Itoa(i), Type: cborType(f.Schema, building),
+				Tag: reflect.StructTag(`json:"` + f.Name + `"`),
+			})
+		}
+		return reflect.StructOf(fields)
+	case schema.Map:
+		return reflect.MapOf(reflect.TypeFor[string](), cborType(sch.Elem, building))
+	case schema.Array:
+		return reflect.SliceOf(cborType(sch.Elem, building))
+	}
+	return anyType
 }
 
 // bytesSchemas caches hasBytes per schema; schemas are immutable once

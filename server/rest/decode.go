@@ -101,7 +101,24 @@ func (h *Handler) decodeCBOR(body []byte, s *scope, wo writeOptions) (*decoded, 
 		}
 		return nil, apierr.BadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: %v", kind, versionOf(apiVersion), d.Kind, err))
 	}
-	return h.decodeJSON(j, s, wo)
+	if d.Schema.ProtoMessage == "" || wo.fieldValidation == validationIgnore {
+		// Custom resources are decoded as unstructured content: their
+		// unknown fields are found by pruning, named as in JSON.
+		return h.decodeJSON(j, s, wo)
+	}
+	// A built-in type is decoded into its typed form, whose strict check
+	// names only the first unknown field, by its index in its map.
+	dec, err := h.decodeJSON(j, s, writeOptions{fieldValidation: validationIgnore})
+	if err != nil {
+		return nil, err
+	}
+	if uf := codec.CBORUnknownField(body, cborStructOf(d.Schema)); uf != nil {
+		if wo.fieldValidation == validationStrict {
+			return nil, h.cannotHandle(d.Kind, d.GroupVersion(), "strict decoding error: "+uf.Error())
+		}
+		dec.warnings = []string{uf.Error()}
+	}
+	return dec, nil
 }
 
 // decodeJSON is decodeBody for bytes already in JSON.
