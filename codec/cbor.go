@@ -28,11 +28,15 @@ var selfDescribed = []byte{0xd9, 0xd9, 0xf7}
 // HasCBORPrefix reports whether b starts with the self-described CBOR tag.
 func HasCBORPrefix(b []byte) bool { return bytes.HasPrefix(b, selfDescribed) }
 
-// The encoding rules are the upstream serializer's, so that bodies match
-// byte for byte: map keys in bytewise order of their encoding (RFC 8949
-// core deterministic order), every Go string (keys too) as a byte string,
-// floats in their shortest exact width, definite lengths, no NaN or
-// infinity, []byte as a byte string in tag 22 (base64 expected later).
+// The encoding rules are the upstream serializer's: every Go string (keys
+// too) as a byte string, integers as integers, floats in their shortest
+// exact width, definite lengths, no NaN or infinity, []byte as a byte
+// string in tag 22 (base64 expected later). Map keys are in bytewise order
+// of their encoding (RFC 8949 core deterministic order), the upstream
+// serializer's default; upstream's API responses use its nondeterministic
+// variant (struct fields in declaration order, map keys unordered), which
+// clients cannot tell from this one but which would make one object's
+// bytes vary from response to response.
 var cborEncode = func() cbor.UserBufferEncMode {
 	m, err := cbor.EncOptions{
 		Sort:                 cbor.SortBytewiseLexical,
