@@ -352,12 +352,18 @@ func BenchmarkPodCreates(b *testing.B) {
 // parallel clients against a fresh durable server per iteration, and
 // reports the wall time, the rate and the server's CPU time.
 func benchFreshCreates(b *testing.B, resource string, body func(int) []byte, clients int) {
+	benchFreshCreatesWith(b, resource, body, clients)
+}
+
+// benchFreshCreatesWith is benchFreshCreates against servers started with
+// flags.
+func benchFreshCreatesWith(b *testing.B, resource string, body func(int) []byte, clients int, flags ...string) {
 	var total time.Duration
 	var cpu float64
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		p := startPlatd(b, b.TempDir())
+		p := startPlatd(b, b.TempDir(), flags...)
 		benchNamespace(b, p)
 		cpuBefore := cpuSeconds(b, p.pid())
 		b.StartTimer()

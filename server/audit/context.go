@@ -276,19 +276,18 @@ func (c *Context) bodies() {
 	}
 }
 
+// eventBufferSize fits a Metadata event of a common request.
+const eventBufferSize = 1024
+
 // emit encodes the event as it stands and hands it to the sink, unless
 // the policy omits the stage. Called with mu held.
 func (c *Context) emit() {
 	if c.cfg.omits(c.ev.Stage) {
 		return
 	}
-	line, err := json.Marshal(&c.ev)
+	line, err := appendEvent(make([]byte, 0, eventBufferSize+len(c.ev.RequestObject)+len(c.ev.ResponseObject)), &c.ev)
 	if err != nil {
-		// Only the recorded objects can fail to encode: drop them.
-		c.ev.RequestObject, c.ev.ResponseObject = nil, nil
-		if line, err = json.Marshal(&c.ev); err != nil {
-			return
-		}
+		return
 	}
 	c.sink.Write(append(line, '\n'))
 }
