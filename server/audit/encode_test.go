@@ -21,7 +21,7 @@ func TestAppendEventMatchesEncodingJSON(t *testing.T) {
 			ObjectRef:      &ObjectReference{Resource: "pods", Name: "p", UID: "x", APIVersion: "v1", ResourceVersion: "3", Subresource: "status"},
 			ResponseStatus: &ResponseStatus{Status: "Failure", Message: "m<&>", Reason: "NotFound", Details: &apierr.Details{Name: "p", Kind: "pods"}, Code: 404},
 			RequestObject:  json.RawMessage(`{"a":1}`), ResponseObject: json.RawMessage(`[1,2]`),
-			Annotations:    map[string]string{"b": "2", "a": "1&"}},
+			Annotations: map[string]string{"b": "2", "a": "1&"}},
 		{ObjectRef: &ObjectReference{}, ResponseStatus: &ResponseStatus{}, User: UserInfo{Extra: map[string][]string{}}},
 		{ObjectRef: &ObjectReference{Namespace: "n"}, ResponseStatus: &ResponseStatus{Code: 200}},
 	}
