@@ -8,10 +8,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"platd/config"
 	"reflect"
 	"testing"
 
+	"platd/config"
 	"platd/security"
 	"platd/server/apierr"
 )
