@@ -192,6 +192,16 @@ func TestAuditLevels(t *testing.T) {
 			t.Errorf("event %s lacks %s", got, want)
 		}
 	})
+	t.Run("unauthenticated", func(t *testing.T) {
+		r := e.send(req{method: "GET", path: "/api/v1/namespaces/lvl-meta/configmaps", token: "wrong"}).mustCode(t, 401)
+		id := r.header.Get("Audit-Id")
+		got := auditEvents(t, log, id, 1)[0]
+		want := branded(`{"kind":"Event","apiVersion":"audit.DOMAIN/v1","level":"Metadata","auditID":"` + id + `","stage":"ResponseStarted","requestURI":"/api/v1/namespaces/lvl-meta/configmaps","verb":"list","user":{},"sourceIPs":["127.0.0.1"],"userAgent":"platd-test/1.0",` +
+			`"objectRef":{"resource":"configmaps","namespace":"lvl-meta","apiVersion":"v1"},"responseStatus":{"metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401},"requestReceivedTimestamp":"TIME","stageTimestamp":"TIME"}`)
+		if got != want {
+			t.Errorf("event:\n got %s\nwant %s", got, want)
+		}
+	})
 	t.Run("not audited", func(t *testing.T) {
 		r := e.do("GET", "/api/v1/namespaces/default/configmaps", nil).mustCode(t, 200)
 		id := r.header.Get("Audit-Id")

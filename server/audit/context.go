@@ -39,8 +39,10 @@ type Context struct {
 	mu sync.Mutex
 	ev Event
 	// started says ResponseStarted has been processed; requestSet that
-	// the handler recorded the request object itself.
-	started, requestSet bool
+	// the handler recorded the request object itself; failedAuth that the
+	// request was refused authentication (its one event is
+	// ResponseStarted).
+	started, requestSet, failedAuth bool
 	// reqBody and respBody are what the request and response carried, at
 	// the levels that record them; respType and respEncoding describe the
 	// response body.
@@ -221,11 +223,42 @@ func (c *Context) ResponseStarted(code int) {
 		c.ev.ResponseStatus = &ResponseStatus{}
 	}
 	c.ev.ResponseStatus.Code = int32(code)
-	if c.longRunning {
+	if c.longRunning || c.failedAuth {
 		c.ev.Stage = config.AuditStageResponseStarted
 		c.ev.StageTimestamp = MicroTime(c.now())
 		c.emit()
 	}
+}
+
+// AuthenticationFailed marks a request refused with 401: its record is
+// the one ResponseStarted event, whose message names the credentials
+// tried unless the response's Status replaces it.
+func (c *Context) AuthenticationFailed(r *http.Request) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.failedAuth = true
+	c.ev.ResponseStatus = &ResponseStatus{Message: authMethods(r)}
+}
+
+// authMethods says which credentials a refused request carried.
+func authMethods(r *http.Request) string {
+	var tried []string
+	if _, _, ok := r.BasicAuth(); ok {
+		tried = append(tried, "basic")
+	}
+	if scheme, _, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " "); ok && strings.EqualFold(scheme, "bearer") {
+		tried = append(tried, "bearer")
+	}
+	if strings.Contains(r.URL.RawQuery, "access_token") && strings.TrimSpace(r.URL.Query().Get("access_token")) != "" {
+		tried = append(tried, "access_token")
+	}
+	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+		tried = append(tried, "x509")
+	}
+	if len(tried) == 0 {
+		return "Authentication failed, no credentials provided"
+	}
+	return "Authentication failed, attempted: " + strings.Join(tried, ", ")
 }
 
 // earlyClose is the status of a response that wrote nothing.

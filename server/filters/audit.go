@@ -84,6 +84,33 @@ func Audit(next http.Handler, policy *audit.Policy, sink audit.Sink, b config.Br
 	})
 }
 
+// FailedAuthAudit prepares the record of a request refused
+// authentication: it returns the writer and request the 401 is written
+// with.
+type FailedAuthAudit func(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *http.Request)
+
+// AuditFailedAuthentication records requests refused with 401 as upstream
+// does: evaluated by the policy with no user, one ResponseStarted event.
+// nil when policy is nil.
+func AuditFailedAuthentication(policy *audit.Policy, sink audit.Sink, b config.Brand) FailedAuthAudit {
+	if policy == nil {
+		return nil
+	}
+	return func(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *http.Request) {
+		info := request.InfoFrom(r.Context())
+		a := requestAttributes(r, info)
+		a.User = nil
+		cfg := policy.Evaluate(&a)
+		if cfg.Level == audit.LevelNone {
+			return w, r
+		}
+		ac := audit.NewContext(r, audit.Params{Config: cfg, Sink: sink, Brand: b, Attributes: &a, LongRunning: info.LongRunning(),
+			AuditID: w.Header().Get(auditIDHeader), Received: time.Now()})
+		ac.AuthenticationFailed(r)
+		return &auditWriter{ResponseWriter: w, ac: ac}, r.WithContext(audit.WithContext(r.Context(), ac))
+	}
+}
+
 // requestAttributes are what r asks, as the authorizers and the audit
 // policy see it (without selectors).
 func requestAttributes(r *http.Request, info *request.Info) security.Attributes {

@@ -218,3 +218,34 @@ func TestAuthorizeAnnotations(t *testing.T) {
 		}
 	}
 }
+
+func TestAuditFailedAuthentication(t *testing.T) {
+	t.Parallel()
+	sink := &recordSink{}
+	p := audit.NewPolicy(&config.AuditPolicy{Rules: []config.AuditRule{
+		{Level: config.AuditLevelNone, Users: []string{"bob"}},
+		{Level: config.AuditLevelMetadata},
+	}})
+	fail := AuditFailedAuthentication(p, sink, config.Brands["plat"])
+	for _, c := range []struct{ auth, want string }{
+		{"Bearer x", "Authentication failed, attempted: bearer"},
+		{"", "Authentication failed, no credentials provided"},
+	} {
+		r := httptest.NewRequest("GET", "/api/v1/pods", nil)
+		if c.auth != "" {
+			r.Header.Set("Authorization", c.auth)
+		}
+		r = r.WithContext(WithUser(request.WithInfo(r.Context(), request.Parse(r.Method, r.URL)), &security.User{Name: "bob"}))
+		w, _ := fail(httptest.NewRecorder(), r)
+		w.WriteHeader(http.StatusUnauthorized)
+		ev := sink.events[len(sink.events)-1]
+		st, _ := json.Marshal(ev["responseStatus"])
+		// The policy sees no user: the rule for bob does not apply.
+		if want := `{"code":401,"message":"` + c.want + `","metadata":{}}`; string(st) != want || ev["stage"] != "ResponseStarted" {
+			t.Errorf("%s event: %v", st, ev)
+		}
+	}
+	if AuditFailedAuthentication(nil, sink, config.Brands["plat"]) != nil {
+		t.Error("no policy must mean no hook")
+	}
+}

@@ -79,8 +79,9 @@ func UserFrom(ctx context.Context) *security.User {
 // Authenticate identifies the user; a request that fails is answered 401,
 // whatever its path: a bad credential is never served as anonymous. On
 // success the credential headers are removed, so no handler or proxied
-// backend sees them. m, when not nil, counts the outcomes.
-func Authenticate(next http.Handler, authn security.Authenticator, log *slog.Logger, writeErr ErrorWriter, m *AuthMetrics) http.Handler {
+// backend sees them. m, when not nil, counts the outcomes; failAudit, when
+// not nil, records the refusals.
+func Authenticate(next http.Handler, authn security.Authenticator, log *slog.Logger, writeErr ErrorWriter, m *AuthMetrics, failAudit FailedAuthAudit) http.Handler {
 	// The request log line names the user; it exists only at debug.
 	logUser := log.Enabled(context.Background(), slog.LevelDebug)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -101,6 +102,9 @@ func Authenticate(next http.Handler, authn security.Authenticator, log *slog.Log
 			m.record(result, "", took)
 			if r.ProtoMajor == 2 {
 				w.Header().Set("Connection", "close")
+			}
+			if failAudit != nil {
+				w, r = failAudit(w, r)
 			}
 			writeErr(w, r, apierr.Unauthorized())
 			return
