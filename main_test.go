@@ -454,6 +454,7 @@ func TestFlagValueErrors(t *testing.T) {
 		{env: [2]string{"PLATD_HISTORY_RETENTION", "ten"}, want: `PLATD_HISTORY_RETENTION="ten" (--history-retention): want a duration such as 90s, 5m or 1h30m (units ns, us, ms, s, m, h)`},
 		{env: [2]string{"PLATD_UNSAFE_NO_FSYNC", "yes please"}, want: `PLATD_UNSAFE_NO_FSYNC="yes please" (--unsafe-no-fsync): want true or false`},
 		{args: []string{"--bind-address", "localhost"}, want: `--bind-address "localhost" is not an IP address, such as 127.0.0.1 or 0.0.0.0`},
+		{args: []string{"--tls-san", "a..b"}, want: `--tls-san "a..b": want a DNS name such as api.example.com (or *.example.com) or an IP address`},
 		{args: []string{"--history-retention", "0s"}, want: `--history-retention 0s must be positive, such as 5m`},
 	}
 	for _, c := range cases {

@@ -217,6 +217,7 @@ func (o *Options) Validate() error {
 	if o.TLSCertFile != "" && len(o.TLSSANs) > 0 {
 		errs = append(errs, "--tls-san applies only to the generated serving certificate; it cannot be combined with --tls-cert-file")
 	}
+	errs = append(errs, validateTLSSANs(o.TLSSANs)...)
 	errs = append(errs, o.validateAuthorization()...)
 	errs = append(errs, o.Audit.validate()...)
 	if o.AuthorizationConfigFile != "" {
