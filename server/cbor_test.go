@@ -171,6 +171,17 @@ func TestCBOR(t *testing.T) {
 		if !strings.HasPrefix(diag, "55799({h'6b696e64': h'4465706c6f796d656e74', h'73706563': {") || !strings.Contains(diag, "h'7265706c69636173': 3,") {
 			t.Errorf("diagnostic %s", diag)
 		}
+		// A subresource answering with another kind.
+		sc := e.do("GET", "/apis/apps/v1/namespaces/default/deployments/d1/scale", nil, "Accept", mediaCBOR).mustCode(t, 200).cborObj(t)
+		if sc["kind"] != "Scale" || path(sc, "spec.replicas") != 3.0 {
+			t.Errorf("scale %v", sc)
+		}
+		sc = e.do("PUT", "/apis/apps/v1/namespaces/default/deployments/d1/scale", cborBody(t, map[string]any{"kind": "Scale", "apiVersion": "autoscaling/v1",
+			"metadata": map[string]any{"name": "d1", "namespace": "default"}, "spec": map[string]any{"replicas": 5}}), "Content-Type", mediaCBOR, "Accept", mediaCBOR).mustCode(t, 200).cborObj(t)
+		if path(sc, "spec.replicas") != 5.0 {
+			t.Errorf("scaled %v", sc)
+		}
+		r = e.do("GET", "/apis/apps/v1/namespaces/default/deployments/d1", nil, "Accept", mediaCBOR).mustCode(t, 200)
 		// Deterministic: the same object encodes to the same bytes.
 		again := e.do("GET", "/apis/apps/v1/namespaces/default/deployments/d1", nil, "Accept", mediaCBOR).mustCode(t, 200)
 		if !bytes.Equal(r.body, again.body) {
