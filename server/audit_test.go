@@ -243,3 +243,23 @@ func TestAuditPolicyFileRefused(t *testing.T) {
 		t.Errorf("start: %v", err)
 	}
 }
+
+// A custom resource's deprecated version counts in the gauge too, with no
+// removed release, also on its subresources.
+func TestDeprecatedCustomResourceGauge(t *testing.T) {
+	t.Parallel()
+	e, _ := startGadgets(t, "dep.example.com")
+	p := groupPath("dep.example.com", "v2", "default", "gadgets")
+	e.do("GET", p, nil).mustCode(t, 200)
+	e.do("GET", p+"/nope/scale", nil).mustCode(t, 404)
+	fams := scrape(t, e)
+	for _, sub := range []string{"", "scale"} {
+		m := sample(fams, "apiserver_requested_deprecated_apis", map[string]string{"group": "dep.example.com", "version": "v2", "resource": "gadgets", "subresource": sub, "removed_release": ""})
+		if m == nil || m.GetGauge().GetValue() != 1 {
+			t.Errorf("subresource %q: gauge %v", sub, m)
+		}
+	}
+	if m := sample(fams, "apiserver_requested_deprecated_apis", map[string]string{"group": "dep.example.com", "version": "v1", "resource": "gadgets", "subresource": "", "removed_release": ""}); m != nil {
+		t.Errorf("the served v1 is not deprecated: %v", m)
+	}
+}
