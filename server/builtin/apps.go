@@ -97,6 +97,7 @@ func deployments(r podRules) *registry.Descriptor {
 		errs = append(errs, notAbove(status, "readyReplicas", "cannot be greater than readyReplicas", "availableReplicas")...)
 		return append(errs, notDecremented(obj, old)...)
 	})
+	d.Strategy.Warnings = r.templateWarnings("spec", "template")
 	return d
 }
 
@@ -192,6 +193,7 @@ func replicaSets(r podRules) *registry.Descriptor {
 	setStatusRules(d, func(obj, _ registry.Object) apierr.FieldErrors {
 		return validateReplicaStatus(mapOf(obj["status"]))
 	})
+	d.Strategy.Warnings = r.templateWarnings("spec", "template")
 	return d
 }
 
@@ -301,6 +303,7 @@ func statefulSets(r podRules) *registry.Descriptor {
 		errs = append(errs, notAbove(status, "readyReplicas", "cannot be greater than status.readyReplicas", "availableReplicas")...)
 		return append(errs, notDecremented(obj, old)...)
 	})
+	d.Strategy.Warnings = r.templateWarnings("spec", "template")
 	return d
 }
 
@@ -480,6 +483,7 @@ func daemonSets(r podRules) *registry.Descriptor {
 		}
 		return append(errs, notDecremented(obj, old)...)
 	})
+	d.Strategy.Warnings = r.templateWarnings("spec", "template")
 	return d
 }
 

@@ -43,6 +43,7 @@ func pods(b config.Brand) *registry.Descriptor {
 	d.Strategy.DeleteGrace = podDeletionGracePeriod
 	d.OwnFieldLabels = true
 	d.FieldSelectors = podFieldSelectors
+	d.Strategy.Warnings = r.podWarningsHook
 	return d
 }
 

@@ -29,5 +29,6 @@ func podTemplates(b config.Brand) *registry.Descriptor {
 	}
 	d.Strategy.Validate = validate
 	d.Strategy.ValidateUpdate = func(obj, _ registry.Object) apierr.FieldErrors { return validate(obj) }
+	d.Strategy.Warnings = r.templateWarnings("template")
 	return d
 }

@@ -42,6 +42,7 @@ func replicationControllers(r podRules) *registry.Descriptor {
 	setStatusRules(d, func(obj, _ registry.Object) apierr.FieldErrors {
 		return validateReplicaStatus(mapOf(obj["status"]))
 	})
+	d.Strategy.Warnings = r.templateWarnings("spec", "template")
 	return d
 }
 
