@@ -13,9 +13,32 @@ import (
 )
 
 var (
-	churnFull  = flag.Bool("churn.full", false, "TestChurn runs the full simulation: 1,000,000 updates over 1,000 objects")
-	churnFsync = flag.Bool("churn.fsync", false, "TestChurn syncs every commit, as a production install does")
+	churnFull    = flag.Bool("churn.full", false, "TestChurn runs the full simulation: 1,000,000 updates over 1,000 objects")
+	churnFsync   = flag.Bool("churn.fsync", false, "TestChurn syncs every commit, as a production install does")
+	churnUpdates = flag.Int("churn.updates", 0, "with -churn.full, the updates to run instead of 1,000,000")
 )
+
+// What a write overlapped, to attribute the longest writes: a history
+// compaction (perhaps also a rewrite), a rewrite only, or neither.
+const (
+	phaseWriting = iota
+	phaseCompacting
+	phaseDefrag
+	phases
+)
+
+// epoch counts the starts and ends of one kind of work: odd while it runs.
+type epoch struct{ n atomic.Int64 }
+
+func (e *epoch) run(fn func()) {
+	e.n.Add(1)
+	defer e.n.Add(1)
+	fn()
+}
+
+// overlapped reports whether the work ran at some time between the two
+// readings from and to.
+func overlapped(from, to int64) bool { return from%2 == 1 || to != from }
 
 // churn describes a simulated workload: updates spread over objects, with
 // the history trimmed to the last keep events every tick updates (as the
@@ -23,7 +46,11 @@ var (
 // updates with no trimming (a busy spell that grows the file).
 type churn struct {
 	objects, updates, keep, tick, burst, writers int
-	minSize                                      int64
+	// batch is how many updates (of distinct objects) a single writer
+	// commits together in a Txn: the quick run saves commits, the file
+	// sees the same records. Concurrent writers commit one at a time.
+	batch   int
+	minSize int64
 }
 
 // TestChurn checks that steady churn keeps the file within twice its live
@@ -32,9 +59,12 @@ type churn struct {
 // keeps about 500 events) with concurrent writers, and reports the file
 // size and the longest write pause.
 func TestChurn(t *testing.T) {
-	c := churn{objects: 100, updates: 20_000, keep: 200, tick: 100, burst: 5_000, writers: 1, minSize: 64 << 10}
+	c := churn{objects: 100, updates: 20_000, keep: 200, tick: 100, burst: 5_000, writers: 1, batch: 10, minSize: 64 << 10}
 	if *churnFull {
-		c = churn{objects: 1_000, updates: 1_000_000, keep: 500, tick: 50, burst: 50_000, writers: 8, minSize: DefaultDefragMinSize}
+		c = churn{objects: 1_000, updates: 1_000_000, keep: 500, tick: 50, burst: 50_000, writers: 8, batch: 1, minSize: DefaultDefragMinSize}
+		if *churnUpdates > 0 {
+			c.updates = *churnUpdates
+		}
 	} else {
 		t.Parallel()
 	}
@@ -64,13 +94,16 @@ func runChurn(t *testing.T, c churn) {
 	base := db.Revision()
 
 	var peak, worst int64 // largest file; largest file after a check, as a ratio to live data in thousandths
+	var compacting, defragging epoch
 	check := func() {
 		if rev := db.Revision() - int64(c.keep); db.Revision()-base > int64(c.burst) && rev > db.CompactedRevision() {
-			if err := db.Compact(ctx, rev); err != nil {
-				t.Error(err)
-			}
+			compacting.run(func() {
+				if err := db.Compact(ctx, rev); err != nil {
+					t.Error(err)
+				}
+			})
 		}
-		db.maybeDefrag()
+		defragging.run(db.maybeDefrag)
 		file, live, err := db.fileUsage()
 		if err != nil {
 			t.Error(err)
@@ -85,25 +118,44 @@ func runChurn(t *testing.T, c churn) {
 		}
 	}
 
-	var maxWrite atomic.Int64 // nanoseconds
+	var maxWrite [phases]atomic.Int64 // nanoseconds, by the phase a write overlapped
 	next := atomic.Int64{}
 	var wg sync.WaitGroup
+	// write commits updates i to i+c.batch-1.
 	write := func(i int) error {
-		o := i % c.objects
+		ops := make([]Op, 0, c.batch)
+		for j := i; j < i+c.batch; j++ {
+			o := j % c.objects
+			ops = append(ops, Op{Kind: OpUpdate, Key: fmt.Sprintf("/objs/o%04d", o), Value: churnValue(o, j)})
+		}
+		c0, d0 := compacting.n.Load(), defragging.n.Load()
 		start := time.Now()
-		_, err := db.Update(ctx, fmt.Sprintf("/objs/o%04d", o), 0, churnValue(o, i))
+		var err error
+		if c.batch == 1 {
+			_, err = db.Update(ctx, ops[0].Key, 0, ops[0].Value)
+		} else {
+			_, err = db.Txn(ctx, ops)
+		}
 		d := int64(time.Since(start))
-		for old := maxWrite.Load(); d > old && !maxWrite.CompareAndSwap(old, d); old = maxWrite.Load() {
+		p := phaseWriting
+		switch {
+		case overlapped(c0, compacting.n.Load()):
+			p = phaseCompacting
+		case overlapped(d0, defragging.n.Load()):
+			p = phaseDefrag
+		}
+		m := &maxWrite[p]
+		for old := m.Load(); d > old && !m.CompareAndSwap(old, d); old = m.Load() {
 		}
 		return err
 	}
 	began := time.Now()
 	if c.writers == 1 {
-		for i := 1; i <= c.updates; i++ {
+		for i := 1; i <= c.updates; i += c.batch {
 			if err := write(i); err != nil {
 				t.Fatal(err)
 			}
-			if i%c.tick == 0 {
+			if (i+c.batch-1)%c.tick == 0 {
 				check()
 			}
 		}
@@ -136,8 +188,9 @@ func runChurn(t *testing.T, c churn) {
 	st := db.DefragStats()
 	t.Logf("%d updates over %d objects in %v (fsync %v): file %d bytes, live data %d (%.2fx), peak file %d, worst ratio after a check %.2f",
 		c.updates, c.objects, time.Since(began).Round(time.Millisecond), *churnFsync, file, live, float64(file)/float64(live), peak, float64(worst)/1000)
-	t.Logf("rewrites %d (failed %d), longest swap pause %v, mean %v, longest write %v",
-		st.Runs, st.Failures, st.PauseMax, st.PauseTotal/time.Duration(max(st.Runs, 1)), time.Duration(maxWrite.Load()))
+	t.Logf("rewrites %d (failed %d), longest pause %v, pauses per rewrite %v; longest write: %v during a rewrite, %v during history compaction, %v otherwise",
+		st.Runs, st.Failures, st.PauseMax, st.PauseTotal/time.Duration(max(st.Runs, 1)),
+		time.Duration(maxWrite[phaseDefrag].Load()), time.Duration(maxWrite[phaseCompacting].Load()), time.Duration(maxWrite[phaseWriting].Load()))
 	if st.Runs == 0 {
 		t.Error("the file was never rewritten: the burst did not grow it past the threshold")
 	}

@@ -20,7 +20,7 @@ const (
 	// compactTxEvents caps the events deleted per transaction so a large
 	// compaction never holds the file's writer lock (and so the committer)
 	// for long.
-	compactTxEvents = 10_000
+	compactTxEvents = 1_000
 )
 
 // compactInterval is how often the compactor runs: a tenth of the

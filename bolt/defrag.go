@@ -46,11 +46,11 @@ const (
 	// for the final replay, which runs while writes wait. The catch-up
 	// replays without the lock until at most this many remain, so the
 	// pause is one small transaction, a rename and a directory sync.
-	defragLockEvents = 256
+	defragLockEvents = 64
 
 	// defragCatchUpRounds bounds the catch-up rounds: under a write rate
 	// the copy cannot outrun, the last replay runs under the lock anyway.
-	defragCatchUpRounds = 8
+	defragCatchUpRounds = 16
 
 	// defragSuffix names the new file, beside the engine file so that the
 	// rename is atomic. Open removes a leftover one: it is only ever
