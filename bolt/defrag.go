@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"sort"
@@ -187,10 +188,14 @@ func (db *DB) defrag() (int64, error) {
 	rev, comp := db.rev.Load(), db.compacted.Load()
 	state, _ := db.idx.appendRange(make([]KV, 0, db.idx.len()), "/", prefixEnd("/"), 0)
 	hist := db.hist
+	corrupt := maps.Clone(db.corrupt) // their values are held as stored
 	snapPause := time.Since(snapStart)
 	db.mu.RUnlock()
 
 	w := newFileWriter(ndb)
+	if db.opts.Transformer != nil {
+		w.transform = db.storedEvent
+	}
 	meta, err := db.readMetaBucket()
 	if err != nil {
 		return 0, db.defragFailed(err)
@@ -199,7 +204,15 @@ func (db *DB) defrag() (int64, error) {
 		return 0, db.defragFailed(err)
 	}
 	for i := range state {
-		if err := w.put(bucketState, []byte(state[i].Key), appendState(nil, &state[i])); err != nil {
+		kv := &state[i]
+		if bad := corrupt[kv.Key]; db.opts.Transformer != nil && (bad == nil || bad.ModRevision != kv.ModRevision) {
+			stored := *kv
+			if stored.Value, err = db.toStorage(kv.Key, kv.Value); err != nil {
+				return 0, db.defragFailed(err)
+			}
+			kv = &stored
+		}
+		if err := w.put(bucketState, []byte(kv.Key), appendState(nil, kv)); err != nil {
 			return 0, db.defragFailed(err)
 		}
 	}
@@ -333,6 +346,9 @@ type fileWriter struct {
 	bdb   *bbolt.DB
 	tx    *bbolt.Tx
 	bytes int
+	// transform, when set, gives an event's values as the file holds
+	// them (see Transformer); memory holds them plain.
+	transform func(*Event) (Event, error)
 	// records counts the records put; onCommit, if set, gets it after
 	// each commit.
 	records  int64
@@ -442,6 +458,15 @@ func (db *DB) readMetaBucket() ([][2][]byte, error) {
 	return kvs, nil
 }
 
+// stored is ev as the file holds it.
+func (w *fileWriter) stored(ev *Event) (*Event, error) {
+	if w.transform == nil {
+		return ev, nil
+	}
+	out, err := w.transform(ev)
+	return &out, err
+}
+
 // events writes the history records of evs up to revision upTo.
 func (w *fileWriter) events(evs []histEvent, upTo int64) error {
 	for i := range evs {
@@ -449,7 +474,11 @@ func (w *fileWriter) events(evs []histEvent, upTo int64) error {
 		if h.Revision > upTo {
 			break
 		}
-		if err := w.put(bucketHistory, u64key(h.Revision), appendEvent(nil, &h.Event, h.at, h.joined)); err != nil {
+		ev, err := w.stored(&h.Event)
+		if err != nil {
+			return err
+		}
+		if err := w.put(bucketHistory, u64key(h.Revision), appendEvent(nil, ev, h.at, h.joined)); err != nil {
 			return err
 		}
 	}
@@ -462,16 +491,19 @@ func (w *fileWriter) events(evs []histEvent, upTo int64) error {
 func (w *fileWriter) replay(evs []histEvent) (int64, error) {
 	for i := range evs {
 		h := &evs[i]
-		var err error
-		if h.Type == Put {
-			err = w.put(bucketState, []byte(h.KV.Key), appendState(nil, &h.KV))
+		ev, err := w.stored(&h.Event)
+		if err != nil {
+			return 0, err
+		}
+		if ev.Type == Put {
+			err = w.put(bucketState, []byte(ev.KV.Key), appendState(nil, &ev.KV))
 		} else {
-			err = w.del(bucketState, []byte(h.KV.Key))
+			err = w.del(bucketState, []byte(ev.KV.Key))
 		}
 		if err != nil {
 			return 0, err
 		}
-		if err := w.put(bucketHistory, u64key(h.Revision), appendEvent(nil, &h.Event, h.at, h.joined)); err != nil {
+		if err := w.put(bucketHistory, u64key(h.Revision), appendEvent(nil, ev, h.at, h.joined)); err != nil {
 			return 0, err
 		}
 	}

@@ -281,3 +281,57 @@ func TestDefragKeepsTag(t *testing.T) {
 		}
 	}
 }
+
+// With a transformer the rewritten file holds only transformed values, and
+// a value that could not be read back is kept as it was stored.
+func TestDefragTransformed(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := openInternal(t, Options{Transformer: xorTransformer{}})
+	for _, k := range []string{"/s/a", "/s/b", "/s/c"} {
+		if _, err := db.Create(ctx, k, []byte("topsecret"+k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := db.Update(ctx, "/s/a", 0, []byte("topsecret2")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Delete(ctx, "/s/c", 0); err != nil {
+		t.Fatal(err)
+	}
+	// The key of /s/b is lost for a while.
+	db.opts.Transformer = xorTransformer{refuse: "/s/b"}
+	db = reopen(t, db)
+	if _, err := db.Get("/s/b"); !errors.Is(err, ErrCorruptValue) {
+		t.Fatalf("Get /s/b: %v", err)
+	}
+	if _, err := db.Create(ctx, "/s/d", []byte("topsecret4")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.Defrag(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Update(ctx, "/s/d", 0, []byte("topsecret5")); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if fileHolds(t, db.path, []byte("topsecret")) {
+		t.Error("the rewritten file holds a plain value")
+	}
+	// The key is back: /s/b reads as it was written.
+	db.opts.Transformer = xorTransformer{}
+	db = reopen(t, db)
+	for key, want := range map[string]string{"/s/a": "topsecret2@4", "/s/b": "topsecret/s/b@2", "/s/d": "topsecret5@7"} {
+		if kv, err := db.Get(key); err != nil || string(kv.Value) != want {
+			t.Errorf("Get %s: %q %v, want %q", key, kv.Value, err, want)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckFileWith(db.path, xorTransformer{}); err != nil {
+		t.Error(err)
+	}
+}
