@@ -193,6 +193,7 @@ func (db *DB) defrag() (int64, error) {
 	db.mu.RUnlock()
 
 	w := newFileWriter(ndb)
+	w.abort = db.closed.Load
 	if db.opts.Transformer != nil {
 		w.transform = db.storedEvent
 	}
@@ -346,6 +347,9 @@ type fileWriter struct {
 	bdb   *bbolt.DB
 	tx    *bbolt.Tx
 	bytes int
+	// abort, when set, is asked before each transaction whether to stop
+	// (with ErrClosed): Close need not wait for a long copy.
+	abort func() bool
 	// transform, when set, gives an event's values as the file holds
 	// them (see Transformer); memory holds them plain.
 	transform func(*Event) (Event, error)
@@ -385,6 +389,9 @@ func (w *fileWriter) bucket(name []byte, n int) (*bbolt.Bucket, error) {
 		}
 	}
 	if w.tx == nil {
+		if w.abort != nil && w.abort() {
+			return nil, ErrClosed
+		}
 		tx, err := w.bdb.Begin(true)
 		if err != nil {
 			return nil, fmt.Errorf("bolt: defrag: %w", err)

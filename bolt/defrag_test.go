@@ -335,3 +335,33 @@ func TestDefragTransformed(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Close stops a running rewrite at its next transaction; the file stays
+// as it was and the copy is removed. Not parallel: it sets defragHook.
+func TestCloseStopsDefrag(t *testing.T) {
+	db := openInternal(t, Options{})
+	ctx := context.Background()
+	if _, err := db.Create(ctx, "/a/b", []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	defragHook = func(s defragStep) {
+		if s == stepCopying {
+			go func() { closed <- db.Close() }()
+			poll(t, "Close to start", db.closed.Load)
+		}
+	}
+	t.Cleanup(func() { defragHook = nil })
+	if _, _, err := db.Defrag(ctx); !errors.Is(err, ErrClosed) {
+		t.Errorf("Defrag: %v, want ErrClosed", err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	if st := db.DefragStats(); st.Runs != 0 || st.Failures != 0 {
+		t.Errorf("stats %+v: a rewrite stopped by Close is neither", st)
+	}
+	if _, err := os.Stat(db.path + defragSuffix); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("copy left behind: %v", err)
+	}
+}
