@@ -340,20 +340,25 @@ func defragCommand() *cli.Command {
 				return fmt.Errorf("%w: unexpected argument %q", errUsage, c.Args().First())
 			}
 			start := time.Now()
-			last := start
-			progress := func(done, total int64) {
-				if now := time.Now(); now.Sub(last) >= defragProgressAfter && done < total {
-					last = now
-					fmt.Fprintf(c.App.ErrWriter, "copied %d of %d records (%d%%)\n", done, total, done*100/max(total, 1))
-				}
-			}
-			res, err := server.Defrag(c.String("data-dir"), progress)
+			res, err := server.Defrag(c.String("data-dir"), defragProgress(c.App.ErrWriter, defragProgressAfter))
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(c.App.Writer, "%s: %s -> %s in %v\n", res.Path, byteSize(res.Before), byteSize(res.After), time.Since(start).Round(time.Millisecond))
 			return nil
 		},
+	}
+}
+
+// defragProgress returns a progress callback that writes a line to w once
+// every has passed since the start or the last line, until the copy ends.
+func defragProgress(w io.Writer, every time.Duration) func(done, total int64) {
+	last := time.Now()
+	return func(done, total int64) {
+		if now := time.Now(); now.Sub(last) >= every && done < total {
+			last = now
+			fmt.Fprintf(w, "copied %d of %d records (%d%%)\n", done, total, done*100/max(total, 1))
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"platd/bolt"
 	"platd/bolt/storetest"
@@ -77,5 +78,20 @@ func TestByteSize(t *testing.T) {
 		if got := byteSize(n); got != want {
 			t.Errorf("byteSize(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+func TestDefragProgress(t *testing.T) {
+	var b bytes.Buffer
+	p := defragProgress(&b, 0)
+	p(250, 1000)
+	p(1000, 1000) // the end is not reported: the result line follows
+	if got, want := b.String(), "copied 250 of 1000 records (25%)\n"; got != want {
+		t.Errorf("progress %q, want %q", got, want)
+	}
+	b.Reset()
+	defragProgress(&b, time.Hour)(1, 2)
+	if b.Len() != 0 {
+		t.Errorf("progress before the interval: %q", b.String())
 	}
 }
