@@ -59,7 +59,7 @@ type churn struct {
 // keeps about 500 events) with concurrent writers, and reports the file
 // size and the longest write pause.
 func TestChurn(t *testing.T) {
-	c := churn{objects: 100, updates: 20_000, keep: 200, tick: 100, burst: 5_000, writers: 1, batch: 10, minSize: 64 << 10}
+	c := churn{objects: 100, updates: 20_000, keep: 200, tick: 100, burst: 5_000, writers: 1, batch: 20, minSize: 64 << 10}
 	if *churnFull {
 		c = churn{objects: 1_000, updates: 1_000_000, keep: 500, tick: 50, burst: 50_000, writers: 8, batch: 1, minSize: DefaultDefragMinSize}
 		if *churnUpdates > 0 {

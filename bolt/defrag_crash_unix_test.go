@@ -24,7 +24,7 @@ const (
 	crashDirEnv  = "PLATD_TEST_DEFRAG_CRASH_DIR"
 	crashStepEnv = "PLATD_TEST_DEFRAG_CRASH_STEP"
 	// crashAtRun is the rewrite the child crashes in.
-	crashAtRun = 4
+	crashAtRun = 3
 )
 
 // TestDefragCrash kills a process (SIGKILL) at each step of an online
@@ -88,7 +88,7 @@ func TestDefragCrash(t *testing.T) {
 
 // TestDefragCrashChild is the process TestDefragCrash kills: it rewrites
 // its file again and again while writers print each acknowledged create,
-// and kills itself at the step named in its environment in its fourth
+// and kills itself at the step named in its environment in its third
 // rewrite (at the swap, only after more writes went to the new file).
 func TestDefragCrashChild(t *testing.T) {
 	dir := os.Getenv(crashDirEnv)

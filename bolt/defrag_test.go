@@ -94,8 +94,12 @@ func TestDefragUnderWrites(t *testing.T) {
 	t.Parallel()
 	db := openInternal(t, Options{})
 	ctx := context.Background()
-	for i := range 2000 {
-		if _, err := db.Create(ctx, fmt.Sprintf("/seed/%04d", i), make([]byte, 500)); err != nil {
+	for b := range 20 {
+		ops := make([]Op, 100)
+		for i := range ops {
+			ops[i] = Op{Kind: OpCreate, Key: fmt.Sprintf("/seed/%04d", b*100+i), Value: make([]byte, 500)}
+		}
+		if _, err := db.Txn(ctx, ops); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -108,7 +112,7 @@ func TestDefragUnderWrites(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := 0; !stop.Load() || i < 300; i++ {
+			for i := 0; !stop.Load() || i < 200; i++ {
 				key := fmt.Sprintf("/w%d/%05d", w, i)
 				kv, err := db.Create(ctx, key, []byte(key))
 				if err != nil {
@@ -145,7 +149,7 @@ func TestDefragUnderWrites(t *testing.T) {
 		}
 		return true
 	})
-	if n < 1200 {
+	if n < 800 {
 		t.Errorf("only %d acknowledged writes", n)
 	}
 }
@@ -195,15 +199,15 @@ func TestDefragFile(t *testing.T) {
 	t.Parallel()
 	db := openInternal(t, Options{})
 	ctx := context.Background()
-	for i := range 3000 {
-		key := fmt.Sprintf("/a/%02d", i%50)
-		var err error
-		if i < 50 {
-			_, err = db.Create(ctx, key, churnValue(i, i))
-		} else {
-			_, err = db.Update(ctx, key, 0, churnValue(i%50, i))
+	for b := range 60 { // 50 objects written 60 times, 50 writes a commit
+		ops := make([]Op, 50)
+		for i := range ops {
+			ops[i] = Op{Kind: OpUpdate, Key: fmt.Sprintf("/a/%02d", i), Value: churnValue(i, b)}
+			if b == 0 {
+				ops[i].Kind = OpCreate
+			}
 		}
-		if err != nil {
+		if _, err := db.Txn(ctx, ops); err != nil {
 			t.Fatal(err)
 		}
 	}
