@@ -81,6 +81,9 @@ type DB struct {
 
 	statMu      sync.Mutex
 	defragStats DefragStats
+	// defragFailedAt is when the compactor's last rewrite failed; only
+	// maybeDefrag touches it, under compactMu.
+	defragFailedAt time.Time
 
 	closed    atomic.Bool
 	closing   chan struct{} // closed when Close starts

@@ -53,6 +53,11 @@ const (
 	// the copy cannot outrun, the last replay runs under the lock anyway.
 	defragCatchUpRounds = 16
 
+	// defragRetryAfter is how long the compactor waits after a failed
+	// rewrite before it tries again: the cause (a full disk, say) rarely
+	// goes away by the next pass, and each attempt copies the live data.
+	defragRetryAfter = 10 * time.Minute
+
 	// defragSuffix names the new file, beside the engine file so that the
 	// rename is atomic. Open removes a leftover one: it is only ever
 	// renamed once complete, so a leftover is an interrupted copy.
@@ -133,8 +138,12 @@ func (db *DB) maybeDefrag() {
 	if file < db.opts.DefragMinSize || float64(file) <= db.opts.DefragThreshold*float64(live) {
 		return
 	}
+	if time.Since(db.defragFailedAt) < defragRetryAfter {
+		return
+	}
 	if _, err := db.defrag(); err != nil && !errors.Is(err, ErrClosed) {
-		db.log.Error("defrag", "path", db.path, "err", err)
+		db.defragFailedAt = time.Now()
+		db.log.Error("defrag", "path", db.path, "err", err, "retry in", defragRetryAfter)
 	}
 }
 

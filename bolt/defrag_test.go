@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // snapshotOf is everything a reader can observe: the current state, the
@@ -367,5 +368,76 @@ func TestCloseStopsDefrag(t *testing.T) {
 	}
 	if _, err := os.Stat(db.path + defragSuffix); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("copy left behind: %v", err)
+	}
+}
+
+// The compactor rewrites the file only when it is past the minimum size
+// and the threshold, and never with the threshold at 0.
+func TestMaybeDefrag(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	// bloat writes objects and deletes them again, leaving the file
+	// mostly free pages.
+	bloat := func(t *testing.T, db *DB) {
+		t.Helper()
+		for b := range 20 {
+			ops := make([]Op, 100)
+			for i := range ops {
+				ops[i] = Op{Kind: OpCreate, Key: fmt.Sprintf("/x/%02d-%03d", b, i), Value: make([]byte, 1000)}
+			}
+			if _, err := db.Txn(ctx, ops); err != nil {
+				t.Fatal(err)
+			}
+			for i := range ops {
+				ops[i] = Op{Kind: OpDelete, Key: ops[i].Key}
+			}
+			if _, err := db.Txn(ctx, ops); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.Compact(ctx, db.Revision()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		name      string
+		threshold float64
+		minSize   int64
+		runs      int64
+	}{
+		{"due", 2, 64 << 10, 1},
+		{"off", 0, 64 << 10, 0},
+		{"below the minimum size", 2, 1 << 30, 0},
+		{"below the threshold", 1000, 64 << 10, 0},
+		{"failing", 2, 64 << 10, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			db := openInternal(t, Options{DefragThreshold: c.threshold, DefragMinSize: c.minSize, HistoryRetention: time.Hour})
+			bloat(t, db)
+			file, live, err := db.fileUsage()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if file < 2*live {
+				t.Fatalf("file %d, live %d: not bloated", file, live)
+			}
+			if c.name == "failing" {
+				// A directory in the copy's way: the rewrite fails, and
+				// the next pass does not try again at once.
+				if err := os.MkdirAll(db.path+defragSuffix+"/x", 0o700); err != nil {
+					t.Fatal(err)
+				}
+				defer os.RemoveAll(db.path + defragSuffix)
+				db.maybeDefrag()
+			}
+			db.maybeDefrag()
+			if st := db.DefragStats(); st.Runs != c.runs || st.Failures != map[bool]int64{true: 1}[c.name == "failing"] {
+				t.Errorf("stats %+v, want %d rewrites", st, c.runs)
+			}
+			if after, _, _ := db.fileUsage(); c.runs > 0 && after*2 > file {
+				t.Errorf("file %d -> %d", file, after)
+			}
+		})
 	}
 }
