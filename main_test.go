@@ -311,6 +311,7 @@ func TestNothingWrittenOnFailedStart(t *testing.T) {
 	notPEM := write("ca.pem", "not a certificate\n")
 	badKC := write("hook.kubeconfig", "clusters: [\n")
 	badPolicy := write("audit.yaml", "rules: [\n")
+	goodPolicy := write("audit-ok.yaml", "apiVersion: audit."+config.Brands["plat"].Domain+"/v1\nkind: Policy\nrules: [{level: Metadata}]\n")
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -330,6 +331,7 @@ func TestNothingWrittenOnFailedStart(t *testing.T) {
 		{[]string{"--authentication-token-webhook-config-file", badKC}, 2, "--authentication-token-webhook-config-file:"},
 		{[]string{"--authorization-mode", "Webhook,RBAC", "--authorization-webhook-config-file", badKC}, 2, "--authorization-webhook-config-file:"},
 		{[]string{"--audit-policy-file", badPolicy, "--audit-log-path", filepath.Join(tmp, "audit.log")}, 2, "--audit-policy-file: invalid audit policy:"},
+		{[]string{"--audit-policy-file", goodPolicy, "--audit-log-path", filepath.Join(notPEM, "audit.log")}, 2, "--audit-log-path: creating the directory of the audit log: mkdir " + notPEM + ": not a directory"},
 		{[]string{"--secure-port", busyPort}, 1, "listening on 127.0.0.1:" + busyPort + ": listen tcp 127.0.0.1:" + busyPort + ": bind: address already in use"},
 	}
 	for _, c := range cases {

@@ -195,7 +195,18 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	}
 	closeLn := func(err error) (*Server, error) {
 		_ = s.ln.Close()
+		if s.auditSink != nil {
+			_ = s.auditSink.Close()
+		}
 		return nil, err
+	}
+	// The audit log may be inside the data directory, but a path that
+	// cannot be written must not leave a half-made one.
+	if auditPolicy != nil {
+		if s.auditSink, err = openAuditLog(o.Audit, log); err != nil {
+			return closeLn(fmt.Errorf("%w: %w", config.ErrInvalid, err))
+		}
+		s.auditPolicy = audit.NewPolicy(auditPolicy)
 	}
 	if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
 		<-catalog
@@ -276,12 +287,6 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		return fail(fmt.Errorf("loading serving certificate: %w", err))
 	}
 	remote.offerProxyCA(tlsConfig, clientCAs)
-	if auditPolicy != nil {
-		if s.auditSink, err = openAuditLog(o.Audit, log); err != nil {
-			return fail(err)
-		}
-		s.auditPolicy = audit.NewPolicy(auditPolicy)
-	}
 	port := s.ln.Addr().(*net.TCPAddr).Port
 	host := o.BindAddress
 	if ip := net.ParseIP(host); ip.IsUnspecified() {
