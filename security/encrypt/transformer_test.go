@@ -191,3 +191,35 @@ func FuzzFromStorage(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkTransform measures one encryption and one decryption of a 1 KB
+// value per provider: the cost a write (twice: value and previous state)
+// and a start (once per value) pay.
+func BenchmarkTransform(b *testing.B) {
+	value := bytes.Repeat([]byte(`{"data":{"password":"aHVudGVyMg=="}}`), 30)[:1024]
+	for _, p := range []struct{ name, body string }{
+		{"identity", "resources:\n- resources: [secrets]\n  providers: [{identity: {}}]\n"},
+		{"aesgcm", one("aesgcm", k32)},
+		{"aescbc", one("aescbc", k32)},
+		{"secretbox", one("secretbox", k32)},
+	} {
+		tr := build(b, "kubernetes", p.body, nil)
+		enc, _ := tr.ToStorage("/secrets/ns/a", value)
+		b.Run(p.name+"/to", func(b *testing.B) {
+			b.SetBytes(int64(len(value)))
+			for range b.N {
+				if _, err := tr.ToStorage("/secrets/ns/a", value); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(p.name+"/from", func(b *testing.B) {
+			b.SetBytes(int64(len(value)))
+			for range b.N {
+				if _, _, err := tr.FromStorage("/secrets/ns/a", enc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
