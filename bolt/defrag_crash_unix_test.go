@@ -25,6 +25,9 @@ const (
 	crashStepEnv = "PLATD_TEST_DEFRAG_CRASH_STEP"
 	// crashAtRun is the rewrite the child crashes in.
 	crashAtRun = 3
+	// crashAfterAcks is how many writes the child acknowledges before it
+	// may crash.
+	crashAfterAcks = 150
 )
 
 // TestDefragCrash kills a process (SIGKILL) at each step of an online
@@ -74,7 +77,7 @@ func TestDefragCrash(t *testing.T) {
 			if _, err := os.Stat(path + defragSuffix); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("leftover rewrite after open: %v", err)
 			}
-			if len(acked) < 100 {
+			if len(acked) < crashAfterAcks {
 				t.Errorf("only %d writes acknowledged before the crash", len(acked))
 			}
 			for key, rev := range acked {
@@ -98,15 +101,16 @@ func TestDefragCrashChild(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv(crashStepEnv))
 	step := defragStep(n)
 	kill := func() { _ = syscall.Kill(os.Getpid(), syscall.SIGKILL) }
-	var afterSwap atomic.Int64
+	var afterSwap, acks atomic.Int64
 	afterSwap.Store(-1)
 	seen := 0 // the hook runs on the goroutine calling Defrag
 	defragHook = func(s defragStep) {
 		if s != step {
 			return
 		}
-		// Crash in a later rewrite, when writes have gone on for a while.
-		if seen++; seen < crashAtRun {
+		// Crash in a later rewrite, when writes have gone on for a while:
+		// counted in acknowledged writes, so a slow machine waits longer.
+		if seen++; seen < crashAtRun || acks.Load() < crashAfterAcks {
 			return
 		}
 		if s == stepSwapped {
@@ -146,13 +150,14 @@ func TestDefragCrashChild(t *testing.T) {
 				mu.Lock()
 				fmt.Fprintf(os.Stdout, "ACK %s %d\n", key, kv.ModRevision)
 				mu.Unlock()
+				acks.Add(1)
 				if afterSwap.Load() >= 0 && afterSwap.Add(1) > 200 {
 					kill()
 				}
 			}
 		}()
 	}
-	for range 1000 {
+	for range 1_000_000 {
 		if _, _, err := db.Defrag(ctx); err != nil {
 			t.Fatal(err)
 		}

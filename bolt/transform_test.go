@@ -345,3 +345,52 @@ func TestStaleValues(t *testing.T) {
 		t.Error("from state records: /s/b not stale or /s/a stale")
 	}
 }
+
+// TestDefragTransforms: an online rewrite writes values from memory
+// through the transformer (nothing plain reaches the new file) and keeps
+// a corrupt key's stored bytes as they were.
+func TestDefragTransforms(t *testing.T) {
+	ctx := context.Background()
+	db := openDamaged(t, Options{Transformer: xorTransformer{}})
+	for i := range 50 {
+		if _, err := db.Create(ctx, fmt.Sprintf("/s/k%02d", i), []byte("plainvalue")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.opts.Transformer = xorTransformer{refuse: "/s/k07"}
+	db = reopen(t, db)
+	if _, err := db.Update(ctx, "/s/k01", 0, []byte("plainvalue2")); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.Defrag(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Update(ctx, "/s/k02", 0, []byte("plainvalue3")); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if fileHolds(t, db.path, []byte("plainvalue")) {
+		t.Error("the rewritten file holds a plain value")
+	}
+	db = reopen(t, db)
+	if kv, err := db.Get("/s/k01"); err != nil || string(kv.Value) != "plainvalue2@51" {
+		t.Errorf("Get after the rewrite: %q %v", kv.Value, err)
+	}
+	var ce *CorruptError
+	if _, err := db.Get("/s/k07"); !errors.As(err, &ce) {
+		t.Errorf("the corrupt key after the rewrite: %v", err)
+	}
+	db.opts.Transformer = xorTransformer{}
+	db = reopen(t, db)
+	if kv, err := db.Get("/s/k07"); err != nil || string(kv.Value) != "plainvalue@8" {
+		t.Errorf("the corrupt key's bytes, kept: %q %v", kv.Value, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckFileWith(db.path, xorTransformer{}); err != nil {
+		t.Error(err)
+	}
+}
