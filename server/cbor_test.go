@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -437,6 +438,40 @@ func TestCBORWatch(t *testing.T) {
 	}
 	if len(types) == 0 || types[0] != "ADDED" {
 		t.Errorf("events %v", types)
+	}
+
+	// The list blueprint of the initial-events-end bookmark is CBOR too.
+	r = e.do("GET", p+"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=1", nil, "Accept", mediaCBOR).mustCode(t, 200)
+	dec = cbor.NewDecoder(bytes.NewReader(r.body))
+	found := false
+	for {
+		start := dec.NumBytesRead()
+		var skip any
+		if err := dec.Decode(&skip); err != nil {
+			break
+		}
+		j, err := codec.CBORToJSON(r.body[start:dec.NumBytesRead()])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		_ = json.Unmarshal(j, &m)
+		ann, _ := path(m, "object.metadata.annotations").(map[string]any)
+		bp, _ := ann[platBrand.Label("initial-events-list-blueprint")].(string)
+		if m["type"] != "BOOKMARK" || bp == "" {
+			continue
+		}
+		found = true
+		raw, err := base64.StdEncoding.DecodeString(bp)
+		if err != nil || !codec.HasCBORPrefix(raw) {
+			t.Fatalf("blueprint %q %v", bp, err)
+		}
+		if j, err := codec.CBORToJSON(raw); err != nil || string(j) != `{"apiVersion":"v1","items":null,"kind":"ConfigMapList","metadata":{}}` {
+			t.Errorf("blueprint %s %v", j, err)
+		}
+	}
+	if !found {
+		t.Errorf("no initial-events-end bookmark in %x", r.body)
 	}
 }
 

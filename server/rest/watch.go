@@ -206,7 +206,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 	}
 	lastRev := startRev
 	if sendInitial && o.allowWatchBookmarks {
-		if err := ws.sendBookmark(h.bookmark(s, lastRev, true)); err != nil {
+		if err := ws.sendBookmark(h.bookmark(s, lastRev, true, out.format)); err != nil {
 			return
 		}
 	}
@@ -268,7 +268,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 					drained = true
 				}
 			}
-			if err := ws.sendBookmark(h.bookmark(s, max(lastRev, progress), false)); err != nil {
+			if err := ws.sendBookmark(h.bookmark(s, max(lastRev, progress), false, out.format)); err != nil {
 				return
 			}
 			if err := ws.enc.Flush(); err != nil {
@@ -331,11 +331,18 @@ func (h *Handler) translate(pred *predicate, ev bolt.Event) (typ string, obj []b
 // bookmark is the object of a BOOKMARK event, in the stored form: an
 // empty object of the kind with only its resourceVersion (and, closing the
 // initial events, the annotations that say so).
-func (h *Handler) bookmark(s *scope, rev int64, initialEnd bool) []byte {
+// The list blueprint is in the watch's encoding when that is CBOR, as
+// upstream encodes it in the requested format.
+func (h *Handler) bookmark(s *scope, rev int64, initialEnd bool, f format) []byte {
 	md := map[string]any{"resourceVersion": fmt.Sprint(rev)}
 	if initialEnd {
 		blueprint := typePrefix(nil, s.d.ListKind, s.d.GroupVersion())
 		blueprint = append(blueprint, `"metadata":{},"items":null}`+"\n"...)
+		if f == formatCBOR {
+			if c, err := cborFromJSON(blueprint, nil, false); err == nil {
+				blueprint = c
+			}
+		}
 		md["annotations"] = map[string]any{
 			h.brand.DomainLabel("initial-events-end"):      "true",
 			h.brand.Label("initial-events-list-blueprint"): base64.StdEncoding.EncodeToString(blueprint),
