@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"platd/bolt"
@@ -154,11 +155,17 @@ func TestUndecodableObject(t *testing.T) {
 	if err := bolt.OverwriteStored(e.opts.DBPath(), "/configmaps/default/cm", []byte("garbage")); err != nil {
 		t.Fatal(err)
 	}
-	e = startWith(t, testOptions(t, dir, withUnsafeDelete))
+	audit, log := withAudit(t, "apiVersion: audit.DOMAIN/v1\nkind: Policy\nrules:\n- level: Metadata\n  verbs: [delete]\n  omitStages: [RequestReceived]\n")
+	e = startWith(t, testOptions(t, dir, withUnsafeDelete, audit))
 	msg := `StorageError: corrupt object, Code: 7, Key: /configmaps/default/cm, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=` + rv + `: invalid character 'g' looking for beginning of value`
 	wantBody(t, "GET", e.do("GET", "/api/v1/namespaces/default/configmaps/cm", nil), 500,
 		`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Internal error occurred: `+msg+`","reason":"InternalError","details":{"causes":[{"message":"`+msg+`"}]},"code":500}`)
-	e.do("DELETE", "/api/v1/namespaces/default/configmaps/cm?ignoreStoreReadErrorWithClusterBreakingPotential=true", nil).mustCode(t, 200)
+	del := e.do("DELETE", "/api/v1/namespaces/default/configmaps/cm?ignoreStoreReadErrorWithClusterBreakingPotential=true", nil).mustCode(t, 200)
 	e.do("GET", "/api/v1/namespaces/default/configmaps/cm", nil).mustCode(t, 404)
+	// The audit event says the delete was unsafe.
+	ev := auditEvents(t, log, del.header.Get("Audit-Id"), 1)[0]
+	if want := `"apiserver.` + platBrand.Domain + `/unsafe-delete-ignore-read-error":""`; !strings.Contains(ev, want) {
+		t.Errorf("audit event %s\nlacks %s", ev, want)
+	}
 	e.do("POST", "/api/v1/namespaces/default/configmaps", map[string]any{"metadata": map[string]any{"name": "cm"}}).mustCode(t, 201)
 }

@@ -10,6 +10,7 @@ import (
 	"platd/bolt"
 	"platd/security"
 	"platd/server/apierr"
+	"platd/server/audit"
 	"platd/server/filters"
 )
 
@@ -105,6 +106,9 @@ const verbUnsafeDelete = "unsafe-delete-ignore-read-errors"
 // that the user may also do verbUnsafeDelete on it. An object that reads
 // fine is refused, as upstream does: the option is for corrupt objects only.
 func (h *Handler) unsafeDeleteObject(w http.ResponseWriter, r *http.Request, out output, s *scope) {
+	// The audit log shows that the delete was tried unsafely, whatever
+	// comes of it.
+	audit.AddAnnotation(r.Context(), "apiserver."+h.brand.Domain+"/unsafe-delete-ignore-read-error", "")
 	if err := h.authorizeUnsafeDelete(r, s); err != nil {
 		h.writeError(w, r, err)
 		return
