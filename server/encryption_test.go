@@ -97,6 +97,12 @@ func TestEncryptionAtRest(t *testing.T) {
 	if v := path(e2.do("GET", "/api/v1/namespaces/default/configmaps/c1", nil).mustCode(t, 200).obj(t), "data.k"); v != "configmap-plain-marker" {
 		t.Errorf("configmap after restart: %v", v)
 	}
+	// The start decrypted the secret (its state and its history).
+	metrics := string(e2.do("GET", "/metrics", nil).mustCode(t, 200).body)
+	want := `apiserver_storage_transformation_operations_total{resource="secrets",status="OK",transformation_type="from_storage",transformer_prefix="` + platBrand.StorageValuePrefix + `aesgcm:v1:"}`
+	if !strings.Contains(metrics, want) {
+		t.Errorf("/metrics lacks %s", want)
+	}
 	// A past revision (from the history, also encrypted) reads too.
 	rv, _ := path(e2.do("GET", "/api/v1/namespaces/default/secrets", nil).mustCode(t, 200).obj(t), "metadata.resourceVersion").(string)
 	if rv == "" {
@@ -159,5 +165,39 @@ func TestEncryptionConfigRefused(t *testing.T) {
 		": resources[0].providers[0].aesgcm.keys[0].secret: Invalid value: \"REDACTED\": secret is not of the expected length, got 5, expected one of [16 24 32]"
 	if err == nil || !strings.HasSuffix(err.Error(), want) {
 		t.Errorf("got %v\nwant ...%s", err, want)
+	}
+}
+
+// TestKubectlEncryptedSecrets: kubectl creates, reads and replaces
+// secrets as usual while they are stored with upstream's prefix.
+func TestKubectlEncryptedSecrets(t *testing.T) {
+	t.Parallel()
+	kb := config.Brands["kubernetes"]
+	cfg := filepath.Join(t.TempDir(), "enc.yaml")
+	body := "apiVersion: " + config.EncryptionConfigAPIVersions(kb)[0] + "\nkind: EncryptionConfiguration\nresources:\n- resources: [secrets]\n  providers:\n  - " +
+		aesgcm("key1", encKey1) + "\n  - identity: {}\n"
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	k := newKubectlEnvFlags(t, "--encryption-provider-config", cfg)
+	k.must(t, "create", "secret", "generic", "db", "--from-literal=password=kubectl-secret-value")
+	if got := k.must(t, "get", "secret", "db", "-o", "jsonpath={.data.password}"); got != base64.StdEncoding.EncodeToString([]byte("kubectl-secret-value")) {
+		t.Errorf("kubectl get secret: %q", got)
+	}
+	out := k.must(t, "get", "secrets", "-o", "json")
+	in := filepath.Join(t.TempDir(), "secrets.json")
+	if err := os.WriteFile(in, []byte(out), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := k.must(t, "replace", "-f", in); !strings.Contains(got, "secret/db replaced") {
+		t.Errorf("kubectl replace: %q", got)
+	}
+	k.proc.terminate()
+	stored, err := bolt.ReadStored(filepath.Join(k.proc.dataDir, "platd.db"), "/secrets/default/db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(stored), kb.StorageValuePrefix+"aesgcm:v1:key1:") {
+		t.Errorf("stored secret starts %q", stored[:min(len(stored), 30)])
 	}
 }
