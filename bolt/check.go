@@ -23,7 +23,8 @@ func CheckFile(path string) error { return CheckFileWith(path, nil) }
 
 // CheckFileWith is CheckFile for a file written with the transformer t:
 // values are compared as t reads them back, and one it cannot read is a
-// problem.
+// problem. CheckFile on such a file compares the stored bytes, which a
+// transformer with random nonces makes differ for equal values.
 func CheckFileWith(path string, t Transformer) error {
 	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: fileLockTimeout})
 	if err != nil {
