@@ -2,6 +2,8 @@ package bolt
 
 import (
 	"fmt"
+
+	bbolt "go.etcd.io/bbolt"
 	"maps"
 	"slices"
 	"strings"
@@ -125,4 +127,44 @@ func (db *DB) corruptIn(from, end string) []*CorruptError {
 		}
 	}
 	return out
+}
+
+// RecheckStale recomputes which keys are stale (see Stale) from the stored
+// bytes in the file, after the transformer's keys changed while the
+// engine runs: stale says, for a key and its stored bytes, whether the
+// transformer would now write them differently. A write racing the scan
+// may leave its key marked stale, which costs at most one extra rewrite.
+func (db *DB) RecheckStale(stale func(key string, stored []byte) bool) error {
+	next := make(map[string]struct{})
+	// compactMu keeps an online rewrite from swapping the file meanwhile.
+	db.compactMu.Lock()
+	defer db.compactMu.Unlock()
+	if db.closed.Load() {
+		return ErrClosed
+	}
+	err := db.bdb.View(func(tx *bbolt.Tx) error {
+		return tx.Bucket(bucketState).ForEach(func(k, v []byte) error {
+			kv, err := decodeState(string(k), v)
+			if err != nil {
+				return err
+			}
+			if stale(kv.Key, kv.Value) {
+				next[kv.Key] = struct{}{}
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("bolt: recheck stale values: %w", err)
+	}
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	for k := range db.corrupt {
+		delete(next, k)
+	}
+	if len(next) == 0 {
+		next = nil
+	}
+	db.stale = next
+	return nil
 }

@@ -394,3 +394,31 @@ func TestDefragTransforms(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestRecheckStale(t *testing.T) {
+	ctx := context.Background()
+	db := openDamaged(t, Options{Transformer: xorTransformer{old: true}})
+	defer db.Close()
+	for _, k := range []string{"/s/a", "/s/b"} {
+		if _, err := db.Create(ctx, k, []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale := func(key string, stored []byte) bool { return stored[0] == 'o' }
+	if err := db.RecheckStale(stale); err != nil {
+		t.Fatal(err)
+	}
+	if !db.Stale("/s/a") || !db.Stale("/s/b") {
+		t.Error("values of the old prefix not stale")
+	}
+	db.opts.Transformer = xorTransformer{}
+	if _, err := db.Update(ctx, "/s/a", 0, []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RecheckStale(stale); err != nil {
+		t.Fatal(err)
+	}
+	if db.Stale("/s/a") || !db.Stale("/s/b") {
+		t.Error("after a rewrite: /s/a stale or /s/b not")
+	}
+}

@@ -109,6 +109,11 @@ type Options struct {
 	// Encryption (nil without the flag: nothing is encrypted).
 	EncryptionProviderConfigFile string
 	Encryption                   *EncryptionConfiguration
+	// EncryptionConfigReload is --encryption-provider-config-automatic-reload:
+	// the file is re-read every EncryptionConfigReloadInterval (0: the
+	// default minute; tests shorten it).
+	EncryptionConfigReload         bool
+	EncryptionConfigReloadInterval time.Duration
 	// Brand is the chosen brand.
 	Brand Brand
 	// HistoryRetention is how long watch history stays replayable.
@@ -282,6 +287,9 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("%w: --authorization-policy-file: %w", ErrInvalid, err)
 		}
 		o.ABACPolicies = p
+	}
+	if o.EncryptionConfigReload && o.EncryptionProviderConfigFile == "" {
+		return fmt.Errorf("%w: --encryption-provider-config-automatic-reload must be set with --encryption-provider-config", ErrInvalid)
 	}
 	if o.EncryptionProviderConfigFile != "" {
 		c, err := LoadEncryptionConfig(o.EncryptionProviderConfigFile, o.Brand)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"platd/bolt"
 	"platd/config"
@@ -199,5 +200,52 @@ func TestKubectlEncryptedSecrets(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(stored), kb.StorageValuePrefix+"aesgcm:v1:key1:") {
 		t.Errorf("stored secret starts %q", stored[:min(len(stored), 30)])
+	}
+}
+
+// TestEncryptionConfigReload: with automatic reload, a new key put first
+// encrypts later writes, an unchanged update rewrites a value of the old
+// key, and an invalid file is counted and leaves the configuration as it
+// was.
+func TestEncryptionConfigReload(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := encryptionFile(t, aesgcm("key1", encKey1))
+	e := startWith(t, testOptions(t, dir, withEncryption(cfg), func(o *config.Options) {
+		o.EncryptionConfigReload, o.EncryptionConfigReloadInterval = true, 10*time.Millisecond
+	}))
+	old := e.do("POST", "/api/v1/namespaces/default/secrets", secretBody("old", "old-value")).mustCode(t, 201).obj(t)
+	rotate := func(providers ...string) {
+		t.Helper()
+		tmp := encryptionFile(t, providers...)
+		data, err := os.ReadFile(tmp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(cfg, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	metric := func(sub string) bool {
+		return strings.Contains(string(e.do("GET", "/metrics", nil).mustCode(t, 200).body), sub)
+	}
+	rotate("secretbox: {keys: [{name: key2, secret: "+encKey2+"}]}", aesgcm("key1", encKey1))
+	eventually(t, "the reload", func() bool {
+		return metric(`apiserver_encryption_config_controller_automatic_reloads_total{apiserver_id_hash=`) && metric(`status="success"} 1`)
+	})
+	e.do("POST", "/api/v1/namespaces/default/secrets", secretBody("new", "new-value")).mustCode(t, 201)
+	e.do("PUT", "/api/v1/namespaces/default/secrets/old", old).mustCode(t, 200)
+	rotate("aesgcm: {keys: [{name: k, secret: c2hvcnQ=}]}")
+	eventually(t, "the failed reload", func() bool { return metric(`status="failure"} 1`) })
+	e.do("POST", "/api/v1/namespaces/default/secrets", secretBody("newer", "v")).mustCode(t, 201)
+	e.stop()
+	for _, name := range []string{"old", "new", "newer"} {
+		stored, err := bolt.ReadStored(e.opts.DBPath(), "/secrets/default/"+name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := platBrand.StorageValuePrefix + "secretbox:v1:key2:"; !strings.HasPrefix(string(stored), want) {
+			t.Errorf("%s stored as %q, want the reloaded key", name, stored[:min(len(stored), 40)])
+		}
 	}
 }

@@ -67,9 +67,14 @@ type serverCollector struct {
 }
 
 func newServerCollector(s *Server) *serverCollector {
+	return &serverCollector{s: s, idHash: apiserverIDHash()}
+}
+
+// apiserverIDHash is the apiserver_id_hash label of the reload metrics.
+func apiserverIDHash() string {
 	host, _ := os.Hostname()
 	sum := sha256.Sum256([]byte("apiserver-" + host))
-	return &serverCollector{s: s, idHash: "sha256:" + hex.EncodeToString(sum[:])}
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 // Describe sends nothing: the collector is unchecked, since which series

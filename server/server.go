@@ -21,6 +21,7 @@ import (
 	"platd/config"
 	"platd/health"
 	"platd/security"
+	"platd/security/encrypt"
 	"platd/server/audit"
 	"platd/server/builtin"
 	"platd/server/controllers"
@@ -60,11 +61,14 @@ type Server struct {
 	opts  config.Options
 	log   *slog.Logger
 	store *bolt.DB
-	rest  *rest.Handler
-	reg   *registry.Registry
-	cat   *schema.Catalog
-	ln    net.Listener
-	http  *http.Server
+	// encryption is the value transformer of --encryption-provider-config
+	// (encryption.go); nil without it.
+	encryption *encrypt.Transformer
+	rest       *rest.Handler
+	reg        *registry.Registry
+	cat        *schema.Catalog
+	ln         net.Listener
+	http       *http.Server
 	// shuttingDown is closed when shutdown begins: readyz fails while
 	// requests are still served for --shutdown-delay-duration.
 	shuttingDown chan struct{}
@@ -313,6 +317,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		s.jwt.Start(ctx, o.AuthenticationConfigReloadInterval)
 	}
 	s.startAuthzReload(ctx, o.AuthorizationConfigReloadInterval)
+	s.startEncryptionReload(ctx)
 	return s, nil
 }
 

@@ -29,13 +29,13 @@ type Observer func(op, resource, prefix string, err error)
 // their first segment is the resource as the configuration spells it. It
 // satisfies bolt.Transformer and is safe for concurrent use.
 type Transformer struct {
-	cfg         *config.EncryptionConfiguration
 	brandPrefix []byte
 	observe     Observer
-	// chains caches the chain of each resource segment; every segment maps
-	// to a chain (for uncovered resources, one that only reads plain
-	// values).
+	// mu guards cfg and chains, which Swap replaces together. chains
+	// caches the chain of each resource segment; every segment maps to a
+	// chain (for uncovered resources, one that only reads plain values).
 	mu     sync.RWMutex
+	cfg    *config.EncryptionConfiguration
 	chains map[string]*chain
 }
 
@@ -52,21 +52,38 @@ var uncovered = &chain{keys: []keyed{{provider: config.ProviderIdentity}}}
 // New builds the transformer of a validated configuration. It fails only
 // for keys a provider refuses (which validation already rules out).
 func New(cfg *config.EncryptionConfiguration, b config.Brand, observe Observer) (*Transformer, error) {
-	t := &Transformer{cfg: cfg, brandPrefix: []byte(b.StorageValuePrefix), observe: observe, chains: map[string]*chain{}}
-	// Build every listed resource's chain now, so a bad key fails at start.
-	for _, rc := range cfg.Resources {
-		for _, r := range rc.Resources {
-			g, res := config.GroupResource(r)
-			if _, err := t.build(g, res); err != nil {
-				return nil, fmt.Errorf("%w: %v", config.ErrEncryptionConfig, err)
-			}
-		}
+	t := &Transformer{brandPrefix: []byte(b.StorageValuePrefix), observe: observe}
+	if err := t.Swap(cfg); err != nil {
+		return nil, err
 	}
 	return t, nil
 }
 
-func (t *Transformer) build(group, resource string) (*chain, error) {
-	providers, ok := t.cfg.ProvidersFor(group, resource)
+// Swap makes cfg the configuration of later transformations (a reloaded
+// file). Every listed resource's chain is built first, so a bad key
+// leaves the old configuration in place.
+func (t *Transformer) Swap(cfg *config.EncryptionConfiguration) error {
+	chains := map[string]*chain{}
+	for _, rc := range cfg.Resources {
+		for _, r := range rc.Resources {
+			g, res := config.GroupResource(r)
+			c, err := t.build(cfg, g, res)
+			if err != nil {
+				return fmt.Errorf("%w: %v", config.ErrEncryptionConfig, err)
+			}
+			if g != "*" && res != "*" {
+				chains[r] = c
+			}
+		}
+	}
+	t.mu.Lock()
+	t.cfg, t.chains = cfg, chains
+	t.mu.Unlock()
+	return nil
+}
+
+func (t *Transformer) build(cfg *config.EncryptionConfiguration, group, resource string) (*chain, error) {
+	providers, ok := cfg.ProvidersFor(group, resource)
 	if !ok {
 		return uncovered, nil
 	}
@@ -91,13 +108,13 @@ func (t *Transformer) chainOf(key string) (string, *chain, error) {
 		return seg, c, nil
 	}
 	g, r := config.GroupResource(seg)
-	c, err := t.build(g, r)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c, err := t.build(t.cfg, g, r)
 	if err != nil {
 		return seg, nil, err
 	}
-	t.mu.Lock()
 	t.chains[seg] = c
-	t.mu.Unlock()
 	return seg, c, nil
 }
 
@@ -162,6 +179,21 @@ func (t *Transformer) FromStorage(key string, stored []byte) ([]byte, bool, erro
 		}
 	}
 	return nil, false, ErrNoMatch
+}
+
+// StaleStored reports, from its prefix alone, whether stored (the bytes
+// of key in the file) was written by another provider or key than the
+// one that writes now: a rewrite would change it. Cheap, so a reload can
+// look at every stored value.
+func (t *Transformer) StaleStored(key string, stored []byte) bool {
+	_, c, err := t.chainOf(key)
+	if err != nil {
+		return false
+	}
+	if k := &c.keys[0]; k.s != nil {
+		return !bytes.HasPrefix(stored, k.prefix)
+	}
+	return bytes.HasPrefix(stored, t.brandPrefix)
 }
 
 func (t *Transformer) record(op, resource string, k *keyed, err error) {
