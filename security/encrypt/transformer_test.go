@@ -159,6 +159,36 @@ func TestRotationAndIdentity(t *testing.T) {
 	}
 }
 
+func TestSwapAndStaleStored(t *testing.T) {
+	key := "/secrets/ns/a"
+	tr := build(t, "plat", one("aesgcm", k32), nil)
+	enc, _ := tr.ToStorage(key, []byte("v"))
+	if tr.StaleStored(key, enc) || !tr.StaleStored(key, []byte("v")) {
+		t.Error("before the swap: own value stale, or plain value not")
+	}
+	if tr.StaleStored("/pods/ns/p", []byte("v")) || !tr.StaleStored("/pods/ns/p", enc) {
+		t.Error("uncovered resource: plain value stale, or encrypted value not")
+	}
+	b := config.Brands["plat"]
+	next, err := config.DecodeEncryptionConfig([]byte("apiVersion: "+config.EncryptionConfigAPIVersions(b)[0]+"\nkind: EncryptionConfiguration\n"+
+		"resources:\n- resources: [secrets]\n  providers:\n  - identity: {}\n  - aesgcm: {keys: [{name: key1, secret: "+k32+"}]}\n"), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Swap(next); err != nil {
+		t.Fatal(err)
+	}
+	if !tr.StaleStored(key, enc) || tr.StaleStored(key, []byte("v")) {
+		t.Error("after the swap to identity first: encrypted value not stale, or plain value stale")
+	}
+	if out, _ := tr.ToStorage(key, []byte("v")); string(out) != "v" {
+		t.Errorf("after the swap, written %q", out)
+	}
+	if got, stale, err := tr.FromStorage(key, enc); err != nil || !stale || string(got) != "v" {
+		t.Errorf("old value after the swap: %q %v %v", got, stale, err)
+	}
+}
+
 func TestObserver(t *testing.T) {
 	var (
 		mu  sync.Mutex
