@@ -603,3 +603,25 @@ func FuzzConfigFile(f *testing.F) {
 		}
 	})
 }
+
+func TestEncryptionFlags(t *testing.T) {
+	dir := t.TempDir()
+	b := config.Brands["plat"]
+	cfg := filepath.Join(dir, "enc.yaml")
+	body := "apiVersion: " + config.EncryptionConfigAPIVersions(b)[0] + "\nkind: EncryptionConfiguration\nresources:\n- resources: [secrets]\n  providers: [{identity: {}}]\n"
+	if err := os.WriteFile(cfg, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o, err := parse(t, "serve", "--data-dir", dir, "--encryption-provider-config", cfg, "--encryption-provider-config-automatic-reload")
+	if err != nil || o.EncryptionProviderConfigFile != cfg || !o.EncryptionConfigReload || o.Encryption == nil || len(o.Encryption.Resources) != 1 {
+		t.Errorf("encryption flags: %v %+v", err, o.Encryption)
+	}
+	if _, err := parse(t, "serve", "--data-dir", dir, "--encryption-provider-config-automatic-reload"); err == nil ||
+		!strings.Contains(err.Error(), "--encryption-provider-config-automatic-reload must be set with --encryption-provider-config") {
+		t.Errorf("reload without a file: %v", err)
+	}
+	if _, err := parse(t, "serve", "--data-dir", dir, "--encryption-provider-config", filepath.Join(dir, "missing.yaml")); err == nil ||
+		!strings.Contains(err.Error(), "error opening encryption provider configuration file") {
+		t.Errorf("missing file: %v", err)
+	}
+}
