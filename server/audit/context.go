@@ -49,6 +49,8 @@ type Context struct {
 	reqBody, respBody      bytes.Buffer
 	reqType                string
 	respType, respEncoding string
+	// line is the buffer events are encoded in.
+	line []byte
 }
 
 // Params describe a request to audit.
@@ -318,11 +320,16 @@ func (c *Context) emit() {
 	if c.cfg.omits(c.ev.Stage) {
 		return
 	}
-	line, err := appendEvent(make([]byte, 0, eventBufferSize+len(c.ev.RequestObject)+len(c.ev.ResponseObject)), &c.ev)
+	if c.line == nil {
+		c.line = make([]byte, 0, eventBufferSize)
+	}
+	line, err := appendEvent(c.line[:0], &c.ev)
 	if err != nil {
 		return
 	}
-	c.sink.Write(append(line, '\n'))
+	// The sink copies the line: the buffer serves every stage.
+	c.line = append(line, '\n')
+	c.sink.Write(c.line)
 }
 
 // asJSON returns a body as compact JSON when its media type is JSON or

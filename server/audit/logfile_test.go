@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -172,48 +174,64 @@ func TestLogFileRemovesOldBackups(t *testing.T) {
 
 // slowWriter blocks every write until released, like a stalled disk.
 type slowWriter struct {
+	entered chan struct{}
+	once    sync.Once
 	release chan struct{}
 	buf     bytes.Buffer
 }
 
-func (s *slowWriter) Write(p []byte) (int, error) { <-s.release; return s.buf.Write(p) }
-func (*slowWriter) Flush() error                  { return nil }
-func (*slowWriter) Close() error                  { return nil }
+func (s *slowWriter) Write(p []byte) (int, error) {
+	s.once.Do(func() { close(s.entered) })
+	<-s.release
+	return s.buf.Write(p)
+}
+func (*slowWriter) Flush() error { return nil }
+func (*slowWriter) Close() error { return nil }
 
-func TestBackendQueuesBehindASlowWriter(t *testing.T) {
+func TestBackendBoundsWhatWaits(t *testing.T) {
 	t.Parallel()
-	w := &slowWriter{release: make(chan struct{})}
+	w := &slowWriter{entered: make(chan struct{}), release: make(chan struct{})}
 	b := NewBackend(w, nil)
-	// The writer holds one line; QueueSize more wait without blocking.
-	done := make(chan struct{})
+	line := append(bytes.Repeat([]byte("x"), 1023), '\n')
+	// The writer holds one batch of at most MaxPending; as much again may
+	// wait; the rest of the writes wait for room.
+	total := 3 * MaxPending / len(line)
+	var accepted atomic.Int64
 	go func() {
-		defer close(done)
-		for i := 0; i <= QueueSize; i++ {
-			b.Write([]byte("l\n"))
+		for range total {
+			b.Write(line)
+			accepted.Add(1)
 		}
 	}()
-	deadline := time.After(10 * time.Second)
-	select {
-	case <-done:
-	case <-deadline:
-		t.Fatal("writes blocked before the queue was full")
+	<-w.entered
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		b.mu.Lock()
+		n := len(b.pending)
+		b.mu.Unlock()
+		if n >= MaxPending {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d bytes wait", n)
+		}
+		time.Sleep(time.Millisecond)
 	}
-	// The queue is full: one more write waits for room.
-	if len(b.queue) != cap(b.queue) {
-		t.Fatalf("queue holds %d of %d", len(b.queue), cap(b.queue))
+	if got := accepted.Load(); got >= int64(total) || got > int64(2*MaxPending/len(line)+1) {
+		t.Fatalf("%d of %d writes went through a stalled writer", got, total)
 	}
-	blocked := make(chan struct{})
-	go func() {
-		b.Write([]byte("last\n"))
-		close(blocked)
-	}()
 	close(w.release)
-	<-blocked
+	for accepted.Load() < int64(total) {
+		if time.Now().After(deadline) {
+			t.Fatal("writes still wait after the writer recovered")
+		}
+		time.Sleep(time.Millisecond)
+	}
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.buf.Len(); got != (QueueSize+1)*2+5 {
-		t.Errorf("wrote %d bytes", got)
+	if got := w.buf.Len(); got != total*len(line) {
+		t.Errorf("wrote %d bytes, want %d", got, total*len(line))
 	}
-	b.Write([]byte("after close\n")) // dropped, not a panic
+	b.Write(line) // dropped after Close, not a panic
 }
