@@ -88,29 +88,31 @@ func TestCBORGateOff(t *testing.T) {
 	p := "/api/v1/namespaces/default/configmaps"
 	e.do("POST", p, `{"metadata":{"name":"enc1"}}`).mustCode(t, 201)
 	r := e.do("GET", p+"/enc1", nil, "Accept", mediaCBOR).mustCode(t, 406)
-	want406 := `{
+	kube, _ := config.LookupBrand("kubernetes")
+	pbs := func(s string) string { return strings.ReplaceAll(s, "{pb}", kube.ProtobufMediaType) }
+	want406 := pbs(`{
   "kind": "Status",
   "apiVersion": "v1",
   "metadata": {},
   "status": "Failure",
-  "message": "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.kubernetes.protobuf",
+  "message": "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, {pb}",
   "reason": "NotAcceptable",
   "details": {},
   "code": 406
-}`
+}`)
 	if string(r.body) != want406 || r.header.Get("Content-Type") != "application/json" {
 		t.Errorf("406 body:\n%s\nwant\n%s", r.body, want406)
 	}
 	r = e.do("POST", p, []byte{0xa0}, "Content-Type", mediaCBOR, "User-Agent", "curl/7.88.1").mustCode(t, 415)
-	want415 := `{
+	want415 := pbs(`{
   "kind": "Status",
   "apiVersion": "v1",
   "metadata": {},
   "status": "Failure",
-  "message": "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf",
+  "message": "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, {pb}",
   "reason": "UnsupportedMediaType",
   "code": 415
-}`
+}`)
 	if string(r.body) != want415 {
 		t.Errorf("415 body:\n%s\nwant\n%s", r.body, want415)
 	}
@@ -119,7 +121,7 @@ func TestCBORGateOff(t *testing.T) {
 		mustMessage(t, "415: Unsupported Media Type")
 	// Watches do not offer a CBOR sequence (the 406 of a watch is YAML).
 	r = e.do("GET", p+"?watch=1", nil, "Accept", mediaCBORSeq).mustCode(t, 406)
-	if want := "Available representations: application/json, application/yaml, application/vnd.kubernetes.protobuf, application/json;stream=watch, application/vnd.kubernetes.protobuf;stream=watch"; !strings.HasSuffix(yamlMessage(t, r), want) {
+	if want := pbs("Available representations: application/json, application/yaml, {pb}, application/json;stream=watch, {pb};stream=watch"); !strings.HasSuffix(yamlMessage(t, r), want) {
 		t.Errorf("watch 406 %s", r.body)
 	}
 }
@@ -202,9 +204,9 @@ func TestCBOR(t *testing.T) {
 		}
 		one, coll := "/api/v1/namespaces/{namespace}/configmaps/{name}", "/api/v1/namespaces/{namespace}/configmaps"
 		for _, c := range []struct{ got, want string }{
-			{op(one, "get", "produces"), "application/json, application/yaml, application/vnd.plat.protobuf, application/cbor"},
-			{op(coll, "get", "produces"), "application/json, application/yaml, application/vnd.plat.protobuf, application/cbor, " +
-				"application/json;stream=watch, application/vnd.plat.protobuf;stream=watch, application/cbor-seq"},
+			{op(one, "get", "produces"), "application/json, application/yaml, " + platBrand.ProtobufMediaType + ", application/cbor"},
+			{op(coll, "get", "produces"), "application/json, application/yaml, " + platBrand.ProtobufMediaType + ", application/cbor, " +
+				"application/json;stream=watch, " + platBrand.ProtobufMediaType + ";stream=watch, application/cbor-seq"},
 			{op(one, "patch", "consumes"), "application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, " +
 				"application/apply-patch+yaml, application/apply-patch+cbor"},
 		} {
@@ -276,15 +278,15 @@ func TestCBOR(t *testing.T) {
 	t.Run("negotiation", func(t *testing.T) {
 		// Tables are JSON and YAML only.
 		e.do("GET", cms, nil, "Accept", metaAccept(platBrand, mediaCBOR, "Table", "v1")).mustCode(t, 406).
-			mustMessage(t, "only the following media types are accepted: application/json, application/yaml, application/vnd.plat.protobuf, application/cbor")
+			mustMessage(t, "only the following media types are accepted: application/json, application/yaml, "+platBrand.ProtobufMediaType+", application/cbor")
 		e.do("GET", cms+"/c0", nil, "Accept", "text/plain").mustCode(t, 406).
-			mustMessage(t, "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.plat.protobuf, application/cbor")
+			mustMessage(t, "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, "+platBrand.ProtobufMediaType+", application/cbor")
 		e.do("GET", cms, nil, "Accept", "text/plain").mustCode(t, 406).
-			mustMessage(t, "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, application/vnd.plat.protobuf, application/cbor, "+
-				"application/json;stream=watch, application/vnd.plat.protobuf;stream=watch, application/cbor-seq")
+			mustMessage(t, "406: Not Acceptable\n\nAvailable representations: application/json, application/yaml, "+platBrand.ProtobufMediaType+", application/cbor, "+
+				"application/json;stream=watch, "+platBrand.ProtobufMediaType+";stream=watch, application/cbor-seq")
 		// A watch asks for application/cbor; cbor-seq names no serializer.
 		r := e.do("GET", cms+"?watch=1", nil, "Accept", mediaCBORSeq).mustCode(t, 406)
-		if got, want := yamlMessage(t, r), "only the following media types are accepted: application/json;stream=watch, application/vnd.plat.protobuf;stream=watch, application/cbor-seq"; got != want {
+		if got, want := yamlMessage(t, r), "only the following media types are accepted: application/json;stream=watch, "+platBrand.ProtobufMediaType+";stream=watch, application/cbor-seq"; got != want {
 			t.Errorf("watch 406 %q, want %q", got, want)
 		}
 		// CBOR ranks after the clauses before it.
