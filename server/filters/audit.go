@@ -171,9 +171,7 @@ func (w *auditWriter) Write(p []byte) (int, error) {
 }
 
 func (w *auditWriter) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 // Unwrap lets http.ResponseController reach the connection.
