@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"net/http"
-	"platd/codec"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -13,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"platd/bolt"
+	"platd/codec"
 	"platd/server/apierr"
 	"platd/server/schema"
 )
