@@ -289,6 +289,16 @@ func TestCBOR(t *testing.T) {
 		if got, want := yamlMessage(t, r), "only the following media types are accepted: application/json;stream=watch, "+platBrand.ProtobufMediaType+";stream=watch, application/cbor-seq"; got != want {
 			t.Errorf("watch 406 %q, want %q", got, want)
 		}
+		// The filters' errors (here a 401) are not in CBOR: upstream's
+		// server-wide serializer lacks it.
+		r401 := e.send(req{method: "GET", path: cms, token: "bad-token", header: map[string]string{"Accept": mediaCBOR}}).mustCode(t, 401)
+		if r401.header.Get("Content-Type") != "application/json" || !strings.HasPrefix(string(r401.body), "{\n  \"kind\": \"Status\"") {
+			t.Errorf("401 for a CBOR client: %s %q", r401.header.Get("Content-Type"), r401.body)
+		}
+		r401 = e.send(req{method: "GET", path: cms, token: "bad-token", header: map[string]string{"Accept": mediaCBOR + ", application/json"}}).mustCode(t, 401)
+		if r401.header.Get("Content-Type") != "application/json" || !strings.HasPrefix(string(r401.body), `{"kind":"Status"`) {
+			t.Errorf("401 for a CBOR or JSON client: %s %q", r401.header.Get("Content-Type"), r401.body)
+		}
 		// CBOR ranks after the clauses before it.
 		if r := e.do("GET", cms, nil, "Accept", "application/json;q=0.5, application/cbor"); r.header.Get("Content-Type") != mediaCBOR {
 			t.Errorf("preferred CBOR answered %s", r.header.Get("Content-Type"))

@@ -113,6 +113,11 @@ func trimNewline(b []byte) []byte {
 // writeError writes err as a Status negotiated to the request's Accept.
 // Errors that cannot be negotiated themselves are written as indented JSON.
 func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	h.writeErrorIn(w, r, err, h.cbor)
+}
+
+// writeErrorIn is writeError with CBOR among the encodings or not.
+func (h *Handler) writeErrorIn(w http.ResponseWriter, r *http.Request, err error, cbor bool) {
 	se := apierr.FromError(h.toStatus(err))
 	watch := requestWatch(r)
 	var d *registry.Descriptor
@@ -120,6 +125,9 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 		d = h.reg.Lookup(info.Group, info.Version, info.Resource)
 	}
 	out, nerr := h.negotiateFor(r, d, watch)
+	if nerr == nil && out.format == formatCBOR && !cbor {
+		out, nerr = h.negotiateWithoutCBOR(r, d, watch)
+	}
 	if nerr != nil {
 		if se.Status.Reason == apierr.ReasonNotAcceptable && watch {
 			// A watch asked for YAML: the 406 itself is YAML.
@@ -142,9 +150,29 @@ func (h *Handler) writeError(w http.ResponseWriter, r *http.Request, err error) 
 }
 
 // WriteError writes err as a Status, for the layers outside this package
-// (filters, routes).
+// (filters, routes). Those errors never come in CBOR: upstream writes them
+// with the server-wide serializer, which CBOR is not part of (it is added
+// to each API group's), so a client asking for CBOR alone gets JSON.
 func (h *Handler) WriteError(w http.ResponseWriter, r *http.Request, err error) {
-	h.writeError(w, r, err)
+	h.writeErrorIn(w, r, err, false)
+}
+
+// negotiateWithoutCBOR negotiates r's Accept with its CBOR clauses left
+// out, as a serializer without CBOR reads it: nothing left is a 406.
+func (h *Handler) negotiateWithoutCBOR(r *http.Request, d *registry.Descriptor, watch bool) (output, error) {
+	var kept []string
+	for clause := range strings.SplitSeq(r.Header.Get("Accept"), ",") {
+		mt, _, _ := strings.Cut(clause, ";")
+		if !strings.EqualFold(strings.TrimSpace(mt), codec.CBORMediaType) {
+			kept = append(kept, clause)
+		}
+	}
+	if len(kept) == 0 {
+		return output{}, apierr.NotAcceptable("", nil)
+	}
+	r2 := r.Clone(r.Context())
+	r2.Header.Set("Accept", strings.Join(kept, ","))
+	return h.negotiateFor(r2, d, watch)
 }
 
 // requestInfo returns what r addresses.
