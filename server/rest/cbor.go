@@ -36,7 +36,10 @@ func cborFromJSON(body []byte, sch *schema.Schema, list bool) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sch != nil && hasBytes(sch) {
+	// Only built-in types (those with a protobuf form) have bytes; custom
+	// resources' schemas, replaced with each definition change, are kept
+	// out of the caches below.
+	if sch != nil && sch.ProtoMessage != "" && hasBytes(sch) {
 		if m, ok := v.(map[string]any); ok && list {
 			for _, item := range asList(m["items"]) {
 				markBytes(item, sch)
