@@ -170,8 +170,8 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 					return usageError(serveFlags, err)
 				},
 			},
-			kubeconfigCommand(),
-			defragCommand(),
+			sharedEnv(kubeconfigCommand(), serveFlags),
+			sharedEnv(defragCommand(), serveFlags),
 			completionCommand(),
 			{
 				Name:  "version",

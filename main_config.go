@@ -50,6 +50,20 @@ func withEnv(flags []cli.Flag) []cli.Flag {
 	return flags
 }
 
+// sharedEnv gives the flags cmd shares with serve (--data-dir,
+// --cert-dir, --brand) serve's variables, so one exported PLATD_DATA_DIR
+// serves every command; its own flags have none.
+func sharedEnv(cmd *cli.Command, serveFlags []cli.Flag) *cli.Command {
+	var shared []cli.Flag
+	for _, f := range cmd.Flags {
+		if slices.ContainsFunc(serveFlags, func(s cli.Flag) bool { return s.Names()[0] == f.Names()[0] }) {
+			shared = append(shared, f)
+		}
+	}
+	withEnv(shared)
+	return cmd
+}
+
 // configFlagName is --config: a YAML file of flag values.
 const configFlagName = "config"
 

@@ -625,3 +625,13 @@ func TestEncryptionFlags(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// PLATD_DATA_DIR reaches the other commands that take a data directory.
+func TestSharedEnv(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "from-env")
+	t.Setenv("PLATD_DATA_DIR", dir)
+	_, err := parse(t, "kubeconfig", "--user", "carol")
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "pki")) {
+		t.Errorf("kubeconfig with PLATD_DATA_DIR: %v", err)
+	}
+}
