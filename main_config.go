@@ -134,6 +134,24 @@ func applyConfigFile(c *cli.Context, flags []cli.Flag) error {
 				return fail("%s: want one value, not a list", k)
 			}
 			items = v
+		case map[string]any:
+			// feature-gates: {WatchList: false} reads as WatchList=false.
+			if !slice {
+				return fail("%s: want one value, not a mapping", k)
+			}
+			names := make([]string, 0, len(v))
+			for name := range v {
+				names = append(names, name)
+			}
+			sort.Strings(names)
+			for _, name := range names {
+				switch val := v[name].(type) {
+				case string, bool, json.Number:
+					items = append(items, fmt.Sprintf("%s=%v", name, val))
+				default:
+					return fail("%s: %s: want true, false or text", k, name)
+				}
+			}
 		case nil:
 			continue
 		default:
@@ -171,7 +189,7 @@ func expectedFormat(f cli.Flag) string {
 	case *cli.BoolFlag:
 		return "true or false"
 	case *cli.StringSliceFlag:
-		return "text, or a list of text"
+		return "text, a list of text, or a mapping of names to values"
 	}
 	return "text"
 }

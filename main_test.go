@@ -380,6 +380,10 @@ anonymous-auth: false
 authorization-mode: RBAC
 controllers: "*,-`+config.ControllerGarbageCollector+`"
 log-level: debug
+feature-gates: {WatchList: false, CBORServingAndStorage: true}
+runtime-config:
+  api/all: true
+  batch/v1/jobs: false
 `)
 	o, err := parse(t, "--data-dir", dir, "--config", file)
 	if err != nil {
@@ -387,7 +391,9 @@ log-level: debug
 	}
 	if o.SecurePort != 7000 || o.Brand.Name != "kubernetes" || strings.Join(o.TLSSANs, ",") != "a.example,b.example" || o.HistoryRetention != 2*time.Minute ||
 		!o.UnsafeNoFsync || o.AnonymousAuth || !o.AnonymousAuthSet || strings.Join(o.AuthorizationModes, ",") != "RBAC" ||
-		o.ControllerEnabled(config.ControllerGarbageCollector) || o.LogLevel != slog.LevelDebug {
+		o.ControllerEnabled(config.ControllerGarbageCollector) || o.LogLevel != slog.LevelDebug ||
+		o.FeatureGates.Enabled(config.WatchList) || !o.FeatureGates.Enabled(config.CBORServingAndStorage) ||
+		strings.Join(o.RuntimeConfig, " ") != "api/all=true batch/v1/jobs=false" {
 		t.Errorf("from the file: %+v", o)
 	}
 	// Precedence: flag > environment > file > default.
@@ -421,7 +427,9 @@ log-level: debug
 		{"brand: [plat, kubernetes]\n", "brand: want one value, not a list"},
 		{"request-timeout: 5\n", `request-timeout: invalid value "5": want a duration such as 90s, 5m or 1h30m (units ns, us, ms, s, m, h)`},
 		{"max-requests-inflight: lots\n", `max-requests-inflight: invalid value "lots": want an integer, such as 400`},
-		{"unsafe-no-fsync: {a: 1}\n", "unsafe-no-fsync: want true or false"},
+		{"unsafe-no-fsync: {a: 1}\n", "unsafe-no-fsync: want one value, not a mapping"},
+		{"feature-gates: {WatchList: [1]}\n", "feature-gates: WatchList: want true, false or text"},
+		{"api-audiences: [{a: 1}]\n", "api-audiences: want text, a list of text, or a mapping of names to values"},
 		{"- secure-port\n", `want a mapping of flag names to values, such as "secure-port: 7443"`},
 		{"secure-port: [\n", "yaml: line 1: did not find expected node content"},
 	} {
