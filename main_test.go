@@ -354,7 +354,29 @@ func TestBrandRefusedExitCode(t *testing.T) {
 	if err := serveApp(ctx, "serve", "--data-dir", dir, "--secure-port", "0", "--brand", "kubernetes", "--log-level", "error"); err != nil {
 		t.Fatal(err)
 	}
+	snapshot := func() map[string]string {
+		files := map[string]string{}
+		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			info, err := d.Info()
+			if err != nil {
+				return err
+			}
+			files[path] = info.ModTime().String() + " " + strconv.FormatInt(info.Size(), 10)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return files
+	}
+	before := snapshot()
 	err := serveApp(context.Background(), "serve", "--data-dir", dir, "--secure-port", "0")
+	if after := snapshot(); !reflect.DeepEqual(before, after) {
+		t.Errorf("the refused start changed the data directory:\n%v\n%v", before, after)
+	}
 	if exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), "holds the objects of --brand kubernetes, and this start asks for --brand plat") ||
 		!strings.Contains(err.Error(), "Start with --brand kubernetes") {
 		t.Errorf("exit %d: %v", exitCode(err), err)
