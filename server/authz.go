@@ -109,7 +109,7 @@ func (s *Server) authzFromModes(modes []string) (*builtAuthz, error) {
 		if w, ok := z.(*security.WebhookAuthorizer); ok {
 			b.webhooks = append(b.webhooks, w)
 		}
-		chain = append(chain, z)
+		chain = append(chain, s.counted(z, m, config.AuthorizerName(m)))
 	}
 	b.chain = security.NewChain(chain...)
 	return b, nil
@@ -147,7 +147,7 @@ func (s *Server) flagsWebhookAuthorizer() (security.Authorizer, error) {
 		return nil, fmt.Errorf("%w: --authorization-webhook-config-file: %w", config.ErrInvalid, err)
 	}
 	w, err := security.NewWebhookAuthorizer(security.WebhookAuthorizerConfig{
-		Name: "webhook", Client: kc, Version: f.Version, AuthorizedTTL: f.AuthorizedTTL, UnauthorizedTTL: f.UnauthorizedTTL,
+		Name: config.AuthorizerName(config.ModeWebhook), Client: kc, Version: f.Version, AuthorizedTTL: f.AuthorizedTTL, UnauthorizedTTL: f.UnauthorizedTTL,
 		Timeout: config.LegacyAuthzWebhookTimeout, FailurePolicy: config.FailurePolicyNoOpinion, Brand: s.opts.Brand,
 		Metrics: s.authzWebhookMetrics(),
 	})
@@ -215,7 +215,7 @@ func (s *Server) authzFromConfig(c *config.AuthorizationConfiguration, reload bo
 			if err != nil {
 				return fail(err)
 			}
-			chain = append(chain, z)
+			chain = append(chain, s.counted(z, a.Type, a.Name))
 			continue
 		}
 		w, err := s.fileWebhookAuthorizer(a)
@@ -224,7 +224,7 @@ func (s *Server) authzFromConfig(c *config.AuthorizationConfiguration, reload bo
 			return fail(fmt.Errorf("%w: authorizer %q: %w", config.ErrInvalid, a.Name, err))
 		}
 		b.webhooks = append(b.webhooks, w)
-		chain = append(chain, w)
+		chain = append(chain, s.counted(w, a.Type, a.Name))
 	}
 	b.chain = security.NewChain(chain...)
 	return b, nil

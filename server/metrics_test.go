@@ -69,6 +69,19 @@ func TestMetricsAuthorization(t *testing.T) {
 		mustMessage(t, `forbidden: User "system:anonymous" cannot get path "/metrics"`)
 	e.send(req{method: "GET", path: "/metrics", token: aliceToken}).mustCode(t, 403).
 		mustMessage(t, `forbidden: User "alice" cannot get path "/metrics"`)
+	// RBAC allows anonymous health checks; its no-opinions above and the
+	// admin's bypass are not terminal decisions of an authorizer.
+	e.send(req{method: "GET", path: "/livez"}).mustCode(t, 200)
+	e.send(req{method: "GET", path: "/readyz"}).mustCode(t, 200)
+	fams = scrape(t, e)
+	rbac := map[string]string{"type": config.ModeRBAC, "name": "rbac", "decision": "allowed"}
+	if got := value(fams, "apiserver_authorization_decisions_total", rbac); got != 2 {
+		t.Errorf("RBAC allowed decisions %v, want 2", got)
+	}
+	rbac["decision"] = "denied"
+	if got := value(fams, "apiserver_authorization_decisions_total", rbac); got != -1 {
+		t.Errorf("RBAC denied decisions %v, want no series", got)
+	}
 }
 
 // value reads a counter or gauge; -1 when the sample is absent.

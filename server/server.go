@@ -107,6 +107,8 @@ type Server struct {
 	authzMu    sync.Mutex
 	authzBuilt map[string]security.Authorizer
 	authzCEL   *security.AuthzCompiler
+	// authzCounts counts each authorizer's decisions across reloads.
+	authzCounts authzDecisions
 	// authzMetrics counts the webhook authorizers' calls across reloads.
 	authzMetrics     *security.AuthzWebhookMetrics
 	authzMetricsOnce sync.Once
