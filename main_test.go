@@ -332,7 +332,7 @@ func TestNothingWrittenOnFailedStart(t *testing.T) {
 		{[]string{"--authorization-mode", "Webhook,RBAC", "--authorization-webhook-config-file", badKC}, 2, "--authorization-webhook-config-file:"},
 		{[]string{"--audit-policy-file", badPolicy, "--audit-log-path", filepath.Join(tmp, "audit.log")}, 2, "--audit-policy-file: invalid audit policy:"},
 		{[]string{"--audit-policy-file", goodPolicy, "--audit-log-path", filepath.Join(notPEM, "audit.log")}, 2, "--audit-log-path: creating the directory of the audit log: mkdir " + notPEM + ": not a directory"},
-		{[]string{"--secure-port", busyPort}, 1, "listening on 127.0.0.1:" + busyPort + ": listen tcp 127.0.0.1:" + busyPort + ": bind: address already in use"},
+		{[]string{"--secure-port", busyPort}, 1, "listening on 127.0.0.1:" + busyPort + ": listen tcp 127.0.0.1:" + busyPort + ": bind: address already in use (another process holds the port: stop it, or choose another --secure-port; 0 picks a free one)"},
 	}
 	for _, c := range cases {
 		dir := filepath.Join(t.TempDir(), "data")

@@ -15,6 +15,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"platd/bolt"
@@ -197,7 +198,11 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	tokens, clientCAs, remote := pre.tokens, pre.clientCAs, pre.remote
 	s.ln, err = net.Listen("tcp", net.JoinHostPort(o.BindAddress, strconv.Itoa(o.SecurePort)))
 	if err != nil {
-		return nil, fmt.Errorf("listening on %s:%d: %w", o.BindAddress, o.SecurePort, err)
+		hint := ""
+		if errors.Is(err, syscall.EADDRINUSE) {
+			hint = " (another process holds the port: stop it, or choose another --secure-port; 0 picks a free one)"
+		}
+		return nil, fmt.Errorf("listening on %s:%d: %w%s", o.BindAddress, o.SecurePort, err, hint)
 	}
 	closeLn := func(err error) (*Server, error) {
 		_ = s.ln.Close()
