@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/urfave/cli/v2"
+
 	"platd/config"
 )
 
@@ -115,6 +117,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--feature-gates", "WatchList=maybe"}, `--feature-gates: invalid value of WatchList=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax`},
 		{[]string{"serve", "--feature-gates", "StructuredAuthorizationConfiguration=false"}, "--feature-gates: cannot set feature gate StructuredAuthorizationConfiguration to false, feature is locked to true"},
 		{[]string{"serve", "--controllers", "*,-nope"}, `--controllers: unknown controller "-nope"`},
+		{[]string{"serve", "--storage-defrag-threshold", "0.9"}, "--storage-defrag-threshold 0.9 must be 0 (off) or above 1"},
+		{[]string{"serve", "--storage-defrag-threshold", "two"}, `--storage-defrag-threshold "two": want a number, such as 2`},
 		{[]string{"serve", "--service-cluster-ip-range", "10.0.0.0/8"}, `--service-cluster-ip-range: 10.0.0.0/8 is too large; for 32-bit addresses, the mask must be >= 12`},
 		{[]string{"serve", "--service-cluster-ip-range", "bogus"}, `--service-cluster-ip-range: "bogus" is not a CIDR such as 10.0.0.0/24`},
 		{[]string{"serve", "--service-node-port-range", "32767-30000"}, `--service-node-port-range: "32767-30000": the last port is below the first`},
@@ -480,6 +484,7 @@ func TestFlagValueErrors(t *testing.T) {
 		{args: []string{"--secure-port", "abc"}, want: `--secure-port "abc": want an integer, such as 6443`},
 		{args: []string{"--max-mutating-requests-inflight", "1.5"}, want: `--max-mutating-requests-inflight "1.5": want an integer, such as 200`},
 		{args: []string{"--request-timeout", "30"}, want: `--request-timeout "30": want a duration such as 90s, 5m or 1h30m (units ns, us, ms, s, m, h)`},
+		{args: []string{"--storage-defrag-threshold", "x"}, want: `--storage-defrag-threshold "x": want a number, such as 2`},
 		{args: []string{"--anonymous-auth=maybe"}, want: `--anonymous-auth "maybe": want true or false`},
 		{args: []string{"--secure-port"}, want: `--secure-port needs a value: an integer, such as 6443`},
 		{args: []string{"--no-such-flag"}, want: `flag provided but not defined: --no-such-flag (platd --help lists the flags)`},
@@ -502,7 +507,17 @@ func TestFlagValueErrors(t *testing.T) {
 			}
 		})
 	}
-	for _, f := range newApp(nil).Flags {
+	app := newApp(nil)
+	for _, cmd := range app.Commands {
+		for _, f := range cmd.Flags {
+			name := f.Names()[0]
+			got := f.(interface{ GetEnvVars() []string }).GetEnvVars()
+			if shared := slices.ContainsFunc(app.Flags, func(s cli.Flag) bool { return s.Names()[0] == name }); shared != (len(got) == 1 && got[0] == envName(name)) || len(got) > 1 {
+				t.Errorf("platd %s --%s: environment variables %q", cmd.Name, name, got)
+			}
+		}
+	}
+	for _, f := range app.Flags {
 		name := f.Names()[0]
 		if got := f.(interface{ GetEnvVars() []string }).GetEnvVars(); len(got) != 1 || got[0] != envName(name) {
 			t.Errorf("--%s: environment variables %q", name, got)
@@ -634,6 +649,16 @@ func FuzzConfigFile(f *testing.F) {
 	})
 }
 
+// PLATD_DATA_DIR reaches the other commands that take a data directory.
+func TestSharedEnv(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "from-env")
+	t.Setenv("PLATD_DATA_DIR", dir)
+	_, err := parse(t, "kubeconfig", "--user", "carol")
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "pki")) {
+		t.Errorf("kubeconfig with PLATD_DATA_DIR: %v", err)
+	}
+}
+
 func TestEncryptionFlags(t *testing.T) {
 	dir := t.TempDir()
 	b := config.Brands["plat"]
@@ -653,15 +678,5 @@ func TestEncryptionFlags(t *testing.T) {
 	if _, err := parse(t, "serve", "--data-dir", dir, "--encryption-provider-config", filepath.Join(dir, "missing.yaml")); err == nil ||
 		!strings.Contains(err.Error(), "error opening encryption provider configuration file") {
 		t.Errorf("missing file: %v", err)
-	}
-}
-
-// PLATD_DATA_DIR reaches the other commands that take a data directory.
-func TestSharedEnv(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "from-env")
-	t.Setenv("PLATD_DATA_DIR", dir)
-	_, err := parse(t, "kubeconfig", "--user", "carol")
-	if err == nil || !strings.Contains(err.Error(), filepath.Join(dir, "pki")) {
-		t.Errorf("kubeconfig with PLATD_DATA_DIR: %v", err)
 	}
 }
