@@ -223,4 +223,26 @@ func TestMetricsRequests(t *testing.T) {
 			t.Errorf("apiserver_storage_objects counts %s, which is never stored", r)
 		}
 	}
+
+	// Each event sent to a watcher counts once, by the watched kind.
+	kind := map[string]string{"group": "", "version": "v1", "kind": "ConfigMap"}
+	sent := func() (float64, uint64) {
+		fams := scrape(t, e)
+		var n uint64
+		if m := sample(fams, "apiserver_watch_events_sizes", kind); m != nil {
+			n = m.Histogram.GetSampleCount()
+		}
+		return max(value(fams, "apiserver_watch_events_total", kind), 0), n
+	}
+	events0, sizes0 := sent()
+	rv := rvOf(e.do("GET", base, nil).mustCode(t, 200).obj(t))
+	w = e.watch(base + "?watch=true&resourceVersion=" + rv)
+	e.do("POST", base, cm("w1", nil, nil)).mustCode(t, 201)
+	e.do("POST", base, cm("w2", nil, nil)).mustCode(t, 201)
+	w.expect("ADDED", "w1")
+	w.expect("ADDED", "w2")
+	w.stop()
+	if events, sizes := sent(); events != events0+2 || sizes != sizes0+2 {
+		t.Errorf("watch events %v (sizes %d), want %v (%d)", events, sizes, events0+2, sizes0+2)
+	}
 }

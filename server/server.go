@@ -261,6 +261,9 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	s.rest = rest.New(rest.Config{Store: s.store, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK,
 		WatchListDisabled: !o.FeatureGates.Enabled(config.WatchList), Compression: responseCompression(o),
 		CBOR: o.FeatureGates.Enabled(config.CBORServingAndStorage), RequestedDeprecated: s.metrics.RequestedDeprecated,
+		WatchEvents: func(group, version, kind string) rest.EventCounter {
+			return s.metrics.WatchEvents(group, version, kind)
+		},
 		UnsafeDelete: o.FeatureGates.Enabled(config.AllowUnsafeMalformedObjectDeletion), Authorizer: serverChain{s}})
 	// Custom resources are served from the first request on: their
 	// definitions are read before the socket opens.

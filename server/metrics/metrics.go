@@ -21,6 +21,7 @@ type Registry struct {
 	handler    http.Handler
 	requests   *requestMetrics
 	deprecated *prometheus.GaugeVec
+	watch      *watchMetrics
 }
 
 // New returns a registry with the process and Go runtime collectors and the
@@ -32,9 +33,9 @@ func New() *Registry {
 	r := &Registry{reg: reg, requests: newRequestMetrics(), deprecated: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "apiserver_requested_deprecated_apis",
 		Help: "Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.",
-	}, []string{"group", "version", "resource", "subresource", "removed_release"})}
+	}, []string{"group", "version", "resource", "subresource", "removed_release"}), watch: newWatchMetrics()}
 	r.requests.register(reg)
-	reg.MustRegister(r.deprecated)
+	reg.MustRegister(r.deprecated, r.watch.events, r.watch.sizes)
 	r.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})
 	return r
 }
@@ -54,4 +55,44 @@ func (r *Registry) ServeHTTP(w http.ResponseWriter, req *http.Request) { r.handl
 // series of apiserver_requested_deprecated_apis is 1 from then on.
 func (r *Registry) RequestedDeprecated(group, version, resource, subresource, removedRelease string) {
 	r.deprecated.WithLabelValues(group, version, resource, subresource, removedRelease).Set(1)
+}
+
+// watchMetrics are apiserver_watch_events_total and
+// apiserver_watch_events_sizes: every event sent to a watcher, by the
+// watched kind, as upstream 1.32 labels them.
+type watchMetrics struct {
+	events *prometheus.CounterVec
+	sizes  *prometheus.HistogramVec
+}
+
+func newWatchMetrics() *watchMetrics {
+	return &watchMetrics{
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "apiserver_watch_events_total",
+			Help: "Number of events sent in watch clients",
+		}, []string{"group", "version", "kind"}),
+		sizes: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "apiserver_watch_events_sizes",
+			Help:    "Watch event size distribution in bytes",
+			Buckets: prometheus.ExponentialBuckets(1024, 2, 8), // 1 KiB to 128 KiB
+		}, []string{"group", "version", "kind"}),
+	}
+}
+
+// WatchEvents is what a watch of one kind counts its events with; the
+// series are resolved once per watch, so an event costs two atomic adds.
+type WatchEvents struct {
+	count prometheus.Counter
+	size  prometheus.Observer
+}
+
+// Sent counts one event of n bytes.
+func (w WatchEvents) Sent(n int) {
+	w.count.Inc()
+	w.size.Observe(float64(n))
+}
+
+// WatchEvents returns the counters of watches of group/version kind.
+func (r *Registry) WatchEvents(group, version, kind string) WatchEvents {
+	return WatchEvents{count: r.watch.events.WithLabelValues(group, version, kind), size: r.watch.sizes.WithLabelValues(group, version, kind)}
 }

@@ -60,6 +60,8 @@ type Handler struct {
 	compression Compression
 	// cbor is Config.CBOR.
 	cbor bool
+	// watchEvents is Config.WatchEvents.
+	watchEvents func(group, version, kind string) EventCounter
 	// requestedDeprecated is Config.RequestedDeprecated.
 	requestedDeprecated func(group, version, resource, subresource, removedRelease string)
 	// unsafeDelete and authz are Config.UnsafeDelete and Config.Authorizer.
@@ -111,6 +113,9 @@ type Config struct {
 	// CBOR is the CBORServingAndStorage feature gate: CBOR request and
 	// response bodies and CBOR sequence watches are served.
 	CBOR bool
+	// WatchEvents, when set, returns what a watch of a kind counts its
+	// events with (apiserver_watch_events_total and _sizes).
+	WatchEvents func(group, version, kind string) EventCounter
 	// RequestedDeprecated, when set, is told of each request to a
 	// deprecated version (apiserver_requested_deprecated_apis);
 	// removedRelease is "" when no removal is planned.
@@ -133,6 +138,7 @@ func New(c Config) *Handler {
 		compression:         c.Compression,
 		cbor:                c.CBOR,
 		requestedDeprecated: c.RequestedDeprecated,
+		watchEvents:         c.WatchEvents,
 		unsafeDelete:        c.UnsafeDelete, authz: c.Authorizer,
 	}
 	if h.storageProbe == nil {

@@ -46,6 +46,21 @@ type watchStream struct {
 	// tableColumns is set once a Table event has carried the column
 	// definitions, which only the first event does.
 	tableColumns bool
+	// sent counts the events written (apiserver_watch_events_*); nil
+	// counts nothing.
+	sent EventCounter
+}
+
+// EventCounter counts the events sent to one watch, with their sizes.
+type EventCounter interface{ Sent(n int) }
+
+// write counts one encoded event and sends it; counted first, so a client
+// that has seen an event finds it in the metrics.
+func (ws *watchStream) write(eventType string, obj []byte) error {
+	if ws.sent != nil {
+		ws.sent.Sent(len(obj))
+	}
+	return ws.enc.Encode(eventType, obj)
 }
 
 // send writes one event carrying the stored object of key at revision rev
@@ -56,7 +71,7 @@ func (ws *watchStream) send(eventType string, key string, rev int64, prev bool, 
 		ws.h.log.Error("watch: encoding an event failed", "key", key, "err", err)
 		return nil
 	}
-	return ws.enc.Encode(eventType, obj)
+	return ws.write(eventType, obj)
 }
 
 // encode renders one event object in the watch's form. Encodings that
@@ -150,6 +165,9 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 	prefix := s.prefix()
 
 	ws := &watchStream{h: h, enc: codec.NewJSONFrameWriter(w), rd: rd}
+	if h.watchEvents != nil {
+		ws.sent = h.watchEvents(s.d.Group, s.d.Version, s.d.Kind)
+	}
 	contentType := mediaJSON
 	switch out.format {
 	case formatProtobuf:
@@ -293,7 +311,7 @@ func (ws *watchStream) sendBookmark(bookmark []byte) error {
 	if err != nil {
 		return err
 	}
-	return ws.enc.Encode(eventBookmark, obj)
+	return ws.write(eventBookmark, obj)
 }
 
 // translate turns a store event into what this watcher sees: selectors
