@@ -245,4 +245,12 @@ func TestMetricsRequests(t *testing.T) {
 	if events, sizes := sent(); events != events0+2 || sizes != sizes0+2 {
 		t.Errorf("watch events %v (sizes %d), want %v (%d)", events, sizes, events0+2, sizes0+2)
 	}
+	// The API's requests to the store, timed by operation and resource.
+	fams = scrape(t, e)
+	for _, op := range []string{"get", "list", "create"} {
+		m := sample(fams, "bolt_request_duration_seconds", map[string]string{"operation": op, "type": "configmaps"})
+		if m == nil || m.Histogram.GetSampleCount() < 1 || m.Histogram.GetSampleSum() <= 0 {
+			t.Errorf("bolt_request_duration_seconds{operation=%s,type=configmaps}: %v", op, m)
+		}
+	}
 }

@@ -258,7 +258,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if err := s.adoptBrand(); err != nil {
 		return fail(err)
 	}
-	s.rest = rest.New(rest.Config{Store: s.store, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK,
+	s.rest = rest.New(rest.Config{Store: timedStore{Storage: s.store, m: s.metrics}, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK,
 		WatchListDisabled: !o.FeatureGates.Enabled(config.WatchList), Compression: responseCompression(o),
 		CBOR: o.FeatureGates.Enabled(config.CBORServingAndStorage), RequestedDeprecated: s.metrics.RequestedDeprecated,
 		WatchEvents: func(group, version, kind string) rest.EventCounter {

@@ -5,6 +5,7 @@ package metrics
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -22,6 +23,7 @@ type Registry struct {
 	requests   *requestMetrics
 	deprecated *prometheus.GaugeVec
 	watch      *watchMetrics
+	storage    *prometheus.HistogramVec
 }
 
 // New returns a registry with the process and Go runtime collectors and the
@@ -33,9 +35,9 @@ func New() *Registry {
 	r := &Registry{reg: reg, requests: newRequestMetrics(), deprecated: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "apiserver_requested_deprecated_apis",
 		Help: "Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.",
-	}, []string{"group", "version", "resource", "subresource", "removed_release"}), watch: newWatchMetrics()}
+	}, []string{"group", "version", "resource", "subresource", "removed_release"}), watch: newWatchMetrics(), storage: newStorageDuration()}
 	r.requests.register(reg)
-	reg.MustRegister(r.deprecated, r.watch.events, r.watch.sizes)
+	reg.MustRegister(r.deprecated, r.watch.events, r.watch.sizes, r.storage)
 	r.handler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg})
 	return r
 }
@@ -95,4 +97,20 @@ func (w WatchEvents) Sent(n int) {
 // WatchEvents returns the counters of watches of group/version kind.
 func (r *Registry) WatchEvents(group, version, kind string) WatchEvents {
 	return WatchEvents{count: r.watch.events.WithLabelValues(group, version, kind), size: r.watch.sizes.WithLabelValues(group, version, kind)}
+}
+
+// storageDuration is bolt_request_duration_seconds, the store's
+// counterpart of upstream's etcd_request_duration_seconds: how long each
+// request of the API to the store took, by operation and resource.
+func newStorageDuration() *prometheus.HistogramVec {
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "bolt_request_duration_seconds",
+		Help:    "Bolt store request latency in seconds for each operation and object type.",
+		Buckets: durationBuckets,
+	}, []string{"operation", "type"})
+}
+
+// ObserveStorage records one store request of the API.
+func (r *Registry) ObserveStorage(operation, typ string, d time.Duration) {
+	r.storage.WithLabelValues(operation, typ).Observe(d.Seconds())
 }
