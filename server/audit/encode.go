@@ -5,7 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"platd/codec"
 )
 
 // Events are encoded by hand: every audited request writes one to three of
@@ -16,19 +17,19 @@ import (
 // appendEvent appends ev as one compact JSON object.
 func appendEvent(b []byte, ev *Event) ([]byte, error) {
 	b = append(b, `{"kind":`...)
-	b = appendString(b, ev.Kind)
+	b = codec.AppendJSONString(b, ev.Kind)
 	b = append(b, `,"apiVersion":`...)
-	b = appendString(b, ev.APIVersion)
+	b = codec.AppendJSONString(b, ev.APIVersion)
 	b = append(b, `,"level":`...)
-	b = appendString(b, ev.Level)
+	b = codec.AppendJSONString(b, ev.Level)
 	b = append(b, `,"auditID":`...)
-	b = appendString(b, ev.AuditID)
+	b = codec.AppendJSONString(b, ev.AuditID)
 	b = append(b, `,"stage":`...)
-	b = appendString(b, ev.Stage)
+	b = codec.AppendJSONString(b, ev.Stage)
 	b = append(b, `,"requestURI":`...)
-	b = appendString(b, ev.RequestURI)
+	b = codec.AppendJSONString(b, ev.RequestURI)
 	b = append(b, `,"verb":`...)
-	b = appendString(b, ev.Verb)
+	b = codec.AppendJSONString(b, ev.Verb)
 	b = append(b, `,"user":`...)
 	b = appendUser(b, &ev.User)
 	if ev.ImpersonatedUser != nil {
@@ -41,7 +42,7 @@ func appendEvent(b []byte, ev *Event) ([]byte, error) {
 	}
 	if ev.UserAgent != "" {
 		b = append(b, `,"userAgent":`...)
-		b = appendString(b, ev.UserAgent)
+		b = codec.AppendJSONString(b, ev.UserAgent)
 	}
 	if r := ev.ObjectRef; r != nil {
 		b = append(b, `,"objectRef":{`...)
@@ -107,7 +108,7 @@ func appendField(b []byte, open int, key, value string) []byte {
 	b = append(b, '"')
 	b = append(b, key...)
 	b = append(b, `":`...)
-	return appendString(b, value)
+	return codec.AppendJSONString(b, value)
 }
 
 func appendUser(b []byte, u *UserInfo) []byte {
@@ -136,7 +137,7 @@ func appendUser(b []byte, u *UserInfo) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k)
+			b = codec.AppendJSONString(b, k)
 			b = append(b, ':')
 			if u.Extra[k] == nil {
 				b = append(b, "null"...)
@@ -155,7 +156,7 @@ func appendStrings(b []byte, list []string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, s)
+		b = codec.AppendJSONString(b, s)
 	}
 	return append(b, ']')
 }
@@ -171,65 +172,10 @@ func appendStringMap(b []byte, m map[string]string) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, k)
+		b = codec.AppendJSONString(b, k)
 		b = append(b, ':')
-		b = appendString(b, m[k])
+		b = codec.AppendJSONString(b, m[k])
 	}
 	return append(b, '}')
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s quoted as encoding/json quotes it: HTML-safe,
-// invalid UTF-8 replaced, U+2028 and U+2029 escaped.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
-}

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"platd/codec"
 	"platd/server/apierr"
 )
 
@@ -45,7 +46,7 @@ func FuzzAppendString(f *testing.F) {
 	f.Add("<\"\\\x00\u2028\xff>")
 	f.Fuzz(func(t *testing.T, s string) {
 		want, _ := json.Marshal(s)
-		if got := appendString(nil, s); string(got) != string(want) {
+		if got := codec.AppendJSONString(nil, s); string(got) != string(want) {
 			t.Fatalf("%q: got %s want %s", s, got, want)
 		}
 	})
