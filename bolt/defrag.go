@@ -202,6 +202,7 @@ func (db *DB) defrag() (int64, error) {
 	db.mu.RUnlock()
 
 	w := newFileWriter(ndb)
+	defer w.rollback()
 	w.abort = db.closed.Load
 	if db.opts.Transformer != nil {
 		w.transform = db.storedEvent
@@ -369,6 +370,15 @@ type fileWriter struct {
 }
 
 func newFileWriter(bdb *bbolt.DB) *fileWriter { return &fileWriter{bdb: bdb} }
+
+// rollback abandons the open transaction, if any: an error midway leaves
+// one open, and closing the file would wait for it forever.
+func (w *fileWriter) rollback() {
+	if w.tx != nil {
+		_ = w.tx.Rollback()
+		w.tx = nil
+	}
+}
 
 // put stores k and v, which must stay unchanged until commit, in bucket
 // name.

@@ -50,6 +50,7 @@ func DefragFile(path string, progress func(done, total int64)) (before, after in
 		}
 	}()
 	w := newFileWriter(ndb)
+	defer w.rollback()
 	// The source transaction stays open until the last commit, so the
 	// records put, which alias its pages, stay valid until written.
 	err = src.View(func(tx *bbolt.Tx) error {

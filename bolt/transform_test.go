@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	bbolt "go.etcd.io/bbolt"
 )
@@ -20,6 +22,8 @@ import (
 type xorTransformer struct {
 	refuse string
 	old    bool
+	// failWrite, when set, makes ToStorage fail for values of that key.
+	failWrite string
 }
 
 var xorPrefix = []byte("x:")
@@ -32,6 +36,9 @@ func (x xorTransformer) prefix() []byte {
 }
 
 func (x xorTransformer) ToStorage(key string, v []byte) ([]byte, error) {
+	if key == x.failWrite {
+		return nil, errors.New("key unavailable")
+	}
 	p := x.prefix()
 	out := append(bytes.Clone(p), v...)
 	for i := len(p); i < len(out); i++ {
@@ -392,6 +399,38 @@ func TestDefragTransforms(t *testing.T) {
 	}
 	if err := CheckFileWith(db.path, xorTransformer{}); err != nil {
 		t.Error(err)
+	}
+}
+
+// A rewrite that fails halfway gives up cleanly: the engine keeps serving
+// from its file, and closes.
+func TestDefragFailureReleasesTheNewFile(t *testing.T) {
+	ctx := context.Background()
+	db := openDamaged(t, Options{Transformer: xorTransformer{}})
+	for i := range 20 {
+		if _, err := db.Create(ctx, fmt.Sprintf("/s/k%02d", i), []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.opts.Transformer = xorTransformer{failWrite: "/s/k10"}
+	done := make(chan error, 1)
+	go func() { _, _, err := db.Defrag(ctx); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "key unavailable") {
+			t.Fatalf("Defrag: %v, want the transformer's error", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Defrag did not return after its copy failed")
+	}
+	if _, err := os.Stat(db.path + defragSuffix); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the failed copy was left behind: %v", err)
+	}
+	if kv, err := db.Get("/s/k03"); err != nil || string(kv.Value) != "v@4" {
+		t.Errorf("Get after the failed rewrite: %q %v", kv.Value, err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
 

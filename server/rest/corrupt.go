@@ -124,8 +124,11 @@ func (h *Handler) unsafeDeleteObject(w http.ResponseWriter, r *http.Request, out
 	}
 	h.log.Warn("unsafe delete of a corrupt object", "key", key, "err", ce.Err)
 	// The history and watchers see a bare object of the name as the
-	// deleted state, since the stored one cannot be read.
-	if _, err := h.store.Txn(r.Context(), []bolt.Op{{Kind: bolt.OpDelete, Key: key, Value: standIn(s)}}); err != nil {
+	// deleted state, since the stored one cannot be read. The delete holds
+	// only if the corrupt value is still there: a write meanwhile made the
+	// object readable, and a readable object is not removed this way.
+	op := bolt.Op{Kind: bolt.OpDelete, Key: key, Value: standIn(s), ExpectedRevision: ce.ModRevision}
+	if _, err := h.store.Txn(r.Context(), []bolt.Op{op}); err != nil {
 		h.writeError(w, r, objectErr(s, s.name, err))
 		return
 	}
