@@ -63,11 +63,18 @@ func (s *Server) awaitShutdown(ctx context.Context, serveErr <-chan error) error
 // stopServing stops taking requests and returns when those in flight
 // have finished or their grace has passed.
 func (s *Server) stopServing() {
+	// The drain starts pacing before watches are told to end, so that
+	// every watch ends paced, not only those still open once it starts.
+	var drained <-chan struct{}
+	if s.drain != nil {
+		drained = s.drain.Wait()
+	}
 	close(s.stopping)
 	s.log.Info("stop taking requests", "sendRetryAfter", s.opts.ShutdownSendRetryAfter)
-	grace := shutdownGrace
+	// Without the retry-after wait, the HTTP server's own grace covers the
+	// watches' too.
+	grace := shutdownGrace + s.opts.ShutdownWatchTerminationGracePeriod
 	if s.drain != nil {
-		drained := s.drain.Wait()
 		if s.opts.ShutdownSendRetryAfter {
 			// The listener stays open, refusing new requests, until
 			// those in flight are done.
