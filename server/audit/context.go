@@ -105,7 +105,12 @@ func (c *Context) Level() Level { return c.cfg.Level }
 // AddAnnotation records key=value on the request's event; the first value
 // of a key stays. Without audit it does nothing.
 func AddAnnotation(ctx context.Context, key, value string) {
-	c := From(ctx)
+	From(ctx).Annotate(key, value)
+}
+
+// Annotate is AddAnnotation on a record already looked up; a nil record
+// (the request is not audited) does nothing.
+func (c *Context) Annotate(key, value string) {
 	if c == nil {
 		return
 	}

@@ -178,4 +178,3 @@ func appendStringMap(b []byte, m map[string]string) []byte {
 	}
 	return append(b, '}')
 }
-

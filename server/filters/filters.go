@@ -160,22 +160,23 @@ func Authorize(next http.Handler, authz security.Authorizer, withSelectors bool,
 			a.FieldSelector, a.LabelSelector = selectorRequirements(info)
 		}
 		decision, reason, err := authz.Authorize(r.Context(), a)
+		ac := audit.From(r.Context()) // looked up once: nil unless audited
 		// The decision is checked first: an authorizer may allow despite
 		// an error of another.
 		if decision == security.DecisionAllow {
-			audit.AddAnnotation(r.Context(), decisionKey, decisionAllow)
-			audit.AddAnnotation(r.Context(), reasonKey, reason)
+			ac.Annotate(decisionKey, decisionAllow)
+			ac.Annotate(reasonKey, reason)
 			next.ServeHTTP(w, r)
 			return
 		}
 		if err != nil {
-			audit.AddAnnotation(r.Context(), reasonKey, reasonError)
+			ac.Annotate(reasonKey, reasonError)
 			log.Error("authorization failed", "path", r.URL.Path, "err", err)
 			internalError(w, r, err)
 			return
 		}
-		audit.AddAnnotation(r.Context(), decisionKey, decisionForbid)
-		audit.AddAnnotation(r.Context(), reasonKey, reason)
+		ac.Annotate(decisionKey, decisionForbid)
+		ac.Annotate(reasonKey, reason)
 		writeErr(w, r, forbidden(a, reason))
 	})
 }

@@ -52,9 +52,12 @@ func (w *hintWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-func (w *hintWriter) Flush() {
+func (w *hintWriter) Flush() { _ = w.FlushError() }
+
+// FlushError flushes and says whether the client could be written to.
+func (w *hintWriter) FlushError() error {
 	w.written = true
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
+	return http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 func (w *hintWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

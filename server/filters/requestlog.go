@@ -59,11 +59,14 @@ func (w *logWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-func (w *logWriter) Flush() {
+func (w *logWriter) Flush() { _ = w.FlushError() }
+
+// FlushError flushes and says whether the client could be written to.
+func (w *logWriter) FlushError() error {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
+	return http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 func (w *logWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -230,11 +230,15 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
-func (w *statusWriter) Flush() {
+func (w *statusWriter) Flush() { _ = w.FlushError() }
+
+// FlushError flushes and says whether the client could be written to,
+// which a watch needs to know.
+func (w *statusWriter) FlushError() error {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
+	return http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
