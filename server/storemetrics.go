@@ -2,11 +2,11 @@ package server
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"platd/bolt"
 	"platd/server/metrics"
+	"platd/server/registry"
 	"platd/server/rest"
 )
 
@@ -18,48 +18,38 @@ type timedStore struct {
 	m *metrics.Registry
 }
 
-// keyType is the type label of a key: its resource ("configmaps",
-// "deployments.apps"), the first segment of the key layout.
-func keyType(key string) string {
-	key = strings.TrimPrefix(key, "/")
-	if i := strings.IndexByte(key, '/'); i >= 0 {
-		return key[:i]
-	}
-	return key
-}
-
 func (t timedStore) Get(key string) (bolt.KV, error) {
 	start := time.Now()
 	kv, err := t.Storage.Get(key)
-	t.m.ObserveStorage("get", keyType(key), time.Since(start))
+	t.m.ObserveStorage("get", registry.StorageType(key), time.Since(start))
 	return kv, err
 }
 
 func (t timedStore) List(prefix string, opts bolt.ListOptions) (bolt.ListResult, error) {
 	start := time.Now()
 	l, err := t.Storage.List(prefix, opts)
-	t.m.ObserveStorage("list", keyType(prefix), time.Since(start))
+	t.m.ObserveStorage("list", registry.StorageType(prefix), time.Since(start))
 	return l, err
 }
 
 func (t timedStore) Create(ctx context.Context, key string, value []byte) (bolt.KV, error) {
 	start := time.Now()
 	kv, err := t.Storage.Create(ctx, key, value)
-	t.m.ObserveStorage("create", keyType(key), time.Since(start))
+	t.m.ObserveStorage("create", registry.StorageType(key), time.Since(start))
 	return kv, err
 }
 
 func (t timedStore) Update(ctx context.Context, key string, rev int64, value []byte) (bolt.KV, error) {
 	start := time.Now()
 	kv, err := t.Storage.Update(ctx, key, rev, value)
-	t.m.ObserveStorage("update", keyType(key), time.Since(start))
+	t.m.ObserveStorage("update", registry.StorageType(key), time.Since(start))
 	return kv, err
 }
 
 func (t timedStore) Delete(ctx context.Context, key string, rev int64) (bolt.KV, error) {
 	start := time.Now()
 	kv, err := t.Storage.Delete(ctx, key, rev)
-	t.m.ObserveStorage("delete", keyType(key), time.Since(start))
+	t.m.ObserveStorage("delete", registry.StorageType(key), time.Since(start))
 	return kv, err
 }
 
@@ -70,7 +60,7 @@ func (t timedStore) Txn(ctx context.Context, ops []bolt.Op) ([]bolt.KV, error) {
 	kvs, err := t.Storage.Txn(ctx, ops)
 	typ := ""
 	if len(ops) > 0 {
-		typ = keyType(ops[0].Key)
+		typ = registry.StorageType(ops[0].Key)
 	}
 	t.m.ObserveStorage("txn", typ, time.Since(start))
 	return kvs, err

@@ -92,3 +92,13 @@ func resourceOfKey(key string) string {
 	}
 	return key[:i+2]
 }
+
+// StorageType names the stored resource a key or prefix belongs to, as
+// storage metrics label it: "configmaps", "deployments.apps", "claims".
+func StorageType(key string) string {
+	r := resourceOfKey(key)
+	if r == "" {
+		return ""
+	}
+	return r[1 : len(r)-1]
+}

@@ -168,3 +168,22 @@ func TestChild(t *testing.T) {
 		t.Errorf("got %v", obj)
 	}
 }
+
+func TestStorageType(t *testing.T) {
+	t.Parallel()
+	for key, want := range map[string]string{
+		"/configmaps/ns/cm":         "configmaps",
+		"/configmaps/":              "configmaps",
+		"/deployments.apps/ns/web":  "deployments.apps",
+		"/namespaces/default":       "namespaces",
+		"/claims/service-ip/10.0.0": "claims",
+		"/":                         "",
+		"":                          "",
+		"configmaps/ns/cm":          "",
+		"/configmaps":               "",
+	} {
+		if got := StorageType(key); got != want {
+			t.Errorf("StorageType(%q) = %q, want %q", key, got, want)
+		}
+	}
+}
