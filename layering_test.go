@@ -23,6 +23,7 @@ var layers = map[string]int{
 	"platd/server/apierr":     0,
 	"platd/server/validation": 0,
 	"platd/server/pool":       0,
+	"platd/uuid":              0,
 	// Small shared value types and the schema model.
 	"platd/security":          1,
 	"platd/security/encrypt":  1,

@@ -16,6 +16,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"platd/config"
+	"platd/uuid"
 )
 
 // Service-account identity, the same in every brand.
@@ -172,7 +173,7 @@ func (s *TokenSigner) SignBound(t BoundToken) (token, jti string, err error) {
 	if t.Secret != nil && (t.Pod != nil || t.Node != nil) {
 		return "", "", ErrBindOneObject
 	}
-	jti = randomUUID()
+	jti = uuid.New()
 	private := map[string]any{
 		"namespace":      t.Namespace,
 		"serviceaccount": t.ServiceAccount,

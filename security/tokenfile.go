@@ -2,11 +2,10 @@ package security
 
 import (
 	"context"
-	"crypto/rand"
 	"crypto/subtle"
-	"fmt"
 
 	"platd/config"
+	"platd/uuid"
 )
 
 // NewTokenFile returns a TokenAuthenticator over the static token file
@@ -41,7 +40,7 @@ type loopbackToken struct {
 }
 
 func newLoopbackToken(token string) loopbackToken {
-	return loopbackToken{token: token, uid: randomUUID()}
+	return loopbackToken{token: token, uid: uuid.New()}
 }
 
 func (l loopbackToken) AuthenticateToken(_ context.Context, token string) (*User, bool, error) {
@@ -49,13 +48,4 @@ func (l loopbackToken) AuthenticateToken(_ context.Context, token string) (*User
 		return nil, false, nil
 	}
 	return &User{Name: APIServerUser, UID: l.uid, Groups: []string{AllAuthenticated, SystemPrivilegedGroup}}, true, nil
-}
-
-// randomUUID returns a random version-4 UUID in its canonical text form.
-func randomUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
 }

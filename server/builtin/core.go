@@ -11,6 +11,7 @@ import (
 	"platd/server/apierr"
 	"platd/server/registry"
 	"platd/server/validation"
+	"platd/uuid"
 )
 
 // maxDataSize bounds the data of a ConfigMap or Secret, as upstream: one
@@ -328,7 +329,7 @@ func limitRanges(b config.Brand) *registry.Descriptor {
 	d.Strategy.PrepareForCreate = func(obj registry.Object) {
 		md := child(obj, "metadata")
 		if str(obj, "metadata", "name") == "" && str(obj, "metadata", "generateName") == "" {
-			md["name"] = registry.NewUID()
+			md["name"] = uuid.New()
 		}
 	}
 	d.Strategy.Validate = newResourceNames(b).validateLimitRange

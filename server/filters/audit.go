@@ -1,10 +1,7 @@
 package filters
 
 import (
-	"encoding/binary"
-	"encoding/hex"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"time"
 
@@ -12,6 +9,7 @@ import (
 	"platd/security"
 	"platd/server/audit"
 	"platd/server/request"
+	"platd/uuid"
 )
 
 // auditIDHeader names a request's audit ID, the client's choice or ours.
@@ -28,34 +26,11 @@ func AuditID(next http.Handler) http.Handler {
 			id = v[0]
 		}
 		if id == "" {
-			id = newUUID()
+			id = uuid.Fast()
 		}
 		w.Header()[auditIDHeader] = []string{id}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// newUUID returns a random (version 4) UUID. The bits come from the
-// runtime's ChaCha8 generator, seeded from the system's: unique and
-// unguessable enough for an ID, at a tenth of the cost of a read from the
-// system's generator on every request.
-func newUUID() string {
-	var u [16]byte
-	binary.LittleEndian.PutUint64(u[:8], rand.Uint64())
-	binary.LittleEndian.PutUint64(u[8:], rand.Uint64())
-	u[6] = u[6]&0x0f | 0x40
-	u[8] = u[8]&0x3f | 0x80
-	var b [36]byte
-	hex.Encode(b[0:8], u[0:4])
-	b[8] = '-'
-	hex.Encode(b[9:13], u[4:6])
-	b[13] = '-'
-	hex.Encode(b[14:18], u[6:8])
-	b[18] = '-'
-	hex.Encode(b[19:23], u[8:10])
-	b[23] = '-'
-	hex.Encode(b[24:], u[10:])
-	return string(b[:])
 }
 
 // Audit records the requests policy selects to sink, stage by stage. It
@@ -170,8 +145,12 @@ func (w *auditWriter) Write(p []byte) (int, error) {
 	return w.ResponseWriter.Write(p)
 }
 
-func (w *auditWriter) Flush() {
-	_ = http.NewResponseController(w.ResponseWriter).Flush()
+func (w *auditWriter) Flush() { _ = w.FlushError() }
+
+// FlushError flushes and says whether the client could be written to,
+// which a watch needs to know.
+func (w *auditWriter) FlushError() error {
+	return http.NewResponseController(w.ResponseWriter).Flush()
 }
 
 // Unwrap lets http.ResponseController reach the connection.

@@ -7,6 +7,7 @@ import (
 	"platd/server/apierr"
 	"platd/server/registry"
 	"platd/server/validation"
+	"platd/uuid"
 )
 
 // totalAnnotationSizeLimit bounds the summed size of annotation keys and
@@ -169,7 +170,7 @@ func (h *Handler) prepareCreateMeta(s *scope, obj Object) {
 	} else {
 		delete(m, "namespace")
 	}
-	m["uid"] = registry.NewUID()
+	m["uid"] = uuid.New()
 	m["creationTimestamp"] = timestamp(h.now())
 }
 

@@ -10,6 +10,7 @@ import (
 	"platd/server/builtin"
 	"platd/server/registry"
 	"platd/server/schema"
+	"platd/uuid"
 )
 
 // benchItems returns n stored ConfigMaps of about 800 bytes.
@@ -18,7 +19,7 @@ func benchItems(tb testing.TB, d *registry.Descriptor, n int) []bolt.KV {
 	for i := range items {
 		obj := Object{
 			"metadata": map[string]any{
-				"name": fmt.Sprintf("checkout-config-%05d", i), "namespace": "bench", "uid": registry.NewUID(),
+				"name": fmt.Sprintf("checkout-config-%05d", i), "namespace": "bench", "uid": uuid.New(),
 				"resourceVersion": "1", "creationTimestamp": "2026-01-02T03:04:05Z",
 				"labels":      map[string]any{"app": fmt.Sprintf("checkout-%02d", i%40), "tier": "backend", "env": "staging"},
 				"annotations": map[string]any{"owner": "team-payments", "config-revision": fmt.Sprint(i)},
