@@ -230,14 +230,21 @@ func (s *Server) authzFromConfig(c *config.AuthorizationConfiguration, reload bo
 	return b, nil
 }
 
-func (s *Server) fileWebhookAuthorizer(a config.AuthorizerConfiguration) (*security.WebhookAuthorizer, error) {
-	wc := a.Webhook
-	if wc.ConnectionInfo.Type != config.ConnectionKubeConfigFile {
+// webhookClient reads the kubeconfig a configured webhook is reached
+// through; at start before anything is written, and when its chain is
+// built.
+func webhookClient(ci config.WebhookConnectionInfo) (config.KubeconfigClient, error) {
+	if ci.Type != config.ConnectionKubeConfigFile || ci.KubeConfigFile == nil {
 		// platd runs outside any cluster: there is no in-cluster
 		// service account to reach a webhook with.
-		return nil, fmt.Errorf("connectionInfo.type %s is not supported: use %s", wc.ConnectionInfo.Type, config.ConnectionKubeConfigFile)
+		return config.KubeconfigClient{}, fmt.Errorf("connectionInfo.type %s is not supported: use %s", ci.Type, config.ConnectionKubeConfigFile)
 	}
-	kc, err := config.LoadKubeconfigClient(*wc.ConnectionInfo.KubeConfigFile)
+	return config.LoadKubeconfigClient(*ci.KubeConfigFile)
+}
+
+func (s *Server) fileWebhookAuthorizer(a config.AuthorizerConfiguration) (*security.WebhookAuthorizer, error) {
+	wc := a.Webhook
+	kc, err := webhookClient(wc.ConnectionInfo)
 	if err != nil {
 		return nil, err
 	}

@@ -67,13 +67,7 @@ func (s *Server) checkAuthzFiles() error {
 			if a.Type != config.ModeWebhook || a.Webhook == nil {
 				continue
 			}
-			// The messages are those of fileWebhookAuthorizer.
-			ci := a.Webhook.ConnectionInfo
-			err := fmt.Errorf("connectionInfo.type %s is not supported: use %s", ci.Type, config.ConnectionKubeConfigFile)
-			if ci.Type == config.ConnectionKubeConfigFile && ci.KubeConfigFile != nil {
-				_, err = config.LoadKubeconfigClient(*ci.KubeConfigFile)
-			}
-			if err != nil {
+			if _, err := webhookClient(a.Webhook.ConnectionInfo); err != nil {
 				return fmt.Errorf("--authorization-config: %w: authorizer %q: %w", config.ErrInvalid, a.Name, err)
 			}
 		}
