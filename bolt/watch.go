@@ -110,14 +110,15 @@ func (db *DB) Watch(ctx context.Context, prefix string, fromRevision int64) (Wat
 	db.wg.Add(1) // under mu, so Close's Wait cannot start before it
 	db.live.Add(1)
 	db.mu.Unlock()
+	// Logged before the watcher runs: run drops its replay.
+	if db.log.Enabled(ctx, slog.LevelDebug) {
+		db.log.Debug("watch start", "prefix", prefix, "from", fromRevision, "replay", len(w.replay))
+	}
 	go func() {
 		defer db.wg.Done()
 		defer db.live.Add(-1)
 		w.run()
 	}()
-	if db.log.Enabled(ctx, slog.LevelDebug) {
-		db.log.Debug("watch start", "prefix", prefix, "from", fromRevision, "replay", len(w.replay))
-	}
 	return w, nil
 }
 
