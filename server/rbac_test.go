@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"platd/config"
@@ -173,6 +174,11 @@ func TestRBACEscalation(t *testing.T) {
 	t.Run("binding", func(t *testing.T) {
 		e.do("POST", e.api("", "clusterroles"), e.role("ClusterRole", "", "secret-admin", policy([]string{"*"}, []string{""}, []string{"secrets"}))).mustCode(t, 201)
 		b := e.binding("RoleBinding", "ns1", "alice-secrets", "ClusterRole", "secret-admin", user("alice"))
+		// The authorizer's index follows the store: until it has the new
+		// cluster role, a binding of it reads as a binding of a missing role.
+		eventually(t, "the new cluster role to reach the RBAC index", func() bool {
+			return !strings.Contains(string(e.alice("POST", e.api("ns1", "rolebindings"), b).body), "not found")
+		})
 		forbidden(t, e.alice("POST", e.api("ns1", "rolebindings"), b), "rolebindings", "alice-secrets",
 			head+`{APIGroups:[""], Resources:["secrets"], Verbs:["*"]}`)
 		forbidden(t, e.alice("POST", e.api("ns1", "rolebindings"), e.binding("RoleBinding", "ns1", "ghost", "Role", "nope", user("bob"))),
