@@ -1,6 +1,7 @@
 package codec
 
 import (
+	"slices"
 	"unicode/utf8"
 )
 
@@ -60,4 +61,36 @@ func AppendJSONString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// AppendJSONStrings appends list as a JSON array of strings.
+func AppendJSONStrings(dst []byte, list []string) []byte {
+	dst = append(dst, '[')
+	for i, s := range list {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendJSONString(dst, s)
+	}
+	return append(dst, ']')
+}
+
+// AppendJSONStringMap appends m as a JSON object with its keys sorted, as
+// encoding/json writes a map.
+func AppendJSONStringMap(dst []byte, m map[string]string) []byte {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendJSONString(dst, k)
+		dst = append(dst, ':')
+		dst = AppendJSONString(dst, m[k])
+	}
+	return append(dst, '}')
 }

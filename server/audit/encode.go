@@ -38,7 +38,7 @@ func appendEvent(b []byte, ev *Event) ([]byte, error) {
 	}
 	if len(ev.SourceIPs) > 0 {
 		b = append(b, `,"sourceIPs":`...)
-		b = appendStrings(b, ev.SourceIPs)
+		b = codec.AppendJSONStrings(b, ev.SourceIPs)
 	}
 	if ev.UserAgent != "" {
 		b = append(b, `,"userAgent":`...)
@@ -91,7 +91,7 @@ func appendEvent(b []byte, ev *Event) ([]byte, error) {
 	b = append(b, '"')
 	if len(ev.Annotations) > 0 {
 		b = append(b, `,"annotations":`...)
-		b = appendStringMap(b, ev.Annotations)
+		b = codec.AppendJSONStringMap(b, ev.Annotations)
 	}
 	return append(b, '}'), nil
 }
@@ -121,7 +121,7 @@ func appendUser(b []byte, u *UserInfo) []byte {
 			b = append(b, ',')
 		}
 		b = append(b, `"groups":`...)
-		b = appendStrings(b, u.Groups)
+		b = codec.AppendJSONStrings(b, u.Groups)
 	}
 	if len(u.Extra) > 0 {
 		if len(b) > n {
@@ -142,39 +142,10 @@ func appendUser(b []byte, u *UserInfo) []byte {
 			if u.Extra[k] == nil {
 				b = append(b, "null"...)
 			} else {
-				b = appendStrings(b, u.Extra[k])
+				b = codec.AppendJSONStrings(b, u.Extra[k])
 			}
 		}
 		b = append(b, '}')
-	}
-	return append(b, '}')
-}
-
-func appendStrings(b []byte, list []string) []byte {
-	b = append(b, '[')
-	for i, s := range list {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = codec.AppendJSONString(b, s)
-	}
-	return append(b, ']')
-}
-
-func appendStringMap(b []byte, m map[string]string) []byte {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	b = append(b, '{')
-	for i, k := range keys {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = codec.AppendJSONString(b, k)
-		b = append(b, ':')
-		b = codec.AppendJSONString(b, m[k])
 	}
 	return append(b, '}')
 }

@@ -318,30 +318,9 @@ func appendAny(dst []byte, v any, strict bool) ([]byte, error) {
 	case int32:
 		return strconv.AppendInt(dst, int64(x), 10), nil
 	case []string:
-		dst = append(dst, '[')
-		for i, e := range x {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = codec.AppendJSONString(dst, e)
-		}
-		return append(dst, ']'), nil
+		return codec.AppendJSONStrings(dst, x), nil
 	case map[string]string:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		dst = append(dst, '{')
-		for i, k := range keys {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = codec.AppendJSONString(dst, k)
-			dst = append(dst, ':')
-			dst = codec.AppendJSONString(dst, x[k])
-		}
-		return append(dst, '}'), nil
+		return codec.AppendJSONStringMap(dst, x), nil
 	}
 	return append(dst, "null"...), nil
 }
