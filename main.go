@@ -77,6 +77,8 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.StringFlag{Name: "tls-cert-file", Usage: "serving certificate (PEM); default: one signed by the data directory's CA"},
 		&cli.StringFlag{Name: "tls-private-key-file", Usage: "key of --tls-cert-file (PEM)"},
 		&cli.StringFlag{Name: "cert-dir", Usage: "directory of generated key material (default <data-dir>/pki)"},
+		&cli.StringFlag{Name: "tls-min-version", Value: config.DefaultTLSMinVersion, Usage: "Minimum TLS version supported. Possible values: " + strings.Join(config.TLSVersionNames(), ", ")},
+		&cli.StringSliceFlag{Name: "tls-cipher-suites", Usage: "Comma-separated list of cipher suites for TLS 1.0-1.2 (TLS 1.3 suites are not configurable). If omitted, the ECDHE suites with AES-GCM or ChaCha20-Poly1305 are used. \nPreferred values: " + strings.Join(config.PreferredTLSCipherNames(), ", ") + ". \nInsecure values: " + strings.Join(config.InsecureTLSCipherNames(), ", ") + "."},
 		&cli.StringSliceFlag{Name: "tls-san", Usage: "extra DNS name or IP for the generated serving certificate (repeatable)"},
 		&cli.StringFlag{Name: "client-ca-file", Usage: "extra CA bundle trusted for client certificates"},
 		&cli.StringFlag{Name: "token-auth-file", Usage: "static token file: token,user,uid[,\"group1,group2\"]"},
@@ -270,6 +272,8 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 	o.ShutdownWatchTerminationGracePeriod = c.Duration("shutdown-watch-termination-grace-period")
 	o.LivezGracePeriod = c.Duration("livez-grace-period")
 	o.NoLoopbackCompression = !c.Bool("compress-loopback-responses")
+	o.TLSMinVersionName = c.String("tls-min-version")
+	o.TLSCipherSuiteNames = c.StringSlice("tls-cipher-suites")
 	for _, f := range []string{"authorization-webhook-config-file", "authorization-webhook-version",
 		"authorization-webhook-cache-authorized-ttl", "authorization-webhook-cache-unauthorized-ttl"} {
 		if c.IsSet(f) {

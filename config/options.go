@@ -54,6 +54,14 @@ type Options struct {
 	CertDir string
 	// TLSSANs are extra names and IPs for the generated serving certificate.
 	TLSSANs []string
+	// TLSMinVersionName and TLSCipherSuiteNames are --tls-min-version and
+	// --tls-cipher-suites as given; Validate parses them into
+	// TLSMinVersion and TLSCipherSuites (DefaultTLSCipherSuites without
+	// the flag).
+	TLSMinVersionName   string
+	TLSCipherSuiteNames []string
+	TLSMinVersion       uint16
+	TLSCipherSuites     []uint16
 	// ClientCAFile is an extra CA bundle trusted for client certificates,
 	// besides the data directory's own CA.
 	ClientCAFile string
@@ -223,6 +231,7 @@ func (o *Options) Validate() error {
 		errs = append(errs, "--tls-san applies only to the generated serving certificate; it cannot be combined with --tls-cert-file")
 	}
 	errs = append(errs, validateTLSSANs(o.TLSSANs)...)
+	errs = append(errs, o.validateTLS()...)
 	errs = append(errs, o.validateAuthorization()...)
 	errs = append(errs, o.Audit.validate()...)
 	if o.AuthorizationConfigFile != "" {

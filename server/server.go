@@ -296,7 +296,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if s.authz, err = s.authorizer(o.AuthorizationModes); err != nil {
 		return fail(err)
 	}
-	tlsConfig, err := security.ServerTLSConfig(tlsFiles.cert, tlsFiles.key, clientCAs)
+	tlsConfig, err := security.ServerTLSConfig(tlsFiles.cert, tlsFiles.key, clientCAs, security.TLSPolicy{MinVersion: o.TLSMinVersion, CipherSuites: o.TLSCipherSuites})
 	if err != nil {
 		return fail(fmt.Errorf("loading serving certificate: %w", err))
 	}
