@@ -115,6 +115,8 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.StringFlag{Name: "brand", Value: "plat", Usage: "API spelling: " + strings.Join(config.BrandNames(), " or ")},
 		&cli.IntFlag{Name: "max-requests-inflight", Value: config.DefaultMaxRequestsInFlight, Usage: "most non-mutating requests served at once, beyond which they get 429; 0 means no limit"},
 		&cli.IntFlag{Name: "max-mutating-requests-inflight", Value: config.DefaultMaxMutatingRequestsInFlight, Usage: "most mutating requests served at once, beyond which they get 429; 0 means no limit"},
+		&cli.IntFlag{Name: "http2-max-streams-per-connection", Usage: "most streams a client may have open at once on one HTTP/2 connection; 0 means the default of 100"},
+		&cli.Float64Flag{Name: "goaway-chance", Usage: "fraction of HTTP/2 requests sent a GOAWAY, so that clients reconnect and spread over the servers behind a load balancer; 0 (off) to 0.02; leave it off with a single server"},
 		&cli.DurationFlag{Name: "request-timeout", Value: config.DefaultRequestTimeout, Usage: "longest a request other than a watch or stream may take before it gets 504; ?timeout= may shorten it; 0 means no limit"},
 		&cli.DurationFlag{Name: "shutdown-delay-duration", Usage: "how long requests are still served after SIGTERM while /readyz already fails, so load balancers stop sending first"},
 		&cli.BoolFlag{Name: "shutdown-send-retry-after", Usage: "after the shutdown delay, keep listening until in-flight requests finish and answer new ones 429 with Retry-After and Connection: close, so clients retry elsewhere"},
@@ -274,6 +276,8 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 	o.NoLoopbackCompression = !c.Bool("compress-loopback-responses")
 	o.TLSMinVersionName = c.String("tls-min-version")
 	o.TLSCipherSuiteNames = c.StringSlice("tls-cipher-suites")
+	o.HTTP2MaxStreamsPerConnection = c.Int("http2-max-streams-per-connection")
+	o.GoawayChance = c.Float64("goaway-chance")
 	for _, f := range []string{"authorization-webhook-config-file", "authorization-webhook-version",
 		"authorization-webhook-cache-authorized-ttl", "authorization-webhook-cache-unauthorized-ttl"} {
 		if c.IsSet(f) {

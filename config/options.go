@@ -159,6 +159,16 @@ type Options struct {
 	// RequestTimeout bounds every request that is not long-running
 	// (beyond it: 504); ?timeout= may only shorten it. 0 means no bound.
 	RequestTimeout time.Duration
+	// HTTP2MaxStreamsPerConnection is how many streams one HTTP/2
+	// connection may have open at once (--http2-max-streams-per-connection);
+	// 0 means upstream's 100.
+	HTTP2MaxStreamsPerConnection int
+	// GoawayChance is the fraction of HTTP/2 requests answered with
+	// GOAWAY (--goaway-chance), so clients behind a load balancer spread
+	// over its servers; 0 is off.
+	GoawayChance float64
+	// Conn holds the connection timeouts no flag sets.
+	Conn ConnTimeouts
 	// ShutdownDelayDuration is how long requests are still served after
 	// SIGTERM while readyz already fails.
 	ShutdownDelayDuration time.Duration

@@ -33,19 +33,6 @@ import (
 	"platd/server/schema"
 )
 
-// readHeaderTimeout bounds how long a client may take to send request
-// headers, so slow clients cannot hold connections open: upstream's 32 s,
-// just under the longest request timeout a client may ask for.
-const readHeaderTimeout = 32 * time.Second
-
-// idleTimeout closes keep-alive connections idle this long (HTTP/1 and
-// HTTP/2): upstream's 90 s, the keep-alive of Go clients' default
-// transport, so clients close first.
-const idleTimeout = 90 * time.Second
-
-// maxHeaderBytes bounds request headers, as upstream (1 MiB).
-const maxHeaderBytes = 1 << 20
-
 // Key material file names inside the cert directory.
 const (
 	servingCertName = "apiserver.crt"
@@ -310,14 +297,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if o.ShutdownSendRetryAfter || o.ShutdownWatchTerminationGracePeriod > 0 {
 		s.drain = filters.NewDrain(o.ShutdownWatchTerminationGracePeriod, s.rest.WriteError)
 	}
-	s.http = &http.Server{
-		Handler:           s.handler(s.authn, s.authz),
-		TLSConfig:         tlsConfig,
-		ReadHeaderTimeout: readHeaderTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
+	s.http = s.httpServer(s.handler(s.authn, s.authz), tlsConfig)
 	if o.WriteKubeconfig {
 		if err := s.writeKubeconfig(tlsFiles); err != nil {
 			return fail(err)
