@@ -66,7 +66,16 @@ func (db *DB) load() error {
 		if err != nil {
 			return err
 		}
+		db.fileCompacted = compacted
 		compacted = max(compacted, cut)
+		for i := range db.hist {
+			db.histBytes += eventCost(&db.hist[i].Event)
+		}
+		if db.trimHistory() {
+			compacted = db.trimTo
+			db.trimmed <- struct{}{} // the compactor deletes them from the file
+			db.log.Info("history trimmed to its byte bound", "compacted", compacted, "events", len(db.hist), "bytes", db.histBytes)
+		}
 		err = db.loadState(tx.Bucket(bucketState), newest, rev)
 		db.staleRevs = nil
 		if err != nil {
