@@ -124,6 +124,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.DurationFlag{Name: "livez-grace-period", Usage: "how long after start /livez reports unfinished start-up hooks as passing, so a slow start is not mistaken for a dead server"},
 		&cli.BoolFlag{Name: "compress-loopback-responses", Value: true, Usage: "gzip large get and list responses for clients on the loopback interface too, as for any client that accepts gzip; false saves the CPU both ends share"},
 		&cli.DurationFlag{Name: "history-retention", Value: config.DefaultHistoryRetention, Usage: "how long watch history stays replayable"},
+		&cli.IntFlag{Name: "watch-history-max-bytes", Value: config.DefaultWatchHistoryMaxBytes, Usage: "bytes of replaced values the watch history may keep in memory; past it the oldest events are dropped before --history-retention ends (a watch or list from before them gets 410 Expired); -1: no bound"},
 		&cli.StringSliceFlag{Name: "runtime-config", Usage: "switch built-in APIs on or off: comma-separated <group>/<version>[=true|false], <group>/<version>/<resource>[=true|false], v1 or api/v1 for the core group, api/all, api/ga, api/beta, api/alpha (repeatable)"},
 		&cli.StringSliceFlag{Name: "feature-gates", Usage: config.FeatureGatesUsage()},
 		&cli.StringSliceFlag{Name: "controllers", Value: cli.NewStringSlice("*"), Usage: "in-process controllers to run: * for all, name to enable, -name to disable (repeatable); names: " + strings.Join(config.ControllerNames(), ", ")},
@@ -270,6 +271,7 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 			MaxAge: c.Int("audit-log-maxage"), MaxBackup: c.Int("audit-log-maxbackup"), MaxSize: c.Int("audit-log-maxsize"), Format: c.String("audit-log-format")},
 	}
 	o.EnableBootstrapTokenAuth = c.Bool("enable-bootstrap-token-auth")
+	o.WatchHistoryMaxBytes = int64(c.Int("watch-history-max-bytes"))
 	o.ShutdownSendRetryAfter = c.Bool("shutdown-send-retry-after")
 	o.ShutdownWatchTerminationGracePeriod = c.Duration("shutdown-watch-termination-grace-period")
 	o.LivezGracePeriod = c.Duration("livez-grace-period")

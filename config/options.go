@@ -30,6 +30,11 @@ var AuthorizationModeNames = []string{ModeAlwaysAllow, ModeAlwaysDeny, ModeABAC,
 // (a relist after a 410 is cheap, a longer ring costs memory).
 const DefaultHistoryRetention = 5 * time.Minute
 
+// DefaultWatchHistoryMaxBytes is --watch-history-max-bytes's default, the
+// storage engine's (bolt.DefaultHistoryMaxBytes, which says why): the bytes
+// of replaced values the watch history keeps in memory.
+const DefaultWatchHistoryMaxBytes = 64 << 20
+
 // DefaultStorageDefragThreshold is --storage-defrag-threshold's default:
 // the database file is rewritten online once it is more than twice its
 // live data, when half the disk it takes is free.
@@ -126,6 +131,11 @@ type Options struct {
 	Brand Brand
 	// HistoryRetention is how long watch history stays replayable.
 	HistoryRetention time.Duration
+	// WatchHistoryMaxBytes bounds the memory the watch history keeps (the
+	// values its events replaced); past it the oldest events are compacted
+	// before their retention ends. 0 means DefaultWatchHistoryMaxBytes,
+	// below 0 no bound.
+	WatchHistoryMaxBytes int64
 	// UnsafeNoFsync skips fsync: a crash can lose acknowledged writes.
 	UnsafeNoFsync bool
 	// StorageDefragThreshold is the ratio of the database file's size to

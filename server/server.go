@@ -233,7 +233,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	}
 	// The brand is recorded at the first start (in the open's own
 	// transaction) and a start with another brand is refused.
-	s.store, err = bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, NoFsync: o.UnsafeNoFsync, Logger: log,
+	s.store, err = bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, HistoryMaxBytes: o.WatchHistoryMaxBytes, NoFsync: o.UnsafeNoFsync, Logger: log,
 		Tag: o.Brand.Name, DefragThreshold: o.StorageDefragThreshold, Transformer: transformer, Verify: rest.VerifyStored})
 	if err != nil {
 		return closeLn(s.openError(err))
