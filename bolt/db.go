@@ -69,6 +69,9 @@ type DB struct {
 	// stale holds the keys whose stored value the transformer read as
 	// stale at Open; nil when there are none. Changed as corrupt is.
 	stale map[string]struct{}
+	// damageCut is, from load until the engine starts, the revision the
+	// history is cut at for damaged records (damage.go); 0 if none.
+	damageCut int64
 	// staleRevs is, during load only, the revision of each key's newest
 	// event when the transformer read that event's value as stale.
 	staleRevs map[string]int64
@@ -160,6 +163,10 @@ func Open(path string, opts Options) (*DB, error) {
 		committed: make(chan struct{}),
 	}
 	if err := db.load(); err != nil {
+		_ = bdb.Close()
+		return nil, err
+	}
+	if err := db.compactDamaged(); err != nil {
 		_ = bdb.Close()
 		return nil, err
 	}

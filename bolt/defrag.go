@@ -228,7 +228,11 @@ func (db *DB) defrag() (int64, error) {
 			}
 			kv = &stored
 		}
-		if err := w.put(bucketState, []byte(kv.Key), appendState(nil, kv)); err != nil {
+		rec := appendState(nil, kv)
+		if bad := corrupt[kv.Key]; bad != nil && bad.record != nil && bad.ModRevision == kv.ModRevision {
+			rec = bad.record // a damaged record stays damaged
+		}
+		if err := w.put(bucketState, []byte(kv.Key), rec); err != nil {
 			return 0, db.defragFailed(err)
 		}
 	}

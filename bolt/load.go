@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -25,6 +26,7 @@ type histEvent struct {
 // copied (the mapping is only valid inside the transaction); a state value
 // equal to its key's newest history event shares that event's bytes.
 func (db *DB) load() error {
+	upgrade := false
 	err := db.bdb.Update(func(tx *bbolt.Tx) error {
 		for _, name := range [][]byte{bucketMeta, bucketState, bucketHistory} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
@@ -35,20 +37,23 @@ func (db *DB) load() error {
 		if err := db.checkTag(meta); err != nil {
 			return err
 		}
-		v := meta.Get(metaFormat)
-		if v == nil {
+		if meta.Get(metaFormat) == nil {
 			return meta.Put(metaFormat, u64key(formatVersion))
 		}
-		switch f, err := readU64(v); {
-		case err != nil:
+		form, err := readForm(meta)
+		if err != nil {
 			return err
-		case f == formatVersionV1:
-			return meta.Put(metaFormat, u64key(formatVersion))
-		case f != formatVersion:
-			return fmt.Errorf("%w: layout version %d, want %d", ErrCorrupt, f, formatVersion)
 		}
+		if form.format != formatVersion {
+			upgrade = true
+			return startUpgrade(meta) // upgrade.go
+		}
+		upgrade = form.mark != nil
 		return nil
 	})
+	if err == nil && upgrade {
+		err = db.upgradeRecords()
+	}
 	if err != nil {
 		return fmt.Errorf("bolt: initialize %s: %w", db.path, err)
 	}
@@ -81,6 +86,7 @@ func (db *DB) load() error {
 		if err != nil {
 			return err
 		}
+		compacted = db.trimDamaged(compacted)
 		db.rev.Store(rev)
 		db.compacted.Store(compacted)
 		// Everything is in memory now; the pages the load read need not
@@ -148,6 +154,10 @@ func (db *DB) loadHistory(b *bbolt.Bucket, compacted, rev int64) (map[string]*KV
 			return nil, 0, fmt.Errorf("%w: event %d above revision counter %d", ErrCorrupt, r, rev)
 		}
 		h, err := decodeEvent(r, v)
+		if errors.Is(err, ErrChecksum) {
+			cut = db.damagedEvent(r, err) // damage.go
+			continue
+		}
 		if err != nil {
 			return nil, 0, err
 		}
@@ -215,6 +225,10 @@ func (db *DB) loadState(b *bbolt.Bucket, newest map[string]*KV, rev int64) error
 	plain := db.opts.Transformer == nil && db.opts.Verify == nil
 	return b.ForEach(func(k, v []byte) error {
 		kv, err := decodeState(string(k), v)
+		if errors.Is(err, ErrChecksum) {
+			db.idx.appendSorted(db.damagedState(string(k), v, rev, err, newest[string(k)])) // damage.go
+			return nil
+		}
 		if err != nil {
 			return err
 		}
