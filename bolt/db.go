@@ -264,6 +264,7 @@ func (db *DB) Close() error {
 		}
 		db.mu.Unlock()
 		db.wg.Wait()
+		db.writeFreelist() // freelist.go
 		db.mu.Lock()
 		db.idx, db.hist, db.histBytes = newIndex(), nil, 0 // release the state held in memory
 		db.mu.Unlock()
