@@ -2,6 +2,8 @@ package fieldmanager
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -323,13 +325,11 @@ func (w *createWalker) listNode(t *smdschema.List, list []any, self bool) bool {
 			}
 			j++
 		}
-		key, err := fieldpath.SerializePathElement(items[i].pe)
-		if err != nil {
-			return w.fail()
-		}
 		mark := len(w.out.Buffer())
 		w.child(&n)
-		w.out.WriteObjectField(key)
+		if !w.itemKey(items[i].pe) {
+			return w.fail()
+		}
 		var wrote bool
 		if j-i > 1 {
 			wrote = w.leaf(true)
@@ -348,6 +348,72 @@ func (w *createWalker) listNode(t *smdschema.List, list []any, self bool) bool {
 	}
 	w.items = w.items[:base]
 	return w.closeNode(n)
+}
+
+// itemKey writes a list item's key as structured-merge-diff serializes
+// it: the path element's text as a JSON string. Keys of plain strings and
+// integers, nearly all of them, are written here; the rest by the
+// library.
+func (w *createWalker) itemKey(pe fieldpath.PathElement) bool {
+	buf := w.out.Buffer()
+	switch {
+	case pe.Key != nil:
+		buf = append(buf, `"k:{`...)
+		for i, f := range *pe.Key {
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			if !plain(f.Name) {
+				return w.serializedKey(pe)
+			}
+			buf = append(buf, `\"`...)
+			buf = append(buf, f.Name...)
+			buf = append(buf, `\":`...)
+			var ok bool
+			if buf, ok = appendKeyValue(buf, f.Value); !ok {
+				return w.serializedKey(pe)
+			}
+		}
+		buf = append(buf, `}":`...)
+	case pe.Value != nil:
+		buf = append(buf, `"v:`...)
+		var ok bool
+		if buf, ok = appendKeyValue(buf, *pe.Value); !ok {
+			return w.serializedKey(pe)
+		}
+		buf = append(buf, `":`...)
+	default:
+		return w.serializedKey(pe)
+	}
+	w.out.SetBuffer(buf)
+	return true
+}
+
+// appendKeyValue appends a key value's JSON as it reads inside a JSON
+// string, when it is an integer or a string with nothing to escape.
+func appendKeyValue(buf []byte, v value.Value) ([]byte, bool) {
+	switch x := v.Unstructured().(type) {
+	case string:
+		if !plain(x) || strings.ContainsAny(x, "<>&") {
+			return buf, false
+		}
+		buf = append(buf, `\"`...)
+		buf = append(buf, x...)
+		return append(buf, `\"`...), true
+	case int64:
+		return strconv.AppendInt(buf, x, 10), true
+	}
+	return buf, false
+}
+
+// serializedKey writes pe's key through the library's serialization.
+func (w *createWalker) serializedKey(pe fieldpath.PathElement) bool {
+	key, err := fieldpath.SerializePathElement(pe)
+	if err != nil {
+		return false
+	}
+	w.out.WriteObjectField(key)
+	return true
 }
 
 // itemElement is the path element of a list item: its key fields (a
