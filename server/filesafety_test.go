@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -68,6 +70,7 @@ func TestOperatorFilesOpenToOthersRefused(t *testing.T) {
 			o.ServiceAccounts.SigningKeyFile = saKey
 			o.ServiceAccounts.KeyFiles = []string{saKey}
 		}},
+		{"--service-account-key-file", saKey, 0o644, func(o *config.Options) { o.ServiceAccounts.KeyFiles = []string{saKey} }},
 		{"--encryption-provider-config", enc, 0o604, func(o *config.Options) { o.EncryptionProviderConfigFile = enc }},
 		{"--token-auth-file", tokens, 0o660, func(o *config.Options) { o.TokenAuthFile = tokens }},
 	}
@@ -93,6 +96,28 @@ func TestOperatorFilesOpenToOthersRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A public verification key may be readable by anyone.
+func TestPublicKeyFileOpenToOthersAccepted(t *testing.T) {
+	t.Parallel()
+	key, err := security.EnsureServiceAccountKey(filepath.Join(t.TempDir(), "sa.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := filepath.Join(t.TempDir(), "sa.pub")
+	if err := os.WriteFile(pub, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(pub, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := start(t, func(o *config.Options) { o.ServiceAccounts.KeyFiles = []string{pub} })
+	e.do("GET", "/api/v1/namespaces/default", nil).mustCode(t, 200)
 }
 
 // The data directory and the private files platd generated in it, made

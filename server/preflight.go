@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -75,6 +76,13 @@ func checkOperatorFiles(o config.Options) error {
 		{"--service-account-signing-key-file", o.ServiceAccounts.SigningKeyFile},
 		{"--encryption-provider-config", o.EncryptionProviderConfigFile},
 		{"--token-auth-file", o.TokenAuthFile},
+	}
+	// Verification keys are public, but the flag also takes the signing
+	// key's own file.
+	for _, k := range o.ServiceAccounts.KeyFiles {
+		if data, err := os.ReadFile(k); err == nil && bytes.Contains(data, []byte("PRIVATE KEY-----")) {
+			files = append(files, struct{ flag, path string }{"--service-account-key-file", k})
+		}
 	}
 	for _, f := range files {
 		if f.path == "" {
