@@ -205,3 +205,47 @@ func TestTokenFileRefusedAtStart(t *testing.T) {
 		})
 	}
 }
+
+// A data directory that exists empty (made by a package) is platd's and
+// made private; one that already holds other files (a home directory)
+// keeps its mode with a warning, and platd's own files in it are private.
+func TestDataDirModeOfExistingDirectory(t *testing.T) {
+	t.Parallel()
+	for _, foreign := range []bool{false, true} {
+		name := map[bool]string{false: "empty", true: "foreign"}[foreign]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "data")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if foreign {
+				if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var logs lockedBuffer
+			e := startLogged(t, testOptions(t, dir), slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn})))
+			e.do("GET", "/api/v1/namespaces/default", nil).mustCode(t, 200)
+			fi, err := os.Stat(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, line := fs.FileMode(0o700), fmt.Sprintf(`msg="permissions fixed: group or others could reach a private file of platd" path=%s was=0755 now=0700`, dir)
+			if foreign {
+				want, line = 0o755, fmt.Sprintf(`msg="directory open to group or others left as it is: it holds files that are not platd's" path=%s mode=0755`, dir)
+			}
+			if fi.Mode().Perm() != want || !strings.Contains(logs.String(), line) {
+				t.Errorf("mode %v, want %04o; want %s in\n%s", fi.Mode().Perm(), want, line, logs.String())
+			}
+			for _, p := range []string{e.opts.DBPath(), e.opts.KubeconfigPath(), filepath.Join(dir, "pki", "ca.key")} {
+				if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+					t.Errorf("%s: %v %v, want 0600", p, fi.Mode(), err)
+				}
+			}
+		})
+	}
+}
