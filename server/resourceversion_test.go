@@ -290,6 +290,10 @@ func TestHugeResourceVersionWrites(t *testing.T) {
 				return rvOutcome{code: 409, reason: "Conflict", message: fmt.Sprintf(
 					`Operation cannot be fulfilled on ConfigMap "w": the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified`, v, stored)}
 			}},
+		{"delete collection", "DELETE", cms + "?resourceVersion=", "", nil,
+			func(v string) rvOutcome { return cachedRead(v, before) }},
+		{"delete collection paged", "DELETE", cms + "?limit=1&resourceVersion=", "", nil,
+			func(v string) rvOutcome { return storageRead(v, before) }},
 	}
 	t.Run("writes", func(t *testing.T) {
 		for _, wr := range writes {
@@ -300,7 +304,13 @@ func TestHugeResourceVersionWrites(t *testing.T) {
 					if wr.contentType != "" {
 						h = []string{"Content-Type", wr.contentType}
 					}
-					r := e.do(wr.method, wr.path, wr.body(v), h...)
+					p, body := wr.path, any(nil)
+					if wr.body == nil {
+						p += v
+					} else {
+						body = wr.body(v)
+					}
+					r := e.do(wr.method, p, body, h...)
 					wr.want(v).check(t, r)
 				})
 			}

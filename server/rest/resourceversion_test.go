@@ -2,6 +2,7 @@ package rest
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -181,4 +182,32 @@ func FuzzListResourceVersion(f *testing.F) {
 			t.Errorf("%q %q %d: %d %s", rv, match, limit, res.StatusCode, b)
 		}
 	})
+}
+
+// A watch from a version no revision reaches gets no bookmarks: upstream
+// passes on only those newer than the version asked for. A watch from the
+// current revision, run alongside, shows that bookmarks were due.
+func TestNoBookmarksBeyondEveryRevision(t *testing.T) {
+	t.Parallel()
+	_, srv, store := newTestHandler(t, Config{BookmarkInterval: 10 * time.Millisecond})
+	base := srv.URL + "/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion="
+	read := func(rv string, out chan<- string) {
+		res, err := srv.Client().Get(base + rv)
+		if err != nil {
+			out <- err.Error()
+			return
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		out <- strconv.Itoa(res.StatusCode) + " " + string(b)
+	}
+	huge, control := make(chan string, 1), make(chan string, 1)
+	go read("18446744073709551615", huge)
+	go read(strconv.FormatInt(store.Revision(), 10), control)
+	if got := <-huge; got != "200 " {
+		t.Errorf("watch from 2^64-1: %q, want an empty 200 stream", got)
+	}
+	if got := <-control; !strings.Contains(got, `"type":"BOOKMARK"`) {
+		t.Errorf("watch from the current revision got no bookmark: %q", got)
+	}
 }
