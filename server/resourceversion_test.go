@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -337,8 +338,14 @@ func TestHugeResourceVersionWatch(t *testing.T) {
 	// Both watches run at once; each must stay silent through a write.
 	huge := []string{rvPastInt64, rvMaxUint64}
 	var silent []*watcher
-	for _, v := range huge {
-		w := e.watch(cms + "?watch=1&allowWatchBookmarks=true&timeoutSeconds=2&resourceVersion=" + v)
+	var silentFrom []string
+	for _, q := range []string{"", "&sendInitialEvents=false&resourceVersionMatch=NotOlderThan"} {
+		for _, v := range huge {
+			silentFrom = append(silentFrom, v+q)
+		}
+	}
+	for _, v := range silentFrom {
+		w := e.watch(cms + "?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=" + v)
 		if ct := w.res.Header.Get("Content-Type"); ct != "application/json" {
 			t.Errorf("watch %s: Content-Type %q", v, ct)
 		}
@@ -349,25 +356,26 @@ func TestHugeResourceVersionWatch(t *testing.T) {
 		w.waitClosed()
 		select {
 		case ev := <-w.events:
-			t.Errorf("watch from %s delivered %s %v", huge[i], ev.Type, ev.Object)
+			t.Errorf("watch from %s delivered %s %v", silentFrom[i], ev.Type, ev.Object)
 		default:
 		}
 	}
 	current := storeRevision(t, e)
-	var initial []*watcher
-	for _, v := range huge {
-		initial = append(initial, e.watch(cms+"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion="+v))
+	// With initial events the watch waits for the store first: both at
+	// once, each read to the end of its stream.
+	streams := make([]chan *resp, len(huge))
+	for i, v := range huge {
+		streams[i] = make(chan *resp, 1)
+		go func() {
+			streams[i] <- e.doAsync(cms + "?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=" + v)
+		}()
 	}
-	for i, w := range initial {
-		ev := w.expect("ERROR", "")
-		want := map[string]any{"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{}, "status": "Failure",
-			"message": fmt.Sprintf("Timeout: Too large resource version: %s, current: %d", huge[i], current), "reason": "Timeout",
-			"details": map[string]any{"causes": []any{map[string]any{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}}, "retryAfterSeconds": 1.0},
-			"code":    504.0}
-		if !reflect.DeepEqual(ev.Object, want) {
-			t.Errorf("sendInitialEvents from %s: %v\n want %v", huge[i], ev.Object, want)
+	for i, v := range huge {
+		r := <-streams[i]
+		want := fmt.Sprintf(`{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: Too large resource version: %s, current: %d","reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}],"retryAfterSeconds":1},"code":504}}`, v, current)
+		if r.code != 200 || r.header.Get("Content-Type") != "application/json" || strings.TrimSpace(string(r.body)) != want {
+			t.Errorf("sendInitialEvents from %s: %d %q %s\n want %s", v, r.code, r.header.Get("Content-Type"), r.body, want)
 		}
-		w.waitClosed()
 	}
 	for _, q := range []string{"", "&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"} {
 		r := e.do("GET", cms+"?watch=1&resourceVersion="+rvPastUint64+q, nil)
