@@ -106,6 +106,9 @@ func (h *Handler) toStatus(err error) error {
 	var se *apierr.Error
 	if !errors.As(err, &se) && engineError(err) {
 		// A storage error that reached here without its context.
+		if errors.Is(err, bolt.ErrClosed) {
+			return apierr.ServiceUnavailable("apiserver is shutting down", 1)
+		}
 		return h.storageInternal(nil, "", err)
 	}
 	return err

@@ -119,6 +119,9 @@ func TestToStatusEngineErrors(t *testing.T) {
 			t.Errorf("%v: %d %s %q", err, st.Code, st.Reason, st.Message)
 		}
 	}
+	if st := apierr.FromError(h.toStatus(fmt.Errorf("x: %w", bolt.ErrClosed))).Status; st.Code != 503 || st.Message != "apiserver is shutting down" {
+		t.Errorf("closed engine: %+v", st)
+	}
 	// Statuses and the upstream's unwrapped non-storage errors pass.
 	nf := apierr.NotFound("", "configmaps", "x")
 	if got := h.toStatus(nf); got != nf {
