@@ -157,7 +157,6 @@ func TestHugeResourceVersionReads(t *testing.T) {
 	table := "application/json;as=Table;v=v1;g=" + meta
 	partial := "application/json;as=PartialObjectMetadata;v=v1;g=" + meta
 	partialList := "application/json;as=PartialObjectMetadataList;v=v1;g=" + meta
-	current := storeRevision(t, e)
 
 	type read struct {
 		name, path, accept string
@@ -188,15 +187,13 @@ func TestHugeResourceVersionReads(t *testing.T) {
 	}
 	// The continue token decides the revision of a resumed list: any
 	// other resourceVersion than "" and "0" is refused first.
-	page := e.do("GET", cms+"?limit=1", nil).mustCode(t, 200).obj(t)
 	e.do("POST", cms, cm("rv-cm2", nil, nil)).mustCode(t, 201)
+	page := e.do("GET", cms+"?limit=1", nil).mustCode(t, 200).obj(t)
 	cont, _ := path(page, "metadata.continue").(string)
 	if cont == "" {
-		// Two objects make a second page; the first page names it.
-		page = e.do("GET", cms+"?limit=1", nil).mustCode(t, 200).obj(t)
-		cont, _ = path(page, "metadata.continue").(string)
+		t.Fatalf("a page of one of two objects has no continue: %v", page)
 	}
-	current = storeRevision(t, e)
+	current := storeRevision(t, e)
 	continued := func(string, int64) rvOutcome {
 		return rvOutcome{code: 400, reason: "BadRequest", message: "specifying resource version is not allowed when using continue"}
 	}
@@ -335,19 +332,21 @@ func TestHugeResourceVersionWatch(t *testing.T) {
 	e := start(t)
 	cms := "/api/v1/namespaces/default/configmaps"
 	e.do("POST", cms, cm("before", nil, nil)).mustCode(t, 201)
-	// Both watches run at once; each must stay silent through a write.
+	// The watches run at once; each must stay silent through a write.
 	huge := []string{rvPastInt64, rvMaxUint64}
 	var silent []*watcher
 	var silentFrom []string
-	for _, q := range []string{"", "&sendInitialEvents=false&resourceVersionMatch=NotOlderThan"} {
-		for _, v := range huge {
-			silentFrom = append(silentFrom, v+q)
-		}
+	for _, v := range huge {
+		q := "allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=" + v
+		silentFrom = append(silentFrom, cms+"?watch=1&"+q,
+			cms+"?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&"+q,
+			"/api/v1/watch/namespaces/default/configmaps?"+q,
+			"/api/v1/watch/namespaces/default/configmaps/during?"+q)
 	}
-	for _, v := range silentFrom {
-		w := e.watch(cms + "?watch=1&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=" + v)
+	for _, p := range silentFrom {
+		w := e.watch(p)
 		if ct := w.res.Header.Get("Content-Type"); ct != "application/json" {
-			t.Errorf("watch %s: Content-Type %q", v, ct)
+			t.Errorf("watch %s: Content-Type %q", p, ct)
 		}
 		silent = append(silent, w)
 	}
