@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bufio"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -94,7 +95,7 @@ func (e *env) awaitSlotFree(path string) {
 			return
 		}
 		if r.code != 429 || string(r.body) != tooManyRequests {
-			e.t.Fatalf("while the slot is held: %d %q, want 429 %q", r.code, r.body, tooManyRequests)
+			e.t.Fatalf("while the slot is held: %d %.200q, want 429 %q", r.code, r.body, tooManyRequests)
 		}
 		if time.Now().After(deadline) {
 			e.t.Fatal("the stuck reader's read slot was not freed within 10s")
@@ -131,7 +132,7 @@ func TestStuckReaderFreesItsSlot(t *testing.T) {
 		// The client's receive window is 64 KiB: unread, the server's
 		// writes block after that much.
 		stuck := &http.Client{Transport: &http.Transport{
-			TLSClientConfig: &tls.Config{RootCAs: e.caPool()}, ForceAttemptHTTP2: true,
+			TLSClientConfig: &tls.Config{RootCAs: e.caPool()}, ForceAttemptHTTP2: true, DisableCompression: true,
 			HTTP2: &http.HTTP2Config{MaxReceiveBufferPerStream: 64 << 10, MaxReceiveBufferPerConnection: 64 << 10},
 		}}
 		defer stuck.CloseIdleConnections()
@@ -195,4 +196,113 @@ func TestStuckReaderFreesItsSlot(t *testing.T) {
 	if ev := w.next(); ev.Type != "ADDED" {
 		t.Fatalf("watch event after the deadline: %+v", ev)
 	}
+}
+
+// stuckReader is an HTTP/2 client with a 64 KiB receive window that
+// leaves the bodies of its responses unread: each large response it asks
+// for holds its server handler, and the in-flight slot, until the
+// request's deadline or until the client gives up.
+type stuckReader struct {
+	e      *env
+	client *http.Client
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+func (e *env) stuckReader() *stuckReader {
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &stuckReader{e: e, ctx: ctx, cancel: cancel, client: &http.Client{Transport: &http.Transport{
+		TLSClientConfig: &tls.Config{RootCAs: e.caPool()}, ForceAttemptHTTP2: true, DisableCompression: true,
+		HTTP2: &http.HTTP2Config{MaxReceiveBufferPerStream: 64 << 10, MaxReceiveBufferPerConnection: 64 << 10},
+	}}}
+	e.t.Cleanup(s.close)
+	return s
+}
+
+// get sends a GET as token and returns the response with its body unread.
+func (s *stuckReader) get(path, token string) *http.Response {
+	s.e.t.Helper()
+	r, _ := http.NewRequestWithContext(s.ctx, "GET", s.e.srv.URL()+path, nil)
+	r.Header.Set("Authorization", "Bearer "+token)
+	res, err := s.client.Do(r)
+	if err != nil {
+		s.e.t.Fatal(err)
+	}
+	if res.StatusCode != 200 || res.ProtoMajor != 2 {
+		s.e.t.Fatalf("stuck GET %s: %s %s, want 200 over HTTP/2", path, res.Proto, res.Status)
+	}
+	return res
+}
+
+// close gives up every request: the streams are reset.
+func (s *stuckReader) close() {
+	s.cancel()
+	s.client.CloseIdleConnections()
+}
+
+// TestFullReadSlotsStillServeProbesAndAdmins reproduces one user filling
+// every read slot with slow lists: the next read of hers gets upstream's
+// 429, while system:masters, the health probes (anonymous too), her
+// watches and her writes are still served.
+func TestFullReadSlotsStillServeProbesAndAdmins(t *testing.T) {
+	t.Parallel()
+	const slots = 4
+	// RBAC: anonymous requests are not allowed with AlwaysAllow.
+	e := start(t, withRBAC, func(o *config.Options) { o.MaxRequestsInFlight, o.AnonymousAuth = slots, true })
+	const ns = "fair"
+	e.bigConfigMaps(ns, 4, 100<<10)
+	list := "/api/v1/namespaces/" + ns + "/configmaps"
+	rbac := "/apis/" + platBrand.Group("rbac.authorization") + "/v1"
+	e.do("POST", rbac+"/clusterrolebindings", map[string]any{"kind": "ClusterRoleBinding", "apiVersion": platBrand.Group("rbac.authorization") + "/v1",
+		"metadata": map[string]any{"name": "alice-admin"}, "roleRef": map[string]any{"apiGroup": platBrand.Group("rbac.authorization"), "kind": "ClusterRole", "name": "cluster-admin"},
+		"subjects": []any{map[string]any{"kind": "User", "name": "alice", "apiGroup": platBrand.Group("rbac.authorization")}}}).mustCode(t, 201)
+	eventually(t, "alice's binding to reach the authorizer", func() bool {
+		return e.send(req{method: "GET", path: list + "?limit=1", token: aliceToken}).code == 200
+	})
+	stuck := e.stuckReader()
+	for range slots {
+		stuck.get(list, aliceToken)
+	}
+
+	// Alice's next read is refused, a resource's or not.
+	for _, p := range []string{list + "?limit=1", "/version", "/readyz/ping"} {
+		r := e.send(req{method: "GET", path: p, token: aliceToken})
+		if r.code != 429 || string(r.body) != tooManyRequests || r.header.Get("Retry-After") != "1" || r.header.Get("Content-Type") != "text/plain; charset=utf-8" {
+			t.Errorf("alice GET %s: %d %.200q Retry-After %q Content-Type %q; want 429 %q, 1, text/plain", p, r.code, r.body,
+				r.header.Get("Retry-After"), r.header.Get("Content-Type"), tooManyRequests)
+		}
+	}
+	// system:masters is served.
+	r := e.do("GET", list+"?limit=1", nil).mustCode(t, 200)
+	if items, _ := r.obj(t)["items"].([]any); len(items) != 1 || r.obj(t)["kind"] != "ConfigMapList" {
+		t.Errorf("admin list: %.200s", r.body)
+	}
+	// So are the probes, for alice and for anonymous clients.
+	for _, token := range []string{aliceToken, ""} {
+		for _, p := range []string{"/readyz", "/livez", "/healthz"} {
+			r := e.send(req{method: "GET", path: p, token: token})
+			if r.code != 200 || string(r.body) != "ok" {
+				t.Errorf("GET %s (token %q): %d %.200q, want 200 ok", p, token, r.code, r.body)
+			}
+		}
+		r := e.send(req{method: "GET", path: "/readyz?verbose", token: token})
+		if r.code != 200 || !strings.Contains(string(r.body), "[+]ping ok") || !strings.HasSuffix(string(r.body), "readyz check passed\n") {
+			t.Errorf("GET /readyz?verbose (token %q): %d %.200q", token, r.code, r.body)
+		}
+	}
+	// Alice's watch holds no read slot; her write takes a mutating one.
+	w := e.watch(list+"?watch=1&resourceVersion=0", "Authorization", "Bearer "+aliceToken)
+	for range 4 {
+		if ev := w.next(); ev.Type != "ADDED" {
+			t.Fatalf("alice's watch: %+v", ev)
+		}
+	}
+	e.send(req{method: "POST", path: list, body: cm("by-alice", nil, nil), token: aliceToken}).mustCode(t, 201)
+	if ev := w.next(); ev.Type != "ADDED" || path(ev.Object, "metadata.name") != "by-alice" {
+		t.Errorf("alice's watch after her write: %+v", ev)
+	}
+
+	// Once she gives up, her reads are served again.
+	stuck.close()
+	e.awaitSlotFree(list + "?limit=1")
 }
