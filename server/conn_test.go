@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -305,4 +307,190 @@ func TestFullReadSlotsStillServeProbesAndAdmins(t *testing.T) {
 	// Once she gives up, her reads are served again.
 	stuck.close()
 	e.awaitSlotFree(list + "?limit=1")
+}
+
+// dialTLS opens a TLS connection to e offering only proto by ALPN.
+func (e *env) dialTLS(proto string) *tls.Conn {
+	e.t.Helper()
+	c, err := tls.Dial("tcp", e.addr(), &tls.Config{RootCAs: e.caPool(), ServerName: "127.0.0.1", NextProtos: []string{proto}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { c.Close() })
+	if got := c.ConnectionState().NegotiatedProtocol; got != proto {
+		e.t.Fatalf("ALPN: %q, want %q", got, proto)
+	}
+	return c
+}
+
+// awaitClosed reads c until the server closes it, failing the test if it
+// is still open after 10 s.
+func awaitClosed(t *testing.T, what string, c net.Conn) {
+	t.Helper()
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, err := io.Copy(io.Discard, c)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("%s: the server did not close the connection within 10s", what)
+	}
+}
+
+// http1 sends one HTTP/1.1 GET on c with the bearer token (none if empty)
+// and reads the response.
+func http1(t *testing.T, c net.Conn, br *bufio.Reader, path, token string) (*http.Response, []byte) {
+	t.Helper()
+	r, _ := http.NewRequest("GET", "https://"+c.RemoteAddr().String()+path, nil)
+	if token != "" {
+		r.Header.Set("Authorization", "Bearer "+token)
+	}
+	if err := r.Write(c); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	res, err := http.ReadResponse(br, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, body
+}
+
+// unauthorized is the body of a 401.
+const unauthorized = `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401}` + "\n"
+
+// TestIdleConnectionsClosed reproduces clients that hold sockets without
+// using them, against a server whose idle and header timeouts are
+// shortened from upstream's 90 s and 32 s: each socket is closed by the
+// server, whether the client never finished the TLS handshake, never sent
+// a request, or went idle after a 401 or a served request, over HTTP/1.1
+// and HTTP/2.
+func TestIdleConnectionsClosed(t *testing.T) {
+	t.Parallel()
+	e := start(t, func(o *config.Options) {
+		o.Conn.Idle, o.Conn.ReadHeader = 300*time.Millisecond, 300*time.Millisecond
+	})
+	t.Run("silent before the handshake", func(t *testing.T) {
+		t.Parallel()
+		var conns []net.Conn
+		for range 50 {
+			c, err := net.Dial("tcp", e.addr())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			conns = append(conns, c)
+		}
+		for _, c := range conns {
+			awaitClosed(t, "a client that sent nothing", c)
+		}
+	})
+	t.Run("stopped mid-handshake", func(t *testing.T) {
+		t.Parallel()
+		c, err := net.Dial("tcp", e.addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		// A handshake record announcing 512 bytes, of which 4 arrive.
+		if _, err := c.Write([]byte{0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc}); err != nil {
+			t.Fatal(err)
+		}
+		awaitClosed(t, "a client that stopped mid-handshake", c)
+	})
+	t.Run("HTTP/1.1 silent after the handshake", func(t *testing.T) {
+		t.Parallel()
+		awaitClosed(t, "a client that sent no request", e.dialTLS("http/1.1"))
+	})
+	t.Run("HTTP/1.1 idle after 401", func(t *testing.T) {
+		t.Parallel()
+		c := e.dialTLS("http/1.1")
+		br := bufio.NewReader(c)
+		// The connection is kept alive after a 401, as upstream: a second
+		// request is served on it.
+		for range 2 {
+			res, body := http1(t, c, br, "/api/v1/namespaces", "wrong-token")
+			if res.StatusCode != 401 || string(body) != unauthorized || res.Close {
+				t.Fatalf("bad token: %d %q close %v; want 401 %q on a kept connection", res.StatusCode, body, res.Close, unauthorized)
+			}
+		}
+		awaitClosed(t, "an idle connection after a 401", c)
+	})
+	t.Run("HTTP/1.1 idle after a served request", func(t *testing.T) {
+		t.Parallel()
+		c := e.dialTLS("http/1.1")
+		res, body := http1(t, c, bufio.NewReader(c), "/version", adminToken)
+		if res.StatusCode != 200 || !strings.Contains(string(body), `"gitVersion"`) {
+			t.Fatalf("version: %d %.200q", res.StatusCode, body)
+		}
+		awaitClosed(t, "an idle connection", c)
+	})
+	for _, tc := range []struct {
+		name, token string
+		code        int
+	}{
+		{"HTTP/2 idle after a served request", adminToken, 200},
+		// Over HTTP/2 the server sends GOAWAY with the 401: the client
+		// cannot keep the connection for more requests.
+		{"HTTP/2 after 401", "wrong-token", 401},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			closed := make(chan error, 1)
+			tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: e.caPool()}, ForceAttemptHTTP2: true}
+			tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+				c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+				if err != nil {
+					return nil, err
+				}
+				return &watchedConn{Conn: c, closed: closed}, nil
+			}
+			defer tr.CloseIdleConnections()
+			r, _ := http.NewRequest("GET", e.srv.URL()+"/version", nil)
+			r.Header.Set("Authorization", "Bearer "+tc.token)
+			res, err := (&http.Client{Transport: tr}).Do(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != tc.code || res.ProtoMajor != 2 {
+				t.Fatalf("%s %d %.200q, want %d over HTTP/2", res.Proto, res.StatusCode, body, tc.code)
+			}
+			select {
+			case err := <-closed:
+				var ne net.Error
+				if errors.As(err, &ne) && ne.Timeout() {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the server did not close the HTTP/2 connection within 10s")
+			}
+		})
+	}
+}
+
+// watchedConn reports the end of its connection: the first read error,
+// or the client closing it. The client reads until the server closes the
+// connection, and closes it itself only when the server sent GOAWAY: its
+// transport has no idle timeout of its own.
+type watchedConn struct {
+	net.Conn
+	closed chan error
+	once   sync.Once
+}
+
+func (c *watchedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if err != nil {
+		c.once.Do(func() { c.closed <- err })
+	}
+	return n, err
+}
+
+func (c *watchedConn) Close() error {
+	c.once.Do(func() { c.closed <- net.ErrClosed })
+	return c.Conn.Close()
 }
