@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -493,4 +495,110 @@ func (c *watchedConn) Read(p []byte) (int, error) {
 func (c *watchedConn) Close() error {
 	c.once.Do(func() { c.closed <- net.ErrClosed })
 	return c.Conn.Close()
+}
+
+// http2Settings opens an HTTP/2 connection to e and returns the server's
+// first SETTINGS and its connection window increment.
+func (e *env) http2Settings() (settings map[uint16]uint32, connWindow uint32) {
+	e.t.Helper()
+	c := e.dialTLS("h2")
+	// The client preface and an empty SETTINGS frame.
+	if _, err := c.Write(append([]byte("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"), 0, 0, 0, 0x4, 0, 0, 0, 0, 0)); err != nil {
+		e.t.Fatal(err)
+	}
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	settings = map[uint16]uint32{}
+	for connWindow == 0 {
+		var hdr [9]byte
+		if _, err := io.ReadFull(c, hdr[:]); err != nil {
+			e.t.Fatal(err)
+		}
+		payload := make([]byte, int(hdr[0])<<16|int(hdr[1])<<8|int(hdr[2]))
+		if _, err := io.ReadFull(c, payload); err != nil {
+			e.t.Fatal(err)
+		}
+		stream := binary.BigEndian.Uint32(hdr[5:]) & 0x7fffffff
+		switch typ, ack := hdr[3], hdr[4]&1 == 1; {
+		case typ == 0x4 && !ack:
+			for p := payload; len(p) >= 6; p = p[6:] {
+				settings[binary.BigEndian.Uint16(p)] = binary.BigEndian.Uint32(p[2:])
+			}
+		case typ == 0x8 && stream == 0:
+			connWindow = binary.BigEndian.Uint32(payload) & 0x7fffffff
+		}
+	}
+	return settings, connWindow
+}
+
+// HTTP/2 settings identifiers.
+const (
+	settingMaxConcurrentStreams = 0x3
+	settingInitialWindowSize    = 0x4
+	settingMaxFrameSize         = 0x5
+)
+
+// TestHTTP2Limits reads what the server announces to an HTTP/2 client:
+// upstream's 100 streams per connection unless
+// --http2-max-streams-per-connection says otherwise, 256 KiB frames and
+// stream windows, and a connection window of that times the streams.
+func TestHTTP2Limits(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		flag, want uint32
+	}{{0, 100}, {7, 7}} {
+		e := start(t, func(o *config.Options) { o.HTTP2MaxStreamsPerConnection = int(tc.flag) })
+		settings, window := e.http2Settings()
+		const frame = 256 << 10
+		if settings[settingMaxConcurrentStreams] != tc.want || settings[settingInitialWindowSize] != frame || settings[settingMaxFrameSize] != frame {
+			t.Errorf("--http2-max-streams-per-connection=%d: settings %v; want streams %d, window and frame %d", tc.flag, settings, tc.want, frame)
+		}
+		// The connection window starts at 65535 and is raised to its size.
+		if want := frame*tc.want - 65535; window != want {
+			t.Errorf("--http2-max-streams-per-connection=%d: connection window raised by %d, want %d", tc.flag, window, want)
+		}
+	}
+}
+
+// TestGoawayChance: with --goaway-chance an HTTP/2 client is sent GOAWAY
+// now and then and reconnects; an HTTP/1.1 client never is.
+func TestGoawayChance(t *testing.T) {
+	t.Parallel()
+	e := start(t, func(o *config.Options) { o.GoawayChance = config.MaxGoawayChance })
+	for _, h2 := range []bool{true, false} {
+		var dials atomic.Int32
+		tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: e.caPool()}, ForceAttemptHTTP2: h2}
+		if !h2 {
+			tr.TLSNextProto = map[string]func(string, *tls.Conn) http.RoundTripper{}
+		}
+		tr.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			dials.Add(1)
+			return (&net.Dialer{}).DialContext(ctx, network, addr)
+		}
+		client := &http.Client{Transport: tr}
+		// One request in 50 on average: 3000 all missing is impossible.
+		n := 0
+		for ; n < 3000 && dials.Load() < 2; n++ {
+			r, _ := http.NewRequest("GET", e.srv.URL()+"/version", nil)
+			r.Header.Set("Authorization", "Bearer "+adminToken)
+			res, err := client.Do(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if res.StatusCode != 200 || res.ProtoMajor != map[bool]int{true: 2, false: 1}[h2] || !strings.Contains(string(body), `"gitVersion"`) {
+				t.Fatalf("request %d: %s %d %.200q", n, res.Proto, res.StatusCode, body)
+			}
+			if !h2 && (res.Close || n == 300) {
+				break
+			}
+		}
+		tr.CloseIdleConnections()
+		switch {
+		case h2 && dials.Load() < 2:
+			t.Errorf("HTTP/2: no GOAWAY in %d requests", n)
+		case !h2 && dials.Load() != 1:
+			t.Errorf("HTTP/1.1: %d connections for %d requests, want 1", dials.Load(), n+1)
+		}
+	}
 }
