@@ -46,6 +46,8 @@ type DB struct {
 	// lastRelease is when the committer last dropped mapped pages; only
 	// the committer (and load, before it starts) touches it.
 	lastRelease time.Time
+	// unreleased is the bytes of records committed since then (same owner).
+	unreleased int64
 
 	// mu guards the in-memory state below. The committer and the compactor
 	// take it exclusively only to publish an already-durable change.
