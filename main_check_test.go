@@ -38,7 +38,7 @@ func TestCheckCommand(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, _, err := runApp(t, "check", "--data-dir", dir)
-	if err != nil || !regexp.MustCompile(`^` + regexp.QuoteMeta(path) + `: no problems found in \S+\n$`).MatchString(out) {
+	if err != nil || !regexp.MustCompile(`^`+regexp.QuoteMeta(path)+`: no problems found in \S+\n$`).MatchString(out) {
 		t.Fatalf("sound file: %q, %v", out, err)
 	}
 
