@@ -50,6 +50,11 @@ type Resource struct {
 	zero    map[string]any
 	updater *merge.Updater
 	strip   *fieldpath.Set
+	// filter is the updater's filter of this version's sets, nil for none.
+	filter fieldpath.Filter
+	// pruneAlways turns off the skipped prune of Apply (see keepsApplied),
+	// for tests that hold the two to the same result.
+	pruneAlways bool
 }
 
 // New prepares the bookkeeping of o's writes.
@@ -83,6 +88,7 @@ func New(o Options) *Resource {
 			filters[fieldpath.APIVersion(v)] = fieldpath.NewExcludeSetFilter(set)
 		}
 	}
+	r.filter = filters[r.version]
 	b := merge.UpdaterBuilder{Converter: versionConverter{r}}
 	if len(filters) > 0 {
 		b.IgnoreFilter = filters
