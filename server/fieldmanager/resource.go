@@ -108,8 +108,11 @@ func keys[V any](m map[string]V) []string {
 // stripSet are the fields nobody owns: type and identity metadata the
 // server keeps.
 func stripSet() *fieldpath.Set {
-	s := fieldpath.NewSet(fieldpath.MakePathOrDie("apiVersion"), fieldpath.MakePathOrDie("kind"), fieldpath.MakePathOrDie("metadata"))
-	for _, f := range []string{"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation", "managedFields", "resourceVersion"} {
+	s := fieldpath.NewSet()
+	for _, f := range strippedTop {
+		s.Insert(fieldpath.MakePathOrDie(f))
+	}
+	for _, f := range strippedMeta {
 		s.Insert(fieldpath.MakePathOrDie("metadata", f))
 	}
 	return s
