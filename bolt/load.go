@@ -86,7 +86,6 @@ func (db *DB) load() error {
 		if err != nil {
 			return err
 		}
-		compacted = db.trimDamaged(compacted)
 		db.rev.Store(rev)
 		db.compacted.Store(compacted)
 		// Everything is in memory now; the pages the load read need not
@@ -145,8 +144,12 @@ func (db *DB) loadHistory(b *bbolt.Bucket, compacted, rev int64) (map[string]*KV
 	db.staleRevs = make(map[string]int64)
 	cut := int64(0)
 	c := b.Cursor()
+	order := keyOrder{what: "history"}
 	for k, v := c.Seek(u64key(compacted + 1)); k != nil; k, v = c.Next() {
 		r, err := readU64(k)
+		if err == nil {
+			err = order.next(k) // damage.go
+		}
 		if err != nil {
 			return nil, 0, err
 		}
@@ -223,7 +226,11 @@ func (db *DB) readEvent(ev *Event, newest map[string]*KV) bool {
 // stored and its key marked corrupt.
 func (db *DB) loadState(b *bbolt.Bucket, newest map[string]*KV, rev int64) error {
 	plain := db.opts.Transformer == nil && db.opts.Verify == nil
+	order := keyOrder{what: "state"}
 	return b.ForEach(func(k, v []byte) error {
+		if err := order.next(k); err != nil { // damage.go
+			return err
+		}
 		kv, err := decodeState(string(k), v)
 		if errors.Is(err, ErrChecksum) {
 			db.idx.appendSorted(db.damagedState(string(k), v, rev, err, newest[string(k)])) // damage.go

@@ -8,6 +8,9 @@ import (
 	"hash/fnv"
 	"os"
 	"runtime/debug"
+	"unsafe"
+
+	bbolt "go.etcd.io/bbolt"
 )
 
 // The page structure of a bbolt file is checked here, with plain reads,
@@ -91,11 +94,35 @@ func readBoltMeta(data []byte, off uint64) boltMeta {
 	return bm
 }
 
-// verifyPagesData checks the page structure of a whole file's bytes; see
-// above. It returns nil or an error wrapping ErrCorrupt.
-func verifyPagesData(data []byte) error {
+// walkDepth says how much of a file verifyPagesData reads.
+type walkDepth int
+
+const (
+	// walkMeta reads the meta pages, the size and the free-page list.
+	walkMeta walkDepth = iota
+	// walkPages reads as well every page reachable from the root: ids,
+	// types, element tables, keys and values inside their page, branch
+	// keys in order; each page once.
+	walkPages
+	// walkKeys checks as well the order of the keys on leaf pages.
+	walkKeys
+)
+
+// Open reads a file as deep as bbolt is about to: walkMeta when the file
+// holds a free-page list (freelist.go), since bbolt then reads no other
+// page at open, and walkKeys when it does not, since bbolt then walks
+// every page on its own goroutine. With a list, Open walks the pages
+// (walkPages) through bbolt's own map, whose pages the load reads next
+// anyway, and the load checks the order of what it reads (keyOrder): a
+// second pass over every key of the file would cost a restart dearly.
+
+// verifyPagesData checks the page structure of a whole file's bytes, as
+// deep as depth asks, or walkKeys when the file holds no free-page list.
+// It returns nil or an error wrapping ErrCorrupt, and whether it walked
+// the pages.
+func verifyPagesData(data []byte, depth walkDepth) (walked bool, err error) {
 	if len(data) == 0 {
-		return fmt.Errorf("%w: the file is empty (0 bytes)", ErrCorrupt)
+		return false, fmt.Errorf("%w: the file is empty (0 bytes)", ErrCorrupt)
 	}
 	m0 := readBoltMeta(data, 0)
 	pageSize := m0.pageSize
@@ -109,17 +136,17 @@ func verifyPagesData(data []byte) error {
 			}
 		}
 		if pageSize == 0 {
-			return fmt.Errorf("%w: both meta pages are damaged (first: %s): this is not a readable bbolt file", ErrCorrupt, m0.invalid)
+			return false, fmt.Errorf("%w: both meta pages are damaged (first: %s): this is not a readable bbolt file", ErrCorrupt, m0.invalid)
 		}
 	}
 	if pageSize < minPageSize || pageSize > maxPageSize || pageSize&(pageSize-1) != 0 {
-		return fmt.Errorf("%w: meta page: page size %d", ErrCorrupt, pageSize)
+		return false, fmt.Errorf("%w: meta page: page size %d", ErrCorrupt, pageSize)
 	}
 	m1 := readBoltMeta(data, pageSize)
 	meta := m0
 	switch {
 	case m0.invalid != "" && m1.invalid != "":
-		return fmt.Errorf("%w: both meta pages are damaged (%s; %s)", ErrCorrupt, m0.invalid, m1.invalid)
+		return false, fmt.Errorf("%w: both meta pages are damaged (%s; %s)", ErrCorrupt, m0.invalid, m1.invalid)
 	case m0.invalid != "" || (m1.invalid == "" && m1.txid > m0.txid):
 		meta = m1
 	}
@@ -127,23 +154,27 @@ func verifyPagesData(data []byte) error {
 	hw := meta.highWater
 	switch {
 	case meta.pageSize != pageSize:
-		return fmt.Errorf("%w: meta pages disagree on the page size (%d, %d)", ErrCorrupt, pageSize, meta.pageSize)
+		return false, fmt.Errorf("%w: meta pages disagree on the page size (%d, %d)", ErrCorrupt, pageSize, meta.pageSize)
 	case hw < 3:
-		return fmt.Errorf("%w: meta page: high-water mark %d", ErrCorrupt, hw)
+		return false, fmt.Errorf("%w: meta page: high-water mark %d", ErrCorrupt, hw)
 	case hw > size/pageSize:
-		return fmt.Errorf("%w: the file is truncated: it is %d bytes, its pages need %d pages of %d bytes", ErrCorrupt, size, hw, pageSize)
+		return false, fmt.Errorf("%w: the file is truncated: it is %d bytes, its pages need %d pages of %d bytes", ErrCorrupt, size, hw, pageSize)
 	case meta.root < 2 || meta.root >= hw:
-		return fmt.Errorf("%w: meta page: root page %d outside [2, %d)", ErrCorrupt, meta.root, hw)
+		return false, fmt.Errorf("%w: meta page: root page %d outside [2, %d)", ErrCorrupt, meta.root, hw)
 	case meta.freelist != noFreelist && (meta.freelist < 2 || meta.freelist >= hw):
-		return fmt.Errorf("%w: meta page: freelist page %d outside [2, %d)", ErrCorrupt, meta.freelist, hw)
+		return false, fmt.Errorf("%w: meta page: freelist page %d outside [2, %d)", ErrCorrupt, meta.freelist, hw)
 	}
 	w := &pageWalker{data: data, pageSize: pageSize, highWater: hw, seen: make([]uint64, (hw+63)/64)}
-	if meta.freelist != noFreelist {
-		if err := w.freelist(meta.freelist); err != nil {
-			return err
-		}
+	if meta.freelist == noFreelist {
+		depth = walkKeys
+	} else if err := w.freelist(meta.freelist); err != nil {
+		return false, err
 	}
-	return w.tree(meta.root, nil, nil, 0)
+	if depth == walkMeta {
+		return false, nil
+	}
+	w.leafKeys = depth == walkKeys
+	return true, w.tree(meta.root, nil, nil, 0)
 }
 
 // pageWalker walks the pages reachable from the root, each once.
@@ -152,6 +183,8 @@ type pageWalker struct {
 	pageSize  uint64
 	highWater uint64
 	seen      []uint64 // a bit per page
+	// leafKeys says to check the order of the keys on leaf pages too.
+	leafKeys bool
 }
 
 func (w *pageWalker) errorf(id uint64, format string, args ...any) error {
@@ -231,6 +264,9 @@ func (w *pageWalker) tree(id uint64, lo, hi []byte, depth int) error {
 		return w.errorf(id, "branch page without elements")
 	}
 	for i, e := range elems {
+		if !branch && !w.leafKeys {
+			break
+		}
 		if err := w.inRange(id, e.key, lo, hi, i, elems); err != nil {
 			return err
 		}
@@ -333,31 +369,54 @@ func (w *pageWalker) bucket(id uint64, key, value []byte, depth int) error {
 }
 
 // verifyFile checks the page structure of the engine file at path before
-// bbolt opens it (see above), holding a shared lock on it meanwhile, so a
-// running server's file is reported as ErrLocked, never as damaged. A
-// missing file is fine: bbolt creates it.
-func verifyFile(path string) error {
+// bbolt opens it, as deep as verifyPagesData, holding a shared lock on it
+// meanwhile, so a running server's file is reported as ErrLocked, never as
+// damaged. A missing file is fine: bbolt creates it.
+func verifyFile(path string, depth walkDepth) (walked bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil
+		return true, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
 	if err := lockShared(f, fileLockTimeout); err != nil {
-		return err
+		return false, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return err
+		return false, err
 	}
 	data, release, err := mapFile(f, fi.Size())
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer release()
-	return guard("checking the page structure", func() error { return verifyPagesData(data) })
+	err = guard("checking the page structure", func() (err error) {
+		walked, err = verifyPagesData(data, depth)
+		return err
+	})
+	return walked, err
+}
+
+// verifyMapped walks the pages of the file bdb has open (walkPages) through
+// bbolt's map, before any transaction: the load reads the same pages next.
+func verifyMapped(bdb *bbolt.DB) error {
+	info := bdb.Info()
+	fi, err := os.Stat(bdb.Path())
+	if err != nil {
+		return err
+	}
+	// The map is at least the file's size; its pages within the high-water
+	// mark, which verifyFile checked against the size, are readable.
+	// The map is not Go memory, so its address may be held as a pointer.
+	base := *(*unsafe.Pointer)(unsafe.Pointer(&info.Data))
+	data := unsafe.Slice((*byte)(base), int(fi.Size()))
+	return guard("checking the page structure", func() error {
+		_, err := verifyPagesData(data, walkPages)
+		return err
+	})
 }
 
 // guard runs fn, turning a panic or a memory fault (a damaged page read
