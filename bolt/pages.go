@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"os"
 	"runtime/debug"
+	"slices"
 	"unsafe"
 
 	bbolt "go.etcd.io/bbolt"
@@ -185,6 +186,7 @@ type pageWalker struct {
 	seen      []uint64 // a bit per page
 	// leafKeys says to check the order of the keys on leaf pages too.
 	leafKeys bool
+	scratch  []pageElem // the elements of the leaf being read
 }
 
 func (w *pageWalker) errorf(id uint64, format string, args ...any) error {
@@ -256,7 +258,11 @@ func (w *pageWalker) tree(id uint64, lo, hi []byte, depth int) error {
 		return err
 	}
 	branch := ne.Uint16(p[8:]) == branchPageFlag
-	elems, err := w.elements(id, p, branch)
+	var elems []pageElem
+	if !branch {
+		elems = w.scratch[:0] // a leaf's elements are done with before it recurses
+	}
+	elems, err = w.elements(id, p, branch, elems)
 	if err != nil {
 		return err
 	}
@@ -271,20 +277,28 @@ func (w *pageWalker) tree(id uint64, lo, hi []byte, depth int) error {
 			return err
 		}
 	}
-	for i, e := range elems {
-		switch {
-		case branch:
-			next := hi
-			if i+1 < len(elems) {
-				next = elems[i+1].key
+	if !branch {
+		var buckets []pageElem
+		for _, e := range elems {
+			if e.flags&bucketLeafFlag != 0 {
+				buckets = append(buckets, e)
 			}
-			if err := w.tree(e.child, e.key, next, depth+1); err != nil {
-				return err
-			}
-		case e.flags&bucketLeafFlag != 0:
+		}
+		w.scratch = elems[:0]
+		for _, e := range buckets {
 			if err := w.bucket(id, e.key, e.value, depth); err != nil {
 				return err
 			}
+		}
+		return nil
+	}
+	for i, e := range elems {
+		next := hi
+		if i+1 < len(elems) {
+			next = elems[i+1].key
+		}
+		if err := w.tree(e.child, e.key, next, depth+1); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -309,12 +323,12 @@ type pageElem struct {
 
 // elements decodes the element table of page p (id; page bytes, overflow
 // included), checking that every key and value lies inside it.
-func (w *pageWalker) elements(id uint64, p []byte, branch bool) ([]pageElem, error) {
+func (w *pageWalker) elements(id uint64, p []byte, branch bool, dst []pageElem) ([]pageElem, error) {
 	n := uint64(ne.Uint16(p[10:]))
 	if pageHeaderSize+n*pageElemSize > uint64(len(p)) {
 		return nil, w.errorf(id, "%d elements overrun the page", n)
 	}
-	out := make([]pageElem, n)
+	out := slices.Grow(dst[:0], int(n))[:n]
 	for i := range n {
 		at := pageHeaderSize + i*pageElemSize
 		el := p[at:]
@@ -353,7 +367,7 @@ func (w *pageWalker) bucket(id uint64, key, value []byte, depth int) error {
 	if len(inline) < pageHeaderSize || ne.Uint16(inline[8:]) != leafPageFlag {
 		return w.errorf(id, "bucket %q: damaged inline page", key)
 	}
-	elems, err := w.elements(id, inline, false)
+	elems, err := w.elements(id, inline, false, nil)
 	if err != nil {
 		return fmt.Errorf("inline bucket %q: %w", key, err)
 	}
