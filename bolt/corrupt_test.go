@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 const (
@@ -273,9 +274,20 @@ func FuzzDamagedFile(f *testing.F) {
 		if err := os.WriteFile(path, d, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_ = CheckFile(path)
-		if db, err := Open(path, Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)}); err == nil {
-			_ = db.Close()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = CheckFile(path)
+			if db, err := Open(path, Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)}); err == nil {
+				_ = db.Close()
+			}
+		}()
+		// A hang is a failure too; the lock waits of a panicked Open's
+		// file are 2 s each at most.
+		select {
+		case <-done:
+		case <-time.After(testWait):
+			t.Fatalf("CheckFile or Open of the damaged file did not return within %v", testWait)
 		}
 	})
 }
