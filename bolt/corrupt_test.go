@@ -291,3 +291,19 @@ func FuzzDamagedFile(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckProgress: Check reports its progress, last with every record
+// read.
+func TestCheckProgress(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "e.db")
+	if err := os.WriteFile(path, damageSource(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var done, total int64
+	err := Check(path, CheckOptions{Progress: func(d, n int64) { done, total = d, n }})
+	// 301 objects; 302 events (300 creates, a create and an update).
+	if err != nil || done != 603 || total != 603 {
+		t.Fatalf("check: %v; last progress %d of %d, want 603", err, done, total)
+	}
+}
