@@ -307,3 +307,22 @@ func TestCheckProgress(t *testing.T) {
 		t.Fatalf("check: %v; last progress %d of %d, want 603", err, done, total)
 	}
 }
+
+// TestDefragFileRefusesDamagedPages: the offline rewrite refuses a file
+// whose pages are damaged, leaving it as it is.
+func TestDefragFileRefusesDamagedPages(t *testing.T) {
+	t.Parallel()
+	d := damageSource(t)
+	off, _ := pageOf(t, d, branchPageFlag)
+	ne.PutUint64(d[off+pageHeaderSize+8:], 1<<40)
+	path := filepath.Join(t.TempDir(), "e.db")
+	if err := os.WriteFile(path, d, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := DefragFile(path, nil); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "outside the file's pages") {
+		t.Fatalf("defrag: %v", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, d) {
+		t.Fatal("the file changed")
+	}
+}
