@@ -409,6 +409,9 @@ func verifyPath(path string, depth walkDepth, lock bool) (walked bool, err error
 	if err != nil {
 		return false, err
 	}
+	if !fi.Mode().IsRegular() {
+		return false, fmt.Errorf("%s is not a regular file (%v)", path, fi.Mode().Type())
+	}
 	data, release, err := mapFile(f, fi.Size())
 	if err != nil {
 		return false, err
