@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -62,6 +63,13 @@ func TestDamagedValueIsCorruptObject(t *testing.T) {
 	wantBody(t, "LIST", list, 500, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"failed to read one or more configmaps from the storage","reason":"StorageReadError","details":{"name":"list","kind":"configmaps","causes":[{"reason":"UnexpectedServerResponse","message":"`+
 		msg+`","field":"/configmaps/default/damaged"}]},"code":500}`)
 	e.do("GET", base+"/fine", nil).mustCode(t, 200)
+	// The damaged history is dropped: the state before the damaged write
+	// is compacted away.
+	n, _ := strconv.ParseInt(rv, 10, 64)
+	old := e.do("GET", "/api/v1/namespaces/default/secrets?resourceVersionMatch=Exact&resourceVersion="+strconv.FormatInt(n-1, 10), nil).mustCode(t, 410)
+	if !strings.Contains(string(old.body), `"reason":"Expired"`) {
+		t.Errorf("list before the damaged write: %s", old.body)
+	}
 
 	e.do("DELETE", base+"/damaged?ignoreStoreReadErrorWithClusterBreakingPotential=true", nil).mustCode(t, 200)
 	e.do("GET", base+"/damaged", nil).mustCode(t, 404)
