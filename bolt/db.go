@@ -78,10 +78,12 @@ type DB struct {
 	// event when the transformer read that event's value as stale.
 	staleRevs map[string]int64
 	watchers  map[*watcher]struct{}
-	watchOff  bool          // set by Close: no new watchers
-	revCh     chan struct{} // closed and replaced after each commit
-	rev       atomic.Int64  // stored under mu; loaded freely
-	compacted atomic.Int64  // stored under mu; loaded freely
+	// watchBytes is watchBufferBytes; tests lower it to reach it quickly.
+	watchBytes int64
+	watchOff   bool          // set by Close: no new watchers
+	revCh      chan struct{} // closed and replaced after each commit
+	rev        atomic.Int64  // stored under mu; loaded freely
+	compacted  atomic.Int64  // stored under mu; loaded freely
 
 	// The write queue; see commit.go.
 	qmu     sync.Mutex
@@ -167,17 +169,18 @@ func Open(path string, opts Options) (*DB, error) {
 		return nil, fmt.Errorf("bolt: open %s: removing an interrupted rewrite: %w", path, err)
 	}
 	db := &DB{
-		path:      path,
-		opts:      opts,
-		log:       log,
-		bdb:       bdb,
-		idx:       newIndex(),
-		watchers:  make(map[*watcher]struct{}),
-		revCh:     make(chan struct{}),
-		wake:      make(chan struct{}, 1),
-		trimmed:   make(chan struct{}, 1),
-		closing:   make(chan struct{}),
-		committed: make(chan struct{}),
+		path:       path,
+		opts:       opts,
+		log:        log,
+		bdb:        bdb,
+		idx:        newIndex(),
+		watchers:   make(map[*watcher]struct{}),
+		watchBytes: watchBufferBytes,
+		revCh:      make(chan struct{}),
+		wake:       make(chan struct{}, 1),
+		trimmed:    make(chan struct{}, 1),
+		closing:    make(chan struct{}),
+		committed:  make(chan struct{}),
 	}
 	if err := guard("loading "+path, db.load); err != nil {
 		// After a panic inside bbolt, its locks may still be held and

@@ -220,8 +220,8 @@ func TestHistoryTrimDuringDefrag(t *testing.T) {
 // parallel: it measures the heap.
 func TestHistoryBytesMatchHeap(t *testing.T) {
 	ctx := context.Background()
-	const size = 256 << 10
-	db := openInternal(t, Options{HistoryMaxBytes: 16 << 20, HistoryRetention: time.Hour})
+	const size = 64 << 10
+	db := openInternal(t, Options{HistoryMaxBytes: 4 << 20, HistoryRetention: time.Hour})
 	for i := range 4 {
 		if _, err := db.Create(ctx, fmt.Sprintf("/m/k%d", i), value("c", size)); err != nil {
 			t.Fatal(err)
@@ -267,6 +267,7 @@ func TestWatchByteBound(t *testing.T) {
 	ctx := context.Background()
 	const size = 512 << 10
 	db := openInternal(t, Options{HistoryMaxBytes: 1 << 20, HistoryRetention: time.Hour})
+	db.watchBytes = 4 << 20 // the default takes a hundred large writes to reach
 	if _, err := db.Create(ctx, "/w/a", value("c", size)); err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +294,7 @@ func TestWatchByteBound(t *testing.T) {
 	// Each event holds two values (new and previous): the queue is full
 	// after watchBufferBytes/(2*size) of them, beyond the channel's
 	// watchOutBuffer and the batch being forwarded.
-	limit := watchBufferBytes/(2*size) + watchOutBuffer + 4
+	limit := int(db.watchBytes)/(2*size) + watchOutBuffer + 4
 	writes := 0
 	for ; writes < 4*limit && stalled.Err() == nil; writes++ {
 		if _, err := db.Update(ctx, "/w/a", 0, value(fmt.Sprint(writes), size)); err != nil {
@@ -303,7 +304,7 @@ func TestWatchByteBound(t *testing.T) {
 	if !errors.Is(stalled.Err(), ErrWatcherTooSlow) || writes > limit {
 		t.Fatalf("after %d writes of %d bytes the stalled watcher's error is %v; want %v within %d", writes, size, stalled.Err(), ErrWatcherTooSlow, limit)
 	}
-	if _, err := db.Create(ctx, "/w/huge", value("h", watchBufferBytes+1)); err != nil {
+	if _, err := db.Create(ctx, "/w/huge", value("h", int(db.watchBytes)+1)); err != nil {
 		t.Fatal(err)
 	}
 	select {

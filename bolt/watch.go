@@ -200,7 +200,7 @@ func (w *watcher) deliver(events []Event) bool {
 		w.mu.Unlock()
 		return true
 	}
-	if len(w.queue)+n > watchBuffer || (len(w.queue) > 0 && w.qbytes+size > watchBufferBytes) {
+	if len(w.queue)+n > watchBuffer || (len(w.queue) > 0 && w.qbytes+size > w.db.watchBytes) {
 		w.mu.Unlock()
 		w.end(ErrWatcherTooSlow)
 		w.db.log.Warn("watch dropped", "prefix", w.prefix, "reason", ErrWatcherTooSlow)
