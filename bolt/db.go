@@ -237,6 +237,7 @@ func (db *DB) Close() error {
 		}
 		db.mu.Unlock()
 		db.wg.Wait()
+		db.writeFreelist() // freelist.go
 		db.mu.Lock()
 		db.idx, db.hist = newIndex(), nil // release the state held in memory
 		db.mu.Unlock()
