@@ -58,10 +58,7 @@ type DB struct {
 	corrupt map[string]*CorruptError
 	// stale holds the keys whose stored value the transformer read as
 	// stale at Open; nil when there are none. Changed as corrupt is.
-	stale map[string]struct{}
-	// staleRevs is, during load only, the revision of each key's newest
-	// event when the transformer read that event's value as stale.
-	staleRevs map[string]int64
+	stale     map[string]struct{}
 	watchers  map[*watcher]struct{}
 	watchOff  bool          // set by Close: no new watchers
 	revCh     chan struct{} // closed and replaced after each commit
