@@ -77,6 +77,8 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.StringFlag{Name: "tls-cert-file", Usage: "serving certificate (PEM); default: one signed by the data directory's CA"},
 		&cli.StringFlag{Name: "tls-private-key-file", Usage: "key of --tls-cert-file (PEM)"},
 		&cli.StringFlag{Name: "cert-dir", Usage: "directory of generated key material (default <data-dir>/pki)"},
+		&cli.StringFlag{Name: "tls-min-version", Value: config.DefaultTLSMinVersion, Usage: "Minimum TLS version supported. Possible values: " + strings.Join(config.TLSVersionNames(), ", ")},
+		&cli.StringSliceFlag{Name: "tls-cipher-suites", Usage: "Comma-separated list of cipher suites for TLS 1.0-1.2 (TLS 1.3 suites are not configurable). If omitted, the ECDHE suites with AES-GCM or ChaCha20-Poly1305 are used. \nPreferred values: " + strings.Join(config.PreferredTLSCipherNames(), ", ") + ". \nInsecure values: " + strings.Join(config.InsecureTLSCipherNames(), ", ") + "."},
 		&cli.StringSliceFlag{Name: "tls-san", Usage: "extra DNS name or IP for the generated serving certificate (repeatable)"},
 		&cli.StringFlag{Name: "client-ca-file", Usage: "extra CA bundle trusted for client certificates"},
 		&cli.StringFlag{Name: "token-auth-file", Usage: "static token file: token,user,uid[,\"group1,group2\"]"},
@@ -113,6 +115,8 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.StringFlag{Name: "brand", Value: "plat", Usage: "API spelling: " + strings.Join(config.BrandNames(), " or ")},
 		&cli.IntFlag{Name: "max-requests-inflight", Value: config.DefaultMaxRequestsInFlight, Usage: "most non-mutating requests served at once, beyond which they get 429; 0 means no limit"},
 		&cli.IntFlag{Name: "max-mutating-requests-inflight", Value: config.DefaultMaxMutatingRequestsInFlight, Usage: "most mutating requests served at once, beyond which they get 429; 0 means no limit"},
+		&cli.IntFlag{Name: "http2-max-streams-per-connection", Usage: "most streams a client may have open at once on one HTTP/2 connection; 0 means the default of 100"},
+		&cli.Float64Flag{Name: "goaway-chance", Usage: "fraction of HTTP/2 requests sent a GOAWAY, so that clients reconnect and spread over the servers behind a load balancer; 0 (off) to 0.02; leave it off with a single server"},
 		&cli.DurationFlag{Name: "request-timeout", Value: config.DefaultRequestTimeout, Usage: "longest a request other than a watch or stream may take before it gets 504; ?timeout= may shorten it; 0 means no limit"},
 		&cli.DurationFlag{Name: "shutdown-delay-duration", Usage: "how long requests are still served after SIGTERM while /readyz already fails, so load balancers stop sending first"},
 		&cli.BoolFlag{Name: "shutdown-send-retry-after", Usage: "after the shutdown delay, keep listening until in-flight requests finish and answer new ones 429 with Retry-After and Connection: close, so clients retry elsewhere"},
@@ -120,6 +124,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.DurationFlag{Name: "livez-grace-period", Usage: "how long after start /livez reports unfinished start-up hooks as passing, so a slow start is not mistaken for a dead server"},
 		&cli.BoolFlag{Name: "compress-loopback-responses", Value: true, Usage: "gzip large get and list responses for clients on the loopback interface too, as for any client that accepts gzip; false saves the CPU both ends share"},
 		&cli.DurationFlag{Name: "history-retention", Value: config.DefaultHistoryRetention, Usage: "how long watch history stays replayable"},
+		&cli.IntFlag{Name: "watch-history-max-bytes", Value: config.DefaultWatchHistoryMaxBytes, Usage: "bytes of replaced values the watch history may keep in memory; past it the oldest events are dropped before --history-retention ends (a watch or list from before them gets 410 Expired); -1: no bound"},
 		&cli.StringSliceFlag{Name: "runtime-config", Usage: "switch built-in APIs on or off: comma-separated <group>/<version>[=true|false], <group>/<version>/<resource>[=true|false], v1 or api/v1 for the core group, api/all, api/ga, api/beta, api/alpha (repeatable)"},
 		&cli.StringSliceFlag{Name: "feature-gates", Usage: config.FeatureGatesUsage()},
 		&cli.StringSliceFlag{Name: "controllers", Value: cli.NewStringSlice("*"), Usage: "in-process controllers to run: * for all, name to enable, -name to disable (repeatable); names: " + strings.Join(config.ControllerNames(), ", ")},
@@ -266,10 +271,15 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 			MaxAge: c.Int("audit-log-maxage"), MaxBackup: c.Int("audit-log-maxbackup"), MaxSize: c.Int("audit-log-maxsize"), Format: c.String("audit-log-format")},
 	}
 	o.EnableBootstrapTokenAuth = c.Bool("enable-bootstrap-token-auth")
+	o.WatchHistoryMaxBytes = int64(c.Int("watch-history-max-bytes"))
 	o.ShutdownSendRetryAfter = c.Bool("shutdown-send-retry-after")
 	o.ShutdownWatchTerminationGracePeriod = c.Duration("shutdown-watch-termination-grace-period")
 	o.LivezGracePeriod = c.Duration("livez-grace-period")
 	o.NoLoopbackCompression = !c.Bool("compress-loopback-responses")
+	o.TLSMinVersionName = c.String("tls-min-version")
+	o.TLSCipherSuiteNames = c.StringSlice("tls-cipher-suites")
+	o.HTTP2MaxStreamsPerConnection = c.Int("http2-max-streams-per-connection")
+	o.GoawayChance = c.Float64("goaway-chance")
 	for _, f := range []string{"authorization-webhook-config-file", "authorization-webhook-version",
 		"authorization-webhook-cache-authorized-ttl", "authorization-webhook-cache-unauthorized-ttl"} {
 		if c.IsSet(f) {

@@ -556,6 +556,23 @@ func TestLifecycleFlags(t *testing.T) {
 	}
 }
 
+func TestConnectionFlags(t *testing.T) {
+	dir := t.TempDir()
+	o, err := parse(t, "serve", "--data-dir", dir)
+	if err != nil || o.HTTP2MaxStreamsPerConnection != 0 || o.GoawayChance != 0 {
+		t.Errorf("defaults: streams %d, goaway chance %g, %v", o.HTTP2MaxStreamsPerConnection, o.GoawayChance, err)
+	}
+	o, err = parse(t, "serve", "--data-dir", dir, "--http2-max-streams-per-connection", "1000", "--goaway-chance", "0.001")
+	if err != nil || o.HTTP2MaxStreamsPerConnection != 1000 || o.GoawayChance != 0.001 {
+		t.Errorf("set: streams %d, goaway chance %g, %v", o.HTTP2MaxStreamsPerConnection, o.GoawayChance, err)
+	}
+	for _, args := range [][]string{{"--goaway-chance", "0.5"}, {"--goaway-chance", "-0.01"}, {"--http2-max-streams-per-connection", "-1"}} {
+		if _, err := parse(t, append([]string{"serve", "--data-dir", dir}, args...)...); !errors.Is(err, config.ErrInvalid) {
+			t.Errorf("%v: %v, want ErrInvalid", args, err)
+		}
+	}
+}
+
 // complete runs the bash completion script for the words typed so far
 // (the last one is being completed).
 func complete(t *testing.T, script string, words ...string) []string {

@@ -70,6 +70,10 @@ func TestConformance(t *testing.T) {
 					Store:             db,
 					Reopen:            func(t *testing.T) bolt.Store { return reopen(t) },
 					SlowWatcherWrites: bolt.SlowWatcherEvents,
+					OpenBounded: func(t *testing.T, maxBytes int64) bolt.Store {
+						db, _ := openTest(t, bolt.Options{NoFsync: !fsync, HistoryMaxBytes: maxBytes})
+						return db
+					},
 				}
 			})
 		})

@@ -46,6 +46,11 @@ func CheckFileWith(path string, t Transformer) error {
 			report("missing bucket")
 			return nil
 		}
+		form, err := readForm(meta)
+		if err != nil {
+			report("meta: %v", err)
+			return nil
+		}
 		rev, err1 := readMeta(meta, metaRevision)
 		comp, err2 := readMeta(meta, metaCompacted)
 		if err := errors.Join(err1, err2); err != nil {
@@ -61,7 +66,7 @@ func CheckFileWith(path string, t Transformer) error {
 			lastAt  int64               // commit time of the previous event
 			txnKeys = map[string]bool{} // keys of the transaction being read
 		)
-		err := hist.ForEach(func(k, v []byte) error {
+		err = hist.ForEach(func(k, v []byte) error {
 			r, err := readU64(k)
 			if err != nil {
 				report("history key: %v", err)
@@ -77,7 +82,7 @@ func CheckFileWith(path string, t Transformer) error {
 				report("history gap: event %d, expected %d", r, want)
 			}
 			want = r + 1
-			h, err := decodeEvent(r, v)
+			h, err := form.decodeEvent(r, v)
 			if err != nil {
 				report("%v", err)
 				return nil
@@ -119,7 +124,7 @@ func CheckFileWith(path string, t Transformer) error {
 			report("history ends at %d, revision is %d", want-1, rev)
 		}
 		err = state.ForEach(func(k, v []byte) error {
-			kv, err := decodeState(string(k), v)
+			kv, err := form.decodeState(string(k), v)
 			if err != nil {
 				report("%v", err)
 				return nil

@@ -411,6 +411,7 @@ func (db *DB) publish(changes []change, final map[string]*KV, rev, at int64) {
 	for i, c := range changes {
 		events[i] = c.ev
 		db.hist = append(db.hist, histEvent{Event: c.ev, at: at, joined: c.joined})
+		db.histBytes += eventCost(&c.ev)
 	}
 	for key, kv := range final {
 		if db.corrupt != nil {
@@ -430,6 +431,12 @@ func (db *DB) publish(changes []change, final map[string]*KV, rev, at int64) {
 		}
 	}
 	db.rev.Store(rev)
+	if db.trimHistory() {
+		select {
+		case db.trimmed <- struct{}{}:
+		default:
+		}
+	}
 	for w := range db.watchers {
 		if !w.deliver(events) {
 			delete(db.watchers, w)

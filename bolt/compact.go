@@ -86,17 +86,26 @@ func (db *DB) compactTo(rev int64) error {
 			break
 		}
 	}
+	db.fileCompacted = rev
 	db.mu.Lock()
-	i := sort.Search(len(db.hist), func(i int) bool { return db.hist[i].Revision > rev })
-	// A fresh slice: watchers may still be replaying from the old one.
-	db.hist = slices.Clone(db.hist[i:])
-	db.compacted.Store(rev)
+	// trimHistory may have dropped these events from memory already.
+	if rev > db.compacted.Load() {
+		i := sort.Search(len(db.hist), func(i int) bool { return db.hist[i].Revision > rev })
+		for j := range i {
+			db.histBytes -= eventCost(&db.hist[j].Event)
+		}
+		// A fresh slice: watchers may still be replaying from the old one.
+		db.hist = slices.Clone(db.hist[i:])
+		db.compacted.Store(rev)
+	}
 	db.mu.Unlock()
 	db.log.Info("compact", "revision", rev, "events", deleted, "took", time.Since(start))
 	return nil
 }
 
-// compactLoop drops events older than the retention, on a timer.
+// compactLoop drops events older than the retention, on a timer, and
+// deletes from the file the events trimHistory dropped from memory as soon
+// as it reports them.
 func (db *DB) compactLoop() {
 	interval := compactInterval(db.opts.HistoryRetention)
 	t := time.NewTimer(interval)
@@ -106,15 +115,34 @@ func (db *DB) compactLoop() {
 		case <-db.closing:
 			return
 		case <-t.C:
+		case <-db.trimmed:
+			t.Stop()
 		}
-		if rev := db.expiredRevision(time.Now()); rev > 0 {
-			if err := db.Compact(context.Background(), rev); err != nil && err != ErrClosed {
-				db.log.Error("compact", "revision", rev, "err", err)
-			}
+		db.mu.RLock()
+		trimmed := db.trimTo
+		db.mu.RUnlock()
+		rev := max(db.expiredRevision(time.Now()), trimmed)
+		if err := db.compactFile(rev); err != nil && err != ErrClosed {
+			db.log.Error("compact", "revision", rev, "err", err)
 		}
 		db.maybeDefrag()
 		t.Reset(interval)
 	}
+}
+
+// compactFile compacts at rev (at most the current revision) unless the
+// file is compacted there already; unlike Compact it also catches the file
+// up with a compaction trimHistory made in memory only.
+func (db *DB) compactFile(rev int64) error {
+	db.compactMu.Lock()
+	defer db.compactMu.Unlock()
+	if db.closed.Load() {
+		return ErrClosed
+	}
+	if rev <= db.fileCompacted || rev <= 0 {
+		return nil
+	}
+	return db.compactTo(rev)
 }
 
 // expiredRevision is the newest revision committed before now minus the

@@ -52,13 +52,26 @@ type DB struct {
 	mu   sync.RWMutex
 	idx  *index
 	hist []histEvent // events with Revision > compacted, ascending
+	// histBytes is the memory the events in hist alone keep (eventCost);
+	// histTrimmed counts the events trimHistory dropped.
+	histBytes   int64
+	histTrimmed int64
+	// trimTo is the newest revision trimHistory dropped.
+	trimTo int64
+	// While pinned, pin is the newest revision trimHistory may drop: a
+	// file rewrite still replays the events after it from hist.
+	pin    int64
+	pinned bool
 	// corrupt holds the keys whose stored value Open could not read back;
 	// nil when there are none, which keeps reads free of the check. Only
 	// load and the committer (in publish) change it.
 	corrupt map[string]*CorruptError
 	// stale holds the keys whose stored value the transformer read as
 	// stale at Open; nil when there are none. Changed as corrupt is.
-	stale     map[string]struct{}
+	stale map[string]struct{}
+	// damageCut is, from load until the engine starts, the revision the
+	// history is cut at for damaged records (damage.go); 0 if none.
+	damageCut int64
 	watchers  map[*watcher]struct{}
 	watchOff  bool          // set by Close: no new watchers
 	revCh     chan struct{} // closed and replaced after each commit
@@ -72,6 +85,12 @@ type DB struct {
 	wake    chan struct{}
 
 	compactMu sync.Mutex // serializes compaction passes and file rewrites
+	// fileCompacted is the revision up to which history records were
+	// deleted from the file; trimHistory moves compacted ahead of it and
+	// the compactor (woken by trimmed, capacity 1) catches up. Guarded by
+	// compactMu.
+	fileCompacted int64
+	trimmed       chan struct{}
 	// fileMu is held by the committer from a batch's transaction until it
 	// is published, and by a file rewrite while it swaps files.
 	fileMu sync.Mutex
@@ -104,6 +123,9 @@ func Open(path string, opts Options) (*DB, error) {
 	if opts.HistoryRetention <= 0 {
 		opts.HistoryRetention = DefaultHistoryRetention
 	}
+	if opts.HistoryMaxBytes == 0 {
+		opts.HistoryMaxBytes = DefaultHistoryMaxBytes
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.Default()
@@ -133,6 +155,7 @@ func Open(path string, opts Options) (*DB, error) {
 		watchers:  make(map[*watcher]struct{}),
 		revCh:     make(chan struct{}),
 		wake:      make(chan struct{}, 1),
+		trimmed:   make(chan struct{}, 1),
 		closing:   make(chan struct{}),
 		committed: make(chan struct{}),
 	}
@@ -140,10 +163,14 @@ func Open(path string, opts Options) (*DB, error) {
 		_ = bdb.Close()
 		return nil, err
 	}
+	if err := db.compactDamaged(); err != nil {
+		_ = bdb.Close()
+		return nil, err
+	}
 	db.spawn(db.commitLoop)
 	db.spawn(db.compactLoop)
 	log.Info("open", "path", path, "revision", db.rev.Load(),
-		"compacted", db.compacted.Load(), "keys", db.idx.len(), "events", len(db.hist))
+		"compacted", db.compacted.Load(), "keys", db.idx.len(), "events", len(db.hist), "historyBytes", db.histBytes)
 	return db, nil
 }
 
@@ -236,7 +263,7 @@ func (db *DB) Close() error {
 		db.wg.Wait()
 		db.writeFreelist() // freelist.go
 		db.mu.Lock()
-		db.idx, db.hist = newIndex(), nil // release the state held in memory
+		db.idx, db.hist, db.histBytes = newIndex(), nil, 0 // release the state held in memory
 		db.mu.Unlock()
 		if err := db.bdb.Close(); err != nil {
 			db.closeErr = fmt.Errorf("bolt: close %s: %w", db.path, err)

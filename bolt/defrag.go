@@ -198,8 +198,13 @@ func (db *DB) defrag() (int64, error) {
 	state, _ := db.idx.appendRange(make([]KV, 0, db.idx.len()), "/", prefixEnd("/"), 0)
 	hist := db.hist
 	corrupt := maps.Clone(db.corrupt) // their values are held as stored
+	// The catch-up replays the events after rev from the history: none
+	// may be trimmed meanwhile. Only this rewrite (under compactMu) writes
+	// pin, and trimHistory reads it under the exclusive lock.
+	db.pin, db.pinned = rev, true
 	snapPause := time.Since(snapStart)
 	db.mu.RUnlock()
+	defer db.unpin()
 
 	w := newFileWriter(ndb)
 	defer w.rollback()
@@ -223,7 +228,11 @@ func (db *DB) defrag() (int64, error) {
 			}
 			kv = &stored
 		}
-		if err := w.put(bucketState, []byte(kv.Key), appendState(nil, kv)); err != nil {
+		rec := appendState(nil, kv)
+		if bad := corrupt[kv.Key]; bad != nil && bad.record != nil && bad.ModRevision == kv.ModRevision {
+			rec = bad.record // a damaged record stays damaged
+		}
+		if err := w.put(bucketState, []byte(kv.Key), rec); err != nil {
 			return 0, db.defragFailed(err)
 		}
 	}
@@ -252,6 +261,9 @@ func (db *DB) defrag() (int64, error) {
 		if done, err = w.replay(evs); err != nil {
 			return 0, db.defragFailed(err)
 		}
+		db.mu.Lock()
+		db.pin = done
+		db.mu.Unlock()
 	}
 	if !db.opts.NoFsync {
 		if err := ndb.Sync(); err != nil {
@@ -286,6 +298,7 @@ func (db *DB) defrag() (int64, error) {
 	old := db.bdb
 	ndb.AllocSize = fileGrowStep
 	db.bdb = ndb
+	db.fileCompacted = comp // the rewrite holds the events above it
 	swapped = true
 	pause := time.Since(locked)
 	db.fileMu.Unlock()
@@ -310,6 +323,13 @@ func (db *DB) defrag() (int64, error) {
 	db.statMu.Unlock()
 	db.log.Info("defrag", "path", db.path, "revision", done, "size", size, "pause", pause, "snapshot", snapPause, "took", time.Since(start))
 	return size, nil
+}
+
+// unpin lets trimHistory drop any event again, once a rewrite ends.
+func (db *DB) unpin() {
+	db.mu.Lock()
+	db.pin, db.pinned = 0, false
+	db.mu.Unlock()
 }
 
 // defragFailed counts a failed rewrite and returns err. One abandoned

@@ -58,10 +58,8 @@ func DefragFile(path string, progress func(done, total int64)) (before, after in
 		if meta == nil || state == nil || hist == nil {
 			return fmt.Errorf("%w: missing bucket", ErrCorrupt)
 		}
-		if f, err := readMeta(meta, metaFormat); err != nil {
-			return err
-		} else if f != formatVersion && f != formatVersionV1 {
-			return fmt.Errorf("%w: layout version %d, want %d", ErrCorrupt, f, formatVersion)
+		if _, err := readForm(meta); err != nil {
+			return err // records are copied as they are, in any known form
 		}
 		comp, err := readMeta(meta, metaCompacted)
 		if err != nil {

@@ -27,6 +27,10 @@ var (
 	ErrInvalid = errors.New("bolt: invalid argument")
 	// ErrCorrupt: the file holds data the engine cannot decode.
 	ErrCorrupt = errors.New("bolt: corrupt data file")
+	// ErrChecksum: a record's checksum does not match its bytes: they were
+	// damaged after they were written. It comes wrapped with ErrCorrupt
+	// (the file) or in a CorruptError (a value Open kept as corrupt).
+	ErrChecksum = errors.New("bolt: checksum mismatch")
 	// ErrLocked: another process holds the engine file (a running server).
 	ErrLocked = errors.New("bolt: file is in use by another process")
 	// ErrCorruptValue: a stored value could not be read back at Open (see

@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"sync"
@@ -25,6 +26,7 @@ type histEvent struct {
 // copied (the mapping is only valid inside the transaction); a state value
 // equal to its key's newest history event shares that event's bytes.
 func (db *DB) load() error {
+	upgrade := false
 	err := db.bdb.Update(func(tx *bbolt.Tx) error {
 		for _, name := range [][]byte{bucketMeta, bucketState, bucketHistory} {
 			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
@@ -35,20 +37,23 @@ func (db *DB) load() error {
 		if err := db.checkTag(meta); err != nil {
 			return err
 		}
-		v := meta.Get(metaFormat)
-		if v == nil {
+		if meta.Get(metaFormat) == nil {
 			return meta.Put(metaFormat, u64key(formatVersion))
 		}
-		switch f, err := readU64(v); {
-		case err != nil:
+		form, err := readForm(meta)
+		if err != nil {
 			return err
-		case f == formatVersionV1:
-			return meta.Put(metaFormat, u64key(formatVersion))
-		case f != formatVersion:
-			return fmt.Errorf("%w: layout version %d, want %d", ErrCorrupt, f, formatVersion)
 		}
+		if form.format != formatVersion {
+			upgrade = true
+			return startUpgrade(meta) // upgrade.go
+		}
+		upgrade = form.mark != nil
 		return nil
 	})
+	if err == nil && upgrade {
+		err = db.upgradeRecords()
+	}
 	if err != nil {
 		return fmt.Errorf("bolt: initialize %s: %w", db.path, err)
 	}
@@ -146,8 +151,19 @@ func (db *DB) readFile() error {
 	if h.cut > 0 {
 		db.log.Warn("history cut at an unreadable value", "revision", h.cut)
 	}
+	db.fileCompacted = compacted
+	compacted = max(compacted, h.cut)
+	for i := range db.hist {
+		db.histBytes += eventCost(&db.hist[i].Event)
+	}
+	if db.trimHistory() {
+		compacted = db.trimTo
+		db.trimmed <- struct{}{} // the compactor deletes them from the file
+		db.log.Info("history trimmed to its byte bound", "compacted", compacted, "events", len(db.hist), "bytes", db.histBytes)
+	}
+	compacted = db.trimDamaged(compacted)
 	db.rev.Store(rev)
-	db.compacted.Store(max(compacted, h.cut))
+	db.compacted.Store(compacted)
 	// Everything is in memory now; the pages the load read need not stay
 	// resident. The open read transactions keep the map in place.
 	db.lastRelease = time.Now()
@@ -205,6 +221,13 @@ func (db *DB) readHistory(b *bbolt.Bucket, compacted, rev int64, n int) (loadedH
 			return h, fmt.Errorf("%w: event %d above revision counter %d", ErrCorrupt, r, rev)
 		}
 		ev, err := decodeEvent(r, v)
+		if errors.Is(err, ErrChecksum) {
+			db.damagedEvent(r, err) // damage.go
+			h.cut = r
+			h.events, h.links = h.events[:0], h.links[:0]
+			clear(last)
+			continue
+		}
 		if err != nil {
 			return h, err
 		}
@@ -281,6 +304,9 @@ func (db *DB) joinHistory(h *loadedHistory) {
 		link := h.links[i]
 		shared := false
 		if !link.superseded && ev.Type == Put {
+			if c := db.corrupt[ev.KV.Key]; c != nil && c.record != nil {
+				db.damageCut = max(db.damageCut, ev.KV.ModRevision) // damage.go
+			}
 			if kv, ok := db.idx.get(ev.KV.Key); ok && kv.ModRevision == ev.KV.ModRevision && db.corrupt[kv.Key] == nil &&
 				(copied || bytes.Equal(kv.Value, ev.KV.Value)) {
 				ev.KV.Key, ev.KV.Value = kv.Key, kv.Value
@@ -311,6 +337,11 @@ func (db *DB) loadState(b *bbolt.Bucket, rev int64) error {
 	copied := db.opts.Transformer != nil
 	err := b.ForEach(func(k, v []byte) error {
 		kv, err := decodeState(string(k), v)
+		if errors.Is(err, ErrChecksum) {
+			// joinHistory cuts the history at the key's newest event.
+			db.idx.appendSorted(db.damagedState(string(k), v, rev, err, nil)) // damage.go
+			return nil
+		}
 		if err != nil {
 			return err
 		}

@@ -175,6 +175,11 @@ type Options struct {
 	// HistoryRetention is how long events stay replayable; 0 means
 	// DefaultHistoryRetention.
 	HistoryRetention time.Duration
+	// HistoryMaxBytes bounds the memory the history alone keeps (the
+	// values replaced or deleted by retained events, see HistoryStats):
+	// past it the oldest events are compacted before their retention
+	// ends. 0 means DefaultHistoryMaxBytes; below 0, no bound.
+	HistoryMaxBytes int64
 	// NoFsync skips fsync on commit: an acknowledged write can be lost, and
 	// the file corrupted, by a crash of the machine. For throwaway data only
 	// (tests, CI, demos).

@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"errors"
 	"fmt"
 
 	bbolt "go.etcd.io/bbolt"
@@ -41,6 +42,9 @@ type CorruptError struct {
 	// Untransformable says the transformer failed; otherwise Verify did.
 	Untransformable bool
 	Err             error
+	// record is the state record as stored when its checksum failed
+	// (ErrChecksum): a rewrite of the file copies it as it is.
+	record []byte
 }
 
 func (e *CorruptError) Error() string {
@@ -145,6 +149,9 @@ func (db *DB) RecheckStale(stale func(key string, stored []byte) bool) error {
 	err := db.bdb.View(func(tx *bbolt.Tx) error {
 		return tx.Bucket(bucketState).ForEach(func(k, v []byte) error {
 			kv, err := decodeState(string(k), v)
+			if errors.Is(err, ErrChecksum) {
+				return nil // a corrupt key, never stale
+			}
 			if err != nil {
 				return err
 			}

@@ -196,17 +196,7 @@ func TestOpenUpgradesFormatV1(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	setFormat := func(v int64) {
-		raw, err := bbolt.Open(db.path, 0o600, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer raw.Close()
-		if err := raw.Update(func(tx *bbolt.Tx) error { return tx.Bucket(bucketMeta).Put(metaFormat, u64key(v)) }); err != nil {
-			t.Fatal(err)
-		}
-	}
-	setFormat(formatVersionV1)
+	toOldLayout(t, db.path, formatVersionV1)
 	db2 := reopen(t, db)
 	if kv, err := db2.Get("/k/a"); err != nil || kv.ModRevision != 1 {
 		t.Fatalf("state of a version 1 file: %+v, %v", kv, err)

@@ -16,6 +16,15 @@ const (
 	// rates this engine sees, so only a stuck or far slower client hits it.
 	watchBuffer = 1000
 
+	// watchBufferBytes bounds the values those events may hold (counted
+	// in full, though they are shared with the history, the index and other
+	// watchers: a watcher keeps them alive after both moved on). A thousand
+	// 1 MiB objects would otherwise pin a gigabyte per stalled client;
+	// 32 MiB is seconds of transfer at the speed of a client that keeps up.
+	// A delivery to an empty queue is always taken, so an object larger
+	// than the bound can still be watched.
+	watchBufferBytes = 32 << 20
+
 	// watchOutBuffer is the capacity of the channel handed to the consumer:
 	// a little slack so the forwarding goroutine and the consumer do not
 	// hand off one event at a time.
@@ -23,7 +32,7 @@ const (
 )
 
 // Slow-consumer policy: the committer never waits for a watcher. Each
-// watcher gets a bounded queue; a commit that would overflow it ends that
+// watcher gets a queue bounded in events and in bytes; a commit that would overflow it ends that
 // watcher instead (Events is closed, Err reports ErrWatcherTooSlow). Writers
 // and every other watcher keep their pace, and the dropped client re-watches
 // from the last revision it saw, which the history replays without a gap as
@@ -47,6 +56,7 @@ type watcher struct {
 
 	mu       sync.Mutex
 	queue    []Event
+	qbytes   int64 // eventBytes of queue
 	err      error
 	ended    bool
 	stopOnce sync.Once
@@ -159,7 +169,7 @@ func (w *watcher) end(err error) {
 		w.mu.Lock()
 		w.err = err
 		w.ended = true
-		w.queue = nil
+		w.queue, w.qbytes = nil, 0
 		w.mu.Unlock()
 		close(w.stop)
 	})
@@ -178,17 +188,18 @@ func (w *watcher) deliver(events []Event) bool {
 	if len(events) > 0 {
 		w.seen = max(w.seen, events[len(events)-1].Revision)
 	}
-	n := 0
+	n, size := 0, int64(0)
 	for i := range events {
 		if strings.HasPrefix(events[i].KV.Key, w.prefix) {
 			n++
+			size += eventBytes(&events[i])
 		}
 	}
 	if n == 0 {
 		w.mu.Unlock()
 		return true
 	}
-	if len(w.queue)+n > watchBuffer {
+	if len(w.queue)+n > watchBuffer || (len(w.queue) > 0 && w.qbytes+size > watchBufferBytes) {
 		w.mu.Unlock()
 		w.end(ErrWatcherTooSlow)
 		w.db.log.Warn("watch dropped", "prefix", w.prefix, "reason", ErrWatcherTooSlow)
@@ -199,6 +210,7 @@ func (w *watcher) deliver(events []Event) bool {
 			w.queue = append(w.queue, events[i])
 		}
 	}
+	w.qbytes += size
 	w.mu.Unlock()
 	select {
 	case w.signal <- struct{}{}:
@@ -246,7 +258,7 @@ func (w *watcher) run() {
 		}
 		w.mu.Lock()
 		batch := w.queue
-		w.queue = spare[:0]
+		w.queue, w.qbytes = spare[:0], 0
 		upTo := w.seen
 		w.busy = len(batch) > 0
 		w.mu.Unlock()
@@ -278,4 +290,13 @@ func (w *watcher) send(ev Event) bool {
 		w.end(nil)
 		return false
 	}
+}
+
+// eventBytes is the size of the values ev holds, for watchBufferBytes.
+func eventBytes(ev *Event) int64 {
+	n := int64(cap(ev.KV.Value))
+	if ev.Prev != nil {
+		n += int64(cap(ev.Prev.Value))
+	}
+	return n
 }

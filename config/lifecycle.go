@@ -17,6 +17,25 @@ const (
 // in-flight slot.
 const DefaultRequestTimeout = time.Minute
 
+// MaxGoawayChance is the largest --goaway-chance upstream accepts: one
+// request in 50 already makes clients reconnect often.
+const MaxGoawayChance = 0.02
+
+// ConnTimeouts are connection timeouts that upstream fixes and no flag
+// sets; a zero field means upstream's value. Tests shorten them to see
+// a connection close without waiting for minutes.
+type ConnTimeouts struct {
+	// Idle closes a keep-alive connection with no request in flight
+	// (upstream: 90 s).
+	Idle time.Duration
+	// ReadHeader bounds the TLS handshake and the reading of a request's
+	// headers (upstream: 32 s).
+	ReadHeader time.Duration
+	// WriteGrace is how long past the request timeout a response may
+	// still be written before its writes fail (platd: 5 s).
+	WriteGrace time.Duration
+}
+
 // validateLifecycle checks the overload and lifecycle flags.
 func (o *Options) validateLifecycle() []string {
 	var errs []string
@@ -28,6 +47,12 @@ func (o *Options) validateLifecycle() []string {
 	}
 	if o.RequestTimeout < 0 {
 		errs = append(errs, fmt.Sprintf("--request-timeout %s must not be negative (0 means no limit)", o.RequestTimeout))
+	}
+	if o.HTTP2MaxStreamsPerConnection < 0 {
+		errs = append(errs, fmt.Sprintf("--http2-max-streams-per-connection %d must not be negative (0 means the default of 100)", o.HTTP2MaxStreamsPerConnection))
+	}
+	if o.GoawayChance < 0 || o.GoawayChance > MaxGoawayChance {
+		errs = append(errs, fmt.Sprintf("--goaway-chance can not be less than 0 or greater than %g", MaxGoawayChance))
 	}
 	for _, d := range []struct {
 		flag  string

@@ -25,6 +25,11 @@ func TestValidateLifecycle(t *testing.T) {
 		{"negative delay", func(o *Options) { o.ShutdownDelayDuration = -time.Second }, "--shutdown-delay-duration -1s must not be negative"},
 		{"negative watch grace", func(o *Options) { o.ShutdownWatchTerminationGracePeriod = -time.Second }, "--shutdown-watch-termination-grace-period -1s must not be negative"},
 		{"negative livez grace", func(o *Options) { o.LivezGracePeriod = -2 * time.Second }, "--livez-grace-period -2s must not be negative"},
+		{"negative streams", func(o *Options) { o.HTTP2MaxStreamsPerConnection = -1 }, "--http2-max-streams-per-connection -1 must not be negative (0 means the default of 100)"},
+		{"streams set", func(o *Options) { o.HTTP2MaxStreamsPerConnection = 1000 }, ""},
+		{"negative goaway chance", func(o *Options) { o.GoawayChance = -0.1 }, "--goaway-chance can not be less than 0 or greater than 0.02"},
+		{"goaway chance too high", func(o *Options) { o.GoawayChance = 0.03 }, "--goaway-chance can not be less than 0 or greater than 0.02"},
+		{"goaway chance at most", func(o *Options) { o.GoawayChance = 0.02 }, ""},
 		{"lifecycle set", func(o *Options) {
 			o.ShutdownDelayDuration, o.ShutdownWatchTerminationGracePeriod, o.LivezGracePeriod = time.Second, time.Second, time.Second
 			o.ShutdownSendRetryAfter = true

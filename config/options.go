@@ -30,6 +30,11 @@ var AuthorizationModeNames = []string{ModeAlwaysAllow, ModeAlwaysDeny, ModeABAC,
 // (a relist after a 410 is cheap, a longer ring costs memory).
 const DefaultHistoryRetention = 5 * time.Minute
 
+// DefaultWatchHistoryMaxBytes is --watch-history-max-bytes's default, the
+// storage engine's (bolt.DefaultHistoryMaxBytes, which says why): the bytes
+// of replaced values the watch history keeps in memory.
+const DefaultWatchHistoryMaxBytes = 64 << 20
+
 // DefaultStorageDefragThreshold is --storage-defrag-threshold's default:
 // the database file is rewritten online once it is more than twice its
 // live data, when half the disk it takes is free.
@@ -54,6 +59,14 @@ type Options struct {
 	CertDir string
 	// TLSSANs are extra names and IPs for the generated serving certificate.
 	TLSSANs []string
+	// TLSMinVersionName and TLSCipherSuiteNames are --tls-min-version and
+	// --tls-cipher-suites as given; Validate parses them into
+	// TLSMinVersion and TLSCipherSuites (DefaultTLSCipherSuites without
+	// the flag).
+	TLSMinVersionName   string
+	TLSCipherSuiteNames []string
+	TLSMinVersion       uint16
+	TLSCipherSuites     []uint16
 	// ClientCAFile is an extra CA bundle trusted for client certificates,
 	// besides the data directory's own CA.
 	ClientCAFile string
@@ -118,6 +131,11 @@ type Options struct {
 	Brand Brand
 	// HistoryRetention is how long watch history stays replayable.
 	HistoryRetention time.Duration
+	// WatchHistoryMaxBytes bounds the memory the watch history keeps (the
+	// values its events replaced); past it the oldest events are compacted
+	// before their retention ends. 0 means DefaultWatchHistoryMaxBytes,
+	// below 0 no bound.
+	WatchHistoryMaxBytes int64
 	// UnsafeNoFsync skips fsync: a crash can lose acknowledged writes.
 	UnsafeNoFsync bool
 	// StorageDefragThreshold is the ratio of the database file's size to
@@ -151,6 +169,16 @@ type Options struct {
 	// RequestTimeout bounds every request that is not long-running
 	// (beyond it: 504); ?timeout= may only shorten it. 0 means no bound.
 	RequestTimeout time.Duration
+	// HTTP2MaxStreamsPerConnection is how many streams one HTTP/2
+	// connection may have open at once (--http2-max-streams-per-connection);
+	// 0 means upstream's 100.
+	HTTP2MaxStreamsPerConnection int
+	// GoawayChance is the fraction of HTTP/2 requests answered with
+	// GOAWAY (--goaway-chance), so clients behind a load balancer spread
+	// over its servers; 0 is off.
+	GoawayChance float64
+	// Conn holds the connection timeouts no flag sets.
+	Conn ConnTimeouts
 	// ShutdownDelayDuration is how long requests are still served after
 	// SIGTERM while readyz already fails.
 	ShutdownDelayDuration time.Duration
@@ -223,6 +251,7 @@ func (o *Options) Validate() error {
 		errs = append(errs, "--tls-san applies only to the generated serving certificate; it cannot be combined with --tls-cert-file")
 	}
 	errs = append(errs, validateTLSSANs(o.TLSSANs)...)
+	errs = append(errs, o.validateTLS()...)
 	errs = append(errs, o.validateAuthorization()...)
 	errs = append(errs, o.Audit.validate()...)
 	if o.AuthorizationConfigFile != "" {

@@ -17,6 +17,7 @@ func TestParseTokenFile(t *testing.T) {
 		content string
 		want    []Token
 		wantErr string
+		wantIs  error
 	}{
 		{
 			name:    "upstream example",
@@ -75,17 +76,62 @@ func TestParseTokenFile(t *testing.T) {
 		{
 			name:    "empty file",
 			content: "",
-			want:    nil,
+			wantErr: `unusable token file: token file '%s' is empty: it needs at least one record token,user,uid[,"group1,group2"]; leave --token-auth-file out to use no static tokens`,
+			wantIs:  ErrTokenFileContent,
+		},
+		{
+			name:    "blank lines only",
+			content: "\n\n",
+			wantErr: `unusable token file: token file '%s' is empty: it needs at least one record token,user,uid[,"group1,group2"]; leave --token-auth-file out to use no static tokens`,
+			wantIs:  ErrTokenFileContent,
+		},
+		{
+			name:    "only empty tokens",
+			content: ",nobody,0\n,somebody,1\n",
+			wantErr: `unusable token file: token file '%s' holds only records with an empty token (2): it needs at least one record token,user,uid[,"group1,group2"]; leave --token-auth-file out to use no static tokens`,
+			wantIs:  ErrTokenFileContent,
+		},
+		{
+			name:    "space inside a token names the line",
+			content: "t1,bob,2\n\n\"se cret\",alice,3\n",
+			wantErr: "unusable token file: token file '%s' line 3: the token holds a space at byte 3: a bearer token cannot hold white space or control characters",
+			wantIs:  ErrTokenFileContent,
+		},
+		{
+			name:    "leading space",
+			content: "t1,bob,2\n secret,alice,3\n",
+			wantErr: "unusable token file: token file '%s' line 2: the token holds a space at byte 1: a bearer token cannot hold white space or control characters",
+			wantIs:  ErrTokenFileContent,
+		},
+		{
+			name:    "control byte",
+			content: "sec\x01ret,alice,3\n",
+			wantErr: "unusable token file: token file '%s' line 1: the token holds the character U+0001 at byte 4: a bearer token cannot hold white space or control characters",
+			wantIs:  ErrTokenFileContent,
+		},
+		{
+			name:    "tab",
+			content: "t1,bob,2\nsecret\t,alice,3\n",
+			wantErr: "unusable token file: token file '%s' line 2: the token holds the character U+0009 at byte 7: a bearer token cannot hold white space or control characters",
+			wantIs:  ErrTokenFileContent,
+		},
+		{
+			name:    "DEL",
+			content: "secret\x7f,alice,3\n",
+			wantErr: "unusable token file: token file '%s' line 1: the token holds the character U+007F at byte 7: a bearer token cannot hold white space or control characters",
+			wantIs:  ErrTokenFileContent,
 		},
 		{
 			name:    "two columns",
 			content: "t1,bob,2\nt2,carol\n",
 			wantErr: "token file '%s' must have at least 3 columns (token, user name, user uid), found 2",
+			wantIs:  ErrTokenFileColumns,
 		},
 		{
 			name:    "one column",
 			content: "t1\n",
 			wantErr: "token file '%s' must have at least 3 columns (token, user name, user uid), found 1",
+			wantIs:  ErrTokenFileColumns,
 		},
 	}
 	for _, tt := range tests {
@@ -101,8 +147,11 @@ func TestParseTokenFile(t *testing.T) {
 				if err == nil || err.Error() != want {
 					t.Fatalf("error = %v, want %q", err, want)
 				}
-				if !errors.Is(err, ErrTokenFileColumns) {
-					t.Fatalf("error %v does not wrap ErrTokenFileColumns", err)
+				if !errors.Is(err, tt.wantIs) {
+					t.Fatalf("error %v does not wrap %v", err, tt.wantIs)
+				}
+				if strings.Contains(err.Error(), "secret") {
+					t.Fatalf("error %q shows the token", err)
 				}
 				return
 			}
@@ -131,9 +180,10 @@ func TestParseTokenFileErrors(t *testing.T) {
 	}
 }
 
-// FuzzParseTokenFile reads arbitrary token files: no panic, and no record
-// is accepted without a token (an empty user name is accepted, as
-// upstream accepts it).
+// FuzzParseTokenFile reads arbitrary token files: no panic, no file is
+// accepted without a token, and no record with an empty token or one
+// holding white space or control characters (an empty user name is
+// accepted, as upstream accepts it).
 func FuzzParseTokenFile(f *testing.F) {
 	for _, s := range []string{
 		"tok,alice,1\n", `tok,bob,2,"a,b"` + "\n", "\ufefftok,u,3\n", "a,b\n", `x,"unterminated`, "tok,alice,1\ntok,bob,2\n", ",,,\n",
@@ -145,9 +195,12 @@ func FuzzParseTokenFile(f *testing.F) {
 		if err != nil {
 			return
 		}
+		if len(tokens) == 0 {
+			t.Fatalf("accepted a file without tokens: %q", data)
+		}
 		for _, tok := range tokens {
-			if tok.Token == "" {
-				t.Fatalf("accepted an incomplete record %+v from %q", tok, data)
+			if tok.Token == "" || strings.IndexFunc(tok.Token, unusableTokenRune) >= 0 {
+				t.Fatalf("accepted an unusable record %+v from %q", tok, data)
 			}
 		}
 	})

@@ -22,7 +22,19 @@ var (
 	ErrNoCertificates = errors.New("no certificates found")
 	// ErrKubeconfig is wrapped when a Kubeconfig value is incomplete.
 	ErrKubeconfig = errors.New("invalid kubeconfig")
+	// ErrTokenExpired is matched (errors.Is) by the errors of token
+	// authenticators for a token past its expiry; their texts stay their
+	// own (expiredError).
+	ErrTokenExpired = errors.New("token expired")
 )
+
+// expiredError is an authenticator's own wording of an expired token that
+// errors.Is matches to ErrTokenExpired.
+type expiredError struct{ msg string }
+
+func (e expiredError) Error() string { return e.msg }
+
+func (e expiredError) Is(target error) bool { return target == ErrTokenExpired }
 
 // aggregate is several errors read as one, worded as upstream's: a single
 // distinct message alone, several distinct ones comma-separated in

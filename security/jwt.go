@@ -299,7 +299,7 @@ func (a *JWTAuthenticator) verify(ctx context.Context, token string) (map[string
 	}
 	now := a.now()
 	if exp := time.Time(std.Expiry); exp.Before(now) {
-		return nil, fmt.Errorf("oidc: token is expired (Token Expiry: %v)", exp)
+		return nil, expiredError{fmt.Sprintf("oidc: token is expired (Token Expiry: %v)", exp)}
 	}
 	if std.NotBefore != nil {
 		if nbf := time.Time(*std.NotBefore); now.Add(jwtNotBeforeLeeway).Before(nbf) {

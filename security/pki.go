@@ -36,8 +36,12 @@ const (
 // CA file names inside the directory given to EnsureCA.
 const (
 	caCertName = "ca.crt"
-	caKeyName  = "ca.key"
+	caKeyName  = CAKeyName
 )
+
+// CAKeyName is the CA's private key file inside the directory given to
+// EnsureCA.
+const CAKeyName = "ca.key"
 
 // PEM block types written and read.
 const (

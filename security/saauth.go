@@ -330,7 +330,7 @@ func (a *saAuthenticator) validate(ctx context.Context, token string, v *verifie
 
 func (a *saAuthenticator) validateBound(c *tokenClaims, now time.Time) (*User, error) {
 	if exp, ok := claimTime(c.Expiry); ok && now.After(exp.Add(tokenLeeway)) {
-		return nil, errors.New("service account token has expired")
+		return nil, expiredError{"service account token has expired"}
 	}
 	if nbf, ok := claimTime(c.NotBefore); ok && now.Add(tokenLeeway).Before(nbf) {
 		return nil, errors.New("service account token is not valid yet")

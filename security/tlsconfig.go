@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sync"
 	"time"
+
+	"platd/config"
 )
 
 // certRecheckInterval bounds how often a handshake stats the serving
@@ -15,19 +18,37 @@ import (
 // within a second, rare enough that a handshake storm costs no I/O.
 const certRecheckInterval = time.Second
 
-// ServerTLSConfig returns the serving TLS configuration: TLS 1.2 or newer,
-// ALPN h2 and http/1.1, and the certificate pair from certFile and keyFile,
-// re-read when either file's modification time or size changes. With
-// clientCAs set, client certificates are requested but not verified in the
-// handshake: the x509 authenticator verifies them, so a bad certificate is
-// an HTTP 401 rather than a TLS alert. The pair must load now.
-func ServerTLSConfig(certFile, keyFile string, clientCAs *x509.CertPool) (*tls.Config, error) {
+// TLSPolicy is what the handshake accepts: the zero value is TLS 1.2 or
+// newer with config.DefaultTLSCipherSuites.
+type TLSPolicy struct {
+	// MinVersion is a tls.Version* constant; 0 means TLS 1.2.
+	MinVersion uint16
+	// CipherSuites are the TLS 1.0-1.2 suites offered, in Go's preference
+	// order whatever their order here; nil means the defaults.
+	CipherSuites []uint16
+}
+
+// ServerTLSConfig returns the serving TLS configuration: versions and
+// suites of p, ALPN h2 and http/1.1, and the certificate pair from
+// certFile and keyFile, re-read when either file's modification time or
+// size changes. With clientCAs set, client certificates are requested but
+// not verified in the handshake: the x509 authenticator verifies them, so
+// a bad certificate is an HTTP 401 rather than a TLS alert. The pair must
+// load now.
+func ServerTLSConfig(certFile, keyFile string, clientCAs *x509.CertPool, p TLSPolicy) (*tls.Config, error) {
 	r, err := newCertReloader(certFile, keyFile, certRecheckInterval)
 	if err != nil {
 		return nil, err
 	}
+	if p.MinVersion == 0 {
+		p.MinVersion = tls.VersionTLS12
+	}
+	if p.CipherSuites == nil {
+		p.CipherSuites = config.DefaultTLSCipherSuites
+	}
 	cfg := &tls.Config{
-		MinVersion: tls.VersionTLS12,
+		MinVersion:   p.MinVersion,
+		CipherSuites: slices.Clone(p.CipherSuites),
 		// Full-size records from the first byte: large list bodies are the
 		// common bulk transfer and small ones fit one record either way.
 		DynamicRecordSizingDisabled: true,

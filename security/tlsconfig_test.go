@@ -56,7 +56,7 @@ func whoamiServer(t *testing.T, f *pkiFixture) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := ServerTLSConfig(f.servingCert, f.servingKey, pool)
+	cfg, err := ServerTLSConfig(f.servingCert, f.servingKey, pool, TLSPolicy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,24 +86,24 @@ func whoamiServer(t *testing.T, f *pkiFixture) string {
 func TestServerTLSConfig(t *testing.T) {
 	t.Parallel()
 	f := newPKIFixture(t)
-	cfg, err := ServerTLSConfig(f.servingCert, f.servingKey, f.ca.CertPool())
+	cfg, err := ServerTLSConfig(f.servingCert, f.servingKey, f.ca.CertPool(), TLSPolicy{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.MinVersion != tls.VersionTLS12 || !slices.Equal(cfg.NextProtos, []string{"h2", "http/1.1"}) || cfg.ClientAuth != tls.RequestClientCert {
 		t.Fatalf("config = min %x protos %q client auth %v", cfg.MinVersion, cfg.NextProtos, cfg.ClientAuth)
 	}
-	noCA, err := ServerTLSConfig(f.servingCert, f.servingKey, nil)
+	noCA, err := ServerTLSConfig(f.servingCert, f.servingKey, nil, TLSPolicy{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if noCA.ClientAuth != tls.NoClientCert {
 		t.Fatalf("without client CAs ClientAuth = %v", noCA.ClientAuth)
 	}
-	if _, err := ServerTLSConfig(filepath.Join(f.dir, "missing.crt"), f.servingKey, nil); err == nil {
+	if _, err := ServerTLSConfig(filepath.Join(f.dir, "missing.crt"), f.servingKey, nil, TLSPolicy{}); err == nil {
 		t.Fatal("missing certificate: want error")
 	}
-	if _, err := ServerTLSConfig(f.clientCert, f.servingKey, nil); !errors.Is(err, ErrKeyMaterial) {
+	if _, err := ServerTLSConfig(f.clientCert, f.servingKey, nil, TLSPolicy{}); !errors.Is(err, ErrKeyMaterial) {
 		t.Fatalf("mismatched pair: err = %v, want ErrKeyMaterial", err)
 	}
 }

@@ -30,6 +30,7 @@ func (s *Server) handler(authn security.Authenticator, authz security.Authorizer
 	h = filters.Authenticate(h, authn, s.log, s.rest.WriteError, s.authMetrics, filters.AuditFailedAuthentication(s.auditPolicy, s.auditSink, s.opts.Brand)) // 401 for bad or missing credentials
 	h = filters.Timeout(h, s.opts.RequestTimeout, s.rest.WriteError)                                                                                         // 504 past the request's deadline
 	h = s.drain.Handler(h)                                                                                                                                   // counted, so a stopping server knows when they are done
+	h = filters.Goaway(h, s.opts.GoawayChance)                                                                                                               // GOAWAY to a fraction of HTTP/2 requests (--goaway-chance)
 	h = s.metrics.Instrument(h, s.servesResource)                                                                                                            // apiserver_request_* of resource requests
 	h = filters.RequestInfo(h)                                                                                                                               // what the request addresses
 	h = filters.DefaultHeaders(h)                                                                                                                            // Cache-Control default

@@ -50,6 +50,14 @@ var (
 		"Number of online rewrites of the storage database file that give its free pages back, by result.", []string{"result"}, nil)
 	descStorageDefragPause = prometheus.NewDesc("apiserver_storage_defrag_pause_seconds",
 		"Time writes waited while a rewritten storage database file was swapped in.", nil, nil)
+	descHistoryBytes = prometheus.NewDesc("apiserver_storage_watch_history_bytes",
+		"Bytes the watch history keeps in memory: the values its retained events replaced or deleted.", nil, nil)
+	descHistoryMaxBytes = prometheus.NewDesc("apiserver_storage_watch_history_max_bytes",
+		"Bound of apiserver_storage_watch_history_bytes (--watch-history-max-bytes); 0 when there is none.", nil, nil)
+	descHistoryEvents = prometheus.NewDesc("apiserver_storage_watch_history_events",
+		"Number of events the watch history keeps in memory.", nil, nil)
+	descHistoryTrimmed = prometheus.NewDesc("apiserver_storage_watch_history_trimmed_events_total",
+		"Number of watch history events dropped before their retention ended to keep the history within its byte bound.", nil, nil)
 )
 
 // webhookType is the type label of a webhook authorizer's match condition
@@ -172,4 +180,9 @@ func (c *serverCollector) collectStorage(ch chan<- prometheus.Metric) {
 	// Only the count and sum are kept, so the histogram has no finite
 	// buckets.
 	ch <- prometheus.MustNewConstHistogram(descStorageDefragPause, uint64(d.Runs), d.PauseTotal.Seconds(), nil)
+	h := c.s.store.HistoryStats()
+	ch <- prometheus.MustNewConstMetric(descHistoryBytes, prometheus.GaugeValue, float64(h.Bytes))
+	ch <- prometheus.MustNewConstMetric(descHistoryMaxBytes, prometheus.GaugeValue, float64(h.MaxBytes))
+	ch <- prometheus.MustNewConstMetric(descHistoryEvents, prometheus.GaugeValue, float64(h.Events))
+	ch <- prometheus.MustNewConstMetric(descHistoryTrimmed, prometheus.CounterValue, float64(h.Trimmed))
 }

@@ -3,11 +3,15 @@ package server
 import (
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"platd/config"
+	"platd/security"
 )
 
 // preflighted is what the files named by flags hold, read before the
@@ -26,6 +30,9 @@ type preflighted struct {
 func (s *Server) preflight() (preflighted, error) {
 	o := s.opts
 	var p preflighted
+	if err := checkOperatorFiles(o); err != nil {
+		return p, err
+	}
 	p.clientCAs = x509.NewCertPool()
 	if o.ClientCAFile != "" {
 		pem, err := os.ReadFile(o.ClientCAFile)
@@ -51,7 +58,89 @@ func (s *Server) preflight() (preflighted, error) {
 	if p.remote, err = remoteAuthenticators(o); err != nil {
 		return p, err
 	}
-	return p, s.checkAuthzFiles()
+	if err := s.checkAuthzFiles(); err != nil {
+		return p, err
+	}
+	// Last: nothing is changed unless every check passed.
+	return p, s.fixGeneratedModes()
+}
+
+// checkOperatorFiles refuses private files the operator supplied that
+// group or others may read or write: platd will not chmod a file it does
+// not own the contents of, and serving with a key others can read would
+// hide that it may already be copied.
+func checkOperatorFiles(o config.Options) error {
+	files := []struct{ flag, path string }{
+		{"--tls-private-key-file", o.TLSPrivateKeyFile},
+		{"--service-account-signing-key-file", o.ServiceAccounts.SigningKeyFile},
+		{"--encryption-provider-config", o.EncryptionProviderConfigFile},
+		{"--token-auth-file", o.TokenAuthFile},
+	}
+	for _, f := range files {
+		if f.path == "" {
+			continue
+		}
+		fi, err := os.Stat(f.path)
+		if err != nil {
+			continue // its reader reports it
+		}
+		if openToOthers(fi.Mode()) {
+			return fmt.Errorf("%w: %s %s has mode %04o: group or others may read or change it, and it holds secrets; make it private to platd's user: chmod 600 %s",
+				config.ErrInvalid, f.flag, f.path, fi.Mode().Perm(), f.path)
+		}
+	}
+	return nil
+}
+
+// Modes of what platd writes into the data directory.
+const (
+	privateDirMode  fs.FileMode = 0o700
+	privateFileMode fs.FileMode = 0o600
+)
+
+// fixGeneratedModes makes the data directory, the key directory and the
+// private files platd generated in them private again, with a warning
+// naming each: they are platd's own, so it repairs rather than refuses
+// (a copy, an archive restore or a umask may have widened them).
+// Public files (certificates) are left as they are.
+func (s *Server) fixGeneratedModes() error {
+	o := s.opts
+	paths := []struct {
+		path string
+		mode fs.FileMode
+	}{
+		{o.DataDir, privateDirMode},
+		{o.CertDir, privateDirMode},
+		{o.DBPath(), privateFileMode},
+		{o.KubeconfigPath(), privateFileMode},
+		{filepath.Join(o.CertDir, security.CAKeyName), privateFileMode},
+		{filepath.Join(o.CertDir, adminKeyName), privateFileMode},
+		{filepath.Join(o.CertDir, security.ServiceAccountKeyName), privateFileMode},
+	}
+	if o.TLSCertFile == "" {
+		paths = append(paths, struct {
+			path string
+			mode fs.FileMode
+		}{filepath.Join(o.CertDir, servingKeyName), privateFileMode})
+	}
+	for _, p := range paths {
+		fi, err := os.Stat(p.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("checking %s: %w", p.path, err)
+		}
+		if !openToOthers(fi.Mode()) {
+			continue
+		}
+		if err := os.Chmod(p.path, p.mode); err != nil {
+			return fmt.Errorf("%s has mode %04o, open to group or others, and cannot be made %04o: %w; run chmod %o %s as its owner",
+				p.path, fi.Mode().Perm(), p.mode, err, p.mode, p.path)
+		}
+		s.log.Warn("permissions fixed: group or others could reach a private file of platd", "path", p.path, "was", fmt.Sprintf("%04o", fi.Mode().Perm()), "now", fmt.Sprintf("%04o", p.mode))
+	}
+	return nil
 }
 
 // checkAuthzFiles reads the authorizers' files: the chain itself is built

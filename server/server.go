@@ -33,19 +33,6 @@ import (
 	"platd/server/schema"
 )
 
-// readHeaderTimeout bounds how long a client may take to send request
-// headers, so slow clients cannot hold connections open: upstream's 32 s,
-// just under the longest request timeout a client may ask for.
-const readHeaderTimeout = 32 * time.Second
-
-// idleTimeout closes keep-alive connections idle this long (HTTP/1 and
-// HTTP/2): upstream's 90 s, the keep-alive of Go clients' default
-// transport, so clients close first.
-const idleTimeout = 90 * time.Second
-
-// maxHeaderBytes bounds request headers, as upstream (1 MiB).
-const maxHeaderBytes = 1 << 20
-
 // Key material file names inside the cert directory.
 const (
 	servingCertName = "apiserver.crt"
@@ -246,7 +233,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	}
 	// The brand is recorded at the first start (in the open's own
 	// transaction) and a start with another brand is refused.
-	s.store, err = bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, NoFsync: o.UnsafeNoFsync, Logger: log,
+	s.store, err = bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, HistoryMaxBytes: o.WatchHistoryMaxBytes, NoFsync: o.UnsafeNoFsync, Logger: log,
 		Tag: o.Brand.Name, DefragThreshold: o.StorageDefragThreshold, Transformer: transformer, Verify: rest.VerifyStored})
 	if err != nil {
 		return closeLn(s.openError(err))
@@ -296,7 +283,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if s.authz, err = s.authorizer(o.AuthorizationModes); err != nil {
 		return fail(err)
 	}
-	tlsConfig, err := security.ServerTLSConfig(tlsFiles.cert, tlsFiles.key, clientCAs)
+	tlsConfig, err := security.ServerTLSConfig(tlsFiles.cert, tlsFiles.key, clientCAs, security.TLSPolicy{MinVersion: o.TLSMinVersion, CipherSuites: o.TLSCipherSuites})
 	if err != nil {
 		return fail(fmt.Errorf("loading serving certificate: %w", err))
 	}
@@ -310,14 +297,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if o.ShutdownSendRetryAfter || o.ShutdownWatchTerminationGracePeriod > 0 {
 		s.drain = filters.NewDrain(o.ShutdownWatchTerminationGracePeriod, s.rest.WriteError)
 	}
-	s.http = &http.Server{
-		Handler:           s.handler(s.authn, s.authz),
-		TLSConfig:         tlsConfig,
-		ReadHeaderTimeout: readHeaderTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
+	s.http = s.httpServer(s.handler(s.authn, s.authz), tlsConfig)
 	if o.WriteKubeconfig {
 		if err := s.writeKubeconfig(tlsFiles); err != nil {
 			return fail(err)

@@ -26,6 +26,10 @@ type Harness struct {
 	// SlowWatcherWrites is a number of events that certainly overflows the
 	// buffer of a watcher that never reads. 0 skips the slow-watcher test.
 	SlowWatcherWrites int
+	// OpenBounded opens another fresh, empty store whose history keeps at
+	// most maxBytes of replaced values in memory and compacts its oldest
+	// events past that. Nil skips the byte-bound tests.
+	OpenBounded func(t *testing.T, maxBytes int64) bolt.Store
 }
 
 // Opener opens a fresh store for test t and registers its cleanup. It is
@@ -84,6 +88,8 @@ func RunConformance(t *testing.T, open Opener) {
 		{"WaitForRevision", testWaitForRevision},
 		{"Compaction", testCompaction},
 		{"Restart", testRestart},
+		{"HistoryByteBound", testHistoryByteBound},
+		{"HistoryByteBoundLargeValue", testHistoryByteBoundLargeValue},
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"TxnCommit", testTxnCommit},
 		{"TxnAtomicity", testTxnAtomicity},

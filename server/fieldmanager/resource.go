@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"time"
+	"unicode/utf8"
 
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/merge"
@@ -127,6 +128,9 @@ func (r *Resource) Update(live, next map[string]any, manager string) {
 	if len(managed.Fields) == 0 && live != nil {
 		return
 	}
+	if live == nil && len(managed.Fields) == 0 && r.created(next, nm, manager) {
+		return
+	}
 	managed, err := r.update(live, next, managed, manager, false)
 	if err != nil {
 		if lm := metadata(live); lm["managedFields"] != nil {
@@ -135,6 +139,32 @@ func (r *Resource) Update(live, next map[string]any, manager string) {
 		return
 	}
 	setManaged(nm, managed)
+}
+
+// created records the ownership of a create that starts from none, with
+// the direct walk of createdFields; false leaves it to the general
+// comparison (a status write's filter, an object the walk does not take).
+func (r *Resource) created(next, nm map[string]any, manager string) bool {
+	// A manager name that is not UTF-8 reads back changed from its
+	// identifier (see ident.key); the general path records that.
+	if nm == nil || r.o.Only != "" || !utf8.ValidString(manager) {
+		return false
+	}
+	raw, ok := r.createdFields(next)
+	if !ok {
+		return false
+	}
+	if raw == nil {
+		delete(nm, "managedFields")
+		return true
+	}
+	entry := map[string]any{"manager": manager, "operation": OpUpdate, "apiVersion": r.gv,
+		"fieldsType": "FieldsV1", "fieldsV1": schema.RawJSON(raw), "time": r.now()}
+	if r.o.Subresource != "" {
+		entry["subresource"] = r.o.Subresource
+	}
+	nm["managedFields"] = []any{entry}
+	return true
 }
 
 // requested is the ownership an update starts from (see Update).

@@ -80,10 +80,12 @@ func UserFrom(ctx context.Context) *security.User {
 // whatever its path: a bad credential is never served as anonymous. On
 // success the credential headers are removed, so no handler or proxied
 // backend sees them. m, when not nil, counts the outcomes; failAudit, when
-// not nil, records the refusals.
+// not nil, records the refusals. Each refusal is logged at info with its
+// reason class, rate-limited (authfail.go).
 func Authenticate(next http.Handler, authn security.Authenticator, log *slog.Logger, writeErr ErrorWriter, m *AuthMetrics, failAudit FailedAuthAudit) http.Handler {
 	// The request log line names the user; it exists only at debug.
 	logUser := log.Enabled(context.Background(), slog.LevelDebug)
+	failures := newAuthFailLog(log)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var warnings []string
 		ctx := security.WithWarnings(r.Context(), func(m string) { warnings = append(warnings, m) })
@@ -100,6 +102,7 @@ func Authenticate(next http.Handler, authn security.Authenticator, log *slog.Log
 				log.Debug("unable to authenticate the request", "err", err)
 			}
 			m.record(result, "", took)
+			failures.record(r, AuthFailureReason(err))
 			if r.ProtoMajor == 2 {
 				w.Header().Set("Connection", "close")
 			}

@@ -24,10 +24,19 @@ import (
 // cancelled and its writes discarded. A handler that had already begun
 // its answer cannot be given a 504: the connection is aborted instead.
 // An unparsable ?timeout= is a 400.
+//
+// With max set the server gives every connection a write deadline a
+// little past max (server/conn.go): long-running requests clear it here,
+// so a watch is served for as long as it lasts. A handler whose write is
+// blocked on a client that stopped reading when the deadline passes has
+// that write failed at once.
 func Timeout(next http.Handler, max time.Duration, writeErr ErrorWriter) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		began := time.Now()
 		if request.InfoFrom(r.Context()).LongRunning() {
+			if max > 0 {
+				_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+			}
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -81,6 +90,7 @@ func Timeout(next http.Handler, max time.Duration, writeErr ErrorWriter) http.Ha
 			if body != nil {
 				body.expire()
 			}
+			tw.cutWrites()
 			tw.expire()
 		}
 	})
@@ -122,6 +132,22 @@ type timeoutWriter struct {
 	mu      sync.Mutex
 	expired bool
 	wrote   bool
+	// began is wrote, readable without mu: a write holds mu for as long
+	// as the client takes to read it.
+	began atomic.Bool
+}
+
+// writesPast is a write deadline already passed: setting it fails the
+// writes in progress.
+var writesPast = time.Unix(1, 0)
+
+// cutWrites fails a write in progress when the handler has begun its
+// answer, so expire does not wait on a client that stopped reading: over
+// HTTP/1 the connection's writes fail, over HTTP/2 the stream is reset.
+func (tw *timeoutWriter) cutWrites() {
+	if tw.began.Load() {
+		_ = http.NewResponseController(tw.w).SetWriteDeadline(writesPast)
+	}
 }
 
 func (tw *timeoutWriter) Header() http.Header {
@@ -139,6 +165,7 @@ func (tw *timeoutWriter) commit() {
 		return
 	}
 	tw.wrote = true
+	tw.began.Store(true)
 	h := tw.w.Header()
 	for k, v := range tw.header {
 		h[k] = v

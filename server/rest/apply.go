@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"net/http"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -314,8 +313,8 @@ func (h *Handler) applyObject(r *http.Request, s *scope, a applyRequest) ([]byte
 			stored, err := h.prepareAndCreate(r.Context(), s, obj, dryRun)
 			return stored, http.StatusCreated, err
 		}
-		if rv := metaString(obj, "resourceVersion"); rv != "" && rv != strconv.FormatInt(kv.ModRevision, 10) {
-			return nil, 0, apierr.ConflictModified(d.Group, d.Resource, s.name)
+		if err := checkWriteVersion(s, metaString(obj, "resourceVersion"), kv.ModRevision); err != nil {
+			return nil, 0, err
 		}
 		next, err := h.prepareUpdate(r.Context(), s, obj, live)
 		if err != nil {

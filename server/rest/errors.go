@@ -75,7 +75,12 @@ func (h *Handler) status(f *storeFailure) error {
 		}
 		return apierr.Expired("The resourceVersion for the provided list is too old.")
 	case errors.Is(err, bolt.ErrFutureRevision):
-		return tooLargeResourceVersion(f.rev, h.store.Revision())
+		retry := int32(tooLargeRetryCache)
+		if f.op == opContinue {
+			// A token's snapshot is read from storage, which does not hint.
+			retry = tooLargeRetryStorage
+		}
+		return tooLargeResourceVersion(resourceVersion(max(f.rev, 0)), h.store.Revision(), retry)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return apierr.Timeout("request did not complete within requested timeout - "+err.Error(), 0)
 	case errors.Is(err, bolt.ErrClosed):
@@ -87,7 +92,7 @@ func (h *Handler) status(f *storeFailure) error {
 	case errors.As(err, &list):
 		return h.corruptListStatus(f.s, list)
 	}
-	return apierr.InternalError(err)
+	return h.storageInternal(f.s, f.name, err)
 }
 
 // toStatus turns any error a verb returns into the error written to the
@@ -98,12 +103,50 @@ func (h *Handler) toStatus(err error) error {
 	if errors.As(err, &f) {
 		return h.status(f)
 	}
+	var se *apierr.Error
+	if !errors.As(err, &se) && engineError(err) {
+		// A storage error that reached here without its context.
+		return h.storageInternal(nil, "", err)
+	}
 	return err
 }
 
-func tooLargeResourceVersion(rev, current int64) error {
-	return apierr.Timeout(fmt.Sprintf("Too large resource version: %d, current: %d", rev, current), 1,
-		apierr.Cause{Type: "ResourceVersionTooLarge", Message: "Too large resource version"})
+// internalStorageError is what a client is told of a storage failure
+// that has no Status of its own: the engine's text names files, keys
+// and revisions, which stay in the server log.
+var internalStorageError = errors.New("the storage operation failed; the server log has the cause")
+
+// storageInternal logs err and returns the generic 500 in its place.
+func (h *Handler) storageInternal(s *scope, name string, err error) error {
+	args := []any{"err", err}
+	if s != nil {
+		args = append(args, "resource", s.d.GroupResource(), "namespace", s.ns, "name", name)
+	}
+	h.log.Error("storage failure", args...)
+	return apierr.InternalError(internalStorageError)
+}
+
+// engineSentinels are the storage engine's errors; an error wrapping one
+// of them came from the engine.
+var engineSentinels = []error{
+	bolt.ErrNotFound, bolt.ErrExists, bolt.ErrConflict, bolt.ErrCompacted, bolt.ErrFutureRevision,
+	bolt.ErrWatcherTooSlow, bolt.ErrClosed, bolt.ErrInvalid, bolt.ErrCorrupt, bolt.ErrLocked,
+	bolt.ErrCorruptValue, bolt.ErrInvalidTxn, bolt.ErrTagMismatch,
+}
+
+// engineError reports whether err came from the storage engine.
+func engineError(err error) bool {
+	for _, s := range engineSentinels {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	var (
+		oe *bolt.OpError
+		ce *bolt.CorruptError
+		cl *bolt.CorruptListError
+	)
+	return errors.As(err, &oe) || errors.As(err, &ce) || errors.As(err, &cl)
 }
 
 // lostRace reports whether a conditional write failed because another

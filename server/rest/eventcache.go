@@ -12,6 +12,12 @@ import (
 // to a resource with many watchers without holding much memory.
 const eventCacheSize = 4096
 
+// eventCacheBytes bounds the bytes of those encodings: a few thousand
+// objects of a MiB would be gigabytes. 32 MiB still holds the newest
+// events of a burst of large objects, which is all the sharing needs; an
+// encoding larger than it is not kept (each watcher encodes it).
+const eventCacheBytes = 32 << 20
+
 // eventKey identifies the encoding of one event object: which object
 // state (key at revision, or its previous state restamped at revision) in
 // which descriptor's form and which output.
@@ -23,14 +29,15 @@ type eventKey struct {
 	prev bool
 }
 
-// eventCache holds the most recent encoded event objects. It is safe for
+// eventCache holds the most recent encoded event objects, at most
+// eventCacheSize of them and eventCacheBytes in all. It is safe for
 // concurrent use; cached bytes are never modified.
 type eventCache struct {
 	mu      sync.Mutex
 	entries map[eventKey][]byte
-	ring    [eventCacheSize]eventKey
-	next    int
-	filled  bool
+	ring    [eventCacheSize]eventKey // oldest at head, n in use
+	head, n int
+	bytes   int
 }
 
 func (c *eventCache) get(k eventKey) ([]byte, bool) {
@@ -40,8 +47,12 @@ func (c *eventCache) get(k eventKey) ([]byte, bool) {
 	return b, ok
 }
 
-// put keeps b under k, dropping the oldest entry when full.
+// put keeps b under k, dropping the oldest entries to make room.
 func (c *eventCache) put(k eventKey, b []byte) {
+	size := cap(b)
+	if size > eventCacheBytes {
+		return
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.entries == nil {
@@ -50,13 +61,16 @@ func (c *eventCache) put(k eventKey, b []byte) {
 	if _, ok := c.entries[k]; ok {
 		return
 	}
-	if c.filled {
-		delete(c.entries, c.ring[c.next])
+	for c.n == eventCacheSize || c.bytes+size > eventCacheBytes {
+		old := c.ring[c.head]
+		c.bytes -= cap(c.entries[old])
+		delete(c.entries, old)
+		c.ring[c.head] = eventKey{}
+		c.head = (c.head + 1) % eventCacheSize
+		c.n--
 	}
-	c.ring[c.next] = k
+	c.ring[(c.head+c.n)%eventCacheSize] = k
+	c.n++
 	c.entries[k] = b
-	c.next++
-	if c.next == eventCacheSize {
-		c.next, c.filled = 0, true
-	}
+	c.bytes += size
 }

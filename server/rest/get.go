@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"context"
 	"net/http"
 )
 
@@ -28,21 +27,4 @@ func (h *Handler) get(w http.ResponseWriter, r *http.Request, s *scope) {
 		return
 	}
 	h.writeObject(w, r, out, http.StatusOK, s.d, kv.Value)
-}
-
-// waitForRevision waits until the store has reached rev, or answers the
-// upstream 504 "Too large resource version" after tooLargeWait.
-func (h *Handler) waitForRevision(ctx context.Context, rev int64) error {
-	if rev <= h.store.Revision() {
-		return nil
-	}
-	wctx, cancel := context.WithTimeout(ctx, h.tooLargeWait)
-	defer cancel()
-	if err := h.store.WaitForRevision(wctx, rev); err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return tooLargeResourceVersion(rev, h.store.Revision())
-	}
-	return nil
 }

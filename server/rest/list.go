@@ -45,26 +45,35 @@ func (h *Handler) planList(r *http.Request, s *scope, o *listOptions) (listPlan,
 		p.start, p.rel, p.fromContinue = start, rel, true
 		return p, nil
 	}
-	var rv int64
-	var err error
-	if o.limit > 0 || o.resourceVersionMatch == matchExact {
-		rv, err = parseResourceVersion(o.resourceVersion)
-	} else {
-		rv, err = parseResourceVersionCached(o.resourceVersion)
+	// Upstream reads exact and legacy paged lists (a limit with a
+	// resourceVersion other than "" and "0" and no match) from storage,
+	// everything else from its watch cache; the two fail differently.
+	fromStorage := o.resourceVersionMatch == matchExact ||
+		o.resourceVersionMatch == "" && o.limit > 0 && o.resourceVersion != "" && o.resourceVersion != "0"
+	parse := parseResourceVersionCached
+	if fromStorage {
+		parse = parseResourceVersion
 	}
+	rv, err := parse(o.resourceVersion)
 	if err != nil {
 		return p, err
 	}
+	rev, reachable := rv.revision()
 	switch {
 	case o.resourceVersion == "":
-	case rv == 0:
-		// resourceVersion=0: any state will do, served whole.
-		p.limit = 0
-	case o.resourceVersionMatch == matchExact, o.resourceVersionMatch == "" && o.limit > 0:
+	case fromStorage && !reachable:
+		// Storage reads the current state and finds it older: no wait.
+		return p, tooLargeResourceVersion(rv, h.store.Revision(), tooLargeRetryStorage)
+	case fromStorage && rv == 0:
+		// "00" and the like: the current state, paged.
+	case fromStorage:
 		if err := h.waitForRevision(r.Context(), rv); err != nil {
 			return p, err
 		}
-		p.revision, p.exact = rv, true
+		p.revision, p.exact = rev, true
+	case rv == 0:
+		// resourceVersion=0: any state will do, served whole.
+		p.limit = 0
 	default:
 		if err := h.waitForRevision(r.Context(), rv); err != nil {
 			return p, err

@@ -194,31 +194,6 @@ func (h *Handler) validateListOptions(o *listOptions) error {
 	return nil
 }
 
-// parseResourceVersion reads a resourceVersion parameter; "" is 0.
-func parseResourceVersion(rv string) (int64, error) {
-	if rv == "" {
-		return 0, nil
-	}
-	n, err := strconv.ParseUint(rv, 10, 64)
-	if err != nil {
-		return 0, apierr.BadRequest(fmt.Sprintf("invalid resource version: resourceVersion: Invalid value: %q: %v", rv, err))
-	}
-	return int64(n), nil
-}
-
-// parseResourceVersionCached is the error form of reads the upstream
-// serves from its cache: a raw 500 without reason.
-func parseResourceVersionCached(rv string) (int64, error) {
-	if rv == "" {
-		return 0, nil
-	}
-	n, err := strconv.ParseUint(rv, 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("resourceVersion: Invalid value: %q: %v", rv, err)
-	}
-	return int64(n), nil
-}
-
 func splitTrim(s, sep string) []string {
 	var out []string
 	for _, p := range strings.Split(s, sep) {

@@ -2,7 +2,6 @@ package rest
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -76,9 +75,8 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 			}
 		}
 		obj := dec.obj
-		rvText := metaString(obj, "resourceVersion")
-		if rvText != "" && rvText != fmt.Sprint(kv.ModRevision) {
-			h.writeError(w, r, apierr.ConflictModified(d.Group, d.Resource, s.name))
+		if err := checkWriteVersion(s, metaString(obj, "resourceVersion"), kv.ModRevision); err != nil {
+			h.writeError(w, r, err)
 			return
 		}
 		if err := checkNamespace(s, obj); err != nil {

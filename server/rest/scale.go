@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"platd/server/apierr"
@@ -43,6 +42,15 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 	dryRun := false
 	switch s.info.Verb {
 	case registry.VerbGet:
+		// Upstream reads scale as it reads its object: from the watch cache.
+		rv, err := parseResourceVersionCached(r.URL.Query().Get("resourceVersion"))
+		if err == nil {
+			err = h.waitForRevision(r.Context(), rv)
+		}
+		if err != nil {
+			h.writeError(w, r, err)
+			return
+		}
 		kv, err := h.store.Get(s.key())
 		if err != nil {
 			h.writeError(w, r, objectErr(s, s.name, err))
@@ -130,8 +138,8 @@ func (h *Handler) setScale(ctx context.Context, s *scope, paths *registry.ScaleP
 		if err != nil {
 			return nil, objectErr(s, s.name, err)
 		}
-		if rv != "" && rv != strconv.FormatInt(kv.ModRevision, 10) {
-			return nil, apierr.ConflictModified(s.d.Group, s.d.Resource, s.name)
+		if err := checkWriteVersion(s, rv, kv.ModRevision); err != nil {
+			return nil, err
 		}
 		old, err := decodeStored(s.d, kv.Value)
 		if err != nil {

@@ -49,19 +49,22 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 	if err := checkNamespace(s, obj); err != nil {
 		return nil, 0, err
 	}
+	// A resourceVersion that is not a uint64 fails as upstream's storage
+	// fails on it, unwrapped (a 500 without reason), once the object is
+	// known to be there or creatable.
 	rvText, _ := m["resourceVersion"].(string)
-	var wantRV int64
-	if rvText != "" {
-		var err error
-		if wantRV, err = parseResourceVersion(rvText); err != nil {
-			return nil, 0, apierr.NewInvalid(d.Group, d.Kind, s.name, apierr.FieldErrors{apierr.Invalid("metadata.resourceVersion", rvText, "must be a valid resource version")})
-		}
-	}
+	wantRV, rvErr := parseUintVersion(rvText)
 	key := s.key()
 	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
 		kv, err := h.store.Get(key)
 		if errors.Is(err, bolt.ErrNotFound) {
-			if s.sub != "" || !d.UpdateCreates || wantRV != 0 {
+			if s.sub != "" || !d.UpdateCreates {
+				return nil, 0, apierr.NotFound(d.Group, d.Resource, s.name)
+			}
+			if rvErr != nil {
+				return nil, 0, rvErr
+			}
+			if wantRV != 0 {
 				return nil, 0, apierr.NotFound(d.Group, d.Resource, s.name)
 			}
 			stored, err := h.prepareAndCreate(ctx, s, deepCopyObject(obj), dryRun)
@@ -70,11 +73,14 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 		if err != nil {
 			return nil, 0, objectErr(s, s.name, err)
 		}
+		if rvErr != nil {
+			return nil, 0, rvErr
+		}
 		if wantRV == 0 && d.UpdateRequiresResourceVersion {
 			return nil, 0, apierr.NewInvalid(d.Group, d.Kind, s.name, apierr.FieldErrors{
 				apierr.Invalid("metadata.resourceVersion", uint64(0), "must be specified for an update")})
 		}
-		if wantRV != 0 && wantRV != kv.ModRevision {
+		if wantRV != 0 && !wantRV.equals(kv.ModRevision) {
 			return nil, 0, apierr.ConflictModified(d.Group, d.Resource, s.name)
 		}
 		old, err := decodeStored(d, kv.Value)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"time"
@@ -190,7 +191,14 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 		}
 	}
 	var initial []bolt.KV
-	startRev := rv
+	startRev, reachable := rv.revision()
+	if !reachable {
+		// Only events newer than rv are due, and no revision is: the
+		// watch starts past every revision and stays silent until it
+		// times out, as upstream's does.
+		startRev = math.MaxInt64
+	}
+	reqRev := startRev
 	if sendInitial {
 		opts := bolt.ListOptions{ReportCorrupt: true}
 		if !pred.empty() {
@@ -207,10 +215,10 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 	if err != nil {
 		if errors.Is(err, bolt.ErrCompacted) {
 			start()
-			h.sendError(ws, &storeFailure{s: s, op: opWatch, rev: rv, err: err})
+			h.sendError(ws, &storeFailure{s: s, op: opWatch, rev: reqRev, err: err})
 			return
 		}
-		h.writeError(w, r, &storeFailure{s: s, op: opWatch, rev: rv, err: err})
+		h.writeError(w, r, &storeFailure{s: s, op: opWatch, rev: reqRev, err: err})
 		return
 	}
 	defer watcher.Stop()
@@ -235,7 +243,9 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	var bookmarks <-chan time.Time
-	if o.allowWatchBookmarks {
+	if o.allowWatchBookmarks && reachable {
+		// Upstream passes on only bookmarks newer than rv: none, for an
+		// rv no revision reaches.
 		t := time.NewTicker(h.bookmarkInterval)
 		defer t.Stop()
 		bookmarks = t.C

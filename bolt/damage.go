@@ -1,0 +1,82 @@
+package bolt
+
+import (
+	"bytes"
+	"slices"
+	"sort"
+)
+
+// Records whose checksum fails at Open (see layout.go) are handled here,
+// apart from the load itself:
+//
+//   - A state record becomes a corrupt key (CorruptError): it stays in the
+//     store, Get and List over it fail, and a delete with a stand-in value
+//     or an update replaces it. Its revisions come from the damaged record
+//     when they are plausible, else the revision counter stands in, so the
+//     key keeps a revision a delete can name.
+//     The history is cut at the key's newest event, so no retained event
+//     holds a value that the key's later delete (whose previous state is a
+//     stand-in) contradicts.
+//   - An event record ends the replayable history as an unreadable value
+//     does (loadHistory): it and every event before it are dropped from
+//     memory and the compacted revision moves up to it. The history is a
+//     record of the past; the state is intact without it, and a watch from
+//     before the damage is told to re-list instead of missing an event.
+//
+// Open then compacts the file up to the cut (compactDamaged): damaged
+// bytes never become readable, so the file need not keep them, and a
+// check of the file after a start finds none.
+
+// damagedState returns the stand-in of the state record rec of key, whose
+// checksum failed with err, and marks key corrupt. rev is the revision
+// counter. The record is kept as stored, so that a rewrite of the file
+// copies the damage instead of sealing the damaged bytes with a new
+// checksum.
+func (db *DB) damagedState(key string, rec []byte, rev int64, err error, newest *KV) KV {
+	if newest != nil {
+		db.damageCut = max(db.damageCut, newest.ModRevision)
+	}
+	if _, cerr := openRecord(strBytes(key), rec); cerr != nil {
+		err = cerr // the cause without the file-level wrapping
+	}
+	kv, perr := parseState(key, rec[:max(len(rec)-checksumSize, 0)])
+	if perr != nil || kv.CreateRevision <= 0 || kv.CreateRevision > kv.ModRevision || kv.ModRevision > rev {
+		kv = KV{Key: key, CreateRevision: max(rev, 1), ModRevision: max(rev, 1)}
+	}
+	kv.Value = bytes.Clone(kv.Value)
+	if db.corrupt == nil {
+		db.corrupt = make(map[string]*CorruptError)
+	}
+	db.corrupt[key] = &CorruptError{Key: key, ModRevision: kv.ModRevision, Err: err, record: bytes.Clone(rec)}
+	db.log.Warn("damaged value", "key", key, "revision", kv.ModRevision, "err", err)
+	return kv
+}
+
+// damagedEvent reports the event record of revision r, whose checksum
+// failed with err, and returns r as the revision the history is cut at.
+func (db *DB) damagedEvent(r int64, err error) int64 {
+	db.log.Warn("damaged history record", "revision", r, "err", err)
+	db.damageCut = max(db.damageCut, r)
+	return r
+}
+
+// trimDamaged drops the events up to the damage cut from memory and
+// returns the compacted revision, moved up to the cut.
+func (db *DB) trimDamaged(compacted int64) int64 {
+	if db.damageCut <= compacted {
+		return compacted
+	}
+	i := sort.Search(len(db.hist), func(i int) bool { return db.hist[i].Revision > db.damageCut })
+	db.hist = slices.Clone(db.hist[i:])
+	return db.damageCut
+}
+
+// compactDamaged compacts the file up to the damage cut, before the engine
+// starts.
+func (db *DB) compactDamaged() error {
+	if db.damageCut == 0 {
+		return nil
+	}
+	db.log.Warn("history dropped up to a damaged record", "path", db.path, "revision", db.damageCut)
+	return db.compactTo(db.damageCut)
+}
