@@ -200,17 +200,20 @@ type histLink struct {
 
 // readHistory reads the events above compacted (those at or below it are
 // left over from an interrupted compaction and are skipped), n of them
-// expected. Without a transformer their values still alias the file; with
-// one they are the values it read back. A previous state that is the
-// key's event before is not read: joinHistory shares that event's value.
-// An event whose value cannot be read back (see readStored) ends the
-// replayable history: it and every event before it are dropped, and the
-// compacted revision in memory moves up to it, so no watch or past list
-// ever serves a value that could not be read; a watch from before it is
-// told to re-list.
+// expected. A previous state that is the key's event before shares that
+// event's value (and is not read again); every other value is copied as
+// soon as it is known not to be a key's newest, so that only the newest
+// events' values still alias the file for joinHistory. With a transformer
+// the values are those it read back. An event whose value cannot be read
+// back (see readStored), or whose record is damaged, ends the replayable
+// history: it and every event before it are dropped, and the compacted
+// revision in memory moves up to it, so no watch or past list ever serves
+// a value that could not be read; a watch from before it is told to
+// re-list.
 func (db *DB) readHistory(b *bbolt.Bucket, compacted, rev int64, n int) (loadedHistory, error) {
 	h := loadedHistory{events: make([]histEvent, 0, n), links: make([]histLink, 0, n)}
-	last := make(map[string]int32, n) // each key's newest event so far
+	last := make(map[string]int32, n)    // each key's newest event so far
+	copied := db.opts.Transformer != nil // readStored makes copies
 	c := b.Cursor()
 	for k, v := c.Seek(u64key(compacted + 1)); k != nil; k, v = c.Next() {
 		r, err := readU64(k)
@@ -242,7 +245,15 @@ func (db *DB) readHistory(b *bbolt.Bucket, compacted, rev int64, n int) (loadedH
 			continue
 		}
 		if link.prev >= 0 {
-			h.links[link.prev].superseded = true
+			h.supersede(link.prev, copied)
+		}
+		if p := ev.Prev; p != nil {
+			switch {
+			case h.sharedPrev(link.prev, p):
+				p.Value = h.events[link.prev].KV.Value
+			case !copied:
+				p.Value = bytes.Clone(p.Value)
+			}
 		}
 		last[ev.KV.Key] = int32(len(h.events))
 		h.events = append(h.events, ev)
@@ -259,6 +270,17 @@ func (h *loadedHistory) sharedPrev(i int32, prev *KV) bool {
 	}
 	p := &h.events[i].Event
 	return p.Type == Put && p.KV.ModRevision == prev.ModRevision
+}
+
+// supersede marks the event at index i as followed by a later one of its
+// key: its value cannot be the state's, so unless it is already a copy it
+// is copied now, on the history's goroutine.
+func (h *loadedHistory) supersede(i int32, copied bool) {
+	h.links[i].superseded = true
+	if !copied {
+		v := &h.events[i].KV.Value
+		*v = bytes.Clone(*v)
+	}
 }
 
 // readEvent reads ev's values back (readStored), leaving out the previous
@@ -292,39 +314,31 @@ func (db *DB) readStored(key string, modRev int64, rec []byte) ([]byte, bool, *C
 	return rec, false, nil
 }
 
-// joinHistory makes h the history in memory. The newest event of a key
-// whose state is at its revision shares the state's key and value (without
-// a transformer only when the bytes agree, as they do in an intact file),
-// a previous state that is the key's event before shares that event's
-// value, and every other value still aliasing the file is copied.
+// joinHistory makes h the history in memory. readHistory left only the
+// values of each key's newest event aliasing the file: the newest event of
+// a key whose state is at its revision shares the state's key and value
+// (the records' checksums vouch for the bytes), and the others are copied.
 func (db *DB) joinHistory(h *loadedHistory) {
 	copied := db.opts.Transformer != nil // readStored made copies
 	for i := range h.events {
+		if h.links[i].superseded {
+			continue
+		}
 		ev := &h.events[i].Event
-		link := h.links[i]
-		shared := false
-		if !link.superseded && ev.Type == Put {
+		if ev.Type == Put {
 			if c := db.corrupt[ev.KV.Key]; c != nil && c.record != nil {
 				db.damageCut = max(db.damageCut, ev.KV.ModRevision) // damage.go
 			}
-			if kv, ok := db.idx.get(ev.KV.Key); ok && kv.ModRevision == ev.KV.ModRevision && db.corrupt[kv.Key] == nil &&
-				(copied || bytes.Equal(kv.Value, ev.KV.Value)) {
+			if kv, ok := db.idx.get(ev.KV.Key); ok && kv.ModRevision == ev.KV.ModRevision && db.corrupt[kv.Key] == nil {
 				ev.KV.Key, ev.KV.Value = kv.Key, kv.Value
-				shared = true
+				if ev.Prev != nil {
+					ev.Prev.Key = kv.Key
+				}
+				continue
 			}
 		}
-		if !shared && !copied {
+		if !copied {
 			ev.KV.Value = bytes.Clone(ev.KV.Value)
-		}
-		if ev.Prev == nil {
-			continue
-		}
-		ev.Prev.Key = ev.KV.Key
-		switch {
-		case h.sharedPrev(link.prev, ev.Prev):
-			ev.Prev.Value = h.events[link.prev].KV.Value
-		case !copied:
-			ev.Prev.Value = bytes.Clone(ev.Prev.Value)
 		}
 	}
 	db.hist = h.events
