@@ -177,6 +177,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 			},
 			sharedEnv(kubeconfigCommand(), serveFlags),
 			sharedEnv(defragCommand(), serveFlags),
+			sharedEnv(checkCommand(), serveFlags),
 			completionCommand(),
 			{
 				Name:  "version",

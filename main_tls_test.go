@@ -45,6 +45,12 @@ func TestTLSFlags(t *testing.T) {
 	if want := []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA}; err != nil || o.TLSMinVersion != tls.VersionTLS10 || !slices.Equal(o.TLSCipherSuites, want) {
 		t.Errorf("environment over file: %v %x %x", err, o.TLSMinVersion, o.TLSCipherSuites)
 	}
+	// TLS 1.3 suites are Go's: listed suites need no HTTP/2 suite, and
+	// the flag is said to have no effect.
+	o, err = parse(t, "serve", "--data-dir", dir, "--tls-min-version", "VersionTLS13", "--tls-cipher-suites", "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA")
+	if err != nil || !slices.Contains(o.Warnings, "--tls-cipher-suites has no effect with --tls-min-version VersionTLS13: TLS 1.3 suites are not configurable") {
+		t.Errorf("TLS 1.3 with suites: %v %q", err, o.Warnings)
+	}
 	os.Unsetenv("PLATD_TLS_MIN_VERSION")
 	os.Unsetenv("PLATD_TLS_CIPHER_SUITES")
 	for _, c := range []struct {

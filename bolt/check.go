@@ -6,35 +6,105 @@ import (
 	"fmt"
 
 	bbolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // checkMaxErrors bounds the problems CheckFile reports; past a few, more
 // detail does not help a repair.
 const checkMaxErrors = 20
 
-// CheckFile verifies a closed engine file, opened read-only: bbolt's own
-// page consistency check, then the engine's invariants: every history
+// checkProgressEvery is how many records Check reads between two calls
+// of CheckOptions.Progress.
+const checkProgressEvery = 50_000
+
+// CheckOptions tune Check.
+type CheckOptions struct {
+	// Transformer reads values back as Open would (see CheckFileWith).
+	Transformer Transformer
+	// MaxProblems caps the problems reported (a last one counts the rest);
+	// 0 means checkMaxErrors.
+	MaxProblems int
+	// Progress, when set, is called every checkProgressEvery records with
+	// the records read and the records to read.
+	Progress func(done, total int64)
+	// RevisionsOnly compares records by key and revisions, not values: for
+	// a file written with a transformer that is not at hand, whose equal
+	// values are stored as different bytes. Checksums still cover every
+	// record's bytes.
+	RevisionsOnly bool
+}
+
+// CheckFile verifies a closed engine file, opened read-only: the page
+// structure (pages.go), bbolt's own page consistency check, every
+// record's checksum, then the engine's invariants: every history
 // revision is above the compacted revision and at most the counter, the
 // retained history is contiguous, each event's previous state matches the
 // key's earlier event, the events of a transaction share their commit time
 // and touch distinct keys, and the state bucket equals what the newest
-// event of each key says. It returns nil or the problems found, joined.
-func CheckFile(path string) error { return CheckFileWith(path, nil) }
+// event of each key says. It returns nil or the problems found, joined,
+// each wrapping ErrCorrupt; ErrLocked when a process holds the file. It
+// never panics, whatever the file holds.
+func CheckFile(path string) error { return Check(path, CheckOptions{}) }
 
 // CheckFileWith is CheckFile for a file written with the transformer t:
 // values are compared as t reads them back, and one it cannot read is a
 // problem. CheckFile on such a file compares the stored bytes, which a
 // transformer with random nonces makes differ for equal values.
 func CheckFileWith(path string, t Transformer) error {
+	return Check(path, CheckOptions{Transformer: t})
+}
+
+// Check is CheckFile with options.
+func Check(path string, o CheckOptions) error {
+	if err := verifyFile(path); err != nil {
+		return fmt.Errorf("bolt: check %s: %w", path, err)
+	}
+	var err error
+	if perr := guard("checking "+path, func() error { err = check(path, o); return nil }); perr != nil {
+		return perr
+	}
+	return err
+}
+
+func check(path string, o CheckOptions) error {
+	t := o.Transformer
 	bdb, err := bbolt.Open(path, 0o600, &bbolt.Options{ReadOnly: true, Timeout: fileLockTimeout})
+	if errors.Is(err, berrors.ErrTimeout) {
+		return fmt.Errorf("bolt: check %s: %w: %s", path, ErrLocked, path)
+	}
 	if err != nil {
 		return fmt.Errorf("bolt: check %s: %w", path, err)
 	}
 	defer bdb.Close()
-	var errs []error
+	limit := o.MaxProblems
+	if limit <= 0 {
+		limit = checkMaxErrors
+	}
+	var (
+		errs []error
+		more int
+	)
 	report := func(format string, args ...any) {
-		if len(errs) < checkMaxErrors {
-			errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...))
+		if len(errs) >= limit {
+			more++
+			return
+		}
+		if len(args) == 1 && format == "%v" {
+			if e, ok := args[0].(error); ok && errors.Is(e, ErrCorrupt) {
+				errs = append(errs, e)
+				return
+			}
+		}
+		errs = append(errs, fmt.Errorf("%w: "+format, append([]any{ErrCorrupt}, args...)...))
+	}
+	same := sameKV
+	if o.RevisionsOnly {
+		same = sameRevisions
+	}
+	var done, total int64
+	progress := func() {
+		if done++; o.Progress != nil && done%checkProgressEvery == 0 {
+			o.Progress(done, total)
 		}
 	}
 	err = bdb.View(func(tx *bbolt.Tx) error {
@@ -45,6 +115,9 @@ func CheckFileWith(path string, t Transformer) error {
 		if meta == nil || state == nil || hist == nil {
 			report("missing bucket")
 			return nil
+		}
+		if o.Progress != nil {
+			total = int64(state.Stats().KeyN + hist.Stats().KeyN)
 		}
 		form, err := readForm(meta)
 		if err != nil {
@@ -67,6 +140,7 @@ func CheckFileWith(path string, t Transformer) error {
 			txnKeys = map[string]bool{} // keys of the transaction being read
 		)
 		err = hist.ForEach(func(k, v []byte) error {
+			progress()
 			r, err := readU64(k)
 			if err != nil {
 				report("history key: %v", err)
@@ -109,7 +183,7 @@ func CheckFileWith(path string, t Transformer) error {
 				report("event %d creates %s, which exists since %d", r, ev.KV.Key, before.Revision)
 			case ev.Prev != nil && before != nil && before.Type == Delete:
 				report("event %d has a previous state of deleted %s", r, ev.KV.Key)
-			case ev.Prev != nil && before != nil && !sameKV(&before.KV, ev.Prev):
+			case ev.Prev != nil && before != nil && !same(&before.KV, ev.Prev):
 				report("event %d previous state differs from event %d", r, before.Revision)
 			}
 			e := ev
@@ -124,6 +198,7 @@ func CheckFileWith(path string, t Transformer) error {
 			report("history ends at %d, revision is %d", want-1, rev)
 		}
 		err = state.ForEach(func(k, v []byte) error {
+			progress()
 			kv, err := form.decodeState(string(k), v)
 			if err != nil {
 				report("%v", err)
@@ -145,7 +220,7 @@ func CheckFileWith(path string, t Transformer) error {
 				report("state %s at %d has no event", kv.Key, kv.ModRevision)
 			case ev != nil && ev.Type == Delete:
 				report("state %s exists, deleted at %d", kv.Key, ev.Revision)
-			case ev != nil && !sameKV(&ev.KV, &kv):
+			case ev != nil && !same(&ev.KV, &kv):
 				report("state %s differs from its event %d", kv.Key, ev.Revision)
 			}
 			return nil
@@ -163,12 +238,22 @@ func CheckFileWith(path string, t Transformer) error {
 	if err != nil {
 		errs = append(errs, err)
 	}
+	if more > 0 {
+		errs = append(errs, fmt.Errorf("%w: %d more problems", ErrCorrupt, more))
+	}
+	if o.Progress != nil {
+		o.Progress(done, total)
+	}
 	return errors.Join(errs...)
 }
 
 func sameKV(a, b *KV) bool {
 	return a.Key == b.Key && a.CreateRevision == b.CreateRevision &&
 		a.ModRevision == b.ModRevision && bytes.Equal(a.Value, b.Value)
+}
+
+func sameRevisions(a, b *KV) bool {
+	return a.Key == b.Key && a.CreateRevision == b.CreateRevision && a.ModRevision == b.ModRevision
 }
 
 // readBack replaces ev's values by what t reads back, reporting a failure.

@@ -280,6 +280,13 @@ func (db *DB) commitBatch(ops []*op) {
 	for _, o := range taken {
 		close(o.done)
 	}
+	if db.unreleased >= releaseBytes {
+		// After large writes, also the pages this commit touched.
+		db.fileMu.Lock()
+		db.dropMapped()
+		db.fileMu.Unlock()
+		db.lastRelease, db.unreleased = time.Now(), 0
+	}
 	if len(changes) > 0 && db.log.Enabled(context.Background(), slog.LevelDebug) {
 		db.log.Debug("commit", "ops", len(taken), "changes", len(changes), "revision", next, "took", time.Since(start))
 	}
@@ -339,7 +346,9 @@ func (db *DB) writeChanges(tx *bbolt.Tx, changes []change, rev, at int64) error 
 	hist.FillPercent = historyFill
 	state.FillPercent = stateFill
 	var a arena
-	a.reserve(batchRecordBytes(changes))
+	n := batchRecordBytes(changes)
+	a.reserve(n)
+	db.unreleased += int64(n)
 	for i := range changes {
 		ev := &changes[i].ev
 		if db.opts.Transformer != nil {

@@ -87,6 +87,7 @@ func (db *DB) compactTo(rev int64) error {
 		}
 	}
 	db.fileCompacted = rev
+	db.dropMapped()
 	db.mu.Lock()
 	// trimHistory may have dropped these events from memory already.
 	if rev > db.compacted.Load() {
@@ -156,4 +157,18 @@ func (db *DB) expiredRevision(now time.Time) int64 {
 		return 0
 	}
 	return db.hist[i-1].Revision
+}
+
+// dropMapped drops the file's mapped pages from the resident set, as the
+// committer does once a second (releaseMapped): deleting events makes
+// bbolt read and rewrite the records beside them, which with large values
+// is megabytes of mapped pages, and a compaction after a burst may be the
+// last write for a long time. The read transaction keeps the map in place.
+func (db *DB) dropMapped() {
+	err := db.bdb.View(func(tx *bbolt.Tx) error {
+		return dropPages(db.bdb.Info().Data, uintptr(tx.Size()))
+	})
+	if err != nil {
+		db.log.Debug("releasing mapped pages", "err", err)
+	}
 }

@@ -46,6 +46,8 @@ type DB struct {
 	// lastRelease is when the committer last dropped mapped pages; only
 	// the committer (and load, before it starts) touches it.
 	lastRelease time.Time
+	// unreleased is the bytes of records committed since then (same owner).
+	unreleased int64
 
 	// mu guards the in-memory state below. The committer and the compactor
 	// take it exclusively only to publish an already-durable change.
@@ -136,7 +138,16 @@ func Open(path string, opts Options) (*DB, error) {
 	if opts.DefragMinSize <= 0 {
 		opts.DefragMinSize = DefaultDefragMinSize
 	}
-	bdb, err := openFile(path, opts.NoFsync)
+	// bbolt trusts its pages (pages.go): check them first, then open and
+	// load with every panic or fault turned into an error.
+	if err := verifyFile(path); err != nil {
+		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	var bdb *bbolt.DB
+	err := guard("opening "+path, func() (err error) {
+		bdb, err = openFile(path, opts.NoFsync)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
@@ -159,8 +170,8 @@ func Open(path string, opts Options) (*DB, error) {
 		closing:   make(chan struct{}),
 		committed: make(chan struct{}),
 	}
-	if err := db.load(); err != nil {
-		_ = bdb.Close()
+	if err := guard("loading "+path, db.load); err != nil {
+		_ = guard("closing", bdb.Close)
 		return nil, err
 	}
 	if err := db.compactDamaged(); err != nil {

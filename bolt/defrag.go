@@ -12,6 +12,7 @@ import (
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // Online defragmentation. bbolt reuses freed pages but never shrinks its
@@ -364,7 +365,12 @@ func openFile(path string, noSync bool) (*bbolt.DB, error) {
 		FreelistType:    bbolt.FreelistMapType,
 		InitialMmapSize: initialMmapSize,
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		return nil, fmt.Errorf("%w: %s", ErrLocked, path)
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrChecksum), errors.Is(err, berrors.ErrVersionMismatch):
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
+	case err != nil:
 		return nil, err
 	}
 	bdb.AllocSize = fileGrowStep

@@ -14,6 +14,15 @@ import (
 // page faults that follow each drop to the handful of pages a commit walks.
 const releaseInterval = time.Second
 
+// releaseBytes drops the pages sooner under large writes: bbolt rewrites the
+// records that share a leaf with the ones a commit changes, reading them
+// through the map, so the pages a commit touches grow with what it writes
+// (an update of a 1 MiB value touches several MiB). Once this many bytes of
+// records are committed the committer drops the pages right after the
+// commit, which bounds that growth; small writes still drop only once a
+// second.
+const releaseBytes = 4 << 20
+
 // releaseMapped drops the mapped pages of the file from the resident set
 // when releaseInterval has passed. It must run inside a write transaction,
 // before the transaction changes anything: the map can move only while a
@@ -24,7 +33,7 @@ func (db *DB) releaseMapped(tx *bbolt.Tx) {
 	if now.Sub(db.lastRelease) < releaseInterval {
 		return
 	}
-	db.lastRelease = now
+	db.lastRelease, db.unreleased = now, 0
 	info := db.bdb.Info()
 	if err := dropPages(info.Data, uintptr(tx.Size())); err != nil {
 		db.log.Debug("releasing mapped pages", "err", err)

@@ -174,6 +174,7 @@ func TestFailedAuthenticationLogBounded(t *testing.T) {
 	}
 	elapsed := time.Since(began)
 	lines := strings.Count(logs.String(), `msg="authentication failed"`)
+	t.Logf("%d failures in %v: %d lines, %d bytes of log", flood, elapsed, lines, len(logs.String()))
 	// authFailLogBurst (20) plus one per second of the flood.
 	if most := 20 + int(elapsed/time.Second) + 1; lines < 20 || lines > most {
 		t.Errorf("%d lines for %d failures in %v, want 20..%d", lines, flood, elapsed, most)

@@ -17,13 +17,22 @@ func brandMismatch(dataDir, recorded, wanted string) error {
 		config.ErrInvalid, dataDir, recorded, wanted, recorded, dataDir, wanted)
 }
 
-// openError turns the store's refusal of another brand into brandMismatch.
+// openError says why the store did not open and what to do: the store's
+// refusal of another brand becomes brandMismatch, a file locked by another
+// process asks whether another platd runs (only then), and a damaged file
+// names the ways out.
 func (s *Server) openError(err error) error {
 	var te *bolt.TagError
-	if errors.As(err, &te) {
+	switch {
+	case errors.As(err, &te):
 		return brandMismatch(s.opts.DataDir, te.Recorded, te.Wanted)
+	case errors.Is(err, bolt.ErrLocked):
+		return fmt.Errorf("opening %s: %w (is another platd using this data directory?)", s.opts.DBPath(), err)
+	case errors.Is(err, bolt.ErrCorrupt):
+		return fmt.Errorf("opening %s: the data file is damaged: %w; restore the data directory from a backup, "+
+			"or run `platd check --data-dir %s` to list the damaged keys and problems", s.opts.DBPath(), err, s.opts.DataDir)
 	}
-	return fmt.Errorf("opening %s: %w (is another platd using this data directory?)", s.opts.DBPath(), err)
+	return fmt.Errorf("opening %s: %w", s.opts.DBPath(), err)
 }
 
 // adoptBrand records the brand in a database written before brands were

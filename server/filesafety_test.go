@@ -2,6 +2,8 @@ package server_test
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -68,6 +70,7 @@ func TestOperatorFilesOpenToOthersRefused(t *testing.T) {
 			o.ServiceAccounts.SigningKeyFile = saKey
 			o.ServiceAccounts.KeyFiles = []string{saKey}
 		}},
+		{"--service-account-key-file", saKey, 0o644, func(o *config.Options) { o.ServiceAccounts.KeyFiles = []string{saKey} }},
 		{"--encryption-provider-config", enc, 0o604, func(o *config.Options) { o.EncryptionProviderConfigFile = enc }},
 		{"--token-auth-file", tokens, 0o660, func(o *config.Options) { o.TokenAuthFile = tokens }},
 	}
@@ -93,6 +96,28 @@ func TestOperatorFilesOpenToOthersRefused(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A public verification key may be readable by anyone.
+func TestPublicKeyFileOpenToOthersAccepted(t *testing.T) {
+	t.Parallel()
+	key, err := security.EnsureServiceAccountKey(filepath.Join(t.TempDir(), "sa.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub := filepath.Join(t.TempDir(), "sa.pub")
+	if err := os.WriteFile(pub, pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(pub, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e := start(t, func(o *config.Options) { o.ServiceAccounts.KeyFiles = []string{pub} })
+	e.do("GET", "/api/v1/namespaces/default", nil).mustCode(t, 200)
 }
 
 // The data directory and the private files platd generated in it, made
@@ -176,6 +201,50 @@ func TestTokenFileRefusedAtStart(t *testing.T) {
 			}
 			if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("the refused start made the data directory: %v", err)
+			}
+		})
+	}
+}
+
+// A data directory that exists empty (made by a package) is platd's and
+// made private; one that already holds other files (a home directory)
+// keeps its mode with a warning, and platd's own files in it are private.
+func TestDataDirModeOfExistingDirectory(t *testing.T) {
+	t.Parallel()
+	for _, foreign := range []bool{false, true} {
+		name := map[bool]string{false: "empty", true: "foreign"}[foreign]
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "data")
+			if err := os.Mkdir(dir, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if foreign {
+				if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var logs lockedBuffer
+			e := startLogged(t, testOptions(t, dir), slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn})))
+			e.do("GET", "/api/v1/namespaces/default", nil).mustCode(t, 200)
+			fi, err := os.Stat(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, line := fs.FileMode(0o700), fmt.Sprintf(`msg="permissions fixed: group or others could reach a private file of platd" path=%s was=0755 now=0700`, dir)
+			if foreign {
+				want, line = 0o755, fmt.Sprintf(`msg="directory open to group or others left as it is: it holds files that are not platd's" path=%s mode=0755`, dir)
+			}
+			if fi.Mode().Perm() != want || !strings.Contains(logs.String(), line) {
+				t.Errorf("mode %v, want %04o; want %s in\n%s", fi.Mode().Perm(), want, line, logs.String())
+			}
+			for _, p := range []string{e.opts.DBPath(), e.opts.KubeconfigPath(), filepath.Join(dir, "pki", "ca.key")} {
+				if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != 0o600 {
+					t.Errorf("%s: %v %v, want 0600", p, fi.Mode(), err)
+				}
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -76,6 +77,13 @@ func checkOperatorFiles(o config.Options) error {
 		{"--encryption-provider-config", o.EncryptionProviderConfigFile},
 		{"--token-auth-file", o.TokenAuthFile},
 	}
+	// Verification keys are public, but the flag also takes the signing
+	// key's own file.
+	for _, k := range o.ServiceAccounts.KeyFiles {
+		if data, err := os.ReadFile(k); err == nil && bytes.Contains(data, []byte("PRIVATE KEY-----")) {
+			files = append(files, struct{ flag, path string }{"--service-account-key-file", k})
+		}
+	}
 	for _, f := range files {
 		if f.path == "" {
 			continue
@@ -102,26 +110,30 @@ const (
 // private files platd generated in them private again, with a warning
 // naming each: they are platd's own, so it repairs rather than refuses
 // (a copy, an archive restore or a umask may have widened them).
-// Public files (certificates) are left as they are.
+// Public files (certificates) are left as they are. A directory is
+// platd's when it is empty or holds platd's marker file (the database,
+// the CA key); another (--data-dir /tmp or a home directory) keeps its
+// mode, with a warning: platd's files in it are private anyway.
 func (s *Server) fixGeneratedModes() error {
 	o := s.opts
-	paths := []struct {
-		path string
-		mode fs.FileMode
-	}{
-		{o.DataDir, privateDirMode},
-		{o.CertDir, privateDirMode},
-		{o.DBPath(), privateFileMode},
-		{o.KubeconfigPath(), privateFileMode},
-		{filepath.Join(o.CertDir, security.CAKeyName), privateFileMode},
-		{filepath.Join(o.CertDir, adminKeyName), privateFileMode},
-		{filepath.Join(o.CertDir, security.ServiceAccountKeyName), privateFileMode},
+	type private struct {
+		path   string
+		mode   fs.FileMode
+		marker string // a directory's file that shows it is platd's
 	}
-	if o.TLSCertFile == "" {
-		paths = append(paths, struct {
-			path string
-			mode fs.FileMode
-		}{filepath.Join(o.CertDir, servingKeyName), privateFileMode})
+	var paths []private
+	if o.DataDir != "" {
+		paths = append(paths, private{o.DataDir, privateDirMode, o.DBPath()}, private{path: o.DBPath(), mode: privateFileMode}, private{path: o.KubeconfigPath(), mode: privateFileMode})
+	}
+	if o.CertDir != "" {
+		keys := []string{security.CAKeyName, adminKeyName, security.ServiceAccountKeyName}
+		if o.TLSCertFile == "" {
+			keys = append(keys, servingKeyName)
+		}
+		paths = append(paths, private{o.CertDir, privateDirMode, filepath.Join(o.CertDir, security.CAKeyName)})
+		for _, k := range keys {
+			paths = append(paths, private{path: filepath.Join(o.CertDir, k), mode: privateFileMode})
+		}
 	}
 	for _, p := range paths {
 		fi, err := os.Stat(p.path)
@@ -134,13 +146,36 @@ func (s *Server) fixGeneratedModes() error {
 		if !openToOthers(fi.Mode()) {
 			continue
 		}
-		if err := os.Chmod(p.path, p.mode); err != nil {
-			return fmt.Errorf("%s has mode %04o, open to group or others, and cannot be made %04o: %w; run chmod %o %s as its owner",
-				p.path, fi.Mode().Perm(), p.mode, err, p.mode, p.path)
+		was := fmt.Sprintf("%04o", fi.Mode().Perm())
+		if fi.IsDir() && !platdsDir(p.path, p.marker) {
+			s.log.Warn("directory open to group or others left as it is: it holds files that are not platd's", "path", p.path, "mode", was)
+			continue
 		}
-		s.log.Warn("permissions fixed: group or others could reach a private file of platd", "path", p.path, "was", fmt.Sprintf("%04o", fi.Mode().Perm()), "now", fmt.Sprintf("%04o", p.mode))
+		if err := os.Chmod(p.path, p.mode); err != nil {
+			return fmt.Errorf("%s has mode %s, open to group or others, and cannot be made %04o: %w; run chmod %o %s as its owner",
+				p.path, was, p.mode, err, p.mode, p.path)
+		}
+		s.log.Warn("permissions fixed: group or others could reach a private file of platd", "path", p.path, "was", was, "now", fmt.Sprintf("%04o", p.mode))
 	}
 	return nil
+}
+
+// platdsDir reports whether dir holds marker or nothing at all; a sticky
+// directory (/tmp) is never platd's.
+func platdsDir(dir, marker string) bool {
+	if fi, err := os.Stat(dir); err != nil || fi.Mode()&fs.ModeSticky != 0 {
+		return false
+	}
+	if _, err := os.Stat(marker); err == nil {
+		return true
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(1)
+	return len(names) == 0
 }
 
 // checkAuthzFiles reads the authorizers' files: the chain itself is built

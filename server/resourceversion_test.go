@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -156,7 +157,6 @@ func TestHugeResourceVersionReads(t *testing.T) {
 	table := "application/json;as=Table;v=v1;g=" + meta
 	partial := "application/json;as=PartialObjectMetadata;v=v1;g=" + meta
 	partialList := "application/json;as=PartialObjectMetadataList;v=v1;g=" + meta
-	current := storeRevision(t, e)
 
 	type read struct {
 		name, path, accept string
@@ -187,15 +187,13 @@ func TestHugeResourceVersionReads(t *testing.T) {
 	}
 	// The continue token decides the revision of a resumed list: any
 	// other resourceVersion than "" and "0" is refused first.
-	page := e.do("GET", cms+"?limit=1", nil).mustCode(t, 200).obj(t)
 	e.do("POST", cms, cm("rv-cm2", nil, nil)).mustCode(t, 201)
+	page := e.do("GET", cms+"?limit=1", nil).mustCode(t, 200).obj(t)
 	cont, _ := path(page, "metadata.continue").(string)
 	if cont == "" {
-		// Two objects make a second page; the first page names it.
-		page = e.do("GET", cms+"?limit=1", nil).mustCode(t, 200).obj(t)
-		cont, _ = path(page, "metadata.continue").(string)
+		t.Fatalf("a page of one of two objects has no continue: %v", page)
 	}
-	current = storeRevision(t, e)
+	current := storeRevision(t, e)
 	continued := func(string, int64) rvOutcome {
 		return rvOutcome{code: 400, reason: "BadRequest", message: "specifying resource version is not allowed when using continue"}
 	}
@@ -290,6 +288,10 @@ func TestHugeResourceVersionWrites(t *testing.T) {
 				return rvOutcome{code: 409, reason: "Conflict", message: fmt.Sprintf(
 					`Operation cannot be fulfilled on ConfigMap "w": the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s). The object might have been modified`, v, stored)}
 			}},
+		{"delete collection", "DELETE", cms + "?resourceVersion=", "", nil,
+			func(v string) rvOutcome { return cachedRead(v, before) }},
+		{"delete collection paged", "DELETE", cms + "?limit=1&resourceVersion=", "", nil,
+			func(v string) rvOutcome { return storageRead(v, before) }},
 	}
 	t.Run("writes", func(t *testing.T) {
 		for _, wr := range writes {
@@ -300,7 +302,13 @@ func TestHugeResourceVersionWrites(t *testing.T) {
 					if wr.contentType != "" {
 						h = []string{"Content-Type", wr.contentType}
 					}
-					r := e.do(wr.method, wr.path, wr.body(v), h...)
+					p, body := wr.path, any(nil)
+					if wr.body == nil {
+						p += v
+					} else {
+						body = wr.body(v)
+					}
+					r := e.do(wr.method, p, body, h...)
 					wr.want(v).check(t, r)
 				})
 			}
@@ -324,13 +332,21 @@ func TestHugeResourceVersionWatch(t *testing.T) {
 	e := start(t)
 	cms := "/api/v1/namespaces/default/configmaps"
 	e.do("POST", cms, cm("before", nil, nil)).mustCode(t, 201)
-	// Both watches run at once; each must stay silent through a write.
+	// The watches run at once; each must stay silent through a write.
 	huge := []string{rvPastInt64, rvMaxUint64}
 	var silent []*watcher
+	var silentFrom []string
 	for _, v := range huge {
-		w := e.watch(cms + "?watch=1&allowWatchBookmarks=true&timeoutSeconds=2&resourceVersion=" + v)
+		q := "allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion=" + v
+		silentFrom = append(silentFrom, cms+"?watch=1&"+q,
+			cms+"?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan&"+q,
+			"/api/v1/watch/namespaces/default/configmaps?"+q,
+			"/api/v1/watch/namespaces/default/configmaps/during?"+q)
+	}
+	for _, p := range silentFrom {
+		w := e.watch(p)
 		if ct := w.res.Header.Get("Content-Type"); ct != "application/json" {
-			t.Errorf("watch %s: Content-Type %q", v, ct)
+			t.Errorf("watch %s: Content-Type %q", p, ct)
 		}
 		silent = append(silent, w)
 	}
@@ -339,25 +355,26 @@ func TestHugeResourceVersionWatch(t *testing.T) {
 		w.waitClosed()
 		select {
 		case ev := <-w.events:
-			t.Errorf("watch from %s delivered %s %v", huge[i], ev.Type, ev.Object)
+			t.Errorf("watch from %s delivered %s %v", silentFrom[i], ev.Type, ev.Object)
 		default:
 		}
 	}
 	current := storeRevision(t, e)
-	var initial []*watcher
-	for _, v := range huge {
-		initial = append(initial, e.watch(cms+"?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion="+v))
+	// With initial events the watch waits for the store first: both at
+	// once, each read to the end of its stream.
+	streams := make([]chan *resp, len(huge))
+	for i, v := range huge {
+		streams[i] = make(chan *resp, 1)
+		go func() {
+			streams[i] <- e.doAsync(cms + "?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&resourceVersion=" + v)
+		}()
 	}
-	for i, w := range initial {
-		ev := w.expect("ERROR", "")
-		want := map[string]any{"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{}, "status": "Failure",
-			"message": fmt.Sprintf("Timeout: Too large resource version: %s, current: %d", huge[i], current), "reason": "Timeout",
-			"details": map[string]any{"causes": []any{map[string]any{"reason": "ResourceVersionTooLarge", "message": "Too large resource version"}}, "retryAfterSeconds": 1.0},
-			"code":    504.0}
-		if !reflect.DeepEqual(ev.Object, want) {
-			t.Errorf("sendInitialEvents from %s: %v\n want %v", huge[i], ev.Object, want)
+	for i, v := range huge {
+		r := <-streams[i]
+		want := fmt.Sprintf(`{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Timeout: Too large resource version: %s, current: %d","reason":"Timeout","details":{"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}],"retryAfterSeconds":1},"code":504}}`, v, current)
+		if r.code != 200 || r.header.Get("Content-Type") != "application/json" || strings.TrimSpace(string(r.body)) != want {
+			t.Errorf("sendInitialEvents from %s: %d %q %s\n want %s", v, r.code, r.header.Get("Content-Type"), r.body, want)
 		}
-		w.waitClosed()
 	}
 	for _, q := range []string{"", "&sendInitialEvents=true&resourceVersionMatch=NotOlderThan"} {
 		r := e.do("GET", cms+"?watch=1&resourceVersion="+rvPastUint64+q, nil)

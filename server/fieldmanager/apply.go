@@ -100,6 +100,12 @@ func (r *Resource) apply(live, config map[string]any, managed Managed, manager s
 	}
 	fields := copyFields(managed.Fields)
 	key := ident{Manager: manager, Operation: OpApply, Subresource: r.o.Subresource}.key()
+	if r.keepsApplied(fields, key, ct) {
+		// The merge prunes what the manager applied last time and applies
+		// no more; with nothing to prune, its previous entry only costs
+		// the pruning walks. The entry is replaced by the new set anyway.
+		delete(fields, key)
+	}
 	nt, fields, err := r.updater.Apply(lt, ct, r.version, fields, key, force)
 	if err != nil {
 		return nil, err
@@ -132,6 +138,33 @@ func (r *Resource) apply(live, config map[string]any, managed Managed, manager s
 		out["metadata"] = map[string]any{}
 	}
 	return out, nil
+}
+
+// keepsApplied says whether manager's configuration ct applies every
+// field its previous one did (key's entry in fields), with every entry in
+// this version. Then pruning removes nothing: every path of the previous
+// set, and every path above one (a configuration's field set holds the
+// list items and map keys above its fields, and the named fields are
+// added before pruning), is owned by the new set, and pruning removes
+// only what no manager owns.
+func (r *Resource) keepsApplied(fields fieldpath.ManagedFields, key string, ct *typed.TypedValue) bool {
+	last, ok := fields[key]
+	if !ok || r.pruneAlways {
+		return false
+	}
+	for _, vs := range fields {
+		if vs.APIVersion() != r.version {
+			return false
+		}
+	}
+	set, err := ct.ToFieldSet()
+	if err != nil {
+		return false
+	}
+	if r.filter != nil {
+		set = r.filter.Filter(set)
+	}
+	return last.Set().Difference(set).Empty()
 }
 
 func copyFields(f fieldpath.ManagedFields) fieldpath.ManagedFields {

@@ -24,7 +24,8 @@ import (
 // that the general path decides those; TestCreatedFieldsEqualCompare
 // holds the two to the same bytes.
 
-// Fields the server keeps, which nobody owns (see stripSet).
+// Fields the server keeps, which nobody owns (stripSet and the create
+// walk both read them here).
 var (
 	strippedTop  = []string{"apiVersion", "kind", "metadata"}
 	strippedMeta = []string{"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation", "managedFields", "resourceVersion"}
@@ -50,6 +51,10 @@ type listItem struct {
 	v  any
 }
 
+// maxPooledTrie bounds the buffer a pooled walker keeps: a huge object's
+// trie should not stay in memory after its create.
+const maxPooledTrie = 64 << 10
+
 var walkers = sync.Pool{New: func() any { return &createWalker{out: jsonConfig.BorrowStream(nil)} }}
 
 // createdFields returns the FieldsV1 trie a create of obj records for its
@@ -58,7 +63,11 @@ var walkers = sync.Pool{New: func() any { return &createWalker{out: jsonConfig.B
 func (r *Resource) createdFields(obj map[string]any) (raw []byte, ok bool) {
 	w := walkers.Get().(*createWalker)
 	defer func() {
-		w.out.SetBuffer(w.out.Buffer()[:0])
+		buf := w.out.Buffer()[:0]
+		if cap(buf) > maxPooledTrie {
+			buf = nil
+		}
+		w.out.SetBuffer(buf)
 		w.keys, w.items, w.failed = w.keys[:0], w.items[:0], false
 		walkers.Put(w)
 	}()

@@ -283,3 +283,39 @@ func (g *objectGen) anyValue(depth int) any {
 	}
 	return map[string]any{g.pick(genStrings): g.anyValue(depth + 1)}
 }
+
+// FuzzCreatedFields decodes arbitrary bodies as a Pod, a Deployment and
+// a ConfigMap, as a create does, and holds the walk of each to the
+// general comparison (see checkCreate).
+func FuzzCreatedFields(f *testing.F) {
+	for _, seed := range []string{
+		`{"metadata":{"name":"p","labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i","ports":[{"containerPort":80},{"containerPort":80,"protocol":"UDP"}]}]}}`,
+		`{"metadata":{"name":"d","finalizers":["a","a"]},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","env":[{"name":"X"},{"name":"X","value":"1"}]}]}}}}`,
+		`{"metadata":{"name":"c","annotations":{"x<y":"1","ü":""}},"data":{"k":""},"binaryData":{}}`,
+		`{"metadata":{"name":"p","ownerReferences":[{"uid":"u"},{"uid":"u"}]},"spec":{"containers":[],"volumes":[{"name":"v","emptyDir":{}}]},"status":{"conditions":[{}]}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	type kind struct{ group, kind string }
+	kinds := []kind{{"", "Pod"}, {"apps", "Deployment"}, {"", "ConfigMap"}}
+	resources := map[kind]*Resource{}
+	for _, k := range kinds {
+		s := kindSchema(f, k.group, "v1", k.kind)
+		o := Options{Group: k.group, Version: "v1", Kind: k.kind, Schema: s}
+		if s.Field("status") != nil {
+			o.Reset = []string{"status"}
+		}
+		resources[k] = New(o)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, k := range kinds {
+			r := resources[k]
+			dec, err := schema.Decode(data, r.o.Schema)
+			if err != nil {
+				continue
+			}
+			schema.ApplyDefaults(dec.Object, r.o.Schema)
+			checkCreate(t, k.kind, r, schema.Canonical(dec.Object, r.o.Schema))
+		}
+	})
+}

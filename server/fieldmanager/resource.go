@@ -50,6 +50,11 @@ type Resource struct {
 	zero    map[string]any
 	updater *merge.Updater
 	strip   *fieldpath.Set
+	// filter is the updater's filter of this version's sets, nil for none.
+	filter fieldpath.Filter
+	// pruneAlways turns off the skipped prune of Apply (see keepsApplied),
+	// for tests that hold the two to the same result.
+	pruneAlways bool
 }
 
 // New prepares the bookkeeping of o's writes.
@@ -83,6 +88,7 @@ func New(o Options) *Resource {
 			filters[fieldpath.APIVersion(v)] = fieldpath.NewExcludeSetFilter(set)
 		}
 	}
+	r.filter = filters[r.version]
 	b := merge.UpdaterBuilder{Converter: versionConverter{r}}
 	if len(filters) > 0 {
 		b.IgnoreFilter = filters
@@ -102,8 +108,11 @@ func keys[V any](m map[string]V) []string {
 // stripSet are the fields nobody owns: type and identity metadata the
 // server keeps.
 func stripSet() *fieldpath.Set {
-	s := fieldpath.NewSet(fieldpath.MakePathOrDie("apiVersion"), fieldpath.MakePathOrDie("kind"), fieldpath.MakePathOrDie("metadata"))
-	for _, f := range []string{"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName", "generation", "managedFields", "resourceVersion"} {
+	s := fieldpath.NewSet()
+	for _, f := range strippedTop {
+		s.Insert(fieldpath.MakePathOrDie(f))
+	}
+	for _, f := range strippedMeta {
 		s.Insert(fieldpath.MakePathOrDie("metadata", f))
 	}
 	return s

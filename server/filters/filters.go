@@ -216,9 +216,11 @@ const tooManyRequestsRetryAfter = "1"
 
 // LimitInFlight answers 429 when more than readOnly reads (get, list) or
 // mutating writes are being served at once; a limit of 0 means none.
-// Long-running requests (watches, streams) do not count, and members of
-// the privileged group are served even when the slots are full, so an
-// administrator can always reach a flooded server.
+// Long-running requests (watches, streams) do not count. Members of the
+// privileged group and health probes are served even when the slots are
+// full, so an administrator, a kubelet or a load balancer can always
+// reach a flooded server: upstream's default flow schemas put both in
+// the exempt priority level.
 func LimitInFlight(next http.Handler, readOnly, mutating int) http.Handler {
 	if readOnly == 0 && mutating == 0 {
 		return next
@@ -249,7 +251,7 @@ func LimitInFlight(next http.Handler, readOnly, mutating int) http.Handler {
 			defer func() { <-sem }()
 			next.ServeHTTP(w, r)
 		default:
-			if UserFrom(r.Context()).InGroup(security.SystemPrivilegedGroup) {
+			if UserFrom(r.Context()).InGroup(security.SystemPrivilegedGroup) || isProbe(info) {
 				next.ServeHTTP(w, r)
 				return
 			}
@@ -259,4 +261,18 @@ func LimitInFlight(next http.Handler, readOnly, mutating int) http.Handler {
 			http.Error(w, "Too many requests, please try again later.", http.StatusTooManyRequests)
 		}
 	})
+}
+
+// isProbe reports whether info is a health probe: a GET of /healthz,
+// /readyz or /livez itself, what upstream's "probes" flow schema matches.
+// A single check (/readyz/ping) and HEAD are not, as there.
+func isProbe(info *request.Info) bool {
+	if info.IsResource || info.Verb != "get" {
+		return false
+	}
+	switch info.Path {
+	case "/healthz", "/readyz", "/livez":
+		return true
+	}
+	return false
 }

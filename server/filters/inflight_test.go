@@ -62,6 +62,12 @@ func TestLimitInFlight(t *testing.T) {
 		{"log stream is long-running", http.MethodGet, "/api/v1/namespaces/a/pods/p/log", nil, http.StatusTeapot},
 		{"privileged group is exempt", http.MethodGet, "/api/v1/configmaps", []string{"Admin"}, http.StatusTeapot},
 		{"privileged write is exempt", http.MethodPost, "/api/v1/namespaces/a/configmaps", []string{"Admin"}, http.StatusTeapot},
+		{"readyz is exempt", http.MethodGet, "/readyz", nil, http.StatusTeapot},
+		{"livez is exempt", http.MethodGet, "/livez?verbose", nil, http.StatusTeapot},
+		{"healthz is exempt", http.MethodGet, "/healthz", nil, http.StatusTeapot},
+		{"one check is not a probe", http.MethodGet, "/readyz/ping", nil, http.StatusTooManyRequests},
+		{"HEAD is not a probe", http.MethodHead, "/readyz", nil, http.StatusTooManyRequests},
+		{"metrics are not a probe", http.MethodGet, "/metrics", nil, http.StatusTooManyRequests},
 	} {
 		rec := serve(tc.method, tc.target, tc.hdr...)
 		if rec.Code != tc.want {

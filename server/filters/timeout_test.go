@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -109,4 +110,81 @@ func TestTimeoutPanics(t *testing.T) {
 		}
 	}()
 	timeoutThrough(t, time.Hour, "/api/v1/configmaps", func(http.ResponseWriter, *http.Request) { panic("boom") })
+}
+
+// deadlineWriter is a connection's writer whose writes block, as for a
+// client that stopped reading, until a write deadline in the past is set.
+type deadlineWriter struct {
+	*httptest.ResponseRecorder
+	mu        sync.Mutex
+	deadlines []time.Time
+	cut       chan struct{}
+}
+
+func (w *deadlineWriter) SetWriteDeadline(d time.Time) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.deadlines = append(w.deadlines, d)
+	if !d.IsZero() && d.Before(time.Now()) {
+		close(w.cut)
+	}
+	return nil
+}
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	<-w.cut
+	return 0, errors.New("write deadline exceeded")
+}
+
+func (w *deadlineWriter) seen() []time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]time.Time(nil), w.deadlines...)
+}
+
+// A handler blocked writing to a client that stopped reading is cut off
+// at the deadline: its write fails, the connection is aborted and the
+// handler returns. A watch clears the connection's write deadline.
+func TestTimeoutCutsBlockedWrites(t *testing.T) {
+	t.Parallel()
+	w := &deadlineWriter{ResponseRecorder: httptest.NewRecorder(), cut: make(chan struct{})}
+	returned := make(chan error, 1)
+	h := RequestInfo(Timeout(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, err := w.Write([]byte("a large list"))
+		returned <- err
+	}), 20*time.Millisecond, nil))
+	aborted := make(chan any, 1)
+	go func() {
+		defer func() { aborted <- recover() }()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1/configmaps", nil))
+	}()
+	select {
+	case v := <-aborted:
+		if v != http.ErrAbortHandler {
+			t.Errorf("recovered %v, want http.ErrAbortHandler", v)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the request did not end at its deadline")
+	}
+	select {
+	case err := <-returned:
+		if err == nil {
+			t.Error("the blocked write succeeded")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the handler is still writing")
+	}
+
+	w = &deadlineWriter{ResponseRecorder: httptest.NewRecorder(), cut: make(chan struct{})}
+	RequestInfo(Timeout(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), time.Hour, nil)).
+		ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1/configmaps?watch=true", nil))
+	if d := w.seen(); len(d) != 1 || !d[0].IsZero() {
+		t.Errorf("watch: write deadlines %v, want one cleared", d)
+	}
+	w = &deadlineWriter{ResponseRecorder: httptest.NewRecorder(), cut: make(chan struct{})}
+	RequestInfo(Timeout(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), 0, nil)).
+		ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1/configmaps?watch=true", nil))
+	if d := w.seen(); len(d) != 0 {
+		t.Errorf("watch without a request timeout: write deadlines %v, want none", d)
+	}
 }

@@ -36,6 +36,12 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 			apierr.Invalid(paramIgnoreStoreReadError, true, "is not allowed with DELETECOLLECTION, try again after removing the option")))
 		return
 	}
+	// Upstream lists what it deletes with the request's list options: a
+	// resourceVersion fails here as it fails a list.
+	if _, err := h.planList(r, s, lo); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
 	warnOrphaning(w, s.d, o)
 	rd, err := h.newRenderer(r, s.d, out)
 	if err != nil {

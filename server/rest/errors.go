@@ -106,6 +106,9 @@ func (h *Handler) toStatus(err error) error {
 	var se *apierr.Error
 	if !errors.As(err, &se) && engineError(err) {
 		// A storage error that reached here without its context.
+		if errors.Is(err, bolt.ErrClosed) {
+			return apierr.ServiceUnavailable("apiserver is shutting down", 1)
+		}
 		return h.storageInternal(nil, "", err)
 	}
 	return err
@@ -127,10 +130,11 @@ func (h *Handler) storageInternal(s *scope, name string, err error) error {
 }
 
 // engineSentinels are the storage engine's errors; an error wrapping one
-// of them came from the engine.
+// of them came from the engine. TestEngineSentinelsComplete keeps the
+// list in step with bolt/errors.go.
 var engineSentinels = []error{
 	bolt.ErrNotFound, bolt.ErrExists, bolt.ErrConflict, bolt.ErrCompacted, bolt.ErrFutureRevision,
-	bolt.ErrWatcherTooSlow, bolt.ErrClosed, bolt.ErrInvalid, bolt.ErrCorrupt, bolt.ErrLocked,
+	bolt.ErrWatcherTooSlow, bolt.ErrClosed, bolt.ErrInvalid, bolt.ErrCorrupt, bolt.ErrChecksum, bolt.ErrLocked,
 	bolt.ErrCorruptValue, bolt.ErrInvalidTxn, bolt.ErrTagMismatch,
 }
 

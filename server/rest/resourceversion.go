@@ -26,11 +26,6 @@ func (v resourceVersion) revision() (rev int64, ok bool) {
 	return int64(v), true
 }
 
-// after reports whether v is newer than the store revision rev.
-func (v resourceVersion) after(rev int64) bool {
-	return rev < 0 || uint64(v) > uint64(rev)
-}
-
 // equals reports whether v names the store revision rev.
 func (v resourceVersion) equals(rev int64) bool {
 	return rev >= 0 && uint64(v) == uint64(rev)

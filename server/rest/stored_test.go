@@ -2,10 +2,13 @@ package rest
 
 import (
 	"bytes"
+	"encoding/base64"
 	"strconv"
+	"strings"
 	"testing"
 
 	"platd/config"
+	"platd/server/apierr"
 )
 
 func TestStamp(t *testing.T) {
@@ -64,13 +67,28 @@ func FuzzDecodeContinue(f *testing.F) {
 	h := &Handler{brand: b}
 	f.Add(h.encodeContinue(7, "/p/", "/p/a"))
 	f.Add("eyJ2IjoiIn0")
+	// Revisions across and past the int64 a token holds, signed, with
+	// leading zeros, a plus sign and spaces (not JSON numbers).
+	v := h.continueVersion()
+	for _, rv := range []string{"9223372036854775807", "9223372036854775808", "18446744073709551615", "18446744073709551616",
+		"-1", "-9223372036854775808", "-9223372036854775809", "007", "+1", " 1 ", "1e3", "1.0", `"5"`, "0"} {
+		f.Add(base64.RawURLEncoding.EncodeToString([]byte(`{"v":"` + v + `","rv":` + rv + `,"start":"a\u0000"}`)))
+	}
 	f.Fuzz(func(t *testing.T, tok string) {
-		rev, start, _, err := h.decodeContinue(tok, "/p/")
+		rev, start, rel, err := h.decodeContinue(tok, "/p/")
 		if err != nil {
+			if apierr.Code(err) != 400 || !strings.HasPrefix(err.Error(), "invalid continue token: continue key is not valid: ") {
+				t.Errorf("token %q refused with %v", tok, err)
+			}
 			return
 		}
-		if rev == 0 || len(start) < len("/p/") || start[:3] != "/p/" {
-			t.Errorf("accepted token %q gave rev %d start %q", tok, rev, start)
+		if rev == 0 || len(start) < len("/p/") || start[:3] != "/p/" || start != "/p/"+rel {
+			t.Errorf("accepted token %q gave rev %d start %q rel %q", tok, rev, start, rel)
+		}
+		// What the server hands out for it decodes to the same place.
+		rev2, start2, _, err := h.decodeContinue(h.marshalContinue(rev, "/"+rel), "/p/")
+		if err != nil || rev2 != rev || start2 != start {
+			t.Errorf("token %q re-encoded: %d %q %v; want %d %q", tok, rev2, start2, err, rev, start)
 		}
 	})
 }

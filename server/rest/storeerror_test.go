@@ -4,9 +4,13 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -119,6 +123,9 @@ func TestToStatusEngineErrors(t *testing.T) {
 			t.Errorf("%v: %d %s %q", err, st.Code, st.Reason, st.Message)
 		}
 	}
+	if st := apierr.FromError(h.toStatus(fmt.Errorf("x: %w", bolt.ErrClosed))).Status; st.Code != 503 || st.Message != "apiserver is shutting down" {
+		t.Errorf("closed engine: %+v", st)
+	}
 	// Statuses and the upstream's unwrapped non-storage errors pass.
 	nf := apierr.NotFound("", "configmaps", "x")
 	if got := h.toStatus(nf); got != nf {
@@ -127,5 +134,46 @@ func TestToStatusEngineErrors(t *testing.T) {
 	raw := fmt.Errorf(`resourceVersion: Invalid value: "x": invalid syntax`)
 	if got := h.toStatus(raw); got != raw {
 		t.Errorf("raw error changed: %v", got)
+	}
+}
+
+// Every sentinel bolt/errors.go declares is known to engineError, so a new
+// one cannot slip through toStatus with its text.
+func TestEngineSentinelsComplete(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "../../bolt/errors.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, s := range engineSentinels {
+		known[s.Error()] = true
+	}
+	n := 0
+	for _, decl := range f.Decls {
+		g, ok := decl.(*ast.GenDecl)
+		if !ok || g.Tok != token.VAR {
+			continue
+		}
+		for _, spec := range g.Specs {
+			vs := spec.(*ast.ValueSpec)
+			for i, name := range vs.Names {
+				call, ok := vs.Values[i].(*ast.CallExpr)
+				if !ok || !strings.HasPrefix(name.Name, "Err") || len(call.Args) != 1 {
+					continue
+				}
+				lit, ok := call.Args[0].(*ast.BasicLit)
+				if !ok {
+					continue
+				}
+				n++
+				text, _ := strconv.Unquote(lit.Value)
+				if !known[text] {
+					t.Errorf("bolt.%s (%q) is missing from engineSentinels", name.Name, text)
+				}
+			}
+		}
+	}
+	if n != len(engineSentinels) {
+		t.Errorf("bolt declares %d sentinels, engineSentinels holds %d", n, len(engineSentinels))
 	}
 }

@@ -21,7 +21,7 @@ import (
 
 // newTestHandler serves the built-in types from a fresh store over plain
 // HTTP.
-func newTestHandler(t *testing.T, c Config) (*Handler, *httptest.Server, bolt.Store) {
+func newTestHandler(t testing.TB, c Config) (*Handler, *httptest.Server, bolt.Store) {
 	t.Helper()
 	b, _ := config.LookupBrand("plat")
 	store, err := bolt.Open(filepath.Join(t.TempDir(), "db"), bolt.Options{Stamp: Stamp, NoFsync: true})

@@ -1,0 +1,253 @@
+package bolt
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+const (
+	damageKey      = "/configmaps/default/target"
+	damageMarker   = "MARKER-VALUE-0123456789"
+	damageOldValue = "OLD-MARKER-9876543210"
+)
+
+var (
+	damageOnce sync.Once
+	damageFile []byte
+	damageErr  error
+)
+
+// damageSource is a closed engine file with enough objects for branch
+// pages, a value found by its marker and an older value kept only in the
+// history. It is built once and copied by each case.
+func damageSource(t *testing.T) []byte {
+	t.Helper()
+	damageOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "damage")
+		if err != nil {
+			damageErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		path := filepath.Join(dir, "e.db")
+		db, err := Open(path, Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			damageErr = err
+			return
+		}
+		ctx := context.Background()
+		pad := strings.Repeat("x", 200)
+		for i := range 300 {
+			if _, err := db.Create(ctx, fmt.Sprintf("/configmaps/default/cm-%03d", i), []byte(`{"data":"`+pad+`"}`)); err != nil {
+				damageErr = err
+			}
+		}
+		kv, err := db.Create(ctx, damageKey, []byte(`{"data":"`+damageOldValue+`"}`))
+		if err == nil {
+			_, err = db.Update(ctx, damageKey, kv.ModRevision, []byte(`{"data":"`+damageMarker+`"}`))
+		}
+		if err != nil {
+			damageErr = err
+		}
+		if err := db.Close(); err != nil {
+			damageErr = err
+		}
+		damageFile, err = os.ReadFile(path)
+		if damageErr == nil {
+			damageErr = err
+		}
+	})
+	if damageErr != nil {
+		t.Fatal(damageErr)
+	}
+	return bytes.Clone(damageFile)
+}
+
+// pageOf returns the offset of the first page of the file with flags f
+// reachable from the root, and the file's page size.
+func pageOf(t *testing.T, data []byte, f uint16) (int, int) {
+	t.Helper()
+	ps := int(readBoltMeta(data, 0).pageSize)
+	for id := 2; (id+1)*ps <= len(data); id++ {
+		if ne.Uint16(data[id*ps+8:]) == f && ne.Uint64(data[id*ps:]) == uint64(id) && ne.Uint16(data[id*ps+10:]) > 1 {
+			return id * ps, ps
+		}
+	}
+	t.Fatalf("no page with flags %#x", f)
+	return 0, 0
+}
+
+func flipAll(t *testing.T, data []byte, marker string) []byte {
+	t.Helper()
+	n := 0
+	for i := 0; ; {
+		j := bytes.Index(data[i:], []byte(marker))
+		if j < 0 {
+			break
+		}
+		data[i+j+3] ^= 0x20
+		i += j + len(marker)
+		n++
+	}
+	if n == 0 {
+		t.Fatalf("marker %q not in the file", marker)
+	}
+	return data
+}
+
+// TestDamagedFiles damages copies of a real engine file, one way each,
+// and checks that Open refuses it with a clear error or serves the
+// damaged object as corrupt, and that CheckFile reports it; neither ever
+// panics or faults.
+func TestDamagedFiles(t *testing.T) {
+	t.Parallel()
+	highWater := func(data []byte) int {
+		m0, m1 := readBoltMeta(data, 0), readBoltMeta(data, readBoltMeta(data, 0).pageSize)
+		if m1.txid > m0.txid {
+			m0 = m1
+		}
+		return int(m0.highWater * m0.pageSize)
+	}
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, data []byte) []byte
+		open   string                // part of Open's error; "" if it opens
+		check  string                // part of CheckFile's error; "" if clean
+		opened func(*testing.T, *DB) // what an opened file serves
+	}{
+		{name: "zero length", damage: func(*testing.T, []byte) []byte { return nil },
+			open: "the file is empty (0 bytes)", check: "the file is empty"},
+		{name: "truncated to half", damage: func(_ *testing.T, d []byte) []byte { return d[:highWater(d)/2] },
+			open: "the file is truncated", check: "the file is truncated"},
+		{name: "truncated to a non-page size", damage: func(_ *testing.T, d []byte) []byte { return d[:highWater(d)-1000] },
+			open: "the file is truncated", check: "the file is truncated"},
+		{name: "truncated inside the first page", damage: func(_ *testing.T, d []byte) []byte { return d[:100] },
+			open: "the file is truncated: it is 100 bytes", check: "the file is truncated: it is 100 bytes"},
+		{name: "both meta pages", damage: func(_ *testing.T, d []byte) []byte {
+			ps := readBoltMeta(d, 0).pageSize
+			d[pageHeaderSize+20] ^= 0xff
+			d[ps+pageHeaderSize+20] ^= 0xff
+			return d
+		}, open: "both meta pages are damaged (first: checksum mismatch)", check: "both meta pages are damaged"},
+		{name: "one meta page", damage: func(_ *testing.T, d []byte) []byte {
+			d[pageHeaderSize+40] ^= 0xff // the other one stands in, as bbolt intends
+			return d
+		}, opened: func(t *testing.T, db *DB) {
+			if _, err := db.Get(damageKey); err != nil {
+				t.Error(err)
+			}
+		}},
+		{name: "branch page child out of the file", damage: func(t *testing.T, d []byte) []byte {
+			off, _ := pageOf(t, d, branchPageFlag)
+			ne.PutUint64(d[off+pageHeaderSize+8:], 1<<40)
+			return d
+		}, open: "outside the file's pages", check: "outside the file's pages"},
+		{name: "branch page child elsewhere", damage: func(t *testing.T, d []byte) []byte {
+			off, _ := pageOf(t, d, branchPageFlag)
+			child := d[off+pageHeaderSize+8 : off+pageHeaderSize+16]
+			copy(d[off+2*pageHeaderSize+8:], child) // the second child is the first again
+			return d
+		}, open: "page ", check: "page "},
+		{name: "branch page key offset", damage: func(t *testing.T, d []byte) []byte {
+			off, _ := pageOf(t, d, branchPageFlag)
+			ne.PutUint32(d[off+pageHeaderSize:], 1<<30)
+			return d
+		}, open: "key or value past the page", check: "key or value past the page"},
+		{name: "leaf page element count", damage: func(t *testing.T, d []byte) []byte {
+			off, _ := pageOf(t, d, leafPageFlag)
+			ne.PutUint16(d[off+10:], 0xfff0)
+			return d
+		}, open: "elements overrun the page", check: "elements overrun the page"},
+		{name: "page type", damage: func(t *testing.T, d []byte) []byte {
+			off, _ := pageOf(t, d, branchPageFlag)
+			ne.PutUint16(d[off+8:], 0x40)
+			return d
+		}, open: "unexpected page type", check: "unexpected page type"},
+		{name: "leaf value byte", damage: func(t *testing.T, d []byte) []byte { return flipAll(t, d, damageMarker) },
+			check: `state "/configmaps/default/target": bolt: checksum mismatch`,
+			opened: func(t *testing.T, db *DB) {
+				var ce *CorruptError
+				if _, err := db.Get(damageKey); !errors.As(err, &ce) || !errors.Is(err, ErrChecksum) || ce.Key != damageKey {
+					t.Errorf("get: %v", err)
+				}
+				if _, err := db.Get("/configmaps/default/cm-001"); err != nil {
+					t.Error(err)
+				}
+			}},
+		{name: "history record", damage: func(t *testing.T, d []byte) []byte { return flipAll(t, d, damageOldValue) },
+			check: ": bolt: checksum mismatch",
+			opened: func(t *testing.T, db *DB) {
+				kv, err := db.Get(damageKey)
+				if err != nil || !bytes.Contains(kv.Value, []byte(damageMarker)) {
+					t.Errorf("get: %q, %v", kv.Value, err)
+				}
+				if c := db.CompactedRevision(); c != kv.ModRevision {
+					t.Errorf("compacted %d, want the last damaged event %d", c, kv.ModRevision)
+				}
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "e.db")
+			if err := os.WriteFile(path, tc.damage(t, damageSource(t)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			err := CheckFile(path)
+			if tc.check == "" && err != nil || tc.check != "" && (!errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.check)) {
+				t.Errorf("check: %v\nwant %q", err, tc.check)
+			}
+			db, err := Open(path, Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)})
+			if tc.open != "" {
+				if err == nil {
+					db.Close()
+				}
+				if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.open) || !strings.Contains(err.Error(), path) {
+					t.Fatalf("open: %v\nwant %q naming the file", err, tc.open)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			tc.opened(t, db)
+		})
+	}
+}
+
+// TestDamagedFilesRandom flips random bytes of copies of a small engine
+// file: CheckFile and Open return (an error or not), never panic or fault.
+func TestDamagedFilesRandom(t *testing.T) {
+	t.Parallel()
+	src := damageSource(t)
+	rng := rand.New(rand.NewPCG(11, 12))
+	dir := t.TempDir()
+	for i := range 150 {
+		d := bytes.Clone(src)
+		for range 1 + rng.IntN(4) {
+			// Most damage lands in the first pages, where the metas and the
+			// tree's upper pages are.
+			at := rng.IntN(min(len(d), 64<<10))
+			d[at] ^= byte(1 + rng.IntN(255))
+		}
+		path := filepath.Join(dir, fmt.Sprintf("e%d.db", i))
+		if err := os.WriteFile(path, d, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_ = CheckFile(path)
+		if db, err := Open(path, Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)}); err == nil {
+			_ = db.Close()
+		}
+		os.Remove(path)
+	}
+}

@@ -1,0 +1,374 @@
+package bolt
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"os"
+	"runtime/debug"
+)
+
+// The page structure of a bbolt file is checked here, with plain reads,
+// before bbolt opens it. bbolt trusts its pages: opening a file for
+// writing walks every page on a goroutine of its own, where a damaged
+// page (an offset past the page, a child out of the file) panics beyond
+// any recover, and a file shorter than its pages dies of SIGBUS when the
+// map is read past its end. verifyPages refuses such a file with an
+// error naming what is wrong instead. It reads what bbolt's walk reads:
+// the meta pages, the freelist page if any, and every page reachable from
+// the root with its element table and keys; values only where they are
+// buckets.
+//
+// The layout facts (bbolt 1.x, file format version 2, host byte order):
+//
+//	page header   id u64, flags u16, count u16, overflow u32   (16 bytes)
+//	meta          magic u32, version u32, pageSize u32, flags u32,
+//	              root bucket {root u64, sequence u64}, freelist u64,
+//	              pgid (high-water mark) u64, txid u64, checksum u64
+//	              (FNV-64a of the fields before it), after the header
+//	branch elem   pos u32, ksize u32, pgid u64    key at elem+pos
+//	leaf elem     flags u32, pos u32, ksize u32, vsize u32
+//	              key at elem+pos, value after it; flags 1 = a bucket,
+//	              whose value is {root u64, sequence u64} and, when root
+//	              is 0, an inline leaf page
+//	freelist      count (0xFFFF: the count is the first u64), then ids
+const (
+	pageHeaderSize  = 16
+	pageElemSize    = 16
+	bucketHdrSize   = 16
+	metaSize        = 64
+	metaSumOffset   = 56
+	boltMagic       = 0xED0CDAED
+	boltVersion     = 2
+	branchPageFlag  = 0x01
+	leafPageFlag    = 0x02
+	metaPageFlag    = 0x04
+	freelistFlag    = 0x10
+	bucketLeafFlag  = 0x01
+	noFreelist      = ^uint64(0)
+	minPageSize     = 1 << 10
+	maxPageSize     = 1 << 24
+	freelistOverrun = 0xFFFF
+)
+
+var ne = binary.NativeEndian
+
+// boltMeta is one meta page's fields.
+type boltMeta struct {
+	pageSize           uint64
+	root, freelist     uint64
+	highWater, txid    uint64
+	invalid            string // why the page is not a valid meta, or ""
+	magicOK, versionOK bool
+}
+
+func readBoltMeta(data []byte, off uint64) boltMeta {
+	if off+pageHeaderSize+metaSize > uint64(len(data)) {
+		return boltMeta{invalid: "past the end of the file"}
+	}
+	m := data[off+pageHeaderSize : off+pageHeaderSize+metaSize]
+	bm := boltMeta{
+		pageSize:  uint64(ne.Uint32(m[8:])),
+		root:      ne.Uint64(m[16:]),
+		freelist:  ne.Uint64(m[32:]),
+		highWater: ne.Uint64(m[40:]),
+		txid:      ne.Uint64(m[48:]),
+		magicOK:   ne.Uint32(m[0:]) == boltMagic,
+		versionOK: ne.Uint32(m[4:]) == boltVersion,
+	}
+	h := fnv.New64a()
+	h.Write(m[:metaSumOffset])
+	switch {
+	case !bm.magicOK:
+		bm.invalid = "not a bbolt meta page (magic)"
+	case !bm.versionOK:
+		bm.invalid = fmt.Sprintf("bbolt format version %d", ne.Uint32(m[4:]))
+	case h.Sum64() != ne.Uint64(m[metaSumOffset:]):
+		bm.invalid = "checksum mismatch"
+	}
+	return bm
+}
+
+// verifyPagesData checks the page structure of a whole file's bytes; see
+// above. It returns nil or an error wrapping ErrCorrupt.
+func verifyPagesData(data []byte) error {
+	if len(data) == 0 {
+		return fmt.Errorf("%w: the file is empty (0 bytes)", ErrCorrupt)
+	}
+	m0 := readBoltMeta(data, 0)
+	pageSize := m0.pageSize
+	if m0.invalid != "" {
+		// The second meta page says the page size, as bbolt finds it.
+		pageSize = 0
+		for ps := uint64(minPageSize); ps <= maxPageSize; ps <<= 1 {
+			if m := readBoltMeta(data, ps); m.invalid == "" && m.pageSize == ps {
+				pageSize = ps
+				break
+			}
+		}
+		if pageSize == 0 {
+			return fmt.Errorf("%w: both meta pages are damaged (first: %s): this is not a readable bbolt file", ErrCorrupt, m0.invalid)
+		}
+	}
+	if pageSize < minPageSize || pageSize > maxPageSize || pageSize&(pageSize-1) != 0 {
+		return fmt.Errorf("%w: meta page: page size %d", ErrCorrupt, pageSize)
+	}
+	m1 := readBoltMeta(data, pageSize)
+	meta := m0
+	switch {
+	case m0.invalid != "" && m1.invalid != "":
+		return fmt.Errorf("%w: both meta pages are damaged (%s; %s)", ErrCorrupt, m0.invalid, m1.invalid)
+	case m0.invalid != "" || (m1.invalid == "" && m1.txid > m0.txid):
+		meta = m1
+	}
+	size := uint64(len(data))
+	hw := meta.highWater
+	switch {
+	case meta.pageSize != pageSize:
+		return fmt.Errorf("%w: meta pages disagree on the page size (%d, %d)", ErrCorrupt, pageSize, meta.pageSize)
+	case hw < 3:
+		return fmt.Errorf("%w: meta page: high-water mark %d", ErrCorrupt, hw)
+	case hw > size/pageSize:
+		return fmt.Errorf("%w: the file is truncated: it is %d bytes, its pages need %d pages of %d bytes", ErrCorrupt, size, hw, pageSize)
+	case meta.root < 2 || meta.root >= hw:
+		return fmt.Errorf("%w: meta page: root page %d outside [2, %d)", ErrCorrupt, meta.root, hw)
+	case meta.freelist != noFreelist && (meta.freelist < 2 || meta.freelist >= hw):
+		return fmt.Errorf("%w: meta page: freelist page %d outside [2, %d)", ErrCorrupt, meta.freelist, hw)
+	}
+	w := &pageWalker{data: data, pageSize: pageSize, highWater: hw, seen: make([]uint64, (hw+63)/64)}
+	if meta.freelist != noFreelist {
+		if err := w.freelist(meta.freelist); err != nil {
+			return err
+		}
+	}
+	return w.tree(meta.root, nil, nil, 0)
+}
+
+// pageWalker walks the pages reachable from the root, each once.
+type pageWalker struct {
+	data      []byte
+	pageSize  uint64
+	highWater uint64
+	seen      []uint64 // a bit per page
+}
+
+func (w *pageWalker) errorf(id uint64, format string, args ...any) error {
+	return fmt.Errorf("%w: page %d: %s", ErrCorrupt, id, fmt.Sprintf(format, args...))
+}
+
+// page returns the bytes of page id and its overflow pages, after
+// checking its header, and marks them seen.
+func (w *pageWalker) page(id uint64, flags uint16) ([]byte, error) {
+	if id < 2 || id >= w.highWater {
+		return nil, w.errorf(id, "outside the file's pages [2, %d)", w.highWater)
+	}
+	hdr := w.data[id*w.pageSize:]
+	if got := ne.Uint64(hdr); got != id {
+		return nil, w.errorf(id, "header names page %d", got)
+	}
+	f := ne.Uint16(hdr[8:])
+	if flags != 0 && f != flags || flags == 0 && f != branchPageFlag && f != leafPageFlag {
+		return nil, w.errorf(id, "unexpected page type %#x", f)
+	}
+	overflow := uint64(ne.Uint32(hdr[12:]))
+	if overflow >= w.highWater-id {
+		return nil, w.errorf(id, "%d overflow pages run past the file's pages", overflow)
+	}
+	for p := id; p <= id+overflow; p++ {
+		if w.seen[p/64]&(1<<(p%64)) != 0 {
+			return nil, w.errorf(p, "referenced twice")
+		}
+		w.seen[p/64] |= 1 << (p % 64)
+	}
+	return w.data[id*w.pageSize : (id+overflow+1)*w.pageSize], nil
+}
+
+func (w *pageWalker) freelist(id uint64) error {
+	p, err := w.page(id, freelistFlag)
+	if err != nil {
+		return err
+	}
+	n, start := uint64(ne.Uint16(p[10:])), uint64(pageHeaderSize)
+	if n == freelistOverrun {
+		if len(p) < pageHeaderSize+8 {
+			return w.errorf(id, "freelist count past the page")
+		}
+		n, start = ne.Uint64(p[pageHeaderSize:]), pageHeaderSize+8
+	}
+	if n > (uint64(len(p))-start)/8 {
+		return w.errorf(id, "freelist of %d ids past the page", n)
+	}
+	for i := range n {
+		if f := ne.Uint64(p[start+8*i:]); f < 2 || f >= w.highWater {
+			return w.errorf(id, "free page %d outside the file's pages", f)
+		}
+	}
+	return nil
+}
+
+// maxTreeDepth bounds the recursion; a B+tree of bbolt pages is far
+// shallower, and every page is visited once anyway.
+const maxTreeDepth = 64
+
+// tree checks the page id and the pages below it; their keys lie in
+// [lo, hi) (nil: unbounded).
+func (w *pageWalker) tree(id uint64, lo, hi []byte, depth int) error {
+	if depth > maxTreeDepth {
+		return w.errorf(id, "tree deeper than %d", maxTreeDepth)
+	}
+	p, err := w.page(id, 0)
+	if err != nil {
+		return err
+	}
+	branch := ne.Uint16(p[8:]) == branchPageFlag
+	elems, err := w.elements(id, p, branch)
+	if err != nil {
+		return err
+	}
+	if branch && len(elems) == 0 {
+		return w.errorf(id, "branch page without elements")
+	}
+	for i, e := range elems {
+		if err := w.inRange(id, e.key, lo, hi, i, elems); err != nil {
+			return err
+		}
+	}
+	for i, e := range elems {
+		switch {
+		case branch:
+			next := hi
+			if i+1 < len(elems) {
+				next = elems[i+1].key
+			}
+			if err := w.tree(e.child, e.key, next, depth+1); err != nil {
+				return err
+			}
+		case e.flags&bucketLeafFlag != 0:
+			if err := w.bucket(id, e.key, e.value, depth); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// inRange checks that key i of a page is in [lo, hi) and above key i-1.
+func (w *pageWalker) inRange(id uint64, key, lo, hi []byte, i int, elems []pageElem) error {
+	switch {
+	case lo != nil && bytes.Compare(key, lo) < 0, hi != nil && bytes.Compare(key, hi) >= 0:
+		return w.errorf(id, "key %d out of its parent's range", i)
+	case i > 0 && bytes.Compare(elems[i-1].key, key) >= 0:
+		return w.errorf(id, "keys %d and %d out of order", i-1, i)
+	}
+	return nil
+}
+
+type pageElem struct {
+	key, value []byte
+	child      uint64
+	flags      uint32
+}
+
+// elements decodes the element table of page p (id; page bytes, overflow
+// included), checking that every key and value lies inside it.
+func (w *pageWalker) elements(id uint64, p []byte, branch bool) ([]pageElem, error) {
+	n := uint64(ne.Uint16(p[10:]))
+	if pageHeaderSize+n*pageElemSize > uint64(len(p)) {
+		return nil, w.errorf(id, "%d elements overrun the page", n)
+	}
+	out := make([]pageElem, n)
+	for i := range n {
+		at := pageHeaderSize + i*pageElemSize
+		el := p[at:]
+		var e pageElem
+		var pos, klen, vlen uint64
+		if branch {
+			pos, klen, e.child = uint64(ne.Uint32(el)), uint64(ne.Uint32(el[4:])), ne.Uint64(el[8:])
+		} else {
+			e.flags = ne.Uint32(el)
+			pos, klen, vlen = uint64(ne.Uint32(el[4:])), uint64(ne.Uint32(el[8:])), uint64(ne.Uint32(el[12:]))
+			if e.flags&^bucketLeafFlag != 0 {
+				return nil, w.errorf(id, "element %d: flags %#x", i, e.flags)
+			}
+		}
+		start := at + pos
+		if start+klen+vlen > uint64(len(p)) {
+			return nil, w.errorf(id, "element %d: key or value past the page", i)
+		}
+		e.key = p[start : start+klen]
+		e.value = p[start+klen : start+klen+vlen]
+		out[i] = e
+	}
+	return out, nil
+}
+
+// bucket checks a bucket's value under key on page id: a page tree of its
+// own, or an inline leaf page inside the value.
+func (w *pageWalker) bucket(id uint64, key, value []byte, depth int) error {
+	if len(value) < bucketHdrSize {
+		return w.errorf(id, "bucket %q: value of %d bytes", key, len(value))
+	}
+	if root := ne.Uint64(value); root != 0 {
+		return w.tree(root, nil, nil, depth+1)
+	}
+	inline := value[bucketHdrSize:]
+	if len(inline) < pageHeaderSize || ne.Uint16(inline[8:]) != leafPageFlag {
+		return w.errorf(id, "bucket %q: damaged inline page", key)
+	}
+	elems, err := w.elements(id, inline, false)
+	if err != nil {
+		return fmt.Errorf("inline bucket %q: %w", key, err)
+	}
+	for i, e := range elems {
+		if e.flags != 0 {
+			return w.errorf(id, "inline bucket %q holds a bucket", key)
+		}
+		if err := w.inRange(id, e.key, nil, nil, i, elems); err != nil {
+			return fmt.Errorf("inline bucket %q: %w", key, err)
+		}
+	}
+	return nil
+}
+
+// verifyFile checks the page structure of the engine file at path before
+// bbolt opens it (see above), holding a shared lock on it meanwhile, so a
+// running server's file is reported as ErrLocked, never as damaged. A
+// missing file is fine: bbolt creates it.
+func verifyFile(path string) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := lockShared(f, fileLockTimeout); err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	data, release, err := mapFile(f, fi.Size())
+	if err != nil {
+		return err
+	}
+	defer release()
+	return guard("checking the page structure", func() error { return verifyPagesData(data) })
+}
+
+// guard runs fn, turning a panic or a memory fault (a damaged page read
+// through bbolt's map, a file cut short under the map) into ErrCorrupt.
+// Faults become panics only on the goroutine that runs fn.
+func guard(what string, fn func() error) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %s: %v", ErrCorrupt, what, r)
+		}
+	}()
+	return fn()
+}
