@@ -136,6 +136,9 @@ func (db *DB) readFile() error {
 		defer func() { hpanic = recover() }()
 		h, herr = db.readHistory(txs[0].Bucket(bucketHistory), compacted, rev, historyHint(compacted, rev, txs[0].Size()))
 	}()
+	// Should the state's load panic, the history's transaction is still
+	// not closed under its goroutine.
+	defer func() { <-done }()
 	serr := db.loadState(txs[1].Bucket(bucketState), rev)
 	<-done
 	if hpanic != nil {
