@@ -138,16 +138,9 @@ func Open(path string, opts Options) (*DB, error) {
 	if opts.DefragMinSize <= 0 {
 		opts.DefragMinSize = DefaultDefragMinSize
 	}
-	// bbolt trusts its pages (pages.go): check them first, then open and
-	// load with every panic or fault turned into an error.
-	if err := verifyFile(path); err != nil {
-		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
-	}
-	var bdb *bbolt.DB
-	err := guard("opening "+path, func() (err error) {
-		bdb, err = openFile(path, opts.NoFsync)
-		return err
-	})
+	// bbolt trusts its pages (pages.go): check them, open and load with
+	// every panic or fault turned into an error.
+	bdb, err := openChecked(path, opts.NoFsync)
 	if err != nil {
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}

@@ -8,6 +8,9 @@ import (
 	"hash/fnv"
 	"os"
 	"runtime/debug"
+	"unsafe"
+
+	bbolt "go.etcd.io/bbolt"
 )
 
 // The page structure of a bbolt file is checked here, with plain reads,
@@ -94,8 +97,16 @@ func readBoltMeta(data []byte, off uint64) boltMeta {
 // verifyPagesData checks the page structure of a whole file's bytes; see
 // above. It returns nil or an error wrapping ErrCorrupt.
 func verifyPagesData(data []byte) error {
+	_, err := verifyPages(data, true)
+	return err
+}
+
+// verifyPages checks the meta pages and the freelist page of data, and
+// with walk every page reachable from the root. It reports whether the
+// file records a free-page list (see freelist.go).
+func verifyPages(data []byte, walk bool) (listed bool, err error) {
 	if len(data) == 0 {
-		return fmt.Errorf("%w: the file is empty (0 bytes)", ErrCorrupt)
+		return false, fmt.Errorf("%w: the file is empty (0 bytes)", ErrCorrupt)
 	}
 	m0 := readBoltMeta(data, 0)
 	pageSize := m0.pageSize
@@ -109,17 +120,17 @@ func verifyPagesData(data []byte) error {
 			}
 		}
 		if pageSize == 0 {
-			return fmt.Errorf("%w: both meta pages are damaged (first: %s): this is not a readable bbolt file", ErrCorrupt, m0.invalid)
+			return false, fmt.Errorf("%w: both meta pages are damaged (first: %s): this is not a readable bbolt file", ErrCorrupt, m0.invalid)
 		}
 	}
 	if pageSize < minPageSize || pageSize > maxPageSize || pageSize&(pageSize-1) != 0 {
-		return fmt.Errorf("%w: meta page: page size %d", ErrCorrupt, pageSize)
+		return false, fmt.Errorf("%w: meta page: page size %d", ErrCorrupt, pageSize)
 	}
 	m1 := readBoltMeta(data, pageSize)
 	meta := m0
 	switch {
 	case m0.invalid != "" && m1.invalid != "":
-		return fmt.Errorf("%w: both meta pages are damaged (%s; %s)", ErrCorrupt, m0.invalid, m1.invalid)
+		return false, fmt.Errorf("%w: both meta pages are damaged (%s; %s)", ErrCorrupt, m0.invalid, m1.invalid)
 	case m0.invalid != "" || (m1.invalid == "" && m1.txid > m0.txid):
 		meta = m1
 	}
@@ -127,23 +138,27 @@ func verifyPagesData(data []byte) error {
 	hw := meta.highWater
 	switch {
 	case meta.pageSize != pageSize:
-		return fmt.Errorf("%w: meta pages disagree on the page size (%d, %d)", ErrCorrupt, pageSize, meta.pageSize)
+		return false, fmt.Errorf("%w: meta pages disagree on the page size (%d, %d)", ErrCorrupt, pageSize, meta.pageSize)
 	case hw < 3:
-		return fmt.Errorf("%w: meta page: high-water mark %d", ErrCorrupt, hw)
+		return false, fmt.Errorf("%w: meta page: high-water mark %d", ErrCorrupt, hw)
 	case hw > size/pageSize:
-		return fmt.Errorf("%w: the file is truncated: it is %d bytes, its pages need %d pages of %d bytes", ErrCorrupt, size, hw, pageSize)
+		return false, fmt.Errorf("%w: the file is truncated: it is %d bytes, its pages need %d pages of %d bytes", ErrCorrupt, size, hw, pageSize)
 	case meta.root < 2 || meta.root >= hw:
-		return fmt.Errorf("%w: meta page: root page %d outside [2, %d)", ErrCorrupt, meta.root, hw)
+		return false, fmt.Errorf("%w: meta page: root page %d outside [2, %d)", ErrCorrupt, meta.root, hw)
 	case meta.freelist != noFreelist && (meta.freelist < 2 || meta.freelist >= hw):
-		return fmt.Errorf("%w: meta page: freelist page %d outside [2, %d)", ErrCorrupt, meta.freelist, hw)
+		return false, fmt.Errorf("%w: meta page: freelist page %d outside [2, %d)", ErrCorrupt, meta.freelist, hw)
 	}
 	w := &pageWalker{data: data, pageSize: pageSize, highWater: hw, seen: make([]uint64, (hw+63)/64)}
-	if meta.freelist != noFreelist {
+	listed = meta.freelist != noFreelist
+	if listed {
 		if err := w.freelist(meta.freelist); err != nil {
-			return err
+			return listed, err
 		}
 	}
-	return w.tree(meta.root, nil, nil, 0)
+	if !walk {
+		return listed, nil
+	}
+	return listed, w.tree(meta.root, nil, nil, 0)
 }
 
 // pageWalker walks the pages reachable from the root, each once.
@@ -337,27 +352,76 @@ func (w *pageWalker) bucket(id uint64, key, value []byte, depth int) error {
 // running server's file is reported as ErrLocked, never as damaged. A
 // missing file is fine: bbolt creates it.
 func verifyFile(path string) error {
+	_, err := verifyFileWith(path, true)
+	return err
+}
+
+// verifyFileWith is verifyFile, walking the page tree only with walk; it
+// reports whether the file records a free-page list (see openChecked).
+func verifyFileWith(path string, walk bool) (listed bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer f.Close()
 	if err := lockShared(f, fileLockTimeout); err != nil {
-		return err
+		return false, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return err
+		return false, err
 	}
 	data, release, err := mapFile(f, fi.Size())
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer release()
-	return guard("checking the page structure", func() error { return verifyPagesData(data) })
+	err = guard("checking the page structure", func() (err error) {
+		listed, err = verifyPages(data, walk)
+		return err
+	})
+	return listed, err
+}
+
+// openChecked opens the engine file at path with bbolt, its page structure
+// checked first (see above). bbolt walks every page at open only when the
+// file records no free-page list (after a crash): then the walk is checked
+// before, on a map of its own. After a clean close the list is recorded
+// and bbolt reads only the meta and freelist pages, which are checked
+// before; the tree is walked after, on bbolt's own map, so that the load
+// that follows finds the file's pages mapped instead of mapping each one
+// a second time.
+func openChecked(path string, noSync bool) (*bbolt.DB, error) {
+	listed, err := verifyFileWith(path, false)
+	if err == nil && !listed {
+		err = verifyFile(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var bdb *bbolt.DB
+	err = guard("opening "+path, func() (err error) {
+		bdb, err = openFile(path, noSync)
+		return err
+	})
+	if err != nil || !listed {
+		return bdb, err
+	}
+	fi, err := os.Stat(path)
+	if err == nil {
+		// bbolt maps at least the file; its pages do not move until a
+		// write transaction, and none runs yet.
+		data := unsafe.Slice((*byte)(unsafe.Add(nil, bdb.Info().Data)), fi.Size())
+		err = guard("checking the page structure", func() error { return verifyPagesData(data) })
+	}
+	if err != nil {
+		_ = guard("closing", bdb.Close)
+		return nil, err
+	}
+	return bdb, nil
 }
 
 // guard runs fn, turning a panic or a memory fault (a damaged page read
