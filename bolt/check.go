@@ -56,7 +56,7 @@ func CheckFileWith(path string, t Transformer) error {
 
 // Check is CheckFile with options.
 func Check(path string, o CheckOptions) error {
-	if err := verifyFile(path); err != nil {
+	if _, err := verifyFile(path, walkKeys); err != nil {
 		return fmt.Errorf("bolt: check %s: %w", path, err)
 	}
 	var err error

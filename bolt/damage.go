@@ -2,8 +2,7 @@ package bolt
 
 import (
 	"bytes"
-	"slices"
-	"sort"
+	"fmt"
 )
 
 // Records whose checksum fails at Open (see layout.go) are handled here,
@@ -60,23 +59,28 @@ func (db *DB) damagedEvent(r int64, err error) int64 {
 	return r
 }
 
-// trimDamaged drops the events up to the damage cut from memory and
-// returns the compacted revision, moved up to the cut.
-func (db *DB) trimDamaged(compacted int64) int64 {
-	if db.damageCut <= compacted {
-		return compacted
-	}
-	i := sort.Search(len(db.hist), func(i int) bool { return db.hist[i].Revision > db.damageCut })
-	db.hist = slices.Clone(db.hist[i:])
-	return db.damageCut
-}
-
-// compactDamaged compacts the file up to the damage cut, before the engine
-// starts.
+// compactDamaged compacts the file, and the history in memory, up to the
+// damage cut, before the engine starts.
 func (db *DB) compactDamaged() error {
 	if db.damageCut == 0 {
 		return nil
 	}
 	db.log.Warn("history dropped up to a damaged record", "path", db.path, "revision", db.damageCut)
 	return db.compactTo(db.damageCut)
+}
+
+// keyOrder checks that the keys a load reads from a bucket ascend, as a
+// sound bucket's do: a damaged page that Open did not walk (pages.go) may
+// hand out keys in another order, which the index cannot hold.
+type keyOrder struct {
+	what string
+	last []byte // valid for the load's transaction
+}
+
+func (o *keyOrder) next(k []byte) error {
+	if o.last != nil && bytes.Compare(k, o.last) <= 0 {
+		return fmt.Errorf("%w: %s keys out of order at %q: a damaged page", ErrCorrupt, o.what, k)
+	}
+	o.last = k
+	return nil
 }

@@ -138,9 +138,22 @@ func Open(path string, opts Options) (*DB, error) {
 	if opts.DefragMinSize <= 0 {
 		opts.DefragMinSize = DefaultDefragMinSize
 	}
-	// bbolt trusts its pages (pages.go): check them, open and load with
-	// every panic or fault turned into an error.
-	bdb, err := openChecked(path, opts.NoFsync)
+	// bbolt trusts its pages (pages.go): check them first, then open and
+	// load with every panic or fault turned into an error.
+	walked, err := verifyFile(path, walkMeta)
+	if err != nil {
+		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
+	}
+	var bdb *bbolt.DB
+	err = guard("opening "+path, func() (err error) {
+		bdb, err = openFile(path, opts.NoFsync)
+		return err
+	})
+	if err == nil && !walked {
+		if err = verifyMapped(bdb); err != nil {
+			_ = guard("closing", bdb.Close)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
@@ -165,6 +178,13 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	if err := guard("loading "+path, db.load); err != nil {
 		_ = guard("closing", bdb.Close)
+		if errors.Is(err, ErrCorrupt) {
+			// A walk of every page names a damaged page better than the
+			// panic or the disorder it caused.
+			if _, werr := verifyFile(path, walkKeys); werr != nil {
+				err = fmt.Errorf("bolt: open %s: %w", path, werr)
+			}
+		}
 		return nil, err
 	}
 	if err := db.compactDamaged(); err != nil {

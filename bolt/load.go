@@ -164,7 +164,6 @@ func (db *DB) readFile() error {
 		db.trimmed <- struct{}{} // the compactor deletes them from the file
 		db.log.Info("history trimmed to its byte bound", "compacted", compacted, "events", len(db.hist), "bytes", db.histBytes)
 	}
-	compacted = db.trimDamaged(compacted)
 	db.rev.Store(rev)
 	db.compacted.Store(compacted)
 	// Everything is in memory now; the pages the load read need not stay
@@ -218,8 +217,12 @@ func (db *DB) readHistory(b *bbolt.Bucket, compacted, rev int64, n int) (loadedH
 	last := make(map[string]int32, n)    // each key's newest event so far
 	copied := db.opts.Transformer != nil // readStored makes copies
 	c := b.Cursor()
+	order := keyOrder{what: "history"}
 	for k, v := c.Seek(u64key(compacted + 1)); k != nil; k, v = c.Next() {
 		r, err := readU64(k)
+		if err == nil {
+			err = order.next(k) // damage.go
+		}
 		if err != nil {
 			return h, err
 		}
@@ -352,7 +355,11 @@ func (db *DB) joinHistory(h *loadedHistory) {
 // and its key marked corrupt.
 func (db *DB) loadState(b *bbolt.Bucket, rev int64) error {
 	copied := db.opts.Transformer != nil
+	order := keyOrder{what: "state"}
 	err := b.ForEach(func(k, v []byte) error {
+		if err := order.next(k); err != nil { // damage.go
+			return err
+		}
 		kv, err := decodeState(string(k), v)
 		if errors.Is(err, ErrChecksum) {
 			// joinHistory cuts the history at the key's newest event.

@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"os"
 	"runtime/debug"
+	"slices"
 	"unsafe"
 
 	bbolt "go.etcd.io/bbolt"
@@ -94,17 +95,33 @@ func readBoltMeta(data []byte, off uint64) boltMeta {
 	return bm
 }
 
-// verifyPagesData checks the page structure of a whole file's bytes; see
-// above. It returns nil or an error wrapping ErrCorrupt.
-func verifyPagesData(data []byte) error {
-	_, err := verifyPages(data, true)
-	return err
-}
+// walkDepth says how much of a file verifyPagesData reads.
+type walkDepth int
 
-// verifyPages checks the meta pages and the freelist page of data, and
-// with walk every page reachable from the root. It reports whether the
-// file records a free-page list (see freelist.go).
-func verifyPages(data []byte, walk bool) (listed bool, err error) {
+const (
+	// walkMeta reads the meta pages, the size and the free-page list.
+	walkMeta walkDepth = iota
+	// walkPages reads as well every page reachable from the root: ids,
+	// types, element tables, keys and values inside their page, branch
+	// keys in order; each page once.
+	walkPages
+	// walkKeys checks as well the order of the keys on leaf pages.
+	walkKeys
+)
+
+// Open reads a file as deep as bbolt is about to: walkMeta when the file
+// holds a free-page list (freelist.go), since bbolt then reads no other
+// page at open, and walkKeys when it does not, since bbolt then walks
+// every page on its own goroutine. With a list, Open walks the pages
+// (walkPages) through bbolt's own map, whose pages the load reads next
+// anyway, and the load checks the order of what it reads (keyOrder): a
+// second pass over every key of the file would cost a restart dearly.
+
+// verifyPagesData checks the page structure of a whole file's bytes, as
+// deep as depth asks, or walkKeys when the file holds no free-page list.
+// It returns nil or an error wrapping ErrCorrupt, and whether it walked
+// the pages.
+func verifyPagesData(data []byte, depth walkDepth) (walked bool, err error) {
 	if len(data) == 0 {
 		return false, fmt.Errorf("%w: the file is empty (0 bytes)", ErrCorrupt)
 	}
@@ -149,16 +166,16 @@ func verifyPages(data []byte, walk bool) (listed bool, err error) {
 		return false, fmt.Errorf("%w: meta page: freelist page %d outside [2, %d)", ErrCorrupt, meta.freelist, hw)
 	}
 	w := &pageWalker{data: data, pageSize: pageSize, highWater: hw, seen: make([]uint64, (hw+63)/64)}
-	listed = meta.freelist != noFreelist
-	if listed {
-		if err := w.freelist(meta.freelist); err != nil {
-			return listed, err
-		}
+	if meta.freelist == noFreelist {
+		depth = walkKeys
+	} else if err := w.freelist(meta.freelist); err != nil {
+		return false, err
 	}
-	if !walk {
-		return listed, nil
+	if depth == walkMeta {
+		return false, nil
 	}
-	return listed, w.tree(meta.root, nil, nil, 0)
+	w.leafKeys = depth == walkKeys
+	return true, w.tree(meta.root, nil, nil, 0)
 }
 
 // pageWalker walks the pages reachable from the root, each once.
@@ -167,6 +184,9 @@ type pageWalker struct {
 	pageSize  uint64
 	highWater uint64
 	seen      []uint64 // a bit per page
+	// leafKeys says to check the order of the keys on leaf pages too.
+	leafKeys bool
+	scratch  []pageElem // the elements of the leaf being read
 }
 
 func (w *pageWalker) errorf(id uint64, format string, args ...any) error {
@@ -238,7 +258,11 @@ func (w *pageWalker) tree(id uint64, lo, hi []byte, depth int) error {
 		return err
 	}
 	branch := ne.Uint16(p[8:]) == branchPageFlag
-	elems, err := w.elements(id, p, branch)
+	var elems []pageElem
+	if !branch {
+		elems = w.scratch[:0] // a leaf's elements are done with before it recurses
+	}
+	elems, err = w.elements(id, p, branch, elems)
 	if err != nil {
 		return err
 	}
@@ -246,24 +270,35 @@ func (w *pageWalker) tree(id uint64, lo, hi []byte, depth int) error {
 		return w.errorf(id, "branch page without elements")
 	}
 	for i, e := range elems {
+		if !branch && !w.leafKeys {
+			break
+		}
 		if err := w.inRange(id, e.key, lo, hi, i, elems); err != nil {
 			return err
 		}
 	}
-	for i, e := range elems {
-		switch {
-		case branch:
-			next := hi
-			if i+1 < len(elems) {
-				next = elems[i+1].key
+	if !branch {
+		var buckets []pageElem
+		for _, e := range elems {
+			if e.flags&bucketLeafFlag != 0 {
+				buckets = append(buckets, e)
 			}
-			if err := w.tree(e.child, e.key, next, depth+1); err != nil {
-				return err
-			}
-		case e.flags&bucketLeafFlag != 0:
+		}
+		w.scratch = elems[:0]
+		for _, e := range buckets {
 			if err := w.bucket(id, e.key, e.value, depth); err != nil {
 				return err
 			}
+		}
+		return nil
+	}
+	for i, e := range elems {
+		next := hi
+		if i+1 < len(elems) {
+			next = elems[i+1].key
+		}
+		if err := w.tree(e.child, e.key, next, depth+1); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -288,12 +323,12 @@ type pageElem struct {
 
 // elements decodes the element table of page p (id; page bytes, overflow
 // included), checking that every key and value lies inside it.
-func (w *pageWalker) elements(id uint64, p []byte, branch bool) ([]pageElem, error) {
+func (w *pageWalker) elements(id uint64, p []byte, branch bool, dst []pageElem) ([]pageElem, error) {
 	n := uint64(ne.Uint16(p[10:]))
 	if pageHeaderSize+n*pageElemSize > uint64(len(p)) {
 		return nil, w.errorf(id, "%d elements overrun the page", n)
 	}
-	out := make([]pageElem, n)
+	out := slices.Grow(dst[:0], int(n))[:n]
 	for i := range n {
 		at := pageHeaderSize + i*pageElemSize
 		el := p[at:]
@@ -332,7 +367,7 @@ func (w *pageWalker) bucket(id uint64, key, value []byte, depth int) error {
 	if len(inline) < pageHeaderSize || ne.Uint16(inline[8:]) != leafPageFlag {
 		return w.errorf(id, "bucket %q: damaged inline page", key)
 	}
-	elems, err := w.elements(id, inline, false)
+	elems, err := w.elements(id, inline, false, nil)
 	if err != nil {
 		return fmt.Errorf("inline bucket %q: %w", key, err)
 	}
@@ -348,20 +383,13 @@ func (w *pageWalker) bucket(id uint64, key, value []byte, depth int) error {
 }
 
 // verifyFile checks the page structure of the engine file at path before
-// bbolt opens it (see above), holding a shared lock on it meanwhile, so a
-// running server's file is reported as ErrLocked, never as damaged. A
-// missing file is fine: bbolt creates it.
-func verifyFile(path string) error {
-	_, err := verifyFileWith(path, true)
-	return err
-}
-
-// verifyFileWith is verifyFile, walking the page tree only with walk; it
-// reports whether the file records a free-page list (see openChecked).
-func verifyFileWith(path string, walk bool) (listed bool, err error) {
+// bbolt opens it, as deep as verifyPagesData, holding a shared lock on it
+// meanwhile, so a running server's file is reported as ErrLocked, never as
+// damaged. A missing file is fine: bbolt creates it.
+func verifyFile(path string, depth walkDepth) (walked bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
+		return true, nil
 	}
 	if err != nil {
 		return false, err
@@ -380,48 +408,29 @@ func verifyFileWith(path string, walk bool) (listed bool, err error) {
 	}
 	defer release()
 	err = guard("checking the page structure", func() (err error) {
-		listed, err = verifyPages(data, walk)
+		walked, err = verifyPagesData(data, depth)
 		return err
 	})
-	return listed, err
+	return walked, err
 }
 
-// openChecked opens the engine file at path with bbolt, its page structure
-// checked first (see above). bbolt walks every page at open only when the
-// file records no free-page list (after a crash): then the walk is checked
-// before, on a map of its own. After a clean close the list is recorded
-// and bbolt reads only the meta and freelist pages, which are checked
-// before; the tree is walked after, on bbolt's own map, so that the load
-// that follows finds the file's pages mapped instead of mapping each one
-// a second time.
-func openChecked(path string, noSync bool) (*bbolt.DB, error) {
-	listed, err := verifyFileWith(path, false)
-	if err == nil && !listed {
-		err = verifyFile(path)
-	}
+// verifyMapped walks the pages of the file bdb has open (walkPages) through
+// bbolt's map, before any transaction: the load reads the same pages next.
+func verifyMapped(bdb *bbolt.DB) error {
+	info := bdb.Info()
+	fi, err := os.Stat(bdb.Path())
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var bdb *bbolt.DB
-	err = guard("opening "+path, func() (err error) {
-		bdb, err = openFile(path, noSync)
+	// The map is at least the file's size; its pages within the high-water
+	// mark, which verifyFile checked against the size, are readable.
+	// The map is not Go memory, so its address may be held as a pointer.
+	base := *(*unsafe.Pointer)(unsafe.Pointer(&info.Data))
+	data := unsafe.Slice((*byte)(base), int(fi.Size()))
+	return guard("checking the page structure", func() error {
+		_, err := verifyPagesData(data, walkPages)
 		return err
 	})
-	if err != nil || !listed {
-		return bdb, err
-	}
-	fi, err := os.Stat(path)
-	if err == nil {
-		// bbolt maps at least the file; its pages do not move until a
-		// write transaction, and none runs yet.
-		data := unsafe.Slice((*byte)(unsafe.Add(nil, bdb.Info().Data)), fi.Size())
-		err = guard("checking the page structure", func() error { return verifyPagesData(data) })
-	}
-	if err != nil {
-		_ = guard("closing", bdb.Close)
-		return nil, err
-	}
-	return bdb, nil
 }
 
 // guard runs fn, turning a panic or a memory fault (a damaged page read

@@ -110,12 +110,12 @@ func (e *env) awaitSlotFree(path string) {
 
 // TestStuckReaderFreesItsSlot reproduces a client that asks for a large
 // list and never reads it, over HTTP/2 and HTTP/1.1, against a server with
-// one read slot and a one-second request timeout: its request ends at the
+// one read slot and a two-second request timeout: its request ends at the
 // deadline, the slot is free again and no goroutine is left serving it,
 // while a watch opened before it keeps delivering events. Not parallel:
 // it counts the goroutines of the whole process.
 func TestStuckReaderFreesItsSlot(t *testing.T) {
-	const timeout = time.Second
+	const timeout = 2 * time.Second
 	e := start(t, func(o *config.Options) {
 		o.MaxRequestsInFlight, o.RequestTimeout = 1, timeout
 		o.Conn.WriteGrace = 100 * time.Millisecond

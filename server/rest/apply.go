@@ -293,11 +293,16 @@ func (h *Handler) applyObject(r *http.Request, s *scope, a applyRequest) ([]byte
 		if err != nil {
 			return nil, 0, apierr.InternalError(err)
 		}
-		dec, err := h.decodeJSON(js, s, writeOptions{fieldValidation: validationIgnore})
+		// The merge's result read as a body is: this encoding has no
+		// duplicate members and its kind is the resource's, so the decoder
+		// for the server's own bytes gives what a body's would (and on any
+		// error, the body decoder's error), without tracking member paths
+		// that only field validation reads, which the merge has done.
+		obj, err := schema.DecodeStored(js, d.Schema)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, h.cannotHandle(d.Kind, d.GroupVersion(), err.Error())
 		}
-		obj := dec.obj
+		obj["kind"], obj["apiVersion"] = d.Kind, d.GroupVersion()
 		// Checked in upstream's order: an identity for a new object, the
 		// namespace, the name.
 		if uid := metaString(obj, "uid"); uid != "" && live == nil {
