@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"platd/bolt"
 	"platd/bolt/storetest"
@@ -74,5 +75,21 @@ func TestCheckCommand(t *testing.T) {
 	}
 	if _, _, err := runApp(t, "check", "--data-dir", dir, "extra"); err == nil || !strings.Contains(err.Error(), `unexpected argument "extra"`) || exitCode(err) != 2 {
 		t.Errorf("extra argument: %v", err)
+	}
+}
+
+func TestCheckProgress(t *testing.T) {
+	t.Parallel()
+	var b bytes.Buffer
+	p := checkProgress(&b, 0)
+	p(50_000, 200_000)
+	p(200_000, 200_000) // the end is not reported: the result line follows
+	if got, want := b.String(), "checked 50000 of 200000 records (25%)\n"; got != want {
+		t.Errorf("progress %q, want %q", got, want)
+	}
+	b.Reset()
+	checkProgress(&b, time.Hour)(1, 2)
+	if b.Len() != 0 {
+		t.Errorf("progress before the interval: %q", b.String())
 	}
 }

@@ -341,3 +341,30 @@ func TestOpenDamagedRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestOpenRefusesSealedRecordsOfOlderLayout: a version 3 file whose
+// layout version was damaged to 2 is refused, not sealed a second time.
+func TestOpenRefusesSealedRecordsOfOlderLayout(t *testing.T) {
+	t.Parallel()
+	db := openInternal(t, Options{})
+	fillForUpgrade(t, db)
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	setFormat := func(v int64) {
+		raw, err := bbolt.Open(db.path, 0o600, &bbolt.Options{Timeout: testWait})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer raw.Close()
+		if err := raw.Update(func(tx *bbolt.Tx) error { return tx.Bucket(bucketMeta).Put(metaFormat, u64key(v)) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setFormat(formatVersionV2)
+	_, err := Open(db.path, db.opts)
+	if !errors.Is(err, ErrCorrupt) || !bytes.Contains([]byte(err.Error()), []byte(`an older layout version, but record "/k/00" carries a checksum: the meta bucket is damaged`)) {
+		t.Fatalf("open: %v", err)
+	}
+	setFormat(formatVersion) // for the cleanup's check
+}

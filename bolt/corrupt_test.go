@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 const (
@@ -324,8 +325,8 @@ func FuzzDamagedFile(f *testing.F) {
 	f.Add([]byte{0x30, 0x0a, 0x80})
 	f.Add([]byte{0x20, 0x08, 0x03})
 	src := damageSource(f)
-	dir := f.TempDir()
 	f.Fuzz(func(t *testing.T, damage []byte) {
+		dir := t.TempDir() // an Open that panicked leaves its file locked
 		d := bytes.Clone(src)
 		for i := 0; i+3 <= len(damage); i += 3 {
 			at := (int(damage[i])<<8 | int(damage[i+1])) % len(d)
@@ -335,9 +336,55 @@ func FuzzDamagedFile(f *testing.F) {
 		if err := os.WriteFile(path, d, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		_ = CheckFile(path)
-		if db, err := Open(path, Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)}); err == nil {
-			_ = db.Close()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_ = CheckFile(path)
+			if db, err := Open(path, Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)}); err == nil {
+				_ = db.Close()
+			}
+		}()
+		// A hang is a failure too; the lock waits of a panicked Open's
+		// file are 2 s each at most.
+		select {
+		case <-done:
+		case <-time.After(testWait):
+			t.Fatalf("CheckFile or Open of the damaged file did not return within %v", testWait)
 		}
 	})
+}
+
+// TestCheckProgress: Check reports its progress, last with every record
+// read.
+func TestCheckProgress(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "e.db")
+	if err := os.WriteFile(path, damageSource(t), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var done, total int64
+	err := Check(path, CheckOptions{Progress: func(d, n int64) { done, total = d, n }})
+	// 301 objects; 302 events (300 creates, a create and an update).
+	if err != nil || done != 603 || total != 603 {
+		t.Fatalf("check: %v; last progress %d of %d, want 603", err, done, total)
+	}
+}
+
+// TestDefragFileRefusesDamagedPages: the offline rewrite refuses a file
+// whose pages are damaged, leaving it as it is.
+func TestDefragFileRefusesDamagedPages(t *testing.T) {
+	t.Parallel()
+	d := damageSource(t)
+	off, _ := pageOf(t, d, branchPageFlag)
+	ne.PutUint64(d[off+pageHeaderSize+8:], 1<<40)
+	path := filepath.Join(t.TempDir(), "e.db")
+	if err := os.WriteFile(path, d, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := DefragFile(path, nil); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "outside the file's pages") {
+		t.Fatalf("defrag: %v", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, d) {
+		t.Fatal("the file changed")
+	}
 }

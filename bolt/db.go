@@ -151,7 +151,7 @@ func Open(path string, opts Options) (*DB, error) {
 	})
 	if err == nil && !walked {
 		if err = verifyMapped(bdb); err != nil {
-			_ = guard("closing", bdb.Close)
+			_ = guard("closing", bdb.Close) // no transaction has begun
 		}
 	}
 	if err != nil {
@@ -177,11 +177,17 @@ func Open(path string, opts Options) (*DB, error) {
 		committed: make(chan struct{}),
 	}
 	if err := guard("loading "+path, db.load); err != nil {
-		_ = guard("closing", bdb.Close)
+		// After a panic inside bbolt, its locks may still be held and
+		// Close would wait forever: the file stays open (and locked) in
+		// this process, which is about to report the damage and stop.
+		panicked := errors.Is(err, errPanicked)
+		if !panicked {
+			_ = guard("closing", bdb.Close)
+		}
 		if errors.Is(err, ErrCorrupt) {
 			// A walk of every page names a damaged page better than the
 			// panic or the disorder it caused.
-			if _, werr := verifyFile(path, walkKeys); werr != nil {
+			if _, werr := verifyPath(path, walkKeys, !panicked); werr != nil {
 				err = fmt.Errorf("bolt: open %s: %w", path, werr)
 			}
 		}

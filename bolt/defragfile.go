@@ -10,7 +10,8 @@ import (
 )
 
 // DefragFile rewrites the engine file at path, which no process may have
-// open (ErrLocked otherwise), into a compact file and gives it the same
+// open (ErrLocked otherwise) and whose pages must be sound (ErrCorrupt
+// otherwise), into a compact file and gives it the same
 // name. The file is copied record by record, without loading it; history
 // left over from an interrupted compaction is dropped. progress, when not
 // nil, is called after each transaction of the copy with the records
@@ -21,6 +22,11 @@ func DefragFile(path string, progress func(done, total int64)) (before, after in
 	fi, err := os.Stat(path)
 	if err != nil {
 		return 0, 0, fmt.Errorf("bolt: defrag: %w", err) // never create a file here
+	}
+	// bbolt walks a file without a free-page list on its own goroutine,
+	// where a damaged page panics beyond recovery (pages.go).
+	if _, err := verifyFile(path, walkKeys); err != nil {
+		return 0, 0, fmt.Errorf("bolt: defrag %s: %w", path, err)
 	}
 	src, err := bbolt.Open(path, 0o600, &bbolt.Options{
 		Timeout:        fileLockTimeout,

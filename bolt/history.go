@@ -8,11 +8,12 @@ import (
 // DefaultHistoryMaxBytes bounds the memory of the history when
 // Options.HistoryMaxBytes is zero. Retention alone lets a burst of large
 // objects pin every replaced value for minutes (300 updates of a 1 MiB
-// object hold 600 MiB); 64 MiB still holds tens of thousands of updates of
-// typical objects of a few KiB, more than the retention's worth at the
-// write rates a single machine sees, so the bound only bites on bursts of
-// large values.
-const DefaultHistoryMaxBytes = 64 << 20
+// object held 600 MiB). 32 MiB still holds over twenty thousand updates of
+// objects of a KiB, thousands of larger ones, so the bound bites only on
+// bursts of large values; with Go's collector letting the heap grow to
+// twice what is live, it keeps such a burst near 150 MB of RSS (64 MiB took
+// it past 250 MB).
+const DefaultHistoryMaxBytes = 32 << 20
 
 // histEventOverhead is the memory a retained event takes besides its key
 // and values: its slot in the ring and the previous state's KV.

@@ -387,6 +387,11 @@ func (w *pageWalker) bucket(id uint64, key, value []byte, depth int) error {
 // meanwhile, so a running server's file is reported as ErrLocked, never as
 // damaged. A missing file is fine: bbolt creates it.
 func verifyFile(path string, depth walkDepth) (walked bool, err error) {
+	return verifyPath(path, depth, true)
+}
+
+// verifyPath is verifyFile, without the lock when lock is false.
+func verifyPath(path string, depth walkDepth, lock bool) (walked bool, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return true, nil
@@ -395,12 +400,17 @@ func verifyFile(path string, depth walkDepth) (walked bool, err error) {
 		return false, err
 	}
 	defer f.Close()
-	if err := lockShared(f, fileLockTimeout); err != nil {
-		return false, err
+	if lock {
+		if err := lockShared(f, fileLockTimeout); err != nil {
+			return false, err
+		}
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		return false, err
+	}
+	if !fi.Mode().IsRegular() {
+		return false, fmt.Errorf("%s is not a regular file (%v)", path, fi.Mode().Type())
 	}
 	data, release, err := mapFile(f, fi.Size())
 	if err != nil {
@@ -433,15 +443,24 @@ func verifyMapped(bdb *bbolt.DB) error {
 	})
 }
 
+// errPanicked marks an error guard made of a panic or a fault.
+var errPanicked = errors.New("bolt: panicked")
+
 // guard runs fn, turning a panic or a memory fault (a damaged page read
-// through bbolt's map, a file cut short under the map) into ErrCorrupt.
-// Faults become panics only on the goroutine that runs fn.
+// through bbolt's map, a file cut short under the map) into ErrCorrupt
+// wrapping errPanicked. Faults become panics only on the goroutine that
+// runs fn.
 func guard(what string, fn func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%w: %s: %v", ErrCorrupt, what, r)
+			err = fmt.Errorf("%w: %s: %v%w", ErrCorrupt, what, r, quiet{errPanicked})
 		}
 	}()
 	return fn()
 }
+
+// quiet wraps an error without adding to the message.
+type quiet struct{ error }
+
+func (quiet) Error() string { return "" }

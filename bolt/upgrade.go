@@ -39,10 +39,30 @@ const (
 // startUpgrade marks the file, in the transaction that read its layout
 // version from (1 or 2), as being upgraded to formatVersion.
 func startUpgrade(meta *bbolt.Bucket) error {
+	tx := meta.Tx()
+	for _, name := range [][]byte{bucketState, bucketHistory} {
+		if err := notSealed(tx.Bucket(name).Cursor().First()); err != nil {
+			return err // before anything changes
+		}
+	}
 	if err := meta.Put(metaUpgrade, []byte{upgradeState}); err != nil {
 		return err
 	}
 	return meta.Put(metaFormat, u64key(formatVersion))
+}
+
+// notSealed refuses a record of an older layout that verifies as sealed:
+// a record without a checksum matches one by chance once in 2^32, so this
+// is a version 3 file whose layout version was damaged, and sealing it
+// again would corrupt every record.
+func notSealed(k, v []byte) error {
+	if k == nil {
+		return nil
+	}
+	if _, err := openRecord(k, v); err == nil {
+		return fmt.Errorf("%w: an older layout version, but record %q carries a checksum: the meta bucket is damaged", ErrCorrupt, k)
+	}
+	return nil
 }
 
 // upgradeRecords finishes an upgrade started by startUpgrade.
@@ -83,6 +103,12 @@ func (db *DB) upgradeRecords() error {
 			var recs [][2][]byte
 			size := 0
 			for ; k != nil && size < upgradeTxBytes; k, v = c.Next() {
+				if len(after) > 0 && bytes.Compare(k, after) <= 0 {
+					return fmt.Errorf("%w: upgrade: keys out of order at %q: a damaged page", ErrCorrupt, k)
+				}
+				if err := notSealed(k, v); err != nil {
+					return err
+				}
 				rec := binary.BigEndian.AppendUint32(append(make([]byte, 0, len(v)+checksumSize), v...), recordSum(k, v))
 				recs = append(recs, [2][]byte{bytes.Clone(k), rec})
 				size += len(k) + len(rec)

@@ -32,11 +32,12 @@ const (
 )
 
 // Slow-consumer policy: the committer never waits for a watcher. Each
-// watcher gets a queue bounded in events and in bytes; a commit that would overflow it ends that
-// watcher instead (Events is closed, Err reports ErrWatcherTooSlow). Writers
-// and every other watcher keep their pace, and the dropped client re-watches
-// from the last revision it saw, which the history replays without a gap as
-// long as it is retained (otherwise it gets ErrCompacted and re-lists).
+// watcher gets a queue bounded in events and in bytes; a commit that would
+// overflow it ends that watcher instead (Events is closed, Err reports
+// ErrWatcherTooSlow). Writers and every other watcher keep their pace, and
+// the dropped client re-watches from the last revision it saw, which the
+// history replays without a gap as long as it is retained (otherwise it
+// gets ErrCompacted and re-lists).
 // Blocking the committer would let one stalled client stop all writes;
 // dropping events silently would break the no-gap guarantee.
 

@@ -33,7 +33,7 @@ const DefaultHistoryRetention = 5 * time.Minute
 // DefaultWatchHistoryMaxBytes is --watch-history-max-bytes's default, the
 // storage engine's (bolt.DefaultHistoryMaxBytes, which says why): the bytes
 // of replaced values the watch history keeps in memory.
-const DefaultWatchHistoryMaxBytes = 64 << 20
+const DefaultWatchHistoryMaxBytes = 32 << 20
 
 // DefaultStorageDefragThreshold is --storage-defrag-threshold's default:
 // the database file is rewritten online once it is more than twice its

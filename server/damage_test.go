@@ -118,3 +118,19 @@ func TestLockedDataDirectory(t *testing.T) {
 	}
 	e.do("GET", "/api/v1/namespaces/default", nil).mustCode(t, 200)
 }
+
+// TestOpenErrorSaysWhatItIs: a data file platd cannot open for another
+// reason than a lock or damage says that reason, not the lock question.
+func TestOpenErrorSaysWhatItIs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	o := testOptions(t, dir)
+	if err := os.MkdirAll(o.DBPath(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	_, err := server.New(context.Background(), o, quietLog())
+	if err == nil || !strings.Contains(err.Error(), "opening "+o.DBPath()+": bolt: open "+o.DBPath()+": "+o.DBPath()+" is not a regular file (d") ||
+		strings.Contains(err.Error(), "another platd") {
+		t.Fatalf("start on a directory: %v", err)
+	}
+}
