@@ -73,6 +73,55 @@ func damageSource(t testing.TB) []byte {
 	return bytes.Clone(damageFile)
 }
 
+var (
+	crashedOnce sync.Once
+	crashedFile []byte
+	crashedErr  error
+)
+
+// crashedSource is damageSource as a crash leaves it: the file of a
+// running engine, which records no free-page list, so that bbolt walks
+// every page at open.
+func crashedSource(t *testing.T) []byte {
+	t.Helper()
+	src := damageSource(t)
+	crashedOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "damage")
+		if err != nil {
+			crashedErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		path := filepath.Join(dir, "e.db")
+		if crashedErr = os.WriteFile(path, src, 0o600); crashedErr != nil {
+			return
+		}
+		db, err := Open(path, Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			crashedErr = err
+			return
+		}
+		crashedFile, crashedErr = os.ReadFile(path)
+		if err := db.Close(); crashedErr == nil {
+			crashedErr = err
+		}
+	})
+	if crashedErr != nil {
+		t.Fatal(crashedErr)
+	}
+	listed := func(d []byte) bool {
+		m0, m1 := readBoltMeta(d, 0), readBoltMeta(d, readBoltMeta(d, 0).pageSize)
+		if m1.txid > m0.txid {
+			m0 = m1
+		}
+		return m0.freelist != noFreelist
+	}
+	if !listed(src) || listed(crashedFile) {
+		t.Fatalf("free-page list recorded: %v after a close, %v while open; want true, false", listed(src), listed(crashedFile))
+	}
+	return bytes.Clone(crashedFile)
+}
+
 // pageOf returns the offset of the first page of the file with flags f
 // reachable from the root, and the file's page size.
 func pageOf(t *testing.T, data []byte, f uint16) (int, int) {
@@ -196,33 +245,46 @@ func TestDamagedFiles(t *testing.T) {
 				}
 			}},
 	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			path := filepath.Join(t.TempDir(), "e.db")
-			if err := os.WriteFile(path, tc.damage(t, damageSource(t)), 0o600); err != nil {
-				t.Fatal(err)
+	// A clean close leaves a free-page list in the file, and Open checks
+	// the page tree after bbolt opens; without one, as after a crash,
+	// before (pages.go, openChecked).
+	for _, crashed := range []bool{false, true} {
+		for _, tc := range tests {
+			name := tc.name
+			if crashed {
+				name += " after a crash"
 			}
-			err := CheckFile(path)
-			if tc.check == "" && err != nil || tc.check != "" && (!errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.check)) {
-				t.Errorf("check: %v\nwant %q", err, tc.check)
-			}
-			db, err := Open(path, Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)})
-			if tc.open != "" {
-				if err == nil {
-					db.Close()
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				source := damageSource(t)
+				if crashed {
+					source = crashedSource(t)
 				}
-				if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.open) || !strings.Contains(err.Error(), path) {
-					t.Fatalf("open: %v\nwant %q naming the file", err, tc.open)
+				path := filepath.Join(t.TempDir(), "e.db")
+				if err := os.WriteFile(path, tc.damage(t, source), 0o600); err != nil {
+					t.Fatal(err)
 				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			tc.opened(t, db)
-		})
+				err := CheckFile(path)
+				if tc.check == "" && err != nil || tc.check != "" && (!errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.check)) {
+					t.Errorf("check: %v\nwant %q", err, tc.check)
+				}
+				db, err := Open(path, Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)})
+				if tc.open != "" {
+					if err == nil {
+						db.Close()
+					}
+					if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), tc.open) || !strings.Contains(err.Error(), path) {
+						t.Fatalf("open: %v\nwant %q naming the file", err, tc.open)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				tc.opened(t, db)
+			})
+		}
 	}
 }
 

@@ -74,9 +74,6 @@ type DB struct {
 	// damageCut is, from load until the engine starts, the revision the
 	// history is cut at for damaged records (damage.go); 0 if none.
 	damageCut int64
-	// staleRevs is, during load only, the revision of each key's newest
-	// event when the transformer read that event's value as stale.
-	staleRevs map[string]int64
 	watchers  map[*watcher]struct{}
 	// watchBytes is watchBufferBytes; tests lower it to reach it quickly.
 	watchBytes int64

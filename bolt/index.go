@@ -98,17 +98,32 @@ func (ix *index) put(kv KV) {
 	ix.chunks[ci+1] = right
 }
 
-// appendSorted adds kv, which must sort after every present key. It is the
-// fast path for loading a file in key order; chunks are left partly empty
-// so later inserts rarely split them.
+// appendSorted adds kv, which must sort after every present key, to the
+// ordered chunks only: it is the fast path for loading a file in key
+// order, and mapKeys must follow before the index is read. Chunks are left
+// partly empty so later inserts rarely split them.
 func (ix *index) appendSorted(kv KV) {
-	ix.byKey[kv.Key] = kv
 	n := len(ix.chunks)
 	if n == 0 || len(ix.chunks[n-1]) >= chunkMax*3/4 {
 		ix.chunks = append(ix.chunks, make([]KV, 0, chunkMax+1))
 		n++
 	}
 	ix.chunks[n-1] = append(ix.chunks[n-1], kv)
+}
+
+// mapKeys makes the point-read map hold every key of the chunks, sized
+// once for them instead of growing entry by entry.
+func (ix *index) mapKeys() {
+	n := 0
+	for _, ch := range ix.chunks {
+		n += len(ch)
+	}
+	ix.byKey = make(map[string]KV, n)
+	for _, ch := range ix.chunks {
+		for _, kv := range ch {
+			ix.byKey[kv.Key] = kv
+		}
+	}
 }
 
 // remove deletes key if present.

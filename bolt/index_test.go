@@ -110,6 +110,7 @@ func TestIndexAppendSortedThenInsert(t *testing.T) {
 		ix.appendSorted(KV{Key: k, ModRevision: 1})
 		model[k] = 1
 	}
+	ix.mapKeys()
 	for i := 1; i < 5*chunkMax; i += 2 {
 		k := fmt.Sprintf("/k/%06d", i)
 		ix.put(KV{Key: k, ModRevision: 2})

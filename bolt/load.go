@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"slices"
-	"sort"
+	"runtime/debug"
+	"sync"
 	"time"
 
 	bbolt "go.etcd.io/bbolt"
@@ -57,46 +57,7 @@ func (db *DB) load() error {
 	if err != nil {
 		return fmt.Errorf("bolt: initialize %s: %w", db.path, err)
 	}
-	err = db.bdb.View(func(tx *bbolt.Tx) error {
-		meta := tx.Bucket(bucketMeta)
-		rev, err := readMeta(meta, metaRevision)
-		if err != nil {
-			return err
-		}
-		compacted, err := readMeta(meta, metaCompacted)
-		if err != nil {
-			return err
-		}
-		newest, cut, err := db.loadHistory(tx.Bucket(bucketHistory), compacted, rev)
-		if err != nil {
-			return err
-		}
-		db.fileCompacted = compacted
-		compacted = max(compacted, cut)
-		for i := range db.hist {
-			db.histBytes += eventCost(&db.hist[i].Event)
-		}
-		if db.trimHistory() {
-			compacted = db.trimTo
-			db.trimmed <- struct{}{} // the compactor deletes them from the file
-			db.log.Info("history trimmed to its byte bound", "compacted", compacted, "events", len(db.hist), "bytes", db.histBytes)
-		}
-		err = db.loadState(tx.Bucket(bucketState), newest, rev)
-		db.staleRevs = nil
-		if err != nil {
-			return err
-		}
-		db.rev.Store(rev)
-		db.compacted.Store(compacted)
-		// Everything is in memory now; the pages the load read need not
-		// stay resident. The open read transaction keeps the map in place.
-		db.lastRelease = time.Now()
-		if err := dropPages(db.bdb.Info().Data, uintptr(tx.Size())); err != nil {
-			db.log.Debug("releasing mapped pages", "err", err)
-		}
-		return nil
-	})
-	if err != nil {
+	if err := db.readFile(); err != nil {
 		return fmt.Errorf("bolt: load %s: %w", db.path, err)
 	}
 	return nil
@@ -131,18 +92,130 @@ func readMeta(b *bbolt.Bucket, key []byte) (int64, error) {
 	return readU64(v)
 }
 
-// loadHistory reads the events above compacted (those at or below it are
-// left over from an interrupted compaction and are skipped). It returns, per
-// key, the state written by the key's newest Put event, for sharing. An
-// event whose value cannot be read back (see fromStorage) ends the replayable
-// history: it and every event before it are dropped from memory and the
-// compacted revision in memory moves up to it, so no watch or past list ever
-// serves a value that could not be read; a watch from before it is told to
+// readFile reads the retained history and the current state into memory.
+// The two buckets are read at once, each on its own goroutine in its own
+// read transaction (no writer runs yet, so both see the same file): at
+// scale a load is mostly the cost of touching the file's pages and the
+// new memory, which two cores share. joinHistory then makes the values
+// the two hold in common one copy. The collector is paused meanwhile
+// (pauseGC).
+func (db *DB) readFile() error {
+	defer pauseGC()()
+	var txs [2]*bbolt.Tx
+	for i := range txs {
+		tx, err := db.bdb.Begin(false)
+		if err != nil {
+			return err
+		}
+		defer func() { _ = tx.Rollback() }()
+		txs[i] = tx
+	}
+	meta := txs[0].Bucket(bucketMeta)
+	rev, err := readMeta(meta, metaRevision)
+	if err != nil {
+		return err
+	}
+	compacted, err := readMeta(meta, metaCompacted)
+	if err != nil {
+		return err
+	}
+	var (
+		h          loadedHistory
+		herr       error
+		hpanic     any
+		done       = make(chan struct{})
+		faultPanic = debug.SetPanicOnFault(false)
+	)
+	debug.SetPanicOnFault(faultPanic)
+	go func() {
+		defer close(done)
+		// A damaged page makes bbolt panic (or fault): the panic is
+		// raised again on the caller's goroutine, where it can be
+		// handled, not on this one, where it would end the process.
+		debug.SetPanicOnFault(faultPanic)
+		defer func() { hpanic = recover() }()
+		h, herr = db.readHistory(txs[0].Bucket(bucketHistory), compacted, rev, historyHint(compacted, rev, txs[0].Size()))
+	}()
+	// Should the state's load panic, the history's transaction is still
+	// not closed under its goroutine.
+	defer func() { <-done }()
+	serr := db.loadState(txs[1].Bucket(bucketState), rev)
+	<-done
+	if hpanic != nil {
+		panic(hpanic)
+	}
+	if herr != nil {
+		return herr
+	}
+	if serr != nil {
+		return serr
+	}
+	db.joinHistory(&h)
+	if h.cut > 0 {
+		db.log.Warn("history cut at an unreadable value", "revision", h.cut)
+	}
+	db.fileCompacted = compacted
+	compacted = max(compacted, h.cut)
+	for i := range db.hist {
+		db.histBytes += eventCost(&db.hist[i].Event)
+	}
+	if db.trimHistory() {
+		compacted = db.trimTo
+		db.trimmed <- struct{}{} // the compactor deletes them from the file
+		db.log.Info("history trimmed to its byte bound", "compacted", compacted, "events", len(db.hist), "bytes", db.histBytes)
+	}
+	db.rev.Store(rev)
+	db.compacted.Store(compacted)
+	// Everything is in memory now; the pages the load read need not stay
+	// resident. The open read transactions keep the map in place.
+	db.lastRelease = time.Now()
+	if err := dropPages(db.bdb.Info().Data, uintptr(txs[0].Size())); err != nil {
+		db.log.Debug("releasing mapped pages", "err", err)
+	}
+	return nil
+}
+
+// historyHint is the number of events to make room for: one per revision
+// above the compacted one, unless the file is too small to hold them (a
+// damaged counter must not allocate wildly); an event record takes more
+// than 16 bytes.
+func historyHint(compacted, rev int64, fileSize int64) int {
+	return int(max(0, min(rev-compacted, fileSize/16)))
+}
+
+// loadedHistory is the history as readHistory leaves it for joinHistory.
+type loadedHistory struct {
+	events []histEvent
+	// links[i] relates events[i] to the other events of its key.
+	links []histLink
+	// cut is the revision of the newest unreadable event, 0 if none: it and
+	// every event before it are left out.
+	cut int64
+}
+
+type histLink struct {
+	// prev is the index of the key's event before this one, -1 if none.
+	prev int32
+	// superseded says a later event of the key exists.
+	superseded bool
+}
+
+// readHistory reads the events above compacted (those at or below it are
+// left over from an interrupted compaction and are skipped), n of them
+// expected. A previous state that is the key's event before shares that
+// event's value (and is not read again); every other value is copied as
+// soon as it is known not to be a key's newest, so that only the newest
+// events' values still alias the file for joinHistory. With a transformer
+// the values are those it read back. An event whose value cannot be read
+// back (see readStored), or whose record is damaged, ends the replayable
+// history: it and every event before it are dropped, and the compacted
+// revision in memory moves up to it, so no watch or past list ever serves
+// a value that could not be read; a watch from before it is told to
 // re-list.
-func (db *DB) loadHistory(b *bbolt.Bucket, compacted, rev int64) (map[string]*KV, int64, error) {
-	newest := make(map[string]*KV)
-	db.staleRevs = make(map[string]int64)
-	cut := int64(0)
+func (db *DB) readHistory(b *bbolt.Bucket, compacted, rev int64, n int) (loadedHistory, error) {
+	h := loadedHistory{events: make([]histEvent, 0, n), links: make([]histLink, 0, n)}
+	last := make(map[string]int32, n)    // each key's newest event so far
+	copied := db.opts.Transformer != nil // readStored makes copies
 	c := b.Cursor()
 	order := keyOrder{what: "history"}
 	for k, v := c.Seek(u64key(compacted + 1)); k != nil; k, v = c.Next() {
@@ -151,89 +224,146 @@ func (db *DB) loadHistory(b *bbolt.Bucket, compacted, rev int64) (map[string]*KV
 			err = order.next(k) // damage.go
 		}
 		if err != nil {
-			return nil, 0, err
+			return h, err
 		}
 		if r > rev {
-			return nil, 0, fmt.Errorf("%w: event %d above revision counter %d", ErrCorrupt, r, rev)
+			return h, fmt.Errorf("%w: event %d above revision counter %d", ErrCorrupt, r, rev)
 		}
-		h, err := decodeEvent(r, v)
+		ev, err := decodeEvent(r, v)
 		if errors.Is(err, ErrChecksum) {
-			cut = db.damagedEvent(r, err) // damage.go
+			db.damagedEvent(r, err) // damage.go
+			h.cut = r
+			h.events, h.links = h.events[:0], h.links[:0]
+			clear(last)
 			continue
 		}
 		if err != nil {
-			return nil, 0, err
+			return h, err
 		}
-		ev := &h.Event
-		if !db.readEvent(ev, newest) {
-			cut = r
-			delete(newest, ev.KV.Key)
+		link := histLink{prev: -1}
+		if i, ok := last[ev.KV.Key]; ok {
+			link.prev = i
+		}
+		if !db.readEvent(&ev.Event, h.sharedPrev(link.prev, ev.Prev)) {
+			h.cut = r
+			h.events, h.links = h.events[:0], h.links[:0]
+			clear(last)
 			continue
 		}
-		if ev.Type == Put {
-			kv := ev.KV
-			newest[kv.Key] = &kv
-		} else {
-			delete(newest, ev.KV.Key)
+		if link.prev >= 0 {
+			h.supersede(link.prev, copied)
 		}
-		db.hist = append(db.hist, h)
-	}
-	if cut > 0 {
-		i := sort.Search(len(db.hist), func(i int) bool { return db.hist[i].Revision > cut })
-		db.hist = slices.Clone(db.hist[i:])
-		db.log.Warn("history cut at an unreadable value", "revision", cut)
-	}
-	return newest, cut, nil
-}
-
-// readEvent replaces the values of ev, which alias the file, by copies read
-// back through the transformer; the previous state shares the key's newest
-// value when it is that. It reports false when a value cannot be read.
-func (db *DB) readEvent(ev *Event, newest map[string]*KV) bool {
-	if db.opts.Transformer == nil && db.opts.Verify == nil {
-		ev.KV.Value = bytes.Clone(ev.KV.Value)
-		if ev.Prev != nil {
-			if p := newest[ev.KV.Key]; p != nil && p.ModRevision == ev.Prev.ModRevision {
-				ev.Prev = p
-			} else {
-				ev.Prev.Value = bytes.Clone(ev.Prev.Value)
+		if p := ev.Prev; p != nil {
+			switch {
+			case h.sharedPrev(link.prev, p):
+				p.Value = h.events[link.prev].KV.Value
+			case !copied:
+				p.Value = bytes.Clone(p.Value)
 			}
 		}
-		return true
+		last[ev.KV.Key] = int32(len(h.events))
+		h.events = append(h.events, ev)
+		h.links = append(h.links, link)
 	}
-	v, stale, cerr := db.fromStorage(ev.KV.Key, ev.KV.ModRevision, ev.KV.Value)
+	return h, nil
+}
+
+// sharedPrev reports whether prev, the previous state of an event, is the
+// value of the key's event at index i.
+func (h *loadedHistory) sharedPrev(i int32, prev *KV) bool {
+	if i < 0 || prev == nil {
+		return false
+	}
+	p := &h.events[i].Event
+	return p.Type == Put && p.KV.ModRevision == prev.ModRevision
+}
+
+// supersede marks the event at index i as followed by a later one of its
+// key: its value cannot be the state's, so unless it is already a copy it
+// is copied now, on the history's goroutine.
+func (h *loadedHistory) supersede(i int32, copied bool) {
+	h.links[i].superseded = true
+	if !copied {
+		v := &h.events[i].KV.Value
+		*v = bytes.Clone(*v)
+	}
+}
+
+// readEvent reads ev's values back (readStored), leaving out the previous
+// state when it is shared. It reports false when a value cannot be read.
+func (db *DB) readEvent(ev *Event, prevShared bool) bool {
+	v, _, cerr := db.readStored(ev.KV.Key, ev.KV.ModRevision, ev.KV.Value)
 	if cerr != nil {
 		return false
 	}
 	ev.KV.Value = v
-	if stale {
-		db.staleRevs[ev.KV.Key] = ev.KV.ModRevision
-	}
-	if ev.Prev != nil {
-		if p := newest[ev.KV.Key]; p != nil && p.ModRevision == ev.Prev.ModRevision {
-			ev.Prev = p
-		} else if ev.Prev.Value, _, cerr = db.fromStorage(ev.KV.Key, ev.Prev.ModRevision, ev.Prev.Value); cerr != nil {
+	if ev.Prev != nil && !prevShared {
+		if ev.Prev.Value, _, cerr = db.readStored(ev.KV.Key, ev.Prev.ModRevision, ev.Prev.Value); cerr != nil {
 			return false
 		}
 	}
 	return true
 }
 
-// loadState fills the index in key order (the bucket's order). A state
-// equal to its key's newest event shares that event's bytes (with a
-// transformer the event's revision decides, as the check of the file
-// guarantees the two agree). A value that cannot be read back is kept as
-// stored and its key marked corrupt.
-func (db *DB) loadState(b *bbolt.Bucket, newest map[string]*KV, rev int64) error {
-	plain := db.opts.Transformer == nil && db.opts.Verify == nil
+// readStored reads a value of the file back as fromStorage does, but
+// without a transformer the result is rec itself, valid only inside the
+// transaction, which the caller copies once it knows it must.
+func (db *DB) readStored(key string, modRev int64, rec []byte) ([]byte, bool, *CorruptError) {
+	if db.opts.Transformer != nil {
+		return db.fromStorage(key, modRev, rec)
+	}
+	if db.opts.Verify != nil {
+		if err := db.opts.Verify(key, rec); err != nil {
+			return nil, false, &CorruptError{Key: key, ModRevision: modRev, Err: err}
+		}
+	}
+	return rec, false, nil
+}
+
+// joinHistory makes h the history in memory. readHistory left only the
+// values of each key's newest event aliasing the file: the newest event of
+// a key whose state is at its revision shares the state's key and value
+// (the records' checksums vouch for the bytes), and the others are copied.
+func (db *DB) joinHistory(h *loadedHistory) {
+	copied := db.opts.Transformer != nil // readStored made copies
+	for i := range h.events {
+		if h.links[i].superseded {
+			continue
+		}
+		ev := &h.events[i].Event
+		if ev.Type == Put {
+			if c := db.corrupt[ev.KV.Key]; c != nil && c.record != nil {
+				db.damageCut = max(db.damageCut, ev.KV.ModRevision) // damage.go
+			}
+			if kv, ok := db.idx.get(ev.KV.Key); ok && kv.ModRevision == ev.KV.ModRevision && db.corrupt[kv.Key] == nil {
+				ev.KV.Key, ev.KV.Value = kv.Key, kv.Value
+				if ev.Prev != nil {
+					ev.Prev.Key = kv.Key
+				}
+				continue
+			}
+		}
+		if !copied {
+			ev.KV.Value = bytes.Clone(ev.KV.Value)
+		}
+	}
+	db.hist = h.events
+}
+
+// loadState fills the index in key order (the bucket's order), each value
+// copied into memory. A value that cannot be read back is kept as stored
+// and its key marked corrupt.
+func (db *DB) loadState(b *bbolt.Bucket, rev int64) error {
+	copied := db.opts.Transformer != nil
 	order := keyOrder{what: "state"}
-	return b.ForEach(func(k, v []byte) error {
+	err := b.ForEach(func(k, v []byte) error {
 		if err := order.next(k); err != nil { // damage.go
 			return err
 		}
 		kv, err := decodeState(string(k), v)
 		if errors.Is(err, ErrChecksum) {
-			db.idx.appendSorted(db.damagedState(string(k), v, rev, err, newest[string(k)])) // damage.go
+			// joinHistory cuts the history at the key's newest event.
+			db.idx.appendSorted(db.damagedState(string(k), v, rev, err, nil)) // damage.go
 			return nil
 		}
 		if err != nil {
@@ -243,27 +373,19 @@ func (db *DB) loadState(b *bbolt.Bucket, newest map[string]*KV, rev int64) error
 			return fmt.Errorf("%w: state %q revisions %d/%d, counter %d",
 				ErrCorrupt, kv.Key, kv.CreateRevision, kv.ModRevision, rev)
 		}
-		p := newest[kv.Key]
-		stale := false
+		val, stale, cerr := db.readStored(kv.Key, kv.ModRevision, kv.Value)
 		switch {
-		case p != nil && p.ModRevision == kv.ModRevision && (!plain || bytes.Equal(p.Value, kv.Value)):
-			kv.Value = p.Value
-			stale = db.staleRevs[kv.Key] == kv.ModRevision
-		case plain:
-			kv.Value = bytes.Clone(kv.Value)
-		default:
-			val, st, cerr := db.fromStorage(kv.Key, kv.ModRevision, kv.Value)
-			stale = st
-			if cerr != nil {
-				if db.corrupt == nil {
-					db.corrupt = make(map[string]*CorruptError)
-				}
-				db.corrupt[kv.Key] = cerr
-				db.log.Warn("corrupt value", "key", kv.Key, "revision", kv.ModRevision, "err", cerr.Err)
-				val = bytes.Clone(kv.Value)
+		case cerr != nil:
+			if db.corrupt == nil {
+				db.corrupt = make(map[string]*CorruptError)
 			}
-			kv.Value = val
+			db.corrupt[kv.Key] = cerr
+			db.log.Warn("corrupt value", "key", kv.Key, "revision", kv.ModRevision, "err", cerr.Err)
+			val = bytes.Clone(kv.Value)
+		case !copied:
+			val = bytes.Clone(val)
 		}
+		kv.Value = val
 		if stale {
 			if db.stale == nil {
 				db.stale = make(map[string]struct{})
@@ -273,4 +395,37 @@ func (db *DB) loadState(b *bbolt.Bucket, newest map[string]*KV, rev int64) error
 		db.idx.appendSorted(kv)
 		return nil
 	})
+	db.idx.mapKeys()
+	return err
+}
+
+// gcPause counts the loads running with the garbage collector off, and
+// keeps the setting to restore when the last ends.
+var gcPause struct {
+	sync.Mutex
+	loads   int
+	percent int
+}
+
+// pauseGC turns the garbage collector off until the returned function is
+// called. A load allocates mostly what it keeps, sized up front, so
+// collections during it would only trace the growing state again and
+// again; the one that follows traces it once. Without a transformer the
+// load leaves little garbage; with one, a value the history and the state
+// both hold is read back twice and one copy is garbage until then. A
+// memory limit (GOMEMLIMIT) still makes the collector run.
+func pauseGC() (restore func()) {
+	gcPause.Lock()
+	if gcPause.loads == 0 {
+		gcPause.percent = debug.SetGCPercent(-1)
+	}
+	gcPause.loads++
+	gcPause.Unlock()
+	return func() {
+		gcPause.Lock()
+		if gcPause.loads--; gcPause.loads == 0 {
+			debug.SetGCPercent(gcPause.percent)
+		}
+		gcPause.Unlock()
+	}
 }

@@ -23,7 +23,9 @@ type Transformer interface {
 	// It must neither modify nor retain value.
 	ToStorage(key string, value []byte) ([]byte, error)
 	// FromStorage returns the value of stored, read under key. stored is
-	// valid only during the call: the result must not alias it. stale
+	// valid only during the call: the result must not alias it. Open calls
+	// it from two goroutines at once (the history and the state load
+	// together), so it must be safe for concurrent use. stale
 	// reports that ToStorage would now write the value differently (it was
 	// written with a key that no longer comes first), so rewriting it is
 	// not a no-op.
