@@ -174,7 +174,7 @@ func TestHugeResourceVersionReads(t *testing.T) {
 		{"list", cms + "?resourceVersion=%s", "", cachedRead},
 		{"list all namespaces", "/api/v1/configmaps?resourceVersion=%s", "", cachedRead},
 		{"list not older", cms + "?resourceVersion=%s&resourceVersionMatch=NotOlderThan", "", cachedRead},
-		{"list not older paged", cms + "?resourceVersion=%s&resourceVersionMatch=NotOlderThan&limit=1", "", cachedRead},
+		{"list not older paged", cms + "?resourceVersion=%s&resourceVersionMatch=NotOlderThan&limit=1", "", storageRead},
 		{"list table", cms + "?resourceVersion=%s", table, cachedRead},
 		{"list metadata", cms + "?resourceVersion=%s", partialList, cachedRead},
 		{"list custom", gadgets + "?resourceVersion=%s", "", cachedRead},
@@ -227,6 +227,49 @@ func TestHugeResourceVersionReads(t *testing.T) {
 	if now := storeRevision(t, e); now != current {
 		t.Errorf("the reads moved the store from %d to %d", current, now)
 	}
+}
+
+// TestPagedNotOlderThanReadsStorage: upstream sends every paged list
+// with a resourceVersion other than "" and "0" to storage, NotOlderThan
+// included, so a bad version is its 400 and a version past the store its
+// 504 at once without a retry hint (not the watch cache's parse error and
+// wait).
+func TestPagedNotOlderThanReadsStorage(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	cms := "/api/v1/namespaces/default/configmaps"
+	for _, n := range []string{"pn-1", "pn-2", "pn-3"} {
+		e.do("POST", cms, cm(n, nil, nil)).mustCode(t, 201)
+	}
+	current := storeRevision(t, e)
+	q := "?limit=2&resourceVersionMatch=NotOlderThan&resourceVersion="
+
+	page := e.do("GET", cms+q+strconv.FormatInt(current, 10), nil).mustCode(t, 200).obj(t)
+	items, _ := page["items"].([]any)
+	if len(items) != 2 || path(page, "metadata.continue") == nil {
+		t.Errorf("a page of 2 of 3 objects: %v", page)
+	}
+	if got, _ := strconv.ParseInt(rvOf(page), 10, 64); got < current {
+		t.Errorf("page at %d, older than %d", got, current)
+	}
+
+	storageRead := func(v string) rvOutcome {
+		return rvOutcome{code: 400, reason: "BadRequest",
+			message: fmt.Sprintf(`invalid resource version: resourceVersion: Invalid value: %q: strconv.ParseUint: parsing %q: invalid syntax`, v, v)}
+	}
+	storageRead("abc").check(t, e.do("GET", cms+q+"abc", nil))
+
+	future := strconv.FormatInt(current+1_000_000, 10)
+	r := e.do("GET", cms+q+future, nil)
+	var st struct{ Message string }
+	_ = json.Unmarshal(r.body, &st)
+	prefix := "Timeout: Too large resource version: " + future + ", current: "
+	now, err := strconv.ParseInt(strings.TrimPrefix(st.Message, prefix), 10, 64)
+	if !strings.HasPrefix(st.Message, prefix) || err != nil || now < current {
+		t.Fatalf("message %q", st.Message)
+	}
+	want := rvOutcome{code: 504, reason: "Timeout", tooLarge: true, message: st.Message}
+	want.check(t, r)
 }
 
 // TestHugeResourceVersionWrites names versions at and past the end of

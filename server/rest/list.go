@@ -45,11 +45,12 @@ func (h *Handler) planList(r *http.Request, s *scope, o *listOptions) (listPlan,
 		p.start, p.rel, p.fromContinue = start, rel, true
 		return p, nil
 	}
-	// Upstream reads exact and legacy paged lists (a limit with a
-	// resourceVersion other than "" and "0" and no match) from storage,
-	// everything else from its watch cache; the two fail differently.
+	// Upstream reads from storage every exact list and every paged list
+	// with a resourceVersion other than "" and "0", whatever the match;
+	// everything else from its watch cache. The two fail differently.
+	notOlder := o.resourceVersionMatch == matchNotOlderThan
 	fromStorage := o.resourceVersionMatch == matchExact ||
-		o.resourceVersionMatch == "" && o.limit > 0 && o.resourceVersion != "" && o.resourceVersion != "0"
+		o.limit > 0 && o.resourceVersion != "" && o.resourceVersion != "0"
 	parse := parseResourceVersionCached
 	if fromStorage {
 		parse = parseResourceVersion
@@ -61,12 +62,15 @@ func (h *Handler) planList(r *http.Request, s *scope, o *listOptions) (listPlan,
 	rev, reachable := rv.revision()
 	switch {
 	case o.resourceVersion == "":
-	case fromStorage && !reachable:
+	case fromStorage && (!reachable || notOlder && rev > h.store.Revision()):
 		// Storage reads the current state and finds it older: no wait.
 		return p, tooLargeResourceVersion(rv, h.store.Revision(), tooLargeRetryStorage)
-	case fromStorage && rv == 0:
-		// "00" and the like: the current state, paged.
+	case fromStorage && (rv == 0 || notOlder):
+		// "00" and the like, or not older than a revision reached: the
+		// current state, paged.
 	case fromStorage:
+		// An exact read of a revision not reached yet: see
+		// tooLargeRetryCache for why this one waits.
 		if err := h.waitForRevision(r.Context(), rv); err != nil {
 			return p, err
 		}
