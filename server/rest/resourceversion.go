@@ -106,10 +106,15 @@ func (h *Handler) waitForRevision(ctx context.Context, rv resourceVersion) error
 	return tooLargeResourceVersion(rv, h.store.Revision(), tooLargeRetryCache)
 }
 
-// Retry hints of the 504 "Too large resource version": the watch cache
-// asks the client to come back after a second; storage reads (exact and
-// paged lists) check once, after reading the current state, and give no
-// hint.
+// Retry hints of the 504 "Too large resource version". The watch cache
+// waits, then asks the client to come back after a second. Storage reads
+// of the current state (NotOlderThan paged lists, and any version past
+// every int64 revision) check once, without a wait, and give no hint.
+// Storage reads pinned at a revision not reached yet (exact and legacy
+// paged lists) got etcd's "required revision is a future revision" as a
+// 500 in v1.32; upstream later answers them as too large with a hint of
+// a second. platd does that, after the watch cache's wait, since no
+// engine text may reach a client.
 const (
 	tooLargeRetryCache   = 1
 	tooLargeRetryStorage = 0
