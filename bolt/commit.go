@@ -269,7 +269,7 @@ func (db *DB) commitBatch(ops []*op) {
 		}); err != nil {
 			db.log.Error("commit", "err", err, "ops", len(changes))
 			for _, c := range changes {
-				c.o.err = fmt.Errorf("bolt: commit: %w", err)
+				c.o.err = fmt.Errorf("%w: commit: %w", ErrIO, err)
 			}
 			changes = nil
 		} else {

@@ -41,6 +41,10 @@ var (
 	ErrInvalidTxn = errors.New("bolt: invalid transaction")
 	// ErrTagMismatch: the file was recorded with another Options.Tag.
 	ErrTagMismatch = errors.New("bolt: file recorded with another tag")
+	// ErrIO: a commit could not be written: bbolt, the operating system or
+	// the value transformer failed. The wrapped text may name files and
+	// keys; it is for the server log, not for clients.
+	ErrIO = errors.New("bolt: write failed")
 )
 
 // TagError is Open's refusal of a file recorded with another tag; it

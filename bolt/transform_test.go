@@ -461,3 +461,22 @@ func TestRecheckStale(t *testing.T) {
 		t.Error("after a rewrite: /s/a stale or /s/b not")
 	}
 }
+
+// A commit the file layer could not write wraps ErrIO, whatever the
+// underlying error: the caller can tell it from a refusal without its
+// text.
+func TestCommitFailureWrapsErrIO(t *testing.T) {
+	ctx := context.Background()
+	db := openDamaged(t, Options{Transformer: xorTransformer{failWrite: "/s/bad"}})
+	defer db.Close()
+	if _, err := db.Create(ctx, "/s/ok", []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := db.Create(ctx, "/s/bad", []byte("v"))
+	if !errors.Is(err, ErrIO) || !strings.Contains(err.Error(), "key unavailable") {
+		t.Fatalf("failed commit: %v, want ErrIO wrapping the cause", err)
+	}
+	if _, err := db.Get("/s/bad"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get after the failed commit: %v", err)
+	}
+}

@@ -135,7 +135,7 @@ func (h *Handler) storageInternal(s *scope, name string, err error) error {
 var engineSentinels = []error{
 	bolt.ErrNotFound, bolt.ErrExists, bolt.ErrConflict, bolt.ErrCompacted, bolt.ErrFutureRevision,
 	bolt.ErrWatcherTooSlow, bolt.ErrClosed, bolt.ErrInvalid, bolt.ErrCorrupt, bolt.ErrChecksum, bolt.ErrLocked,
-	bolt.ErrCorruptValue, bolt.ErrInvalidTxn, bolt.ErrTagMismatch,
+	bolt.ErrCorruptValue, bolt.ErrInvalidTxn, bolt.ErrTagMismatch, bolt.ErrIO,
 }
 
 // engineError reports whether err came from the storage engine.

@@ -3,6 +3,7 @@ package rest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -117,9 +119,10 @@ func TestToStatusEngineErrors(t *testing.T) {
 		bolt.ErrInvalid,
 		fmt.Errorf("writing /x with its claims: %w", &bolt.OpError{Index: 2, Key: "/claims/x", Err: bolt.ErrInvalidTxn}),
 		fmt.Errorf("wrapped: %w", bolt.ErrCorrupt),
+		fmt.Errorf("%w: commit: %w", bolt.ErrIO, &os.PathError{Op: "write", Path: "/data/platd.db", Err: errors.New("no space left on device")}),
 	} {
 		st := apierr.FromError(h.toStatus(err)).Status
-		if st.Code != 500 || st.Reason != apierr.ReasonInternalError || strings.Contains(st.Message, "bolt") {
+		if st.Code != 500 || st.Reason != apierr.ReasonInternalError || strings.Contains(st.Message, "bolt") || strings.Contains(st.Message, "/data") {
 			t.Errorf("%v: %d %s %q", err, st.Code, st.Reason, st.Message)
 		}
 	}
