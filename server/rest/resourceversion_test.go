@@ -236,9 +236,9 @@ func FuzzListResourceVersion(f *testing.F) {
 	})
 }
 
-// A watch from a version no revision reaches gets no bookmarks: upstream
-// passes on only those newer than the version asked for. A watch from the
-// current revision, run alongside, shows that bookmarks were due.
+// A watch from a version the store has not reached gets no bookmarks:
+// upstream passes on only those newer than the version asked for. A watch
+// from the current revision, run alongside, shows that bookmarks were due.
 func TestNoBookmarksBeyondEveryRevision(t *testing.T) {
 	t.Parallel()
 	_, srv, store := newTestHandler(t, Config{BookmarkInterval: 10 * time.Millisecond})
@@ -253,11 +253,16 @@ func TestNoBookmarksBeyondEveryRevision(t *testing.T) {
 		b, _ := io.ReadAll(res.Body)
 		out <- strconv.Itoa(res.StatusCode) + " " + string(b)
 	}
-	huge, control := make(chan string, 1), make(chan string, 1)
+	huge, ahead, control := make(chan string, 1), make(chan string, 1), make(chan string, 1)
 	go read("18446744073709551615", huge)
+	// A version a write could reach, but none does while the watch runs.
+	go read(strconv.FormatInt(store.Revision()+1000, 10), ahead)
 	go read(strconv.FormatInt(store.Revision(), 10), control)
 	if got := <-huge; got != "200 " {
 		t.Errorf("watch from 2^64-1: %q, want an empty 200 stream", got)
+	}
+	if got := <-ahead; got != "200 " {
+		t.Errorf("watch from past the store: %q, want an empty 200 stream", got)
 	}
 	if got := <-control; !strings.Contains(got, `"type":"BOOKMARK"`) {
 		t.Errorf("watch from the current revision got no bookmark: %q", got)

@@ -279,6 +279,11 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 				}
 			}
 		case <-bookmarks:
+			if lastRev > h.store.Revision() {
+				// Started from a version the store has not reached:
+				// upstream's cache passes on no bookmark before it has.
+				continue
+			}
 			// Everything up to the store's progress is on the channel: pass
 			// it on first, then the bookmark can name the newest revision
 			// even when nothing in this watch's range changed.
