@@ -4,6 +4,17 @@ package server
 
 import "io/fs"
 
-// openToOthers is false where permission bits do not say who may read a
-// file (Windows uses ACLs, which platd does not inspect).
+// Where permission bits do not say who may read a file (Windows uses
+// ACLs, which platd does not inspect), nothing is open to others and
+// nothing is repaired.
+const (
+	privateBits  fs.FileMode = 0
+	writeBits    fs.FileMode = 0
+	openNoFollow             = 0
+)
+
 func openToOthers(fs.FileMode) bool { return false }
+
+func ownedByUs(fs.FileInfo) bool { return false }
+
+func operatorFileProblem(fs.FileInfo, string) (why, fix string) { return "", "" }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"platd/config"
 	"platd/security"
@@ -67,9 +68,9 @@ func (s *Server) preflight() (preflighted, error) {
 }
 
 // checkOperatorFiles refuses private files the operator supplied that
-// group or others may read or write: platd will not chmod a file it does
-// not own the contents of, and serving with a key others can read would
-// hide that it may already be copied.
+// others may reach (PostgreSQL's rule: operatorFileProblem): platd will
+// not chmod a file it does not own the contents of, and serving with a
+// key others can read would hide that it may already be copied.
 func checkOperatorFiles(o config.Options) error {
 	files := []struct{ flag, path string }{
 		{"--tls-private-key-file", o.TLSPrivateKeyFile},
@@ -92,9 +93,9 @@ func checkOperatorFiles(o config.Options) error {
 		if err != nil {
 			continue // its reader reports it
 		}
-		if openToOthers(fi.Mode()) {
-			return fmt.Errorf("%w: %s %s has mode %04o: group or others may read or change it, and it holds secrets; make it private to platd's user: chmod 600 %s",
-				config.ErrInvalid, f.flag, f.path, fi.Mode().Perm(), f.path)
+		if why, fix := operatorFileProblem(fi, f.path); why != "" {
+			return fmt.Errorf("%w: %s %s has mode %04o: %s, and it holds secrets; %s",
+				config.ErrInvalid, f.flag, f.path, fi.Mode().Perm(), why, fix)
 		}
 	}
 	return nil
@@ -106,76 +107,215 @@ const (
 	privateFileMode fs.FileMode = 0o600
 )
 
-// fixGeneratedModes makes the data directory, the key directory and the
-// private files platd generated in them private again, with a warning
-// naming each: they are platd's own, so it repairs rather than refuses
-// (a copy, an archive restore or a umask may have widened them).
-// Public files (certificates) are left as they are. A directory is
-// platd's when it is empty or holds platd's marker file (the database,
-// the CA key); another (--data-dir /tmp or a home directory) keeps its
-// mode, with a warning: platd's files in it are private anyway.
+// fixGeneratedModes checks the data directory, the key directory and the
+// private files platd generated in them. Read and search bits for group
+// and others are removed, with a warning naming each (a copy, an archive
+// restore or a umask may have widened them). Write bits are refused: whoever
+// had them may have replaced a key, and a repair would hide it. Only what
+// platd's user owns is changed, never through a symbolic link; a file
+// owned by someone else, or reached through a link, is checked as an
+// operator's file. A directory that is not platd's alone (other files in
+// it, another owner: a home directory, /etc/kubernetes/pki, a volume
+// mounted with fsGroup) keeps its mode with a warning: platd's files in
+// it are private anyway. Certificates are public and left as they are.
 func (s *Server) fixGeneratedModes() error {
 	o := s.opts
-	type private struct {
-		path   string
-		mode   fs.FileMode
-		marker string // a directory's file that shows it is platd's
-	}
-	var paths []private
 	if o.DataDir != "" {
-		paths = append(paths, private{o.DataDir, privateDirMode, o.DBPath()}, private{path: o.DBPath(), mode: privateFileMode}, private{path: o.KubeconfigPath(), mode: privateFileMode})
+		own := []string{filepath.Base(o.DBPath()), filepath.Base(o.DBPath()) + ".defrag", filepath.Base(o.KubeconfigPath())}
+		if filepath.Dir(o.CertDir) == filepath.Clean(o.DataDir) {
+			own = append(own, filepath.Base(o.CertDir))
+		}
+		var prefix string
+		if o.Audit.Path != "" && filepath.Dir(o.Audit.Path) == filepath.Clean(o.DataDir) {
+			// The log and its rotated copies (name-time.ext).
+			prefix = strings.TrimSuffix(filepath.Base(o.Audit.Path), filepath.Ext(o.Audit.Path))
+		}
+		if err := s.fixDir(o.DataDir, own, prefix); err != nil {
+			return err
+		}
+	}
+	if o.CertDir != "" {
+		own := []string{security.CAKeyName, caCertName, adminKeyName, adminCertName, security.ServiceAccountKeyName, servingKeyName, servingCertName}
+		if err := s.fixDir(o.CertDir, own, ""); err != nil {
+			return err
+		}
+	}
+	var files []string
+	if o.DataDir != "" {
+		files = append(files, o.DBPath(), o.KubeconfigPath())
 	}
 	if o.CertDir != "" {
 		keys := []string{security.CAKeyName, adminKeyName, security.ServiceAccountKeyName}
 		if o.TLSCertFile == "" {
 			keys = append(keys, servingKeyName)
 		}
-		paths = append(paths, private{o.CertDir, privateDirMode, filepath.Join(o.CertDir, security.CAKeyName)})
 		for _, k := range keys {
-			paths = append(paths, private{path: filepath.Join(o.CertDir, k), mode: privateFileMode})
+			files = append(files, filepath.Join(o.CertDir, k))
 		}
 	}
-	for _, p := range paths {
-		fi, err := os.Stat(p.path)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
+	for _, f := range files {
+		if err := s.fixFile(f); err != nil {
+			return err
 		}
-		if err != nil {
-			return fmt.Errorf("checking %s: %w", p.path, err)
-		}
-		if !openToOthers(fi.Mode()) {
-			continue
-		}
-		was := fmt.Sprintf("%04o", fi.Mode().Perm())
-		if fi.IsDir() && !platdsDir(p.path, p.marker) {
-			s.log.Warn("directory open to group or others left as it is: it holds files that are not platd's", "path", p.path, "mode", was)
-			continue
-		}
-		if err := os.Chmod(p.path, p.mode); err != nil {
-			return fmt.Errorf("%s has mode %s, open to group or others, and cannot be made %04o: %w; run chmod %o %s as its owner",
-				p.path, was, p.mode, err, p.mode, p.path)
-		}
-		s.log.Warn("permissions fixed: group or others could reach a private file of platd", "path", p.path, "was", was, "now", fmt.Sprintf("%04o", p.mode))
 	}
 	return nil
 }
 
-// platdsDir reports whether dir holds marker or nothing at all; a sticky
-// directory (/tmp) is never platd's.
-func platdsDir(dir, marker string) bool {
-	if fi, err := os.Stat(dir); err != nil || fi.Mode()&fs.ModeSticky != 0 {
-		return false
+// fixDir makes dir private if it is platd's: owned by platd's user, not
+// a link, not sticky, and holding only the names own (their temporary
+// files while written, and names starting with prefix when set). A
+// directory is never a reason to refuse a start, except one of platd's
+// own that group or others may write to.
+func (s *Server) fixDir(dir string, own []string, prefix string) error {
+	lfi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
 	}
-	if _, err := os.Stat(marker); err == nil {
-		return true
+	if err != nil {
+		return fmt.Errorf("checking %s: %w", dir, err)
 	}
-	d, err := os.Open(dir)
+	fi := lfi
+	link := lfi.Mode()&fs.ModeSymlink != 0
+	if link {
+		if fi, err = os.Stat(dir); err != nil {
+			return nil // the data directory's creation reports it
+		}
+	}
+	if !fi.IsDir() || !openToOthers(fi.Mode()) {
+		return nil
+	}
+	perm := fi.Mode().Perm()
+	sticky := fi.Mode()&fs.ModeSticky != 0
+	ours := ownedByUs(fi)
+	if ours && !sticky && perm&writeBits != 0 {
+		return fmt.Errorf("%s has mode %04o: group or others may write to it, and so may have replaced platd's keys or data; check what it holds, then run chmod %o %s",
+			dir, perm, privateDirMode, dir)
+	}
+	why := ""
+	switch {
+	case link:
+		why = "it is reached through a symbolic link"
+	case !ours:
+		why = "it is not owned by platd's user"
+	case sticky:
+		why = "it is a shared (sticky) directory"
+	case !onlyOwnNames(dir, own, prefix):
+		why = "it holds files that are not platd's"
+	}
+	if why != "" {
+		s.log.Warn("directory open to group or others left as it is", "path", dir, "mode", fmt.Sprintf("%04o", perm), "reason", why)
+		return nil
+	}
+	d, err := os.OpenFile(dir, os.O_RDONLY|openNoFollow, 0)
+	if err != nil {
+		s.log.Warn("directory open to group or others left as it is", "path", dir, "mode", fmt.Sprintf("%04o", perm), "reason", err.Error())
+		return nil
+	}
+	defer d.Close()
+	return s.chmodHandle(d, dir, fi, false)
+}
+
+// chmodHandle removes group and others' read and search bits from the
+// file open as f, which must still be the one checked as fi. A failed
+// change of a directory is only a warning.
+func (s *Server) chmodHandle(f *os.File, path string, fi fs.FileInfo, refuse bool) error {
+	now, err := f.Stat()
+	if err != nil || !os.SameFile(fi, now) {
+		return fmt.Errorf("checking %s: it changed while being checked", path)
+	}
+	was := now.Mode().Perm()
+	want := was &^ privateBits
+	if err := f.Chmod(want); err != nil {
+		if !refuse {
+			s.log.Warn("directory open to group or others left as it is", "path", path, "mode", fmt.Sprintf("%04o", was), "reason", err.Error())
+			return nil
+		}
+		return fmt.Errorf("%s has mode %04o, open to group or others, and cannot be made %04o: %w; run chmod %o %s as its owner",
+			path, was, want, err, want, path)
+	}
+	// Some file systems (vfat, drvfs) accept a chmod and keep nothing.
+	if after, err := f.Stat(); err == nil && openToOthers(after.Mode()) {
+		s.log.Warn("permissions could not be made private: the file system keeps no modes", "path", path, "mode", fmt.Sprintf("%04o", after.Mode().Perm()))
+		return nil
+	}
+	s.log.Warn("permissions fixed: group or others could reach a private file of platd", "path", path, "was", fmt.Sprintf("%04o", was), "now", fmt.Sprintf("%04o", want))
+	return nil
+}
+
+// fixFile makes a private file platd generated private again; see
+// fixGeneratedModes.
+func (s *Server) fixFile(path string) error {
+	lfi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("checking %s: %w", path, err)
+	}
+	if lfi.Mode()&fs.ModeSymlink != 0 {
+		fi, err := os.Stat(path)
+		if err != nil {
+			return nil // its reader reports it
+		}
+		if why, fix := operatorFileProblem(fi, path); why != "" {
+			return fmt.Errorf("%s is a symbolic link to a file with mode %04o: %s, and it holds secrets; platd never changes a link's target: %s",
+				path, fi.Mode().Perm(), why, fix)
+		}
+		return nil
+	}
+	if !lfi.Mode().IsRegular() {
+		return nil
+	}
+	if !ownedByUs(lfi) {
+		if why, fix := operatorFileProblem(lfi, path); why != "" {
+			return fmt.Errorf("%s has mode %04o: %s, and it holds secrets; platd changes only its own user's files: %s", path, lfi.Mode().Perm(), why, fix)
+		}
+		return nil
+	}
+	if !openToOthers(lfi.Mode()) {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoFollow, 0)
+	if err != nil {
+		return fmt.Errorf("checking %s: %w", path, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("checking %s: %w", path, err)
+	}
+	perm := fi.Mode().Perm()
+	if !os.SameFile(lfi, fi) {
+		return fmt.Errorf("checking %s: it changed while being checked", path)
+	}
+	if perm&writeBits != 0 {
+		return fmt.Errorf("%s has mode %04o: group or others may write to it, and so may have replaced it; check that it is platd's, then run chmod %o %s",
+			path, perm, privateFileMode, path)
+	}
+	if !openToOthers(fi.Mode()) {
+		return nil
+	}
+	return s.chmodHandle(f, path, lfi, true)
+}
+
+// onlyOwnNames reports whether every entry of dir is one of own, the
+// temporary file of one (".name.tmp-*"), or starts with prefix.
+func onlyOwnNames(dir string, own []string, prefix string) bool {
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return false
 	}
-	defer d.Close()
-	names, _ := d.Readdirnames(1)
-	return len(names) == 0
+	for _, e := range entries {
+		n := e.Name()
+		ok := slices.Contains(own, n) || prefix != "" && strings.HasPrefix(n, prefix)
+		for _, o := range own {
+			ok = ok || strings.HasPrefix(n, "."+o+".tmp-")
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // checkAuthzFiles reads the authorizers' files: the chain itself is built

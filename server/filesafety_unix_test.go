@@ -1,3 +1,5 @@
+//go:build unix
+
 package server_test
 
 import (
@@ -137,7 +139,7 @@ func TestGeneratedFileModesFixed(t *testing.T) {
 		filepath.Join(dir, "pki", "ca.key"):    0o640,
 		filepath.Join(dir, "pki", "admin.key"): 0o604,
 		filepath.Join(dir, "pki", "apiserver.key"):                0o644,
-		filepath.Join(dir, "pki", security.ServiceAccountKeyName): 0o666,
+		filepath.Join(dir, "pki", security.ServiceAccountKeyName): 0o644,
 	}
 	for p, m := range widened {
 		if err := os.Chmod(p, m); err != nil {
@@ -236,7 +238,7 @@ func TestDataDirModeOfExistingDirectory(t *testing.T) {
 			}
 			want, line := fs.FileMode(0o700), fmt.Sprintf(`msg="permissions fixed: group or others could reach a private file of platd" path=%s was=0755 now=0700`, dir)
 			if foreign {
-				want, line = 0o755, fmt.Sprintf(`msg="directory open to group or others left as it is: it holds files that are not platd's" path=%s mode=0755`, dir)
+				want, line = 0o755, fmt.Sprintf(`msg="directory open to group or others left as it is" path=%s mode=0755 reason="it holds files that are not platd's"`, dir)
 			}
 			if fi.Mode().Perm() != want || !strings.Contains(logs.String(), line) {
 				t.Errorf("mode %v, want %04o; want %s in\n%s", fi.Mode().Perm(), want, line, logs.String())
@@ -246,6 +248,135 @@ func TestDataDirModeOfExistingDirectory(t *testing.T) {
 					t.Errorf("%s: %v %v, want 0600", p, fi.Mode(), err)
 				}
 			}
+			// Platd's files next to the foreign one do not make the
+			// directory platd's at the next start.
+			e.stop()
+			if err := os.Chmod(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			startLogged(t, testOptions(t, dir), quietLog()).stop()
+			if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != want {
+				t.Errorf("after a second start: %v %v, want %04o", fi.Mode(), err, want)
+			}
 		})
+	}
+}
+
+// A data directory owned by another user (a volume mounted with fsGroup,
+// install -d -o root -g platd -m 0770) is not platd's to change: it keeps
+// its mode at every start, with a warning.
+func TestDataDirOfAnotherOwnerKeepsMode(t *testing.T) {
+	t.Parallel()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give the directory to another user")
+	}
+	dir := filepath.Join(t.TempDir(), "data")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, 65534, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o770); err != nil {
+		t.Fatal(err)
+	}
+	o := testOptions(t, dir)
+	for i := range 2 {
+		var logs lockedBuffer
+		e := startLogged(t, o, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn})))
+		e.stop()
+		if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o770 {
+			t.Errorf("start %d: %v %v, want 0770 untouched", i, fi.Mode(), err)
+		}
+		line := fmt.Sprintf(`msg="directory open to group or others left as it is" path=%s mode=0770 reason="it is not owned by platd's user"`, dir)
+		if !strings.Contains(logs.String(), line) {
+			t.Errorf("start %d: no %s in\n%s", i, line, logs.String())
+		}
+	}
+}
+
+// A private file of platd, or platd's own data or key directory, that
+// group or others may write to is refused, not repaired: it may have been
+// replaced. A sticky directory is shared by design and only warned about.
+func TestGeneratedFilesWritableByOthersRefused(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "data")
+	o := testOptions(t, dir)
+	startWith(t, o).stop()
+	saKey := filepath.Join(dir, "pki", security.ServiceAccountKeyName)
+	cases := []struct {
+		path string
+		mode fs.FileMode
+		want string
+	}{
+		{saKey, 0o666, fmt.Sprintf("%s has mode 0666: group or others may write to it, and so may have replaced it; check that it is platd's, then run chmod 600 %s", saKey, saKey)},
+		{o.DBPath(), 0o620, fmt.Sprintf("%s has mode 0620: group or others may write to it, and so may have replaced it; check that it is platd's, then run chmod 600 %s", o.DBPath(), o.DBPath())},
+		{dir, 0o775, fmt.Sprintf("%s has mode 0775: group or others may write to it, and so may have replaced platd's keys or data; check what it holds, then run chmod 700 %s", dir, dir)},
+		{filepath.Join(dir, "pki"), 0o703, fmt.Sprintf("%[1]s has mode 0703: group or others may write to it, and so may have replaced platd's keys or data; check what it holds, then run chmod 700 %[1]s", filepath.Join(dir, "pki"))},
+	}
+	for _, c := range cases {
+		if err := os.Chmod(c.path, c.mode); err != nil {
+			t.Fatal(err)
+		}
+		err := startFails(t, o)
+		if err.Error() != c.want {
+			t.Errorf("error:\n%v\nwant\n%s", err, c.want)
+		}
+		if fi, err := os.Stat(c.path); err != nil || fi.Mode().Perm() != c.mode {
+			t.Errorf("%s was changed: %v %v", c.path, fi.Mode(), err)
+		}
+		want := fs.FileMode(0o600)
+		if fi, _ := os.Stat(c.path); fi.IsDir() {
+			want = 0o700
+		}
+		if err := os.Chmod(c.path, want); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(dir, 0o777|fs.ModeSticky); err != nil {
+		t.Fatal(err)
+	}
+	var logs lockedBuffer
+	startLogged(t, o, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))).stop()
+	line := fmt.Sprintf(`msg="directory open to group or others left as it is" path=%s mode=0777 reason="it is a shared (sticky) directory"`, dir)
+	if !strings.Contains(logs.String(), line) {
+		t.Errorf("no %s in\n%s", line, logs.String())
+	}
+}
+
+// A key that is a symbolic link (to a shared key) is never changed
+// through the link: its target is checked as an operator's file and
+// refused if others may reach it.
+func TestGeneratedKeySymlinkNotFollowed(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "data")
+	o := testOptions(t, dir)
+	startWith(t, o).stop()
+	key := filepath.Join(dir, "pki", "ca.key")
+	shared := filepath.Join(t.TempDir(), "shared-ca.key")
+	if err := os.Rename(key, shared); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(shared, key); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	err := startFails(t, o)
+	want := fmt.Sprintf("%s is a symbolic link to a file with mode 0640: group or others may read or change it, and it holds secrets; platd never changes a link's target: make it private to platd's user: chmod 600 %s", key, key)
+	if err.Error() != want {
+		t.Errorf("error:\n%v\nwant\n%s", err, want)
+	}
+	if fi, err := os.Stat(shared); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("the link's target was changed: %v %v", fi.Mode(), err)
+	}
+	// A private target is used as it is, and the link stays a link.
+	if err := os.Chmod(shared, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startWith(t, o).do("GET", "/api/v1/namespaces/default", nil).mustCode(t, 200)
+	if fi, err := os.Lstat(key); err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("ca.key is no longer a link: %v %v", fi.Mode(), err)
 	}
 }
