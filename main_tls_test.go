@@ -16,7 +16,7 @@ import (
 func TestTLSFlags(t *testing.T) {
 	dir := t.TempDir()
 	o, err := parse(t, "serve", "--data-dir", dir)
-	if err != nil || o.TLSMinVersion != tls.VersionTLS12 || !slices.Equal(o.TLSCipherSuites, config.DefaultTLSCipherSuites) {
+	if err != nil || o.TLSMinVersion != tls.VersionTLS12 || !slices.Equal(o.TLSCipherSuites, config.DefaultTLSCipherSuites(tls.VersionTLS12)) {
 		t.Fatalf("defaults: %v min %x suites %x", err, o.TLSMinVersion, o.TLSCipherSuites)
 	}
 	o, err = parse(t, "serve", "--data-dir", dir, "--tls-min-version", "VersionTLS13")

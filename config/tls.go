@@ -55,18 +55,52 @@ func init() {
 	}
 }
 
-// DefaultTLSCipherSuites are the TLS 1.2 suites served without
+// defaultTLSCipherSuites are the TLS 1.2 suites served without
 // --tls-cipher-suites: ECDHE key exchange with an AEAD cipher only. Go's
 // own default adds CBC suites with SHA-1 MACs (Lucky13-style padding
 // oracles, no forward-secure integrity), which upstream serves; platd
-// leaves them out. TLS 1.3 suites are always on and not configurable.
-var DefaultTLSCipherSuites = []uint16{
+// leaves them out unless TLS 1.0 or 1.1 is allowed. TLS 1.3 suites are
+// always on and not configurable.
+var defaultTLSCipherSuites = []uint16{
 	tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
 	tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
 	tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
 	tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
 	tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
 	tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+}
+
+// legacyTLSCipherSuites are the suites TLS 1.0 and 1.1 can use among Go's
+// (and so upstream's) defaults: none of the AEAD ones exist before 1.2.
+var legacyTLSCipherSuites = []uint16{
+	tls.TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA,
+	tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA,
+	tls.TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA,
+	tls.TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA,
+}
+
+// DefaultTLSCipherSuites returns the suites served without
+// --tls-cipher-suites when the lowest version is minVersion (0 is TLS
+// 1.2): the AEAD suites, and below TLS 1.2 the CBC-SHA suites the older
+// clients need. The slice is the caller's.
+func DefaultTLSCipherSuites(minVersion uint16) []uint16 {
+	out := slices.Clone(defaultTLSCipherSuites)
+	if minVersion != 0 && minVersion < tls.VersionTLS12 {
+		out = append(out, legacyTLSCipherSuites...)
+	}
+	return out
+}
+
+// usableAt reports whether suite id can be negotiated at version v.
+func usableAt(id, v uint16) bool {
+	for _, list := range [][]*tls.CipherSuite{tls.CipherSuites(), tls.InsecureCipherSuites()} {
+		for _, s := range list {
+			if s.ID == id {
+				return slices.Contains(s.SupportedVersions, v)
+			}
+		}
+	}
+	return false
 }
 
 // PreferredTLSCipherNames are the suite names --tls-cipher-suites accepts
@@ -118,7 +152,7 @@ func (o *Options) validateTLS() []string {
 		}
 	}
 	if len(names) == 0 {
-		o.TLSCipherSuites = DefaultTLSCipherSuites
+		o.TLSCipherSuites = DefaultTLSCipherSuites(v)
 		return errs
 	}
 	ids, insecure, err := ParseTLSCipherSuites(names)
@@ -131,6 +165,9 @@ func (o *Options) validateTLS() []string {
 	}
 	for _, n := range insecure {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("Use of insecure cipher '%s' detected.", n))
+	}
+	if v != 0 && v < tls.VersionTLS12 && !slices.ContainsFunc(ids, func(id uint16) bool { return usableAt(id, v) }) {
+		errs = append(errs, fmt.Sprintf("--tls-cipher-suites has no suite that %s clients can use: add a CBC suite such as TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA or TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, or raise --tls-min-version", o.versionName()))
 	}
 	if v != 0 && v < tls.VersionTLS13 && !slices.ContainsFunc(ids, func(id uint16) bool { return slices.Contains(http2Required, id) }) {
 		errs = append(errs, "--tls-cipher-suites must include TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 or TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256: HTTP/2 requires one of them below TLS 1.3")
@@ -145,4 +182,12 @@ func sortedKeys(m map[string]uint16) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// versionName is --tls-min-version as given, or its default.
+func (o *Options) versionName() string {
+	if o.TLSMinVersionName == "" {
+		return DefaultTLSMinVersion
+	}
+	return o.TLSMinVersionName
 }

@@ -44,7 +44,7 @@ func ServerTLSConfig(certFile, keyFile string, clientCAs *x509.CertPool, p TLSPo
 		p.MinVersion = tls.VersionTLS12
 	}
 	if p.CipherSuites == nil {
-		p.CipherSuites = config.DefaultTLSCipherSuites
+		p.CipherSuites = config.DefaultTLSCipherSuites(p.MinVersion)
 	}
 	cfg := &tls.Config{
 		MinVersion:   p.MinVersion,

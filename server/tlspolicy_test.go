@@ -105,3 +105,21 @@ func TestTLSPolicyFlags(t *testing.T) {
 		t.Errorf("TLS 1.3 client: %v, version %x", err, st.Version)
 	}
 }
+
+// --tls-min-version below TLS 1.2 alone lets those clients in: the
+// defaults then add the CBC-SHA suites they need, and TLS 1.2 clients
+// still get an AEAD suite.
+func TestTLSMinVersionLegacyDefaults(t *testing.T) {
+	t.Parallel()
+	e := start(t, func(o *config.Options) { o.TLSMinVersionName = "VersionTLS10" })
+	for _, v := range []uint16{tls.VersionTLS10, tls.VersionTLS11} {
+		st, err := tlsDial(t, e, v, v)
+		if err != nil || st.Version != v || !strings.Contains(tls.CipherSuiteName(st.CipherSuite), "_CBC_SHA") {
+			t.Errorf("TLS %x client: %v, version %x suite %s", v, err, st.Version, tls.CipherSuiteName(st.CipherSuite))
+		}
+	}
+	st, err := tlsDial(t, e, tls.VersionTLS12, tls.VersionTLS12)
+	if err != nil || !strings.Contains(tls.CipherSuiteName(st.CipherSuite), "_GCM_") {
+		t.Errorf("TLS 1.2 client: %v, suite %s", err, tls.CipherSuiteName(st.CipherSuite))
+	}
+}
