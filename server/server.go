@@ -297,7 +297,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if o.ShutdownSendRetryAfter || o.ShutdownWatchTerminationGracePeriod > 0 {
 		s.drain = filters.NewDrain(o.ShutdownWatchTerminationGracePeriod, s.rest.WriteError)
 	}
-	s.http = s.httpServer(s.handler(s.authn, s.authz), tlsConfig)
+	s.http = s.httpServer(s.handler(ctx, s.authn, s.authz), tlsConfig)
 	if o.WriteKubeconfig {
 		if err := s.writeKubeconfig(tlsFiles); err != nil {
 			return fail(err)

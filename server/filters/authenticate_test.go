@@ -1,6 +1,7 @@
 package filters
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -30,7 +31,7 @@ func TestAuthenticateFilter(t *testing.T) {
 	writeErr := func(w http.ResponseWriter, r *http.Request, err error) {
 		w.WriteHeader(int(apierr.FromError(err).Status.Code))
 	}
-	h := Authenticate(next, authn, slog.Default(), writeErr, m, nil)
+	h := Authenticate(context.Background(), next, authn, slog.Default(), writeErr, m, nil)
 	for _, c := range []struct {
 		auth string
 		code int
@@ -94,7 +95,7 @@ func TestAuthenticateAnonymousHTTP2(t *testing.T) {
 		}
 		return &security.User{Name: "alice"}, true, nil
 	})
-	h := Authenticate(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), authn, slog.Default(), nil, nil, nil)
+	h := Authenticate(context.Background(), http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), authn, slog.Default(), nil, nil, nil)
 	for _, c := range []struct {
 		auth  string
 		proto int

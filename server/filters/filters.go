@@ -82,15 +82,17 @@ func UserFrom(ctx context.Context) *security.User {
 // backend sees them. m, when not nil, counts the outcomes; failAudit, when
 // not nil, records the refusals. Each refusal is logged at info with its
 // reason class, rate-limited (authfail.go).
-func Authenticate(next http.Handler, authn security.Authenticator, log *slog.Logger, writeErr ErrorWriter, m *AuthMetrics, failAudit FailedAuthAudit) http.Handler {
+// The rate limiter's pending flush ends with ctx.
+func Authenticate(ctx context.Context, next http.Handler, authn security.Authenticator, log *slog.Logger, writeErr ErrorWriter, m *AuthMetrics, failAudit FailedAuthAudit) http.Handler {
 	// The request log line names the user; it exists only at debug.
 	logUser := log.Enabled(context.Background(), slog.LevelDebug)
 	failures := newAuthFailLog(log)
+	context.AfterFunc(ctx, failures.stop)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var warnings []string
-		ctx := security.WithWarnings(r.Context(), func(m string) { warnings = append(warnings, m) })
+		wctx := security.WithWarnings(r.Context(), func(m string) { warnings = append(warnings, m) })
 		began := time.Now()
-		u, ok, err := authn.AuthenticateRequest(r.WithContext(ctx))
+		u, ok, err := authn.AuthenticateRequest(r.WithContext(wctx))
 		took := time.Since(began)
 		for _, m := range warnings {
 			w.Header().Add("Warning", `299 - "`+m+`"`)
