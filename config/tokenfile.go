@@ -54,9 +54,12 @@ func (e *columnsError) Unwrap() error { return ErrTokenFileColumns }
 // once. A record with fewer than three columns fails the whole file with an
 // error wrapping ErrTokenFileColumns. Stricter than upstream, which
 // accepts both silently: a file without any token, and a token holding
-// white space or a control character (which no "Authorization: Bearer"
-// header can carry, so it could never authenticate), fail with an error
-// wrapping ErrTokenFileContent that names the file and line.
+// white space or a control character, fail with an error wrapping
+// ErrTokenFileContent that names the file and line. Such a token is a
+// mistake or a trap: a space or most control bytes can never arrive in a
+// bearer header (the header splits on the space; HTTP refuses the
+// controls), and the rest (a tab, Unicode spaces) arrive only from clients
+// and proxies that keep them, which many do not.
 func ParseTokenFile(path string) ([]Token, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -114,8 +117,8 @@ func parseTokens(r io.Reader, path string) ([]Token, error) {
 	return out, nil
 }
 
-// unusableTokenRune reports runes an Authorization header cannot carry
-// inside a bearer token.
+// unusableTokenRune reports runes a bearer token in a token file may not
+// hold: white space and control characters (see ParseTokenFile).
 func unusableTokenRune(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }
 
 // describeRune names the rune at byte i of s without echoing the token.
