@@ -131,7 +131,9 @@ func ParseTLSCipherSuites(names []string) (ids []uint16, insecure []string, err 
 }
 
 // http2Required are the suites of which HTTP/2 (RFC 7540 §9.2.2) needs one
-// below TLS 1.3; Go's HTTP/2 server refuses to start without.
+// below TLS 1.3; Go's HTTP/2 server refuses to start without. Which one
+// the serving key can use is checked once the key is read
+// (security.ServerTLSConfig).
 var http2Required = []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}
 
 // validateTLS parses --tls-min-version and --tls-cipher-suites into

@@ -1,6 +1,10 @@
 package security
 
 import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -46,6 +50,9 @@ func ServerTLSConfig(certFile, keyFile string, clientCAs *x509.CertPool, p TLSPo
 	if p.CipherSuites == nil {
 		p.CipherSuites = config.DefaultTLSCipherSuites(p.MinVersion)
 	}
+	if err := http2SuiteFor(r.cert, p); err != nil {
+		return nil, err
+	}
 	cfg := &tls.Config{
 		MinVersion:   p.MinVersion,
 		CipherSuites: slices.Clone(p.CipherSuites),
@@ -60,6 +67,36 @@ func ServerTLSConfig(certFile, keyFile string, clientCAs *x509.CertPool, p TLSPo
 		cfg.ClientCAs = clientCAs
 	}
 	return cfg, nil
+}
+
+// http2SuiteFor checks that below TLS 1.3 the suites hold the one HTTP/2
+// needs (RFC 7540 §9.2.2) for the serving key's type: an ECDHE_RSA suite
+// cannot be negotiated with an ECDSA key, so listing only that one lets
+// the server start yet leaves TLS 1.2 clients without HTTP/2 (config
+// checks that one of the two is listed; only here is the key known). A
+// key of another type later renewed in place is not checked again.
+func http2SuiteFor(cert *tls.Certificate, p TLSPolicy) error {
+	if p.MinVersion >= tls.VersionTLS13 || cert == nil {
+		return nil
+	}
+	signer, ok := cert.PrivateKey.(crypto.Signer)
+	if !ok {
+		return nil
+	}
+	var kind string
+	var need uint16
+	switch signer.Public().(type) {
+	case *rsa.PublicKey:
+		kind, need = "RSA", tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256
+	case *ecdsa.PublicKey, ed25519.PublicKey:
+		kind, need = "ECDSA", tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256
+	default:
+		return nil
+	}
+	if slices.Contains(p.CipherSuites, need) {
+		return nil
+	}
+	return fmt.Errorf("%w: --tls-cipher-suites: the serving key is %s, and HTTP/2 below TLS 1.3 needs %s in the list", config.ErrInvalid, kind, tls.CipherSuiteName(need))
 }
 
 // LoadCertPool returns a pool of every certificate in the PEM file. A file

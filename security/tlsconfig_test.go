@@ -106,6 +106,19 @@ func TestServerTLSConfig(t *testing.T) {
 	if _, err := ServerTLSConfig(f.clientCert, f.servingKey, nil, TLSPolicy{}); !errors.Is(err, ErrKeyMaterial) {
 		t.Fatalf("mismatched pair: err = %v, want ErrKeyMaterial", err)
 	}
+	// The serving key is ECDSA: the RSA suite alone cannot carry HTTP/2.
+	rsaOnly := TLSPolicy{MinVersion: tls.VersionTLS12, CipherSuites: []uint16{tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384}}
+	want := "invalid configuration: --tls-cipher-suites: the serving key is ECDSA, and HTTP/2 below TLS 1.3 needs TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256 in the list"
+	if _, err := ServerTLSConfig(f.servingCert, f.servingKey, nil, rsaOnly); err == nil || err.Error() != want || !errors.Is(err, config.ErrInvalid) {
+		t.Errorf("RSA suite with an ECDSA key: %v", err)
+	}
+	rsaOnly.MinVersion = tls.VersionTLS13
+	if _, err := ServerTLSConfig(f.servingCert, f.servingKey, nil, rsaOnly); err != nil {
+		t.Errorf("TLS 1.3 only: %v", err)
+	}
+	if _, err := ServerTLSConfig(f.servingCert, f.servingKey, nil, TLSPolicy{CipherSuites: []uint16{tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256}}); err != nil {
+		t.Errorf("ECDSA suite: %v", err)
+	}
 }
 
 func TestTLSClientCertificates(t *testing.T) {
