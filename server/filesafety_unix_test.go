@@ -380,3 +380,27 @@ func TestGeneratedKeySymlinkNotFollowed(t *testing.T) {
 		t.Errorf("ca.key is no longer a link: %v %v", fi.Mode(), err)
 	}
 }
+
+// A start refused because another platd holds the data directory changes
+// no mode in it: repairs wait for the lock.
+func TestModesUntouchedWhenDataDirLocked(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "data")
+	o := testOptions(t, dir)
+	first := startWith(t, o)
+	defer first.stop()
+	key := filepath.Join(dir, "pki", "admin.key")
+	for p, m := range map[string]fs.FileMode{dir: 0o750, key: 0o640} {
+		if err := os.Chmod(p, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := startFails(t, o); !strings.Contains(err.Error(), "another platd") {
+		t.Errorf("second start: %v, want the lock refusal", err)
+	}
+	for p, m := range map[string]fs.FileMode{dir: 0o750, key: 0o640} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != m {
+			t.Errorf("%s: %v %v, want %04o untouched by the refused start", p, fi.Mode(), err, m)
+		}
+	}
+}

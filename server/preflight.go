@@ -63,8 +63,9 @@ func (s *Server) preflight() (preflighted, error) {
 	if err := s.checkAuthzFiles(); err != nil {
 		return p, err
 	}
-	// Last: nothing is changed unless every check passed.
-	return p, s.fixGeneratedModes()
+	// Last: a mode that must be refused stops the start before anything
+	// is written; the repairs wait for the data directory's lock (New).
+	return p, s.fixGeneratedModes(false)
 }
 
 // checkOperatorFiles refuses private files the operator supplied that
@@ -118,7 +119,9 @@ const (
 // it, another owner: a home directory, /etc/kubernetes/pki, a volume
 // mounted with fsGroup) keeps its mode with a warning: platd's files in
 // it are private anyway. Certificates are public and left as they are.
-func (s *Server) fixGeneratedModes() error {
+// Without repair only the refusals are checked: nothing is changed or
+// logged.
+func (s *Server) fixGeneratedModes(repair bool) error {
 	o := s.opts
 	if o.DataDir != "" {
 		own := []string{filepath.Base(o.DBPath()), filepath.Base(o.DBPath()) + ".defrag", filepath.Base(o.KubeconfigPath())}
@@ -130,13 +133,13 @@ func (s *Server) fixGeneratedModes() error {
 			// The log and its rotated copies (name-time.ext).
 			prefix = strings.TrimSuffix(filepath.Base(o.Audit.Path), filepath.Ext(o.Audit.Path))
 		}
-		if err := s.fixDir(o.DataDir, own, prefix); err != nil {
+		if err := s.fixDir(o.DataDir, own, prefix, repair); err != nil {
 			return err
 		}
 	}
 	if o.CertDir != "" {
 		own := []string{security.CAKeyName, caCertName, adminKeyName, adminCertName, security.ServiceAccountKeyName, servingKeyName, servingCertName}
-		if err := s.fixDir(o.CertDir, own, ""); err != nil {
+		if err := s.fixDir(o.CertDir, own, "", repair); err != nil {
 			return err
 		}
 	}
@@ -154,7 +157,7 @@ func (s *Server) fixGeneratedModes() error {
 		}
 	}
 	for _, f := range files {
-		if err := s.fixFile(f); err != nil {
+		if err := s.fixFile(f, repair); err != nil {
 			return err
 		}
 	}
@@ -166,7 +169,7 @@ func (s *Server) fixGeneratedModes() error {
 // files while written, and names starting with prefix when set). A
 // directory is never a reason to refuse a start, except one of platd's
 // own that group or others may write to.
-func (s *Server) fixDir(dir string, own []string, prefix string) error {
+func (s *Server) fixDir(dir string, own []string, prefix string, repair bool) error {
 	lfi, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -190,6 +193,9 @@ func (s *Server) fixDir(dir string, own []string, prefix string) error {
 	if ours && !sticky && perm&writeBits != 0 {
 		return fmt.Errorf("%s has mode %04o: group or others may write to it, and so may have replaced platd's keys or data; check what it holds, then run chmod %o %s",
 			dir, perm, privateDirMode, dir)
+	}
+	if !repair {
+		return nil
 	}
 	why := ""
 	switch {
@@ -244,7 +250,7 @@ func (s *Server) chmodHandle(f *os.File, path string, fi fs.FileInfo, refuse boo
 
 // fixFile makes a private file platd generated private again; see
 // fixGeneratedModes.
-func (s *Server) fixFile(path string) error {
+func (s *Server) fixFile(path string, repair bool) error {
 	lfi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -292,7 +298,7 @@ func (s *Server) fixFile(path string) error {
 		return fmt.Errorf("%s has mode %04o: group or others may write to it, and so may have replaced it; check that it is platd's, then run chmod %o %s",
 			path, perm, privateFileMode, path)
 	}
-	if !openToOthers(fi.Mode()) {
+	if !repair || !openToOthers(fi.Mode()) {
 		return nil
 	}
 	return s.chmodHandle(f, path, lfi, true)

@@ -242,6 +242,11 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		_ = s.store.Close()
 		return closeLn(err)
 	}
+	// Modes are repaired only once the lock shows no other platd uses
+	// the directory (preflight refused what it must).
+	if err := s.fixGeneratedModes(true); err != nil {
+		return fail(err)
+	}
 	if err := s.adoptBrand(); err != nil {
 		return fail(err)
 	}
