@@ -92,8 +92,10 @@ type authFailLimit struct {
 	last       time.Time
 	suppressed uint64
 	// flushing stops the pending one-shot flush of suppressed, nil when
-	// there is none.
+	// there is none; armed numbers the flushes, so that one that fired
+	// while being stopped does nothing.
 	flushing func() bool
+	armed    uint64
 }
 
 func newAuthFailLog(log *slog.Logger) *authFailLog {
@@ -129,7 +131,9 @@ func (l *authFailLog) record(r *http.Request, reason string) {
 	if b.tokens < 1 {
 		b.suppressed++
 		if b.flushing == nil && !l.stopped {
-			b.flushing = l.after(authFailLogEvery, func() { l.flush(reason, level) })
+			b.armed++
+			armed := b.armed
+			b.flushing = l.after(authFailLogEvery, func() { l.flush(reason, level, armed) })
 		}
 		l.mu.Unlock()
 		return
@@ -151,9 +155,13 @@ func (l *authFailLog) record(r *http.Request, reason string) {
 
 // flush writes the count of reason's lines left out since the last one,
 // when no later failure has written it.
-func (l *authFailLog) flush(reason string, level slog.Level) {
+func (l *authFailLog) flush(reason string, level slog.Level, armed uint64) {
 	l.mu.Lock()
 	b := l.classes[reason]
+	if b.armed != armed || b.flushing == nil {
+		l.mu.Unlock()
+		return // stopped after it fired: a later line counted
+	}
 	b.flushing = nil
 	n := b.suppressed
 	if l.stopped || n == 0 {
