@@ -404,3 +404,30 @@ func TestModesUntouchedWhenDataDirLocked(t *testing.T) {
 		}
 	}
 }
+
+// A key directory shared with other tools (kubeadm's pki holds
+// front-proxy and etcd keys next to ca.key, sa.key and apiserver.key)
+// keeps its mode at every start, though it also holds platd's names.
+func TestSharedCertDirKeepsMode(t *testing.T) {
+	t.Parallel()
+	certDir := filepath.Join(t.TempDir(), "pki")
+	o := testOptions(t, filepath.Join(t.TempDir(), "data"), func(o *config.Options) { o.CertDir = certDir })
+	startWith(t, o).stop()
+	if err := os.WriteFile(filepath.Join(certDir, "front-proxy-ca.key"), []byte("theirs"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if err := os.Chmod(certDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var logs lockedBuffer
+		startLogged(t, o, slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))).stop()
+		if fi, err := os.Stat(certDir); err != nil || fi.Mode().Perm() != 0o755 {
+			t.Errorf("start %d: %v %v, want 0755 untouched", i, fi.Mode(), err)
+		}
+		line := fmt.Sprintf(`msg="directory open to group or others left as it is" path=%s mode=0755 reason="it holds files that are not platd's"`, certDir)
+		if !strings.Contains(logs.String(), line) {
+			t.Errorf("start %d: no %s in\n%s", i, line, logs.String())
+		}
+	}
+}
