@@ -28,7 +28,7 @@ func (s *Server) handler(ctx context.Context, authn security.Authenticator, auth
 	h = filters.Impersonate(h, authz, s.opts.Brand, s.log, s.rest.WriteError)                                                                                     // act as Impersonate-* when allowed to
 	h = filters.Audit(h, s.auditPolicy, s.auditSink, s.opts.Brand)                                                                                                // audit events, when a policy is given
 	h = filters.Authenticate(ctx, h, authn, s.log, s.rest.WriteError, s.authMetrics, filters.AuditFailedAuthentication(s.auditPolicy, s.auditSink, s.opts.Brand)) // 401 for bad or missing credentials
-	h = filters.Timeout(h, s.opts.RequestTimeout, s.rest.WriteError)                                                                                              // 504 past the request's deadline
+	h = filters.Timeout(h, s.opts.RequestTimeout, s.rest.WriteError, s.log)                                                                                       // 504 past the request's deadline
 	h = s.drain.Handler(h)                                                                                                                                        // counted, so a stopping server knows when they are done
 	h = filters.Goaway(h, s.opts.GoawayChance)                                                                                                                    // GOAWAY to a fraction of HTTP/2 requests (--goaway-chance)
 	h = s.metrics.Instrument(h, s.servesResource)                                                                                                                 // apiserver_request_* of resource requests

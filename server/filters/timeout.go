@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"runtime/debug"
 	"strings"
@@ -30,7 +31,11 @@ import (
 // so a watch is served for as long as it lasts. A handler whose write is
 // blocked on a client that stopped reading when the deadline passes has
 // that write failed at once.
-func Timeout(next http.Handler, max time.Duration, writeErr ErrorWriter) http.Handler {
+//
+// A handler that panics after its request timed out has no one left to
+// reach: the panic is logged to log, as upstream reports post-timeout
+// activity.
+func Timeout(next http.Handler, max time.Duration, writeErr ErrorWriter, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		began := time.Now()
 		if request.InfoFrom(r.Context()).LongRunning() {
@@ -87,13 +92,32 @@ func Timeout(next http.Handler, max time.Duration, writeErr ErrorWriter) http.Ha
 				return
 			default:
 			}
+			// Deferred: expire panics to abort a begun answer.
+			defer logLatePanic(log, r.Method, r.URL.Path, done)
 			if body != nil {
 				body.expire()
 			}
+			// expired first, then began: a write commits before it checks
+			// expired, so one side sees the other and no write starts
+			// uncut once the deadline has passed.
+			tw.expired.Store(true)
 			tw.cutWrites()
+			if testHookExpiring != nil {
+				testHookExpiring()
+			}
 			tw.expire()
 		}
 	})
+}
+
+// logLatePanic logs, in the background, a panic the handler of a request
+// that timed out ends with.
+func logLatePanic(log *slog.Logger, method, path string, done <-chan any) {
+	go func() {
+		if v := <-done; v != nil && v != http.ErrAbortHandler {
+			log.Error("handler panic after timeout", "method", method, "path", path, "panic", fmt.Sprint(v))
+		}
+	}()
 }
 
 // requestLimit is how long r may run: max, or less when ?timeout= asks
@@ -129,13 +153,20 @@ type timeoutWriter struct {
 	w      http.ResponseWriter
 	header http.Header
 
-	mu      sync.Mutex
-	expired bool
-	wrote   bool
+	mu    sync.Mutex
+	wrote bool
 	// began is wrote, readable without mu: a write holds mu for as long
 	// as the client takes to read it.
 	began atomic.Bool
+	// expired is set by the filter at the deadline, before it reads
+	// began; writes read it after setting began (see start).
+	expired atomic.Bool
 }
+
+// testHookExpiring runs, when set, after the filter has cut the writes in
+// progress at the deadline and before it takes the writer: a test writes
+// in that window.
+var testHookExpiring func()
 
 // writesPast is a write deadline already passed: setting it fails the
 // writes in progress.
@@ -153,10 +184,24 @@ func (tw *timeoutWriter) cutWrites() {
 func (tw *timeoutWriter) Header() http.Header {
 	tw.mu.Lock()
 	defer tw.mu.Unlock()
-	if tw.expired {
+	if tw.expired.Load() {
 		return http.Header{}
 	}
 	return tw.header
+}
+
+// start commits the handler's answer before a write that may block on
+// the client and reports whether the write may go ahead; tw.mu is held.
+// It sets began before it reads expired, the filter sets expired before
+// it reads began: either the filter sees began and cuts this write, or
+// start sees expired and the write does not start. A write refused after
+// its commit leaves the request to be aborted rather than answered 504.
+func (tw *timeoutWriter) start() bool {
+	if tw.expired.Load() {
+		return false
+	}
+	tw.commit()
+	return !tw.expired.Load()
 }
 
 // commit sends the handler's headers; tw.mu is held.
@@ -175,20 +220,18 @@ func (tw *timeoutWriter) commit() {
 func (tw *timeoutWriter) WriteHeader(code int) {
 	tw.mu.Lock()
 	defer tw.mu.Unlock()
-	if tw.expired || tw.wrote {
+	if tw.wrote || !tw.start() {
 		return
 	}
-	tw.commit()
 	tw.w.WriteHeader(code)
 }
 
 func (tw *timeoutWriter) Write(p []byte) (int, error) {
 	tw.mu.Lock()
 	defer tw.mu.Unlock()
-	if tw.expired {
+	if !tw.start() {
 		return 0, http.ErrHandlerTimeout
 	}
-	tw.commit()
 	return tw.w.Write(p)
 }
 
@@ -196,10 +239,9 @@ func (tw *timeoutWriter) Write(p []byte) (int, error) {
 func (tw *timeoutWriter) Flush() {
 	tw.mu.Lock()
 	defer tw.mu.Unlock()
-	if tw.expired {
+	if !tw.start() {
 		return
 	}
-	tw.commit()
 	_ = http.NewResponseController(tw.w).Flush()
 }
 
@@ -211,7 +253,7 @@ func (tw *timeoutWriter) Unwrap() http.ResponseWriter { return tw.w }
 func (tw *timeoutWriter) expire() {
 	tw.mu.Lock()
 	defer tw.mu.Unlock()
-	tw.expired = true
+	tw.expired.Store(true)
 	if tw.wrote {
 		panic(http.ErrAbortHandler)
 	}

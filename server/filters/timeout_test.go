@@ -1,12 +1,16 @@
 package filters
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -26,7 +30,7 @@ func timeoutThrough(t *testing.T, max time.Duration, target string, next http.Ha
 		_ = json.NewEncoder(w).Encode(ae.Status)
 	}
 	rec := httptest.NewRecorder()
-	RequestInfo(Timeout(next, max, writeErr)).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+	RequestInfo(Timeout(next, max, writeErr, slog.New(slog.DiscardHandler))).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
 	return rec
 }
 
@@ -113,12 +117,21 @@ func TestTimeoutPanics(t *testing.T) {
 }
 
 // deadlineWriter is a connection's writer whose writes block, as for a
-// client that stopped reading, until a write deadline in the past is set.
+// client that stopped reading, until a write deadline in the past is set;
+// once pass is set writes reach the recorder instead.
 type deadlineWriter struct {
 	*httptest.ResponseRecorder
 	mu        sync.Mutex
 	deadlines []time.Time
 	cut       chan struct{}
+	cutOnce   sync.Once
+	entered   chan struct{} // closed when a write first blocks
+	enterOnce sync.Once
+	pass      atomic.Bool
+}
+
+func newDeadlineWriter() *deadlineWriter {
+	return &deadlineWriter{ResponseRecorder: httptest.NewRecorder(), cut: make(chan struct{}), entered: make(chan struct{})}
 }
 
 func (w *deadlineWriter) SetWriteDeadline(d time.Time) error {
@@ -126,12 +139,18 @@ func (w *deadlineWriter) SetWriteDeadline(d time.Time) error {
 	defer w.mu.Unlock()
 	w.deadlines = append(w.deadlines, d)
 	if !d.IsZero() && d.Before(time.Now()) {
-		close(w.cut)
+		w.unblock()
 	}
 	return nil
 }
 
+func (w *deadlineWriter) unblock() { w.cutOnce.Do(func() { close(w.cut) }) }
+
 func (w *deadlineWriter) Write(p []byte) (int, error) {
+	if w.pass.Load() {
+		return w.ResponseRecorder.Write(p)
+	}
+	w.enterOnce.Do(func() { close(w.entered) })
 	<-w.cut
 	return 0, errors.New("write deadline exceeded")
 }
@@ -142,49 +161,135 @@ func (w *deadlineWriter) seen() []time.Time {
 	return append([]time.Time(nil), w.deadlines...)
 }
 
+// waitFor fails the test when ch is not ready long after it should be: a
+// guard against a hang, not a measure of time.
+func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(30 * time.Second):
+		t.Fatalf("still waiting for %s", what)
+		panic("unreachable")
+	}
+}
+
 // A handler blocked writing to a client that stopped reading is cut off
 // at the deadline: its write fails, the connection is aborted and the
 // handler returns. A watch clears the connection's write deadline.
 func TestTimeoutCutsBlockedWrites(t *testing.T) {
 	t.Parallel()
-	w := &deadlineWriter{ResponseRecorder: httptest.NewRecorder(), cut: make(chan struct{})}
+	w := newDeadlineWriter()
 	returned := make(chan error, 1)
 	h := RequestInfo(Timeout(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, err := w.Write([]byte("a large list"))
 		returned <- err
-	}), 20*time.Millisecond, nil))
+	}), time.Hour, nil, slog.New(slog.DiscardHandler)))
+	// The deadline is the parent's cancellation, once the write blocks.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	aborted := make(chan any, 1)
 	go func() {
 		defer func() { aborted <- recover() }()
-		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1/configmaps", nil))
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1/configmaps", nil).WithContext(ctx))
 	}()
-	select {
-	case v := <-aborted:
-		if v != http.ErrAbortHandler {
-			t.Errorf("recovered %v, want http.ErrAbortHandler", v)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the request did not end at its deadline")
+	waitFor(t, w.entered, "the handler's write")
+	cancel()
+	if v := waitFor(t, aborted, "the request to end at its deadline"); v != http.ErrAbortHandler {
+		t.Errorf("recovered %v, want http.ErrAbortHandler", v)
 	}
-	select {
-	case err := <-returned:
-		if err == nil {
-			t.Error("the blocked write succeeded")
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the handler is still writing")
+	if err := waitFor(t, returned, "the handler's write to fail"); err == nil {
+		t.Error("the blocked write succeeded")
 	}
 
-	w = &deadlineWriter{ResponseRecorder: httptest.NewRecorder(), cut: make(chan struct{})}
-	RequestInfo(Timeout(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), time.Hour, nil)).
+	w = newDeadlineWriter()
+	RequestInfo(Timeout(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), time.Hour, nil, slog.New(slog.DiscardHandler))).
 		ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1/configmaps?watch=true", nil))
 	if d := w.seen(); len(d) != 1 || !d[0].IsZero() {
 		t.Errorf("watch: write deadlines %v, want one cleared", d)
 	}
-	w = &deadlineWriter{ResponseRecorder: httptest.NewRecorder(), cut: make(chan struct{})}
-	RequestInfo(Timeout(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), 0, nil)).
+	w = newDeadlineWriter()
+	RequestInfo(Timeout(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), 0, nil, slog.New(slog.DiscardHandler))).
 		ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1/configmaps?watch=true", nil))
 	if d := w.seen(); len(d) != 0 {
 		t.Errorf("watch without a request timeout: write deadlines %v, want none", d)
 	}
+}
+
+// A write the handler starts after the filter looked for writes to cut,
+// and before it answers, never reaches the connection: it would block on
+// a client that stopped reading with nothing left to cut it. The request
+// is answered 504. Not parallel: it sets the package's hook.
+func TestTimeoutWriteAfterCut(t *testing.T) {
+	w := newDeadlineWriter()
+	write, returned := make(chan struct{}), make(chan error, 1)
+	testHookExpiring = func() {
+		close(write)
+		select {
+		case err := <-returned:
+			returned <- err
+		case <-w.entered:
+			t.Error("a write started after the deadline and was not cut")
+			w.unblock()
+		}
+		w.pass.Store(true)
+	}
+	defer func() { testHookExpiring = nil }()
+	h := RequestInfo(Timeout(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-write
+		_, err := w.Write([]byte("a large list"))
+		returned <- err
+	}), time.Hour, nil, slog.New(slog.DiscardHandler)))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1/configmaps", nil).WithContext(ctx))
+	if err := waitFor(t, returned, "the handler's write"); err != http.ErrHandlerTimeout {
+		t.Errorf("write after the deadline: %v, want %v", err, http.ErrHandlerTimeout)
+	}
+	if w.Code != http.StatusGatewayTimeout {
+		t.Errorf("got %d, want 504", w.Code)
+	}
+}
+
+// A handler that panics after its request timed out is logged.
+func TestTimeoutLogsLatePanic(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var buf strings.Builder
+	log := slog.New(slog.NewTextHandler(lockedWriter{&mu, &buf}, nil))
+	release := make(chan struct{})
+	h := RequestInfo(Timeout(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-release
+		panic("late boom")
+	}), time.Hour, nil, log))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/configmaps", nil).WithContext(ctx))
+	if rec.Code != http.StatusGatewayTimeout {
+		t.Fatalf("got %d, want 504", rec.Code)
+	}
+	close(release)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		mu.Lock()
+		got := buf.String()
+		mu.Unlock()
+		if strings.Contains(got, "handler panic after timeout") && strings.Contains(got, "late boom") && strings.Contains(got, "path=/api/v1/configmaps") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("log %q, want the late panic", got)
+		}
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
