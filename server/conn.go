@@ -3,6 +3,7 @@ package server
 import (
 	"crypto/tls"
 	"log/slog"
+	"math"
 	"net/http"
 	"time"
 )
@@ -57,12 +58,7 @@ func (s *Server) httpServer(h http.Handler, tlsConfig *tls.Config) *http.Server 
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 		// The HTTP/2 idle timeout is IdleTimeout.
-		HTTP2: &http.HTTP2Config{
-			MaxConcurrentStreams:          streams,
-			MaxReadFrameSize:              http2FrameSize,
-			MaxReceiveBufferPerStream:     http2FrameSize,
-			MaxReceiveBufferPerConnection: http2FrameSize * streams,
-		},
+		HTTP2: http2Config(streams),
 	}
 	// Every response must be written by its request's deadline plus the
 	// grace: a client that stops reading cannot hold its response, and
@@ -73,6 +69,23 @@ func (s *Server) httpServer(h http.Handler, tlsConfig *tls.Config) *http.Server 
 		hs.WriteTimeout = o.RequestTimeout + grace
 	}
 	return hs
+}
+
+// http2Config is the HTTP/2 settings for streams per connection. The
+// connection's window is one frame per stream, at most HTTP/2's largest
+// window (2^31-1): past it Go would fall back to its 1 MiB default, from
+// --http2-max-streams-per-connection 8192 upward.
+func http2Config(streams int) *http.HTTP2Config {
+	window := math.MaxInt32
+	if streams < window/http2FrameSize {
+		window = http2FrameSize * streams
+	}
+	return &http.HTTP2Config{
+		MaxConcurrentStreams:          streams,
+		MaxReadFrameSize:              http2FrameSize,
+		MaxReceiveBufferPerStream:     http2FrameSize,
+		MaxReceiveBufferPerConnection: window,
+	}
 }
 
 // orDefault is v, or def when v is zero.
