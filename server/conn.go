@@ -77,7 +77,7 @@ func (s *Server) httpServer(h http.Handler, tlsConfig *tls.Config) *http.Server 
 // --http2-max-streams-per-connection 8192 upward.
 func http2Config(streams int) *http.HTTP2Config {
 	window := math.MaxInt32
-	if streams < window/http2FrameSize {
+	if streams <= window/http2FrameSize {
 		window = http2FrameSize * streams
 	}
 	return &http.HTTP2Config{
