@@ -1,7 +1,9 @@
 package config
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"time"
 )
 
@@ -34,6 +36,10 @@ type ConnTimeouts struct {
 	// WriteGrace is how long past the request timeout a response may
 	// still be written before its writes fail (platd: 5 s).
 	WriteGrace time.Duration
+	// Context, when set, is the parent context of every request on a
+	// connection (http.Server.ConnContext): a test ends a connection's
+	// requests through it as their deadline would, without a clock.
+	Context func(ctx context.Context, c net.Conn) context.Context
 }
 
 // validateLifecycle checks the overload and lifecycle flags.

@@ -58,7 +58,8 @@ func (s *Server) httpServer(h http.Handler, tlsConfig *tls.Config) *http.Server 
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 		// The HTTP/2 idle timeout is IdleTimeout.
-		HTTP2: http2Config(streams),
+		HTTP2:       http2Config(streams),
+		ConnContext: o.Conn.Context,
 	}
 	// Every response must be written by its request's deadline plus the
 	// grace: a client that stops reading cannot hold its response, and
