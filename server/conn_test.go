@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -677,5 +678,50 @@ func TestGoawayChance(t *testing.T) {
 		case !h2 && dials.Load() != 1:
 			t.Errorf("HTTP/1.1: %d connections for %d requests, want 1", dials.Load(), n+1)
 		}
+	}
+}
+
+// An HTTP/1.1 watch is served past the request timeout and its write
+// grace: the connection's write deadline, set for every response, is
+// cleared for long-running requests, so an event sent after it still
+// reaches the client.
+func TestHTTP1WatchOutlivesWriteDeadline(t *testing.T) {
+	t.Parallel()
+	const timeout, grace = time.Second, 100 * time.Millisecond
+	e := start(t, func(o *config.Options) {
+		o.RequestTimeout = timeout
+		o.Conn.WriteGrace = grace
+	})
+	const ns = "longwatch"
+	e.do("POST", "/api/v1/namespaces", map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}).mustCode(t, 201)
+	c, err := tls.Dial("tcp", e.addr(), &tls.Config{RootCAs: e.caPool(), ServerName: "127.0.0.1", NextProtos: []string{"http/1.1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	// A guard against a hang, not a measure: the event comes long before.
+	_ = c.SetReadDeadline(time.Now().Add(time.Minute))
+	path := "/api/v1/namespaces/" + ns + "/configmaps?watch=1"
+	fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", path, e.addr(), adminToken)
+	br := bufio.NewReader(c)
+	res, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened := time.Now()
+	// The body is left unclosed: closing it would read the stream to its
+	// end; closing c ends it.
+	if res.StatusCode != 200 || res.ProtoMajor != 1 {
+		t.Fatalf("watch: %s %s, want 200 over HTTP/1.1", res.Proto, res.Status)
+	}
+	eventually(t, "the watch to outlive the request timeout and its grace", func() bool { return time.Since(opened) > 2*(timeout+grace) })
+	e.do("POST", "/api/v1/namespaces/"+ns+"/configmaps", cm("late", nil, nil)).mustCode(t, 201)
+	line, err := bufio.NewReader(res.Body).ReadString('\n')
+	if err != nil {
+		t.Fatalf("watch after the write deadline: %q, %v", line, err)
+	}
+	var ev watchEvent
+	if err := json.Unmarshal([]byte(line), &ev); err != nil || ev.Type != "ADDED" || !strings.Contains(line, `"name":"late"`) {
+		t.Fatalf("watch event after the write deadline: %q (%v), want ADDED late", line, err)
 	}
 }
