@@ -339,9 +339,24 @@ const defragProgressAfter = time.Second
 // defragCommand is `platd defrag`: the database file of a stopped platd
 // rewritten compactly.
 func defragCommand() *cli.Command {
+	return dataDirCommand("defrag", "rewrite the database file of a stopped platd compactly, giving free space back to the file system",
+		func(c *cli.Context, dir string) error {
+			start := time.Now()
+			res, err := server.Defrag(dir, recordProgress(c.App.ErrWriter, defragProgressAfter, "copied"))
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "%s: %s -> %s in %v\n", res.Path, byteSize(res.Before), byteSize(res.After), time.Since(start).Round(time.Millisecond))
+			return nil
+		})
+}
+
+// dataDirCommand is a subcommand working on the data directory of a
+// stopped platd: its one flag, usage errors and no arguments.
+func dataDirCommand(name, usage string, run func(c *cli.Context, dir string) error) *cli.Command {
 	return &cli.Command{
-		Name:  "defrag",
-		Usage: "rewrite the database file of a stopped platd compactly, giving free space back to the file system",
+		Name:  name,
+		Usage: usage,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "data-dir", Value: "platd-data", Usage: "platd's data directory"},
 		},
@@ -352,25 +367,19 @@ func defragCommand() *cli.Command {
 			if c.NArg() > 0 {
 				return fmt.Errorf("%w: unexpected argument %q", errUsage, c.Args().First())
 			}
-			start := time.Now()
-			res, err := server.Defrag(c.String("data-dir"), defragProgress(c.App.ErrWriter, defragProgressAfter))
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "%s: %s -> %s in %v\n", res.Path, byteSize(res.Before), byteSize(res.After), time.Since(start).Round(time.Millisecond))
-			return nil
+			return run(c, c.String("data-dir"))
 		},
 	}
 }
 
-// defragProgress returns a progress callback that writes a line to w once
-// every has passed since the start or the last line, until the copy ends.
-func defragProgress(w io.Writer, every time.Duration) func(done, total int64) {
+// recordProgress returns a progress callback that writes a line to w once
+// every has passed since the start or the last line, until the work ends.
+func recordProgress(w io.Writer, every time.Duration, verb string) func(done, total int64) {
 	last := time.Now()
 	return func(done, total int64) {
 		if now := time.Now(); now.Sub(last) >= every && done < total {
 			last = now
-			fmt.Fprintf(w, "copied %d of %d records (%d%%)\n", done, total, done*100/max(total, 1))
+			fmt.Fprintf(w, "%s %d of %d records (%d%%)\n", verb, done, total, done*100/max(total, 1))
 		}
 	}
 }

@@ -81,14 +81,14 @@ func TestCheckCommand(t *testing.T) {
 func TestCheckProgress(t *testing.T) {
 	t.Parallel()
 	var b bytes.Buffer
-	p := checkProgress(&b, 0)
+	p := recordProgress(&b, 0, "checked")
 	p(50_000, 200_000)
 	p(200_000, 200_000) // the end is not reported: the result line follows
 	if got, want := b.String(), "checked 50000 of 200000 records (25%)\n"; got != want {
 		t.Errorf("progress %q, want %q", got, want)
 	}
 	b.Reset()
-	checkProgress(&b, time.Hour)(1, 2)
+	recordProgress(&b, time.Hour, "checked")(1, 2)
 	if b.Len() != 0 {
 		t.Errorf("progress before the interval: %q", b.String())
 	}

@@ -83,14 +83,14 @@ func TestByteSize(t *testing.T) {
 
 func TestDefragProgress(t *testing.T) {
 	var b bytes.Buffer
-	p := defragProgress(&b, 0)
+	p := recordProgress(&b, 0, "copied")
 	p(250, 1000)
 	p(1000, 1000) // the end is not reported: the result line follows
 	if got, want := b.String(), "copied 250 of 1000 records (25%)\n"; got != want {
 		t.Errorf("progress %q, want %q", got, want)
 	}
 	b.Reset()
-	defragProgress(&b, time.Hour)(1, 2)
+	recordProgress(&b, time.Hour, "copied")(1, 2)
 	if b.Len() != 0 {
 		t.Errorf("progress before the interval: %q", b.String())
 	}
