@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"crypto/tls"
 	"log/slog"
 	"math"
@@ -48,8 +49,8 @@ const (
 // limits.
 func (s *Server) httpServer(h http.Handler, tlsConfig *tls.Config) *http.Server {
 	o := s.opts
-	idle, header, grace := orDefault(o.Conn.Idle, idleTimeout), orDefault(o.Conn.ReadHeader, readHeaderTimeout), orDefault(o.Conn.WriteGrace, writeTimeoutGrace)
-	streams := orDefault(o.HTTP2MaxStreamsPerConnection, defaultHTTP2MaxStreams)
+	idle, header, grace := cmp.Or(o.Conn.Idle, idleTimeout), cmp.Or(o.Conn.ReadHeader, readHeaderTimeout), cmp.Or(o.Conn.WriteGrace, writeTimeoutGrace)
+	streams := cmp.Or(o.HTTP2MaxStreamsPerConnection, defaultHTTP2MaxStreams)
 	hs := &http.Server{
 		Handler:           h,
 		TLSConfig:         tlsConfig,
@@ -87,13 +88,4 @@ func http2Config(streams int) *http.HTTP2Config {
 		MaxReceiveBufferPerStream:     http2FrameSize,
 		MaxReceiveBufferPerConnection: window,
 	}
-}
-
-// orDefault is v, or def when v is zero.
-func orDefault[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
 }
