@@ -1,10 +1,11 @@
 package config
 
 import (
+	"cmp"
 	"crypto/tls"
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -21,7 +22,7 @@ var tlsVersions = map[string]uint16{
 const DefaultTLSMinVersion = "VersionTLS12"
 
 // TLSVersionNames are the values --tls-min-version accepts, sorted.
-func TLSVersionNames() []string { return sortedKeys(tlsVersions) }
+func TLSVersionNames() []string { return slices.Sorted(maps.Keys(tlsVersions)) }
 
 // ParseTLSVersion returns the TLS version named name; "" is the default.
 // The error text is upstream's.
@@ -105,11 +106,11 @@ func usableAt(id, v uint16) bool {
 
 // PreferredTLSCipherNames are the suite names --tls-cipher-suites accepts
 // without a warning, sorted.
-func PreferredTLSCipherNames() []string { return sortedKeys(secureCipherSuites) }
+func PreferredTLSCipherNames() []string { return slices.Sorted(maps.Keys(secureCipherSuites)) }
 
 // InsecureTLSCipherNames are the suite names --tls-cipher-suites accepts
 // with a warning, sorted.
-func InsecureTLSCipherNames() []string { return sortedKeys(insecureCipherSuites) }
+func InsecureTLSCipherNames() []string { return slices.Sorted(maps.Keys(insecureCipherSuites)) }
 
 // ParseTLSCipherSuites returns the suites named, in order, and the names
 // among them that are insecure. An unknown name is an error with
@@ -169,27 +170,10 @@ func (o *Options) validateTLS() []string {
 		o.Warnings = append(o.Warnings, fmt.Sprintf("Use of insecure cipher '%s' detected.", n))
 	}
 	if v != 0 && v < tls.VersionTLS12 && !slices.ContainsFunc(ids, func(id uint16) bool { return usableAt(id, v) }) {
-		errs = append(errs, fmt.Sprintf("--tls-cipher-suites has no suite that %s clients can use: add a CBC suite such as TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA or TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, or raise --tls-min-version", o.versionName()))
+		errs = append(errs, fmt.Sprintf("--tls-cipher-suites has no suite that %s clients can use: add a CBC suite such as TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA or TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA, or raise --tls-min-version", cmp.Or(o.TLSMinVersionName, DefaultTLSMinVersion)))
 	}
 	if v != 0 && v < tls.VersionTLS13 && !slices.ContainsFunc(ids, func(id uint16) bool { return slices.Contains(http2Required, id) }) {
 		errs = append(errs, "--tls-cipher-suites must include TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256 or TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256: HTTP/2 requires one of them below TLS 1.3")
 	}
 	return errs
-}
-
-func sortedKeys(m map[string]uint16) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// versionName is --tls-min-version as given, or its default.
-func (o *Options) versionName() string {
-	if o.TLSMinVersionName == "" {
-		return DefaultTLSMinVersion
-	}
-	return o.TLSMinVersionName
 }
