@@ -72,11 +72,11 @@ func checkWriteVersion(s *scope, text string, stored int64) error {
 	if text == "" {
 		return nil
 	}
-	v, err := strconv.ParseUint(text, 10, 64)
+	v, err := parseUintVersion(text)
 	if err != nil {
 		return errors.New(err.Error())
 	}
-	if !resourceVersion(v).equals(stored) {
+	if !v.equals(stored) {
 		return apierr.ConflictModified(s.d.Group, s.d.Resource, s.name)
 	}
 	return nil
