@@ -59,11 +59,7 @@ func Check(path string, o CheckOptions) error {
 	if _, err := verifyFile(path, walkKeys); err != nil {
 		return fmt.Errorf("bolt: check %s: %w", path, err)
 	}
-	var err error
-	if perr := guard("checking "+path, func() error { err = check(path, o); return nil }); perr != nil {
-		return perr
-	}
-	return err
+	return guard("checking "+path, func() error { return check(path, o) })
 }
 
 func check(path string, o CheckOptions) error {

@@ -31,10 +31,7 @@ import (
 // counter. The record is kept as stored, so that a rewrite of the file
 // copies the damage instead of sealing the damaged bytes with a new
 // checksum.
-func (db *DB) damagedState(key string, rec []byte, rev int64, err error, newest *KV) KV {
-	if newest != nil {
-		db.damageCut = max(db.damageCut, newest.ModRevision)
-	}
+func (db *DB) damagedState(key string, rec []byte, rev int64, err error) KV {
 	if _, cerr := openRecord(strBytes(key), rec); cerr != nil {
 		err = cerr // the cause without the file-level wrapping
 	}
@@ -43,20 +40,25 @@ func (db *DB) damagedState(key string, rec []byte, rev int64, err error, newest 
 		kv = KV{Key: key, CreateRevision: max(rev, 1), ModRevision: max(rev, 1)}
 	}
 	kv.Value = bytes.Clone(kv.Value)
-	if db.corrupt == nil {
-		db.corrupt = make(map[string]*CorruptError)
-	}
-	db.corrupt[key] = &CorruptError{Key: key, ModRevision: kv.ModRevision, Err: err, record: bytes.Clone(rec)}
+	db.markCorrupt(&CorruptError{Key: key, ModRevision: kv.ModRevision, Err: err, record: bytes.Clone(rec)})
 	db.log.Warn("damaged value", "key", key, "revision", kv.ModRevision, "err", err)
 	return kv
 }
 
 // damagedEvent reports the event record of revision r, whose checksum
-// failed with err, and returns r as the revision the history is cut at.
-func (db *DB) damagedEvent(r int64, err error) int64 {
+// failed with err: the history is cut at r.
+func (db *DB) damagedEvent(r int64, err error) {
 	db.log.Warn("damaged history record", "revision", r, "err", err)
 	db.damageCut = max(db.damageCut, r)
-	return r
+}
+
+// markCorrupt records the key of c as one whose stored value cannot be
+// served; load only.
+func (db *DB) markCorrupt(c *CorruptError) {
+	if db.corrupt == nil {
+		db.corrupt = make(map[string]*CorruptError)
+	}
+	db.corrupt[c.Key] = c
 }
 
 // compactDamaged compacts the file, and the history in memory, up to the

@@ -218,6 +218,12 @@ func (db *DB) readHistory(b *bbolt.Bucket, compacted, rev int64, n int) (loadedH
 	copied := db.opts.Transformer != nil // readStored makes copies
 	c := b.Cursor()
 	order := keyOrder{what: "history"}
+	// cutAt drops every event read so far: the history starts after r.
+	cutAt := func(r int64) {
+		h.cut = r
+		h.events, h.links = h.events[:0], h.links[:0]
+		clear(last)
+	}
 	for k, v := c.Seek(u64key(compacted + 1)); k != nil; k, v = c.Next() {
 		r, err := readU64(k)
 		if err == nil {
@@ -232,9 +238,7 @@ func (db *DB) readHistory(b *bbolt.Bucket, compacted, rev int64, n int) (loadedH
 		ev, err := decodeEvent(r, v)
 		if errors.Is(err, ErrChecksum) {
 			db.damagedEvent(r, err) // damage.go
-			h.cut = r
-			h.events, h.links = h.events[:0], h.links[:0]
-			clear(last)
+			cutAt(r)
 			continue
 		}
 		if err != nil {
@@ -245,9 +249,7 @@ func (db *DB) readHistory(b *bbolt.Bucket, compacted, rev int64, n int) (loadedH
 			link.prev = i
 		}
 		if !db.readEvent(&ev.Event, h.sharedPrev(link.prev, ev.Prev)) {
-			h.cut = r
-			h.events, h.links = h.events[:0], h.links[:0]
-			clear(last)
+			cutAt(r)
 			continue
 		}
 		if link.prev >= 0 {
@@ -363,7 +365,7 @@ func (db *DB) loadState(b *bbolt.Bucket, rev int64) error {
 		kv, err := decodeState(string(k), v)
 		if errors.Is(err, ErrChecksum) {
 			// joinHistory cuts the history at the key's newest event.
-			db.idx.appendSorted(db.damagedState(string(k), v, rev, err, nil)) // damage.go
+			db.idx.appendSorted(db.damagedState(string(k), v, rev, err)) // damage.go
 			return nil
 		}
 		if err != nil {
@@ -376,10 +378,7 @@ func (db *DB) loadState(b *bbolt.Bucket, rev int64) error {
 		val, stale, cerr := db.readStored(kv.Key, kv.ModRevision, kv.Value)
 		switch {
 		case cerr != nil:
-			if db.corrupt == nil {
-				db.corrupt = make(map[string]*CorruptError)
-			}
-			db.corrupt[kv.Key] = cerr
+			db.markCorrupt(cerr)
 			db.log.Warn("corrupt value", "key", kv.Key, "revision", kv.ModRevision, "err", cerr.Err)
 			val = bytes.Clone(kv.Value)
 		case !copied:

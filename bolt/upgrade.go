@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"time"
 
@@ -109,7 +108,7 @@ func (db *DB) upgradeRecords() error {
 				if err := notSealed(k, v); err != nil {
 					return err
 				}
-				rec := binary.BigEndian.AppendUint32(append(make([]byte, 0, len(v)+checksumSize), v...), recordSum(k, v))
+				rec := sealRecord(append(make([]byte, 0, len(v)+checksumSize), v...), 0, k)
 				recs = append(recs, [2][]byte{bytes.Clone(k), rec})
 				size += len(k) + len(rec)
 			}
