@@ -153,10 +153,10 @@ type timeoutWriter struct {
 	w      http.ResponseWriter
 	header http.Header
 
-	mu    sync.Mutex
-	wrote bool
-	// began is wrote, readable without mu: a write holds mu for as long
-	// as the client takes to read it.
+	mu sync.Mutex
+	// began says the handler's answer is committed; set under mu, read
+	// without it too, since a write holds mu for as long as the client
+	// takes to read it.
 	began atomic.Bool
 	// expired is set by the filter at the deadline, before it reads
 	// began; writes read it after setting began (see start).
@@ -206,10 +206,9 @@ func (tw *timeoutWriter) start() bool {
 
 // commit sends the handler's headers; tw.mu is held.
 func (tw *timeoutWriter) commit() {
-	if tw.wrote {
+	if tw.began.Load() {
 		return
 	}
-	tw.wrote = true
 	tw.began.Store(true)
 	h := tw.w.Header()
 	for k, v := range tw.header {
@@ -220,7 +219,7 @@ func (tw *timeoutWriter) commit() {
 func (tw *timeoutWriter) WriteHeader(code int) {
 	tw.mu.Lock()
 	defer tw.mu.Unlock()
-	if tw.wrote || !tw.start() {
+	if tw.began.Load() || !tw.start() {
 		return
 	}
 	tw.w.WriteHeader(code)
@@ -249,12 +248,12 @@ func (tw *timeoutWriter) Flush() {
 func (tw *timeoutWriter) Unwrap() http.ResponseWriter { return tw.w }
 
 // expire answers 504 if the handler has not begun its answer, else
-// aborts the connection: a half-written body cannot become a Status.
+// aborts the connection: a half-written body cannot become a Status. The
+// filter has set expired already, so no write starts meanwhile.
 func (tw *timeoutWriter) expire() {
 	tw.mu.Lock()
 	defer tw.mu.Unlock()
-	tw.expired.Store(true)
-	if tw.wrote {
+	if tw.began.Load() {
 		panic(http.ErrAbortHandler)
 	}
 	// Written without negotiation, as upstream: JSON whatever the
