@@ -113,7 +113,7 @@ func (w *createWalker) node(lz any, present bool, v any, ref smdschema.TypeRef, 
 		if atom.Map == nil && atom.List == nil && atom.Scalar == nil {
 			return w.fail()
 		}
-		if present && isCollection(lz) && !isEmptyCollection(lz) {
+		if present && nonEmptyCollection(lz) {
 			// What the zero object holds below is removed, not owned.
 			return false
 		}
@@ -160,20 +160,14 @@ func (w *createWalker) fail() bool {
 	return false
 }
 
-func isCollection(v any) bool {
-	switch v.(type) {
-	case map[string]any, []any:
-		return true
-	}
-	return false
-}
-
-func isEmptyCollection(v any) bool {
+// nonEmptyCollection reports whether v is a map or a list holding
+// something.
+func nonEmptyCollection(v any) bool {
 	switch x := v.(type) {
 	case map[string]any:
-		return len(x) == 0
+		return len(x) > 0
 	case []any:
-		return len(x) == 0
+		return len(x) > 0
 	}
 	return false
 }
