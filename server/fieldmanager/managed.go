@@ -54,6 +54,20 @@ type ident struct {
 	Subresource string `json:"subresource,omitempty"`
 }
 
+// entry is the managedFields entry of id owning the fields raw (FieldsV1),
+// with its time when there is one.
+func entry(id ident, raw []byte, time string) map[string]any {
+	out := map[string]any{"manager": id.Manager, "operation": id.Operation, "apiVersion": id.APIVersion,
+		"fieldsType": "FieldsV1", "fieldsV1": schema.RawJSON(raw)}
+	if id.Subresource != "" {
+		out["subresource"] = id.Subresource
+	}
+	if time != "" {
+		out["time"] = time
+	}
+	return out
+}
+
 // key is the identifier structured-merge-diff sees, the entry's JSON
 // without time and fields, so that sorting identifiers orders managers
 // as upstream does in conflict messages.
@@ -193,14 +207,9 @@ func Encode(m Managed) ([]any, error) {
 		if err != nil {
 			return nil, fmt.Errorf("encoding the fields of %s: %w", id.Manager, err)
 		}
-		out := map[string]any{"manager": id.Manager, "operation": id.Operation, "apiVersion": id.APIVersion,
-			"fieldsType": "FieldsV1", "fieldsV1": schema.RawJSON(raw)}
-		if id.Subresource != "" {
-			out["subresource"] = id.Subresource
-		}
-		r := row{id: id, out: out}
-		if t := m.Times[key]; t != "" {
-			out["time"] = t
+		t := m.Times[key]
+		r := row{id: id, out: entry(id, raw, t)}
+		if t != "" {
 			r.secs = unixSeconds(t)
 		}
 		rows = append(rows, r)

@@ -167,12 +167,8 @@ func (r *Resource) created(next, nm map[string]any, manager string) bool {
 		delete(nm, "managedFields")
 		return true
 	}
-	entry := map[string]any{"manager": manager, "operation": OpUpdate, "apiVersion": r.gv,
-		"fieldsType": "FieldsV1", "fieldsV1": schema.RawJSON(raw), "time": r.now()}
-	if r.o.Subresource != "" {
-		entry["subresource"] = r.o.Subresource
-	}
-	nm["managedFields"] = []any{entry}
+	id := ident{Manager: manager, Operation: OpUpdate, APIVersion: r.gv, Subresource: r.o.Subresource}
+	nm["managedFields"] = []any{entry(id, raw, r.now())}
 	return true
 }
 
