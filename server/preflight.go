@@ -218,17 +218,30 @@ func (s *Server) fixDir(dir string, own []string, prefix string, repair bool) er
 		return nil
 	}
 	defer d.Close()
-	return s.chmodHandle(d, dir, fi, false)
+	now, err := sameOpen(d, dir, fi)
+	if err != nil {
+		return err
+	}
+	return s.chmodHandle(d, dir, now, false)
+}
+
+// sameOpen returns what f, opened at path, is, as long as it is still the
+// file checked as fi.
+func sameOpen(f *os.File, path string, fi fs.FileInfo) (fs.FileInfo, error) {
+	now, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("checking %s: %w", path, err)
+	}
+	if !os.SameFile(fi, now) {
+		return nil, fmt.Errorf("checking %s: it changed while being checked", path)
+	}
+	return now, nil
 }
 
 // chmodHandle removes group and others' read and search bits from the
-// file open as f, which must still be the one checked as fi. A failed
-// change of a directory is only a warning.
-func (s *Server) chmodHandle(f *os.File, path string, fi fs.FileInfo, refuse bool) error {
-	now, err := f.Stat()
-	if err != nil || !os.SameFile(fi, now) {
-		return fmt.Errorf("checking %s: it changed while being checked", path)
-	}
+// file open as f, which sameOpen found to be now. A failed change of a
+// directory is only a warning.
+func (s *Server) chmodHandle(f *os.File, path string, now fs.FileInfo, refuse bool) error {
 	was := now.Mode().Perm()
 	want := was &^ privateBits
 	if err := f.Chmod(want); err != nil {
@@ -286,14 +299,11 @@ func (s *Server) fixFile(path string, repair bool) error {
 		return fmt.Errorf("checking %s: %w", path, err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	fi, err := sameOpen(f, path, lfi)
 	if err != nil {
-		return fmt.Errorf("checking %s: %w", path, err)
+		return err
 	}
 	perm := fi.Mode().Perm()
-	if !os.SameFile(lfi, fi) {
-		return fmt.Errorf("checking %s: it changed while being checked", path)
-	}
 	if perm&writeBits != 0 {
 		return fmt.Errorf("%s has mode %04o: group or others may write to it, and so may have replaced it; check that it is platd's, then run chmod %o %s",
 			path, perm, privateFileMode, path)
@@ -301,7 +311,7 @@ func (s *Server) fixFile(path string, repair bool) error {
 	if !repair || !openToOthers(fi.Mode()) {
 		return nil
 	}
-	return s.chmodHandle(f, path, lfi, true)
+	return s.chmodHandle(f, path, fi, true)
 }
 
 // onlyOwnNames reports whether every entry of dir is one of own, the
