@@ -84,7 +84,7 @@ func (h *Handler) status(f *storeFailure) error {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return apierr.Timeout("request did not complete within requested timeout - "+err.Error(), 0)
 	case errors.Is(err, bolt.ErrClosed):
-		return apierr.ServiceUnavailable("apiserver is shutting down", 1)
+		return errShuttingDown()
 	case errors.As(err, &taken):
 		return apierr.Conflict(d.Group, d.Resource, f.name, taken.Error())
 	case errors.As(err, &corrupt):
@@ -107,12 +107,16 @@ func (h *Handler) toStatus(err error) error {
 	if !errors.As(err, &se) && engineError(err) {
 		// A storage error that reached here without its context.
 		if errors.Is(err, bolt.ErrClosed) {
-			return apierr.ServiceUnavailable("apiserver is shutting down", 1)
+			return errShuttingDown()
 		}
 		return h.storageInternal(nil, "", err)
 	}
 	return err
 }
+
+// errShuttingDown is the answer while the store is closed: come back in a
+// second, to this server's successor.
+func errShuttingDown() error { return apierr.ServiceUnavailable("apiserver is shutting down", 1) }
 
 // internalStorageError is what a client is told of a storage failure
 // that has no Status of its own: the engine's text names files, keys
