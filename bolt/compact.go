@@ -166,7 +166,8 @@ func (db *DB) expiredRevision(now time.Time) int64 {
 // last write for a long time. The read transaction keeps the map in place.
 func (db *DB) dropMapped() {
 	err := db.bdb.View(func(tx *bbolt.Tx) error {
-		return dropPages(db.bdb.Info().Data, uintptr(tx.Size()))
+		db.dropResident(tx)
+		return nil
 	})
 	if err != nil {
 		db.log.Debug("releasing mapped pages", "err", err)

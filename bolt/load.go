@@ -169,9 +169,7 @@ func (db *DB) readFile() error {
 	// Everything is in memory now; the pages the load read need not stay
 	// resident. The open read transactions keep the map in place.
 	db.lastRelease = time.Now()
-	if err := dropPages(db.bdb.Info().Data, uintptr(txs[0].Size())); err != nil {
-		db.log.Debug("releasing mapped pages", "err", err)
-	}
+	db.dropResident(txs[0])
 	return nil
 }
 

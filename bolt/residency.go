@@ -34,8 +34,13 @@ func (db *DB) releaseMapped(tx *bbolt.Tx) {
 		return
 	}
 	db.lastRelease, db.unreleased = now, 0
-	info := db.bdb.Info()
-	if err := dropPages(info.Data, uintptr(tx.Size())); err != nil {
+	db.dropResident(tx)
+}
+
+// dropResident drops the file's mapped pages from the resident set; tx
+// keeps the map in place meanwhile. A failure costs only memory.
+func (db *DB) dropResident(tx *bbolt.Tx) {
+	if err := dropPages(db.bdb.Info().Data, uintptr(tx.Size())); err != nil {
 		db.log.Debug("releasing mapped pages", "err", err)
 	}
 }
