@@ -300,7 +300,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	}
 	s.url = "https://" + net.JoinHostPort(host, strconv.Itoa(port))
 	if o.ShutdownSendRetryAfter || o.ShutdownWatchTerminationGracePeriod > 0 {
-		s.drain = filters.NewDrain(o.ShutdownWatchTerminationGracePeriod, s.rest.WriteError)
+		s.drain = filters.NewDrain(o.ShutdownWatchTerminationGracePeriod, o.ShutdownSendRetryAfter, s.rest.WriteError)
 	}
 	s.http = s.httpServer(s.handler(ctx, s.authn, s.authz), tlsConfig)
 	if o.WriteKubeconfig {
