@@ -4,6 +4,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -52,6 +53,8 @@ type Server struct {
 	// handed to NewOnStore; ownStore says whether Serve closes it.
 	store    bolt.Store
 	ownStore bool
+	// etcdTLS is the client TLS of the --etcd-* files (preflight).
+	etcdTLS *tls.Config
 	// encryption is the value transformer of --encryption-provider-config
 	// (encryption.go); nil without it.
 	encryption *encrypt.Transformer
