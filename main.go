@@ -179,6 +179,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 			sharedEnv(kubeconfigCommand(), serveFlags),
 			sharedEnv(defragCommand(), serveFlags),
 			sharedEnv(checkCommand(), serveFlags),
+			sharedEnv(migrateCommand(), serveFlags),
 			completionCommand(),
 			{
 				Name:  "version",

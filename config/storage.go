@@ -97,3 +97,12 @@ func (o *Options) validateStorage() []string {
 	}
 	return errs
 }
+
+// ValidateStorage checks and completes the storage options alone, for
+// commands that open a store without serving (platd migrate).
+func (o *Options) ValidateStorage() error {
+	if errs := o.validateStorage(); len(errs) > 0 {
+		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(errs, "; "))
+	}
+	return nil
+}
