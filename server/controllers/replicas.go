@@ -273,8 +273,8 @@ func (c *APIServerEndpoints) reconcile(ctx context.Context) {
 			kept.Wait()
 			cur, started = addrs, true
 			k := &Kept{Source: c.Source, Objects: c.Objects, Wanted: c.Wanted(addrs), Log: c.Log}
-			var kctx context.Context
-			kctx, stop = context.WithCancel(ctx)
+			kctx, cancel := context.WithCancel(ctx)
+			stop = cancel
 			kept.Add(1)
 			go func() {
 				defer kept.Done()
