@@ -138,6 +138,9 @@ type Options struct {
 	WatchHistoryMaxBytes int64
 	// UnsafeNoFsync skips fsync: a crash can lose acknowledged writes.
 	UnsafeNoFsync bool
+	// Replicas times leader election and identity leases when replicas
+	// share the store.
+	Replicas Replicas
 	// StorageDefragThreshold is the ratio of the database file's size to
 	// its live data above which the file is rewritten online; 0 turns the
 	// rewrites off.
