@@ -138,9 +138,6 @@ type Options struct {
 	WatchHistoryMaxBytes int64
 	// UnsafeNoFsync skips fsync: a crash can lose acknowledged writes.
 	UnsafeNoFsync bool
-	// Replicas times leader election and identity leases when replicas
-	// share the store.
-	Replicas Replicas
 	// StorageDefragThreshold is the ratio of the database file's size to
 	// its live data above which the file is rewritten online; 0 turns the
 	// rewrites off.
@@ -153,6 +150,9 @@ type Options struct {
 	// Controllers picks the in-process controllers that run, as
 	// kube-controller-manager's --controllers: "*", "name", "-name".
 	Controllers []string
+	// Replicas times leader election and identity leases when replicas
+	// share the store.
+	Replicas Replicas
 	// APIEnablement is RuntimeConfig parsed; Validate fills it. The server
 	// resolves it against its registry with RuntimeConfig.Resolve.
 	APIEnablement RuntimeConfig
