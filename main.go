@@ -141,6 +141,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.BoolFlag{Name: "unsafe-no-fsync", Usage: "skip fsync on commit: a crash may lose acknowledged writes; only for throwaway data such as CI"},
 	}
 	serveFlags = append(serveFlags, serviceAccountFlags()...)
+	serveFlags = append(serveFlags, storageFlags()...)
 	serveFlags = withEnv(append(serveFlags, configFlag()))
 	serveAction := func(c *cli.Context) error {
 		if c.NArg() > 0 {
@@ -281,6 +282,7 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 	o.TLSCipherSuiteNames = c.StringSlice("tls-cipher-suites")
 	o.HTTP2MaxStreamsPerConnection = c.Int("http2-max-streams-per-connection")
 	o.GoawayChance = c.Float64("goaway-chance")
+	storageOptions(c, &o)
 	for _, f := range []string{"authorization-webhook-config-file", "authorization-webhook-version",
 		"authorization-webhook-cache-authorized-ttl", "authorization-webhook-cache-unauthorized-ttl"} {
 		if c.IsSet(f) {

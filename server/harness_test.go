@@ -101,8 +101,15 @@ func startWith(t *testing.T, o config.Options) *env {
 // startLogged is startWith with the server logging to log.
 func startLogged(t *testing.T, o config.Options, log *slog.Logger) *env {
 	t.Helper()
+	return launch(t, o, func(ctx context.Context) (*server.Server, error) { return server.New(ctx, o, log) })
+}
+
+// launch serves the server newServer makes, with options o, until the test
+// ends.
+func launch(t *testing.T, o config.Options, newServer func(context.Context) (*server.Server, error)) *env {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := server.New(ctx, o, log)
+	srv, err := newServer(ctx)
 	if err != nil {
 		cancel()
 		t.Fatalf("starting platd: %v", err)

@@ -4,6 +4,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -46,9 +47,14 @@ const (
 
 // Server is one running platd.
 type Server struct {
-	opts  config.Options
-	log   *slog.Logger
-	store *bolt.DB
+	opts config.Options
+	log  *slog.Logger
+	// store is the engine of --storage-backend (storage.go), or the one
+	// handed to NewOnStore; ownStore says whether Serve closes it.
+	store    bolt.Store
+	ownStore bool
+	// etcdTLS is the client TLS of the --etcd-* files (preflight).
+	etcdTLS *tls.Config
 	// encryption is the value transformer of --encryption-provider-config
 	// (encryption.go); nil without it.
 	encryption *encrypt.Transformer
@@ -138,6 +144,23 @@ func Run(ctx context.Context, o config.Options) error {
 // New prepares a server: types, data directory, key material, storage and
 // the listening socket. Serve starts answering.
 func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, error) {
+	return newServer(ctx, o, log, nil)
+}
+
+// NewOnStore is New on a store its caller opened: the server neither opens
+// nor closes it, and o's storage options are not used. Several servers may
+// share one store, as replicas share an etcd cluster (for tests in one
+// process). The store must stamp values with rest.Stamp and verify them
+// with rest.VerifyStored, as the engines New opens do. o.DataDir still
+// holds each server's key material and kubeconfig.
+func NewOnStore(ctx context.Context, o config.Options, log *slog.Logger, store bolt.Store) (*Server, error) {
+	if store == nil {
+		return nil, errors.New("NewOnStore: no store")
+	}
+	return newServer(ctx, o, log, store)
+}
+
+func newServer(ctx context.Context, o config.Options, log *slog.Logger, shared bolt.Store) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -234,15 +257,14 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	if err != nil {
 		return closeLn(err)
 	}
-	// The brand is recorded at the first start (in the open's own
-	// transaction) and a start with another brand is refused.
-	s.store, err = bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, HistoryMaxBytes: o.WatchHistoryMaxBytes, NoFsync: o.UnsafeNoFsync, Logger: log,
-		Tag: o.Brand.Name, DefragThreshold: o.StorageDefragThreshold, Transformer: transformer, Verify: rest.VerifyStored})
-	if err != nil {
-		return closeLn(s.openError(err))
+	s.store, s.ownStore = shared, shared == nil
+	if s.ownStore {
+		if s.store, err = s.openStore(ctx, transformer); err != nil {
+			return closeLn(err)
+		}
 	}
 	fail := func(err error) (*Server, error) {
-		_ = s.store.Close()
+		s.closeStore()
 		return closeLn(err)
 	}
 	// Modes are repaired only once the lock shows no other platd uses
@@ -309,7 +331,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	}
 	s.url = "https://" + net.JoinHostPort(host, strconv.Itoa(port))
 	if o.ShutdownSendRetryAfter || o.ShutdownWatchTerminationGracePeriod > 0 {
-		s.drain = filters.NewDrain(o.ShutdownWatchTerminationGracePeriod, s.rest.WriteError)
+		s.drain = filters.NewDrain(o.ShutdownWatchTerminationGracePeriod, o.ShutdownSendRetryAfter, s.rest.WriteError)
 	}
 	s.http = s.httpServer(s.handler(ctx, s.authn, s.authz), tlsConfig)
 	if o.WriteKubeconfig {
@@ -449,7 +471,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	stopControllers()
 	wg.Wait()
-	if cerr := s.store.Close(); cerr != nil && err == nil {
+	if cerr := s.closeStore(); cerr != nil && err == nil {
 		err = fmt.Errorf("closing the database: %w", cerr)
 	}
 	s.log.Info("stopped")
