@@ -154,6 +154,9 @@ type Options struct {
 	// Controllers picks the in-process controllers that run, as
 	// kube-controller-manager's --controllers: "*", "name", "-name".
 	Controllers []string
+	// Replicas times leader election and identity leases when replicas
+	// share the store.
+	Replicas Replicas
 	// APIEnablement is RuntimeConfig parsed; Validate fills it. The server
 	// resolves it against its registry with RuntimeConfig.Resolve.
 	APIEnablement RuntimeConfig

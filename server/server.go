@@ -122,6 +122,9 @@ type Server struct {
 	// when audit is off.
 	auditPolicy *audit.Policy
 	auditSink   *audit.Backend
+	// replicas elects the replica that runs the controllers when the
+	// store is shared (replicas.go); nil when this server owns it.
+	replicas *replicaSet
 }
 
 // Run starts platd with o and serves until ctx ends.
@@ -283,6 +286,12 @@ func newServer(ctx context.Context, o config.Options, log *slog.Logger, shared b
 	// definitions are read before the socket opens.
 	if s.crds, s.crdsFrom, err = s.customResources(); err != nil {
 		return fail(err)
+	}
+	if s.replicas, err = s.newReplicaSet(); err != nil {
+		return fail(err)
+	}
+	if s.replicas != nil && s.crds != nil {
+		s.crds.Leading = s.leading
 	}
 
 	var saAuth security.TokenAuthenticator
@@ -510,7 +519,7 @@ func (s *Server) startControllers(ctx context.Context) {
 	s.writeClusterInfo(ctx)
 	// The API's own Service exists before the server is ready, so its
 	// cluster IP is never handed to another service.
-	kept := &controllers.Kept{Source: s.store, Objects: s.rest, Wanted: controllers.APIServerObjects(s.reg, b, s.apiServer()), Log: s.log}
+	kept := &controllers.Kept{Source: s.store, Objects: s.rest, Wanted: s.keptWanted(), Log: s.log}
 	if trust, ok, err := s.authenticationTrustObject(); err != nil {
 		s.log.Error("publishing the authentication configuration", "configmap", AuthenticationConfigMap, "err", err)
 	} else if ok {
@@ -563,23 +572,31 @@ func (s *Server) startControllers(ctx context.Context) {
 
 	// The controllers' writes are recorded as the controller manager's,
 	// the kept objects' as the API server's own.
-	cctx := rest.WithManager(ctx, b.ControllerManager)
-	var wg sync.WaitGroup
-	// The API server's own Service is kept by the server itself, as
-	// upstream's bootstrap controller: it cannot be switched off.
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		kept.Run(ctx)
-	}()
-	for _, run := range runs {
+	lead := func(ctx context.Context) {
+		cctx := rest.WithManager(ctx, b.ControllerManager)
+		var wg sync.WaitGroup
+		// The API server's own Service is kept by the server itself, as
+		// upstream's bootstrap controller: it cannot be switched off.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			run(cctx)
+			kept.Run(ctx)
 		}()
+		for _, run := range runs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				run(cctx)
+			}()
+		}
+		wg.Wait()
 	}
-	wg.Wait()
+	if s.replicas == nil {
+		lead(ctx)
+		return
+	}
+	// With replicas they run on the elected leader only.
+	s.runReplicated(ctx, lead)
 }
 
 // protection is the controller that releases the protection finalizers

@@ -168,7 +168,7 @@ func (e *Elector) tryAcquireOrRenew(ctx context.Context) bool {
 			"spec": map[string]any{"holderIdentity": e.Identity, "leaseDurationSeconds": seconds(leaseDur),
 				"acquireTime": stamp, "renewTime": stamp, "leaseTransitions": int64(0)},
 		})
-		if err != nil && apierr.ReasonOf(err) != apierr.ReasonAlreadyExists {
+		if err != nil && apierr.ReasonOf(err) != apierr.ReasonAlreadyExists && ctx.Err() == nil {
 			e.Log.Warn("leader election: creating the lease", "lease", e.Namespace+"/"+e.Name, "err", err)
 		}
 		return err == nil
@@ -197,7 +197,9 @@ func (e *Elector) tryAcquireOrRenew(ctx context.Context) bool {
 	})
 	if err != nil {
 		held = false
-		if apierr.ReasonOf(err) != apierr.ReasonConflict {
+		// A conflict is another candidate's write; an ended context
+		// is the term's end.
+		if apierr.ReasonOf(err) != apierr.ReasonConflict && ctx.Err() == nil {
 			e.Log.Warn("leader election: updating the lease", "lease", e.Namespace+"/"+e.Name, "err", err)
 		}
 	}
