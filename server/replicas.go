@@ -28,8 +28,11 @@ type replicaSet struct {
 }
 
 // replicated reports whether other replicas may share the store, so that
-// once-per-cluster work needs an elected leader.
-func (s *Server) replicated() bool { return false }
+// once-per-cluster work needs an elected leader: with etcd, or a store
+// handed to NewOnStore. A bbolt file is one process's alone.
+func (s *Server) replicated() bool {
+	return !s.ownStore || s.opts.StorageBackend == config.StorageBackendETCD3
+}
 
 // newReplicaSet prepares the election and the identity lease; nil when
 // the server owns its store.
