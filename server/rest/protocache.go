@@ -49,6 +49,8 @@ const protoCacheShards = 16
 type protoCache struct {
 	seed   maphash.Seed
 	shards [protoCacheShards]protoShard
+	// shardBytes bounds each shard: protoCacheBytes over the shards.
+	shardBytes int
 	// watching is set while the invalidation watch runs.
 	watching atomic.Bool
 	// store and done feed the invalidation watch; with no store entries
@@ -79,7 +81,7 @@ type protoRecord struct {
 }
 
 func newProtoCache(store Storage, done <-chan struct{}) *protoCache {
-	return &protoCache{seed: maphash.MakeSeed(), store: store, done: done}
+	return &protoCache{seed: maphash.MakeSeed(), shardBytes: protoCacheBytes / protoCacheShards, store: store, done: done}
 }
 
 func (c *protoCache) shard(key string) *protoShard {
@@ -123,7 +125,7 @@ func (c *protoCache) put(d *registry.Descriptor, key string, rev int64, pb []byt
 	s.entries[key] = e
 	s.bytes += entrySize(key, e.pb)
 	s.queue = append(s.queue, protoRecord{key: key, rev: rev})
-	for s.bytes > protoCacheBytes/protoCacheShards && s.head < len(s.queue) {
+	for s.bytes > c.shardBytes && s.head < len(s.queue) {
 		r := s.queue[s.head]
 		s.queue[s.head] = protoRecord{}
 		s.head++
@@ -188,17 +190,19 @@ func entrySize(key string, pb []byte) int {
 	return cap(pb) + len(key) + protoEntryOverhead
 }
 
-// startWatch starts the invalidation watch unless it runs. Entries put
+// startWatch starts the invalidation watch of every key (they all start
+// with "/") unless it runs. Entries put
 // before it starts may outlive their objects; the bound drops them.
 func (c *protoCache) startWatch() {
 	if !c.watching.CompareAndSwap(false, true) {
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	w, err := c.store.Watch(ctx, "", 0)
+	w, err := c.store.Watch(ctx, "/", 0)
 	if err != nil {
+		// A closed store: no watch is tried again, entries are still
+		// checked by revision and bounded.
 		cancel()
-		c.watching.Store(false)
 		return
 	}
 	go c.invalidate(ctx, cancel, w)
