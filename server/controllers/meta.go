@@ -1,12 +1,13 @@
 package controllers
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 
 	"platd/server/registry"
-	"platd/server/rest"
+	"platd/server/schema"
 )
 
 // objectMeta is the part of a stored object's metadata the controllers
@@ -34,13 +35,17 @@ type ownerRef struct {
 // its owner.
 func (r ownerRef) blocks() bool { return r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion }
 
+// storedMetadataKey starts every stored object (see rest.StoredMetadata).
+var storedMetadataKey = []byte(`{"metadata":`)
+
 // parseMeta reads the metadata of stored object bytes (JSON).
 func parseMeta(value []byte) (objectMeta, error) {
-	// Only the metadata is read: encoding/json would otherwise scan the
-	// whole object (a Pod's spec) twice, for every event of every object.
-	if md, err := rest.StoredMetadata(value); err == nil {
-		var m objectMeta
-		if err := json.Unmarshal(md, &m); err != nil {
+	// Only the members kept are decoded, in one scan of the metadata that
+	// stops at its end: encoding/json would scan the whole object (a Pod's
+	// spec) twice, for every event of every object.
+	if bytes.HasPrefix(value, storedMetadataKey) {
+		m, _, err := metadataMembers(value[len(storedMetadataKey):])
+		if err != nil {
 			return objectMeta{}, fmt.Errorf("reading stored metadata: %w", err)
 		}
 		return m, nil
@@ -52,6 +57,83 @@ func parseMeta(value []byte) (objectMeta, error) {
 		return objectMeta{}, fmt.Errorf("reading stored metadata: %w", err)
 	}
 	return obj.Metadata, nil
+}
+
+// parseMetadataMembers decodes the members of a metadata object that
+// objectMeta keeps, as encoding/json would decode md into objectMeta.
+func parseMetadataMembers(md []byte) (objectMeta, error) {
+	m, n, err := metadataMembers(md)
+	if err == nil && !schema.OnlySpace(md[n:]) {
+		err = fmt.Errorf("invalid character %q after top-level value", md[n])
+	}
+	return m, err
+}
+
+// metadataMembers decodes the members objectMeta keeps of the metadata
+// object md starts with, skipping the others unread, and returns the
+// object's length. Member names match as encoding/json matches objectMeta's
+// tags: exactly, or else ignoring case.
+func metadataMembers(md []byte) (objectMeta, int, error) {
+	var m objectMeta
+	n, err := schema.EachMember(md, func(name, raw []byte) error {
+		key := string(name)
+		if !isMetaMember(key) {
+			key = foldedMetaMember(name)
+		}
+		var field any
+		switch key {
+		case "name":
+			return setString(&m.Name, raw)
+		case "namespace":
+			return setString(&m.Namespace, raw)
+		case "uid":
+			return setString(&m.UID, raw)
+		case "deletionTimestamp":
+			return setString(&m.DeletionTimestamp, raw)
+		case "deletionGracePeriodSeconds":
+			field = &m.DeletionGracePeriodSeconds
+		case "finalizers":
+			field = &m.Finalizers
+		case "ownerReferences":
+			field = &m.OwnerReferences
+		default:
+			return nil
+		}
+		return json.Unmarshal(raw, field)
+	})
+	return m, n, err
+}
+
+// metaMembers are the metadata members objectMeta keeps.
+var metaMembers = []string{"name", "namespace", "uid", "deletionTimestamp", "deletionGracePeriodSeconds", "finalizers", "ownerReferences"}
+
+func isMetaMember(name string) bool {
+	switch name {
+	case "name", "namespace", "uid", "deletionTimestamp", "deletionGracePeriodSeconds", "finalizers", "ownerReferences":
+		return true
+	}
+	return false
+}
+
+// foldedMetaMember is the kept member name equals ignoring case, "" for
+// none.
+func foldedMetaMember(name []byte) string {
+	for _, m := range metaMembers {
+		if bytes.EqualFold(name, []byte(m)) {
+			return m
+		}
+	}
+	return ""
+}
+
+// setString sets *dst to the JSON string raw holds; other values decode
+// as encoding/json decodes them into a string (null keeps *dst).
+func setString(dst *string, raw []byte) error {
+	if len(raw) >= 2 && raw[0] == '"' {
+		*dst = schema.Unquote(raw[1 : len(raw)-1])
+		return nil
+	}
+	return json.Unmarshal(raw, dst)
 }
 
 func (m objectMeta) deleting() bool { return m.DeletionTimestamp != "" }
