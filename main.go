@@ -156,12 +156,13 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		}
 		return serve(c.Context, o)
 	}
+	cliFlags := fixedNames(serveFlags)
 	return &cli.App{
 		Name:            "platd",
 		Usage:           "the declarative resource API in one binary",
 		Version:         server.Version().Platd,
 		HideHelpCommand: true,
-		Flags:           serveFlags,
+		Flags:           cliFlags,
 		Action:          serveAction,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError(serveFlags, err)
@@ -170,7 +171,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 			{
 				Name:   "serve",
 				Usage:  "serve the API (the default command)",
-				Flags:  serveFlags,
+				Flags:  cliFlags,
 				Action: serveAction,
 				OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 					return usageError(serveFlags, err)
