@@ -58,7 +58,7 @@ func withControllers(list ...string) option {
 var quietControllers = []string{"*", "-" + config.ControllerServiceAccount, "-" + config.ControllerRootCA}
 
 // testOptions are the options of a test server in dir.
-func testOptions(t *testing.T, dir string, mods ...option) config.Options {
+func testOptions(t testing.TB, dir string, mods ...option) config.Options {
 	t.Helper()
 	tokens := filepath.Join(t.TempDir(), "tokens.csv")
 	csv := adminToken + ",admin,admin-uid,\"system:masters\"\n" + aliceToken + ",alice,alice-uid\n"
