@@ -281,6 +281,12 @@ func objectEnd(v []byte) (int, error) {
 	if len(v) == 0 || v[0] != '{' {
 		return 0, errNoMetadata
 	}
+	return containerEnd(v)
+}
+
+// containerEnd returns the length of the compact JSON object or array v
+// starts with.
+func containerEnd(v []byte) (int, error) {
 	depth, inString := 0, false
 	for i := 0; i < len(v); i++ {
 		c := v[i]

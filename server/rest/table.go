@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"bytes"
 	"slices"
 	"strconv"
 	"sync"
@@ -69,6 +70,8 @@ type tableBuilder struct {
 	rd   *renderer
 	buf  []byte
 	rows int
+	// cut holds the bytes of the last object decoded by rowObject.
+	cut []byte
 }
 
 // newTable starts a Table with the resource's column definitions.
@@ -124,11 +127,46 @@ func appendColumns(b []byte, cols []registry.TableColumn) []byte {
 
 // addRow appends the row of one stored object.
 func (t *tableBuilder) addRow(stored []byte) error {
-	obj, err := decodeTransient(t.rd.d, stored)
+	obj, err := t.rowObject(stored)
 	if err != nil {
 		return err
 	}
 	return t.addDecodedRow(obj, stored)
+}
+
+// rowObject decodes a stored object for its row's cells (the row's object
+// is rendered from the stored bytes). No column reads managedFields, yet
+// they are most of a small object's JSON and most of its decoding, so
+// they are cut from the bytes first where the server writes them: the
+// last member of the metadata, which comes first.
+func (t *tableBuilder) rowObject(stored []byte) (Object, error) {
+	if cut, ok := cutManagedFields(t.cut[:0], stored); ok {
+		t.cut = cut
+		return decodeTransient(t.rd.d, cut)
+	}
+	return decodeTransient(t.rd.d, stored)
+}
+
+var managedFieldsMember = []byte(`,"managedFields":[`)
+
+// cutManagedFields appends stored without the metadata's managedFields to
+// dst, when they are the metadata's last member; ok is false otherwise.
+func cutManagedFields(dst, stored []byte) ([]byte, bool) {
+	m, err := storedMetadata(stored)
+	if err != nil {
+		return dst, false
+	}
+	i := bytes.LastIndex(m, managedFieldsMember)
+	if i < 0 {
+		return dst, false
+	}
+	arr := m[i+len(managedFieldsMember)-1:]
+	if n, err := containerEnd(arr); err != nil || n != len(arr)-1 {
+		return dst, false // not the last member of the metadata
+	}
+	head := len(metadataKey) + i
+	dst = append(dst, stored[:head]...)
+	return append(dst, stored[len(metadataKey)+len(m)-1:]...), true
 }
 
 // addRows appends the rows of a list, sorted when the resource's Table
@@ -145,7 +183,7 @@ func (t *tableBuilder) addRows(items []storedKV) error {
 	}
 	rows := make([]row, len(items))
 	for i := range items {
-		obj, err := decodeTransient(t.rd.d, items[i].Value)
+		obj, err := t.rowObject(items[i].Value)
 		if err != nil {
 			return err
 		}

@@ -35,3 +35,59 @@ func TestTableInParts(t *testing.T) {
 		}
 	}
 }
+
+// TestCutManagedFields: managedFields are cut only as the metadata's last
+// member; the rest of the object is left byte for byte.
+func TestCutManagedFields(t *testing.T) {
+	t.Parallel()
+	mf := `"managedFields":[{"manager":"m","fieldsV1":{"f:data":{".":{}}}}]`
+	for _, c := range []struct{ in, want string }{
+		{`{"metadata":{"name":"a",` + mf + `},"data":{"k":"v"}}`, `{"metadata":{"name":"a"},"data":{"k":"v"}}`},
+		{`{"metadata":{"name":"a",` + mf + `}}`, `{"metadata":{"name":"a"}}`},
+		// Not the last member, the first, or only inside a string: kept.
+		{`{"metadata":{"name":"a",` + mf + `,"uid":"u"},"data":{}}`, ""},
+		{`{"metadata":{` + mf + `},"data":{}}`, ""},
+		{`{"metadata":{"name":"a","annotations":{"x":"\",\"managedFields\":[]"}},"data":{}}`, ""},
+		{`{"metadata":{"name":"a"},"data":{"k":",\"managedFields\":[]"}}`, ""},
+		{`{"data":{},"metadata":{"name":"a",` + mf + `}}`, ""},
+		{`{"metadata":{"name":"a",` + mf, ""},
+	} {
+		got, ok := cutManagedFields([]byte("x"), []byte(c.in))
+		if ok != (c.want != "") || ok && string(got) != "x"+c.want || !ok && string(got) != "x" {
+			t.Errorf("%s: got %s %v, want %s", c.in, got, ok, c.want)
+		}
+	}
+}
+
+// TestTableRowsWithoutManagedFields: rows computed with managedFields cut
+// from the decoded objects are the rows of the whole objects.
+func TestTableRowsWithoutManagedFields(t *testing.T) {
+	t.Parallel()
+	h, d := configMapHandler(t)
+	items := apibenchItems(t, d, 50)
+	rd, err := h.newRenderer(httptest.NewRequest("GET", "/api/v1/configmaps", nil), d, output{format: formatJSON, as: asTable, asVersion: metaV1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lm := listMeta{rv: "3"}
+	got, err := rd.list(lm, items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole := rd.newTable(lm)
+	for _, kv := range items {
+		if _, ok := cutManagedFields(nil, kv.Value); !ok {
+			t.Fatalf("nothing to cut in %s", kv.Value)
+		}
+		obj, err := decodeTransient(d, kv.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := whole.addDecodedRow(obj, kv.Value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := whole.finish(); !bytes.Equal(got, want) {
+		t.Fatalf("rows differ:\n%s\n%s", got[:300], want[:300])
+	}
+}
