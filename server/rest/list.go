@@ -121,6 +121,10 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.streamProtoList(w, r, rd, lm, res.Items)
 		return
 	}
+	if out.format == formatJSON && !out.pretty && out.as == asTable && (s.d.Table == nil || s.d.Table.Order == nil) {
+		h.streamTable(w, r, rd, lm, res.Items)
+		return
+	}
 	body, err := rd.list(lm, res.Items)
 	if err != nil {
 		h.writeError(w, r, apierr.InternalError(err))
@@ -190,6 +194,43 @@ func (h *Handler) streamList(w http.ResponseWriter, r *http.Request, rd *rendere
 	}
 	buf = append(buf, "]}\n"...)
 	_, _ = write(buf)
+	if err := finish(); err != nil {
+		h.log.Debug("list write failed", "err", err)
+	}
+}
+
+// streamTable writes a Table of rows in the stored order as its parts
+// are rendered (tableBuilder.rowParts), without joining them into one
+// body. A failure to render a row is answered before anything is written.
+func (h *Handler) streamTable(w http.ResponseWriter, r *http.Request, rd *renderer, lm listMeta, items []bolt.KV) {
+	parts, err := rd.newTable(lm).rowParts(items)
+	if err != nil {
+		h.writeError(w, r, apierr.InternalError(err))
+		return
+	}
+	w.Header().Set("Content-Type", mediaJSON)
+	gw, finish := h.gzipWriter(w, r)
+	if gw == w {
+		n := 0
+		for _, p := range parts {
+			n += len(p)
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(n))
+	}
+	gw.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		_ = finish()
+		return
+	}
+	write := gw.Write
+	if r.ProtoMajor == 2 && gw == w {
+		write = func(p []byte) (int, error) { return writeFramed(w, p) }
+	}
+	for _, p := range parts {
+		if _, err := write(p); err != nil {
+			break
+		}
+	}
 	if err := finish(); err != nil {
 		h.log.Debug("list write failed", "err", err)
 	}

@@ -72,6 +72,9 @@ type tableBuilder struct {
 	rows int
 	// cut holds the bytes of the last object decoded by rowObject.
 	cut []byte
+	// follows says rows were written before this builder's: its first
+	// row is preceded by a comma too.
+	follows bool
 }
 
 // newTable starts a Table with the resource's column definitions.
@@ -234,6 +237,45 @@ func (t *tableBuilder) addRowsInParts(items []storedKV) error {
 	return nil
 }
 
+// rowParts renders the whole Table of items, whose rows are not sorted,
+// in parts by several goroutines as addRowsInParts does, without joining
+// them: the parts, written one after the other, are the Table. The first
+// holds t's head.
+func (t *tableBuilder) rowParts(items []storedKV) ([][]byte, error) {
+	parts := listParts(len(items))
+	per := (len(items) + parts - 1) / parts
+	part := func(p int) []storedKV { return items[min(p*per, len(items)):min((p+1)*per, len(items))] }
+	subs := make([]*tableBuilder, parts)
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := 1; p < parts; p++ {
+		rd := *t.rd
+		rd.scratch = nil
+		sub := &tableBuilder{rd: &rd, follows: true}
+		sub.reserve(part(p))
+		subs[p] = sub
+		wg.Go(func() { errs[p] = sub.addRowsOf(part(p)) })
+	}
+	t.reserve(part(0))
+	subs[0] = t
+	errs[0] = t.addRowsOf(part(0))
+	wg.Wait()
+	out := make([][]byte, 0, parts)
+	rows := 0
+	for p := range parts {
+		if errs[p] != nil {
+			return nil, errs[p]
+		}
+		rows += subs[p].rows
+		out = append(out, subs[p].buf)
+	}
+	if rows == 0 {
+		return [][]byte{t.finish()}, nil
+	}
+	out[parts-1] = append(out[parts-1], "]}\n"...)
+	return out, nil
+}
+
 // addRowsOf appends the rows of items one by one.
 func (t *tableBuilder) addRowsOf(items []storedKV) error {
 	for i := range items {
@@ -274,7 +316,7 @@ func (t *tableBuilder) addDecodedRow(obj Object, stored []byte) error {
 		cells = []any{metaString(obj, "name"), metaString(obj, "creationTimestamp")}
 	}
 	b := t.buf
-	if t.rows > 0 {
+	if t.rows > 0 || t.follows {
 		b = append(b, ',')
 	}
 	t.rows++

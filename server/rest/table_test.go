@@ -3,6 +3,7 @@ package rest
 import (
 	"bytes"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 )
 
@@ -32,6 +33,19 @@ func TestTableInParts(t *testing.T) {
 		}
 		if n := bytes.Count(got, []byte(`{"cells":`)); n != len(items) {
 			t.Fatalf("includeObject=%q: %d rows", include, n)
+		}
+		// Streamed, with one part or several.
+		for _, n := range []int{0, 1, len(items)} {
+			w := httptest.NewRecorder()
+			h.streamTable(w, r, rd, lm, items[:n])
+			one := rd.newTable(lm)
+			if err := one.addRowsOf(items[:n]); err != nil {
+				t.Fatal(err)
+			}
+			want := one.finish()
+			if !bytes.Equal(w.Body.Bytes(), want) || w.Header().Get("Content-Length") != strconv.Itoa(len(want)) {
+				t.Fatalf("includeObject=%q: streamed Table of %d rows differs (%d vs %d bytes, Content-Length %s)", include, n, w.Body.Len(), len(want), w.Header().Get("Content-Length"))
+			}
 		}
 	}
 }
