@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strconv"
+	"sync/atomic"
 
 	"platd/bolt"
 	"platd/codec"
@@ -109,6 +111,26 @@ func encodeDryRun(d *registry.Descriptor, obj Object) []byte {
 	return encodeStoredForm(d, obj, false)
 }
 
+// encodeHints holds the capacity a stored encoding starts with: the size
+// of the last one of its descriptor's slot and an eighth. Objects of a
+// type are alike in size, and growing from a small buffer would copy a
+// large object's bytes several times over. Types share a slot by the hash
+// of their descriptor, so the table stays small whatever is registered; a
+// shared slot only makes a hint less apt.
+var (
+	encodeHints    [64]atomic.Int32
+	encodeHintSeed = maphash.MakeSeed()
+)
+
+// The capacity a stored encoding starts with is at least minEncodeHint
+// and at most maxEncodeHint: a hint from a huge object must not make
+// every later one allocate as much.
+const minEncodeHint, maxEncodeHint = 512, 64 << 10
+
+func encodeHint(d *registry.Descriptor) *atomic.Int32 {
+	return &encodeHints[maphash.Comparable(encodeHintSeed, d)%uint64(len(encodeHints))]
+}
+
 func encodeStoredForm(d *registry.Descriptor, obj Object, placeholder bool) []byte {
 	if d.Storage != nil {
 		obj = d.Storage.ToStorage(deepCopyObject(obj))
@@ -122,7 +144,9 @@ func encodeStoredForm(d *registry.Descriptor, obj Object, placeholder bool) []by
 	if placeholder && !hadRV {
 		m["resourceVersion"] = "0"
 	}
-	out := schema.Encode(make([]byte, 0, 512), obj, storedForm(d).Schema)
+	hint := encodeHint(d)
+	out := schema.Encode(make([]byte, 0, max(hint.Load(), minEncodeHint)), obj, storedForm(d).Schema)
+	hint.Store(int32(min(len(out)+len(out)/8, maxEncodeHint)))
 	if hadRV {
 		m["resourceVersion"] = rv
 	} else {

@@ -121,3 +121,30 @@ func FuzzDecodeContinue(f *testing.F) {
 		}
 	})
 }
+
+// TestEncodeStoredCapacity: a stored encoding starts with the capacity
+// its type's last one needed, so an object like the last is encoded
+// without growing its buffer, and a huge one does not make the next ones
+// allocate as much.
+func TestEncodeStoredCapacity(t *testing.T) {
+	_, d := configMapHandler(t)
+	obj := func(data string) Object {
+		return Object{"metadata": map[string]any{"name": "a", "namespace": "ns"}, "data": map[string]any{"k": data}}
+	}
+	small := obj(strings.Repeat("x", 3000))
+	first := encodeStored(d, small)
+	again := encodeStored(d, small)
+	if !bytes.Equal(first, again) {
+		t.Fatalf("encodings differ:\n%s\n%s", first, again)
+	}
+	if want := len(again) + len(again)/8; cap(again) != want {
+		t.Errorf("second encoding has capacity %d, want %d (its length %d and an eighth)", cap(again), want, len(again))
+	}
+	encodeStored(d, obj(strings.Repeat("x", 1<<20)))
+	if got := encodeStored(d, small); cap(got) != maxEncodeHint {
+		t.Errorf("after a huge object the capacity is %d, want %d", cap(got), maxEncodeHint)
+	}
+	if got := encodeStored(d, obj("")); cap(got) < minEncodeHint {
+		t.Errorf("capacity %d below %d", cap(got), minEncodeHint)
+	}
+}
