@@ -68,7 +68,7 @@ func Timeout(next http.Handler, max time.Duration, writeErr ErrorWriter, log *sl
 		// the server changes nothing of a request once its handler returns.
 		inner := r
 		done := make(chan any, 1)
-		go func() {
+		handlerWorkers.run(func() {
 			defer func() {
 				v := recover()
 				if v != nil && v != http.ErrAbortHandler {
@@ -77,7 +77,7 @@ func Timeout(next http.Handler, max time.Duration, writeErr ErrorWriter, log *sl
 				done <- v
 			}()
 			next.ServeHTTP(tw, inner)
-		}()
+		})
 		select {
 		case v := <-done:
 			if v != nil {
