@@ -66,7 +66,7 @@ func (s *Server) writeClusterInfo(ctx context.Context) {
 	}
 	kc, err := security.MarshalClusterInfo(s.url, s.rootCA)
 	if err == nil {
-		_, err = s.rest.Create(ctx, d, registry.Object{
+		err = s.rest.CreateOnly(ctx, d, registry.Object{
 			"metadata": map[string]any{"name": security.ClusterInfoName, "namespace": s.opts.Brand.PublicNamespace},
 			"data":     map[string]any{security.ClusterInfoKubeconfigKey: string(kc)},
 		})

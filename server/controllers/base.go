@@ -21,6 +21,9 @@ type Objects interface {
 	Get(d *registry.Descriptor, ns, name string) (registry.Object, error)
 	List(d *registry.Descriptor, ns string) ([]registry.Object, int64, error)
 	Create(ctx context.Context, d *registry.Descriptor, obj registry.Object) (registry.Object, error)
+	// CreateOnly is Create for a caller that has no use for the created
+	// object, which then is not decoded back.
+	CreateOnly(ctx context.Context, d *registry.Descriptor, obj registry.Object) error
 	Update(ctx context.Context, d *registry.Descriptor, ns, name, sub string, change func(old registry.Object) registry.Object) (registry.Object, error)
 	Delete(ctx context.Context, d *registry.Descriptor, ns, name string, opts registry.DeleteOptions) (gone bool, err error)
 }

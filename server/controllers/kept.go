@@ -117,7 +117,7 @@ func (c *Kept) ensure(ctx context.Context, w *Wanted) error {
 	d, ns, name := w.Descriptor, w.namespace(), w.name()
 	cur, err := c.Objects.Get(d, ns, name)
 	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
-		_, err = c.Objects.Create(ctx, d, copyObject(w.Object))
+		err = c.Objects.CreateOnly(ctx, d, copyObject(w.Object))
 		if apierr.ReasonOf(err) == apierr.ReasonAlreadyExists {
 			// Created meanwhile; the watch brings it back here.
 			return nil

@@ -210,7 +210,7 @@ func (c *RBACBootstrap) reconcile(ctx context.Context, d *registry.Descriptor, h
 	log := func() *slog.Logger { return c.Log.With("resource", d.GroupResource(), "namespace", ns, "name", name) }
 	err := func() error {
 		if have == nil {
-			_, err := c.Objects.Create(ctx, d, copyObject(want))
+			err := c.Objects.CreateOnly(ctx, d, copyObject(want))
 			if apierr.ReasonOf(err) != apierr.ReasonAlreadyExists {
 				if err == nil {
 					atomic.AddInt64(&stats.Created, 1)
@@ -233,7 +233,7 @@ func (c *RBACBootstrap) reconcile(ctx context.Context, d *registry.Descriptor, h
 			if err != nil && apierr.ReasonOf(err) != apierr.ReasonNotFound {
 				return err
 			}
-			if _, err := c.Objects.Create(ctx, d, copyObject(want)); err != nil {
+			if err := c.Objects.CreateOnly(ctx, d, copyObject(want)); err != nil {
 				return err
 			}
 			atomic.AddInt64(&stats.Recreated, 1)

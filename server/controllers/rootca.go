@@ -44,7 +44,7 @@ func (c *RootCA) data() map[string]any { return map[string]any{rootCAKey: string
 func (c *RootCA) ensure(ctx context.Context, ns string) error {
 	cm, err := c.Objects.Get(c.ConfigMaps, ns, c.Name)
 	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
-		_, err = c.Objects.Create(ctx, c.ConfigMaps, registry.Object{
+		err = c.Objects.CreateOnly(ctx, c.ConfigMaps, registry.Object{
 			"metadata": map[string]any{"name": c.Name, "namespace": ns, "annotations": map[string]any{c.Annotation: c.Description}},
 			"data":     c.data(),
 		})

@@ -66,7 +66,7 @@ func (s Seed) Plant(ctx context.Context, objs Objects) error {
 			defer wg.Done()
 			ns, name := metaString(want, "namespace"), metaString(want, "name")
 			if !ok {
-				_, err := objs.Create(ctx, d, copyObject(want))
+				err := objs.CreateOnly(ctx, d, copyObject(want))
 				if err != nil && apierr.ReasonOf(err) != apierr.ReasonAlreadyExists {
 					fail(fmt.Errorf("creating %s %q: %w", d.GroupResource(), name, err))
 				}

@@ -39,7 +39,7 @@ func (c *ServiceAccounts) ensure(ctx context.Context, ns string) error {
 	if apierr.ReasonOf(err) != apierr.ReasonNotFound {
 		return err
 	}
-	_, err = c.Objects.Create(ctx, c.ServiceAccounts, registry.Object{
+	err = c.Objects.CreateOnly(ctx, c.ServiceAccounts, registry.Object{
 		"metadata": map[string]any{"name": defaultServiceAccount, "namespace": ns},
 	})
 	if apierr.ReasonOf(err) == apierr.ReasonAlreadyExists {

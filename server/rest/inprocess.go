@@ -57,13 +57,29 @@ func (h *Handler) servedObject(d *registry.Descriptor, stored []byte) (Object, e
 
 // Create creates obj, whose metadata names its namespace, as POST would.
 func (h *Handler) Create(ctx context.Context, d *registry.Descriptor, obj Object) (Object, error) {
+	stored, err := h.createInProcess(ctx, d, obj)
+	if err != nil {
+		return nil, err
+	}
+	return h.servedObject(d, stored)
+}
+
+// CreateOnly is Create for a caller that does not read the created
+// object: it is not decoded back from the stored bytes. The start's
+// default objects are written this way.
+func (h *Handler) CreateOnly(ctx context.Context, d *registry.Descriptor, obj Object) error {
+	_, err := h.createInProcess(ctx, d, obj)
+	return err
+}
+
+func (h *Handler) createInProcess(ctx context.Context, d *registry.Descriptor, obj Object) ([]byte, error) {
 	s := &scope{d: d, ns: metaString(obj, "namespace"), manager: h.inProcessManager(ctx)}
 	obj["kind"], obj["apiVersion"] = d.Kind, d.GroupVersion()
 	stored, err := h.prepareAndCreate(ctx, s, obj, false)
 	if err != nil {
 		return nil, h.toStatus(err)
 	}
-	return h.servedObject(d, stored)
+	return stored, nil
 }
 
 // Update changes the object called name (or its subresource sub) through
@@ -133,7 +149,7 @@ func (h *Handler) EnsureNamespace(ctx context.Context, name string) error {
 	if _, err := h.store.Get(d.Key("", name)); err == nil {
 		return nil
 	}
-	_, err := h.Create(ctx, d, Object{"metadata": map[string]any{"name": name}})
+	err := h.CreateOnly(ctx, d, Object{"metadata": map[string]any{"name": name}})
 	if err != nil && apierr.ReasonOf(err) != apierr.ReasonAlreadyExists {
 		return fmt.Errorf("creating namespace %s: %w", name, err)
 	}
