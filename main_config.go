@@ -55,9 +55,14 @@ func withEnv(flags []cli.Flag) []cli.Flag {
 // --cert-dir, --brand) serve's variables, so one exported PLATD_DATA_DIR
 // serves every command; its own flags have none.
 func sharedEnv(cmd *cli.Command, serveFlags []cli.Flag) *cli.Command {
+	// A flag's Names runs a regular expression: each is asked once.
+	serve := make(map[string]bool, len(serveFlags))
+	for _, s := range serveFlags {
+		serve[s.Names()[0]] = true
+	}
 	var shared []cli.Flag
 	for _, f := range cmd.Flags {
-		if slices.ContainsFunc(serveFlags, func(s cli.Flag) bool { return s.Names()[0] == f.Names()[0] }) {
+		if serve[f.Names()[0]] {
 			shared = append(shared, f)
 		}
 	}
