@@ -260,7 +260,9 @@ func (db *DB) commitBatch(ops []*op) {
 		}
 		next += int64(len(o.writes))
 	}
+	large := false
 	if len(changes) > 0 {
+		large = batchRecordBytes(changes) >= collectAfterBytes
 		at := start.UnixNano()
 		db.fileMu.Lock()
 		if err := db.bdb.Update(func(tx *bbolt.Tx) error {
@@ -279,6 +281,9 @@ func (db *DB) commitBatch(ops []*op) {
 	}
 	for _, o := range taken {
 		close(o.done)
+	}
+	if large && len(changes) > 0 {
+		collectGarbage()
 	}
 	if db.unreleased >= releaseBytes {
 		// After large writes, also the pages this commit touched.
