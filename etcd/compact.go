@@ -73,7 +73,7 @@ func (db *DB) compactor(interval time.Duration) {
 // compactOnce is one interval of the compactor: it returns the compaction
 // key's version and the revision to compact at next time.
 func (db *DB) compactOnce(version, last int64) (int64, int64, error) {
-	ctx, cancel := context.WithTimeout(db.ctx, readTimeout)
+	ctx, cancel := context.WithTimeout(db.ctx, db.readTimeout)
 	defer cancel()
 	k := db.prefix + compactKey
 	resp, err := db.cli.Txn(ctx).

@@ -43,10 +43,12 @@ const compactKey = "/compact_rev_key"
 
 // DB is a bolt.Store on etcd. Its methods are safe for concurrent use.
 type DB struct {
-	opts   Options
-	cli    *clientv3.Client
-	prefix string // etcd key prefix, without the trailing slash
-	log    *slog.Logger
+	opts Options
+	cli  *clientv3.Client
+	// readTimeout is readTimeout; tests shorten it.
+	readTimeout time.Duration
+	prefix      string // etcd key prefix, without the trailing slash
+	log         *slog.Logger
 
 	// mirrorW carries the mirror's watch alone, so progress requests on
 	// it concern that watch only; catchW carries watches that replay
@@ -140,6 +142,8 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		state:    map[string]*entry{},
 		watchers: map[*watcher]struct{}{},
 		changed:  make(chan struct{}),
+
+		readTimeout: readTimeout,
 	}
 	db.revs.db = db
 	lctx, lcancel := context.WithTimeout(ctx, opts.DialTimeout)

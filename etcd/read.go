@@ -54,7 +54,7 @@ func (f *fetcher) current(ctx context.Context) (int64, error) {
 
 func (f *fetcher) run(b *fetch) {
 	for b != nil {
-		ctx, cancel := context.WithTimeout(f.db.ctx, readTimeout)
+		ctx, cancel := context.WithTimeout(f.db.ctx, f.db.readTimeout)
 		// A count-only range of one key: linearizable, so its header
 		// carries the revision of every write acknowledged before it.
 		resp, err := f.db.cli.Get(ctx, f.db.prefix+compactKey, clientv3.WithCountOnly())
@@ -103,7 +103,7 @@ func (db *DB) Get(key string) (bolt.KV, error) {
 	if err := checkKey(key); err != nil {
 		return bolt.KV{}, err
 	}
-	ctx, cancel := context.WithTimeout(db.ctx, readTimeout)
+	ctx, cancel := context.WithTimeout(db.ctx, db.readTimeout)
 	defer cancel()
 	if err := db.sync(ctx); err != nil {
 		return bolt.KV{}, db.readErr(err)
@@ -134,7 +134,7 @@ func (db *DB) Count(prefix string) int64 {
 	if checkPrefix(prefix) != nil {
 		return 0
 	}
-	ctx, cancel := context.WithTimeout(db.ctx, readTimeout)
+	ctx, cancel := context.WithTimeout(db.ctx, db.readTimeout)
 	defer cancel()
 	_ = db.sync(ctx)
 	db.mu.RLock()
@@ -162,7 +162,7 @@ func (db *DB) List(prefix string, opts bolt.ListOptions) (bolt.ListResult, error
 	if err := checkPrefix(prefix); err != nil {
 		return bolt.ListResult{}, err
 	}
-	ctx, cancel := context.WithTimeout(db.ctx, readTimeout)
+	ctx, cancel := context.WithTimeout(db.ctx, db.readTimeout)
 	defer cancel()
 	if opts.Revision == 0 {
 		if err := db.sync(ctx); err != nil {

@@ -112,14 +112,16 @@ func (db *DB) commit(ctx context.Context, ops []bolt.Op) ([]bolt.KV, error) {
 			}
 			thens[i] = clientv3.OpDelete(k, clientv3.WithPrevKV())
 		} else {
-			// The stamp is checked now, so a value it refuses is never
-			// written; etcd keeps the value as given (stamped on reads).
-			if _, err := db.opts.Stamp(o.Value, 0); err != nil {
+			// etcd keeps the value stamped with 0, whatever revision the
+			// caller's bytes carried: like upstream, it holds no revision
+			// of its own (reads stamp the mod revision). Stamping now also
+			// refuses a value the stamper refuses before it is written.
+			stored, err := db.opts.Stamp(o.Value, 0)
+			if err != nil {
 				return nil, &bolt.OpError{Index: i, Key: o.Key, Err: err}
 			}
-			stored := o.Value
 			if t := db.opts.Transformer; t != nil {
-				s, err := t.ToStorage(o.Key, o.Value)
+				s, err := t.ToStorage(o.Key, stored)
 				if err != nil {
 					return nil, &bolt.OpError{Index: i, Key: o.Key, Err: fmt.Errorf("%w: transform %s: %v", bolt.ErrIO, o.Key, err)}
 				}
@@ -171,7 +173,7 @@ func (db *DB) commit(ctx context.Context, ops []bolt.Op) ([]bolt.KV, error) {
 	}
 	// Once written, the write completes whatever ctx does; the wait is
 	// bounded so that an etcd gone right after the commit cannot hang it.
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), readTimeout)
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), db.readTimeout)
 	defer cancel()
 	if err := db.waitApplied(wctx, rev); err != nil {
 		return nil, err
