@@ -82,7 +82,8 @@ type DB struct {
 	revs     fetcher
 	progress struct {
 		sync.Mutex
-		sentAt time.Time
+		sentAt  time.Time
+		pending bool // a request is unanswered
 	}
 }
 
@@ -334,15 +335,16 @@ func (db *DB) waitApplied(ctx context.Context, rev int64) error {
 	}
 }
 
-// requestProgress asks etcd to report the mirror watch's revision, at most
-// once per progressRetry.
+// requestProgress asks etcd to report the mirror watch's revision: one
+// request at a time (every waiter shares its answer), sent again when
+// unanswered after progressRetry.
 func (db *DB) requestProgress(ctx context.Context) {
 	db.progress.Lock()
-	if time.Since(db.progress.sentAt) < progressRetry {
+	if db.progress.pending && time.Since(db.progress.sentAt) < progressRetry {
 		db.progress.Unlock()
 		return
 	}
-	db.progress.sentAt = time.Now()
+	db.progress.sentAt, db.progress.pending = time.Now(), true
 	db.progress.Unlock()
 	if err := db.mirrorW.RequestProgress(ctx); err != nil && ctx.Err() == nil {
 		db.log.Debug("progress request", "err", err)

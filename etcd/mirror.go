@@ -59,6 +59,9 @@ func (db *DB) apply(resp *clientv3.WatchResponse) {
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if resp.IsProgressNotify() {
+		db.progress.Lock()
+		db.progress.pending = false
+		db.progress.Unlock()
 		if resp.Header.Revision > db.applied {
 			db.applied = resp.Header.Revision
 			db.publishProgress()
