@@ -1,14 +1,12 @@
 package server
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
 	"os"
 	"strings"
 
-	"platd/bolt"
 	"platd/config"
 )
 
@@ -47,9 +45,4 @@ func etcdTLS(e config.EtcdOptions) (*tls.Config, error) {
 		c.Certificates = []tls.Certificate{pair}
 	}
 	return c, nil
-}
-
-// openEtcd opens the etcd engine of --etcd-servers.
-func openEtcd(context.Context, *Server, bolt.Transformer) (bolt.Store, error) {
-	return nil, fmt.Errorf("%w: --storage-backend=%s: this build has no etcd engine", config.ErrInvalid, config.StorageBackendETCD3)
 }
