@@ -637,8 +637,9 @@ func (s *Server) apiServer() controllers.APIServer {
 func (s *Server) healthChecks() *health.Registry {
 	hr := health.NewRegistry(s.log)
 	all := []string{health.Livez, health.Readyz, health.Healthz}
-	storage := health.Check{Name: "storage", Fn: func(r *http.Request) error { return s.rest.ProbeStorage(r.Context()) }}
-	must(hr.Add(all, health.Ping, storage))
+	storage, storageReady := s.storageChecks()
+	must(hr.Add(all, append([]health.Check{health.Ping}, storage...)...))
+	must(hr.Add([]string{health.Readyz}, storageReady...))
 	// The start-up hooks, in upstream's order: the RBAC policy's follows
 	// the namespaces'.
 	hooks := []health.Check{health.Hook("start-system-namespaces-controller", s.namespacesDone)}

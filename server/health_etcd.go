@@ -1,0 +1,44 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"platd/health"
+)
+
+// etcdProbeTimeout bounds one probe of etcd, upstream's
+// --etcd-healthcheck-timeout and --etcd-readycheck-timeout default: a
+// member that cannot answer a read in that time is not serving.
+const etcdProbeTimeout = 2 * time.Second
+
+// etcdStore is an engine on an etcd cluster: its client is probed by the
+// health checks.
+type etcdStore interface{ Client() *clientv3.Client }
+
+// storageChecks are the checks of the store: upstream's "etcd" (every
+// endpoint) and "etcd-readiness" (readyz only) for an engine on etcd,
+// else a read of the in-memory state ("storage").
+func (s *Server) storageChecks() (all, readyz []health.Check) {
+	es, ok := s.store.(etcdStore)
+	if !ok {
+		return []health.Check{{Name: "storage", Fn: func(r *http.Request) error { return s.rest.ProbeStorage(r.Context()) }}}, nil
+	}
+	probe := func(r *http.Request) error {
+		cli := es.Client()
+		if cli == nil {
+			return errors.New("no etcd client")
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), etcdProbeTimeout)
+		defer cancel()
+		// A linearizable read needs a quorum: a member cut off from the
+		// others fails it.
+		_, err := cli.Get(ctx, s.opts.Etcd.Prefix+"/health", clientv3.WithCountOnly())
+		return err
+	}
+	return []health.Check{{Name: "etcd", Fn: probe}}, []health.Check{{Name: "etcd-readiness", Fn: probe}}
+}
