@@ -4,12 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
-	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"platd/security"
-	"platd/server/registry"
 )
 
 // Descriptions of the metrics the server keeps in memory elsewhere and
@@ -158,17 +156,8 @@ func (c *serverCollector) collectStorage(ch chan<- prometheus.Metric) {
 	if c.s.store == nil || c.s.reg == nil {
 		return // not opened yet
 	}
-	seen := map[string]bool{}
-	for _, d := range c.s.reg.All() {
-		if d.Serve != registry.ServeObject || d.Computed != nil {
-			continue // nothing stored: reviews, bindings, component statuses
-		}
-		p := d.ResourcePrefix()
-		if seen[p] {
-			continue // another version of a resource stored once
-		}
-		seen[p] = true
-		ch <- prometheus.MustNewConstMetric(descStorageObjects, prometheus.GaugeValue, float64(c.s.store.Count(p)), strings.Trim(p, "/"))
+	for _, n := range c.s.objectCounts() {
+		ch <- prometheus.MustNewConstMetric(descStorageObjects, prometheus.GaugeValue, float64(n.count), n.resource)
 	}
 	if f, ok := c.s.store.(fileStore); ok {
 		if fi, err := os.Stat(f.Path()); err == nil {

@@ -16,6 +16,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -55,6 +56,9 @@ type Server struct {
 	ownStore bool
 	// etcdTLS is the client TLS of the --etcd-* files (preflight).
 	etcdTLS *tls.Config
+	// polledCounts are the object counts last polled from a store on etcd
+	// (storagecounts.go).
+	polledCounts atomic.Pointer[[]resourceCount]
 	// encryption is the value transformer of --encryption-provider-config
 	// (encryption.go); nil without it.
 	encryption *encrypt.Transformer
@@ -275,6 +279,7 @@ func newServer(ctx context.Context, o config.Options, log *slog.Logger, shared b
 	if err := s.adoptBrand(); err != nil {
 		return fail(err)
 	}
+	s.pollObjectCounts()
 	s.rest = rest.New(rest.Config{Store: timedStore{Storage: s.store, m: s.metrics}, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK,
 		WatchListDisabled: !o.FeatureGates.Enabled(config.WatchList), Compression: responseCompression(o),
 		CBOR: o.FeatureGates.Enabled(config.CBORServingAndStorage), RequestedDeprecated: s.metrics.RequestedDeprecated,
