@@ -222,6 +222,30 @@ func TestDamagedFiles(t *testing.T) {
 			ne.PutUint16(d[off+8:], 0x40)
 			return d
 		}, open: "unexpected page type", check: "unexpected page type"},
+		{name: "history bucket sharing the state's pages", damage: func(t *testing.T, d []byte) []byte {
+			m := readBoltMeta(d, 0)
+			if m1 := readBoltMeta(d, m.pageSize); m1.txid > m.txid {
+				m = m1
+			}
+			// The root bucket's leaf names the three buckets' root pages;
+			// the history's is made the state's.
+			off := m.root * m.pageSize
+			w := &pageWalker{}
+			elems, err := w.elements(m.root, d[off:off+m.pageSize], false, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			roots := map[string][]byte{}
+			for _, e := range elems {
+				roots[string(e.key)] = e.value
+			}
+			state, hist := roots[string(bucketState)], roots[string(bucketHistory)]
+			if ne.Uint64(state) == 0 || ne.Uint64(hist) == 0 {
+				t.Fatal("state or history bucket inline")
+			}
+			copy(hist[:8], state[:8])
+			return d
+		}, open: "referenced twice", check: "page "},
 		{name: "leaf value byte", damage: func(t *testing.T, d []byte) []byte { return flipAll(t, d, damageMarker) },
 			check: `state "/configmaps/default/target": bolt: checksum mismatch`,
 			opened: func(t *testing.T, db *DB) {

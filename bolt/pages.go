@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	mathbits "math/bits"
 	"os"
 	"runtime/debug"
 	"slices"
+	"sync"
 	"unsafe"
 
 	bbolt "go.etcd.io/bbolt"
@@ -285,6 +287,9 @@ func (w *pageWalker) tree(id uint64, lo, hi []byte, depth int) error {
 			}
 		}
 		w.scratch = elems[:0]
+		if depth == 0 && len(buckets) > 1 {
+			return w.bucketsAtOnce(id, buckets)
+		}
 		for _, e := range buckets {
 			if err := w.bucket(id, e.key, e.value, depth); err != nil {
 				return err
@@ -299,6 +304,43 @@ func (w *pageWalker) tree(id uint64, lo, hi []byte, depth int) error {
 		}
 		if err := w.tree(e.child, e.key, next, depth+1); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// bucketsAtOnce walks the top-level buckets listed on root page id, each
+// on its own goroutine with a walker of its own: at scale the walk is
+// mostly the cost of the page faults that first touch the file's map,
+// which the machine's cores then share (the state and the history are
+// about the same size). A page two of them reach is found when their
+// pages are merged, as the serial walk would find it.
+func (w *pageWalker) bucketsAtOnce(id uint64, buckets []pageElem) error {
+	subs := make([]*pageWalker, len(buckets))
+	errs := make([]error, len(buckets))
+	var wg sync.WaitGroup
+	for i, e := range buckets {
+		sub := &pageWalker{data: w.data, pageSize: w.pageSize, highWater: w.highWater, seen: make([]uint64, len(w.seen)), leafKeys: w.leafKeys}
+		subs[i] = sub
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// A fault or a panic here is this goroutine's to recover.
+			errs[i] = guard("checking the page structure", func() error { return sub.bucket(id, e.key, e.value, 0) })
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	for _, sub := range subs {
+		for i, bits := range sub.seen {
+			if both := w.seen[i] & bits; both != 0 {
+				return w.errorf(uint64(i*64+mathbits.TrailingZeros64(both)), "referenced twice")
+			}
+			w.seen[i] |= bits
 		}
 	}
 	return nil
