@@ -2,11 +2,13 @@ package bolt
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"runtime/debug"
 	"sync"
 	"time"
+	"unsafe"
 
 	bbolt "go.etcd.io/bbolt"
 )
@@ -93,15 +95,16 @@ func readMeta(b *bbolt.Bucket, key []byte) (int64, error) {
 }
 
 // readFile reads the retained history and the current state into memory.
-// The two buckets are read at once, each on its own goroutine in its own
-// read transaction (no writer runs yet, so both see the same file): at
-// scale a load is mostly the cost of touching the file's pages and the
-// new memory, which two cores share. joinHistory then makes the values
-// the two hold in common one copy. The collector is paused meanwhile
-// (pauseGC).
+// The history and two halves of the state are read at once, each on its
+// own goroutine in its own read transaction (no writer runs yet, so all
+// see the same file): at scale a load is mostly the cost of touching the
+// file's pages and the new memory the values are copied into, which the
+// machine's cores share; the state, whose values are all copied, is the
+// larger part. joinHistory then makes the values the two hold in common
+// one copy. The collector is paused meanwhile (pauseGC).
 func (db *DB) readFile() error {
 	defer pauseGC()()
-	var txs [2]*bbolt.Tx
+	var txs [3]*bbolt.Tx
 	for i := range txs {
 		tx, err := db.bdb.Begin(false)
 		if err != nil {
@@ -119,37 +122,35 @@ func (db *DB) readFile() error {
 	if err != nil {
 		return err
 	}
+	split := db.stateSplit(txs[1].Bucket(bucketState))
 	var (
-		h          loadedHistory
-		herr       error
-		hpanic     any
-		done       = make(chan struct{})
-		faultPanic = debug.SetPanicOnFault(false)
+		h      loadedHistory
+		parts  [2]*index
+		partMu sync.Mutex // the rare damaged and stale keys, of both halves
 	)
-	debug.SetPanicOnFault(faultPanic)
-	go func() {
-		defer close(done)
-		// A damaged page makes bbolt panic (or fault): the panic is
-		// raised again on the caller's goroutine, where it can be
-		// handled, not on this one, where it would end the process.
-		debug.SetPanicOnFault(faultPanic)
-		defer func() { hpanic = recover() }()
-		h, herr = db.readHistory(txs[0].Bucket(bucketHistory), compacted, rev, historyHint(compacted, rev, txs[0].Size()))
-	}()
-	// Should the state's load panic, the history's transaction is still
-	// not closed under its goroutine.
-	defer func() { <-done }()
-	serr := db.loadState(txs[1].Bucket(bucketState), rev)
-	<-done
-	if hpanic != nil {
-		panic(hpanic)
+	errs := inParallel(
+		func() (err error) {
+			h, err = db.readHistory(txs[0].Bucket(bucketHistory), compacted, rev, historyHint(compacted, rev, txs[0].Size()))
+			return err
+		},
+		func() (err error) {
+			parts[0], err = db.loadState(txs[1].Bucket(bucketState), rev, nil, split, &partMu)
+			return err
+		},
+		func() (err error) {
+			if split == nil {
+				parts[1] = newIndex()
+				return nil
+			}
+			parts[1], err = db.loadState(txs[2].Bucket(bucketState), rev, split, nil, &partMu)
+			return err
+		},
+	)
+	if err := cmp.Or(errs...); err != nil { // the history's first, as before
+		return err
 	}
-	if herr != nil {
-		return herr
-	}
-	if serr != nil {
-		return serr
-	}
+	db.idx.chunks = append(parts[0].chunks, parts[1].chunks...)
+	db.idx.mapKeys()
 	db.joinHistory(&h)
 	if h.cut > 0 {
 		db.log.Warn("history cut at an unreadable value", "revision", h.cut)
@@ -324,16 +325,31 @@ func (db *DB) readStored(key string, modRev int64, rec []byte) ([]byte, bool, *C
 // values of each key's newest event aliasing the file: the newest event of
 // a key whose state is at its revision shares the state's key and value
 // (the records' checksums vouch for the bytes), and the others are copied.
+// The two halves of the history are joined on two goroutines (each a
+// lookup per event in the index's map, which neither changes).
 func (db *DB) joinHistory(h *loadedHistory) {
+	half := len(h.events) / 2
+	var cuts [2]int64
+	_ = inParallel(
+		func() error { cuts[0] = db.joinEvents(h, 0, half); return nil },
+		func() error { cuts[1] = db.joinEvents(h, half, len(h.events)); return nil },
+	)
+	db.damageCut = max(db.damageCut, cuts[0], cuts[1]) // damage.go
+	db.hist = h.events
+}
+
+// joinEvents joins the events [from, to) of h and returns the newest
+// revision of a key whose state record is damaged, 0 if none.
+func (db *DB) joinEvents(h *loadedHistory, from, to int) (cut int64) {
 	copied := db.opts.Transformer != nil // readStored made copies
-	for i := range h.events {
+	for i := from; i < to; i++ {
 		if h.links[i].superseded {
 			continue
 		}
 		ev := &h.events[i].Event
 		if ev.Type == Put {
 			if c := db.corrupt[ev.KV.Key]; c != nil && c.record != nil {
-				db.damageCut = max(db.damageCut, ev.KV.ModRevision) // damage.go
+				cut = max(cut, ev.KV.ModRevision)
 			}
 			if kv, ok := db.idx.get(ev.KV.Key); ok && kv.ModRevision == ev.KV.ModRevision && db.corrupt[kv.Key] == nil {
 				ev.KV.Key, ev.KV.Value = kv.Key, kv.Value
@@ -347,36 +363,48 @@ func (db *DB) joinHistory(h *loadedHistory) {
 			ev.KV.Value = bytes.Clone(ev.KV.Value)
 		}
 	}
-	db.hist = h.events
+	return cut
 }
 
-// loadState fills the index in key order (the bucket's order), each value
-// copied into memory. A value that cannot be read back is kept as stored
-// and its key marked corrupt.
-func (db *DB) loadState(b *bbolt.Bucket, rev int64) error {
+// loadState reads the state records with keys in [from, to) (nil: no
+// bound) into the ordered chunks of a new index, in key order (the
+// bucket's order), each value copied into memory. A value that cannot be
+// read back is kept as stored and its key marked corrupt; mu guards the
+// DB's record of such keys, which another part's load may share.
+func (db *DB) loadState(b *bbolt.Bucket, rev int64, from, to []byte, mu *sync.Mutex) (*index, error) {
+	ix := newIndex()
 	copied := db.opts.Transformer != nil
 	order := keyOrder{what: "state"}
-	err := b.ForEach(func(k, v []byte) error {
+	c := b.Cursor()
+	k, v := c.First()
+	if from != nil {
+		k, v = c.Seek(from)
+	}
+	for ; k != nil && (to == nil || bytes.Compare(k, to) < 0); k, v = c.Next() {
 		if err := order.next(k); err != nil { // damage.go
-			return err
+			return ix, err
 		}
 		kv, err := decodeState(string(k), v)
 		if errors.Is(err, ErrChecksum) {
 			// joinHistory cuts the history at the key's newest event.
-			db.idx.appendSorted(db.damagedState(string(k), v, rev, err)) // damage.go
-			return nil
+			mu.Lock()
+			ix.appendSorted(db.damagedState(string(k), v, rev, err)) // damage.go
+			mu.Unlock()
+			continue
 		}
 		if err != nil {
-			return err
+			return ix, err
 		}
 		if kv.ModRevision > rev || kv.CreateRevision > kv.ModRevision {
-			return fmt.Errorf("%w: state %q revisions %d/%d, counter %d",
+			return ix, fmt.Errorf("%w: state %q revisions %d/%d, counter %d",
 				ErrCorrupt, kv.Key, kv.CreateRevision, kv.ModRevision, rev)
 		}
 		val, stale, cerr := db.readStored(kv.Key, kv.ModRevision, kv.Value)
 		switch {
 		case cerr != nil:
+			mu.Lock()
 			db.markCorrupt(cerr)
+			mu.Unlock()
 			db.log.Warn("corrupt value", "key", kv.Key, "revision", kv.ModRevision, "err", cerr.Err)
 			val = bytes.Clone(kv.Value)
 		case !copied:
@@ -384,16 +412,66 @@ func (db *DB) loadState(b *bbolt.Bucket, rev int64) error {
 		}
 		kv.Value = val
 		if stale {
+			mu.Lock()
 			if db.stale == nil {
 				db.stale = make(map[string]struct{})
 			}
 			db.stale[kv.Key] = struct{}{}
+			mu.Unlock()
 		}
-		db.idx.appendSorted(kv)
+		ix.appendSorted(kv)
+	}
+	return ix, nil
+}
+
+// stateSplit returns a key that divides the state bucket b into two parts
+// of about as many leaf pages, read from the branch pages under its root,
+// or nil when the bucket is too small to split. The page check at open
+// has walked these pages (pages.go).
+func (db *DB) stateSplit(b *bbolt.Bucket) []byte {
+	root := uint64(b.Root())
+	if root == 0 { // an inline bucket
 		return nil
-	})
-	db.idx.mapKeys()
-	return err
+	}
+	info := db.bdb.Info()
+	base := *(*unsafe.Pointer)(unsafe.Pointer(&info.Data)) // the map is not Go memory
+	size := uint64(b.Tx().Size())
+	w := &pageWalker{data: unsafe.Slice((*byte)(base), size), pageSize: uint64(info.PageSize), highWater: size / uint64(info.PageSize)}
+	w.seen = make([]uint64, (w.highWater+63)/64)
+	keys, err := w.branchKeys(root, 2)
+	if err != nil || len(keys) < 2 {
+		return nil
+	}
+	return bytes.Clone(keys[len(keys)/2])
+}
+
+// inParallel runs each fn on its own goroutine and returns their errors
+// when all have returned. A damaged page makes bbolt panic (or fault): a
+// panic is raised again on the caller's goroutine, where it can be
+// handled, not on the one it happened on, where it would end the process;
+// every read transaction stays open until all have returned.
+func inParallel(fns ...func() error) []error {
+	errs := make([]error, len(fns))
+	panics := make([]any, len(fns))
+	faultPanic := debug.SetPanicOnFault(false)
+	debug.SetPanicOnFault(faultPanic)
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			debug.SetPanicOnFault(faultPanic)
+			defer func() { panics[i] = recover() }()
+			errs[i] = fn()
+		}()
+	}
+	wg.Wait()
+	for _, p := range panics {
+		if p != nil {
+			panic(p)
+		}
+	}
+	return errs
 }
 
 // gcPause counts the loads running with the garbage collector off, and

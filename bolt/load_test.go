@@ -2,10 +2,13 @@ package bolt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"testing"
 )
 
@@ -119,5 +122,88 @@ func TestLoadRestoresGC(t *testing.T) {
 	end2()
 	if got := debug.SetGCPercent(percent); got != percent {
 		t.Errorf("GC percent after both loads = %d, want %d", got, percent)
+	}
+}
+
+// A state large enough to be read in two halves loads every key once, in
+// order, with its value; a damaged record in either half marks its key
+// corrupt and leaves the others served.
+func TestLoadSplitsState(t *testing.T) {
+	t.Parallel()
+	const n = 4000
+	path := filepath.Join(t.TempDir(), "state.db")
+	opts := Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)}
+	db, err := Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	pad := strings.Repeat("p", 200)
+	value := func(i int) string { return fmt.Sprintf("v%d-%s", i, pad) }
+	var ops []Op
+	for i := range n {
+		ops = append(ops, CreateOp(fmt.Sprintf("/things/ns%d/k%05d", i%4, i), []byte(value(i))))
+		if len(ops) == MaxTxnOps || i == n-1 {
+			if _, err := db.Txn(ctx, ops); err != nil {
+				t.Fatal(err)
+			}
+			ops = ops[:0]
+		}
+	}
+	// The first and the last key of the bucket, one in each half.
+	for _, k := range []string{"/aaa/first", "/zzz/last"} {
+		if _, err := db.Create(ctx, k, []byte("DAMAGE-ME-"+k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, damaged := range []bool{false, true} {
+		if damaged {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, flipAll(t, data, "DAMAGE-ME-"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		db, err := Open(path, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx, err := db.bdb.Begin(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		split := db.stateSplit(tx.Bucket(bucketState))
+		_ = tx.Rollback()
+		if split == nil || string(split) <= "/things/ns0/" || string(split) >= "/things/ns3/k03999" {
+			t.Errorf("split key %q, want one inside the keys", split)
+		}
+		res, err := db.List("/things/", ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Items) != n {
+			t.Fatalf("%d keys after reopen, want %d", len(res.Items), n)
+		}
+		for i, kv := range res.Items {
+			ns, k := i/(n/4), i%(n/4)*4+i/(n/4)
+			if want := fmt.Sprintf("/things/ns%d/k%05d", ns, k); kv.Key != want || !strings.HasPrefix(string(kv.Value), value(k)+"@") {
+				t.Fatalf("key %d: %s = %.20q, want %s = %.20q", i, kv.Key, kv.Value, want, value(k))
+			}
+		}
+		for _, k := range []string{"/aaa/first", "/zzz/last"} {
+			var ce *CorruptError
+			_, err := db.Get(k)
+			if damaged && (!errors.As(err, &ce) || ce.Key != k || !errors.Is(err, ErrChecksum)) || !damaged && err != nil {
+				t.Errorf("damaged=%v: get %s: %v", damaged, k, err)
+			}
+		}
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

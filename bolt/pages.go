@@ -346,6 +346,36 @@ func (w *pageWalker) bucketsAtOnce(id uint64, buckets []pageElem) error {
 	return nil
 }
 
+// branchKeys returns the keys of the branch page id and, levels deep, of
+// the branch pages below it, in order: the first keys of the subtrees
+// they lead to. A leaf ends the descent.
+func (w *pageWalker) branchKeys(id uint64, levels int) ([][]byte, error) {
+	p, err := w.page(id, 0)
+	if err != nil || ne.Uint16(p[8:]) != branchPageFlag {
+		return nil, err
+	}
+	elems, err := w.elements(id, p, true, nil)
+	if err != nil || levels <= 1 {
+		keys := make([][]byte, len(elems))
+		for i, e := range elems {
+			keys[i] = e.key
+		}
+		return keys, err
+	}
+	var keys [][]byte
+	for _, e := range elems {
+		below, err := w.branchKeys(e.child, levels-1)
+		if err != nil {
+			return nil, err
+		}
+		if below == nil { // leaves below
+			below = [][]byte{e.key}
+		}
+		keys = append(keys, below...)
+	}
+	return keys, nil
+}
+
 // inRange checks that key i of a page is in [lo, hi) and above key i-1.
 func (w *pageWalker) inRange(id uint64, key, lo, hi []byte, i int, elems []pageElem) error {
 	switch {
