@@ -210,34 +210,57 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 		<-catalog
 		return closeLn(fmt.Errorf("creating data directory %s: %w", o.DataDir, err))
 	}
+	// The store loads (at scale the start's largest cost) while the key
+	// material is read or made and the types are registered; errors are
+	// still reported in that order, the store closed on any of them.
+	type opened struct {
+		store *bolt.DB
+		err   error
+	}
+	transformer, transformErr := s.storeTransformer()
+	store := make(chan opened, 1)
+	if transformErr != nil {
+		store <- opened{}
+	} else {
+		go func() {
+			// The brand is recorded at the first start (in the open's own
+			// transaction) and a start with another brand is refused.
+			db, err := bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, HistoryMaxBytes: o.WatchHistoryMaxBytes, NoFsync: o.UnsafeNoFsync, Logger: log,
+				Tag: o.Brand.Name, DefragThreshold: o.StorageDefragThreshold, Transformer: transformer, Verify: rest.VerifyStored})
+			store <- opened{db, err}
+		}()
+	}
+	closeStore := func(err error) (*Server, error) {
+		if op := <-store; op.store != nil {
+			_ = op.store.Close()
+		}
+		return closeLn(err)
+	}
 	tlsFiles, ca, keyErr := s.keyMaterial()
 	l := <-catalog
 	if keyErr != nil {
-		return closeLn(keyErr)
+		return closeStore(keyErr)
 	}
 	if l.err != nil {
-		return closeLn(fmt.Errorf("loading schemas: %w", l.err))
+		return closeStore(fmt.Errorf("loading schemas: %w", l.err))
 	}
 	cat := l.cat
 	s.cat = cat
 	if s.reg, err = servedRegistry(cat, o, enabled, s.services()); err != nil {
-		return closeLn(err)
+		return closeStore(err)
 	}
 	s.rootCA = s.servingCA(ca)
 	clientCAs.AddCert(ca.Certificate())
 	s.authTrust = authenticationTrust{clientCA: clientCAPEM(ca, o), proxyCA: remote.proxyCAPEM(), rh: o.RequestHeader}
 
-	transformer, err := s.storeTransformer()
-	if err != nil {
-		return closeLn(err)
+	if transformErr != nil {
+		return closeStore(transformErr)
 	}
-	// The brand is recorded at the first start (in the open's own
-	// transaction) and a start with another brand is refused.
-	s.store, err = bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, HistoryMaxBytes: o.WatchHistoryMaxBytes, NoFsync: o.UnsafeNoFsync, Logger: log,
-		Tag: o.Brand.Name, DefragThreshold: o.StorageDefragThreshold, Transformer: transformer, Verify: rest.VerifyStored})
-	if err != nil {
-		return closeLn(s.openError(err))
+	op := <-store
+	if op.err != nil {
+		return closeLn(s.openError(op.err))
 	}
+	s.store = op.store
 	fail := func(err error) (*Server, error) {
 		_ = s.store.Close()
 		return closeLn(err)
