@@ -523,6 +523,16 @@ func (s *Server) startControllers(ctx context.Context) {
 	close(s.namespacesDone)
 	<-seeded
 	close(s.seedsDone)
+	// The controllers start once the last start-up hook (the default
+	// policy) has passed, as upstream's controller manager waits for a
+	// healthy API server: at scale their first lists (the garbage
+	// collector reads every object) would take the cores from the work
+	// readiness waits for.
+	select {
+	case <-s.rbacDone:
+	case <-ctx.Done():
+		return
+	}
 	// The start's one-off work (the default policy, the seeds) leaves
 	// garbage several times the live heap: it goes back to the OS once,
 	// so an idle server holds only what it keeps.
