@@ -29,6 +29,7 @@ var layers = map[string]int{
 	"platd/security/encrypt":  1,
 	"platd/server/schema":     1,
 	"platd/bolt/storetest":    1,
+	"platd/etcd":              1,
 	"platd/server/schema/gen": 1,
 	"platd/server/jsonpath":   1,
 	// What is derived from schemas.

@@ -141,6 +141,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.BoolFlag{Name: "unsafe-no-fsync", Usage: "skip fsync on commit: a crash may lose acknowledged writes; only for throwaway data such as CI"},
 	}
 	serveFlags = append(serveFlags, serviceAccountFlags()...)
+	serveFlags = append(serveFlags, storageFlags()...)
 	serveFlags = withEnv(append(serveFlags, configFlag()))
 	serveAction := func(c *cli.Context) error {
 		if c.NArg() > 0 {
@@ -155,12 +156,13 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		}
 		return serve(c.Context, o)
 	}
+	cliFlags := fixedNames(serveFlags)
 	return &cli.App{
 		Name:            "platd",
 		Usage:           "the declarative resource API in one binary",
 		Version:         server.Version().Platd,
 		HideHelpCommand: true,
-		Flags:           serveFlags,
+		Flags:           cliFlags,
 		Action:          serveAction,
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return usageError(serveFlags, err)
@@ -169,7 +171,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 			{
 				Name:   "serve",
 				Usage:  "serve the API (the default command)",
-				Flags:  serveFlags,
+				Flags:  cliFlags,
 				Action: serveAction,
 				OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 					return usageError(serveFlags, err)
@@ -178,6 +180,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 			sharedEnv(kubeconfigCommand(), serveFlags),
 			sharedEnv(defragCommand(), serveFlags),
 			sharedEnv(checkCommand(), serveFlags),
+			sharedEnv(migrateCommand(), serveFlags),
 			completionCommand(),
 			{
 				Name:  "version",
@@ -281,6 +284,7 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 	o.TLSCipherSuiteNames = c.StringSlice("tls-cipher-suites")
 	o.HTTP2MaxStreamsPerConnection = c.Int("http2-max-streams-per-connection")
 	o.GoawayChance = c.Float64("goaway-chance")
+	storageOptions(c, &o)
 	for _, f := range []string{"authorization-webhook-config-file", "authorization-webhook-version",
 		"authorization-webhook-cache-authorized-ttl", "authorization-webhook-cache-unauthorized-ttl"} {
 		if c.IsSet(f) {

@@ -47,7 +47,7 @@ func flagWords(flags []cli.Flag) (all, valued []string) {
 				w = "-" + n
 			}
 			all = append(all, w)
-			if _, isBool := f.(*cli.BoolFlag); !isBool {
+			if _, isBool := plainFlag(f).(*cli.BoolFlag); !isBool {
 				valued = append(valued, w)
 			}
 		}
@@ -115,7 +115,7 @@ func writeFish(w io.Writer, app *cli.App) error {
 					line += " -s " + a
 				}
 			}
-			if _, isBool := f.(*cli.BoolFlag); !isBool {
+			if _, isBool := plainFlag(f).(*cli.BoolFlag); !isBool {
 				line += " -r -F"
 			}
 			if u, ok := f.(cli.DocGenerationFlag); ok && u.GetUsage() != "" {

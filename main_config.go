@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v2"
 	"sigs.k8s.io/yaml"
@@ -194,13 +195,18 @@ func expectedFormat(f cli.Flag) string {
 	return "text"
 }
 
-// Go's flag package words its parse errors for its own -flag style.
+// Go's flag package words its parse errors for its own -flag style. The
+// expressions are compiled on the first error, not at every start.
 var (
-	invalidFlagValue = regexp.MustCompile(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([a-z0-9-]+): (.*)$`)
-	undefinedFlag    = regexp.MustCompile(`^flag provided but not defined: -+([^ ]+)$`)
-	missingValue     = regexp.MustCompile(`^flag needs an argument: -+([^ ]+)$`)
-	envValue         = regexp.MustCompile(`^could not parse "(.*)" as .* from environment variable "(.*)" for flag ([a-z0-9-]+): .*$`)
+	invalidFlagValue = lazyRegexp(`^invalid (?:boolean )?value "(.*)" for (?:flag )?-([a-z0-9-]+): (.*)$`)
+	undefinedFlag    = lazyRegexp(`^flag provided but not defined: -+([^ ]+)$`)
+	missingValue     = lazyRegexp(`^flag needs an argument: -+([^ ]+)$`)
+	envValue         = lazyRegexp(`^could not parse "(.*)" as .* from environment variable "(.*)" for flag ([a-z0-9-]+): .*$`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // usageError rewords a command line error to name the flag as it is
 // typed and the format its value takes.
@@ -213,17 +219,17 @@ func usageError(flags []cli.Flag, err error) error {
 		return flags[i]
 	}
 	msg := err.Error()
-	if m := invalidFlagValue.FindStringSubmatch(msg); m != nil {
+	if m := invalidFlagValue().FindStringSubmatch(msg); m != nil {
 		if f := find(m[2]); f != nil {
 			msg = fmt.Sprintf("--%s %q: want %s", m[2], m[1], expectedFormat(f))
 		}
-	} else if m := envValue.FindStringSubmatch(msg); m != nil {
+	} else if m := envValue().FindStringSubmatch(msg); m != nil {
 		if f := find(m[3]); f != nil {
 			msg = fmt.Sprintf("%s=%q (--%s): want %s", m[2], m[1], m[3], expectedFormat(f))
 		}
-	} else if m := undefinedFlag.FindStringSubmatch(msg); m != nil {
+	} else if m := undefinedFlag().FindStringSubmatch(msg); m != nil {
 		msg = fmt.Sprintf("flag provided but not defined: --%s (platd --help lists the flags)", m[1])
-	} else if m := missingValue.FindStringSubmatch(msg); m != nil {
+	} else if m := missingValue().FindStringSubmatch(msg); m != nil {
 		if f := find(m[1]); f != nil {
 			msg = fmt.Sprintf("--%s needs a value: %s", m[1], expectedFormat(f))
 		}

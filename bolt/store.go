@@ -120,7 +120,11 @@ type Store interface {
 	// one fails nothing is applied, no revision is consumed, and the error
 	// is an *OpError naming that op and wrapping what Create, Update or
 	// Delete would return (ErrExists, ErrNotFound, ErrConflict). Otherwise
-	// op i gets revision first+i, the results are in op order as those
+	// the ops' revisions are equal or ascending: op i gets first+i (bolt)
+	// or first (etcd, which gives a whole transaction one revision); a
+	// list at a revision inside a transaction reads its last. Revisions
+	// need not be consecutive between writes either: another writer of a
+	// shared etcd takes some. The results are in op order as those
 	// methods return them, and all ops are published at once: no Get,
 	// List, Count, Revision or watcher sees some of them without the
 	// others. No ops, a key used twice or more than MaxTxnOps ops is

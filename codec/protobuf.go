@@ -63,21 +63,32 @@ func ProtobufHeadroom(apiVersion, kind string) int {
 // into the reserved bytes and the result starts where it begins. buf is
 // modified and shares its array with the result.
 func WrapProtobufAt(buf []byte, headroom int, apiVersion, kind string) []byte {
-	raw := len(buf) - headroom
-	tmLen := sizeString(typeMetaAPIVersion, apiVersion) + sizeString(typeMetaKind, kind)
 	var room [64]byte
-	head := append(room[:0], protobufMagic...)
-	head = protowire.AppendTag(head, unknownTypeMeta, protowire.BytesType)
-	head = protowire.AppendVarint(head, uint64(tmLen))
-	head = appendString(head, typeMetaAPIVersion, apiVersion)
-	head = appendString(head, typeMetaKind, kind)
-	head = protowire.AppendTag(head, unknownRaw, protowire.BytesType)
-	head = protowire.AppendVarint(head, uint64(raw))
+	head := AppendProtobufHead(room[:0], apiVersion, kind, len(buf)-headroom)
 	off := headroom - len(head)
 	copy(buf[off:], head)
-	buf = appendString(buf, unknownContentEncoding, "")
-	buf = appendString(buf, unknownContentType, "")
-	return buf[off:]
+	return AppendProtobufTail(buf)[off:]
+}
+
+// AppendProtobufHead appends what WrapProtobuf writes before a raw
+// message of rawLen bytes; the raw and then AppendProtobufTail complete
+// the body. It lets a body be written in pieces.
+func AppendProtobufHead(dst []byte, apiVersion, kind string, rawLen int) []byte {
+	tmLen := sizeString(typeMetaAPIVersion, apiVersion) + sizeString(typeMetaKind, kind)
+	dst = append(dst, protobufMagic...)
+	dst = protowire.AppendTag(dst, unknownTypeMeta, protowire.BytesType)
+	dst = protowire.AppendVarint(dst, uint64(tmLen))
+	dst = appendString(dst, typeMetaAPIVersion, apiVersion)
+	dst = appendString(dst, typeMetaKind, kind)
+	dst = protowire.AppendTag(dst, unknownRaw, protowire.BytesType)
+	return protowire.AppendVarint(dst, uint64(rawLen))
+}
+
+// AppendProtobufTail appends what WrapProtobuf writes after the raw
+// message: the empty contentEncoding and contentType.
+func AppendProtobufTail(dst []byte) []byte {
+	dst = appendString(dst, unknownContentEncoding, "")
+	return appendString(dst, unknownContentType, "")
 }
 
 // UnwrapProtobuf parses a protobuf body made by WrapProtobuf (or upstream).

@@ -138,6 +138,10 @@ type Options struct {
 	WatchHistoryMaxBytes int64
 	// UnsafeNoFsync skips fsync: a crash can lose acknowledged writes.
 	UnsafeNoFsync bool
+	// StorageBackend is --storage-backend: StorageBackendBBolt (Validate
+	// fills it in) or StorageBackendETCD3, which Etcd configures.
+	StorageBackend string
+	Etcd           EtcdOptions
 	// StorageDefragThreshold is the ratio of the database file's size to
 	// its live data above which the file is rewritten online; 0 turns the
 	// rewrites off.
@@ -150,6 +154,9 @@ type Options struct {
 	// Controllers picks the in-process controllers that run, as
 	// kube-controller-manager's --controllers: "*", "name", "-name".
 	Controllers []string
+	// Replicas times leader election and identity leases when replicas
+	// share the store.
+	Replicas Replicas
 	// APIEnablement is RuntimeConfig parsed; Validate fills it. The server
 	// resolves it against its registry with RuntimeConfig.Resolve.
 	APIEnablement RuntimeConfig
@@ -294,6 +301,7 @@ func (o *Options) Validate() error {
 	if t := o.StorageDefragThreshold; t != 0 && !(t > 1) {
 		errs = append(errs, fmt.Sprintf("--storage-defrag-threshold %g must be 0 (off) or above 1: a file is never smaller than its live data", t))
 	}
+	errs = append(errs, o.validateStorage()...)
 	errs = append(errs, o.validateLifecycle()...)
 	errs = append(errs, o.validateServiceRanges()...)
 	errs = append(errs, o.ServiceAccounts.validate(o.Brand)...)

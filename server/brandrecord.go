@@ -39,7 +39,8 @@ func (s *Server) openError(err error) error {
 // recorded, unless its system namespace shows it was another brand's.
 // It runs once per such file, before the server writes anything.
 func (s *Server) adoptBrand() error {
-	if !s.store.Untagged() {
+	ts, ok := s.store.(taggedStore)
+	if !ok || !ts.Untagged() {
 		return nil
 	}
 	want := s.opts.Brand
@@ -57,5 +58,5 @@ func (s *Server) adoptBrand() error {
 		}
 	}
 	s.log.Info("recording the brand in the database", "brand", want.Name, "path", s.opts.DBPath())
-	return s.store.RecordTag()
+	return ts.RecordTag()
 }

@@ -113,5 +113,8 @@ func (s *Server) reloadEncryption() error {
 	if err := s.encryption.Swap(cfg); err != nil {
 		return err
 	}
-	return s.store.RecheckStale(s.encryption.StaleStored)
+	if ss, ok := s.store.(staleStore); ok {
+		return ss.RecheckStale(s.encryption.StaleStored)
+	}
+	return nil
 }

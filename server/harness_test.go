@@ -58,7 +58,7 @@ func withControllers(list ...string) option {
 var quietControllers = []string{"*", "-" + config.ControllerServiceAccount, "-" + config.ControllerRootCA}
 
 // testOptions are the options of a test server in dir.
-func testOptions(t *testing.T, dir string, mods ...option) config.Options {
+func testOptions(t testing.TB, dir string, mods ...option) config.Options {
 	t.Helper()
 	tokens := filepath.Join(t.TempDir(), "tokens.csv")
 	csv := adminToken + ",admin,admin-uid,\"system:masters\"\n" + aliceToken + ",alice,alice-uid\n"
@@ -101,8 +101,15 @@ func startWith(t *testing.T, o config.Options) *env {
 // startLogged is startWith with the server logging to log.
 func startLogged(t *testing.T, o config.Options, log *slog.Logger) *env {
 	t.Helper()
+	return launch(t, o, func(ctx context.Context) (*server.Server, error) { return server.New(ctx, o, log) })
+}
+
+// launch serves the server newServer makes, with options o, until the test
+// ends.
+func launch(t *testing.T, o config.Options, newServer func(context.Context) (*server.Server, error)) *env {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := server.New(ctx, o, log)
+	srv, err := newServer(ctx)
 	if err != nil {
 		cancel()
 		t.Fatalf("starting platd: %v", err)

@@ -170,19 +170,25 @@ func (c *serverCollector) collectStorage(ch chan<- prometheus.Metric) {
 		seen[p] = true
 		ch <- prometheus.MustNewConstMetric(descStorageObjects, prometheus.GaugeValue, float64(c.s.store.Count(p)), strings.Trim(p, "/"))
 	}
-	if fi, err := os.Stat(c.s.store.Path()); err == nil {
-		// The one file is the whole cluster's storage: its path names it.
-		ch <- prometheus.MustNewConstMetric(descStorageSize, prometheus.GaugeValue, float64(fi.Size()), c.s.store.Path())
+	if f, ok := c.s.store.(fileStore); ok {
+		if fi, err := os.Stat(f.Path()); err == nil {
+			// The one file is the whole cluster's storage: its path names it.
+			ch <- prometheus.MustNewConstMetric(descStorageSize, prometheus.GaugeValue, float64(fi.Size()), f.Path())
+		}
 	}
-	d := c.s.store.DefragStats()
-	ch <- prometheus.MustNewConstMetric(descStorageDefrags, prometheus.CounterValue, float64(d.Runs), "success")
-	ch <- prometheus.MustNewConstMetric(descStorageDefrags, prometheus.CounterValue, float64(d.Failures), "failure")
-	// Only the count and sum are kept, so the histogram has no finite
-	// buckets.
-	ch <- prometheus.MustNewConstHistogram(descStorageDefragPause, uint64(d.Runs), d.PauseTotal.Seconds(), nil)
-	h := c.s.store.HistoryStats()
-	ch <- prometheus.MustNewConstMetric(descHistoryBytes, prometheus.GaugeValue, float64(h.Bytes))
-	ch <- prometheus.MustNewConstMetric(descHistoryMaxBytes, prometheus.GaugeValue, float64(h.MaxBytes))
-	ch <- prometheus.MustNewConstMetric(descHistoryEvents, prometheus.GaugeValue, float64(h.Events))
-	ch <- prometheus.MustNewConstMetric(descHistoryTrimmed, prometheus.CounterValue, float64(h.Trimmed))
+	if ds, ok := c.s.store.(defragStore); ok {
+		d := ds.DefragStats()
+		ch <- prometheus.MustNewConstMetric(descStorageDefrags, prometheus.CounterValue, float64(d.Runs), "success")
+		ch <- prometheus.MustNewConstMetric(descStorageDefrags, prometheus.CounterValue, float64(d.Failures), "failure")
+		// Only the count and sum are kept, so the histogram has no finite
+		// buckets.
+		ch <- prometheus.MustNewConstHistogram(descStorageDefragPause, uint64(d.Runs), d.PauseTotal.Seconds(), nil)
+	}
+	if hs, ok := c.s.store.(historyStore); ok {
+		h := hs.HistoryStats()
+		ch <- prometheus.MustNewConstMetric(descHistoryBytes, prometheus.GaugeValue, float64(h.Bytes))
+		ch <- prometheus.MustNewConstMetric(descHistoryMaxBytes, prometheus.GaugeValue, float64(h.MaxBytes))
+		ch <- prometheus.MustNewConstMetric(descHistoryEvents, prometheus.GaugeValue, float64(h.Events))
+		ch <- prometheus.MustNewConstMetric(descHistoryTrimmed, prometheus.CounterValue, float64(h.Trimmed))
+	}
 }

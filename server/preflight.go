@@ -63,6 +63,11 @@ func (s *Server) preflight() (preflighted, error) {
 	if err := s.checkAuthzFiles(); err != nil {
 		return p, err
 	}
+	if o.UsesEtcd() {
+		if s.etcdTLS, err = etcdTLS(o.Etcd); err != nil {
+			return p, err
+		}
+	}
 	// Last: a mode that must be refused stops the start before anything
 	// is written; the repairs wait for the data directory's lock (New).
 	return p, s.fixGeneratedModes(false)
@@ -78,6 +83,7 @@ func checkOperatorFiles(o config.Options) error {
 		{"--service-account-signing-key-file", o.ServiceAccounts.SigningKeyFile},
 		{"--encryption-provider-config", o.EncryptionProviderConfigFile},
 		{"--token-auth-file", o.TokenAuthFile},
+		{"--etcd-keyfile", o.Etcd.KeyFile},
 	}
 	// Verification keys are public, but the flag also takes the signing
 	// key's own file.

@@ -4,6 +4,7 @@ package server
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -46,9 +47,14 @@ const (
 
 // Server is one running platd.
 type Server struct {
-	opts  config.Options
-	log   *slog.Logger
-	store *bolt.DB
+	opts config.Options
+	log  *slog.Logger
+	// store is the engine of --storage-backend (storage.go), or the one
+	// handed to NewOnStore; ownStore says whether Serve closes it.
+	store    bolt.Store
+	ownStore bool
+	// etcdTLS is the client TLS of the --etcd-* files (preflight).
+	etcdTLS *tls.Config
 	// encryption is the value transformer of --encryption-provider-config
 	// (encryption.go); nil without it.
 	encryption *encrypt.Transformer
@@ -116,6 +122,9 @@ type Server struct {
 	// when audit is off.
 	auditPolicy *audit.Policy
 	auditSink   *audit.Backend
+	// replicas elects the replica that runs the controllers when the
+	// store is shared (replicas.go); nil when this server owns it.
+	replicas *replicaSet
 }
 
 // Run starts platd with o and serves until ctx ends.
@@ -135,6 +144,23 @@ func Run(ctx context.Context, o config.Options) error {
 // New prepares a server: types, data directory, key material, storage and
 // the listening socket. Serve starts answering.
 func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, error) {
+	return newServer(ctx, o, log, nil)
+}
+
+// NewOnStore is New on a store its caller opened: the server neither opens
+// nor closes it, and o's storage options are not used. Several servers may
+// share one store, as replicas share an etcd cluster (for tests in one
+// process). The store must stamp values with rest.Stamp and verify them
+// with rest.VerifyStored, as the engines New opens do. o.DataDir still
+// holds each server's key material and kubeconfig.
+func NewOnStore(ctx context.Context, o config.Options, log *slog.Logger, store bolt.Store) (*Server, error) {
+	if store == nil {
+		return nil, errors.New("NewOnStore: no store")
+	}
+	return newServer(ctx, o, log, store)
+}
+
+func newServer(ctx context.Context, o config.Options, log *slog.Logger, shared bolt.Store) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -214,24 +240,24 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	// material is read or made and the types are registered; errors are
 	// still reported in that order, the store closed on any of them.
 	type opened struct {
-		store *bolt.DB
+		store bolt.Store
 		err   error
 	}
 	transformer, transformErr := s.storeTransformer()
 	store := make(chan opened, 1)
-	if transformErr != nil {
+	switch {
+	case transformErr != nil:
 		store <- opened{}
-	} else {
+	case shared != nil:
+		store <- opened{store: shared}
+	default:
 		go func() {
-			// The brand is recorded at the first start (in the open's own
-			// transaction) and a start with another brand is refused.
-			db, err := bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, HistoryRetention: o.HistoryRetention, HistoryMaxBytes: o.WatchHistoryMaxBytes, NoFsync: o.UnsafeNoFsync, Logger: log,
-				Tag: o.Brand.Name, DefragThreshold: o.StorageDefragThreshold, Transformer: transformer, Verify: rest.VerifyStored})
-			store <- opened{db, err}
+			st, err := s.openStore(ctx, transformer)
+			store <- opened{st, err}
 		}()
 	}
 	closeStore := func(err error) (*Server, error) {
-		if op := <-store; op.store != nil {
+		if op := <-store; op.store != nil && shared == nil {
 			_ = op.store.Close()
 		}
 		return closeLn(err)
@@ -258,11 +284,11 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	}
 	op := <-store
 	if op.err != nil {
-		return closeLn(s.openError(op.err))
+		return closeLn(op.err)
 	}
-	s.store = op.store
+	s.store, s.ownStore = op.store, shared == nil
 	fail := func(err error) (*Server, error) {
-		_ = s.store.Close()
+		s.closeStore()
 		return closeLn(err)
 	}
 	// Modes are repaired only once the lock shows no other platd uses
@@ -284,6 +310,12 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	// definitions are read before the socket opens.
 	if s.crds, s.crdsFrom, err = s.customResources(); err != nil {
 		return fail(err)
+	}
+	if s.replicas, err = s.newReplicaSet(); err != nil {
+		return fail(err)
+	}
+	if s.replicas != nil && s.crds != nil {
+		s.crds.Leading = s.leading
 	}
 
 	var saAuth security.TokenAuthenticator
@@ -323,7 +355,7 @@ func New(ctx context.Context, o config.Options, log *slog.Logger) (*Server, erro
 	}
 	s.url = "https://" + net.JoinHostPort(host, strconv.Itoa(port))
 	if o.ShutdownSendRetryAfter || o.ShutdownWatchTerminationGracePeriod > 0 {
-		s.drain = filters.NewDrain(o.ShutdownWatchTerminationGracePeriod, s.rest.WriteError)
+		s.drain = filters.NewDrain(o.ShutdownWatchTerminationGracePeriod, o.ShutdownSendRetryAfter, s.rest.WriteError)
 	}
 	s.http = s.httpServer(s.handler(ctx, s.authn, s.authz), tlsConfig)
 	if o.WriteKubeconfig {
@@ -463,7 +495,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	stopControllers()
 	wg.Wait()
-	if cerr := s.store.Close(); cerr != nil && err == nil {
+	if cerr := s.closeStore(); cerr != nil && err == nil {
 		err = fmt.Errorf("closing the database: %w", cerr)
 	}
 	s.log.Info("stopped")
@@ -511,7 +543,7 @@ func (s *Server) startControllers(ctx context.Context) {
 	s.writeClusterInfo(ctx)
 	// The API's own Service exists before the server is ready, so its
 	// cluster IP is never handed to another service.
-	kept := &controllers.Kept{Source: s.store, Objects: s.rest, Wanted: controllers.APIServerObjects(s.reg, b, s.apiServer()), Log: s.log}
+	kept := &controllers.Kept{Source: s.store, Objects: s.rest, Wanted: s.keptWanted(), Log: s.log}
 	if trust, ok, err := s.authenticationTrustObject(); err != nil {
 		s.log.Error("publishing the authentication configuration", "configmap", AuthenticationConfigMap, "err", err)
 	} else if ok {
@@ -574,23 +606,31 @@ func (s *Server) startControllers(ctx context.Context) {
 
 	// The controllers' writes are recorded as the controller manager's,
 	// the kept objects' as the API server's own.
-	cctx := rest.WithManager(ctx, b.ControllerManager)
-	var wg sync.WaitGroup
-	// The API server's own Service is kept by the server itself, as
-	// upstream's bootstrap controller: it cannot be switched off.
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		kept.Run(ctx)
-	}()
-	for _, run := range runs {
+	lead := func(ctx context.Context) {
+		cctx := rest.WithManager(ctx, b.ControllerManager)
+		var wg sync.WaitGroup
+		// The API server's own Service is kept by the server itself, as
+		// upstream's bootstrap controller: it cannot be switched off.
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			run(cctx)
+			kept.Run(ctx)
 		}()
+		for _, run := range runs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				run(cctx)
+			}()
+		}
+		wg.Wait()
 	}
-	wg.Wait()
+	if s.replicas == nil {
+		lead(ctx)
+		return
+	}
+	// With replicas they run on the elected leader only.
+	s.runReplicated(ctx, lead)
 }
 
 // protection is the controller that releases the protection finalizers

@@ -30,7 +30,23 @@ type Harness struct {
 	// most maxBytes of replaced values in memory and compacts its oldest
 	// events past that. Nil skips the byte-bound tests.
 	OpenBounded func(t *testing.T, maxBytes int64) bolt.Store
+	// TxnSharesRevision says every op of a Txn gets the same revision
+	// (etcd's transactions) rather than first+i (bolt's). The store
+	// contract allows both: a transaction's revisions are equal or
+	// ascending by one.
+	TxnSharesRevision bool
 }
+
+// txnStep is the revision distance between consecutive ops of a Txn.
+func (h Harness) txnStep() int64 {
+	if h.TxnSharesRevision {
+		return 0
+	}
+	return 1
+}
+
+// opRev is the revision of op i of a Txn whose first op is at first.
+func (h Harness) opRev(first int64, i int) int64 { return first + h.txnStep()*int64(i) }
 
 // Opener opens a fresh store for test t and registers its cleanup. It is
 // called from parallel subtests and must be safe for concurrent use.

@@ -28,47 +28,75 @@ const apiServicePort = 443
 // Endpoints and EndpointSlice of the same name pointing at the server.
 // Types that are not served are left out.
 func APIServerObjects(reg *registry.Registry, b config.Brand, a APIServer) []Wanted {
-	name := b.APIServiceName
-	meta := func(labels map[string]any) map[string]any {
-		return map[string]any{"name": name, "namespace": "default", "labels": labels}
-	}
-	var out []Wanted
-	if d := reg.Lookup("", "v1", "services"); d != nil {
-		out = append(out, Wanted{Descriptor: d, Fields: []string{"spec.ports", "spec.type"}, Object: registry.Object{
-			"metadata": meta(map[string]any{"component": "apiserver", "provider": name}),
-			"spec": map[string]any{
-				"type": "ClusterIP", "clusterIP": a.ServiceIP.String(), "sessionAffinity": "None",
-				"ports": []any{map[string]any{"name": "https", "protocol": "TCP", "port": int64(apiServicePort), "targetPort": int64(a.Port)}},
-			},
-		}})
-	}
+	out := APIServerService(reg, b, a)
 	if !a.Address.IsValid() {
 		return out
 	}
-	ip := a.Address.String()
-	port := map[string]any{"name": "https", "port": int64(a.Port), "protocol": "TCP"}
+	return append(out, APIServerEndpointObjects(reg, b, []netip.Addr{a.Address}, a.Port)...)
+}
+
+// APIServerService is the API's Service alone: with N replicas each keeps
+// it, and the leader keeps the endpoints.
+func APIServerService(reg *registry.Registry, b config.Brand, a APIServer) []Wanted {
+	d := reg.Lookup("", "v1", "services")
+	if d == nil {
+		return nil
+	}
+	return []Wanted{{Descriptor: d, Fields: []string{"spec.ports", "spec.type"}, Object: registry.Object{
+		"metadata": apiObjectMeta(b, map[string]any{"component": "apiserver", "provider": b.APIServiceName}),
+		"spec": map[string]any{
+			"type": "ClusterIP", "clusterIP": a.ServiceIP.String(), "sessionAffinity": "None",
+			"ports": []any{map[string]any{"name": "https", "protocol": "TCP", "port": int64(apiServicePort), "targetPort": int64(a.Port)}},
+		},
+	}}}
+}
+
+// APIServerEndpointObjects are the API's Endpoints and EndpointSlice
+// listing addrs (sorted, of one family: the first address's) on port.
+func APIServerEndpointObjects(reg *registry.Registry, b config.Brand, addrs []netip.Addr, port int) []Wanted {
+	if len(addrs) == 0 {
+		return nil
+	}
+	is6 := addrs[0].Is6()
+	var ips []string
+	for _, a := range addrs {
+		if a.Is6() == is6 {
+			ips = append(ips, a.String())
+		}
+	}
+	portObj := map[string]any{"name": "https", "port": int64(port), "protocol": "TCP"}
+	var out []Wanted
 	if d := reg.Lookup("", "v1", "endpoints"); d != nil {
+		var addresses []any
+		for _, ip := range ips {
+			addresses = append(addresses, map[string]any{"ip": ip})
+		}
 		out = append(out, Wanted{Descriptor: d, Fields: []string{"metadata.labels", "subsets"}, Object: registry.Object{
 			// The slice is kept here too, so the mirroring controller
 			// must leave these Endpoints alone.
-			"metadata": meta(map[string]any{"endpointslice." + b.LongDomain + "/skip-mirror": "true"}),
-			"subsets": []any{map[string]any{
-				"addresses": []any{map[string]any{"ip": ip}},
-				"ports":     []any{copyValue(port)},
-			}},
+			"metadata": apiObjectMeta(b, map[string]any{"endpointslice." + b.LongDomain + "/skip-mirror": "true"}),
+			"subsets":  []any{map[string]any{"addresses": addresses, "ports": []any{copyValue(portObj)}}},
 		}})
 	}
 	if d := reg.Lookup(b.Group("discovery"), "v1", "endpointslices"); d != nil {
 		addrType := "IPv4"
-		if a.Address.Is6() {
+		if is6 {
 			addrType = "IPv6"
 		}
+		var endpoints []any
+		for _, ip := range ips {
+			endpoints = append(endpoints, map[string]any{"addresses": []any{ip}, "conditions": map[string]any{"ready": true}})
+		}
 		out = append(out, Wanted{Descriptor: d, Fields: []string{"metadata.labels", "endpoints", "ports"}, Recreate: []string{"addressType"}, Object: registry.Object{
-			"metadata":    meta(map[string]any{b.Label("service-name"): name}),
+			"metadata":    apiObjectMeta(b, map[string]any{b.Label("service-name"): b.APIServiceName}),
 			"addressType": addrType,
-			"endpoints":   []any{map[string]any{"addresses": []any{ip}, "conditions": map[string]any{"ready": true}}},
-			"ports":       []any{copyValue(port)},
+			"endpoints":   endpoints,
+			"ports":       []any{copyValue(portObj)},
 		}})
 	}
 	return out
+}
+
+func apiObjectMeta(b config.Brand, labels map[string]any) map[string]any {
+	return map[string]any{"name": b.APIServiceName, "namespace": "default", "labels": labels}
 }

@@ -38,7 +38,11 @@ type CRDs struct {
 	// Finalizer is the cleanup finalizer a deleted CRD carries until its
 	// custom resources are gone.
 	Finalizer string
-	Log       *slog.Logger
+	// Leading, when set, says whether this replica leads: only the
+	// leader cleans terminating CRDs up (a write once per cluster); a new
+	// leader calls Requeue.
+	Leading func() bool
+	Log     *slog.Logger
 
 	mu      sync.Mutex
 	served  map[string]*servedCRD
@@ -268,6 +272,9 @@ func (c *CRDs) forget(ds []*registry.Descriptor) {
 // cleanup deletes the custom resources of a terminating CRD, and removes
 // its finalizer once none is left.
 func (c *CRDs) cleanup(ctx context.Context, name string) error {
+	if c.Leading != nil && !c.Leading() {
+		return nil
+	}
 	c.mu.Lock()
 	cur := c.served[name]
 	c.mu.Unlock()
@@ -307,6 +314,23 @@ func (c *CRDs) cleanup(ctx context.Context, name string) error {
 		return old
 	})
 	return err
+}
+
+// Requeue queues every terminating CRD for cleanup, for a replica that
+// has just become the leader.
+func (c *CRDs) Requeue() {
+	c.init()
+	c.mu.Lock()
+	var names []string
+	for name, s := range c.served {
+		if s.terminating {
+			names = append(names, name)
+		}
+	}
+	c.mu.Unlock()
+	for _, name := range names {
+		c.queue.add(name)
+	}
 }
 
 // deleteAll deletes every object of d and returns how many are left

@@ -1,13 +1,13 @@
 package controllers
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 
 	"platd/server/registry"
-	"platd/server/rest"
+	"platd/server/schema"
 )
 
 // objectMeta is the part of a stored object's metadata the controllers
@@ -35,16 +35,17 @@ type ownerRef struct {
 // its owner.
 func (r ownerRef) blocks() bool { return r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion }
 
+// storedMetadataKey starts every stored object (see rest.StoredMetadata).
+var storedMetadataKey = []byte(`{"metadata":`)
+
 // parseMeta reads the metadata of stored object bytes (JSON).
 func parseMeta(value []byte) (objectMeta, error) {
-	// Only the metadata is read: encoding/json would otherwise scan the
-	// whole object (a Pod's spec) twice, for every event of every object.
-	if md, err := rest.StoredMetadata(value); err == nil {
-		if m, ok := scanMeta(md); ok {
-			return m, nil
-		}
-		var m objectMeta
-		if err := json.Unmarshal(md, &m); err != nil {
+	// Only the members kept are decoded, in one scan of the metadata that
+	// stops at its end: encoding/json would scan the whole object (a Pod's
+	// spec) twice, for every event of every object.
+	if bytes.HasPrefix(value, storedMetadataKey) {
+		m, _, err := metadataMembers(value[len(storedMetadataKey):])
+		if err != nil {
 			return objectMeta{}, fmt.Errorf("reading stored metadata: %w", err)
 		}
 		return m, nil
@@ -58,154 +59,81 @@ func parseMeta(value []byte) (objectMeta, error) {
 	return obj.Metadata, nil
 }
 
-// metaStrings are the string fields of objectMeta scanMeta reads itself.
-var metaStrings = [...]string{"name", "namespace", "uid", "deletionTimestamp"}
-
-// metaOthers are the other fields, which it hands to encoding/json.
-var metaOthers = [...]string{"deletionGracePeriodSeconds", "finalizers", "ownerReferences"}
-
-// scanMeta reads a stored object's metadata md (compact JSON, valid as
-// the store holds it) without decoding the fields no controller reads
-// (managedFields, labels, annotations): the garbage collector reads every
-// object at its start. It reports false for anything it does not read
-// exactly as encoding/json would (a key that differs from a field in case
-// only, a string with escapes or bytes outside printable ASCII, a field of
-// another JSON type), and the caller decodes md with encoding/json.
-func scanMeta(md []byte) (objectMeta, bool) {
-	var m objectMeta
-	if len(md) < 2 || md[0] != '{' {
-		return m, false
+// parseMetadataMembers decodes the members of a metadata object that
+// objectMeta keeps, as encoding/json would decode md into objectMeta.
+func parseMetadataMembers(md []byte) (objectMeta, error) {
+	m, n, err := metadataMembers(md)
+	if err == nil && !schema.OnlySpace(md[n:]) {
+		err = fmt.Errorf("invalid character %q after top-level value", md[n])
 	}
-	if md[1] == '}' {
-		return m, len(md) == 2
-	}
-	for i := 1; ; {
-		key, ok := plainString(md[i:])
-		if !ok {
-			return m, false
-		}
-		i += len(key) + 2
-		if i >= len(md) || md[i] != ':' {
-			return m, false
-		}
-		i++
-		n := valueLen(md[i:])
-		if n == 0 {
-			return m, false
-		}
-		if !m.set(string(key), md[i:i+n]) {
-			return m, false
-		}
-		i += n
-		switch {
-		case i < len(md) && md[i] == ',':
-			i++
-		case i == len(md)-1 && md[i] == '}':
-			return m, true
-		default:
-			return m, false
-		}
-	}
+	return m, err
 }
 
-// set stores the value v of key into m, reporting false where scanMeta
-// would not read it as encoding/json does.
-func (m *objectMeta) set(key string, v []byte) bool {
-	var str *string
-	switch key {
-	case "name":
-		str = &m.Name
-	case "namespace":
-		str = &m.Namespace
-	case "uid":
-		str = &m.UID
-	case "deletionTimestamp":
-		str = &m.DeletionTimestamp
-	case "deletionGracePeriodSeconds":
-		return json.Unmarshal(v, &m.DeletionGracePeriodSeconds) == nil
-	case "finalizers":
-		return json.Unmarshal(v, &m.Finalizers) == nil
-	case "ownerReferences":
-		return json.Unmarshal(v, &m.OwnerReferences) == nil
-	default:
-		// encoding/json also matches a key that differs in case only.
-		for _, f := range metaStrings {
-			if strings.EqualFold(key, f) {
-				return false
-			}
+// metadataMembers decodes the members objectMeta keeps of the metadata
+// object md starts with, skipping the others unread, and returns the
+// object's length. Member names match as encoding/json matches objectMeta's
+// tags: exactly, or else ignoring case.
+func metadataMembers(md []byte) (objectMeta, int, error) {
+	var m objectMeta
+	n, err := schema.EachMember(md, func(name, raw []byte) error {
+		key := string(name)
+		if !isMetaMember(key) {
+			key = foldedMetaMember(name)
 		}
-		for _, f := range metaOthers {
-			if strings.EqualFold(key, f) {
-				return false
-			}
+		var field any
+		switch key {
+		case "name":
+			return setString(&m.Name, raw)
+		case "namespace":
+			return setString(&m.Namespace, raw)
+		case "uid":
+			return setString(&m.UID, raw)
+		case "deletionTimestamp":
+			return setString(&m.DeletionTimestamp, raw)
+		case "deletionGracePeriodSeconds":
+			field = &m.DeletionGracePeriodSeconds
+		case "finalizers":
+			field = &m.Finalizers
+		case "ownerReferences":
+			field = &m.OwnerReferences
+		default:
+			return nil
 		}
+		return json.Unmarshal(raw, field)
+	})
+	return m, n, err
+}
+
+// metaMembers are the metadata members objectMeta keeps.
+var metaMembers = []string{"name", "namespace", "uid", "deletionTimestamp", "deletionGracePeriodSeconds", "finalizers", "ownerReferences"}
+
+func isMetaMember(name string) bool {
+	switch name {
+	case "name", "namespace", "uid", "deletionTimestamp", "deletionGracePeriodSeconds", "finalizers", "ownerReferences":
 		return true
 	}
-	s, ok := plainString(v)
-	if !ok || len(s)+2 != len(v) {
-		return false
-	}
-	*str = string(s)
-	return true
+	return false
 }
 
-// plainString returns the contents of the JSON string v starts with when
-// it holds only printable ASCII without escapes.
-func plainString(v []byte) ([]byte, bool) {
-	if len(v) < 2 || v[0] != '"' {
-		return nil, false
-	}
-	for i := 1; i < len(v); i++ {
-		switch c := v[i]; {
-		case c == '"':
-			return v[1:i], true
-		case c < 0x20 || c >= 0x7f || c == '\\':
-			return nil, false
+// foldedMetaMember is the kept member name equals ignoring case, "" for
+// none.
+func foldedMetaMember(name []byte) string {
+	for _, m := range metaMembers {
+		if bytes.EqualFold(name, []byte(m)) {
+			return m
 		}
 	}
-	return nil, false
+	return ""
 }
 
-// valueLen is the length of the compact JSON value v starts with, 0 when
-// it does not end inside v.
-func valueLen(v []byte) int {
-	if len(v) == 0 {
-		return 0
+// setString sets *dst to the JSON string raw holds; other values decode
+// as encoding/json decodes them into a string (null keeps *dst).
+func setString(dst *string, raw []byte) error {
+	if len(raw) >= 2 && raw[0] == '"' {
+		*dst = schema.Unquote(raw[1 : len(raw)-1])
+		return nil
 	}
-	depth, inString := 0, false
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-				if depth == 0 {
-					return i + 1
-				}
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth == 0 { // the end of the enclosing object
-				return i
-			}
-			if depth--; depth == 0 {
-				return i + 1
-			}
-		case ',':
-			if depth == 0 {
-				return i
-			}
-		}
-	}
-	return 0
+	return json.Unmarshal(raw, dst)
 }
 
 func (m objectMeta) deleting() bool { return m.DeletionTimestamp != "" }

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"platd/bolt"
 	"platd/security"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // NodeGraph keeps the Node authorizer's graph current from the store: the
@@ -243,7 +245,7 @@ type (
 // podRefs reads what a pod lets its node reach; nil for a pod bound to
 // no node (or unreadable bytes, logged).
 func (c *NodeGraph) podRefs(name string, value []byte) *security.NodePodRefs {
-	if value == nil {
+	if value == nil || unboundPod(value) {
 		return nil
 	}
 	var p graphPod
@@ -327,6 +329,29 @@ func (c *NodeGraph) podRefs(name string, value []byte) *security.NodePodRefs {
 	}
 	return r
 }
+
+// unboundPod reports whether pod JSON surely names no node: no spec
+// member (matched as encoding/json matches graphPod's tags) holds a
+// nodeName other than "" or null. Most pods written are not bound yet, and
+// this costs a scan instead of a decode of the whole pod.
+func unboundPod(value []byte) bool {
+	bound := false
+	_, err := schema.EachMember(value, func(name, raw []byte) error {
+		if bound || !bytes.EqualFold(name, specMember) || len(raw) == 0 || raw[0] != '{' {
+			return nil
+		}
+		_, err := schema.EachMember(raw, func(name, raw []byte) error {
+			if bytes.EqualFold(name, nodeNameMember) && string(raw) != `""` && string(raw) != "null" {
+				bound = true
+			}
+			return nil
+		})
+		return err
+	})
+	return err == nil && !bound
+}
+
+var specMember, nodeNameMember = []byte("spec"), []byte("nodeName")
 
 // graphPV holds the persistent volume fields the graph reads: the claim
 // and every volume source, to find their secret references.

@@ -1,8 +1,10 @@
 package controllers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -123,5 +125,77 @@ func TestNodeGraphFollowsStore(t *testing.T) {
 	waitFor(t, "p2 gone", func() bool { return !g.HasPath("n1", security.NodeSecret, "ns", "s2") })
 	if g.HasPath("n1", security.NodePV, "", "pv1") || !g.HasPath("n1", security.NodeSecret, "ns", "s1") {
 		t.Fatal("deleting p2 changed the wrong relations")
+	}
+}
+
+func TestUnboundPod(t *testing.T) {
+	t.Parallel()
+	stored, err := os.ReadFile("testdata/stored-pod.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bound := bytes.Replace(stored, []byte(`"spec":{`), []byte(`"spec":{"nodeName":"n1",`), 1)
+	for _, c := range []struct {
+		pod     string
+		unbound bool
+	}{
+		{string(stored), true},
+		{string(bound), false},
+		{`{}`, true},
+		{`{"spec":{}}`, true},
+		{`{"spec":{"nodeName":""}}`, true},
+		{`{"spec":{"nodeName":null}}`, true},
+		{`{"spec":null}`, true},
+		{` { "spec" : { "containers" : [ ] , "nodeName" : "n" } } `, false},
+		{`{"spec":{"nodeName":"n"},"spec":{"nodeName":""}}`, false},
+		{`{"Spec":{"NODENAME":"n"}}`, false},
+		{`{"sp\u0065c":{"nodeN\u0061me":"n"}}`, false},
+		{`{"metadata":{"nodeName":"n"},"status":{"nodeName":"n"}}`, true},
+		{`{"spec":{"containers":[{"nodeName":"n"}]}}`, true},
+		{`{"spec":{"nodeName":"\u0000"}}`, false},
+		// Unreadable JSON is left to the decoder, which logs it.
+		{`{"spec":{}`, false},
+		{`[]`, false},
+	} {
+		if got := unboundPod([]byte(c.pod)); got != c.unbound {
+			t.Errorf("unboundPod(%s) = %v, want %v", c.pod, got, c.unbound)
+		}
+	}
+	c := &NodeGraph{}
+	if r := c.podRefs("p", bound); r == nil || r.Node != "n1" || !slices.Equal(r.ConfigMaps, []string{"checkout-config-00000"}) || !slices.Equal(r.ServiceAccounts, []string{"checkout"}) {
+		t.Errorf("bound stored pod: refs %+v", r)
+	}
+}
+
+// FuzzUnboundPod holds the scan to the decoder: a pod it calls unbound
+// decodes with no nodeName, or not at all.
+func FuzzUnboundPod(f *testing.F) {
+	f.Add(`{"spec":{"nodeName":"n"}}`)
+	f.Add(`{"SPEC":{"nodename":""},"spec":{"nodeName":null}}`)
+	f.Add(`{"metadata":{"name":"x"},"spec":{"containers":[{"name":"a"}]}}`)
+	f.Fuzz(func(t *testing.T, pod string) {
+		if !unboundPod([]byte(pod)) {
+			return
+		}
+		var p graphPod
+		if err := json.Unmarshal([]byte(pod), &p); err == nil && p.Spec.NodeName != "" {
+			t.Fatalf("%q: called unbound, decodes with nodeName %q", pod, p.Spec.NodeName)
+		}
+	})
+}
+
+// BenchmarkPodRefsUnbound reads the stored benchmark pod, bound to no
+// node, as the node authorizer's graph does for every pod event.
+func BenchmarkPodRefsUnbound(b *testing.B) {
+	value, err := os.ReadFile("testdata/stored-pod.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := &NodeGraph{}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := c.podRefs("p", value); r != nil {
+			b.Fatal(r)
+		}
 	}
 }

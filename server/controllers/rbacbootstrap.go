@@ -205,7 +205,9 @@ func nameOnly(name string) registry.Object {
 func (c *RBACBootstrap) reconcile(ctx context.Context, d *registry.Descriptor, have, want registry.Object,
 	rec func(config.Brand, registry.Object, registry.Object) rbacpolicy.Result, stats *RBACBootstrapStats) {
 	ns, name := rbacpolicy.Namespace(want), rbacpolicy.Name(want)
-	log := c.Log.With("resource", d.GroupResource(), "namespace", ns, "name", name)
+	// The logger naming the object is made only when there is something
+	// to say: a start reconciles every default object and logs few.
+	log := func() *slog.Logger { return c.Log.With("resource", d.GroupResource(), "namespace", ns, "name", name) }
 	err := func() error {
 		if have == nil {
 			_, err := c.Objects.Create(ctx, d, copyObject(want))
@@ -224,7 +226,7 @@ func (c *RBACBootstrap) reconcile(ctx context.Context, d *registry.Descriptor, h
 		switch {
 		case res.Protected:
 			atomic.AddInt64(&stats.Protected, 1)
-			log.Warn("skipped reconcile-protected default RBAC object that differs from the default", "missingRules", fmt.Sprint(res.Missing))
+			log().Warn("skipped reconcile-protected default RBAC object that differs from the default", "missingRules", fmt.Sprint(res.Missing))
 			return nil
 		case res.Recreate:
 			_, err := c.Objects.Delete(ctx, d, ns, name, registry.DeleteOptions{PreconditionUID: metaString(have, "uid")})
@@ -235,7 +237,7 @@ func (c *RBACBootstrap) reconcile(ctx context.Context, d *registry.Descriptor, h
 				return err
 			}
 			atomic.AddInt64(&stats.Recreated, 1)
-			log.Info("recreated default RBAC binding with a different roleRef")
+			log().Info("recreated default RBAC binding with a different roleRef")
 			return nil
 		case res.Object == nil:
 			return nil
@@ -248,12 +250,12 @@ func (c *RBACBootstrap) reconcile(ctx context.Context, d *registry.Descriptor, h
 		})
 		if err == nil && wrote {
 			atomic.AddInt64(&stats.Updated, 1)
-			log.Info("updated default RBAC object", "addedRules", len(res.Missing))
+			log().Info("updated default RBAC object", "addedRules", len(res.Missing))
 		}
 		return err
 	}()
 	if err != nil && !errors.Is(err, context.Canceled) {
 		atomic.AddInt64(&stats.Failed, 1)
-		log.Error("unable to reconcile default RBAC object", "err", err)
+		log().Error("unable to reconcile default RBAC object", "err", err)
 	}
 }

@@ -60,15 +60,21 @@ func RetryAfter(next http.Handler, stopping <-chan struct{}, on bool) http.Handl
 		select {
 		case <-stopping:
 			if !exemptFromShutdown(r) {
-				w.Header().Set("Connection", "close")
-				w.Header().Set("Retry-After", shutdownRetryAfter)
-				http.Error(w, "The apiserver is shutting down, please try again later.", http.StatusTooManyRequests)
+				refuseRetryAfter(w)
 				return
 			}
 		default:
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// refuseRetryAfter writes upstream's refusal of a request while the server
+// stops with --shutdown-send-retry-after.
+func refuseRetryAfter(w http.ResponseWriter) {
+	w.Header().Set("Connection", "close")
+	w.Header().Set("Retry-After", shutdownRetryAfter)
+	http.Error(w, "The apiserver is shutting down, please try again later.", http.StatusTooManyRequests)
 }
 
 // Drain counts the requests in flight so a stopping server can wait for
@@ -80,6 +86,10 @@ type Drain struct {
 	watches    closableCount
 	watchGrace time.Duration
 	writeErr   ErrorWriter
+	// retryAfter refuses as RetryAfter does: Wait begins just before the
+	// server stops taking requests, and a request arriving in between must
+	// get the same answer as one arriving just after.
+	retryAfter bool
 
 	// pace spreads watch ends once Wait has begun; nil before.
 	pace atomic.Pointer[pacer]
@@ -87,9 +97,11 @@ type Drain struct {
 
 // NewDrain returns a Drain. With watchGrace > 0 watches are counted too:
 // Wait gives them up to watchGrace to end, and spreads their ends over it.
-// writeErr writes the Status of a request refused while draining.
-func NewDrain(watchGrace time.Duration, writeErr ErrorWriter) *Drain {
-	return &Drain{watchGrace: watchGrace, writeErr: writeErr}
+// writeErr writes the Status of a request refused while draining; with
+// retryAfter (--shutdown-send-retry-after) refusals are RetryAfter's 429
+// instead.
+func NewDrain(watchGrace time.Duration, retryAfter bool, writeErr ErrorWriter) *Drain {
+	return &Drain{watchGrace: watchGrace, writeErr: writeErr, retryAfter: retryAfter}
 }
 
 // Handler counts the requests through next. A request that arrives once
@@ -123,6 +135,10 @@ func (d *Drain) Handler(next http.Handler) http.Handler {
 func (d *Drain) refuse(w http.ResponseWriter, r *http.Request, next http.Handler) {
 	if exemptFromShutdown(r) {
 		next.ServeHTTP(w, r)
+		return
+	}
+	if d.retryAfter {
+		refuseRetryAfter(w)
 		return
 	}
 	w.Header().Set("Retry-After", drainRetryAfter)

@@ -69,7 +69,7 @@ func TestDrain(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusTeapot)
 	})
-	d := NewDrain(time.Minute, statusWriter)
+	d := NewDrain(time.Minute, false, statusWriter)
 	h := RequestInfo(d.Handler(next))
 	serve := func(target string, block bool) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(http.MethodGet, target, nil)
@@ -118,6 +118,56 @@ func TestDrain(t *testing.T) {
 	}
 }
 
+// With --shutdown-send-retry-after the drain begins just before the server
+// stops taking requests: a request arriving in between, which RetryAfter
+// still lets through, is refused by the drain with the same 429.
+func TestDrainRetryAfterWindow(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	entered := make(chan struct{})
+	next := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Block") != "" {
+			close(entered)
+			<-release
+		}
+		w.WriteHeader(http.StatusTeapot)
+	})
+	stopping := make(chan struct{})
+	d := NewDrain(0, true, statusWriter)
+	h := RetryAfter(RequestInfo(d.Handler(next)), stopping, true)
+	blocked := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/a/configmaps", nil)
+	blocked.Header.Set("Block", "1")
+	done := make(chan int)
+	go func() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, blocked)
+		done <- w.Code
+	}()
+	<-entered
+	drained := d.Wait() // stopping is not closed yet
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1/namespaces", nil))
+	hdr := w.Header()
+	if w.Code != http.StatusTooManyRequests || w.Body.String() != "The apiserver is shutting down, please try again later.\n" ||
+		hdr.Get("Retry-After") != "5" || hdr.Get("Connection") != "close" || hdr.Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Errorf("request between the drain and the stop: %d %v %q", w.Code, hdr, w.Body.String())
+	}
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/readyz", nil))
+	if w.Code != http.StatusTeapot {
+		t.Errorf("readyz between the drain and the stop: %d", w.Code)
+	}
+	close(release)
+	if c := <-done; c != http.StatusTeapot {
+		t.Errorf("request in flight ended with %d", c)
+	}
+	select {
+	case <-drained:
+	case <-time.After(10 * time.Second):
+		t.Fatal("not drained 10s after the last request ended")
+	}
+}
+
 // Without watch grace watches are not waited for; a drain with nothing in
 // flight is done at once; a watch that does not end is given up on after
 // the grace.
@@ -132,7 +182,7 @@ func TestDrainWatchGrace(t *testing.T) {
 	defer close(hold)
 	watch := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/a/configmaps?watch=true", nil)
 
-	d := NewDrain(0, statusWriter)
+	d := NewDrain(0, false, statusWriter)
 	go RequestInfo(d.Handler(next)).ServeHTTP(httptest.NewRecorder(), watch)
 	<-entered
 	select {
@@ -141,7 +191,7 @@ func TestDrainWatchGrace(t *testing.T) {
 		t.Fatal("a drain without watch grace waited for a watch")
 	}
 
-	d = NewDrain(50*time.Millisecond, statusWriter)
+	d = NewDrain(50*time.Millisecond, false, statusWriter)
 	go RequestInfo(d.Handler(next)).ServeHTTP(httptest.NewRecorder(), watch.Clone(context.Background()))
 	<-entered
 	began := time.Now()

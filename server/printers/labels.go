@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // none is what a cell shows for an empty list, map or selector.
@@ -99,12 +100,15 @@ func formatSelector(sel map[string]any) string {
 	return s
 }
 
-// Label syntax, as label keys and values are validated on write.
-var (
-	labelNameRE  = regexp.MustCompile(`^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`)
-	labelValueRE = regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`)
-	subdomainRE  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-)
+// Label syntax, as label keys and values are validated on write; compiled
+// at the first label selector, not at every start.
+var labelREs = sync.OnceValue(func() [3]*regexp.Regexp {
+	return [3]*regexp.Regexp{
+		regexp.MustCompile(`^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$`),
+		regexp.MustCompile(`^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$`),
+		regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`),
+	}
+})
 
 // Length limits of label keys and values.
 const (
@@ -114,6 +118,8 @@ const (
 )
 
 func checkRequirement(key string, values []string) error {
+	res := labelREs()
+	labelNameRE, labelValueRE, subdomainRE := res[0], res[1], res[2]
 	name := key
 	if prefix, rest, ok := strings.Cut(key, "/"); ok {
 		if prefix == "" || len(prefix) > maxLabelPrefix || !subdomainRE.MatchString(prefix) {

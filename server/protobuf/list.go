@@ -55,6 +55,11 @@ func AppendListItem(dst []byte, item []byte) []byte {
 	return protowire.AppendBytes(dst, item)
 }
 
+// ListItemSize is the size AppendListItem adds for an item of n bytes.
+func ListItemSize(n int) int {
+	return protowire.SizeTag(listItems) + protowire.SizeBytes(n)
+}
+
 // AppendListItemJSON appends one item as the items field of a list
 // message, transcoded from its JSON (see Transcode) straight into dst. On
 // error dst is returned at its original length.

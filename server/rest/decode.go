@@ -62,13 +62,14 @@ func (h *Handler) decodeBody(r *http.Request, s *scope, wo writeOptions) (*decod
 	}
 	switch mt {
 	case mediaJSON:
-		return h.decodeJSON(body, s, wo)
+		// The body is read into a buffer of its own, never written again.
+		return h.decodeJSONWith(schema.DecodeOwned, body, s, wo)
 	case mediaYAML:
 		j, err := codec.YAMLToJSON(body)
 		if err != nil {
 			return nil, apierr.BadRequest(err.Error())
 		}
-		return h.decodeJSON(j, s, wo)
+		return h.decodeJSONWith(schema.DecodeOwned, j, s, wo)
 	case h.brand.ProtobufMediaType:
 		if s.d.Schema.ProtoMessage == "" {
 			return nil, apierr.UnsupportedMediaType("the body of the request was in an unknown format - accepted media types include: "+strings.Join(h.textTypes(), ", "), nil)
@@ -123,8 +124,14 @@ func (h *Handler) decodeCBOR(body []byte, s *scope, wo writeOptions) (*decoded, 
 
 // decodeJSON is decodeBody for bytes already in JSON.
 func (h *Handler) decodeJSON(data []byte, s *scope, wo writeOptions) (*decoded, error) {
+	return h.decodeJSONWith(schema.Decode, data, s, wo)
+}
+
+// decodeJSONWith is decodeJSON through decode (schema.Decode, or
+// schema.DecodeOwned for a buffer the caller gives up).
+func (h *Handler) decodeJSONWith(decode func([]byte, *schema.Schema) (*schema.Decoded, error), data []byte, s *scope, wo writeOptions) (*decoded, error) {
 	d := s.d
-	dec, err := schema.Decode(data, d.Schema)
+	dec, err := decode(data, d.Schema)
 	if err != nil {
 		if !json.Valid(data) {
 			// Syntax errors read as upstream's, which come from encoding/json

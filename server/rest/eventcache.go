@@ -35,7 +35,9 @@ type eventKey struct {
 type eventCache struct {
 	mu      sync.Mutex
 	entries map[eventKey][]byte
-	ring    [eventCacheSize]eventKey // oldest at head, n in use
+	// ring is made at the first put: a server nobody watches never
+	// holds its eventCacheSize keys.
+	ring    []eventKey // oldest at head, n in use
 	head, n int
 	bytes   int
 }
@@ -57,6 +59,7 @@ func (c *eventCache) put(k eventKey, b []byte) {
 	defer c.mu.Unlock()
 	if c.entries == nil {
 		c.entries = make(map[eventKey][]byte)
+		c.ring = make([]eventKey, eventCacheSize)
 	}
 	if _, ok := c.entries[k]; ok {
 		return

@@ -48,6 +48,8 @@ type Handler struct {
 	kinds func(group, version, kind string) *schema.Schema
 	// events shares encoded watch events between watchers.
 	events eventCache
+	// protos keeps the protobuf messages of listed objects.
+	protos *protoCache
 	// storageProbe checks the storage for component statuses.
 	storageProbe registry.Probe
 	// fieldMgrs are the field managers of the resources written so far.
@@ -141,6 +143,7 @@ func New(c Config) *Handler {
 		watchEvents:         c.WatchEvents,
 		unsafeDelete:        c.UnsafeDelete, authz: c.Authorizer,
 	}
+	h.protos = newProtoCache(c.Store, c.Shutdown)
 	if h.storageProbe == nil {
 		h.storageProbe = h.probeStorage
 	}

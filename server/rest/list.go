@@ -117,6 +117,10 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.streamList(w, r, rd, lm, res.Items)
 		return
 	}
+	if out.format == formatProtobuf && out.as == asObject {
+		h.streamProtoList(w, r, rd, lm, res.Items)
+		return
+	}
 	body, err := rd.list(lm, res.Items)
 	if err != nil {
 		h.writeError(w, r, apierr.InternalError(err))

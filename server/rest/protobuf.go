@@ -1,9 +1,14 @@
 package rest
 
 import (
+	"errors"
 	"fmt"
+	"net/http"
 	"runtime"
+	"strconv"
 	"sync"
+
+	"google.golang.org/protobuf/encoding/protowire"
 
 	"platd/bolt"
 	"platd/codec"
@@ -121,23 +126,154 @@ func storedSize(items []bolt.KV) int {
 	return n
 }
 
-// appendProtoItems appends items as the items fields of a list message.
+// appendProtoItems appends items as the items fields of a list message,
+// each copied from the cache of messages or transcoded and then cached.
 // It uses no renderer state but the descriptor, so parts of a list may be
 // appended concurrently.
 func (rd *renderer) appendProtoItems(raw []byte, items []bolt.KV) ([]byte, error) {
+	cache := rd.h.protos
 	var item []byte
 	for i := range items {
+		kv := &items[i]
+		if pb, ok := cache.get(rd.d, kv.Key, kv.ModRevision); ok {
+			raw = protobuf.AppendListItem(raw, pb)
+			continue
+		}
+		start := len(raw)
 		if rd.d.Storage == nil {
 			var err error
-			if raw, err = protobuf.AppendListItemJSON(raw, items[i].Value, rd.d.Schema); err == nil {
+			if raw, err = protobuf.AppendListItemJSON(raw, kv.Value, rd.d.Schema); err == nil {
+				cache.put(rd.d, kv.Key, kv.ModRevision, listItemBody(raw[start:]))
 				continue
 			}
 		}
 		var err error
-		if item, err = rd.decodeProto(item[:0], items[i].Value); err != nil {
+		if item, err = rd.decodeProto(item[:0], kv.Value); err != nil {
 			return nil, err
 		}
 		raw = protobuf.AppendListItem(raw, item)
+		cache.put(rd.d, kv.Key, kv.ModRevision, item)
 	}
 	return raw, nil
 }
+
+// listItemBody returns the message of one items field as
+// protobuf.AppendListItem writes it: the bytes after its tag and length.
+func listItemBody(field []byte) []byte {
+	_, _, n := protowire.ConsumeTag(field)
+	_, m := protowire.ConsumeVarint(field[n:])
+	return field[n+m:]
+}
+
+// streamProtoList writes a whole list in protobuf as streamList writes
+// JSON: the items' messages are gathered first (copied from the cache of
+// messages, or transcoded and cached), which gives the envelope's length,
+// and then written in chunks, so a long list is never assembled in one
+// buffer. A failure to encode an item is answered before anything is
+// written.
+func (h *Handler) streamProtoList(w http.ResponseWriter, r *http.Request, rd *renderer, lm listMeta, items []bolt.KV) {
+	msgs, err := rd.protoItems(items)
+	if err != nil {
+		h.writeError(w, r, apierr.InternalError(err))
+		return
+	}
+	head := protobuf.AppendListHead(make([]byte, 0, 64), lm.asMap())
+	rawLen := len(head)
+	for _, m := range msgs {
+		rawLen += protobuf.ListItemSize(len(m))
+	}
+	buf := codec.AppendProtobufHead(make([]byte, 0, min(listChunkSize+4096, rawLen+256)), rd.d.GroupVersion(), rd.d.ListKind, rawLen)
+	buf = append(buf, head...)
+	tail := codec.AppendProtobufTail(nil)
+
+	w.Header().Set("Content-Type", h.brand.ProtobufMediaType)
+	gw, finish := h.gzipWriter(w, r)
+	if gw == w {
+		w.Header().Set("Content-Length", strconv.Itoa(len(buf)-len(head)+rawLen+len(tail)))
+	}
+	gw.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		_ = finish()
+		return
+	}
+	write := gw.Write
+	if r.ProtoMajor == 2 && gw == w {
+		write = func(p []byte) (int, error) { return writeFramed(w, p) }
+	}
+	for _, m := range msgs {
+		if len(buf)+protobuf.ListItemSize(len(m)) > listChunkSize && len(buf) > 0 {
+			if _, err := write(buf); err != nil {
+				_ = finish()
+				return
+			}
+			buf = buf[:0]
+		}
+		buf = protobuf.AppendListItem(buf, m)
+	}
+	buf = append(buf, tail...)
+	_, _ = write(buf)
+	if err := finish(); err != nil {
+		h.log.Debug("list write failed", "err", err)
+	}
+}
+
+// protoItems returns the message of each item, in order: from the cache
+// of messages, or transcoded (and then cached). The misses of a long list
+// are encoded in parts by several goroutines. The messages are only read.
+func (rd *renderer) protoItems(items []bolt.KV) ([][]byte, error) {
+	msgs := make([][]byte, len(items))
+	parts := listParts(len(items))
+	per := (len(items) + parts - 1) / parts
+	lo := func(p int) int { return min(p*per, len(items)) }
+	hi := func(p int) int { return min((p+1)*per, len(items)) }
+	errs := make([]error, parts)
+	var wg sync.WaitGroup
+	for p := 1; p < parts; p++ {
+		wg.Go(func() { errs[p] = rd.fillProtoItems(msgs[lo(p):hi(p)], items[lo(p):hi(p)]) })
+	}
+	errs[0] = rd.fillProtoItems(msgs[:hi(0)], items[:hi(0)])
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return msgs, nil
+}
+
+// fillProtoItems sets msgs[i] to the message of items[i]. Misses are
+// encoded into one buffer of the part; a message keeps the array it was
+// written in when the buffer later moves, so each stays valid.
+func (rd *renderer) fillProtoItems(msgs [][]byte, items []bolt.KV) error {
+	cache := rd.h.protos
+	var buf []byte
+	for i := range items {
+		kv := &items[i]
+		if pb, ok := cache.get(rd.d, kv.Key, kv.ModRevision); ok {
+			msgs[i] = pb
+			continue
+		}
+		if buf == nil {
+			buf = make([]byte, 0, storedSize(items[i:]))
+		}
+		start := len(buf)
+		var out []byte
+		err := errNotTranscoded
+		if rd.d.Storage == nil {
+			out, err = protobuf.Transcode(buf, kv.Value, rd.d.Schema)
+		}
+		if err != nil {
+			if out, err = rd.decodeProto(buf, kv.Value); err != nil {
+				return err
+			}
+		}
+		buf = out
+		msgs[i] = buf[start:len(buf):len(buf)]
+		cache.put(rd.d, kv.Key, kv.ModRevision, msgs[i])
+	}
+	return nil
+}
+
+// errNotTranscoded marks an object whose protobuf form is not transcoded
+// from its stored bytes (a converted resource).
+var errNotTranscoded = errors.New("not transcoded")

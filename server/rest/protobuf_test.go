@@ -3,6 +3,8 @@ package rest
 import (
 	"bytes"
 	"net/http/httptest"
+	"os"
+	"strconv"
 	"testing"
 
 	"platd/bolt"
@@ -31,9 +33,51 @@ func TestListProto(t *testing.T) {
 	checkListProto(t, h, d, append(tiny[:minItemsPerWorker:minItemsPerWorker], items...))
 }
 
-func checkListProto(t *testing.T, h *Handler, d *registry.Descriptor, items []bolt.KV) {
-	t.Helper()
+// TestStreamProtoList: a protobuf list written from the cache of
+// messages, cold and then warm, is the list of each item decoded and
+// marshalled: the captured upstream ConfigMap, both benchmark shapes, an
+// item the transcoder declines, and items with no revision to cache by.
+func TestStreamProtoList(t *testing.T) {
+	t.Parallel()
+	h, d := configMapHandler(t)
+	golden, err := os.ReadFile("../protobuf/testdata/configmap-get.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := []bolt.KV{
+		{Key: d.Key("golden-enc", "enc1"), Value: golden, ModRevision: 276},
+		{Key: d.Key("bench", "dup"), Value: []byte(`{"metadata":{"name":"dup","namespace":"bench","resourceVersion":"1"},"data":{"a":"1","a":"2"}}`), ModRevision: 1},
+		{Value: []byte(`{"metadata":{"resourceVersion":"1","ownerReferences":[{},{}]}}`)},
+	}
+	for i, kv := range benchItems(t, d, minItemsPerWorker+5) {
+		kv.ModRevision = int64(1000 + i)
+		items = append(items, kv)
+	}
+	items = append(items, apibenchItems(t, d, 2*minItemsPerWorker+3)...)
 	lm := listMeta{rv: "12", cont: "c"}
+	want := listProtoWant(t, d, lm, items)
+	for _, pass := range []string{"cold", "warm"} {
+		rd, err := h.newRenderer(httptest.NewRequest("GET", "/api/v1/configmaps", nil), d, output{format: formatProtobuf})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := httptest.NewRecorder()
+		h.streamProtoList(w, httptest.NewRequest("GET", "/api/v1/configmaps", nil), rd, lm, items)
+		if got := w.Body.Bytes(); !bytes.Equal(got, want) {
+			t.Fatalf("%s: the streamed list differs from the decoded and marshalled list", pass)
+		}
+		if cl := w.Result().Header.Get("Content-Length"); cl != strconv.Itoa(len(want)) {
+			t.Fatalf("%s: Content-Length %s for %d bytes", pass, cl, len(want))
+		}
+	}
+	if _, n := h.protos.size(); n != len(items)-1 {
+		t.Fatalf("the cache holds %d entries, want one per item with a revision (%d)", n, len(items)-1)
+	}
+}
+
+// listProtoWant is the protobuf list of items, each decoded and marshalled.
+func listProtoWant(t *testing.T, d *registry.Descriptor, lm listMeta, items []bolt.KV) []byte {
+	t.Helper()
 	want := protobuf.AppendListHead(nil, lm.asMap())
 	for _, it := range items {
 		obj, err := decodeStored(d, it.Value)
@@ -46,7 +90,13 @@ func checkListProto(t *testing.T, h *Handler, d *registry.Descriptor, items []bo
 		}
 		want = protobuf.AppendListItem(want, pb)
 	}
-	want = codec.WrapProtobuf(nil, d.GroupVersion(), d.ListKind, want)
+	return codec.WrapProtobuf(nil, d.GroupVersion(), d.ListKind, want)
+}
+
+func checkListProto(t *testing.T, h *Handler, d *registry.Descriptor, items []bolt.KV) {
+	t.Helper()
+	lm := listMeta{rv: "12", cont: "c"}
+	want := listProtoWant(t, d, lm, items)
 	rd, err := h.newRenderer(httptest.NewRequest("GET", "/api/v1/configmaps", nil), d, output{format: formatProtobuf})
 	if err != nil {
 		t.Fatal(err)

@@ -172,6 +172,11 @@ func (h *Handler) writeObject(w http.ResponseWriter, r *http.Request, out output
 		h.writeError(w, r, err)
 		return
 	}
+	if head := rd.largeJSONHead(stored); head != nil {
+		// The stored bytes are written as they are, behind their type.
+		h.sendParts(w, r, code, mediaJSON, head, stored[1:], newline)
+		return
+	}
 	body, err := rd.single(stored)
 	if err != nil {
 		h.writeError(w, r, err)
@@ -186,6 +191,24 @@ func (h *Handler) writeObject(w http.ResponseWriter, r *http.Request, out output
 		return
 	}
 	h.writeJSON(w, r, out, code, body)
+}
+
+// largeObjectBytes is the stored size from which a JSON object response
+// is written in parts instead of joined into one body: above it the copy
+// costs more than the extra writes (a 1 MB object would be copied whole
+// for the sake of its 60-byte type prefix).
+const largeObjectBytes = 64 << 10
+
+var newline = []byte{'\n'}
+
+// largeJSONHead returns the type prefix of a compact JSON response of a
+// large stored object served as stored, or nil for any other response.
+func (rd *renderer) largeJSONHead(stored []byte) []byte {
+	if len(stored) < largeObjectBytes || rd.out.format != formatJSON || rd.out.pretty || rd.out.as != asObject ||
+		rd.d.Storage != nil || stale(rd.d, stored) || stored[0] != '{' {
+		return nil
+	}
+	return typePrefix(nil, rd.d.Kind, rd.d.GroupVersion())
 }
 
 // single renders one object as a whole response body: JSON (for JSON and

@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -52,19 +53,40 @@ func (h *Handler) writeProtobuf(w http.ResponseWriter, r *http.Request, code int
 // send writes an encoded body with its Content-Type, compressed when the
 // client and the size call for it.
 func (h *Handler) send(w http.ResponseWriter, r *http.Request, code int, contentType string, body []byte) {
+	h.sendParts(w, r, code, contentType, body)
+}
+
+// sendParts is send of a body given in consecutive parts, written one
+// after the other instead of joined.
+func (h *Handler) sendParts(w http.ResponseWriter, r *http.Request, code int, contentType string, parts ...[]byte) {
 	w.Header().Set("Content-Type", contentType)
 	gw, finish := h.gzipWriter(w, r)
+	if gw != w && len(parts) > 1 {
+		// Compression is decided on the first write's size, and costs far
+		// more than joining the parts.
+		parts = [][]byte{bytes.Join(parts, nil)}
+	}
 	if gw == w {
-		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		n := 0
+		for _, p := range parts {
+			n += len(p)
+		}
+		w.Header().Set("Content-Length", strconv.Itoa(n))
 	}
 	gw.WriteHeader(code)
-	switch {
-	case r.Method == http.MethodHead:
-	case r.ProtoMajor == 2 && gw == w:
-		// Record-sized frames, as lists are streamed (writeFramed).
-		_, _ = writeFramed(w, body)
-	default:
-		_, _ = gw.Write(body)
+	for _, body := range parts {
+		var err error
+		switch {
+		case r.Method == http.MethodHead:
+		case r.ProtoMajor == 2 && gw == w:
+			// Record-sized frames, as lists are streamed (writeFramed).
+			_, err = writeFramed(w, body)
+		default:
+			_, err = gw.Write(body)
+		}
+		if err != nil {
+			break
+		}
 	}
 	if err := finish(); err != nil {
 		h.log.Debug("response write failed", "err", err)

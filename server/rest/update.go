@@ -1,7 +1,6 @@
 package rest
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -110,7 +109,7 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 func (h *Handler) commitUpdate(ctx context.Context, s *scope, kv bolt.KV, next Object, dryRun bool) (stored []byte, retry bool, err error) {
 	d := s.d
 	enc := encodeStored(d, next)
-	if bytes.Equal(withoutResourceVersion(enc), withoutResourceVersion(kv.Value)) && !h.staleStored(s.key()) {
+	if equalApartFromRV(enc, kv.Value) && !h.staleStored(s.key()) {
 		return kv.Value, false, nil
 	}
 	if dryRun {

@@ -66,13 +66,29 @@ var typeNames = map[string]Type{
 
 func parseCatalog(text string) (*Catalog, error) {
 	lines := strings.Split(text, "\n")
-	n := 0
+	n, nf := 0, 0
 	for _, l := range lines {
-		if strings.HasPrefix(l, "S\t") {
+		switch {
+		case strings.HasPrefix(l, "S\t"):
 			n++
+		case strings.HasPrefix(l, "F\t"):
+			nf++
 		}
 	}
+	// Schemas and fields live in two arrays, not thousands of small
+	// objects: the catalog is built at every start and kept whole.
 	all := make([]Schema, n)
+	fields := make([]Field, nf)
+	fieldPtrs := make([]*Field, nf)
+	nextField, first := 0, 0
+	// endFields gives the schema being read the fields read since it
+	// began, capped so that an append copies.
+	endFields := func(cur int) {
+		if cur >= 0 && nextField > first {
+			all[cur].Fields = fieldPtrs[first:nextField:nextField]
+		}
+		first = nextField
+	}
 	ref := func(s string) (*Schema, error) {
 		i, err := strconv.Atoi(s)
 		if err != nil || i < 0 || i >= n {
@@ -82,23 +98,25 @@ func parseCatalog(text string) (*Catalog, error) {
 	}
 	c := &Catalog{byName: make(map[string]*Schema, n), byGVK: map[gvkKey]*Schema{}}
 	cur := -1
+	var colBuf [11]string
 	for ln, l := range lines {
 		if l == "" || l[0] == '#' {
 			continue
 		}
-		col := strings.Split(l, "\t")
-		bad := fmt.Errorf("%w: line %d malformed", ErrCatalog, ln+1)
+		col := splitTabs(colBuf[:0], l)
+		bad := func() error { return fmt.Errorf("%w: line %d malformed", ErrCatalog, ln+1) }
 		switch col[0] {
 		case "S":
 			if len(col) != 11 {
-				return nil, bad
+				return nil, bad()
 			}
+			endFields(cur)
 			cur++
 			s := &all[cur]
 			s.Name = col[1]
 			t, ok := typeNames[col[2]]
 			if !ok {
-				return nil, bad
+				return nil, bad()
 			}
 			s.Type, s.Format = t, col[3]
 			if col[4] != "-" {
@@ -125,7 +143,7 @@ func parseCatalog(text string) (*Catalog, error) {
 			}
 		case "F":
 			if len(col) != 8 || cur < 0 {
-				return nil, bad
+				return nil, bad()
 			}
 			fs, err := ref(col[2])
 			if err != nil {
@@ -133,9 +151,10 @@ func parseCatalog(text string) (*Catalog, error) {
 			}
 			num, err := strconv.Atoi(col[4])
 			if err != nil {
-				return nil, bad
+				return nil, bad()
 			}
-			f := &Field{
+			f := &fields[nextField]
+			*f = Field{
 				Name: col[1], Schema: fs, ProtoNumber: num,
 				Required:      strings.Contains(col[3], "R"),
 				OmitEmpty:     strings.Contains(col[3], "O"),
@@ -147,10 +166,11 @@ func parseCatalog(text string) (*Catalog, error) {
 			if col[7] != "" {
 				f.Default = []byte(col[7])
 			}
-			all[cur].Fields = append(all[cur].Fields, f)
+			fieldPtrs[nextField] = f
+			nextField++
 		case "G":
 			if len(col) != 5 {
-				return nil, bad
+				return nil, bad()
 			}
 			s, err := ref(col[4])
 			if err != nil {
@@ -158,13 +178,27 @@ func parseCatalog(text string) (*Catalog, error) {
 			}
 			c.byGVK[gvkKey{col[1], col[2], col[3]}] = s
 		default:
-			return nil, bad
+			return nil, bad()
 		}
 	}
+	endFields(cur)
 	for i := range all {
 		all[i].Seal()
 	}
 	return c, nil
+}
+
+// splitTabs appends the tab-separated columns of l to buf (strings.Split
+// without its allocation per line).
+func splitTabs(buf []string, l string) []string {
+	for {
+		i := strings.IndexByte(l, '\t')
+		if i < 0 {
+			return append(buf, l)
+		}
+		buf = append(buf, l[:i])
+		l = l[i+1:]
+	}
 }
 
 // parseEnum reads the catalog's JSON array of strings.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 )
 
 // Decoded is the result of Decode. Object belongs to the caller.
@@ -30,7 +31,22 @@ type Decoded struct {
 // Decode is safe for concurrent use; data is not retained (strings that
 // need no unescaping share one copy of it).
 func Decode(data []byte, s *Schema) (*Decoded, error) {
-	d := &decoder{scanner: scanner{data: data, text: string(data), maxDepth: anyMaxDepth}}
+	return decode(data, string(data), s)
+}
+
+// DecodeOwned is Decode for data the caller hands over: the decoded
+// strings share data itself instead of a copy, so data must never be
+// written again. It saves one copy of a request body, which for a large
+// object is a large share of what a write allocates.
+func DecodeOwned(data []byte, s *Schema) (*Decoded, error) {
+	if len(data) == 0 {
+		return Decode(data, s)
+	}
+	return decode(data, unsafe.String(&data[0], len(data)), s)
+}
+
+func decode(data []byte, text string, s *Schema) (*Decoded, error) {
+	d := &decoder{scanner: scanner{data: data, text: text, maxDepth: anyMaxDepth}}
 	d.path = make([]byte, 0, 64)
 	d.gopath = make([]byte, 0, 64)
 	v, err := d.value(s, 0, structName(s))

@@ -142,13 +142,13 @@ func (s *Schema) lookup(name string) *Field {
 // shared between goroutines. Schemas already sealed are skipped, so sealing
 // many roots of one graph costs one pass.
 func (s *Schema) Seal() {
-	seen := map[*Schema]bool{}
 	var walk func(*Schema)
 	walk = func(x *Schema) {
-		if x == nil || seen[x] || x.sealed {
+		// sealed is set before the walk goes deeper: it also stops
+		// cycles.
+		if x == nil || x.sealed {
 			return
 		}
-		seen[x] = true
 		x.sealed = true
 		if len(x.Fields) > 0 {
 			x.index = make(map[string]*Field, len(x.Fields))

@@ -1,0 +1,215 @@
+package etcd
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+	"unsafe"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"platd/bolt"
+)
+
+// histEvent is one retained event and when the mirror applied it.
+type histEvent struct {
+	ev   bolt.Event
+	at   time.Time
+	cost int64
+}
+
+// histOverhead is the memory of a retained event besides its values.
+const histOverhead = int64(unsafe.Sizeof(histEvent{}) + unsafe.Sizeof(bolt.KV{}))
+
+// follow applies the mirror watch's responses until Close. A watch etcd
+// cancels (the mirror fell behind a compaction) fails every later read:
+// the replica must be restarted to list again.
+func (db *DB) follow(wch clientv3.WatchChan) {
+	defer db.wg.Done()
+	for resp := range wch {
+		if err := resp.Err(); err != nil {
+			if db.ctx.Err() != nil {
+				return
+			}
+			if resp.CompactRevision != 0 || resp.Canceled {
+				db.mu.Lock()
+				db.mirrorErr = fmt.Errorf("%w: the mirror of %s stopped: %v", bolt.ErrIO, db.prefix, err)
+				db.broadcast()
+				db.mu.Unlock()
+				db.log.Error("watch end", "prefix", db.prefix, "err", err)
+				return
+			}
+			continue
+		}
+		db.apply(&resp)
+	}
+	if db.ctx.Err() == nil {
+		db.mu.Lock()
+		db.mirrorErr = fmt.Errorf("%w: the mirror watch of %s ended", bolt.ErrIO, db.prefix)
+		db.broadcast()
+		db.mu.Unlock()
+	}
+}
+
+// apply publishes one watch response: state, history, watchers, then the
+// revisions, all under one lock, so no reader sees part of a transaction.
+func (db *DB) apply(resp *clientv3.WatchResponse) {
+	now := time.Now()
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if resp.IsProgressNotify() {
+		if resp.Header.Revision > db.applied {
+			db.applied = resp.Header.Revision
+			db.publishProgress()
+			db.broadcast()
+		}
+		return
+	}
+	var last int64
+	for _, ev := range resp.Events {
+		rev := ev.Kv.ModRevision
+		last = rev
+		key := string(ev.Kv.Key[len(db.prefix):])
+		if key == compactKey {
+			if ev.Type == clientv3.EventTypePut {
+				if c, err := strconv.ParseInt(string(ev.Kv.Value), 10, 64); err == nil && c > db.compacted {
+					db.compacted = c
+					db.trimTo(c)
+				}
+			}
+			continue
+		}
+		old := db.state[key]
+		var prev *bolt.KV
+		if old != nil && old.corrupt == nil {
+			p := old.kv
+			prev = &p
+		} else if ev.PrevKv != nil && old == nil {
+			prev = db.prevKV(key, ev.PrevKv.CreateRevision, ev.PrevKv.ModRevision, ev.PrevKv.Value)
+		}
+		var out bolt.Event
+		switch ev.Type {
+		case clientv3.EventTypePut:
+			e := db.decode(key, ev.Kv)
+			if old == nil {
+				i, _ := slices.BinarySearch(db.keys, key)
+				db.keys = slices.Insert(db.keys, i, key)
+			}
+			db.state[key] = e
+			if ev.IsCreate() {
+				prev = nil
+			}
+			out = bolt.Event{Type: bolt.Put, Revision: rev, KV: e.kv, Prev: prev}
+		case clientv3.EventTypeDelete:
+			if old != nil {
+				delete(db.state, key)
+				if i, ok := slices.BinarySearch(db.keys, key); ok {
+					db.keys = slices.Delete(db.keys, i, i+1)
+				}
+			}
+			kv := bolt.KV{Key: key, ModRevision: rev}
+			if prev != nil {
+				kv.CreateRevision = prev.CreateRevision
+				kv.Value, _ = db.opts.Stamp(prev.Value, rev)
+			}
+			out = bolt.Event{Type: bolt.Delete, Revision: rev, KV: kv, Prev: prev}
+		}
+		h := histEvent{ev: out, at: now, cost: eventCost(&out)}
+		db.ring = append(db.ring, h)
+		db.ringBytes += h.cost
+		for w := range db.watchers {
+			w.offer(&out)
+		}
+		db.rev = rev
+	}
+	if last > db.applied {
+		db.applied = last
+	}
+	db.trim(now)
+	db.publishProgress()
+	db.broadcast()
+}
+
+// prevKV decodes an event's previous state (nil when it cannot be read).
+func (db *DB) prevKV(key string, create, mod int64, stored []byte) *bolt.KV {
+	val, cerr := db.plain(key, stored, mod)
+	if cerr != nil {
+		return nil
+	}
+	s, err := db.opts.Stamp(val, mod)
+	if err != nil {
+		return nil
+	}
+	return &bolt.KV{Key: key, Value: s, CreateRevision: create, ModRevision: mod}
+}
+
+// publishProgress tells every watcher how far the mirror has come.
+func (db *DB) publishProgress() {
+	for w := range db.watchers {
+		w.advance(db.rev)
+	}
+}
+
+// eventCost is the memory an event alone keeps: the value it replaced and,
+// for a delete, its restamped copy (the value it writes is the state's).
+func eventCost(e *bolt.Event) int64 {
+	n := histOverhead + int64(len(e.KV.Key))
+	if e.Prev != nil {
+		n += int64(cap(e.Prev.Value))
+	}
+	if e.Type == bolt.Delete {
+		n += int64(cap(e.KV.Value))
+	}
+	return n
+}
+
+// trim drops events past their retention and, past the byte bound, the
+// oldest down to 7/8 of it. Dropped events stay readable from etcd until
+// it is compacted, so this moves ringBase, not the compacted revision.
+func (db *DB) trim(now time.Time) {
+	cut := 0
+	for cut < len(db.ring) && now.Sub(db.ring[cut].at) > db.opts.HistoryRetention {
+		cut++
+	}
+	if max := db.opts.HistoryMaxBytes; max > 0 && db.ringBytes > max {
+		bytes := db.ringBytes
+		for i := cut; i < len(db.ring); i++ {
+			bytes -= db.ring[i].cost
+			if bytes <= max/8*7 {
+				cut = i + 1
+				break
+			}
+		}
+	}
+	db.dropOldest(cut)
+}
+
+// trimTo drops the events at and below a compacted revision.
+func (db *DB) trimTo(rev int64) {
+	cut, _ := slices.BinarySearchFunc(db.ring, rev+1, func(h histEvent, r int64) int {
+		return int(h.ev.Revision - r)
+	})
+	db.dropOldest(cut)
+	db.ringBase = max(db.ringBase, rev)
+}
+
+// dropOldest drops the first n events of the ring, keeping whole
+// revisions (a transaction's events share one).
+func (db *DB) dropOldest(n int) {
+	for n > 0 && n < len(db.ring) && db.ring[n].ev.Revision == db.ring[n-1].ev.Revision {
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	for i := range n {
+		db.ringBytes -= db.ring[i].cost
+	}
+	db.ringBase = max(db.ringBase, db.ring[n-1].ev.Revision)
+	clear(db.ring[:n])
+	db.ring = db.ring[n:]
+	if cap(db.ring) > 64 && len(db.ring) < cap(db.ring)/4 {
+		db.ring = append(make([]histEvent, 0, 2*len(db.ring)+16), db.ring...)
+	}
+}

@@ -1,0 +1,341 @@
+package etcd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"platd/bolt"
+)
+
+// fetcher reads etcd's current revision for consistent reads. Readers that
+// arrive while a fetch is in flight share the next one (a fetch that began
+// before them could miss a write they must see), so a burst of reads costs
+// two round trips, not one each.
+type fetcher struct {
+	db      *DB
+	mu      sync.Mutex
+	running bool
+	next    *fetch
+}
+
+type fetch struct {
+	done chan struct{}
+	rev  int64
+	err  error
+}
+
+// current returns an etcd revision at least as new as every write
+// acknowledged before the call.
+func (f *fetcher) current(ctx context.Context) (int64, error) {
+	f.mu.Lock()
+	if f.next == nil {
+		f.next = &fetch{done: make(chan struct{})}
+	}
+	b := f.next
+	if !f.running {
+		f.running = true
+		f.next = nil
+		go f.run(b)
+	}
+	f.mu.Unlock()
+	select {
+	case <-b.done:
+		return b.rev, b.err
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+func (f *fetcher) run(b *fetch) {
+	for b != nil {
+		ctx, cancel := context.WithTimeout(f.db.ctx, readTimeout)
+		// A count-only range of one key: linearizable, so its header
+		// carries the revision of every write acknowledged before it.
+		resp, err := f.db.cli.Get(ctx, f.db.prefix+compactKey, clientv3.WithCountOnly())
+		cancel()
+		if err != nil {
+			b.err = fmt.Errorf("%w: read etcd's revision: %v", bolt.ErrIO, err)
+		} else {
+			b.rev = resp.Header.Revision
+		}
+		close(b.done)
+		f.mu.Lock()
+		b = f.next
+		f.next = nil
+		if b == nil {
+			f.running = false
+		}
+		f.mu.Unlock()
+	}
+}
+
+// sync makes the mirror as new as etcd: a consistent read.
+func (db *DB) sync(ctx context.Context) error {
+	rev, err := db.revs.current(ctx)
+	if err != nil {
+		return err
+	}
+	return db.waitApplied(ctx, rev)
+}
+
+func checkKey(key string) error {
+	if len(key) < 2 || key[0] != '/' || key[len(key)-1] == '/' || key == compactKey {
+		return fmt.Errorf("%w: key %q", bolt.ErrInvalid, key)
+	}
+	return nil
+}
+
+func checkPrefix(prefix string) error {
+	if len(prefix) == 0 || prefix[0] != '/' || prefix[len(prefix)-1] != '/' {
+		return fmt.Errorf("%w: prefix %q must start and end with /", bolt.ErrInvalid, prefix)
+	}
+	return nil
+}
+
+// Get implements bolt.Store: a consistent read served from memory.
+func (db *DB) Get(key string) (bolt.KV, error) {
+	if err := checkKey(key); err != nil {
+		return bolt.KV{}, err
+	}
+	ctx, cancel := context.WithTimeout(db.ctx, readTimeout)
+	defer cancel()
+	if err := db.sync(ctx); err != nil {
+		return bolt.KV{}, db.readErr(err)
+	}
+	db.mu.RLock()
+	e := db.state[key]
+	db.mu.RUnlock()
+	if e == nil {
+		return bolt.KV{}, fmt.Errorf("%w: %s", bolt.ErrNotFound, key)
+	}
+	if e.corrupt != nil {
+		return bolt.KV{}, e.corrupt
+	}
+	return e.kv, nil
+}
+
+// readErr reports ErrClosed for a read cut short by Close.
+func (db *DB) readErr(err error) error {
+	if db.ctx.Err() != nil {
+		return bolt.ErrClosed
+	}
+	return err
+}
+
+// Count implements bolt.Store: a consistent count (from the mirror as it
+// is when etcd cannot be reached).
+func (db *DB) Count(prefix string) int64 {
+	if checkPrefix(prefix) != nil {
+		return 0
+	}
+	ctx, cancel := context.WithTimeout(db.ctx, readTimeout)
+	defer cancel()
+	_ = db.sync(ctx)
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	lo, hi := db.span(prefix, "")
+	return int64(hi - lo)
+}
+
+// span is the index range of keys under prefix from start on; mu held.
+func (db *DB) span(prefix, start string) (lo, hi int) {
+	lo, _ = slices.BinarySearch(db.keys, max(prefix, start))
+	hi, _ = slices.BinarySearch(db.keys, prefixEnd(prefix))
+	return lo, max(lo, hi)
+}
+
+// prefixEnd is the smallest string above every key under prefix.
+func prefixEnd(prefix string) string {
+	return prefix[:len(prefix)-1] + string(rune(prefix[len(prefix)-1]+1))
+}
+
+// List implements bolt.Store. The current revision and revisions the
+// in-memory history covers are served from memory; older ones that etcd
+// has not compacted are read from etcd.
+func (db *DB) List(prefix string, opts bolt.ListOptions) (bolt.ListResult, error) {
+	if err := checkPrefix(prefix); err != nil {
+		return bolt.ListResult{}, err
+	}
+	ctx, cancel := context.WithTimeout(db.ctx, readTimeout)
+	defer cancel()
+	if opts.Revision == 0 {
+		if err := db.sync(ctx); err != nil {
+			return bolt.ListResult{}, db.readErr(err)
+		}
+	}
+	db.mu.RLock()
+	rev := opts.Revision
+	switch {
+	case rev == 0 || rev == db.rev:
+		defer db.mu.RUnlock()
+		return db.listCurrent(prefix, opts)
+	case rev > db.applied:
+		db.mu.RUnlock()
+		return bolt.ListResult{}, fmt.Errorf("%w: %d, current %d", bolt.ErrFutureRevision, rev, db.Revision())
+	case rev > db.rev:
+		// A revision of a write elsewhere in etcd that the mirror has
+		// passed: the state under the prefix is the current one.
+		defer db.mu.RUnlock()
+		res, err := db.listCurrent(prefix, opts)
+		res.Revision = rev
+		return res, err
+	case rev < db.compacted:
+		db.mu.RUnlock()
+		return bolt.ListResult{}, fmt.Errorf("%w: %d, compacted %d", bolt.ErrCompacted, rev, db.CompactedRevision())
+	case rev >= db.ringBase:
+		defer db.mu.RUnlock()
+		return db.listPast(prefix, opts), nil
+	}
+	db.mu.RUnlock()
+	return db.listEtcd(ctx, prefix, opts)
+}
+
+// listCurrent pages the current state; mu held.
+func (db *DB) listCurrent(prefix string, opts bolt.ListOptions) (bolt.ListResult, error) {
+	lo, hi := db.span(prefix, opts.StartKey)
+	res := bolt.ListResult{Revision: db.rev}
+	var bad []*bolt.CorruptError
+	i := lo
+	for ; i < hi; i++ {
+		if opts.Limit > 0 && len(res.Items) >= opts.Limit {
+			break
+		}
+		e := db.state[db.keys[i]]
+		if e.corrupt != nil {
+			bad = append(bad, e.corrupt)
+			continue
+		}
+		if opts.Filter != nil && !opts.Filter(&e.kv) {
+			continue
+		}
+		res.Items = append(res.Items, e.kv)
+	}
+	if i < hi {
+		res.More, res.Remaining = true, int64(hi-i)
+	}
+	if opts.ReportCorrupt {
+		// Every corrupt key of the range counts, not only this page's.
+		for ; i < hi; i++ {
+			if e := db.state[db.keys[i]]; e.corrupt != nil {
+				bad = append(bad, e.corrupt)
+			}
+		}
+		if len(bad) > 0 {
+			return bolt.ListResult{}, &bolt.CorruptListError{Keys: bad}
+		}
+	}
+	return res, nil
+}
+
+// listPast reads the current state with the events after opts.Revision
+// undone; mu held.
+func (db *DB) listPast(prefix string, opts bolt.ListOptions) bolt.ListResult {
+	rev := opts.Revision
+	start := max(prefix, opts.StartKey)
+	end := prefixEnd(prefix)
+	in := func(k string) bool { return k >= start && k < end }
+	// undo[key] is the key's state at rev (nil: absent), for every key
+	// an event after rev changed.
+	undo := map[string]*bolt.KV{}
+	for i := len(db.ring) - 1; i >= 0 && db.ring[i].ev.Revision > rev; i-- {
+		ev := &db.ring[i].ev
+		if in(ev.KV.Key) {
+			undo[ev.KV.Key] = ev.Prev
+		}
+	}
+	var extra []string
+	for k, kv := range undo {
+		if kv != nil {
+			if _, ok := db.state[k]; !ok {
+				extra = append(extra, k)
+			}
+		}
+	}
+	slices.Sort(extra)
+	lo, hi := db.span(prefix, opts.StartKey)
+	var all []bolt.KV
+	cur := db.keys[lo:hi]
+	for len(cur) > 0 || len(extra) > 0 {
+		var k string
+		if len(extra) == 0 || (len(cur) > 0 && cur[0] < extra[0]) {
+			k, cur = cur[0], cur[1:]
+		} else {
+			k, extra = extra[0], extra[1:]
+		}
+		if kv, ok := undo[k]; ok {
+			if kv != nil {
+				all = append(all, *kv)
+			}
+			continue
+		}
+		if e := db.state[k]; e.corrupt == nil {
+			all = append(all, e.kv)
+		}
+	}
+	return page(all, opts, rev)
+}
+
+// page applies the filter and the limit to every KV of a range from the
+// start key on.
+func page(all []bolt.KV, opts bolt.ListOptions, rev int64) bolt.ListResult {
+	res := bolt.ListResult{Revision: rev}
+	i := 0
+	for ; i < len(all); i++ {
+		if opts.Limit > 0 && len(res.Items) >= opts.Limit {
+			break
+		}
+		if opts.Filter != nil && !opts.Filter(&all[i]) {
+			continue
+		}
+		res.Items = append(res.Items, all[i])
+	}
+	if i < len(all) {
+		res.More, res.Remaining = true, int64(len(all)-i)
+	}
+	return res
+}
+
+// listEtcd reads a revision older than the in-memory history from etcd's
+// own history, a page of listPage keys at a time.
+func (db *DB) listEtcd(ctx context.Context, prefix string, opts bolt.ListOptions) (bolt.ListResult, error) {
+	from := db.prefix + max(prefix, opts.StartKey)
+	end := db.prefix + prefixEnd(prefix)
+	res := bolt.ListResult{Revision: opts.Revision}
+	for {
+		resp, err := db.cli.Get(ctx, from, clientv3.WithRange(end), clientv3.WithRev(opts.Revision), clientv3.WithLimit(listPage))
+		if err != nil {
+			if errors.Is(err, rpctypes.ErrCompacted) {
+				return bolt.ListResult{}, fmt.Errorf("%w: %d", bolt.ErrCompacted, opts.Revision)
+			}
+			return bolt.ListResult{}, db.readErr(fmt.Errorf("%w: list %s at %d: %v", bolt.ErrIO, prefix, opts.Revision, err))
+		}
+		for i, kv := range resp.Kvs {
+			if opts.Limit > 0 && len(res.Items) >= opts.Limit {
+				res.More, res.Remaining = true, resp.Count-int64(i)
+				return res, nil
+			}
+			key := string(kv.Key[len(db.prefix):])
+			e := db.decode(key, kv)
+			if e.corrupt != nil {
+				if opts.ReportCorrupt {
+					return bolt.ListResult{}, &bolt.CorruptListError{Keys: []*bolt.CorruptError{e.corrupt}}
+				}
+				continue
+			}
+			if opts.Filter != nil && !opts.Filter(&e.kv) {
+				continue
+			}
+			res.Items = append(res.Items, e.kv)
+		}
+		if !resp.More || len(resp.Kvs) == 0 {
+			return res, nil
+		}
+		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
+	}
+}
