@@ -240,33 +240,57 @@ func newServer(ctx context.Context, o config.Options, log *slog.Logger, shared b
 		<-catalog
 		return closeLn(fmt.Errorf("creating data directory %s: %w", o.DataDir, err))
 	}
+	// The store loads (at scale the start's largest cost) while the key
+	// material is read or made and the types are registered; errors are
+	// still reported in that order, the store closed on any of them.
+	type opened struct {
+		store bolt.Store
+		err   error
+	}
+	transformer, transformErr := s.storeTransformer()
+	store := make(chan opened, 1)
+	switch {
+	case transformErr != nil:
+		store <- opened{}
+	case shared != nil:
+		store <- opened{store: shared}
+	default:
+		go func() {
+			st, err := s.openStore(ctx, transformer)
+			store <- opened{st, err}
+		}()
+	}
+	closeStore := func(err error) (*Server, error) {
+		if op := <-store; op.store != nil && shared == nil {
+			_ = op.store.Close()
+		}
+		return closeLn(err)
+	}
 	tlsFiles, ca, keyErr := s.keyMaterial()
 	l := <-catalog
 	if keyErr != nil {
-		return closeLn(keyErr)
+		return closeStore(keyErr)
 	}
 	if l.err != nil {
-		return closeLn(fmt.Errorf("loading schemas: %w", l.err))
+		return closeStore(fmt.Errorf("loading schemas: %w", l.err))
 	}
 	cat := l.cat
 	s.cat = cat
 	if s.reg, err = servedRegistry(cat, o, enabled, s.services()); err != nil {
-		return closeLn(err)
+		return closeStore(err)
 	}
 	s.rootCA = s.servingCA(ca)
 	clientCAs.AddCert(ca.Certificate())
 	s.authTrust = authenticationTrust{clientCA: clientCAPEM(ca, o), proxyCA: remote.proxyCAPEM(), rh: o.RequestHeader}
 
-	transformer, err := s.storeTransformer()
-	if err != nil {
-		return closeLn(err)
+	if transformErr != nil {
+		return closeStore(transformErr)
 	}
-	s.store, s.ownStore = shared, shared == nil
-	if s.ownStore {
-		if s.store, err = s.openStore(ctx, transformer); err != nil {
-			return closeLn(err)
-		}
+	op := <-store
+	if op.err != nil {
+		return closeLn(op.err)
 	}
+	s.store, s.ownStore = op.store, shared == nil
 	fail := func(err error) (*Server, error) {
 		s.closeStore()
 		return closeLn(err)
@@ -536,6 +560,16 @@ func (s *Server) startControllers(ctx context.Context) {
 	close(s.namespacesDone)
 	<-seeded
 	close(s.seedsDone)
+	// The controllers start once the last start-up hook (the default
+	// policy) has passed, as upstream's controller manager waits for a
+	// healthy API server: at scale their first lists (the garbage
+	// collector reads every object) would take the cores from the work
+	// readiness waits for.
+	select {
+	case <-s.rbacDone:
+	case <-ctx.Done():
+		return
+	}
 	// The start's one-off work (the default policy, the seeds) leaves
 	// garbage several times the live heap: it goes back to the OS once,
 	// so an idle server holds only what it keeps.
