@@ -35,7 +35,8 @@ type (
 // storeOpener opens the engine o.StorageBackend names. t is the value
 // transformer of --encryption-provider-config (nil without it). It runs
 // while New reads the key material and registers the types: of the
-// Server it may read only the options and the logger.
+// Server it may read only what is set before (the options, the logger,
+// what preflight read).
 type storeOpener func(ctx context.Context, s *Server, t bolt.Transformer) (bolt.Store, error)
 
 // openers maps each --storage-backend to its opener.
