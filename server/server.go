@@ -406,18 +406,30 @@ func (s *Server) keyMaterial() (keyFiles, *security.CA, error) {
 		cert: o.TLSCertFile, key: o.TLSPrivateKeyFile,
 		adminCert: filepath.Join(o.CertDir, adminCertName), adminKey: filepath.Join(o.CertDir, adminKeyName),
 	}
+	// The serving and admin pairs are independent: a first start makes
+	// them (four synced files) side by side.
+	var servingErr error
+	served := make(chan struct{})
 	if f.cert == "" {
 		f.cert, f.key = filepath.Join(o.CertDir, servingCertName), filepath.Join(o.CertDir, servingKeyName)
 		hosts := append(security.DefaultHosts(), o.TLSSANs...)
 		if ip := net.ParseIP(o.BindAddress); ip != nil && !ip.IsUnspecified() {
 			hosts = append(hosts, o.BindAddress)
 		}
-		if err := ca.EnsureServingCert(f.cert, f.key, hosts); err != nil {
-			return keyFiles{}, nil, fmt.Errorf("preparing the serving certificate: %w", err)
-		}
+		go func() {
+			defer close(served)
+			servingErr = ca.EnsureServingCert(f.cert, f.key, hosts)
+		}()
+	} else {
+		close(served)
 	}
-	if err := ca.EnsureClientCert(f.adminCert, f.adminKey, adminUser, []string{security.SystemPrivilegedGroup}); err != nil {
-		return keyFiles{}, nil, fmt.Errorf("preparing the admin client certificate: %w", err)
+	clientErr := ca.EnsureClientCert(f.adminCert, f.adminKey, adminUser, []string{security.SystemPrivilegedGroup})
+	<-served
+	if servingErr != nil {
+		return keyFiles{}, nil, fmt.Errorf("preparing the serving certificate: %w", servingErr)
+	}
+	if clientErr != nil {
+		return keyFiles{}, nil, fmt.Errorf("preparing the admin client certificate: %w", clientErr)
 	}
 	return f, ca, nil
 }
