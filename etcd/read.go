@@ -200,6 +200,12 @@ func (db *DB) List(prefix string, opts bolt.ListOptions) (bolt.ListResult, error
 func (db *DB) listCurrent(prefix string, opts bolt.ListOptions) (bolt.ListResult, error) {
 	lo, hi := db.span(prefix, opts.StartKey)
 	res := bolt.ListResult{Revision: db.rev}
+	if n := hi - lo; opts.Filter == nil {
+		if opts.Limit > 0 {
+			n = min(n, opts.Limit)
+		}
+		res.Items = make([]bolt.KV, 0, n)
+	}
 	var bad []*bolt.CorruptError
 	i := lo
 	for ; i < hi; i++ {
