@@ -118,5 +118,3 @@ func BenchmarkList10k(b *testing.B) {
 		list(b, past)
 	})
 }
-
-
