@@ -454,3 +454,41 @@ func TestCloseLeaksNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestWritesElsewhere: writes outside the prefix move etcd's revision but
+// not Revision; a consistent read still returns at once (a progress
+// notification tells the mirror it has seen them), and a list at such a
+// revision reads the state under the prefix then.
+func TestWritesElsewhere(t *testing.T) {
+	t.Parallel()
+	prefix := newPrefix()
+	db := openOn(t, shared, prefix, nil)
+	kv, err := db.Create(t.Context(), "/k/a", []byte("v"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	put, err := db.Client().Put(t.Context(), prefix+"-elsewhere/x", "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := put.Header.Revision
+	if _, err := db.Get("/k/a"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
+	defer cancel()
+	if err := db.WaitForRevision(ctx, elsewhere); err != nil {
+		t.Fatalf("WaitForRevision of a write elsewhere: %v", err)
+	}
+	if db.Revision() != kv.ModRevision {
+		t.Fatalf("Revision %d, want the last write under the prefix %d", db.Revision(), kv.ModRevision)
+	}
+	res, err := db.List("/k/", bolt.ListOptions{Revision: elsewhere})
+	if err != nil || res.Revision != elsewhere || len(res.Items) != 1 || !bytes.Equal(res.Items[0].Value, kv.Value) {
+		t.Fatalf("list at %d: %+v %v", elsewhere, res, err)
+	}
+	// A revision no write has reached is still in the future.
+	if _, err := db.List("/k/", bolt.ListOptions{Revision: elsewhere + 1_000_000}); !errors.Is(err, bolt.ErrFutureRevision) {
+		t.Fatalf("list far ahead: %v", err)
+	}
+}

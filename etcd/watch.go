@@ -77,6 +77,10 @@ func (db *DB) Watch(ctx context.Context, prefix string, from int64) (bolt.Watche
 // watchers; mu held for writing.
 func (db *DB) register(w *watcher) {
 	w.mu.Lock()
+	if w.err != nil { // stopped during its replay
+		w.mu.Unlock()
+		return
+	}
 	for i := range db.ring {
 		if ev := &db.ring[i].ev; ev.Revision > w.from && strings.HasPrefix(ev.KV.Key, w.prefix) {
 			w.queue = append(w.queue, *ev)
