@@ -159,7 +159,9 @@ func TestConformance(t *testing.T) {
 				cur = openOn(t, s, prefix, nil)
 				return cur
 			},
-			SlowWatcherWrites: 2 * watchBuffer,
+			// More than a watcher that never reads holds: its queue, its
+			// channel and the event in hand.
+			SlowWatcherWrites: watchBuffer + watchChan + 100,
 			TxnSharesRevision: true,
 		}
 	})
