@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"platd/bolt"
+	"platd/bolt/storetest"
 )
 
 // waitTimeout bounds every wait in these tests; it matters only when one
@@ -490,5 +491,32 @@ func TestWritesElsewhere(t *testing.T) {
 	// A revision no write has reached is still in the future.
 	if _, err := db.List("/k/", bolt.ListOptions{Revision: elsewhere + 1_000_000}); !errors.Is(err, bolt.ErrFutureRevision) {
 		t.Fatalf("list far ahead: %v", err)
+	}
+}
+
+// TestOpenWithoutEtcd: Open of an endpoint nobody serves fails within its
+// dial timeout and leaves nothing running.
+func TestOpenWithoutEtcd(t *testing.T) {
+	t.Parallel()
+	u, err := freeURL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		db, err := Open(t.Context(), Options{Endpoints: []string{u.String()}, Stamp: storetest.Stamp,
+			Logger: quiet, DialTimeout: 300 * time.Millisecond})
+		if err == nil {
+			db.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("Open without etcd succeeded")
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("Open without etcd hangs")
 	}
 }
