@@ -118,10 +118,15 @@ func (rd *renderer) metadataJSON(dst, stored []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
+	return rd.appendMetadataJSON(dst, m), nil
+}
+
+// appendMetadataJSON appends a PartialObjectMetadata of the metadata m.
+func (rd *renderer) appendMetadataJSON(dst, m []byte) []byte {
 	dst = typePrefix(dst, "PartialObjectMetadata", rd.metaGroupVersion())
 	dst = append(dst, `"metadata":`...)
 	dst = append(dst, m...)
-	return append(dst, '}'), nil
+	return append(dst, '}')
 }
 
 // metadataProto appends the PartialObjectMetadata message of one object.

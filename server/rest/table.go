@@ -130,11 +130,11 @@ func appendColumns(b []byte, cols []registry.TableColumn) []byte {
 
 // addRow appends the row of one stored object.
 func (t *tableBuilder) addRow(stored []byte) error {
-	obj, err := t.rowObject(stored)
+	obj, meta, err := t.rowObject(stored)
 	if err != nil {
 		return err
 	}
-	return t.addDecodedRow(obj, stored)
+	return t.addRowOf(obj, stored, meta)
 }
 
 // rowObject decodes a stored object for its row's cells (the row's object
@@ -142,34 +142,38 @@ func (t *tableBuilder) addRow(stored []byte) error {
 // they are most of a small object's JSON and most of its decoding, so
 // they are cut from the bytes first where the server writes them: the
 // last member of the metadata, which comes first.
-func (t *tableBuilder) rowObject(stored []byte) (Object, error) {
-	if cut, ok := cutManagedFields(t.cut[:0], stored); ok {
+// The stored metadata is returned too when it was found (else nil).
+func (t *tableBuilder) rowObject(stored []byte) (Object, []byte, error) {
+	if cut, meta, ok := cutManagedFields(t.cut[:0], stored); ok {
 		t.cut = cut
-		return decodeTransient(t.rd.d, cut)
+		obj, err := decodeTransient(t.rd.d, cut)
+		return obj, meta, err
 	}
-	return decodeTransient(t.rd.d, stored)
+	obj, err := decodeTransient(t.rd.d, stored)
+	return obj, nil, err
 }
 
 var managedFieldsMember = []byte(`,"managedFields":[`)
 
 // cutManagedFields appends stored without the metadata's managedFields to
-// dst, when they are the metadata's last member; ok is false otherwise.
-func cutManagedFields(dst, stored []byte) ([]byte, bool) {
+// dst, when they are the metadata's last member, and returns the stored
+// metadata; ok is false otherwise.
+func cutManagedFields(dst, stored []byte) (out, meta []byte, ok bool) {
 	m, err := storedMetadata(stored)
 	if err != nil {
-		return dst, false
+		return dst, nil, false
 	}
 	i := bytes.LastIndex(m, managedFieldsMember)
 	if i < 0 {
-		return dst, false
+		return dst, nil, false
 	}
 	arr := m[i+len(managedFieldsMember)-1:]
 	if n, err := containerEnd(arr); err != nil || n != len(arr)-1 {
-		return dst, false // not the last member of the metadata
+		return dst, nil, false // not the last member of the metadata
 	}
 	head := len(metadataKey) + i
 	dst = append(dst, stored[:head]...)
-	return append(dst, stored[len(metadataKey)+len(m)-1:]...), true
+	return append(dst, stored[len(metadataKey)+len(m)-1:]...), m, true
 }
 
 // addRows appends the rows of a list, sorted when the resource's Table
@@ -186,7 +190,7 @@ func (t *tableBuilder) addRows(items []storedKV) error {
 	}
 	rows := make([]row, len(items))
 	for i := range items {
-		obj, err := t.rowObject(items[i].Value)
+		obj, _, err := t.rowObject(items[i].Value)
 		if err != nil {
 			return err
 		}
@@ -307,6 +311,12 @@ func (t *tableBuilder) reserve(items []storedKV) {
 
 // addDecodedRow appends the row of obj, decoded from stored.
 func (t *tableBuilder) addDecodedRow(obj Object, stored []byte) error {
+	return t.addRowOf(obj, stored, nil)
+}
+
+// addRowOf appends the row of obj, decoded from stored, whose metadata is
+// meta when the caller found it (else nil).
+func (t *tableBuilder) addRowOf(obj Object, stored, meta []byte) error {
 	rd := t.rd
 	var err error
 	var cells, conds []any
@@ -337,7 +347,11 @@ func (t *tableBuilder) addDecodedRow(obj Object, stored []byte) error {
 	case includeObject:
 		b, err = rd.objectJSON(b, stored)
 	default:
-		b, err = rd.metadataJSON(b, stored)
+		if meta != nil {
+			b = rd.appendMetadataJSON(b, meta)
+		} else {
+			b, err = rd.metadataJSON(b, stored)
+		}
 	}
 	t.buf = append(b, '}')
 	return err

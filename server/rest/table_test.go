@@ -66,7 +66,10 @@ func TestCutManagedFields(t *testing.T) {
 		{`{"data":{},"metadata":{"name":"a",` + mf + `}}`, ""},
 		{`{"metadata":{"name":"a",` + mf, ""},
 	} {
-		got, ok := cutManagedFields([]byte("x"), []byte(c.in))
+		got, meta, ok := cutManagedFields([]byte("x"), []byte(c.in))
+		if ok && !bytes.HasSuffix(meta, []byte(mf+"}")) {
+			t.Errorf("%s: metadata %s", c.in, meta)
+		}
 		if ok != (c.want != "") || ok && string(got) != "x"+c.want || !ok && string(got) != "x" {
 			t.Errorf("%s: got %s %v, want %s", c.in, got, ok, c.want)
 		}
@@ -90,7 +93,7 @@ func TestTableRowsWithoutManagedFields(t *testing.T) {
 	}
 	whole := rd.newTable(lm)
 	for _, kv := range items {
-		if _, ok := cutManagedFields(nil, kv.Value); !ok {
+		if _, _, ok := cutManagedFields(nil, kv.Value); !ok {
 			t.Fatalf("nothing to cut in %s", kv.Value)
 		}
 		obj, err := decodeTransient(d, kv.Value)
