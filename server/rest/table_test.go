@@ -3,8 +3,8 @@ package rest
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"net/http/httptest"
+	"reflect"
 	"strconv"
 	"testing"
 )
