@@ -167,6 +167,17 @@ func decodeStored(d *registry.Descriptor, value []byte) (Object, error) {
 	return decodeStoredWith(schema.DecodeStored, d, value)
 }
 
+// decodeCurrent is decodeStored for the state an update replaces: a large
+// one's strings share the stored value, which is immutable and alive while
+// the update runs, instead of a copy of it. Small states are decoded as by
+// decodeStored, so their strings never keep a whole value alive.
+func decodeCurrent(d *registry.Descriptor, value []byte) (Object, error) {
+	if len(value) >= largeObjectBytes {
+		return decodeStoredWith(schema.DecodeStoredAliased, d, value)
+	}
+	return decodeStored(d, value)
+}
+
 // decodeTransient is decodeStored for an object dropped once rendered or
 // matched: its strings share one copy of value (schema.DecodeStoredShared).
 func decodeTransient(d *registry.Descriptor, value []byte) (Object, error) {

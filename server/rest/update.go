@@ -82,7 +82,7 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 		if wantRV != 0 && !wantRV.equals(kv.ModRevision) {
 			return nil, 0, apierr.ConflictModified(d.Group, d.Resource, s.name)
 		}
-		old, err := decodeStored(d, kv.Value)
+		old, err := decodeCurrent(d, kv.Value)
 		if err != nil {
 			return nil, 0, apierr.InternalError(err)
 		}

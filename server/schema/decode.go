@@ -81,6 +81,16 @@ func DecodeStoredShared(data []byte, s *Schema) (map[string]any, error) {
 	return decodeStored(data, s, string(data))
 }
 
+// DecodeStoredAliased is DecodeStored for data that is never written again
+// (a stored value): its strings that need no unescaping are slices of data
+// itself, with no copy, and keep data alive while any of them lives.
+func DecodeStoredAliased(data []byte, s *Schema) (map[string]any, error) {
+	if len(data) == 0 {
+		return DecodeStored(data, s)
+	}
+	return decodeStored(data, s, unsafe.String(&data[0], len(data)))
+}
+
 func decodeStored(data []byte, s *Schema, text string) (map[string]any, error) {
 	d := &decoder{scanner: scanner{data: data, text: text, maxDepth: anyMaxDepth}, trusted: true}
 	v, err := d.value(s, 0, structName(s))

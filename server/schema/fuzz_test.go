@@ -49,8 +49,9 @@ func FuzzDecode(f *testing.F) {
 	})
 }
 
-// FuzzDecodeStored: DecodeStored and DecodeStoredShared yield Decode's
-// object, or Decode's error.
+// FuzzDecodeStored: DecodeStored, DecodeStoredShared and
+// DecodeStoredAliased yield Decode's object, or Decode's error, and so
+// does DecodeOwned with Decode's whole result.
 func FuzzDecodeStored(f *testing.F) {
 	files, _ := filepath.Glob("testdata/golden/*.json")
 	for _, p := range files {
@@ -69,7 +70,16 @@ func FuzzDecodeStored(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, s := range schemas {
 			want, werr := Decode(data, s)
-			for _, decode := range []func([]byte, *Schema) (map[string]any, error){DecodeStored, DecodeStoredShared} {
+			own, oerr := DecodeOwned(bytes.Clone(data), s)
+			switch {
+			case werr != nil || oerr != nil:
+				if werr == nil || oerr == nil || werr.Error() != oerr.Error() {
+					t.Fatalf("%s: errors differ: Decode %v, DecodeOwned %v", data, werr, oerr)
+				}
+			case !reflect.DeepEqual(own, want):
+				t.Fatalf("%s:\nDecodeOwned %#v\nDecode      %#v", data, own, want)
+			}
+			for _, decode := range []func([]byte, *Schema) (map[string]any, error){DecodeStored, DecodeStoredShared, DecodeStoredAliased} {
 				got, gerr := decode(data, s)
 				switch {
 				case werr != nil || gerr != nil:
