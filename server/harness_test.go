@@ -304,5 +304,7 @@ func TestMain(m *testing.M) {
 	// Packages below the server log through the default logger; keep test
 	// output to warnings and errors.
 	slog.SetDefault(quietLog())
-	os.Exit(m.Run())
+	code := m.Run()
+	stopSharedEtcd()
+	os.Exit(code)
 }
