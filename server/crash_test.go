@@ -160,8 +160,20 @@ func crashWriter(t *testing.T, c *http.Client, base string, id int, stop <-chan 
 // watch from before the crash replays every acknowledged write in order.
 func TestCrashRecovery(t *testing.T) {
 	t.Parallel()
+	crashRecovery(t)
+}
+
+// TestCrashRecoveryEtcd is the crash test with the objects in etcd: the
+// writes platd acknowledged are in etcd when it is killed.
+func TestCrashRecoveryEtcd(t *testing.T) {
+	t.Parallel()
+	crashRecovery(t, etcdFlags(embeddedEtcd(t))...)
+}
+
+// crashRecovery is the crash test of a platd started with flags.
+func crashRecovery(t *testing.T, flags ...string) {
 	dir := t.TempDir()
-	p := startPlatd(t, dir)
+	p := startPlatd(t, dir, flags...)
 	ns := []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"` + crashNS + `"}}`)
 	if code, body, err := p.do(http.MethodPost, "/api/v1/namespaces", ns); err != nil || code != http.StatusCreated {
 		t.Fatalf("create namespace: %d %v %s", code, err, body)
@@ -221,7 +233,7 @@ func TestCrashRecovery(t *testing.T) {
 	t.Logf("%d acknowledged writes (%d objects) in %v, resourceVersions %d..%d", len(all), len(latest), time.Since(loadStart).Round(time.Millisecond), firstRV, maxRV)
 
 	// Restart on the same data directory.
-	p2 := startPlatd(t, dir)
+	p2 := startPlatd(t, dir, flags...)
 
 	// Every acknowledged write is there with at least its state.
 	code, body, err := p2.do(http.MethodGet, "/api/v1/namespaces/"+crashNS+"/configmaps", nil)
