@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"platd/bolt"
+	"platd/config"
 	"platd/server"
 	"platd/server/rest"
 )
@@ -159,5 +160,56 @@ func TestMigrateNoSource(t *testing.T) {
 	}
 	if _, serr := os.Stat(dst.DBPath()); !os.IsNotExist(serr) {
 		t.Errorf("target file: %v", serr)
+	}
+}
+
+// withEtcd keeps the objects under prefix in the etcd at endpoint.
+func withEtcd(endpoint, prefix string) option {
+	return func(o *config.Options) {
+		o.StorageBackend, o.Etcd.Servers, o.Etcd.Prefix = config.StorageBackendETCD3, []string{endpoint}, prefix
+	}
+}
+
+// A data directory migrated into an empty etcd prefix, refused into one
+// that holds objects, and migrated back into a new data directory: a
+// server there serves every object as the first one did.
+func TestMigrateThroughEtcd(t *testing.T) {
+	t.Parallel()
+	endpoint, prefix := embeddedEtcd(t)
+	a := start(t)
+	for i := range 30 {
+		a.do("POST", "/api/v1/namespaces/default/configmaps", cm(fmt.Sprintf("e%02d", i), map[string]string{"i": fmt.Sprint(i)}, map[string]string{"app": "e"})).mustCode(t, 201)
+	}
+	before := a.do("GET", "/api/v1/namespaces/default/configmaps?labelSelector=app%3De", nil).mustCode(t, 200).obj(t)
+	count := a.srv.Store().Count("/")
+	a.stop()
+
+	ctx := context.Background()
+	toEtcd := testOptions(t, t.TempDir(), withEtcd(endpoint, prefix))
+	res, err := server.Migrate(ctx, server.MigrateOptions{From: a.opts, To: toEtcd, Log: quietLog()})
+	if err != nil || res.Objects != count {
+		t.Fatalf("into etcd: %+v %v; want %d objects", res, err, count)
+	}
+	_, err = server.Migrate(ctx, server.MigrateOptions{From: a.opts, To: toEtcd, Log: quietLog()})
+	if !errors.Is(err, server.ErrTargetNotEmpty) || !strings.Contains(err.Error(), fmt.Sprintf("it holds %d objects", count)) {
+		t.Errorf("into a prefix that holds objects: %v", err)
+	}
+
+	back := testOptions(t, filepath.Join(t.TempDir(), "back"))
+	res, err = server.Migrate(ctx, server.MigrateOptions{From: toEtcd, To: back, Log: quietLog()})
+	if err != nil || res.Objects != count {
+		t.Fatalf("back from etcd: %+v %v; want %d objects", res, err, count)
+	}
+	b := startWith(t, back)
+	after := b.do("GET", "/api/v1/namespaces/default/configmaps?labelSelector=app%3De", nil).mustCode(t, 200).obj(t)
+	items, want := after["items"].([]any), before["items"].([]any)
+	if len(items) != 30 || len(want) != 30 {
+		t.Fatalf("%d configmaps after, %d before", len(items), len(want))
+	}
+	for i := range items {
+		g, w := items[i].(map[string]any), want[i].(map[string]any)
+		if path(g, "metadata.uid") != path(w, "metadata.uid") || path(g, "data.i") != path(w, "data.i") || path(g, "metadata.name") != path(w, "metadata.name") {
+			t.Errorf("item %d: %v, want %v", i, g, w)
+		}
 	}
 }
