@@ -17,7 +17,7 @@ import (
 func TestCheckCommand(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	if _, _, err := runApp(t, "check", "--data-dir", dir); err == nil || !strings.Contains(err.Error(), "no database in "+dir) {
+	if _, _, err := runApp(t, "check", "--data-dir", dir); err == nil || !strings.Contains(err.Error(), "no database in "+dir) || !strings.Contains(err.Error(), "platd check works on the bbolt file only; for etcd use etcdctl endpoint health") {
 		t.Errorf("empty directory: %v", err)
 	}
 	path := (&config.Options{DataDir: dir}).DBPath()

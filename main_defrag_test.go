@@ -26,7 +26,7 @@ func runApp(t *testing.T, args ...string) (stdout, stderr string, err error) {
 
 func TestDefragCommand(t *testing.T) {
 	dir := t.TempDir()
-	if _, _, err := runApp(t, "defrag", "--data-dir", dir); err == nil || !strings.Contains(err.Error(), "no database in "+dir) {
+	if _, _, err := runApp(t, "defrag", "--data-dir", dir); err == nil || !strings.Contains(err.Error(), "no database in "+dir) || !strings.Contains(err.Error(), "platd defrag works on the bbolt file only; for etcd use etcdctl defrag") {
 		t.Errorf("empty directory: %v", err)
 	}
 	path := (&config.Options{DataDir: dir}).DBPath()

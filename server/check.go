@@ -31,7 +31,7 @@ func Check(dataDir string, progress func(done, total int64)) (CheckResult, error
 	o := config.Options{DataDir: dataDir}
 	res := CheckResult{Path: o.DBPath()}
 	if _, err := os.Stat(res.Path); errors.Is(err, os.ErrNotExist) {
-		return res, fmt.Errorf("no database in %s: %s does not exist", dataDir, res.Path)
+		return res, fmt.Errorf("no database in %s: %s does not exist%s", dataDir, res.Path, noBoltFileHint("check", "etcdctl endpoint health and etcdctl endpoint hashkv"))
 	}
 	// Values are compared by revisions only: the file may be encrypted at
 	// rest, with a key this command does not have. Every record's checksum

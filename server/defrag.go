@@ -24,7 +24,7 @@ func Defrag(dataDir string, progress func(done, total int64)) (DefragResult, err
 	o := config.Options{DataDir: dataDir}
 	res := DefragResult{Path: o.DBPath()}
 	if _, err := os.Stat(res.Path); errors.Is(err, os.ErrNotExist) {
-		return res, fmt.Errorf("no database in %s: %s does not exist", dataDir, res.Path)
+		return res, fmt.Errorf("no database in %s: %s does not exist%s", dataDir, res.Path, noBoltFileHint("defrag", "etcdctl defrag"))
 	}
 	var err error
 	res.Before, res.After, err = bolt.DefragFile(res.Path, progress)

@@ -79,3 +79,11 @@ func (s *Server) closeStore() error {
 	}
 	return s.store.Close()
 }
+
+// noBoltFileHint says, for a command that works on the bbolt file, why a
+// data directory may have none: a platd on etcd keeps its objects there,
+// and etcd's own tool does the command's work.
+func noBoltFileHint(command, etcdTool string) string {
+	return fmt.Sprintf(" (a platd with --storage-backend=%s keeps its objects in etcd, not in the data directory: platd %s works on the %s file only; for etcd use %s)",
+		config.StorageBackendETCD3, command, config.StorageBackendBBolt, etcdTool)
+}
