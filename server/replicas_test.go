@@ -290,3 +290,44 @@ func TestReplicasAllocateEachIPAndPortOnce(t *testing.T) {
 		}
 	}
 }
+
+// A CRD written through one replica is served by the others once they
+// have seen it. Its deletion through a follower is the leader's work: the
+// custom resources go, and a cleanup still waiting for a finalizer when
+// the leader stops is finished by the next leader.
+func TestReplicasServeAndCleanUpCustomResources(t *testing.T) {
+	t.Parallel()
+	rs := startReplicas(t, 3, withControllers(quietControllers...))
+	stopped := map[int]bool{}
+	running := func(i int) bool { return !stopped[i] }
+	leader := leaderOf(t, rs, running)
+	a, b := rs[(leader+1)%3], rs[(leader+2)%3]
+	crds := groupPath(a.opts.Brand.Group("apiextensions"), "v1", "", "customresourcedefinitions")
+	widgets := groupPath("example.com", "v1", "default", "widgets")
+
+	a.do("POST", crds, widgetCRD()).mustCode(t, 201)
+	for _, e := range rs {
+		eventually(t, "widgets served", func() bool { return e.do("GET", widgets, nil).code == 200 })
+	}
+	w := b.do("POST", widgets, map[string]any{"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": "w", "finalizers": []any{"example.com/hold"}}, "spec": map[string]any{}}).mustCode(t, 201).obj(t)
+	if path(w, "spec.size") != 1.0 {
+		t.Fatalf("defaulted through another replica: %v", w)
+	}
+	b.do("DELETE", crds+"/widgets.example.com", nil).mustCode(t, 200)
+	eventually(t, "the leader deleting the widget", func() bool {
+		r := a.do("GET", widgets+"/w", nil)
+		return r.code == 200 && path(r.obj(t), "metadata.deletionTimestamp") != nil
+	})
+
+	rs[leader].stop()
+	stopped[leader] = true
+	if l := leaderOf(t, rs, running); l == leader {
+		t.Fatal("the stopped replica still leads")
+	}
+	a.do("PATCH", widgets+"/w", `{"metadata":{"finalizers":null}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
+	for _, e := range []*env{a, b} {
+		eventually(t, "the CRD gone", func() bool { return e.do("GET", crds+"/widgets.example.com", nil).code == 404 })
+		eventually(t, "widgets no longer served", func() bool { return e.do("GET", widgets, nil).code == 404 })
+	}
+}
