@@ -151,13 +151,19 @@ type APIServerEndpoints struct {
 
 // replicaRecord is what the reconciler knows of one identity lease.
 type replicaRecord struct {
+	// addr is where the replica serves; invalid when its lease names no
+	// address (it is then not listed).
 	addr netip.Addr
 	rv   string
+	uid  string
 	// seen is when the lease last changed, on this replica's clock (a
 	// lease first seen counts from its renewTime when that is earlier, so
 	// a replica long gone is not listed for a TTL after a new leader
 	// starts).
 	seen time.Time
+	// duration is the lease's own: once it has passed since seen, the
+	// lease is deleted, as upstream's identity lease collector does.
+	duration time.Duration
 }
 
 // Run keeps the objects until ctx ends.
@@ -210,47 +216,83 @@ func (c *APIServerEndpoints) observe(key string, value []byte, deleted bool) {
 		delete(c.records, key)
 		return
 	}
-	ap, err := netip.ParseAddrPort(str(child(meta, "annotations"), c.AddressAnnotation))
-	if err != nil {
-		delete(c.records, key)
-		return
+	var addr netip.Addr
+	if ap, err := netip.ParseAddrPort(str(child(meta, "annotations"), c.AddressAnnotation)); err == nil {
+		addr = ap.Addr().Unmap()
 	}
-	rv, now := metaString(obj, "resourceVersion"), time.Now()
+	spec := child(obj, "spec")
+	rv, uid, now := metaString(obj, "resourceVersion"), metaString(obj, "uid"), time.Now()
+	dur := time.Duration(intValue(spec["leaseDurationSeconds"])) * time.Second
 	r := c.records[key]
 	switch {
 	case r == nil:
 		seen := now
-		if t, err := time.Parse(microTime, str(child(obj, "spec"), "renewTime")); err == nil && t.Before(now) {
+		if t, err := time.Parse(microTime, str(spec, "renewTime")); err == nil && t.Before(now) {
 			seen = t
 		}
-		c.records[key] = &replicaRecord{addr: ap.Addr().Unmap(), rv: rv, seen: seen}
+		c.records[key] = &replicaRecord{addr: addr, rv: rv, uid: uid, seen: seen, duration: dur}
 	case r.rv != rv:
-		r.addr, r.rv, r.seen = ap.Addr().Unmap(), rv, now
+		r.addr, r.rv, r.uid, r.seen, r.duration = addr, rv, uid, now, dur
 	}
 }
 
-// live returns the addresses of the fresh records in order, and when the
-// next of them goes stale (zero when none will).
-func (c *APIServerEndpoints) live(now time.Time) ([]netip.Addr, time.Time) {
+// live returns the addresses of the fresh records in order, the keys of
+// the expired leases, and when the next record goes stale or expires
+// (zero when none will).
+func (c *APIServerEndpoints) live(now time.Time) (addrs []netip.Addr, expired []string, next time.Time) {
 	ttl := orDefault(c.TTL, DefaultEndpointTTL)
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var addrs []netip.Addr
-	var next time.Time
-	for _, r := range c.records {
+	soonest := func(t time.Time) {
+		if next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
+	for key, r := range c.records {
+		if r.duration > 0 {
+			if end := r.seen.Add(r.duration); now.Before(end) {
+				soonest(end)
+			} else {
+				expired = append(expired, key)
+			}
+		}
 		end := r.seen.Add(ttl)
-		if !now.Before(end) {
+		if !now.Before(end) || !r.addr.IsValid() {
 			continue
 		}
 		if !slices.Contains(addrs, r.addr) {
 			addrs = append(addrs, r.addr)
 		}
-		if next.IsZero() || end.Before(next) {
-			next = end
-		}
+		soonest(end)
 	}
 	slices.SortFunc(addrs, netip.Addr.Compare)
-	return addrs, next
+	return addrs, expired, next
+}
+
+// collect deletes an expired identity lease unless it changed meanwhile.
+func (c *APIServerEndpoints) collect(ctx context.Context, key string) {
+	c.mu.Lock()
+	r := c.records[key]
+	c.mu.Unlock()
+	_, name, ok := c.Leases.SplitKey(key)
+	if r == nil || !ok {
+		return
+	}
+	cur, err := c.Objects.Get(c.Leases, c.Namespace, name)
+	if err != nil || metaString(cur, "resourceVersion") != r.rv {
+		return // gone, or renewed: its event says so
+	}
+	_, err = c.Objects.Delete(ctx, c.Leases, c.Namespace, name, registry.DeleteOptions{PreconditionUID: r.uid})
+	if err != nil && apierr.ReasonOf(err) != apierr.ReasonNotFound && ctx.Err() == nil {
+		c.Log.Warn("deleting an expired identity lease", "lease", c.Namespace+"/"+name, "err", err)
+		return
+	}
+	c.Log.Info("expired identity lease deleted", "lease", c.Namespace+"/"+name)
+	c.mu.Lock()
+	if c.records[key] == r {
+		delete(c.records, key)
+	}
+	c.mu.Unlock()
 }
 
 // reconcile writes the objects whenever the live set changes, and keeps
@@ -265,7 +307,10 @@ func (c *APIServerEndpoints) reconcile(ctx context.Context) {
 	}()
 	started := false
 	for {
-		addrs, next := c.live(time.Now())
+		addrs, expired, next := c.live(time.Now())
+		for _, key := range expired {
+			c.collect(ctx, key)
+		}
 		// With no record yet (the leases are still being listed) the
 		// objects are left as they are.
 		if len(addrs) > 0 && (!started || !slices.Equal(addrs, cur)) {

@@ -128,4 +128,28 @@ func TestAPIServerEndpointsListLiveReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	want("192.0.2.1", "192.0.2.3")
+
+	// An identity lease past its own duration is deleted (upstream's
+	// identity lease collector); another component's is left alone.
+	old := time.Now().Add(-5 * time.Second).UTC().Format(microTime)
+	for _, l := range []struct{ name, component string }{{"apiserver-expired", e.brand.FieldManager}, {"other-expired", "other-apiserver"}} {
+		if _, err := e.api.Create(context.Background(), leases, registry.Object{
+			"metadata": map[string]any{"name": l.name, "namespace": e.brand.SystemNamespace, "labels": map[string]any{label: l.component}},
+			"spec":     map[string]any{"holderIdentity": l.name + "_1", "leaseDurationSeconds": int64(1), "renewTime": old},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the expired identity lease deleted", func() bool {
+		_, err := e.api.Get(leases, e.brand.SystemNamespace, "apiserver-expired")
+		return err != nil
+	})
+	if _, err := e.api.Get(leases, e.brand.SystemNamespace, "other-expired"); err != nil {
+		t.Fatalf("another component's lease: %v", err)
+	}
+	// The live replicas' leases stay.
+	if _, err := e.api.Get(leases, e.brand.SystemNamespace, IdentityLeaseName("hosta", e.brand.FieldManager)); err != nil {
+		t.Fatalf("a live replica's lease: %v", err)
+	}
+	want("192.0.2.1", "192.0.2.3")
 }
