@@ -31,7 +31,7 @@ type replicaSet struct {
 // once-per-cluster work needs an elected leader: with etcd, or a store
 // handed to NewOnStore. A bbolt file is one process's alone.
 func (s *Server) replicated() bool {
-	return !s.ownStore || s.opts.StorageBackend == config.StorageBackendETCD3
+	return !s.ownStore || s.opts.UsesEtcd()
 }
 
 // newReplicaSet prepares the election and the identity lease; nil when
