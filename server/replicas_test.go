@@ -26,19 +26,43 @@ var replicaTimings = config.Replicas{LeaseDuration: time.Second, RenewDeadline: 
 // addresses, as an Endpoints address may not be a loopback one.
 func replicaAddr(i int) string { return fmt.Sprintf("192.0.2.%d", i+1) }
 
-// startReplicas serves n servers on one shared store, each with its own
-// host name and advertised address, all controllers on.
-func startReplicas(t *testing.T, n int, mods ...option) []*env {
+// replicaStarter serves n replicas sharing one store, each with its own
+// host name and advertised address, all controllers on unless mods say.
+type replicaStarter func(t *testing.T, n int, mods ...option) []*env
+
+// replicaStores are the ways replicas share a store: one bbolt store
+// handed to every server (in one process only).
+var replicaStores = []struct {
+	name  string
+	start replicaStarter
+}{{"shared-bbolt", startSharedReplicas}}
+
+// forEachStore runs test once per way of sharing a store, in parallel.
+func forEachStore(t *testing.T, test func(t *testing.T, start replicaStarter)) {
+	t.Parallel()
+	for _, rs := range replicaStores {
+		t.Run(rs.name, func(t *testing.T) {
+			t.Parallel()
+			test(t, rs.start)
+		})
+	}
+}
+
+// replicaOptions are replica i's options before mods.
+func replicaOptions(i int, mods []option) []option {
+	return append([]option{withControllers("*"), func(o *config.Options) {
+		o.Replicas = replicaTimings
+		o.Replicas.Hostname = fmt.Sprintf("replica-%d", i)
+		o.AdvertiseAddress = replicaAddr(i)
+	}}, mods...)
+}
+
+func startSharedReplicas(t *testing.T, n int, mods ...option) []*env {
 	t.Helper()
 	db := openTestStore(t)
 	var out []*env
 	for i := range n {
-		m := append([]option{withControllers("*"), func(o *config.Options) {
-			o.Replicas = replicaTimings
-			o.Replicas.Hostname = fmt.Sprintf("replica-%d", i)
-			o.AdvertiseAddress = replicaAddr(i)
-		}}, mods...)
-		out = append(out, startOnStore(t, db, m...))
+		out = append(out, startOnStore(t, db, replicaOptions(i, mods)...))
 	}
 	return out
 }
@@ -101,7 +125,10 @@ func anyList(v any) []any { l, _ := v.([]any); return l }
 // namespace's deletion finishes, a new namespace gets its default service
 // account) and the endpoints drop the stopped replica.
 func TestReplicasElectOneLeaderAndHandOver(t *testing.T) {
-	t.Parallel()
+	forEachStore(t, testReplicasElectOneLeaderAndHandOver)
+}
+
+func testReplicasElectOneLeaderAndHandOver(t *testing.T, startReplicas replicaStarter) {
 	rs := startReplicas(t, 3)
 	stopped := map[int]bool{}
 	running := func(i int) bool { return !stopped[i] }
@@ -178,7 +205,10 @@ func TestReplicasElectOneLeaderAndHandOver(t *testing.T) {
 // A write through one replica is read through the others at once, and a
 // watch on one sees every write made through another, in order, once.
 func TestReplicasReadAndWatchEachOthersWrites(t *testing.T) {
-	t.Parallel()
+	forEachStore(t, testReplicasReadAndWatchEachOthersWrites)
+}
+
+func testReplicasReadAndWatchEachOthersWrites(t *testing.T, startReplicas replicaStarter) {
 	rs := startReplicas(t, 3, withControllers(quietControllers...))
 	base := "/api/v1/namespaces/default/configmaps"
 	list := rs[1].do("GET", base, nil).mustCode(t, 200).obj(t)
@@ -223,7 +253,10 @@ func TestReplicasReadAndWatchEachOthersWrites(t *testing.T) {
 // Cluster IPs and node ports are reserved in the shared store: parallel
 // creates through three replicas never get the same one.
 func TestReplicasAllocateEachIPAndPortOnce(t *testing.T) {
-	t.Parallel()
+	forEachStore(t, testReplicasAllocateEachIPAndPortOnce)
+}
+
+func testReplicasAllocateEachIPAndPortOnce(t *testing.T, startReplicas replicaStarter) {
 	rs := startReplicas(t, 3, withControllers(quietControllers...), func(o *config.Options) {
 		// A small range makes collisions likely if reservations were
 		// per replica.
@@ -296,7 +329,10 @@ func TestReplicasAllocateEachIPAndPortOnce(t *testing.T) {
 // custom resources go, and a cleanup still waiting for a finalizer when
 // the leader stops is finished by the next leader.
 func TestReplicasServeAndCleanUpCustomResources(t *testing.T) {
-	t.Parallel()
+	forEachStore(t, testReplicasServeAndCleanUpCustomResources)
+}
+
+func testReplicasServeAndCleanUpCustomResources(t *testing.T, startReplicas replicaStarter) {
 	rs := startReplicas(t, 3, withControllers(quietControllers...))
 	stopped := map[int]bool{}
 	running := func(i int) bool { return !stopped[i] }
