@@ -54,8 +54,8 @@ func (s *Server) newReplicaSet() (*replicaSet, error) {
 		}
 		host = h
 	}
-	// The component is the API server's field manager: "kube-apiserver"
-	// in the kubernetes brand, as upstream's identity leases.
+	// The component is the API server's field manager: upstream's name
+	// in the kubernetes brand, as its identity leases carry.
 	component := b.FieldManager
 	name := controllers.IdentityLeaseName(host, component)
 	label, addrAnnotation := "apiserver."+b.LongDomain+"/identity", b.Label("peer-advertise-address")
