@@ -367,3 +367,23 @@ func testReplicasServeAndCleanUpCustomResources(t *testing.T, startReplicas repl
 		eventually(t, "widgets no longer served", func() bool { return e.do("GET", widgets, nil).code == 404 })
 	}
 }
+
+// A server that owns its bbolt file elects nothing: no lease is written
+// and its controllers run from the start.
+func TestOwnStoreElectsNothing(t *testing.T) {
+	t.Parallel()
+	e := start(t, withControllers("*"))
+	b := e.opts.Brand
+	e.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "solo"}}).mustCode(t, 201)
+	eventually(t, "the default service account in solo", func() bool {
+		return e.do("GET", "/api/v1/namespaces/solo/serviceaccounts/default", nil).code == 200
+	})
+	leases := e.do("GET", groupPath(b.Group("coordination"), "v1", b.SystemNamespace, "leases"), nil).mustCode(t, 200).obj(t)
+	if items := anyList(leases["items"]); len(items) != 0 {
+		t.Fatalf("leases of a single server: %v", items)
+	}
+	eps, _ := apiEndpoints(t, e)
+	if len(eps) > 1 {
+		t.Fatalf("endpoints of a single server: %v", eps)
+	}
+}
