@@ -140,3 +140,32 @@ func TestElectorStepsDownWhenTheLeaseIsTaken(t *testing.T) {
 		t.Fatalf("terms %d, overlap %v", c.terms.Load(), c.overlap.Load())
 	}
 }
+
+func TestElectorTakesOverFromADeadHolder(t *testing.T) {
+	e := newTestEnv(t)
+	leases := e.lookup(t, e.brand.Group("coordination"), "v1", "leases")
+	if err := e.api.EnsureNamespace(context.Background(), e.brand.SystemNamespace); err != nil {
+		t.Fatal(err)
+	}
+	// A holder that died without releasing: its lease stays until the
+	// candidates have seen it unchanged for its duration.
+	stamp := time.Now().UTC().Format(microTime)
+	if _, err := e.api.Create(context.Background(), leases, registry.Object{
+		"metadata": map[string]any{"name": e.brand.ControllerManager, "namespace": e.brand.SystemNamespace},
+		"spec": map[string]any{"holderIdentity": "dead_1", "leaseDurationSeconds": int64(1), "acquireTime": stamp,
+			"renewTime": stamp, "leaseTransitions": int64(4)},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	c := startCandidates(t, e, 2)
+	who := c.leader(t, nil)
+	if waited := time.Since(started); waited < time.Second {
+		t.Fatalf("took the lease of a holder seen alive %v ago", waited)
+	}
+	lease, _ := e.api.Get(leases, e.brand.SystemNamespace, e.brand.ControllerManager)
+	if spec := child(lease, "spec"); spec["holderIdentity"] != c.electors[who].Identity || intValue(spec["leaseTransitions"]) != 5 ||
+		spec["acquireTime"] == stamp {
+		t.Fatalf("lease after the take-over: %v", spec)
+	}
+}
