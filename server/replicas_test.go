@@ -31,11 +31,12 @@ func replicaAddr(i int) string { return fmt.Sprintf("192.0.2.%d", i+1) }
 type replicaStarter func(t *testing.T, n int, mods ...option) []*env
 
 // replicaStores are the ways replicas share a store: one bbolt store
-// handed to every server (in one process only).
+// handed to every server (in one process only), and one etcd each server
+// opens itself, as real replicas do.
 var replicaStores = []struct {
 	name  string
 	start replicaStarter
-}{{"shared-bbolt", startSharedReplicas}}
+}{{"shared-bbolt", startSharedReplicas}, {"etcd", startEtcdReplicas}}
 
 // forEachStore runs test once per way of sharing a store, in parallel.
 func forEachStore(t *testing.T, test func(t *testing.T, start replicaStarter)) {
@@ -63,6 +64,20 @@ func startSharedReplicas(t *testing.T, n int, mods ...option) []*env {
 	var out []*env
 	for i := range n {
 		out = append(out, startOnStore(t, db, replicaOptions(i, mods)...))
+	}
+	return out
+}
+
+func startEtcdReplicas(t *testing.T, n int, mods ...option) []*env {
+	t.Helper()
+	endpoint, prefix := embeddedEtcd(t)
+	var out []*env
+	for i := range n {
+		m := append(replicaOptions(i, mods), func(o *config.Options) {
+			o.StorageBackend = config.StorageBackendETCD3
+			o.Etcd.Servers, o.Etcd.Prefix = []string{endpoint}, prefix
+		})
+		out = append(out, start(t, m...))
 	}
 	return out
 }
