@@ -149,6 +149,10 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	db.revs.db = db
 	lctx, lcancel := context.WithTimeout(ctx, opts.DialTimeout)
 	defer lcancel()
+	if err := db.checkTag(lctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := db.load(lctx); err != nil {
 		db.Close()
 		return nil, err

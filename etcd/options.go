@@ -43,6 +43,12 @@ type Options struct {
 	CompactionInterval time.Duration
 	// Logger receives the engine's events; nil means slog.Default().
 	Logger *slog.Logger
+	// Tag names what the prefix is for (platd records its brand), as
+	// bolt.Options.Tag does for a file: the first Open of a prefix that
+	// holds no object records it, an Open with another tag is refused with
+	// a *bolt.TagError, and a prefix with objects but no tag is left for
+	// RecordTag (Untagged). "" records and checks nothing.
+	Tag string
 	// DialTimeout bounds the first connection to etcd; 0 means
 	// DefaultDialTimeout.
 	DialTimeout time.Duration

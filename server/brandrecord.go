@@ -35,9 +35,18 @@ func (s *Server) openError(err error) error {
 	return fmt.Errorf("opening %s: %w", s.opts.DBPath(), err)
 }
 
-// adoptBrand records the brand in a database written before brands were
-// recorded, unless its system namespace shows it was another brand's.
-// It runs once per such file, before the server writes anything.
+// storeBrandMismatch is brandMismatch for the store of --storage-backend.
+func (s *Server) storeBrandMismatch(recorded, wanted string) error {
+	if s.opts.UsesEtcd() {
+		return etcdBrandMismatch(s.opts.Etcd, recorded, wanted)
+	}
+	return brandMismatch(s.opts.DataDir, recorded, wanted)
+}
+
+// adoptBrand records the brand in a store (bbolt file, etcd prefix)
+// written before brands were recorded, unless its system namespace shows
+// it was another brand's. It runs once per such store, before the server
+// writes anything.
 func (s *Server) adoptBrand() error {
 	ts, ok := s.store.(taggedStore)
 	if !ok || !ts.Untagged() {
@@ -52,11 +61,22 @@ func (s *Server) adoptBrand() error {
 					continue
 				}
 				if _, err := s.store.Get(ns.Key("", ob.SystemNamespace)); err == nil {
-					return brandMismatch(s.opts.DataDir, other, want.Name)
+					return s.storeBrandMismatch(other, want.Name)
 				}
 			}
 		}
 	}
-	s.log.Info("recording the brand in the database", "brand", want.Name, "path", s.opts.DBPath())
-	return ts.RecordTag()
+	if s.opts.UsesEtcd() {
+		s.log.Info("recording the brand under the etcd prefix", "brand", want.Name, "prefix", s.opts.Etcd.Prefix)
+	} else {
+		s.log.Info("recording the brand in the database", "brand", want.Name, "path", s.opts.DBPath())
+	}
+	var te *bolt.TagError
+	if err := ts.RecordTag(); errors.As(err, &te) {
+		// Another replica recorded its brand meanwhile.
+		return s.storeBrandMismatch(te.Recorded, te.Wanted)
+	} else if err != nil {
+		return fmt.Errorf("recording the brand: %w", err)
+	}
+	return nil
 }
