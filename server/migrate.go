@@ -8,9 +8,11 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"platd/bolt"
 	"platd/config"
+	"platd/etcd"
 	"platd/server/metrics"
 )
 
@@ -22,6 +24,10 @@ const (
 	copyPageSize = 1000
 	copyTxnBytes = 1 << 20
 )
+
+// eraseTimeout bounds the deletion of what a failed migration wrote into
+// etcd: it runs also when the migration's context has ended (Ctrl-C).
+const eraseTimeout = 30 * time.Second
 
 // ErrTargetNotEmpty means a migration's target already holds objects: a
 // copy into it would mix two clusters' objects.
@@ -150,8 +156,10 @@ type MigrateOptions struct {
 }
 
 // Migrate copies every object of one store into another that holds none
-// (see Copy), for `platd migrate`. No platd may be using either store. A
-// bbolt target file created by a failed migration is removed.
+// (see Copy), for `platd migrate`. No platd may be using either store.
+// What a failed migration wrote is removed, so that it can be run again:
+// a bbolt target file it created, or every key of an etcd target prefix
+// it found empty. Both sides are opened without etcd compaction.
 func Migrate(ctx context.Context, m MigrateOptions) (CopyResult, error) {
 	if m.Log == nil {
 		m.Log = slog.Default()
@@ -178,7 +186,11 @@ func Migrate(ctx context.Context, m MigrateOptions) (CopyResult, error) {
 	if err != nil {
 		return CopyResult{}, err
 	}
+	empty := to.Count("/") == 0
 	res, err := Copy(ctx, from, to, m.Progress)
+	if es, ok := to.(erasableStore); ok && err != nil && empty && !errors.Is(err, ErrTargetNotEmpty) {
+		err = erase(ctx, es, m.To.Etcd.Prefix, err)
+	}
 	if cerr := to.Close(); cerr != nil && err == nil {
 		err = fmt.Errorf("closing the target: %w", cerr)
 	}
@@ -190,9 +202,23 @@ func Migrate(ctx context.Context, m MigrateOptions) (CopyResult, error) {
 	return res, err
 }
 
+// erase deletes what a failed migration (err) wrote into the empty etcd
+// prefix it copied into, and says so in the error it returns.
+func erase(ctx context.Context, es erasableStore, prefix string, err error) error {
+	ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), eraseTimeout)
+	defer cancel()
+	if eerr := es.Erase(ectx); eerr != nil {
+		return fmt.Errorf("%w; deleting what it wrote under the etcd prefix %s failed too (%v): delete its keys "+
+			"(etcdctl del --prefix %s/ and etcdctl del %s) before migrating again", err, prefix, eerr, strings.TrimSuffix(prefix, "/"), etcd.TagKey(prefix))
+	}
+	return fmt.Errorf("%w (what it wrote under the etcd prefix %s is deleted: the prefix is empty again)", err, prefix)
+}
+
 // openForMigration opens one store of a migration as a server with o
-// would, naming it in errors.
+// would, naming it in errors. Compaction of etcd is off: a long copy must
+// not compact the history of the revision it reads at.
 func openForMigration(ctx context.Context, o config.Options, log *slog.Logger, role string) (bolt.Store, error) {
+	o.Etcd.CompactionInterval = 0
 	s := &Server{opts: o, log: log, metrics: metrics.New()}
 	if o.UsesEtcd() {
 		var err error

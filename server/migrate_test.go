@@ -9,9 +9,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"platd/bolt"
 	"platd/config"
+	"platd/etcd"
 	"platd/server"
 	"platd/server/rest"
 )
@@ -211,5 +215,111 @@ func TestMigrateThroughEtcd(t *testing.T) {
 		if path(g, "metadata.uid") != path(w, "metadata.uid") || path(g, "data.i") != path(w, "data.i") || path(g, "metadata.name") != path(w, "metadata.name") {
 			t.Errorf("item %d: %v, want %v", i, g, w)
 		}
+	}
+}
+
+// A migration into an empty etcd prefix that fails part way (a value over
+// etcd's request limit, after more than one transaction was written)
+// deletes what it wrote, tag included, and says so: run again once the
+// value is gone, it is not refused.
+func TestMigrateIntoEtcdFailure(t *testing.T) {
+	t.Parallel()
+	endpoint, prefix := embeddedEtcd(t)
+	src := testOptions(t, t.TempDir())
+	db := openBolt(t, src.DBPath())
+	for i := range 300 {
+		if _, err := db.Create(context.Background(), fmt.Sprintf("/configmaps/ns/cm%03d", i), storedObject("cm", 10)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Sorted after the configmaps: copied last, alone, and refused by etcd
+	// (over its 1.5 MiB request limit).
+	if _, err := db.Create(context.Background(), "/secrets/ns/huge", storedObject("huge", 1700<<10)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	cli := etcdClient(t, endpoint)
+	count := func(key string, opts ...clientv3.OpOption) int64 {
+		t.Helper()
+		resp, err := cli.Get(t.Context(), key, append(opts, clientv3.WithCountOnly())...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Count
+	}
+	to := testOptions(t, t.TempDir(), withEtcd(endpoint, prefix))
+	var copied int64
+	_, err := server.Migrate(context.Background(), server.MigrateOptions{From: src, To: to, Log: quietLog(),
+		Progress: func(done, _ int64) { copied = done }})
+	if err == nil || errors.Is(err, server.ErrTargetNotEmpty) || !strings.Contains(err.Error(), "writing 1 objects from /secrets/ns/huge") ||
+		!strings.HasSuffix(err.Error(), "(what it wrote under the etcd prefix "+prefix+" is deleted: the prefix is empty again)") {
+		t.Fatalf("migrate: %v", err)
+	}
+	if copied != 300 {
+		t.Errorf("%d objects copied before the failure, want 300", copied)
+	}
+	// Written, then deleted: the configmaps are in etcd's history, and
+	// nothing of the prefix is left, neither objects, compaction key nor
+	// the brand.
+	now, err := cli.Get(t.Context(), prefix+"/configmaps/ns/cm000")
+	if err != nil || len(now.Kvs) != 0 {
+		t.Fatalf("after the failure: %v %v", now.Kvs, err)
+	}
+	if past, err := cli.Get(t.Context(), prefix+"/configmaps/ns/cm000", clientv3.WithRev(now.Header.Revision-1)); err != nil || len(past.Kvs) != 1 {
+		t.Fatalf("the copy wrote no configmap before it failed: %v %v", past, err)
+	}
+	if n, tag := count(prefix+"/", clientv3.WithPrefix()), count(etcd.TagKey(prefix)); n != 0 || tag != 0 {
+		t.Fatalf("left under the prefix: %d keys, %d tag", n, tag)
+	}
+
+	db = openBolt(t, src.DBPath())
+	if _, err := db.Delete(context.Background(), "/secrets/ns/huge", 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := server.Migrate(context.Background(), server.MigrateOptions{From: src, To: to, Log: quietLog()})
+	if err != nil || res.Objects != 300 {
+		t.Fatalf("second migrate: %+v %v", res, err)
+	}
+	if n := count(prefix+"/configmaps/", clientv3.WithPrefix()); n != 300 {
+		t.Errorf("etcd holds %d configmaps, want 300", n)
+	}
+}
+
+// A migration runs no etcd compaction, and one that fails into an etcd
+// prefix that held objects deletes nothing: they are not its own.
+func TestMigrateIntoFullEtcdKeeps(t *testing.T) {
+	t.Parallel()
+	endpoint, prefix := embeddedEtcd(t)
+	src := testOptions(t, t.TempDir())
+	db := openBolt(t, src.DBPath())
+	if _, err := db.Create(context.Background(), "/configmaps/ns/a", storedObject("a", 10)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	to := testOptions(t, t.TempDir(), withEtcd(endpoint, prefix))
+	// A migration opens etcd without its compactor, whose first interval
+	// would write the compaction key.
+	to.Etcd.CompactionInterval = time.Millisecond
+	if _, err := server.Migrate(context.Background(), server.MigrateOptions{From: src, To: to, Log: quietLog()}); err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := etcdClient(t, endpoint).Get(t.Context(), prefix+"/compact_rev_key"); err != nil || len(resp.Kvs) != 0 {
+		t.Fatalf("a migration ran the compactor: %v %v", resp, err)
+	}
+	_, err := server.Migrate(context.Background(), server.MigrateOptions{From: src, To: to, Log: quietLog()})
+	if !errors.Is(err, server.ErrTargetNotEmpty) || strings.Contains(err.Error(), "deleted") {
+		t.Fatalf("second migrate: %v", err)
+	}
+	resp, err := etcdClient(t, endpoint).Get(t.Context(), prefix+"/configmaps/ns/a")
+	if err != nil || len(resp.Kvs) != 1 {
+		t.Fatalf("the target's object: %v %v", resp, err)
 	}
 }

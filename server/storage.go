@@ -25,6 +25,11 @@ type (
 	defragStore interface{ DefragStats() bolt.DefragStats }
 	// historyStore reports the memory its watch history keeps (metrics).
 	historyStore interface{ HistoryStats() bolt.HistoryStats }
+	// erasableStore deletes everything it holds, for a migration that
+	// failed into a store it found empty (etcd: no file to remove).
+	erasableStore interface {
+		Erase(ctx context.Context) error
+	}
 	// staleStore marks values a new encryption configuration would
 	// write differently, so unchanged updates rewrite them.
 	staleStore interface {
