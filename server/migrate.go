@@ -69,7 +69,7 @@ func Copy(ctx context.Context, from, to bolt.Store, progress func(done, total in
 			if errors.As(err, &oe) && errors.Is(err, bolt.ErrExists) {
 				return fmt.Errorf("%w: %s was written to it during the copy", ErrTargetNotEmpty, oe.Key)
 			}
-			return fmt.Errorf("writing %d objects from %s: %w", len(ops), ops[0].Key, err)
+			return fmt.Errorf("writing %d objects (%d bytes) from %s: %w", len(ops), bytes, ops[0].Key, err)
 		}
 		for _, op := range ops {
 			res.Objects++

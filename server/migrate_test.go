@@ -254,7 +254,8 @@ func TestMigrateIntoEtcdFailure(t *testing.T) {
 	var copied int64
 	_, err := server.Migrate(context.Background(), server.MigrateOptions{From: src, To: to, Log: quietLog(),
 		Progress: func(done, _ int64) { copied = done }})
-	if err == nil || errors.Is(err, server.ErrTargetNotEmpty) || !strings.Contains(err.Error(), "writing 1 objects from /secrets/ns/huge") ||
+	if err == nil || errors.Is(err, server.ErrTargetNotEmpty) || !strings.Contains(err.Error(), "writing 1 objects (17") || !strings.Contains(err.Error(), " bytes) from /secrets/ns/huge: ") ||
+		!strings.Contains(err.Error(), "request is too large") ||
 		!strings.HasSuffix(err.Error(), "(what it wrote under the etcd prefix "+prefix+" is deleted: the prefix is empty again)") {
 		t.Fatalf("migrate: %v", err)
 	}
