@@ -20,6 +20,9 @@ func storageFlags() []cli.Flag {
 		&cli.StringFlag{Name: "etcd-certfile", Usage: "PEM client certificate platd presents to etcd"},
 		&cli.StringFlag{Name: "etcd-keyfile", Usage: "PEM private key of --etcd-certfile"},
 		&cli.DurationFlag{Name: "etcd-compaction-interval", Value: config.DefaultEtcdCompactionInterval, Usage: "how often platd asks etcd to compact its history; 0 leaves compaction to etcd's own settings"},
+		// Replicas on one host (a lab, a test) share its name, and so the
+		// identity lease the API's endpoints are built from; each needs its own.
+		&cli.StringFlag{Name: "hostname-override", Hidden: true, Usage: "name of this replica in its identity lease and leader-election identity (default: the host's name)"},
 		&cli.DurationFlag{Name: "etcd-count-metric-poll-period", Value: config.DefaultEtcdCountMetricPollPeriod, Usage: "how often the object counts per resource (apiserver_storage_objects) are refreshed; 0 turns the metric off"},
 	}
 }
@@ -32,4 +35,5 @@ func storageOptions(c *cli.Context, o *config.Options) {
 		CAFile: c.String("etcd-cafile"), CertFile: c.String("etcd-certfile"), KeyFile: c.String("etcd-keyfile"),
 		CompactionInterval: c.Duration("etcd-compaction-interval"), CountMetricPollPeriod: c.Duration("etcd-count-metric-poll-period"),
 	}
+	o.Replicas.Hostname = c.String("hostname-override")
 }
