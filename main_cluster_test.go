@@ -412,6 +412,39 @@ func TestReplicasOnEtcdCluster(t *testing.T) {
 		}
 	})
 
+	t.Run("ServiceAccountTokenAcrossReplicas", func(t *testing.T) {
+		c := &clusterClient{t: t, hc: c.hc}
+		// A token one replica signs is accepted by the others: they share
+		// the signing key of the shared key directory.
+		tr := c.must(201, "POST", ns(rs[0], "default", "serviceaccounts")+"/default/token", map[string]any{
+			"apiVersion": b.Group("authentication") + "/v1", "kind": "TokenRequest", "spec": map[string]any{}})
+		token := jstr(tr, "status", "token")
+		if token == "" {
+			t.Fatalf("TokenRequest: %v", tr)
+		}
+		tcfg := c.hc.Transport.(*http.Transport).TLSClientConfig.Clone()
+		tcfg.Certificates = nil
+		bearer := &http.Client{Transport: &http.Transport{TLSClientConfig: tcfg, ForceAttemptHTTP2: true}, Timeout: 30 * time.Second}
+		defer bearer.CloseIdleConnections()
+		for _, r := range rs {
+			req, _ := http.NewRequest("POST", r.base+"/apis/"+b.Group("authentication")+"/v1/selfsubjectreviews",
+				strings.NewReader(`{"apiVersion":"`+b.Group("authentication")+`/v1","kind":"SelfSubjectReview"}`))
+			req.Header.Set("Authorization", "Bearer "+token)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := bearer.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			var m map[string]any
+			json.Unmarshal(body, &m)
+			if resp.StatusCode != 201 || jstr(m, "status", "userInfo", "username") != "system:serviceaccount:default:default" {
+				t.Fatalf("SelfSubjectReview through %s with a token from %s: %d %s", r.name, rs[0].name, resp.StatusCode, body)
+			}
+		}
+	})
+
 	t.Run("NoAllocatedValueTwice", func(t *testing.T) {
 		c := &clusterClient{t: t, hc: c.hc}
 		c.must(201, "POST", rs[0].base+"/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "svcs"}})
