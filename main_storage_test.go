@@ -162,3 +162,16 @@ func writePair(t *testing.T, dir, name string) (cert, key string) {
 	}
 	return cert, key
 }
+
+// --hostname-override names the replica; without it the host's name is
+// used (the empty value).
+func TestHostnameOverrideFlag(t *testing.T) {
+	o, err := parse(t, "--hostname-override", "edge-a")
+	if err != nil || o.Replicas.Hostname != "edge-a" {
+		t.Fatalf("--hostname-override edge-a: %q, %v", o.Replicas.Hostname, err)
+	}
+	t.Setenv("PLATD_HOSTNAME_OVERRIDE", "edge-b")
+	if o, err = parse(t); err != nil || o.Replicas.Hostname != "edge-b" {
+		t.Fatalf("PLATD_HOSTNAME_OVERRIDE=edge-b: %q, %v", o.Replicas.Hostname, err)
+	}
+}

@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -19,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -124,7 +127,7 @@ func startReplica(t *testing.T, i int, ip, port, certDir string, etcd []string) 
 	}
 	r.cmd = exec.Command(os.Args[0], "serve", "--data-dir", filepath.Join(dir, "data"), "--cert-dir", certDir,
 		"--bind-address", ip, "--advertise-address", advertised(ip), "--secure-port", port, "--brand", "kubernetes",
-		"--tls-san", "127.0.0.1,127.0.0.2,127.0.0.3", "--hostname-override", r.name,
+		"--tls-san", "127.0.0.1,127.0.0.2,127.0.0.3,127.0.0.4", "--hostname-override", r.name,
 		"--storage-backend", "etcd3", "--etcd-servers", strings.Join(etcd, ","))
 	r.cmd.Env = append(os.Environ(), asBinaryEnv+"=1")
 	r.cmd.Stdout, r.cmd.Stderr = logf, logf
@@ -683,6 +686,29 @@ func TestReplicasOnEtcdCluster(t *testing.T) {
 		}
 		// The new leader drops the old one from the endpoints.
 		listed(t, 30*time.Second, []*replica{survivor}, advertised(survivor.ip))
+
+		// A replica joining after the failover is listed; stopped with
+		// SIGTERM it deletes its identity lease on the way out, so the
+		// leader drops it without waiting for the lease to go stale.
+		joined := startReplica(t, 3, "127.0.0.4", port, certDir, etcd)
+		waitReady(t, c, joined)
+		listed(t, 20*time.Second, []*replica{survivor, joined}, advertised(survivor.ip), advertised(joined.ip))
+		identity := survivor.base + "/apis/" + b.Group("coordination") + "/v1/namespaces/" + b.SystemNamespace + "/leases?labelSelector=" +
+			url.QueryEscape(b.Label("hostname")+"="+joined.name)
+		if l := items(c.must(200, "GET", identity, nil)); len(l) != 1 || jstr(l[0], "metadata", "annotations", b.Label("peer-advertise-address")) != net.JoinHostPort(advertised(joined.ip), port) {
+			t.Fatalf("identity lease of %s: %v", joined.name, l)
+		}
+		if err := joined.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		<-joined.exited
+		if code := joined.cmd.ProcessState.ExitCode(); code != 0 {
+			t.Fatalf("%s exited %d on SIGTERM", joined.name, code)
+		}
+		if l := items(c.must(200, "GET", identity, nil)); len(l) != 0 {
+			t.Fatalf("identity lease of %s kept after a clean stop: %v", joined.name, l)
+		}
+		listed(t, 30*time.Second, []*replica{survivor}, advertised(survivor.ip))
 	})
 }
 
@@ -745,17 +771,4 @@ func waitReady(t *testing.T, c *clusterClient, r *replica) {
 		code, b, err := c.try("GET", r.base+"/readyz", nil)
 		return err == nil && code == 200, fmt.Sprintf("%s readyz: %d %s %v", r.name, code, b, err)
 	})
-}
-
-// --hostname-override names the replica; without it the host's name is
-// used (the empty value).
-func TestHostnameOverrideFlag(t *testing.T) {
-	o, err := parse(t, "--hostname-override", "edge-a")
-	if err != nil || o.Replicas.Hostname != "edge-a" {
-		t.Fatalf("--hostname-override edge-a: %q, %v", o.Replicas.Hostname, err)
-	}
-	t.Setenv("PLATD_HOSTNAME_OVERRIDE", "edge-b")
-	if o, err = parse(t); err != nil || o.Replicas.Hostname != "edge-b" {
-		t.Fatalf("PLATD_HOSTNAME_OVERRIDE=edge-b: %q, %v", o.Replicas.Hostname, err)
-	}
 }
