@@ -772,3 +772,48 @@ func waitReady(t *testing.T, c *clusterClient, r *replica) {
 		return err == nil && code == 200, fmt.Sprintf("%s readyz: %d %s %v", r.name, code, b, err)
 	})
 }
+
+// Replicas started at once on one empty key directory create one CA,
+// serving pair and signing key between them, not one each over another's.
+func TestReplicasStartTogetherOnOneKeyDir(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts etcd and three servers")
+	}
+	etcd := startEtcdCluster(t, 1)
+	certDir := filepath.Join(t.TempDir(), "pki")
+	port := strconv.Itoa(mustPort(t, freeAddr(t, "127.0.0.1")))
+	var rs []*replica
+	for i, ip := range []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"} {
+		rs = append(rs, startReplica(t, i, ip, port, certDir, etcd))
+	}
+	for _, r := range rs {
+		waitCA(t, r, certDir)
+	}
+	c := newClusterClient(t, certDir)
+	for _, r := range rs {
+		// The shared CA verifies every replica, and every replica trusts
+		// the shared admin certificate.
+		waitReady(t, c, r)
+	}
+	var tr map[string]any
+	poll(t, 20*time.Second, func() (bool, string) {
+		// The default service account is created by the leader after start.
+		var code int
+		code, tr = c.do("POST", rs[0].base+"/api/v1/namespaces/default/serviceaccounts/default/token", map[string]any{"spec": map[string]any{}})
+		return code == 201, fmt.Sprintf("TokenRequest: %d %v", code, tr)
+	})
+	for _, r := range rs {
+		req, _ := http.NewRequest("GET", r.base+"/api", nil)
+		req.Header.Set("Authorization", "Bearer "+jstr(tr, "status", "token"))
+		tcfg := c.hc.Transport.(*http.Transport).TLSClientConfig.Clone()
+		tcfg.Certificates = nil
+		resp, err := (&http.Client{Transport: &http.Transport{TLSClientConfig: tcfg, ForceAttemptHTTP2: true}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: a token signed by %s: %d", r.name, rs[0].name, resp.StatusCode)
+		}
+	}
+}

@@ -398,6 +398,18 @@ func (s *Server) keyMaterial() (keyFiles, *security.CA, error) {
 	if err := os.MkdirAll(o.CertDir, 0o700); err != nil {
 		return keyFiles{}, nil, fmt.Errorf("creating %s: %w", o.CertDir, err)
 	}
+	// Replicas started together on one key directory must not each
+	// create a CA, pair or signing key over another's.
+	unlock, err := security.LockDir(o.CertDir)
+	if err != nil {
+		return keyFiles{}, nil, fmt.Errorf("locking %s: %w", o.CertDir, err)
+	}
+	defer unlock()
+	if o.ServiceAccounts.SigningKey == nil {
+		if _, err := security.EnsureServiceAccountKey(filepath.Join(o.CertDir, security.ServiceAccountKeyName)); err != nil {
+			return keyFiles{}, nil, err
+		}
+	}
 	ca, err := security.EnsureCA(o.CertDir)
 	if err != nil {
 		return keyFiles{}, nil, fmt.Errorf("preparing the CA in %s: %w", o.CertDir, err)
