@@ -448,6 +448,38 @@ func TestReplicasOnEtcdCluster(t *testing.T) {
 		}
 	})
 
+	t.Run("RequestedValueGrantedOnce", func(t *testing.T) {
+		c := &clusterClient{t: t, hc: c.hc}
+		// Two replicas asked at once for the same cluster IP and node
+		// port: one create wins, the other is refused. It runs before any
+		// other service takes a random value that might be one of these.
+		c.must(201, "POST", rs[0].base+"/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "asked"}})
+		for k := range 5 {
+			ip, np := fmt.Sprintf("10.0.0.%d", 200+k), 32000+k
+			codes, bodies := make([]int, 2), make([][]byte, 2)
+			var wg sync.WaitGroup
+			for j := range 2 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					var err error
+					codes[j], bodies[j], err = c.try("POST", ns(rs[1+j], "asked", "services"), map[string]any{
+						"metadata": map[string]any{"name": fmt.Sprintf("want-%d-%d", k, j)},
+						"spec": map[string]any{"type": "NodePort", "clusterIP": ip,
+							"ports": []any{map[string]any{"port": 80, "nodePort": np}}}})
+					if err != nil {
+						codes[j], bodies[j] = 0, []byte(err.Error())
+					}
+				}()
+			}
+			wg.Wait()
+			won := slices.Index(codes, 201)
+			if won < 0 || codes[1-won] != 422 || !bytes.Contains(bodies[1-won], []byte("already allocated")) {
+				t.Fatalf("both asking for %s and node port %d: %d %s; %d %s", ip, np, codes[0], bodies[0], codes[1], bodies[1])
+			}
+		}
+	})
+
 	t.Run("NoAllocatedValueTwice", func(t *testing.T) {
 		c := &clusterClient{t: t, hc: c.hc}
 		c.must(201, "POST", rs[0].base+"/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "svcs"}})
@@ -508,37 +540,6 @@ func TestReplicasOnEtcdCluster(t *testing.T) {
 				if ipOwner[jstr(s, "spec", "clusterIP")] != jstr(s, "metadata", "name") {
 					t.Fatalf("%s lists %s with %s", r.name, jstr(s, "metadata", "name"), jstr(s, "spec", "clusterIP"))
 				}
-			}
-		}
-	})
-
-	t.Run("RequestedValueGrantedOnce", func(t *testing.T) {
-		c := &clusterClient{t: t, hc: c.hc}
-		// Two replicas asked at once for the same cluster IP and node
-		// port: one create wins, the other is refused.
-		c.must(201, "POST", rs[0].base+"/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "asked"}})
-		for k := range 5 {
-			ip, np := fmt.Sprintf("10.0.0.%d", 200+k), 32000+k
-			codes, bodies := make([]int, 2), make([][]byte, 2)
-			var wg sync.WaitGroup
-			for j := range 2 {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					var err error
-					codes[j], bodies[j], err = c.try("POST", ns(rs[1+j], "asked", "services"), map[string]any{
-						"metadata": map[string]any{"name": fmt.Sprintf("want-%d-%d", k, j)},
-						"spec": map[string]any{"type": "NodePort", "clusterIP": ip,
-							"ports": []any{map[string]any{"port": 80, "nodePort": np}}}})
-					if err != nil {
-						codes[j], bodies[j] = 0, []byte(err.Error())
-					}
-				}()
-			}
-			wg.Wait()
-			won := slices.Index(codes, 201)
-			if won < 0 || codes[1-won] != 422 || !bytes.Contains(bodies[1-won], []byte("already allocated")) {
-				t.Fatalf("both asking for %s and node port %d: %d %s; %d %s", ip, np, codes[0], bodies[0], codes[1], bodies[1])
 			}
 		}
 	})
