@@ -15,6 +15,15 @@ import (
 // unrenewed for LeaseDuration may be taken by another candidate; the
 // leader gives up when it could not renew for RenewDeadline (before anyone
 // else may take it over); candidates try again every RetryPeriod.
+//
+// The bound on two leaders: a candidate takes the lease over only
+// LeaseDuration after it saw the leader's last renewal, which it cannot
+// see before that renewal's attempt started. The leader's work context
+// ends RenewDeadline after that start, whatever the store does, so the
+// leader's work has LeaseDuration − RenewDeadline (5 s) to stop. The work
+// is not fenced: writes it already started then still complete, and work
+// slower to return than that bound overlaps the next leader's (a warning
+// is logged). RenewDeadline must be below LeaseDuration.
 const (
 	DefaultLeaseDuration = 15 * time.Second
 	DefaultRenewDeadline = 10 * time.Second
@@ -51,20 +60,22 @@ type Elector struct {
 	// LeaseDuration after that.
 	observedRV string
 	observedAt time.Time
-	leading    bool
+	// term is the running term's context, nil between terms: leading
+	// ends the moment it is cancelled.
+	term context.Context
 }
 
-// Leading reports whether this candidate holds the lease now. It is safe
-// for concurrent use.
+// Leading reports whether this candidate holds the lease now: a term runs
+// and its renew deadline has not passed. It is safe for concurrent use.
 func (e *Elector) Leading() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.leading
+	return e.term != nil && e.term.Err() == nil
 }
 
-func (e *Elector) setLeading(v bool) {
+func (e *Elector) setTerm(term context.Context) {
 	e.mu.Lock()
-	e.leading = v
+	e.term = term
 	e.mu.Unlock()
 }
 
@@ -82,26 +93,37 @@ func orDefault(d, def time.Duration) time.Duration {
 // Run campaigns until ctx ends. Each time the lease is won, lead runs
 // with a context that ends when the lease is lost or ctx ends; Run waits
 // for lead to return before it campaigns again, so the work of two terms
-// never overlaps. When ctx ends while leading, the lease is released once
-// lead has returned, so another candidate takes over at once instead of
-// after the lease duration (client-go's ReleaseOnCancel).
+// on this replica never overlaps. When ctx ends while leading, the lease
+// is released once lead has returned, so another candidate takes over at
+// once instead of after the lease duration (client-go's ReleaseOnCancel).
 func (e *Elector) Run(ctx context.Context, lead func(ctx context.Context)) {
+	leaseDur, renewDeadline, _ := e.timings()
 	for {
-		if !e.acquire(ctx) {
+		renewed, ok := e.acquire(ctx)
+		if !ok {
 			return
 		}
 		e.Log.Info("leader elected", "lease", e.Namespace+"/"+e.Name, "identity", e.Identity)
-		e.setLeading(true)
 		term, end := context.WithCancel(ctx)
+		e.setTerm(term)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
 			lead(term)
 		}()
-		e.renew(term)
+		e.renew(term, end, renewed)
 		end()
-		<-done
-		e.setLeading(false)
+		// Past this the next leader may already run (see the timings).
+		slow := time.NewTimer(leaseDur - renewDeadline)
+		select {
+		case <-done:
+		case <-slow.C:
+			e.Log.Warn("leader's work outlives its term", "lease", e.Namespace+"/"+e.Name, "identity", e.Identity,
+				"bound", leaseDur-renewDeadline)
+			<-done
+		}
+		slow.Stop()
+		e.setTerm(nil)
 		if ctx.Err() != nil {
 			e.release()
 			return
@@ -110,58 +132,72 @@ func (e *Elector) Run(ctx context.Context, lead func(ctx context.Context)) {
 	}
 }
 
-// acquire tries every retry period (with jitter) until the lease is won;
-// it returns false when ctx ends first.
-func (e *Elector) acquire(ctx context.Context) bool {
-	_, _, retry := e.timings()
+// acquire tries every retry period (with jitter) until the lease is won
+// and returns when the winning attempt started; ok is false when ctx ends
+// first.
+func (e *Elector) acquire(ctx context.Context) (started time.Time, ok bool) {
+	_, renewDeadline, retry := e.timings()
 	for {
-		if e.tryAcquireOrRenew(ctx) {
-			return true
+		// One attempt may not outlast the renew deadline.
+		actx, cancel := context.WithTimeout(ctx, renewDeadline)
+		started = time.Now()
+		won := e.tryAcquireOrRenew(actx, started)
+		cancel()
+		if won {
+			return started, true
 		}
 		wait := retry + time.Duration(rand.Float64()*retryJitter*float64(retry))
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return false
+			return time.Time{}, false
 		case <-t.C:
 		}
 	}
 }
 
-// renew renews the lease every retry period until ctx ends or it has not
-// been renewed for the renew deadline.
-func (e *Elector) renew(ctx context.Context) {
-	_, deadline, retry := e.timings()
-	renewed := time.Now()
+// renew renews the lease every retry period until term ends or the renew
+// deadline after the start of the last successful attempt (renewed)
+// passes. At that deadline it ends the term (end) at once, even while an
+// attempt is still waiting on the store: every attempt runs under that
+// one deadline, as client-go runs its whole renew loop under one timeout.
+func (e *Elector) renew(term context.Context, end context.CancelFunc, renewed time.Time) {
+	_, renewDeadline, retry := e.timings()
+	stepDown := time.AfterFunc(time.Until(renewed.Add(renewDeadline)), end)
+	defer stepDown.Stop()
 	t := time.NewTicker(retry)
 	defer t.Stop()
 	for {
 		select {
-		case <-ctx.Done():
+		case <-term.Done():
 			return
 		case <-t.C:
 		}
-		if e.tryAcquireOrRenew(ctx) {
-			renewed = time.Now()
+		ctx, cancel := context.WithDeadline(term, renewed.Add(renewDeadline))
+		started := time.Now()
+		ok := e.tryAcquireOrRenew(ctx, started)
+		cancel()
+		if !ok {
 			continue
 		}
-		if ctx.Err() == nil && time.Since(renewed) >= deadline {
+		// A renewal that succeeded after the deadline counts no more:
+		// the term has ended.
+		if !stepDown.Stop() || term.Err() != nil {
 			return
 		}
+		renewed = started
+		stepDown.Reset(time.Until(renewed.Add(renewDeadline)))
 	}
 }
 
 // tryAcquireOrRenew writes this candidate into the lease when it is free,
-// expired or already its own, and reports whether it holds it.
-func (e *Elector) tryAcquireOrRenew(ctx context.Context) bool {
-	leaseDur, renewDeadline, _ := e.timings()
-	// One attempt may not outlast the renew deadline.
-	ctx, cancel := context.WithTimeout(ctx, renewDeadline)
-	defer cancel()
-	now := time.Now()
+// expired or already its own, and reports whether it holds it; now, when
+// the attempt started, stamps the lease. It gives up when ctx ends.
+func (e *Elector) tryAcquireOrRenew(ctx context.Context, now time.Time) bool {
+	leaseDur, _, _ := e.timings()
 	stamp := now.UTC().Format(microTime)
-	_, err := e.Objects.Get(e.Leases, e.Namespace, e.Name)
+	_, err := e.getLease(ctx)
 	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
 		_, err = e.Objects.Create(ctx, e.Leases, registry.Object{
 			"metadata": map[string]any{"name": e.Name, "namespace": e.Namespace},
@@ -174,6 +210,9 @@ func (e *Elector) tryAcquireOrRenew(ctx context.Context) bool {
 		return err == nil
 	}
 	if err != nil {
+		if ctx.Err() != nil {
+			return false
+		}
 		e.Log.Warn("leader election: reading the lease", "lease", e.Namespace+"/"+e.Name, "err", err)
 		return false
 	}
@@ -182,7 +221,9 @@ func (e *Elector) tryAcquireOrRenew(ctx context.Context) bool {
 		held = false
 		spec := child(old, "spec")
 		holder, _ := spec["holderIdentity"].(string)
-		if holder != e.Identity && holder != "" && !e.expired(old, now) {
+		// Observed now, as read: the lease's version cannot be seen
+		// before its writer's attempt started.
+		if holder != e.Identity && holder != "" && !e.expired(old, time.Now()) {
 			return nil
 		}
 		if holder != e.Identity {
@@ -204,6 +245,28 @@ func (e *Elector) tryAcquireOrRenew(ctx context.Context) bool {
 		}
 	}
 	return held
+}
+
+// getLease reads the lease until ctx ends. The store's Get takes no ctx
+// (the etcd engine waits up to its own read timeout), so a read still
+// waiting at ctx's end is abandoned: it finishes on its own, at most one
+// per attempt.
+func (e *Elector) getLease(ctx context.Context) (registry.Object, error) {
+	type read struct {
+		obj registry.Object
+		err error
+	}
+	ch := make(chan read, 1)
+	go func() {
+		obj, err := e.Objects.Get(e.Leases, e.Namespace, e.Name)
+		ch <- read{obj, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.obj, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // expired reports whether another holder's lease ran out: it has not

@@ -169,3 +169,148 @@ func TestElectorTakesOverFromADeadHolder(t *testing.T) {
 		t.Fatalf("lease after the take-over: %v", spec)
 	}
 }
+
+// hangingObjects is a store that can hang like an unreachable etcd: once
+// hung, its reads or writes wait until released, ignoring their ctx.
+type hangingObjects struct {
+	Objects
+	reads, writes atomic.Bool
+	release       chan struct{}
+	// waiting counts calls hanging now; renewed is when the last
+	// successful write was sent (UnixNano).
+	waiting, renewed atomic.Int64
+}
+
+func (h *hangingObjects) hang(on *atomic.Bool) {
+	if on.Load() {
+		h.waiting.Add(1)
+		<-h.release
+		h.waiting.Add(-1)
+	}
+}
+
+func (h *hangingObjects) Get(d *registry.Descriptor, ns, name string) (registry.Object, error) {
+	h.hang(&h.reads)
+	return h.Objects.Get(d, ns, name)
+}
+
+func (h *hangingObjects) Create(ctx context.Context, d *registry.Descriptor, obj registry.Object) (registry.Object, error) {
+	h.hang(&h.writes)
+	sent := time.Now()
+	out, err := h.Objects.Create(ctx, d, obj)
+	if err == nil {
+		h.renewed.Store(sent.UnixNano())
+	}
+	return out, err
+}
+
+func (h *hangingObjects) Update(ctx context.Context, d *registry.Descriptor, ns, name, sub string, change func(registry.Object) registry.Object) (registry.Object, error) {
+	h.hang(&h.writes)
+	sent := time.Now()
+	out, err := h.Objects.Update(ctx, d, ns, name, sub, change)
+	if err == nil {
+		h.renewed.Store(sent.UnixNano())
+	}
+	return out, err
+}
+
+// The leader's store hangs in the middle of its term: its work must end
+// by the renew deadline after its last renewal, while the hung call still
+// waits, and so before the other candidate may take the lease over.
+func TestElectorStepsDownWhenTheStoreHangs(t *testing.T) {
+	const leaseDur, renewDeadline = time.Second, 200 * time.Millisecond
+	for _, tc := range []struct {
+		name          string
+		reads, writes bool
+	}{
+		{"reads hang", true, false},
+		{"writes hang", false, true},
+		{"both hang", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newTestEnv(t)
+			if err := e.api.EnsureNamespace(context.Background(), e.brand.SystemNamespace); err != nil {
+				t.Fatal(err)
+			}
+			hung := &hangingObjects{Objects: e.api, release: make(chan struct{})}
+			leases := e.lookup(t, e.brand.Group("coordination"), "v1", "leases")
+			var (
+				running, overlap atomic.Int32
+				ended            [2]atomic.Int64 // when each term's work saw its end
+				hungAtEnd        atomic.Int64    // hanging calls when the first term ended
+				started          atomic.Int64    // when the second candidate's term began
+			)
+			electors := make([]*Elector, 2)
+			var stops []func()
+			for i, objs := range []Objects{hung, e.api} {
+				el := &Elector{Objects: objs, Leases: leases, Namespace: e.brand.SystemNamespace, Name: e.brand.ControllerManager,
+					Identity: fmt.Sprintf("host_%d", i), LeaseDuration: leaseDur, RenewDeadline: renewDeadline,
+					RetryPeriod: 10 * time.Millisecond, Log: e.log}
+				electors[i] = el
+				ctx, cancel := context.WithCancel(context.Background())
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					el.Run(ctx, func(ctx context.Context) {
+						if running.Add(1) > 1 {
+							overlap.Add(1)
+						}
+						if i == 1 {
+							started.CompareAndSwap(0, time.Now().UnixNano())
+						}
+						<-ctx.Done()
+						if i == 0 && ended[0].Load() == 0 {
+							hungAtEnd.Store(hung.waiting.Load())
+						}
+						ended[i].CompareAndSwap(0, time.Now().UnixNano())
+						running.Add(-1)
+					})
+				}()
+				stops = append(stops, func() { cancel(); <-done })
+				if i == 0 {
+					waitFor(t, "the first candidate to lead", el.Leading)
+				}
+			}
+			t.Cleanup(func() {
+				close(hung.release)
+				for _, stop := range stops {
+					stop()
+				}
+			})
+			// The second candidate has seen the lease before the store hangs.
+			waitFor(t, "the second candidate to see the lease", func() bool {
+				electors[1].mu.Lock()
+				defer electors[1].mu.Unlock()
+				return electors[1].observedRV != ""
+			})
+			hung.reads.Store(tc.reads)
+			hung.writes.Store(tc.writes)
+
+			waitFor(t, "the second candidate to lead", func() bool { return electors[1].Leading() && started.Load() != 0 })
+			if electors[0].Leading() {
+				t.Fatal("the hung leader still leads")
+			}
+			end, renewed := ended[0].Load(), hung.renewed.Load()
+			if end == 0 || overlap.Load() != 0 || end > started.Load() {
+				t.Fatalf("the hung leader's work ended at %d, the next term began at %d (overlap %d)", end, started.Load(), overlap.Load())
+			}
+			if hungAtEnd.Load() == 0 {
+				t.Fatal("the term ended only after the hung store call returned")
+			}
+			// Steps down by the renew deadline; the check allows the
+			// documented bound, LeaseDuration after the last renewal.
+			if after := time.Duration(end - renewed); after > leaseDur {
+				t.Fatalf("the work ended %v after the last renewal", after)
+			} else {
+				t.Logf("the work ended %v after the last renewal (renew deadline %v)", after, renewDeadline)
+			}
+			lease, err := e.api.Get(leases, e.brand.SystemNamespace, e.brand.ControllerManager)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if spec := child(lease, "spec"); spec["holderIdentity"] != "host_1" || intValue(spec["leaseTransitions"]) != 1 {
+				t.Fatalf("lease after the take-over: %v", spec)
+			}
+		})
+	}
+}
