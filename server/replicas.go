@@ -65,9 +65,13 @@ func (s *Server) newReplicaSet() (*replicaSet, error) {
 	if a.Address.IsValid() {
 		id.Annotations = map[string]any{addrAnnotation: net.JoinHostPort(a.Address.String(), strconv.Itoa(a.Port))}
 	}
+	elector := &controllers.Elector{Objects: s.rest, Leases: leases, Namespace: b.SystemNamespace, Name: b.ControllerManager,
+		Identity: host + "_" + uuid.New(), LeaseDuration: r.LeaseDuration, RenewDeadline: r.RenewDeadline, RetryPeriod: r.RetryPeriod, Log: s.log}
+	if err := elector.Check(); err != nil {
+		return nil, fmt.Errorf("%w: %w", config.ErrInvalid, err)
+	}
 	return &replicaSet{
-		elector: &controllers.Elector{Objects: s.rest, Leases: leases, Namespace: b.SystemNamespace, Name: b.ControllerManager,
-			Identity: host + "_" + uuid.New(), LeaseDuration: r.LeaseDuration, RenewDeadline: r.RenewDeadline, RetryPeriod: r.RetryPeriod, Log: s.log},
+		elector:  elector,
 		identity: id,
 		endpoints: &controllers.APIServerEndpoints{Source: s.store, Objects: s.rest, Leases: leases, Namespace: b.SystemNamespace,
 			Label: label, Component: component, AddressAnnotation: addrAnnotation, TTL: r.EndpointTTL, Log: s.log,

@@ -2,7 +2,9 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"platd/config"
+	"platd/server"
 )
 
 // replicaTimings are lease timings short enough for a test: a hand-over
@@ -400,5 +403,17 @@ func TestOwnStoreElectsNothing(t *testing.T) {
 	eps, _ := apiEndpoints(t, e)
 	if len(eps) > 1 {
 		t.Fatalf("endpoints of a single server: %v", eps)
+	}
+}
+
+// Timings that would let two replicas lead at once stop the server.
+func TestReplicasRefuseUnsafeTimings(t *testing.T) {
+	t.Parallel()
+	o := testOptions(t, t.TempDir(), replicaOptions(0, []option{func(o *config.Options) {
+		o.Replicas.RenewDeadline = o.Replicas.LeaseDuration
+	}})...)
+	_, err := server.NewOnStore(context.Background(), o, quietLog(), openTestStore(t))
+	if !errors.Is(err, config.ErrInvalid) || !strings.Contains(err.Error(), "the renew deadline 1s must be below the lease duration 1s") {
+		t.Fatalf("got %v", err)
 	}
 }

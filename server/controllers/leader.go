@@ -2,6 +2,8 @@ package controllers
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"sync"
@@ -81,6 +83,23 @@ func (e *Elector) setTerm(term context.Context) {
 
 func (e *Elector) timings() (lease, renew, retry time.Duration) {
 	return orDefault(e.LeaseDuration, DefaultLeaseDuration), orDefault(e.RenewDeadline, DefaultRenewDeadline), orDefault(e.RetryPeriod, DefaultRetryPeriod)
+}
+
+// ErrTimings is returned by Check for timings that cannot keep one leader.
+var ErrTimings = errors.New("leader election timings")
+
+// Check reports timings that break the bound on two leaders: the renew
+// deadline must be below the lease duration, and the retry period (with
+// its jitter) below the renew deadline, or no renewal fits in it.
+func (e *Elector) Check() error {
+	lease, renew, retry := e.timings()
+	if renew >= lease {
+		return fmt.Errorf("%w: the renew deadline %v must be below the lease duration %v", ErrTimings, renew, lease)
+	}
+	if maxRetry := time.Duration(float64(retry) * (1 + retryJitter)); maxRetry >= renew {
+		return fmt.Errorf("%w: the retry period %v (%v with jitter) must be below the renew deadline %v", ErrTimings, retry, maxRetry, renew)
+	}
+	return nil
 }
 
 func orDefault(d, def time.Duration) time.Duration {

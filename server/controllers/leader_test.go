@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -310,6 +311,34 @@ func TestElectorStepsDownWhenTheStoreHangs(t *testing.T) {
 			}
 			if spec := child(lease, "spec"); spec["holderIdentity"] != "host_1" || intValue(spec["leaseTransitions"]) != 1 {
 				t.Fatalf("lease after the take-over: %v", spec)
+			}
+		})
+	}
+}
+
+func TestElectorCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name                string
+		lease, renew, retry time.Duration
+		wantErr             string
+	}{
+		{"defaults", 0, 0, 0, ""},
+		{"short", time.Second, 200 * time.Millisecond, 10 * time.Millisecond, ""},
+		{"renew equals lease", time.Second, time.Second, 10 * time.Millisecond, "the renew deadline 1s must be below the lease duration 1s"},
+		{"renew above the default lease", 0, 20 * time.Second, 0, "the renew deadline 20s must be below the lease duration 15s"},
+		{"retry with jitter reaches renew", time.Second, 120 * time.Millisecond, 100 * time.Millisecond,
+			"the retry period 100ms (120ms with jitter) must be below the renew deadline 120ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := (&Elector{LeaseDuration: tc.lease, RenewDeadline: tc.renew, RetryPeriod: tc.retry}).Check()
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrTimings) || err.Error() != "leader election timings: "+tc.wantErr {
+				t.Fatalf("got %v, want %q", err, tc.wantErr)
 			}
 		})
 	}
