@@ -130,14 +130,15 @@ func (e *Elector) Run(ctx context.Context, lead func(ctx context.Context)) {
 			defer close(done)
 			lead(term)
 		}()
-		e.renew(term, end, renewed)
+		renewed = e.renew(term, end, renewed)
 		end()
-		// Past this the next leader may already run (see the timings).
-		slow := time.NewTimer(leaseDur - renewDeadline)
+		// Past the lease duration after the last renewal, the next leader
+		// may already run (see the timings).
+		slow := time.NewTimer(time.Until(renewed.Add(leaseDur)))
 		select {
 		case <-done:
 		case <-slow.C:
-			e.Log.Warn("leader's work outlives its term", "lease", e.Namespace+"/"+e.Name, "identity", e.Identity,
+			e.Log.Warn("leader's work outlives its lease", "lease", e.Namespace+"/"+e.Name, "identity", e.Identity,
 				"bound", leaseDur-renewDeadline)
 			<-done
 		}
@@ -181,7 +182,8 @@ func (e *Elector) acquire(ctx context.Context) (started time.Time, ok bool) {
 // passes. At that deadline it ends the term (end) at once, even while an
 // attempt is still waiting on the store: every attempt runs under that
 // one deadline, as client-go runs its whole renew loop under one timeout.
-func (e *Elector) renew(term context.Context, end context.CancelFunc, renewed time.Time) {
+// It returns the start of the last successful attempt.
+func (e *Elector) renew(term context.Context, end context.CancelFunc, renewed time.Time) time.Time {
 	_, renewDeadline, retry := e.timings()
 	stepDown := time.AfterFunc(time.Until(renewed.Add(renewDeadline)), end)
 	defer stepDown.Stop()
@@ -190,7 +192,7 @@ func (e *Elector) renew(term context.Context, end context.CancelFunc, renewed ti
 	for {
 		select {
 		case <-term.Done():
-			return
+			return renewed
 		case <-t.C:
 		}
 		ctx, cancel := context.WithDeadline(term, renewed.Add(renewDeadline))
@@ -203,7 +205,7 @@ func (e *Elector) renew(term context.Context, end context.CancelFunc, renewed ti
 		// A renewal that succeeded after the deadline counts no more:
 		// the term has ended.
 		if !stepDown.Stop() || term.Err() != nil {
-			return
+			return renewed
 		}
 		renewed = started
 		stepDown.Reset(time.Until(renewed.Add(renewDeadline)))

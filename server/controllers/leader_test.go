@@ -1,9 +1,13 @@
 package controllers
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -341,5 +345,69 @@ func TestElectorCheck(t *testing.T) {
 				t.Fatalf("got %v, want %q", err, tc.wantErr)
 			}
 		})
+	}
+}
+
+// logBuffer collects log lines for a test; safe for concurrent use.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// Work that ignores the end of its term past the lease duration is the
+// one way two leaders run at once: the elector says so.
+func TestElectorWarnsWhenWorkOutlivesTheLease(t *testing.T) {
+	e := newTestEnv(t)
+	if err := e.api.EnsureNamespace(context.Background(), e.brand.SystemNamespace); err != nil {
+		t.Fatal(err)
+	}
+	hung := &hangingObjects{Objects: e.api, release: make(chan struct{})}
+	logs := &logBuffer{}
+	el := &Elector{Objects: hung, Leases: e.lookup(t, e.brand.Group("coordination"), "v1", "leases"),
+		Namespace: e.brand.SystemNamespace, Name: e.brand.ControllerManager, Identity: "host_0",
+		LeaseDuration: 300 * time.Millisecond, RenewDeadline: 100 * time.Millisecond, RetryPeriod: 10 * time.Millisecond,
+		Log: slog.New(slog.NewTextHandler(logs, nil))}
+	ctx, cancel := context.WithCancel(context.Background())
+	done, finish := make(chan struct{}), make(chan struct{})
+	var termEnded atomic.Bool
+	go func() {
+		defer close(done)
+		el.Run(ctx, func(ctx context.Context) {
+			<-ctx.Done()
+			termEnded.Store(true)
+			<-finish
+		})
+	}()
+	t.Cleanup(func() {
+		close(hung.release)
+		cancel()
+		<-done
+	})
+	waitFor(t, "the candidate to lead", el.Leading)
+	if strings.Contains(logs.String(), "outlives") {
+		t.Fatalf("warned while renewing: %s", logs)
+	}
+	hung.reads.Store(true)
+	waitFor(t, "the term to end", termEnded.Load)
+	waitFor(t, "the warning", func() bool { return strings.Contains(logs.String(), `msg="leader's work outlives its lease"`) })
+	if el.Leading() {
+		t.Fatal("leading after the term ended")
+	}
+	close(finish)
+	waitFor(t, "the lost lease to be logged", func() bool { return strings.Contains(logs.String(), `msg="leader lost the lease"`) })
+	if !strings.Contains(logs.String(), "bound=200ms") {
+		t.Fatalf("the warning names no bound: %s", logs)
 	}
 }
