@@ -138,9 +138,15 @@ func (e *Elector) Run(ctx context.Context, lead func(ctx context.Context)) {
 		select {
 		case <-done:
 		case <-slow.C:
-			e.Log.Warn("leader's work outlives its lease", "lease", e.Namespace+"/"+e.Name, "identity", e.Identity,
-				"bound", leaseDur-renewDeadline)
-			<-done
+			// The timer also fires at once when renew itself came back
+			// late, after lead had returned.
+			select {
+			case <-done:
+			default:
+				e.Log.Warn("leader's work outlives its lease", "lease", e.Namespace+"/"+e.Name, "identity", e.Identity,
+					"bound", leaseDur-renewDeadline)
+				<-done
+			}
 		}
 		slow.Stop()
 		e.setTerm(nil)

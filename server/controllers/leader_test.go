@@ -238,7 +238,10 @@ func TestElectorStepsDownWhenTheStoreHangs(t *testing.T) {
 				t.Fatal(err)
 			}
 			hung := &hangingObjects{Objects: e.api, release: make(chan struct{})}
+			var releaseOnce sync.Once
+			release := func() { releaseOnce.Do(func() { close(hung.release) }) }
 			leases := e.lookup(t, e.brand.Group("coordination"), "v1", "leases")
+			logs := &logBuffer{}
 			var (
 				running, overlap atomic.Int32
 				ended            [2]atomic.Int64 // when each term's work saw its end
@@ -251,6 +254,9 @@ func TestElectorStepsDownWhenTheStoreHangs(t *testing.T) {
 				el := &Elector{Objects: objs, Leases: leases, Namespace: e.brand.SystemNamespace, Name: e.brand.ControllerManager,
 					Identity: fmt.Sprintf("host_%d", i), LeaseDuration: leaseDur, RenewDeadline: renewDeadline,
 					RetryPeriod: 10 * time.Millisecond, Log: e.log}
+				if i == 0 {
+					el.Log = slog.New(slog.NewTextHandler(logs, nil))
+				}
 				electors[i] = el
 				ctx, cancel := context.WithCancel(context.Background())
 				done := make(chan struct{})
@@ -277,7 +283,7 @@ func TestElectorStepsDownWhenTheStoreHangs(t *testing.T) {
 				}
 			}
 			t.Cleanup(func() {
-				close(hung.release)
+				release()
 				for _, stop := range stops {
 					stop()
 				}
@@ -315,6 +321,13 @@ func TestElectorStepsDownWhenTheStoreHangs(t *testing.T) {
 			}
 			if spec := child(lease, "spec"); spec["holderIdentity"] != "host_1" || intValue(spec["leaseTransitions"]) != 1 {
 				t.Fatalf("lease after the take-over: %v", spec)
+			}
+			// Once the store answers, the old leader's renewal comes back
+			// (late, with hung writes): its work had stopped in time.
+			release()
+			waitFor(t, "the lost lease to be logged", func() bool { return strings.Contains(logs.String(), `msg="leader lost the lease"`) })
+			if strings.Contains(logs.String(), "outlives") {
+				t.Fatalf("work that stopped in time reported as outliving the lease: %s", logs)
 			}
 		})
 	}
