@@ -37,10 +37,7 @@ func (db *DB) compact(ctx context.Context, rev int64) error {
 		return fmt.Errorf("%w: compact at %d: %v", bolt.ErrIO, rev, err)
 	}
 	db.mu.Lock()
-	if rev > db.compacted {
-		db.compacted = rev
-		db.trimTo(rev)
-	}
+	db.compactedAt(rev)
 	db.mu.Unlock()
 	db.log.Info("compact", "prefix", db.prefix, "revision", rev)
 	return nil

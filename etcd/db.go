@@ -68,7 +68,12 @@ type DB struct {
 	// every event has been applied (>= rev; progress notifications move it
 	// past writes elsewhere in etcd).
 	rev, applied int64
-	compacted    int64
+	// compacted is the compacted revision platd reports: etcdCompacted
+	// (what etcd holds) clamped to rev. No event under the prefix lies
+	// between rev and etcd's compaction, so a watch or list from rev must
+	// not be refused because a write elsewhere in etcd was compacted.
+	compacted, etcdCompacted int64
+	compactPending           bool // compacted is not settled yet
 	// ring holds the events after ringBase, oldest first.
 	ring      []histEvent
 	ringBase  int64
@@ -183,15 +188,19 @@ func (db *DB) load(ctx context.Context) error {
 		return fmt.Errorf("etcd: read %s: %w", db.prefix+compactKey, err)
 	}
 	if len(ck.Kvs) == 1 {
-		db.compacted, _ = strconv.ParseInt(string(ck.Kvs[0].Value), 10, 64)
+		db.etcdCompacted, _ = strconv.ParseInt(string(ck.Kvs[0].Value), 10, 64)
 	}
-	from := max(maxMod, db.compacted)
+	rev := maxMod
 	if len(db.keys) == 0 {
 		// Nothing to catch up with: an empty prefix starts at etcd's
 		// revision, so the first list of a new cluster is not at 0.
-		from = r0
+		rev = r0
 	}
-	db.rev, db.applied, db.ringBase = from, from, from
+	// Revision is the newest listed write, whatever was compacted since:
+	// every replica reports the same revision for the same state.
+	db.rev, db.applied, db.ringBase = rev, rev, rev
+	db.compacted = min(db.etcdCompacted, rev)
+	from := max(rev, db.etcdCompacted)
 	// The watch's context carries no metadata: RequestProgress finds its
 	// stream by the metadata of its own context, which has none either.
 	wch := db.mirrorW.Watch(db.ctx, db.prefix+"/",

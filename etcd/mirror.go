@@ -76,9 +76,8 @@ func (db *DB) apply(resp *clientv3.WatchResponse) {
 		key := string(ev.Kv.Key[len(db.prefix):])
 		if key == compactKey {
 			if ev.Type == clientv3.EventTypePut {
-				if c, err := strconv.ParseInt(string(ev.Kv.Value), 10, 64); err == nil && c > db.compacted {
-					db.compacted = c
-					db.trimTo(c)
+				if c, err := strconv.ParseInt(string(ev.Kv.Value), 10, 64); err == nil {
+					db.compactedAt(c)
 				}
 			}
 			continue
@@ -128,6 +127,9 @@ func (db *DB) apply(resp *clientv3.WatchResponse) {
 	}
 	if last > db.applied {
 		db.applied = last
+	}
+	if db.compactPending {
+		db.compactedAt(db.etcdCompacted)
 	}
 	db.trim(now)
 	db.publishProgress()
@@ -188,7 +190,32 @@ func (db *DB) trim(now time.Time) {
 	db.dropOldest(cut)
 }
 
-// trimTo drops the events at and below a compacted revision.
+// compactedAt records that etcd is compacted at c; mu held for writing.
+// The reported compacted revision is the last revision under the prefix
+// at or below c (see DB.compacted): a watch or list from there loses no
+// event. Until the mirror has applied c, apply settles it again.
+func (db *DB) compactedAt(c int64) {
+	db.etcdCompacted = max(db.etcdCompacted, c)
+	c = db.etcdCompacted
+	v := c
+	if db.rev <= c {
+		v = db.rev
+	} else if i, _ := slices.BinarySearchFunc(db.ring, c+1, func(h histEvent, r int64) int {
+		return int(h.ev.Revision - r)
+	}); i > 0 {
+		v = db.ring[i-1].ev.Revision
+	} else if db.ringBase <= c {
+		v = db.ringBase
+	}
+	db.compactPending = db.applied < c
+	if v > db.compacted {
+		db.compacted = v
+		db.trimTo(v)
+	}
+}
+
+// trimTo drops the events at and below a compacted revision (never past
+// rev: see compactedAt).
 func (db *DB) trimTo(rev int64) {
 	cut, _ := slices.BinarySearchFunc(db.ring, rev+1, func(h histEvent, r int64) int {
 		return int(h.ev.Revision - r)

@@ -60,7 +60,7 @@ func (db *DB) Watch(ctx context.Context, prefix string, from int64) (bolt.Watche
 		return nil, fmt.Errorf("%w: watch from %d, compacted %d", bolt.ErrCompacted, from, c)
 	}
 	w.from = from
-	if from >= db.ringBase {
+	if from >= db.rev || from >= db.ringBase {
 		db.register(w)
 		db.mu.Unlock()
 	} else {

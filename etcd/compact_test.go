@@ -1,0 +1,100 @@
+package etcd
+
+import (
+	"testing"
+	"time"
+
+	"platd/bolt"
+)
+
+// nextEvent is the watcher's next event, failing after waitTimeout.
+func nextEvent(t *testing.T, w bolt.Watcher) bolt.Event {
+	t.Helper()
+	select {
+	case ev, ok := <-w.Events():
+		if !ok {
+			t.Fatalf("watch ended: %v", w.Err())
+		}
+		return ev
+	case <-time.After(waitTimeout):
+		t.Fatal("no event")
+	}
+	return bolt.Event{}
+}
+
+// TestQuietCompaction: a cluster idle for two compaction intervals (the
+// compactor's own writes are the only ones in etcd) still serves a list
+// then a watch from its revision, on this replica and on one opened
+// after the compaction, which reports the same revision.
+func TestQuietCompaction(t *testing.T) {
+	t.Parallel()
+	s, err := startEtcd() // compaction cuts every prefix's history
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.stop)
+	prefix := newPrefix()
+	a := openOn(t, s, prefix, nil)
+	kv, err := a.Create(t.Context(), "/k/1", []byte("v"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, r, err := a.compactOnce(0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err = a.compactOnce(v, r); err != nil {
+		t.Fatal(err)
+	}
+	if r <= kv.ModRevision {
+		t.Fatalf("compacted at %d, not past the last write %d", r, kv.ModRevision)
+	}
+	if err := a.WaitForRevision(t.Context(), r); err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.List("/k/", bolt.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Revision != kv.ModRevision || a.Revision() != kv.ModRevision || a.CompactedRevision() != kv.ModRevision {
+		t.Fatalf("list at %d, revision %d, compacted %d; want all %d", res.Revision, a.Revision(), a.CompactedRevision(), kv.ModRevision)
+	}
+	now, err := a.Watch(t.Context(), "/k/", 0)
+	if err != nil {
+		t.Fatalf("watch from now: %v", err)
+	}
+	defer now.Stop()
+	fromList, err := a.Watch(t.Context(), "/k/", res.Revision)
+	if err != nil {
+		t.Fatalf("watch from the list's revision: %v", err)
+	}
+	defer fromList.Stop()
+	if _, err := a.Watch(t.Context(), "/k/", kv.ModRevision-1); err == nil {
+		t.Fatal("watch from below the compaction: no error")
+	}
+
+	b := openOn(t, s, prefix, nil)
+	if b.Revision() != a.Revision() || b.CompactedRevision() != a.CompactedRevision() {
+		t.Fatalf("replica opened later: revision %d compacted %d, first replica %d %d",
+			b.Revision(), b.CompactedRevision(), a.Revision(), a.CompactedRevision())
+	}
+	onB, err := b.Watch(t.Context(), "/k/", res.Revision)
+	if err != nil {
+		t.Fatalf("watch on the later replica from the first's list: %v", err)
+	}
+	defer onB.Stop()
+
+	up, err := a.Update(t.Context(), "/k/1", kv.ModRevision, []byte("v2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, w := range map[string]bolt.Watcher{"now": now, "from list": fromList, "later replica": onB} {
+		ev := nextEvent(t, w)
+		if ev.Type != bolt.Put || ev.Revision != up.ModRevision || ev.KV.Key != "/k/1" || string(ev.KV.Value) != string(up.Value) {
+			t.Errorf("watch %s: %v %s at %d %q, want the update at %d", name, ev.Type, ev.KV.Key, ev.Revision, ev.KV.Value, up.ModRevision)
+		}
+		if ev.Prev == nil || ev.Prev.ModRevision != kv.ModRevision {
+			t.Errorf("watch %s: previous state %+v, want the create at %d", name, ev.Prev, kv.ModRevision)
+		}
+	}
+}
