@@ -60,15 +60,15 @@ func (db *DB) Watch(ctx context.Context, prefix string, from int64) (bolt.Watche
 		return nil, fmt.Errorf("%w: watch from %d, compacted %d", bolt.ErrCompacted, from, c)
 	}
 	w.from = from
+	// Added under mu while open, so Close's wg.Wait sees them.
+	db.wg.Add(2)
 	if from >= db.rev || from >= db.ringBase {
 		db.register(w)
 		db.mu.Unlock()
 	} else {
 		db.mu.Unlock()
-		db.wg.Add(1)
 		go db.catchUp(ctx, w)
 	}
-	db.wg.Add(1)
 	go w.run(ctx)
 	return w, nil
 }
@@ -93,10 +93,14 @@ func (db *DB) register(w *watcher) {
 	db.watchers[w] = struct{}{}
 }
 
+// errReplayEnded: a replay ended because its watcher did (stopped, its
+// ctx ended, or dropped as too slow) or the DB closed.
+var errReplayEnded = errors.New("etcd: replay ended")
+
 // catchUp replays etcd's history after w.from up to the mirror's revision
-// when it started, then hands w to the mirror. Revision is always the
-// revision of an event under the prefix, so the replay knows it is done
-// when it reaches that event.
+// when it started, then hands w to the mirror. Revision is the revision
+// of an event under the prefix (or where the mirror started: replay stops
+// at the first event past it), so the replay knows when it is done.
 func (db *DB) catchUp(ctx context.Context, w *watcher) {
 	defer db.wg.Done()
 	for {
@@ -104,8 +108,19 @@ func (db *DB) catchUp(ctx context.Context, w *watcher) {
 		target := db.rev
 		db.mu.RUnlock()
 		if err := db.replay(ctx, w, target); err != nil {
+			if err == errReplayEnded {
+				if ctx.Err() != nil {
+					w.Stop()
+				}
+				return
+			}
 			w.fail(err)
 			return
+		}
+		select {
+		case <-w.done:
+			return
+		default:
 		}
 		db.mu.Lock()
 		if db.closed {
@@ -122,7 +137,8 @@ func (db *DB) catchUp(ctx context.Context, w *watcher) {
 }
 
 // replay queues the events under the prefix in (w.from, target] from an
-// etcd watch.
+// etcd watch. It returns errReplayEnded when the watcher or the DB ends
+// first.
 func (db *DB) replay(ctx context.Context, w *watcher, target int64) error {
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -139,12 +155,15 @@ func (db *DB) replay(ctx context.Context, w *watcher, target int64) error {
 	for w.from < target {
 		resp, ok := <-wch
 		if !ok {
-			if err := cctx.Err(); err != nil {
-				return nil
+			if cctx.Err() != nil {
+				return errReplayEnded
 			}
 			return fmt.Errorf("%w: replay watch ended", bolt.ErrIO)
 		}
 		if err := resp.Err(); err != nil {
+			if cctx.Err() != nil {
+				return errReplayEnded
+			}
 			if resp.CompactRevision != 0 || errors.Is(err, rpctypes.ErrCompacted) {
 				return fmt.Errorf("%w: watch from %d: %v", bolt.ErrCompacted, w.from, err)
 			}
@@ -153,12 +172,15 @@ func (db *DB) replay(ctx context.Context, w *watcher, target int64) error {
 		for _, ev := range resp.Events {
 			rev := ev.Kv.ModRevision
 			if rev > target {
+				// target is not an event under the prefix (the mirror
+				// started at etcd's revision): nothing lies between.
+				w.from = target
 				return nil
 			}
 			key := string(ev.Kv.Key[len(db.prefix):])
 			if key != compactKey && strings.HasPrefix(key, w.prefix) {
 				if !w.push(db.convert(key, ev)) {
-					return nil
+					return errReplayEnded
 				}
 			}
 			w.from = rev

@@ -1,0 +1,111 @@
+package etcd
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"platd/bolt"
+)
+
+// goroutinesIn waits until no goroutine's stack holds any of fns, failing
+// after waitTimeout with the stacks that do.
+func goroutinesIn(t *testing.T, fns ...string) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for {
+		buf := make([]byte, 4<<20)
+		stacks := string(buf[:runtime.Stack(buf, true)])
+		var left []string
+		for _, g := range strings.Split(stacks, "\n\n") {
+			for _, fn := range fns {
+				if strings.Contains(g, fn) {
+					left = append(left, g)
+					break
+				}
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines left:\n%s", len(left), strings.Join(left, "\n\n"))
+		}
+		runtime.Gosched()
+	}
+}
+
+// TestCatchUpStopped: a watch from a revision older than the in-memory
+// history, stopped (or its ctx ended) before its replay from etcd reaches
+// the history, ends: its goroutines exit while the DB stays open, and it
+// is never registered with the mirror. A watch from there that is read
+// replays every event in order.
+func TestCatchUpStopped(t *testing.T) {
+	t.Parallel()
+	db := openOn(t, shared, newPrefix(), func(o *Options) { o.HistoryMaxBytes = 1 })
+	first, err := db.Create(t.Context(), "/k/0", []byte("v"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var written []bolt.KV // other tests write to the same etcd in between
+	for range 20 {
+		kv, err := db.Update(t.Context(), "/k/0", 0, []byte("v"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		written = append(written, kv)
+	}
+	db.mu.RLock()
+	behind := first.ModRevision < db.ringBase
+	db.mu.RUnlock()
+	if !behind {
+		t.Fatal("the ring still holds the first write: no catch-up to test")
+	}
+	for _, how := range []string{"stop", "cancel"} {
+		ctx, cancel := context.WithCancel(t.Context())
+		w, err := db.Watch(ctx, "/k/", first.ModRevision)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if how == "stop" {
+			w.Stop()
+		} else {
+			cancel()
+		}
+		for range w.Events() {
+		}
+		cancel()
+		if err := w.Err(); err != nil {
+			t.Errorf("%s: Err %v, want nil", how, err)
+		}
+	}
+	goroutinesIn(t, "platd/etcd.(*DB).catchUp", "platd/etcd.(*DB).replay", "platd/etcd.(*watcher).run")
+	db.mu.RLock()
+	n := len(db.watchers)
+	db.mu.RUnlock()
+	if n != 0 {
+		t.Fatalf("%d watchers registered after their watches ended", n)
+	}
+
+	w, err := db.Watch(t.Context(), "/k/", first.ModRevision)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	prev := first.ModRevision
+	for _, kv := range written {
+		if ev := nextEvent(t, w); ev.Revision != kv.ModRevision || ev.Prev == nil || ev.Prev.ModRevision != prev {
+			t.Fatalf("replayed event at %d (prev %+v), want %d (prev at %d)", ev.Revision, ev.Prev, kv.ModRevision, prev)
+		}
+		prev = kv.ModRevision
+	}
+	next, err := db.Update(t.Context(), "/k/0", 0, []byte("v"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev := nextEvent(t, w); ev.Revision != next.ModRevision {
+		t.Fatalf("live event at %d, want %d", ev.Revision, next.ModRevision)
+	}
+}
