@@ -60,12 +60,14 @@ func (db *DB) Watch(ctx context.Context, prefix string, from int64) (bolt.Watche
 		return nil, fmt.Errorf("%w: watch from %d, compacted %d", bolt.ErrCompacted, from, c)
 	}
 	w.from = from
-	// Added under mu while open, so Close's wg.Wait sees them.
-	db.wg.Add(2)
+	// The goroutines are added under mu while open, so that Close's
+	// wg.Wait counts them.
 	if from >= db.rev || from >= db.ringBase {
+		db.wg.Add(1)
 		db.register(w)
 		db.mu.Unlock()
 	} else {
+		db.wg.Add(2)
 		db.mu.Unlock()
 		go db.catchUp(ctx, w)
 	}
