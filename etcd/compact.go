@@ -14,7 +14,9 @@ import (
 )
 
 // Compact implements bolt.Store: it records rev in the compaction key (so
-// every replica learns it) and compacts etcd at rev.
+// every replica learns it) and compacts etcd at rev. The put moves the
+// key's version, so a compactor running meanwhile (CompactionInterval)
+// loses its next interval and compacts one interval later: harmless.
 func (db *DB) Compact(ctx context.Context, rev int64) error {
 	db.mu.RLock()
 	cur, done := db.rev, db.compacted

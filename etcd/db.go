@@ -22,6 +22,10 @@ const (
 	// Count): fetching etcd's revision and waiting for the mirror to reach
 	// it. Past it the read fails instead of hanging on an absent etcd.
 	readTimeout = 10 * time.Second
+	// writeTimeout bounds a write's etcd transaction once it is picked up
+	// (the caller's ctx no longer ends it): an absent etcd fails the
+	// write with ErrIO instead of hanging it.
+	writeTimeout = 10 * time.Second
 	// progressRetry is how soon an unanswered progress request is sent
 	// again: etcd answers only once every watch of the stream is synced.
 	progressRetry = 50 * time.Millisecond
@@ -45,10 +49,10 @@ const compactKey = "/compact_rev_key"
 type DB struct {
 	opts Options
 	cli  *clientv3.Client
-	// readTimeout is readTimeout; tests shorten it.
-	readTimeout time.Duration
-	prefix      string // etcd key prefix, without the trailing slash
-	log         *slog.Logger
+	// readTimeout and writeTimeout are the constants; tests shorten them.
+	readTimeout, writeTimeout time.Duration
+	prefix                    string // etcd key prefix, without the trailing slash
+	log                       *slog.Logger
 
 	// mirrorW carries the mirror's watch alone, so progress requests on
 	// it concern that watch only; catchW carries watches that replay
@@ -149,7 +153,8 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		watchers: map[*watcher]struct{}{},
 		changed:  make(chan struct{}),
 
-		readTimeout: readTimeout,
+		readTimeout:  readTimeout,
+		writeTimeout: writeTimeout,
 	}
 	db.revs.db = db
 	lctx, lcancel := context.WithTimeout(ctx, opts.DialTimeout)

@@ -39,6 +39,16 @@ func (f *fetcher) current(ctx context.Context) (int64, error) {
 	}
 	b := f.next
 	if !f.running {
+		// Counted in wg under db.mu while open, so Close waits for it
+		// before it closes the client.
+		f.db.mu.RLock()
+		if f.db.closed {
+			f.db.mu.RUnlock()
+			f.mu.Unlock()
+			return 0, bolt.ErrClosed
+		}
+		f.db.wg.Add(1)
+		f.db.mu.RUnlock()
 		f.running = true
 		f.next = nil
 		go f.run(b)
@@ -53,6 +63,7 @@ func (f *fetcher) current(ctx context.Context) (int64, error) {
 }
 
 func (f *fetcher) run(b *fetch) {
+	defer f.db.wg.Done()
 	for b != nil {
 		ctx, cancel := context.WithTimeout(f.db.ctx, f.db.readTimeout)
 		// A count-only range of one key: linearizable, so its header
@@ -327,6 +338,9 @@ func (db *DB) listEtcd(ctx context.Context, prefix string, opts bolt.ListOptions
 				return res, nil
 			}
 			key := string(kv.Key[len(db.prefix):])
+			if key == compactKey {
+				continue
+			}
 			e := db.decode(key, kv)
 			if e.corrupt != nil {
 				if opts.ReportCorrupt {

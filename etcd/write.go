@@ -131,15 +131,17 @@ func (db *DB) commit(ctx context.Context, ops []bolt.Op) ([]bolt.KV, error) {
 		}
 		elses[i] = clientv3.OpGet(k, clientv3.WithKeysOnly())
 	}
-	resp, err := db.cli.Txn(ctx).If(cmps...).Then(thens...).Else(elses...).Commit()
+	// The write is picked up: from here it completes or fails with
+	// ErrIO (its outcome unknown), whatever ctx does, since etcd may
+	// apply a txn whose request the client gave up on.
+	tctx, tcancel := context.WithTimeout(context.WithoutCancel(ctx), db.writeTimeout)
+	defer tcancel()
+	resp, err := db.cli.Txn(tctx).If(cmps...).Then(thens...).Else(elses...).Commit()
 	if err != nil {
 		if db.ctx.Err() != nil {
 			return nil, bolt.ErrClosed
 		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, fmt.Errorf("%w: etcd txn: %v", bolt.ErrIO, err)
+		return nil, fmt.Errorf("%w: etcd txn (it may or may not be applied): %v", bolt.ErrIO, err)
 	}
 	if !resp.Succeeded {
 		return nil, failedOp(ops, resp)
