@@ -39,6 +39,10 @@ const (
 	watchChan = 16
 )
 
+// ErrMirrorDown: the in-memory mirror of etcd is not following it (etcd
+// ended its watch and it is relisting); Healthy reports it.
+var ErrMirrorDown = errors.New("etcd: the mirror is down")
+
 // compactKey is the key, under the prefix, that coordinates compaction
 // between replicas (its version) and records the last compacted revision
 // (its value). It is not a platd key: the mirror skips it and writes to it
@@ -84,9 +88,14 @@ type DB struct {
 	ringBytes int64
 	watchers  map[*watcher]struct{}
 	// changed is closed and replaced whenever rev or applied moves.
-	changed   chan struct{}
+	changed chan struct{}
+	// mirrorErr is set while the mirror is down (its watch ended, it is
+	// relisting): Healthy reports it. Reads wait for the mirror meanwhile.
 	mirrorErr error
-	closed    bool
+	// epoch counts relists: a watch that began in an older one has missed
+	// events and ends with ErrCompacted.
+	epoch  int64
+	closed bool
 
 	revs     fetcher
 	progress struct {
@@ -184,17 +193,16 @@ func trimSlash(p string) string {
 // under the prefix, the same on every replica, whatever else etcd holds.
 func (db *DB) load(ctx context.Context) error {
 	start := time.Now()
-	r0, maxMod, err := db.list(ctx)
+	st, r0, maxMod, err := db.list(ctx)
 	if err != nil {
 		return err
 	}
-	ck, err := db.cli.Get(ctx, db.prefix+compactKey, clientv3.WithRev(r0))
+	c, err := db.compactedIn(ctx, r0)
 	if err != nil {
-		return fmt.Errorf("etcd: read %s: %w", db.prefix+compactKey, err)
+		return err
 	}
-	if len(ck.Kvs) == 1 {
-		db.etcdCompacted, _ = strconv.ParseInt(string(ck.Kvs[0].Value), 10, 64)
-	}
+	db.state, db.keys = st.state, st.keys
+	db.etcdCompacted = c
 	rev := maxMod
 	if len(db.keys) == 0 {
 		// Nothing to catch up with: an empty prefix starts at etcd's
@@ -205,11 +213,9 @@ func (db *DB) load(ctx context.Context) error {
 	// every replica reports the same revision for the same state.
 	db.rev, db.applied, db.ringBase = rev, rev, rev
 	db.compacted = min(db.etcdCompacted, rev)
-	from := max(rev, db.etcdCompacted)
-	// The watch's context carries no metadata: RequestProgress finds its
-	// stream by the metadata of its own context, which has none either.
-	wch := db.mirrorW.Watch(db.ctx, db.prefix+"/",
-		clientv3.WithPrefix(), clientv3.WithRev(from+1), clientv3.WithPrevKV(), clientv3.WithProgressNotify())
+	// A compaction by another tool that the key does not record makes
+	// this watch fail: the mirror then relists (follow).
+	wch := db.watchMirror(max(rev, db.etcdCompacted) + 1)
 	db.wg.Add(1)
 	go db.follow(wch)
 	if err := db.waitApplied(ctx, r0); err != nil {
@@ -224,8 +230,15 @@ func (db *DB) load(ctx context.Context) error {
 	return nil
 }
 
-// list reads every key under the prefix at one revision into the state.
-func (db *DB) list(ctx context.Context) (rev, maxMod int64, err error) {
+// listing is the state under the prefix at one revision.
+type listing struct {
+	state map[string]*entry
+	keys  []string
+}
+
+// list reads every key under the prefix at one revision.
+func (db *DB) list(ctx context.Context) (st listing, rev, maxMod int64, err error) {
+	st.state = map[string]*entry{}
 	from, end := db.prefix+"/", clientv3.GetPrefixRangeEnd(db.prefix+"/")
 	for {
 		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(listPage)}
@@ -234,7 +247,7 @@ func (db *DB) list(ctx context.Context) (rev, maxMod int64, err error) {
 		}
 		resp, err := db.cli.Get(ctx, from, opts...)
 		if err != nil {
-			return 0, 0, fmt.Errorf("etcd: list %s: %w", db.prefix, err)
+			return listing{}, 0, 0, fmt.Errorf("etcd: list %s: %w", db.prefix, err)
 		}
 		if rev == 0 {
 			rev = resp.Header.Revision
@@ -244,16 +257,54 @@ func (db *DB) list(ctx context.Context) (rev, maxMod int64, err error) {
 			if key == compactKey {
 				continue
 			}
-			e := db.decode(key, kv)
-			db.state[key] = e
-			db.keys = append(db.keys, key)
+			st.state[key] = db.decode(key, kv)
+			st.keys = append(st.keys, key)
 			maxMod = max(maxMod, kv.ModRevision)
 		}
 		if !resp.More || len(resp.Kvs) == 0 {
-			return rev, maxMod, nil
+			return st, rev, maxMod, nil
 		}
 		from = string(resp.Kvs[len(resp.Kvs)-1].Key) + "\x00"
 	}
+}
+
+// compactedIn is the compacted revision the compaction key records at rev.
+func (db *DB) compactedIn(ctx context.Context, rev int64) (int64, error) {
+	ck, err := db.cli.Get(ctx, db.prefix+compactKey, clientv3.WithRev(rev))
+	if err != nil {
+		return 0, fmt.Errorf("etcd: read %s: %w", db.prefix+compactKey, err)
+	}
+	var c int64
+	if len(ck.Kvs) == 1 {
+		c, _ = strconv.ParseInt(string(ck.Kvs[0].Value), 10, 64)
+	}
+	return c, nil
+}
+
+// mirrorWatchHook, when set (by tests), wraps every mirror watch.
+var mirrorWatchHook func(clientv3.WatchChan) clientv3.WatchChan
+
+// watchMirror starts the mirror's watch at etcd revision from.
+func (db *DB) watchMirror(from int64) clientv3.WatchChan {
+	// The watch's context carries no metadata: RequestProgress finds its
+	// stream by the metadata of its own context, which has none either.
+	wch := db.mirrorW.Watch(db.ctx, db.prefix+"/",
+		clientv3.WithPrefix(), clientv3.WithRev(from), clientv3.WithPrevKV(), clientv3.WithProgressNotify())
+	if mirrorWatchHook != nil {
+		wch = mirrorWatchHook(wch)
+	}
+	return wch
+}
+
+// Healthy reports why the DB cannot serve current data: the mirror is
+// down (relisting after etcd ended its watch), or the DB is closed.
+func (db *DB) Healthy() error {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	if db.closed {
+		return bolt.ErrClosed
+	}
+	return db.mirrorErr
 }
 
 // decode turns a stored etcd KV into an entry: the transformer's inverse,
@@ -323,8 +374,7 @@ func (db *DB) waitApplied(ctx context.Context, rev int64) error {
 	var retry *time.Timer
 	for {
 		db.mu.RLock()
-		ok, ch, err := db.applied >= rev, db.changed, db.mirrorErr
-		closed := db.closed
+		ok, ch, closed := db.applied >= rev, db.changed, db.closed
 		db.mu.RUnlock()
 		switch {
 		case ok:
@@ -332,8 +382,6 @@ func (db *DB) waitApplied(ctx context.Context, rev int64) error {
 				retry.Stop()
 			}
 			return nil
-		case err != nil:
-			return err
 		case closed:
 			return bolt.ErrClosed
 		}

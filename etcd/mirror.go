@@ -1,6 +1,8 @@
 package etcd
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -22,33 +24,108 @@ type histEvent struct {
 // histOverhead is the memory of a retained event besides its values.
 const histOverhead = int64(unsafe.Sizeof(histEvent{}) + unsafe.Sizeof(bolt.KV{}))
 
-// follow applies the mirror watch's responses until Close. A watch etcd
-// cancels (the mirror fell behind a compaction) fails every later read:
-// the replica must be restarted to list again.
+// Relist backoff: how soon a failed relist of the mirror is tried again,
+// doubling up to relistMax, so an absent etcd is not hammered.
+const (
+	relistMin = 100 * time.Millisecond
+	relistMax = 5 * time.Second
+)
+
+// follow applies the mirror watch's responses until Close. When etcd ends
+// the watch (it fell behind a compaction, or etcd cancelled it), the
+// mirror relists the prefix and watches again, as upstream's reflector
+// does.
 func (db *DB) follow(wch clientv3.WatchChan) {
 	defer db.wg.Done()
+	for {
+		compacted, cause := db.drain(wch)
+		if db.ctx.Err() != nil {
+			return
+		}
+		db.mu.Lock()
+		db.mirrorErr = fmt.Errorf("%w: the mirror of %s stopped (%v), relisting", ErrMirrorDown, db.prefix, cause)
+		db.mu.Unlock()
+		db.log.Warn("watch end", "prefix", db.prefix, "err", cause)
+		if wch = db.relist(compacted); wch == nil {
+			return
+		}
+	}
+}
+
+// drain applies a watch's responses until etcd ends it: etcd's compacted
+// revision, when that is why, and the cause.
+func (db *DB) drain(wch clientv3.WatchChan) (int64, error) {
 	for resp := range wch {
 		if err := resp.Err(); err != nil {
-			if db.ctx.Err() != nil {
-				return
-			}
 			if resp.CompactRevision != 0 || resp.Canceled {
-				db.mu.Lock()
-				db.mirrorErr = fmt.Errorf("%w: the mirror of %s stopped: %v", bolt.ErrIO, db.prefix, err)
-				db.broadcast()
-				db.mu.Unlock()
-				db.log.Error("watch end", "prefix", db.prefix, "err", err)
-				return
+				return resp.CompactRevision, err
 			}
 			continue
 		}
 		db.apply(&resp)
 	}
-	if db.ctx.Err() == nil {
+	return 0, errors.New("watch channel closed")
+}
+
+// relist lists the prefix again until it succeeds (nil at Close), swaps
+// the state in, ends every watch (they missed events: ErrCompacted, so
+// clients list again) and returns the new watch from the listing on.
+func (db *DB) relist(compacted int64) clientv3.WatchChan {
+	wait := relistMin
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-db.ctx.Done():
+			return nil
+		case <-timer.C:
+		}
+		ctx, cancel := context.WithTimeout(db.ctx, db.readTimeout)
+		st, r0, maxMod, err := db.list(ctx)
+		var c int64
+		if err == nil {
+			c, err = db.compactedIn(ctx, r0)
+		}
+		cancel()
+		if err != nil {
+			if db.ctx.Err() != nil {
+				return nil
+			}
+			db.log.Warn("relist", "prefix", db.prefix, "err", err)
+			timer.Reset(wait)
+			wait = min(2*wait, relistMax)
+			continue
+		}
 		db.mu.Lock()
-		db.mirrorErr = fmt.Errorf("%w: the mirror watch of %s ended", bolt.ErrIO, db.prefix)
+		if db.closed {
+			db.mu.Unlock()
+			return nil
+		}
+		ws := make([]*watcher, 0, len(db.watchers))
+		for w := range db.watchers {
+			ws = append(ws, w)
+		}
+		clear(db.watchers)
+		db.epoch++
+		db.state, db.keys = st.state, st.keys
+		clear(db.ring)
+		db.ring, db.ringBytes = nil, 0
+		// Revision never goes back; deletes the mirror missed have no
+		// revision to report.
+		db.rev = max(db.rev, maxMod)
+		db.ringBase = db.rev
+		db.applied = max(db.applied, r0)
+		db.compactedAt(max(c, compacted))
+		db.mirrorErr = nil
+		wch := db.watchMirror(r0 + 1)
+		db.publishProgress()
 		db.broadcast()
 		db.mu.Unlock()
+		for _, w := range ws {
+			w.fail(fmt.Errorf("%w: the mirror of %s relisted at %d", bolt.ErrCompacted, db.prefix, r0))
+		}
+		db.log.Info("relist", "prefix", db.prefix, "keys", len(st.keys), "revision", r0, "watchers ended", len(ws))
+		return wch
 	}
 }
 

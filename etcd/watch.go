@@ -20,9 +20,11 @@ type watcher struct {
 	prefix string
 	// from: only events after it are queued.
 	from int64
-	out  chan bolt.Event
-	done chan struct{}
-	once sync.Once
+	// epoch is the mirror's relist count when the watch began.
+	epoch int64
+	out   chan bolt.Event
+	done  chan struct{}
+	once  sync.Once
 
 	mu      sync.Mutex
 	queue   []bolt.Event
@@ -59,7 +61,7 @@ func (db *DB) Watch(ctx context.Context, prefix string, from int64) (bolt.Watche
 		db.mu.Unlock()
 		return nil, fmt.Errorf("%w: watch from %d, compacted %d", bolt.ErrCompacted, from, c)
 	}
-	w.from = from
+	w.from, w.epoch = from, db.epoch
 	// The goroutines are added under mu while open, so that Close's
 	// wg.Wait counts them.
 	if from >= db.rev || from >= db.ringBase {
@@ -78,6 +80,10 @@ func (db *DB) Watch(ctx context.Context, prefix string, from int64) (bolt.Watche
 // register replays the ring after w.from and adds w to the mirror's
 // watchers; mu held for writing.
 func (db *DB) register(w *watcher) {
+	if w.epoch != db.epoch {
+		w.fail(fmt.Errorf("%w: the mirror of %s relisted during the watch's replay", bolt.ErrCompacted, db.prefix))
+		return
+	}
 	w.mu.Lock()
 	if w.err != nil { // stopped during its replay
 		w.mu.Unlock()

@@ -17,8 +17,12 @@ import (
 const etcdProbeTimeout = 2 * time.Second
 
 // etcdStore is an engine on an etcd cluster: its client is probed by the
-// health checks.
-type etcdStore interface{ Client() *clientv3.Client }
+// health checks, and Healthy says whether its in-memory mirror follows
+// etcd (a replica whose mirror is down serves stale or no data).
+type etcdStore interface {
+	Client() *clientv3.Client
+	Healthy() error
+}
 
 // storageChecks are the checks of the store: upstream's "etcd" (every
 // endpoint) and "etcd-readiness" (readyz only) for an engine on etcd,
@@ -29,6 +33,9 @@ func (s *Server) storageChecks() (all, readyz []health.Check) {
 		return []health.Check{{Name: "storage", Fn: func(r *http.Request) error { return s.rest.ProbeStorage(r.Context()) }}}, nil
 	}
 	probe := func(r *http.Request) error {
+		if err := es.Healthy(); err != nil {
+			return err
+		}
 		cli := es.Client()
 		if cli == nil {
 			return errors.New("no etcd client")
