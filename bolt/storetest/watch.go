@@ -229,7 +229,10 @@ func testWatchSlowConsumer(t *testing.T, h Harness) {
 
 // follow reads n events under prefix after from, as a client does: when
 // its watch is dropped for falling behind (a loaded machine can starve the
-// reader), it re-watches from the last revision it saw.
+// reader), it re-watches from the last revision it saw. waitTimeout bounds
+// the wait for each event, not the whole read: a slow engine (the race
+// detector on a loaded machine) delivers thousands of events slowly but
+// steadily.
 func follow(c context.Context, s bolt.Store, prefix string, from int64, n int) ([]bolt.Event, error) {
 	var out []bolt.Event
 	timeout := time.NewTimer(waitTimeout)
@@ -253,6 +256,7 @@ func follow(c context.Context, s bolt.Store, prefix string, from int64, n int) (
 			}
 			out = append(out, ev)
 			from = ev.Revision
+			timeout.Reset(waitTimeout) // Go 1.23+: no stale tick to drain
 		}
 		w.Stop()
 		if err := w.Err(); len(out) < n && !errors.Is(err, bolt.ErrWatcherTooSlow) {
