@@ -92,6 +92,10 @@ type DB struct {
 	// mirrorErr is set while the mirror is down (its watch ended, it is
 	// relisting): Healthy reports it. Reads wait for the mirror meanwhile.
 	mirrorErr error
+	// standIns holds, during its delete, the stand-in of a corrupt value
+	// this replica deletes (Op.Value): its own mirror publishes it as the
+	// deleted state. Other replicas cannot learn it (it is never in etcd).
+	standIns map[string][]byte
 	// epoch counts relists: a watch that began in an older one has missed
 	// events and ends with ErrCompacted.
 	epoch  int64
@@ -160,6 +164,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		cancel:   cancel,
 		state:    map[string]*entry{},
 		watchers: map[*watcher]struct{}{},
+		standIns: map[string][]byte{},
 		changed:  make(chan struct{}),
 
 		readTimeout:  readTimeout,

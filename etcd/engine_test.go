@@ -258,7 +258,7 @@ func (xorTransformer) FromStorage(key string, s []byte) ([]byte, bool, error) {
 func TestTransformerAndCorrupt(t *testing.T) {
 	t.Parallel()
 	prefix := newPrefix()
-	db := openOn(t, shared, prefix, func(o *Options) {
+	opts := func(o *Options) {
 		o.Transformer = xorTransformer{}
 		o.Verify = func(key string, v []byte) error {
 			if strings.Contains(string(v), "bad") {
@@ -266,7 +266,8 @@ func TestTransformerAndCorrupt(t *testing.T) {
 			}
 			return nil
 		}
-	})
+	}
+	db := openOn(t, shared, prefix, opts)
 	kv, err := db.Create(t.Context(), "/s/ns/a", []byte("secret"))
 	if err != nil {
 		t.Fatal(err)
@@ -311,11 +312,46 @@ func TestTransformerAndCorrupt(t *testing.T) {
 	if _, err := db.Delete(t.Context(), "/s/ns/bad", 0); !errors.Is(err, bolt.ErrCorruptValue) {
 		t.Fatalf("delete of a corrupt value without a stand-in: %v", err)
 	}
-	if _, err := db.Txn(t.Context(), []bolt.Op{{Kind: bolt.OpDelete, Key: "/s/ns/bad", Value: []byte("stand-in")}}); err != nil {
+	other := openOn(t, shared, prefix, opts)
+	w, err := db.Watch(t.Context(), "/s/", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	ow, err := other.Watch(t.Context(), "/s/", db.Revision())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ow.Stop()
+	db.mu.RLock()
+	badAt := db.state["/s/ns/bad"].kv
+	db.mu.RUnlock()
+	kvs, err := db.Txn(t.Context(), []bolt.Op{{Kind: bolt.OpDelete, Key: "/s/ns/bad", Value: []byte("stand-in")}})
+	if err != nil {
 		t.Fatalf("delete with a stand-in: %v", err)
 	}
 	if _, err := db.Get("/s/ns/bad"); !errors.Is(err, bolt.ErrNotFound) {
 		t.Fatalf("Get after delete: %v", err)
+	}
+	rev := kvs[0].ModRevision
+	// The deleting replica publishes the stand-in, as bolt does.
+	ev := nextEvent(t, w)
+	if ev.Type != bolt.Delete || ev.Revision != rev || ev.KV.Key != "/s/ns/bad" || string(ev.KV.Value) != fmt.Sprintf("stand-in@%d", rev) ||
+		ev.KV.CreateRevision != badAt.CreateRevision || ev.Prev == nil || string(ev.Prev.Value) != fmt.Sprintf("stand-in@%d", badAt.ModRevision) {
+		t.Fatalf("delete event on the deleting replica: %+v prev %+v", ev, ev.Prev)
+	}
+	// Another replica never saw the stand-in: a well-formed delete with
+	// no value (the README's caveat).
+	ev = nextEvent(t, ow)
+	if ev.Type != bolt.Delete || ev.Revision != rev || ev.KV.Key != "/s/ns/bad" || ev.KV.Value != nil ||
+		ev.KV.ModRevision != rev || ev.KV.CreateRevision != badAt.CreateRevision || ev.Prev != nil {
+		t.Fatalf("delete event on another replica: %+v prev %+v", ev, ev.Prev)
+	}
+	db.mu.RLock()
+	n := len(db.standIns)
+	db.mu.RUnlock()
+	if n != 0 {
+		t.Fatalf("%d stand-ins held after the delete", n)
 	}
 }
 

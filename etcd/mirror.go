@@ -164,7 +164,15 @@ func (db *DB) apply(resp *clientv3.WatchResponse) {
 		if old != nil && old.corrupt == nil {
 			p := old.kv
 			prev = &p
-		} else if ev.PrevKv != nil && old == nil {
+		} else if old != nil {
+			// A corrupt value: the stand-in when this replica deletes it,
+			// else the event carries no value (see README).
+			if v, ok := db.standIns[key]; ok && ev.Type == clientv3.EventTypeDelete {
+				if s, err := db.opts.Stamp(v, old.kv.ModRevision); err == nil {
+					prev = &bolt.KV{Key: key, Value: s, CreateRevision: old.kv.CreateRevision, ModRevision: old.kv.ModRevision}
+				}
+			}
+		} else if ev.PrevKv != nil {
 			prev = db.prevKV(key, ev.PrevKv.CreateRevision, ev.PrevKv.ModRevision, ev.PrevKv.Value)
 		}
 		var out bolt.Event
@@ -191,6 +199,8 @@ func (db *DB) apply(resp *clientv3.WatchResponse) {
 			if prev != nil {
 				kv.CreateRevision = prev.CreateRevision
 				kv.Value, _ = db.opts.Stamp(prev.Value, rev)
+			} else if old != nil {
+				kv.CreateRevision = old.kv.CreateRevision
 			}
 			out = bolt.Event{Type: bolt.Delete, Revision: rev, KV: kv, Prev: prev}
 		}

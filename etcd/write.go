@@ -131,6 +131,9 @@ func (db *DB) commit(ctx context.Context, ops []bolt.Op) ([]bolt.KV, error) {
 		}
 		elses[i] = clientv3.OpGet(k, clientv3.WithKeysOnly())
 	}
+	if hasStandIn(ops) {
+		defer db.holdStandIns(ops)()
+	}
 	// The write is picked up: from here it completes or fails with
 	// ErrIO (its outcome unknown), whatever ctx does, since etcd may
 	// apply a txn whose request the client gave up on.
@@ -193,6 +196,41 @@ func (db *DB) deletable(o *bolt.Op) error {
 		return e.corrupt
 	}
 	return nil
+}
+
+// holdStandIns records the stand-ins of ops deleting corrupt values for
+// the mirror (DB.standIns); the returned func forgets them.
+func (db *DB) holdStandIns(ops []bolt.Op) func() {
+	var held []string
+	db.mu.Lock()
+	for i := range ops {
+		o := &ops[i]
+		if e := db.state[o.Key]; o.Kind == bolt.OpDelete && o.Value != nil && e != nil && e.corrupt != nil {
+			db.standIns[o.Key] = o.Value
+			held = append(held, o.Key)
+		}
+	}
+	db.mu.Unlock()
+	return func() {
+		if len(held) == 0 {
+			return
+		}
+		db.mu.Lock()
+		for _, k := range held {
+			delete(db.standIns, k)
+		}
+		db.mu.Unlock()
+	}
+}
+
+// hasStandIn: some op is a delete carrying a stand-in value.
+func hasStandIn(ops []bolt.Op) bool {
+	for i := range ops {
+		if ops[i].Kind == bolt.OpDelete && ops[i].Value != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // failedOp names the first op whose precondition failed, from the Gets of

@@ -336,6 +336,11 @@ func (ws *watchStream) sendBookmark(bookmark []byte) error {
 func (h *Handler) translate(pred *predicate, ev bolt.Event) (typ string, obj []byte, prev, ok bool) {
 	switch ev.Type {
 	case bolt.Delete:
+		if len(ev.KV.Value) == 0 {
+			// A corrupt value deleted on another etcd replica: its state
+			// was never readable, so there is no object to send.
+			return "", nil, false, false
+		}
 		if ev.Prev != nil && !pred.matchesStored(ev.Prev.Value) {
 			return "", nil, false, false
 		}
