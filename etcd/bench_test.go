@@ -91,6 +91,26 @@ func BenchmarkGet(b *testing.B) {
 	})
 }
 
+// BenchmarkGetAt is BenchmarkGet for callers holding a revision the
+// mirror has applied: no etcd round trip.
+func BenchmarkGetAt(b *testing.B) {
+	db := openBench(b)
+	fill(b, db, 1000)
+	rev := db.Revision()
+	var n atomic.Int64
+	b.SetParallelism(max(1, clients/runtime.GOMAXPROCS(0)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if _, err := db.GetAt(fmt.Sprintf("/configmaps/ns/cm%05d", n.Add(1)%1000), rev); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+}
+
 // BenchmarkList10k lists 10,000 keys at the current revision (a consistent
 // read), at a past revision the history holds, and at one only etcd holds.
 func BenchmarkList10k(b *testing.B) {

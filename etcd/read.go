@@ -119,6 +119,31 @@ func (db *DB) Get(key string) (bolt.KV, error) {
 	if err := db.sync(ctx); err != nil {
 		return bolt.KV{}, db.readErr(err)
 	}
+	return db.lookup(key)
+}
+
+// GetAt is Get for an in-process caller that holds a revision it must
+// see (of an object it just read or wrote, or a list's): the mirror's
+// state once it has applied minRev, with no etcd round trip when it has
+// already. It is not a consistent read: a write another replica made
+// after minRev may not show yet. minRev 0 reads the mirror as it is.
+func (db *DB) GetAt(key string, minRev int64) (bolt.KV, error) {
+	if err := checkKey(key); err != nil {
+		return bolt.KV{}, err
+	}
+	if db.ctx.Err() != nil {
+		return bolt.KV{}, bolt.ErrClosed
+	}
+	ctx, cancel := context.WithTimeout(db.ctx, db.readTimeout)
+	defer cancel()
+	if err := db.waitApplied(ctx, minRev); err != nil {
+		return bolt.KV{}, db.readErr(err)
+	}
+	return db.lookup(key)
+}
+
+// lookup is key's state in the mirror.
+func (db *DB) lookup(key string) (bolt.KV, error) {
 	db.mu.RLock()
 	e := db.state[key]
 	db.mu.RUnlock()

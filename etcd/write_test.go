@@ -99,3 +99,37 @@ func TestListEtcdSkipsCompactionKey(t *testing.T) {
 		t.Fatalf("list of / before the last create: %q, want [/a/1]", keys)
 	}
 }
+
+// TestGetAt: a replica reads another's write by the revision the writer
+// returned (it waits for its mirror to apply it), and reads the mirror as
+// it is without one; bad keys and Close give the same errors as Get.
+func TestGetAt(t *testing.T) {
+	t.Parallel()
+	prefix := newPrefix()
+	a := openOn(t, shared, prefix, nil)
+	b := openOn(t, shared, prefix, nil)
+	for i := range 20 {
+		key := fmt.Sprintf("/k/%02d", i)
+		kv, err := a.Create(t.Context(), key, []byte("v"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.GetAt(key, kv.ModRevision)
+		if err != nil || got.ModRevision != kv.ModRevision || string(got.Value) != string(kv.Value) {
+			t.Fatalf("GetAt %s at %d: %+v, %v", key, kv.ModRevision, got, err)
+		}
+		if got, err := a.GetAt(key, 0); err != nil || got.ModRevision != kv.ModRevision {
+			t.Fatalf("GetAt %s on the writer: %+v, %v", key, got, err)
+		}
+	}
+	if _, err := b.GetAt("/k/none", b.Revision()); !errors.Is(err, bolt.ErrNotFound) {
+		t.Fatalf("GetAt of a missing key: %v", err)
+	}
+	if _, err := b.GetAt("bad", 0); !errors.Is(err, bolt.ErrInvalid) {
+		t.Fatalf("GetAt of a bad key: %v", err)
+	}
+	b.Close()
+	if _, err := b.GetAt("/k/00", 0); !errors.Is(err, bolt.ErrClosed) {
+		t.Fatalf("GetAt after Close: %v", err)
+	}
+}
