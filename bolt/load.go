@@ -126,6 +126,7 @@ func (db *DB) readFile() error {
 	var (
 		h      loadedHistory
 		parts  [2]*index
+		edges  [2][]byte  // where each half met the split (loadState)
 		partMu sync.Mutex // the rare damaged and stale keys, of both halves
 	)
 	errs := inParallel(
@@ -134,7 +135,7 @@ func (db *DB) readFile() error {
 			return err
 		},
 		func() (err error) {
-			parts[0], err = db.loadState(txs[1].Bucket(bucketState), rev, nil, split, &partMu)
+			parts[0], edges[0], err = db.loadState(txs[1].Bucket(bucketState), rev, nil, split, &partMu)
 			return err
 		},
 		func() (err error) {
@@ -142,12 +143,19 @@ func (db *DB) readFile() error {
 				parts[1] = newIndex()
 				return nil
 			}
-			parts[1], err = db.loadState(txs[2].Bucket(bucketState), rev, split, nil, &partMu)
+			parts[1], edges[1], err = db.loadState(txs[2].Bucket(bucketState), rev, split, nil, &partMu)
 			return err
 		},
 	)
 	if err := cmp.Or(errs...); err != nil { // the history's first, as before
 		return err
+	}
+	if split != nil && !bytes.Equal(edges[0], edges[1]) {
+		// Both are the first key at or after the split, unless a key of
+		// the first half was damaged into one past it: the first half then
+		// stopped early, and the keys behind the damage were read by
+		// neither.
+		return fmt.Errorf("%w: state keys out of order at %q: a damaged page", ErrCorrupt, edges[0])
 	}
 	db.idx.chunks = append(parts[0].chunks, parts[1].chunks...)
 	db.idx.mapKeys()
@@ -370,19 +378,28 @@ func (db *DB) joinEvents(h *loadedHistory, from, to int) (cut int64) {
 // bound) into the ordered chunks of a new index, in key order (the
 // bucket's order), each value copied into memory. A value that cannot be
 // read back is kept as stored and its key marked corrupt; mu guards the
-// DB's record of such keys, which another part's load may share.
-func (db *DB) loadState(b *bbolt.Bucket, rev int64, from, to []byte, mu *sync.Mutex) (*index, error) {
-	ix := newIndex()
+// DB's record of such keys, which another part's load may share. edge is
+// where the read met its bound: with from, the first key read; with to,
+// the key at or after to that ended it (nil at the bucket's end). Two
+// halves split at one key must meet at the same edge.
+func (db *DB) loadState(b *bbolt.Bucket, rev int64, from, to []byte, mu *sync.Mutex) (ix *index, edge []byte, err error) {
+	ix = newIndex()
 	copied := db.opts.Transformer != nil
 	order := keyOrder{what: "state"}
 	c := b.Cursor()
 	k, v := c.First()
 	if from != nil {
 		k, v = c.Seek(from)
+		edge = bytes.Clone(k)
 	}
+	defer func() {
+		if to != nil && err == nil {
+			edge = bytes.Clone(k)
+		}
+	}()
 	for ; k != nil && (to == nil || bytes.Compare(k, to) < 0); k, v = c.Next() {
 		if err := order.next(k); err != nil { // damage.go
-			return ix, err
+			return ix, nil, err
 		}
 		kv, err := decodeState(string(k), v)
 		if errors.Is(err, ErrChecksum) {
@@ -393,10 +410,10 @@ func (db *DB) loadState(b *bbolt.Bucket, rev int64, from, to []byte, mu *sync.Mu
 			continue
 		}
 		if err != nil {
-			return ix, err
+			return ix, nil, err
 		}
 		if kv.ModRevision > rev || kv.CreateRevision > kv.ModRevision {
-			return ix, fmt.Errorf("%w: state %q revisions %d/%d, counter %d",
+			return ix, nil, fmt.Errorf("%w: state %q revisions %d/%d, counter %d",
 				ErrCorrupt, kv.Key, kv.CreateRevision, kv.ModRevision, rev)
 		}
 		val, stale, cerr := db.readStored(kv.Key, kv.ModRevision, kv.Value)
@@ -421,7 +438,7 @@ func (db *DB) loadState(b *bbolt.Bucket, rev int64, from, to []byte, mu *sync.Mu
 		}
 		ix.appendSorted(kv)
 	}
-	return ix, nil
+	return ix, edge, nil
 }
 
 // stateSplit returns a key that divides the state bucket b into two parts

@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -205,5 +206,56 @@ func TestLoadSplitsState(t *testing.T) {
 		if err := db.Close(); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// A key of the first half damaged into one past the split stops that
+// half early; the keys behind it are read by neither half, so Open must
+// refuse the file rather than serve a state missing them.
+func TestLoadSplitDamagedKey(t *testing.T) {
+	t.Parallel()
+	const n = 4000
+	path := filepath.Join(t.TempDir(), "state.db")
+	opts := Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)}
+	db, err := Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pad := strings.Repeat("p", 200)
+	var ops []Op
+	for i := range n {
+		ops = append(ops, CreateOp(fmt.Sprintf("/things/ns%d/k%05d", i%4, i), []byte(fmt.Sprintf("v%d-%s", i, pad))))
+		if len(ops) == MaxTxnOps || i == n-1 {
+			if _, err := db.Txn(context.Background(), ops); err != nil {
+				t.Fatal(err)
+			}
+			ops = ops[:0]
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const victim = "/things/ns0/k00100"
+	if !bytes.Contains(data, []byte(victim)) {
+		t.Fatalf("%s not found in the file", victim)
+	}
+	damaged := filepath.Join(t.TempDir(), "damaged.db")
+	if err := os.WriteFile(damaged, bytes.ReplaceAll(data, []byte(victim), []byte("/things/ns9/k00100")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err = Open(damaged, opts)
+	if err == nil {
+		res, _ := db.List("/things/", ListOptions{})
+		_ = db.Close()
+		t.Fatalf("a damaged key opened cleanly, listing %d of %d keys", len(res.Items), n)
+	}
+	// The load's refusal makes Open walk every page, which names the
+	// damaged one.
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "out of its parent's range") {
+		t.Fatalf("open: %v, want a corrupt file naming the damaged page", err)
 	}
 }
