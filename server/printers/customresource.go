@@ -2,6 +2,7 @@ package printers
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"platd/server/jsonpath"
@@ -38,7 +39,10 @@ func CustomResourceTable(cols []Column) (*registry.Table, error) {
 	var paths []*jsonpath.Template
 	var types []string
 	var err error
+	managed := false
 	for _, c := range cols {
+		// Named, or reachable through a wildcard or a recursive descent.
+		managed = managed || strings.Contains(c.JSONPath, "managedFields") || strings.Contains(c.JSONPath, "*") || strings.Contains(c.JSONPath, "..")
 		tpl, perr := jsonpath.Parse("{" + c.JSONPath + "}")
 		if perr != nil {
 			err = fmt.Errorf("unrecognized column definition %q", c.JSONPath)
@@ -55,7 +59,8 @@ func CustomResourceTable(cols []Column) (*registry.Table, error) {
 		types = append(types, c.Type)
 	}
 	return &registry.Table{
-		Columns: defs,
+		Columns:            defs,
+		ReadsManagedFields: managed,
 		Row: func(o registry.Object, now time.Time) ([]any, []any) {
 			cells := make([]any, 1, 1+len(paths))
 			cells[0] = str(o, "metadata", "name")

@@ -31,4 +31,9 @@ type Table struct {
 	// Order, when set, sorts the rows of a list Table (a negative result
 	// puts a first); nil keeps the list's order.
 	Order func(a, b Object) int
+	// ReadsManagedFields is set when a column may read
+	// metadata.managedFields (a custom resource's column can name any
+	// path): rows are then decoded with them. Without it they are cut
+	// before decoding, as most of a small object's bytes.
+	ReadsManagedFields bool
 }

@@ -138,12 +138,17 @@ func (t *tableBuilder) addRow(stored []byte) error {
 }
 
 // rowObject decodes a stored object for its row's cells (the row's object
-// is rendered from the stored bytes). No column reads managedFields, yet
-// they are most of a small object's JSON and most of its decoding, so
-// they are cut from the bytes first where the server writes them: the
-// last member of the metadata, which comes first.
+// is rendered from the stored bytes). Unless a column may read them
+// (registry.Table.ReadsManagedFields), managedFields are most of a small
+// object's JSON and most of its decoding, so they are cut from the bytes
+// first where the server writes them: the last member of the metadata,
+// which comes first.
 // The stored metadata is returned too when it was found (else nil).
 func (t *tableBuilder) rowObject(stored []byte) (Object, []byte, error) {
+	if tb := t.rd.d.Table; tb != nil && tb.ReadsManagedFields {
+		obj, err := decodeTransient(t.rd.d, stored)
+		return obj, nil, err
+	}
 	if cut, meta, ok := cutManagedFields(t.cut[:0], stored); ok {
 		t.cut = cut
 		obj, err := decodeTransient(t.rd.d, cut)

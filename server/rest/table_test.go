@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strconv"
 	"testing"
+
+	"platd/server/printers"
 )
 
 // TestTableInParts: a long Table, rendered in parts, is the Table rendered
@@ -108,6 +110,53 @@ func TestTableRowsWithoutManagedFields(t *testing.T) {
 	}
 	if want := whole.finish(); !bytes.Equal(got, want) {
 		t.Fatalf("rows differ:\n%s\n%s", got[:300], want[:300])
+	}
+}
+
+// A custom resource's column may read managedFields: its rows are then
+// decoded with them, and the cell holds the manager.
+func TestTableColumnReadsManagedFields(t *testing.T) {
+	t.Parallel()
+	h, cm := configMapHandler(t)
+	for _, tc := range []struct {
+		path    string
+		managed bool
+		want    string
+	}{
+		{".metadata.managedFields[0].manager", true, "apibench"},
+		{".metadata.managedFields[*].operation", true, "Update"},
+		{".data.payload", false, ""},
+	} {
+		tb, err := printers.CustomResourceTable([]printers.Column{{Name: "Manager", Type: "string", JSONPath: tc.path}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tb.ReadsManagedFields != tc.managed {
+			t.Errorf("%s: ReadsManagedFields %v, want %v", tc.path, tb.ReadsManagedFields, tc.managed)
+		}
+		d := *cm
+		d.Table = tb
+		rd, err := h.newRenderer(httptest.NewRequest("GET", "/api/v1/configmaps", nil), &d, output{format: formatJSON, as: asTable, asVersion: metaV1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := rd.list(listMeta{rv: "3"}, apibenchItems(t, &d, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var table struct {
+			Rows []struct{ Cells []any } `json:"rows"`
+		}
+		if err := json.Unmarshal(out, &table); err != nil || len(table.Rows) != 2 {
+			t.Fatalf("%s: %v %s", tc.path, err, out)
+		}
+		if tc.want != "" {
+			for _, r := range table.Rows {
+				if len(r.Cells) != 2 || r.Cells[1] != tc.want {
+					t.Errorf("%s: cells %v, want the second %q", tc.path, r.Cells, tc.want)
+				}
+			}
+		}
 	}
 }
 
