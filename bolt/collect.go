@@ -3,6 +3,7 @@ package bolt
 import (
 	"runtime"
 	"sync/atomic"
+	"time"
 )
 
 // collectAfterBytes is the size of a transaction's records from which the
@@ -22,16 +23,29 @@ import (
 // collector does not scan.
 const collectAfterBytes = 1 << 20
 
-// collecting is set while a collection started by collectGarbage runs; the
-// heap is the process's, so the flag is too.
-var collecting atomic.Bool
+// minCollectInterval spaces the collections collectGarbage starts: under a
+// steady stream of large writes, back-to-back collections of the whole
+// heap would take a core; one a second keeps the garbage of about one
+// second's large writes, which the pacer's goal absorbs.
+const minCollectInterval = time.Second
+
+// collecting is set while a collection started by collectGarbage runs, and
+// lastCollect holds when the last one started (Unix nanoseconds); the heap
+// is the process's, so they are too.
+var (
+	collecting  atomic.Bool
+	lastCollect atomic.Int64
+)
 
 // collectGarbage starts a garbage collection in the background, unless one
-// it started earlier is still running. It never blocks the caller.
+// it started is still running or started less than minCollectInterval
+// ago. It never blocks the caller.
 func collectGarbage() {
-	if !collecting.CompareAndSwap(false, true) {
+	now := time.Now().UnixNano()
+	if now-lastCollect.Load() < int64(minCollectInterval) || !collecting.CompareAndSwap(false, true) {
 		return
 	}
+	lastCollect.Store(now)
 	go func() {
 		defer collecting.Store(false)
 		runtime.GC()

@@ -15,6 +15,8 @@ import (
 func TestLargeCommitCollects(t *testing.T) {
 	db := openInternal(t, Options{})
 	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	lastCollect.Store(0) // a large commit of an earlier test may have collected
+
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	before := ms.NumGC
@@ -35,5 +37,19 @@ func TestLargeCommitCollects(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("collection still marked as running")
 		}
+	}
+	// Another large commit at once is not followed by a second collection:
+	// they are spaced by minCollectInterval.
+	runtime.ReadMemStats(&ms)
+	before = ms.NumGC
+	if _, err := db.Update(context.Background(), "/k/big", 0, bytes.Repeat([]byte("y"), collectAfterBytes)); err != nil {
+		t.Fatal(err)
+	}
+	if collecting.Load() {
+		t.Error("a second collection started within minCollectInterval")
+	}
+	runtime.ReadMemStats(&ms)
+	if time.Since(time.Unix(0, lastCollect.Load())) < minCollectInterval && ms.NumGC != before {
+		t.Errorf("%d collections after a second large commit within minCollectInterval", ms.NumGC-before)
 	}
 }
