@@ -35,7 +35,8 @@ type ownerRef struct {
 // its owner.
 func (r ownerRef) blocks() bool { return r.BlockOwnerDeletion != nil && *r.BlockOwnerDeletion }
 
-// storedMetadataKey starts every stored object (see rest.StoredMetadata).
+// storedMetadataKey starts every stored object: the server writes the
+// metadata first.
 var storedMetadataKey = []byte(`{"metadata":`)
 
 // parseMeta reads the metadata of stored object bytes (JSON).
@@ -57,16 +58,6 @@ func parseMeta(value []byte) (objectMeta, error) {
 		return objectMeta{}, fmt.Errorf("reading stored metadata: %w", err)
 	}
 	return obj.Metadata, nil
-}
-
-// parseMetadataMembers decodes the members of a metadata object that
-// objectMeta keeps, as encoding/json would decode md into objectMeta.
-func parseMetadataMembers(md []byte) (objectMeta, error) {
-	m, n, err := metadataMembers(md)
-	if err == nil && !schema.OnlySpace(md[n:]) {
-		err = fmt.Errorf("invalid character %q after top-level value", md[n])
-	}
-	return m, err
 }
 
 // metadataMembers decodes the members objectMeta keeps of the metadata

@@ -2,10 +2,13 @@ package controllers
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
+
+	"platd/server/schema"
 )
 
 func TestParseMeta(t *testing.T) {
@@ -125,4 +128,14 @@ func BenchmarkParseMeta(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// parseMetadataMembers decodes the members of a metadata object that
+// objectMeta keeps, as encoding/json would decode md into objectMeta.
+func parseMetadataMembers(md []byte) (objectMeta, error) {
+	m, n, err := metadataMembers(md)
+	if err == nil && !schema.OnlySpace(md[n:]) {
+		err = fmt.Errorf("invalid character %q after top-level value", md[n])
+	}
+	return m, err
 }

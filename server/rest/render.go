@@ -265,10 +265,8 @@ var errNoMetadata = errors.New("stored object does not start with metadata")
 
 var metadataKey = []byte(`{"metadata":`)
 
-// StoredMetadata returns the metadata object of stored bytes (which
+// storedMetadata returns the metadata object of stored bytes (which
 // always come first): a subslice of stored.
-func StoredMetadata(stored []byte) ([]byte, error) { return storedMetadata(stored) }
-
 func storedMetadata(stored []byte) ([]byte, error) {
 	if !bytes.HasPrefix(stored, metadataKey) {
 		return nil, errNoMetadata
