@@ -22,7 +22,7 @@ import (
 // replicaTimings are lease timings short enough for a test: a hand-over
 // after a clean stop is immediate (the lease is released), after a lost
 // lease at most a second (a lease lasts whole seconds).
-var replicaTimings = config.Replicas{LeaseDuration: time.Second, RenewDeadline: 300 * time.Millisecond, RetryPeriod: 20 * time.Millisecond,
+var replicaTimings = config.Replicas{LeaseDuration: time.Second, RenewDeadline: 700 * time.Millisecond, RetryPeriod: 20 * time.Millisecond,
 	IdentityRenewInterval: 50 * time.Millisecond, EndpointTTL: 2 * time.Second}
 
 // replicaAddr is the address replica i advertises: documentation

@@ -35,7 +35,7 @@ func startCandidates(t *testing.T, e *testEnv, n int) *candidates {
 	for i := range n {
 		el := &Elector{Objects: e.api, Leases: e.lookup(t, e.brand.Group("coordination"), "v1", "leases"),
 			Namespace: e.brand.SystemNamespace, Name: e.brand.ControllerManager, Identity: fmt.Sprintf("host_%d", i),
-			LeaseDuration: time.Second, RenewDeadline: 200 * time.Millisecond, RetryPeriod: 10 * time.Millisecond, Log: e.log}
+			LeaseDuration: time.Second, RenewDeadline: 700 * time.Millisecond, RetryPeriod: 10 * time.Millisecond, Log: e.log}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() {
