@@ -95,17 +95,21 @@ func followWith(ctx context.Context, src Source, prefix string, opts bolt.ListOp
 // followOnce watches from revision from, or lists first when from is 0.
 // It returns the last revision handed on.
 func followOnce(ctx context.Context, src Source, prefix string, opts bolt.ListOptions, from int64, initial func([]bolt.KV), event func(bolt.Event)) (int64, error) {
+	var w bolt.Watcher
 	if from == 0 {
-		res, err := src.List(prefix, opts)
+		// Not List then Watch(res.Revision): an empty store lists at 0,
+		// which Watch reads as "from now" (see bolt.ListWatch).
+		res, lw, err := bolt.ListWatch(ctx, src, prefix, opts)
 		if err != nil {
 			return 0, err
 		}
+		w, from = lw, res.Revision
 		initial(res.Items)
-		from = res.Revision
-	}
-	w, err := src.Watch(ctx, prefix, from)
-	if err != nil {
-		return from, err
+	} else {
+		var err error
+		if w, err = src.Watch(ctx, prefix, from); err != nil {
+			return from, err
+		}
 	}
 	defer w.Stop()
 	for {

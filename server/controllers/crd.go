@@ -357,11 +357,7 @@ func (c *CRDs) deleteAll(ctx context.Context, d *registry.Descriptor) (int, erro
 // waitForDeletion queues the CRD again once something of its resource
 // changes: a finalizer going away lets an object go.
 func (c *CRDs) waitForDeletion(ctx context.Context, d *registry.Descriptor, name string) error {
-	res, err := c.Source.List(d.ResourcePrefix(), bolt.ListOptions{Filter: func(*bolt.KV) bool { return false }})
-	if err != nil {
-		return err
-	}
-	w, err := c.Source.Watch(ctx, d.ResourcePrefix(), res.Revision)
+	_, w, err := bolt.ListWatch(ctx, c.Source, d.ResourcePrefix(), bolt.ListOptions{Filter: func(*bolt.KV) bool { return false }})
 	if err != nil {
 		return err
 	}
