@@ -199,19 +199,24 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 		startRev = math.MaxInt64
 	}
 	reqRev := startRev
+	var watcher bolt.Watcher
 	if sendInitial {
 		opts := bolt.ListOptions{ReportCorrupt: true}
 		if !pred.empty() {
 			opts.Filter = func(kv *bolt.KV) bool { return pred.matchesStored(kv.Value) }
 		}
-		res, err := h.store.List(prefix, opts)
-		if err != nil {
+		// ListWatch, since an empty store lists at 0, which a watch reads
+		// as "from now".
+		var res bolt.ListResult
+		res, watcher, err = bolt.ListWatch(ctx, h.store, prefix, opts)
+		if err != nil && !errors.Is(err, bolt.ErrCompacted) {
 			h.writeError(w, r, &storeFailure{s: s, op: opList, err: err})
 			return
 		}
 		initial, startRev = res.Items, res.Revision
+	} else {
+		watcher, err = h.store.Watch(ctx, prefix, startRev)
 	}
-	watcher, err := h.store.Watch(ctx, prefix, startRev)
 	if err != nil {
 		if errors.Is(err, bolt.ErrCompacted) {
 			start()
