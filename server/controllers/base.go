@@ -79,7 +79,7 @@ func followWith(ctx context.Context, src Source, prefix string, opts bolt.ListOp
 			return
 		}
 		if rev > 0 && errors.Is(err, bolt.ErrWatcherTooSlow) {
-			log.Info("controller watch resuming", "prefix", prefix, "revision", rev)
+			log.Warn("controller watch resuming", "prefix", prefix, "revision", rev)
 			continue
 		}
 		rev = 0

@@ -282,3 +282,151 @@ func TestRBACRecoversAfterItsWatchEnds(t *testing.T) {
 		})
 	}
 }
+
+// The shared follow loop, under every controller that keeps state from a
+// watch (namespaces, garbage collection, aggregation, service account
+// tokens, bootstrap tokens, kept objects...): a write between the list of
+// an empty store and the watch arrives, and so does every write after the
+// watch ended for any reason.
+func TestFollowRecoversFromEveryWatchEnd(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"too slow", bolt.ErrWatcherTooSlow},
+		{"compacted", bolt.ErrCompacted},
+		{"other", errors.New("connection reset")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newTestEnv(t)
+			ctx := context.Background()
+			put := func(key string) {
+				if _, err := e.store.Create(ctx, key, []byte(`{"metadata":{"resourceVersion":""}}`)); err != nil {
+					t.Error(err)
+				}
+			}
+			racing := &racingSource{Source: e.store}
+			racing.arm("/x/", func() { put("/x/between") })
+			// The first watch is the one ListWatch opens before listing the
+			// empty store again and then stops; the next two end early.
+			src := &endingSource{Source: racing, prefix: "/x/", err: tc.err, after: 1, ends: 3}
+			var mu sync.Mutex
+			state := map[string]bool{}
+			e.run(t, func(ctx context.Context) {
+				follow(ctx, src, "/x/", e.log, func(kvs []bolt.KV) {
+					mu.Lock()
+					defer mu.Unlock()
+					clear(state)
+					for _, kv := range kvs {
+						state[kv.Key] = true
+					}
+				}, func(ev bolt.Event) {
+					mu.Lock()
+					defer mu.Unlock()
+					state[ev.KV.Key] = ev.Type != bolt.Delete
+				})
+			})
+			has := func(keys ...string) func() bool {
+				return func() bool {
+					mu.Lock()
+					defer mu.Unlock()
+					n := 0
+					for _, v := range state {
+						if v {
+							n++
+						}
+					}
+					for _, k := range keys {
+						if !state[k] {
+							return false
+						}
+					}
+					return n == len(keys)
+				}
+			}
+			waitFor(t, "the write between list and watch", has("/x/between"))
+			for _, k := range []string{"/x/a", "/x/b", "/x/c"} {
+				put(k)
+			}
+			waitFor(t, "the writes across two ended watches", has("/x/between", "/x/a", "/x/b", "/x/c"))
+			if _, err := e.store.Delete(ctx, "/x/a", 0); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "a delete after the restarts", has("/x/between", "/x/b", "/x/c"))
+			waitFor(t, "the fourth watch", func() bool {
+				_, watches, ends := src.counts()
+				return watches == 4 && ends == 0
+			})
+		})
+	}
+}
+
+// The Node authorizer's graph: pods written between the list of an empty
+// store and the watch arrive, and the graph keeps following after its
+// pod watch ended, however it ended.
+func TestNodeGraphRecoversAfterItsWatchEnds(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"too slow", bolt.ErrWatcherTooSlow},
+		{"other", errors.New("connection reset")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newTestEnv(t)
+			ctx := context.Background()
+			pods := e.lookup(t, "", "v1", "pods")
+			pod := func(name, secret string) {
+				obj := registry.Object{"metadata": map[string]any{"name": name, "namespace": "ns"},
+					"spec": map[string]any{"nodeName": "n1", "containers": []any{map[string]any{"name": "c", "image": "i"}},
+						"volumes": []any{map[string]any{"name": "v", "secret": map[string]any{"secretName": secret}}}}}
+				if _, err := e.api.Create(ctx, pods, obj); err != nil {
+					t.Error(err)
+				}
+			}
+			racing := &racingSource{Source: e.store}
+			// The first watch is the one ListWatch opens before listing the
+			// empty store again and then stops; the next two end early.
+			src := &endingSource{Source: racing, prefix: pods.ResourcePrefix(), err: tc.err, after: 1, ends: 3}
+			g := security.NewNodeGraph()
+			c := &NodeGraph{Source: src, Graph: g, Pods: pods, Log: e.log}
+			if err := c.Load(); err != nil {
+				t.Fatal(err)
+			}
+			racing.arm(pods.ResourcePrefix(), func() {
+				// Runs on the follower's goroutine: errors, never Fatal.
+				if _, err := e.api.Create(ctx, e.reg.Namespaces(), registry.Object{"metadata": map[string]any{"name": "ns"}}); err != nil {
+					t.Error(err)
+				}
+				pod("p0", "s0")
+			})
+			e.run(t, c.Run)
+			reaches := func(secret string) func() bool {
+				return func() bool { return g.HasPath("n1", security.NodeSecret, "ns", secret) }
+			}
+			waitFor(t, "the pod written between list and watch", reaches("s0"))
+			for _, name := range []string{"p1", "p2", "p3"} {
+				pod(name, "s"+name[1:])
+			}
+			for _, s := range []string{"s1", "s2", "s3"} {
+				waitFor(t, "secret "+s, reaches(s))
+			}
+			zero := int64(0)
+			if _, err := e.api.Delete(ctx, pods, "ns", "p1", registry.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the deleted pod's secret to go", func() bool { return !reaches("s1")() })
+			waitFor(t, "the fourth watch", func() bool {
+				_, watches, ends := src.counts()
+				return watches == 4 && ends == 0
+			})
+			if !reaches("s0")() || !reaches("s2")() || !reaches("s3")() {
+				t.Error("the graph lost a pod it had")
+			}
+		})
+	}
+}
