@@ -130,6 +130,7 @@ func (c *CRDs) follow(ctx context.Context, from int64) {
 			return
 		}
 		if errors.Is(err, bolt.ErrWatcherTooSlow) {
+			c.Log.Warn("custom resource definition watch resuming", "revision", rev)
 			from = rev
 			continue
 		}
