@@ -37,9 +37,14 @@ type Source interface {
 
 // restartDelay is how long a controller waits before listing again after
 // its watch ended with an error other than falling behind (the history it
-// needed was compacted, say). Such ends are rare, so a fixed delay keeps it
-// simple.
-const restartDelay = time.Second
+// needed was compacted, say). Such ends are rare; when the store keeps
+// failing (a lost etcd) the wait doubles up to maxRestartDelay, so that
+// every controller does not list each second, and falls back to
+// restartDelay once a watch delivers again.
+const (
+	restartDelay    = time.Second
+	maxRestartDelay = 30 * time.Second
+)
 
 // follow lists the keys under prefix, hands them to initial, then hands
 // every later event to event, until ctx ends. A watch that fell behind
@@ -72,9 +77,16 @@ func followChanges(ctx context.Context, src Source, prefix string, log *slog.Log
 
 func followWith(ctx context.Context, src Source, prefix string, opts bolt.ListOptions, from int64, log *slog.Logger, initial func([]bolt.KV), event func(bolt.Event)) {
 	rev := from // the last revision handed on; 0 lists first
+	delay := restartDelay
+	handed := false
+	counted := func(ev bolt.Event) {
+		handed = true
+		event(ev)
+	}
 	for ctx.Err() == nil {
 		var err error
-		rev, err = followOnce(ctx, src, prefix, opts, rev, initial, event)
+		handed = false
+		rev, err = followOnce(ctx, src, prefix, opts, rev, initial, counted)
 		if err == nil || ctx.Err() != nil {
 			return
 		}
@@ -82,13 +94,17 @@ func followWith(ctx context.Context, src Source, prefix string, opts bolt.ListOp
 			log.Warn("controller watch resuming", "prefix", prefix, "revision", rev)
 			continue
 		}
+		if handed {
+			delay = restartDelay
+		}
 		rev = 0
-		log.Warn("controller watch restarting", "prefix", prefix, "err", err)
+		log.Warn("controller watch restarting", "prefix", prefix, "err", err, "after", delay)
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(restartDelay):
+		case <-time.After(delay):
 		}
+		delay = min(2*delay, maxRestartDelay)
 	}
 }
 
