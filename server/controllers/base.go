@@ -86,7 +86,7 @@ func followWith(ctx context.Context, src Source, prefix string, opts bolt.ListOp
 	for ctx.Err() == nil {
 		var err error
 		handed = false
-		rev, err = followOnce(ctx, src, prefix, opts, rev, initial, counted)
+		rev, err = followOnce(ctx, src, prefix, opts, rev, func(kvs []bolt.KV, _ int64) { initial(kvs) }, counted)
 		if err == nil || ctx.Err() != nil {
 			return
 		}
@@ -110,7 +110,7 @@ func followWith(ctx context.Context, src Source, prefix string, opts bolt.ListOp
 
 // followOnce watches from revision from, or lists first when from is 0.
 // It returns the last revision handed on.
-func followOnce(ctx context.Context, src Source, prefix string, opts bolt.ListOptions, from int64, initial func([]bolt.KV), event func(bolt.Event)) (int64, error) {
+func followOnce(ctx context.Context, src Source, prefix string, opts bolt.ListOptions, from int64, initial func([]bolt.KV, int64), event func(bolt.Event)) (int64, error) {
 	var w bolt.Watcher
 	if from == 0 {
 		// Not List then Watch(res.Revision): an empty store lists at 0,
@@ -120,7 +120,7 @@ func followOnce(ctx context.Context, src Source, prefix string, opts bolt.ListOp
 			return 0, err
 		}
 		w, from = lw, res.Revision
-		initial(res.Items)
+		initial(res.Items, res.Revision)
 	} else {
 		var err error
 		if w, err = src.Watch(ctx, prefix, from); err != nil {

@@ -143,9 +143,16 @@ func (c *CRDs) follow(ctx context.Context, from int64) {
 	}
 }
 
-// relist serves exactly the CRDs of a fresh list, after a watch that
-// could not resume.
-func (c *CRDs) relist(kvs []bolt.KV) {
+// relist serves exactly the CRDs of a fresh list at revision rev, after a
+// watch that could not resume. Writes awaiting rev or older are in effect
+// after it.
+func (c *CRDs) relist(kvs []bolt.KV, rev int64) {
+	defer func() {
+		c.mu.Lock()
+		c.seen = max(c.seen, rev)
+		c.changed.Broadcast()
+		c.mu.Unlock()
+	}()
 	listed := map[string]bool{}
 	for _, kv := range kvs {
 		c.apply(kv)

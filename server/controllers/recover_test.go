@@ -5,10 +5,12 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"platd/bolt"
 	"platd/security"
 	"platd/security/rbac"
+	"platd/server/customresource"
 	"platd/server/registry"
 )
 
@@ -426,6 +428,74 @@ func TestNodeGraphRecoversAfterItsWatchEnds(t *testing.T) {
 			})
 			if !reaches("s0")() || !reaches("s2")() || !reaches("s3")() {
 				t.Error("the graph lost a pod it had")
+			}
+		})
+	}
+}
+
+// The CRD registry: a definition written between the list of an empty
+// store and the watch is served, and so are definitions written after
+// its watch ended, however it ended.
+func TestCRDsRecoverAfterTheirWatchEnds(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		err  error
+	}{
+		{"too slow", bolt.ErrWatcherTooSlow},
+		{"other", errors.New("connection reset")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newTestEnv(t)
+			ctx := context.Background()
+			d := e.lookup(t, e.brand.Group("apiextensions"), "v1", "customresourcedefinitions")
+			crd := func(plural string) {
+				obj := registry.Object{"metadata": map[string]any{"name": plural + ".example.com"},
+					"spec": map[string]any{"group": "example.com", "scope": "Namespaced",
+						"names": map[string]any{"plural": plural, "singular": plural[:len(plural)-1], "kind": "K" + plural[:len(plural)-1], "listKind": "K" + plural[:len(plural)-1] + "List"},
+						"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
+							"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}}}
+				if _, err := e.api.Create(ctx, d, obj); err != nil {
+					t.Error(err)
+				}
+			}
+			racing := &racingSource{Source: e.store}
+			src := &endingSource{Source: racing, prefix: d.ResourcePrefix(), err: tc.err, after: 1, ends: 3}
+			c := &CRDs{Source: src, Objects: e.api, Registry: e.reg, Descriptor: d, Log: e.log,
+				Builder: customresource.NewBuilder(d.Schema.Field("metadata").Schema, e.brand)}
+			// As the server does: a created CRD is accepted and established.
+			customresource.Attach(d, e.reg, c, e.brand)
+			from, err := c.Load()
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A CRD create waits for this controller to serve it, so the
+			// write runs beside the list; the list returns once it is
+			// committed.
+			racing.arm(d.ResourcePrefix(), func() {
+				before := e.store.Revision()
+				go crd("zeros")
+				deadline := time.Now().Add(10 * time.Second)
+				for e.store.Revision() == before && time.Now().Before(deadline) {
+					time.Sleep(time.Millisecond)
+				}
+			})
+			e.run(t, func(ctx context.Context) { c.Run(ctx, from) })
+			served := func(plural string) func() bool {
+				return func() bool { return e.reg.Lookup("example.com", "v1", plural) != nil }
+			}
+			waitFor(t, "the CRD written between list and watch", served("zeros"))
+			for _, p := range []string{"ones", "twos", "threes"} {
+				crd(p)
+			}
+			for _, p := range []string{"ones", "twos", "threes"} {
+				waitFor(t, p+" served", served(p))
+			}
+			// Before the fix of relist, a CRD the list brought in left its
+			// create waiting in Await: crd above would not have returned.
+			if _, watches, _ := src.counts(); watches < 3 {
+				t.Errorf("watches %d, want the ended ones restarted", watches)
 			}
 		})
 	}
