@@ -160,18 +160,34 @@ func (h *Handler) pageMeta(s *scope, pred *predicate, plan listPlan, res bolt.Li
 // compression is decided as it would be for the whole body.
 const listChunkSize = 256 << 10
 
-// streamList writes a compact JSON list straight from the stored bytes.
-func (h *Handler) streamList(w http.ResponseWriter, r *http.Request, rd *renderer, lm listMeta, items []bolt.KV) {
-	w.Header().Set("Content-Type", mediaJSON)
+// startStream begins a 200 response whose body is written in chunks: it
+// chooses compression as for a whole body, sets Content-Length to length
+// when the body goes out as it is (length < 0: unknown), and returns the
+// writer of the chunks (HTTP/2 frames sized for the peer) and the finish
+// to call after the last. A HEAD request is answered there: write is nil.
+func (h *Handler) startStream(w http.ResponseWriter, r *http.Request, length int) (write func([]byte) (int, error), finish func() error) {
 	gw, finish := h.gzipWriter(w, r)
+	if gw == w && length >= 0 {
+		w.Header().Set("Content-Length", strconv.Itoa(length))
+	}
 	gw.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		_ = finish()
-		return
+		return nil, nil
 	}
-	write := gw.Write
+	write = gw.Write
 	if r.ProtoMajor == 2 && gw == w {
 		write = func(p []byte) (int, error) { return writeFramed(w, p) }
+	}
+	return write, finish
+}
+
+// streamList writes a compact JSON list straight from the stored bytes.
+func (h *Handler) streamList(w http.ResponseWriter, r *http.Request, rd *renderer, lm listMeta, items []bolt.KV) {
+	w.Header().Set("Content-Type", mediaJSON)
+	write, finish := h.startStream(w, r, -1)
+	if write == nil {
+		return
 	}
 	buf := listHeadJSON(make([]byte, 0, listChunkSize+4096), rd.d.ListKind, rd.d.GroupVersion(), lm)
 	for i := range items {
@@ -209,22 +225,13 @@ func (h *Handler) streamTable(w http.ResponseWriter, r *http.Request, rd *render
 		return
 	}
 	w.Header().Set("Content-Type", mediaJSON)
-	gw, finish := h.gzipWriter(w, r)
-	if gw == w {
-		n := 0
-		for _, p := range parts {
-			n += len(p)
-		}
-		w.Header().Set("Content-Length", strconv.Itoa(n))
+	n := 0
+	for _, p := range parts {
+		n += len(p)
 	}
-	gw.WriteHeader(http.StatusOK)
-	if r.Method == http.MethodHead {
-		_ = finish()
+	write, finish := h.startStream(w, r, n)
+	if write == nil {
 		return
-	}
-	write := gw.Write
-	if r.ProtoMajor == 2 && gw == w {
-		write = func(p []byte) (int, error) { return writeFramed(w, p) }
 	}
 	for _, p := range parts {
 		if _, err := write(p); err != nil {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
-	"strconv"
 	"sync"
 
 	"google.golang.org/protobuf/encoding/protowire"
@@ -187,18 +186,9 @@ func (h *Handler) streamProtoList(w http.ResponseWriter, r *http.Request, rd *re
 	tail := codec.AppendProtobufTail(nil)
 
 	w.Header().Set("Content-Type", h.brand.ProtobufMediaType)
-	gw, finish := h.gzipWriter(w, r)
-	if gw == w {
-		w.Header().Set("Content-Length", strconv.Itoa(len(buf)-len(head)+rawLen+len(tail)))
-	}
-	gw.WriteHeader(http.StatusOK)
-	if r.Method == http.MethodHead {
-		_ = finish()
+	write, finish := h.startStream(w, r, len(buf)-len(head)+rawLen+len(tail))
+	if write == nil {
 		return
-	}
-	write := gw.Write
-	if r.ProtoMajor == 2 && gw == w {
-		write = func(p []byte) (int, error) { return writeFramed(w, p) }
 	}
 	for _, m := range msgs {
 		if len(buf)+protobuf.ListItemSize(len(m)) > listChunkSize && len(buf) > 0 {
