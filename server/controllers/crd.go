@@ -365,9 +365,16 @@ func (c *CRDs) deleteAll(ctx context.Context, d *registry.Descriptor) (int, erro
 // waitForDeletion queues the CRD again once something of its resource
 // changes: a finalizer going away lets an object go.
 func (c *CRDs) waitForDeletion(ctx context.Context, d *registry.Descriptor, name string) error {
-	_, w, err := bolt.ListWatch(ctx, c.Source, d.ResourcePrefix(), bolt.ListOptions{Filter: func(*bolt.KV) bool { return false }})
+	// The list is read after the watch's start: what deleteAll left may
+	// have gone before, and then no event would come.
+	res, w, err := bolt.ListWatch(ctx, c.Source, d.ResourcePrefix(), bolt.ListOptions{Limit: 1})
 	if err != nil {
 		return err
+	}
+	if len(res.Items) == 0 {
+		w.Stop()
+		c.queue.add(name)
+		return nil
 	}
 	c.waiting.Add(1)
 	go func() {
