@@ -126,31 +126,44 @@ func TestLoadRestoresGC(t *testing.T) {
 	}
 }
 
-// A state large enough to be read in two halves loads every key once, in
-// order, with its value; a damaged record in either half marks its key
-// corrupt and leaves the others served.
-func TestLoadSplitsState(t *testing.T) {
-	t.Parallel()
-	const n = 4000
+// splitKeys is how many keys openSplitState writes: enough for the state
+// to be loaded in two halves.
+const splitKeys = 4000
+
+func splitValue(i int) string { return fmt.Sprintf("v%d-%s", i, strings.Repeat("p", 200)) }
+
+// openSplitState opens a new file holding splitKeys keys
+// /things/ns<i%4>/k<i> with value splitValue(i), written in transactions.
+func openSplitState(t *testing.T) (string, Options, *DB) {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "state.db")
 	opts := Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)}
 	db, err := Open(path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	pad := strings.Repeat("p", 200)
-	value := func(i int) string { return fmt.Sprintf("v%d-%s", i, pad) }
 	var ops []Op
-	for i := range n {
-		ops = append(ops, CreateOp(fmt.Sprintf("/things/ns%d/k%05d", i%4, i), []byte(value(i))))
-		if len(ops) == MaxTxnOps || i == n-1 {
-			if _, err := db.Txn(ctx, ops); err != nil {
+	for i := range splitKeys {
+		ops = append(ops, CreateOp(fmt.Sprintf("/things/ns%d/k%05d", i%4, i), []byte(splitValue(i))))
+		if len(ops) == MaxTxnOps || i == splitKeys-1 {
+			if _, err := db.Txn(context.Background(), ops); err != nil {
 				t.Fatal(err)
 			}
 			ops = ops[:0]
 		}
 	}
+	return path, opts, db
+}
+
+// A state large enough to be read in two halves loads every key once, in
+// order, with its value; a damaged record in either half marks its key
+// corrupt and leaves the others served.
+func TestLoadSplitsState(t *testing.T) {
+	t.Parallel()
+	const n = splitKeys
+	path, opts, db := openSplitState(t)
+	ctx := context.Background()
+	value := splitValue
 	// The first and the last key of the bucket, one in each half.
 	for _, k := range []string{"/aaa/first", "/zzz/last"} {
 		if _, err := db.Create(ctx, k, []byte("DAMAGE-ME-"+k)); err != nil {
@@ -214,24 +227,8 @@ func TestLoadSplitsState(t *testing.T) {
 // refuse the file rather than serve a state missing them.
 func TestLoadSplitDamagedKey(t *testing.T) {
 	t.Parallel()
-	const n = 4000
-	path := filepath.Join(t.TempDir(), "state.db")
-	opts := Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)}
-	db, err := Open(path, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pad := strings.Repeat("p", 200)
-	var ops []Op
-	for i := range n {
-		ops = append(ops, CreateOp(fmt.Sprintf("/things/ns%d/k%05d", i%4, i), []byte(fmt.Sprintf("v%d-%s", i, pad))))
-		if len(ops) == MaxTxnOps || i == n-1 {
-			if _, err := db.Txn(context.Background(), ops); err != nil {
-				t.Fatal(err)
-			}
-			ops = ops[:0]
-		}
-	}
+	const n = splitKeys
+	path, opts, db := openSplitState(t)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
