@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -534,6 +535,14 @@ func (s *Server) Serve(ctx context.Context) error {
 	return err
 }
 
+// startScavengeDelay is how long after the default policy is written the
+// start's garbage goes back to the OS. The controllers start then: their
+// first lists and the objects they write at a first start (service
+// accounts, root CA config maps, the API server's endpoints) take a few
+// hundred milliseconds on a fresh store; a scavenge before they finish
+// would leave their garbage resident until the heap next grows.
+const startScavengeDelay = time.Second
+
 // startControllers ensures the default namespaces and runs the in-process
 // controllers until ctx ends.
 func (s *Server) startControllers(ctx context.Context) {
@@ -594,12 +603,19 @@ func (s *Server) startControllers(ctx context.Context) {
 	case <-ctx.Done():
 		return
 	}
-	// The start's one-off work (the default policy, the seeds) leaves
-	// garbage several times the live heap: it goes back to the OS once,
-	// so an idle server holds only what it keeps.
+	// The start's one-off work (the default policy, the seeds, then the
+	// controllers' first lists and the writes they make) leaves garbage
+	// several times the live heap: it goes back to the OS once that work
+	// is over, so an idle server holds only what it keeps.
 	go func() {
+		t := time.NewTimer(startScavengeDelay)
+		defer t.Stop()
 		select {
-		case <-s.rbacDone:
+		case <-t.C:
+			// The first collection moves what the start's bursts left in
+			// sync.Pools (bbolt's page buffers among them) to the pools'
+			// victim caches; the second, FreeOSMemory's, frees them.
+			runtime.GC()
 			debug.FreeOSMemory()
 		case <-ctx.Done():
 		}
