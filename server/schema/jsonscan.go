@@ -326,7 +326,123 @@ func (s *scanner) skip() error { return s.skipAt(0) }
 
 // skipAt is skip for a value nested in depth containers; nesting beyond
 // anyMaxDepth is a syntax error, so hostile input cannot exhaust the stack.
+// Values are skipped by skipFlat, without a call per member or element;
+// what it does not take (a syntax error, deep nesting) is scanned again by
+// skipNested, whose errors are the ones reported.
 func (s *scanner) skipAt(depth int) error {
+	start := s.pos
+	if s.skipFlat(depth) {
+		return nil
+	}
+	s.pos = start
+	return s.skipNested(depth)
+}
+
+// maxFlatNesting is how many containers skipFlat keeps open at once: one
+// bit each records whether it is an object.
+const maxFlatNesting = 64
+
+// skipFlat consumes one value, as skipNested would, in one loop over the
+// bytes. It accepts exactly what skipNested accepts with at most
+// maxFlatNesting containers open and ends at the same byte; it reports
+// false on anything else, leaving pos anywhere.
+func (s *scanner) skipFlat(depth int) bool {
+	d := s.data
+	var objects uint64 // bit i: the container open at nesting i is an object
+	open := 0
+	for {
+		// A value starts here (after white space), open containers deep.
+		if depth+open > anyMaxDepth {
+			return false
+		}
+		s.skipSpace()
+		if s.pos >= len(d) {
+			return false
+		}
+		switch c := d[s.pos]; {
+		case c == '{' || c == '[':
+			if open == maxFlatNesting {
+				return false
+			}
+			s.pos++
+			s.skipSpace()
+			if s.pos < len(d) && (c == '{' && d[s.pos] == '}' || c == '[' && d[s.pos] == ']') {
+				s.pos++
+				break // empty: a complete value
+			}
+			if c == '{' {
+				objects |= 1 << open
+				open++
+				if !s.skipKey() {
+					return false
+				}
+			} else {
+				objects &^= 1 << open
+				open++
+			}
+			continue
+		case c == '"':
+			if _, _, err := s.rawString(); err != nil {
+				return false
+			}
+		case c == 't' || c == 'f' || c == 'n':
+			if _, err := s.literal(); err != nil {
+				return false
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			if _, _, err := s.number(); err != nil {
+				return false
+			}
+		default:
+			return false
+		}
+		// A value ended: close the containers it completes, then go on
+		// to the next member or element.
+		for {
+			if open == 0 {
+				return true
+			}
+			s.skipSpace()
+			if s.pos >= len(d) {
+				return false
+			}
+			object := objects&(1<<(open-1)) != 0
+			c := d[s.pos]
+			s.pos++
+			if c == ',' {
+				if object && !s.skipKey() {
+					return false
+				}
+				break
+			}
+			if object && c != '}' || !object && c != ']' {
+				return false
+			}
+			open--
+		}
+	}
+}
+
+// skipKey consumes a member's key and its colon, with the white space
+// around them, for skipFlat.
+func (s *scanner) skipKey() bool {
+	s.skipSpace()
+	if s.pos >= len(s.data) || s.data[s.pos] != '"' {
+		return false
+	}
+	if _, _, err := s.rawString(); err != nil {
+		return false
+	}
+	s.skipSpace()
+	if s.pos >= len(s.data) || s.data[s.pos] != ':' {
+		return false
+	}
+	s.pos++
+	return true
+}
+
+// skipNested is skipAt one container at a time, with the errors reported.
+func (s *scanner) skipNested(depth int) error {
 	if depth > anyMaxDepth {
 		return errDepth()
 	}
@@ -337,10 +453,10 @@ func (s *scanner) skipAt(depth int) error {
 	switch c {
 	case '{':
 		s.pos++
-		return s.eachMember(func([]byte, bool) error { return s.skipAt(depth + 1) })
+		return s.eachMember(func([]byte, bool) error { return s.skipNested(depth + 1) })
 	case '[':
 		s.pos++
-		return s.eachElem(func(int) error { return s.skipAt(depth + 1) })
+		return s.eachElem(func(int) error { return s.skipNested(depth + 1) })
 	case '"':
 		_, _, err := s.rawString()
 		return err
