@@ -10,6 +10,7 @@ import (
 
 	"platd/config"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 func addCore(p *Printers, b config.Brand) {
@@ -68,7 +69,7 @@ func addCore(p *Printers, b config.Brand) {
 		nameColumn(),
 		col("Data", "string", "Number of data and binary data keys.", func(o registry.Object, _ time.Time) any {
 			return size(o, "data") + size(o, "binaryData")
-		}),
+		}).reading(new(schema.Selection).Count("data").Count("binaryData")),
 		ageColumn(),
 	))
 	p.add("", "v1", "componentstatuses", componentStatusTable())

@@ -9,6 +9,7 @@ import (
 
 	"platd/config"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // Printers maps served group, version and resource to the resource's Table.
@@ -53,7 +54,19 @@ type cellFunc func(o registry.Object, now time.Time) any
 type column struct {
 	def  registry.TableColumn
 	cell cellFunc
+	// reads selects all the cell reads of an object; nil when not declared,
+	// and then rows of the table are decoded whole.
+	reads *schema.Selection
 }
+
+// reading declares what the column's cell reads.
+func (c column) reading(sel *schema.Selection) column {
+	c.reads = sel
+	return c
+}
+
+// whole selects the values at a path, for reading.
+func whole(path ...string) *schema.Selection { return new(schema.Selection).Add(path...) }
 
 func col(name, typ, description string, cell cellFunc) column {
 	return column{def: registry.TableColumn{Name: name, Type: typ, Description: description}, cell: cell}
@@ -125,21 +138,29 @@ func ageOf(path ...string) cellFunc {
 }
 
 func nameColumn() column {
-	return col("Name", "string", "Name of the object.", text("metadata", "name")).named()
+	return col("Name", "string", "Name of the object.", text("metadata", "name")).named().reading(whole("metadata", "name"))
 }
 
 func ageColumn() column {
-	return col("Age", "string", "Time since the object was created.", ageOf("metadata", "creationTimestamp"))
+	return col("Age", "string", "Time since the object was created.", ageOf("metadata", "creationTimestamp")).
+		reading(whole("metadata", "creationTimestamp"))
 }
 
 // columns builds a Table whose cells each come from their own column rule.
 func columns(cols ...column) *registry.Table {
 	defs := make([]registry.TableColumn, len(cols))
+	reads := new(schema.Selection)
 	for i, c := range cols {
 		defs[i] = c.def
+		if reads != nil && c.reads != nil {
+			reads.Merge(c.reads)
+		} else {
+			reads = nil
+		}
 	}
 	return &registry.Table{
 		Columns: defs,
+		Reads:   reads,
 		Row: func(o registry.Object, now time.Time) ([]any, []any) {
 			cells := make([]any, len(cols))
 			for i, c := range cols {
@@ -154,6 +175,7 @@ func columns(cols ...column) *registry.Table {
 // rows upstream sorts rather than keeping the list's order.
 func ordered(order func(a, b registry.Object) int, t *registry.Table) *registry.Table {
 	t.Order = order
+	t.Reads = nil // what order reads is not declared
 	return t
 }
 

@@ -1,6 +1,10 @@
 package registry
 
-import "time"
+import (
+	"time"
+
+	"platd/server/schema"
+)
 
 // TableColumn describes one column of a Table, as the Table's
 // columnDefinitions carry it.
@@ -36,4 +40,10 @@ type Table struct {
 	// path): rows are then decoded with them. Without it they are cut
 	// before decoding, as most of a small object's bytes.
 	ReadsManagedFields bool
+	// Reads, when set, selects every part of an object that Row and Order
+	// read: rows are then built from those parts only
+	// (schema.DecodeStoredSelected), and the rest of a stored object is
+	// skipped, not decoded. nil decodes whole objects. It must not be
+	// changed once the Table is in use.
+	Reads *schema.Selection
 }

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -145,7 +146,16 @@ func (t *tableBuilder) addRow(stored []byte) error {
 // which comes first.
 // The stored metadata is returned too when it was found (else nil).
 func (t *tableBuilder) rowObject(stored []byte) (Object, []byte, error) {
-	if tb := t.rd.d.Table; tb != nil && tb.ReadsManagedFields {
+	d := t.rd.d
+	if sel := rowReads(d); sel != nil && d.Storage == nil && !stale(d, stored) {
+		// Converted and stale objects are changed whole after decoding.
+		obj, err := schema.DecodeStoredSelected(stored, d.Schema, sel)
+		if err != nil {
+			return nil, nil, fmt.Errorf("decoding stored %s: %w", d.Kind, err)
+		}
+		return obj, nil, nil
+	}
+	if tb := d.Table; tb != nil && tb.ReadsManagedFields {
 		obj, err := decodeTransient(t.rd.d, stored)
 		return obj, nil, err
 	}
@@ -156,6 +166,17 @@ func (t *tableBuilder) rowObject(stored []byte) (Object, []byte, error) {
 	}
 	obj, err := decodeTransient(t.rd.d, stored)
 	return obj, nil, err
+}
+
+// defaultReads are what the default columns read.
+var defaultReads = new(schema.Selection).Add("metadata", "name").Add("metadata", "creationTimestamp")
+
+// rowReads is what a row of d's objects reads, nil when not known.
+func rowReads(d *registry.Descriptor) *schema.Selection {
+	if d.Table == nil {
+		return defaultReads
+	}
+	return d.Table.Reads
 }
 
 var managedFieldsMember = []byte(`,"managedFields":[`)
