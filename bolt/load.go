@@ -385,6 +385,7 @@ func (db *DB) joinEvents(h *loadedHistory, from, to int) (cut int64) {
 func (db *DB) loadState(b *bbolt.Bucket, rev int64, from, to []byte, mu *sync.Mutex) (ix *index, edge []byte, err error) {
 	ix = newIndex()
 	copied := db.opts.Transformer != nil
+	var sl slab
 	order := keyOrder{what: "state"}
 	c := b.Cursor()
 	k, v := c.First()
@@ -401,7 +402,7 @@ func (db *DB) loadState(b *bbolt.Bucket, rev int64, from, to []byte, mu *sync.Mu
 		if err := order.next(k); err != nil { // damage.go
 			return ix, nil, err
 		}
-		kv, err := decodeState(string(k), v)
+		kv, err := decodeState(sl.string(k), v)
 		if errors.Is(err, ErrChecksum) {
 			// joinHistory cuts the history at the key's newest event.
 			mu.Lock()
@@ -425,7 +426,7 @@ func (db *DB) loadState(b *bbolt.Bucket, rev int64, from, to []byte, mu *sync.Mu
 			db.log.Warn("corrupt value", "key", kv.Key, "revision", kv.ModRevision, "err", cerr.Err)
 			val = bytes.Clone(kv.Value)
 		case !copied:
-			val = bytes.Clone(val)
+			val = sl.bytes(val)
 		}
 		kv.Value = val
 		if stale {
