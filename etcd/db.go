@@ -18,9 +18,10 @@ import (
 
 // Timing and paging policy.
 const (
-	// readTimeout bounds a read that has no context of its own (Get, List,
-	// Count): fetching etcd's revision and waiting for the mirror to reach
-	// it. Past it the read fails instead of hanging on an absent etcd.
+	// readTimeout bounds each step of a read that has no context of its
+	// own (Get, List, Count): a fetch of etcd's revision (a reader may wait
+	// for the one in flight, then its own) and the wait for the mirror to
+	// reach it. Past it the read fails instead of hanging on an absent etcd.
 	readTimeout = 10 * time.Second
 	// writeTimeout bounds a write's etcd transaction once it is picked up
 	// (the caller's ctx no longer ends it): an absent etcd fails the

@@ -24,6 +24,7 @@ type fetcher struct {
 	next    *fetch
 }
 
+// fetch is one read of etcd's revision.
 type fetch struct {
 	done chan struct{}
 	rev  int64
@@ -31,8 +32,10 @@ type fetch struct {
 }
 
 // current returns an etcd revision at least as new as every write
-// acknowledged before the call.
-func (f *fetcher) current(ctx context.Context) (int64, error) {
+// acknowledged before the call. Each fetch ends within readTimeout, so a
+// reader waits at most for the one in flight and its own: it needs no
+// timer of its own.
+func (f *fetcher) current() (int64, error) {
 	f.mu.Lock()
 	if f.next == nil {
 		f.next = &fetch{done: make(chan struct{})}
@@ -54,12 +57,8 @@ func (f *fetcher) current(ctx context.Context) (int64, error) {
 		go f.run(b)
 	}
 	f.mu.Unlock()
-	select {
-	case <-b.done:
-		return b.rev, b.err
-	case <-ctx.Done():
-		return 0, ctx.Err()
-	}
+	<-b.done // run ends every fetch within readTimeout, and at once at Close
+	return b.rev, b.err
 }
 
 func (f *fetcher) run(b *fetch) {
@@ -86,13 +85,27 @@ func (f *fetcher) run(b *fetch) {
 	}
 }
 
-// sync makes the mirror as new as etcd: a consistent read.
-func (db *DB) sync(ctx context.Context) error {
-	rev, err := db.revs.current(ctx)
+// sync makes the mirror as new as etcd: a consistent read. The mirror
+// has mostly applied the fetched revision already: a wait (and its
+// timer) is the exception.
+func (db *DB) sync() error {
+	rev, err := db.revs.current()
 	if err != nil {
 		return err
 	}
+	if db.hasApplied(rev) {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(db.ctx, db.readTimeout)
+	defer cancel()
 	return db.waitApplied(ctx, rev)
+}
+
+// hasApplied reports whether the mirror has applied etcd revision rev.
+func (db *DB) hasApplied(rev int64) bool {
+	db.mu.RLock()
+	defer db.mu.RUnlock()
+	return db.applied >= rev
 }
 
 func checkKey(key string) error {
@@ -114,9 +127,7 @@ func (db *DB) Get(key string) (bolt.KV, error) {
 	if err := checkKey(key); err != nil {
 		return bolt.KV{}, err
 	}
-	ctx, cancel := context.WithTimeout(db.ctx, db.readTimeout)
-	defer cancel()
-	if err := db.sync(ctx); err != nil {
+	if err := db.sync(); err != nil {
 		return bolt.KV{}, db.readErr(err)
 	}
 	return db.lookup(key)
@@ -134,10 +145,12 @@ func (db *DB) GetAt(key string, minRev int64) (bolt.KV, error) {
 	if db.ctx.Err() != nil {
 		return bolt.KV{}, bolt.ErrClosed
 	}
-	ctx, cancel := context.WithTimeout(db.ctx, db.readTimeout)
-	defer cancel()
-	if err := db.waitApplied(ctx, minRev); err != nil {
-		return bolt.KV{}, db.readErr(err)
+	if !db.hasApplied(minRev) {
+		ctx, cancel := context.WithTimeout(db.ctx, db.readTimeout)
+		defer cancel()
+		if err := db.waitApplied(ctx, minRev); err != nil {
+			return bolt.KV{}, db.readErr(err)
+		}
 	}
 	return db.lookup(key)
 }
@@ -170,9 +183,7 @@ func (db *DB) Count(prefix string) int64 {
 	if checkPrefix(prefix) != nil {
 		return 0
 	}
-	ctx, cancel := context.WithTimeout(db.ctx, db.readTimeout)
-	defer cancel()
-	_ = db.sync(ctx)
+	_ = db.sync()
 	db.mu.RLock()
 	defer db.mu.RUnlock()
 	lo, hi := db.span(prefix, "")
@@ -198,10 +209,8 @@ func (db *DB) List(prefix string, opts bolt.ListOptions) (bolt.ListResult, error
 	if err := checkPrefix(prefix); err != nil {
 		return bolt.ListResult{}, err
 	}
-	ctx, cancel := context.WithTimeout(db.ctx, db.readTimeout)
-	defer cancel()
 	if opts.Revision == 0 {
-		if err := db.sync(ctx); err != nil {
+		if err := db.sync(); err != nil {
 			return bolt.ListResult{}, db.readErr(err)
 		}
 	}
@@ -229,6 +238,9 @@ func (db *DB) List(prefix string, opts bolt.ListOptions) (bolt.ListResult, error
 		return db.listPast(prefix, opts), nil
 	}
 	db.mu.RUnlock()
+	// Only a past revision (no sync) gets here.
+	ctx, cancel := context.WithTimeout(db.ctx, db.readTimeout)
+	defer cancel()
 	return db.listEtcd(ctx, prefix, opts)
 }
 
