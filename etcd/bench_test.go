@@ -112,7 +112,8 @@ func BenchmarkGetAt(b *testing.B) {
 }
 
 // BenchmarkList10k lists 10,000 keys at the current revision (a consistent
-// read), at a past revision the history holds, and at one only etcd holds.
+// read, and named), at a past revision the history holds, and at one only
+// etcd holds.
 func BenchmarkList10k(b *testing.B) {
 	db := openBench(b)
 	fill(b, db, 10_000)
@@ -130,6 +131,8 @@ func BenchmarkList10k(b *testing.B) {
 		}
 	}
 	b.Run("current", func(b *testing.B) { list(b, 0) })
+	// The current revision named: memory alone, no etcd round trip.
+	b.Run("mirror", func(b *testing.B) { list(b, db.Revision()) })
 	b.Run("history", func(b *testing.B) { list(b, past) })
 	b.Run("etcd", func(b *testing.B) {
 		db.mu.Lock()

@@ -69,9 +69,10 @@ type DB struct {
 	wg     sync.WaitGroup
 
 	mu sync.RWMutex
-	// state is the current state under the prefix; keys its keys in order.
-	state map[string]*entry
-	keys  []string
+	// idx is the current state under the prefix. A key whose stored value
+	// could not be read is in idx without a value and in corrupt.
+	idx     *bolt.Index
+	corrupt map[string]*bolt.CorruptError
 	// rev is the revision of the last event under the prefix (or where the
 	// mirror started): Revision. applied is the etcd revision up to which
 	// every event has been applied (>= rev; progress notifications move it
@@ -163,7 +164,8 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		catchW:   clientv3.NewWatcher(cli),
 		ctx:      rctx,
 		cancel:   cancel,
-		state:    map[string]*entry{},
+		idx:      bolt.NewIndex(),
+		corrupt:  map[string]*bolt.CorruptError{},
 		watchers: map[*watcher]struct{}{},
 		standIns: map[string][]byte{},
 		changed:  make(chan struct{}),
@@ -207,10 +209,10 @@ func (db *DB) load(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	db.state, db.keys = st.state, st.keys
+	db.idx, db.corrupt = st.idx, st.corrupt
 	db.etcdCompacted = c
 	rev := maxMod
-	if len(db.keys) == 0 {
+	if db.idx.Len() == 0 {
 		// Nothing to catch up with: an empty prefix starts at etcd's
 		// revision, so the first list of a new cluster is not at 0.
 		rev = r0
@@ -231,20 +233,22 @@ func (db *DB) load(ctx context.Context) error {
 		db.wg.Add(1)
 		go db.compactor(db.opts.CompactionInterval)
 	}
-	db.log.Info("open", "prefix", db.prefix, "keys", len(db.keys), "revision", db.Revision(),
+	db.log.Info("open", "prefix", db.prefix, "keys", db.idx.Len(), "revision", db.Revision(),
 		"compacted", db.compacted, "took", time.Since(start))
 	return nil
 }
 
-// listing is the state under the prefix at one revision.
+// listing is the state under the prefix at one revision (DB.idx and
+// DB.corrupt).
 type listing struct {
-	state map[string]*entry
-	keys  []string
+	idx     *bolt.Index
+	corrupt map[string]*bolt.CorruptError
 }
 
 // list reads every key under the prefix at one revision.
 func (db *DB) list(ctx context.Context) (st listing, rev, maxMod int64, err error) {
-	st.state = map[string]*entry{}
+	st.idx, st.corrupt = bolt.NewIndex(), map[string]*bolt.CorruptError{}
+	defer st.idx.MapKeys() // etcd returns keys in order: AppendSorted
 	from, end := db.prefix+"/", clientv3.GetPrefixRangeEnd(db.prefix+"/")
 	for {
 		opts := []clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(listPage)}
@@ -263,8 +267,11 @@ func (db *DB) list(ctx context.Context) (st listing, rev, maxMod int64, err erro
 			if key == compactKey {
 				continue
 			}
-			st.state[key] = db.decode(key, kv)
-			st.keys = append(st.keys, key)
+			e := db.decode(key, kv)
+			st.idx.AppendSorted(e.kv)
+			if e.corrupt != nil {
+				st.corrupt[key] = e.corrupt
+			}
 			maxMod = max(maxMod, kv.ModRevision)
 		}
 		if !resp.More || len(resp.Kvs) == 0 {

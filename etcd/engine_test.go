@@ -324,7 +324,7 @@ func TestTransformerAndCorrupt(t *testing.T) {
 	}
 	defer ow.Stop()
 	db.mu.RLock()
-	badAt := db.state["/s/ns/bad"].kv
+	badAt, _ := db.idx.Get("/s/ns/bad")
 	db.mu.RUnlock()
 	kvs, err := db.Txn(t.Context(), []bolt.Op{{Kind: bolt.OpDelete, Key: "/s/ns/bad", Value: []byte("stand-in")}})
 	if err != nil {

@@ -107,7 +107,7 @@ func (db *DB) relist(compacted int64) clientv3.WatchChan {
 		}
 		clear(db.watchers)
 		db.epoch++
-		db.state, db.keys = st.state, st.keys
+		db.idx, db.corrupt = st.idx, st.corrupt
 		clear(db.ring)
 		db.ring, db.ringBytes = nil, 0
 		// Revision never goes back; deletes the mirror missed have no
@@ -124,7 +124,7 @@ func (db *DB) relist(compacted int64) clientv3.WatchChan {
 		for _, w := range ws {
 			w.fail(fmt.Errorf("%w: the mirror of %s relisted at %d", bolt.ErrCompacted, db.prefix, r0))
 		}
-		db.log.Info("relist", "prefix", db.prefix, "keys", len(st.keys), "revision", r0, "watchers ended", len(ws))
+		db.log.Info("relist", "prefix", db.prefix, "keys", st.idx.Len(), "revision", r0, "watchers ended", len(ws))
 		return wch
 	}
 }
@@ -159,17 +159,16 @@ func (db *DB) apply(resp *clientv3.WatchResponse) {
 			}
 			continue
 		}
-		old := db.state[key]
+		old, had := db.idx.Get(key)
 		var prev *bolt.KV
-		if old != nil && old.corrupt == nil {
-			p := old.kv
-			prev = &p
-		} else if old != nil {
+		if had && db.corrupt[key] == nil {
+			prev = &old
+		} else if had {
 			// A corrupt value: the stand-in when this replica deletes it,
 			// else the event carries no value (see README).
 			if v, ok := db.standIns[key]; ok && ev.Type == clientv3.EventTypeDelete {
-				if s, err := db.opts.Stamp(v, old.kv.ModRevision); err == nil {
-					prev = &bolt.KV{Key: key, Value: s, CreateRevision: old.kv.CreateRevision, ModRevision: old.kv.ModRevision}
+				if s, err := db.opts.Stamp(v, old.ModRevision); err == nil {
+					prev = &bolt.KV{Key: key, Value: s, CreateRevision: old.CreateRevision, ModRevision: old.ModRevision}
 				}
 			}
 		} else if ev.PrevKv != nil {
@@ -179,28 +178,27 @@ func (db *DB) apply(resp *clientv3.WatchResponse) {
 		switch ev.Type {
 		case clientv3.EventTypePut:
 			e := db.decode(key, ev.Kv)
-			if old == nil {
-				i, _ := slices.BinarySearch(db.keys, key)
-				db.keys = slices.Insert(db.keys, i, key)
+			db.idx.Put(e.kv)
+			if e.corrupt != nil {
+				db.corrupt[key] = e.corrupt
+			} else if len(db.corrupt) > 0 {
+				delete(db.corrupt, key)
 			}
-			db.state[key] = e
 			if ev.IsCreate() {
 				prev = nil
 			}
 			out = bolt.Event{Type: bolt.Put, Revision: rev, KV: e.kv, Prev: prev}
 		case clientv3.EventTypeDelete:
-			if old != nil {
-				delete(db.state, key)
-				if i, ok := slices.BinarySearch(db.keys, key); ok {
-					db.keys = slices.Delete(db.keys, i, i+1)
-				}
+			if had {
+				db.idx.Remove(key)
+				delete(db.corrupt, key)
 			}
 			kv := bolt.KV{Key: key, ModRevision: rev}
 			if prev != nil {
 				kv.CreateRevision = prev.CreateRevision
 				kv.Value, _ = db.opts.Stamp(prev.Value, rev)
-			} else if old != nil {
-				kv.CreateRevision = old.kv.CreateRevision
+			} else if had {
+				kv.CreateRevision = old.CreateRevision
 			}
 			out = bolt.Event{Type: bolt.Delete, Revision: rev, KV: kv, Prev: prev}
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -158,15 +159,19 @@ func (db *DB) GetAt(key string, minRev int64) (bolt.KV, error) {
 // lookup is key's state in the mirror.
 func (db *DB) lookup(key string) (bolt.KV, error) {
 	db.mu.RLock()
-	e := db.state[key]
+	kv, ok := db.idx.Get(key)
+	var bad *bolt.CorruptError
+	if ok && len(db.corrupt) > 0 {
+		bad = db.corrupt[key]
+	}
 	db.mu.RUnlock()
-	if e == nil {
+	if !ok {
 		return bolt.KV{}, fmt.Errorf("%w: %s", bolt.ErrNotFound, key)
 	}
-	if e.corrupt != nil {
-		return bolt.KV{}, e.corrupt
+	if bad != nil {
+		return bolt.KV{}, bad
 	}
-	return e.kv, nil
+	return kv, nil
 }
 
 // readErr reports ErrClosed for a read cut short by Close.
@@ -186,15 +191,7 @@ func (db *DB) Count(prefix string) int64 {
 	_ = db.sync()
 	db.mu.RLock()
 	defer db.mu.RUnlock()
-	lo, hi := db.span(prefix, "")
-	return int64(hi - lo)
-}
-
-// span is the index range of keys under prefix from start on; mu held.
-func (db *DB) span(prefix, start string) (lo, hi int) {
-	lo, _ = slices.BinarySearch(db.keys, max(prefix, start))
-	hi, _ = slices.BinarySearch(db.keys, prefixEnd(prefix))
-	return lo, max(lo, hi)
+	return int64(db.idx.CountRange(prefix, prefixEnd(prefix)))
 }
 
 // prefixEnd is the smallest string above every key under prefix.
@@ -246,45 +243,61 @@ func (db *DB) List(prefix string, opts bolt.ListOptions) (bolt.ListResult, error
 
 // listCurrent pages the current state; mu held.
 func (db *DB) listCurrent(prefix string, opts bolt.ListOptions) (bolt.ListResult, error) {
-	lo, hi := db.span(prefix, opts.StartKey)
+	from, end := max(prefix, opts.StartKey), prefixEnd(prefix)
 	res := bolt.ListResult{Revision: db.rev}
-	if n := hi - lo; opts.Filter == nil {
-		if opts.Limit > 0 {
-			n = min(n, opts.Limit)
-		}
-		res.Items = make([]bolt.KV, 0, n)
+	n := db.idx.CountRange(from, end)
+	size := n
+	if opts.Limit > 0 {
+		size = min(n, opts.Limit)
 	}
-	var bad []*bolt.CorruptError
-	i := lo
-	for ; i < hi; i++ {
-		if opts.Limit > 0 && len(res.Items) >= opts.Limit {
-			break
+	if opts.Filter == nil && len(db.corrupt) == 0 {
+		// Every key is an item: copy the range's KVs as they lie.
+		res.Items, res.More = db.idx.AppendRange(make([]bolt.KV, 0, size), from, end, opts.Limit)
+		if res.More {
+			res.Remaining = int64(n - len(res.Items))
 		}
-		e := db.state[db.keys[i]]
-		if e.corrupt != nil {
-			bad = append(bad, e.corrupt)
-			continue
-		}
-		if opts.Filter != nil && !opts.Filter(&e.kv) {
-			continue
-		}
-		res.Items = append(res.Items, e.kv)
+		return res, nil
 	}
-	if i < hi {
-		res.More, res.Remaining = true, int64(hi-i)
+	if opts.Filter == nil {
+		res.Items = make([]bolt.KV, 0, size)
+	}
+	visited := 0
+	db.idx.Ascend(from, func(kv *bolt.KV) bool {
+		if kv.Key >= end || (opts.Limit > 0 && len(res.Items) >= opts.Limit) {
+			return false
+		}
+		visited++
+		if len(db.corrupt) > 0 && db.corrupt[kv.Key] != nil {
+			return true
+		}
+		if opts.Filter == nil || opts.Filter(kv) {
+			res.Items = append(res.Items, *kv)
+		}
+		return true
+	})
+	if visited < n {
+		res.More, res.Remaining = true, int64(n-visited)
 	}
 	if opts.ReportCorrupt {
 		// Every corrupt key of the range counts, not only this page's.
-		for ; i < hi; i++ {
-			if e := db.state[db.keys[i]]; e.corrupt != nil {
-				bad = append(bad, e.corrupt)
-			}
-		}
-		if len(bad) > 0 {
+		if bad := db.corruptIn(from, end); len(bad) > 0 {
 			return bolt.ListResult{}, &bolt.CorruptListError{Keys: bad}
 		}
 	}
 	return res, nil
+}
+
+// corruptIn is the corrupt keys k with from <= k < end, in key order; mu
+// held.
+func (db *DB) corruptIn(from, end string) []*bolt.CorruptError {
+	var bad []*bolt.CorruptError
+	for k, c := range db.corrupt {
+		if k >= from && k < end {
+			bad = append(bad, c)
+		}
+	}
+	slices.SortFunc(bad, func(a, b *bolt.CorruptError) int { return strings.Compare(a.Key, b.Key) })
+	return bad
 }
 
 // listPast reads the current state with the events after opts.Revision
@@ -303,34 +316,41 @@ func (db *DB) listPast(prefix string, opts bolt.ListOptions) bolt.ListResult {
 			undo[ev.KV.Key] = ev.Prev
 		}
 	}
+	// extra: the keys present at rev and gone since, in order.
 	var extra []string
 	for k, kv := range undo {
 		if kv != nil {
-			if _, ok := db.state[k]; !ok {
+			if _, ok := db.idx.Get(k); !ok {
 				extra = append(extra, k)
 			}
 		}
 	}
 	slices.Sort(extra)
-	lo, hi := db.span(prefix, opts.StartKey)
 	var all []bolt.KV
-	cur := db.keys[lo:hi]
-	for len(cur) > 0 || len(extra) > 0 {
-		var k string
-		if len(extra) == 0 || (len(cur) > 0 && cur[0] < extra[0]) {
-			k, cur = cur[0], cur[1:]
-		} else {
-			k, extra = extra[0], extra[1:]
-		}
+	emit := func(k string, cur *bolt.KV) {
 		if kv, ok := undo[k]; ok {
 			if kv != nil {
 				all = append(all, *kv)
 			}
-			continue
+			return
 		}
-		if e := db.state[k]; e.corrupt == nil {
-			all = append(all, e.kv)
+		if cur != nil && (len(db.corrupt) == 0 || db.corrupt[k] == nil) {
+			all = append(all, *cur)
 		}
+	}
+	db.idx.Ascend(start, func(kv *bolt.KV) bool {
+		if kv.Key >= end {
+			return false
+		}
+		for len(extra) > 0 && extra[0] < kv.Key {
+			emit(extra[0], nil)
+			extra = extra[1:]
+		}
+		emit(kv.Key, kv)
+		return true
+	})
+	for _, k := range extra {
+		emit(k, nil)
 	}
 	return page(all, opts, rev)
 }

@@ -190,10 +190,10 @@ func (db *DB) commit(ctx context.Context, ops []bolt.Op) ([]bolt.KV, error) {
 // bolt does: watchers would have no deleted state to show.
 func (db *DB) deletable(o *bolt.Op) error {
 	db.mu.RLock()
-	e := db.state[o.Key]
+	bad := db.corrupt[o.Key]
 	db.mu.RUnlock()
-	if e != nil && e.corrupt != nil && o.Value == nil {
-		return e.corrupt
+	if bad != nil && o.Value == nil {
+		return bad
 	}
 	return nil
 }
@@ -205,7 +205,7 @@ func (db *DB) holdStandIns(ops []bolt.Op) func() {
 	db.mu.Lock()
 	for i := range ops {
 		o := &ops[i]
-		if e := db.state[o.Key]; o.Kind == bolt.OpDelete && o.Value != nil && e != nil && e.corrupt != nil {
+		if o.Kind == bolt.OpDelete && o.Value != nil && db.corrupt[o.Key] != nil {
 			db.standIns[o.Key] = o.Value
 			held = append(held, o.Key)
 		}
