@@ -34,8 +34,42 @@ type gvkKey struct{ group, version, kind string }
 // schema name, group name and protobuf message name. Every call returns a
 // new, sealed graph.
 func Load(b config.Brand) (*Catalog, error) {
-	r := strings.NewReplacer(phReverse, ReverseDomain(b.Domain), phDomain, b.Domain, phLong, b.LongDomain)
-	return parseCatalog(r.Replace(catalogText))
+	return parseCatalog(catalogText, brandSpeller{reverse: ReverseDomain(b.Domain), domain: b.Domain, long: b.LongDomain})
+}
+
+// brandSpeller writes the brand's spellings over the placeholders of one
+// catalog column. Only names carry placeholders: every other column is
+// kept as a slice of the embedded text, not copied.
+type brandSpeller struct{ reverse, domain, long string }
+
+func (b brandSpeller) spell(s string) string {
+	i := strings.IndexByte(s, '@')
+	if i < 0 {
+		return s
+	}
+	var out strings.Builder
+	out.Grow(len(s) + len(b.reverse))
+	for ; i >= 0; i = strings.IndexByte(s, '@') {
+		out.WriteString(s[:i])
+		s = s[i:]
+		var with string
+		switch {
+		case strings.HasPrefix(s, phReverse):
+			with = b.reverse
+		case strings.HasPrefix(s, phDomain):
+			with = b.domain
+		case strings.HasPrefix(s, phLong):
+			with = b.long
+		default:
+			out.WriteByte('@')
+			s = s[1:]
+			continue
+		}
+		out.WriteString(with)
+		s = s[len(phReverse):]
+	}
+	out.WriteString(s)
+	return out.String()
 }
 
 // ReverseDomain reverses the labels of a domain: "a.example" → "example.a".
@@ -64,17 +98,8 @@ var typeNames = map[string]Type{
 	"time": Time, "microtime": MicroTime, "bytes": Bytes, "any": Any,
 }
 
-func parseCatalog(text string) (*Catalog, error) {
-	lines := strings.Split(text, "\n")
-	n, nf := 0, 0
-	for _, l := range lines {
-		switch {
-		case strings.HasPrefix(l, "S\t"):
-			n++
-		case strings.HasPrefix(l, "F\t"):
-			nf++
-		}
-	}
+func parseCatalog(text string, b brandSpeller) (*Catalog, error) {
+	n, nf := countLines(text, "S\t"), countLines(text, "F\t")
 	// Schemas and fields live in two arrays, not thousands of small
 	// objects: the catalog is built at every start and kept whole.
 	all := make([]Schema, n)
@@ -99,11 +124,20 @@ func parseCatalog(text string) (*Catalog, error) {
 	c := &Catalog{byName: make(map[string]*Schema, n), byGVK: map[gvkKey]*Schema{}}
 	cur := -1
 	var colBuf [11]string
-	for ln, l := range lines {
+	for ln, rest := 0, text; rest != ""; ln++ {
+		l := rest
+		if i := strings.IndexByte(rest, '\n'); i >= 0 {
+			l, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
 		if l == "" || l[0] == '#' {
 			continue
 		}
 		col := splitTabs(colBuf[:0], l)
+		for i := range col {
+			col[i] = b.spell(col[i])
+		}
 		bad := func() error { return fmt.Errorf("%w: line %d malformed", ErrCatalog, ln+1) }
 		switch col[0] {
 		case "S":
@@ -186,6 +220,15 @@ func parseCatalog(text string) (*Catalog, error) {
 		all[i].Seal()
 	}
 	return c, nil
+}
+
+// countLines counts the lines of text that start with prefix.
+func countLines(text, prefix string) int {
+	n := strings.Count(text, "\n"+prefix)
+	if strings.HasPrefix(text, prefix) {
+		n++
+	}
+	return n
 }
 
 // splitTabs appends the tab-separated columns of l to buf (strings.Split
