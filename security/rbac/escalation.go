@@ -21,6 +21,11 @@ var FullAuthority = []PolicyRule{
 func Covers(owner, requested []PolicyRule) (bool, []PolicyRule) {
 	var missing []PolicyRule
 	for _, r := range requested {
+		// A rule one owner rule covers whole has every part covered:
+		// it is not broken down.
+		if slices.ContainsFunc(owner, func(o PolicyRule) bool { return coversWhole(&o, &r) }) {
+			continue
+		}
 		for _, sub := range Breakdown(r) {
 			if !slices.ContainsFunc(owner, func(o PolicyRule) bool { return ruleCovers(&o, &sub) }) {
 				missing = append(missing, sub)
@@ -54,6 +59,16 @@ func Breakdown(r PolicyRule) []PolicyRule {
 		}
 	}
 	return subs
+}
+
+// coversWhole reports whether owner covers every part Breakdown splits r
+// into. The URL parts name no objects, which an owner naming objects does
+// not cover: such an owner answers for r whole only without URLs.
+func coversWhole(owner, r *PolicyRule) bool {
+	if len(owner.ResourceNames) > 0 && len(r.NonResourceURLs) > 0 {
+		return false
+	}
+	return ruleCovers(owner, r)
 }
 
 // ruleCovers reports whether owner allows everything sub does.

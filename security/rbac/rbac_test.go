@@ -3,6 +3,7 @@ package rbac
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -395,5 +396,64 @@ func TestConcurrentUpdates(t *testing.T) {
 			t.Fatal("alice's original binding stopped allowing")
 		}
 		a.RulesFor(context.Background(), attr.User, "ns1")
+	}
+}
+
+// TestCoversWholeRules checks that Covers, which skips breaking down a
+// rule one owner rule covers whole, finds exactly the parts that checking
+// every part finds, in the same order.
+func TestCoversWholeRules(t *testing.T) {
+	byParts := func(owner, requested []PolicyRule) []PolicyRule {
+		var missing []PolicyRule
+		for _, r := range requested {
+			for _, sub := range Breakdown(r) {
+				covered := false
+				for _, o := range owner {
+					if ruleCovers(&o, &sub) {
+						covered = true
+					}
+				}
+				if !covered {
+					missing = append(missing, sub)
+				}
+			}
+		}
+		return missing
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pick := func(vocab ...string) []string {
+		var out []string
+		for _, v := range vocab {
+			if rng.IntN(3) == 0 {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	random := func() PolicyRule {
+		return PolicyRule{Verbs: pick("get", "list", "*"), APIGroups: pick("", "apps", "*"), Resources: pick("pods", "pods/log", "*/log", "*"),
+			ResourceNames: pick("a", "b"), NonResourceURLs: pick("/a", "/b", "/*")}
+	}
+	// The case that needs care: an owner naming objects covers a rule
+	// with names and URLs whole, but not its URL parts.
+	cases := [][2][]PolicyRule{{
+		{rule("get", "", "pods", "a", "/a")},
+		{rule("get", "", "pods", "a", "/a")},
+	}}
+	for range 20000 {
+		var c [2][]PolicyRule
+		for i := range c {
+			for range rng.IntN(4) {
+				c[i] = append(c[i], random())
+			}
+		}
+		cases = append(cases, c)
+	}
+	for _, c := range cases {
+		ok, got := Covers(c[0], c[1])
+		want := byParts(c[0], c[1])
+		if fmt.Sprint(got) != fmt.Sprint(want) || ok != (len(want) == 0) {
+			t.Fatalf("Covers(%v, %v) = %v, %v; want %v", c[0], c[1], ok, got, want)
+		}
 	}
 }
