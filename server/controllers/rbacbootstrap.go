@@ -96,14 +96,21 @@ func (c *RBACBootstrap) attempt(ctx context.Context) (RBACBootstrapStats, error)
 		return stats, err
 	}
 	// Every object is written on its own: concurrent writes share the
-	// store's commits, so a first start pays for a few syncs.
+	// store's commits, so a first start pays for a few syncs. An object
+	// found as wanted is only compared: no goroutine for it.
 	var wg sync.WaitGroup
 	run := func(d *registry.Descriptor, wants []registry.Object, rec func(config.Brand, registry.Object, registry.Object) rbacpolicy.Result) {
 		for _, want := range wants {
+			had := have[d][seedKey(want)]
+			if had != nil {
+				if res := rec(c.Brand, had, want); res.Object == nil && !res.Recreate && !res.Protected {
+					continue
+				}
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				c.reconcile(ctx, d, have[d][seedKey(want)], want, rec, &stats)
+				c.reconcile(ctx, d, had, want, rec, &stats)
 			}()
 		}
 	}

@@ -32,30 +32,40 @@ type Result struct {
 // missing aggregation selectors are added; an aggregation rule the default
 // has none of is dropped.
 func ReconcileRole(b config.Brand, have, want registry.Object) Result {
+	missing := missingRules(RulesOf(have), RulesOf(want))
+	wantAgg, haveAgg := selectors(want), selectors(have)
+	dropAgg := want["aggregationRule"] == nil && have["aggregationRule"] != nil
+	var missingAgg []any
+	if want["aggregationRule"] != nil {
+		for _, s := range wantAgg {
+			if !slices.ContainsFunc(haveAgg, func(h any) bool { return reflect.DeepEqual(h, s) }) {
+				missingAgg = append(missingAgg, s)
+			}
+		}
+	}
+	// A start finds most objects as wanted: they are compared, not copied.
+	if len(missing) == 0 && !dropAgg && len(missingAgg) == 0 && !lacksMeta(have, want) {
+		return Result{}
+	}
 	out := schema.DeepCopy(have).(map[string]any)
 	changed := mergeMeta(out, want)
-	res := Result{Missing: missingRules(RulesOf(have), RulesOf(want))}
+	res := Result{Missing: missing}
 	if len(res.Missing) > 0 {
 		rules, _ := out["rules"].([]any)
 		out["rules"] = append(rules, rulesValue(res.Missing)...)
 		changed = true
 	}
-	wantAgg, haveAgg := selectors(want), selectors(have)
 	switch {
-	case want["aggregationRule"] == nil && have["aggregationRule"] != nil:
+	case dropAgg:
 		delete(out, "aggregationRule")
 		changed = true
-	case want["aggregationRule"] != nil:
-		var missing []any
-		for _, s := range wantAgg {
-			if !slices.ContainsFunc(haveAgg, func(h any) bool { return reflect.DeepEqual(h, s) }) {
-				missing = append(missing, schema.DeepCopy(s))
-			}
+	case len(missingAgg) > 0:
+		added := slices.Clone(haveAgg)
+		for _, s := range missingAgg {
+			added = append(added, schema.DeepCopy(s))
 		}
-		if len(missing) > 0 {
-			out["aggregationRule"] = map[string]any{"clusterRoleSelectors": append(slices.Clone(haveAgg), missing...)}
-			changed = true
-		}
+		out["aggregationRule"] = map[string]any{"clusterRoleSelectors": added}
+		changed = true
 	}
 	return finish(b, have, out, changed, res)
 }
@@ -67,14 +77,22 @@ func ReconcileBinding(b config.Brand, have, want registry.Object) Result {
 	if !reflect.DeepEqual(roleRef(have), roleRef(want)) {
 		return finish(b, have, want, false, Result{Recreate: true})
 	}
+	haveSubs := subjects(have)
+	var missing []subject
+	for _, s := range subjects(want) {
+		if !slices.Contains(haveSubs, s) {
+			missing = append(missing, s)
+		}
+	}
+	if len(missing) == 0 && !lacksMeta(have, want) {
+		return Result{}
+	}
 	out := schema.DeepCopy(have).(map[string]any)
 	changed := mergeMeta(out, want)
 	subs, _ := out["subjects"].([]any)
-	for _, s := range subjects(want) {
-		if !slices.Contains(subjects(have), s) {
-			subs = append(subs, s.value())
-			changed = true
-		}
+	for _, s := range missing {
+		subs = append(subs, s.value())
+		changed = true
 	}
 	if len(subs) > 0 {
 		out["subjects"] = subs
@@ -94,6 +112,21 @@ func finish(b config.Brand, have, out registry.Object, changed bool, res Result)
 		res.Object = out
 	}
 	return res
+}
+
+// lacksMeta reports whether obj lacks a label or annotation key of want:
+// whether mergeMeta would change it.
+func lacksMeta(obj, want registry.Object) bool {
+	md, _ := obj["metadata"].(map[string]any)
+	for _, field := range []string{"labels", "annotations"} {
+		m, _ := md[field].(map[string]any)
+		for k := range stringMap(want, field) {
+			if _, ok := m[k]; !ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // mergeMeta adds the labels and annotations of want that obj lacks; the
