@@ -190,6 +190,13 @@ func historyHint(compacted, rev int64, fileSize int64) int {
 	return int(max(0, min(rev-compacted, fileSize/16)))
 }
 
+// historyRoom is the room left in the loaded history for the events
+// committed after it: the ring is appended to by every commit, under the
+// exclusive lock, and without room the first commit after a restart would
+// copy the whole history (at scale tens of milliseconds of the writes a
+// starting server waits for). The room is not touched until it is used.
+func historyRoom(n int) int { return n / 4 }
+
 // loadedHistory is the history as readHistory leaves it for joinHistory.
 type loadedHistory struct {
 	events []histEvent
@@ -220,7 +227,7 @@ type histLink struct {
 // a value that could not be read; a watch from before it is told to
 // re-list.
 func (db *DB) readHistory(b *bbolt.Bucket, compacted, rev int64, n int) (loadedHistory, error) {
-	h := loadedHistory{events: make([]histEvent, 0, n), links: make([]histLink, 0, n)}
+	h := loadedHistory{events: make([]histEvent, 0, n+historyRoom(n)), links: make([]histLink, 0, n)}
 	last := make(map[string]int32, n)    // each key's newest event so far
 	copied := db.opts.Transformer != nil // readStored makes copies
 	c := b.Cursor()
