@@ -167,17 +167,27 @@ func appendEventBody(dst []byte, ev *Event, at int64, joined bool) []byte {
 // decodeEvent verifies and parses an event record of revision rev. Values
 // alias rec. A checksum failure wraps ErrChecksum as well as ErrCorrupt.
 func decodeEvent(rev int64, rec []byte) (histEvent, error) {
+	return decodeEventAs(rev, rec, false)
+}
+
+// decodeEventAs is decodeEvent; with alias the key aliases rec too (the
+// load copies only the keys it keeps that the state does not hold).
+func decodeEventAs(rev int64, rec []byte, alias bool) (histEvent, error) {
 	var key [8]byte
 	binary.BigEndian.PutUint64(key[:], uint64(rev))
 	body, err := openRecord(key[:], rec)
 	if err != nil {
 		return histEvent{}, fmt.Errorf("%w: event %d: %w", ErrCorrupt, rev, err)
 	}
-	return parseEvent(rev, body)
+	return parseEventAs(rev, body, alias)
 }
 
 // parseEvent parses an event record without its checksum (layout 2).
 func parseEvent(rev int64, rec []byte) (histEvent, error) {
+	return parseEventAs(rev, rec, false)
+}
+
+func parseEventAs(rev int64, rec []byte, alias bool) (histEvent, error) {
 	bad := func(what string) (histEvent, error) {
 		return histEvent{}, fmt.Errorf("%w: event %d: %s", ErrCorrupt, rev, what)
 	}
@@ -193,7 +203,11 @@ func parseEvent(rev int64, rec []byte) (histEvent, error) {
 	}
 	ev.Type = EventType(t)
 	h.at = r.varint()
-	ev.KV.Key = string(r.bytes(r.uvarint()))
+	if key := r.bytes(r.uvarint()); alias {
+		ev.KV.Key = unsafe.String(unsafe.SliceData(key), len(key))
+	} else {
+		ev.KV.Key = string(key)
+	}
 	ev.KV.CreateRevision = r.varint()
 	ev.KV.ModRevision = r.varint()
 	ev.KV.Value = r.bytes(r.uvarint())

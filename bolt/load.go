@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"sort"
 	"sync"
 	"time"
 	"unsafe"
@@ -200,43 +201,38 @@ func historyRoom(n int) int { return n / 4 }
 // loadedHistory is the history as readHistory leaves it for joinHistory.
 type loadedHistory struct {
 	events []histEvent
-	// links[i] relates events[i] to the other events of its key.
-	links []histLink
+	// owned[i] says the value of events[i] is a copy already (or the
+	// transformer's), not the file's bytes.
+	owned []bool
 	// cut is the revision of the newest unreadable event, 0 if none: it and
 	// every event before it are left out.
 	cut int64
 }
 
-type histLink struct {
-	// prev is the index of the key's event before this one, -1 if none.
-	prev int32
-	// superseded says a later event of the key exists.
-	superseded bool
-}
-
 // readHistory reads the events above compacted (those at or below it are
 // left over from an interrupted compaction and are skipped), n of them
-// expected. A previous state that is the key's event before shares that
-// event's value (and is not read again); every other value is copied as
-// soon as it is known not to be a key's newest, so that only the newest
-// events' values still alias the file for joinHistory. With a transformer
-// the values are those it read back. An event whose value cannot be read
-// back (see readStored), or whose record is damaged, ends the replayable
+// expected. A previous state written by an event read before shares that
+// event's value (and is not read again), which is copied then: it is not
+// its key's newest. Every other value and every key still aliases the file
+// for joinHistory, which copies what the state does not hold; with a
+// transformer the values are those it read back, and the keys copies (a
+// transformer may keep them). An event whose value cannot be read back
+// (see readStored), or whose record is damaged, ends the replayable
 // history: it and every event before it are dropped, and the compacted
 // revision in memory moves up to it, so no watch or past list ever serves
 // a value that could not be read; a watch from before it is told to
 // re-list.
 func (db *DB) readHistory(b *bbolt.Bucket, compacted, rev int64, n int) (loadedHistory, error) {
-	h := loadedHistory{events: make([]histEvent, 0, n+historyRoom(n)), links: make([]histLink, 0, n)}
-	last := make(map[string]int32, n)    // each key's newest event so far
+	h := loadedHistory{events: make([]histEvent, 0, n+historyRoom(n)), owned: make([]bool, 0, n)}
+	prefaultSlice(h.events[:n])          // the room stays untouched
 	copied := db.opts.Transformer != nil // readStored makes copies
+	var sl slab
 	c := b.Cursor()
 	order := keyOrder{what: "history"}
 	// cutAt drops every event read so far: the history starts after r.
 	cutAt := func(r int64) {
 		h.cut = r
-		h.events, h.links = h.events[:0], h.links[:0]
-		clear(last)
+		h.events, h.owned = h.events[:0], h.owned[:0]
 	}
 	for k, v := c.Seek(u64key(compacted + 1)); k != nil; k, v = c.Next() {
 		r, err := readU64(k)
@@ -249,7 +245,7 @@ func (db *DB) readHistory(b *bbolt.Bucket, compacted, rev int64, n int) (loadedH
 		if r > rev {
 			return h, fmt.Errorf("%w: event %d above revision counter %d", ErrCorrupt, r, rev)
 		}
-		ev, err := decodeEvent(r, v)
+		ev, err := decodeEventAs(r, v, !copied)
 		if errors.Is(err, ErrChecksum) {
 			db.damagedEvent(r, err) // damage.go
 			cutAt(r)
@@ -258,51 +254,49 @@ func (db *DB) readHistory(b *bbolt.Bucket, compacted, rev int64, n int) (loadedH
 		if err != nil {
 			return h, err
 		}
-		link := histLink{prev: -1}
-		if i, ok := last[ev.KV.Key]; ok {
-			link.prev = i
-		}
-		if !db.readEvent(&ev.Event, h.sharedPrev(link.prev, ev.Prev)) {
+		j := h.writer(&ev.Event)
+		if !db.readEvent(&ev.Event, j >= 0) {
 			cutAt(r)
 			continue
 		}
-		if link.prev >= 0 {
-			h.supersede(link.prev, copied)
-		}
 		if p := ev.Prev; p != nil {
 			switch {
-			case h.sharedPrev(link.prev, p):
-				p.Value = h.events[link.prev].KV.Value
+			case j >= 0:
+				if !h.owned[j] {
+					h.events[j].KV.Value = sl.bytes(h.events[j].KV.Value)
+					h.owned[j] = true
+				}
+				p.Value = h.events[j].KV.Value
 			case !copied:
-				p.Value = bytes.Clone(p.Value)
+				p.Value = sl.bytes(p.Value)
 			}
 		}
-		last[ev.KV.Key] = int32(len(h.events))
 		h.events = append(h.events, ev)
-		h.links = append(h.links, link)
+		h.owned = append(h.owned, copied)
 	}
 	return h, nil
 }
 
-// sharedPrev reports whether prev, the previous state of an event, is the
-// value of the key's event at index i.
-func (h *loadedHistory) sharedPrev(i int32, prev *KV) bool {
-	if i < 0 || prev == nil {
-		return false
+// writer returns the index of the event read before ev that wrote ev's
+// previous state (a put of its key at that state's revision), -1 if none
+// was read. Each revision has one event, in order, so it is found by its
+// revision, at an offset from the first unless events are missing.
+func (h *loadedHistory) writer(ev *Event) int {
+	p := ev.Prev
+	if p == nil || len(h.events) == 0 {
+		return -1
 	}
-	p := &h.events[i].Event
-	return p.Type == Put && p.KV.ModRevision == prev.ModRevision
-}
-
-// supersede marks the event at index i as followed by a later one of its
-// key: its value cannot be the state's, so unless it is already a copy it
-// is copied now, on the history's goroutine.
-func (h *loadedHistory) supersede(i int32, copied bool) {
-	h.links[i].superseded = true
-	if !copied {
-		v := &h.events[i].KV.Value
-		*v = bytes.Clone(*v)
+	i := p.ModRevision - h.events[0].Revision
+	if i < 0 || i >= int64(len(h.events)) || h.events[i].Revision != p.ModRevision {
+		i = int64(sort.Search(len(h.events), func(j int) bool { return h.events[j].Revision >= p.ModRevision }))
+		if i == int64(len(h.events)) || h.events[i].Revision != p.ModRevision {
+			return -1
+		}
 	}
+	if w := &h.events[i].Event; w.Type != Put || w.KV.Key != ev.KV.Key {
+		return -1
+	}
+	return int(i)
 }
 
 // readEvent reads ev's values back (readStored), leaving out the previous
@@ -336,12 +330,12 @@ func (db *DB) readStored(key string, modRev int64, rec []byte) ([]byte, bool, *C
 	return rec, false, nil
 }
 
-// joinHistory makes h the history in memory. readHistory left only the
-// values of each key's newest event aliasing the file: the newest event of
-// a key whose state is at its revision shares the state's key and value
-// (the records' checksums vouch for the bytes), and the others are copied.
-// The two halves of the history are joined on two goroutines (each a
-// lookup per event in the index's map, which neither changes).
+// joinHistory makes h the history in memory. readHistory left the keys
+// and the values of each key's newest event aliasing the file: the newest
+// event of a key whose state is at its revision shares the state's key and
+// value (the records' checksums vouch for the bytes), and the others are
+// copied. The two halves of the history are joined on two goroutines (each
+// a lookup per event in the index's map, which neither changes).
 func (db *DB) joinHistory(h *loadedHistory) {
 	half := len(h.events) / 2
 	var cuts [2]int64
@@ -356,11 +350,9 @@ func (db *DB) joinHistory(h *loadedHistory) {
 // joinEvents joins the events [from, to) of h and returns the newest
 // revision of a key whose state record is damaged, 0 if none.
 func (db *DB) joinEvents(h *loadedHistory, from, to int) (cut int64) {
-	copied := db.opts.Transformer != nil // readStored made copies
+	aliased := db.opts.Transformer == nil // readHistory's keys are the file's
+	var sl slab
 	for i := from; i < to; i++ {
-		if h.links[i].superseded {
-			continue
-		}
 		ev := &h.events[i].Event
 		if ev.Type == Put {
 			if c := db.corrupt[ev.KV.Key]; c != nil && c.record != nil {
@@ -374,8 +366,14 @@ func (db *DB) joinEvents(h *loadedHistory, from, to int) (cut int64) {
 				continue
 			}
 		}
-		if !copied {
-			ev.KV.Value = bytes.Clone(ev.KV.Value)
+		if aliased {
+			ev.KV.Key = sl.string(strBytes(ev.KV.Key))
+			if ev.Prev != nil {
+				ev.Prev.Key = ev.KV.Key
+			}
+		}
+		if !h.owned[i] {
+			ev.KV.Value = sl.bytes(ev.KV.Value)
 		}
 	}
 	return cut

@@ -57,3 +57,13 @@ func (s *slab) string(b []byte) string {
 	c := s.bytes(b)
 	return unsafe.String(unsafe.SliceData(c), len(c))
 }
+
+// prefaultSlice prefaults the memory of s, which is about to be written,
+// when it is large enough to be an allocation of its own.
+func prefaultSlice[T any](s []T) {
+	n := len(s) * int(unsafe.Sizeof(*new(T)))
+	if n < slabWindow {
+		return
+	}
+	prefault(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), n))
+}
