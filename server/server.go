@@ -554,18 +554,20 @@ func (s *Server) startControllers(ctx context.Context) {
 		defer close(seeded)
 		s.plantSeeds(ctx)
 	}()
-	// The default RBAC policy is written beside them; requests are served
-	// meanwhile, as upstream's post-start hook lets them.
+	// The default RBAC policy is built and written beside them, not ahead
+	// of the namespaces; requests are served meanwhile, as upstream's
+	// post-start hook lets them.
 	var rbacWG sync.WaitGroup
-	if rb := s.rbacBootstrap(); rb != nil {
-		rbacWG.Add(1)
-		go func() {
-			defer rbacWG.Done()
-			s.writeRBACPolicy(ctx, rb)
-		}()
-	} else {
-		close(s.rbacDone)
-	}
+	rbacWG.Add(1)
+	go func() {
+		defer rbacWG.Done()
+		rb := s.rbacBootstrap()
+		if rb == nil {
+			close(s.rbacDone)
+			return
+		}
+		s.writeRBACPolicy(ctx, rb)
+	}()
 	defer rbacWG.Wait()
 	var nsWG sync.WaitGroup
 	for _, ns := range []string{"default", b.SystemNamespace, b.PublicNamespace, b.NodeLeaseNamespace} {
@@ -577,19 +579,28 @@ func (s *Server) startControllers(ctx context.Context) {
 			}
 		}()
 	}
-	nsWG.Wait()
-	s.writeClusterInfo(ctx)
-	// The API's own Service exists before the server is ready, so its
-	// cluster IP is never handed to another service.
+	// What the kept objects should be is worked out while the namespaces
+	// are written.
 	kept := &controllers.Kept{Source: s.store, Objects: s.rest, Wanted: s.keptWanted(), Log: s.log}
 	if trust, ok, err := s.authenticationTrustObject(); err != nil {
 		s.log.Error("publishing the authentication configuration", "configmap", AuthenticationConfigMap, "err", err)
 	} else if ok {
 		kept.Wanted = append(kept.Wanted, trust)
 	}
+	nsWG.Wait()
+	// The API's own Service exists before the server is ready, so its
+	// cluster IP is never handed to another service; cluster-info is
+	// written beside it.
+	var infoWG sync.WaitGroup
+	infoWG.Add(1)
+	go func() {
+		defer infoWG.Done()
+		s.writeClusterInfo(ctx)
+	}()
 	if err := kept.EnsureAll(ctx); err != nil {
 		s.log.Error("creating the API server's service", "err", err)
 	}
+	infoWG.Wait()
 	close(s.namespacesDone)
 	<-seeded
 	close(s.seedsDone)
