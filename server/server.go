@@ -169,6 +169,18 @@ func newServer(ctx context.Context, o config.Options, log *slog.Logger, shared b
 	if log == nil {
 		log = slog.Default()
 	}
+	// The schemas of the built-in types load from the first moment, while
+	// the options are checked and the key material is read or made: the
+	// two are a start's largest costs. Loading them writes nothing.
+	type loaded struct {
+		cat *schema.Catalog
+		err error
+	}
+	catalog := make(chan loaded, 1)
+	go func() {
+		cat, err := schema.Load(o.Brand)
+		catalog <- loaded{cat, err}
+	}()
 	s := &Server{opts: o, log: log, stopping: make(chan struct{}), shuttingDown: make(chan struct{}), namespacesDone: make(chan struct{}), seedsDone: make(chan struct{}),
 		rbacDone: make(chan struct{}), fatal: make(chan error, 1),
 		authMetrics: filters.NewAuthMetrics(o.Brand.SystemNamespace), metrics: metrics.New()}
@@ -177,8 +189,7 @@ func newServer(ctx context.Context, o config.Options, log *slog.Logger, shared b
 		log.Warn(w)
 	}
 	// The served types come first: a bad --runtime-config stops platd
-	// before anything is written. Their schemas load while the key
-	// material is read or made: the two are a start's largest costs.
+	// before anything is written.
 	enabled, err := enabledAPIs(o)
 	if err != nil {
 		return nil, err
@@ -198,15 +209,6 @@ func newServer(ctx context.Context, o config.Options, log *slog.Logger, shared b
 	if s.jwt, err = s.jwtAuthenticators(); err != nil {
 		return nil, err
 	}
-	type loaded struct {
-		cat *schema.Catalog
-		err error
-	}
-	catalog := make(chan loaded, 1)
-	go func() {
-		cat, err := schema.Load(o.Brand)
-		catalog <- loaded{cat, err}
-	}()
 	// Every file a flag names is read, and the port bound, before the
 	// data directory is touched: a typo must not leave a half-made one.
 	pre, err := s.preflight()
