@@ -130,6 +130,8 @@ type Server struct {
 	// replicas elects the replica that runs the controllers when the
 	// store is shared (replicas.go); nil when this server owns it.
 	replicas *replicaSet
+	// started ends the start's collector setting (startgc.go).
+	started func()
 }
 
 // Run starts platd with o and serves until ctx ends.
@@ -166,6 +168,17 @@ func NewOnStore(ctx context.Context, o config.Options, log *slog.Logger, store b
 }
 
 func newServer(ctx context.Context, o config.Options, log *slog.Logger, shared bolt.Store) (*Server, error) {
+	restoreGC := relaxGC()
+	s, err := prepare(ctx, o, log, shared)
+	if err != nil {
+		restoreGC()
+		return nil, err
+	}
+	s.started = restoreGC
+	return s, nil
+}
+
+func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bolt.Store) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
@@ -519,6 +532,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	s.log.Info("serving", "url", s.url, "brand", s.opts.Brand.Name)
 
 	err := s.awaitShutdown(ctx, serveErr)
+	s.started()
 	s.stopServing()
 	if s.auditSink != nil {
 		if aerr := s.auditSink.Close(); aerr != nil {
@@ -618,8 +632,10 @@ func (s *Server) startControllers(ctx context.Context) {
 	}
 	// The start's one-off work (the default policy, the seeds, then the
 	// controllers' first lists and the writes they make) leaves garbage
-	// several times the live heap: it goes back to the OS once that work
-	// is over, so an idle server holds only what it keeps.
+	// several times the live heap: the collector's setting returns now,
+	// and the garbage goes back to the OS once that work is over, so an
+	// idle server holds only what it keeps.
+	s.started()
 	go func() {
 		t := time.NewTimer(startScavengeDelay)
 		defer t.Stop()
