@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
 
 	"platd/bolt"
@@ -67,26 +68,58 @@ func (c *RBAC) Run(ctx context.Context) {
 // replace makes kvs the only objects of kind k.
 func (c *RBAC) replace(k rbacKind, kvs []bolt.KV) {
 	if k.binding {
-		bs := make([]*rbac.Binding, 0, len(kvs))
-		for _, kv := range kvs {
-			if b, err := rbac.DecodeBinding(kv.Value); err == nil {
-				bs = append(bs, b)
-			} else {
-				c.Log.Error("rbac: skipping a binding", "key", kv.Key, "err", err)
-			}
-		}
+		bs := decodeEach(kvs, rbac.DecodeBinding, func(kv bolt.KV, err error) {
+			c.Log.Error("rbac: skipping a binding", "key", kv.Key, "err", err)
+		})
 		c.Authorizer.ReplaceBindings(k.d.Namespaced, bs)
 		return
 	}
-	rs := make([]*rbac.Role, 0, len(kvs))
-	for _, kv := range kvs {
-		if r, err := rbac.DecodeRole(kv.Value); err == nil {
-			rs = append(rs, r)
-		} else {
-			c.Log.Error("rbac: skipping a role", "key", kv.Key, "err", err)
+	rs := decodeEach(kvs, rbac.DecodeRole, func(kv bolt.KV, err error) {
+		c.Log.Error("rbac: skipping a role", "key", kv.Key, "err", err)
+	})
+	c.Authorizer.ReplaceRoles(k.d.Namespaced, rs)
+}
+
+// decodeMinPerWorker is the fewest values a decoding goroutine of
+// decodeEach takes on: below it one goroutine decodes them all.
+const decodeMinPerWorker = 16
+
+// decodeEach decodes the values of kvs in order; those decode fails on are
+// handed to skip (in order) and left out. A long list is decoded on as many
+// goroutines as there are processors: every start decodes each stored role
+// and binding before it serves the first request.
+func decodeEach[T any](kvs []bolt.KV, decode func([]byte) (T, error), skip func(bolt.KV, error)) []T {
+	out := make([]T, len(kvs))
+	errs := make([]error, len(kvs))
+	decodeRange := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			out[i], errs[i] = decode(kvs[i].Value)
 		}
 	}
-	c.Authorizer.ReplaceRoles(k.d.Namespaced, rs)
+	workers := min(runtime.GOMAXPROCS(0), len(kvs)/decodeMinPerWorker)
+	if workers <= 1 {
+		decodeRange(0, len(kvs))
+	} else {
+		var wg sync.WaitGroup
+		per := (len(kvs) + workers - 1) / workers
+		for lo := 0; lo < len(kvs); lo += per {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				decodeRange(lo, min(lo+per, len(kvs)))
+			}()
+		}
+		wg.Wait()
+	}
+	kept := out[:0]
+	for i, v := range out {
+		if errs[i] != nil {
+			skip(kvs[i], errs[i])
+			continue
+		}
+		kept = append(kept, v)
+	}
+	return kept
 }
 
 // observe applies one change of kind k.
