@@ -67,9 +67,8 @@ func addCore(p *Printers, b config.Brand) {
 	))
 	p.add("", "v1", "configmaps", columns(
 		nameColumn(),
-		col("Data", "string", "Number of data and binary data keys.", func(o registry.Object, _ time.Time) any {
-			return size(o, "data") + size(o, "binaryData")
-		}).reading(new(schema.Selection).Count("data").Count("binaryData")),
+		colOf("Data", "string", "Number of data and binary data keys.", []schema.FieldPath{counted("data"), counted("binaryData")},
+			func(v []any, _ time.Time) any { return v[0].(int64) + v[1].(int64) }),
 		ageColumn(),
 	))
 	p.add("", "v1", "componentstatuses", componentStatusTable())

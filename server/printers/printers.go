@@ -57,16 +57,47 @@ type column struct {
 	// reads selects all the cell reads of an object; nil when not declared,
 	// and then rows of the table are decoded whole.
 	reads *schema.Selection
+	// fields and value are a colOf column's.
+	fields []schema.FieldPath
+	value  func(v []any, now time.Time) any
 }
 
-// reading declares what the column's cell reads.
-func (c column) reading(sel *schema.Selection) column {
-	c.reads = sel
+// colOf is a column whose cell value computes from the values at a few
+// fields of an object (a counted field reads its size, as size does): its
+// rows can be read straight from stored bytes (registry.Table.RowValues).
+func colOf(name, typ, description string, fields []schema.FieldPath, value func(v []any, now time.Time) any) column {
+	c := col(name, typ, description, func(o registry.Object, now time.Time) any {
+		return value(fieldValues(o, fields), now)
+	})
+	c.fields, c.value = fields, value
+	c.reads = new(schema.Selection)
+	for _, f := range fields {
+		if f.Count {
+			c.reads.Count(f.Path...)
+		} else {
+			c.reads.Add(f.Path...)
+		}
+	}
 	return c
 }
 
-// whole selects the values at a path, for reading.
-func whole(path ...string) *schema.Selection { return new(schema.Selection).Add(path...) }
+// field and counted name the fields a colOf cell reads.
+func field(path ...string) schema.FieldPath   { return schema.FieldPath{Path: path} }
+func counted(path ...string) schema.FieldPath { return schema.FieldPath{Path: path, Count: true} }
+
+// fieldValues reads fields of a decoded object as ScanStored reads them
+// from stored bytes.
+func fieldValues(o registry.Object, fields []schema.FieldPath) []any {
+	vals := make([]any, len(fields))
+	for i, f := range fields {
+		if f.Count {
+			vals[i] = size(o, f.Path...)
+		} else {
+			vals[i] = at(o, f.Path...)
+		}
+	}
+	return vals
+}
 
 func col(name, typ, description string, cell cellFunc) column {
 	return column{def: registry.TableColumn{Name: name, Type: typ, Description: description}, cell: cell}
@@ -138,12 +169,20 @@ func ageOf(path ...string) cellFunc {
 }
 
 func nameColumn() column {
-	return col("Name", "string", "Name of the object.", text("metadata", "name")).named().reading(whole("metadata", "name"))
+	return colOf("Name", "string", "Name of the object.", []schema.FieldPath{field("metadata", "name")}, textValue).named()
 }
 
 func ageColumn() column {
-	return col("Age", "string", "Time since the object was created.", ageOf("metadata", "creationTimestamp")).
-		reading(whole("metadata", "creationTimestamp"))
+	return colOf("Age", "string", "Time since the object was created.", []schema.FieldPath{field("metadata", "creationTimestamp")},
+		func(v []any, now time.Time) any { s, _ := v[0].(string); return since(timestampOf(s), now) })
+}
+
+// textValue is a string value; anything else reads "".
+func textValue(v []any, _ time.Time) any {
+	if _, ok := v[0].(string); ok {
+		return v[0]
+	}
+	return ""
 }
 
 // columns builds a Table whose cells each come from their own column rule.
@@ -158,7 +197,7 @@ func columns(cols ...column) *registry.Table {
 			reads = nil
 		}
 	}
-	return &registry.Table{
+	t := &registry.Table{
 		Columns: defs,
 		Reads:   reads,
 		Row: func(o registry.Object, now time.Time) ([]any, []any) {
@@ -168,6 +207,34 @@ func columns(cols ...column) *registry.Table {
 			}
 			return cells, nil
 		},
+	}
+	t.Fields, t.RowValues = rowValues(cols)
+	return t
+}
+
+// rowValues is the row of cols from stored bytes, when every column is a
+// colOf one and no field is read twice; nil otherwise.
+func rowValues(cols []column) (*schema.Fields, func(dst, vals []any, now time.Time) []any) {
+	var fields []schema.FieldPath
+	ends := make([]int, len(cols))
+	for i, c := range cols {
+		if c.value == nil {
+			return nil, nil
+		}
+		fields = append(fields, c.fields...)
+		ends[i] = len(fields)
+	}
+	f := schema.NewFields(fields)
+	if f == nil {
+		return nil, nil
+	}
+	return f, func(dst, vals []any, now time.Time) []any {
+		start := 0
+		for i, c := range cols {
+			dst = append(dst, c.value(vals[start:ends[i]:ends[i]], now))
+			start = ends[i]
+		}
+		return dst
 	}
 }
 

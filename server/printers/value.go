@@ -122,7 +122,12 @@ func stringMap(v any, path ...string) map[string]string {
 // timestamp reads an RFC 3339 time (seconds or finer); the zero time when
 // missing or unreadable.
 func timestamp(v any, path ...string) time.Time {
-	s := str(v, path...)
+	return timestampOf(str(v, path...))
+}
+
+// timestampOf parses an RFC 3339 time; the zero time when empty or
+// unreadable.
+func timestampOf(s string) time.Time {
 	if s == "" {
 		return time.Time{}
 	}

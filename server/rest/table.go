@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"platd/codec"
 	"platd/server/registry"
@@ -73,6 +74,8 @@ type tableBuilder struct {
 	rows int
 	// cut holds the bytes of the last object decoded by rowObject.
 	cut []byte
+	// vals and cells are scanRow's, reused from row to row.
+	vals, cells []any
 	// follows says rows were written before this builder's: its first
 	// row is preceded by a comma too.
 	follows bool
@@ -131,11 +134,47 @@ func appendColumns(b []byte, cols []registry.TableColumn) []byte {
 
 // addRow appends the row of one stored object.
 func (t *tableBuilder) addRow(stored []byte) error {
+	if cells, ok := t.scanRow(stored); ok {
+		return t.addCells(cells, nil, stored, nil)
+	}
 	obj, meta, err := t.rowObject(stored)
 	if err != nil {
 		return err
 	}
 	return t.addRowOf(obj, stored, meta)
+}
+
+// scanRow computes the cells of a stored object from the few values they
+// read, without decoding it (registry.Table.RowValues); ok is false when
+// the resource's Table cannot, or the object is not read that way. The
+// cells are valid until the next call.
+func (t *tableBuilder) scanRow(stored []byte) (cells []any, ok bool) {
+	d := t.rd.d
+	f, row := defaultFields, defaultRowValues
+	if d.Table != nil {
+		f, row = d.Table.Fields, d.Table.RowValues
+	}
+	if f == nil || row == nil || d.Storage != nil || stale(d, stored) {
+		return nil, false
+	}
+	if cap(t.vals) < f.Len() {
+		t.vals = make([]any, f.Len())
+	}
+	t.vals = t.vals[:f.Len()]
+	if !schema.ScanStored(stored, d.Schema, f, t.vals) {
+		return nil, false
+	}
+	t.cells = row(t.cells[:0], t.vals, t.rd.now)
+	return t.cells, true
+}
+
+// defaultFields and defaultRowValues make the default columns' cells.
+var defaultFields = schema.NewFields([]schema.FieldPath{{Path: []string{"metadata", "name"}}, {Path: []string{"metadata", "creationTimestamp"}}})
+
+func defaultRowValues(dst, vals []any, _ time.Time) []any {
+	name, _ := vals[0].(string)
+	created, _ := vals[1].(string)
+	return append(dst, name, created)
 }
 
 // rowObject decodes a stored object for its row's cells (the row's object
@@ -344,13 +383,20 @@ func (t *tableBuilder) addDecodedRow(obj Object, stored []byte) error {
 // meta when the caller found it (else nil).
 func (t *tableBuilder) addRowOf(obj Object, stored, meta []byte) error {
 	rd := t.rd
-	var err error
 	var cells, conds []any
 	if rd.d.Table != nil {
 		cells, conds = rd.d.Table.Row(obj, rd.now)
 	} else {
 		cells = []any{metaString(obj, "name"), metaString(obj, "creationTimestamp")}
 	}
+	return t.addCells(cells, conds, stored, meta)
+}
+
+// addCells appends a row of cells and conditions for the object stored,
+// whose metadata is meta when the caller found it (else nil).
+func (t *tableBuilder) addCells(cells, conds []any, stored, meta []byte) error {
+	rd := t.rd
+	var err error
 	b := t.buf
 	if t.rows > 0 || t.follows {
 		b = append(b, ',')

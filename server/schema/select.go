@@ -1,6 +1,9 @@
 package schema
 
-import "unsafe"
+import (
+	"slices"
+	"unsafe"
+)
 
 // A Selection names the parts of an object a reader looks at, so that
 // DecodeStoredSelected builds only those: a printer's columns read a few
@@ -147,6 +150,10 @@ func (d *decoder) objectSelected(s *Schema, sel *Selection, depth int, owner str
 		owner = n
 	}
 	err := d.eachMember(func(key []byte, esc bool) error {
+		if !esc && sel.members[string(key)] == nil {
+			// An unescaped key is its member's name: not selected.
+			return d.skipAt(depth + 1)
+		}
 		var f *Field
 		var name string
 		if esc {
@@ -245,4 +252,268 @@ func (d *decoder) mapSelected(s *Schema, sel *Selection, depth int, owner string
 		return nil
 	})
 	return out, err
+}
+
+// FieldPath names one value a reader of an object takes: the value at
+// Path (member names from the object's top), or with Count only how many
+// members or elements it has.
+type FieldPath struct {
+	Path  []string
+	Count bool
+}
+
+// Fields is a set of paths whose values ScanStored reads straight from
+// stored bytes, without building the object. It is read-only once made:
+// safe for concurrent use.
+type Fields struct {
+	root fieldNode
+	// n is the number of paths; counted says which are counts.
+	n       int
+	counted []bool
+}
+
+type fieldNode struct {
+	// leaf is 1 + the index of the path ending here, 0 for none.
+	leaf     int
+	count    bool
+	children []fieldChild
+}
+
+type fieldChild struct {
+	name string
+	node *fieldNode
+}
+
+// maxFieldChildren bounds the members selected in one object: the
+// duplicate check keeps one bit per member.
+const maxFieldChildren = 64
+
+// NewFields makes the Fields of paths; value i of ScanStored is paths[i].
+// It returns nil when paths cannot be scanned that way: an empty path,
+// a path that ends where another passes or ends, or too many members
+// selected in one object.
+func NewFields(paths []FieldPath) *Fields {
+	f := &Fields{n: len(paths), counted: make([]bool, len(paths))}
+	for i, p := range paths {
+		if len(p.Path) == 0 {
+			return nil
+		}
+		n := &f.root
+		for _, name := range p.Path {
+			if n.leaf != 0 {
+				return nil
+			}
+			var next *fieldNode
+			for _, c := range n.children {
+				if c.name == name {
+					next = c.node
+				}
+			}
+			if next == nil {
+				if len(n.children) == maxFieldChildren {
+					return nil
+				}
+				next = &fieldNode{}
+				n.children = append(n.children, fieldChild{name, next})
+			}
+			n = next
+		}
+		if n.leaf != 0 || len(n.children) > 0 {
+			return nil
+		}
+		n.leaf, n.count = i+1, p.Count
+		f.counted[i] = p.Count
+	}
+	return f
+}
+
+// Len is the number of values ScanStored reads.
+func (f *Fields) Len() int { return f.n }
+
+// ScanStored reads the values at f's paths in data, a stored object of
+// schema s, into out (of f.Len() values): each is what the path holds in
+// DecodeStored's object (nil when nothing), and a count is that value's
+// number of members or elements as an int64 (0 when it is neither a map
+// nor an array). Strings share data, which must never be written again.
+// It reports false, and out is not to be used, when data does not decode,
+// or repeats a member on a path (DecodeStored merges those): the caller
+// decodes instead. Values off the paths are checked for JSON syntax only.
+func ScanStored(data []byte, s *Schema, f *Fields, out []any) bool {
+	if len(data) == 0 || len(out) != f.n {
+		return false
+	}
+	for i, c := range f.counted {
+		if c {
+			out[i] = int64(0)
+		} else {
+			out[i] = nil
+		}
+	}
+	d := &decoder{scanner: scanner{data: data, text: unsafe.String(&data[0], len(data)), maxDepth: anyMaxDepth}, trusted: true}
+	if err := d.scanValue(s, &f.root, 0, structName(s), false, out); err != nil {
+		return false
+	}
+	return d.end() == nil && d.typeErr == nil
+}
+
+// errRepeated stops a scan at a member repeated on a path.
+var errRepeated = &wrapped{msg: "member repeated on a selected path", kind: ErrSyntax}
+
+// scanValue reads the value of node n, of schema s; inMap says it is the
+// value of a map that keeps a JSON null as the zero value of s.
+func (d *decoder) scanValue(s *Schema, n *fieldNode, depth int, owner string, inMap bool, out []any) error {
+	if depth > anyMaxDepth {
+		return errDepth()
+	}
+	c, err := d.expectValue()
+	if err != nil {
+		return err
+	}
+	if n.leaf != 0 && n.count && s != nil && c != 'n' {
+		switch {
+		case s.Type == Map && c == '{':
+			d.pos++
+			k, err := d.countMembers(s, depth)
+			out[n.leaf-1] = int64(k)
+			return err
+		case s.Type == Array && c == '[':
+			d.pos++
+			k := 0
+			err := d.eachElem(func(int) error { k++; return d.skipAt(depth + 1) })
+			out[n.leaf-1] = int64(k)
+			return err
+		}
+	}
+	if n.leaf == 0 && s != nil && c == '{' {
+		switch s.Type {
+		case Object:
+			d.pos++
+			return d.scanObject(s, n, depth, owner, out)
+		case Map:
+			d.pos++
+			return d.scanMap(s, n, depth, owner, out)
+		}
+	}
+	// Anything else is decoded as DecodeStored decodes it, and its paths
+	// read from that.
+	v, err := d.value(s, depth, owner)
+	if err != nil {
+		return err
+	}
+	if v == nil && inMap {
+		v = zeroValue(s)
+	}
+	fillFields(v, n, out)
+	return nil
+}
+
+// fillFields sets the values of the paths under n from v, n's decoded
+// value.
+func fillFields(v any, n *fieldNode, out []any) {
+	if n.leaf != 0 {
+		if !n.count {
+			out[n.leaf-1] = v
+			return
+		}
+		switch x := v.(type) {
+		case map[string]any:
+			out[n.leaf-1] = int64(len(x))
+		case []any:
+			out[n.leaf-1] = int64(len(x))
+		}
+		return
+	}
+	m, _ := v.(map[string]any)
+	for _, c := range n.children {
+		var cv any
+		if m != nil {
+			cv = m[c.name]
+		}
+		fillFields(cv, c.node, out)
+	}
+}
+
+// child returns the index of n's child name, or -1.
+func (n *fieldNode) child(name []byte) int {
+	for i := range n.children {
+		if n.children[i].name == string(name) {
+			return i
+		}
+	}
+	return -1
+}
+
+func (d *decoder) scanObject(s *Schema, n *fieldNode, depth int, owner string, out []any) error {
+	if sn := structName(s); sn != "" {
+		owner = sn
+	}
+	var seen uint64
+	return d.eachMember(func(key []byte, esc bool) error {
+		name := key
+		if esc {
+			name = []byte(unquote(key))
+		}
+		i := n.child(name)
+		if i < 0 {
+			return d.skipAt(depth + 1)
+		}
+		if seen&(1<<i) != 0 {
+			return errRepeated
+		}
+		seen |= 1 << i
+		var fs *Schema
+		switch f := s.Field(string(name)); {
+		case f != nil:
+			fs = f.Schema
+		case depth == 0 && (string(name) == "kind" || string(name) == "apiVersion"):
+			fs = &Schema{Type: String}
+		case s.PreserveUnknown:
+			// Decoded whole, without a schema.
+		default:
+			return d.skip() // dropped
+		}
+		return d.scanValue(fs, n.children[i].node, depth+1, owner, false, out)
+	})
+}
+
+func (d *decoder) scanMap(s *Schema, n *fieldNode, depth int, owner string, out []any) error {
+	var seen uint64
+	return d.eachMember(func(key []byte, esc bool) error {
+		name := key
+		if esc {
+			name = []byte(unquote(key))
+		}
+		i := n.child(name)
+		if i < 0 {
+			return d.skipAt(depth + 1)
+		}
+		if seen&(1<<i) != 0 {
+			return errRepeated
+		}
+		seen |= 1 << i
+		return d.scanValue(s.Elem, n.children[i].node, depth+1, owner, !s.Loose, out)
+	})
+}
+
+// countMembers counts the keys of a map whose '{' was consumed as
+// DecodeStored keeps them: each once, without the nulls a loose map of
+// non-nullable values drops.
+func (d *decoder) countMembers(s *Schema, depth int) (int, error) {
+	var keys []string
+	err := d.eachMember(func(key []byte, esc bool) error {
+		c, err := d.expectValue()
+		if err != nil {
+			return err
+		}
+		if c == 'n' && s.Loose && s.Elem != nil && !s.Elem.Nullable {
+			_, err := d.literal()
+			return err
+		}
+		name := d.stringOf(key, esc)
+		if !slices.Contains(keys, name) {
+			keys = append(keys, name)
+		}
+		return d.skipAt(depth + 1)
+	})
+	return len(keys), err
 }

@@ -166,3 +166,131 @@ func FuzzDecodeStoredSelected(f *testing.F) {
 		}
 	})
 }
+
+// checkFields fails unless ScanStored reads data as DecodeStored does.
+func checkFields(t *testing.T, data []byte, s *Schema, paths []FieldPath, mustScan bool) {
+	t.Helper()
+	f := NewFields(paths)
+	if f == nil {
+		t.Fatalf("NewFields(%v) = nil", paths)
+	}
+	full, err := DecodeStored(data, s)
+	out := make([]any, f.Len())
+	ok := ScanStored(data, s, f, out)
+	if err != nil {
+		if mustScan {
+			t.Fatalf("DecodeStored: %v", err)
+		}
+		return
+	}
+	if !ok {
+		if mustScan {
+			t.Fatalf("ScanStored of %s refused", data)
+		}
+		return
+	}
+	for i, p := range paths {
+		var v any = full
+		for _, name := range p.Path {
+			m, _ := v.(map[string]any)
+			v = m[name]
+		}
+		if p.Count {
+			n := int64(0)
+			switch x := v.(type) {
+			case map[string]any:
+				n = int64(len(x))
+			case []any:
+				n = int64(len(x))
+			}
+			v = n
+		}
+		if !reflect.DeepEqual(out[i], v) {
+			t.Fatalf("%s: %v = %#v, want %#v", data, p, out[i], v)
+		}
+	}
+}
+
+func fieldCases() [][]FieldPath {
+	w := func(p ...string) FieldPath { return FieldPath{Path: p} }
+	n := func(p ...string) FieldPath { return FieldPath{Path: p, Count: true} }
+	return [][]FieldPath{
+		{w("metadata", "name"), w("metadata", "creationTimestamp"), n("data"), n("binaryData")},
+		{w("metadata", "labels", "app"), w("spec", "containers"), n("status", "containerStatuses"), w("status", "phase"), n("metadata", "annotations")},
+		{n("spec", "limits"), w("metadata", "managedFields"), w("kind"), w("apiVersion"), w("metadata", "labels", "x")},
+		{w("spec", "names", "kind"), n("spec", "versions"), w("status", "conditions"), w("data", "a"), n("metadata")},
+	}
+}
+
+func TestScanStored(t *testing.T) {
+	c := testCatalog(t, "kubernetes")
+	cm := c.ByGVK("", "v1", "ConfigMap")
+	pod := c.ByGVK("", "v1", "Pod")
+	for _, tc := range []struct {
+		s    *Schema
+		data string
+	}{
+		{cm, `{"metadata":{"name":"a","namespace":"n","creationTimestamp":"2026-01-02T03:04:05Z","labels":{"app":"x","b":"y"},"managedFields":[{"manager":"m","fieldsV1":{"f:data":{}}}]},"data":{"a":"1","b\u00e9":"\n","c":""},"binaryData":{"x":"AA=="}}`},
+		{cm, `{"metadata":{"name":"a"}}`},
+		{cm, `{"metadata":{"name":"a","labels":{"app":null}},"data":null,"binaryData":{}}`},
+		{cm, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"creationTimestamp":"2026-01-02T03:04:05.5+01:00"},"data":{"a":null}}`},
+		{pod, `{"metadata":{"name":"p","labels":{"app":"w"}},"spec":{"containers":[{"name":"c","image":"i","ports":[{"containerPort":80}]}]},"status":{"phase":"Running","containerStatuses":[{"name":"c","ready":true,"restartCount":2,"image":"i","imageID":""},{"name":"d","ready":false,"restartCount":0,"image":"i","imageID":""}]}}`},
+		{cm, `{"meta\u0064ata":{"na\u006de":"a"},"\u0064ata":{"k":"v","\u006b":"w"}}`},
+	} {
+		for _, paths := range fieldCases() {
+			checkFields(t, []byte(tc.data), tc.s, paths, true)
+		}
+	}
+}
+
+func TestScanStoredRefusesRepeatedMembers(t *testing.T) {
+	c := testCatalog(t, "kubernetes")
+	f := NewFields([]FieldPath{{Path: []string{"metadata", "name"}}})
+	out := make([]any, 1)
+	if ScanStored([]byte(`{"metadata":{"name":"a"},"metadata":{"uid":"u"}}`), c.ByGVK("", "v1", "ConfigMap"), f, out) {
+		t.Fatal("a repeated member on a path is scanned")
+	}
+	if !ScanStored([]byte(`{"metadata":{"name":"a"},"data":{},"data":{}}`), c.ByGVK("", "v1", "ConfigMap"), f, out) || out[0] != "a" {
+		t.Fatalf("a repeated member off the paths is refused (%v)", out)
+	}
+}
+
+func TestNewFieldsRefuses(t *testing.T) {
+	for _, paths := range [][]FieldPath{
+		{{Path: nil}},
+		{{Path: []string{"a"}}, {Path: []string{"a", "b"}}},
+		{{Path: []string{"a", "b"}}, {Path: []string{"a"}}},
+		{{Path: []string{"a"}}, {Path: []string{"a"}, Count: true}},
+	} {
+		if NewFields(paths) != nil {
+			t.Errorf("NewFields(%v) accepted", paths)
+		}
+	}
+}
+
+// FuzzScanStored: whenever DecodeStored reads data and ScanStored does
+// not refuse it, they read the same values.
+func FuzzScanStored(f *testing.F) {
+	files, _ := filepath.Glob("testdata/golden/*.json")
+	for _, p := range files {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"metadata":{"name":"a","labels":{"x":"\ud800"}},"data":{"k":1},"binaryData":{"b":"AA=="}}`))
+	f.Add([]byte(`{"metadata":{"name":"a"},"data":{"k":"v","k":"w"},"data":{"l":"x"}}`))
+	f.Add([]byte(`{"spec":{"limits":[{"max":{"cpu":"0.1"},"type":"Pod","x":[1,2.5e3,true,null]}]}}`))
+	c := testCatalog(f, "kubernetes")
+	schemas := []*Schema{
+		c.ByGVK("", "v1", "ConfigMap"), c.ByGVK("", "v1", "LimitRange"), c.ByGVK("", "v1", "Pod"),
+		c.ByGVK(kn("apiextensions.@D@"), "v1", "CustomResourceDefinition"),
+	}
+	cases := fieldCases()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, s := range schemas {
+			for _, paths := range cases {
+				checkFields(t, data, s, paths, false)
+			}
+		}
+	})
+}
