@@ -351,7 +351,11 @@ func (d *decoder) value(s *Schema, depth int, owner string) (any, error) {
 			d.valueError(terr)
 			return nil, nil
 		}
-		return formatTime(t, s.Type), nil
+		var buf [40]byte
+		if canon := appendTime(buf[:0], t, s.Type); string(canon) != text {
+			return string(canon), nil
+		}
+		return text, nil // already canonical, as the server writes times
 	case Bytes:
 		if c != '"' {
 			return d.mismatch(c, s, owner)
@@ -388,11 +392,16 @@ func (d *decoder) bytes(text string) any {
 // formatTime renders a Time in seconds precision, a MicroTime in
 // microseconds, both in UTC.
 func formatTime(t time.Time, typ Type) string {
+	return string(appendTime(nil, t, typ))
+}
+
+// appendTime appends formatTime's text.
+func appendTime(dst []byte, t time.Time, typ Type) []byte {
 	t = t.UTC()
 	if typ == MicroTime {
-		return t.Format("2006-01-02T15:04:05.000000Z07:00")
+		return t.AppendFormat(dst, "2006-01-02T15:04:05.000000Z07:00")
 	}
-	return t.Format(time.RFC3339)
+	return t.AppendFormat(dst, time.RFC3339)
 }
 
 func (d *decoder) pushMember(name string) (int, int) {

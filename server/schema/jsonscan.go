@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/binary"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -169,6 +170,11 @@ func (s *scanner) rawString() ([]byte, bool, error) {
 	start := p
 	complex := false
 	for {
+		// Eight plain bytes at a time: none a quote, a backslash, a
+		// control or a non-ASCII byte.
+		for p+8 <= len(d) && !specialByte(binary.LittleEndian.Uint64(d[p:])) {
+			p += 8
+		}
 		if p >= len(d) {
 			return nil, false, errEOF()
 		}
@@ -209,6 +215,22 @@ func (s *scanner) rawString() ([]byte, bool, error) {
 			p++
 		}
 	}
+}
+
+const (
+	bytesOf01 = ^uint64(0) / 255 // 0x0101010101010101
+	bytesOf80 = bytesOf01 * 0x80
+)
+
+// specialByte reports whether any of the eight bytes of x is a quote, a
+// backslash, below 0x20 or above 0x7f (it may report true for none, never
+// false for one).
+func specialByte(x uint64) bool {
+	quote := x ^ (bytesOf01 * '"')
+	backslash := x ^ (bytesOf01 * '\\')
+	zeroIn := func(v uint64) uint64 { return (v - bytesOf01) & ^v & bytesOf80 }
+	control := (x - bytesOf01*0x20) & ^x & bytesOf80
+	return zeroIn(quote)|zeroIn(backslash)|control|(x&bytesOf80) != 0
 }
 
 func isHex(c byte) bool {

@@ -294,3 +294,20 @@ func FuzzScanStored(f *testing.F) {
 		}
 	})
 }
+
+func TestSpecialByte(t *testing.T) {
+	for b := 0; b < 256; b++ {
+		want := b == '"' || b == '\\' || b < 0x20 || b >= 0x80
+		for pos := range 8 {
+			word := []byte("abcdefgh")
+			word[pos] = byte(b)
+			var x uint64
+			for i := 7; i >= 0; i-- {
+				x = x<<8 | uint64(word[i])
+			}
+			if specialByte(x) != want {
+				t.Fatalf("byte %#x at %d: special %v, want %v", b, pos, !want, want)
+			}
+		}
+	}
+}
