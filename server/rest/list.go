@@ -231,6 +231,7 @@ func (h *Handler) streamTable(w http.ResponseWriter, r *http.Request, rd *render
 	}
 	write, finish := h.startStream(w, r, n)
 	if write == nil {
+		releaseTableChunks(parts)
 		return
 	}
 	for _, p := range parts {
@@ -238,6 +239,7 @@ func (h *Handler) streamTable(w http.ResponseWriter, r *http.Request, rd *render
 			break
 		}
 	}
+	releaseTableChunks(parts)
 	if err := finish(); err != nil {
 		h.log.Debug("list write failed", "err", err)
 	}

@@ -76,6 +76,10 @@ type tableBuilder struct {
 	cut []byte
 	// vals and cells are scanRow's, reused from row to row.
 	vals, cells []any
+	// chunked rows go to buffers of tableChunks: the full ones are in
+	// chunks, in order, before buf.
+	chunked bool
+	chunks  [][]byte
 	// follows says rows were written before this builder's: its first
 	// row is preceded by a comma too.
 	follows bool
@@ -309,7 +313,8 @@ func (t *tableBuilder) addRowsInParts(items []storedKV) error {
 // rowParts renders the whole Table of items, whose rows are not sorted,
 // in parts by several goroutines as addRowsInParts does, without joining
 // them: the parts, written one after the other, are the Table. The first
-// holds t's head.
+// holds t's head. The parts are buffers of tableChunks, to hand back with
+// releaseTableChunks once written.
 func (t *tableBuilder) rowParts(items []storedKV) ([][]byte, error) {
 	parts := listParts(len(items))
 	per := (len(items) + parts - 1) / parts
@@ -320,12 +325,12 @@ func (t *tableBuilder) rowParts(items []storedKV) ([][]byte, error) {
 	for p := 1; p < parts; p++ {
 		rd := *t.rd
 		rd.scratch = nil
-		sub := &tableBuilder{rd: &rd, follows: true}
-		sub.reserve(part(p))
+		sub := &tableBuilder{rd: &rd, follows: true, chunked: true, buf: getTableChunk()}
 		subs[p] = sub
 		wg.Go(func() { errs[p] = sub.addRowsOf(part(p)) })
 	}
-	t.reserve(part(0))
+	t.buf = append(getTableChunk(), t.buf...)
+	t.chunked = true
 	subs[0] = t
 	errs[0] = t.addRowsOf(part(0))
 	wg.Wait()
@@ -336,12 +341,13 @@ func (t *tableBuilder) rowParts(items []storedKV) ([][]byte, error) {
 			return nil, errs[p]
 		}
 		rows += subs[p].rows
+		out = append(out, subs[p].chunks...)
 		out = append(out, subs[p].buf)
 	}
 	if rows == 0 {
 		return [][]byte{t.finish()}, nil
 	}
-	out[parts-1] = append(out[parts-1], "]}\n"...)
+	out[len(out)-1] = append(out[len(out)-1], "]}\n"...)
 	return out, nil
 }
 
@@ -351,8 +357,44 @@ func (t *tableBuilder) addRowsOf(items []storedKV) error {
 		if err := t.addRow(items[i].Value); err != nil {
 			return err
 		}
+		if t.chunked && len(t.buf) >= tableChunkFill {
+			t.chunks = append(t.chunks, t.buf)
+			t.buf = getTableChunk()
+		}
 	}
 	return nil
+}
+
+// tableChunkSize is the size of the buffers a streamed Table is rendered
+// into, and tableChunkFill how full one gets before the next is started
+// (a row seldom needs more than the rest). Reused buffers of a fixed size
+// spare a long Table the growing, copying and clearing of one large
+// buffer; they hold nothing between responses.
+const (
+	tableChunkSize = 64 << 10
+	tableChunkFill = tableChunkSize - 4<<10
+)
+
+var tableChunks = sync.Pool{New: func() any { return new([]byte) }}
+
+// getTableChunk returns an empty buffer of tableChunks.
+func getTableChunk() []byte {
+	b := *tableChunks.Get().(*[]byte)
+	if cap(b) < tableChunkSize {
+		return make([]byte, 0, tableChunkSize)
+	}
+	return b[:0]
+}
+
+// releaseTableChunks hands the buffers of rowParts back once written; a
+// buffer a large row grew far is dropped.
+func releaseTableChunks(parts [][]byte) {
+	for _, b := range parts {
+		if c := cap(b); c >= tableChunkSize && c <= 4*tableChunkSize {
+			b := b[:0]
+			tableChunks.Put(&b)
+		}
+	}
 }
 
 // rowOverhead is about the bytes of a row besides its object: the cells
@@ -402,10 +444,16 @@ func (t *tableBuilder) addCells(cells, conds []any, stored, meta []byte) error {
 		b = append(b, ',')
 	}
 	t.rows++
-	b = append(b, `{"cells":`...)
-	if b, err = schema.AppendAny(b, cells); err != nil {
-		return err
+	b = append(b, `{"cells":[`...)
+	for i, c := range cells {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, err = schema.AppendAny(b, c); err != nil {
+			return err
+		}
 	}
+	b = append(b, ']')
 	if len(conds) > 0 {
 		b = append(b, `,"conditions":`...)
 		if b, err = schema.AppendAny(b, conds); err != nil {

@@ -499,7 +499,8 @@ func (d *decoder) scanMap(s *Schema, n *fieldNode, depth int, owner string, out 
 // DecodeStored keeps them: each once, without the nulls a loose map of
 // non-nullable values drops.
 func (d *decoder) countMembers(s *Schema, depth int) (int, error) {
-	var keys []string
+	var small [16]string
+	keys := small[:0]
 	err := d.eachMember(func(key []byte, esc bool) error {
 		c, err := d.expectValue()
 		if err != nil {
