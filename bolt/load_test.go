@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // sameBytes reports whether a and b are one slice of memory.
@@ -63,6 +64,9 @@ func TestLoadSharesValues(t *testing.T) {
 			}
 			newest := map[string]int{}
 			for i, h := range got {
+				if inFileMap(db, strBytes(h.KV.Key)) || inFileMap(db, h.KV.Value) || (h.Prev != nil && (inFileMap(db, strBytes(h.Prev.Key)) || inFileMap(db, h.Prev.Value))) {
+					t.Fatalf("event %d still reads the file's map", h.Revision)
+				}
 				w := want[i]
 				if h.Revision != w.Revision || h.Type != w.Type || h.KV.Key != w.KV.Key || string(h.KV.Value) != string(w.KV.Value) ||
 					(h.Prev == nil) != (w.Prev == nil) || h.joined != w.joined || h.at != w.at {
@@ -89,12 +93,30 @@ func TestLoadSharesValues(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				if inFileMap(db, strBytes(kv.Key)) || inFileMap(db, kv.Value) {
+					t.Fatalf("%s: the state reads the file's map", key)
+				}
 				if !sameBytes(kv.Value, got[i].KV.Value) {
 					t.Errorf("%s: state and newest event hold separate copies", key)
 				}
 			}
 		})
 	}
+}
+
+// inFileMap reports whether b lies in the file's map, which is valid only
+// inside a transaction.
+func inFileMap(db *DB, b []byte) bool {
+	if len(b) == 0 {
+		return false
+	}
+	info := db.bdb.Info()
+	fi, err := os.Stat(db.path)
+	if err != nil {
+		panic(err)
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return p >= info.Data && p < info.Data+uintptr(fi.Size())
 }
 
 // Open turns the collector off while it loads and back on after, also
