@@ -43,6 +43,9 @@ type DB struct {
 	bdb *bbolt.DB
 	// untagged says the file holds objects but no tag (set by load).
 	untagged bool
+	// stateKeys is the number of state keys the page check counted, 0 if
+	// unknown: the load sizes its key map with it.
+	stateKeys int
 	// lastRelease is when the committer last dropped mapped pages; only
 	// the committer (and load, before it starts) touches it.
 	lastRelease time.Time
@@ -142,7 +145,7 @@ func Open(path string, opts Options) (*DB, error) {
 	}
 	// bbolt trusts its pages (pages.go): check them first, then open and
 	// load with every panic or fault turned into an error.
-	walked, err := verifyFile(path, walkMeta)
+	wk, err := verifyFile(path, walkMeta)
 	if err != nil {
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
@@ -151,8 +154,8 @@ func Open(path string, opts Options) (*DB, error) {
 		bdb, err = openFile(path, opts.NoFsync)
 		return err
 	})
-	if err == nil && !walked {
-		if err = verifyMapped(bdb); err != nil {
+	if err == nil && !wk.pages {
+		if wk, err = verifyMapped(bdb); err != nil {
 			_ = guard("closing", bdb.Close) // no transaction has begun
 		}
 	}
@@ -171,6 +174,7 @@ func Open(path string, opts Options) (*DB, error) {
 		log:        log,
 		bdb:        bdb,
 		idx:        newIndex(),
+		stateKeys:  wk.keys[string(bucketState)],
 		watchers:   make(map[*watcher]struct{}),
 		watchBytes: watchBufferBytes,
 		revCh:      make(chan struct{}),

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -124,6 +125,8 @@ func (db *DB) readFile() error {
 		return err
 	}
 	split := db.stateSplit(txs[1].Bucket(bucketState))
+	km := newKeyMapper(db.stateKeys, 2)
+	defer km.wait() // on every return: both halves have ended by then
 	var (
 		h      loadedHistory
 		parts  [2]*index
@@ -136,15 +139,17 @@ func (db *DB) readFile() error {
 			return err
 		},
 		func() (err error) {
-			parts[0], edges[0], err = db.loadState(txs[1].Bucket(bucketState), rev, nil, split, &partMu)
+			defer km.finish()
+			parts[0], edges[0], err = db.loadState(txs[1].Bucket(bucketState), rev, nil, split, &partMu, km)
 			return err
 		},
 		func() (err error) {
+			defer km.finish()
 			if split == nil {
 				parts[1] = newIndex()
 				return nil
 			}
-			parts[1], edges[1], err = db.loadState(txs[2].Bucket(bucketState), rev, split, nil, &partMu)
+			parts[1], edges[1], err = db.loadState(txs[2].Bucket(bucketState), rev, split, nil, &partMu, km)
 			return err
 		},
 	)
@@ -159,7 +164,7 @@ func (db *DB) readFile() error {
 		return fmt.Errorf("%w: state keys out of order at %q: a damaged page", ErrCorrupt, edges[0])
 	}
 	db.idx.chunks = append(parts[0].chunks, parts[1].chunks...)
-	db.idx.mapKeys()
+	db.idx.byKey = km.wait()
 	db.joinHistory(&h)
 	if h.cut > 0 {
 		db.log.Warn("history cut at an unreadable value", "revision", h.cut)
@@ -387,10 +392,19 @@ func (db *DB) joinEvents(h *loadedHistory, from, to int) (cut int64) {
 // where the read met its bound: with from, the first key read; with to,
 // the key at or after to that ended it (nil at the bucket's end). Two
 // halves split at one key must meet at the same edge.
-func (db *DB) loadState(b *bbolt.Bucket, rev int64, from, to []byte, mu *sync.Mutex) (ix *index, edge []byte, err error) {
+func (db *DB) loadState(b *bbolt.Bucket, rev int64, from, to []byte, mu *sync.Mutex, km *keyMapper) (ix *index, edge []byte, err error) {
 	ix = newIndex()
 	copied := db.opts.Transformer != nil
 	var sl slab
+	// sent is how many chunks km has: all but the one being filled.
+	sent := 0
+	defer func() {
+		if err == nil {
+			for ; sent < len(ix.chunks); sent++ {
+				km.add(ix.chunks[sent])
+			}
+		}
+	}()
 	order := keyOrder{what: "state"}
 	c := b.Cursor()
 	k, v := c.First()
@@ -404,6 +418,10 @@ func (db *DB) loadState(b *bbolt.Bucket, rev int64, from, to []byte, mu *sync.Mu
 		}
 	}()
 	for ; k != nil && (to == nil || bytes.Compare(k, to) < 0); k, v = c.Next() {
+		if len(ix.chunks)-1 > sent {
+			km.add(ix.chunks[sent])
+			sent++
+		}
 		if err := order.next(k); err != nil { // damage.go
 			return ix, nil, err
 		}
@@ -445,6 +463,57 @@ func (db *DB) loadState(b *bbolt.Bucket, rev int64, from, to []byte, mu *sync.Mu
 		ix.appendSorted(kv)
 	}
 	return ix, edge, nil
+}
+
+// keyMapQueue is how many filled chunks of the index may wait for the key
+// map's goroutine.
+const keyMapQueue = 64
+
+// keyMapper builds the index's map of keys on a goroutine of its own while
+// the state is read, from the chunks the readers fill, so that it is not
+// a step of its own after them, on one core. It is sized once with the
+// number of keys the page check counted (a map grown entry by entry costs
+// twice as much).
+type keyMapper struct {
+	chunks chan []KV
+	// left is the number of readers that have not finished.
+	left atomic.Int32
+	done chan struct{}
+	m    map[string]KV
+}
+
+// newKeyMapper starts the map of about hint keys, filled by readers
+// readers, each of which must call finish when it ends.
+func newKeyMapper(hint, readers int) *keyMapper {
+	km := &keyMapper{chunks: make(chan []KV, keyMapQueue), done: make(chan struct{})}
+	km.left.Store(int32(readers))
+	go func() {
+		defer close(km.done)
+		m := make(map[string]KV, hint)
+		for ch := range km.chunks {
+			for _, kv := range ch {
+				m[kv.Key] = kv
+			}
+		}
+		km.m = m
+	}()
+	return km
+}
+
+// add hands the map a chunk that no longer changes.
+func (km *keyMapper) add(ch []KV) { km.chunks <- ch }
+
+// finish says a reader has handed every chunk it will.
+func (km *keyMapper) finish() {
+	if km.left.Add(-1) == 0 {
+		close(km.chunks)
+	}
+}
+
+// wait returns the map once every reader has finished.
+func (km *keyMapper) wait() map[string]KV {
+	<-km.done
+	return km.m
 }
 
 // stateSplit returns a key that divides the state bucket b into two parts

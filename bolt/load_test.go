@@ -278,3 +278,35 @@ func TestLoadSplitDamagedKey(t *testing.T) {
 		t.Fatalf("open: %v, want a corrupt file naming the damaged page", err)
 	}
 }
+
+// The page check counts the state's keys, which sizes the load's key map.
+func TestLoadCountsKeys(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "count.db")
+	opts := Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)}
+	db, err := Open(path, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 3000
+	ops := make([]Op, 0, MaxTxnOps)
+	for i := range n {
+		ops = append(ops, CreateOp(fmt.Sprintf("/things/k%05d", i), bytes.Repeat([]byte{'v'}, 100)))
+		if len(ops) == cap(ops) || i == n-1 {
+			if _, err := db.Txn(context.Background(), ops); err != nil {
+				t.Fatal(err)
+			}
+			ops = ops[:0]
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if db, err = Open(path, opts); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if db.stateKeys != n || db.idx.len() != n {
+		t.Fatalf("page check counted %d keys, the load read %d; want %d", db.stateKeys, db.idx.len(), n)
+	}
+}

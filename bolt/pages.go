@@ -119,13 +119,21 @@ const (
 // anyway, and the load checks the order of what it reads (keyOrder): a
 // second pass over every key of the file would cost a restart dearly.
 
+// walked is what a walk of the pages found besides their soundness.
+type walked struct {
+	// pages says the walk read every page reachable from the root.
+	pages bool
+	// keys is the number of keys in each top-level bucket, counted on the
+	// leaf pages (a hint for the load, which sizes its key map once).
+	keys map[string]int
+}
+
 // verifyPagesData checks the page structure of a whole file's bytes, as
 // deep as depth asks, or walkKeys when the file holds no free-page list.
-// It returns nil or an error wrapping ErrCorrupt, and whether it walked
-// the pages.
-func verifyPagesData(data []byte, depth walkDepth) (walked bool, err error) {
+// It returns nil or an error wrapping ErrCorrupt, and what it walked.
+func verifyPagesData(data []byte, depth walkDepth) (wk walked, err error) {
 	if len(data) == 0 {
-		return false, fmt.Errorf("%w: the file is empty (0 bytes)", ErrCorrupt)
+		return walked{}, fmt.Errorf("%w: the file is empty (0 bytes)", ErrCorrupt)
 	}
 	m0 := readBoltMeta(data, 0)
 	pageSize := m0.pageSize
@@ -139,17 +147,17 @@ func verifyPagesData(data []byte, depth walkDepth) (walked bool, err error) {
 			}
 		}
 		if pageSize == 0 {
-			return false, fmt.Errorf("%w: both meta pages are damaged (first: %s): this is not a readable bbolt file", ErrCorrupt, m0.invalid)
+			return walked{}, fmt.Errorf("%w: both meta pages are damaged (first: %s): this is not a readable bbolt file", ErrCorrupt, m0.invalid)
 		}
 	}
 	if pageSize < minPageSize || pageSize > maxPageSize || pageSize&(pageSize-1) != 0 {
-		return false, fmt.Errorf("%w: meta page: page size %d", ErrCorrupt, pageSize)
+		return walked{}, fmt.Errorf("%w: meta page: page size %d", ErrCorrupt, pageSize)
 	}
 	m1 := readBoltMeta(data, pageSize)
 	meta := m0
 	switch {
 	case m0.invalid != "" && m1.invalid != "":
-		return false, fmt.Errorf("%w: both meta pages are damaged (%s; %s)", ErrCorrupt, m0.invalid, m1.invalid)
+		return walked{}, fmt.Errorf("%w: both meta pages are damaged (%s; %s)", ErrCorrupt, m0.invalid, m1.invalid)
 	case m0.invalid != "" || (m1.invalid == "" && m1.txid > m0.txid):
 		meta = m1
 	}
@@ -157,27 +165,29 @@ func verifyPagesData(data []byte, depth walkDepth) (walked bool, err error) {
 	hw := meta.highWater
 	switch {
 	case meta.pageSize != pageSize:
-		return false, fmt.Errorf("%w: meta pages disagree on the page size (%d, %d)", ErrCorrupt, pageSize, meta.pageSize)
+		return walked{}, fmt.Errorf("%w: meta pages disagree on the page size (%d, %d)", ErrCorrupt, pageSize, meta.pageSize)
 	case hw < 3:
-		return false, fmt.Errorf("%w: meta page: high-water mark %d", ErrCorrupt, hw)
+		return walked{}, fmt.Errorf("%w: meta page: high-water mark %d", ErrCorrupt, hw)
 	case hw > size/pageSize:
-		return false, fmt.Errorf("%w: the file is truncated: it is %d bytes, its pages need %d pages of %d bytes", ErrCorrupt, size, hw, pageSize)
+		return walked{}, fmt.Errorf("%w: the file is truncated: it is %d bytes, its pages need %d pages of %d bytes", ErrCorrupt, size, hw, pageSize)
 	case meta.root < 2 || meta.root >= hw:
-		return false, fmt.Errorf("%w: meta page: root page %d outside [2, %d)", ErrCorrupt, meta.root, hw)
+		return walked{}, fmt.Errorf("%w: meta page: root page %d outside [2, %d)", ErrCorrupt, meta.root, hw)
 	case meta.freelist != noFreelist && (meta.freelist < 2 || meta.freelist >= hw):
-		return false, fmt.Errorf("%w: meta page: freelist page %d outside [2, %d)", ErrCorrupt, meta.freelist, hw)
+		return walked{}, fmt.Errorf("%w: meta page: freelist page %d outside [2, %d)", ErrCorrupt, meta.freelist, hw)
 	}
 	w := &pageWalker{data: data, pageSize: pageSize, highWater: hw, seen: make([]uint64, (hw+63)/64)}
 	if meta.freelist == noFreelist {
 		depth = walkKeys
 	} else if err := w.freelist(meta.freelist); err != nil {
-		return false, err
+		return walked{}, err
 	}
 	if depth == walkMeta {
-		return false, nil
+		return walked{}, nil
 	}
 	w.leafKeys = depth == walkKeys
-	return true, w.tree(meta.root, nil, nil, 0)
+	w.bucketKeys = make(map[string]int)
+	err = w.tree(meta.root, nil, nil, 0)
+	return walked{pages: true, keys: w.bucketKeys}, err
 }
 
 // pageWalker walks the pages reachable from the root, each once.
@@ -188,7 +198,12 @@ type pageWalker struct {
 	seen      []uint64 // a bit per page
 	// leafKeys says to check the order of the keys on leaf pages too.
 	leafKeys bool
-	scratch  []pageElem // the elements of the leaf being read
+	// leaves counts the elements of the leaf pages walked.
+	leaves int
+	// bucketKeys receives the keys of each top-level bucket walked by
+	// bucketsAtOnce.
+	bucketKeys map[string]int
+	scratch    []pageElem // the elements of the leaf being read
 }
 
 func (w *pageWalker) errorf(id uint64, format string, args ...any) error {
@@ -280,6 +295,7 @@ func (w *pageWalker) tree(id uint64, lo, hi []byte, depth int) error {
 		}
 	}
 	if !branch {
+		w.leaves += len(elems)
 		var buckets []pageElem
 		for _, e := range elems {
 			if e.flags&bucketLeafFlag != 0 {
@@ -335,7 +351,10 @@ func (w *pageWalker) bucketsAtOnce(id uint64, buckets []pageElem) error {
 			return err
 		}
 	}
-	for _, sub := range subs {
+	for j, sub := range subs {
+		if w.bucketKeys != nil {
+			w.bucketKeys[string(buckets[j].key)] = sub.leaves
+		}
 		for i, bits := range sub.seen {
 			if both := w.seen[i] & bits; both != 0 {
 				return w.errorf(uint64(i*64+mathbits.TrailingZeros64(both)), "referenced twice")
@@ -458,61 +477,62 @@ func (w *pageWalker) bucket(id uint64, key, value []byte, depth int) error {
 // bbolt opens it, as deep as verifyPagesData, holding a shared lock on it
 // meanwhile, so a running server's file is reported as ErrLocked, never as
 // damaged. A missing file is fine: bbolt creates it.
-func verifyFile(path string, depth walkDepth) (walked bool, err error) {
+func verifyFile(path string, depth walkDepth) (walked, error) {
 	return verifyPath(path, depth, true)
 }
 
 // verifyPath is verifyFile, without the lock when lock is false.
-func verifyPath(path string, depth walkDepth, lock bool) (walked bool, err error) {
+func verifyPath(path string, depth walkDepth, lock bool) (wk walked, err error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return true, nil
+		return walked{pages: true}, nil
 	}
 	if err != nil {
-		return false, err
+		return walked{}, err
 	}
 	defer f.Close()
 	if lock {
 		if err := lockShared(f, fileLockTimeout); err != nil {
-			return false, err
+			return walked{}, err
 		}
 	}
 	fi, err := f.Stat()
 	if err != nil {
-		return false, err
+		return walked{}, err
 	}
 	if !fi.Mode().IsRegular() {
-		return false, fmt.Errorf("%s is not a regular file (%v)", path, fi.Mode().Type())
+		return walked{}, fmt.Errorf("%s is not a regular file (%v)", path, fi.Mode().Type())
 	}
 	data, release, err := mapFile(f, fi.Size())
 	if err != nil {
-		return false, err
+		return walked{}, err
 	}
 	defer release()
 	err = guard("checking the page structure", func() (err error) {
-		walked, err = verifyPagesData(data, depth)
+		wk, err = verifyPagesData(data, depth)
 		return err
 	})
-	return walked, err
+	return wk, err
 }
 
 // verifyMapped walks the pages of the file bdb has open (walkPages) through
 // bbolt's map, before any transaction: the load reads the same pages next.
-func verifyMapped(bdb *bbolt.DB) error {
+func verifyMapped(bdb *bbolt.DB) (wk walked, err error) {
 	info := bdb.Info()
 	fi, err := os.Stat(bdb.Path())
 	if err != nil {
-		return err
+		return walked{}, err
 	}
 	// The map is at least the file's size; its pages within the high-water
 	// mark, which verifyFile checked against the size, are readable.
 	// The map is not Go memory, so its address may be held as a pointer.
 	base := *(*unsafe.Pointer)(unsafe.Pointer(&info.Data))
 	data := unsafe.Slice((*byte)(base), int(fi.Size()))
-	return guard("checking the page structure", func() error {
-		_, err := verifyPagesData(data, walkPages)
+	err = guard("checking the page structure", func() (err error) {
+		wk, err = verifyPagesData(data, walkPages)
 		return err
 	})
+	return wk, err
 }
 
 // errPanicked marks an error guard made of a panic or a fault.
