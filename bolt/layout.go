@@ -167,27 +167,26 @@ func appendEventBody(dst []byte, ev *Event, at int64, joined bool) []byte {
 // decodeEvent verifies and parses an event record of revision rev. Values
 // alias rec. A checksum failure wraps ErrChecksum as well as ErrCorrupt.
 func decodeEvent(rev int64, rec []byte) (histEvent, error) {
-	return decodeEventAs(rev, rec, false)
+	return decodeEventIn(rev, rec, nil)
 }
 
-// decodeEventAs is decodeEvent; with alias the key aliases rec too (the
-// load copies only the keys it keeps that the state does not hold).
-func decodeEventAs(rev int64, rec []byte, alias bool) (histEvent, error) {
+// decodeEventIn is decodeEvent with the key copied into keys, when not nil.
+func decodeEventIn(rev int64, rec []byte, keys *slab) (histEvent, error) {
 	var key [8]byte
 	binary.BigEndian.PutUint64(key[:], uint64(rev))
 	body, err := openRecord(key[:], rec)
 	if err != nil {
 		return histEvent{}, fmt.Errorf("%w: event %d: %w", ErrCorrupt, rev, err)
 	}
-	return parseEventAs(rev, body, alias)
+	return parseEventIn(rev, body, keys)
 }
 
 // parseEvent parses an event record without its checksum (layout 2).
 func parseEvent(rev int64, rec []byte) (histEvent, error) {
-	return parseEventAs(rev, rec, false)
+	return parseEventIn(rev, rec, nil)
 }
 
-func parseEventAs(rev int64, rec []byte, alias bool) (histEvent, error) {
+func parseEventIn(rev int64, rec []byte, keys *slab) (histEvent, error) {
 	bad := func(what string) (histEvent, error) {
 		return histEvent{}, fmt.Errorf("%w: event %d: %s", ErrCorrupt, rev, what)
 	}
@@ -203,8 +202,8 @@ func parseEventAs(rev int64, rec []byte, alias bool) (histEvent, error) {
 	}
 	ev.Type = EventType(t)
 	h.at = r.varint()
-	if key := r.bytes(r.uvarint()); alias {
-		ev.KV.Key = unsafe.String(unsafe.SliceData(key), len(key))
+	if key := r.bytes(r.uvarint()); keys != nil {
+		ev.KV.Key = keys.string(key)
 	} else {
 		ev.KV.Key = string(key)
 	}

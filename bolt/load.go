@@ -218,10 +218,11 @@ type loadedHistory struct {
 // left over from an interrupted compaction and are skipped), n of them
 // expected. A previous state written by an event read before shares that
 // event's value (and is not read again), which is copied then: it is not
-// its key's newest. Every other value and every key still aliases the file
-// for joinHistory, which copies what the state does not hold; with a
-// transformer the values are those it read back, and the keys copies (a
-// transformer may keep them). An event whose value cannot be read back
+// its key's newest. Every other value still aliases the file for
+// joinHistory, which copies what the state does not hold; with a
+// transformer the values are those it read back. The keys are copied
+// into slabs, packed (the join looks each up), or one by one with a
+// transformer, which may keep them. An event whose value cannot be read back
 // (see readStored), or whose record is damaged, ends the replayable
 // history: it and every event before it are dropped, and the compacted
 // revision in memory moves up to it, so no watch or past list ever serves
@@ -232,6 +233,10 @@ func (db *DB) readHistory(b *bbolt.Bucket, compacted, rev int64, n int) (loadedH
 	prefaultSlice(h.events[:n])          // the room stays untouched
 	copied := db.opts.Transformer != nil // readStored makes copies
 	var sl slab
+	var keys *slab
+	if !copied {
+		keys = new(slab)
+	}
 	c := b.Cursor()
 	order := keyOrder{what: "history"}
 	// cutAt drops every event read so far: the history starts after r.
@@ -250,7 +255,7 @@ func (db *DB) readHistory(b *bbolt.Bucket, compacted, rev int64, n int) (loadedH
 		if r > rev {
 			return h, fmt.Errorf("%w: event %d above revision counter %d", ErrCorrupt, r, rev)
 		}
-		ev, err := decodeEventAs(r, v, !copied)
+		ev, err := decodeEventIn(r, v, keys)
 		if errors.Is(err, ErrChecksum) {
 			db.damagedEvent(r, err) // damage.go
 			cutAt(r)
@@ -335,8 +340,8 @@ func (db *DB) readStored(key string, modRev int64, rec []byte) ([]byte, bool, *C
 	return rec, false, nil
 }
 
-// joinHistory makes h the history in memory. readHistory left the keys
-// and the values of each key's newest event aliasing the file: the newest
+// joinHistory makes h the history in memory. readHistory left the values
+// of each key's newest event aliasing the file: the newest
 // event of a key whose state is at its revision shares the state's key and
 // value (the records' checksums vouch for the bytes), and the others are
 // copied. The two halves of the history are joined on two goroutines (each
@@ -355,7 +360,6 @@ func (db *DB) joinHistory(h *loadedHistory) {
 // joinEvents joins the events [from, to) of h and returns the newest
 // revision of a key whose state record is damaged, 0 if none.
 func (db *DB) joinEvents(h *loadedHistory, from, to int) (cut int64) {
-	aliased := db.opts.Transformer == nil // readHistory's keys are the file's
 	var sl slab
 	for i := from; i < to; i++ {
 		ev := &h.events[i].Event
@@ -369,12 +373,6 @@ func (db *DB) joinEvents(h *loadedHistory, from, to int) (cut int64) {
 					ev.Prev.Key = kv.Key
 				}
 				continue
-			}
-		}
-		if aliased {
-			ev.KV.Key = sl.string(strBytes(ev.KV.Key))
-			if ev.Prev != nil {
-				ev.Prev.Key = ev.KV.Key
 			}
 		}
 		if !h.owned[i] {
@@ -395,7 +393,9 @@ func (db *DB) joinEvents(h *loadedHistory, from, to int) (cut int64) {
 func (db *DB) loadState(b *bbolt.Bucket, rev int64, from, to []byte, mu *sync.Mutex, km *keyMapper) (ix *index, edge []byte, err error) {
 	ix = newIndex()
 	copied := db.opts.Transformer != nil
-	var sl slab
+	// Keys and values go to slabs of their own: the keys stay packed for
+	// the lookups of the key map.
+	var keys, vals slab
 	// sent is how many chunks km has: all but the one being filled.
 	sent := 0
 	defer func() {
@@ -425,7 +425,7 @@ func (db *DB) loadState(b *bbolt.Bucket, rev int64, from, to []byte, mu *sync.Mu
 		if err := order.next(k); err != nil { // damage.go
 			return ix, nil, err
 		}
-		kv, err := decodeState(sl.string(k), v)
+		kv, err := decodeState(keys.string(k), v)
 		if errors.Is(err, ErrChecksum) {
 			// joinHistory cuts the history at the key's newest event.
 			mu.Lock()
@@ -449,7 +449,7 @@ func (db *DB) loadState(b *bbolt.Bucket, rev int64, from, to []byte, mu *sync.Mu
 			db.log.Warn("corrupt value", "key", kv.Key, "revision", kv.ModRevision, "err", cerr.Err)
 			val = bytes.Clone(kv.Value)
 		case !copied:
-			val = sl.bytes(val)
+			val = vals.bytes(val)
 		}
 		kv.Value = val
 		if stale {
