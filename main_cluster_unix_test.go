@@ -25,10 +25,8 @@ import (
 	"testing"
 	"time"
 
-	"go.etcd.io/etcd/server/v3/embed"
-	"go.uber.org/zap"
-
 	"platd/config"
+	"platd/etcd/etcdtest"
 )
 
 // asBinaryEnv makes the test binary run as platd itself, so that the
@@ -55,47 +53,12 @@ func freeAddr(t *testing.T, host string) string {
 }
 
 // startEtcdCluster starts an n-member etcd cluster inside the test
-// process and returns its client URLs.
+// process and returns its client URLs. The members share one process on
+// a shared machine: short ticks make the first election quick, no fsync
+// keeps the disk out of it.
 func startEtcdCluster(t *testing.T, n int) []string {
 	t.Helper()
-	dir := t.TempDir()
-	cfgs := make([]*embed.Config, n)
-	var initial []string
-	for i := range cfgs {
-		cu := url.URL{Scheme: "http", Host: freeAddr(t, "127.0.0.1")}
-		pu := url.URL{Scheme: "http", Host: freeAddr(t, "127.0.0.1")}
-		c := embed.NewConfig()
-		c.Name = "m" + strconv.Itoa(i)
-		c.Dir = filepath.Join(dir, c.Name)
-		c.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
-		c.ListenClientUrls, c.AdvertiseClientUrls = []url.URL{cu}, []url.URL{cu}
-		c.ListenPeerUrls, c.AdvertisePeerUrls = []url.URL{pu}, []url.URL{pu}
-		c.InitialClusterToken = "platd-cluster-test"
-		// Members in one process on a shared machine: short ticks make the
-		// first election quick, no fsync keeps the disk out of it.
-		c.TickMs, c.ElectionMs = 50, 1000
-		c.UnsafeNoFsync = true
-		cfgs[i] = c
-		initial = append(initial, c.Name+"="+pu.String())
-	}
-	var urls []string
-	for _, c := range cfgs {
-		c.InitialCluster = strings.Join(initial, ",")
-		e, err := embed.StartEtcd(c)
-		if err != nil {
-			t.Fatalf("etcd member %s: %v", c.Name, err)
-		}
-		t.Cleanup(e.Close)
-		urls = append(urls, c.AdvertiseClientUrls[0].String())
-		defer func() {
-			select {
-			case <-e.Server.ReadyNotify():
-			case <-time.After(30 * time.Second):
-				t.Fatalf("etcd member %s not ready after 30s", c.Name)
-			}
-		}()
-	}
-	return urls
+	return etcdtest.StartT(t, etcdtest.Config{Members: n, Fast: true}).Endpoints
 }
 
 // advertised is what the replica bound to the loopback address ip

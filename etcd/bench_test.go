@@ -19,7 +19,7 @@ var benchValue = bytes.Repeat([]byte("x"), 800)
 
 func openBench(b *testing.B) *DB {
 	b.Helper()
-	db, err := Open(b.Context(), Options{Endpoints: []string{shared.endpoint}, Prefix: newPrefix(),
+	db, err := Open(b.Context(), Options{Endpoints: []string{shared.Endpoint()}, Prefix: newPrefix(),
 		Stamp: storetest.Stamp, Logger: quiet})
 	if err != nil {
 		b.Fatal(err)

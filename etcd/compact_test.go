@@ -32,7 +32,7 @@ func TestQuietCompaction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.stop)
+	t.Cleanup(s.Stop)
 	prefix := newPrefix()
 	a := openOn(t, s, prefix, nil)
 	kv, err := a.Create(t.Context(), "/k/1", []byte("v"))

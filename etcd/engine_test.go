@@ -12,6 +12,7 @@ import (
 
 	"platd/bolt"
 	"platd/bolt/storetest"
+	"platd/etcd/etcdtest"
 )
 
 // waitTimeout bounds every wait in these tests; it matters only when one
@@ -136,7 +137,7 @@ func TestCompactionCoordination(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.stop)
+	t.Cleanup(s.Stop)
 	prefix := newPrefix()
 	a := openOn(t, s, prefix, nil)
 	b := openOn(t, s, prefix, nil)
@@ -204,7 +205,7 @@ func TestEtcdGone(t *testing.T) {
 	if _, err := db.Create(t.Context(), "/k/a", []byte("v")); err != nil {
 		t.Fatal(err)
 	}
-	s.stop()
+	s.Stop()
 	// A write picked up ends with the write timeout, not its ctx: etcd
 	// may have applied it, which ErrIO says.
 	if _, err := db.Create(t.Context(), "/k/b", []byte("v")); !errors.Is(err, bolt.ErrIO) {
@@ -446,7 +447,7 @@ func TestPastListFromEtcd(t *testing.T) {
 // own at any time (and dials itself through gRPC), so the check looks for
 // goroutines of this package and of the etcd client rather than counting.
 func TestCloseLeaksNothing(t *testing.T) {
-	db, err := Open(t.Context(), Options{Endpoints: []string{shared.endpoint}, Prefix: newPrefix(),
+	db, err := Open(t.Context(), Options{Endpoints: []string{shared.Endpoint()}, Prefix: newPrefix(),
 		Stamp: func(v []byte, _ int64) ([]byte, error) { return v, nil }, Logger: quiet, CompactionInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)
@@ -538,7 +539,7 @@ func TestWritesElsewhere(t *testing.T) {
 // dial timeout and leaves nothing running.
 func TestOpenWithoutEtcd(t *testing.T) {
 	t.Parallel()
-	u, err := freeURL()
+	u, err := etcdtest.FreeURL()
 	if err != nil {
 		t.Fatal(err)
 	}

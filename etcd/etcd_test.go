@@ -3,8 +3,6 @@ package etcd
 import (
 	"fmt"
 	"log/slog"
-	"net"
-	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -12,23 +10,14 @@ import (
 	"testing"
 	"time"
 
-	"go.etcd.io/etcd/server/v3/embed"
-	"go.uber.org/zap"
-
 	"platd/bolt"
 	"platd/bolt/storetest"
+	"platd/etcd/etcdtest"
 )
 
 // shared is the embedded etcd the package's tests share; each test uses
 // its own key prefix in it.
-var shared *server
-
-// server is one embedded etcd.
-type server struct {
-	etcd     *embed.Etcd
-	dir      string
-	endpoint string
-}
+var shared *etcdtest.Cluster
 
 func TestMain(m *testing.M) {
 	s, err := startEtcd()
@@ -38,65 +27,12 @@ func TestMain(m *testing.M) {
 	}
 	shared = s
 	code := m.Run()
-	s.stop()
+	s.Stop()
 	os.Exit(code)
 }
 
-// freeURL picks a free port on 127.0.0.1.
-func freeURL() (url.URL, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return url.URL{}, err
-	}
-	defer l.Close()
-	return url.URL{Scheme: "http", Host: l.Addr().String()}, nil
-}
-
-// startEtcd starts a one-member etcd on free ports with its data in a
-// temporary directory.
-func startEtcd() (*server, error) {
-	dir, err := os.MkdirTemp("", "platd-etcd-")
-	if err != nil {
-		return nil, err
-	}
-	for attempt := 0; ; attempt++ {
-		cu, err := freeURL()
-		if err != nil {
-			return nil, err
-		}
-		pu, err := freeURL()
-		if err != nil {
-			return nil, err
-		}
-		cfg := embed.NewConfig()
-		cfg.Dir = dir
-		cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(zap.NewNop())
-		cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{cu}, []url.URL{cu}
-		cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{pu}, []url.URL{pu}
-		cfg.InitialCluster = cfg.Name + "=" + pu.String()
-		e, err := embed.StartEtcd(cfg)
-		if err != nil {
-			if attempt < 3 && strings.Contains(err.Error(), "address already in use") {
-				continue
-			}
-			os.RemoveAll(dir)
-			return nil, err
-		}
-		select {
-		case <-e.Server.ReadyNotify():
-		case <-time.After(30 * time.Second):
-			e.Close()
-			os.RemoveAll(dir)
-			return nil, fmt.Errorf("etcd not ready after 30s")
-		}
-		return &server{etcd: e, dir: dir, endpoint: cu.String()}, nil
-	}
-}
-
-func (s *server) stop() {
-	s.etcd.Close()
-	os.RemoveAll(s.dir)
-}
+// startEtcd starts a one-member etcd of the test's own.
+func startEtcd() (*etcdtest.Cluster, error) { return etcdtest.Start(etcdtest.Config{}) }
 
 var prefixes atomic.Int64
 
@@ -109,9 +45,9 @@ func newPrefix() string {
 var quiet = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 // openOn opens a DB on s under prefix and closes it with the test.
-func openOn(t *testing.T, s *server, prefix string, mod func(*Options)) *DB {
+func openOn(t *testing.T, s *etcdtest.Cluster, prefix string, mod func(*Options)) *DB {
 	t.Helper()
-	opts := Options{Endpoints: []string{s.endpoint}, Prefix: prefix, Stamp: storetest.Stamp,
+	opts := Options{Endpoints: []string{s.Endpoint()}, Prefix: prefix, Stamp: storetest.Stamp,
 		Logger: quiet, DialTimeout: 10 * time.Second}
 	if mod != nil {
 		mod(&opts)
@@ -143,7 +79,7 @@ func TestConformance(t *testing.T) {
 			if s, err = startEtcd(); err != nil {
 				t.Fatalf("embedded etcd: %v", err)
 			}
-			t.Cleanup(s.stop)
+			t.Cleanup(s.Stop)
 		}
 		prefix := newPrefix()
 		var mu sync.Mutex

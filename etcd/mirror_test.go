@@ -17,7 +17,7 @@ func TestExternalCompactionOpen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.stop)
+	t.Cleanup(s.Stop)
 	p := newPrefix()
 	a := openOn(t, s, p, nil)
 	kv, err := a.Create(t.Context(), "/k/1", []byte("v"))
@@ -70,7 +70,7 @@ func TestMirrorRelists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(s.stop)
+	t.Cleanup(s.Stop)
 	// The first mirror watch is cut (held) when the test says so: writes
 	// then pass by the mirror, as during a partition.
 	cut := make(chan struct{})

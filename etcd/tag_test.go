@@ -31,7 +31,7 @@ func tagged(tag string) func(*Options) { return func(o *Options) { o.Tag = tag }
 // tryOpen opens a DB on the shared etcd, returning Open's error.
 func tryOpen(t *testing.T, prefix, tag string) (*DB, error) {
 	t.Helper()
-	db, err := Open(t.Context(), Options{Endpoints: []string{shared.endpoint}, Prefix: prefix, Stamp: storetest.Stamp,
+	db, err := Open(t.Context(), Options{Endpoints: []string{shared.Endpoint()}, Prefix: prefix, Stamp: storetest.Stamp,
 		Logger: quiet, DialTimeout: 10 * time.Second, Tag: tag})
 	if err == nil {
 		t.Cleanup(func() { db.Close() })

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"platd/etcd/etcdtest"
 )
 
 // etcdWatchTimeout bounds the events of the etcd process test's watch.
@@ -102,7 +104,7 @@ func TestEtcdBackendProcess(t *testing.T) {
 	}
 
 	// The value in etcd is the stored JSON, under the prefix.
-	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{endpoint}, DialTimeout: etcdReadyTimeout})
+	cli, err := clientv3.New(clientv3.Config{Endpoints: []string{endpoint}, DialTimeout: etcdtest.ReadyTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
