@@ -118,6 +118,24 @@ func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
 // clients into a fresh file. It reports the wall time per 10,000, the
 // operations sharing each commit, and the live heap afterwards.
 func BenchmarkCreate10k16Clients(b *testing.B) {
+	benchCreate10k(b, benchValue, func(i int) string { return fmt.Sprintf("/configmaps/ns%d/cm%05d", i%10, i) })
+}
+
+// benchPodValue is the size of the server benchmark's 3 KB pod as stored,
+// with its defaults and managedFields.
+var benchPodValue = bytes.Repeat([]byte("x"), 7200)
+
+// BenchmarkCreate10kPods16Clients is BenchmarkCreate10k16Clients with
+// values the size of a stored pod and the names of the server's pod
+// benchmark (40 workloads stamping out pods in turn): each leaf holds only
+// two to four values, all rewritten when one is added.
+func BenchmarkCreate10kPods16Clients(b *testing.B) {
+	benchCreate10k(b, benchPodValue, func(i int) string {
+		return fmt.Sprintf("/pods/bench/checkout-%02d-7d9f8c6b5-%05d", i%40, i)
+	})
+}
+
+func benchCreate10k(b *testing.B, value []byte, key func(int) string) {
 	const total, clients = 10_000, 16
 	for b.Loop() {
 		b.StopTimer()
@@ -129,8 +147,7 @@ func BenchmarkCreate10k16Clients(b *testing.B) {
 			go func() {
 				defer wg.Done()
 				for i := c; i < total; i += clients {
-					key := fmt.Sprintf("/configmaps/ns%d/cm%05d", i%10, i)
-					if _, err := db.Create(context.Background(), key, benchValue); err != nil {
+					if _, err := db.Create(context.Background(), key(i), value); err != nil {
 						b.Error(err)
 						return
 					}
