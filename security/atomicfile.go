@@ -18,14 +18,27 @@ const (
 // after a crash, sees either the old content or the new, never a part: the
 // bytes go to a temporary file in the same directory, are synced, and the
 // file is renamed over path.
-func writeFileAtomic(path string, data []byte, mode os.FileMode) (err error) {
+func writeFileAtomic(path string, data []byte, mode os.FileMode) error {
+	f, err := stageFile(path, data, mode)
+	if err != nil {
+		return err
+	}
+	return f.Commit()
+}
+
+// StagedFile is the first half of an atomic write: the new content,
+// synced in a temporary file beside the path it will replace. Exactly one
+// of Commit and Discard must be called.
+type StagedFile struct{ tmp, path string }
+
+func stageFile(path string, data []byte, mode os.FileMode) (_ *StagedFile, err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, keyDirMode); err != nil {
-		return err
+		return nil, err
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer func() {
 		if err != nil {
@@ -34,19 +47,28 @@ func writeFileAtomic(path string, data []byte, mode os.FileMode) (err error) {
 		}
 	}()
 	if err := tmp.Chmod(mode); err != nil {
-		return fmt.Errorf("chmod %s: %w", tmp.Name(), err)
+		return nil, fmt.Errorf("chmod %s: %w", tmp.Name(), err)
 	}
 	if _, err := tmp.Write(data); err != nil {
-		return err
+		return nil, err
 	}
 	if err := tmp.Sync(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := tmp.Close(); err != nil {
-		return err
+		return nil, err
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	return syncDir(dir)
+	return &StagedFile{tmp: tmp.Name(), path: path}, nil
 }
+
+// Commit renames the staged content over its path and syncs the directory.
+func (f *StagedFile) Commit() error {
+	if err := os.Rename(f.tmp, f.path); err != nil {
+		os.Remove(f.tmp)
+		return err
+	}
+	return syncDir(filepath.Dir(f.path))
+}
+
+// Discard removes the staged content; the path keeps what it had.
+func (f *StagedFile) Discard() { os.Remove(f.tmp) }

@@ -100,9 +100,19 @@ func MarshalKubeconfig(kc Kubeconfig) ([]byte, error) {
 // WriteKubeconfig writes kc to path atomically, readable by the owner only
 // because it may hold a private key or token.
 func WriteKubeconfig(path string, kc Kubeconfig) error {
-	data, err := MarshalKubeconfig(kc)
+	f, err := StageKubeconfig(path, kc)
 	if err != nil {
 		return err
 	}
-	return writeFileAtomic(path, data, privateFileMode)
+	return f.Commit()
+}
+
+// StageKubeconfig is the first half of WriteKubeconfig: the file is
+// written and synced beside path, and Commit puts it in place.
+func StageKubeconfig(path string, kc Kubeconfig) (*StagedFile, error) {
+	data, err := MarshalKubeconfig(kc)
+	if err != nil {
+		return nil, err
+	}
+	return stageFile(path, data, privateFileMode)
 }

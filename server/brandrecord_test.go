@@ -3,6 +3,8 @@ package server_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -84,4 +86,31 @@ func canceled() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	return ctx
+}
+
+// TestRefusedStartKeepsKubeconfig: the admin kubeconfig is written while a
+// start is under way but put in place only when the start succeeds; a
+// refused start leaves the last one as it was, and no temporary file.
+func TestRefusedStartKeepsKubeconfig(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	e := startWith(t, testOptions(t, dir, withBrand("kubernetes")))
+	e.stop()
+	o := testOptions(t, dir)
+	before, err := os.ReadFile(o.KubeconfigPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := server.New(context.Background(), o, quietLog()); err == nil {
+		s.Serve(canceled())
+		t.Fatal("a plat start of a kubernetes data directory was not refused")
+	}
+	after, err := os.ReadFile(o.KubeconfigPath())
+	if err != nil || string(after) != string(before) {
+		t.Fatalf("a refused start changed the kubeconfig (err %v):\n%s\nwas\n%s", err, after, before)
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(o.KubeconfigPath()), ".*.tmp-*"))
+	if len(left) > 0 {
+		t.Fatalf("a refused start left %v", left)
+	}
 }

@@ -237,6 +237,12 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 		}
 		return nil, fmt.Errorf("listening on %s:%d: %w%s", o.BindAddress, o.SecurePort, err, hint)
 	}
+	port := s.ln.Addr().(*net.TCPAddr).Port
+	host := o.BindAddress
+	if ip := net.ParseIP(host); ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	s.url = "https://" + net.JoinHostPort(host, strconv.Itoa(port))
 	closeLn := func(err error) (*Server, error) {
 		_ = s.ln.Close()
 		if s.auditSink != nil {
@@ -283,6 +289,27 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 		return closeLn(err)
 	}
 	tlsFiles, ca, keyErr := s.keyMaterial()
+	// The admin kubeconfig is written and synced while the types are
+	// registered and the store loads; it is put in place only when New
+	// succeeds, and removed when it fails.
+	var kubeconfig chan stagedFile
+	if keyErr == nil {
+		s.rootCA = s.servingCA(ca)
+		if o.WriteKubeconfig {
+			kubeconfig = make(chan stagedFile, 1)
+			go func() {
+				f, err := s.stageKubeconfig(tlsFiles)
+				kubeconfig <- stagedFile{f, err}
+			}()
+		}
+	}
+	defer func() {
+		if kubeconfig != nil {
+			if r := <-kubeconfig; r.f != nil {
+				r.f.Discard()
+			}
+		}
+	}()
 	l := <-catalog
 	if keyErr != nil {
 		return closeStore(keyErr)
@@ -295,7 +322,6 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 	if s.reg, err = servedRegistry(cat, o, enabled, s.services()); err != nil {
 		return closeStore(err)
 	}
-	s.rootCA = s.servingCA(ca)
 	clientCAs.AddCert(ca.Certificate())
 	s.authTrust = authenticationTrust{clientCA: clientCAPEM(ca, o), proxyCA: remote.proxyCAPEM(), rh: o.RequestHeader}
 
@@ -369,19 +395,18 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 		return fail(fmt.Errorf("loading serving certificate: %w", err))
 	}
 	remote.offerProxyCA(tlsConfig, clientCAs)
-	port := s.ln.Addr().(*net.TCPAddr).Port
-	host := o.BindAddress
-	if ip := net.ParseIP(host); ip.IsUnspecified() {
-		host = "127.0.0.1"
-	}
-	s.url = "https://" + net.JoinHostPort(host, strconv.Itoa(port))
 	if o.ShutdownSendRetryAfter || o.ShutdownWatchTerminationGracePeriod > 0 {
 		s.drain = filters.NewDrain(o.ShutdownWatchTerminationGracePeriod, o.ShutdownSendRetryAfter, s.rest.WriteError)
 	}
 	s.http = s.httpServer(s.handler(ctx, s.authn, s.authz), tlsConfig)
-	if o.WriteKubeconfig {
-		if err := s.writeKubeconfig(tlsFiles); err != nil {
-			return fail(err)
+	if kubeconfig != nil {
+		r := <-kubeconfig
+		kubeconfig = nil
+		if r.err == nil {
+			r.err = r.f.Commit()
+		}
+		if r.err != nil {
+			return fail(r.err)
 		}
 	}
 	if s.jwt != nil {
@@ -474,22 +499,29 @@ func (s *Server) servingCA(ca *security.CA) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Certificate().Raw})
 }
 
-// writeKubeconfig writes the admin kubeconfig pointing at this server.
-func (s *Server) writeKubeconfig(f keyFiles) error {
+// stagedFile is a kubeconfig written beside its path, or why it is not.
+type stagedFile struct {
+	f   *security.StagedFile
+	err error
+}
+
+// stageKubeconfig writes the admin kubeconfig pointing at this server
+// beside its path; Commit puts it in place.
+func (s *Server) stageKubeconfig(f keyFiles) (*security.StagedFile, error) {
 	certPEM, err := os.ReadFile(f.adminCert)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	keyPEM, err := os.ReadFile(f.adminKey)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	path := s.opts.KubeconfigPath()
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
 	s.kubeconfig = path
-	return security.WriteKubeconfig(path, security.Kubeconfig{
+	return security.StageKubeconfig(path, security.Kubeconfig{
 		ClusterName: s.opts.Brand.ClusterName, Server: s.url, CAPEM: s.rootCA,
 		ClientCertPEM: certPEM, ClientKeyPEM: keyPEM, User: adminUser,
 	})
