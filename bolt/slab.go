@@ -18,8 +18,9 @@ const (
 	// slabOwnSize is the length above which a record gets an allocation
 	// of its own rather than a share of a slab.
 	slabOwnSize = slabSize / 8
-	// slabWindow is how much of a slab is prefaulted at a time, so that a
-	// load of a few records does not make a whole slab resident.
+	// slabWindow is how much of a slab is prefaulted at a time, once a
+	// slab writer has copied as much: a load of a few records makes no
+	// more memory resident than it writes.
 	slabWindow = 256 << 10
 )
 
@@ -30,6 +31,8 @@ type slab struct {
 	buf []byte
 	// faulted is how much of buf's capacity has been prefaulted.
 	faulted int
+	// copied is the bytes handed out so far, by all slabs.
+	copied int
 }
 
 // bytes returns a copy of b whose capacity is its length; nil for nil.
@@ -44,10 +47,11 @@ func (s *slab) bytes(b []byte) []byte {
 		s.buf, s.faulted = make([]byte, 0, slabSize), 0
 	}
 	start, end := len(s.buf), len(s.buf)+len(b)
-	if end > s.faulted {
-		s.faulted = min(cap(s.buf), max(end, s.faulted+slabWindow))
+	if end > s.faulted && s.copied >= slabWindow {
+		s.faulted = min(cap(s.buf), max(end, start+slabWindow))
 		prefault(s.buf[start:s.faulted])
 	}
+	s.copied += len(b)
 	s.buf = append(s.buf, b...)
 	return s.buf[start:end:end]
 }
