@@ -134,6 +134,16 @@ func BenchmarkList10k(b *testing.B) {
 	// The current revision named: memory alone, no etcd round trip.
 	b.Run("mirror", func(b *testing.B) { list(b, db.Revision()) })
 	b.Run("history", func(b *testing.B) { list(b, past) })
+	// One page of 500 at that revision, as a paged client's continue reads.
+	b.Run("history-page", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			res, err := db.List("/configmaps/", bolt.ListOptions{Revision: past, StartKey: "/configmaps/ns/cm05000", Limit: 500})
+			if err != nil || len(res.Items) != 500 || res.Remaining != 4500 {
+				b.Fatalf("list: %d items, %d remaining, %v", len(res.Items), res.Remaining, err)
+			}
+		}
+	})
 	b.Run("etcd", func(b *testing.B) {
 		db.mu.Lock()
 		db.ring, db.ringBase = nil, db.rev // as if the history had been trimmed

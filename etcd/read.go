@@ -310,76 +310,78 @@ func (db *DB) corruptIn(from, end string) []*bolt.CorruptError {
 }
 
 // listPast reads the current state with the events after opts.Revision
-// undone; mu held.
+// undone, one page: the KVs past a full page are counted, not copied; mu
+// held.
 func (db *DB) listPast(prefix string, opts bolt.ListOptions) bolt.ListResult {
 	rev := opts.Revision
-	start := max(prefix, opts.StartKey)
-	end := prefixEnd(prefix)
-	in := func(k string) bool { return k >= start && k < end }
+	start, end := max(prefix, opts.StartKey), prefixEnd(prefix)
 	// undo[key] is the key's state at rev (nil: absent), for every key
-	// an event after rev changed.
+	// in range an event after rev changed; changed holds its keys in order.
 	undo := map[string]*bolt.KV{}
 	for i := len(db.ring) - 1; i >= 0 && db.ring[i].ev.Revision > rev; i-- {
 		ev := &db.ring[i].ev
-		if in(ev.KV.Key) {
-			undo[ev.KV.Key] = ev.Prev
+		if k := ev.KV.Key; k >= start && k < end {
+			undo[k] = ev.Prev
 		}
 	}
-	// extra: the keys present at rev and gone since, in order.
-	var extra []string
-	for k, kv := range undo {
-		if kv != nil {
-			if _, ok := db.idx.Get(k); !ok {
-				extra = append(extra, k)
+	changed := make([]string, 0, len(undo))
+	for k := range undo {
+		changed = append(changed, k)
+	}
+	slices.Sort(changed)
+	res := bolt.ListResult{Revision: rev}
+	if opts.Filter == nil {
+		n := db.idx.CountRange(start, end) + len(changed)
+		if opts.Limit > 0 {
+			n = min(n, opts.Limit)
+		}
+		res.Items = make([]bolt.KV, 0, n)
+	}
+	// take offers the range's next KV at rev.
+	take := func(kv *bolt.KV) {
+		switch {
+		case res.More:
+			res.Remaining++
+		case opts.Limit > 0 && len(res.Items) >= opts.Limit:
+			res.More, res.Remaining = true, 1
+		case opts.Filter == nil:
+			res.Items = append(res.Items, *kv)
+		default:
+			c := *kv // the filter gets a copy: it cannot alter the state
+			if opts.Filter(&c) {
+				res.Items = append(res.Items, c)
 			}
 		}
 	}
-	slices.Sort(extra)
-	var all []bolt.KV
-	emit := func(k string, cur *bolt.KV) {
-		if kv, ok := undo[k]; ok {
-			if kv != nil {
-				all = append(all, *kv)
-			}
-			return
-		}
-		if cur != nil && (len(db.corrupt) == 0 || db.corrupt[k] == nil) {
-			all = append(all, *cur)
-		}
-	}
+	// Merge the current keys with the changed ones; a changed key's state
+	// at rev wins. A changed key met before the current key it sorts
+	// below is absent now.
 	db.idx.Ascend(start, func(kv *bolt.KV) bool {
 		if kv.Key >= end {
 			return false
 		}
-		for len(extra) > 0 && extra[0] < kv.Key {
-			emit(extra[0], nil)
-			extra = extra[1:]
+		for len(changed) > 0 && changed[0] < kv.Key {
+			if then := undo[changed[0]]; then != nil {
+				take(then)
+			}
+			changed = changed[1:]
 		}
-		emit(kv.Key, kv)
+		if len(changed) > 0 && changed[0] == kv.Key {
+			if then := undo[kv.Key]; then != nil {
+				take(then)
+			}
+			changed = changed[1:]
+			return true
+		}
+		if len(db.corrupt) == 0 || db.corrupt[kv.Key] == nil {
+			take(kv)
+		}
 		return true
 	})
-	for _, k := range extra {
-		emit(k, nil)
-	}
-	return page(all, opts, rev)
-}
-
-// page applies the filter and the limit to every KV of a range from the
-// start key on.
-func page(all []bolt.KV, opts bolt.ListOptions, rev int64) bolt.ListResult {
-	res := bolt.ListResult{Revision: rev}
-	i := 0
-	for ; i < len(all); i++ {
-		if opts.Limit > 0 && len(res.Items) >= opts.Limit {
-			break
+	for _, k := range changed {
+		if then := undo[k]; then != nil {
+			take(then)
 		}
-		if opts.Filter != nil && !opts.Filter(&all[i]) {
-			continue
-		}
-		res.Items = append(res.Items, all[i])
-	}
-	if i < len(all) {
-		res.More, res.Remaining = true, int64(len(all)-i)
 	}
 	return res
 }
