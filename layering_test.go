@@ -15,7 +15,9 @@ import (
 // Packages under one listed path share its rank; a new package must be
 // placed here before it can be imported by anything.
 var layers = map[string]int{
-	// Leaves: they import nothing of ours.
+	// Process-wide runtime settings, below the leaves that change them.
+	"platd/gcpace": -1,
+	// Leaves: they import nothing of ours but the settings above.
 	"platd/config":            0,
 	"platd/bolt":              0,
 	"platd/codec":             0,

@@ -13,6 +13,8 @@ import (
 	"unsafe"
 
 	bbolt "go.etcd.io/bbolt"
+
+	"platd/gcpace"
 )
 
 // histEvent is an Event with its commit time (unix nanoseconds), which the
@@ -566,14 +568,6 @@ func inParallel(fns ...func() error) []error {
 	return errs
 }
 
-// gcPause counts the loads running with the garbage collector off, and
-// keeps the setting to restore when the last ends.
-var gcPause struct {
-	sync.Mutex
-	loads   int
-	percent int
-}
-
 // pauseGC turns the garbage collector off until the returned function is
 // called. A load allocates mostly what it keeps, sized up front, so
 // collections during it would only trace the growing state again and
@@ -581,18 +575,4 @@ var gcPause struct {
 // load leaves little garbage; with one, a value the history and the state
 // both hold is read back twice and one copy is garbage until then. A
 // memory limit (GOMEMLIMIT) still makes the collector run.
-func pauseGC() (restore func()) {
-	gcPause.Lock()
-	if gcPause.loads == 0 {
-		gcPause.percent = debug.SetGCPercent(-1)
-	}
-	gcPause.loads++
-	gcPause.Unlock()
-	return func() {
-		gcPause.Lock()
-		if gcPause.loads--; gcPause.loads == 0 {
-			debug.SetGCPercent(gcPause.percent)
-		}
-		gcPause.Unlock()
-	}
-}
+func pauseGC() (restore func()) { return gcpace.Pause() }

@@ -1,9 +1,9 @@
 package server
 
 import (
-	"runtime/debug"
-	"sync"
 	"time"
+
+	"platd/gcpace"
 )
 
 // A start allocates tens of MiB that are garbage soon after (decoded
@@ -18,40 +18,12 @@ const (
 	startGCMax    = 10 * time.Second
 )
 
-// startGC counts the servers of this process that are starting and keeps
-// the setting to restore when the last is done.
-var startGC struct {
-	sync.Mutex
-	starts  int
-	percent int
-}
-
-// relaxGC raises the collector's target for one start. The returned
-// function restores it; it may be called any number of times, from any
-// goroutine. An off collector (GOGC=off) stays off, and a memory limit
-// (GOMEMLIMIT) still applies.
+// relaxGC raises the collector's target for one start (gcpace owns the
+// setting, so a store load that pauses the collector meanwhile composes
+// with it). The returned function restores it; it may be called any
+// number of times, from any goroutine.
 func relaxGC() (restore func()) {
-	startGC.Lock()
-	if startGC.starts == 0 {
-		startGC.percent = debug.SetGCPercent(-1)
-		relaxed := startGC.percent
-		if relaxed > 0 {
-			relaxed *= startGCFactor
-		}
-		debug.SetGCPercent(relaxed)
-	}
-	startGC.starts++
-	startGC.Unlock()
-	var once sync.Once
-	done := func() {
-		once.Do(func() {
-			startGC.Lock()
-			defer startGC.Unlock()
-			if startGC.starts--; startGC.starts == 0 {
-				debug.SetGCPercent(startGC.percent)
-			}
-		})
-	}
+	done := gcpace.Relax(startGCFactor)
 	t := time.AfterFunc(startGCMax, done)
 	return func() {
 		t.Stop()
