@@ -499,8 +499,11 @@ func (d *decoder) scanMap(s *Schema, n *fieldNode, depth int, owner string, out 
 // DecodeStored keeps them: each once, without the nulls a loose map of
 // non-nullable values drops.
 func (d *decoder) countMembers(s *Schema, depth int) (int, error) {
+	// A short list finds the repeats of a few keys; past that a set does,
+	// so a map of many keys costs no more than decoding it.
 	var small [16]string
 	keys := small[:0]
+	var set map[string]struct{}
 	err := d.eachMember(func(key []byte, esc bool) error {
 		c, err := d.expectValue()
 		if err != nil {
@@ -511,10 +514,23 @@ func (d *decoder) countMembers(s *Schema, depth int) (int, error) {
 			return err
 		}
 		name := d.stringOf(key, esc)
-		if !slices.Contains(keys, name) {
+		switch {
+		case set != nil:
+			set[name] = struct{}{}
+		case slices.Contains(keys, name):
+		case len(keys) < len(small):
 			keys = append(keys, name)
+		default:
+			set = make(map[string]struct{}, 2*len(small))
+			for _, k := range keys {
+				set[k] = struct{}{}
+			}
+			set[name] = struct{}{}
 		}
 		return d.skipAt(depth + 1)
 	})
+	if set != nil {
+		return len(set), err
+	}
 	return len(keys), err
 }

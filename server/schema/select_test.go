@@ -1,9 +1,11 @@
 package schema
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -236,10 +238,39 @@ func TestScanStored(t *testing.T) {
 		{cm, `{"kind":"ConfigMap","apiVersion":"v1","metadata":{"creationTimestamp":"2026-01-02T03:04:05.5+01:00"},"data":{"a":null}}`},
 		{pod, `{"metadata":{"name":"p","labels":{"app":"w"}},"spec":{"containers":[{"name":"c","image":"i","ports":[{"containerPort":80}]}]},"status":{"phase":"Running","containerStatuses":[{"name":"c","ready":true,"restartCount":2,"image":"i","imageID":""},{"name":"d","ready":false,"restartCount":0,"image":"i","imageID":""}]}}`},
 		{cm, `{"meta\u0064ata":{"na\u006de":"a"},"\u0064ata":{"k":"v","\u006b":"w"}}`},
+		{cm, manyKeys(40)},
 	} {
 		for _, paths := range fieldCases() {
 			checkFields(t, []byte(tc.data), tc.s, paths, true)
 		}
+	}
+}
+
+// manyKeys is a ConfigMap whose data has n keys, every fifth one written
+// twice, so a count past a short list of keys still drops the repeats.
+func manyKeys(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"metadata":{"name":"a"},"data":{`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%d":"v"`, i)
+		if i%5 == 0 {
+			fmt.Fprintf(&b, `,"k%d":"w"`, i)
+		}
+	}
+	b.WriteString(`}}`)
+	return b.String()
+}
+
+// TestCountManyKeys: a map of many keys is counted with each key once.
+func TestCountManyKeys(t *testing.T) {
+	c := testCatalog(t, "kubernetes")
+	f := NewFields([]FieldPath{{Path: []string{"data"}, Count: true}})
+	out := make([]any, 1)
+	if !ScanStored([]byte(manyKeys(50000)), c.ByGVK("", "v1", "ConfigMap"), f, out) || out[0] != int64(50000) {
+		t.Fatalf("count of 50000 keys: %v", out[0])
 	}
 }
 
