@@ -203,7 +203,7 @@ type Options struct {
 	// Verify, when set, checks each value read back from the file at Open;
 	// an error marks the key corrupt (see CorruptError). It must be cheap:
 	// it runs once per stored value at every start. Neither key nor value
-	// may be kept after it returns: both may be the file's bytes.
+	// may be kept after it returns: the value may be the file's bytes.
 	Verify func(key string, value []byte) error
 	// Logger receives the engine's events (open, commit, compact, watch
 	// start, close); nil means slog.Default().

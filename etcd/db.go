@@ -111,8 +111,8 @@ type DB struct {
 	}
 }
 
-// entry is one key's current state: kv, or corrupt when its stored value
-// could not be read.
+// entry is a decoded etcd KV: kv, or corrupt when its stored value could
+// not be read.
 type entry struct {
 	kv      bolt.KV
 	corrupt *bolt.CorruptError

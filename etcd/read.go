@@ -279,8 +279,9 @@ func (db *DB) listCurrent(prefix string, opts bolt.ListOptions) (bolt.ListResult
 		if len(db.corrupt) > 0 && db.corrupt[kv.Key] != nil {
 			return true
 		}
-		if opts.Filter == nil || opts.Filter(kv) {
-			res.Items = append(res.Items, *kv)
+		c := *kv // the filter gets a copy: it cannot alter the state
+		if opts.Filter == nil || opts.Filter(&c) {
+			res.Items = append(res.Items, c)
 		}
 		return true
 	})

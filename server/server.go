@@ -587,8 +587,9 @@ func (s *Server) Serve(ctx context.Context) error {
 // start's garbage goes back to the OS. The controllers start then: their
 // first lists and the objects they write at a first start (service
 // accounts, root CA config maps, the API server's endpoints) take a few
-// hundred milliseconds on a fresh store; a scavenge before they finish
-// would leave their garbage resident until the heap next grows.
+// hundred milliseconds on a small store, so the scavenge usually follows
+// them; on a large store it may come during their first pass, whose
+// garbage then stays until the heap next grows.
 const startScavengeDelay = time.Second
 
 // startControllers ensures the default namespaces and runs the in-process
@@ -665,8 +666,8 @@ func (s *Server) startControllers(ctx context.Context) {
 	// The start's one-off work (the default policy, the seeds, then the
 	// controllers' first lists and the writes they make) leaves garbage
 	// several times the live heap: the collector's setting returns now,
-	// and the garbage goes back to the OS once that work is over, so an
-	// idle server holds only what it keeps.
+	// and the garbage goes back to the OS a little later (see
+	// startScavengeDelay), so an idle server holds only what it keeps.
 	s.started()
 	go func() {
 		t := time.NewTimer(startScavengeDelay)

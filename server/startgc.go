@@ -10,9 +10,10 @@ import (
 // descriptors, bootstrap objects, the policy) over a live heap of a few
 // MiB; at the default target the collector would trace that small heap
 // again every few MiB. While a server starts the target is
-// startGCFactor times the configured one; it returns when the server is
-// ready (before the start's garbage is handed back to the OS), when New
-// fails or Serve ends, and at the latest after startGCMax.
+// startGCFactor times the configured one; it returns when the default
+// policy is written and the controllers start (before the start's garbage
+// is handed back to the OS), when New fails or Serve ends, and at the
+// latest after startGCMax (a replica that runs no controllers).
 const (
 	startGCFactor = 4
 	startGCMax    = 10 * time.Second

@@ -52,21 +52,21 @@ func (b brandSpeller) spell(s string) string {
 	for ; i >= 0; i = strings.IndexByte(s, '@') {
 		out.WriteString(s[:i])
 		s = s[i:]
-		var with string
+		var ph, with string
 		switch {
 		case strings.HasPrefix(s, phReverse):
-			with = b.reverse
+			ph, with = phReverse, b.reverse
 		case strings.HasPrefix(s, phDomain):
-			with = b.domain
+			ph, with = phDomain, b.domain
 		case strings.HasPrefix(s, phLong):
-			with = b.long
+			ph, with = phLong, b.long
 		default:
 			out.WriteByte('@')
 			s = s[1:]
 			continue
 		}
 		out.WriteString(with)
-		s = s[len(phReverse):]
+		s = s[len(ph):]
 	}
 	out.WriteString(s)
 	return out.String()
