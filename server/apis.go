@@ -19,8 +19,8 @@ func serviceRanges(o config.Options) builtin.ServiceRanges {
 
 // enabledAPIs resolves --runtime-config against the built-in resources. It
 // needs no schema, so a bad value stops platd before any work is done.
-func enabledAPIs(o config.Options) (config.EnabledAPIs, error) {
-	resources, namespaces := builtin.Resources(o.Brand, serviceRanges(o))
+func enabledAPIs(o config.Options, described []*registry.Descriptor) (config.EnabledAPIs, error) {
+	resources, namespaces := builtin.ResourcesOf(described)
 	known := make([]config.KnownResource, len(resources))
 	for i, r := range resources {
 		// Every built-in type platd has is one v1.32 serves by default.
@@ -39,9 +39,9 @@ func enabledAPIs(o config.Options) (config.EnabledAPIs, error) {
 // servedRegistry describes every built-in type and keeps the enabled ones.
 // Objects of a disabled version stay in the store; they are only not
 // served.
-func servedRegistry(cat *schema.Catalog, o config.Options, enabled config.EnabledAPIs, sv builtin.Services) (*registry.Registry, error) {
+func servedRegistry(cat *schema.Catalog, o config.Options, enabled config.EnabledAPIs, described []*registry.Descriptor) (*registry.Registry, error) {
 	every := registry.New()
-	if err := builtin.RegisterWith(every, cat, o.Brand, serviceRanges(o), sv); err != nil {
+	if err := builtin.RegisterDescribed(every, cat, o.Brand, described); err != nil {
 		return nil, err
 	}
 	reg := registry.New()

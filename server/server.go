@@ -203,7 +203,8 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 	}
 	// The served types come first: a bad --runtime-config stops platd
 	// before anything is written.
-	enabled, err := enabledAPIs(o)
+	described := builtin.Describe(o.Brand, serviceRanges(o), s.services())
+	enabled, err := enabledAPIs(o, described)
 	if err != nil {
 		return nil, err
 	}
@@ -319,7 +320,7 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 	}
 	cat := l.cat
 	s.cat = cat
-	if s.reg, err = servedRegistry(cat, o, enabled, s.services()); err != nil {
+	if s.reg, err = servedRegistry(cat, o, enabled, described); err != nil {
 		return closeStore(err)
 	}
 	clientCAs.AddCert(ca.Certificate())

@@ -25,8 +25,21 @@ func Register(reg *registry.Registry, cat *schema.Catalog, b config.Brand) error
 // RegisterWith is Register with the service ranges the server was
 // configured with and the server parts the types answer with.
 func RegisterWith(reg *registry.Registry, cat *schema.Catalog, b config.Brand, r ServiceRanges, sv Services) error {
+	return RegisterDescribed(reg, cat, b, Describe(b, r, sv))
+}
+
+// Describe returns the descriptors of every built-in type, without their
+// schemas and tables: ResourcesOf and RegisterDescribed read the same
+// list, so a start builds it once.
+func Describe(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
+	return all(b, r, sv)
+}
+
+// RegisterDescribed adds ds, from Describe, to reg with their schemas
+// from cat and their tables.
+func RegisterDescribed(reg *registry.Registry, cat *schema.Catalog, b config.Brand, ds []*registry.Descriptor) error {
 	tables := printers.New(b)
-	for _, d := range all(b, r, sv) {
+	for _, d := range ds {
 		d.Schema = cat.ByGVK(d.Group, d.Version, d.Kind)
 		if d.Schema == nil {
 			return fmt.Errorf("builtin: no schema for %s/%s %s", d.Group, d.Version, d.Kind)
@@ -38,11 +51,11 @@ func RegisterWith(reg *registry.Registry, cat *schema.Catalog, b config.Brand, r
 	return nil
 }
 
-// Resources lists every built-in resource, and names the one namespaces
-// are, without building any schema: --runtime-config is checked against
+// ResourcesOf lists the resources of ds, from Describe, and names the one
+// namespaces are; it needs no schema: --runtime-config is checked against
 // them before anything else is done.
-func Resources(b config.Brand, r ServiceRanges) (every []config.GroupVersionResource, namespaces config.GroupVersionResource) {
-	for _, d := range all(b, r, Services{}) {
+func ResourcesOf(ds []*registry.Descriptor) (every []config.GroupVersionResource, namespaces config.GroupVersionResource) {
+	for _, d := range ds {
 		gvr := config.GroupVersionResource{Group: d.Group, Version: d.Version, Resource: d.Resource}
 		if d.IsNamespace {
 			namespaces = gvr
