@@ -20,7 +20,8 @@ type Seed struct {
 	Objects  []registry.Object
 	// Reconcile, when set, returns the object an existing one should
 	// become given the wanted one, or nil to leave it alone; when nil,
-	// existing objects are never changed.
+	// existing objects are never changed. It may change have, which is
+	// decoded for it alone.
 	Reconcile func(have, want registry.Object) registry.Object
 	// Prune, when set, selects existing objects that are no longer
 	// wanted and are deleted: those this server wrote before (by label)
@@ -58,7 +59,9 @@ func (s Seed) Plant(ctx context.Context, objs Objects) error {
 	for _, want := range s.Objects {
 		wanted[seedKey(want)] = true
 		old, ok := have[seedKey(want)]
-		if ok && (s.Reconcile == nil || s.Reconcile(copyObject(old), want) == nil) {
+		// old is not read again: the update reconciles what the store
+		// holds then.
+		if ok && (s.Reconcile == nil || s.Reconcile(old, want) == nil) {
 			continue
 		}
 		wg.Add(1)
