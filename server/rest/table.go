@@ -74,8 +74,12 @@ type tableBuilder struct {
 	rows int
 	// cut holds the bytes of the last object decoded by rowObject.
 	cut []byte
-	// vals and cells are scanRow's, reused from row to row.
-	vals, cells []any
+	// vals and cells are scanRow's, reused from row to row; metaFields
+	// are metaFieldsOf's paths and then the raw metadata (nil: cannot be).
+	vals, cells  []any
+	raws         [][]byte
+	metaFields   *schema.Fields
+	metaFieldsOf *schema.Fields
 	// chunked rows go to buffers of tableChunks: the full ones are in
 	// chunks, in order, before buf.
 	chunked bool
@@ -138,8 +142,8 @@ func appendColumns(b []byte, cols []registry.TableColumn) []byte {
 
 // addRow appends the row of one stored object.
 func (t *tableBuilder) addRow(stored []byte) error {
-	if cells, ok := t.scanRow(stored); ok {
-		return t.addCells(cells, nil, stored, nil)
+	if cells, meta, ok := t.scanRow(stored); ok {
+		return t.addCells(cells, nil, stored, meta)
 	}
 	obj, meta, err := t.rowObject(stored)
 	if err != nil {
@@ -150,26 +154,47 @@ func (t *tableBuilder) addRow(stored []byte) error {
 
 // scanRow computes the cells of a stored object from the few values they
 // read, without decoding it (registry.Table.RowValues); ok is false when
-// the resource's Table cannot, or the object is not read that way. The
-// cells are valid until the next call.
-func (t *tableBuilder) scanRow(stored []byte) (cells []any, ok bool) {
+// the resource's Table cannot, or the object is not read that way. When
+// the row's object is its metadata, that is found by the same scan (else
+// nil). The cells are valid until the next call.
+func (t *tableBuilder) scanRow(stored []byte) (cells []any, meta []byte, ok bool) {
 	d := t.rd.d
 	f, row := defaultFields, defaultRowValues
 	if d.Table != nil {
 		f, row = d.Table.Fields, d.Table.RowValues
 	}
 	if f == nil || row == nil || d.Storage != nil || stale(d, stored) {
-		return nil, false
+		return nil, nil, false
 	}
-	if cap(t.vals) < f.Len() {
-		t.vals = make([]any, f.Len())
+	n := f.Len()
+	if t.rd.include == includeMetadata && bytes.HasPrefix(stored, metadataKey) {
+		if t.metaFieldsOf != f {
+			t.metaFields = f.With(schema.FieldPath{Path: []string{"metadata"}, Raw: true})
+			t.metaFieldsOf = f
+		}
+		if t.metaFields != nil {
+			f = t.metaFields
+		}
 	}
-	t.vals = t.vals[:f.Len()]
-	if !schema.ScanStored(stored, d.Schema, f, t.vals) {
-		return nil, false
+	if cap(t.vals) < n {
+		t.vals = make([]any, n)
+	}
+	t.vals = t.vals[:n]
+	t.raws = t.raws[:0]
+	for range f.RawLen() {
+		t.raws = append(t.raws, nil)
+	}
+	if !schema.ScanStored(stored, d.Schema, f, t.vals, t.raws) {
+		return nil, nil, false
+	}
+	if len(t.raws) == 1 {
+		// The raw metadata, first in stored: what storedMetadata returns.
+		if m := t.raws[0]; len(m) > 0 && m[0] == '{' {
+			meta = m
+		}
 	}
 	t.cells = row(t.cells[:0], t.vals, t.rd.now)
-	return t.cells, true
+	return t.cells, meta, true
 }
 
 // defaultFields and defaultRowValues make the default columns' cells.

@@ -260,23 +260,27 @@ func (d *decoder) mapSelected(s *Schema, sel *Selection, depth int, owner string
 type FieldPath struct {
 	Path  []string
 	Count bool
+	// Raw reads the value's JSON text as data holds it, into ScanStored's
+	// raw rather than out; other paths may go on below it.
+	Raw bool
 }
 
 // Fields is a set of paths whose values ScanStored reads straight from
 // stored bytes, without building the object. It is read-only once made:
 // safe for concurrent use.
 type Fields struct {
-	root fieldNode
-	// n is the number of paths; counted says which are counts.
-	n       int
-	counted []bool
+	root  fieldNode
+	paths []FieldPath
+	// values and raws count the paths that are not Raw and that are.
+	values, raws int
 }
 
 type fieldNode struct {
-	// leaf is 1 + the index of the path ending here, 0 for none.
-	leaf     int
-	count    bool
-	children []fieldChild
+	// leaf is 1 + the index in out of the path ending here, 0 for none;
+	// raw is 1 + that in raw of a Raw path.
+	leaf, raw int
+	count     bool
+	children  []fieldChild
 }
 
 type fieldChild struct {
@@ -293,8 +297,8 @@ const maxFieldChildren = 64
 // a path that ends where another passes or ends, or too many members
 // selected in one object.
 func NewFields(paths []FieldPath) *Fields {
-	f := &Fields{n: len(paths), counted: make([]bool, len(paths))}
-	for i, p := range paths {
+	f := &Fields{paths: slices.Clone(paths)}
+	for _, p := range paths {
 		if len(p.Path) == 0 {
 			return nil
 		}
@@ -318,42 +322,72 @@ func NewFields(paths []FieldPath) *Fields {
 			}
 			n = next
 		}
-		if n.leaf != 0 || len(n.children) > 0 {
+		switch {
+		case n.leaf != 0 || n.raw != 0:
 			return nil
+		case p.Raw:
+			f.raws++
+			n.raw = f.raws
+		case len(n.children) > 0:
+			return nil
+		default:
+			f.values++
+			n.leaf, n.count = f.values, p.Count
 		}
-		n.leaf, n.count = i+1, p.Count
-		f.counted[i] = p.Count
 	}
 	return f
 }
 
-// Len is the number of values ScanStored reads.
-func (f *Fields) Len() int { return f.n }
+// With returns the Fields of f's paths and then p, or nil as NewFields.
+func (f *Fields) With(p FieldPath) *Fields {
+	return NewFields(append(slices.Clone(f.paths), p))
+}
+
+// Len is the number of values ScanStored reads into out, RawLen that of
+// Raw paths it reads into raw.
+func (f *Fields) Len() int    { return f.values }
+func (f *Fields) RawLen() int { return f.raws }
 
 // ScanStored reads the values at f's paths in data, a stored object of
-// schema s, into out (of f.Len() values): each is what the path holds in
-// DecodeStored's object (nil when nothing), and a count is that value's
-// number of members or elements as an int64 (0 when it is neither a map
-// nor an array). Strings share data, which must never be written again.
-// It reports false, and out is not to be used, when data does not decode,
-// or repeats a member on a path (DecodeStored merges those): the caller
-// decodes instead. Values off the paths are checked for JSON syntax only.
-func ScanStored(data []byte, s *Schema, f *Fields, out []any) bool {
-	if len(data) == 0 || len(out) != f.n {
+// schema s, into out (of f.Len() values, in the order of the paths that
+// are not Raw): each is what the path holds in DecodeStored's object (nil
+// when nothing), and a count is that value's number of members or
+// elements as an int64 (0 when it is neither a map nor an array). The
+// Raw paths' JSON texts go to raw (of f.RawLen(), nil when not found),
+// each a subslice of data. Strings share data, which must never be
+// written again. It reports false, and out and raw are not to be used,
+// when data does not decode, or repeats a member on a path (DecodeStored
+// merges those): the caller decodes instead. Values off the paths are
+// checked for JSON syntax only.
+func ScanStored(data []byte, s *Schema, f *Fields, out []any, raw [][]byte) bool {
+	if len(data) == 0 || len(out) != f.values || len(raw) != f.raws {
 		return false
 	}
-	for i, c := range f.counted {
-		if c {
+	i := 0
+	for _, p := range f.paths {
+		switch {
+		case p.Raw:
+		case p.Count:
 			out[i] = int64(0)
-		} else {
+			i++
+		default:
 			out[i] = nil
+			i++
 		}
 	}
+	clear(raw)
 	d := &decoder{scanner: scanner{data: data, text: unsafe.String(&data[0], len(data)), maxDepth: anyMaxDepth}, trusted: true}
-	if err := d.scanValue(s, &f.root, 0, structName(s), false, out); err != nil {
+	sc := scanOut{vals: out, raws: raw}
+	if err := d.scanValue(s, &f.root, 0, structName(s), false, &sc); err != nil {
 		return false
 	}
 	return d.end() == nil && d.typeErr == nil
+}
+
+// scanOut is where a scan puts what it reads.
+type scanOut struct {
+	vals []any
+	raws [][]byte
 }
 
 // errRepeated stops a scan at a member repeated on a path.
@@ -361,7 +395,7 @@ var errRepeated = &wrapped{msg: "member repeated on a selected path", kind: ErrS
 
 // scanValue reads the value of node n, of schema s; inMap says it is the
 // value of a map that keeps a JSON null as the zero value of s.
-func (d *decoder) scanValue(s *Schema, n *fieldNode, depth int, owner string, inMap bool, out []any) error {
+func (d *decoder) scanValue(s *Schema, n *fieldNode, depth int, owner string, inMap bool, out *scanOut) error {
 	if depth > anyMaxDepth {
 		return errDepth()
 	}
@@ -369,18 +403,33 @@ func (d *decoder) scanValue(s *Schema, n *fieldNode, depth int, owner string, in
 	if err != nil {
 		return err
 	}
+	if n.raw != 0 {
+		start := d.pos
+		if n.leaf == 0 && len(n.children) == 0 {
+			err = d.skipAt(depth)
+		} else {
+			err = d.scanRead(c, s, n, depth, owner, inMap, out)
+		}
+		out.raws[n.raw-1] = d.data[start:d.pos]
+		return err
+	}
+	return d.scanRead(c, s, n, depth, owner, inMap, out)
+}
+
+// scanRead is scanValue of a value starting with c.
+func (d *decoder) scanRead(c byte, s *Schema, n *fieldNode, depth int, owner string, inMap bool, out *scanOut) error {
 	if n.leaf != 0 && n.count && s != nil && c != 'n' {
 		switch {
 		case s.Type == Map && c == '{':
 			d.pos++
 			k, err := d.countMembers(s, depth)
-			out[n.leaf-1] = int64(k)
+			out.vals[n.leaf-1] = int64(k)
 			return err
 		case s.Type == Array && c == '[':
 			d.pos++
 			k := 0
 			err := d.eachElem(func(int) error { k++; return d.skipAt(depth + 1) })
-			out[n.leaf-1] = int64(k)
+			out.vals[n.leaf-1] = int64(k)
 			return err
 		}
 	}
@@ -403,25 +452,33 @@ func (d *decoder) scanValue(s *Schema, n *fieldNode, depth int, owner string, in
 	if v == nil && inMap {
 		v = zeroValue(s)
 	}
-	fillFields(v, n, out)
+	if !fillFields(v, n, out) {
+		return errRaw
+	}
 	return nil
 }
 
+// errRaw stops a scan at a Raw path inside a value decoded whole.
+var errRaw = &wrapped{msg: "raw path inside a decoded value", kind: ErrSyntax}
+
 // fillFields sets the values of the paths under n from v, n's decoded
-// value.
-func fillFields(v any, n *fieldNode, out []any) {
+// value; false when one is a Raw path, which a decoded value cannot give.
+func fillFields(v any, n *fieldNode, out *scanOut) bool {
+	if n.raw != 0 {
+		return false
+	}
 	if n.leaf != 0 {
 		if !n.count {
-			out[n.leaf-1] = v
-			return
+			out.vals[n.leaf-1] = v
+			return true
 		}
 		switch x := v.(type) {
 		case map[string]any:
-			out[n.leaf-1] = int64(len(x))
+			out.vals[n.leaf-1] = int64(len(x))
 		case []any:
-			out[n.leaf-1] = int64(len(x))
+			out.vals[n.leaf-1] = int64(len(x))
 		}
-		return
+		return true
 	}
 	m, _ := v.(map[string]any)
 	for _, c := range n.children {
@@ -429,8 +486,11 @@ func fillFields(v any, n *fieldNode, out []any) {
 		if m != nil {
 			cv = m[c.name]
 		}
-		fillFields(cv, c.node, out)
+		if !fillFields(cv, c.node, out) {
+			return false
+		}
 	}
+	return true
 }
 
 // child returns the index of n's child name, or -1.
@@ -443,7 +503,7 @@ func (n *fieldNode) child(name []byte) int {
 	return -1
 }
 
-func (d *decoder) scanObject(s *Schema, n *fieldNode, depth int, owner string, out []any) error {
+func (d *decoder) scanObject(s *Schema, n *fieldNode, depth int, owner string, out *scanOut) error {
 	if sn := structName(s); sn != "" {
 		owner = sn
 	}
@@ -476,7 +536,7 @@ func (d *decoder) scanObject(s *Schema, n *fieldNode, depth int, owner string, o
 	})
 }
 
-func (d *decoder) scanMap(s *Schema, n *fieldNode, depth int, owner string, out []any) error {
+func (d *decoder) scanMap(s *Schema, n *fieldNode, depth int, owner string, out *scanOut) error {
 	var seen uint64
 	return d.eachMember(func(key []byte, esc bool) error {
 		name := key

@@ -178,7 +178,8 @@ func checkFields(t *testing.T, data []byte, s *Schema, paths []FieldPath, mustSc
 	}
 	full, err := DecodeStored(data, s)
 	out := make([]any, f.Len())
-	ok := ScanStored(data, s, f, out)
+	raws := make([][]byte, f.RawLen())
+	ok := ScanStored(data, s, f, out, raws)
 	if err != nil {
 		if mustScan {
 			t.Fatalf("DecodeStored: %v", err)
@@ -191,11 +192,33 @@ func checkFields(t *testing.T, data []byte, s *Schema, paths []FieldPath, mustSc
 		}
 		return
 	}
-	for i, p := range paths {
+	vi, ri := 0, 0
+	for _, p := range paths {
 		var v any = full
+		present := true
 		for _, name := range p.Path {
 			m, _ := v.(map[string]any)
-			v = m[name]
+			v, present = m[name]
+		}
+		if p.Raw {
+			// A member the schema drops may or may not be read.
+			raw := raws[ri]
+			ri++
+			if raw == nil {
+				if present {
+					t.Fatalf("%s: %v not read", data, p)
+				}
+				continue
+			}
+			v, _ = DecodeAny(data)
+			for _, name := range p.Path {
+				m, _ := v.(map[string]any)
+				v = m[name]
+			}
+			if rv, err := DecodeAny(raw); err != nil || !reflect.DeepEqual(rv, v) {
+				t.Fatalf("%s: %v = %s, want %#v", data, p, raw, v)
+			}
+			continue
 		}
 		if p.Count {
 			n := int64(0)
@@ -207,17 +230,20 @@ func checkFields(t *testing.T, data []byte, s *Schema, paths []FieldPath, mustSc
 			}
 			v = n
 		}
-		if !reflect.DeepEqual(out[i], v) {
-			t.Fatalf("%s: %v = %#v, want %#v", data, p, out[i], v)
+		if !reflect.DeepEqual(out[vi], v) {
+			t.Fatalf("%s: %v = %#v, want %#v", data, p, out[vi], v)
 		}
+		vi++
 	}
 }
 
 func fieldCases() [][]FieldPath {
 	w := func(p ...string) FieldPath { return FieldPath{Path: p} }
 	n := func(p ...string) FieldPath { return FieldPath{Path: p, Count: true} }
+	r := func(p ...string) FieldPath { return FieldPath{Path: p, Raw: true} }
 	return [][]FieldPath{
-		{w("metadata", "name"), w("metadata", "creationTimestamp"), n("data"), n("binaryData")},
+		{w("metadata", "name"), w("metadata", "creationTimestamp"), n("data"), n("binaryData"), r("metadata")},
+		{r("metadata"), w("metadata", "name"), r("data"), r("spec", "containers")},
 		{w("metadata", "labels", "app"), w("spec", "containers"), n("status", "containerStatuses"), w("status", "phase"), n("metadata", "annotations")},
 		{n("spec", "limits"), w("metadata", "managedFields"), w("kind"), w("apiVersion"), w("metadata", "labels", "x")},
 		{w("spec", "names", "kind"), n("spec", "versions"), w("status", "conditions"), w("data", "a"), n("metadata")},
@@ -278,10 +304,10 @@ func TestScanStoredRefusesRepeatedMembers(t *testing.T) {
 	c := testCatalog(t, "kubernetes")
 	f := NewFields([]FieldPath{{Path: []string{"metadata", "name"}}})
 	out := make([]any, 1)
-	if ScanStored([]byte(`{"metadata":{"name":"a"},"metadata":{"uid":"u"}}`), c.ByGVK("", "v1", "ConfigMap"), f, out) {
+	if ScanStored([]byte(`{"metadata":{"name":"a"},"metadata":{"uid":"u"}}`), c.ByGVK("", "v1", "ConfigMap"), f, out, nil) {
 		t.Fatal("a repeated member on a path is scanned")
 	}
-	if !ScanStored([]byte(`{"metadata":{"name":"a"},"data":{},"data":{}}`), c.ByGVK("", "v1", "ConfigMap"), f, out) || out[0] != "a" {
+	if !ScanStored([]byte(`{"metadata":{"name":"a"},"data":{},"data":{}}`), c.ByGVK("", "v1", "ConfigMap"), f, out, nil) || out[0] != "a" {
 		t.Fatalf("a repeated member off the paths is refused (%v)", out)
 	}
 }
@@ -292,6 +318,9 @@ func TestNewFieldsRefuses(t *testing.T) {
 		{{Path: []string{"a"}}, {Path: []string{"a", "b"}}},
 		{{Path: []string{"a", "b"}}, {Path: []string{"a"}}},
 		{{Path: []string{"a"}}, {Path: []string{"a"}, Count: true}},
+		{{Path: []string{"a"}}, {Path: []string{"a"}, Raw: true}},
+		{{Path: []string{"a"}, Raw: true}, {Path: []string{"a"}, Raw: true}},
+		{{Path: []string{"a"}}, {Path: []string{"a", "b"}, Raw: true}},
 	} {
 		if NewFields(paths) != nil {
 			t.Errorf("NewFields(%v) accepted", paths)
