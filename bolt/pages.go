@@ -203,7 +203,10 @@ type pageWalker struct {
 	// bucketKeys receives the keys of each top-level bucket walked by
 	// bucketsAtOnce.
 	bucketKeys map[string]int
-	scratch    []pageElem // the elements of the leaf being read
+	// splitRoot says to walk the children of the next branch page on two
+	// goroutines (the root of a bucket bucketsAtOnce walks).
+	splitRoot bool
+	scratch   []pageElem // the elements of the leaf being read
 }
 
 func (w *pageWalker) errorf(id uint64, format string, args ...any) error {
@@ -313,6 +316,17 @@ func (w *pageWalker) tree(id uint64, lo, hi []byte, depth int) error {
 		}
 		return nil
 	}
+	if w.splitRoot && len(elems) >= 2 {
+		w.splitRoot = false
+		return w.childrenAtOnce(elems, hi, depth)
+	}
+	w.splitRoot = false
+	return w.children(elems, hi, depth)
+}
+
+// children walks the subtrees under the elements of a branch page, the
+// last of which ends before hi.
+func (w *pageWalker) children(elems []pageElem, hi []byte, depth int) error {
 	for i, e := range elems {
 		next := hi
 		if i+1 < len(elems) {
@@ -323,6 +337,36 @@ func (w *pageWalker) tree(id uint64, lo, hi []byte, depth int) error {
 		}
 	}
 	return nil
+}
+
+// childrenAtOnce is children with the two halves of the elements walked
+// on two goroutines, each with a walker of its own, merged as
+// bucketsAtOnce merges: a bucket as large as the whole state (a history
+// past its retention leaves the state alone) is then walked on both cores.
+func (w *pageWalker) childrenAtOnce(elems []pageElem, hi []byte, depth int) error {
+	half := len(elems) / 2
+	parts := [2][]pageElem{elems[:half], elems[half:]}
+	his := [2][]byte{elems[half].key, hi}
+	var subs [2]*pageWalker
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i := range parts {
+		sub := &pageWalker{data: w.data, pageSize: w.pageSize, highWater: w.highWater, seen: make([]uint64, len(w.seen)), leafKeys: w.leafKeys}
+		subs[i] = sub
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// A fault or a panic here is this goroutine's to recover.
+			errs[i] = guard("checking the page structure", func() error { return sub.children(parts[i], his[i], depth) })
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return w.merge(subs[:])
 }
 
 // bucketsAtOnce walks the top-level buckets listed on root page id, each
@@ -336,7 +380,7 @@ func (w *pageWalker) bucketsAtOnce(id uint64, buckets []pageElem) error {
 	errs := make([]error, len(buckets))
 	var wg sync.WaitGroup
 	for i, e := range buckets {
-		sub := &pageWalker{data: w.data, pageSize: w.pageSize, highWater: w.highWater, seen: make([]uint64, len(w.seen)), leafKeys: w.leafKeys}
+		sub := &pageWalker{data: w.data, pageSize: w.pageSize, highWater: w.highWater, seen: make([]uint64, len(w.seen)), leafKeys: w.leafKeys, splitRoot: true}
 		subs[i] = sub
 		wg.Add(1)
 		go func() {
@@ -351,16 +395,25 @@ func (w *pageWalker) bucketsAtOnce(id uint64, buckets []pageElem) error {
 			return err
 		}
 	}
-	for j, sub := range subs {
-		if w.bucketKeys != nil {
+	if w.bucketKeys != nil {
+		for j, sub := range subs {
 			w.bucketKeys[string(buckets[j].key)] = sub.leaves
 		}
+	}
+	return w.merge(subs)
+}
+
+// merge adds the pages and the leaf elements the walkers subs walked to
+// w's: a page two of them (or w and one) walked is referenced twice.
+func (w *pageWalker) merge(subs []*pageWalker) error {
+	for _, sub := range subs {
 		for i, bits := range sub.seen {
 			if both := w.seen[i] & bits; both != 0 {
 				return w.errorf(uint64(i*64+mathbits.TrailingZeros64(both)), "referenced twice")
 			}
 			w.seen[i] |= bits
 		}
+		w.leaves += sub.leaves
 	}
 	return nil
 }
