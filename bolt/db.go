@@ -204,6 +204,7 @@ func Open(path string, opts Options) (*DB, error) {
 		_ = bdb.Close()
 		return nil, err
 	}
+	db.spawn(db.dropLoaded)
 	db.spawn(db.commitLoop)
 	db.spawn(db.compactLoop)
 	log.Info("open", "path", path, "revision", db.rev.Load(),

@@ -184,9 +184,8 @@ func (db *DB) readFile() error {
 	db.rev.Store(rev)
 	db.compacted.Store(compacted)
 	// Everything is in memory now; the pages the load read need not stay
-	// resident. The open read transactions keep the map in place.
+	// resident: Open drops them on a goroutine of their own (dropLoaded).
 	db.lastRelease = time.Now()
-	db.dropResident(txs[0])
 	return nil
 }
 

@@ -44,3 +44,13 @@ func (db *DB) dropResident(tx *bbolt.Tx) {
 		db.log.Debug("releasing mapped pages", "err", err)
 	}
 }
+
+// dropLoaded drops the pages the load read from the resident set, beside
+// the start of the engine rather than before it: at scale that is the
+// whole file, whose unmapping takes milliseconds a starting server need
+// not wait for. A read transaction keeps the map in place meanwhile.
+func (db *DB) dropLoaded() {
+	db.compactMu.Lock() // not while a rewrite swaps the file
+	defer db.compactMu.Unlock()
+	db.dropMapped()
+}
