@@ -295,7 +295,7 @@ func TestCountManyKeys(t *testing.T) {
 	c := testCatalog(t, "kubernetes")
 	f := NewFields([]FieldPath{{Path: []string{"data"}, Count: true}})
 	out := make([]any, 1)
-	if !ScanStored([]byte(manyKeys(50000)), c.ByGVK("", "v1", "ConfigMap"), f, out) || out[0] != int64(50000) {
+	if !ScanStored([]byte(manyKeys(50000)), c.ByGVK("", "v1", "ConfigMap"), f, out, nil) || out[0] != int64(50000) {
 		t.Fatalf("count of 50000 keys: %v", out[0])
 	}
 }
