@@ -422,27 +422,34 @@ func (d *decoder) pushMember(name string) (int, int) {
 // allocates a full table that mostly stays empty.
 const smallMapHint = 8
 
+// memberOf finds the field a member's key names (nil when the schema has
+// none) and the member's name; esc says the key needs unescaping.
+func (s *Schema) memberOf(key []byte, esc bool) (*Field, string) {
+	var f *Field
+	switch {
+	case esc:
+		name := unquote(key)
+		if f = s.Field(name); f == nil {
+			return nil, name
+		}
+	case s.index != nil:
+		f = s.index[string(key)]
+	default:
+		f = s.Field(string(key))
+	}
+	if f == nil {
+		return nil, string(key)
+	}
+	return f, f.Name
+}
+
 func (d *decoder) object(s *Schema, depth int, owner string) (any, error) {
 	out := make(map[string]any, min(len(s.Fields), smallMapHint))
 	if n := structName(s); n != "" {
 		owner = n
 	}
 	err := d.eachMember(func(key []byte, esc bool) error {
-		var f *Field
-		var name string
-		if esc {
-			name = unquote(key)
-			f = s.Field(name)
-		} else if s.index != nil {
-			f = s.index[string(key)]
-		} else {
-			f = s.Field(string(key))
-		}
-		if f != nil {
-			name = f.Name
-		} else if !esc {
-			name = string(key)
-		}
+		f, name := s.memberOf(key, esc)
 		if !d.trusted {
 			pl, gl := d.pushMember(name)
 			defer func() { d.path, d.gopath = d.path[:pl], d.gopath[:gl] }()

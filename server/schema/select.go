@@ -154,21 +154,7 @@ func (d *decoder) objectSelected(s *Schema, sel *Selection, depth int, owner str
 			// An unescaped key is its member's name: not selected.
 			return d.skipAt(depth + 1)
 		}
-		var f *Field
-		var name string
-		if esc {
-			name = unquote(key)
-			f = s.Field(name)
-		} else if s.index != nil {
-			f = s.index[string(key)]
-		} else {
-			f = s.Field(string(key))
-		}
-		if f != nil {
-			name = f.Name
-		} else if !esc {
-			name = string(key)
-		}
+		f, name := s.memberOf(key, esc)
 		child := sel.members[name]
 		if child == nil {
 			return d.skipAt(depth + 1)
@@ -503,24 +489,36 @@ func (n *fieldNode) child(name []byte) int {
 	return -1
 }
 
+// visit finds the child of n a member's key names (-1 for none) and marks
+// it in seen; a child met twice is errRepeated.
+func (n *fieldNode) visit(key []byte, esc bool, seen *uint64) (name []byte, i int, err error) {
+	name = key
+	if esc {
+		name = []byte(unquote(key))
+	}
+	if i = n.child(name); i < 0 {
+		return name, i, nil
+	}
+	if *seen&(1<<i) != 0 {
+		return name, i, errRepeated
+	}
+	*seen |= 1 << i
+	return name, i, nil
+}
+
 func (d *decoder) scanObject(s *Schema, n *fieldNode, depth int, owner string, out *scanOut) error {
 	if sn := structName(s); sn != "" {
 		owner = sn
 	}
 	var seen uint64
 	return d.eachMember(func(key []byte, esc bool) error {
-		name := key
-		if esc {
-			name = []byte(unquote(key))
-		}
-		i := n.child(name)
-		if i < 0 {
+		name, i, err := n.visit(key, esc, &seen)
+		switch {
+		case err != nil:
+			return err
+		case i < 0:
 			return d.skipAt(depth + 1)
 		}
-		if seen&(1<<i) != 0 {
-			return errRepeated
-		}
-		seen |= 1 << i
 		var fs *Schema
 		switch f := s.Field(string(name)); {
 		case f != nil:
@@ -539,18 +537,13 @@ func (d *decoder) scanObject(s *Schema, n *fieldNode, depth int, owner string, o
 func (d *decoder) scanMap(s *Schema, n *fieldNode, depth int, owner string, out *scanOut) error {
 	var seen uint64
 	return d.eachMember(func(key []byte, esc bool) error {
-		name := key
-		if esc {
-			name = []byte(unquote(key))
-		}
-		i := n.child(name)
-		if i < 0 {
+		_, i, err := n.visit(key, esc, &seen)
+		switch {
+		case err != nil:
+			return err
+		case i < 0:
 			return d.skipAt(depth + 1)
 		}
-		if seen&(1<<i) != 0 {
-			return errRepeated
-		}
-		seen |= 1 << i
 		return d.scanValue(s.Elem, n.children[i].node, depth+1, owner, !s.Loose, out)
 	})
 }
