@@ -469,28 +469,7 @@ func TestCloseLeaksNothing(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	ours := []string{"platd/etcd.(*", "go.etcd.io/etcd/client/v3.", "transport.(*http2Client)"}
-	deadline := time.Now().Add(waitTimeout)
-	for {
-		buf := make([]byte, 4<<20)
-		stacks := string(buf[:runtime.Stack(buf, true)])
-		var left []string
-		for _, g := range strings.Split(stacks, "\n\n") {
-			for _, o := range ours {
-				if strings.Contains(g, o) {
-					left = append(left, g)
-					break
-				}
-			}
-		}
-		if len(left) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%d goroutines left after Close:\n%s", len(left), strings.Join(left, "\n\n"))
-		}
-		runtime.Gosched()
-	}
+	goroutinesIn(t, "platd/etcd.(*", "go.etcd.io/etcd/client/v3.", "transport.(*http2Client)")
 	for _, w := range []bolt.Watcher{w, old} {
 		for range w.Events() {
 		}
