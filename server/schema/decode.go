@@ -531,6 +531,20 @@ func mergeDuplicate(prev, next any, s *Schema) any {
 	return next
 }
 
+// putMember stores a decoded map member as DecodeStored keeps it: a null
+// is the element's zero value, kept as null in a loose map of nullable
+// values and dropped from a loose map of others.
+func putMember(out map[string]any, s *Schema, name string, v any) {
+	switch {
+	case v != nil:
+		out[name] = v
+	case !s.Loose:
+		out[name] = zeroValue(s.Elem)
+	case s.Elem == nil || s.Elem.Nullable:
+		out[name] = nil
+	}
+}
+
 func (d *decoder) mapValue(s *Schema, depth int, owner string) (any, error) {
 	out := map[string]any{}
 	err := d.eachMember(func(key []byte, esc bool) error {
@@ -540,16 +554,7 @@ func (d *decoder) mapValue(s *Schema, depth int, owner string) (any, error) {
 			if err != nil {
 				return err
 			}
-			if v == nil && s.Loose {
-				if s.Elem == nil || s.Elem.Nullable {
-					out[name] = nil
-				}
-				return nil
-			}
-			if v == nil {
-				v = zeroValue(s.Elem)
-			}
-			out[name] = v
+			putMember(out, s, name, v)
 			return nil
 		}
 		name := d.stringOf(key, esc)

@@ -205,13 +205,7 @@ func (d *decoder) mapSelected(s *Schema, sel *Selection, depth int, owner string
 	err := d.eachMember(func(key []byte, esc bool) error {
 		name := d.stringOf(key, esc)
 		if sel.count {
-			c, err := d.expectValue()
-			if err != nil {
-				return err
-			}
-			if c == 'n' && s.Loose && s.Elem != nil && !s.Elem.Nullable {
-				// DecodeStored drops this member.
-				_, err := d.literal()
+			if dropped, err := d.skipDroppedNull(s); dropped || err != nil {
 				return err
 			}
 			out[name] = nil
@@ -225,16 +219,7 @@ func (d *decoder) mapSelected(s *Schema, sel *Selection, depth int, owner string
 		if err != nil {
 			return err
 		}
-		if v == nil && s.Loose {
-			if s.Elem == nil || s.Elem.Nullable {
-				out[name] = nil
-			}
-			return nil
-		}
-		if v == nil {
-			v = zeroValue(s.Elem)
-		}
-		out[name] = v
+		putMember(out, s, name, v)
 		return nil
 	})
 	return out, err
@@ -548,6 +533,18 @@ func (d *decoder) scanMap(s *Schema, n *fieldNode, depth int, owner string, out 
 	})
 }
 
+// skipDroppedNull reads past a map member's null that DecodeStored drops
+// (a loose map of non-nullable values), reporting whether it did; any
+// other value is left to read.
+func (d *decoder) skipDroppedNull(s *Schema) (bool, error) {
+	c, err := d.expectValue()
+	if err != nil || c != 'n' || !s.Loose || s.Elem == nil || s.Elem.Nullable {
+		return false, err
+	}
+	_, err = d.literal()
+	return true, err
+}
+
 // countMembers counts the keys of a map whose '{' was consumed as
 // DecodeStored keeps them: each once, without the nulls a loose map of
 // non-nullable values drops.
@@ -558,12 +555,7 @@ func (d *decoder) countMembers(s *Schema, depth int) (int, error) {
 	keys := small[:0]
 	var set map[string]struct{}
 	err := d.eachMember(func(key []byte, esc bool) error {
-		c, err := d.expectValue()
-		if err != nil {
-			return err
-		}
-		if c == 'n' && s.Loose && s.Elem != nil && !s.Elem.Nullable {
-			_, err := d.literal()
+		if dropped, err := d.skipDroppedNull(s); dropped || err != nil {
 			return err
 		}
 		name := d.stringOf(key, esc)
