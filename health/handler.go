@@ -2,7 +2,10 @@ package health
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -45,7 +48,7 @@ func (r *Registry) Handler(endpoint string) http.Handler {
 // serveOne answers the single-check path.
 func (r *Registry) serveOne(w http.ResponseWriter, req *http.Request, endpoint string, c Check) {
 	if err := c.Fn(req); err != nil {
-		r.log.Warn("health check failed", "endpoint", endpoint, "check", c.Name, "err", err)
+		r.logFailures(endpoint, []failure{{c.Name, err}})
 		http.Error(w, fmt.Sprintf("internal server error: %v", err), http.StatusInternalServerError)
 		return
 	}
@@ -62,7 +65,7 @@ func (r *Registry) serveAll(w http.ResponseWriter, req *http.Request, endpoint s
 		unmatched[name] = true
 	}
 	var out bytes.Buffer
-	var failed []string
+	var failed []failure
 	for _, c := range r.Checks(endpoint) {
 		if slices.Contains(excluded, c.Name) {
 			delete(unmatched, c.Name)
@@ -70,9 +73,8 @@ func (r *Registry) serveAll(w http.ResponseWriter, req *http.Request, endpoint s
 			continue
 		}
 		if err := c.Fn(req); err != nil {
-			r.log.Warn("health check failed", "endpoint", endpoint, "check", c.Name, "err", err)
 			fmt.Fprintf(&out, "[-]%s failed: reason withheld\n", c.Name)
-			failed = append(failed, c.Name)
+			failed = append(failed, failure{c.Name, err})
 			continue
 		}
 		fmt.Fprintf(&out, "[+]%s ok\n", c.Name)
@@ -89,6 +91,7 @@ func (r *Registry) serveAll(w http.ResponseWriter, req *http.Request, endpoint s
 		fmt.Fprintf(&out, "warn: some health checks cannot be excluded: no matches for %s\n", strings.Join(names, ","))
 	}
 	if len(failed) > 0 {
+		r.logFailures(endpoint, failed)
 		http.Error(w, fmt.Sprintf("%s%s check failed", out.String(), endpoint), http.StatusInternalServerError)
 		return
 	}
@@ -100,4 +103,29 @@ func (r *Registry) serveAll(w http.ResponseWriter, req *http.Request, endpoint s
 	}
 	fmt.Fprintf(&out, "%s check passed\n", endpoint)
 	_, _ = out.WriteTo(w)
+}
+
+// failure is a check that failed in one probe.
+type failure struct {
+	check string
+	err   error
+}
+
+// logFailures writes one line for a failed probe, naming each failed check
+// with its reason. While the only failures are start-up hooks that have
+// not finished, the line is at debug level: a client polling readiness
+// during a start would otherwise fill the log with the expected.
+func (r *Registry) logFailures(endpoint string, failed []failure) {
+	level := slog.LevelDebug
+	var reasons strings.Builder
+	for i, f := range failed {
+		if !errors.Is(f.err, errNotFinished) {
+			level = slog.LevelWarn
+		}
+		if i > 0 {
+			reasons.WriteString("; ")
+		}
+		fmt.Fprintf(&reasons, "%s: %v", f.check, f.err)
+	}
+	r.log.Log(context.Background(), level, "health check failed", "endpoint", endpoint, "failed", reasons.String())
 }
