@@ -214,7 +214,7 @@ func columns(cols ...column) *registry.Table {
 
 // rowValues is the row of cols from stored bytes, when every column is a
 // colOf one and no field is read twice; nil otherwise.
-func rowValues(cols []column) (*schema.Fields, func(dst, vals []any, now time.Time) []any) {
+func rowValues(cols []column) (*schema.Fields, func(dst, vals []any, now time.Time) ([]any, []any)) {
 	var fields []schema.FieldPath
 	ends := make([]int, len(cols))
 	for i, c := range cols {
@@ -228,13 +228,13 @@ func rowValues(cols []column) (*schema.Fields, func(dst, vals []any, now time.Ti
 	if f == nil {
 		return nil, nil
 	}
-	return f, func(dst, vals []any, now time.Time) []any {
+	return f, func(dst, vals []any, now time.Time) ([]any, []any) {
 		start := 0
 		for i, c := range cols {
 			dst = append(dst, c.value(vals[start:ends[i]:ends[i]], now))
 			start = ends[i]
 		}
-		return dst
+		return dst, nil
 	}
 }
 

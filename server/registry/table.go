@@ -46,12 +46,12 @@ type Table struct {
 	// skipped, not decoded. nil decodes whole objects. It must not be
 	// changed once the Table is in use.
 	Reads *schema.Selection
-	// Fields and RowValues, when both set, make the cells Row makes from
-	// the values at a few paths only, read straight from stored bytes
-	// without decoding the object (schema.ScanStored). RowValues gets the
-	// values in the order of Fields, a count as an int64, appends the cells
-	// to dst and returns it; the row has no conditions. It is called
-	// concurrently and keeps neither slice.
+	// Fields and RowValues, when both set, make the cells and conditions
+	// Row makes from the values at a few paths only, read straight from
+	// stored bytes without decoding the object (schema.ScanStored).
+	// RowValues gets the values in the order of Fields, a count as an
+	// int64, appends the cells to dst and returns them with the row's
+	// conditions. It is called concurrently and keeps neither slice.
 	Fields    *schema.Fields
-	RowValues func(dst, vals []any, now time.Time) []any
+	RowValues func(dst, vals []any, now time.Time) (cells, conditions []any)
 }

@@ -142,8 +142,8 @@ func appendColumns(b []byte, cols []registry.TableColumn) []byte {
 
 // addRow appends the row of one stored object.
 func (t *tableBuilder) addRow(stored []byte) error {
-	if cells, meta, ok := t.scanRow(stored); ok {
-		return t.addCells(cells, nil, stored, meta)
+	if cells, conds, meta, ok := t.scanRow(stored); ok {
+		return t.addCells(cells, conds, stored, meta)
 	}
 	obj, meta, err := t.rowObject(stored)
 	if err != nil {
@@ -152,19 +152,19 @@ func (t *tableBuilder) addRow(stored []byte) error {
 	return t.addRowOf(obj, stored, meta)
 }
 
-// scanRow computes the cells of a stored object from the few values they
-// read, without decoding it (registry.Table.RowValues); ok is false when
+// scanRow computes the cells and conditions of a stored object from the
+// few values they read, without decoding it (registry.Table.RowValues); ok is false when
 // the resource's Table cannot, or the object is not read that way. When
 // the row's object is its metadata, that is found by the same scan (else
 // nil). The cells are valid until the next call.
-func (t *tableBuilder) scanRow(stored []byte) (cells []any, meta []byte, ok bool) {
+func (t *tableBuilder) scanRow(stored []byte) (cells, conds []any, meta []byte, ok bool) {
 	d := t.rd.d
 	f, row := defaultFields, defaultRowValues
 	if d.Table != nil {
 		f, row = d.Table.Fields, d.Table.RowValues
 	}
 	if f == nil || row == nil || d.Storage != nil || stale(d, stored) {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	n := f.Len()
 	if t.rd.include == includeMetadata && bytes.HasPrefix(stored, metadataKey) {
@@ -185,7 +185,7 @@ func (t *tableBuilder) scanRow(stored []byte) (cells []any, meta []byte, ok bool
 		t.raws = append(t.raws, nil)
 	}
 	if !schema.ScanStored(stored, d.Schema, f, t.vals, t.raws) {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	if len(t.raws) == 1 {
 		// The raw metadata, first in stored: what storedMetadata returns.
@@ -193,17 +193,17 @@ func (t *tableBuilder) scanRow(stored []byte) (cells []any, meta []byte, ok bool
 			meta = m
 		}
 	}
-	t.cells = row(t.cells[:0], t.vals, t.rd.now)
-	return t.cells, meta, true
+	t.cells, conds = row(t.cells[:0], t.vals, t.rd.now)
+	return t.cells, conds, meta, true
 }
 
 // defaultFields and defaultRowValues make the default columns' cells.
 var defaultFields = schema.NewFields([]schema.FieldPath{{Path: []string{"metadata", "name"}}, {Path: []string{"metadata", "creationTimestamp"}}})
 
-func defaultRowValues(dst, vals []any, _ time.Time) []any {
+func defaultRowValues(dst, vals []any, _ time.Time) ([]any, []any) {
 	name, _ := vals[0].(string)
 	created, _ := vals[1].(string)
-	return append(dst, name, created)
+	return append(dst, name, created), nil
 }
 
 // rowObject decodes a stored object for its row's cells (the row's object
