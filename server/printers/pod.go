@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // completedCondition is the row condition of a pod that has run to the
@@ -18,7 +19,7 @@ func completedCondition(reason, message string) []any {
 const nodeLostReason = "NodeLost"
 
 func podTable() *registry.Table {
-	return computed([]registry.TableColumn{
+	t := computed([]registry.TableColumn{
 		nameColumn().def,
 		def("Ready", "string", "Ready containers out of all regular and sidecar containers."),
 		def("Status", "string", "Summary of the pod's state, from its phase and its containers."),
@@ -29,6 +30,56 @@ func podTable() *registry.Table {
 		wideDef("Nominated Node", "string", "Node the scheduler has set aside for the pod."),
 		wideDef("Readiness Gates", "string", "Readiness gates whose condition is true, out of all."),
 	}, podRow)
+	t.Reads = podReads
+	t.Fields, t.RowValues = podFields, podRowValues
+	return t
+}
+
+// podReads is every part of a pod podRow reads. The spec is most of a
+// pod's bytes, and a row needs only how many containers it has, its init
+// containers, its node and its readiness gates.
+var podReads = new(schema.Selection).
+	Add("metadata", "name").Add("metadata", "creationTimestamp").Add("metadata", "deletionTimestamp").
+	Count("spec", "containers").Add("spec", "initContainers").Add("spec", "nodeName").Add("spec", "readinessGates").
+	Add("status")
+
+// podFields are the paths of podReads, read straight from a stored pod
+// (podRowValues takes their values in this order).
+var podFields = schema.NewFields([]schema.FieldPath{
+	{Path: []string{"metadata", "name"}},
+	{Path: []string{"metadata", "creationTimestamp"}},
+	{Path: []string{"metadata", "deletionTimestamp"}},
+	{Path: []string{"spec", "containers"}, Count: true},
+	{Path: []string{"spec", "initContainers"}},
+	{Path: []string{"spec", "nodeName"}},
+	{Path: []string{"spec", "readinessGates"}},
+	{Path: []string{"status"}},
+})
+
+// podRowValues is podRow of the pod the values of podFields make up: a
+// path holding nothing is left out, as it is from a decoded pod.
+func podRowValues(dst, v []any, now time.Time) ([]any, []any) {
+	meta, spec := map[string]any{}, map[string]any{}
+	putSome(meta, "name", v[0])
+	putSome(meta, "creationTimestamp", v[1])
+	putSome(meta, "deletionTimestamp", v[2])
+	if n, _ := v[3].(int64); n > 0 {
+		spec["containers"] = make([]any, n)
+	}
+	putSome(spec, "initContainers", v[4])
+	putSome(spec, "nodeName", v[5])
+	putSome(spec, "readinessGates", v[6])
+	o := registry.Object{"metadata": meta, "spec": spec}
+	putSome(o, "status", v[7])
+	cells, conds := podRow(o, now)
+	return append(dst, cells...), conds
+}
+
+// putSome sets m[k] to v unless v is nil.
+func putSome(m map[string]any, k string, v any) {
+	if v != nil {
+		m[k] = v
+	}
 }
 
 func wideDef(name, typ, description string) registry.TableColumn {

@@ -1,0 +1,101 @@
+package rest
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"platd/server/schema"
+)
+
+// tableReadsPods are pods in states the pod printer tells apart, beside
+// the pinned fixtures: init containers failing, waiting, running and as
+// sidecars, containers ended by a signal or an exit code, scheduling
+// gates, a completed pod with a container still running, a lost node.
+var tableReadsPods = []string{
+	`{"metadata":{"name":"init-failed","namespace":"ns1","creationTimestamp":"2026-01-02T01:04:05Z"},"spec":{"containers":[{"name":"a","image":"x"}],"initContainers":[{"name":"i1","image":"x"},{"name":"i2","image":"x"}]},"status":{"phase":"Pending","initContainerStatuses":[{"name":"i1","ready":false,"restartCount":2,"image":"x","imageID":"","state":{"terminated":{"exitCode":1,"reason":"Error","finishedAt":"2026-01-02T02:00:00Z"}},"lastState":{"terminated":{"exitCode":1,"finishedAt":"2026-01-02T01:30:00Z"}}}]}}`,
+	`{"metadata":{"name":"init-signal","namespace":"ns1"},"spec":{"containers":[{"name":"a","image":"x"}],"initContainers":[{"name":"i1","image":"x"}]},"status":{"phase":"Pending","initContainerStatuses":[{"name":"i1","ready":false,"restartCount":0,"image":"x","imageID":"","state":{"terminated":{"exitCode":137,"signal":9}}}]}}`,
+	`{"metadata":{"name":"init-waiting","namespace":"ns1"},"spec":{"containers":[{"name":"a","image":"x"}],"initContainers":[{"name":"i1","image":"x"}]},"status":{"phase":"Pending","initContainerStatuses":[{"name":"i1","ready":false,"restartCount":0,"image":"x","imageID":"","state":{"waiting":{"reason":"ImagePullBackOff"}}}]}}`,
+	`{"metadata":{"name":"init-running","namespace":"ns1"},"spec":{"containers":[{"name":"a","image":"x"}],"initContainers":[{"name":"i1","image":"x"},{"name":"i2","image":"x"}]},"status":{"phase":"Pending","initContainerStatuses":[{"name":"i1","ready":false,"restartCount":0,"image":"x","imageID":"","state":{"running":{}}}]}}`,
+	`{"metadata":{"name":"sidecar","namespace":"ns1"},"spec":{"containers":[{"name":"a","image":"x"}],"initContainers":[{"name":"proxy","image":"x","restartPolicy":"Always"}]},"status":{"phase":"Running","conditions":[{"type":"Initialized","status":"True"},{"type":"Ready","status":"True"}],"initContainerStatuses":[{"name":"proxy","ready":true,"started":true,"restartCount":1,"image":"x","imageID":"","state":{"running":{}},"lastState":{"terminated":{"exitCode":2,"finishedAt":"2026-01-02T02:30:00Z"}}}],"containerStatuses":[{"name":"a","ready":true,"restartCount":0,"image":"x","imageID":"","state":{"running":{}}}],"podIP":"10.0.0.9"}}`,
+	`{"metadata":{"name":"ended","namespace":"ns1"},"spec":{"containers":[{"name":"a","image":"x"},{"name":"b","image":"x"},{"name":"c","image":"x"}]},"status":{"phase":"Running","containerStatuses":[{"name":"a","ready":false,"restartCount":0,"image":"x","imageID":"","state":{"terminated":{"exitCode":3}}},{"name":"b","ready":false,"restartCount":0,"image":"x","imageID":"","state":{"terminated":{"exitCode":0,"signal":15}}},{"name":"c","ready":false,"restartCount":0,"image":"x","imageID":"","state":{"waiting":{"reason":"ContainerCreating"}}}]}}`,
+	`{"metadata":{"name":"gated","namespace":"ns1"},"spec":{"containers":[{"name":"a","image":"x"}],"schedulingGates":[{"name":"example.com/wait"}]},"status":{"phase":"Pending","conditions":[{"type":"PodScheduled","status":"False","reason":"SchedulingGated"}]}}`,
+	`{"metadata":{"name":"completed-running","namespace":"ns1"},"spec":{"containers":[{"name":"a","image":"x"},{"name":"b","image":"x"}]},"status":{"phase":"Running","conditions":[{"type":"Ready","status":"False"}],"containerStatuses":[{"name":"a","ready":true,"restartCount":0,"image":"x","imageID":"","state":{"running":{}}},{"name":"b","ready":false,"restartCount":0,"image":"x","imageID":"","state":{"terminated":{"exitCode":0,"reason":"Completed"}}}]}}`,
+	`{"metadata":{"name":"lost","namespace":"ns1","deletionTimestamp":"2026-01-02T03:00:00Z","deletionGracePeriodSeconds":30},"spec":{"nodeName":"gone","containers":[{"name":"a","image":"x"}]},"status":{"phase":"Running","reason":"NodeLost","nominatedNodeName":"n2","podIPs":[]}}`,
+	`{"metadata":{"name":"failed","namespace":"ns1"},"spec":{"containers":[{"name":"a","image":"x"}],"readinessGates":[{"conditionType":"x/y"},{"conditionType":"x/z"}]},"status":{"phase":"Failed","conditions":[{"type":"x/y","status":"True"}]}}`,
+	`{"metadata":{"name":"bare","namespace":"ns1"},"spec":{"containers":[]}}`,
+}
+
+// TestTableRowsFromReads checks, for every resource whose Table declares
+// what its rows read, that a row computed from those parts only (selected
+// from the stored bytes, or scanned from them) is the row of the whole
+// decoded object: a part a row reads but its Table does not declare would
+// show here as a wrong cell.
+func TestTableRowsFromReads(t *testing.T) {
+	t.Parallel()
+	_, reg, br := tablePinHandler(t)
+	raw, err := os.ReadFile(filepath.Join("testdata", "tablepin", "objects.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fixtures map[string][]json.RawMessage
+	if err := json.Unmarshal(raw, &fixtures); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range tableReadsPods {
+		fixtures["core/v1/pods"] = append(fixtures["core/v1/pods"], json.RawMessage(p))
+	}
+	checked := 0
+	for key, objs := range fixtures {
+		parts := strings.Split(key, "/")
+		group := parts[0]
+		switch {
+		case group == "core":
+			group = ""
+		case group != "apps" && group != "batch":
+			group = group + "." + br.Domain
+		}
+		d := reg.Lookup(group, parts[1], parts[2])
+		if d == nil {
+			t.Fatalf("%s: no such resource", key)
+		}
+		tb := d.Table
+		if tb == nil || tb.Reads == nil && tb.Fields == nil {
+			continue
+		}
+		for _, kv := range tablePinItems(t, d, objs) {
+			whole, err := schema.DecodeStored(kv.Value, d.Schema)
+			if err != nil {
+				t.Fatalf("%s: %v", kv.Key, err)
+			}
+			wantCells, wantConds := tb.Row(whole, tablePinNow)
+			if tb.Reads != nil {
+				obj, err := schema.DecodeStoredSelected(kv.Value, d.Schema, tb.Reads)
+				if err != nil {
+					t.Fatalf("%s: %v", kv.Key, err)
+				}
+				cells, conds := tb.Row(obj, tablePinNow)
+				if !reflect.DeepEqual(cells, wantCells) || !reflect.DeepEqual(conds, wantConds) {
+					t.Errorf("%s: row from the selected parts %v %v, from the whole object %v %v", kv.Key, cells, conds, wantCells, wantConds)
+				}
+			}
+			if tb.Fields != nil && tb.RowValues != nil {
+				vals, raws := make([]any, tb.Fields.Len()), make([][]byte, tb.Fields.RawLen())
+				if !schema.ScanStored(kv.Value, d.Schema, tb.Fields, vals, raws) {
+					t.Fatalf("%s: stored object does not scan", kv.Key)
+				}
+				cells, conds := tb.RowValues(nil, vals, tablePinNow)
+				if !reflect.DeepEqual(cells, wantCells) || !reflect.DeepEqual(conds, wantConds) {
+					t.Errorf("%s: row from the scanned values %v %v, from the whole object %v %v", kv.Key, cells, conds, wantCells, wantConds)
+				}
+			}
+			checked++
+		}
+	}
+	if checked < len(tableReadsPods) {
+		t.Fatalf("checked %d rows, want at least the %d extra pods", checked, len(tableReadsPods))
+	}
+}
