@@ -494,35 +494,67 @@ func BenchmarkListAll(b *testing.B) {
 		{"h2/table", p.client, "application/json;as=Table;v=v1;g=" + platBrand.MetaGroup(), tableRows},
 	} {
 		b.Run(c.name, func(b *testing.B) {
-			list := func() []byte {
-				code, body, err := doWith(c.client, p.url, http.MethodGet, "/api/v1/namespaces/"+benchNS+"/configmaps", nil, "Accept", c.accept)
-				if err != nil || code != http.StatusOK {
-					b.Fatalf("list: %d %v %.200s", code, err, body)
-				}
-				return body
-			}
-			began := time.Now()
-			first := list()
-			firstTook := time.Since(began)
 			// Every namespace also holds the published root CA ConfigMap.
-			if n := c.check(first); n != benchObjects && n != benchObjects+1 {
-				b.Fatalf("list holds %d items, want %d", n, benchObjects)
-			}
-			var size int
-			cpuBefore := cpuSeconds(b, p.pid())
-			b.ResetTimer()
-			for range b.N {
-				size = len(list())
-			}
-			b.StopTimer()
-			b.ReportMetric(millis(b.Elapsed())/float64(b.N), "ms/list")
-			// CPU time has a 10 ms tick: meaningful with -benchtime 20x or more.
-			b.ReportMetric((cpuSeconds(b, p.pid())-cpuBefore)*1000/float64(b.N), "server-cpu-ms/list")
-			b.ReportMetric(millis(firstTook), "ms/first-list")
-			b.ReportMetric(float64(size)/1e6, "MB")
+			benchListAs(b, p, c.client, "configmaps", c.accept, func(body []byte) bool {
+				n := c.check(body)
+				return n == benchObjects || n == benchObjects+1
+			})
 		})
 	}
 	p.terminate()
+}
+
+// BenchmarkListPods measures one full list of 10,000 realistic 3 KB
+// pods in JSON and as a Table (kubectl get pods): a pod's row reads a few
+// of its parts, the rest of each pod is only passed over.
+func BenchmarkListPods(b *testing.B) {
+	p := startPlatd(b, b.TempDir())
+	benchNamespace(b, p)
+	benchCreateOf(b, p, "pods", benchPod, 0, benchObjects, 16)
+	for _, c := range []struct {
+		name   string
+		accept string
+		check  func(body []byte) int
+	}{
+		{"json", "application/json", jsonItems},
+		{"table", "application/json;as=Table;v=v1;g=" + platBrand.MetaGroup(), tableRows},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			benchListAs(b, p, p.client, "pods", c.accept, func(body []byte) bool { return c.check(body) == benchObjects })
+		})
+	}
+	p.terminate()
+}
+
+// benchListAs times full lists of the benchmark namespace's resource
+// through client with accept, after a first list whose body ok accepts.
+func benchListAs(b *testing.B, p *platdProc, client *http.Client, resource, accept string, ok func(body []byte) bool) {
+	b.Helper()
+	list := func() []byte {
+		code, body, err := doWith(client, p.url, http.MethodGet, "/api/v1/namespaces/"+benchNS+"/"+resource, nil, "Accept", accept)
+		if err != nil || code != http.StatusOK {
+			b.Fatalf("list: %d %v %.200s", code, err, body)
+		}
+		return body
+	}
+	began := time.Now()
+	first := list()
+	firstTook := time.Since(began)
+	if !ok(first) {
+		b.Fatalf("list of %s does not hold the %d objects: %.300s", resource, benchObjects, first)
+	}
+	var size int
+	cpuBefore := cpuSeconds(b, p.pid())
+	b.ResetTimer()
+	for range b.N {
+		size = len(list())
+	}
+	b.StopTimer()
+	b.ReportMetric(millis(b.Elapsed())/float64(b.N), "ms/list")
+	// CPU time has a 10 ms tick: meaningful with -benchtime 20x or more.
+	b.ReportMetric((cpuSeconds(b, p.pid())-cpuBefore)*1000/float64(b.N), "server-cpu-ms/list")
+	b.ReportMetric(millis(firstTook), "ms/first-list")
+	b.ReportMetric(float64(size)/1e6, "MB")
 }
 
 // jsonItems counts the items of a compact JSON list.
