@@ -13,9 +13,9 @@ func addApps(p *Printers, _ config.Brand) {
 	template := []string{"spec", "template", "spec", "containers"}
 	p.add("apps", "v1", "deployments", columns(
 		nameColumn(),
-		col("Ready", "string", "Ready pods out of the desired number.", readyOfDesired),
-		col("Up-to-date", "string", "Pods running the current template.", integerAt("status", "updatedReplicas")),
-		col("Available", "string", "Pods available to serve.", integerAt("status", "availableReplicas")),
+		readyOfDesiredColumn(),
+		integerCol("Up-to-date", "string", "Pods running the current template.", "status", "updatedReplicas"),
+		integerCol("Available", "string", "Pods available to serve.", "status", "availableReplicas"),
 		ageColumn(),
 		containersColumn(template...).wide(),
 		imagesColumn(template...).wide(),
@@ -25,13 +25,13 @@ func addApps(p *Printers, _ config.Brand) {
 				return "<invalid>"
 			}
 			return s
-		}).wide(),
+		}).reading(field("spec", "selector")).wide(),
 	))
 	p.add("apps", "v1", "replicasets", columns(
 		nameColumn(),
-		col("Desired", "integer", "Number of pods asked for.", replicas("spec", "replicas")),
-		col("Current", "integer", "Number of pods that exist.", integerAt("status", "replicas")),
-		col("Ready", "integer", "Number of pods that are ready.", integerAt("status", "readyReplicas")),
+		col("Desired", "integer", "Number of pods asked for.", replicas("spec", "replicas")).reading(field("spec", "replicas")),
+		integerCol("Current", "integer", "Number of pods that exist.", "status", "replicas"),
+		integerCol("Ready", "integer", "Number of pods that are ready.", "status", "readyReplicas"),
 		ageColumn(),
 		containersColumn(template...).wide(),
 		imagesColumn(template...).wide(),
@@ -39,21 +39,21 @@ func addApps(p *Printers, _ config.Brand) {
 	))
 	p.add("apps", "v1", "statefulsets", columns(
 		nameColumn(),
-		col("Ready", "string", "Ready pods out of the desired number.", readyOfDesired),
+		readyOfDesiredColumn(),
 		ageColumn(),
 		containersColumn(template...).wide(),
 		imagesColumn(template...).wide(),
 	))
 	p.add("apps", "v1", "daemonsets", columns(
 		nameColumn(),
-		col("Desired", "integer", "Nodes that should run the daemon pod.", integerAt("status", "desiredNumberScheduled")),
-		col("Current", "integer", "Nodes running the daemon pod.", integerAt("status", "currentNumberScheduled")),
-		col("Ready", "integer", "Nodes whose daemon pod is ready.", integerAt("status", "numberReady")),
-		col("Up-to-date", "integer", "Nodes running the current template.", integerAt("status", "updatedNumberScheduled")),
-		col("Available", "integer", "Nodes whose daemon pod is available.", integerAt("status", "numberAvailable")),
+		integerCol("Desired", "integer", "Nodes that should run the daemon pod.", "status", "desiredNumberScheduled"),
+		integerCol("Current", "integer", "Nodes running the daemon pod.", "status", "currentNumberScheduled"),
+		integerCol("Ready", "integer", "Nodes whose daemon pod is ready.", "status", "numberReady"),
+		integerCol("Up-to-date", "integer", "Nodes running the current template.", "status", "updatedNumberScheduled"),
+		integerCol("Available", "integer", "Nodes whose daemon pod is available.", "status", "numberAvailable"),
 		col("Node Selector", "string", "Labels a node needs to run the daemon pod.", func(o registry.Object, _ time.Time) any {
 			return formatLabels(stringMap(o, "spec", "template", "spec", "nodeSelector"))
-		}),
+		}).reading(field("spec", "template", "spec", "nodeSelector")),
 		ageColumn(),
 		containersColumn(template...).wide(),
 		imagesColumn(template...).wide(),
@@ -63,10 +63,16 @@ func addApps(p *Printers, _ config.Brand) {
 		nameColumn(),
 		col("Controller", "string", "Object that controls the revision, as kind.group/name.", func(o registry.Object, _ time.Time) any {
 			return controllerName(o)
-		}),
-		col("Revision", "string", "Revision number.", integerAt("revision")),
+		}).reading(field("metadata", "ownerReferences")),
+		integerCol("Revision", "string", "Revision number.", "revision"),
 		ageColumn(),
 	))
+}
+
+// readyOfDesiredColumn is the Ready column of "ready/desired" pods.
+func readyOfDesiredColumn() column {
+	return col("Ready", "string", "Ready pods out of the desired number.", readyOfDesired).
+		reading(field("status", "readyReplicas"), field("spec", "replicas"))
 }
 
 // readyOfDesired is "ready/desired" pods.

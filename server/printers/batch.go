@@ -11,10 +11,11 @@ import (
 func addBatch(p *Printers, _ config.Brand) {
 	p.add("batch", "v1", "jobs", columns(
 		nameColumn(),
-		col("Status", "string", "State of the job.", func(o registry.Object, _ time.Time) any { return jobStatus(o) }),
+		col("Status", "string", "State of the job.", func(o registry.Object, _ time.Time) any { return jobStatus(o) }).
+			reading(field("status", "conditions"), field("metadata", "deletionTimestamp")),
 		col("Completions", "string", "Succeeded pods out of the completions needed.", func(o registry.Object, _ time.Time) any {
 			return jobCompletions(o)
-		}),
+		}).reading(field("status", "succeeded"), field("spec", "completions"), field("spec", "parallelism")),
 		col("Duration", "string", "How long the job ran, or has been running.", func(o registry.Object, now time.Time) any {
 			start := timestamp(o, "status", "startTime")
 			if !has(o, "status", "startTime") {
@@ -24,7 +25,7 @@ func addBatch(p *Printers, _ config.Brand) {
 				return HumanDuration(now.Sub(start))
 			}
 			return HumanDuration(timestamp(o, "status", "completionTime").Sub(start))
-		}),
+		}).reading(field("status", "startTime"), field("status", "completionTime")),
 		ageColumn(),
 		containersColumn("spec", "template", "spec", "containers").wide(),
 		imagesColumn("spec", "template", "spec", "containers").wide(),
@@ -33,8 +34,8 @@ func addBatch(p *Printers, _ config.Brand) {
 	jobTemplate := []string{"spec", "jobTemplate", "spec", "template", "spec", "containers"}
 	p.add("batch", "v1", "cronjobs", columns(
 		nameColumn(),
-		col("Schedule", "string", "Cron schedule of the job runs.", text("spec", "schedule")),
-		col("Timezone", "string", "Time zone the schedule is read in.", textSet(none, "spec", "timeZone")),
+		col("Schedule", "string", "Cron schedule of the job runs.", text("spec", "schedule")).reading(field("spec", "schedule")),
+		col("Timezone", "string", "Time zone the schedule is read in.", textSet(none, "spec", "timeZone")).reading(field("spec", "timeZone")),
 		col("Suspend", "boolean", "Whether new runs are held back.", func(o registry.Object, _ time.Time) any {
 			b, ok := boolOK(o, "spec", "suspend")
 			switch {
@@ -44,14 +45,14 @@ func addBatch(p *Printers, _ config.Brand) {
 				return "True"
 			}
 			return "False"
-		}),
-		col("Active", "integer", "Number of running jobs.", count("status", "active")),
+		}).reading(field("spec", "suspend")),
+		col("Active", "integer", "Number of running jobs.", count("status", "active")).reading(counted("status", "active")),
 		col("Last Schedule", "string", "Time since a job was last started.", func(o registry.Object, now time.Time) any {
 			if !has(o, "status", "lastScheduleTime") {
 				return none
 			}
 			return since(timestamp(o, "status", "lastScheduleTime"), now)
-		}),
+		}).reading(field("status", "lastScheduleTime")),
 		ageColumn(),
 		containersColumn(jobTemplate...).wide(),
 		imagesColumn(jobTemplate...).wide(),

@@ -68,8 +68,15 @@ type column struct {
 func colOf(name, typ, description string, fields []schema.FieldPath, value func(v []any, now time.Time) any) column {
 	c := col(name, typ, description, func(o registry.Object, now time.Time) any {
 		return value(fieldValues(o, fields), now)
-	})
+	}).reading(fields...)
 	c.fields, c.value = fields, value
+	return c
+}
+
+// reading declares every field c's cell reads (a counted one only for its
+// size): rows of a table whose columns all declare theirs are decoded
+// from those fields only.
+func (c column) reading(fields ...schema.FieldPath) column {
 	c.reads = new(schema.Selection)
 	for _, f := range fields {
 		if f.Count {
@@ -79,6 +86,11 @@ func colOf(name, typ, description string, fields []schema.FieldPath, value func(
 		}
 	}
 	return c
+}
+
+// integerCol is a column of the integer at path (0 when unset).
+func integerCol(name, typ, description string, path ...string) column {
+	return col(name, typ, description, integerAt(path...)).reading(field(path...))
 }
 
 // field and counted name the fields a colOf cell reads.
@@ -262,14 +274,14 @@ func containersColumn(path ...string) column {
 	return col("Containers", "string", "Names of the containers in the pod template.", func(o registry.Object, _ time.Time) any {
 		names, _ := containerCells(list(o, path...))
 		return names
-	})
+	}).reading(field(path...))
 }
 
 func imagesColumn(path ...string) column {
 	return col("Images", "string", "Images of the containers in the pod template.", func(o registry.Object, _ time.Time) any {
 		_, images := containerCells(list(o, path...))
 		return images
-	})
+	}).reading(field(path...))
 }
 
 // containerCells lays the containers' names and images each on one line,
@@ -290,5 +302,5 @@ func containerCells(containers []any) (names, images string) {
 func selectorColumn(description string, path ...string) column {
 	return col("Selector", "string", description, func(o registry.Object, _ time.Time) any {
 		return formatSelector(object(o, path...))
-	})
+	}).reading(field(path...))
 }

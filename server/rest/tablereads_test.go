@@ -11,11 +11,12 @@ import (
 	"platd/server/schema"
 )
 
-// tableReadsPods are pods in states the pod printer tells apart, beside
-// the pinned fixtures: init containers failing, waiting, running and as
-// sidecars, containers ended by a signal or an exit code, scheduling
-// gates, a completed pod with a container still running, a lost node.
-var tableReadsPods = []string{
+// tableReadsExtra are objects beside the pinned fixtures: pods in states
+// the pod printer tells apart (init containers failing, waiting, running
+// and as sidecars, containers ended by a signal or an exit code,
+// scheduling gates, a completed pod with a container still running, a lost
+// node), and workloads with and without the fields their rows read.
+var tableReadsExtra = map[string][]string{"core/v1/pods": {
 	`{"metadata":{"name":"init-failed","namespace":"ns1","creationTimestamp":"2026-01-02T01:04:05Z"},"spec":{"containers":[{"name":"a","image":"x"}],"initContainers":[{"name":"i1","image":"x"},{"name":"i2","image":"x"}]},"status":{"phase":"Pending","initContainerStatuses":[{"name":"i1","ready":false,"restartCount":2,"image":"x","imageID":"","state":{"terminated":{"exitCode":1,"reason":"Error","finishedAt":"2026-01-02T02:00:00Z"}},"lastState":{"terminated":{"exitCode":1,"finishedAt":"2026-01-02T01:30:00Z"}}}]}}`,
 	`{"metadata":{"name":"init-signal","namespace":"ns1"},"spec":{"containers":[{"name":"a","image":"x"}],"initContainers":[{"name":"i1","image":"x"}]},"status":{"phase":"Pending","initContainerStatuses":[{"name":"i1","ready":false,"restartCount":0,"image":"x","imageID":"","state":{"terminated":{"exitCode":137,"signal":9}}}]}}`,
 	`{"metadata":{"name":"init-waiting","namespace":"ns1"},"spec":{"containers":[{"name":"a","image":"x"}],"initContainers":[{"name":"i1","image":"x"}]},"status":{"phase":"Pending","initContainerStatuses":[{"name":"i1","ready":false,"restartCount":0,"image":"x","imageID":"","state":{"waiting":{"reason":"ImagePullBackOff"}}}]}}`,
@@ -27,7 +28,20 @@ var tableReadsPods = []string{
 	`{"metadata":{"name":"lost","namespace":"ns1","deletionTimestamp":"2026-01-02T03:00:00Z","deletionGracePeriodSeconds":30},"spec":{"nodeName":"gone","containers":[{"name":"a","image":"x"}]},"status":{"phase":"Running","reason":"NodeLost","nominatedNodeName":"n2","podIPs":[]}}`,
 	`{"metadata":{"name":"failed","namespace":"ns1"},"spec":{"containers":[{"name":"a","image":"x"}],"readinessGates":[{"conditionType":"x/y"},{"conditionType":"x/z"}]},"status":{"phase":"Failed","conditions":[{"type":"x/y","status":"True"}]}}`,
 	`{"metadata":{"name":"bare","namespace":"ns1"},"spec":{"containers":[]}}`,
-}
+}, "apps/v1/statefulsets": {
+	`{"metadata":{"name":"db","namespace":"ns1","creationTimestamp":"2026-01-02T01:04:05Z"},"spec":{"replicas":3,"serviceName":"db","selector":{"matchLabels":{"app":"db"}},"template":{"metadata":{"labels":{"app":"db"}},"spec":{"containers":[{"name":"db","image":"postgres:16"},{"name":"exporter","image":"exp:1"}]}}},"status":{"replicas":3,"readyReplicas":2}}`,
+	`{"metadata":{"name":"empty","namespace":"ns1"},"spec":{"serviceName":"e","selector":{"matchLabels":{"app":"e"}},"template":{"metadata":{"labels":{"app":"e"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}}`,
+}, "apps/v1/daemonsets": {
+	`{"metadata":{"name":"agent","namespace":"ns1","creationTimestamp":"2026-01-02T01:04:05Z"},"spec":{"selector":{"matchLabels":{"app":"agent"},"matchExpressions":[{"key":"tier","operator":"In","values":["a","b"]}]},"template":{"metadata":{"labels":{"app":"agent","tier":"a"}},"spec":{"nodeSelector":{"example.com/os":"linux","pool":"edge"},"containers":[{"name":"agent","image":"agent:2"}]}}},"status":{"desiredNumberScheduled":5,"currentNumberScheduled":4,"numberReady":3,"updatedNumberScheduled":2,"numberAvailable":1,"numberMisscheduled":0}}`,
+	`{"metadata":{"name":"plain","namespace":"ns1"},"spec":{"selector":{"matchLabels":{"app":"p"}},"template":{"metadata":{"labels":{"app":"p"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}}`,
+}, "apps/v1/controllerrevisions": {
+	`{"metadata":{"name":"web-5d4f","namespace":"ns1","ownerReferences":[{"apiVersion":"apps/v1","kind":"StatefulSet","name":"web","uid":"aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa","controller":true}]},"revision":7,"data":{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"x"}]}}}}}`,
+	`{"metadata":{"name":"orphan","namespace":"ns1"},"revision":1}`,
+}, "batch/v1/jobs": {
+	`{"metadata":{"name":"going","namespace":"ns1","deletionTimestamp":"2026-01-02T03:00:00Z"},"spec":{"parallelism":4,"selector":{"matchLabels":{"job":"g"}},"template":{"metadata":{"labels":{"job":"g"}},"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"x"}]}}},"status":{"succeeded":2,"startTime":"2026-01-02T02:00:00Z","conditions":[{"type":"Suspended","status":"False"}]}}`,
+}, "batch/v1/cronjobs": {
+	`{"metadata":{"name":"nightly","namespace":"ns1"},"spec":{"schedule":"0 3 * * *","timeZone":"","suspend":true,"jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"c","image":"x"}]}}}}},"status":{"active":[{"kind":"Job","name":"nightly-1"},{"kind":"Job","name":"nightly-2"}],"lastScheduleTime":"2026-01-02T03:00:00Z"}}`,
+}}
 
 // TestTableRowsFromReads checks, for every resource whose Table declares
 // what its rows read, that a row computed from those parts only (selected
@@ -45,8 +59,12 @@ func TestTableRowsFromReads(t *testing.T) {
 	if err := json.Unmarshal(raw, &fixtures); err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range tableReadsPods {
-		fixtures["core/v1/pods"] = append(fixtures["core/v1/pods"], json.RawMessage(p))
+	extra := 0
+	for key, objs := range tableReadsExtra {
+		for _, o := range objs {
+			fixtures[key] = append(fixtures[key], json.RawMessage(o))
+			extra++
+		}
 	}
 	checked := 0
 	for key, objs := range fixtures {
@@ -64,6 +82,9 @@ func TestTableRowsFromReads(t *testing.T) {
 		}
 		tb := d.Table
 		if tb == nil || tb.Reads == nil && tb.Fields == nil {
+			if _, ok := tableReadsExtra[key]; ok {
+				t.Errorf("%s: its Table declares no reads", key)
+			}
 			continue
 		}
 		for _, kv := range tablePinItems(t, d, objs) {
@@ -95,7 +116,7 @@ func TestTableRowsFromReads(t *testing.T) {
 			checked++
 		}
 	}
-	if checked < len(tableReadsPods) {
-		t.Fatalf("checked %d rows, want at least the %d extra pods", checked, len(tableReadsPods))
+	if checked < extra {
+		t.Fatalf("checked %d rows, want at least the %d extra objects", checked, extra)
 	}
 }
