@@ -28,19 +28,19 @@ func addCore(p *Printers, b config.Brand) {
 		imagesColumn("template", "spec", "containers"),
 		col("Pod Labels", "string", "Labels of the pods made from the template.", func(o registry.Object, _ time.Time) any {
 			return formatLabels(stringMap(o, "template", "metadata", "labels"))
-		}),
+		}).reading(field("template", "metadata", "labels")),
 	))
 	p.add("", "v1", "replicationcontrollers", columns(
 		nameColumn(),
-		col("Desired", "integer", "Number of pods asked for.", replicas("spec", "replicas")),
-		col("Current", "integer", "Number of pods that exist.", integerAt("status", "replicas")),
-		col("Ready", "integer", "Number of pods that are ready.", integerAt("status", "readyReplicas")),
+		col("Desired", "integer", "Number of pods asked for.", replicas("spec", "replicas")).reading(field("spec", "replicas")),
+		integerCol("Current", "integer", "Number of pods that exist.", "status", "replicas"),
+		integerCol("Ready", "integer", "Number of pods that are ready.", "status", "readyReplicas"),
 		ageColumn(),
 		containersColumn("spec", "template", "spec", "containers").wide(),
 		imagesColumn("spec", "template", "spec", "containers").wide(),
 		col("Selector", "string", "Labels the controlled pods carry.", func(o registry.Object, _ time.Time) any {
 			return formatLabels(stringMap(o, "spec", "selector"))
-		}).wide(),
+		}).reading(field("spec", "selector")).wide(),
 	))
 	p.add("", "v1", "endpoints", columns(
 		nameColumn(),
@@ -51,18 +51,18 @@ func addCore(p *Printers, b config.Brand) {
 	))
 	p.add("", "v1", "namespaces", columns(
 		nameColumn(),
-		col("Status", "string", "Phase of the namespace.", text("status", "phase")),
+		colOf("Status", "string", "Phase of the namespace.", []schema.FieldPath{field("status", "phase")}, textValue),
 		ageColumn(),
 	))
 	p.add("", "v1", "secrets", columns(
 		nameColumn(),
-		col("Type", "string", "Type of the secret.", text("type")),
-		col("Data", "string", "Number of data keys.", count("data")),
+		colOf("Type", "string", "Type of the secret.", []schema.FieldPath{field("type")}, textValue),
+		colOf("Data", "string", "Number of data keys.", []schema.FieldPath{counted("data")}, countValue),
 		ageColumn(),
 	))
 	p.add("", "v1", "serviceaccounts", columns(
 		nameColumn(),
-		col("Secrets", "string", "Number of secrets listed.", count("secrets")),
+		colOf("Secrets", "string", "Number of secrets listed.", []schema.FieldPath{counted("secrets")}, countValue),
 		ageColumn(),
 	))
 	p.add("", "v1", "configmaps", columns(

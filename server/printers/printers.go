@@ -189,6 +189,9 @@ func ageColumn() column {
 		func(v []any, now time.Time) any { s, _ := v[0].(string); return since(timestampOf(s), now) })
 }
 
+// countValue is a counted field's size.
+func countValue(v []any, _ time.Time) any { return v[0] }
+
 // textValue is a string value; anything else reads "".
 func textValue(v []any, _ time.Time) any {
 	if _, ok := v[0].(string); ok {

@@ -28,6 +28,14 @@ var tableReadsExtra = map[string][]string{"core/v1/pods": {
 	`{"metadata":{"name":"lost","namespace":"ns1","deletionTimestamp":"2026-01-02T03:00:00Z","deletionGracePeriodSeconds":30},"spec":{"nodeName":"gone","containers":[{"name":"a","image":"x"}]},"status":{"phase":"Running","reason":"NodeLost","nominatedNodeName":"n2","podIPs":[]}}`,
 	`{"metadata":{"name":"failed","namespace":"ns1"},"spec":{"containers":[{"name":"a","image":"x"}],"readinessGates":[{"conditionType":"x/y"},{"conditionType":"x/z"}]},"status":{"phase":"Failed","conditions":[{"type":"x/y","status":"True"}]}}`,
 	`{"metadata":{"name":"bare","namespace":"ns1"},"spec":{"containers":[]}}`,
+}, "core/v1/serviceaccounts": {
+	`{"metadata":{"name":"builder","namespace":"ns1","creationTimestamp":"2026-01-02T01:04:05Z"},"secrets":[{"name":"a"},{"name":"b"}],"imagePullSecrets":[{"name":"pull"}]}`,
+	`{"metadata":{"name":"none","namespace":"ns1"}}`,
+}, "core/v1/replicationcontrollers": {
+	`{"metadata":{"name":"rc","namespace":"ns1"},"spec":{"replicas":2,"selector":{"app":"rc","tier":"x"},"template":{"metadata":{"labels":{"app":"rc","tier":"x"}},"spec":{"containers":[{"name":"c","image":"x"},{"name":"d","image":"y"}]}}},"status":{"replicas":2,"readyReplicas":1}}`,
+}, "core/v1/podtemplates": {
+	`{"metadata":{"name":"tpl","namespace":"ns1"},"template":{"metadata":{"labels":{"app":"t"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}`,
+	`{"metadata":{"name":"bare","namespace":"ns1"},"template":{"spec":{"containers":[{"name":"c","image":"x"}]}}}`,
 }, "apps/v1/statefulsets": {
 	`{"metadata":{"name":"db","namespace":"ns1","creationTimestamp":"2026-01-02T01:04:05Z"},"spec":{"replicas":3,"serviceName":"db","selector":{"matchLabels":{"app":"db"}},"template":{"metadata":{"labels":{"app":"db"}},"spec":{"containers":[{"name":"db","image":"postgres:16"},{"name":"exporter","image":"exp:1"}]}}},"status":{"replicas":3,"readyReplicas":2}}`,
 	`{"metadata":{"name":"empty","namespace":"ns1"},"spec":{"serviceName":"e","selector":{"matchLabels":{"app":"e"}},"template":{"metadata":{"labels":{"app":"e"}},"spec":{"containers":[{"name":"c","image":"x"}]}}}}`,
