@@ -219,20 +219,21 @@ func nodeTable(b config.Brand) *registry.Table {
 		nameColumn(),
 		col("Status", "string", "Readiness of the node, and whether scheduling is off.", func(o registry.Object, _ time.Time) any {
 			return nodeStatus(o)
-		}),
+		}).reading(field("status", "conditions"), field("spec", "unschedulable")),
 		col("Roles", "string", "Roles the node's labels give it.", func(o registry.Object, _ time.Time) any {
 			if roles := nodeRoles(b, stringMap(o, "metadata", "labels")); len(roles) > 0 {
 				return strings.Join(roles, ",")
 			}
 			return none
-		}),
+		}).reading(field("metadata", "labels")),
 		ageColumn(),
-		col("Version", "string", "Version of the node agent.", text("status", "nodeInfo", "kubeletVersion")),
-		col("Internal-IP", "string", "First internal address of the node.", nodeAddress("InternalIP")).wide(),
-		col("External-IP", "string", "First external address of the node.", nodeAddress("ExternalIP")).wide(),
-		col("OS-Image", "string", "Operating system image of the node.", unknown("status", "nodeInfo", "osImage")).wide(),
-		col("Kernel-Version", "string", "Kernel version of the node.", unknown("status", "nodeInfo", "kernelVersion")).wide(),
-		col("Container-Runtime", "string", "Container runtime and its version.", unknown("status", "nodeInfo", "containerRuntimeVersion")).wide(),
+		col("Version", "string", "Version of the node agent.", text("status", "nodeInfo", "kubeletVersion")).reading(field("status", "nodeInfo")),
+		col("Internal-IP", "string", "First internal address of the node.", nodeAddress("InternalIP")).reading(field("status", "addresses")).wide(),
+		col("External-IP", "string", "First external address of the node.", nodeAddress("ExternalIP")).reading(field("status", "addresses")).wide(),
+		col("OS-Image", "string", "Operating system image of the node.", unknown("status", "nodeInfo", "osImage")).reading(field("status", "nodeInfo")).wide(),
+		col("Kernel-Version", "string", "Kernel version of the node.", unknown("status", "nodeInfo", "kernelVersion")).reading(field("status", "nodeInfo")).wide(),
+		col("Container-Runtime", "string", "Container runtime and its version.", unknown("status", "nodeInfo", "containerRuntimeVersion")).
+			reading(field("status", "nodeInfo")).wide(),
 	)
 }
 

@@ -28,6 +28,9 @@ var tableReadsExtra = map[string][]string{"core/v1/pods": {
 	`{"metadata":{"name":"lost","namespace":"ns1","deletionTimestamp":"2026-01-02T03:00:00Z","deletionGracePeriodSeconds":30},"spec":{"nodeName":"gone","containers":[{"name":"a","image":"x"}]},"status":{"phase":"Running","reason":"NodeLost","nominatedNodeName":"n2","podIPs":[]}}`,
 	`{"metadata":{"name":"failed","namespace":"ns1"},"spec":{"containers":[{"name":"a","image":"x"}],"readinessGates":[{"conditionType":"x/y"},{"conditionType":"x/z"}]},"status":{"phase":"Failed","conditions":[{"type":"x/y","status":"True"}]}}`,
 	`{"metadata":{"name":"bare","namespace":"ns1"},"spec":{"containers":[]}}`,
+}, "core/v1/nodes": {
+	`{"metadata":{"name":"node-b","creationTimestamp":"2026-01-02T01:04:05Z","labels":{"role":"edge"}},"spec":{},"status":{"conditions":[{"type":"Ready","status":"False"},{"type":"Ready","status":"True"}],"addresses":[{"type":"Hostname","address":"b"},{"type":"InternalIP","address":"10.0.0.2"}],"images":[{"names":["x:1"],"sizeBytes":1000}],"nodeInfo":{"kubeletVersion":"","osImage":"","kernelVersion":"6.8","containerRuntimeVersion":"","machineID":"","systemUUID":"","bootID":"","kubeProxyVersion":"","operatingSystem":"linux","architecture":"arm64"}}}`,
+	`{"metadata":{"name":"node-c"}}`,
 }, "core/v1/serviceaccounts": {
 	`{"metadata":{"name":"builder","namespace":"ns1","creationTimestamp":"2026-01-02T01:04:05Z"},"secrets":[{"name":"a"},{"name":"b"}],"imagePullSecrets":[{"name":"pull"}]}`,
 	`{"metadata":{"name":"none","namespace":"ns1"}}`,
