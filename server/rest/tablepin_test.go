@@ -50,18 +50,7 @@ func TestTablePinned(t *testing.T) {
 	}
 	slices.Sort(keys)
 	for _, key := range keys {
-		parts := strings.Split(key, "/")
-		group := parts[0]
-		switch {
-		case group == "core":
-			group = ""
-		case group != "apps" && group != "batch":
-			group = group + "." + br.Domain
-		}
-		d := reg.Lookup(group, parts[1], parts[2])
-		if d == nil {
-			t.Fatalf("%s: no such resource", key)
-		}
+		d := tablePinDescriptor(t, reg, br, key)
 		items := tablePinItems(t, d, fixtures[key])
 		checkTablePin(t, h, d, strings.ReplaceAll(key, "/", "-"), items)
 	}
@@ -73,6 +62,26 @@ func TestTablePinned(t *testing.T) {
 		})
 		checkTablePin(t, h, d, "custom-"+d.Version+"-"+d.Resource, items)
 	}
+}
+
+// tablePinDescriptor is the resource a fixture key names: group (core
+// for the legacy group, unqualified for apps and batch, else under the
+// brand's domain), version and resource, slash-separated.
+func tablePinDescriptor(t *testing.T, reg *registry.Registry, br config.Brand, key string) *registry.Descriptor {
+	t.Helper()
+	parts := strings.Split(key, "/")
+	group := parts[0]
+	switch {
+	case group == "core":
+		group = ""
+	case group != "apps" && group != "batch":
+		group = group + "." + br.Domain
+	}
+	d := reg.Lookup(group, parts[1], parts[2])
+	if d == nil {
+		t.Fatalf("%s: no such resource", key)
+	}
+	return d
 }
 
 // tablePinHandler is a Handler of the built-in types in the plat brand.

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
 	"platd/server/schema"
@@ -79,18 +78,7 @@ func TestTableRowsFromReads(t *testing.T) {
 	}
 	checked := 0
 	for key, objs := range fixtures {
-		parts := strings.Split(key, "/")
-		group := parts[0]
-		switch {
-		case group == "core":
-			group = ""
-		case group != "apps" && group != "batch":
-			group = group + "." + br.Domain
-		}
-		d := reg.Lookup(group, parts[1], parts[2])
-		if d == nil {
-			t.Fatalf("%s: no such resource", key)
-		}
+		d := tablePinDescriptor(t, reg, br, key)
 		tb := d.Table
 		if tb == nil || tb.Reads == nil && tb.Fields == nil {
 			if _, ok := tableReadsExtra[key]; ok {
