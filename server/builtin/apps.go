@@ -173,7 +173,7 @@ func intOrPercentValue(v any) int64 {
 
 func replicaSets(r podRules) *registry.Descriptor {
 	d := workloadType(appsGroup, "replicasets", "replicaset", "ReplicaSet", true, "rs")
-	d.FieldSelectors = map[string]func(registry.Object) string{"status.replicas": intField("status", "replicas")}
+	d.FieldSelectors = map[string]registry.FieldSelector{"status.replicas": intField("status", "replicas")}
 	d.Strategy.Default = func(obj registry.Object) {
 		spec := child(obj, "spec")
 		setDefault(spec, "replicas", int64(1))

@@ -50,7 +50,7 @@ func batchV1(b config.Brand) []*registry.Descriptor {
 
 func jobs(r podRules, jl jobLabels) *registry.Descriptor {
 	d := workloadType(batchGroup, "jobs", "job", "Job", false)
-	d.FieldSelectors = map[string]func(registry.Object) string{"status.successful": intField("status", "succeeded")}
+	d.FieldSelectors = map[string]registry.FieldSelector{"status.successful": intField("status", "succeeded")}
 	// batch/v1 keeps a deleted job's pods unless told otherwise, for the
 	// clients written before garbage collection, and says so.
 	d.Strategy.OrphanByDefault = true

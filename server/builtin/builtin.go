@@ -115,6 +115,6 @@ func child(obj map[string]any, key string) map[string]any {
 }
 
 // fieldGetter returns a FieldSelectors entry reading a string at path.
-func fieldGetter(path ...string) func(registry.Object) string {
-	return func(o registry.Object) string { return str(o, path...) }
+func fieldGetter(path ...string) registry.FieldSelector {
+	return registry.FieldSelector{Get: func(o registry.Object) string { return str(o, path...) }, Reads: [][]string{path}}
 }

@@ -65,7 +65,7 @@ func certificateSigningRequests(b config.Brand) *registry.Descriptor {
 	r := csrRules{legacySigner: b.Label("legacy-unknown")}
 	d := groupType(b.Group("certificates"), "certificatesigningrequests", "certificatesigningrequest", "CertificateSigningRequest", false, "csr")
 	d.NameRule = registry.NamePathSegment
-	d.FieldSelectors = map[string]func(registry.Object) string{"spec.signerName": fieldGetter("spec", "signerName")}
+	d.FieldSelectors = map[string]registry.FieldSelector{"spec.signerName": fieldGetter("spec", "signerName")}
 	d.Strategy.Default = defaultCSRConditions
 	d.Strategy.PrepareForCreate = func(obj registry.Object) { obj["status"] = map[string]any{} }
 	d.Strategy.StampRequester = stampCSRRequester

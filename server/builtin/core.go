@@ -186,7 +186,7 @@ func secrets(b config.Brand) *registry.Descriptor {
 		return append(errs, rules.validate(obj)...)
 	}
 	d.OwnFieldLabels = true
-	d.FieldSelectors = map[string]func(registry.Object) string{"type": fieldGetter("type")}
+	d.FieldSelectors = map[string]registry.FieldSelector{"type": fieldGetter("type")}
 	return d
 }
 
@@ -276,7 +276,7 @@ func namespaces(b config.Brand) *registry.Descriptor {
 		child(obj, "status")["phase"] = phaseTerminating
 	}
 	d.OwnFieldLabels = true
-	d.FieldSelectors = map[string]func(registry.Object) string{"status.phase": fieldGetter("status", "phase")}
+	d.FieldSelectors = map[string]registry.FieldSelector{"status.phase": fieldGetter("status", "phase")}
 	return d
 }
 
@@ -344,7 +344,7 @@ func events(b config.Brand) *registry.Descriptor {
 	// the events group asks for a subdomain.
 	d.NameRule = registry.NamePathSegment
 	d.OwnFieldLabels = true
-	d.FieldSelectors = map[string]func(registry.Object) string{
+	d.FieldSelectors = map[string]registry.FieldSelector{
 		"involvedObject.kind":            fieldGetter("involvedObject", "kind"),
 		"involvedObject.namespace":       fieldGetter("involvedObject", "namespace"),
 		"involvedObject.name":            fieldGetter("involvedObject", "name"),

@@ -72,7 +72,7 @@ func eventsGroupEvents(b config.Brand, core *registry.Descriptor) *registry.Desc
 	}
 	// The core selectors under the events group's names, as upstream
 	// translates them.
-	d.FieldSelectors = map[string]func(registry.Object) string{
+	d.FieldSelectors = map[string]registry.FieldSelector{
 		"regarding.kind":            fieldGetter("regarding", "kind"),
 		"regarding.namespace":       fieldGetter("regarding", "namespace"),
 		"regarding.name":            fieldGetter("regarding", "name"),
@@ -99,13 +99,13 @@ func eventsGroupEvents(b config.Brand, core *registry.Descriptor) *registry.Desc
 
 // eventSource reads the "source" selector: the source component, or the
 // reporting controller of an event that names none.
-func eventSource(source, controller string) func(registry.Object) string {
-	return func(o registry.Object) string {
+func eventSource(source, controller string) registry.FieldSelector {
+	return registry.FieldSelector{Get: func(o registry.Object) string {
 		if s := str(o, source, "component"); s != "" {
 			return s
 		}
 		return str(o, controller)
-	}
+	}, Reads: [][]string{{source, "component"}, {controller}}}
 }
 
 // Event types the events group accepts.

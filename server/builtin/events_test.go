@@ -31,7 +31,7 @@ func TestEventSourceSelector(t *testing.T) {
 		{`{"reportingComponent":"ctl"}`, "ctl"},
 		{`{}`, ""},
 	} {
-		if got := core(decodeObj(t, c.obj)); got != c.want {
+		if got := core.Get(decodeObj(t, c.obj)); got != c.want {
 			t.Errorf("source of %s = %q, want %q", c.obj, got, c.want)
 		}
 	}

@@ -75,8 +75,8 @@ func runWriteHooks(t *testing.T, d *registry.Descriptor, s *schema.Schema, data 
 		sr.Validate(next, old.Object)
 		sr.Validate(deepCopyMap(obj), old.Object)
 	}
-	for _, get := range d.FieldSelectors {
-		get(obj)
+	for _, f := range d.FieldSelectors {
+		f.Get(obj)
 	}
 	return obj
 }

@@ -61,9 +61,10 @@ func nodes(b config.Brand) *registry.Descriptor {
 		return append(r.validate(obj), r.validateUpdate(obj, old)...)
 	}
 	d.OwnFieldLabels = true
-	d.FieldSelectors = map[string]func(registry.Object) string{
-		"spec.unschedulable": func(o registry.Object) string {
-			return strconv.FormatBool(boolOf(mapOf(o["spec"])["unschedulable"]))
+	d.FieldSelectors = map[string]registry.FieldSelector{
+		"spec.unschedulable": {
+			Get:   func(o registry.Object) string { return strconv.FormatBool(boolOf(mapOf(o["spec"])["unschedulable"])) },
+			Reads: [][]string{{"spec", "unschedulable"}},
 		},
 	}
 	return d

@@ -114,7 +114,7 @@ func TestNodeUpdate(t *testing.T) {
 	if has(mapAt(got, "status"), "config") {
 		t.Errorf("status.config kept")
 	}
-	if sel := d.FieldSelectors["spec.unschedulable"]; sel(set) != "true" || sel(stored) != "false" {
-		t.Errorf("spec.unschedulable selector: %q %q", sel(set), sel(stored))
+	if sel := d.FieldSelectors["spec.unschedulable"]; sel.Get(set) != "true" || sel.Get(stored) != "false" {
+		t.Errorf("spec.unschedulable selector: %q %q", sel.Get(set), sel.Get(stored))
 	}
 }

@@ -50,14 +50,17 @@ func pods(b config.Brand) *registry.Descriptor {
 // podFieldSelectors are the fields a pod list may select on, as upstream:
 // spec.hostNetwork reads "true" or "false", status.podIP the first of the
 // pod's IPs.
-var podFieldSelectors = map[string]func(registry.Object) string{
-	"spec.nodeName":            fieldGetter("spec", "nodeName"),
-	"spec.restartPolicy":       fieldGetter("spec", "restartPolicy"),
-	"spec.schedulerName":       fieldGetter("spec", "schedulerName"),
-	"spec.serviceAccountName":  fieldGetter("spec", "serviceAccountName"),
-	"spec.hostNetwork":         func(o registry.Object) string { return strconv.FormatBool(boolOf(mapOf(o["spec"])["hostNetwork"])) },
+var podFieldSelectors = map[string]registry.FieldSelector{
+	"spec.nodeName":           fieldGetter("spec", "nodeName"),
+	"spec.restartPolicy":      fieldGetter("spec", "restartPolicy"),
+	"spec.schedulerName":      fieldGetter("spec", "schedulerName"),
+	"spec.serviceAccountName": fieldGetter("spec", "serviceAccountName"),
+	"spec.hostNetwork": {
+		Get:   func(o registry.Object) string { return strconv.FormatBool(boolOf(mapOf(o["spec"])["hostNetwork"])) },
+		Reads: [][]string{{"spec", "hostNetwork"}},
+	},
 	"status.phase":             fieldGetter("status", "phase"),
-	"status.podIP":             podIP,
+	"status.podIP":             {Get: podIP, Reads: [][]string{{"status", "podIPs"}, {"status", "podIP"}}},
 	"status.nominatedNodeName": fieldGetter("status", "nominatedNodeName"),
 }
 

@@ -199,15 +199,15 @@ func TestPodFieldSelectors(t *testing.T) {
 			t.Errorf("%s not selectable", f)
 			continue
 		}
-		if got := get(obj); got != v {
+		if got := get.Get(obj); got != v {
 			t.Errorf("%s = %q, want %q", f, got, v)
 		}
 	}
 	empty := registry.Object{}
-	if got := d.FieldSelectors["spec.hostNetwork"](empty); got != "false" {
+	if got := d.FieldSelectors["spec.hostNetwork"].Get(empty); got != "false" {
 		t.Errorf("hostNetwork of empty pod %q", got)
 	}
-	if got := d.FieldSelectors["status.podIP"](decodeJSON(t, `{"status":{"podIP":"1.2.3.4"}}`)); got != "1.2.3.4" {
+	if got := d.FieldSelectors["status.podIP"].Get(decodeJSON(t, `{"status":{"podIP":"1.2.3.4"}}`)); got != "1.2.3.4" {
 		t.Errorf("podIP without podIPs %q", got)
 	}
 }

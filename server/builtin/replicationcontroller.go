@@ -12,7 +12,7 @@ func replicationControllers(r podRules) *registry.Descriptor {
 	d := core("replicationcontrollers", "replicationcontroller", "ReplicationController", true, "rc")
 	d.Categories = categoryAll
 	d.Subresources = []registry.Subresource{scaleOf(true), {Name: "status", Verbs: statusVerbs}}
-	d.FieldSelectors = map[string]func(registry.Object) string{"status.replicas": intField("status", "replicas")}
+	d.FieldSelectors = map[string]registry.FieldSelector{"status.replicas": intField("status", "replicas")}
 	d.Strategy.OrphanByDefault = true
 	d.Strategy.Default = func(obj registry.Object) {
 		spec := child(obj, "spec")

@@ -97,7 +97,7 @@ func services(b config.Brand, r ServiceRanges, ep *registry.Descriptor) *registr
 	}
 	// kube-proxy watches only services with a cluster IP through
 	// spec.clusterIP!=None.
-	d.FieldSelectors = map[string]func(registry.Object) string{
+	d.FieldSelectors = map[string]registry.FieldSelector{
 		"spec.clusterIP": fieldGetter("spec", "clusterIP"),
 		"spec.type":      fieldGetter("spec", "type"),
 	}

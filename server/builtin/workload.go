@@ -214,6 +214,6 @@ func scaleOf(selectorIsSet bool) registry.Subresource {
 
 // intField returns a FieldSelectors entry reading an integer at path,
 // printed in decimal (0 when absent).
-func intField(path ...string) func(registry.Object) string {
-	return func(o registry.Object) string { return strconv.FormatInt(intAt(o, path...), 10) }
+func intField(path ...string) registry.FieldSelector {
+	return registry.FieldSelector{Get: func(o registry.Object) string { return strconv.FormatInt(intAt(o, path...), 10) }, Reads: [][]string{path}}
 }

@@ -199,10 +199,10 @@ func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor,
 			Group: "autoscaling", Version: "v1", Kind: "Scale", Serve: registry.ServeScale, Scale: v.Scale})
 	}
 	if len(v.SelectableFields) > 0 {
-		d.FieldSelectors = map[string]func(registry.Object) string{}
+		d.FieldSelectors = map[string]registry.FieldSelector{}
 		for _, f := range v.SelectableFields {
 			path := strings.Split(f, ".")
-			d.FieldSelectors[f] = func(obj registry.Object) string { return selectable(obj, path) }
+			d.FieldSelectors[f] = registry.FieldSelector{Get: func(obj registry.Object) string { return selectable(obj, path) }, Reads: [][]string{path}}
 		}
 	}
 	if v.Schema != nil && jsonschema.HasDefault(v.Schema) {

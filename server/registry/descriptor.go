@@ -196,8 +196,8 @@ type Descriptor struct {
 	// a Success Status.
 	ReturnDeleted bool
 	// FieldSelectors are the selectable fields beyond metadata.name and
-	// metadata.namespace, mapped to the function that reads them.
-	FieldSelectors map[string]func(Object) string
+	// metadata.namespace, by name.
+	FieldSelectors map[string]FieldSelector
 	// OwnFieldLabels marks a kind whose field labels upstream converts
 	// with its own rules (pods, nodes, events of both groups, secrets,
 	// namespaces): a selector on any other field is refused with "field
@@ -434,4 +434,14 @@ func (d *Descriptor) Subresource(name string) *Subresource {
 		}
 	}
 	return nil
+}
+
+// FieldSelector reads one selectable field of an object.
+type FieldSelector struct {
+	// Get returns the field's value as a field selector compares it.
+	Get func(Object) string
+	// Reads are the paths Get reads (each read whole): objects are then
+	// selected on from those parts only, the rest of a stored object
+	// skipped. nil when not declared: whole objects are decoded.
+	Reads [][]string
 }

@@ -1,12 +1,12 @@
 package rest
 
 import (
-	"encoding/json"
 	"net/http"
 	"sort"
 
 	"platd/server/apierr"
 	"platd/server/registry"
+	"platd/server/schema"
 	"platd/server/selector"
 )
 
@@ -25,6 +25,10 @@ type predicate struct {
 	hasLabels, hasFields bool
 	// needObject is set when a field selector reads beyond metadata.
 	needObject bool
+	// reads selects every part of an object the selectors read: stored
+	// objects are decoded only that far. nil when a selected field does
+	// not declare what it reads.
+	reads *schema.Selection
 }
 
 // parsePredicate validates the selectors of a list, watch or
@@ -41,6 +45,10 @@ func parsePredicate(d *registry.Descriptor, labelSel, fieldSel string) (*predica
 		return nil, apierr.BadRequest(err.Error())
 	}
 	p.fields = fs
+	p.reads = new(schema.Selection).Add("metadata", "name").Add("metadata", "namespace")
+	if p.hasLabels {
+		p.reads.Add("metadata", "labels")
+	}
 	for _, req := range fs.Requirements() {
 		p.hasFields = true
 		switch req.Field {
@@ -51,13 +59,22 @@ func parsePredicate(d *registry.Descriptor, labelSel, fieldSel string) (*predica
 				continue
 			}
 		}
-		if _, ok := d.FieldSelectors[req.Field]; !ok {
+		sel, ok := d.FieldSelectors[req.Field]
+		if !ok {
 			if d.OwnFieldLabels {
 				return nil, apierr.BadRequest("field label not supported: " + req.Field)
 			}
 			return nil, apierr.BadRequest(selector.UnknownFieldError(req.Field, selectableFields(d)))
 		}
 		p.needObject = true
+		if sel.Reads == nil {
+			p.reads = nil
+		}
+		for _, path := range sel.Reads {
+			if p.reads != nil {
+				p.reads.Add(path...)
+			}
+		}
 	}
 	return p, nil
 }
@@ -77,52 +94,30 @@ func selectableFields(d *registry.Descriptor) []string {
 // empty reports whether the predicate matches everything.
 func (p *predicate) empty() bool { return !p.hasLabels && !p.hasFields }
 
-// storedMeta is the part of a stored object selectors read.
-type storedMeta struct {
-	Metadata struct {
-		Name      string            `json:"name"`
-		Namespace string            `json:"namespace"`
-		Labels    map[string]string `json:"labels"`
-	} `json:"metadata"`
-}
-
 // matchesStored evaluates the predicate on stored bytes.
 func (p *predicate) matchesStored(value []byte) bool {
 	if p.empty() {
 		return true
 	}
-	if p.needObject {
-		obj, err := decodeTransient(p.d, value)
-		if err != nil {
-			return false
-		}
-		return p.matchesObject(obj)
-	}
-	var m storedMeta
-	// Only the metadata member is unmarshalled when it comes first, as it
-	// does in stored objects: the rest need not be scanned.
-	if md, err := storedMetadata(value); err == nil {
-		if err := json.Unmarshal(md, &m.Metadata); err != nil {
-			return false
-		}
-	} else if err := json.Unmarshal(value, &m); err != nil {
+	obj, err := p.decode(value)
+	if err != nil {
 		return false
 	}
-	if p.hasLabels && !p.labels.Matches(m.Metadata.Labels) {
-		return false
+	return p.matchesObject(obj)
+}
+
+// decode builds what the predicate reads of a stored object: the parts it
+// selects where they are known (metadata alone reads the same in a
+// converted resource's stored form), else the whole object as served.
+func (p *predicate) decode(value []byte) (Object, error) {
+	switch {
+	case !p.needObject:
+		return schema.DecodeStoredSelected(value, storedForm(p.d).Schema, p.reads)
+	case p.reads != nil && p.d.Storage == nil && !stale(p.d, value):
+		// Converted and stale objects are changed whole after decoding.
+		return schema.DecodeStoredSelected(value, p.d.Schema, p.reads)
 	}
-	if p.hasFields {
-		return p.fields.Matches(func(f string) (string, bool) {
-			switch f {
-			case fieldName:
-				return m.Metadata.Name, true
-			case fieldNamespace:
-				return m.Metadata.Namespace, true
-			}
-			return "", false
-		})
-	}
-	return true
+	return decodeTransient(p.d, value)
 }
 
 // matchesObject evaluates the predicate on a decoded object.
@@ -148,8 +143,8 @@ func (p *predicate) matchesObject(obj Object) bool {
 				s, _ := md[f[len("metadata."):]].(string)
 				return s, true
 			}
-			if get, ok := p.d.FieldSelectors[f]; ok {
-				return get(obj), true
+			if sel, ok := p.d.FieldSelectors[f]; ok {
+				return sel.Get(obj), true
 			}
 			return "", false
 		})

@@ -27,6 +27,7 @@ var tableReadsExtra = map[string][]string{"core/v1/pods": {
 	`{"metadata":{"name":"lost","namespace":"ns1","deletionTimestamp":"2026-01-02T03:00:00Z","deletionGracePeriodSeconds":30},"spec":{"nodeName":"gone","containers":[{"name":"a","image":"x"}]},"status":{"phase":"Running","reason":"NodeLost","nominatedNodeName":"n2","podIPs":[]}}`,
 	`{"metadata":{"name":"failed","namespace":"ns1"},"spec":{"containers":[{"name":"a","image":"x"}],"readinessGates":[{"conditionType":"x/y"},{"conditionType":"x/z"}]},"status":{"phase":"Failed","conditions":[{"type":"x/y","status":"True"}]}}`,
 	`{"metadata":{"name":"bare","namespace":"ns1"},"spec":{"containers":[]}}`,
+	`{"metadata":{"name":"ips-only","namespace":"ns1","labels":{"app":"db","tier":"y"}},"spec":{"hostNetwork":true,"containers":[{"name":"a","image":"x"}]},"status":{"phase":"Running","podIPs":[{"ip":"10.0.0.7"},{"ip":"fd00::7"}]}}`,
 }, "core/v1/nodes": {
 	`{"metadata":{"name":"node-b","creationTimestamp":"2026-01-02T01:04:05Z","labels":{"role":"edge"}},"spec":{},"status":{"conditions":[{"type":"Ready","status":"False"},{"type":"Ready","status":"True"}],"addresses":[{"type":"Hostname","address":"b"},{"type":"InternalIP","address":"10.0.0.2"}],"images":[{"names":["x:1"],"sizeBytes":1000}],"nodeInfo":{"kubeletVersion":"","osImage":"","kernelVersion":"6.8","containerRuntimeVersion":"","machineID":"","systemUUID":"","bootID":"","kubeProxyVersion":"","operatingSystem":"linux","architecture":"arm64"}}}`,
 	`{"metadata":{"name":"node-c"}}`,
@@ -117,5 +118,97 @@ func TestTableRowsFromReads(t *testing.T) {
 	}
 	if checked < extra {
 		t.Fatalf("checked %d rows, want at least the %d extra objects", checked, extra)
+	}
+}
+
+// TestFieldSelectorsFromReads checks, for every selectable field that
+// declares what it reads, that its value read from those parts of a
+// stored object is its value on the whole object, and that a predicate on
+// it matches stored objects as it matches the decoded ones, over the
+// pinned fixtures and the extra objects above.
+func TestFieldSelectorsFromReads(t *testing.T) {
+	t.Parallel()
+	_, reg, br := tablePinHandler(t)
+	raw, err := os.ReadFile(filepath.Join("testdata", "tablepin", "objects.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fixtures map[string][]json.RawMessage
+	if err := json.Unmarshal(raw, &fixtures); err != nil {
+		t.Fatal(err)
+	}
+	for key, objs := range tableReadsExtra {
+		for _, o := range objs {
+			fixtures[key] = append(fixtures[key], json.RawMessage(o))
+		}
+	}
+	checked := map[string]bool{}
+	for key, objs := range fixtures {
+		d := tablePinDescriptor(t, reg, br, key)
+		for _, kv := range tablePinItems(t, d, objs) {
+			whole, err := decodeTransient(d, kv.Value)
+			if err != nil {
+				t.Fatalf("%s: %v", kv.Key, err)
+			}
+			for field, fs := range d.FieldSelectors {
+				if fs.Reads == nil {
+					continue
+				}
+				want := fs.Get(whole)
+				if d.Storage == nil {
+					sel := new(schema.Selection)
+					for _, path := range fs.Reads {
+						sel.Add(path...)
+					}
+					part, err := schema.DecodeStoredSelected(kv.Value, d.Schema, sel)
+					if err != nil {
+						t.Fatalf("%s: %v", kv.Key, err)
+					}
+					if got := fs.Get(part); got != want {
+						t.Errorf("%s: %s from its reads %q, from the whole object %q", kv.Key, field, got, want)
+					}
+				}
+				for _, q := range []string{field + "=" + want, field + "!=" + want, field + "=other-value"} {
+					p, err := parsePredicate(d, "", q)
+					if err != nil {
+						t.Fatalf("%s: %s: %v", kv.Key, q, err)
+					}
+					if got, want := p.matchesStored(kv.Value), p.matchesObject(whole); got != want {
+						t.Errorf("%s: %s matches the stored object: %v, the decoded one: %v", kv.Key, q, got, want)
+					}
+				}
+				checked[key+" "+field] = true
+			}
+			for _, q := range []string{"app=web", "app", "!app", "app in (web,db),tier!=x"} {
+				p, err := parsePredicate(d, q, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := p.matchesStored(kv.Value), p.matchesObject(whole); got != want {
+					t.Errorf("%s: labels %s match the stored object: %v, the decoded one: %v", kv.Key, q, got, want)
+				}
+			}
+		}
+	}
+	for _, want := range []string{"core/v1/pods spec.nodeName", "core/v1/pods status.podIP", "core/v1/pods spec.hostNetwork",
+		"core/v1/events source", "core/v1/nodes spec.unschedulable", "core/v1/secrets type", "batch/v1/jobs status.successful"} {
+		if !checked[want] {
+			t.Errorf("%s: not checked on any fixture", want)
+		}
+	}
+}
+
+// TestFieldSelectorsDeclareReads keeps every built-in selectable field
+// declaring what it reads, so that selecting on it never decodes whole
+// objects.
+func TestFieldSelectorsDeclareReads(t *testing.T) {
+	t.Parallel()
+	_, reg, _ := tablePinHandler(t)
+	for _, d := range reg.All() {
+		for field, fs := range d.FieldSelectors {
+			if fs.Reads == nil {
+				t.Errorf("%s/%s %s: field %s declares no reads", d.Group, d.Version, d.Resource, field)
+			}
+		}
 	}
 }
