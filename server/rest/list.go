@@ -113,7 +113,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, s *scope) {
 		return
 	}
 	lm := h.pageMeta(s, pred, plan, res)
-	if out.format == formatJSON && !out.pretty && out.as == asObject {
+	if out.format == formatJSON && !out.pretty && (out.as == asObject || out.as == asMetadataList) {
 		h.streamList(w, r, rd, lm, res.Items)
 		return
 	}
@@ -182,16 +182,25 @@ func (h *Handler) startStream(w http.ResponseWriter, r *http.Request, length int
 	return write, finish
 }
 
-// streamList writes a compact JSON list straight from the stored bytes.
+// streamList writes a compact JSON list, of the objects or of their
+// metadata (PartialObjectMetadataList), straight from the stored bytes.
 func (h *Handler) streamList(w http.ResponseWriter, r *http.Request, rd *renderer, lm listMeta, items []bolt.KV) {
+	kind, apiVersion, item := rd.d.ListKind, rd.d.GroupVersion(), rd.listItem
+	if rd.out.as == asMetadataList {
+		kind, apiVersion = "PartialObjectMetadataList", rd.metaGroupVersion()
+		item = func(stored []byte) (out []byte, err error) {
+			rd.item, err = rd.metadataJSON(rd.item[:0], stored)
+			return rd.item, err
+		}
+	}
 	w.Header().Set("Content-Type", mediaJSON)
 	write, finish := h.startStream(w, r, -1)
 	if write == nil {
 		return
 	}
-	buf := listHeadJSON(make([]byte, 0, listChunkSize+4096), rd.d.ListKind, rd.d.GroupVersion(), lm)
+	buf := listHeadJSON(make([]byte, 0, listChunkSize+4096), kind, apiVersion, lm)
 	for i := range items {
-		v, err := rd.listItem(items[i].Value)
+		v, err := item(items[i].Value)
 		if err != nil {
 			h.log.Error("list: undecodable stored object", "key", items[i].Key, "err", err)
 			continue
