@@ -32,6 +32,12 @@ func AppendV1beta1MetadataListItem(dst, item []byte) []byte {
 	return protowire.AppendBytes(dst, item)
 }
 
+// V1beta1MetadataListItemSize is the size AppendV1beta1MetadataListItem
+// adds for an item of n bytes.
+func V1beta1MetadataListItemSize(n int) int {
+	return protowire.SizeTag(v1beta1MetadataListItems) + protowire.SizeBytes(n)
+}
+
 // partialObjectMetadataMeta is the field of ObjectMeta in
 // PartialObjectMetadata (both versions).
 const partialObjectMetadataMeta protowire.Number = 1

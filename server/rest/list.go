@@ -121,6 +121,10 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.streamProtoList(w, r, rd, lm, res.Items)
 		return
 	}
+	if out.format == formatProtobuf && out.as == asMetadataList {
+		h.streamMetadataProtoList(w, r, rd, lm, res.Items)
+		return
+	}
 	if out.format == formatJSON && !out.pretty && out.as == asTable && (s.d.Table == nil || s.d.Table.Order == nil) {
 		h.streamTable(w, r, rd, lm, res.Items)
 		return

@@ -176,29 +176,78 @@ func (h *Handler) streamProtoList(w http.ResponseWriter, r *http.Request, rd *re
 		h.writeError(w, r, apierr.InternalError(err))
 		return
 	}
-	head := protobuf.AppendListHead(make([]byte, 0, 64), lm.asMap())
-	rawLen := len(head)
-	for _, m := range msgs {
-		rawLen += protobuf.ListItemSize(len(m))
+	h.writeProtoList(w, r, protoList{gv: rd.d.GroupVersion(), kind: rd.d.ListKind, head: protobuf.AppendListHead(make([]byte, 0, 64), lm.asMap()),
+		appendItem: protobuf.AppendListItem, itemSize: protobuf.ListItemSize}, msgs)
+}
+
+// streamMetadataProtoList writes a PartialObjectMetadataList in protobuf
+// in chunks. The items' messages are made first (the envelope states the
+// length of the whole body), into blocks of listChunkSize, so that no
+// buffer of the whole list is grown and copied.
+func (h *Handler) streamMetadataProtoList(w http.ResponseWriter, r *http.Request, rd *renderer, lm listMeta, items []bolt.KV) {
+	msgs := make([][]byte, len(items))
+	var block []byte
+	for i := range items {
+		if cap(block)-len(block) < listChunkSize/16 {
+			block = make([]byte, 0, listChunkSize)
+		}
+		start := len(block)
+		out, err := rd.metadataProto(block, items[i].Value)
+		if err != nil {
+			h.writeError(w, r, apierr.InternalError(err))
+			return
+		}
+		msgs[i] = out[start:len(out):len(out)]
+		block = out
+		if cap(out) != listChunkSize {
+			// The message outgrew its block and was moved: the next one
+			// starts a new block.
+			block = nil
+		}
 	}
-	buf := codec.AppendProtobufHead(make([]byte, 0, min(listChunkSize+4096, rawLen+256)), rd.d.GroupVersion(), rd.d.ListKind, rawLen)
-	buf = append(buf, head...)
+	l := protoList{gv: rd.metaGroupVersion(), kind: "PartialObjectMetadataList",
+		head: protobuf.AppendListHead(nil, lm.asMap()), appendItem: protobuf.AppendListItem, itemSize: protobuf.ListItemSize}
+	if rd.out.asVersion == metaV1beta1 {
+		l.head = protobuf.AppendV1beta1MetadataListHead(nil, lm.asMap())
+		l.appendItem, l.itemSize = protobuf.AppendV1beta1MetadataListItem, protobuf.V1beta1MetadataListItemSize
+	}
+	h.writeProtoList(w, r, l, msgs)
+}
+
+// protoList says how a list message is laid out: its type, its head (the
+// list metadata) and how an item is framed.
+type protoList struct {
+	gv, kind   string
+	head       []byte
+	appendItem func(dst, item []byte) []byte
+	itemSize   func(n int) int
+}
+
+// writeProtoList writes the list of the messages msgs in an envelope, in
+// chunks as they fill.
+func (h *Handler) writeProtoList(w http.ResponseWriter, r *http.Request, l protoList, msgs [][]byte) {
+	rawLen := len(l.head)
+	for _, m := range msgs {
+		rawLen += l.itemSize(len(m))
+	}
+	buf := codec.AppendProtobufHead(make([]byte, 0, min(listChunkSize+4096, rawLen+256)), l.gv, l.kind, rawLen)
+	buf = append(buf, l.head...)
 	tail := codec.AppendProtobufTail(nil)
 
 	w.Header().Set("Content-Type", h.brand.ProtobufMediaType)
-	write, finish := h.startStream(w, r, len(buf)-len(head)+rawLen+len(tail))
+	write, finish := h.startStream(w, r, len(buf)-len(l.head)+rawLen+len(tail))
 	if write == nil {
 		return
 	}
 	for _, m := range msgs {
-		if len(buf)+protobuf.ListItemSize(len(m)) > listChunkSize && len(buf) > 0 {
+		if len(buf)+l.itemSize(len(m)) > listChunkSize && len(buf) > 0 {
 			if _, err := write(buf); err != nil {
 				_ = finish()
 				return
 			}
 			buf = buf[:0]
 		}
-		buf = protobuf.AppendListItem(buf, m)
+		buf = l.appendItem(buf, m)
 	}
 	buf = append(buf, tail...)
 	_, _ = write(buf)
