@@ -188,13 +188,26 @@ func (h *Handler) startStream(w http.ResponseWriter, r *http.Request, length int
 
 // streamList writes a compact JSON list, of the objects or of their
 // metadata (PartialObjectMetadataList), straight from the stored bytes.
+// An object that cannot be served is left out (and logged); the metadata
+// of every item is found before anything is written, so one that cannot be
+// read fails the list, as the whole rendering does.
 func (h *Handler) streamList(w http.ResponseWriter, r *http.Request, rd *renderer, lm listMeta, items []bolt.KV) {
-	kind, apiVersion, item := rd.d.ListKind, rd.d.GroupVersion(), rd.listItem
+	kind, apiVersion := rd.d.ListKind, rd.d.GroupVersion()
+	item := func(i int) ([]byte, error) { return rd.listItem(items[i].Value) }
 	if rd.out.as == asMetadataList {
+		metas := make([][]byte, len(items))
+		for i := range items {
+			m, err := storedMetadata(items[i].Value)
+			if err != nil {
+				h.writeError(w, r, apierr.InternalError(fmt.Errorf("%s: %w", items[i].Key, err)))
+				return
+			}
+			metas[i] = m
+		}
 		kind, apiVersion = "PartialObjectMetadataList", rd.metaGroupVersion()
-		item = func(stored []byte) (out []byte, err error) {
-			rd.item, err = rd.metadataJSON(rd.item[:0], stored)
-			return rd.item, err
+		item = func(i int) ([]byte, error) {
+			rd.item = rd.appendMetadataJSON(rd.item[:0], metas[i])
+			return rd.item, nil
 		}
 	}
 	w.Header().Set("Content-Type", mediaJSON)
@@ -203,23 +216,28 @@ func (h *Handler) streamList(w http.ResponseWriter, r *http.Request, rd *rendere
 		return
 	}
 	buf := listHeadJSON(make([]byte, 0, listChunkSize+4096), kind, apiVersion, lm)
+	written, buffered := 0, 0
 	for i := range items {
-		v, err := item(items[i].Value)
+		v, err := item(i)
 		if err != nil {
 			h.log.Error("list: undecodable stored object", "key", items[i].Key, "err", err)
 			continue
 		}
-		if len(buf)+len(v)+1 > listChunkSize && len(buf) > 0 {
+		// A chunk holds at least one item: the first write, which decides
+		// the compression, is then as long as the body's start.
+		if len(buf)+len(v)+1 > listChunkSize && buffered > 0 {
 			if _, err := write(buf); err != nil {
 				_ = finish()
 				return
 			}
-			buf = buf[:0]
+			buf, buffered = buf[:0], 0
 		}
-		if i > 0 {
+		if written > 0 {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, v...)
+		written++
+		buffered++
 	}
 	buf = append(buf, "]}\n"...)
 	_, _ = write(buf)

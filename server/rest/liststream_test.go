@@ -2,10 +2,17 @@ package rest
 
 import (
 	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
+
+	"platd/bolt"
+	"platd/server/schema"
 )
 
 // TestStreamListMatchesList checks that a compact JSON list written in
@@ -90,6 +97,98 @@ func TestStreamProtoListMatchesList(t *testing.T) {
 		}
 		if cl := rec.Header().Get("Content-Length"); cl != strconv.Itoa(len(want)) {
 			t.Errorf("%s: Content-Length %q, body %d bytes", c.name, cl, len(want))
+		}
+	}
+}
+
+// TestStreamListEdges covers what a streamed list does besides the common
+// case: no items; an object whose metadata cannot be read (left out of a
+// list of objects, failing a list of metadata before anything is written,
+// as the whole rendering fails); and a first item larger than a chunk,
+// which must not keep the list from being compressed.
+func TestStreamListEdges(t *testing.T) {
+	t.Parallel()
+	h, d := configMapHandler(t)
+	lm := listMeta{rv: "7"}
+	render := func(out output, items []bolt.KV, header ...string) *httptest.ResponseRecorder {
+		t.Helper()
+		r := httptest.NewRequest("GET", "/api/v1/configmaps", nil)
+		for i := 0; i+1 < len(header); i += 2 {
+			r.Header.Set(header[i], header[i+1])
+		}
+		rd, err := h.newRenderer(r, d, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		switch {
+		case out.format == formatProtobuf && out.as == asMetadataList:
+			h.streamMetadataProtoList(rec, r, rd, lm, items)
+		case out.format == formatProtobuf:
+			h.streamProtoList(rec, r, rd, lm, items)
+		default:
+			h.streamList(rec, r, rd, lm, items)
+		}
+		return rec
+	}
+	objects := output{format: formatJSON}
+	metaJSON := output{format: formatJSON, as: asMetadataList, asVersion: metaV1}
+	metaProto := output{format: formatProtobuf, as: asMetadataList, asVersion: metaV1}
+
+	for _, out := range []output{objects, metaJSON} {
+		rec := render(out, nil)
+		var l struct {
+			Kind  string            `json:"kind"`
+			Items []json.RawMessage `json:"items"`
+		}
+		if err := json.Unmarshal(rec.Body.Bytes(), &l); err != nil || rec.Code != 200 || l.Items == nil || len(l.Items) != 0 {
+			t.Errorf("%+v: empty list: %d %q (%v)", out, rec.Code, rec.Body, err)
+		}
+	}
+
+	items := apibenchItems(t, d, 3)
+	items[0].Value = []byte(`{"data":{"a":"b"},"metadata":{"name":"x","namespace":"bench"}}`)
+	rec := render(objects, items)
+	var l struct {
+		Items []struct {
+			Metadata struct{ Name string } `json:"metadata"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &l); err != nil || rec.Code != 200 || len(l.Items) < 2 || l.Items[len(l.Items)-1].Metadata.Name != "cm-2" {
+		t.Errorf("objects with an odd first item: %d %v %.300q", rec.Code, err, rec.Body)
+	}
+	for _, out := range []output{metaJSON, metaProto} {
+		rec := render(out, items)
+		if rec.Code != http.StatusInternalServerError || !bytes.Contains(rec.Body.Bytes(), []byte(`"reason":"InternalError"`)) {
+			t.Errorf("%+v: unreadable metadata: %d %.300q, want a 500 Status", out, rec.Code, rec.Body)
+		}
+	}
+
+	big := apibenchItems(t, d, 40)
+	annotated := Object{"metadata": map[string]any{"name": "big", "namespace": "bench", "annotations": map[string]any{"note": strings.Repeat("n", listChunkSize+1000)}}}
+	big[0].Value = schema.Encode(nil, annotated, d.Schema)
+	for _, out := range []output{objects, metaJSON, metaProto, {format: formatProtobuf}} {
+		r := httptest.NewRequest("GET", "/api/v1/configmaps", nil)
+		rd, err := h.newRenderer(r, d, out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := rd.list(lm, big)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := render(out, big, "Accept-Encoding", "gzip")
+		if rec.Header().Get("Content-Encoding") != "gzip" {
+			t.Errorf("%+v: a list starting with a %d-byte item is not compressed", out, len(big[0].Value))
+			continue
+		}
+		zr, err := gzip.NewReader(rec.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(zr)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%+v: decompressed body (%d bytes, %v) differs from the rendering (%d bytes)", out, len(got), err, len(want))
 		}
 	}
 }

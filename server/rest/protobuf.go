@@ -182,26 +182,34 @@ func (h *Handler) streamProtoList(w http.ResponseWriter, r *http.Request, rd *re
 
 // streamMetadataProtoList writes a PartialObjectMetadataList in protobuf
 // in chunks. The items' messages are made first (the envelope states the
-// length of the whole body), into blocks of listChunkSize, so that no
-// buffer of the whole list is grown and copied.
+// length of the whole body), into blocks of at least listChunkSize, so
+// that no buffer of the whole list is grown and copied: a block is begun
+// whenever the one in use may not hold the next message, which is about
+// as long as its metadata's JSON.
 func (h *Handler) streamMetadataProtoList(w http.ResponseWriter, r *http.Request, rd *renderer, lm listMeta, items []bolt.KV) {
+	const slack = 256 // what a message may take beyond its metadata's JSON
 	msgs := make([][]byte, len(items))
 	var block []byte
 	for i := range items {
-		if cap(block)-len(block) < listChunkSize/16 {
-			block = make([]byte, 0, listChunkSize)
+		m, err := storedMetadata(items[i].Value)
+		if err != nil {
+			h.writeError(w, r, apierr.InternalError(fmt.Errorf("%s: %w", items[i].Key, err)))
+			return
 		}
-		start := len(block)
-		out, err := rd.metadataProto(block, items[i].Value)
+		if cap(block)-len(block) < len(m)+slack {
+			block = make([]byte, 0, max(listChunkSize, len(m)+slack))
+		}
+		start, room := len(block), cap(block)
+		out, err := rd.appendMetadataProto(block, m)
 		if err != nil {
 			h.writeError(w, r, apierr.InternalError(err))
 			return
 		}
 		msgs[i] = out[start:len(out):len(out)]
 		block = out
-		if cap(out) != listChunkSize {
-			// The message outgrew its block and was moved: the next one
-			// starts a new block.
+		if cap(out) != room {
+			// Longer than its estimate, the message was moved with the
+			// block's start: the next one begins a new block.
 			block = nil
 		}
 	}
@@ -239,15 +247,19 @@ func (h *Handler) writeProtoList(w http.ResponseWriter, r *http.Request, l proto
 	if write == nil {
 		return
 	}
+	buffered := 0
 	for _, m := range msgs {
-		if len(buf)+l.itemSize(len(m)) > listChunkSize && len(buf) > 0 {
+		// A chunk holds at least one item: the first write, which decides
+		// the compression, is then as long as the body's start.
+		if len(buf)+l.itemSize(len(m)) > listChunkSize && buffered > 0 {
 			if _, err := write(buf); err != nil {
 				_ = finish()
 				return
 			}
-			buf = buf[:0]
+			buf, buffered = buf[:0], 0
 		}
 		buf = l.appendItem(buf, m)
+		buffered++
 	}
 	buf = append(buf, tail...)
 	_, _ = write(buf)

@@ -135,6 +135,12 @@ func (rd *renderer) metadataProto(dst, stored []byte) ([]byte, error) {
 	if err != nil {
 		return dst, err
 	}
+	return rd.appendMetadataProto(dst, m)
+}
+
+// appendMetadataProto appends the PartialObjectMetadata message of the
+// stored metadata m.
+func (rd *renderer) appendMetadataProto(dst, m []byte) ([]byte, error) {
 	if out, err := protobuf.AppendPartialObjectMetadataJSON(dst, m, rd.metaSchema()); err == nil {
 		return out, nil
 	}
