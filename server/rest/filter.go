@@ -27,8 +27,8 @@ type predicate struct {
 	needObject bool
 	// reads selects every part of an object the selectors read: stored
 	// objects are decoded only that far. nil when a selected field does
-	// not declare what it reads.
-	reads *schema.Selection
+	// not declare what it reads. metaReads is its part of the metadata.
+	reads, metaReads *schema.Selection
 }
 
 // parsePredicate validates the selectors of a list, watch or
@@ -45,6 +45,10 @@ func parsePredicate(d *registry.Descriptor, labelSel, fieldSel string) (*predica
 		return nil, apierr.BadRequest(err.Error())
 	}
 	p.fields = fs
+	p.metaReads = new(schema.Selection).Add("name").Add("namespace")
+	if p.hasLabels {
+		p.metaReads.Add("labels")
+	}
 	p.reads = new(schema.Selection).Add("metadata", "name").Add("metadata", "namespace")
 	if p.hasLabels {
 		p.reads.Add("metadata", "labels")
@@ -107,12 +111,23 @@ func (p *predicate) matchesStored(value []byte) bool {
 }
 
 // decode builds what the predicate reads of a stored object: the parts it
-// selects where they are known (metadata alone reads the same in a
-// converted resource's stored form), else the whole object as served.
+// selects where they are known, else the whole object as served. Selectors
+// on the metadata alone read only the stored metadata, which comes first
+// and reads the same in a converted resource's stored form: the rest of
+// the object, however large, is not scanned.
 func (p *predicate) decode(value []byte) (Object, error) {
 	switch {
 	case !p.needObject:
-		return schema.DecodeStoredSelected(value, storedForm(p.d).Schema, p.reads)
+		s := storedForm(p.d).Schema
+		if m, err := storedMetadata(value); err == nil {
+			var ms *schema.Schema
+			if f := s.Field("metadata"); f != nil {
+				ms = f.Schema
+			}
+			md, err := schema.DecodeStoredSelected(m, ms, p.metaReads)
+			return Object{"metadata": md}, err
+		}
+		return schema.DecodeStoredSelected(value, s, p.reads)
 	case p.reads != nil && p.d.Storage == nil && !stale(p.d, value):
 		// Converted and stale objects are changed whole after decoding.
 		return schema.DecodeStoredSelected(value, p.d.Schema, p.reads)
