@@ -9,7 +9,17 @@ import (
 var (
 	errShuttingDown = errors.New("process is shutting down")
 	errNotFinished  = errors.New("not finished")
+	// errStillNotFinished reads as errNotFinished but is a hook's failure
+	// once it is late (hookExpected, or past a grace period): a failure
+	// worth a warning, where errNotFinished is the expected state of a
+	// start.
+	errStillNotFinished = errors.New("not finished")
 )
+
+// hookExpected is how long a start-up hook may stay unfinished before its
+// failing check is worth a warning: a start of a large store is ready in
+// seconds.
+const hookExpected = 30 * time.Second
 
 // Ping is the check that always passes: it shows the server answers at all.
 var Ping = Check{Name: "ping", Fn: func(*http.Request) error { return nil }}
@@ -31,13 +41,21 @@ func Shutdown(shuttingDown <-chan struct{}) Check {
 // Hook returns the check "poststarthook/<name>", which fails with "not
 // finished" until done is closed.
 func Hook(name string, done <-chan struct{}) Check {
+	return hookSince(name, done, time.Now())
+}
+
+// hookSince is Hook for a hook begun at began.
+func hookSince(name string, done <-chan struct{}, began time.Time) Check {
 	return Check{Name: "poststarthook/" + name, Fn: func(*http.Request) error {
 		select {
 		case <-done:
 			return nil
 		default:
-			return errNotFinished
 		}
+		if time.Since(began) > hookExpected {
+			return errStillNotFinished
+		}
+		return errNotFinished
 	}}
 }
 
@@ -51,7 +69,10 @@ func Grace(c Check, until time.Time) Check {
 		if !time.Now().After(until) {
 			return nil
 		}
-		return fn(r)
+		if err := fn(r); err != errNotFinished {
+			return err
+		}
+		return errStillNotFinished
 	}
 	return c
 }

@@ -3,7 +3,6 @@ package health
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -48,7 +47,7 @@ func (r *Registry) Handler(endpoint string) http.Handler {
 // serveOne answers the single-check path.
 func (r *Registry) serveOne(w http.ResponseWriter, req *http.Request, endpoint string, c Check) {
 	if err := c.Fn(req); err != nil {
-		r.logFailures(endpoint, []failure{{c.Name, err}})
+		r.logFailures(req.Context(), endpoint, []failure{{c.Name, err}})
 		http.Error(w, fmt.Sprintf("internal server error: %v", err), http.StatusInternalServerError)
 		return
 	}
@@ -91,7 +90,7 @@ func (r *Registry) serveAll(w http.ResponseWriter, req *http.Request, endpoint s
 		fmt.Fprintf(&out, "warn: some health checks cannot be excluded: no matches for %s\n", strings.Join(names, ","))
 	}
 	if len(failed) > 0 {
-		r.logFailures(endpoint, failed)
+		r.logFailures(req.Context(), endpoint, failed)
 		http.Error(w, fmt.Sprintf("%s%s check failed", out.String(), endpoint), http.StatusInternalServerError)
 		return
 	}
@@ -112,20 +111,25 @@ type failure struct {
 }
 
 // logFailures writes one line for a failed probe, naming each failed check
-// with its reason. While the only failures are start-up hooks that have
-// not finished, the line is at debug level: a client polling readiness
+// with its reason. While the only failures are start-up hooks that are
+// not yet late, the line is at debug level: a client polling readiness
 // during a start would otherwise fill the log with the expected.
-func (r *Registry) logFailures(endpoint string, failed []failure) {
+func (r *Registry) logFailures(ctx context.Context, endpoint string, failed []failure) {
 	level := slog.LevelDebug
-	var reasons strings.Builder
-	for i, f := range failed {
-		if !errors.Is(f.err, errNotFinished) {
+	for _, f := range failed {
+		if f.err != errNotFinished {
 			level = slog.LevelWarn
 		}
+	}
+	if !r.log.Enabled(ctx, level) {
+		return
+	}
+	var reasons strings.Builder
+	for i, f := range failed {
 		if i > 0 {
 			reasons.WriteString("; ")
 		}
 		fmt.Fprintf(&reasons, "%s: %v", f.check, f.err)
 	}
-	r.log.Log(context.Background(), level, "health check failed", "endpoint", endpoint, "failed", reasons.String())
+	r.log.Log(ctx, level, "health check failed", "endpoint", endpoint, "failed", reasons.String())
 }

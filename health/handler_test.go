@@ -335,3 +335,42 @@ func TestGrace(t *testing.T) {
 		}
 	}
 }
+
+// TestLateHooksWarn: a start-up hook still unfinished after hookExpected,
+// or failing livez once its grace period is over, is logged as a warning,
+// with the same texts in the responses as an unfinished hook early in a
+// start, which logs at debug level.
+func TestLateHooksWarn(t *testing.T) {
+	t.Parallel()
+	var logs bytes.Buffer
+	var logMu sync.Mutex
+	log := slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	never := make(chan struct{})
+	r := NewRegistry(log)
+	must(t, r.Add([]string{Readyz}, Hook("early", never)))
+	must(t, r.Add([]string{Livez}, hookSince("late", never, time.Now().Add(-hookExpected-time.Second))))
+	must(t, r.Add([]string{Healthz}, Grace(Hook("graced", never), time.Now().Add(-time.Second))))
+	h := mux(r)
+	for _, tc := range []struct {
+		target, body, level string
+	}{
+		{"/readyz", "[-]poststarthook/early failed: reason withheld\nreadyz check failed\n", "level=DEBUG"},
+		{"/livez", "[-]poststarthook/late failed: reason withheld\nlivez check failed\n", "level=WARN"},
+		{"/livez/poststarthook/late", "internal server error: not finished\n", "level=WARN"},
+		{"/healthz", "[-]poststarthook/graced failed: reason withheld\nhealthz check failed\n", "level=WARN"},
+	} {
+		logMu.Lock()
+		logs.Reset()
+		logMu.Unlock()
+		rec := get(h, tc.target)
+		if rec.Code != 500 || rec.Body.String() != tc.body {
+			t.Errorf("%s: %d %q, want 500 %q", tc.target, rec.Code, rec.Body, tc.body)
+		}
+		logMu.Lock()
+		line := logs.String()
+		logMu.Unlock()
+		if !strings.Contains(line, tc.level+` msg="health check failed"`) || !strings.Contains(line, "not finished") || strings.Count(line, "\n") != 1 {
+			t.Errorf("%s: logged %q, want one %s line", tc.target, line, tc.level)
+		}
+	}
+}
