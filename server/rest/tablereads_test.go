@@ -48,7 +48,13 @@ var tableReadsExtra = map[string][]string{"core/v1/pods": {
 }, "apps/v1/controllerrevisions": {
 	`{"metadata":{"name":"web-5d4f","namespace":"ns1","ownerReferences":[{"apiVersion":"apps/v1","kind":"StatefulSet","name":"web","uid":"aaaaaaaa-aaaa-aaaa-aaaa-aaaaaaaaaaaa","controller":true}]},"revision":7,"data":{"spec":{"template":{"spec":{"containers":[{"name":"c","image":"x"}]}}}}}`,
 	`{"metadata":{"name":"orphan","namespace":"ns1"},"revision":1}`,
+}, "apps/v1/deployments": {
+	`{"metadata":{"name":"unset","namespace":"ns1","deletionTimestamp":"2026-01-02T03:00:00Z"},"spec":{"selector":{"matchExpressions":[{"key":"app","operator":"Exists"}]},"template":{"metadata":{"labels":{"app":"u"}},"spec":{"containers":[{"name":"c","image":"x"},{"name":"d","image":"y"}]}}},"status":{"readyReplicas":1,"updatedReplicas":2,"availableReplicas":1}}`,
+}, "apps/v1/replicasets": {
+	`{"metadata":{"name":"unset-rs","namespace":"ns1"},"spec":{"selector":{"matchLabels":{"app":"u"}},"template":{"metadata":{"labels":{"app":"u"}},"spec":{"containers":[{"name":"c","image":"x"}]}}},"status":{"replicas":0}}`,
+	`{"metadata":{"name":"zero-rs","namespace":"ns1"},"spec":{"replicas":0,"selector":{"matchLabels":{"app":"z"}},"template":{"metadata":{"labels":{"app":"z"}},"spec":{"containers":[{"name":"c","image":"x"}]}}},"status":{"replicas":3,"readyReplicas":2}}`,
 }, "batch/v1/jobs": {
+	`{"metadata":{"name":"counted","namespace":"ns1"},"spec":{"completions":5,"parallelism":2,"selector":{"matchLabels":{"job":"c"}},"template":{"metadata":{"labels":{"job":"c"}},"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"x"}]}}},"status":{"succeeded":3,"startTime":"2026-01-02T02:00:00Z","completionTime":"2026-01-02T02:30:00Z","conditions":[{"type":"Complete","status":"True"}]}}`,
 	`{"metadata":{"name":"going","namespace":"ns1","deletionTimestamp":"2026-01-02T03:00:00Z"},"spec":{"parallelism":4,"selector":{"matchLabels":{"job":"g"}},"template":{"metadata":{"labels":{"job":"g"}},"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"x"}]}}},"status":{"succeeded":2,"startTime":"2026-01-02T02:00:00Z","conditions":[{"type":"Suspended","status":"False"}]}}`,
 }, "batch/v1/cronjobs": {
 	`{"metadata":{"name":"nightly","namespace":"ns1"},"spec":{"schedule":"0 3 * * *","timeZone":"","suspend":true,"jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"c","image":"x"}]}}}}},"status":{"active":[{"kind":"Job","name":"nightly-1"},{"kind":"Job","name":"nightly-2"}],"lastScheduleTime":"2026-01-02T03:00:00Z"}}`,
