@@ -210,7 +210,9 @@ type Descriptor struct {
 	// columns.
 	Table *Table
 	// Storage is set when objects are stored in another version's form:
-	// one stored object is then served in several versions.
+	// one stored object is then served in several versions. Its
+	// conversions keep the metadata as it is: label selectors and
+	// metadata lists read it from the stored form.
 	Storage *Storage
 	// Serve, for a resource whose objects are not stored, says what
 	// creating one does (bindings bind pods); ServeObject for every stored
