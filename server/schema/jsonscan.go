@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -170,9 +171,13 @@ func (s *scanner) rawString() ([]byte, bool, error) {
 	start := p
 	complex := false
 	for {
-		// Eight plain bytes at a time: none a quote, a backslash, a
-		// control or a non-ASCII byte.
-		for p+8 <= len(d) && !specialByte(binary.LittleEndian.Uint64(d[p:])) {
+		// Eight bytes at a time, up to the first that is a quote, a
+		// backslash, a control or a non-ASCII byte.
+		for p+8 <= len(d) {
+			if m := specialBytes(binary.LittleEndian.Uint64(d[p:])); m != 0 {
+				p += bits.TrailingZeros64(m) >> 3
+				break
+			}
 			p += 8
 		}
 		if p >= len(d) {
@@ -222,15 +227,16 @@ const (
 	bytesOf80 = bytesOf01 * 0x80
 )
 
-// specialByte reports whether any of the eight bytes of x is a quote, a
-// backslash, below 0x20 or above 0x7f (it may report true for none, never
-// false for one).
-func specialByte(x uint64) bool {
+// specialBytes marks, in the high bit of each byte, the bytes of x
+// (little-endian) that are a quote, a backslash, below 0x20 or above 0x7f.
+// A byte above a marked one may be marked falsely (a borrow carries into
+// it); the lowest mark is always right, so it finds the first such byte.
+func specialBytes(x uint64) uint64 {
 	quote := x ^ (bytesOf01 * '"')
 	backslash := x ^ (bytesOf01 * '\\')
 	zeroIn := func(v uint64) uint64 { return (v - bytesOf01) & ^v & bytesOf80 }
 	control := (x - bytesOf01*0x20) & ^x & bytesOf80
-	return zeroIn(quote)|zeroIn(backslash)|control|(x&bytesOf80) != 0
+	return zeroIn(quote) | zeroIn(backslash) | control | (x & bytesOf80)
 }
 
 func isHex(c byte) bool {

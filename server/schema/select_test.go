@@ -2,6 +2,8 @@ package schema
 
 import (
 	"fmt"
+	"math/bits"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -356,18 +358,53 @@ func FuzzScanStored(f *testing.F) {
 }
 
 func TestSpecialByte(t *testing.T) {
-	for b := 0; b < 256; b++ {
-		want := b == '"' || b == '\\' || b < 0x20 || b >= 0x80
-		for pos := range 8 {
-			word := []byte("abcdefgh")
-			word[pos] = byte(b)
-			var x uint64
-			for i := 7; i >= 0; i-- {
-				x = x<<8 | uint64(word[i])
-			}
-			if specialByte(x) != want {
-				t.Fatalf("byte %#x at %d: special %v, want %v", b, pos, !want, want)
+	special := func(b byte) bool { return b == '"' || b == '\\' || b < 0x20 || b >= 0x80 }
+	word := func(w []byte) uint64 {
+		var x uint64
+		for i := 7; i >= 0; i-- {
+			x = x<<8 | uint64(w[i])
+		}
+		return x
+	}
+	// The lowest mark is the first special byte, whatever follows it.
+	check := func(w []byte) {
+		t.Helper()
+		first := 8
+		for i, b := range w {
+			if special(b) {
+				first = i
+				break
 			}
 		}
+		m := specialBytes(word(w))
+		got := 8
+		if m != 0 {
+			got = bits.TrailingZeros64(m) >> 3
+		}
+		if got != first || m&^(bytesOf80) != 0 {
+			t.Fatalf("%q: marks %#x, first special byte %d, want %d", w, m, got, first)
+		}
+	}
+	for b := 0; b < 256; b++ {
+		for pos := range 8 {
+			w := []byte("abcdefgh")
+			w[pos] = byte(b)
+			check(w)
+			for _, after := range []byte{0, 0x1f, 0x20, '!', '"', '#', '[', '\\', ']', 0x7f, 0x80, 0xff} {
+				if pos < 7 {
+					w2 := append([]byte(nil), w...)
+					w2[pos+1] = after
+					check(w2)
+				}
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		w := make([]byte, 8)
+		for i := range w {
+			w[i] = byte(r.Uint32())
+		}
+		check(w)
 	}
 }
