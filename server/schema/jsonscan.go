@@ -234,9 +234,8 @@ const (
 func specialBytes(x uint64) uint64 {
 	quote := x ^ (bytesOf01 * '"')
 	backslash := x ^ (bytesOf01 * '\\')
-	zeroIn := func(v uint64) uint64 { return (v - bytesOf01) & ^v & bytesOf80 }
-	control := (x - bytesOf01*0x20) & ^x & bytesOf80
-	return zeroIn(quote) | zeroIn(backslash) | control | (x & bytesOf80)
+	// A byte v is zero, or below 0x20, where v-1 (v-0x20) borrows.
+	return ((quote-bytesOf01)&^quote | (backslash-bytesOf01)&^backslash | (x-bytesOf01*0x20)&^x | x) & bytesOf80
 }
 
 func isHex(c byte) bool {
