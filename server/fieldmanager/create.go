@@ -37,7 +37,7 @@ var jsonConfig = jsoniter.ConfigCompatibleWithStandardLibrary
 
 // createWalker writes the FieldsV1 trie of one create.
 type createWalker struct {
-	schema *smdschema.Schema
+	typ    *Type
 	reset  []string
 	out    *jsoniter.Stream
 	keys   []string
@@ -71,7 +71,7 @@ func (r *Resource) createdFields(obj map[string]any) (raw []byte, ok bool) {
 		w.keys, w.items, w.failed = w.keys[:0], w.items[:0], false
 		walkers.Put(w)
 	}()
-	w.schema, w.reset = r.typ.schema, r.o.Reset
+	w.typ, w.reset = r.typ, r.o.Reset
 	w.out.SetBuffer(w.out.Buffer()[:0])
 	wrote := w.node(r.zero, true, obj, r.typ.root, levelTop, false)
 	if w.failed {
@@ -101,7 +101,7 @@ func (w *createWalker) node(lz any, present bool, v any, ref smdschema.TypeRef, 
 	if w.failed {
 		return false
 	}
-	atom, ok := w.schema.Resolve(ref)
+	atom, ok := w.typ.resolve(ref)
 	if !ok {
 		return w.fail()
 	}
@@ -435,7 +435,7 @@ func (w *createWalker) itemElement(t *smdschema.List, e any) (fieldpath.PathElem
 		return fieldpath.PathElement{}, false
 	}
 	var elem *smdschema.Map
-	if a, ok := w.schema.Resolve(t.ElementType); ok {
+	if a, ok := w.typ.resolve(t.ElementType); ok {
 		elem = a.Map
 	}
 	if elem == nil {

@@ -52,6 +52,21 @@ func runtimeTypes() []smdschema.TypeDef {
 type Type struct {
 	schema *smdschema.Schema
 	root   smdschema.TypeRef
+	// atoms holds what schema.Resolve returns for each named reference
+	// the conversion made, by the reference's name pointer: the create
+	// walk resolves a reference per node, and looking the name up hashes
+	// it whole.
+	atoms map[*string]smdschema.Atom
+}
+
+// resolve is t.schema.Resolve(ref), from atoms when ref is one of them.
+func (t *Type) resolve(ref smdschema.TypeRef) (smdschema.Atom, bool) {
+	if ref.NamedType != nil && ref.ElementRelationship == nil {
+		if a, ok := t.atoms[ref.NamedType]; ok {
+			return a, true
+		}
+	}
+	return t.schema.Resolve(ref)
 }
 
 // typeCache holds the converted Type of each catalog schema: conversion
@@ -72,6 +87,12 @@ func TypeOf(s *schema.Schema) *Type {
 	root := c.ref(s, nil)
 	c.defs = append(c.defs, runtimeTypes()...)
 	t := &Type{schema: &smdschema.Schema{Types: c.defs}, root: root}
+	t.atoms = make(map[*string]smdschema.Atom, len(c.named)+2)
+	for _, name := range append(c.named, deducedRef.NamedType, untypedRef.NamedType) {
+		if a, ok := t.schema.Resolve(smdschema.TypeRef{NamedType: name}); ok {
+			t.atoms[name] = a
+		}
+	}
 	actual, _ := typeCache.LoadOrStore(s, t)
 	return actual.(*Type)
 }
@@ -98,6 +119,8 @@ type converter struct {
 	names map[*schema.Schema]string
 	defs  []smdschema.TypeDef
 	anon  int
+	// named are the name pointers of the references made.
+	named []*string
 }
 
 // ref returns a reference to s's type, defining it on first sight. f is
@@ -122,7 +145,7 @@ func (c *converter) ref(s *schema.Schema, f *schema.Field) smdschema.TypeRef {
 		return smdschema.TypeRef{Inlined: smdschema.Atom{List: c.list(s, f)}}
 	}
 	if name, ok := c.names[s]; ok {
-		return smdschema.TypeRef{NamedType: ptr(name)}
+		return c.namedRef(name)
 	}
 	name := s.Name
 	if name == "" {
@@ -134,7 +157,14 @@ func (c *converter) ref(s *schema.Schema, f *schema.Field) smdschema.TypeRef {
 	c.defs = append(c.defs, smdschema.TypeDef{Name: name})
 	m := c.mapAtom(s)
 	c.defs[i].Atom = smdschema.Atom{Map: m}
-	return smdschema.TypeRef{NamedType: ptr(name)}
+	return c.namedRef(name)
+}
+
+// namedRef returns a new reference to the type named name.
+func (c *converter) namedRef(name string) smdschema.TypeRef {
+	p := ptr(name)
+	c.named = append(c.named, p)
+	return smdschema.TypeRef{NamedType: p}
 }
 
 func scalarRef(k smdschema.Scalar) smdschema.TypeRef {
