@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -42,5 +43,22 @@ func TestBenchmarkFixtureRoundTrips(t *testing.T) {
 	}
 	if got := Encode(nil, d.Object, s); string(got) != string(configMap1K) {
 		t.Errorf("got  %s\nwant %s", got, configMap1K)
+	}
+}
+
+// BenchmarkDecodePod decodes the realistic 3 KB Pod body that
+// BenchmarkPodCreates sends, as a create's body is decoded.
+func BenchmarkDecodePod(b *testing.B) {
+	body, err := os.ReadFile("../rest/testdata/pod-3k.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := testCatalog(b, "kubernetes").ByGVK("", "v1", "Pod")
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Decode(body, s); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
