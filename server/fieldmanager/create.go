@@ -1,6 +1,7 @@
 package fieldmanager
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,12 +38,15 @@ var jsonConfig = jsoniter.ConfigCompatibleWithStandardLibrary
 
 // createWalker writes the FieldsV1 trie of one create.
 type createWalker struct {
-	typ    *Type
-	reset  []string
-	out    *jsoniter.Stream
-	keys   []string
-	items  []listItem
-	failed bool
+	typ   *Type
+	reset []string
+	out   *jsoniter.Stream
+	keys  []string
+	items []listItem
+	// plain and keyVals hold the items of the lists plainListNode walks.
+	plain   []plainItem
+	keyVals []any
+	failed  bool
 }
 
 // listItem is one element of an associative list with its path element.
@@ -69,6 +73,11 @@ func (r *Resource) createdFields(obj map[string]any) (raw []byte, ok bool) {
 		}
 		w.out.SetBuffer(buf)
 		w.keys, w.items, w.failed = w.keys[:0], w.items[:0], false
+		// The values are the request's: a pooled walker must not keep
+		// them reachable.
+		clear(w.plain[:cap(w.plain)])
+		clear(w.keyVals[:cap(w.keyVals)])
+		w.plain, w.keyVals = w.plain[:0], w.keyVals[:0]
 		walkers.Put(w)
 	}()
 	w.typ, w.reset = r.typ, r.o.Reset
@@ -309,6 +318,9 @@ func plain(s string) bool {
 // listNode writes an associative list's items in path element order. An
 // element repeated is owned as a whole, without its fields.
 func (w *createWalker) listNode(t *smdschema.List, list []any, self bool) bool {
+	if wrote, ok := w.plainListNode(t, list, self); ok {
+		return wrote
+	}
 	base := len(w.items)
 	for _, e := range list {
 		pe, ok := w.itemElement(t, e)
@@ -353,6 +365,123 @@ func (w *createWalker) listNode(t *smdschema.List, list []any, self bool) bool {
 	return w.closeNode(n)
 }
 
+// plainItem is an item of a list plainListNode walks: its key values are
+// keyVals[off:off+len(keys)], in key name order.
+type plainItem struct {
+	off int
+	v   any
+}
+
+// plainListNode is listNode for the usual keyed list: every item a map
+// that sets every key field, each to a plain string (see appendKeyValue)
+// or an integer, the same kind for a key in every item, the keys named
+// plainly and in name order. Its path elements then order, compare and
+// print as their key values do, so they are not built. ok is false, with
+// nothing written, for any other list: listNode walks it.
+func (w *createWalker) plainListNode(t *smdschema.List, list []any, self bool) (wrote, ok bool) {
+	keys := t.Keys
+	if len(keys) == 0 || !slices.IsSorted(keys) {
+		return false, false
+	}
+	for _, k := range keys {
+		if !plain(k) {
+			return false, false
+		}
+	}
+	if a, ok := w.typ.resolve(t.ElementType); !ok || a.Map == nil {
+		return false, false
+	}
+	base, valsBase := len(w.plain), len(w.keyVals)
+	undo := func() (bool, bool) {
+		w.plain, w.keyVals = w.plain[:base], w.keyVals[:valsBase]
+		return false, false
+	}
+	for i, e := range list {
+		m, isMap := e.(map[string]any)
+		if !isMap {
+			return undo()
+		}
+		w.plain = append(w.plain, plainItem{off: len(w.keyVals), v: e})
+		for j, k := range keys {
+			v, present := m[k]
+			switch x := v.(type) {
+			case string:
+				if !plain(x) || strings.ContainsAny(x, "<>&") {
+					return undo()
+				}
+			case int64:
+			default:
+				return undo()
+			}
+			if !present || i > 0 && !sameKind(v, w.keyVals[valsBase+j]) {
+				return undo()
+			}
+			w.keyVals = append(w.keyVals, v)
+		}
+	}
+	items, vals := w.plain[base:], w.keyVals
+	compare := func(a, b plainItem) int {
+		for j := range keys {
+			var c int
+			switch x := vals[a.off+j].(type) {
+			case string:
+				c = strings.Compare(x, vals[b.off+j].(string))
+			case int64:
+				c = cmp.Compare(x, vals[b.off+j].(int64))
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return 0
+	}
+	slices.SortStableFunc(items, compare)
+	n := w.open(self)
+	for i := 0; i < len(items); {
+		j := i + 1
+		for j < len(items) && compare(items[j], items[i]) == 0 {
+			j++
+		}
+		mark := len(w.out.Buffer())
+		w.child(&n)
+		buf := append(w.out.Buffer(), `"k:{`...)
+		for k, name := range keys {
+			if k > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, `\"`...)
+			buf = append(buf, name...)
+			buf = append(buf, `\":`...)
+			buf, _ = appendPlainValue(buf, vals[items[i].off+k])
+		}
+		w.out.SetBuffer(append(buf, `}":`...))
+		if j-i > 1 {
+			wrote = w.leaf(true)
+		} else {
+			wrote = w.node(nil, false, items[i].v, t.ElementType, levelOther, false)
+		}
+		if w.failed {
+			return false, true
+		}
+		if wrote {
+			n.children++
+		} else {
+			w.out.SetBuffer(w.out.Buffer()[:mark])
+		}
+		i = j
+	}
+	w.plain, w.keyVals = w.plain[:base], w.keyVals[:valsBase]
+	return w.closeNode(n), true
+}
+
+// sameKind reports whether a and b, each a string or an int64, are of
+// the same type.
+func sameKind(a, b any) bool {
+	_, as := a.(string)
+	_, bs := b.(string)
+	return as == bs
+}
+
 // itemKey writes a list item's key as structured-merge-diff serializes
 // it: the path element's text as a JSON string. Keys of plain strings and
 // integers, nearly all of them, are written here; the rest by the
@@ -395,7 +524,12 @@ func (w *createWalker) itemKey(pe fieldpath.PathElement) bool {
 // appendKeyValue appends a key value's JSON as it reads inside a JSON
 // string, when it is an integer or a string with nothing to escape.
 func appendKeyValue(buf []byte, v value.Value) ([]byte, bool) {
-	switch x := v.Unstructured().(type) {
+	return appendPlainValue(buf, v.Unstructured())
+}
+
+// appendPlainValue is appendKeyValue of a decoded value.
+func appendPlainValue(buf []byte, v any) ([]byte, bool) {
+	switch x := v.(type) {
 	case string:
 		if !plain(x) || strings.ContainsAny(x, "<>&") {
 			return buf, false
