@@ -3,9 +3,11 @@ package controllers
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -245,7 +247,7 @@ type (
 // podRefs reads what a pod lets its node reach; nil for a pod bound to
 // no node (or unreadable bytes, logged).
 func (c *NodeGraph) podRefs(name string, value []byte) *security.NodePodRefs {
-	if value == nil || unboundPod(value) {
+	if value == nil || !mayNameNode(value) || unboundPod(value) {
 		return nil
 	}
 	var p graphPod
@@ -352,6 +354,50 @@ func unboundPod(value []byte) bool {
 }
 
 var specMember, nodeNameMember = []byte("spec"), []byte("nodeName")
+
+// mayNameNode reports whether pod JSON may hold a member that
+// encoding/json reads as nodeName: raw JSON spells such a name with its
+// letters in some case (no other character folds to one of them), or
+// with a \u escape (the only escape that stands for a letter). Most pods
+// written are not bound yet and hold neither, and looking costs far less
+// than scanning them; a pod that may is scanned by unboundPod.
+func mayNameNode(value []byte) bool {
+	return bytes.Contains(value, unicodeEscape) || containsFoldNodeName(value)
+}
+
+var unicodeEscape = []byte(`\u`)
+
+// nodeNameWord is "nodename" as a little-endian word.
+const nodeNameWord = uint64('n') | uint64('o')<<8 | uint64('d')<<16 | uint64('e')<<24 |
+	uint64('n')<<32 | uint64('a')<<40 | uint64('m')<<48 | uint64('e')<<56
+
+// containsFoldNodeName reports whether b holds "nodename" in any case.
+// Eight starting positions are tested at once for the two n's (at 0 and
+// 4), and only the positions that have both are compared whole. Setting
+// bit 0x20 folds exactly the upper case of a letter onto its lower case.
+func containsFoldNodeName(b []byte) bool {
+	const ones, highs, lower = ^uint64(0) / 255, ^uint64(0) / 255 * 0x80, ^uint64(0) / 255 * 0x20
+	const ns = ones * 'n'
+	at := func(i int) bool { return binary.LittleEndian.Uint64(b[i:])|lower == nodeNameWord }
+	i := 0
+	for ; i+12 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:]) | lower ^ ns
+		y := binary.LittleEndian.Uint64(b[i+4:]) | lower ^ ns
+		// A zero byte of x and y is an n at i+k and i+k+4; a byte above a
+		// zero one may be marked too, so every mark is checked whole.
+		for m := (x - ones) &^ x & (y - ones) &^ y & highs; m != 0; m &= m - 1 {
+			if k := bits.TrailingZeros64(m) >> 3; i+k+8 <= len(b) && at(i+k) {
+				return true
+			}
+		}
+	}
+	for ; i+8 <= len(b); i++ {
+		if at(i) {
+			return true
+		}
+	}
+	return false
+}
 
 // graphPV holds the persistent volume fields the graph reads: the claim
 // and every volume source, to find their secret references.

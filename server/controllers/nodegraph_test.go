@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"log/slog"
+	"math/rand/v2"
 	"os"
 	"reflect"
 	"slices"
@@ -198,4 +200,62 @@ func BenchmarkPodRefsUnbound(b *testing.B) {
 			b.Fatal(r)
 		}
 	}
+}
+
+// TestContainsFoldNodeName holds the word search to a plain one: every
+// position, case, and neighbouring byte.
+func TestContainsFoldNodeName(t *testing.T) {
+	naive := func(b []byte) bool {
+		for i := 0; i+8 <= len(b); i++ {
+			if bytes.EqualFold(b[i:i+8], []byte("nodename")) {
+				return true
+			}
+		}
+		return false
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte("nNoOdDeEaAmM\"{}:,\x00\xff@`.Kk")
+	for n := range 40 {
+		for range 300 {
+			b := make([]byte, n)
+			for i := range b {
+				b[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+			if n >= 8 && rng.IntN(2) == 0 {
+				at := rng.IntN(n - 7)
+				for i, c := range []byte("nodename") {
+					if rng.IntN(2) == 0 {
+						c -= 'a' - 'A'
+					}
+					b[at+i] = c
+				}
+				if rng.IntN(3) == 0 {
+					b[at+rng.IntN(8)] ^= 0x01 // a near miss
+				}
+			}
+			if got, want := containsFoldNodeName(b), naive(b); got != want {
+				t.Fatalf("%q: found %v, want %v", b, got, want)
+			}
+		}
+	}
+}
+
+// FuzzPodRefsPrefilter: the bytes test before the scan changes no
+// answer for a pod that decodes.
+func FuzzPodRefsPrefilter(f *testing.F) {
+	f.Add(`{"spec":{"nodeName":"n"}}`)
+	f.Add(`{"spec":{"NodeNAME":"n","volumes":[{"name":"v","secret":{"secretName":"s"}}]}}`)
+	f.Add(`{"spec":{"node\u004eame":"n"}}`)
+	f.Add(`{"metadata":{"name":"x"},"spec":{"containers":[{"name":"a"}]}}`)
+	c := &NodeGraph{Log: slog.New(slog.DiscardHandler)}
+	f.Fuzz(func(t *testing.T, pod string) {
+		var p graphPod
+		if json.Unmarshal([]byte(pod), &p) != nil {
+			return
+		}
+		got := c.podRefs("p", []byte(pod))
+		if (got == nil) != (p.Spec.NodeName == "") {
+			t.Fatalf("%q: refs %+v, pod bound to %q", pod, got, p.Spec.NodeName)
+		}
+	})
 }
