@@ -11,7 +11,11 @@ func ApplyDefaults(obj map[string]any, s *Schema) {
 }
 
 func defaultObject(m map[string]any, s *Schema) {
-	for _, f := range s.Fields {
+	fields := s.Fields
+	if s.sealed {
+		fields = s.defaulted
+	}
+	for _, f := range fields {
 		if f.Inline {
 			continue
 		}

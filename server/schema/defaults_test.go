@@ -40,3 +40,52 @@ func TestApplyDefaults(t *testing.T) {
 		t.Errorf("default shared: %#v", again["metadata"])
 	}
 }
+
+// TestDefaultedFields holds the fields defaulting visits to a plain
+// search: in every catalog schema, a field left out has no default and
+// reaches none, however deep.
+func TestDefaultedFields(t *testing.T) {
+	for _, brand := range []string{"plat", "kubernetes"} {
+		c := testCatalog(t, brand)
+		var reaches func(s *Schema, seen map[*Schema]bool) bool
+		reaches = func(s *Schema, seen map[*Schema]bool) bool {
+			if s == nil || seen[s] {
+				return false
+			}
+			seen[s] = true
+			switch s.Type {
+			case Object:
+				for _, f := range s.Fields {
+					if !f.Inline && (f.hasD || reaches(f.Schema, seen)) {
+						return true
+					}
+				}
+			case Map, Array:
+				if e := s.Elem; e != nil && (e.Type == Object || e.Type == Map || e.Type == Array) {
+					return reaches(e, seen)
+				}
+			}
+			return false
+		}
+		checked := 0
+		for name, s := range c.byName {
+			if !s.sealed {
+				t.Fatalf("%s: not sealed", name)
+			}
+			in := map[*Field]bool{}
+			for _, f := range s.defaulted {
+				in[f] = true
+			}
+			for _, f := range s.Fields {
+				want := !f.Inline && (f.hasD || reaches(f.Schema, map[*Schema]bool{}))
+				if in[f] != want {
+					t.Errorf("%s %s.%s: defaulted %v, want %v", brand, name, f.Name, in[f], want)
+				}
+				checked++
+			}
+		}
+		if checked < 1000 {
+			t.Fatalf("%s: only %d fields checked", brand, checked)
+		}
+	}
+}

@@ -73,6 +73,9 @@ type Schema struct {
 
 	index  map[string]*Field
 	sealed bool
+	// defaulted are the fields defaulting may act on (see markDefaulted),
+	// set by Seal.
+	defaulted []*Field
 }
 
 // Field is one property of an Object.
@@ -142,6 +145,7 @@ func (s *Schema) lookup(name string) *Field {
 // shared between goroutines. Schemas already sealed are skipped, so sealing
 // many roots of one graph costs one pass.
 func (s *Schema) Seal() {
+	var fresh []*Schema
 	var walk func(*Schema)
 	walk = func(x *Schema) {
 		// sealed is set before the walk goes deeper: it also stops
@@ -150,6 +154,7 @@ func (s *Schema) Seal() {
 			return
 		}
 		x.sealed = true
+		fresh = append(fresh, x)
 		if len(x.Fields) > 0 {
 			x.index = make(map[string]*Field, len(x.Fields))
 			for _, f := range x.Fields {
@@ -165,4 +170,48 @@ func (s *Schema) Seal() {
 		walk(x.Elem)
 	}
 	walk(s)
+	markDefaulted(fresh)
 }
+
+// markDefaulted sets the defaulted fields of schemas just sealed: those
+// with a default, and those whose value may hold one below (an object
+// with defaulted fields, or maps and lists of such). Defaulting visits
+// only these: an object's other fields are many, mostly scalars, and
+// looking each up changes nothing. Schemas sealed before are complete
+// already; a cycle without a default anywhere stays without.
+func markDefaulted(fresh []*Schema) {
+	for changed := true; changed; {
+		changed = false
+		for _, x := range fresh {
+			var d []*Field
+			for _, f := range x.Fields {
+				if !f.Inline && (f.hasD || mayDefault(f.Schema)) {
+					d = append(d, f)
+				}
+			}
+			if len(d) != len(x.defaulted) {
+				x.defaulted, changed = d, true
+			}
+		}
+	}
+}
+
+// mayDefault reports whether defaulting a value of schema s may set
+// something, as defaultValue walks it: as far as markDefaulted knows yet.
+func mayDefault(s *Schema) bool {
+	for range maxElemChain {
+		switch {
+		case s == nil:
+			return false
+		case s.Type == Object:
+			return len(s.defaulted) > 0
+		case s.Type != Map && s.Type != Array:
+			return false
+		}
+		s = s.Elem
+	}
+	return true // a chain of lists and maps this long is walked anyway
+}
+
+// maxElemChain bounds mayDefault's walk down nested lists and maps.
+const maxElemChain = 64
