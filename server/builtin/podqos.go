@@ -15,49 +15,93 @@ const (
 // every container limits both and requests equal limits; else Burstable.
 // Only positive amounts count.
 func podQOSClass(spec map[string]any) string {
-	requests, limits := map[string]*big.Int{}, map[string]*big.Int{}
+	// Sums by resource, in qosResources order.
+	var requests, limits [2]qosSum
 	guaranteed := true
 	for _, kind := range []string{"containers", "initContainers"} {
 		for _, c := range mapsOf(spec[kind]) {
 			res := mapOf(c["resources"])
-			addQOSAmounts(requests, mapOf(res["requests"]))
-			found := addQOSAmounts(limits, mapOf(res["limits"]))
-			if !found["cpu"] || !found["memory"] {
+			addQOSAmounts(&requests, mapOf(res["requests"]))
+			if found := addQOSAmounts(&limits, mapOf(res["limits"])); !found[0] || !found[1] {
 				guaranteed = false
 			}
 		}
 	}
-	if len(requests) == 0 && len(limits) == 0 {
+	nreq, nlim := 0, 0
+	for i := range qosResources {
+		if requests[i].set {
+			nreq++
+		}
+		if limits[i].set {
+			nlim++
+		}
+	}
+	if nreq == 0 && nlim == 0 {
 		return qosBestEffort
 	}
 	if guaranteed {
-		for name, req := range requests {
-			if lim, ok := limits[name]; !ok || lim.Cmp(req) != 0 {
+		for i := range qosResources {
+			if requests[i].set && (!limits[i].set || !limits[i].equal(&requests[i])) {
 				guaranteed = false
 				break
 			}
 		}
 	}
-	if guaranteed && len(requests) == len(limits) {
+	if guaranteed && nreq == nlim {
 		return qosGuaranteed
 	}
 	return qosBurstable
 }
 
+// qosSum is a sum of amounts in nanos: an int64 while it fits, else a
+// big.Int. Pods' amounts nearly always fit, and are then summed without
+// allocating.
+type qosSum struct {
+	set   bool
+	small int64
+	big   *big.Int // the sum once it no longer fits small
+}
+
+// add adds n, a shared amount that must not be changed.
+func (s *qosSum) add(n *big.Int) {
+	s.set = true
+	if s.big == nil && n.IsInt64() {
+		x := n.Int64()
+		if sum := s.small + x; (sum > s.small) == (x > 0) {
+			s.small = sum
+			return
+		}
+	}
+	if s.big == nil {
+		s.big = big.NewInt(s.small)
+	}
+	s.big.Add(s.big, n)
+}
+
+func (s *qosSum) value() *big.Int {
+	if s.big != nil {
+		return s.big
+	}
+	return big.NewInt(s.small)
+}
+
+func (s *qosSum) equal(o *qosSum) bool {
+	if s.big == nil && o.big == nil {
+		return s.small == o.small
+	}
+	return s.value().Cmp(o.value()) == 0
+}
+
 // addQOSAmounts adds the positive cpu and memory amounts of list to sums
 // and reports which it found.
-func addQOSAmounts(sums map[string]*big.Int, list map[string]any) map[string]bool {
-	found := map[string]bool{}
-	for _, name := range qosResources {
+func addQOSAmounts(sums *[2]qosSum, list map[string]any) (found [2]bool) {
+	for i, name := range qosResources {
 		q, ok := parseQuantity(list[name])
 		if !ok || q.nanos.Sign() <= 0 {
 			continue
 		}
-		found[name] = true
-		if sums[name] == nil {
-			sums[name] = new(big.Int)
-		}
-		sums[name].Add(sums[name], q.nanos)
+		found[i] = true
+		sums[i].add(q.nanos)
 	}
 	return found
 }
