@@ -36,14 +36,7 @@ var tablePinNow = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 func TestTablePinned(t *testing.T) {
 	h, reg, br := tablePinHandler(t)
 	h.now = func() time.Time { return tablePinNow }
-	raw, err := os.ReadFile(filepath.Join("testdata", "tablepin", "objects.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fixtures map[string][]json.RawMessage
-	if err := json.Unmarshal(raw, &fixtures); err != nil {
-		t.Fatal(err)
-	}
+	fixtures := tablePinFixtures(t)
 	keys := make([]string, 0, len(fixtures))
 	for k := range fixtures {
 		keys = append(keys, k)
@@ -62,6 +55,21 @@ func TestTablePinned(t *testing.T) {
 		})
 		checkTablePin(t, h, d, "custom-"+d.Version+"-"+d.Resource, items)
 	}
+}
+
+// tablePinFixtures are the pinned objects (testdata/tablepin/objects.json)
+// by fixture key (see tablePinDescriptor).
+func tablePinFixtures(t *testing.T) map[string][]json.RawMessage {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", "tablepin", "objects.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fixtures map[string][]json.RawMessage
+	if err := json.Unmarshal(raw, &fixtures); err != nil {
+		t.Fatal(err)
+	}
+	return fixtures
 }
 
 // tablePinDescriptor is the resource a fixture key names: group (core

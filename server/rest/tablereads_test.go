@@ -2,8 +2,6 @@ package rest
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -60,6 +58,21 @@ var tableReadsExtra = map[string][]string{"core/v1/pods": {
 	`{"metadata":{"name":"nightly","namespace":"ns1"},"spec":{"schedule":"0 3 * * *","timeZone":"","suspend":true,"jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"OnFailure","containers":[{"name":"c","image":"x"}]}}}}},"status":{"active":[{"kind":"Job","name":"nightly-1"},{"kind":"Job","name":"nightly-2"}],"lastScheduleTime":"2026-01-02T03:00:00Z"}}`,
 }}
 
+// tableReadsFixtures are the pinned fixtures with tableReadsExtra, and
+// how many the extra ones are.
+func tableReadsFixtures(t *testing.T) (map[string][]json.RawMessage, int) {
+	t.Helper()
+	fixtures := tablePinFixtures(t)
+	extra := 0
+	for key, objs := range tableReadsExtra {
+		for _, o := range objs {
+			fixtures[key] = append(fixtures[key], json.RawMessage(o))
+			extra++
+		}
+	}
+	return fixtures, extra
+}
+
 // TestTableRowsFromReads checks, for every resource whose Table declares
 // what its rows read, that a row computed from those parts only (selected
 // from the stored bytes, or scanned from them) is the row of the whole
@@ -68,21 +81,7 @@ var tableReadsExtra = map[string][]string{"core/v1/pods": {
 func TestTableRowsFromReads(t *testing.T) {
 	t.Parallel()
 	_, reg, br := tablePinHandler(t)
-	raw, err := os.ReadFile(filepath.Join("testdata", "tablepin", "objects.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fixtures map[string][]json.RawMessage
-	if err := json.Unmarshal(raw, &fixtures); err != nil {
-		t.Fatal(err)
-	}
-	extra := 0
-	for key, objs := range tableReadsExtra {
-		for _, o := range objs {
-			fixtures[key] = append(fixtures[key], json.RawMessage(o))
-			extra++
-		}
-	}
+	fixtures, extra := tableReadsFixtures(t)
 	checked := 0
 	for key, objs := range fixtures {
 		d := tablePinDescriptor(t, reg, br, key)
@@ -135,19 +134,7 @@ func TestTableRowsFromReads(t *testing.T) {
 func TestFieldSelectorsFromReads(t *testing.T) {
 	t.Parallel()
 	_, reg, br := tablePinHandler(t)
-	raw, err := os.ReadFile(filepath.Join("testdata", "tablepin", "objects.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var fixtures map[string][]json.RawMessage
-	if err := json.Unmarshal(raw, &fixtures); err != nil {
-		t.Fatal(err)
-	}
-	for key, objs := range tableReadsExtra {
-		for _, o := range objs {
-			fixtures[key] = append(fixtures[key], json.RawMessage(o))
-		}
-	}
+	fixtures, _ := tableReadsFixtures(t)
 	checked := map[string]bool{}
 	for key, objs := range fixtures {
 		d := tablePinDescriptor(t, reg, br, key)
