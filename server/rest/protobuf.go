@@ -182,18 +182,23 @@ func (h *Handler) streamProtoList(w http.ResponseWriter, r *http.Request, rd *re
 
 // streamMetadataProtoList writes a PartialObjectMetadataList in protobuf
 // in chunks. The items' messages are made first (the envelope states the
-// length of the whole body), into blocks of at least listChunkSize, so
-// that no buffer of the whole list is grown and copied: a block is begun
-// whenever the one in use may not hold the next message, which is about
-// as long as its metadata's JSON.
+// length of the whole body): from the cache of messages, or into blocks of
+// at least listChunkSize, so that no buffer of the whole list is grown and
+// copied: a block is begun whenever the one in use may not hold the next
+// message, which is about as long as its metadata's JSON.
 func (h *Handler) streamMetadataProtoList(w http.ResponseWriter, r *http.Request, rd *renderer, lm listMeta, items []bolt.KV) {
 	const slack = 256 // what a message may take beyond its metadata's JSON
 	msgs := make([][]byte, len(items))
 	var block []byte
 	for i := range items {
-		m, err := storedMetadata(items[i].Value)
+		kv := &items[i]
+		if pb, ok := h.protos.get(rd.d, metadataCacheKey(kv.Key), kv.ModRevision); ok {
+			msgs[i] = pb
+			continue
+		}
+		m, err := storedMetadata(kv.Value)
 		if err != nil {
-			h.writeError(w, r, apierr.InternalError(fmt.Errorf("%s: %w", items[i].Key, err)))
+			h.writeError(w, r, apierr.InternalError(fmt.Errorf("%s: %w", kv.Key, err)))
 			return
 		}
 		if cap(block)-len(block) < len(m)+slack {
@@ -206,6 +211,7 @@ func (h *Handler) streamMetadataProtoList(w http.ResponseWriter, r *http.Request
 			return
 		}
 		msgs[i] = out[start:len(out):len(out)]
+		h.protos.put(rd.d, metadataCacheKey(kv.Key), kv.ModRevision, msgs[i])
 		block = out
 		if cap(out) != room {
 			// Longer than its estimate, the message was moved with the

@@ -17,6 +17,9 @@ import (
 // list built-in types in protobuf. So the protobuf message of each object
 // state a list renders is kept, keyed by storage key and revision (the
 // bytes of a key at a revision never change), and a later list copies it.
+// The message of an object's metadata (a PartialObjectMetadataList's
+// item, what metadata informers list) is kept the same way, under a key of
+// its own (metadataCacheKey).
 //
 // Entries are filled lazily by protobuf lists only, so a server nobody
 // asks for protobuf holds none. A watch of the whole store, started with
@@ -153,15 +156,22 @@ func (s *protoShard) compactQueue() {
 	s.queue, s.head = q, 0
 }
 
-// drop removes the entry of key if it is older than rev.
+// metadataCacheKey is the cache key of the PartialObjectMetadata message of
+// the object at key: a storage key never holds a NUL byte.
+func metadataCacheKey(key string) string { return key + "\x00metadata" }
+
+// drop removes the entries of key, its object's message and its
+// metadata's, that are older than rev.
 func (c *protoCache) drop(key string, rev int64) {
-	s := c.shard(key)
-	s.mu.Lock()
-	if e, ok := s.entries[key]; ok && e.rev < rev {
-		s.bytes -= entrySize(key, e.pb)
-		delete(s.entries, key)
+	for _, k := range []string{key, metadataCacheKey(key)} {
+		s := c.shard(k)
+		s.mu.Lock()
+		if e, ok := s.entries[k]; ok && e.rev < rev {
+			s.bytes -= entrySize(k, e.pb)
+			delete(s.entries, k)
+		}
+		s.mu.Unlock()
 	}
-	s.mu.Unlock()
 }
 
 // clearAll drops every entry.

@@ -46,6 +46,15 @@ func TestProtoCacheEntries(t *testing.T) {
 	if got, ok := c.get(d1, "k", 7); !ok || string(got) != "newer" {
 		t.Fatalf("get = %q %v", got, ok)
 	}
+	// The metadata's message is an entry of its own, dropped with the
+	// object's.
+	c.put(d1, metadataCacheKey("k"), 7, []byte("meta"))
+	if got, ok := c.get(d1, metadataCacheKey("k"), 7); !ok || string(got) != "meta" {
+		t.Fatalf("metadata get = %q %v", got, ok)
+	}
+	if got, ok := c.get(d1, "k", 7); !ok || string(got) != "newer" {
+		t.Fatalf("the metadata's entry replaced the object's: %q %v", got, ok)
+	}
 	c.drop("k", 7)
 	if _, ok := c.get(d1, "k", 7); !ok {
 		t.Fatal("drop at the entry's own revision removed it")
@@ -53,6 +62,9 @@ func TestProtoCacheEntries(t *testing.T) {
 	c.drop("k", 8)
 	if _, ok := c.get(d1, "k", 7); ok {
 		t.Fatal("drop at a newer revision kept the entry")
+	}
+	if _, ok := c.get(d1, metadataCacheKey("k"), 7); ok {
+		t.Fatal("drop at a newer revision kept the metadata's entry")
 	}
 	c.put(d1, "zero", 0, pb)
 	c.put(d1, "big", 1, make([]byte, protoCacheMaxEntry+1))
