@@ -27,8 +27,11 @@ type predicate struct {
 	needObject bool
 	// reads selects every part of an object the selectors read: stored
 	// objects are decoded only that far. nil when a selected field does
-	// not declare what it reads. metaReads is its part of the metadata.
+	// not declare what it reads. metaReads is its part of the metadata,
+	// and metaSchema the stored form's schema of the metadata (nil when
+	// it has none).
 	reads, metaReads *schema.Selection
+	metaSchema       *schema.Schema
 }
 
 // parsePredicate validates the selectors of a list, watch or
@@ -45,6 +48,9 @@ func parsePredicate(d *registry.Descriptor, labelSel, fieldSel string) (*predica
 		return nil, apierr.BadRequest(err.Error())
 	}
 	p.fields = fs
+	if f := storedForm(d).Schema.Field("metadata"); f != nil {
+		p.metaSchema = f.Schema
+	}
 	p.metaReads = new(schema.Selection).Add("name").Add("namespace")
 	if p.hasLabels {
 		p.metaReads.Add("labels")
@@ -118,16 +124,11 @@ func (p *predicate) matchesStored(value []byte) bool {
 func (p *predicate) decode(value []byte) (Object, error) {
 	switch {
 	case !p.needObject:
-		s := storedForm(p.d).Schema
 		if m, err := storedMetadata(value); err == nil {
-			var ms *schema.Schema
-			if f := s.Field("metadata"); f != nil {
-				ms = f.Schema
-			}
-			md, err := schema.DecodeStoredSelected(m, ms, p.metaReads)
+			md, err := schema.DecodeStoredSelected(m, p.metaSchema, p.metaReads)
 			return Object{"metadata": md}, err
 		}
-		return schema.DecodeStoredSelected(value, s, p.reads)
+		return schema.DecodeStoredSelected(value, storedForm(p.d).Schema, p.reads)
 	case p.reads != nil && p.d.Storage == nil && !stale(p.d, value):
 		// Converted and stale objects are changed whole after decoding.
 		return schema.DecodeStoredSelected(value, p.d.Schema, p.reads)
