@@ -27,12 +27,7 @@ type createdEntries struct {
 // object.
 func TestCreateRecordsOwnershipOfEverySetField(t *testing.T) {
 	t.Parallel()
-	e := start(t)
-	e.do("POST", "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bench"}}`).mustCode(t, 201)
-	body, err := os.ReadFile("rest/testdata/pod-3k.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, body := startWithBenchPod(t)
 	want, err := os.ReadFile("testdata/pod-3k-fieldsv1.json")
 	if err != nil {
 		t.Fatal(err)

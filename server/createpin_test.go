@@ -17,12 +17,7 @@ var updateCreatePin = flag.Bool("update-createpin", false, "rewrite testdata/pod
 // path must not change a byte of either.
 func TestCreatePodPinned(t *testing.T) {
 	t.Parallel()
-	e := start(t)
-	e.do("POST", "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bench"}}`).mustCode(t, 201)
-	body, err := os.ReadFile("rest/testdata/pod-3k.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	e, body := startWithBenchPod(t)
 	created := e.do("POST", "/api/v1/namespaces/bench/pods", body).mustCode(t, 201)
 	var obj struct {
 		Metadata struct {
@@ -66,4 +61,17 @@ func TestCreatePodPinned(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("answer and stored pod differ from %s:\n got  %s\n want %s", pin, got, want)
 	}
+}
+
+// startWithBenchPod starts a server holding the bench namespace and returns
+// it with the benchmark's 3 KB pod (rest/testdata/pod-3k.json) to create.
+func startWithBenchPod(t *testing.T) (*env, []byte) {
+	t.Helper()
+	e := start(t)
+	e.do("POST", "/api/v1/namespaces", `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"bench"}}`).mustCode(t, 201)
+	body, err := os.ReadFile("rest/testdata/pod-3k.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e, body
 }
