@@ -2,7 +2,9 @@ package server_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -266,4 +268,45 @@ func TestBuiltinSchemaMarkersAreNotRules(t *testing.T) {
 	if _, ok := ev["firstTimestamp"]; !ok {
 		t.Error("event lacks firstTimestamp: null")
 	}
+}
+
+// TestUpdateUIDPrecondition checks that the uid a PUT names is a
+// precondition of the write, as upstream: another object's uid is a
+// Conflict (before the resourceVersion is looked at) and stores nothing,
+// and a uid on an object a PUT would create is one too.
+func TestUpdateUIDPrecondition(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	e.do("POST", "/api/v1/namespaces", `{"metadata":{"name":"uidpre"}}`).mustCode(t, 201)
+	base := "/api/v1/namespaces/uidpre/configmaps"
+	cm := e.do("POST", base, `{"metadata":{"name":"cm"},"data":{"a":"1"}}`).mustCode(t, 201).obj(t)
+	uid := path(cm, "metadata.uid").(string)
+	const other = "00000000-0000-0000-0000-000000000000"
+	for _, rv := range []string{path(cm, "metadata.resourceVersion").(string), "1", ""} {
+		body := fmt.Sprintf(`{"metadata":{"name":"cm","uid":%q,"resourceVersion":%q},"data":{"a":"2"}}`, other, rv)
+		got := e.do("PUT", base+"/cm", body).mustCode(t, 409).obj(t)
+		want := fmt.Sprintf(`Operation cannot be fulfilled on configmaps "cm": StorageError: invalid object, Code: 4, Key: /configmaps/uidpre/cm, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: %s`, other, uid)
+		if got["reason"] != "Conflict" || got["message"] != want {
+			t.Errorf("rv %q: got %v %q, want Conflict %q", rv, got["reason"], got["message"], want)
+		}
+		if d := path(got, "details"); !reflect.DeepEqual(d, map[string]any{"name": "cm", "kind": "configmaps"}) {
+			t.Errorf("rv %q: details %v", rv, d)
+		}
+	}
+	if a := path(e.do("GET", base+"/cm", nil).mustCode(t, 200).obj(t), "data.a"); a != "1" {
+		t.Errorf("a refused update changed the object: data.a = %v", a)
+	}
+	// The right uid is no obstacle.
+	ok := fmt.Sprintf(`{"metadata":{"name":"cm","uid":%q},"data":{"a":"3"}}`, uid)
+	if a := path(e.do("PUT", base+"/cm", ok).mustCode(t, 200).obj(t), "data.a"); a != "3" {
+		t.Errorf("update with the stored uid: data.a = %v", a)
+	}
+	// A PUT that would create an object (leases are created by update)
+	// cannot name a uid: no object has it.
+	leases := "/apis/coordination." + platBrand.Domain + "/v1/namespaces/uidpre/leases"
+	got := e.do("PUT", leases+"/l1", fmt.Sprintf(`{"metadata":{"name":"l1","uid":%q}}`, other)).mustCode(t, 409).obj(t)
+	if msg, _ := got["message"].(string); !strings.HasSuffix(msg, "UID in precondition: "+other+", UID in object meta: ") {
+		t.Errorf("create by update with a uid: %q", msg)
+	}
+	e.do("GET", leases+"/l1", nil).mustCode(t, 404)
 }

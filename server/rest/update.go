@@ -3,6 +3,7 @@ package rest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"platd/bolt"
@@ -53,12 +54,16 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 	// known to be there or creatable.
 	rvText, _ := m["resourceVersion"].(string)
 	wantRV, rvErr := parseUintVersion(rvText)
+	uid, _ := m["uid"].(string)
 	key := s.key()
 	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
 		kv, err := h.store.Get(key)
 		if errors.Is(err, bolt.ErrNotFound) {
 			if s.sub != "" || !d.UpdateCreates {
 				return nil, 0, apierr.NotFound(d.Group, d.Resource, s.name)
+			}
+			if uid != "" {
+				return nil, 0, uidPreconditionFailed(s, key, uid, "")
 			}
 			if rvErr != nil {
 				return nil, 0, rvErr
@@ -72,6 +77,15 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 		if err != nil {
 			return nil, 0, objectErr(s, s.name, err)
 		}
+		var old Object
+		if uid != "" {
+			if old, err = decodeCurrent(d, kv.Value); err != nil {
+				return nil, 0, apierr.InternalError(err)
+			}
+			if have := metaString(old, "uid"); uid != have {
+				return nil, 0, uidPreconditionFailed(s, key, uid, have)
+			}
+		}
 		if rvErr != nil {
 			return nil, 0, rvErr
 		}
@@ -82,9 +96,10 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 		if wantRV != 0 && !wantRV.equals(kv.ModRevision) {
 			return nil, 0, apierr.ConflictModified(d.Group, d.Resource, s.name)
 		}
-		old, err := decodeCurrent(d, kv.Value)
-		if err != nil {
-			return nil, 0, apierr.InternalError(err)
+		if old == nil {
+			if old, err = decodeCurrent(d, kv.Value); err != nil {
+				return nil, 0, apierr.InternalError(err)
+			}
 		}
 		next, err := h.prepareUpdate(ctx, s, deepCopyObject(obj), old)
 		if err != nil {
@@ -100,6 +115,16 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 		return stored, http.StatusOK, err
 	}
 	return nil, 0, apierr.ConflictModified(d.Group, d.Resource, s.name)
+}
+
+// uidPreconditionFailed is upstream's answer to an update whose object
+// names a uid other than the stored object's (have, empty when there is
+// none): the new object's uid is a precondition of the write, checked
+// before its resourceVersion.
+func uidPreconditionFailed(s *scope, key, want, have string) error {
+	return apierr.Conflict(s.d.Group, s.d.Resource, s.name, fmt.Sprintf(
+		"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: %s",
+		key, want, have))
 }
 
 // commitUpdate writes next over the stored kv unless nothing changed, and
