@@ -55,6 +55,11 @@ func TestNamespaceDeletionRemovesContent(t *testing.T) {
 	if del["kind"] != "Namespace" || path(del, "status.phase") != "Terminating" || path(del, "metadata.deletionTimestamp") == nil {
 		t.Fatalf("delete response: %v", del)
 	}
+	// A namespace's deletion is marked by a time alone, as upstream's
+	// namespace storage marks it: no grace period.
+	if g, ok := path(del, "metadata").(map[string]any)["deletionGracePeriodSeconds"]; ok {
+		t.Errorf("deleted namespace has deletionGracePeriodSeconds %v", g)
+	}
 	// Terminating: no new content.
 	st := e.do("POST", "/api/v1/namespaces/doomed/configmaps", cm("late", nil, nil)).mustCode(t, 403).obj(t)
 	if st["message"] != `configmaps "late" is forbidden: unable to create new content in namespace doomed because it is being terminated` ||

@@ -261,6 +261,7 @@ func namespaces(b config.Brand) *registry.Descriptor {
 		return errs
 	}
 	d.Strategy.Graceful = true
+	d.Strategy.MarkWithoutGrace = true
 	d.Strategy.ForbidDelete = func(name string) string {
 		switch name {
 		case "default", b.SystemNamespace, b.PublicNamespace:

@@ -340,6 +340,10 @@ type Strategy struct {
 	Settle func(ctx context.Context, revision int64)
 	// Graceful makes DELETE only mark the object, whatever its finalizers.
 	Graceful bool
+	// MarkWithoutGrace makes the first DELETE set deletionTimestamp alone,
+	// with no deletionGracePeriodSeconds: a namespace's deletion is marked
+	// by its own write, not by the generic store's.
+	MarkWithoutGrace bool
 	// DeleteGrace returns the grace period of a deletion, given the grace
 	// period the request asked for (nil when none): 0 deletes at once,
 	// more marks the object with deletionTimestamp that far in the future

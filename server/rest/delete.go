@@ -374,7 +374,9 @@ func (h *Handler) markDeletion(d *registry.Descriptor, obj Object, grace int64) 
 	at := timestamp(now.Add(time.Duration(grace) * time.Second))
 	if metaString(obj, "deletionTimestamp") == "" {
 		setMeta(obj, "deletionTimestamp", at)
-		setMeta(obj, "deletionGracePeriodSeconds", grace)
+		if !d.Strategy.MarkWithoutGrace {
+			setMeta(obj, "deletionGracePeriodSeconds", grace)
+		}
 		if g, ok := meta(obj, false)["generation"].(int64); ok && g > 0 {
 			setMeta(obj, "generation", g+1)
 		}
