@@ -2,6 +2,9 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -146,5 +149,35 @@ func TestAPIsDiscovery(t *testing.T) {
 	}
 	if !strings.Contains(string(agg.body), `"resource":"configmaps"`) {
 		t.Errorf("aggregated body lacks configmaps: %.300s", agg.body)
+	}
+}
+
+// TestStrictPatchMessages checks the bad value a patch that fails strict
+// decoding is quoted with, as upstream quotes it: a merge patch as the
+// merged document with the members of the objects it opened sorted, a
+// strategic merge patch as Go prints the patch's map.
+func TestStrictPatchMessages(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	base := "/api/v1/namespaces/default/configmaps"
+	e.do("POST", base, `{"metadata":{"name":"strictp"},"data":{"k":"v"}}`).mustCode(t, 201)
+	var got struct{ Metadata json.RawMessage }
+	if err := json.Unmarshal(e.do("GET", base+"/strictp", nil).mustCode(t, 200).body, &got); err != nil {
+		t.Fatal(err)
+	}
+	merged := `{"apiVersion":"v1","data":{"k":"p"},"kind":"ConfigMap","metadata":` + string(got.Metadata) + `,"spec":{"x":1}}`
+	for _, c := range []struct{ mt, value string }{
+		{"application/merge-patch+json", merged},
+		{"application/strategic-merge-patch+json", "map[data:map[k:p] spec:map[x:1]]"},
+	} {
+		st := e.do("PATCH", base+"/strictp?fieldValidation=Strict", `{"spec": {"x": 1}, "data": {"k": "p"}}`, "Content-Type", c.mt).mustCode(t, 422).obj(t)
+		cause := fmt.Sprintf("Invalid value: %q: strict decoding error: unknown field \"spec\"", c.value)
+		if st["message"] != ` "" is invalid: patch: `+cause {
+			t.Errorf("%s: message %q, want %q", c.mt, st["message"], ` "" is invalid: patch: `+cause)
+		}
+		want := []any{map[string]any{"reason": "FieldValueInvalid", "message": cause, "field": "patch"}}
+		if causes := path(st, "details.causes"); !reflect.DeepEqual(causes, want) {
+			t.Errorf("%s: causes %v, want %v", c.mt, causes, want)
+		}
 	}
 }

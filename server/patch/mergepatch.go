@@ -39,3 +39,82 @@ func checkObject(data []byte) error {
 	var m map[string]any
 	return json.Unmarshal(data, &m)
 }
+
+// MergeText is the document a merge patch makes of original as upstream's
+// errors quote it: the members of every object the merge opened (the
+// top level, objects merged into, objects the patch adds) in sorted
+// order, every other value as original or patch wrote it, compacted.
+// Members set to null are removed. It serves messages only: MergePatch
+// is the merge itself.
+func MergeText(original, patch []byte) (string, error) {
+	var doc, p map[string]json.RawMessage
+	if err := json.Unmarshal(original, &doc); err != nil {
+		return "", err
+	}
+	if err := json.Unmarshal(patch, &p); err != nil {
+		return "", err
+	}
+	mergeMembers(doc, p)
+	out, err := json.Marshal(doc)
+	return string(out), err
+}
+
+func mergeMembers(doc, patch map[string]json.RawMessage) {
+	for k, v := range patch {
+		cur, ok := doc[k]
+		switch {
+		case isNull(v):
+			delete(doc, k)
+		case !ok || isNull(cur):
+			doc[k] = withoutNulls(v)
+		default:
+			doc[k] = mergeValue(cur, v)
+		}
+	}
+}
+
+// mergeValue merges patch into cur when both are objects; otherwise the
+// patch's value replaces cur.
+func mergeValue(cur, patch json.RawMessage) json.RawMessage {
+	var c map[string]json.RawMessage
+	if json.Unmarshal(cur, &c) != nil {
+		return withoutNulls(patch)
+	}
+	var p map[string]json.RawMessage
+	if json.Unmarshal(patch, &p) != nil {
+		return patch
+	}
+	mergeMembers(c, p)
+	out, _ := json.Marshal(c)
+	return out
+}
+
+// withoutNulls is v with the null members of its objects removed, within
+// arrays too.
+func withoutNulls(v json.RawMessage) json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(v, &m) == nil {
+		for k, e := range m {
+			if isNull(e) {
+				delete(m, k)
+			} else {
+				m[k] = withoutNulls(e)
+			}
+		}
+		out, _ := json.Marshal(m)
+		return out
+	}
+	var a []json.RawMessage
+	if json.Unmarshal(v, &a) == nil {
+		for i, e := range a {
+			if !isNull(e) {
+				a[i] = withoutNulls(e)
+			}
+		}
+		out, _ := json.Marshal(a)
+		return out
+	}
+	return v
+}
+
+func isNull(v json.RawMessage) bool { return string(v) == "null" }

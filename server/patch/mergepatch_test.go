@@ -69,3 +69,29 @@ func TestMergePatchBadOriginal(t *testing.T) {
 	wantStatus(t, err, 500, apierr.ReasonUnknown, "Invalid JSON Document")
 	wantKind(t, err, ErrDocument)
 }
+
+func TestMergeText(t *testing.T) {
+	cases := []struct{ name, original, patch, want string }{
+		{"top level sorted, untouched members as written",
+			`{"z":1,"meta":{"b":1,"a":2},"data":{"y":"1","x":"2"}}`, `{"data":{"w":"3"}}`,
+			`{"data":{"w":"3","x":"2","y":"1"},"meta":{"b":1,"a":2},"z":1}`},
+		{"null removes, also inside what the patch adds",
+			`{"a":1,"b":{"c":1}}`, `{"a":null,"d":{"f":null,"e":[{"h":null,"g":1},null]}}`,
+			`{"b":{"c":1},"d":{"e":[{"g":1},null]}}`},
+		{"a non-object replaces an object and the other way round",
+			`{"a":{"b":1},"c":[1,2]}`, `{"a":"s","c":{"y":1,"x":null}}`,
+			`{"a":"s","c":{"y":1}}`},
+		{"raw values compacted, HTML escaped",
+			`{"a": [ 1, {"q":"<&>"} ]}`, `{}`,
+			`{"a":[1,{"q":"\u003c\u0026\u003e"}]}`},
+	}
+	for _, c := range cases {
+		got, err := MergeText([]byte(c.original), []byte(c.patch))
+		if err != nil || got != c.want {
+			t.Errorf("%s: got %s, %v; want %s", c.name, got, err, c.want)
+		}
+	}
+	if _, err := MergeText([]byte(`[1]`), []byte(`{}`)); err == nil {
+		t.Error("an original that is not an object gave no error")
+	}
+}

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"platd/server/apierr"
 	"platd/server/patch"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // Patch media types.
@@ -68,7 +70,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 		if len(dec.warnings) > 0 {
 			switch wo.fieldValidation {
 			case validationStrict:
-				h.writeError(w, r, patchStrictError(patched, "strict decoding error: "+strings.Join(dec.warnings, ", ")))
+				h.writeError(w, r, patchStrictError(patchedText(mt, current, body, patched), "strict decoding error: "+strings.Join(dec.warnings, ", ")))
 				return
 			case validationWarn:
 				addWarnings(w, dec.warnings)
@@ -165,10 +167,28 @@ func (h *Handler) applyPatch(mt string, current, body []byte, s *scope) ([]byte,
 	return nil, apierr.UnsupportedMediaType("415: Unsupported Media Type", &apierr.Details{})
 }
 
+// patchedText is the bad value of a patch that fails strict decoding, as
+// upstream quotes it: a strategic merge patch as Go prints the patch's
+// map, a merge patch as the merged document with the members of the
+// objects it opened sorted, a JSON patch as the patched document.
+func patchedText(mt string, current, body, patched []byte) string {
+	switch mt {
+	case patchStrategic:
+		if m, err := schema.DecodeAny(body); err == nil {
+			return fmt.Sprintf("%+v", m)
+		}
+	case patchMerge:
+		if text, err := patch.MergeText(current, body); err == nil {
+			return text
+		}
+	}
+	return string(trimNewline(patched))
+}
+
 // patchStrictError is the 422 upstream returns when a patched object fails
-// strict decoding: the whole patched object is the bad value.
-func patchStrictError(patched []byte, detail string) error {
-	fe := apierr.Invalid("patch", string(trimNewline(patched)), detail)
+// strict decoding: the patched object (or the patch) is the bad value.
+func patchStrictError(patched string, detail string) error {
+	fe := apierr.Invalid("patch", patched, detail)
 	e := apierr.NewInvalid("", "", "", apierr.FieldErrors{fe})
 	e.Status.Message = ` "" is invalid: ` + fe.Error()
 	e.Status.Details = &apierr.Details{Causes: e.Status.Details.Causes}
