@@ -87,5 +87,17 @@ func FuzzMergePatch(f *testing.F) {
 		if !json.Valid(out) {
 			t.Fatalf("invalid output %q", out)
 		}
+		// The text quoted in errors is the same document.
+		text, err := MergeText(original, patch)
+		if err != nil {
+			return
+		}
+		var want, got any
+		if json.Unmarshal(out, &want) != nil || json.Unmarshal([]byte(text), &got) != nil {
+			return
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("merge text %s, merged %s", text, out)
+		}
 	})
 }

@@ -90,31 +90,38 @@ func mergeValue(cur, patch json.RawMessage) json.RawMessage {
 }
 
 // withoutNulls is v with the null members of its objects removed, within
-// arrays too.
+// arrays too, and every object's members sorted: it is decoded once, its
+// numbers kept as written.
 func withoutNulls(v json.RawMessage) json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(v, &m) == nil {
-		for k, e := range m {
-			if isNull(e) {
-				delete(m, k)
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber()
+	var x any
+	if dec.Decode(&x) != nil {
+		return v
+	}
+	out, err := json.Marshal(dropNulls(x))
+	if err != nil {
+		return v
+	}
+	return out
+}
+
+func dropNulls(x any) any {
+	switch x := x.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if e == nil {
+				delete(x, k)
 			} else {
-				m[k] = withoutNulls(e)
+				x[k] = dropNulls(e)
 			}
 		}
-		out, _ := json.Marshal(m)
-		return out
-	}
-	var a []json.RawMessage
-	if json.Unmarshal(v, &a) == nil {
-		for i, e := range a {
-			if !isNull(e) {
-				a[i] = withoutNulls(e)
-			}
+	case []any:
+		for i, e := range x {
+			x[i] = dropNulls(e)
 		}
-		out, _ := json.Marshal(a)
-		return out
 	}
-	return v
+	return x
 }
 
 func isNull(v json.RawMessage) bool { return string(v) == "null" }

@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"strings"
 	"testing"
 
 	"platd/server/apierr"
@@ -93,5 +94,15 @@ func TestMergeText(t *testing.T) {
 	}
 	if _, err := MergeText([]byte(`[1]`), []byte(`{}`)); err == nil {
 		t.Error("an original that is not an object gave no error")
+	}
+}
+
+// TestMergeTextDeep merges a patch value nested thousands deep.
+func TestMergeTextDeep(t *testing.T) {
+	const depth = 5000
+	deep := `{"x":` + strings.Repeat(`[`, depth) + strings.Repeat(`]`, depth) + `}`
+	got, err := MergeText([]byte(`{"a":1}`), []byte(deep))
+	if want := `{"a":1,` + deep[1:]; err != nil || got != want {
+		t.Errorf("deep patch: %v, %d bytes, want %d", err, len(got), len(want))
 	}
 }
