@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -85,10 +86,17 @@ func TestServiceAccountTokens(t *testing.T) {
 			t.Errorf("metadata = %v", r["metadata"])
 		}
 		spec := r["spec"].(map[string]any)
-		// Upstream writes "boundObjectRef":null; platd's schema facts mark
-		// the field omitempty, so it is absent.
-		if spec["boundObjectRef"] != nil || spec["expirationSeconds"] != 3600.0 {
+		// boundObjectRef is written as null when unset, as upstream's
+		// field has no omitempty.
+		if ref, ok := spec["boundObjectRef"]; !ok || ref != nil || spec["expirationSeconds"] != 3600.0 {
 			t.Errorf("spec = %v", spec)
+		}
+		// The defaulted lifetime is the requester's, as upstream's decoder
+		// defaults it before field ownership is recorded.
+		mf, _ := path(r, "metadata.managedFields").([]any)
+		if len(mf) != 1 || path(mf[0].(map[string]any), "subresource") != "token" || path(mf[0].(map[string]any), "operation") != "Update" ||
+			!reflect.DeepEqual(path(mf[0].(map[string]any), "fieldsV1"), map[string]any{"f:spec": map[string]any{"f:expirationSeconds": map[string]any{}}}) {
+			t.Errorf("managedFields = %v", mf)
 		}
 		if auds, _ := spec["audiences"].([]any); len(auds) != 1 || auds[0] != issuer {
 			t.Errorf("audiences = %v, want the issuer", spec["audiences"])

@@ -10,14 +10,14 @@ import (
 	"platd/config"
 	"platd/security"
 	"platd/server/apierr"
+	"platd/server/builtin"
 	"platd/server/registry"
 )
 
 // Limits of spec.expirationSeconds, as upstream validates them.
 const (
-	defaultTokenSeconds = 3600
-	minTokenSeconds     = 600
-	maxTokenSeconds     = 1 << 32
+	minTokenSeconds = 600
+	maxTokenSeconds = 1 << 32
 )
 
 // tokenRequest answers POST serviceaccounts/<name>/token: the request's
@@ -30,7 +30,7 @@ func (t *saTokens) tokenRequest(b config.Brand, o config.ServiceAccountOptions) 
 		spec := registry.Child(obj, "spec")
 		seconds, ok := int64Of(spec["expirationSeconds"])
 		if !ok {
-			seconds = defaultTokenSeconds
+			seconds = builtin.DefaultTokenSeconds
 		}
 		spec["expirationSeconds"] = seconds
 		var errs apierr.FieldErrors

@@ -153,6 +153,10 @@ func configMaps() *registry.Descriptor {
 // tokens (TokenRequest).
 const ServiceAccountTokenSubresource = "token"
 
+// DefaultTokenSeconds is the lifetime a TokenRequest that names none asks
+// for.
+const DefaultTokenSeconds = 3600
+
 // secretTypeOpaque is the type of a secret created without one.
 const secretTypeOpaque = "Opaque"
 
@@ -302,7 +306,12 @@ func serviceAccounts(b config.Brand) *registry.Descriptor {
 	// The server sets the token subresource's Answer: it holds the
 	// signing key.
 	d.Subresources = []registry.Subresource{{Name: ServiceAccountTokenSubresource, Verbs: []string{registry.VerbCreate},
-		Group: b.Group("authentication"), Version: "v1", Kind: "TokenRequest", Serve: registry.ServeAnswer}}
+		Group: b.Group("authentication"), Version: "v1", Kind: "TokenRequest", Serve: registry.ServeAnswer,
+		Default: func(obj registry.Object) {
+			if spec := child(obj, "spec"); spec["expirationSeconds"] == nil {
+				spec["expirationSeconds"] = int64(DefaultTokenSeconds)
+			}
+		}}}
 	d.ReturnDeleted = true
 	// Only the name of each listed secret is kept, as upstream.
 	trimSecrets := func(obj registry.Object) {

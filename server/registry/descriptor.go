@@ -74,6 +74,10 @@ type Subresource struct {
 	// object's name in the URL may carry a scheme and a port
 	// ("https:web:443"), as upstream's proxies take them.
 	Proxy bool
+	// Default sets the defaults of the answered kind a schema cannot say
+	// (a TokenRequest's expirationSeconds), before the ownership of the
+	// request's fields is recorded, as upstream's decoder sets them.
+	Default func(obj Object)
 	// Answer serves creates of a ServeAnswer subresource (a service
 	// account's token); it is given the parent object.
 	Answer Answer

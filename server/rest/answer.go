@@ -62,6 +62,9 @@ func (h *Handler) serveAnswer(w http.ResponseWriter, r *http.Request, s *scope) 
 		}
 	}
 	schema.ApplyDefaults(dec.obj, kd.Schema)
+	if kd.Strategy.Default != nil {
+		kd.Strategy.Default(dec.obj)
+	}
 	ks.manager = managerName(r, wo)
 	h.track(ks, nil, dec.obj)
 	// A hook's warnings (security.AddWarning) join the decoder's.
@@ -102,6 +105,7 @@ func (h *Handler) answerKind(s *scope) (*registry.Descriptor, registry.Answer, e
 		return nil, nil, apierr.InternalError(fmt.Errorf("no schema for %s/%s %s", group, version, kind))
 	}
 	kd := &registry.Descriptor{Group: group, Version: version, Kind: kind, Resource: s.d.Resource, Schema: sch}
+	kd.Strategy.Default = sr.Default
 	got, _ := h.answers.m.LoadOrStore(k, kd)
 	return got.(*registry.Descriptor), sr.Answer, nil
 }

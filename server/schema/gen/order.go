@@ -47,9 +47,10 @@ func applyOverride(name string, fields []*gField) []*gField {
 // OpenAPI document does not mark them required (they are +optional in
 // upstream's comments): encoding/json writes them, as null when nil.
 var alwaysEncoded = map[string][]string{
-	"api.rbac.v1.ClusterRole": {"rules"},
-	"api.rbac.v1.Role":        {"rules"},
-	"api.core.v1.Event":       {"reportingComponent", "reportingInstance"},
+	"api.rbac.v1.ClusterRole":                {"rules"},
+	"api.rbac.v1.Role":                       {"rules"},
+	"api.core.v1.Event":                      {"reportingComponent", "reportingInstance"},
+	"api.authentication.v1.TokenRequestSpec": {"boundObjectRef"},
 }
 
 // applyAlwaysEncoded clears OmitEmpty on the members alwaysEncoded names.
