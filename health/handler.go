@@ -116,10 +116,12 @@ type failure struct {
 // during a start would otherwise fill the log with the expected.
 func (r *Registry) logFailures(ctx context.Context, endpoint string, failed []failure) {
 	level := slog.LevelDebug
+	blocked := false
 	for _, f := range failed {
 		if f.err != errNotFinished {
 			level = slog.LevelWarn
 		}
+		blocked = blocked || f.err == errLogBlocked
 	}
 	if !r.log.Enabled(ctx, level) {
 		return
@@ -130,6 +132,12 @@ func (r *Registry) logFailures(ctx context.Context, endpoint string, failed []fa
 			reasons.WriteString("; ")
 		}
 		fmt.Fprintf(&reasons, "%s: %v", f.check, f.err)
+	}
+	if blocked {
+		// The line would wait for the blocked log: the probe answers
+		// without it.
+		go r.log.Log(context.WithoutCancel(ctx), level, "health check failed", "endpoint", endpoint, "failed", reasons.String())
+		return
 	}
 	r.log.Log(ctx, level, "health check failed", "endpoint", endpoint, "failed", reasons.String())
 }

@@ -348,7 +348,7 @@ func TestLateHooksWarn(t *testing.T) {
 	never := make(chan struct{})
 	r := NewRegistry(log)
 	must(t, r.Add([]string{Readyz}, Hook("early", never)))
-	must(t, r.Add([]string{Livez}, hookSince("late", never, time.Now().Add(-hookExpected-time.Second))))
+	must(t, r.Add([]string{Livez}, hookSince("poststarthook/late", never, time.Now().Add(-hookExpected-time.Second))))
 	must(t, r.Add([]string{Healthz}, Grace(Hook("graced", never), time.Now().Add(-time.Second))))
 	h := mux(r)
 	for _, tc := range []struct {

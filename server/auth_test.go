@@ -89,7 +89,8 @@ func TestHealth(t *testing.T) {
 		{"/livez", "ok", 200},
 		{"/healthz", "ok", 200},
 		{"/readyz", "ok", 200},
-		{"/readyz/storage", "ok", 200},
+		{"/readyz/etcd", "ok", 200},
+		{"/readyz/storage", "404 page not found\n", 404},
 		{"/livez/ping", "ok", 200},
 		{"/livez/nonexistent", "404 page not found\n", 404},
 	} {
@@ -100,7 +101,7 @@ func TestHealth(t *testing.T) {
 	}
 	v := e.do("GET", "/readyz?verbose", nil).mustCode(t, 200)
 	body := string(v.body)
-	for _, line := range []string{"[+]ping ok\n", "[+]storage ok\n", "[+]shutdown ok\n", "readyz check passed\n"} {
+	for _, line := range []string{"[+]ping ok\n", "[+]etcd ok\n", "[+]shutdown ok\n", "readyz check passed\n"} {
 		if !strings.Contains(body, line) {
 			t.Errorf("readyz?verbose lacks %q:\n%s", line, body)
 		}
@@ -111,8 +112,8 @@ func TestHealth(t *testing.T) {
 	if v.header.Get("Content-Type") != "text/plain; charset=utf-8" {
 		t.Errorf("content type %q", v.header.Get("Content-Type"))
 	}
-	x := e.do("GET", "/livez?verbose&exclude=storage&exclude=nonexistent", nil).mustCode(t, 200)
-	if !strings.Contains(string(x.body), "[+]storage excluded: ok\n") || !strings.Contains(string(x.body), `warn: some health checks cannot be excluded: no matches for "nonexistent"`) {
+	x := e.do("GET", "/livez?verbose&exclude=etcd&exclude=nonexistent", nil).mustCode(t, 200)
+	if !strings.Contains(string(x.body), "[+]etcd excluded: ok\n") || !strings.Contains(string(x.body), `warn: some health checks cannot be excluded: no matches for "nonexistent"`) {
 		t.Errorf("exclude: %s", x.body)
 	}
 }

@@ -30,7 +30,11 @@ func (s *Server) nodeAuthorizer() (*security.NodeAuthorizer, error) {
 	if err := ctrl.Load(); err != nil {
 		return nil, err
 	}
-	s.background.run(ctrl.Run)
+	s.informers.ch(nodeInformer)
+	s.background.run(func(ctx context.Context) {
+		s.informers.finish(nodeInformer)
+		ctrl.Run(ctx)
+	})
 	return security.NewNodeAuthorizer(graph, nodeRules(b), b), nil
 }
 

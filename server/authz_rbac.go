@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"fmt"
 
 	"platd/config"
@@ -23,7 +24,11 @@ func (s *Server) rbacAuthorizer() (*rbac.Authorizer, error) {
 	if err := c.Load(); err != nil {
 		return nil, fmt.Errorf("loading the RBAC policy: %w", err)
 	}
-	s.background.run(c.Run)
+	s.informers.ch(rbacInformer)
+	s.background.run(func(ctx context.Context) {
+		s.informers.finish(rbacInformer)
+		c.Run(ctx)
+	})
 	return c.Authorizer, nil
 }
 

@@ -21,9 +21,11 @@ func (s *Server) customResources() (*controllers.CRDs, int64, error) {
 		Finalizer: customresource.CleanupFinalizer(b),
 	}
 	customresource.Attach(d, s.reg, ctrl, b)
+	s.informers.ch(crdInformer)
 	rev, err := ctrl.Load()
 	if err != nil {
 		return nil, 0, err
 	}
+	s.hooks.finish(hookCRDSynced)
 	return ctrl, rev, nil
 }

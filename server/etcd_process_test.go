@@ -45,7 +45,7 @@ func TestEtcdBackendProcess(t *testing.T) {
 		return body
 	}
 	ready := string(get("/readyz?verbose"))
-	for _, want := range []string{"[+]ping ok\n[+]etcd ok\n[+]etcd-readiness ok\n", "readyz check passed"} {
+	for _, want := range []string{"[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]etcd-readiness ok\n[+]informer-sync ok\n", "readyz check passed"} {
 		if !strings.Contains(ready, want) {
 			t.Errorf("readyz lacks %q:\n%s", want, ready)
 		}

@@ -61,7 +61,7 @@ func (s *Server) routes() http.Handler {
 		oaOpts = append(oaOpts, openapi.WithCBOR())
 	}
 	oa := openapi.New(s.reg, s.opts.Brand, oaOpts...)
-	hr := s.healthChecks()
+	hr := s.healthChecks(s.startHooks())
 
 	router := httprouter.New()
 	router.RedirectTrailingSlash = false

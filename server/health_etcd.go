@@ -24,13 +24,16 @@ type etcdStore interface {
 	Healthy() error
 }
 
-// storageChecks are the checks of the store: upstream's "etcd" (every
-// endpoint) and "etcd-readiness" (readyz only) for an engine on etcd,
-// else a read of the in-memory state ("storage").
-func (s *Server) storageChecks() (all, readyz []health.Check) {
+// storageChecks are the checks of the store, upstream's "etcd" (every
+// endpoint) and "etcd-readiness" (readyz only), whatever the engine: the
+// names are what clients and operators probe (/readyz/etcd). On etcd they
+// read from the cluster with a quorum; on bbolt they read the in-memory
+// state every request is served from.
+func (s *Server) storageChecks() (all, readyz health.Check) {
 	es, ok := s.store.(etcdStore)
 	if !ok {
-		return []health.Check{{Name: "storage", Fn: func(r *http.Request) error { return s.rest.ProbeStorage(r.Context()) }}}, nil
+		probe := func(r *http.Request) error { return s.rest.ProbeStorage(r.Context()) }
+		return health.Check{Name: "etcd", Fn: probe}, health.Check{Name: "etcd-readiness", Fn: probe}
 	}
 	probe := func(r *http.Request) error {
 		if err := es.Healthy(); err != nil {
@@ -47,5 +50,5 @@ func (s *Server) storageChecks() (all, readyz []health.Check) {
 		_, err := cli.Get(ctx, s.opts.Etcd.Prefix+"/health", clientv3.WithCountOnly())
 		return err
 	}
-	return []health.Check{{Name: "etcd", Fn: probe}}, []health.Check{{Name: "etcd-readiness", Fn: probe}}
+	return health.Check{Name: "etcd", Fn: probe}, health.Check{Name: "etcd-readiness", Fn: probe}
 }

@@ -8,6 +8,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"platd/bolt"
+	"platd/health"
 )
 
 // mirrorStore is an etcd engine whose mirror health the test sets.
@@ -26,18 +27,18 @@ func TestEtcdChecksReportMirror(t *testing.T) {
 	down := errors.New("etcd: the mirror is down: relisting")
 	s := &Server{store: mirrorStore{healthy: down}}
 	all, ready := s.storageChecks()
-	if len(all) != 1 || all[0].Name != "etcd" || len(ready) != 1 || ready[0].Name != "etcd-readiness" {
+	if all.Name != "etcd" || ready.Name != "etcd-readiness" {
 		t.Fatalf("checks %+v / %+v", all, ready)
 	}
 	r := httptest.NewRequest("GET", "/readyz", nil)
-	for _, c := range append(all, ready...) {
+	for _, c := range []health.Check{all, ready} {
 		if err := c.Fn(r); !errors.Is(err, down) {
 			t.Errorf("check %s with the mirror down: %v", c.Name, err)
 		}
 	}
 	s.store = mirrorStore{}
 	all, _ = s.storageChecks()
-	if err := all[0].Fn(r); err == nil || errors.Is(err, down) {
+	if err := all.Fn(r); err == nil || errors.Is(err, down) {
 		t.Errorf("check with a healthy mirror and no client: %v", err)
 	}
 }

@@ -18,14 +18,22 @@ import (
 // start-up hook has finished. The storage check is left out of probes.
 func healthServer(grace time.Duration) *Server {
 	return &Server{opts: config.Options{LivezGracePeriod: grace, AuthorizationModes: []string{config.ModeRBAC}},
-		log:            slog.New(slog.NewTextHandler(io.Discard, nil)),
-		namespacesDone: make(chan struct{}), seedsDone: make(chan struct{}), rbacDone: make(chan struct{}), shuttingDown: make(chan struct{})}
+		log: slog.New(slog.NewTextHandler(io.Discard, nil)), logWatch: health.NewLogWatch(),
+		rbacDone: make(chan struct{}), shuttingDown: make(chan struct{})}
 }
 
-// probe answers one health request without the storage check.
+// testHooks are the start-up checks the tests of healthServer register.
+var testHooks = []string{hookNamespaces, rbacBootstrapHook, hookPriorityClasses, hookFlowControl, hookBootstrap,
+	hookAutoregistration, autoregisterCompletion}
+
+// probe answers one health request without the storage checks.
 func probe(hr *health.Registry, endpoint string) (int, string) {
+	target := "/" + endpoint + "?verbose&exclude=etcd"
+	if endpoint == health.Readyz {
+		target += "&exclude=etcd-readiness"
+	}
 	w := httptest.NewRecorder()
-	hr.Handler(endpoint).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/"+endpoint+"?verbose&exclude=storage", nil))
+	hr.Handler(endpoint).ServeHTTP(w, httptest.NewRequest(http.MethodGet, target, nil))
 	return w.Code, w.Body.String()
 }
 
@@ -36,29 +44,31 @@ func TestLivezGracePeriod(t *testing.T) {
 	t.Parallel()
 	const hooks = "[+]poststarthook/start-system-namespaces-controller ok\n[+]poststarthook/rbac/bootstrap-roles ok\n" +
 		"[+]poststarthook/scheduling/bootstrap-system-priority-classes ok\n[+]poststarthook/priority-and-fairness-config-producer ok\n" +
-		"[+]poststarthook/apiservice-registration-controller ok\n"
-	const head = "[+]ping ok\n[+]storage excluded: ok\n"
+		"[+]poststarthook/bootstrap-controller ok\n[+]poststarthook/kube-apiserver-autoregistration ok\n[+]autoregister-completion ok\n"
+	const head = "[+]ping ok\n[+]log ok\n[+]etcd excluded: ok\n"
+	const readyHead = head + "[+]etcd-readiness excluded: ok\n[+]informer-sync ok\n"
 
 	s := healthServer(time.Hour)
-	hr := s.healthChecks()
+	hr := s.healthChecks(testHooks)
 	if code, body := probe(hr, health.Livez); code != http.StatusOK || body != head+hooks+"livez check passed\n" {
 		t.Errorf("livez within grace: %d\n%s", code, body)
 	}
 	for _, ep := range []string{health.Readyz, health.Healthz} {
-		if code, body := probe(hr, ep); code != http.StatusInternalServerError || !strings.Contains(body, "[-]poststarthook/rbac/bootstrap-roles failed: reason withheld\n") {
+		if code, body := probe(hr, ep); code != http.StatusInternalServerError || !strings.Contains(body, "[-]poststarthook/rbac/bootstrap-roles failed: reason withheld\n") ||
+			!strings.Contains(body, "[-]autoregister-completion failed: reason withheld\n") {
 			t.Errorf("%s within livez grace: %d\n%s", ep, code, body)
 		}
 	}
 
 	// Without grace livez fails as readyz does.
-	if code, body := probe(healthServer(0).healthChecks(), health.Livez); code != http.StatusInternalServerError ||
+	if code, body := probe(healthServer(0).healthChecks(testHooks), health.Livez); code != http.StatusInternalServerError ||
 		!strings.Contains(body, "[-]poststarthook/start-system-namespaces-controller failed: reason withheld\n") {
 		t.Errorf("livez without grace: %d\n%s", code, body)
 	}
 
 	// A short grace runs out.
 	s = healthServer(20 * time.Millisecond)
-	hr = s.healthChecks()
+	hr = s.healthChecks(testHooks)
 	deadline := time.Now().Add(10 * time.Second)
 	for code, _ := probe(hr, health.Livez); code != http.StatusInternalServerError; code, _ = probe(hr, health.Livez) {
 		if time.Now().After(deadline) {
@@ -68,16 +78,46 @@ func TestLivezGracePeriod(t *testing.T) {
 	}
 
 	// Finished hooks pass everywhere; shutdown is readyz's alone.
-	close(s.namespacesDone)
-	close(s.seedsDone)
+	s.hooks.finish(hookNamespaces, hookPriorityClasses, hookFlowControl, hookBootstrap)
+	if code, body := probe(hr, health.Readyz); code != http.StatusInternalServerError || !strings.Contains(body, "[-]autoregister-completion failed") {
+		t.Errorf("readyz before the APIServices: %d\n%s", code, body)
+	}
+	s.hooks.finish(hookAutoregistration)
 	close(s.rbacDone)
 	for ep, want := range map[string]string{
 		health.Livez:   head + hooks + "livez check passed\n",
 		health.Healthz: head + hooks + "healthz check passed\n",
-		health.Readyz:  head + hooks + "[+]shutdown ok\nreadyz check passed\n",
+		health.Readyz:  readyHead + hooks + "[+]shutdown ok\nreadyz check passed\n",
 	} {
 		if code, body := probe(hr, ep); code != http.StatusOK || body != want {
 			t.Errorf("%s after the hooks: %d\n%s", ep, code, body)
+		}
+	}
+}
+
+// informer-sync fails, naming the caches, until each follows the store.
+func TestInformerSync(t *testing.T) {
+	t.Parallel()
+	s := healthServer(0)
+	s.informers.ch(crdInformer)
+	s.informers.ch(rbacInformer)
+	hr := s.healthChecks(nil)
+	for _, tc := range []struct {
+		finish string
+		code   int
+		body   string
+	}{
+		{"", 500, "internal server error: 2 informers not started yet: [customresourcedefinitions rbac-policy]\n"},
+		{crdInformer, 500, "internal server error: 1 informers not started yet: [rbac-policy]\n"},
+		{rbacInformer, 200, "ok"},
+	} {
+		if tc.finish != "" {
+			s.informers.finish(tc.finish)
+		}
+		w := httptest.NewRecorder()
+		hr.Handler(health.Readyz).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/readyz/informer-sync", nil))
+		if w.Code != tc.code || w.Body.String() != tc.body {
+			t.Errorf("after %q: %d %q, want %d %q", tc.finish, w.Code, w.Body, tc.code, tc.body)
 		}
 	}
 }

@@ -99,6 +99,7 @@ func (s *Server) runReplicated(ctx context.Context, lead func(context.Context)) 
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		s.hooks.finish(hookIdentityLease)
 		r.identity.Run(ctx)
 	}()
 	// The lease is written as the controller manager's, as upstream's

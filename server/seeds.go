@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"platd/server/builtin"
@@ -13,10 +14,11 @@ import (
 // post-start hooks do: a local APIService per served group-version (and
 // none for a version no longer served), the system priority classes, and
 // the bootstrap flow-control configuration. A type switched off by
-// --runtime-config gets no seed.
-func (s *Server) seeds() []controllers.Seed {
+// --runtime-config gets no seed. Each seed names the start-up hook whose
+// job it does.
+func (s *Server) seeds() []hookSeed {
 	b := s.opts.Brand
-	var out []controllers.Seed
+	var out []hookSeed
 	if d := s.reg.ByKind(b.Group("apiregistration"), "v1", "APIService"); d != nil {
 		var local []registry.Object
 		for _, g := range s.reg.Groups() {
@@ -26,13 +28,13 @@ func (s *Server) seeds() []controllers.Seed {
 				}
 			}
 		}
-		out = append(out, controllers.Seed{
+		out = append(out, hookSeed{hookAutoregistration, controllers.Seed{
 			Resource: d, Objects: local, Reconcile: controllers.ReconcileSpec,
 			Prune: func(o registry.Object) bool { return labelOf(o, b.AutomanagedLabel) == "onstart" },
-		})
+		}})
 	}
 	if d := s.reg.ByKind(b.Group("scheduling"), "v1", "PriorityClass"); d != nil {
-		out = append(out, controllers.Seed{Resource: d, Objects: builtin.SystemPriorityClasses(b)})
+		out = append(out, hookSeed{hookPriorityClasses, controllers.Seed{Resource: d, Objects: builtin.SystemPriorityClasses(b)}})
 	}
 	levels, schemas := builtin.FlowControlBootstrap(b)
 	autoUpdate := func(have, want registry.Object) registry.Object {
@@ -46,22 +48,52 @@ func (s *Server) seeds() []controllers.Seed {
 		objects []registry.Object
 	}{{"PriorityLevelConfiguration", levels}, {"FlowSchema", schemas}} {
 		if d := s.reg.ByKind(b.Group("flowcontrol.apiserver"), "v1", fc.kind); d != nil {
-			out = append(out, controllers.Seed{Resource: d, Objects: fc.objects, Reconcile: autoUpdate})
+			out = append(out, hookSeed{hookFlowControl, controllers.Seed{Resource: d, Objects: fc.objects, Reconcile: autoUpdate}})
+		}
+	}
+	return out
+}
+
+// hookSeed is a seed and the start-up hook it does the job of.
+type hookSeed struct {
+	hook string
+	controllers.Seed
+}
+
+// seedHooks are the hooks of the seeds written at this start, in order.
+func (s *Server) seedHooks() []string {
+	var out []string
+	for _, seed := range s.seeds() {
+		if !slices.Contains(out, seed.hook) {
+			out = append(out, seed.hook)
 		}
 	}
 	return out
 }
 
 // plantSeeds writes every seed, all at once so their writes share the
-// store's commits.
+// store's commits; a hook is finished once all its seeds are written.
 func (s *Server) plantSeeds(ctx context.Context) {
 	var wg sync.WaitGroup
-	for _, seed := range s.seeds() {
+	seeds := s.seeds()
+	left := map[string]int{}
+	var mu sync.Mutex
+	for _, seed := range seeds {
+		left[seed.hook]++
+	}
+	for _, seed := range seeds {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			if err := seed.Plant(ctx, s.rest); err != nil {
 				s.log.Error("writing system objects", "resource", seed.Resource.GroupResource(), "err", err)
+			}
+			mu.Lock()
+			left[seed.hook]--
+			done := left[seed.hook] == 0
+			mu.Unlock()
+			if done {
+				s.hooks.finish(seed.hook)
 			}
 		}()
 	}

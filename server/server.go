@@ -77,11 +77,13 @@ type Server struct {
 	// drain counts requests in flight for --shutdown-send-retry-after and
 	// --shutdown-watch-termination-grace-period; nil without them.
 	drain *filters.Drain
-	// namespacesDone is closed when the default namespaces exist.
-	namespacesDone chan struct{}
-	// seedsDone is closed when the system objects of every start are
-	// written (seeds.go).
-	seedsDone chan struct{}
+	// hooks is the start-up work behind the poststarthook/* checks
+	// (starthooks.go); informers the caches behind informer-sync, done
+	// once they follow the store.
+	hooks     doneSet
+	informers doneSet
+	// logWatch follows the writes of log, for the "log" check.
+	logWatch *health.LogWatch
 	// rbacDone is closed when the default RBAC policy is written
 	// (rbacbootstrap.go); fatal carries an error that stops the server.
 	rbacDone   chan struct{}
@@ -194,7 +196,9 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 		cat, err := schema.Load(o.Brand)
 		catalog <- loaded{cat, err}
 	}()
-	s := &Server{opts: o, log: log, stopping: make(chan struct{}), shuttingDown: make(chan struct{}), namespacesDone: make(chan struct{}), seedsDone: make(chan struct{}),
+	logWatch := health.NewLogWatch()
+	log = slog.New(logWatch.Handler(log.Handler()))
+	s := &Server{opts: o, log: log, logWatch: logWatch, stopping: make(chan struct{}), shuttingDown: make(chan struct{}),
 		rbacDone: make(chan struct{}), fatal: make(chan error, 1),
 		authMetrics: filters.NewAuthMetrics(o.Brand.SystemNamespace), metrics: metrics.New()}
 	s.metrics.MustRegister(newServerCollector(s))
@@ -557,6 +561,8 @@ func (s *Server) Serve(ctx context.Context) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			s.hooks.finish(hookCRDInformers, hookCRDControllers)
+			s.informers.finish(crdInformer)
 			s.crds.Run(rest.WithManager(ctrlCtx, s.opts.Brand.FieldManager), s.crdsFrom)
 		}()
 	}
@@ -638,6 +644,7 @@ func (s *Server) startControllers(ctx context.Context) {
 		kept.Wanted = append(kept.Wanted, trust)
 	}
 	nsWG.Wait()
+	s.hooks.finish(hookNamespaces)
 	// The API's own Service exists before the server is ready, so its
 	// cluster IP is never handed to another service; cluster-info is
 	// written beside it.
@@ -650,10 +657,9 @@ func (s *Server) startControllers(ctx context.Context) {
 	if err := kept.EnsureAll(ctx); err != nil {
 		s.log.Error("creating the API server's service", "err", err)
 	}
+	s.hooks.finish(hookAuthInfo, hookBootstrap)
 	infoWG.Wait()
-	close(s.namespacesDone)
 	<-seeded
-	close(s.seedsDone)
 	// The controllers start once the last start-up hook (the default
 	// policy) has passed, as upstream's controller manager waits for a
 	// healthy API server: at scale their first lists (the garbage
@@ -775,32 +781,36 @@ func (s *Server) apiServer() controllers.APIServer {
 	return a
 }
 
-// healthChecks registers the checks of /livez, /readyz and /healthz.
-func (s *Server) healthChecks() *health.Registry {
+// healthChecks registers the checks of /livez, /readyz and /healthz in
+// upstream's order: ping, log, etcd, (readyz) etcd-readiness and
+// informer-sync, the start-up hooks (see startHooks), (readyz) shutdown.
+func (s *Server) healthChecks(hooks []string) *health.Registry {
 	hr := health.NewRegistry(s.log)
 	all := []string{health.Livez, health.Readyz, health.Healthz}
 	storage, storageReady := s.storageChecks()
-	must(hr.Add(all, append([]health.Check{health.Ping}, storage...)...))
-	must(hr.Add([]string{health.Readyz}, storageReady...))
-	// The start-up hooks, in upstream's order: the RBAC policy's follows
-	// the namespaces'.
-	hooks := []health.Check{health.Hook("start-system-namespaces-controller", s.namespacesDone)}
-	if s.rbacEnabled() {
-		hooks = append(hooks, health.Hook(rbacBootstrapHook, s.rbacDone))
+	must(hr.Add(all, health.Ping, s.logWatch.Check(), storage))
+	must(hr.Add([]string{health.Readyz}, storageReady, health.InformerSync(s.informers.pending)))
+	checks := make([]health.Check, len(hooks))
+	for i, name := range hooks {
+		switch name {
+		case rbacBootstrapHook:
+			checks[i] = health.Hook(name, s.rbacDone)
+		case autoregisterCompletion:
+			checks[i] = health.Awaits(name, s.hooks.ch(hookAutoregistration))
+		default:
+			checks[i] = health.Hook(name, s.hooks.ch(name))
+		}
 	}
-	hooks = append(hooks, health.Hook("scheduling/bootstrap-system-priority-classes", s.seedsDone),
-		health.Hook("priority-and-fairness-config-producer", s.seedsDone),
-		health.Hook("apiservice-registration-controller", s.seedsDone))
-	must(hr.Add([]string{health.Readyz, health.Healthz}, hooks...))
+	must(hr.Add([]string{health.Readyz, health.Healthz}, checks...))
 	// On livez the hooks pass during --livez-grace-period from now, as
 	// upstream counts it from when its checks are registered.
 	if g := s.opts.LivezGracePeriod; g > 0 {
 		until := time.Now().Add(g)
-		for i, c := range hooks {
-			hooks[i] = health.Grace(c, until)
+		for i, c := range checks {
+			checks[i] = health.Grace(c, until)
 		}
 	}
-	must(hr.Add([]string{health.Livez}, hooks...))
+	must(hr.Add([]string{health.Livez}, checks...))
 	must(hr.Add([]string{health.Readyz}, health.Shutdown(s.shuttingDown)))
 	return hr
 }

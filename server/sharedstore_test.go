@@ -48,6 +48,10 @@ func TestServersShareOneStore(t *testing.T) {
 	if a.srv.Store() != bolt.Store(db) || b.srv.Store() != bolt.Store(db) {
 		t.Fatal("servers do not use the store they were given")
 	}
+	// Replicas sharing a store renew identity leases, as upstream's do.
+	for _, e := range []*env{a, b} {
+		e.do("GET", "/readyz/poststarthook/start-kube-apiserver-identity-lease-controller", nil).mustCode(t, 200)
+	}
 	list := b.do("GET", "/api/v1/namespaces/default/configmaps", nil).mustCode(t, 200).obj(t)
 	w := b.watch("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=" + path(list, "metadata.resourceVersion").(string))
 

@@ -49,16 +49,17 @@ func (s *Server) countObjects() []resourceCount {
 // pollObjectCounts starts the poll of a store on etcd, from when serving
 // starts until the server stops.
 func (s *Server) pollObjectCounts() {
-	period := s.opts.Etcd.CountMetricPollPeriod
-	if _, ok := s.store.(etcdStore); !ok || period <= 0 {
+	if !s.pollsObjectCounts() {
 		return
 	}
+	period := s.opts.Etcd.CountMetricPollPeriod
 	s.background.run(func(ctx context.Context) {
 		t := time.NewTicker(period)
 		defer t.Stop()
 		for {
 			counts := s.countObjects()
 			s.polledCounts.Store(&counts)
+			s.hooks.finish(hookCountTracker)
 			select {
 			case <-ctx.Done():
 				return
@@ -66,4 +67,11 @@ func (s *Server) pollObjectCounts() {
 			}
 		}
 	})
+}
+
+// pollsObjectCounts reports whether the object counts are polled: on etcd
+// with a poll period.
+func (s *Server) pollsObjectCounts() bool {
+	_, ok := s.store.(etcdStore)
+	return ok && s.opts.Etcd.CountMetricPollPeriod > 0
 }

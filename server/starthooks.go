@@ -1,0 +1,141 @@
+package server
+
+import (
+	"slices"
+	"sync"
+)
+
+// Start-up hooks: upstream's post-start hook names, each standing for the
+// platd start-up work that does that hook's job. Clients probe these
+// names (/readyz/poststarthook/<name>), so they carry no brand. Upstream
+// hooks for work platd does not do (the admission and flow-control
+// filters, the aggregator's proxy and status controllers, the identity
+// lease collector on every replica, legacy token tracking, the service
+// IP repair) are not registered: a check must stand for real work.
+const (
+	// The object counts of a store on etcd are polled (storagecounts.go):
+	// upstream's object count tracker.
+	hookCountTracker = "storage-object-count-tracker-hook"
+	// The CRD controller, which is also its own informer: its watch of
+	// CustomResourceDefinitions and its cleanup queue run.
+	hookCRDInformers   = "start-apiextensions-informers"
+	hookCRDControllers = "start-apiextensions-controllers"
+	// Every stored CRD's resources are served (CRDs.Load).
+	hookCRDSynced = "crd-informer-synced"
+	// The default namespaces exist.
+	hookNamespaces = "start-system-namespaces-controller"
+	// The authentication ConfigMap of the system namespace is written.
+	hookAuthInfo = "start-cluster-authentication-info-controller"
+	// A replica sharing its store renews its identity lease.
+	hookIdentityLease = "start-kube-apiserver-identity-lease-controller"
+	// The system PriorityClasses are written.
+	hookPriorityClasses = "scheduling/bootstrap-system-priority-classes"
+	// The bootstrap flow-control configuration is written.
+	hookFlowControl = "priority-and-fairness-config-producer"
+	// The API server's own Service (and its endpoints) exist.
+	hookBootstrap = "bootstrap-controller"
+	// A local APIService exists for every served group-version.
+	hookAutoregistration = "kube-apiserver-autoregistration"
+)
+
+// autoregisterCompletion is upstream's check (not a hook) that every
+// local APIService is registered: here the same work as
+// hookAutoregistration, as platd writes them itself.
+const autoregisterCompletion = "autoregister-completion"
+
+// doneSet is a set of named pieces of start-up work, each with a channel
+// closed when it is done. A name is pending from its first mention. Safe
+// for concurrent use; the zero value is empty.
+type doneSet struct {
+	mu   sync.Mutex
+	done map[string]chan struct{}
+	// order keeps names in first-mention order, for pending's answer.
+	order []string
+}
+
+// ch returns the channel of name, making it pending if new.
+func (d *doneSet) ch(name string) chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.done == nil {
+		d.done = map[string]chan struct{}{}
+	}
+	c, ok := d.done[name]
+	if !ok {
+		c = make(chan struct{})
+		d.done[name] = c
+		d.order = append(d.order, name)
+	}
+	return c
+}
+
+// finish marks each name done; finishing twice is harmless.
+func (d *doneSet) finish(names ...string) {
+	for _, name := range names {
+		c := d.ch(name)
+		d.mu.Lock()
+		select {
+		case <-c:
+		default:
+			close(c)
+		}
+		d.mu.Unlock()
+	}
+}
+
+// pending returns the names not yet done, in first-mention order.
+func (d *doneSet) pending() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for _, name := range d.order {
+		select {
+		case <-d.done[name]:
+		default:
+			out = append(out, name)
+		}
+	}
+	return slices.Clip(out)
+}
+
+// The caches behind informer-sync: each is loaded before the first request
+// and then follows the store's watch.
+const (
+	crdInformer  = "customresourcedefinitions"
+	rbacInformer = "rbac-policy"
+	nodeInformer = "node-graph"
+)
+
+// startHooks returns the start-up hooks this server runs, in upstream's
+// order; autoregisterCompletion, a plain check, follows the hook whose
+// work it checks.
+func (s *Server) startHooks() []string {
+	var out []string
+	if s.pollsObjectCounts() {
+		out = append(out, hookCountTracker)
+	}
+	if s.crds != nil {
+		out = append(out, hookCRDInformers, hookCRDControllers, hookCRDSynced)
+	}
+	out = append(out, hookNamespaces)
+	if s.reg.ByKind("", "v1", "ConfigMap") != nil {
+		out = append(out, hookAuthInfo)
+	}
+	if s.replicas != nil {
+		out = append(out, hookIdentityLease)
+	}
+	if s.rbacEnabled() {
+		out = append(out, rbacBootstrapHook)
+	}
+	seeded := s.seedHooks()
+	for _, h := range []string{hookPriorityClasses, hookFlowControl} {
+		if slices.Contains(seeded, h) {
+			out = append(out, h)
+		}
+	}
+	out = append(out, hookBootstrap)
+	if slices.Contains(seeded, hookAutoregistration) {
+		out = append(out, hookAutoregistration, autoregisterCompletion)
+	}
+	return out
+}
