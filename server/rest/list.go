@@ -165,15 +165,12 @@ func (h *Handler) pageMeta(s *scope, pred *predicate, plan listPlan, res bolt.Li
 const listChunkSize = 256 << 10
 
 // startStream begins a 200 response whose body is written in chunks: it
-// chooses compression as for a whole body, sets Content-Length to length
-// when the body goes out as it is (length < 0: unknown), and returns the
-// writer of the chunks (HTTP/2 frames sized for the peer) and the finish
-// to call after the last. A HEAD request is answered there: write is nil.
-func (h *Handler) startStream(w http.ResponseWriter, r *http.Request, length int) (write func([]byte) (int, error), finish func() error) {
+// chooses compression as for a whole body and returns the writer of the
+// chunks (HTTP/2 frames sized for the peer) and the finish to call after
+// the last. The framing is net/http's, as for every response (see
+// sendParts). A HEAD request is answered there: write is nil.
+func (h *Handler) startStream(w http.ResponseWriter, r *http.Request) (write func([]byte) (int, error), finish func() error) {
 	gw, finish := h.gzipWriter(w, r)
-	if gw == w && length >= 0 {
-		w.Header().Set("Content-Length", strconv.Itoa(length))
-	}
 	gw.WriteHeader(http.StatusOK)
 	if r.Method == http.MethodHead {
 		_ = finish()
@@ -211,7 +208,7 @@ func (h *Handler) streamList(w http.ResponseWriter, r *http.Request, rd *rendere
 		}
 	}
 	w.Header().Set("Content-Type", mediaJSON)
-	write, finish := h.startStream(w, r, -1)
+	write, finish := h.startStream(w, r)
 	if write == nil {
 		return
 	}
@@ -256,11 +253,7 @@ func (h *Handler) streamTable(w http.ResponseWriter, r *http.Request, rd *render
 		return
 	}
 	w.Header().Set("Content-Type", mediaJSON)
-	n := 0
-	for _, p := range parts {
-		n += len(p)
-	}
-	write, finish := h.startStream(w, r, n)
+	write, finish := h.startStream(w, r)
 	if write == nil {
 		releaseTableChunks(parts)
 		return

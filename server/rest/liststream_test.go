@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -18,7 +17,7 @@ import (
 // TestStreamListMatchesList checks that a list written in chunks
 // straight from stored bytes, in JSON and in protobuf, of the objects and
 // of their metadata in both meta versions, is byte for byte the list the
-// renderer makes whole (with its Content-Length where it is known), over
+// renderer makes whole (with no Content-Length: net/http frames it), over
 // enough objects to take several chunks.
 func TestStreamListMatchesList(t *testing.T) {
 	t.Parallel()
@@ -62,8 +61,8 @@ func TestStreamListMatchesList(t *testing.T) {
 			if got := rec.Body.Bytes(); !bytes.Equal(got, want) {
 				t.Errorf("%s, pass %d: streamed list (%d bytes) differs from the rendered one (%d bytes)", c.name, pass, len(got), len(want))
 			}
-			if cl := rec.Header().Get("Content-Length"); c.out.format == formatProtobuf && cl != strconv.Itoa(len(want)) {
-				t.Errorf("%s, pass %d: Content-Length %q, body %d bytes", c.name, pass, cl, len(want))
+			if cl, ok := rec.Header()["Content-Length"]; ok {
+				t.Errorf("%s, pass %d: Content-Length %q set, body %d bytes: net/http frames it", c.name, pass, cl, len(want))
 			}
 			if ct := rec.Header().Get("Content-Type"); c.out.format == formatJSON && ct != mediaJSON {
 				t.Errorf("%s, pass %d: Content-Type %q", c.name, pass, ct)

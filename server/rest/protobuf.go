@@ -249,7 +249,7 @@ func (h *Handler) writeProtoList(w http.ResponseWriter, r *http.Request, l proto
 	tail := codec.AppendProtobufTail(nil)
 
 	w.Header().Set("Content-Type", h.brand.ProtobufMediaType)
-	write, finish := h.startStream(w, r, len(buf)-len(l.head)+rawLen+len(tail))
+	write, finish := h.startStream(w, r)
 	if write == nil {
 		return
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"net/http/httptest"
 	"os"
-	"strconv"
 	"testing"
 
 	"platd/bolt"
@@ -66,8 +65,9 @@ func TestStreamProtoList(t *testing.T) {
 		if got := w.Body.Bytes(); !bytes.Equal(got, want) {
 			t.Fatalf("%s: the streamed list differs from the decoded and marshalled list", pass)
 		}
-		if cl := w.Result().Header.Get("Content-Length"); cl != strconv.Itoa(len(want)) {
-			t.Fatalf("%s: Content-Length %s for %d bytes", pass, cl, len(want))
+		// net/http frames the response, as upstream's.
+		if cl, ok := w.Result().Header["Content-Length"]; ok {
+			t.Fatalf("%s: Content-Length %s set for %d bytes", pass, cl, len(want))
 		}
 	}
 	if _, n := h.protos.size(); n != len(items)-1 {

@@ -58,6 +58,14 @@ func (h *Handler) send(w http.ResponseWriter, r *http.Request, code int, content
 
 // sendParts is send of a body given in consecutive parts, written one
 // after the other instead of joined.
+//
+// No Content-Length is set: net/http frames the response as it does
+// upstream's, whose bodies are written whole. A body that fits its
+// buffer (2 KiB on HTTP/1.1, 4 KiB on HTTP/2) by the handler's end gets a
+// Content-Length, a longer one is chunked on HTTP/1.1 (no content-length
+// on HTTP/2); the parts are buffered together, so the framing is that of
+// the whole body. A HEAD request's body goes to net/http, which discards
+// it but frames the answer as for GET.
 func (h *Handler) sendParts(w http.ResponseWriter, r *http.Request, code int, contentType string, parts ...[]byte) {
 	w.Header().Set("Content-Type", contentType)
 	gw, finish := h.gzipWriter(w, r)
@@ -66,18 +74,10 @@ func (h *Handler) sendParts(w http.ResponseWriter, r *http.Request, code int, co
 		// more than joining the parts.
 		parts = [][]byte{bytes.Join(parts, nil)}
 	}
-	if gw == w {
-		n := 0
-		for _, p := range parts {
-			n += len(p)
-		}
-		w.Header().Set("Content-Length", strconv.Itoa(n))
-	}
 	gw.WriteHeader(code)
 	for _, body := range parts {
 		var err error
 		switch {
-		case r.Method == http.MethodHead:
 		case r.ProtoMajor == 2 && gw == w:
 			// Record-sized frames, as lists are streamed (writeFramed).
 			_, err = writeFramed(w, body)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"reflect"
-	"strconv"
 	"testing"
 
 	"platd/server/printers"
@@ -47,8 +46,8 @@ func TestTableInParts(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := one.finish()
-			if !bytes.Equal(w.Body.Bytes(), want) || w.Header().Get("Content-Length") != strconv.Itoa(len(want)) {
-				t.Fatalf("includeObject=%q: streamed Table of %d rows differs (%d vs %d bytes, Content-Length %s)", include, n, w.Body.Len(), len(want), w.Header().Get("Content-Length"))
+			if _, cl := w.Header()["Content-Length"]; !bytes.Equal(w.Body.Bytes(), want) || cl {
+				t.Fatalf("includeObject=%q: streamed Table of %d rows differs (%d vs %d bytes, Content-Length %q)", include, n, w.Body.Len(), len(want), w.Header().Get("Content-Length"))
 			}
 		}
 	}
