@@ -56,6 +56,19 @@ func TestResponseFraming(t *testing.T) {
 		if err != nil || res.StatusCode != tc.code || res.ProtoMajor != tc.protocol {
 			t.Fatalf("%s: %d over HTTP/%d, %v", tc.name, res.StatusCode, res.ProtoMajor, err)
 		}
+		if tc.name == "h1 small get" {
+			// HEAD is framed as GET: its length, no body.
+			rq.Method = http.MethodHead
+			head, err := tc.client.Do(rq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, _ := io.Copy(io.Discard, head.Body)
+			head.Body.Close()
+			if head.StatusCode != 200 || head.ContentLength != int64(len(body)) || n != 0 {
+				t.Errorf("HEAD: %d, Content-Length %d, %d bytes; want 200, %d, none", head.StatusCode, head.ContentLength, n, len(body))
+			}
+		}
 		chunked := len(res.TransferEncoding) == 1 && res.TransferEncoding[0] == "chunked"
 		switch {
 		case !tc.chunked && (res.ContentLength != int64(len(body)) || len(res.TransferEncoding) != 0 || len(body) > 2048):
