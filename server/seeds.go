@@ -15,49 +15,59 @@ import (
 // none for a version no longer served), the system priority classes, and
 // the bootstrap flow-control configuration. A type switched off by
 // --runtime-config gets no seed. Each seed names the start-up hook whose
-// job it does.
+// job it does; its objects are built when it is planted, so naming the
+// hooks builds none.
 func (s *Server) seeds() []hookSeed {
 	b := s.opts.Brand
 	var out []hookSeed
 	if d := s.reg.ByKind(b.Group("apiregistration"), "v1", "APIService"); d != nil {
-		var local []registry.Object
-		for _, g := range s.reg.Groups() {
-			for _, v := range s.reg.Versions(g) {
-				if o := builtin.LocalAPIService(g, v, b); o != nil {
-					local = append(local, o)
+		out = append(out, hookSeed{hookAutoregistration, controllers.Seed{
+			Resource: d, Reconcile: controllers.ReconcileSpec,
+			Prune: func(o registry.Object) bool { return labelOf(o, b.AutomanagedLabel) == "onstart" },
+		}, func() []registry.Object {
+			var local []registry.Object
+			for _, g := range s.reg.Groups() {
+				for _, v := range s.reg.Versions(g) {
+					if o := builtin.LocalAPIService(g, v, b); o != nil {
+						local = append(local, o)
+					}
 				}
 			}
-		}
-		out = append(out, hookSeed{hookAutoregistration, controllers.Seed{
-			Resource: d, Objects: local, Reconcile: controllers.ReconcileSpec,
-			Prune: func(o registry.Object) bool { return labelOf(o, b.AutomanagedLabel) == "onstart" },
+			return local
 		}})
 	}
 	if d := s.reg.ByKind(b.Group("scheduling"), "v1", "PriorityClass"); d != nil {
-		out = append(out, hookSeed{hookPriorityClasses, controllers.Seed{Resource: d, Objects: builtin.SystemPriorityClasses(b)}})
+		out = append(out, hookSeed{hookPriorityClasses, controllers.Seed{Resource: d},
+			func() []registry.Object { return builtin.SystemPriorityClasses(b) }})
 	}
-	levels, schemas := builtin.FlowControlBootstrap(b)
 	autoUpdate := func(have, want registry.Object) registry.Object {
 		if annotationOf(have, builtin.FlowControlAutoUpdate(b)) != "true" {
 			return nil
 		}
 		return controllers.ReconcileSpec(have, want)
 	}
+	// Both kinds come from one bootstrap configuration, built once.
+	flowControl := sync.OnceValues(func() ([]registry.Object, []registry.Object) { return builtin.FlowControlBootstrap(b) })
 	for _, fc := range []struct {
 		kind    string
-		objects []registry.Object
-	}{{"PriorityLevelConfiguration", levels}, {"FlowSchema", schemas}} {
+		objects func() []registry.Object
+	}{
+		{"PriorityLevelConfiguration", func() []registry.Object { levels, _ := flowControl(); return levels }},
+		{"FlowSchema", func() []registry.Object { _, schemas := flowControl(); return schemas }},
+	} {
 		if d := s.reg.ByKind(b.Group("flowcontrol.apiserver"), "v1", fc.kind); d != nil {
-			out = append(out, hookSeed{hookFlowControl, controllers.Seed{Resource: d, Objects: fc.objects, Reconcile: autoUpdate}})
+			out = append(out, hookSeed{hookFlowControl, controllers.Seed{Resource: d, Reconcile: autoUpdate}, fc.objects})
 		}
 	}
 	return out
 }
 
-// hookSeed is a seed and the start-up hook it does the job of.
+// hookSeed is a seed, the start-up hook it does the job of, and how its
+// objects are built.
 type hookSeed struct {
 	hook string
 	controllers.Seed
+	objects func() []registry.Object
 }
 
 // seedHooks are the hooks of the seeds written at this start, in order.
@@ -85,6 +95,7 @@ func (s *Server) plantSeeds(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			seed.Objects = seed.objects()
 			if err := seed.Plant(ctx, s.rest); err != nil {
 				s.log.Error("writing system objects", "resource", seed.Resource.GroupResource(), "err", err)
 			}
