@@ -1,0 +1,238 @@
+package helm
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/release"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+)
+
+// widgets is the resource of the chart's custom resource definition.
+var widgets = schema.GroupVersionResource{Group: "shop.example.com", Version: "v1", Resource: "widgets"}
+
+// widgetsCRD is the name of the chart's custom resource definition.
+const widgetsCRD = "widgets.shop.example.com"
+
+// shopValues are the values a test passes on top of the chart's
+// values.yaml; nil fields keep the chart's defaults.
+type shopValues struct {
+	replicas int32
+	tag      string
+	greeting string
+}
+
+// defaults are the chart's values.yaml.
+var defaults = shopValues{replicas: 1, tag: "1.25.0", greeting: "hello"}
+
+// upgraded are the values an upgrade sets.
+var upgraded = shopValues{replicas: 3, tag: "1.27.1", greeting: "welcome"}
+
+// helmValues turns v into the map Helm merges over values.yaml.
+func (v shopValues) helmValues() map[string]interface{} {
+	return map[string]interface{}{
+		"replicas": v.replicas,
+		"image":    map[string]interface{}{"tag": v.tag},
+		"greeting": v.greeting,
+	}
+}
+
+// install runs helm install of the shop chart as release name in ns.
+func install(t *testing.T, ns, name string, vals map[string]interface{}) *release.Release {
+	t.Helper()
+	in := action.NewInstall(helmConfig(t, ns))
+	in.Namespace, in.ReleaseName, in.Timeout = ns, name, waitTimeout
+	rel, err := in.Run(loadChart(t), vals)
+	if err != nil {
+		t.Fatalf("helm install %s: %v", name, err)
+	}
+	if rel.Info.Status != release.StatusDeployed || rel.Version != 1 {
+		t.Fatalf("helm install %s: release %s version %d, want deployed version 1", name, rel.Info.Status, rel.Version)
+	}
+	return rel
+}
+
+// fullname is the name the chart gives its objects.
+func fullname(release string) string { return release + "-shop" }
+
+// checkRelease checks what Helm and platd hold of release version
+// version: the release Secret with Helm's labels and type, and the status
+// Helm reads back.
+func checkRelease(t *testing.T, ns, name string, version int, status release.Status) {
+	t.Helper()
+	cs := clientset(t)
+	secretName := fmt.Sprintf("sh.helm.release.v1.%s.v%d", name, version)
+	s, err := cs.CoreV1().Secrets(ns).Get(context.Background(), secretName, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("release secret: %v", err)
+	}
+	if s.Type != "helm.sh/release.v1" {
+		t.Errorf("release secret type %q, want helm.sh/release.v1", s.Type)
+	}
+	wantLabels := map[string]string{"name": name, "owner": "helm", "status": string(status), "version": fmt.Sprint(version)}
+	for k, v := range wantLabels {
+		if s.Labels[k] != v {
+			t.Errorf("release secret label %s=%q, want %q (labels %v)", k, s.Labels[k], v, s.Labels)
+		}
+	}
+	if len(s.Data["release"]) == 0 {
+		t.Errorf("release secret has no release data: %v", s.Data)
+	}
+	st := action.NewStatus(helmConfig(t, ns))
+	st.Version = version
+	rel, err := st.Run(name)
+	if err != nil {
+		t.Fatalf("helm status %s --revision %d: %v", name, version, err)
+	}
+	if rel.Info.Status != status {
+		t.Errorf("helm status %s --revision %d: %s, want %s", name, version, rel.Info.Status, status)
+	}
+}
+
+// checkOwned checks the labels and annotations by which Helm owns an
+// object of release name.
+func checkOwned(t *testing.T, what string, meta metav1.Object, ns, name string) {
+	t.Helper()
+	if got := meta.GetLabels()["app.kubernetes.io/managed-by"]; got != "Helm" {
+		t.Errorf("%s: label app.kubernetes.io/managed-by=%q, want Helm", what, got)
+	}
+	a := meta.GetAnnotations()
+	if a["meta.helm.sh/release-name"] != name || a["meta.helm.sh/release-namespace"] != ns {
+		t.Errorf("%s: annotations %v, want meta.helm.sh/release-name=%s and release-namespace=%s", what, a, name, ns)
+	}
+}
+
+// checkShop checks every object of the shop release name in ns against
+// the values v it was rendered with.
+func checkShop(t *testing.T, ns, name string, v shopValues) {
+	t.Helper()
+	ctx := context.Background()
+	cs := clientset(t)
+	full := fullname(name)
+
+	d, err := cs.AppsV1().Deployments(ns).Get(ctx, full, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("deployment: %v", err)
+	}
+	checkOwned(t, "deployment", d, ns, name)
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != v.replicas {
+		t.Errorf("deployment replicas %v, want %d", d.Spec.Replicas, v.replicas)
+	}
+	if c := d.Spec.Template.Spec.Containers; len(c) != 1 || c[0].Image != "nginx:"+v.tag {
+		t.Errorf("deployment containers %+v, want one of image nginx:%s", c, v.tag)
+	}
+	if got := d.Spec.Template.Spec.ServiceAccountName; got != full {
+		t.Errorf("deployment serviceAccountName %q, want %q", got, full)
+	}
+	if d.Spec.Template.Annotations["checksum/config"] == "" {
+		t.Errorf("deployment template annotations %v, want checksum/config", d.Spec.Template.Annotations)
+	}
+	if d.Spec.Selector == nil || d.Spec.Selector.MatchLabels["app.kubernetes.io/instance"] != name {
+		t.Errorf("deployment selector %v", d.Spec.Selector)
+	}
+
+	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, full+"-config", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("configmap: %v", err)
+	}
+	checkOwned(t, "configmap", cm, ns, name)
+	if cm.Data["greeting"] != v.greeting || !strings.Contains(cm.Data["shop.conf"], fmt.Sprintf("replicas %d\n", v.replicas)) {
+		t.Errorf("configmap data %v, want greeting %q and replicas %d", cm.Data, v.greeting, v.replicas)
+	}
+
+	s, err := cs.CoreV1().Secrets(ns).Get(ctx, full+"-secret", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("secret: %v", err)
+	}
+	checkOwned(t, "secret", s, ns, name)
+	if s.Type != corev1.SecretTypeOpaque || len(s.Data["password"]) != 16 || string(s.Data["user"]) != "admin" {
+		t.Errorf("secret type %q data %v, want Opaque with a 16-byte password and user admin", s.Type, s.Data)
+	}
+
+	svc, err := cs.CoreV1().Services(ns).Get(ctx, full, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("service: %v", err)
+	}
+	checkOwned(t, "service", svc, ns, name)
+	if svc.Spec.Type != corev1.ServiceTypeClusterIP || len(svc.Spec.Ports) != 1 ||
+		svc.Spec.Ports[0].Port != 80 || svc.Spec.Ports[0].TargetPort.String() != "http" || svc.Spec.Ports[0].Protocol != corev1.ProtocolTCP {
+		t.Errorf("service spec %+v, want ClusterIP with port 80 TCP to http", svc.Spec)
+	}
+	if svc.Spec.ClusterIP == "" {
+		t.Errorf("service has no cluster IP allocated")
+	}
+
+	sa, err := cs.CoreV1().ServiceAccounts(ns).Get(ctx, full, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("serviceaccount: %v", err)
+	}
+	checkOwned(t, "serviceaccount", sa, ns, name)
+
+	role, err := cs.RbacV1().Roles(ns).Get(ctx, full, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("role: %v", err)
+	}
+	checkOwned(t, "role", role, ns, name)
+	if len(role.Rules) != 2 || len(role.Rules[0].ResourceNames) != 1 || role.Rules[0].ResourceNames[0] != full+"-config" ||
+		role.Rules[1].APIGroups[0] != "shop.example.com" {
+		t.Errorf("role rules %+v", role.Rules)
+	}
+	rb, err := cs.RbacV1().RoleBindings(ns).Get(ctx, full, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("rolebinding: %v", err)
+	}
+	checkOwned(t, "rolebinding", rb, ns, name)
+	if rb.RoleRef.Kind != "Role" || rb.RoleRef.Name != full || len(rb.Subjects) != 1 ||
+		rb.Subjects[0].Kind != "ServiceAccount" || rb.Subjects[0].Name != full || rb.Subjects[0].Namespace != ns {
+		t.Errorf("rolebinding roleRef %+v subjects %+v", rb.RoleRef, rb.Subjects)
+	}
+
+	ing, err := cs.NetworkingV1().Ingresses(ns).Get(ctx, full, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("ingress: %v", err)
+	}
+	checkOwned(t, "ingress", ing, ns, name)
+	if r := ing.Spec.Rules; len(r) != 1 || r[0].Host != "shop.example.test" || r[0].HTTP == nil || len(r[0].HTTP.Paths) != 1 ||
+		r[0].HTTP.Paths[0].Backend.Service == nil || r[0].HTTP.Paths[0].Backend.Service.Name != full ||
+		r[0].HTTP.Paths[0].Backend.Service.Port.Name != "http" {
+		t.Errorf("ingress rules %+v", r)
+	}
+
+	w, err := dynamicClient(t).Resource(widgets).Namespace(ns).Get(ctx, full, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("widget: %v", err)
+	}
+	checkOwned(t, "widget", w, ns, name)
+	size, _, _ := unstructured.NestedInt64(w.Object, "spec", "size")
+	color, _, _ := unstructured.NestedString(w.Object, "spec", "color")
+	if size != 3 || color != "blue" {
+		t.Errorf("widget spec %v, want size 3 and the defaulted color blue", w.Object["spec"])
+	}
+}
+
+// checkHook checks the hook ConfigMap that revision ran.
+func checkHook(t *testing.T, ns, name string, revision int, upgrade bool) {
+	t.Helper()
+	cm, err := clientset(t).CoreV1().ConfigMaps(ns).Get(context.Background(), fullname(name)+"-hook", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("hook configmap: %v", err)
+	}
+	if cm.Data["revision"] != fmt.Sprint(revision) || cm.Data["upgrade"] != fmt.Sprint(upgrade) {
+		t.Errorf("hook configmap data %v, want revision %d upgrade %t", cm.Data, revision, upgrade)
+	}
+	if cm.Annotations["helm.sh/hook"] != "pre-install,post-upgrade" {
+		t.Errorf("hook configmap annotations %v", cm.Annotations)
+	}
+}
+
+// notFound reports whether err is a 404 of the API.
+func notFound(err error) bool { return apierrors.IsNotFound(err) }
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }

@@ -1,0 +1,67 @@
+package helm
+
+import (
+	"context"
+	"testing"
+
+	"helm.sh/helm/v3/pkg/action"
+	"helm.sh/helm/v3/pkg/release"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestInstall installs the shop chart and checks every object platd
+// stored, the release record, helm list and helm get manifest.
+func TestInstall(t *testing.T) {
+	t.Parallel()
+	ns := namespace(t)
+	rel := install(t, ns, "shop", nil)
+	if rel.Info.Notes == "" {
+		t.Errorf("release has no notes")
+	}
+	checkShop(t, ns, "shop", defaults)
+	checkHook(t, ns, "shop", 1, false)
+	checkRelease(t, ns, "shop", 1, release.StatusDeployed)
+
+	crd, err := clientset(t).Discovery().ServerResourcesForGroupVersion(widgets.GroupVersion().String())
+	if err != nil {
+		t.Fatalf("discovery of %s: %v", widgets.GroupVersion(), err)
+	}
+	served := false
+	for _, r := range crd.APIResources {
+		served = served || r.Name == widgets.Resource
+	}
+	if !served {
+		t.Errorf("discovery of %s lists %v, want widgets", widgets.GroupVersion(), crd.APIResources)
+	}
+
+	list := action.NewList(helmConfig(t, ns))
+	list.SetStateMask()
+	rels, err := list.Run()
+	if err != nil {
+		t.Fatalf("helm list: %v", err)
+	}
+	if len(rels) != 1 || rels[0].Name != "shop" || rels[0].Info.Status != release.StatusDeployed || rels[0].Version != 1 ||
+		rels[0].Chart.Metadata.Version != "0.1.0" {
+		t.Errorf("helm list: %+v, want shop deployed version 1 of chart 0.1.0", rels)
+	}
+
+	get := action.NewGet(helmConfig(t, ns))
+	got, err := get.Run("shop")
+	if err != nil {
+		t.Fatalf("helm get manifest: %v", err)
+	}
+	for _, want := range []string{"kind: Deployment", "kind: Service", "kind: ConfigMap", "kind: Secret",
+		"kind: ServiceAccount", "kind: Role", "kind: RoleBinding", "kind: Ingress", "kind: Widget",
+		"name: shop-shop-config", "image: \"nginx:1.25.0\""} {
+		if !contains(got.Manifest, want) {
+			t.Errorf("helm get manifest lacks %q:\n%s", want, got.Manifest)
+		}
+	}
+	if contains(got.Manifest, "kind: CustomResourceDefinition") || contains(got.Manifest, "name: shop-shop-hook") {
+		t.Errorf("helm get manifest holds the CRD or the hook:\n%s", got.Manifest)
+	}
+
+	if _, err := clientset(t).CoreV1().Namespaces().Get(context.Background(), ns, metav1.GetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
