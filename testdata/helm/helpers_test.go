@@ -4,15 +4,18 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/release"
 	corev1 "k8s.io/api/core/v1"
+	apiextclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 )
 
 // widgets is the resource of the chart's custom resource definition.
@@ -44,12 +47,43 @@ func (v shopValues) helmValues() map[string]interface{} {
 	}
 }
 
+// crd makes the first chart install of the package run alone. Helm
+// creates the chart's CRD and waits for it to be established only in the
+// install that created it; a concurrent install that finds it already
+// there goes on at once and fails to map the custom resource while the
+// CRD is not yet established. A real API server behaves the same, so the
+// tests let one install create the CRD before the others start.
+var crd struct {
+	sync.Mutex
+	installed bool
+}
+
+// withCRD runs an action that installs the chart, alone if no install
+// has created the CRD yet.
+func withCRD(run func() error) error {
+	crd.Lock()
+	if crd.installed {
+		crd.Unlock()
+		return run()
+	}
+	defer crd.Unlock()
+	err := run()
+	if err == nil {
+		crd.installed = true
+	}
+	return err
+}
+
 // install runs helm install of the shop chart as release name in ns.
 func install(t *testing.T, ns, name string, vals map[string]interface{}) *release.Release {
 	t.Helper()
 	in := action.NewInstall(helmConfig(t, ns))
 	in.Namespace, in.ReleaseName, in.Timeout = ns, name, waitTimeout
-	rel, err := in.Run(loadChart(t), vals)
+	var rel *release.Release
+	err := withCRD(func() (err error) {
+		rel, err = in.Run(loadChart(t), vals)
+		return err
+	})
 	if err != nil {
 		t.Fatalf("helm install %s: %v", name, err)
 	}
@@ -236,3 +270,13 @@ func checkHook(t *testing.T, ns, name string, revision int, upgrade bool) {
 func notFound(err error) bool { return apierrors.IsNotFound(err) }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+// apiextensions returns a client of the CRDs.
+func apiextensions(t *testing.T) *apiextclient.Clientset {
+	t.Helper()
+	c, err := apiextclient.NewForConfig(rest.CopyConfig(cluster.config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
