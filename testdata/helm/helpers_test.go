@@ -2,6 +2,7 @@ package helm
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"sync"
@@ -280,3 +281,9 @@ func apiextensions(t *testing.T) *apiextclient.Clientset {
 	}
 	return c
 }
+
+// get keeps only the error of a client's Get.
+func get[T any](_ T, err error) error { return err }
+
+// b64 encodes data as the chart writes a Secret's data.
+func b64(data []byte) string { return base64.StdEncoding.EncodeToString(data) }
