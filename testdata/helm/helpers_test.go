@@ -31,13 +31,16 @@ type shopValues struct {
 	replicas int32
 	tag      string
 	greeting string
+	// logLevel, when set, adds an env var and a configuration key that a
+	// rollback removes again.
+	logLevel string
 }
 
 // defaults are the chart's values.yaml.
 var defaults = shopValues{replicas: 1, tag: "1.25.0", greeting: "hello"}
 
 // upgraded are the values an upgrade sets.
-var upgraded = shopValues{replicas: 3, tag: "1.27.1", greeting: "welcome"}
+var upgraded = shopValues{replicas: 3, tag: "1.27.1", greeting: "welcome", logLevel: "debug"}
 
 // helmValues turns v into the map Helm merges over values.yaml.
 func (v shopValues) helmValues() map[string]interface{} {
@@ -45,6 +48,7 @@ func (v shopValues) helmValues() map[string]interface{} {
 		"replicas": v.replicas,
 		"image":    map[string]interface{}{"tag": v.tag},
 		"greeting": v.greeting,
+		"logLevel": v.logLevel,
 	}
 }
 
@@ -163,6 +167,16 @@ func checkShop(t *testing.T, ns, name string, v shopValues) {
 	if c := d.Spec.Template.Spec.Containers; len(c) != 1 || c[0].Image != "nginx:"+v.tag {
 		t.Errorf("deployment containers %+v, want one of image nginx:%s", c, v.tag)
 	}
+	if c := d.Spec.Template.Spec.Containers; len(c) == 1 {
+		env := map[string]string{}
+		for _, e := range c[0].Env {
+			env[e.Name] = e.Value
+		}
+		level, set := env["LOG_LEVEL"]
+		if len(c[0].Env) != 1+btoi(set) || set != (v.logLevel != "") || level != v.logLevel {
+			t.Errorf("deployment env %+v, want GREETING and LOG_LEVEL=%q only if set", c[0].Env, v.logLevel)
+		}
+	}
 	if got := d.Spec.Template.Spec.ServiceAccountName; got != full {
 		t.Errorf("deployment serviceAccountName %q, want %q", got, full)
 	}
@@ -180,6 +194,9 @@ func checkShop(t *testing.T, ns, name string, v shopValues) {
 	checkOwned(t, "configmap", cm, ns, name)
 	if cm.Data["greeting"] != v.greeting || !strings.Contains(cm.Data["shop.conf"], fmt.Sprintf("replicas %d\n", v.replicas)) {
 		t.Errorf("configmap data %v, want greeting %q and replicas %d", cm.Data, v.greeting, v.replicas)
+	}
+	if level, set := cm.Data["log.level"]; set != (v.logLevel != "") || level != v.logLevel {
+		t.Errorf("configmap data %v, want log.level=%q only if set", cm.Data, v.logLevel)
 	}
 
 	s, err := cs.CoreV1().Secrets(ns).Get(ctx, full+"-secret", metav1.GetOptions{})
@@ -287,3 +304,10 @@ func get[T any](_ T, err error) error { return err }
 
 // b64 encodes data as the chart writes a Secret's data.
 func b64(data []byte) string { return base64.StdEncoding.EncodeToString(data) }
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

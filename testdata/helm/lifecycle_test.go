@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/watch"
 )
 
 // foreignAnnotation is set on the Deployment by someone other than Helm;
@@ -96,6 +98,23 @@ func TestUpgradeRollbackUninstall(t *testing.T) {
 		t.Errorf("helm history: revision 3 description %q, want Rollback to 1", rels[2].Info.Description)
 	}
 
+	// An object deleted by hand comes back with the next upgrade.
+	if err := cs.CoreV1().ConfigMaps(ns).Delete(ctx, full+"-config", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	up = action.NewUpgrade(helmConfig(t, ns))
+	up.Namespace, up.Timeout = ns, waitTimeout
+	if _, err := up.Run(name, loadChart(t), defaults.helmValues()); err != nil {
+		t.Fatalf("helm upgrade after a deleted configmap: %v", err)
+	}
+	checkShop(t, ns, name, defaults)
+	checkRelease(t, ns, name, 4, release.StatusDeployed)
+
+	hook, err := cs.CoreV1().Secrets(ns).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + full + "-goodbye"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hook.Stop()
 	un := action.NewUninstall(helmConfig(t, ns))
 	un.Timeout = waitTimeout
 	res, err := un.Run(name)
@@ -106,6 +125,23 @@ func TestUpgradeRollbackUninstall(t *testing.T) {
 		t.Errorf("helm uninstall: status %s", res.Release.Info.Status)
 	}
 	checkGone(t, ns, name)
+	// The pre-delete hook was created and deleted once it succeeded.
+	var events []watch.EventType
+	timeout := time.After(waitTimeout)
+	for len(events) < 2 {
+		select {
+		case e, ok := <-hook.ResultChan():
+			if !ok {
+				t.Fatalf("watch of the pre-delete hook ended after %v", events)
+			}
+			events = append(events, e.Type)
+		case <-timeout:
+			t.Fatalf("pre-delete hook events %v, want ADDED and DELETED", events)
+		}
+	}
+	if events[0] != watch.Added || events[1] != watch.Deleted {
+		t.Errorf("pre-delete hook events %v, want ADDED and DELETED", events)
+	}
 	secrets, err := cs.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{LabelSelector: "owner=helm,name=" + name})
 	if err != nil {
 		t.Fatal(err)
