@@ -187,6 +187,15 @@ func checkShop(t *testing.T, ns, name string, v shopValues) {
 		t.Errorf("deployment selector %v", d.Spec.Selector)
 	}
 
+	pdb, err := cs.PolicyV1().PodDisruptionBudgets(ns).Get(ctx, full, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("poddisruptionbudget (rendered where the API versions Helm discovered have it): %v", err)
+	}
+	checkOwned(t, "poddisruptionbudget", pdb, ns, name)
+	if pdb.Spec.MaxUnavailable == nil || pdb.Spec.MaxUnavailable.IntValue() != 1 {
+		t.Errorf("poddisruptionbudget maxUnavailable %v", pdb.Spec.MaxUnavailable)
+	}
+
 	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, full+"-config", metav1.GetOptions{})
 	if err != nil {
 		t.Fatalf("configmap: %v", err)

@@ -45,13 +45,30 @@ func TestInstall(t *testing.T) {
 		t.Errorf("helm list: %+v, want shop deployed version 1 of chart 0.1.0", rels)
 	}
 
+	// helm list --all-namespaces lists the release Secrets of every
+	// namespace.
+	list = action.NewList(helmConfig(t, ""))
+	list.AllNamespaces = true
+	list.SetStateMask()
+	rels, err = list.Run()
+	if err != nil {
+		t.Fatalf("helm list --all-namespaces: %v", err)
+	}
+	found := false
+	for _, r := range rels {
+		found = found || (r.Name == "shop" && r.Namespace == ns)
+	}
+	if !found {
+		t.Errorf("helm list --all-namespaces: shop in %s missing from %d releases", ns, len(rels))
+	}
+
 	get := action.NewGet(helmConfig(t, ns))
 	got, err := get.Run("shop")
 	if err != nil {
 		t.Fatalf("helm get manifest: %v", err)
 	}
 	for _, want := range []string{"kind: Deployment", "kind: Service", "kind: ConfigMap", "kind: Secret",
-		"kind: ServiceAccount", "kind: Role", "kind: RoleBinding", "kind: Ingress", "kind: Widget",
+		"kind: ServiceAccount", "kind: Role", "kind: RoleBinding", "kind: Ingress", "kind: Widget", "kind: PodDisruptionBudget",
 		"name: shop-shop-config", "image: \"nginx:1.25.0\""} {
 		if !contains(got.Manifest, want) {
 			t.Errorf("helm get manifest lacks %q:\n%s", want, got.Manifest)

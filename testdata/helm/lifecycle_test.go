@@ -10,6 +10,7 @@ import (
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/release"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 )
@@ -183,35 +184,26 @@ func checkForeign(t *testing.T, ns, name string) {
 func checkGone(t *testing.T, ns, name string) {
 	t.Helper()
 	ctx := context.Background()
-	cs := clientset(t)
+	dc := dynamicClient(t)
 	full := fullname(name)
-	gets := map[string]func() error{
-		"deployment": func() error { _, err := cs.AppsV1().Deployments(ns).Get(ctx, full, metav1.GetOptions{}); return err },
-		"service":    func() error { _, err := cs.CoreV1().Services(ns).Get(ctx, full, metav1.GetOptions{}); return err },
-		"configmap": func() error {
-			_, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, full+"-config", metav1.GetOptions{})
-			return err
-		},
-		"secret": func() error {
-			_, err := cs.CoreV1().Secrets(ns).Get(ctx, full+"-secret", metav1.GetOptions{})
-			return err
-		},
-		"serviceaccount": func() error {
-			_, err := cs.CoreV1().ServiceAccounts(ns).Get(ctx, full, metav1.GetOptions{})
-			return err
-		},
-		"role":        func() error { _, err := cs.RbacV1().Roles(ns).Get(ctx, full, metav1.GetOptions{}); return err },
-		"rolebinding": func() error { _, err := cs.RbacV1().RoleBindings(ns).Get(ctx, full, metav1.GetOptions{}); return err },
-		"ingress": func() error {
-			_, err := cs.NetworkingV1().Ingresses(ns).Get(ctx, full, metav1.GetOptions{})
-			return err
-		},
-		"widget": func() error {
-			_, err := dynamicClient(t).Resource(widgets).Namespace(ns).Get(ctx, full, metav1.GetOptions{})
-			return err
-		},
-	}
-	for what, get := range gets {
-		eventually(t, fmt.Sprintf("%s %s/%s to be deleted", what, ns, full), func() bool { return notFound(get()) })
+	for _, o := range []struct {
+		gvr  schema.GroupVersionResource
+		name string
+	}{
+		{schema.GroupVersionResource{Group: "apps", Version: "v1", Resource: "deployments"}, full},
+		{schema.GroupVersionResource{Version: "v1", Resource: "services"}, full},
+		{schema.GroupVersionResource{Version: "v1", Resource: "configmaps"}, full + "-config"},
+		{schema.GroupVersionResource{Version: "v1", Resource: "secrets"}, full + "-secret"},
+		{schema.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, full},
+		{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}, full},
+		{schema.GroupVersionResource{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "rolebindings"}, full},
+		{schema.GroupVersionResource{Group: "networking.k8s.io", Version: "v1", Resource: "ingresses"}, full},
+		{schema.GroupVersionResource{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"}, full},
+		{widgets, full},
+	} {
+		eventually(t, fmt.Sprintf("%s %s/%s to be deleted", o.gvr.Resource, ns, o.name), func() bool {
+			_, err := dc.Resource(o.gvr).Namespace(ns).Get(ctx, o.name, metav1.GetOptions{})
+			return notFound(err)
+		})
 	}
 }

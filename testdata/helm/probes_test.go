@@ -14,7 +14,7 @@ import (
 // manifestKinds are the version/kind keys of helm status --show-resources
 // for the shop chart.
 var manifestKinds = []string{"v1/ConfigMap", "v1/Secret", "v1/Service", "v1/ServiceAccount", "v1/Role", "v1/RoleBinding",
-	"v1/Ingress", "v1/Deployment", "v1/Widget"}
+	"v1/Ingress", "v1/Deployment", "v1/Widget", "v1/PodDisruptionBudget"}
 
 // TestStatusShowResources runs helm status --show-resources, which reads
 // every object of the release back, as objects and as Tables. Helm drops
