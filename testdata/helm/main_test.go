@@ -201,6 +201,13 @@ func dynamicClient(t *testing.T) dynamic.Interface {
 // release records in Secrets (Helm's default driver).
 func helmConfig(t *testing.T, namespace string) *action.Configuration {
 	t.Helper()
+	return helmConfigDriver(t, namespace, "secret")
+}
+
+// helmConfigDriver is helmConfig with the release records kept by driver
+// (HELM_DRIVER).
+func helmConfigDriver(t *testing.T, namespace, driver string) *action.Configuration {
+	t.Helper()
 	flags := genericclioptions.NewConfigFlags(true)
 	flags.KubeConfig = &cluster.kubeconfig
 	flags.Namespace = &namespace
@@ -214,7 +221,7 @@ func helmConfig(t *testing.T, namespace string) *action.Configuration {
 	}
 	cfg := new(action.Configuration)
 	logf := func(format string, v ...interface{}) { t.Logf("helm: "+format, v...) }
-	if err := cfg.Init(flags, namespace, "secret", logf); err != nil {
+	if err := cfg.Init(flags, namespace, driver, logf); err != nil {
 		t.Fatalf("initialising Helm: %v", err)
 	}
 	return cfg
@@ -243,6 +250,9 @@ func (tr *tracer) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	tr.t.Logf("trace: %s %s (%s) -> %d", req.Method, req.URL, req.Header.Get("Content-Type"), resp.StatusCode)
+	for _, w := range resp.Header.Values("Warning") {
+		tr.t.Logf("trace: warning: %s", w)
+	}
 	if resp.StatusCode >= 400 {
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()

@@ -64,19 +64,65 @@ func keys[V any](m map[string]V) []string {
 	return out
 }
 
-// TestUninstallForeground uninstalls with --cascade=foreground --wait:
-// each object is deleted with the Foreground propagation policy and Helm
-// waits until it is gone.
-func TestUninstallForeground(t *testing.T) {
+// TestUninstallCascade uninstalls with --cascade=foreground and
+// --cascade=orphan, and --wait: each object is deleted with that
+// propagation policy and Helm waits until it is gone.
+func TestUninstallCascade(t *testing.T) {
 	t.Parallel()
-	ns := namespace(t)
-	install(t, ns, "cascade", nil)
-	un := action.NewUninstall(helmConfig(t, ns))
-	un.Timeout, un.Wait, un.DeletionPropagation = waitTimeout, true, "foreground"
-	if _, err := un.Run("cascade"); err != nil {
-		t.Fatalf("helm uninstall --cascade=foreground --wait: %v", err)
+	for _, cascade := range []string{"foreground", "orphan"} {
+		t.Run(cascade, func(t *testing.T) {
+			t.Parallel()
+			ns := namespace(t)
+			install(t, ns, cascade, nil)
+			un := action.NewUninstall(helmConfig(t, ns))
+			un.Timeout, un.Wait, un.DeletionPropagation = waitTimeout, true, cascade
+			if _, err := un.Run(cascade); err != nil {
+				t.Fatalf("helm uninstall --cascade=%s --wait: %v", cascade, err)
+			}
+			checkGone(t, ns, cascade)
+		})
 	}
-	checkGone(t, ns, "cascade")
+}
+
+// TestConfigMapDriver keeps the release records in ConfigMaps, as
+// HELM_DRIVER=configmap does.
+func TestConfigMapDriver(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cs := clientset(t)
+	ns := namespace(t)
+	cfg := helmConfigDriver(t, ns, "configmap")
+	in := action.NewInstall(cfg)
+	in.Namespace, in.ReleaseName, in.Timeout = ns, "kept", waitTimeout
+	if err := withCRD(func() error { _, err := in.Run(loadChart(t), nil); return err }); err != nil {
+		t.Fatalf("helm install: %v", err)
+	}
+	up := action.NewUpgrade(helmConfigDriver(t, ns, "configmap"))
+	up.Namespace, up.Timeout = ns, waitTimeout
+	if _, err := up.Run("kept", loadChart(t), upgraded.helmValues()); err != nil {
+		t.Fatalf("helm upgrade: %v", err)
+	}
+	checkShop(t, ns, "kept", upgraded)
+	cms, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: "owner=helm,name=kept"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := map[string]string{}
+	for _, cm := range cms.Items {
+		status[cm.Name] = cm.Labels["status"]
+	}
+	if len(status) != 2 || status["sh.helm.release.v1.kept.v1"] != "superseded" || status["sh.helm.release.v1.kept.v2"] != "deployed" {
+		t.Errorf("release configmaps %v, want v1 superseded and v2 deployed", status)
+	}
+	list := action.NewList(helmConfigDriver(t, ns, "configmap"))
+	rels, err := list.Run()
+	if err != nil || len(rels) != 1 || rels[0].Version != 2 {
+		t.Errorf("helm list: %v %v", rels, err)
+	}
+	if _, err := action.NewUninstall(helmConfigDriver(t, ns, "configmap")).Run("kept"); err != nil {
+		t.Fatalf("helm uninstall: %v", err)
+	}
+	checkGone(t, ns, "kept")
 }
 
 // TestAtomicUpgrade upgrades to a chart platd refuses with --atomic:
