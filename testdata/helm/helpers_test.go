@@ -34,13 +34,16 @@ type shopValues struct {
 	// logLevel, when set, adds an env var and a configuration key that a
 	// rollback removes again.
 	logLevel string
+	// strategy is the Deployment's update strategy; a change of it
+	// patches with $retainKeys.
+	strategy string
 }
 
 // defaults are the chart's values.yaml.
-var defaults = shopValues{replicas: 1, tag: "1.25.0", greeting: "hello"}
+var defaults = shopValues{replicas: 1, tag: "1.25.0", greeting: "hello", strategy: "RollingUpdate"}
 
 // upgraded are the values an upgrade sets.
-var upgraded = shopValues{replicas: 3, tag: "1.27.1", greeting: "welcome", logLevel: "debug"}
+var upgraded = shopValues{replicas: 3, tag: "1.27.1", greeting: "welcome", logLevel: "debug", strategy: "Recreate"}
 
 // helmValues turns v into the map Helm merges over values.yaml.
 func (v shopValues) helmValues() map[string]interface{} {
@@ -49,6 +52,7 @@ func (v shopValues) helmValues() map[string]interface{} {
 		"image":    map[string]interface{}{"tag": v.tag},
 		"greeting": v.greeting,
 		"logLevel": v.logLevel,
+		"strategy": v.strategy,
 	}
 }
 
@@ -176,6 +180,10 @@ func checkShop(t *testing.T, ns, name string, v shopValues) {
 		if len(c[0].Env) != 1+btoi(set) || set != (v.logLevel != "") || level != v.logLevel {
 			t.Errorf("deployment env %+v, want GREETING and LOG_LEVEL=%q only if set", c[0].Env, v.logLevel)
 		}
+	}
+	if st := d.Spec.Strategy; string(st.Type) != v.strategy || (st.RollingUpdate != nil) != (v.strategy == "RollingUpdate") ||
+		(st.RollingUpdate != nil && (st.RollingUpdate.MaxSurge.String() != "1" || st.RollingUpdate.MaxUnavailable.String() != "0")) {
+		t.Errorf("deployment strategy %+v, want %s (maxSurge 1, maxUnavailable 0 for RollingUpdate)", st, v.strategy)
 	}
 	if got := d.Spec.Template.Spec.ServiceAccountName; got != full {
 		t.Errorf("deployment serviceAccountName %q, want %q", got, full)
