@@ -36,10 +36,12 @@ func TestUpgradeRollbackUninstall(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Fields Helm does not own: an annotation and a label written by
-	// another client.
-	patch, _ := json.Marshal(map[string]interface{}{"metadata": map[string]interface{}{
-		"annotations": map[string]string{foreignAnnotation: "ops"}}})
+	// Fields Helm does not own: an annotation, a spec field and a label
+	// written by another client.
+	patch, _ := json.Marshal(map[string]interface{}{
+		"metadata": map[string]interface{}{"annotations": map[string]string{foreignAnnotation: "ops"}},
+		"spec":     map[string]interface{}{"revisionHistoryLimit": 3},
+	})
 	if _, err := cs.AppsV1().Deployments(ns).Patch(ctx, full, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 		t.Fatalf("annotating the deployment: %v", err)
 	}
@@ -170,6 +172,9 @@ func checkForeign(t *testing.T, ns, name string) {
 	}
 	if d.Annotations[foreignAnnotation] != "ops" {
 		t.Errorf("deployment annotations %v lost %s", d.Annotations, foreignAnnotation)
+	}
+	if d.Spec.RevisionHistoryLimit == nil || *d.Spec.RevisionHistoryLimit != 3 {
+		t.Errorf("deployment revisionHistoryLimit %v, want the 3 another client set", d.Spec.RevisionHistoryLimit)
 	}
 	cm, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, fullname(name)+"-config", metav1.GetOptions{})
 	if err != nil {
