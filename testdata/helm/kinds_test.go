@@ -42,6 +42,12 @@ var kindsObjects = []kindsObject{
 	{gvr("apps", "v1", "daemonsets"), true, "agent", "{.spec.template.spec.containers[0].image}", func(s int) string { return fmt.Sprintf("busybox:1.%d", s) }},
 	{gvr("batch", "v1", "cronjobs"), true, "backup", "{.spec.schedule}", func(s int) string { return fmt.Sprintf("*/%d * * * *", 5+s) }},
 	{gvr("autoscaling", "v2", "horizontalpodautoscalers"), true, "hpa", "{.spec.maxReplicas}", func(s int) string { return fmt.Sprint(4 + s) }},
+	{gvr("autoscaling", "v2", "horizontalpodautoscalers"), true, "hpa", "{.spec.metrics[0].resource.target.averageUtilization}", func(s int) string {
+		if s == 1 {
+			return "80" // autoscaling/v1's targetCPUUtilizationPercentage
+		}
+		return fmt.Sprint(80 + s)
+	}},
 	{gvr("policy", "v1", "poddisruptionbudgets"), true, "pdb", "{.spec.minAvailable}", func(s int) string { return fmt.Sprint(s) }},
 	{gvr("networking.k8s.io", "v1", "networkpolicies"), true, "np", "{.spec.ingress[0].ports[0].port}", fixed("5432")},
 	{gvr("", "v1", "persistentvolumeclaims"), true, "cache", "{.spec.resources.requests.storage}", fixed("1Gi")},
