@@ -304,8 +304,6 @@ func checkHook(t *testing.T, ns, name string, revision int, upgrade bool) {
 // notFound reports whether err is a 404 of the API.
 func notFound(err error) bool { return apierrors.IsNotFound(err) }
 
-func contains(s, sub string) bool { return strings.Contains(s, sub) }
-
 // apiextensions returns a client of the CRDs.
 func apiextensions(t *testing.T) *apiextclient.Clientset {
 	t.Helper()

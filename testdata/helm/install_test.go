@@ -2,10 +2,12 @@ package helm
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/action"
 	"helm.sh/helm/v3/pkg/release"
+	apiextv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -22,16 +24,30 @@ func TestInstall(t *testing.T) {
 	checkHook(t, ns, "shop", 1, false)
 	checkRelease(t, ns, "shop", 1, release.StatusDeployed)
 
-	crd, err := clientset(t).Discovery().ServerResourcesForGroupVersion(widgets.GroupVersion().String())
+	crd, err := apiextensions(t).ApiextensionsV1().CustomResourceDefinitions().Get(context.Background(), widgetsCRD, metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("the chart's CRD: %v", err)
+	}
+	established := false
+	for _, c := range crd.Status.Conditions {
+		established = established || (c.Type == apiextv1.Established && c.Status == apiextv1.ConditionTrue)
+	}
+	if !established {
+		t.Errorf("CRD conditions %+v, want Established", crd.Status.Conditions)
+	}
+	if _, ok := crd.Labels["app.kubernetes.io/managed-by"]; ok {
+		t.Errorf("CRD of crds/ got Helm's labels %v; Helm installs those as they are", crd.Labels)
+	}
+	resources, err := clientset(t).Discovery().ServerResourcesForGroupVersion(widgets.GroupVersion().String())
 	if err != nil {
 		t.Fatalf("discovery of %s: %v", widgets.GroupVersion(), err)
 	}
 	served := false
-	for _, r := range crd.APIResources {
+	for _, r := range resources.APIResources {
 		served = served || r.Name == widgets.Resource
 	}
 	if !served {
-		t.Errorf("discovery of %s lists %v, want widgets", widgets.GroupVersion(), crd.APIResources)
+		t.Errorf("discovery of %s lists %v, want widgets", widgets.GroupVersion(), resources.APIResources)
 	}
 
 	list := action.NewList(helmConfig(t, ns))
@@ -70,15 +86,11 @@ func TestInstall(t *testing.T) {
 	for _, want := range []string{"kind: Deployment", "kind: Service", "kind: ConfigMap", "kind: Secret",
 		"kind: ServiceAccount", "kind: Role", "kind: RoleBinding", "kind: Ingress", "kind: Widget", "kind: PodDisruptionBudget",
 		"name: shop-shop-config", "image: \"nginx:1.25.0\""} {
-		if !contains(got.Manifest, want) {
+		if !strings.Contains(got.Manifest, want) {
 			t.Errorf("helm get manifest lacks %q:\n%s", want, got.Manifest)
 		}
 	}
-	if contains(got.Manifest, "kind: CustomResourceDefinition") || contains(got.Manifest, "name: shop-shop-hook") {
+	if strings.Contains(got.Manifest, "kind: CustomResourceDefinition") || strings.Contains(got.Manifest, "name: shop-shop-hook") {
 		t.Errorf("helm get manifest holds the CRD or the hook:\n%s", got.Manifest)
-	}
-
-	if _, err := clientset(t).CoreV1().Namespaces().Get(context.Background(), ns, metav1.GetOptions{}); err != nil {
-		t.Fatal(err)
 	}
 }
