@@ -25,8 +25,8 @@ var widgets = schema.GroupVersionResource{Group: "shop.example.com", Version: "v
 // widgetsCRD is the name of the chart's custom resource definition.
 const widgetsCRD = "widgets.shop.example.com"
 
-// shopValues are the values a test passes on top of the chart's
-// values.yaml; nil fields keep the chart's defaults.
+// shopValues are the values of the shop chart that the tests set and
+// check.
 type shopValues struct {
 	replicas int32
 	tag      string
@@ -56,13 +56,13 @@ func (v shopValues) helmValues() map[string]interface{} {
 	}
 }
 
-// crd makes the first chart install of the package run alone. Helm
+// crdGate makes the first chart install of the package run alone. Helm
 // creates the chart's CRD and waits for it to be established only in the
 // install that created it; a concurrent install that finds it already
 // there goes on at once and fails to map the custom resource while the
 // CRD is not yet established. A real API server behaves the same, so the
 // tests let one install create the CRD before the others start.
-var crd struct {
+var crdGate struct {
 	sync.Mutex
 	installed bool
 }
@@ -70,15 +70,15 @@ var crd struct {
 // withCRD runs an action that installs the chart, alone if no install
 // has created the CRD yet.
 func withCRD(run func() error) error {
-	crd.Lock()
-	if crd.installed {
-		crd.Unlock()
+	crdGate.Lock()
+	if crdGate.installed {
+		crdGate.Unlock()
 		return run()
 	}
-	defer crd.Unlock()
+	defer crdGate.Unlock()
 	err := run()
 	if err == nil {
-		crd.installed = true
+		crdGate.installed = true
 	}
 	return err
 }
