@@ -53,7 +53,11 @@ func (s *Server) routes() http.Handler {
 	disc := discovery.New(s.reg, s.opts.Brand, discovery.Options{Version: v.VersionInfo, Pretty: func(r *http.Request) bool {
 		return codec.WantPretty(r.URL.Query(), r.UserAgent(), nil)
 	}})
-	oaOpts := []openapi.Option{openapi.WithSchemas(s.cat.Schema)}
+	oaOpts := []openapi.Option{openapi.WithSchemas(s.cat.Schema), openapi.WithVersion()}
+	cfg, jwks := s.issuerDiscovery()
+	if cfg != nil {
+		oaOpts = append(oaOpts, openapi.WithIssuerDiscovery(security.OpenIDConfigurationPath, security.JWKSPath, security.JWKSMediaType))
+	}
 	if s.opts.NoLoopbackCompression {
 		oaOpts = append(oaOpts, openapi.WithoutLoopbackCompression())
 	}
@@ -79,7 +83,7 @@ func (s *Server) routes() http.Handler {
 			router.Handler(m, "/"+ep+"/*check", hh)
 		}
 	}
-	if cfg, jwks := s.issuerDiscovery(); cfg != nil {
+	if cfg != nil {
 		for _, m := range []string{http.MethodGet, http.MethodHead} {
 			router.Handler(m, security.OpenIDConfigurationPath, cfg)
 			router.Handler(m, security.JWKSPath, jwks)

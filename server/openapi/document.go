@@ -112,8 +112,9 @@ func (g *generator) gvDoc(state registry.Snapshot, group, version string) *docSp
 	return d
 }
 
-// buildV3 renders every v3 document and the index.
-func buildV3(state registry.Snapshot, g *generator, now time.Time) *v3Set {
+// buildV3 renders every v3 document and the index; eps are the documents
+// of the non-resource endpoints.
+func buildV3(state registry.Snapshot, g *generator, eps []endpointDoc, now time.Time) *v3Set {
 	set := &v3Set{state: state, docs: map[string]*servedDoc{}, modified: now}
 	add := func(key string, d *docSpec) { set.docs[key] = newServedDoc(state, d.v3Doc(), now) }
 	for i, group := range state.Groups {
@@ -134,6 +135,9 @@ func buildV3(state registry.Snapshot, g *generator, now time.Time) *v3Set {
 	d := g.newDoc()
 	d.addDiscovery("/apis/", "getAPIVersions", "apis", "APIGroupList")
 	add("apis", d)
+	for _, ep := range eps {
+		add(ep.key, ep.doc)
+	}
 
 	paths := obj{}
 	for key, doc := range set.docs {
@@ -147,9 +151,16 @@ func buildV3(state registry.Snapshot, g *generator, now time.Time) *v3Set {
 	return set
 }
 
-// buildV2 renders the single v2 document covering every group-version.
-func buildV2(state registry.Snapshot, g *generator, now time.Time) *servedDoc {
+// buildV2 renders the single v2 document covering every group-version and
+// the non-resource endpoints eps.
+func buildV2(state registry.Snapshot, g *generator, eps []endpointDoc, now time.Time) *servedDoc {
 	d := g.newDoc()
+	for _, ep := range eps {
+		d.paths = append(d.paths, ep.doc.paths...)
+		for name, s := range ep.doc.roots {
+			d.use(name, s)
+		}
+	}
 	var gvs [][2]string
 	d.addDiscovery("/apis/", "getAPIVersions", "apis", "APIGroupList")
 	for i, group := range state.Groups {

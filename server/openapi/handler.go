@@ -50,6 +50,9 @@ type Handler struct {
 	noLoopbackGzip bool
 	// cbor is WithCBOR.
 	cbor bool
+	// version is WithVersion; issuer is WithIssuerDiscovery.
+	version bool
+	issuer  *issuerPaths
 
 	mu sync.Mutex
 	v3 *v3Set
@@ -102,7 +105,8 @@ func (h *Handler) currentV3() *v3Set {
 		if h.v3 != nil {
 			prev = h.v3.modified
 		}
-		h.v3 = buildV3(h.reg.Snapshot(), h.newGenerator(), h.rebuiltAt(prev))
+		g := h.newGenerator()
+		h.v3 = buildV3(h.reg.Snapshot(), g, g.endpointDocs(h), h.rebuiltAt(prev))
 	}
 	return h.v3
 }
@@ -130,7 +134,8 @@ func (h *Handler) currentV2() *v2Doc {
 		if h.v2 != nil {
 			prev = h.v2.modified
 		}
-		h.v2 = &v2Doc{servedDoc: buildV2(h.reg.Snapshot(), h.newGenerator(), h.rebuiltAt(prev))}
+		g := h.newGenerator()
+		h.v2 = &v2Doc{servedDoc: buildV2(h.reg.Snapshot(), g, g.endpointDocs(h), h.rebuiltAt(prev))}
 	}
 	return h.v2
 }

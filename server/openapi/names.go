@@ -66,11 +66,11 @@ func indexKey(group, version string) string {
 // schemaNames derives shared schema names from the brand: the schema
 // catalog names types by the reversed brand domain, as upstream does with
 // its own.
-type schemaNames struct{ meta, runtime string }
+type schemaNames struct{ meta, runtime, version string }
 
 func newSchemaNames(b config.Brand) schemaNames {
 	r := schema.ReverseDomain(b.Domain)
-	return schemaNames{meta: r + ".apimachinery.pkg.apis.meta.v1.", runtime: r + ".apimachinery.pkg.runtime."}
+	return schemaNames{meta: r + ".apimachinery.pkg.apis.meta.v1.", runtime: r + ".apimachinery.pkg.runtime.", version: r + ".apimachinery.pkg.version."}
 }
 
 // objectName is the schema name of a descriptor's kind: its schema's own

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"platd/config"
 	"platd/server/registry"
@@ -438,5 +439,47 @@ func TestIndexRevalidationSeesChangesWithinASecond(t *testing.T) {
 	}
 	if same := get(h, "/openapi/v3", map[string]string{"If-Modified-Since": again.Header().Get("Last-Modified")}); same.Code != http.StatusNotModified {
 		t.Errorf("unchanged index revalidated with %d", same.Code)
+	}
+}
+
+// TestEndpointDocuments checks that the index lists the documents of
+// /version and of the issuer's discovery endpoints when the server serves
+// them, and that those documents are upstream's (descriptions aside), in
+// v3 and in v2.
+func TestEndpointDocuments(t *testing.T) {
+	t.Parallel()
+	b := mustBrand(t, "kubernetes")
+	golden := decode(t, readTestdata(t, "endpoints-v3.json"))["docs"].(map[string]any)
+	h := New(newFixtureRegistry(b), b, WithVersion(), WithIssuerDiscovery("/.well-known/openid-configuration", "/openid/v1/jwks", "application/jwk-set+json"))
+	h.now = func() time.Time { return fixedNow }
+	for key, want := range golden {
+		got := stripKey(fetchDoc(t, h, key), "description").(map[string]any)
+		if s, ok := dig(got, "components", "schemas").(map[string]any); ok && len(s) == 0 {
+			delete(got, "components")
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got: %v\nwant: %v", key, got, want)
+		}
+	}
+	v2 := decode(t, get(h, "/openapi/v2", map[string]string{"Accept": "application/json"}).Body.Bytes())
+	if got := dig(v2, "paths", "/openid/v1/jwks/", "get", "produces"); !reflect.DeepEqual(got, []any{"application/jwk-set+json"}) {
+		t.Errorf("v2 jwks produces %v", got)
+	}
+	if _, ok := dig(v2, "paths", "/openid/v1/jwks/", "get").(map[string]any)["consumes"]; ok {
+		t.Error("v2 jwks lists consumes")
+	}
+	if got := dig(v2, "paths", "/version/", "get", "consumes"); !reflect.DeepEqual(got, []any{"application/json"}) {
+		t.Errorf("v2 version consumes %v", got)
+	}
+	if dig(v2, "definitions", "io.k8s.apimachinery.pkg.version.Info") == nil {
+		t.Error("v2 lacks the version Info definition")
+	}
+
+	// Without the options the endpoints are not documented.
+	plain, _ := newTestHandler(t, "kubernetes")
+	for key := range golden {
+		if _, ok := fetchIndex(t, plain)[key]; ok {
+			t.Errorf("index lists %s though it was not told the server serves it", key)
+		}
 	}
 }

@@ -47,8 +47,13 @@ func (c *converter) renderOp(o operation) obj {
 	responses := obj{}
 	for _, r := range o.responses {
 		ro := obj{"description": r.description}
-		if r.ref != "" {
-			ref := c.ref(r.ref, nil)
+		if r.ref != "" || r.typ != "" {
+			var ref obj
+			if r.ref != "" {
+				ref = c.ref(r.ref, nil)
+			} else {
+				ref = obj{"type": r.typ}
+			}
 			if c.dl == v3 {
 				content := obj{}
 				for _, mt := range o.produces {
@@ -77,10 +82,16 @@ func (c *converter) renderOp(o operation) obj {
 		}
 	} else {
 		consumes := o.requestTypes
-		if len(consumes) == 0 {
+		switch {
+		case o.consumes != nil:
+			consumes = o.consumes
+		case len(consumes) == 0:
 			consumes = []string{mediaAny}
 		}
-		op["consumes"], op["produces"], op["schemes"] = consumes, o.produces, []string{"https"}
+		if len(consumes) > 0 {
+			op["consumes"] = consumes
+		}
+		op["produces"], op["schemes"] = o.produces, []string{"https"}
 		if o.requestRef != "" {
 			bp := obj{"in": "body", "name": "body", "schema": c.ref(o.requestRef, nil)}
 			if o.requestRequired {

@@ -12,9 +12,10 @@ type gvk struct {
 }
 
 // response is one status code of an operation; ref is the schema name of
-// the body, empty for none.
+// the body, typ the type of an unnamed body (a string), both empty for
+// none.
 type response struct {
-	code, description, ref string
+	code, description, ref, typ string
 }
 
 // operation is one HTTP method on a path.
@@ -32,8 +33,11 @@ type operation struct {
 	requestTypes    []string
 	requestRef      string
 	requestRequired bool
-	produces        []string
-	responses       []response
+	// consumes, when not nil, is what v2 lists as consumed in place of the
+	// request types (empty: nothing listed).
+	consumes  []string
+	produces  []string
+	responses []response
 }
 
 // pathItem is one path with its shared parameters.
@@ -75,6 +79,9 @@ var (
 
 // with returns r answering with the named schema.
 func (r response) with(ref string) response { r.ref = ref; return r }
+
+// typed returns r answering with an unnamed body of JSON type typ.
+func (r response) typed(typ string) response { r.typ = typ; return r }
 
 // Media types of request and response bodies.
 const (
