@@ -74,6 +74,7 @@ func claimFinalizer(b config.Brand) string { return b.Label("pvc-protection") }
 
 func persistentVolumeClaims(b config.Brand) *registry.Descriptor {
 	d := core("persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true, "pvc")
+	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	r := newClaimRules(b)
 	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Validate: r.validateStatusUpdate, RequireResourceVersion: true}}
 	d.Strategy.Default = func(obj registry.Object) {

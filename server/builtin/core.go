@@ -210,6 +210,7 @@ func namespaces(b config.Brand) *registry.Descriptor {
 	}
 	d.NameRule = registry.NameLabel
 	d.ReturnDeleted = true
+	d.DeleteDocumentedAsStatus = true
 	nameLabel := b.Label("metadata.name")
 	setNameLabel := func(obj registry.Object) {
 		md := child(obj, "metadata")

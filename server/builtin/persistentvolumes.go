@@ -59,6 +59,7 @@ func volumeFinalizer(b config.Brand) string { _, v := ProtectionFinalizers(b); r
 
 func persistentVolumes(b config.Brand) *registry.Descriptor {
 	d := core("persistentvolumes", "persistentvolume", "PersistentVolume", false, "pv")
+	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	r := newVolumeRules(b)
 	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Validate: noStatusRules, RequireResourceVersion: true}}
 	d.Strategy.Default = func(obj registry.Object) {

@@ -32,6 +32,7 @@ const (
 
 func pods(b config.Brand) *registry.Descriptor {
 	d := core("pods", "pod", "Pod", true, "po")
+	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	d.Categories = []string{"all"}
 	r := newPodRules(b)
 	d.Subresources = podSubresources(r)

@@ -8,6 +8,7 @@ import (
 
 func podTemplates(b config.Brand) *registry.Descriptor {
 	d := core("podtemplates", "podtemplate", "PodTemplate", true)
+	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	r := newPodRules(b)
 	d.Strategy.Default = func(obj registry.Object) {
 		defaultPodSpec(child(child(obj, "template"), "spec"))

@@ -71,6 +71,7 @@ type quotaRules struct{ pods podRules }
 
 func resourceQuotas(b config.Brand) *registry.Descriptor {
 	d := core("resourcequotas", "resourcequota", "ResourceQuota", true, "quota")
+	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	r := quotaRules{pods: newPodRules(b)}
 	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Validate: r.validateStatusUpdate, RequireResourceVersion: true}}
 	d.Strategy.Default = func(obj registry.Object) {

@@ -86,6 +86,7 @@ func (r ServiceRanges) family() string {
 // goes with the service, as upstream.
 func services(b config.Brand, r ServiceRanges, ep *registry.Descriptor) *registry.Descriptor {
 	d := core("services", "service", "Service", true, "svc")
+	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	d.SameNameDependents = []*registry.Descriptor{ep}
 	d.Categories = []string{"all"}
 	d.NameRule = registry.NameDNS1035

@@ -49,6 +49,7 @@ const (
 
 func storageClasses(group string) *registry.Descriptor {
 	d := groupType(group, "storageclasses", "storageclass", "StorageClass", false, "sc")
+	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	d.Strategy.Default = func(obj registry.Object) {
 		if !present(obj, "reclaimPolicy") {
 			obj["reclaimPolicy"] = defaultReclaimPolicy
@@ -200,6 +201,7 @@ var fsGroupPolicies = []string{"File", "None", fsGroupPolicyDefault}
 // csiDrivers: the generation counts spec changes, which kubelets act on.
 func csiDrivers(group string) *registry.Descriptor {
 	d := groupType(group, "csidrivers", "csidriver", "CSIDriver", false)
+	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	d.UpdateRequiresResourceVersion = true
 	d.Strategy.Default = defaultCSIDriver
 	d.Strategy.PrepareForUpdate = bumpGenerationOnSpec(d)
@@ -295,6 +297,7 @@ func validateCSIDriverSpec(spec map[string]any) apierr.FieldErrors {
 // csiNodes: a driver entry, once registered, does not change.
 func csiNodes(group string) *registry.Descriptor {
 	d := groupType(group, "csinodes", "csinode", "CSINode", false)
+	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	d.Strategy.Validate = validateCSINode
 	d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
 		errs := validateCSINode(obj)
@@ -419,6 +422,7 @@ func validateCSIStorageCapacity(obj registry.Object, allowBadSelectorValues bool
 // through the status subresource.
 func volumeAttachments(group string) *registry.Descriptor {
 	d := groupType(group, "volumeattachments", "volumeattachment", "VolumeAttachment", false)
+	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs}}
 	d.Strategy.PrepareForCreate = resetStatus
 	d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors {

@@ -206,7 +206,7 @@ func (d *docSpec) addResource(desc *registry.Descriptor) {
 		o.params = deleteParams
 		o.requestTypes, o.requestRef = []string{mediaAny}, d.useShared(g.names.meta+"DeleteOptions")
 		deleted := statusName
-		if desc.ReturnDeleted {
+		if desc.ReturnDeleted && !desc.DeleteDocumentedAsStatus {
 			deleted = objName
 		}
 		o.responses = []response{codeOK.with(deleted), codeAccepted.with(deleted)}

@@ -197,8 +197,14 @@ type Descriptor struct {
 	// that does not name the resourceVersion it replaces.
 	UpdateRequiresResourceVersion bool
 	// ReturnDeleted makes DELETE answer with the removed object instead of
-	// a Success Status.
+	// a Success Status (upstream's stores that return the deleted object;
+	// the OpenAPI documents then name the kind as DELETE's answer).
 	ReturnDeleted bool
+	// DeleteDocumentedAsStatus documents DELETE as answering a Status even
+	// with ReturnDeleted: upstream's namespace storage wraps its store's
+	// delete (to finalize), which hides from the route builder that the
+	// removed object is answered, so its documents name Status.
+	DeleteDocumentedAsStatus bool
 	// FieldSelectors are the selectable fields beyond metadata.name and
 	// metadata.namespace, by name.
 	FieldSelectors map[string]FieldSelector

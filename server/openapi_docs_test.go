@@ -1,0 +1,135 @@
+package server_test
+
+import (
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// openAPIDocs fetches v3 documents of one kubernetes-brand server through
+// the index, once per key.
+type openAPIDocs struct {
+	e     *env
+	index map[string]any
+	mu    sync.Mutex
+	docs  map[string]map[string]any
+}
+
+// kubernetesOpenAPI starts a kubernetes-brand server and reads its index.
+func kubernetesOpenAPI(t *testing.T) *openAPIDocs {
+	t.Helper()
+	e := start(t, withBrand("kubernetes"))
+	idx := e.do("GET", "/openapi/v3", nil).mustCode(t, 200).obj(t)
+	return &openAPIDocs{e: e, index: idx["paths"].(map[string]any), docs: map[string]map[string]any{}}
+}
+
+func (d *openAPIDocs) doc(t *testing.T, key string) map[string]any {
+	t.Helper()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if doc, ok := d.docs[key]; ok {
+		return doc
+	}
+	entry, ok := d.index[key].(map[string]any)
+	if !ok {
+		t.Fatalf("index has no %q", key)
+	}
+	doc := d.e.do("GET", entry["serverRelativeURL"].(string), nil).mustCode(t, 200).obj(t)
+	d.docs[key] = doc
+	return doc
+}
+
+// op returns the operation method of path in doc, failing when missing.
+func oaOp(t *testing.T, doc map[string]any, p, method string) map[string]any {
+	t.Helper()
+	item, ok := doc["paths"].(map[string]any)[p].(map[string]any)
+	if !ok {
+		t.Fatalf("no path %s", p)
+	}
+	op, ok := item[method].(map[string]any)
+	if !ok {
+		t.Fatalf("no %s on %s", method, p)
+	}
+	return op
+}
+
+// refOf is the schema name an operation's response code names in JSON.
+func refOf(op map[string]any, code string) string {
+	ref, _ := path(op, "responses."+code+".content.application/json.schema.$ref").(string)
+	if ref == "" {
+		// path splits on dots: walk by hand.
+		r, _ := op["responses"].(map[string]any)[code].(map[string]any)
+		c, _ := r["content"].(map[string]any)
+		j, _ := c["application/json"].(map[string]any)
+		s, _ := j["schema"].(map[string]any)
+		ref, _ = s["$ref"].(string)
+	}
+	return strings.TrimPrefix(ref, "#/components/schemas/")
+}
+
+// TestOpenAPIDocuments checks the v3 documents of the kubernetes brand
+// against facts of upstream's.
+func TestOpenAPIDocuments(t *testing.T) {
+	t.Parallel()
+	d := kubernetesOpenAPI(t)
+
+	t.Run("index", func(t *testing.T) {
+		for _, key := range []string{"version", ".well-known/openid-configuration", "openid/v1/jwks"} {
+			doc := d.doc(t, key)
+			if len(doc["paths"].(map[string]any)) != 1 {
+				t.Errorf("%s: paths %v", key, doc["paths"])
+			}
+		}
+	})
+
+	// Upstream documents DELETE as answering the object exactly for the
+	// stores that return it; namespaces' wrapped delete says Status.
+	t.Run("delete answers", func(t *testing.T) {
+		want := map[string]bool{
+			"api/v1 /api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}":     true,
+			"api/v1 /api/v1/namespaces/{namespace}/pods/{name}":                       true,
+			"api/v1 /api/v1/namespaces/{namespace}/podtemplates/{name}":               true,
+			"api/v1 /api/v1/namespaces/{namespace}/resourcequotas/{name}":             true,
+			"api/v1 /api/v1/namespaces/{namespace}/serviceaccounts/{name}":            true,
+			"api/v1 /api/v1/namespaces/{namespace}/services/{name}":                   true,
+			"api/v1 /api/v1/persistentvolumes/{name}":                                 true,
+			"apis/storage.k8s.io/v1 /apis/storage.k8s.io/v1/csidrivers/{name}":        true,
+			"apis/storage.k8s.io/v1 /apis/storage.k8s.io/v1/csinodes/{name}":          true,
+			"apis/storage.k8s.io/v1 /apis/storage.k8s.io/v1/storageclasses/{name}":    true,
+			"apis/storage.k8s.io/v1 /apis/storage.k8s.io/v1/volumeattachments/{name}": true,
+		}
+		var got []string
+		for _, key := range []string{"api/v1", "apis/storage.k8s.io/v1", "apis/apps/v1"} {
+			doc := d.doc(t, key)
+			for p, item := range doc["paths"].(map[string]any) {
+				op, ok := item.(map[string]any)["delete"].(map[string]any)
+				if !ok || op["x-kubernetes-action"] != "delete" {
+					continue
+				}
+				for _, code := range []string{"200", "202"} {
+					isStatus := refOf(op, code) == "io.k8s.apimachinery.pkg.apis.meta.v1.Status"
+					if isStatus == want[key+" "+p] {
+						got = append(got, key+" "+p+" "+code+" answers "+refOf(op, code))
+					}
+				}
+			}
+		}
+		sort.Strings(got)
+		for _, g := range got {
+			t.Error(g)
+		}
+	})
+}
+
+// TestDeleteAnswersRemovedObject checks the wire side of what the
+// documents say: a pod removed at once is answered with the pod.
+func TestDeleteAnswersRemovedObject(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	e.do("POST", podsPath, podJSON("gone", "")).mustCode(t, 201)
+	got := e.do("DELETE", podsPath+"/gone?gracePeriodSeconds=0", nil).mustCode(t, 200).obj(t)
+	if got["kind"] != "Pod" || path(got, "metadata.name") != "gone" {
+		t.Errorf("delete answered %v", got)
+	}
+}
