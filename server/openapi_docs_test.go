@@ -122,6 +122,49 @@ func TestOpenAPIDocuments(t *testing.T) {
 	})
 }
 
+// TestOpenAPISubresourceKinds checks that subresources answering with a
+// kind of their own are documented with it, its schema in the document.
+func TestOpenAPISubresourceKinds(t *testing.T) {
+	t.Parallel()
+	d := kubernetesOpenAPI(t)
+	tests := []struct {
+		key, path, method, group, kind, schema string
+	}{
+		{"api/v1", "/api/v1/namespaces/{namespace}/pods/{name}/binding", "post", "", "Binding", "io.k8s.api.core.v1.Binding"},
+		{"api/v1", "/api/v1/namespaces/{namespace}/pods/{name}/eviction", "post", "policy", "Eviction", "io.k8s.api.policy.v1.Eviction"},
+		{"api/v1", "/api/v1/namespaces/{namespace}/replicationcontrollers/{name}/scale", "put", "autoscaling", "Scale", "io.k8s.api.autoscaling.v1.Scale"},
+		{"api/v1", "/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token", "post", "authentication.k8s.io", "TokenRequest", "io.k8s.api.authentication.v1.TokenRequest"},
+		{"apis/apps/v1", "/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale", "patch", "autoscaling", "Scale", "io.k8s.api.autoscaling.v1.Scale"},
+	}
+	for _, tc := range tests {
+		doc := d.doc(t, tc.key)
+		op := oaOp(t, doc, tc.path, tc.method)
+		gvk, _ := op["x-kubernetes-group-version-kind"].(map[string]any)
+		if gvk["group"] != tc.group || gvk["kind"] != tc.kind || gvk["version"] != "v1" {
+			t.Errorf("%s %s: kind %v", tc.method, tc.path, gvk)
+		}
+		if got := refOf(op, "200"); got != tc.schema {
+			t.Errorf("%s %s: answers %s, want %s", tc.method, tc.path, got, tc.schema)
+		}
+		schemas := doc["components"].(map[string]any)["schemas"].(map[string]any)
+		s, ok := schemas[tc.schema].(map[string]any)
+		if !ok {
+			t.Errorf("%s: %s not in the document", tc.key, tc.schema)
+			continue
+		}
+		marks, _ := s["x-kubernetes-group-version-kind"].([]any)
+		if len(marks) != 1 || marks[0].(map[string]any)["kind"] != tc.kind {
+			t.Errorf("%s marked %v", tc.schema, marks)
+		}
+	}
+	schemas := d.doc(t, "api/v1")["components"].(map[string]any)["schemas"].(map[string]any)
+	for _, name := range []string{"io.k8s.api.autoscaling.v1.ScaleSpec", "io.k8s.api.autoscaling.v1.ScaleStatus", "io.k8s.api.authentication.v1.BoundObjectReference", "io.k8s.api.authentication.v1.TokenRequestSpec"} {
+		if _, ok := schemas[name]; !ok {
+			t.Errorf("api/v1 lacks %s", name)
+		}
+	}
+}
+
 // TestDeleteAnswersRemovedObject checks the wire side of what the
 // documents say: a pod removed at once is answered with the pod.
 func TestDeleteAnswersRemovedObject(t *testing.T) {

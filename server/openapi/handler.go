@@ -27,6 +27,16 @@ type Option func(*Handler)
 // of the package's own minimal definitions.
 func WithSchemas(lookup Lookup) Option { return func(h *Handler) { h.lookup = lookup } }
 
+// KindLookup resolves a kind's schema by its branded group, version and
+// kind (the schema catalog's ByGVK). It must be safe for concurrent use.
+type KindLookup func(group, version, kind string) *schema.Schema
+
+// WithKinds lets subresources that answer with another kind than their
+// resource's (autoscaling/v1 Scale, Binding, Eviction, TokenRequest) be
+// documented with that kind's schema; without it they are documented with
+// the resource's.
+func WithKinds(lookup KindLookup) Option { return func(h *Handler) { h.kinds = lookup } }
+
 // WithoutLoopbackCompression serves the v2 document uncompressed to
 // clients on the loopback interface (--compress-loopback-responses=false).
 func WithoutLoopbackCompression() Option { return func(h *Handler) { h.noLoopbackGzip = true } }
@@ -44,6 +54,7 @@ type Handler struct {
 	reg    *registry.Registry
 	brand  config.Brand
 	lookup Lookup
+	kinds  KindLookup
 	// now is the clock for Last-Modified and Expires.
 	now func() time.Time
 	// noLoopbackGzip leaves responses to loopback clients uncompressed.

@@ -14,12 +14,13 @@ type generator struct {
 	cbor   bool
 	names  schemaNames
 	lookup Lookup
+	kinds  KindLookup
 	meta   map[string]*schema.Schema
 }
 
 func (h *Handler) newGenerator() *generator {
 	n := newSchemaNames(h.brand)
-	return &generator{brand: h.brand, cbor: h.cbor, names: n, lookup: h.lookup, meta: builtinSchemas(n)}
+	return &generator{brand: h.brand, cbor: h.cbor, names: n, lookup: h.lookup, kinds: h.kinds, meta: builtinSchemas(n)}
 }
 
 // shared returns a shared schema by full name: the lookup's when it has
@@ -245,21 +246,46 @@ func (d *docSpec) addResource(desc *registry.Descriptor) {
 		}
 	}
 
-	// Subresources answer with the parent's kind.
+	// Subresources answer with the parent's kind unless they name their
+	// own.
 	for _, sub := range desc.Subresources {
+		subName, subOp := objName, op
+		if s, k := d.subresourceKind(sub); s != nil {
+			subName = d.use(s.Name, s)
+			d.mark(subName, k)
+			subOp = func(method, id, action string) operation {
+				o := op(method, id, action)
+				o.gvk = &k
+				return o
+			}
+		}
 		p := pathItem{path: itemPath + "/" + sub.Name, params: itemParams}
-		p.ops = d.itemOps(desc, sub.Verbs, gv+ns+desc.Kind+camel(sub.Name), objName, op)
+		p.ops = d.itemOps(desc, sub.Verbs, gv+ns+desc.Kind+camel(sub.Name), subName, subOp)
 		for _, v := range sub.Verbs {
 			if v == registry.VerbCreate {
-				o := op(opPost, "create"+gv+ns+desc.Kind+camel(sub.Name), actionPost)
+				o := subOp(opPost, "create"+gv+ns+desc.Kind+camel(sub.Name), actionPost)
 				o.params = writeParams
-				o.requestTypes, o.requestRef, o.requestRequired = []string{mediaAny}, objName, true
-				o.responses = []response{codeOK.with(objName), codeCreated.with(objName), codeAccepted.with(objName)}
+				o.requestTypes, o.requestRef, o.requestRequired = []string{mediaAny}, subName, true
+				o.responses = []response{codeOK.with(subName), codeCreated.with(subName), codeAccepted.with(subName)}
 				p.ops = append(p.ops, o)
 			}
 		}
 		d.addPath(p)
 	}
+}
+
+// subresourceKind returns the schema and kind a subresource answers with
+// when it names its own kind and the kind lookup knows it, else nil.
+func (d *docSpec) subresourceKind(sub registry.Subresource) (*schema.Schema, gvk) {
+	k := gvk{Group: sub.Group, Version: sub.Version, Kind: sub.Kind}
+	if sub.Kind == "" || d.g.kinds == nil {
+		return nil, k
+	}
+	s := d.g.kinds(sub.Group, sub.Version, sub.Kind)
+	if s == nil || s.Name == "" {
+		return nil, k
+	}
+	return s, k
 }
 
 // itemOps builds the get, put and patch operations of an object path for
