@@ -165,6 +165,86 @@ func TestOpenAPISubresourceKinds(t *testing.T) {
 	}
 }
 
+// TestOpenAPIConnectSubresources checks the connect subresources and the
+// log against upstream's documents: methods, operation ids, parameters and
+// answers.
+func TestOpenAPIConnectSubresources(t *testing.T) {
+	t.Parallel()
+	doc := kubernetesOpenAPI(t).doc(t, "api/v1")
+	const pod = "/api/v1/namespaces/{namespace}/pods/{name}"
+	proxyMethods := []string{"delete", "get", "head", "options", "patch", "post", "put"}
+	tests := []struct {
+		path, idKind, kind string
+		methods            []string
+		params             string // name:in, as listed
+	}{
+		{pod + "/attach", "NamespacedPodAttach", "PodAttachOptions", []string{"get", "post"},
+			"container:query name:path namespace:path stderr:query stdin:query stdout:query tty:query"},
+		{pod + "/exec", "NamespacedPodExec", "PodExecOptions", []string{"get", "post"},
+			"command:query container:query name:path namespace:path stderr:query stdin:query stdout:query tty:query"},
+		{pod + "/portforward", "NamespacedPodPortforward", "PodPortForwardOptions", []string{"get", "post"},
+			"name:path namespace:path ports:query"},
+		{pod + "/proxy", "NamespacedPodProxy", "PodProxyOptions", proxyMethods, "name:path namespace:path path:query"},
+		{pod + "/proxy/{path}", "NamespacedPodProxyWithPath", "PodProxyOptions", proxyMethods, "name:path namespace:path path:path path:query"},
+		{"/api/v1/nodes/{name}/proxy", "NodeProxy", "NodeProxyOptions", proxyMethods, "name:path path:query"},
+		{"/api/v1/nodes/{name}/proxy/{path}", "NodeProxyWithPath", "NodeProxyOptions", proxyMethods, "name:path path:path path:query"},
+		{"/api/v1/namespaces/{namespace}/services/{name}/proxy/{path}", "NamespacedServiceProxyWithPath", "ServiceProxyOptions", proxyMethods,
+			"name:path namespace:path path:path path:query"},
+	}
+	for _, tc := range tests {
+		item, ok := doc["paths"].(map[string]any)[tc.path].(map[string]any)
+		if !ok {
+			t.Errorf("no path %s", tc.path)
+			continue
+		}
+		var params []string
+		for _, p := range item["parameters"].([]any) {
+			m := p.(map[string]any)
+			params = append(params, m["name"].(string)+":"+m["in"].(string))
+		}
+		if got := strings.Join(params, " "); got != tc.params {
+			t.Errorf("%s: parameters %s, want %s", tc.path, got, tc.params)
+		}
+		var methods []string
+		for m := range item {
+			if m != "parameters" {
+				methods = append(methods, m)
+			}
+		}
+		sort.Strings(methods)
+		if strings.Join(methods, ",") != strings.Join(tc.methods, ",") {
+			t.Errorf("%s: methods %v, want %v", tc.path, methods, tc.methods)
+		}
+		for _, m := range tc.methods {
+			op := oaOp(t, doc, tc.path, m)
+			if want := "connectCoreV1" + strings.ToUpper(m[:1]) + m[1:] + tc.idKind; op["operationId"] != want {
+				t.Errorf("%s %s: id %v, want %s", m, tc.path, op["operationId"], want)
+			}
+			if op["x-kubernetes-action"] != "connect" || path(op, "x-kubernetes-group-version-kind.kind") != tc.kind {
+				t.Errorf("%s %s: action %v kind %v", m, tc.path, op["x-kubernetes-action"], op["x-kubernetes-group-version-kind"])
+			}
+			content, _ := path(op, "responses.200.content").(map[string]any)
+			if len(content) != 1 || path(content["*/*"].(map[string]any), "schema.type") != "string" || op["requestBody"] != nil || op["parameters"] != nil {
+				t.Errorf("%s %s: %v", m, tc.path, op)
+			}
+		}
+	}
+
+	log := oaOp(t, doc, pod+"/log", "get")
+	content, _ := path(log, "responses.200.content").(map[string]any)
+	if len(content) != 4 || content["text/plain"] == nil || path(content["application/json"].(map[string]any), "schema.type") != "string" ||
+		log["x-kubernetes-action"] != "get" || path(log, "x-kubernetes-group-version-kind.kind") != "Pod" {
+		t.Errorf("log: %v", log)
+	}
+	var logParams []string
+	for _, p := range doc["paths"].(map[string]any)[pod+"/log"].(map[string]any)["parameters"].([]any) {
+		logParams = append(logParams, p.(map[string]any)["name"].(string))
+	}
+	if got := strings.Join(logParams, " "); got != "container follow insecureSkipTLSVerifyBackend limitBytes name namespace pretty previous sinceSeconds stream tailLines timestamps" {
+		t.Errorf("log parameters %s", got)
+	}
+}
+
 // TestDeleteAnswersRemovedObject checks the wire side of what the
 // documents say: a pod removed at once is answered with the pod.
 func TestDeleteAnswersRemovedObject(t *testing.T) {

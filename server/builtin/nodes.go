@@ -25,8 +25,7 @@ func nodes(b config.Brand) *registry.Descriptor {
 	d := core("nodes", "node", "Node", false, "no")
 	r := nodeRules{pods: newPodRules(b)}
 	d.Subresources = []registry.Subresource{
-		{Name: "proxy", Verbs: []string{registry.VerbCreate, registry.VerbDelete, registry.VerbGet, registry.VerbPatch, registry.VerbUpdate},
-			Version: "v1", Kind: "NodeProxyOptions", Serve: registry.ServeNoNode, Proxy: true},
+		proxySubresource("NodeProxyOptions"),
 		{Name: "status", Verbs: statusVerbs, Validate: r.validateUpdate},
 	}
 	// Nodes register themselves with their status.

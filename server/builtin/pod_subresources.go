@@ -11,24 +11,46 @@ import (
 // the ones a node would serve answer that platd runs none; binding,
 // eviction, ephemeralcontainers, resize and status are served.
 func podSubresources(r podRules) []registry.Subresource {
-	noNode := func(name, kind string, verbs ...string) registry.Subresource {
-		return registry.Subresource{Name: name, Verbs: verbs, Version: "v1", Kind: kind, Serve: registry.ServeNoNode}
+	noNode := func(name, kind string, query []registry.QueryParam, verbs ...string) registry.Subresource {
+		return registry.Subresource{Name: name, Verbs: verbs, Version: "v1", Kind: kind, Serve: registry.ServeNoNode,
+			Connect: []string{registry.ConnectGet, registry.ConnectPost}, Query: query}
 	}
-	proxy := noNode("proxy", "PodProxyOptions", registry.VerbCreate, registry.VerbDelete, registry.VerbGet, registry.VerbPatch, registry.VerbUpdate)
-	proxy.Proxy = true
+	proxy := proxySubresource("PodProxyOptions")
+	stdio := []registry.QueryParam{{Name: "container", Type: qString}, {Name: "stderr", Type: qBool},
+		{Name: "stdin", Type: qBool}, {Name: "stdout", Type: qBool}, {Name: "tty", Type: qBool}}
 	return []registry.Subresource{
-		noNode("attach", "PodAttachOptions", registry.VerbCreate, registry.VerbGet),
+		noNode("attach", "PodAttachOptions", stdio, registry.VerbCreate, registry.VerbGet),
 		{Name: "binding", Verbs: []string{registry.VerbCreate}, Version: "v1", Kind: "Binding", Serve: registry.ServeBind},
 		{Name: "ephemeralcontainers", Verbs: statusVerbs, Copy: registry.CopyPath("spec", "ephemeralContainers"), Validate: r.validateEphemeralContainersUpdate},
 		{Name: "eviction", Verbs: []string{registry.VerbCreate}, Group: "policy", Version: "v1", Kind: "Eviction", Serve: registry.ServeEvict},
-		noNode("exec", "PodExecOptions", registry.VerbCreate, registry.VerbGet),
-		// Upstream names the log subresource's kind Pod.
-		{Name: "log", Verbs: []string{registry.VerbGet}, Serve: registry.ServeNoNode},
-		noNode("portforward", "PodPortForwardOptions", registry.VerbCreate, registry.VerbGet),
+		noNode("exec", "PodExecOptions", append([]registry.QueryParam{{Name: "command", Type: qString}}, stdio...), registry.VerbCreate, registry.VerbGet),
+		// Upstream names the log subresource's kind Pod; its parameters
+		// are PodLogOptions' but sinceTime.
+		{Name: "log", Verbs: []string{registry.VerbGet}, Serve: registry.ServeNoNode, Text: true, Query: []registry.QueryParam{
+			{Name: "container", Type: qString}, {Name: "follow", Type: qBool}, {Name: "insecureSkipTLSVerifyBackend", Type: qBool},
+			{Name: "limitBytes", Type: qInt}, {Name: "previous", Type: qBool}, {Name: "sinceSeconds", Type: qInt},
+			{Name: "stream", Type: qString}, {Name: "tailLines", Type: qInt}, {Name: "timestamps", Type: qBool}}},
+		noNode("portforward", "PodPortForwardOptions", []registry.QueryParam{{Name: "ports", Type: qInt}}, registry.VerbCreate, registry.VerbGet),
 		proxy,
 		{Name: "resize", Verbs: statusVerbs, Copy: copyPodResources, Validate: r.validateResize},
 		{Name: "status", Verbs: statusVerbs, Validate: r.validatePodStatusUpdate},
 	}
+}
+
+// OpenAPI types of query parameters.
+const (
+	qString = "string"
+	qInt    = "integer"
+	qBool   = "boolean"
+)
+
+// proxySubresource is the proxy subresource of pods, nodes and services,
+// whose options kind is kind: every method is connected, and a path may
+// follow.
+func proxySubresource(kind string) registry.Subresource {
+	return registry.Subresource{Name: "proxy", Verbs: []string{registry.VerbCreate, registry.VerbDelete, registry.VerbGet, registry.VerbPatch, registry.VerbUpdate},
+		Version: "v1", Kind: kind, Serve: registry.ServeNoNode, Proxy: true,
+		Connect: registry.ProxyMethods(), Query: []registry.QueryParam{{Name: "path", Type: qString}}}
 }
 
 // validateEphemeralContainersUpdate checks a write of pods/ephemeralcontainers:

@@ -92,8 +92,7 @@ func services(b config.Brand, r ServiceRanges, ep *registry.Descriptor) *registr
 	d.NameRule = registry.NameDNS1035
 	d.UpdateCreates = true
 	d.Subresources = []registry.Subresource{
-		{Name: "proxy", Verbs: []string{registry.VerbCreate, registry.VerbDelete, registry.VerbGet, registry.VerbPatch, registry.VerbUpdate},
-			Version: "v1", Kind: "ServiceProxyOptions", Serve: registry.ServeNoNode, Proxy: true},
+		proxySubresource("ServiceProxyOptions"),
 		{Name: "status", Verbs: statusVerbs, Validate: validateServiceStatusUpdate},
 	}
 	// kube-proxy watches only services with a cluster IP through

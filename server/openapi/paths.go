@@ -249,6 +249,14 @@ func (d *docSpec) addResource(desc *registry.Descriptor) {
 	// Subresources answer with the parent's kind unless they name their
 	// own.
 	for _, sub := range desc.Subresources {
+		switch {
+		case len(sub.Connect) > 0:
+			d.addConnect(desc, sub, itemPath, joinParams([]param{paramName}, scopeParams), ns+desc.Kind)
+			continue
+		case sub.Text:
+			d.addText(desc, sub, itemPath, itemParams, ns+desc.Kind, op)
+			continue
+		}
 		subName, subOp := objName, op
 		if s, k := d.subresourceKind(sub); s != nil {
 			subName = d.use(s.Name, s)

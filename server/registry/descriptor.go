@@ -81,6 +81,41 @@ type Subresource struct {
 	// Answer serves creates of a ServeAnswer subresource (a service
 	// account's token); it is given the parent object.
 	Answer Answer
+	// Connect lists the HTTP methods of a subresource that connects the
+	// client to a stream or a proxied server (upstream's connecters: exec,
+	// attach, port forwarding, proxies), as upstream documents them; Kind
+	// is then its options kind. The documents describe such a
+	// subresource's operations as connects answering any media type.
+	Connect []string
+	// Query are the query parameters the subresource takes, the members
+	// of its options kind as upstream's routes list them.
+	Query []QueryParam
+	// Text marks a subresource answering a text stream (a pod's log):
+	// documented as a string, in text/plain too.
+	Text bool
+}
+
+// QueryParam is one query parameter of a subresource: its name and its
+// OpenAPI type (string, integer or boolean; a list member takes its
+// items' type, as upstream documents it).
+type QueryParam struct {
+	Name, Type string
+}
+
+// HTTP methods of connect subresources.
+const (
+	ConnectGet     = "GET"
+	ConnectPost    = "POST"
+	ConnectPut     = "PUT"
+	ConnectPatch   = "PATCH"
+	ConnectDelete  = "DELETE"
+	ConnectHead    = "HEAD"
+	ConnectOptions = "OPTIONS"
+)
+
+// ProxyMethods are the methods a proxy subresource connects.
+func ProxyMethods() []string {
+	return []string{ConnectDelete, ConnectGet, ConnectHead, ConnectOptions, ConnectPatch, ConnectPost, ConnectPut}
 }
 
 // Serve is how a subresource (or a resource without stored objects) is
