@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"encoding/json"
 	"sort"
 	"strings"
 	"sync"
@@ -242,6 +243,38 @@ func TestOpenAPIConnectSubresources(t *testing.T) {
 	}
 	if got := strings.Join(logParams, " "); got != "container follow insecureSkipTLSVerifyBackend limitBytes name namespace pretty previous sinceSeconds stream tailLines timestamps" {
 		t.Errorf("log parameters %s", got)
+	}
+}
+
+// TestOpenAPIElementDefaults checks the zero-value defaults upstream's
+// documents carry on list items and map values of built-in types.
+func TestOpenAPIElementDefaults(t *testing.T) {
+	t.Parallel()
+	schemas := kubernetesOpenAPI(t).doc(t, "api/v1")["components"].(map[string]any)["schemas"].(map[string]any)
+	prop := func(schemaName, field string) map[string]any {
+		s, _ := schemas[schemaName].(map[string]any)
+		p, _ := s["properties"].(map[string]any)
+		f, _ := p[field].(map[string]any)
+		return f
+	}
+	tests := []struct {
+		schema, field, at, want string
+	}{
+		{"io.k8s.api.core.v1.Container", "args", "items", `{"default":"","type":"string"}`},
+		{"io.k8s.api.core.v1.Container", "ports", "items", `{"allOf":[{"$ref":"#/components/schemas/io.k8s.api.core.v1.ContainerPort"}],"default":{}}`},
+		{"io.k8s.api.core.v1.ConfigMap", "data", "additionalProperties", `{"default":"","type":"string"}`},
+		{"io.k8s.api.core.v1.ConfigMap", "binaryData", "additionalProperties", `{"format":"byte","type":"string"}`},
+		{"io.k8s.api.core.v1.ResourceRequirements", "limits", "additionalProperties", `{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity"}`},
+		{"io.k8s.api.core.v1.PodSecurityContext", "supplementalGroups", "items", `{"default":0,"format":"int64","type":"integer"}`},
+	}
+	for _, tc := range tests {
+		got, err := json.Marshal(prop(tc.schema, tc.field)[tc.at])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != tc.want {
+			t.Errorf("%s.%s %s: %s, want %s", tc.schema, tc.field, tc.at, got, tc.want)
+		}
 	}
 }
 

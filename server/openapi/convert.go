@@ -126,6 +126,38 @@ func (c *converter) useAt(s *schema.Schema, f *schema.Field, wrap bool) obj {
 	return out
 }
 
+// elem renders an array's items or a map's values. In v3 an element that
+// is a plain value (not a pointer) upstream carries its zero value as
+// default, and a reference is wrapped in allOf only to carry it.
+func (c *converter) elem(s *schema.Schema) obj {
+	def := elemDefault(s)
+	if c.dl != v3 || def == "" {
+		return c.useAt(s, nil, false)
+	}
+	out := c.useAt(s, nil, true)
+	out["default"] = json.RawMessage(def)
+	return out
+}
+
+// elemDefault is the default upstream documents on an element of a
+// built-in type: "" for a string, 0 for an integer, {} for a struct; none
+// for other kinds (quantities, times, bytes, raw JSON, lists) and for the
+// values a CustomResourceDefinition declares.
+func elemDefault(s *schema.Schema) string {
+	if s == nil || s.Loose {
+		return ""
+	}
+	switch {
+	case s.Type == schema.String && s.Format == "":
+		return `""`
+	case s.Type == schema.Integer:
+		return "0"
+	case s.Type == schema.Object && s.Name != "":
+		return "{}"
+	}
+	return ""
+}
+
 // body renders the definition of s itself.
 func (c *converter) body(s *schema.Schema) obj {
 	if s.Name == "" {
@@ -163,11 +195,11 @@ func (c *converter) body(s *schema.Schema) obj {
 	case schema.Map:
 		out["type"] = "object"
 		if s.Elem != nil {
-			out["additionalProperties"] = c.useAt(s.Elem, nil, false)
+			out["additionalProperties"] = c.elem(s.Elem)
 		}
 	case schema.Array:
 		out["type"] = "array"
-		out["items"] = c.use(s.Elem, nil)
+		out["items"] = c.elem(s.Elem)
 		if s.ListType != "" {
 			out["x-kubernetes-list-type"] = s.ListType
 		}
