@@ -247,7 +247,8 @@ func TestOpenAPIConnectSubresources(t *testing.T) {
 }
 
 // TestOpenAPIElementDefaults checks the zero-value defaults upstream's
-// documents carry on list items and map values of built-in types.
+// documents carry on list items and map values of built-in types, and the
+// unions of its types.
 func TestOpenAPIElementDefaults(t *testing.T) {
 	t.Parallel()
 	schemas := kubernetesOpenAPI(t).doc(t, "api/v1")["components"].(map[string]any)["schemas"].(map[string]any)
@@ -266,6 +267,10 @@ func TestOpenAPIElementDefaults(t *testing.T) {
 		{"io.k8s.api.core.v1.ConfigMap", "binaryData", "additionalProperties", `{"format":"byte","type":"string"}`},
 		{"io.k8s.api.core.v1.ResourceRequirements", "limits", "additionalProperties", `{"$ref":"#/components/schemas/io.k8s.apimachinery.pkg.api.resource.Quantity"}`},
 		{"io.k8s.api.core.v1.PodSecurityContext", "supplementalGroups", "items", `{"default":0,"format":"int64","type":"integer"}`},
+	}
+	unions, _ := json.Marshal(schemas["io.k8s.api.core.v1.SeccompProfile"].(map[string]any)["x-kubernetes-unions"])
+	if string(unions) != `[{"discriminator":"type","fields-to-discriminateBy":{"localhostProfile":"LocalhostProfile"}}]` {
+		t.Errorf("SeccompProfile unions %s", unions)
 	}
 	for _, tc := range tests {
 		got, err := json.Marshal(prop(tc.schema, tc.field)[tc.at])

@@ -245,6 +245,13 @@ func (c *converter) body(s *schema.Schema) obj {
 	if s.PreserveUnknown {
 		out["x-kubernetes-preserve-unknown-fields"] = true
 	}
+	if len(s.Unions) > 0 {
+		unions := make([]any, 0, len(s.Unions))
+		for _, u := range s.Unions {
+			unions = append(unions, obj{"discriminator": u.Discriminator, "fields-to-discriminateBy": u.Fields})
+		}
+		out["x-kubernetes-unions"] = unions
+	}
 	if s.Nullable && c.dl == v3 {
 		out["nullable"] = true
 	}

@@ -50,6 +50,10 @@ func TestConvertSchemaKinds(t *testing.T) {
 		{"custom resource items", &schema.Schema{Type: schema.Array, Elem: &schema.Schema{Type: schema.String, Loose: true}, Loose: true}, v3,
 			`{"items":{"type":"string"},"type":"array"}`},
 		{"string items v2", &schema.Schema{Type: schema.Array, Elem: str}, v2, `{"items":{"type":"string"},"type":"array"}`},
+		{"unions", &schema.Schema{Type: schema.Object, Unions: []schema.Union{{Discriminator: "type", Fields: map[string]string{"localhostProfile": "LocalhostProfile"}}}}, v3,
+			`{"type":"object","x-kubernetes-unions":[{"discriminator":"type","fields-to-discriminateBy":{"localhostProfile":"LocalhostProfile"}}]}`},
+		{"unions v2", &schema.Schema{Type: schema.Object, Unions: []schema.Union{{Discriminator: "kind", Fields: map[string]string{"user": "User", "group": "Group"}}}}, v2,
+			`{"type":"object","x-kubernetes-unions":[{"discriminator":"kind","fields-to-discriminateBy":{"group":"Group","user":"User"}}]}`},
 		{"nullable preserve", &schema.Schema{Type: schema.Object, Nullable: true, PreserveUnknown: true}, v3, `{"nullable":true,"type":"object","x-kubernetes-preserve-unknown-fields":true}`},
 		{"fields", &schema.Schema{Type: schema.Object, Fields: []*schema.Field{
 			{Name: "b", Required: true, Schema: str, Default: []byte(`"x"`)},

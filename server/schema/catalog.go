@@ -2,6 +2,7 @@ package schema
 
 import (
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -141,7 +142,7 @@ func parseCatalog(text string, b brandSpeller) (*Catalog, error) {
 		bad := func() error { return fmt.Errorf("%w: line %d malformed", ErrCatalog, ln+1) }
 		switch col[0] {
 		case "S":
-			if len(col) != 11 {
+			if len(col) != 12 {
 				return nil, bad()
 			}
 			endFields(cur)
@@ -172,6 +173,13 @@ func parseCatalog(text string, b brandSpeller) (*Catalog, error) {
 			s.Nullable = strings.Contains(col[9], "N")
 			s.EmbeddedResource = strings.Contains(col[9], "E")
 			s.ProtoMessage = col[10]
+			if col[11] != "" {
+				u, err := parseUnions(col[11])
+				if err != nil {
+					return nil, fmt.Errorf("%w: line %d: %w", ErrCatalog, ln+1, err)
+				}
+				s.Unions = u
+			}
 			if s.Name != "" {
 				c.byName[s.Name] = s
 			}
@@ -245,6 +253,22 @@ func splitTabs(buf []string, l string) []string {
 }
 
 // parseEnum reads the catalog's JSON array of strings.
+// parseUnions reads an x-kubernetes-unions value.
+func parseUnions(s string) ([]Union, error) {
+	var raw []struct {
+		Discriminator string            `json:"discriminator"`
+		Fields        map[string]string `json:"fields-to-discriminateBy"`
+	}
+	if err := json.Unmarshal([]byte(s), &raw); err != nil {
+		return nil, fmt.Errorf("unions: %w", err)
+	}
+	out := make([]Union, len(raw))
+	for i, r := range raw {
+		out[i] = Union{Discriminator: r.Discriminator, Fields: r.Fields}
+	}
+	return out, nil
+}
+
 func parseEnum(s string) []string {
 	v, err := decodeAny([]byte(s))
 	if err != nil {

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"sort"
 	"strings"
 	"testing"
 )
@@ -108,6 +109,39 @@ func BenchmarkLoad(b *testing.B) {
 		}
 		if c.ByGVK("", "v1", "Pod") == nil {
 			b.Fatal("no Pod")
+		}
+	}
+}
+
+// TestCatalogUnions checks that the unions of the built-in types are kept,
+// and only theirs.
+func TestCatalogUnions(t *testing.T) {
+	t.Parallel()
+	c := testCatalog(t, "kubernetes")
+	want := map[string]string{
+		"@R@.api.core.v1.AppArmorProfile":                       "type:localhostProfile=LocalhostProfile",
+		"@R@.api.core.v1.SeccompProfile":                        "type:localhostProfile=LocalhostProfile",
+		"@R@.api.flowcontrol.v1.LimitResponse":                  "type:queuing=Queuing",
+		"@R@.api.flowcontrol.v1.PriorityLevelConfigurationSpec": "type:exempt=Exempt,limited=Limited",
+		"@R@.api.flowcontrol.v1.Subject":                        "kind:group=Group,serviceAccount=ServiceAccount,user=User",
+	}
+	got := map[string]string{}
+	for name, s := range c.byName {
+		for _, u := range s.Unions {
+			var members []string
+			for f, v := range u.Fields {
+				members = append(members, f+"="+v)
+			}
+			sort.Strings(members)
+			got[name] = u.Discriminator + ":" + strings.Join(members, ",")
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d schemas have unions, want %d: %v", len(got), len(want), got)
+	}
+	for name, w := range want {
+		if g := got[kn(name)]; g != w {
+			t.Errorf("%s: unions %q, want %q", name, g, w)
 		}
 	}
 }

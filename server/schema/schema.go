@@ -66,6 +66,9 @@ type Schema struct {
 	// EmbeddedResource marks an object that is itself a complete resource
 	// (kind, apiVersion, metadata).
 	EmbeddedResource bool
+	// Unions are the object's unions (x-kubernetes-unions): members of
+	// which one at most is set, named by a discriminator member.
+	Unions []Union
 	// ProtoMessage is the fully qualified protobuf message of an Object
 	// (<domain>.api.core.v1.ConfigMap with the brand's domain), empty for
 	// scalars and for types without a protobuf form.
@@ -76,6 +79,13 @@ type Schema struct {
 	// defaulted are the fields defaulting may act on (see markDefaulted),
 	// set by Seal.
 	defaulted []*Field
+}
+
+// Union is one union of an object's members: the discriminator member and,
+// for each member of the union, the discriminator value that selects it.
+type Union struct {
+	Discriminator string
+	Fields        map[string]string
 }
 
 // Field is one property of an Object.

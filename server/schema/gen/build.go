@@ -25,9 +25,11 @@ type gSchema struct {
 	nullable bool
 	embedded bool
 	proto    string
-	fields   []*gField
-	idx      int
-	key      string // dedup key of anonymous schemas
+	// unions is the compact JSON of x-kubernetes-unions, "" for none.
+	unions string
+	fields []*gField
+	idx    int
+	key    string // dedup key of anonymous schemas
 }
 
 type gField struct {
@@ -175,6 +177,12 @@ func (b *builder) namedSchema(name string) *gSchema {
 		s.mapType = oa.MapType
 		s.preserve = oa.PreserveUnknown
 		s.embedded = oa.EmbeddedResource
+		if len(oa.Unions) > 0 {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, oa.Unions); err == nil {
+				s.unions = buf.String()
+			}
+		}
 		s.fields = b.objectFields(s.proto, oa)
 		s.fields = applyOverride(short, s.fields)
 		applyAlwaysEncoded(short, s.fields)

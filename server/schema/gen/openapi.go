@@ -32,6 +32,7 @@ type oaSchema struct {
 	IntOrString          bool                 `json:"x-kubernetes-int-or-string"`
 	EmbeddedResource     bool                 `json:"x-kubernetes-embedded-resource"`
 	GVK                  []gvk                `json:"x-kubernetes-group-version-kind"`
+	Unions               json.RawMessage      `json:"x-kubernetes-unions"`
 }
 
 type gvk struct {
