@@ -82,6 +82,15 @@ func TestOpenAPIDocuments(t *testing.T) {
 				t.Errorf("%s: paths %v", key, doc["paths"])
 			}
 		}
+		// Documents hold only the schemas their operations reach: the
+		// reviews answer no Status.
+		auth := d.doc(t, "apis/authentication.k8s.io/v1")["components"].(map[string]any)
+		if _, ok := auth["schemas"].(map[string]any)["io.k8s.apimachinery.pkg.apis.meta.v1.Status"]; ok {
+			t.Error("authentication.k8s.io/v1 holds Status")
+		}
+		if path(auth, "securitySchemes.BearerToken.in") != "header" {
+			t.Errorf("security schemes %v", auth["securitySchemes"])
+		}
 	})
 
 	// Upstream documents DELETE as answering the object exactly for the

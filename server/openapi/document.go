@@ -89,16 +89,25 @@ func (d *docSpec) markShared(versions [][2]string) {
 	}
 }
 
-// v3Doc renders a v3 document.
+// v3Doc renders a v3 document: its schemas, when it has any, and the
+// bearer token scheme, as upstream's documents declare it.
 func (d *docSpec) v3Doc() obj {
 	paths, schemas := d.finish(v3)
+	components := obj{"securitySchemes": obj{bearerScheme: bearerSchemeDef()}}
+	if len(schemas) > 0 {
+		components["schemas"] = schemas
+	}
 	return obj{
 		"openapi":    openAPIv3,
 		"info":       d.g.info(),
 		"paths":      paths,
-		"components": obj{"schemas": schemas},
+		"components": components,
 	}
 }
+
+// bearerSchemeDef is the security scheme of bearer tokens: the
+// Authorization header.
+func bearerSchemeDef() obj { return obj{"type": "apiKey", "name": "authorization", "in": "header"} }
 
 // gvDoc builds the spec of one group-version.
 func (g *generator) gvDoc(state registry.Snapshot, group, version string) *docSpec {
@@ -186,7 +195,7 @@ func buildV2(state registry.Snapshot, g *generator, eps []endpointDoc, now time.
 		"info":                g.info(),
 		"paths":               paths,
 		"definitions":         defs,
-		"securityDefinitions": obj{bearerScheme: obj{"type": "apiKey", "name": "authorization", "in": "header"}},
+		"securityDefinitions": obj{bearerScheme: bearerSchemeDef()},
 		"security":            []any{obj{bearerScheme: []string{}}},
 	}, now)
 }

@@ -154,7 +154,8 @@ func (d *docSpec) addResource(desc *registry.Descriptor) {
 	if desc.Namespaced {
 		ns = "Namespaced"
 	}
-	statusName := d.useShared(g.names.meta + "Status")
+	// Status is in the document only when an operation answers it.
+	statusName := g.names.meta + "Status"
 	prefix := urlPrefix(desc.Group, desc.Version)
 	scoped := prefix
 	var scopeParams []param
@@ -192,7 +193,7 @@ func (d *docSpec) addResource(desc *registry.Descriptor) {
 		o := op(opDelete, "delete"+gv+"Collection"+ns+desc.Kind, actionDeleteCollection)
 		o.params = deleteCollectionParams()
 		o.requestTypes, o.requestRef = []string{mediaAny}, d.useShared(g.names.meta+"DeleteOptions")
-		o.responses = []response{codeOK.with(statusName)}
+		o.responses = []response{codeOK.with(d.useShared(statusName))}
 		coll.ops = append(coll.ops, o)
 	}
 	d.addPath(coll)
@@ -206,9 +207,9 @@ func (d *docSpec) addResource(desc *registry.Descriptor) {
 		o := op(opDelete, "delete"+gv+ns+desc.Kind, actionDelete)
 		o.params = deleteParams
 		o.requestTypes, o.requestRef = []string{mediaAny}, d.useShared(g.names.meta+"DeleteOptions")
-		deleted := statusName
-		if desc.ReturnDeleted && !desc.DeleteDocumentedAsStatus {
-			deleted = objName
+		deleted := objName
+		if !desc.ReturnDeleted || desc.DeleteDocumentedAsStatus {
+			deleted = d.useShared(statusName)
 		}
 		o.responses = []response{codeOK.with(deleted), codeAccepted.with(deleted)}
 		item.ops = append(item.ops, o)
