@@ -53,7 +53,7 @@ func (s *Server) routes() http.Handler {
 	disc := discovery.New(s.reg, s.opts.Brand, discovery.Options{Version: v.VersionInfo, Pretty: func(r *http.Request) bool {
 		return codec.WantPretty(r.URL.Query(), r.UserAgent(), nil)
 	}})
-	oaOpts := []openapi.Option{openapi.WithSchemas(s.cat.Schema), openapi.WithKinds(s.cat.ByGVK), openapi.WithVersion()}
+	oaOpts := []openapi.Option{openapi.WithSchemas(s.cat.Schema), openapi.WithKinds(s.cat.ByGVK), openapi.WithSchemaKinds(s.cat.KindsOf), openapi.WithVersion()}
 	cfg, jwks := s.issuerDiscovery()
 	if cfg != nil {
 		oaOpts = append(oaOpts, openapi.WithIssuerDiscovery(security.OpenIDConfigurationPath, security.JWKSPath, security.JWKSMediaType))

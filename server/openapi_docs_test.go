@@ -88,6 +88,16 @@ func TestOpenAPIDocuments(t *testing.T) {
 		if _, ok := auth["schemas"].(map[string]any)["io.k8s.apimachinery.pkg.apis.meta.v1.Status"]; ok {
 			t.Error("authentication.k8s.io/v1 holds Status")
 		}
+		// Shared kinds list every group-version, whatever the document; a
+		// kind reached from another group's document keeps its own.
+		del := d.doc(t, "api/v1")["components"].(map[string]any)["schemas"].(map[string]any)["io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions"].(map[string]any)
+		if marks, _ := del["x-kubernetes-group-version-kind"].([]any); len(marks) < 20 {
+			t.Errorf("DeleteOptions kinds %v", marks)
+		}
+		pvc := d.doc(t, "apis/apps/v1")["components"].(map[string]any)["schemas"].(map[string]any)["io.k8s.api.core.v1.PersistentVolumeClaim"].(map[string]any)
+		if marks, _ := pvc["x-kubernetes-group-version-kind"].([]any); len(marks) != 1 {
+			t.Errorf("PersistentVolumeClaim kinds in apps/v1 %v", marks)
+		}
 		if path(auth, "securitySchemes.BearerToken.in") != "header" {
 			t.Errorf("security schemes %v", auth["securitySchemes"])
 		}

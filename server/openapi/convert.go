@@ -40,6 +40,9 @@ type converter struct {
 	gvks map[string][]gvk
 	// open marks unnamed schemas being rendered, to cut cycles.
 	open map[*schema.Schema]bool
+	// kindsOf, when set and not nil for a name, lists its kinds in place
+	// of gvks.
+	kindsOf func(name string) []gvk
 }
 
 func newConverter(dl dialect, gvks map[string][]gvk) *converter {
@@ -69,7 +72,13 @@ func (c *converter) definitions() obj {
 		} else {
 			body = c.body(s)
 		}
-		if ks := c.gvks[name]; len(ks) > 0 {
+		ks := c.gvks[name]
+		if c.kindsOf != nil {
+			if all := c.kindsOf(name); all != nil {
+				ks = all
+			}
+		}
+		if len(ks) > 0 {
 			sorted := append([]gvk(nil), ks...)
 			sort.Slice(sorted, func(i, j int) bool {
 				a, b := sorted[i], sorted[j]

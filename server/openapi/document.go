@@ -59,6 +59,7 @@ func (g *generator) info() obj { return obj{"title": g.title(), "version": apiLe
 // they reach.
 func (d *docSpec) finish(dl dialect) (paths, schemas obj) {
 	c := newConverter(dl, d.gvks)
+	c.kindsOf = d.g.kindsOf
 	names := make([]string, 0, len(d.roots))
 	for n := range d.roots {
 		names = append(names, n)

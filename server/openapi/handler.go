@@ -37,6 +37,16 @@ type KindLookup func(group, version, kind string) *schema.Schema
 // the resource's.
 func WithKinds(lookup KindLookup) Option { return func(h *Handler) { h.kinds = lookup } }
 
+// SchemaKinds lists the kinds a named schema is the schema of (the schema
+// catalog's KindsOf). It must be safe for concurrent use.
+type SchemaKinds func(name string) []schema.GVK
+
+// WithSchemaKinds marks every schema the lookup knows with all of its
+// kinds, as upstream's definitions carry them whatever document they are
+// in (DeleteOptions lists every group-version); other schemas are marked
+// with the kinds the document serves them as.
+func WithSchemaKinds(k SchemaKinds) Option { return func(h *Handler) { h.schemaKinds = k } }
+
 // WithoutLoopbackCompression serves the v2 document uncompressed to
 // clients on the loopback interface (--compress-loopback-responses=false).
 func WithoutLoopbackCompression() Option { return func(h *Handler) { h.noLoopbackGzip = true } }
@@ -55,6 +65,8 @@ type Handler struct {
 	brand  config.Brand
 	lookup Lookup
 	kinds  KindLookup
+	// schemaKinds is WithSchemaKinds.
+	schemaKinds SchemaKinds
 	// now is the clock for Last-Modified and Expires.
 	now func() time.Time
 	// noLoopbackGzip leaves responses to loopback clients uncompressed.

@@ -2,6 +2,10 @@ package openapi
 
 import "platd/server/schema"
 
+// discoveryKinds are the discovery kinds of the core group version, marked
+// as such wherever a document holds them.
+var discoveryKinds = map[string]bool{"APIGroup": true, "APIGroupList": true, "APIVersions": true, "APIResourceList": true}
+
 // builtinSchemas defines the shared kinds the documents reference, for use
 // when no schema catalog supplies them (tests, or a catalog without them).
 // They carry the structure only.

@@ -13,6 +13,7 @@ import (
 
 	"platd/config"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // fetchIndex returns the index's paths.
@@ -477,5 +478,35 @@ func TestEndpointDocuments(t *testing.T) {
 		if _, ok := fetchIndex(t, plain)[key]; ok {
 			t.Errorf("index lists %s though it was not told the server serves it", key)
 		}
+	}
+}
+
+// TestSchemaKindMarks checks that a schema the catalog knows lists all of
+// its kinds whatever document holds it, and that the discovery kinds are
+// marked where they are reached.
+func TestSchemaKindMarks(t *testing.T) {
+	t.Parallel()
+	b := mustBrand(t, "kubernetes")
+	cm := reverse(b) + ".api.core.v1.ConfigMap"
+	h := New(newFixtureRegistry(b), b, WithSchemaKinds(func(name string) []schema.GVK {
+		if name == cm {
+			return []schema.GVK{{Version: "v1", Kind: "ConfigMap"}, {Group: "other.example", Version: "v2", Kind: "ConfigMap"}}
+		}
+		return nil
+	}))
+	h.now = func() time.Time { return fixedNow }
+	schemas := dig(fetchDoc(t, h, "api/v1"), "components", "schemas")
+	want := []any{map[string]any{"group": "", "kind": "ConfigMap", "version": "v1"}, map[string]any{"group": "other.example", "kind": "ConfigMap", "version": "v2"}}
+	if got := dig(schemas, cm, "x-kubernetes-group-version-kind"); !reflect.DeepEqual(got, want) {
+		t.Errorf("ConfigMap kinds %v", got)
+	}
+	// Unknown to the lookup: the document's own marks.
+	ns := dig(schemas, reverse(b)+".api.core.v1.Namespace", "x-kubernetes-group-version-kind")
+	if !reflect.DeepEqual(ns, []any{map[string]any{"group": "", "kind": "Namespace", "version": "v1"}}) {
+		t.Errorf("Namespace kinds %v", ns)
+	}
+	group := dig(fetchDoc(t, h, "apis"), "components", "schemas", reverse(b)+".apimachinery.pkg.apis.meta.v1.APIGroup", "x-kubernetes-group-version-kind")
+	if !reflect.DeepEqual(group, []any{map[string]any{"group": "", "kind": "APIGroup", "version": "v1"}}) {
+		t.Errorf("APIGroup kinds in the apis document %v", group)
 	}
 }

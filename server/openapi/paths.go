@@ -1,6 +1,8 @@
 package openapi
 
 import (
+	"strings"
+
 	"platd/config"
 	"platd/server/registry"
 	"platd/server/schema"
@@ -15,12 +17,33 @@ type generator struct {
 	names  schemaNames
 	lookup Lookup
 	kinds  KindLookup
-	meta   map[string]*schema.Schema
+	// schemaKinds is the handler's WithSchemaKinds.
+	schemaKinds SchemaKinds
+	meta        map[string]*schema.Schema
 }
 
 func (h *Handler) newGenerator() *generator {
 	n := newSchemaNames(h.brand)
-	return &generator{brand: h.brand, cbor: h.cbor, names: n, lookup: h.lookup, kinds: h.kinds, meta: builtinSchemas(n)}
+	return &generator{brand: h.brand, cbor: h.cbor, names: n, lookup: h.lookup, kinds: h.kinds, schemaKinds: h.schemaKinds, meta: builtinSchemas(n)}
+}
+
+// kindsOf returns every kind the named schema is the schema of, when the
+// schema catalog or the package's own discovery kinds know it; nil leaves
+// the document's marks.
+func (g *generator) kindsOf(name string) []gvk {
+	if g.schemaKinds != nil {
+		if ks := g.schemaKinds(name); len(ks) > 0 {
+			out := make([]gvk, len(ks))
+			for i, k := range ks {
+				out[i] = gvk{Group: k.Group, Version: k.Version, Kind: k.Kind}
+			}
+			return out
+		}
+	}
+	if short, ok := strings.CutPrefix(name, g.names.meta); ok && discoveryKinds[short] {
+		return []gvk{{Version: "v1", Kind: short}}
+	}
+	return nil
 }
 
 // shared returns a shared schema by full name: the lookup's when it has

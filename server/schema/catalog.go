@@ -27,7 +27,12 @@ const (
 type Catalog struct {
 	byName map[string]*Schema
 	byGVK  map[gvkKey]*Schema
+	// kinds lists, per schema name, the kinds it is the schema of.
+	kinds map[string][]GVK
 }
+
+// GVK names a kind: its group (branded, "" for core), version and kind.
+type GVK struct{ Group, Version, Kind string }
 
 type gvkKey struct{ group, version, kind string }
 
@@ -90,6 +95,11 @@ func (c *Catalog) ByGVK(group, version, kind string) *Schema {
 	return c.byGVK[gvkKey{group, version, kind}]
 }
 
+// KindsOf returns the kinds the named schema is the schema of, in catalog
+// order (the upstream documents' x-kubernetes-group-version-kind); nil for
+// none. The slice is shared: callers must not change it.
+func (c *Catalog) KindsOf(name string) []GVK { return c.kinds[name] }
+
 // Len returns the number of named schemas.
 func (c *Catalog) Len() int { return len(c.byName) }
 
@@ -122,9 +132,9 @@ func parseCatalog(text string, b brandSpeller) (*Catalog, error) {
 		}
 		return &all[i], nil
 	}
-	c := &Catalog{byName: make(map[string]*Schema, n), byGVK: map[gvkKey]*Schema{}}
+	c := &Catalog{byName: make(map[string]*Schema, n), byGVK: map[gvkKey]*Schema{}, kinds: map[string][]GVK{}}
 	cur := -1
-	var colBuf [11]string
+	var colBuf [12]string
 	for ln, rest := 0, text; rest != ""; ln++ {
 		l := rest
 		if i := strings.IndexByte(rest, '\n'); i >= 0 {
@@ -219,6 +229,7 @@ func parseCatalog(text string, b brandSpeller) (*Catalog, error) {
 				return nil, err
 			}
 			c.byGVK[gvkKey{col[1], col[2], col[3]}] = s
+			c.kinds[s.Name] = append(c.kinds[s.Name], GVK{col[1], col[2], col[3]})
 		default:
 			return nil, bad()
 		}

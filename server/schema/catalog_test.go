@@ -145,3 +145,26 @@ func TestCatalogUnions(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogKindsOf checks the kinds listed for shared and ordinary
+// schemas.
+func TestCatalogKindsOf(t *testing.T) {
+	t.Parallel()
+	c := testCatalog(t, "kubernetes")
+	if got := c.KindsOf(kn("@R@.api.core.v1.ConfigMap")); len(got) != 1 || got[0] != (GVK{"", "v1", "ConfigMap"}) {
+		t.Errorf("ConfigMap kinds %v", got)
+	}
+	del := c.KindsOf(kn("@R@.apimachinery.pkg.apis.meta.v1.DeleteOptions"))
+	found := false
+	for _, k := range del {
+		if k == (GVK{"apps", "v1", "DeleteOptions"}) {
+			found = true
+		}
+	}
+	if len(del) < 20 || !found {
+		t.Errorf("DeleteOptions kinds %v", del)
+	}
+	if got := c.KindsOf(kn("@R@.api.core.v1.PodSpec")); got != nil {
+		t.Errorf("PodSpec kinds %v", got)
+	}
+}
