@@ -21,6 +21,10 @@ func builtinSchemas(n schemaNames) map[string]*schema.Schema {
 	req := func(name string, s *schema.Schema) *schema.Field {
 		return &schema.Field{Name: name, Schema: s, Required: true}
 	}
+	// reqStr is a required string member, which upstream defaults to "".
+	reqStr := func(name string) *schema.Field {
+		return &schema.Field{Name: name, Schema: str(), Required: true, Default: []byte(`""`)}
+	}
 	object := func(name string, fields ...*schema.Field) *schema.Schema {
 		return &schema.Schema{Name: name, Type: schema.Object, Fields: fields}
 	}
@@ -58,13 +62,14 @@ func builtinSchemas(n schemaNames) map[string]*schema.Schema {
 	resourceList := object(m+"APIResourceList",
 		field("apiVersion", str()), req("groupVersion", str()), field("kind", str()),
 		req("resources", listOf(resource)))
-	cidr := object(m+"ServerAddressByClientCIDR", req("clientCIDR", str()), req("serverAddress", str()))
+	cidr := object(m+"ServerAddressByClientCIDR", reqStr("clientCIDR"), reqStr("serverAddress"))
+	// Required members are listed in upstream's order (its Go types').
 	versions := object(m+"APIVersions",
 		field("apiVersion", str()), field("kind", str()),
-		req("serverAddressByClientCIDRs", listOf(cidr)), req("versions", strs()))
-	gvd := object(m+"GroupVersionForDiscovery", req("groupVersion", str()), req("version", str()))
+		req("versions", strs()), req("serverAddressByClientCIDRs", listOf(cidr)))
+	gvd := object(m+"GroupVersionForDiscovery", reqStr("groupVersion"), reqStr("version"))
 	group := object(m+"APIGroup",
-		field("apiVersion", str()), field("kind", str()), req("name", str()),
+		field("apiVersion", str()), field("kind", str()), reqStr("name"),
 		&schema.Field{Name: "preferredVersion", Schema: gvd, Default: []byte("{}")},
 		field("serverAddressByClientCIDRs", listOf(cidr)), req("versions", listOf(gvd)))
 	groupList := object(m+"APIGroupList", field("apiVersion", str()), req("groups", listOf(group)), field("kind", str()))

@@ -510,3 +510,28 @@ func TestSchemaKindMarks(t *testing.T) {
 		t.Errorf("APIGroup kinds in the apis document %v", group)
 	}
 }
+
+// TestDiscoverySchemas checks the package's own discovery schemas against
+// upstream's: required members in its order, required strings defaulting
+// to "".
+func TestDiscoverySchemas(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHandler(t, "kubernetes")
+	m := "io.k8s.apimachinery.pkg.apis.meta.v1."
+	api := dig(fetchDoc(t, h, "api"), "components", "schemas").(map[string]any)
+	if got := dig(api, m+"APIVersions", "required"); !reflect.DeepEqual(got, []any{"versions", "serverAddressByClientCIDRs"}) {
+		t.Errorf("APIVersions required %v", got)
+	}
+	want := map[string]any{"default": "", "type": "string"}
+	for _, p := range [][]string{{"ServerAddressByClientCIDR", "clientCIDR"}, {"ServerAddressByClientCIDR", "serverAddress"}} {
+		if got := dig(api, m+p[0], "properties", p[1]); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s.%s: %v", p[0], p[1], got)
+		}
+	}
+	apis := dig(fetchDoc(t, h, "apis"), "components", "schemas").(map[string]any)
+	for _, p := range [][]string{{"APIGroup", "name"}, {"GroupVersionForDiscovery", "groupVersion"}, {"GroupVersionForDiscovery", "version"}} {
+		if got := dig(apis, m+p[0], "properties", p[1]); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s.%s: %v", p[0], p[1], got)
+		}
+	}
+}
