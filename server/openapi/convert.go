@@ -197,6 +197,9 @@ func (c *converter) body(s *schema.Schema) obj {
 				}
 			}
 			out["properties"] = props
+			if len(s.RequiredOrder) > 0 {
+				required = s.RequiredOrder
+			}
 			if len(required) > 0 {
 				out["required"] = required
 			}

@@ -54,6 +54,9 @@ func TestConvertSchemaKinds(t *testing.T) {
 			`{"type":"object","x-kubernetes-unions":[{"discriminator":"type","fields-to-discriminateBy":{"localhostProfile":"LocalhostProfile"}}]}`},
 		{"unions v2", &schema.Schema{Type: schema.Object, Unions: []schema.Union{{Discriminator: "kind", Fields: map[string]string{"user": "User", "group": "Group"}}}}, v2,
 			`{"type":"object","x-kubernetes-unions":[{"discriminator":"kind","fields-to-discriminateBy":{"group":"Group","user":"User"}}]}`},
+		{"required order", &schema.Schema{Type: schema.Object, RequiredOrder: []string{"b", "a"}, Fields: []*schema.Field{
+			{Name: "a", Required: true, Schema: str}, {Name: "b", Required: true, Schema: str},
+		}}, v3, `{"properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["b","a"],"type":"object"}`},
 		{"nullable preserve", &schema.Schema{Type: schema.Object, Nullable: true, PreserveUnknown: true}, v3, `{"nullable":true,"type":"object","x-kubernetes-preserve-unknown-fields":true}`},
 		{"fields", &schema.Schema{Type: schema.Object, Fields: []*schema.Field{
 			{Name: "b", Required: true, Schema: str, Default: []byte(`"x"`)},

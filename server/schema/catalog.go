@@ -134,7 +134,7 @@ func parseCatalog(text string, b brandSpeller) (*Catalog, error) {
 	}
 	c := &Catalog{byName: make(map[string]*Schema, n), byGVK: map[gvkKey]*Schema{}, kinds: map[string][]GVK{}}
 	cur := -1
-	var colBuf [12]string
+	var colBuf [13]string
 	for ln, rest := 0, text; rest != ""; ln++ {
 		l := rest
 		if i := strings.IndexByte(rest, '\n'); i >= 0 {
@@ -152,7 +152,7 @@ func parseCatalog(text string, b brandSpeller) (*Catalog, error) {
 		bad := func() error { return fmt.Errorf("%w: line %d malformed", ErrCatalog, ln+1) }
 		switch col[0] {
 		case "S":
-			if len(col) != 12 {
+			if len(col) != 13 {
 				return nil, bad()
 			}
 			endFields(cur)
@@ -189,6 +189,9 @@ func parseCatalog(text string, b brandSpeller) (*Catalog, error) {
 					return nil, fmt.Errorf("%w: line %d: %w", ErrCatalog, ln+1, err)
 				}
 				s.Unions = u
+			}
+			if col[12] != "" {
+				s.RequiredOrder = strings.Split(col[12], ",")
 			}
 			if s.Name != "" {
 				c.byName[s.Name] = s

@@ -168,3 +168,16 @@ func TestCatalogKindsOf(t *testing.T) {
 		t.Errorf("PodSpec kinds %v", got)
 	}
 }
+
+// TestCatalogRequiredOrder checks that upstream's order of required
+// members is kept where it is not the fields' order.
+func TestCatalogRequiredOrder(t *testing.T) {
+	t.Parallel()
+	c := testCatalog(t, "kubernetes")
+	if got := c.Schema(kn("@R@.apimachinery.pkg.apis.meta.v1.OwnerReference")).RequiredOrder; strings.Join(got, ",") != "apiVersion,kind,name,uid" {
+		t.Errorf("OwnerReference required order %v", got)
+	}
+	if got := c.Schema(kn("@R@.api.core.v1.ConfigMap")).RequiredOrder; got != nil {
+		t.Errorf("ConfigMap required order %v", got)
+	}
+}

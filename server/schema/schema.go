@@ -69,6 +69,10 @@ type Schema struct {
 	// Unions are the object's unions (x-kubernetes-unions): members of
 	// which one at most is set, named by a discriminator member.
 	Unions []Union
+	// RequiredOrder, when set, is the order documents list the required
+	// members in (upstream's, its Go types' order), when it is not the
+	// order of Fields.
+	RequiredOrder []string
 	// ProtoMessage is the fully qualified protobuf message of an Object
 	// (<domain>.api.core.v1.ConfigMap with the brand's domain), empty for
 	// scalars and for types without a protobuf form.

@@ -27,9 +27,12 @@ type gSchema struct {
 	proto    string
 	// unions is the compact JSON of x-kubernetes-unions, "" for none.
 	unions string
-	fields []*gField
-	idx    int
-	key    string // dedup key of anonymous schemas
+	// required is the upstream order of the required members, kept only
+	// when it is not the order of the fields.
+	required []string
+	fields   []*gField
+	idx      int
+	key      string // dedup key of anonymous schemas
 }
 
 type gField struct {
@@ -186,6 +189,15 @@ func (b *builder) namedSchema(name string) *gSchema {
 		s.fields = b.objectFields(s.proto, oa)
 		s.fields = applyOverride(short, s.fields)
 		applyAlwaysEncoded(short, s.fields)
+		var inOrder []string
+		for _, f := range s.fields {
+			if f.required && !f.inline {
+				inOrder = append(inOrder, f.name)
+			}
+		}
+		if strings.Join(inOrder, ",") != strings.Join(oa.Required, ",") {
+			s.required = oa.Required
+		}
 	default:
 		a := b.anonSchema(oa)
 		*s = *a

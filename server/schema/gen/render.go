@@ -18,7 +18,7 @@ const (
 
 // render writes the catalog:
 //
-//	S <name> <type> <format> <elem> <listType> <keys> <mapType> <enum> <flags> <proto> <unions>
+//	S <name> <type> <format> <elem> <listType> <keys> <mapType> <enum> <flags> <proto> <unions> <required>
 //	F <name> <schema> <flags> <protoNumber> <patchStrategy> <mergeKey> <default>
 //	G <group> <version> <kind> <schema>
 //
@@ -37,7 +37,7 @@ func (b *builder) render() []byte {
 			e, _ := json.Marshal(s.enum)
 			enum = string(e)
 		}
-		writeRow(&sb, "S", s.name, s.typ, s.format, elem, s.listType, strings.Join(s.keys, ","), s.mapType, enum, s.flags(), s.proto, s.unions)
+		writeRow(&sb, "S", s.name, s.typ, s.format, elem, s.listType, strings.Join(s.keys, ","), s.mapType, enum, s.flags(), s.proto, s.unions, strings.Join(s.required, ","))
 		for _, f := range s.fields {
 			writeRow(&sb, "F", f.name, fmt.Sprint(f.schema.idx), f.flags(), fmt.Sprint(f.protoNum), f.patchStrategy, f.mergeKey, f.def)
 		}
