@@ -129,6 +129,12 @@ func (c *converter) useAt(s *schema.Schema, f *schema.Field, wrap bool) obj {
 	if f.PatchStrategy != "" {
 		out["x-kubernetes-patch-strategy"] = f.PatchStrategy
 	}
+	if f.DocListType != "" {
+		out["x-kubernetes-list-type"] = f.DocListType
+	}
+	if f.DocMapType != "" {
+		out["x-kubernetes-map-type"] = f.DocMapType
+	}
 	if f.PatchMergeKey != "" {
 		out["x-kubernetes-patch-merge-key"] = f.PatchMergeKey
 	}
@@ -230,6 +236,10 @@ func (c *converter) body(s *schema.Schema) obj {
 		out["type"], out["format"] = "string", "date-time"
 	case schema.Bytes:
 		out["type"], out["format"] = "string", "byte"
+		if s.ListType != "" {
+			// Upstream marks some byte strings (Go byte slices) atomic.
+			out["x-kubernetes-list-type"] = s.ListType
+		}
 	case schema.Quantity:
 		if c.dl == v3 {
 			out["oneOf"] = []any{obj{"type": "string"}, obj{"type": "number"}}

@@ -57,6 +57,11 @@ func TestConvertSchemaKinds(t *testing.T) {
 		{"required order", &schema.Schema{Type: schema.Object, RequiredOrder: []string{"b", "a"}, Fields: []*schema.Field{
 			{Name: "a", Required: true, Schema: str}, {Name: "b", Required: true, Schema: str},
 		}}, v3, `{"properties":{"a":{"type":"string"},"b":{"type":"string"}},"required":["b","a"],"type":"object"}`},
+		{"atomic bytes", &schema.Schema{Type: schema.Bytes, ListType: "atomic"}, v3, `{"format":"byte","type":"string","x-kubernetes-list-type":"atomic"}`},
+		{"types beside a reference", &schema.Schema{Type: schema.Object, Fields: []*schema.Field{
+			{Name: "d", Schema: named, DocListType: "atomic"}, {Name: "r", Schema: named, DocMapType: "granular"},
+		}}, v3, `{"properties":{"d":{"allOf":[{"$ref":"#/components/schemas/x.Named"}],"x-kubernetes-list-type":"atomic"},` +
+			`"r":{"allOf":[{"$ref":"#/components/schemas/x.Named"}],"x-kubernetes-map-type":"granular"}},"type":"object"}`},
 		{"nullable preserve", &schema.Schema{Type: schema.Object, Nullable: true, PreserveUnknown: true}, v3, `{"nullable":true,"type":"object","x-kubernetes-preserve-unknown-fields":true}`},
 		{"fields", &schema.Schema{Type: schema.Object, Fields: []*schema.Field{
 			{Name: "b", Required: true, Schema: str, Default: []byte(`"x"`)},

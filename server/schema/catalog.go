@@ -197,7 +197,7 @@ func parseCatalog(text string, b brandSpeller) (*Catalog, error) {
 				c.byName[s.Name] = s
 			}
 		case "F":
-			if len(col) != 8 || cur < 0 {
+			if len(col) != 10 || cur < 0 {
 				return nil, bad()
 			}
 			fs, err := ref(col[2])
@@ -217,6 +217,7 @@ func parseCatalog(text string, b brandSpeller) (*Catalog, error) {
 				ProtoAlways:   strings.Contains(col[3], "A"),
 				Inline:        strings.Contains(col[3], "L"),
 				PatchStrategy: col[5], PatchMergeKey: col[6],
+				DocListType: col[8], DocMapType: col[9],
 			}
 			if col[7] != "" {
 				f.Default = []byte(col[7])

@@ -181,3 +181,28 @@ func TestCatalogRequiredOrder(t *testing.T) {
 		t.Errorf("ConfigMap required order %v", got)
 	}
 }
+
+// TestCatalogDocumentedTypes checks the list and map types documented
+// beside references and on byte strings.
+func TestCatalogDocumentedTypes(t *testing.T) {
+	t.Parallel()
+	c := testCatalog(t, "kubernetes")
+	field := func(schemaName, name string) *Field {
+		for _, f := range c.Schema(kn(schemaName)).Fields {
+			if f.Name == name {
+				return f
+			}
+		}
+		t.Fatalf("%s has no %s", schemaName, name)
+		return nil
+	}
+	if f := field("@R@.apimachinery.pkg.apis.meta.v1.Status", "details"); f.DocListType != "atomic" || f.DocMapType != "" {
+		t.Errorf("Status.details: %q %q", f.DocListType, f.DocMapType)
+	}
+	if f := field("@R@.api.core.v1.PersistentVolumeSpec", "claimRef"); f.DocMapType != "granular" {
+		t.Errorf("PersistentVolumeSpec.claimRef: %q", f.DocMapType)
+	}
+	if f := field("@R@.api.certificates.v1.CertificateSigningRequestSpec", "request"); f.Schema.Type != Bytes || f.Schema.ListType != "atomic" {
+		t.Errorf("CertificateSigningRequestSpec.request: %v %q", f.Schema.Type, f.Schema.ListType)
+	}
+}

@@ -124,6 +124,10 @@ type Field struct {
 	// ProtoAlways says the protobuf encoder writes the field even when it
 	// is zero (non-pointer fields upstream).
 	ProtoAlways bool
+	// DocListType and DocMapType are the list and map types documents
+	// state beside the field's reference to a named schema (upstream's
+	// markers on the field); they do not change how values are handled.
+	DocListType, DocMapType string
 	// Inline marks an embedded message whose members appear in the parent
 	// in JSON but as a nested message under ProtoNumber in protobuf. Its
 	// Schema lists those members; the parent lists them too, with

@@ -47,6 +47,9 @@ type gField struct {
 	patchStrategy string
 	mergeKey      string
 	def           string
+	// refListType and refMapType are list and map types documented beside
+	// a reference.
+	refListType, refMapType string
 }
 
 type builder struct {
@@ -292,6 +295,9 @@ func (b *builder) inlineSchema(msg string, parent *oaSchema, required map[string
 func (b *builder) field(name string, p *oaSchema, required map[string]bool, row *protoField) *gField {
 	f := &gField{name: name, required: required[name]}
 	f.schema = b.propSchema(name, p)
+	if p.refTarget() != "" {
+		f.refListType, f.refMapType = p.ListType, p.MapType
+	}
 	f.patchStrategy = p.PatchStrategy
 	f.mergeKey = p.PatchMergeKey
 	if len(p.Default) > 0 {
@@ -322,9 +328,7 @@ func (b *builder) field(name string, p *oaSchema, required map[string]bool, row 
 
 func (b *builder) propSchema(name string, p *oaSchema) *gSchema {
 	if t := p.refTarget(); t != "" {
-		if p.ListType != "" || p.MapType != "" {
-			b.warnings = append(b.warnings, fmt.Sprintf("property %s: list/map type beside a reference to %s is not kept", name, t))
-		}
+		// A list or map type beside the reference is the field's (field).
 		return b.namedSchema(t)
 	}
 	return b.anonSchema(p)
@@ -356,6 +360,7 @@ func (b *builder) anonSchema(p *oaSchema) *gSchema {
 		switch p.Format {
 		case "byte":
 			s.typ = "bytes"
+			s.listType = p.ListType
 		case "date-time":
 			s.typ = "time"
 		default:

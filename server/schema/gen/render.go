@@ -19,7 +19,7 @@ const (
 // render writes the catalog:
 //
 //	S <name> <type> <format> <elem> <listType> <keys> <mapType> <enum> <flags> <proto> <unions> <required>
-//	F <name> <schema> <flags> <protoNumber> <patchStrategy> <mergeKey> <default>
+//	F <name> <schema> <flags> <protoNumber> <patchStrategy> <mergeKey> <default> <refListType> <refMapType>
 //	G <group> <version> <kind> <schema>
 //
 // Columns are tab-separated; schemas are numbered by their S line order, and
@@ -39,7 +39,7 @@ func (b *builder) render() []byte {
 		}
 		writeRow(&sb, "S", s.name, s.typ, s.format, elem, s.listType, strings.Join(s.keys, ","), s.mapType, enum, s.flags(), s.proto, s.unions, strings.Join(s.required, ","))
 		for _, f := range s.fields {
-			writeRow(&sb, "F", f.name, fmt.Sprint(f.schema.idx), f.flags(), fmt.Sprint(f.protoNum), f.patchStrategy, f.mergeKey, f.def)
+			writeRow(&sb, "F", f.name, fmt.Sprint(f.schema.idx), f.flags(), fmt.Sprint(f.protoNum), f.patchStrategy, f.mergeKey, f.def, f.refListType, f.refMapType)
 		}
 	}
 	for _, g := range b.gvks {
