@@ -30,8 +30,14 @@ type servedDoc struct {
 	modified time.Time
 }
 
-func newServedDoc(state registry.Snapshot, doc obj, modified time.Time) *servedDoc {
-	body, err := json.Marshal(doc)
+// newServedDoc encodes doc: v3 documents (ordered) with their members in
+// upstream's order, the v2 document sorted.
+func newServedDoc(state registry.Snapshot, doc obj, modified time.Time, ordered bool) *servedDoc {
+	encode := json.Marshal
+	if ordered {
+		encode = marshalOrdered
+	}
+	body, err := encode(doc)
 	if err != nil {
 		// The documents hold only strings, numbers, bools, slices, maps and
 		// valid raw defaults; a failure is a programming error.
@@ -126,7 +132,7 @@ func (g *generator) gvDoc(state registry.Snapshot, group, version string) *docSp
 // of the non-resource endpoints.
 func buildV3(state registry.Snapshot, g *generator, eps []endpointDoc, now time.Time) *v3Set {
 	set := &v3Set{state: state, docs: map[string]*servedDoc{}, modified: now}
-	add := func(key string, d *docSpec) { set.docs[key] = newServedDoc(state, d.v3Doc(), now) }
+	add := func(key string, d *docSpec) { set.docs[key] = newServedDoc(state, d.v3Doc(), now, true) }
 	for i, group := range state.Groups {
 		if group == "" {
 			d := g.newDoc()
@@ -198,5 +204,5 @@ func buildV2(state registry.Snapshot, g *generator, eps []endpointDoc, now time.
 		"definitions":         defs,
 		"securityDefinitions": obj{bearerScheme: bearerSchemeDef()},
 		"security":            []any{obj{bearerScheme: []string{}}},
-	}, now)
+	}, now, false)
 }
