@@ -249,10 +249,11 @@ func (c *converter) body(s *schema.Schema) obj {
 	case schema.IntOrString:
 		c.intOrString(s, out)
 	case schema.Any:
-		if s.Name != "" {
-			out["type"] = "object"
-		} else {
+		switch {
+		case s.Name == "":
 			out["x-kubernetes-preserve-unknown-fields"] = true
+		case !s.Untyped:
+			out["type"] = "object"
 		}
 	}
 	if s.Format != "" && s.Type != schema.IntOrString {

@@ -30,6 +30,7 @@ func TestConvertSchemaKinds(t *testing.T) {
 		{"int-or-string named v2", &schema.Schema{Name: "i", Type: schema.IntOrString}, v2, `{"format":"int-or-string","type":"string"}`},
 		{"int-or-string custom", &schema.Schema{Type: schema.IntOrString}, v3, `{"anyOf":[{"type":"integer"},{"type":"string"}],"x-kubernetes-int-or-string":true}`},
 		{"raw named", &schema.Schema{Name: "r", Type: schema.Any}, v3, `{"type":"object"}`},
+		{"raw untyped", &schema.Schema{Name: "r", Type: schema.Any, Untyped: true}, v3, `{}`},
 		{"raw anonymous", &schema.Schema{Type: schema.Any}, v3, `{"x-kubernetes-preserve-unknown-fields":true}`},
 		{"map list", &schema.Schema{Type: schema.Array, Elem: named, ListType: "map", ListMapKeys: []string{"name", "protocol"}}, v3,
 			`{"items":{"allOf":[{"$ref":"#/components/schemas/x.Named"}],"default":{}},"type":"array","x-kubernetes-list-map-keys":["name","protocol"],"x-kubernetes-list-type":"map"}`},

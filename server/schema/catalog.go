@@ -182,6 +182,7 @@ func parseCatalog(text string, b brandSpeller) (*Catalog, error) {
 			s.PreserveUnknown = strings.Contains(col[9], "U")
 			s.Nullable = strings.Contains(col[9], "N")
 			s.EmbeddedResource = strings.Contains(col[9], "E")
+			s.Untyped = strings.Contains(col[9], "T")
 			s.ProtoMessage = col[10]
 			if col[11] != "" {
 				u, err := parseUnions(col[11])

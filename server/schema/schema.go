@@ -66,6 +66,10 @@ type Schema struct {
 	// EmbeddedResource marks an object that is itself a complete resource
 	// (kind, apiVersion, metadata).
 	EmbeddedResource bool
+	// Untyped marks a named Any schema whose documents state no type (raw
+	// JSON values: JSON, JSONSchemaPropsOrBool and the like); other named
+	// Any schemas are documented as objects.
+	Untyped bool
 	// Unions are the object's unions (x-kubernetes-unions): members of
 	// which one at most is set, named by a discriminator member.
 	Unions []Union

@@ -24,7 +24,9 @@ type gSchema struct {
 	preserve bool
 	nullable bool
 	embedded bool
-	proto    string
+	// untyped marks a hand type whose OpenAPI schema states no type.
+	untyped bool
+	proto   string
 	// unions is the compact JSON of x-kubernetes-unions, "" for none.
 	unions string
 	// required is the upstream order of the required members, kept only
@@ -171,6 +173,7 @@ func (b *builder) namedSchema(name string) *gSchema {
 	if t, ok := handTypes[short]; ok {
 		s.typ = t
 		s.format = oa.Format
+		s.untyped = t == "any" && oa.Type == ""
 		if _, has := b.protos[b.protoName(name)]; has {
 			s.proto = b.protoName(name)
 		}
@@ -426,6 +429,9 @@ func (s *gSchema) flags() string {
 	}
 	if s.embedded {
 		f += "E"
+	}
+	if s.untyped {
+		f += "T"
 	}
 	return f
 }
