@@ -106,7 +106,9 @@ func (c *converter) definitions() obj {
 // the reference in allOf, as upstream does so that siblings such as
 // default may sit beside it; map values take the bare reference. f, when
 // not nil, adds the field's default and patch metadata.
-func (c *converter) use(s *schema.Schema, f *schema.Field) obj { return c.useAt(s, f, true) }
+func (c *converter) use(s *schema.Schema, f *schema.Field) obj {
+	return c.useAt(s, f, f == nil || !f.DocBareRef)
+}
 
 func (c *converter) useAt(s *schema.Schema, f *schema.Field, wrap bool) obj {
 	var out obj

@@ -63,6 +63,8 @@ func TestConvertSchemaKinds(t *testing.T) {
 			{Name: "d", Schema: named, DocListType: "atomic"}, {Name: "r", Schema: named, DocMapType: "granular"},
 		}}, v3, `{"properties":{"d":{"allOf":[{"$ref":"#/components/schemas/x.Named"}],"x-kubernetes-list-type":"atomic"},` +
 			`"r":{"allOf":[{"$ref":"#/components/schemas/x.Named"}],"x-kubernetes-map-type":"granular"}},"type":"object"}`},
+		{"bare reference", &schema.Schema{Type: schema.Object, Fields: []*schema.Field{{Name: "n", Schema: named, DocBareRef: true}}}, v3,
+			`{"properties":{"n":{"$ref":"#/components/schemas/x.Named"}},"type":"object"}`},
 		{"nullable preserve", &schema.Schema{Type: schema.Object, Nullable: true, PreserveUnknown: true}, v3, `{"nullable":true,"type":"object","x-kubernetes-preserve-unknown-fields":true}`},
 		{"fields", &schema.Schema{Type: schema.Object, Fields: []*schema.Field{
 			{Name: "b", Required: true, Schema: str, Default: []byte(`"x"`)},

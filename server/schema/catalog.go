@@ -217,6 +217,7 @@ func parseCatalog(text string, b brandSpeller) (*Catalog, error) {
 				Pointer:       strings.Contains(col[3], "P"),
 				ProtoAlways:   strings.Contains(col[3], "A"),
 				Inline:        strings.Contains(col[3], "L"),
+				DocBareRef:    strings.Contains(col[3], "B"),
 				PatchStrategy: col[5], PatchMergeKey: col[6],
 				DocListType: col[8], DocMapType: col[9],
 			}

@@ -132,6 +132,10 @@ type Field struct {
 	// state beside the field's reference to a named schema (upstream's
 	// markers on the field); they do not change how values are handled.
 	DocListType, DocMapType string
+	// DocBareRef says documents reference the field's named schema
+	// directly rather than through allOf (upstream's fields with nothing
+	// beside the reference, not even a description).
+	DocBareRef bool
 	// Inline marks an embedded message whose members appear in the parent
 	// in JSON but as a nested message under ProtoNumber in protobuf. Its
 	// Schema lists those members; the parent lists them too, with

@@ -52,6 +52,8 @@ type gField struct {
 	// refListType and refMapType are list and map types documented beside
 	// a reference.
 	refListType, refMapType string
+	// bareRef marks a property that is a plain $ref, not wrapped in allOf.
+	bareRef bool
 }
 
 type builder struct {
@@ -300,6 +302,7 @@ func (b *builder) field(name string, p *oaSchema, required map[string]bool, row 
 	f.schema = b.propSchema(name, p)
 	if p.refTarget() != "" {
 		f.refListType, f.refMapType = p.ListType, p.MapType
+		f.bareRef = p.Ref != ""
 	}
 	f.patchStrategy = p.PatchStrategy
 	f.mergeKey = p.PatchMergeKey
@@ -441,7 +444,7 @@ func (f *gField) flags() string {
 	for _, x := range []struct {
 		on bool
 		c  string
-	}{{f.required, "R"}, {f.omitEmpty, "O"}, {f.pointer, "P"}, {f.protoAlways, "A"}, {f.inline, "L"}} {
+	}{{f.required, "R"}, {f.omitEmpty, "O"}, {f.pointer, "P"}, {f.protoAlways, "A"}, {f.inline, "L"}, {f.bareRef, "B"}} {
 		if x.on {
 			out += x.c
 		}
