@@ -367,9 +367,11 @@ func (d *docSpec) addPath(p pathItem) {
 func (d *docSpec) addDiscovery(path, id, tag, short string) {
 	name := d.useShared(d.g.names.meta + short)
 	d.mark(name, gvk{Version: "v1", Kind: short})
+	media := []string{mediaJSON, mediaYAML, d.g.brand.ProtobufMediaType}
+	// v2 lists the same media types as consumed, as upstream does.
 	d.addPath(pathItem{path: path, ops: []operation{{
 		method: opGet, id: id, tag: tag,
-		produces:  []string{mediaJSON, mediaYAML, d.g.brand.ProtobufMediaType},
+		consumes: media, produces: media,
 		responses: []response{codeOK.with(name)},
 	}}})
 }

@@ -169,3 +169,18 @@ func TestServeV2Gzip(t *testing.T) {
 		}
 	}
 }
+
+// TestV2DiscoveryConsumes checks discovery operations list their media
+// types as consumed too, as upstream's v2 document does.
+func TestV2DiscoveryConsumes(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHandler(t, "kubernetes")
+	w := get(h, "/openapi/v2", map[string]string{"Accept": "application/json"})
+	doc := decode(t, w.Body.Bytes())
+	want := []any{"application/json", "application/yaml", "application/vnd.kubernetes.protobuf"}
+	for _, p := range []string{"/api/", "/api/v1/", "/apis/"} {
+		if got := dig(doc, "paths", p, "get", "consumes"); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s consumes %v", p, got)
+		}
+	}
+}
