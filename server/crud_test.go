@@ -277,7 +277,7 @@ func TestBuiltinSchemaMarkersAreNotRules(t *testing.T) {
 func TestUpdateUIDPrecondition(t *testing.T) {
 	t.Parallel()
 	e := start(t)
-	e.do("POST", "/api/v1/namespaces", `{"metadata":{"name":"uidpre"}}`).mustCode(t, 201)
+	nsUID := path(e.do("POST", "/api/v1/namespaces", `{"metadata":{"name":"uidpre"}}`).mustCode(t, 201).obj(t), "metadata.uid").(string)
 	base := "/api/v1/namespaces/uidpre/configmaps"
 	cm := e.do("POST", base, `{"metadata":{"name":"cm"},"data":{"a":"1"}}`).mustCode(t, 201).obj(t)
 	uid := path(cm, "metadata.uid").(string)
@@ -301,12 +301,20 @@ func TestUpdateUIDPrecondition(t *testing.T) {
 	if a := path(e.do("PUT", base+"/cm", ok).mustCode(t, 200).obj(t), "data.a"); a != "3" {
 		t.Errorf("update with the stored uid: data.a = %v", a)
 	}
-	// A PUT that would create an object (leases are created by update)
-	// cannot name a uid: no object has it.
-	leases := "/apis/coordination." + platBrand.Domain + "/v1/namespaces/uidpre/leases"
-	got := e.do("PUT", leases+"/l1", fmt.Sprintf(`{"metadata":{"name":"l1","uid":%q}}`, other)).mustCode(t, 409).obj(t)
-	if msg, _ := got["message"].(string); !strings.HasSuffix(msg, "UID in precondition: "+other+", UID in object meta: ") {
-		t.Errorf("create by update with a uid: %q", msg)
+	// A status update is held to the same uid.
+	status := fmt.Sprintf(`{"metadata":{"name":"uidpre","uid":%q},"status":{"phase":"Active"}}`, other)
+	if msg, _ := e.do("PUT", "/api/v1/namespaces/uidpre/status", status).mustCode(t, 409).obj(t)["message"].(string); !strings.HasSuffix(msg, "UID in precondition: "+other+", UID in object meta: "+nsUID) {
+		t.Errorf("status update with another uid: %q", msg)
 	}
-	e.do("GET", leases+"/l1", nil).mustCode(t, 404)
+	// A missing object has no uid: an update naming one conflicts, whether
+	// or not the update could create it (leases are created by update).
+	leases := "/apis/coordination." + platBrand.Domain + "/v1/namespaces/uidpre/leases"
+	for _, p := range []string{leases + "/l1", base + "/gone"} {
+		name := p[strings.LastIndex(p, "/")+1:]
+		got := e.do("PUT", p, fmt.Sprintf(`{"metadata":{"name":%q,"uid":%q}}`, name, other)).mustCode(t, 409).obj(t)
+		if msg, _ := got["message"].(string); !strings.HasSuffix(msg, "UID in precondition: "+other+", UID in object meta: ") {
+			t.Errorf("%s: update of a missing object with a uid: %q", p, msg)
+		}
+		e.do("GET", p, nil).mustCode(t, 404)
+	}
 }

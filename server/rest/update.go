@@ -59,11 +59,13 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
 		kv, err := h.store.Get(key)
 		if errors.Is(err, bolt.ErrNotFound) {
-			if s.sub != "" || !d.UpdateCreates {
-				return nil, 0, apierr.NotFound(d.Group, d.Resource, s.name)
-			}
+			// The uid is checked against the missing object first, as
+			// upstream checks it before asking whether update may create.
 			if uid != "" {
 				return nil, 0, uidPreconditionFailed(s, key, uid, "")
+			}
+			if s.sub != "" || !d.UpdateCreates {
+				return nil, 0, apierr.NotFound(d.Group, d.Resource, s.name)
 			}
 			if rvErr != nil {
 				return nil, 0, rvErr
