@@ -128,6 +128,13 @@ func (w *LogWatch) Check() Check {
 	}}
 }
 
+// logStuckAfter is how long a write may take before a health probe stops
+// adding lines behind it.
+const logStuckAfter = time.Second
+
+// stuck reports whether a write has been in flight for over logStuckAfter.
+func (w *LogWatch) stuck(now time.Time) bool { return w.oldest(now) > logStuckAfter }
+
 // oldest is the age at now of the oldest write in flight, 0 without one.
 func (w *LogWatch) oldest(now time.Time) time.Duration {
 	w.mu.Lock()

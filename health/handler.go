@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Handler serves endpoint (Healthz, Livez, Readyz or any other name given
@@ -116,14 +117,17 @@ type failure struct {
 // during a start would otherwise fill the log with the expected.
 func (r *Registry) logFailures(ctx context.Context, endpoint string, failed []failure) {
 	level := slog.LevelDebug
-	blocked := false
 	for _, f := range failed {
 		if f.err != errNotFinished {
 			level = slog.LevelWarn
 		}
-		blocked = blocked || f.err == errLogBlocked
 	}
 	if !r.log.Enabled(ctx, level) {
+		return
+	}
+	if w := r.logWatch; w != nil && w.stuck(time.Now()) {
+		// The line would wait behind the stuck write: the probe answers
+		// without it, its body naming what failed.
 		return
 	}
 	var reasons strings.Builder
@@ -132,12 +136,6 @@ func (r *Registry) logFailures(ctx context.Context, endpoint string, failed []fa
 			reasons.WriteString("; ")
 		}
 		fmt.Fprintf(&reasons, "%s: %v", f.check, f.err)
-	}
-	if blocked {
-		// The line would wait for the blocked log: the probe answers
-		// without it.
-		go r.log.Log(context.WithoutCancel(ctx), level, "health check failed", "endpoint", endpoint, "failed", reasons.String())
-		return
 	}
 	r.log.Log(ctx, level, "health check failed", "endpoint", endpoint, "failed", reasons.String())
 }

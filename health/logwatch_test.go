@@ -2,8 +2,11 @@ package health
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"log/slog"
+	"net/http"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -24,15 +27,18 @@ func (b *blockingWriter) Write(p []byte) (int, error) {
 }
 
 // TestLogCheck: "log" passes while no write is stuck, fails with "logging
-// blocked" once one has been in flight past logBlockedAfter, and a probe
-// still answers although its own failure line cannot be written.
+// blocked" once one has been in flight past logBlockedAfter, and failing
+// probes (of log or of any other check) still answer, without a goroutine
+// left behind, although their failure lines cannot be written.
 func TestLogCheck(t *testing.T) {
 	t.Parallel()
 	bw := &blockingWriter{entered: make(chan struct{}), release: make(chan struct{})}
 	lw := NewLogWatch()
 	log := slog.New(lw.Handler(slog.NewTextHandler(bw, nil))).With("component", "test").WithGroup("g")
 	r := NewRegistry(log)
+	r.QuietWhileLogStuck(lw)
 	must(t, r.Add([]string{Livez}, Ping, lw.Check()))
+	must(t, r.Add([]string{Readyz}, Check{Name: "down", Fn: func(*http.Request) error { return errors.New("down") }}))
 	h := mux(r)
 
 	if rec := get(h, "/livez?verbose"); rec.Code != 200 || rec.Body.String() != "[+]ping ok\n[+]log ok\nlivez check passed\n" {
@@ -58,6 +64,16 @@ func TestLogCheck(t *testing.T) {
 		}
 		if rec := get(h, "/livez/log"); rec.Body.String() != tc.item {
 			t.Errorf("/livez/log, write in flight for %s: %q, want %q", tc.age, rec.Body, tc.item)
+		}
+		// Were a failing probe to log, it would wait for the release.
+		before := runtime.NumGoroutine()
+		for range 20 {
+			if rec := get(h, "/readyz"); rec.Code != 500 {
+				t.Errorf("failing readyz, write in flight for %s: %d %q", tc.age, rec.Code, rec.Body)
+			}
+		}
+		if n := runtime.NumGoroutine(); n >= before+20 {
+			t.Errorf("20 failing probes left %d goroutines more", n-before)
 		}
 	}
 	close(bw.release)

@@ -51,6 +51,9 @@ type entry struct {
 // handlers serve, and a probe sees the checks registered when it started.
 type Registry struct {
 	log *slog.Logger
+	// logWatch, when set, follows log's writes: failed probes are not
+	// logged while one is stuck (see QuietWhileLogStuck).
+	logWatch *LogWatch
 
 	mu      sync.RWMutex
 	entries []entry
@@ -64,6 +67,11 @@ func NewRegistry(log *slog.Logger) *Registry {
 	}
 	return &Registry{log: log}
 }
+
+// QuietWhileLogStuck makes failed probes write no log line while w (which
+// follows the registry's logger) sees a write in flight for over a
+// second: a blocked log then holds no probe. Call it before serving.
+func (r *Registry) QuietWhileLogStuck(w *LogWatch) { r.logWatch = w }
 
 // Add registers checks, in order, on every endpoint in endpoints. Output
 // lists checks in registration order, so register a check meant to come

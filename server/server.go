@@ -786,6 +786,7 @@ func (s *Server) apiServer() controllers.APIServer {
 // informer-sync, the start-up hooks (see startHooks), (readyz) shutdown.
 func (s *Server) healthChecks(hooks []string) *health.Registry {
 	hr := health.NewRegistry(s.log)
+	hr.QuietWhileLogStuck(s.logWatch)
 	all := []string{health.Livez, health.Readyz, health.Healthz}
 	storage, storageReady := s.storageChecks()
 	must(hr.Add(all, health.Ping, s.logWatch.Check(), storage))
