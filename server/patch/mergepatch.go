@@ -43,9 +43,9 @@ func checkObject(data []byte) error {
 // MergeText is the document a merge patch makes of original as upstream's
 // errors quote it: the members of every object the merge opened (the
 // top level, objects merged into, objects the patch adds) in sorted
-// order, every other value as original or patch wrote it, compacted.
-// Members set to null are removed. It serves messages only: MergePatch
-// is the merge itself.
+// order, every other value as original or patch wrote it (escapes kept),
+// compacted. Members set to null are removed. It serves messages only:
+// MergePatch is the merge itself.
 func MergeText(original, patch []byte) (string, error) {
 	var doc, p map[string]json.RawMessage
 	if err := json.Unmarshal(original, &doc); err != nil {
@@ -54,45 +54,80 @@ func MergeText(original, patch []byte) (string, error) {
 	if err := json.Unmarshal(patch, &p); err != nil {
 		return "", err
 	}
-	mergeMembers(doc, p)
+	mergeMembers(doc, p, 1)
 	out, err := json.Marshal(doc)
 	return string(out), err
 }
 
-func mergeMembers(doc, patch map[string]json.RawMessage) {
+// openDepth bounds how deep MergeText opens values one level at a time,
+// as upstream does: each level is parsed again, so a deeper value is
+// decoded once instead, its strings written anew.
+const openDepth = 32
+
+func mergeMembers(doc, patch map[string]json.RawMessage, depth int) {
 	for k, v := range patch {
 		cur, ok := doc[k]
 		switch {
 		case isNull(v):
 			delete(doc, k)
 		case !ok || isNull(cur):
-			doc[k] = withoutNulls(v)
+			doc[k] = withoutNulls(v, depth)
 		default:
-			doc[k] = mergeValue(cur, v)
+			doc[k] = mergeValue(cur, v, depth)
 		}
 	}
 }
 
 // mergeValue merges patch into cur when both are objects; otherwise the
 // patch's value replaces cur.
-func mergeValue(cur, patch json.RawMessage) json.RawMessage {
+func mergeValue(cur, patch json.RawMessage, depth int) json.RawMessage {
 	var c map[string]json.RawMessage
-	if json.Unmarshal(cur, &c) != nil {
-		return withoutNulls(patch)
+	if depth >= openDepth || json.Unmarshal(cur, &c) != nil {
+		return withoutNulls(patch, depth)
 	}
 	var p map[string]json.RawMessage
 	if json.Unmarshal(patch, &p) != nil {
 		return patch
 	}
-	mergeMembers(c, p)
+	mergeMembers(c, p, depth+1)
 	out, _ := json.Marshal(c)
 	return out
 }
 
 // withoutNulls is v with the null members of its objects removed, within
-// arrays too, and every object's members sorted: it is decoded once, its
-// numbers kept as written.
-func withoutNulls(v json.RawMessage) json.RawMessage {
+// arrays too, each object's members sorted.
+func withoutNulls(v json.RawMessage, depth int) json.RawMessage {
+	if depth >= openDepth {
+		return decodedWithoutNulls(v)
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(v, &m) == nil {
+		for k, e := range m {
+			if isNull(e) {
+				delete(m, k)
+			} else {
+				m[k] = withoutNulls(e, depth+1)
+			}
+		}
+		out, _ := json.Marshal(m)
+		return out
+	}
+	var a []json.RawMessage
+	if json.Unmarshal(v, &a) == nil {
+		for i, e := range a {
+			if !isNull(e) {
+				a[i] = withoutNulls(e, depth+1)
+			}
+		}
+		out, _ := json.Marshal(a)
+		return out
+	}
+	return v
+}
+
+// decodedWithoutNulls is withoutNulls decoding v once, its numbers kept
+// as written.
+func decodedWithoutNulls(v json.RawMessage) json.RawMessage {
 	dec := json.NewDecoder(bytes.NewReader(v))
 	dec.UseNumber()
 	var x any

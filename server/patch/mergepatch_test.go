@@ -85,6 +85,9 @@ func TestMergeText(t *testing.T) {
 		{"raw values compacted, HTML escaped",
 			`{"a": [ 1, {"q":"<&>"} ]}`, `{}`,
 			`{"a":[1,{"q":"\u003c\u0026\u003e"}]}`},
+		{"escapes kept as written, in what the patch adds too",
+			`{"a":"\u00e9","m":{"x":"a\/b"}}`, `{"m":{"y":"\u00e9"},"n":{"z":["\/", {"w":"\u00e9","v":null}]}}`,
+			`{"a":"\u00e9","m":{"x":"a\/b","y":"\u00e9"},"n":{"z":["\/",{"w":"\u00e9"}]}}`},
 	}
 	for _, c := range cases {
 		got, err := MergeText([]byte(c.original), []byte(c.patch))
