@@ -23,7 +23,7 @@ func healthServer(grace time.Duration) *Server {
 }
 
 // testHooks are the start-up checks the tests of healthServer register.
-var testHooks = []string{hookNamespaces, rbacBootstrapHook, hookPriorityClasses, hookFlowControl, hookBootstrap,
+var testHooks = []string{hookNamespaces, rbacBootstrapHook, hookPriorityClasses, hookFlowControl, hookBootstrap, hookAPIServiceRegistration,
 	hookAutoregistration, autoregisterCompletion}
 
 // probe answers one health request without the storage checks.
@@ -44,7 +44,7 @@ func TestLivezGracePeriod(t *testing.T) {
 	t.Parallel()
 	const hooks = "[+]poststarthook/start-system-namespaces-controller ok\n[+]poststarthook/rbac/bootstrap-roles ok\n" +
 		"[+]poststarthook/scheduling/bootstrap-system-priority-classes ok\n[+]poststarthook/priority-and-fairness-config-producer ok\n" +
-		"[+]poststarthook/bootstrap-controller ok\n[+]poststarthook/kube-apiserver-autoregistration ok\n[+]autoregister-completion ok\n"
+		"[+]poststarthook/bootstrap-controller ok\n[+]poststarthook/apiservice-registration-controller ok\n[+]poststarthook/kube-apiserver-autoregistration ok\n[+]autoregister-completion ok\n"
 	const head = "[+]ping ok\n[+]log ok\n[+]etcd excluded: ok\n"
 	const readyHead = head + "[+]etcd-readiness excluded: ok\n[+]informer-sync ok\n"
 

@@ -24,7 +24,7 @@ func TestHealthVerboseBodies(t *testing.T) {
 		"poststarthook/crd-informer-synced", "poststarthook/start-system-namespaces-controller",
 		"poststarthook/start-cluster-authentication-info-controller")
 	tailHooks := ok("poststarthook/scheduling/bootstrap-system-priority-classes", "poststarthook/priority-and-fairness-config-producer",
-		"poststarthook/bootstrap-controller", "poststarthook/kube-apiserver-autoregistration", "autoregister-completion")
+		"poststarthook/bootstrap-controller", "poststarthook/apiservice-registration-controller", "poststarthook/kube-apiserver-autoregistration", "autoregister-completion")
 	for _, srv := range []struct {
 		name  string
 		mods  []option

@@ -798,6 +798,8 @@ func (s *Server) healthChecks(hooks []string) *health.Registry {
 			checks[i] = health.Hook(name, s.rbacDone)
 		case autoregisterCompletion:
 			checks[i] = health.Awaits(name, s.hooks.ch(hookAutoregistration))
+		case hookAPIServiceRegistration:
+			checks[i] = health.Hook(name, s.hooks.ch(hookAutoregistration))
 		default:
 			checks[i] = health.Hook(name, s.hooks.ch(name))
 		}

@@ -36,6 +36,9 @@ const (
 	hookBootstrap = "bootstrap-controller"
 	// A local APIService exists for every served group-version.
 	hookAutoregistration = "kube-apiserver-autoregistration"
+	// The APIServices' groups are served: platd serves local ones only,
+	// once written, so this is the same work as hookAutoregistration.
+	hookAPIServiceRegistration = "apiservice-registration-controller"
 )
 
 // autoregisterCompletion is upstream's check (not a hook) that every
@@ -135,7 +138,7 @@ func (s *Server) startHooks() []string {
 	}
 	out = append(out, hookBootstrap)
 	if slices.Contains(seeded, hookAutoregistration) {
-		out = append(out, hookAutoregistration, autoregisterCompletion)
+		out = append(out, hookAPIServiceRegistration, hookAutoregistration, autoregisterCompletion)
 	}
 	return out
 }
