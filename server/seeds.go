@@ -96,8 +96,9 @@ func (s *Server) plantSeeds(ctx context.Context) {
 		go func() {
 			defer wg.Done()
 			seed.Objects = seed.objects()
-			if err := seed.Plant(ctx, s.rest); err != nil {
-				s.log.Error("writing system objects", "resource", seed.Resource.GroupResource(), "err", err)
+			what := "writing the system " + seed.Resource.GroupResource()
+			if !s.hookWork(ctx, seed.hook, what, 0, func() error { return seed.Plant(ctx, s.rest) }) {
+				return
 			}
 			mu.Lock()
 			left[seed.hook]--

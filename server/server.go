@@ -626,12 +626,13 @@ func (s *Server) startControllers(ctx context.Context) {
 	}()
 	defer rbacWG.Wait()
 	var nsWG sync.WaitGroup
+	var nsFailed atomic.Bool
 	for _, ns := range []string{"default", b.SystemNamespace, b.PublicNamespace, b.NodeLeaseNamespace} {
 		nsWG.Add(1)
 		go func() {
 			defer nsWG.Done()
-			if err := s.rest.EnsureNamespace(ctx, ns); err != nil {
-				s.log.Error("creating default namespace", "namespace", ns, "err", err)
+			if !s.hookWork(ctx, hookNamespaces, "creating the namespace "+ns, 0, func() error { return s.rest.EnsureNamespace(ctx, ns) }) {
+				nsFailed.Store(true)
 			}
 		}()
 	}
@@ -644,6 +645,9 @@ func (s *Server) startControllers(ctx context.Context) {
 		kept.Wanted = append(kept.Wanted, trust)
 	}
 	nsWG.Wait()
+	if nsFailed.Load() {
+		return
+	}
 	s.hooks.finish(hookNamespaces)
 	// The API's own Service exists before the server is ready, so its
 	// cluster IP is never handed to another service; cluster-info is
@@ -654,8 +658,9 @@ func (s *Server) startControllers(ctx context.Context) {
 		defer infoWG.Done()
 		s.writeClusterInfo(ctx)
 	}()
-	if err := kept.EnsureAll(ctx); err != nil {
-		s.log.Error("creating the API server's service", "err", err)
+	if !s.hookWork(ctx, hookBootstrap, "creating the API server's service", 0, func() error { return kept.EnsureAll(ctx) }) {
+		infoWG.Wait()
+		return
 	}
 	s.hooks.finish(hookAuthInfo, hookBootstrap)
 	infoWG.Wait()

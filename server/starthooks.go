@@ -1,8 +1,11 @@
 package server
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"sync"
+	"time"
 )
 
 // Start-up hooks: upstream's post-start hook names, each standing for the
@@ -141,4 +144,42 @@ func (s *Server) startHooks() []string {
 		out = append(out, hookAPIServiceRegistration, hookAutoregistration, autoregisterCompletion)
 	}
 	return out
+}
+
+// hookRetryFor is how long the work of a start-up hook is retried before
+// the hook fails, stopping the server, as upstream's hooks retry for a
+// while and a failed hook is fatal.
+const hookRetryFor = 30 * time.Second
+
+// hookWork runs f, the work of hook, until it succeeds: a failure is
+// logged and retried after a growing pause, and one that lasts past
+// retryFor (hookRetryFor when 0) stops the server. It reports whether f
+// succeeded; false also when ctx ends first.
+func (s *Server) hookWork(ctx context.Context, hook, what string, retryFor time.Duration, f func() error) bool {
+	if retryFor == 0 {
+		retryFor = hookRetryFor
+	}
+	deadline := time.Now().Add(retryFor)
+	pause := 50 * time.Millisecond
+	for {
+		err := f()
+		switch {
+		case err == nil:
+			return true
+		case ctx.Err() != nil:
+			return false
+		case time.Now().After(deadline):
+			s.fail(fmt.Errorf("PostStartHook %q failed: %s: %w", hook, what, err))
+			return false
+		}
+		s.log.Warn("start-up work failed; retrying", "hook", hook, "work", what, "err", err, "retryIn", pause)
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return false
+		case <-t.C:
+		}
+		pause = min(2*pause, 2*time.Second)
+	}
 }
