@@ -166,11 +166,16 @@ func TestStrictPatchMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	merged := `{"apiVersion":"v1","data":{"k":"p"},"kind":"ConfigMap","metadata":` + string(got.Metadata) + `,"spec":{"x":1}}`
-	for _, c := range []struct{ mt, value string }{
-		{"application/merge-patch+json", merged},
-		{"application/strategic-merge-patch+json", "map[data:map[k:p] spec:map[x:1]]"},
+	const body = `{"spec": {"x": 1}, "data": {"k": "p"}}`
+	for _, c := range []struct{ mt, body, value string }{
+		{"application/merge-patch+json", body, merged},
+		{"application/strategic-merge-patch+json", body, "map[data:map[k:p] spec:map[x:1]]"},
+		// The patch as the merge left it: a null under a member the
+		// object lacks is dropped.
+		{"application/strategic-merge-patch+json", `{"spec":{"x":1},"data":{"k":"p"},"metadata":{"labels":{"gone":null,"a":"b"}}}`,
+			"map[data:map[k:p] metadata:map[labels:map[a:b]] spec:map[x:1]]"},
 	} {
-		st := e.do("PATCH", base+"/strictp?fieldValidation=Strict", `{"spec": {"x": 1}, "data": {"k": "p"}}`, "Content-Type", c.mt).mustCode(t, 422).obj(t)
+		st := e.do("PATCH", base+"/strictp?fieldValidation=Strict", c.body, "Content-Type", c.mt).mustCode(t, 422).obj(t)
 		cause := fmt.Sprintf("Invalid value: %q: strict decoding error: unknown field \"spec\"", c.value)
 		if st["message"] != ` "" is invalid: patch: `+cause {
 			t.Errorf("%s: message %q, want %q", c.mt, st["message"], ` "" is invalid: patch: `+cause)

@@ -18,19 +18,29 @@ import (
 // upstream; an original that is not an object is 400 ErrDocument ("invalid JSON
 // document"). The arguments are not modified or retained.
 func StrategicMergeBytes(original, patch []byte, s *schema.Schema) ([]byte, error) {
+	out, _, err := StrategicMergeBytesLeft(original, patch, s)
+	return out, err
+}
+
+// StrategicMergeBytesLeft is StrategicMergeBytes that also returns the
+// patch as the merge left it (the directives it applied and the nulls it
+// dropped removed, values shared with the result): what upstream's
+// strict-decoding errors quote. The map must not be modified.
+func StrategicMergeBytesLeft(original, patch []byte, s *schema.Schema) ([]byte, map[string]any, error) {
 	p, err := DecodeObject(patch)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	o, err := decodeObject(original)
 	if err != nil {
-		return nil, errBadJSONDoc()
+		return nil, nil, errBadJSONDoc()
 	}
 	out, err := StrategicMerge(o, p, s)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return json.Marshal(out)
+	b, err := json.Marshal(out)
+	return b, p, err
 }
 
 // DecodeObject decodes a strategic merge patch body as the server does

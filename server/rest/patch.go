@@ -11,7 +11,6 @@ import (
 	"platd/server/apierr"
 	"platd/server/patch"
 	"platd/server/registry"
-	"platd/server/schema"
 )
 
 // Patch media types.
@@ -57,7 +56,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 			return
 		}
 		current := objectJSON(nil, d, served)
-		patched, err := h.applyPatch(mt, current, body, s)
+		patched, left, err := h.applyPatch(mt, current, body, s)
 		if err != nil {
 			h.writeError(w, r, err)
 			return
@@ -70,7 +69,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 		if len(dec.warnings) > 0 {
 			switch wo.fieldValidation {
 			case validationStrict:
-				h.writeError(w, r, patchStrictError(patchedText(mt, current, body, patched), "strict decoding error: "+strings.Join(dec.warnings, ", ")))
+				h.writeError(w, r, patchStrictError(patchedText(mt, current, body, patched, left), "strict decoding error: "+strings.Join(dec.warnings, ", ")))
 				return
 			case validationWarn:
 				addWarnings(w, dec.warnings)
@@ -155,27 +154,30 @@ func (h *Handler) readPatch(r *http.Request, d *registry.Descriptor) (mt string,
 }
 
 // applyPatch applies a patch body of media type mt to the current JSON.
-func (h *Handler) applyPatch(mt string, current, body []byte, s *scope) ([]byte, error) {
+func (h *Handler) applyPatch(mt string, current, body []byte, s *scope) ([]byte, map[string]any, error) {
 	switch mt {
 	case patchJSON:
-		return patch.JSONPatch(current, body)
+		out, err := patch.JSONPatch(current, body)
+		return out, nil, err
 	case patchMerge:
-		return patch.MergePatch(current, body)
+		out, err := patch.MergePatch(current, body)
+		return out, nil, err
 	case patchStrategic:
-		return patch.StrategicMergeBytes(current, body, s.d.Schema)
+		return patch.StrategicMergeBytesLeft(current, body, s.d.Schema)
 	}
-	return nil, apierr.UnsupportedMediaType("415: Unsupported Media Type", &apierr.Details{})
+	return nil, nil, apierr.UnsupportedMediaType("415: Unsupported Media Type", &apierr.Details{})
 }
 
 // patchedText is the bad value of a patch that fails strict decoding, as
-// upstream quotes it: a strategic merge patch as Go prints the patch's
-// map, a merge patch as the merged document with the members of the
-// objects it opened sorted, a JSON patch as the patched document.
-func patchedText(mt string, current, body, patched []byte) string {
+// upstream quotes it: a strategic merge patch as Go prints the patch's map
+// as the merge left it, a merge patch as the merged document with the
+// members of the objects it opened sorted, a JSON patch as the patched
+// document.
+func patchedText(mt string, current, body, patched []byte, left map[string]any) string {
 	switch mt {
 	case patchStrategic:
-		if m, err := schema.DecodeAny(body); err == nil {
-			return fmt.Sprintf("%+v", m)
+		if left != nil {
+			return fmt.Sprintf("%+v", left)
 		}
 	case patchMerge:
 		if text, err := patch.MergeText(current, body); err == nil {

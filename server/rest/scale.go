@@ -98,7 +98,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 		}
 		cur := scaleOf(obj, paths)
 		cur["kind"], cur["apiVersion"] = scaleKind, apiVersion
-		patched, err := h.applyPatch(mt, schema.Encode(nil, cur, sch), body, scaleScope)
+		patched, _, err := h.applyPatch(mt, schema.Encode(nil, cur, sch), body, scaleScope)
 		if err != nil {
 			h.writeError(w, r, err)
 			return
