@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"os"
@@ -64,16 +63,15 @@ func auditEvents(t *testing.T, log, auditID string, n int) []string {
 	var lines []string
 	eventually(t, "audit events of "+auditID, func() bool {
 		lines = lines[:0]
-		f, err := os.Open(log)
+		data, err := os.ReadFile(log)
 		if err != nil {
 			return false
 		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			if bytes.Contains(sc.Bytes(), []byte(`"auditID":"`+auditID+`"`)) {
-				lines = append(lines, timestamps.ReplaceAllString(sc.Text(), `"TIME"`))
+		// Only whole lines: the last may still be being written.
+		whole := strings.Split(string(data), "\n")
+		for _, line := range whole[:len(whole)-1] {
+			if strings.Contains(line, `"auditID":"`+auditID+`"`) {
+				lines = append(lines, timestamps.ReplaceAllString(line, `"TIME"`))
 			}
 		}
 		return len(lines) >= n
