@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"encoding/json"
+	"platd/config"
 	"sort"
 	"strings"
 	"sync"
@@ -74,6 +75,8 @@ func refOf(op map[string]any, code string) string {
 func TestOpenAPIDocuments(t *testing.T) {
 	t.Parallel()
 	d := kubernetesOpenAPI(t)
+	kb, _ := config.LookupBrand("kubernetes")
+	storage, authn := "apis/"+kb.Group("storage")+"/v1", "apis/"+kb.Group("authentication")+"/v1"
 
 	t.Run("index", func(t *testing.T) {
 		for _, key := range []string{"version", ".well-known/openid-configuration", "openid/v1/jwks"} {
@@ -84,9 +87,9 @@ func TestOpenAPIDocuments(t *testing.T) {
 		}
 		// Documents hold only the schemas their operations reach: the
 		// reviews answer no Status.
-		auth := d.doc(t, "apis/authentication.k8s.io/v1")["components"].(map[string]any)
+		auth := d.doc(t, authn)["components"].(map[string]any)
 		if _, ok := auth["schemas"].(map[string]any)["io.k8s.apimachinery.pkg.apis.meta.v1.Status"]; ok {
-			t.Error("authentication.k8s.io/v1 holds Status")
+			t.Error(authn + " holds Status")
 		}
 		// Shared kinds list every group-version, whatever the document; a
 		// kind reached from another group's document keeps its own.
@@ -107,20 +110,20 @@ func TestOpenAPIDocuments(t *testing.T) {
 	// stores that return it; namespaces' wrapped delete says Status.
 	t.Run("delete answers", func(t *testing.T) {
 		want := map[string]bool{
-			"api/v1 /api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}":     true,
-			"api/v1 /api/v1/namespaces/{namespace}/pods/{name}":                       true,
-			"api/v1 /api/v1/namespaces/{namespace}/podtemplates/{name}":               true,
-			"api/v1 /api/v1/namespaces/{namespace}/resourcequotas/{name}":             true,
-			"api/v1 /api/v1/namespaces/{namespace}/serviceaccounts/{name}":            true,
-			"api/v1 /api/v1/namespaces/{namespace}/services/{name}":                   true,
-			"api/v1 /api/v1/persistentvolumes/{name}":                                 true,
-			"apis/storage.k8s.io/v1 /apis/storage.k8s.io/v1/csidrivers/{name}":        true,
-			"apis/storage.k8s.io/v1 /apis/storage.k8s.io/v1/csinodes/{name}":          true,
-			"apis/storage.k8s.io/v1 /apis/storage.k8s.io/v1/storageclasses/{name}":    true,
-			"apis/storage.k8s.io/v1 /apis/storage.k8s.io/v1/volumeattachments/{name}": true,
+			"api/v1 /api/v1/namespaces/{namespace}/persistentvolumeclaims/{name}": true,
+			"api/v1 /api/v1/namespaces/{namespace}/pods/{name}":                   true,
+			"api/v1 /api/v1/namespaces/{namespace}/podtemplates/{name}":           true,
+			"api/v1 /api/v1/namespaces/{namespace}/resourcequotas/{name}":         true,
+			"api/v1 /api/v1/namespaces/{namespace}/serviceaccounts/{name}":        true,
+			"api/v1 /api/v1/namespaces/{namespace}/services/{name}":               true,
+			"api/v1 /api/v1/persistentvolumes/{name}":                             true,
+			storage + " /" + storage + "/csidrivers/{name}":                       true,
+			storage + " /" + storage + "/csinodes/{name}":                         true,
+			storage + " /" + storage + "/storageclasses/{name}":                   true,
+			storage + " /" + storage + "/volumeattachments/{name}":                true,
 		}
 		var got []string
-		for _, key := range []string{"api/v1", "apis/storage.k8s.io/v1", "apis/apps/v1"} {
+		for _, key := range []string{"api/v1", storage, "apis/apps/v1"} {
 			doc := d.doc(t, key)
 			for p, item := range doc["paths"].(map[string]any) {
 				op, ok := item.(map[string]any)["delete"].(map[string]any)
@@ -147,13 +150,14 @@ func TestOpenAPIDocuments(t *testing.T) {
 func TestOpenAPISubresourceKinds(t *testing.T) {
 	t.Parallel()
 	d := kubernetesOpenAPI(t)
+	kb, _ := config.LookupBrand("kubernetes")
 	tests := []struct {
 		key, path, method, group, kind, schema string
 	}{
 		{"api/v1", "/api/v1/namespaces/{namespace}/pods/{name}/binding", "post", "", "Binding", "io.k8s.api.core.v1.Binding"},
 		{"api/v1", "/api/v1/namespaces/{namespace}/pods/{name}/eviction", "post", "policy", "Eviction", "io.k8s.api.policy.v1.Eviction"},
 		{"api/v1", "/api/v1/namespaces/{namespace}/replicationcontrollers/{name}/scale", "put", "autoscaling", "Scale", "io.k8s.api.autoscaling.v1.Scale"},
-		{"api/v1", "/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token", "post", "authentication.k8s.io", "TokenRequest", "io.k8s.api.authentication.v1.TokenRequest"},
+		{"api/v1", "/api/v1/namespaces/{namespace}/serviceaccounts/{name}/token", "post", kb.Group("authentication"), "TokenRequest", "io.k8s.api.authentication.v1.TokenRequest"},
 		{"apis/apps/v1", "/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale", "patch", "autoscaling", "Scale", "io.k8s.api.autoscaling.v1.Scale"},
 	}
 	for _, tc := range tests {

@@ -177,7 +177,7 @@ func TestV2DiscoveryConsumes(t *testing.T) {
 	h, _ := newTestHandler(t, "kubernetes")
 	w := get(h, "/openapi/v2", map[string]string{"Accept": "application/json"})
 	doc := decode(t, w.Body.Bytes())
-	want := []any{"application/json", "application/yaml", "application/vnd.kubernetes.protobuf"}
+	want := []any{"application/json", "application/yaml", mustBrand(t, "kubernetes").ProtobufMediaType}
 	for _, p := range []string{"/api/", "/api/v1/", "/apis/"} {
 		if got := dig(doc, "paths", p, "get", "consumes"); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s consumes %v", p, got)
