@@ -122,18 +122,40 @@ func crashedSource(t *testing.T) []byte {
 	return bytes.Clone(crashedFile)
 }
 
-// pageOf returns the offset of the first page of the file with flags f
-// reachable from the root, and the file's page size.
+// pageOf returns the offset and size of a page of the state bucket's tree
+// with flags f: the bucket's root for a branch page, its first leaf for a
+// leaf page. Pages the tree no longer reaches (copy-on-write leaves the
+// old ones in the file) are never picked: damage there is harmless, and
+// which of them a file holds depends on how its commits were batched.
 func pageOf(t *testing.T, data []byte, f uint16) (int, int) {
 	t.Helper()
-	ps := int(readBoltMeta(data, 0).pageSize)
-	for id := 2; (id+1)*ps <= len(data); id++ {
-		if ne.Uint16(data[id*ps+8:]) == f && ne.Uint64(data[id*ps:]) == uint64(id) && ne.Uint16(data[id*ps+10:]) > 1 {
-			return id * ps, ps
+	m := readBoltMeta(data, 0)
+	if m1 := readBoltMeta(data, m.pageSize); m1.txid > m.txid {
+		m = m1
+	}
+	ps := int(m.pageSize)
+	w := &pageWalker{}
+	elems, err := w.elements(m.root, data[int(m.root)*ps:int(m.root+1)*ps], false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := -1
+	for _, e := range elems {
+		if string(e.key) == string(bucketState) {
+			id = int(ne.Uint64(e.value))
 		}
 	}
-	t.Fatalf("no page with flags %#x", f)
-	return 0, 0
+	if id <= 0 {
+		t.Fatal("state bucket inline or missing")
+	}
+	flags := func(id int) uint16 { return ne.Uint16(data[id*ps+8:]) }
+	for f == leafPageFlag && flags(id) == branchPageFlag {
+		id = int(ne.Uint64(data[id*ps+pageHeaderSize+8:])) // the first child
+	}
+	if flags(id) != f || ne.Uint16(data[id*ps+10:]) <= 1 {
+		t.Fatalf("state bucket has no page with flags %#x and two elements", f)
+	}
+	return id * ps, ps
 }
 
 func flipAll(t *testing.T, data []byte, marker string) []byte {
