@@ -31,9 +31,25 @@ func corruptDetail(ce *bolt.CorruptError) string {
 	return fmt.Sprintf("object not decodable revision=%d: %v", ce.ModRevision, ce.Err)
 }
 
+// Codes of upstream's storage errors that platd reports.
+const (
+	storageInvalidObject = 4
+	storageCorruptObject = 7
+)
+
+// storageErrorText is upstream's text of a StorageError of code about
+// the object stored under key (platd's storage key).
+func storageErrorText(code int, key, msg string) string {
+	what := "invalid object"
+	if code == storageCorruptObject {
+		what = "corrupt object"
+	}
+	return fmt.Sprintf("StorageError: %s, Code: %d, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: %s", what, code, key, msg)
+}
+
 // corruptStorageError is upstream's StorageError text of a corrupt object.
 func corruptStorageError(ce *bolt.CorruptError) string {
-	return fmt.Sprintf("StorageError: corrupt object, Code: 7, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: %s", ce.Key, corruptDetail(ce))
+	return storageErrorText(storageCorruptObject, ce.Key, corruptDetail(ce))
 }
 
 // corruptStatus is the 500 of a read of an unreadable object.

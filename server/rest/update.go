@@ -124,9 +124,8 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 // none): the new object's uid is a precondition of the write, checked
 // before its resourceVersion.
 func uidPreconditionFailed(s *scope, key, want, have string) error {
-	return apierr.Conflict(s.d.Group, s.d.Resource, s.name, fmt.Sprintf(
-		"StorageError: invalid object, Code: 4, Key: %s, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: %s",
-		key, want, have))
+	return apierr.Conflict(s.d.Group, s.d.Resource, s.name, storageErrorText(storageInvalidObject, key,
+		fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", want, have)))
 }
 
 // commitUpdate writes next over the stored kv unless nothing changed, and
