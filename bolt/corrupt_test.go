@@ -158,6 +158,34 @@ func pageOf(t *testing.T, data []byte, f uint16) (int, int) {
 	return id * ps, ps
 }
 
+// setFree sets entry i of the free-page list of data to id (0: leaves it)
+// and returns the entry's old id. A file without a list (after a crash)
+// skips the test: bbolt then rebuilds the list from the tree.
+func setFree(t *testing.T, data []byte, i int, id uint64) uint64 {
+	t.Helper()
+	m := readBoltMeta(data, 0)
+	if m1 := readBoltMeta(data, m.pageSize); m1.txid > m.txid {
+		m = m1
+	}
+	if m.freelist == noFreelist {
+		t.Skip("no free-page list in the file")
+	}
+	p := data[m.freelist*m.pageSize:]
+	n, start := int(ne.Uint16(p[10:])), pageHeaderSize
+	if n == freelistOverrun {
+		n, start = int(ne.Uint64(p[pageHeaderSize:])), pageHeaderSize+8
+	}
+	if n <= i {
+		t.Fatalf("free-page list of %d ids, want at least %d", n, i+1)
+	}
+	at := p[start+8*i:]
+	old := ne.Uint64(at)
+	if id != 0 {
+		ne.PutUint64(at, id)
+	}
+	return old
+}
+
 func flipAll(t *testing.T, data []byte, marker string) []byte {
 	t.Helper()
 	n := 0
@@ -268,6 +296,16 @@ func TestDamagedFiles(t *testing.T) {
 			copy(hist[:8], state[:8])
 			return d
 		}, open: "referenced twice", check: "page "},
+		{name: "free-page list naming a page in use", damage: func(t *testing.T, d []byte) []byte {
+			off, ps := pageOf(t, d, branchPageFlag)
+			setFree(t, d, 0, uint64(off/ps))
+			return d
+		}, open: "in use by the page tree and listed as free", check: "in use by the page tree and listed as free"},
+		{name: "free-page list naming a page twice", damage: func(t *testing.T, d []byte) []byte {
+			first := setFree(t, d, 0, 0)
+			setFree(t, d, 1, first)
+			return d
+		}, open: "listed as free twice", check: "listed as free twice"},
 		{name: "leaf value byte", damage: func(t *testing.T, d []byte) []byte { return flipAll(t, d, damageMarker) },
 			check: `state "/configmaps/default/target": bolt: checksum mismatch`,
 			opened: func(t *testing.T, db *DB) {

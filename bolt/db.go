@@ -200,8 +200,12 @@ func Open(path string, opts Options) (*DB, error) {
 		}
 		return nil, err
 	}
-	if err := db.compactDamaged(); err != nil {
-		_ = bdb.Close()
+	// The compaction is the first write to the file: guarded as the load
+	// is, for the same reason.
+	if err := guard("compacting "+path, db.compactDamaged); err != nil {
+		if !errors.Is(err, errPanicked) {
+			_ = guard("closing", bdb.Close)
+		}
 		return nil, err
 	}
 	// A one-off that ends by itself: Close waits for it, but it is not

@@ -186,7 +186,9 @@ func verifyPagesData(data []byte, depth walkDepth) (wk walked, err error) {
 	}
 	w.leafKeys = depth == walkKeys
 	w.bucketKeys = make(map[string]int)
-	err = w.tree(meta.root, nil, nil, 0)
+	if err = w.tree(meta.root, nil, nil, 0); err == nil {
+		err = w.freeUnreached()
+	}
 	return walked{pages: true, keys: w.bucketKeys}, err
 }
 
@@ -200,6 +202,8 @@ type pageWalker struct {
 	leafKeys bool
 	// leaves counts the elements of the leaf pages walked.
 	leaves int
+	// free holds the ids the free-page list names.
+	free []uint64
 	// bucketKeys receives the keys of each top-level bucket walked by
 	// bucketsAtOnce.
 	bucketKeys map[string]int
@@ -255,10 +259,32 @@ func (w *pageWalker) freelist(id uint64) error {
 	if n > (uint64(len(p))-start)/8 {
 		return w.errorf(id, "freelist of %d ids past the page", n)
 	}
+	w.free = make([]uint64, n)
 	for i := range n {
-		if f := ne.Uint64(p[start+8*i:]); f < 2 || f >= w.highWater {
+		f := ne.Uint64(p[start+8*i:])
+		if f < 2 || f >= w.highWater {
 			return w.errorf(id, "free page %d outside the file's pages", f)
 		}
+		w.free[i] = f
+	}
+	return nil
+}
+
+// freeUnreached checks the free-page list against the pages the walk
+// reached: a listed page that the tree still uses, or one listed twice,
+// would be handed out to a later write while its data is live (bbolt
+// panics freeing it again, or overwrites it), so such a list is damage.
+func (w *pageWalker) freeUnreached() error {
+	listed := make([]uint64, len(w.seen))
+	for _, f := range w.free {
+		bit := uint64(1) << (f % 64)
+		switch {
+		case w.seen[f/64]&bit != 0:
+			return w.errorf(f, "in use by the page tree and listed as free")
+		case listed[f/64]&bit != 0:
+			return w.errorf(f, "listed as free twice")
+		}
+		listed[f/64] |= bit
 	}
 	return nil
 }
