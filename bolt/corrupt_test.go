@@ -373,14 +373,27 @@ func TestDamagedFiles(t *testing.T) {
 }
 
 // TestDamagedFilesRandom flips random bytes of copies of a small engine
-// file: CheckFile and Open return (an error or not), never panic or fault.
+// file: CheckFile and Open return (an error or not), never panic or fault,
+// and a file Open accepts stays sound through writes.
 func TestDamagedFilesRandom(t *testing.T) {
 	t.Parallel()
 	src := damageSource(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	dir := t.TempDir()
+	m := readBoltMeta(src, 0)
+	if m1 := readBoltMeta(src, m.pageSize); m1.txid > m.txid {
+		m = m1
+	}
+	if m.freelist == noFreelist {
+		t.Fatal("the source file records no free-page list")
+	}
 	for i := range 150 {
 		d := bytes.Clone(src)
+		if i%3 == 0 {
+			// Every third case names another page in the free-page list,
+			// which bbolt trusts when it allocates.
+			setFree(t, d, 0, 2+rng.Uint64N(m.highWater-2))
+		}
 		for range 1 + rng.IntN(4) {
 			// Most damage lands in the first pages, where the metas and the
 			// tree's upper pages are.
@@ -393,7 +406,15 @@ func TestDamagedFilesRandom(t *testing.T) {
 		}
 		_ = CheckFile(path)
 		if db, err := Open(path, Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)}); err == nil {
+			// A file Open accepts takes writes and stays sound: damage it
+			// let through must not make bbolt reuse a page still in use.
+			for j := range 40 {
+				_, _ = db.Create(t.Context(), fmt.Sprintf("/configmaps/default/after-%03d", j), []byte(`{"data":"`+strings.Repeat("y", 300)+`"}`))
+			}
 			_ = db.Close()
+			if _, err := verifyFile(path, walkKeys); err != nil {
+				t.Errorf("case %d: the file Open accepted is unsound after writes: %v", i, err)
+			}
 		}
 		os.Remove(path)
 	}
