@@ -158,6 +158,27 @@ func pageOf(t *testing.T, data []byte, f uint16) (int, int) {
 	return id * ps, ps
 }
 
+// freelistRebuilt checks a store opened over a damaged free-page list:
+// everything reads, and writes leave a sound file, whose pages bbolt
+// allocated from the list it rebuilt, not from the damaged one.
+func freelistRebuilt(t *testing.T, db *DB) {
+	t.Helper()
+	if kv, err := db.Get(damageKey); err != nil || !bytes.Contains(kv.Value, []byte(damageMarker)) {
+		t.Errorf("get: %q, %v", kv.Value, err)
+	}
+	for i := range 50 {
+		if _, err := db.Create(t.Context(), fmt.Sprintf("/configmaps/default/new-%03d", i), []byte(`{"data":"`+strings.Repeat("n", 300)+`"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckFile(db.path); err != nil {
+		t.Errorf("the file after writes: %v", err)
+	}
+}
+
 // setFree sets entry i of the free-page list of data to id (0: leaves it)
 // and returns the entry's old id. A file without a list (after a crash)
 // skips the test: bbolt then rebuilds the list from the tree.
@@ -300,12 +321,12 @@ func TestDamagedFiles(t *testing.T) {
 			off, ps := pageOf(t, d, branchPageFlag)
 			setFree(t, d, 0, uint64(off/ps))
 			return d
-		}, open: "in use by the page tree and listed as free", check: "in use by the page tree and listed as free"},
+		}, check: "in use by the page tree and listed as free", opened: freelistRebuilt},
 		{name: "free-page list naming a page twice", damage: func(t *testing.T, d []byte) []byte {
 			first := setFree(t, d, 0, 0)
 			setFree(t, d, 1, first)
 			return d
-		}, open: "listed as free twice", check: "listed as free twice"},
+		}, check: "listed as free twice", opened: freelistRebuilt},
 		{name: "leaf value byte", damage: func(t *testing.T, d []byte) []byte { return flipAll(t, d, damageMarker) },
 			check: `state "/configmaps/default/target": bolt: checksum mismatch`,
 			opened: func(t *testing.T, db *DB) {
@@ -491,5 +512,41 @@ func TestDefragFileRefusesDamagedPages(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(path); !bytes.Equal(after, d) {
 		t.Fatal("the file changed")
+	}
+}
+
+// TestDefragDamagedFreelist rewrites a file whose free-page list names a
+// page the tree uses: the check reports the list with the way out, the
+// rewrite drops it (it copies only the tree), and the new file is sound
+// and holds everything.
+func TestDefragDamagedFreelist(t *testing.T) {
+	t.Parallel()
+	d := damageSource(t)
+	off, ps := pageOf(t, d, branchPageFlag)
+	setFree(t, d, 0, uint64(off/ps))
+	path := filepath.Join(t.TempDir(), "e.db")
+	if err := os.WriteFile(path, d, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckFile(path); err == nil || !strings.Contains(err.Error(), "only the free-page list is damaged: the page tree is sound, and a start of platd rebuilds the list from it") {
+		t.Fatalf("check: %v", err)
+	}
+	if _, _, err := DefragFile(path, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckFile(path); err != nil {
+		t.Fatalf("check after the rewrite: %v", err)
+	}
+	db, err := Open(path, Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	kv, err := db.Get(damageKey)
+	if err != nil || !bytes.Contains(kv.Value, []byte(damageMarker)) {
+		t.Errorf("get: %q, %v", kv.Value, err)
+	}
+	if res, err := db.List("/configmaps/default/", ListOptions{}); err != nil || len(res.Items) != 301 {
+		t.Errorf("list: %d keys, %v; want 301", len(res.Items), err)
 	}
 }

@@ -143,22 +143,7 @@ func Open(path string, opts Options) (*DB, error) {
 	if opts.DefragMinSize <= 0 {
 		opts.DefragMinSize = DefaultDefragMinSize
 	}
-	// bbolt trusts its pages (pages.go): check them first, then open and
-	// load with every panic or fault turned into an error.
-	wk, err := verifyFile(path, walkMeta)
-	if err != nil {
-		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
-	}
-	var bdb *bbolt.DB
-	err = guard("opening "+path, func() (err error) {
-		bdb, err = openFile(path, opts.NoFsync)
-		return err
-	})
-	if err == nil && !wk.pages {
-		if wk, err = verifyMapped(bdb); err != nil {
-			_ = guard("closing", bdb.Close) // no transaction has begun
-		}
-	}
+	bdb, wk, err := openVerified(path, opts.NoFsync, log)
 	if err != nil {
 		return nil, fmt.Errorf("bolt: open %s: %w", path, err)
 	}
@@ -220,6 +205,47 @@ func Open(path string, opts Options) (*DB, error) {
 	log.Info("open", "path", path, "revision", db.rev.Load(),
 		"compacted", db.compacted.Load(), "keys", db.idx.len(), "events", len(db.hist), "historyBytes", db.histBytes)
 	return db, nil
+}
+
+// openVerified opens the file at path with bbolt, which trusts its pages
+// (pages.go): they are checked first, and the open and the check through
+// bbolt's map turn every panic or fault into an error. A damaged
+// free-page list over a sound page tree is dropped, and bbolt rebuilds it
+// from the tree; any other damage is an error.
+func openVerified(path string, noFsync bool, log *slog.Logger) (*bbolt.DB, walked, error) {
+	for dropped := false; ; dropped = true {
+		bdb, wk, err := openChecked(path, noFsync)
+		var fe *freelistError
+		if dropped || !errors.As(err, &fe) {
+			return bdb, wk, err
+		}
+		log.Warn("rebuilding the damaged free-page list from the page tree", "path", path, "damage", fe.err)
+		if err := dropFreelist(path); err != nil {
+			return nil, walked{}, fmt.Errorf("dropping the damaged free-page list: %w", err)
+		}
+	}
+}
+
+// openChecked is one attempt of openVerified.
+func openChecked(path string, noFsync bool) (*bbolt.DB, walked, error) {
+	wk, err := verifyFile(path, walkMeta)
+	if err != nil {
+		return nil, walked{}, err
+	}
+	var bdb *bbolt.DB
+	err = guard("opening "+path, func() (err error) {
+		bdb, err = openFile(path, noFsync)
+		return err
+	})
+	if err == nil && !wk.pages {
+		if wk, err = verifyMapped(bdb); err != nil {
+			_ = guard("closing", bdb.Close) // no transaction has begun
+		}
+	}
+	if err != nil {
+		return nil, walked{}, err
+	}
+	return bdb, wk, nil
 }
 
 // spawn runs fn on a goroutine tracked by wg and live.

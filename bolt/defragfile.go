@@ -25,7 +25,16 @@ func DefragFile(path string, progress func(done, total int64)) (before, after in
 	}
 	// bbolt walks a file without a free-page list on its own goroutine,
 	// where a damaged page panics beyond recovery (pages.go).
-	if _, err := verifyFile(path, walkKeys); err != nil {
+	// The copy reads only the page tree: a damaged free-page list is
+	// dropped, as Open drops it.
+	_, err = verifyFile(path, walkKeys)
+	var fe *freelistError
+	if errors.As(err, &fe) {
+		if err = dropFreelist(path); err == nil {
+			_, err = verifyFile(path, walkKeys)
+		}
+	}
+	if err != nil {
 		return 0, 0, fmt.Errorf("bolt: defrag %s: %w", path, err)
 	}
 	src, err := bbolt.Open(path, 0o600, &bbolt.Options{

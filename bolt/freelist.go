@@ -1,6 +1,13 @@
 package bolt
 
-import bbolt "go.etcd.io/bbolt"
+import (
+	"errors"
+	"hash/fnv"
+	"io"
+	"os"
+
+	bbolt "go.etcd.io/bbolt"
+)
 
 // bbolt keeps a list of the file's free pages. Commits leave it out of the
 // file (NoFreelistSync: each would otherwise write the whole list), so an
@@ -23,4 +30,44 @@ func (db *DB) writeFreelist() {
 	if err != nil {
 		db.log.Warn("writing the free-page list at close", "path", db.path, "err", err)
 	}
+}
+
+// dropFreelist marks the engine file at path as holding no free-page
+// list, as a crash leaves it, so that bbolt rebuilds the list from the
+// page tree when it opens the file: the way out of a damaged list
+// (freelistError). It rewrites the list pointer and the checksum of the
+// newest valid meta page in place, holding the file's exclusive lock. A
+// torn write fails that page's checksum, and bbolt then reads the other
+// meta page, which describes the commit before and is valid too.
+func dropFreelist(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := lockExclusive(f, fileLockTimeout); err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	head := make([]byte, min(fi.Size(), maxPageSize+pageHeaderSize+metaSize))
+	n, err := f.ReadAt(head, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	_, at, _, err := newestMeta(head[:n])
+	if err != nil {
+		return err
+	}
+	meta := head[at+pageHeaderSize : at+pageHeaderSize+metaSize]
+	ne.PutUint64(meta[32:], noFreelist)
+	h := fnv.New64a()
+	h.Write(meta[:metaSumOffset])
+	ne.PutUint64(meta[metaSumOffset:], h.Sum64())
+	if _, err := f.WriteAt(meta, int64(at+pageHeaderSize)); err != nil {
+		return err
+	}
+	return f.Sync()
 }

@@ -135,31 +135,9 @@ func verifyPagesData(data []byte, depth walkDepth) (wk walked, err error) {
 	if len(data) == 0 {
 		return walked{}, fmt.Errorf("%w: the file is empty (0 bytes)", ErrCorrupt)
 	}
-	m0 := readBoltMeta(data, 0)
-	pageSize := m0.pageSize
-	if m0.invalid != "" {
-		// The second meta page says the page size, as bbolt finds it.
-		pageSize = 0
-		for ps := uint64(minPageSize); ps <= maxPageSize; ps <<= 1 {
-			if m := readBoltMeta(data, ps); m.invalid == "" && m.pageSize == ps {
-				pageSize = ps
-				break
-			}
-		}
-		if pageSize == 0 {
-			return walked{}, fmt.Errorf("%w: both meta pages are damaged (first: %s): this is not a readable bbolt file", ErrCorrupt, m0.invalid)
-		}
-	}
-	if pageSize < minPageSize || pageSize > maxPageSize || pageSize&(pageSize-1) != 0 {
-		return walked{}, fmt.Errorf("%w: meta page: page size %d", ErrCorrupt, pageSize)
-	}
-	m1 := readBoltMeta(data, pageSize)
-	meta := m0
-	switch {
-	case m0.invalid != "" && m1.invalid != "":
-		return walked{}, fmt.Errorf("%w: both meta pages are damaged (%s; %s)", ErrCorrupt, m0.invalid, m1.invalid)
-	case m0.invalid != "" || (m1.invalid == "" && m1.txid > m0.txid):
-		meta = m1
+	meta, _, pageSize, err := newestMeta(data)
+	if err != nil {
+		return walked{}, err
 	}
 	size := uint64(len(data))
 	hw := meta.highWater
@@ -176,20 +154,73 @@ func verifyPagesData(data []byte, depth walkDepth) (wk walked, err error) {
 		return walked{}, fmt.Errorf("%w: meta page: freelist page %d outside [2, %d)", ErrCorrupt, meta.freelist, hw)
 	}
 	w := &pageWalker{data: data, pageSize: pageSize, highWater: hw, seen: make([]uint64, (hw+63)/64)}
+	var listErr error
 	if meta.freelist == noFreelist {
 		depth = walkKeys
-	} else if err := w.freelist(meta.freelist); err != nil {
-		return walked{}, err
+	} else if listErr = w.freelist(meta.freelist); listErr != nil {
+		// Whether the tree is sound decides what the damage costs.
+		depth = walkKeys
 	}
 	if depth == walkMeta {
 		return walked{}, nil
 	}
 	w.leafKeys = depth == walkKeys
 	w.bucketKeys = make(map[string]int)
-	if err = w.tree(meta.root, nil, nil, 0); err == nil {
-		err = w.freeUnreached()
+	err = w.tree(meta.root, nil, nil, 0)
+	if err == nil && listErr == nil && meta.freelist != noFreelist {
+		listErr = w.freeUnreached()
+	}
+	if err == nil && listErr != nil {
+		err = &freelistError{err: listErr}
 	}
 	return walked{pages: true, keys: w.bucketKeys}, err
+}
+
+// freelistError is damage confined to the free-page list of a file whose
+// page tree is sound. The list only caches which pages the tree does not
+// use, so it can be dropped and rebuilt from the tree (dropFreelist), as
+// bbolt does after a crash; trusting it would hand pages still in use to
+// later writes.
+type freelistError struct{ err error }
+
+func (e *freelistError) Error() string {
+	return e.err.Error() + " (only the free-page list is damaged: the page tree is sound, and a start of platd rebuilds the list from it)"
+}
+
+func (e *freelistError) Unwrap() error { return e.err }
+
+// newestMeta returns the meta page bbolt reads of a file whose first
+// bytes are data, with its offset and the page size the file's first
+// page says: the valid one of the two meta pages with the higher
+// transaction id. The second page's place depends on the page size,
+// which the first names, or, when the first is damaged, the second.
+func newestMeta(data []byte) (meta boltMeta, at, pageSize uint64, err error) {
+	m0 := readBoltMeta(data, 0)
+	pageSize = m0.pageSize
+	if m0.invalid != "" {
+		// The second meta page says the page size, as bbolt finds it.
+		pageSize = 0
+		for ps := uint64(minPageSize); ps <= maxPageSize; ps <<= 1 {
+			if m := readBoltMeta(data, ps); m.invalid == "" && m.pageSize == ps {
+				pageSize = ps
+				break
+			}
+		}
+		if pageSize == 0 {
+			return boltMeta{}, 0, 0, fmt.Errorf("%w: both meta pages are damaged (first: %s): this is not a readable bbolt file", ErrCorrupt, m0.invalid)
+		}
+	}
+	if pageSize < minPageSize || pageSize > maxPageSize || pageSize&(pageSize-1) != 0 {
+		return boltMeta{}, 0, 0, fmt.Errorf("%w: meta page: page size %d", ErrCorrupt, pageSize)
+	}
+	m1 := readBoltMeta(data, pageSize)
+	switch {
+	case m0.invalid != "" && m1.invalid != "":
+		return boltMeta{}, 0, 0, fmt.Errorf("%w: both meta pages are damaged (%s; %s)", ErrCorrupt, m0.invalid, m1.invalid)
+	case m0.invalid != "" || (m1.invalid == "" && m1.txid > m0.txid):
+		return m1, pageSize, pageSize, nil
+	}
+	return m0, 0, pageSize, nil
 }
 
 // pageWalker walks the pages reachable from the root, each once.

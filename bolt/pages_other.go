@@ -13,6 +13,9 @@ import (
 // file held by another process.
 func lockShared(*os.File, time.Duration) error { return nil }
 
+// lockExclusive does nothing here, as lockShared.
+func lockExclusive(*os.File, time.Duration) error { return nil }
+
 // mapFile reads the first size bytes of f.
 func mapFile(f *os.File, size int64) ([]byte, func(), error) {
 	data := make([]byte, size)

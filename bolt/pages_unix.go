@@ -17,9 +17,18 @@ const lockPoll = 50 * time.Millisecond
 // read-only bbolt open does: it waits up to timeout for a process holding
 // the exclusive lock (a running server), then fails with ErrLocked.
 func lockShared(f *os.File, timeout time.Duration) error {
+	return lockFile(f, syscall.LOCK_SH, timeout)
+}
+
+// lockExclusive is lockShared for a writer: it also waits for readers.
+func lockExclusive(f *os.File, timeout time.Duration) error {
+	return lockFile(f, syscall.LOCK_EX, timeout)
+}
+
+func lockFile(f *os.File, how int, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
 		if err == nil {
 			return nil
 		}
