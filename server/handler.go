@@ -92,6 +92,11 @@ func (s *Server) routes() http.Handler {
 	router.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := request.InfoFrom(r.Context())
 		switch {
+		case s.aggregated(r.URL.Path):
+			// Upstream's aggregator answers so for an APIService that is
+			// not available, which one naming a service never is here
+			// (controllers.NoProxy).
+			http.Error(w, "service unavailable", http.StatusServiceUnavailable)
 		case info != nil && info.IsResource:
 			s.rest.ServeHTTP(w, r)
 		case r.URL.Path == "/api" || r.URL.Path == "/apis" || strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/apis/"):
@@ -101,6 +106,30 @@ func (s *Server) routes() http.Handler {
 		}
 	})
 	return router
+}
+
+// aggregated reports whether path is under a group-version whose
+// APIService names a service: /apis/<group>/<version>[/...].
+func (s *Server) aggregated(path string) bool {
+	rest, ok := strings.CutPrefix(path, "/apis/")
+	if !ok {
+		return false
+	}
+	parts := strings.SplitN(rest, "/", 3)
+	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+		return false
+	}
+	d := s.reg.Lookup(s.opts.Brand.Group("apiregistration"), "v1", "apiservices")
+	if d == nil {
+		return false
+	}
+	as, err := s.rest.Get(d, "", parts[1]+"."+parts[0])
+	if err != nil {
+		return false
+	}
+	spec, _ := as["spec"].(map[string]any)
+	_, remote := spec["service"].(map[string]any)
+	return remote
 }
 
 // servesResource reports whether a resource is served, so that metrics

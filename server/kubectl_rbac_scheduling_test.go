@@ -5,6 +5,8 @@ package server_test
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -91,5 +93,27 @@ func TestKubectlRBACSchedulingAPIService(t *testing.T) {
 			!regexp.MustCompile(`\nv1\.\s+Local\s+True\s+\S+\n`).MatchString(table) {
 			t.Errorf("get apiservices:\n%s", table)
 		}
+		// One that names a service shows why it is not available, as
+		// upstream's aggregator writes it.
+		f := filepath.Join(t.TempDir(), "apiservice.yaml")
+		if err := os.WriteFile(f, []byte(`apiVersion: `+k.brand.Group("apiregistration")+`/v1
+kind: APIService
+metadata: {name: v1beta1.metrics.example.com}
+spec:
+  group: metrics.example.com
+  version: v1beta1
+  groupPriorityMinimum: 100
+  versionPriority: 100
+  insecureSkipTLSVerify: true
+  service: {name: metrics-server, namespace: default}
+`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		k.must(t, "create", "-f", f)
+		row := regexp.MustCompile(`(?m)^v1beta1\.metrics\.example\.com\s+default/metrics-server\s+False \(ServiceNotFound\)\s+\S+$`)
+		eventually(t, "the APIService unavailable", func() bool {
+			table = k.must(t, "get", "apiservice", "v1beta1.metrics.example.com")
+			return row.MatchString(table)
+		})
 	})
 }

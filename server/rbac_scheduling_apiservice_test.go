@@ -73,10 +73,8 @@ func TestRBACSchedulingAPIServiceDefaults(t *testing.T) {
 				"group": "metrics.example.com", "version": "v1beta1", "groupPriorityMinimum": 100, "versionPriority": 10,
 				"service": map[string]any{"namespace": "ns", "name": "metrics"}},
 				"status": map[string]any{"conditions": []any{map[string]any{"type": "Available", "status": "True"}}}},
-			[]check{
-				{[]any{"spec", "service", "port"}, 443.0},
-				{[]any{"status"}, map[string]any{}},
-			},
+			// The status the create sets aside is TestAPIServiceAvailability's.
+			[]check{{[]any{"spec", "service", "port"}, 443.0}},
 		},
 	}
 	for _, tt := range tests {
@@ -238,17 +236,24 @@ func TestAPIServiceStatusPatch(t *testing.T) {
 	patch := func(body string) map[string]any {
 		return e.do("PATCH", p+"/v1.metrics.example.com/status", body, "Content-Type", "application/strategic-merge-patch+json").mustCode(t, 200).obj(t)
 	}
-	patch(`{"status":{"conditions":[{"type":"Available","status":"False","reason":"MissingEndpoints","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`)
+	// The server's availability check writes Available first (its
+	// service is missing); the patches add other types beside it.
+	eventually(t, "the Available condition", func() bool {
+		got := e.do("GET", p+"/v1.metrics.example.com", nil).mustCode(t, 200).obj(t)
+		return at(got, "status", "conditions", 0, "reason") == "ServiceNotFound"
+	})
+	patch(`{"status":{"conditions":[{"type":"Degraded","status":"False","reason":"Fine","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`)
 	got := patch(`{"spec":{"versionPriority":99},"status":{"conditions":[{"type":"Ready","status":"True","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}`)
 	// A new type goes first, as upstream's merge orders patch items.
 	conds, _ := at(got, "status", "conditions").([]any)
-	if len(conds) != 2 || at(conds, 0, "type") != "Ready" || at(conds, 1, "type") != "Available" || at(conds, 1, "reason") != "MissingEndpoints" {
+	if len(conds) != 3 || at(conds, 0, "type") != "Ready" || at(conds, 1, "type") != "Degraded" || at(conds, 1, "reason") != "Fine" ||
+		at(conds, 2, "type") != "Available" || at(conds, 2, "reason") != "ServiceNotFound" {
 		t.Errorf("conditions = %v", conds)
 	}
 	if at(got, "spec", "versionPriority") != 10.0 || at(got, "spec", "service", "port") != 8443.0 {
 		t.Errorf("status patch changed spec: %v", got["spec"])
 	}
-	st := e.do("PATCH", p+"/v1.metrics.example.com/status", `{"status":{"conditions":[{"type":"Available","status":"Maybe"}]}}`,
+	st := e.do("PATCH", p+"/v1.metrics.example.com/status", `{"status":{"conditions":[{"type":"Degraded","status":"Maybe"}]}}`,
 		"Content-Type", "application/strategic-merge-patch+json").mustCode(t, 422).obj(t)
 	want := `APIService.` + platBrand.Group("apiregistration") + ` "v1.metrics.example.com" is invalid: status.conditions[1].status: Unsupported value: "Maybe": supported values: "True", "False", "Unknown"`
 	if st["message"] != want {

@@ -735,6 +735,15 @@ func (s *Server) startControllers(ctx context.Context) {
 			defer wg.Done()
 			kept.Run(ctx)
 		}()
+		// So is the availability of aggregated APIServices, as upstream's
+		// aggregator keeps it.
+		if a := s.availability(); a != nil {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				a.Run(ctx)
+			}()
+		}
 		for _, run := range runs {
 			wg.Add(1)
 			go func() {
@@ -750,6 +759,19 @@ func (s *Server) startControllers(ctx context.Context) {
 	}
 	// With replicas they run on the elected leader only.
 	s.runReplicated(ctx, lead)
+}
+
+// availability is the controller that keeps the Available condition of
+// APIServices that name a service; nil when one of the types it reads is
+// not served.
+func (s *Server) availability() *controllers.APIServiceAvailability {
+	a := &controllers.APIServiceAvailability{Source: s.store, Objects: s.rest, Log: s.log,
+		APIServices: s.reg.Lookup(s.opts.Brand.Group("apiregistration"), "v1", "apiservices"),
+		Services:    s.reg.Lookup("", "v1", "services"), Endpoints: s.reg.Lookup("", "v1", "endpoints")}
+	if a.APIServices == nil || a.Services == nil || a.Endpoints == nil {
+		return nil
+	}
+	return a
 }
 
 // protection is the controller that releases the protection finalizers

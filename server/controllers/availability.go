@@ -1,0 +1,319 @@
+package controllers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"platd/bolt"
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// availabilityRetryDelay is how long a failed status write waits before
+// the next attempt; failures are rare (storage errors), so a fixed delay
+// will do.
+const availabilityRetryDelay = time.Second
+
+// NoProxy is why the discovery check of an APIService that names a
+// service fails: there is no path for requests to an aggregated server.
+const NoProxy = "platd does not proxy requests to aggregated API servers"
+
+// APIServiceAvailability keeps the Available condition of every
+// APIService that names a service, with upstream's checks in upstream's
+// order, reasons and messages: the service exists; a ClusterIP service
+// listens on the port; its endpoints have an address with that port's
+// name. The last check, a discovery request through the service, always
+// fails (NoProxy), so such an APIService is never Available, which is
+// what requests for its group-version meet: upstream's answer to an
+// unavailable one. An APIService without a service is marked Available by
+// its own write (builtin.apiServices).
+//
+// The checks run again whenever the APIService, its service or its
+// endpoints change.
+type APIServiceAvailability struct {
+	Source                           Source
+	Objects                          Objects
+	APIServices, Services, Endpoints *registry.Descriptor
+	Log                              *slog.Logger
+	// Now is the clock of the conditions' transition times (nil:
+	// time.Now).
+	Now func() time.Time
+
+	mu sync.Mutex
+	// backing maps each APIService that names a service to the service's
+	// "namespace/name".
+	backing map[string]string
+	queue   *queue
+}
+
+// Run works until ctx ends. It returns after its goroutines have stopped.
+func (c *APIServiceAvailability) Run(ctx context.Context) {
+	c.backing = map[string]string{}
+	c.queue = newQueue()
+	c.queue.workWhile(ctx, c.Log, availabilityRetryDelay, c.sync, func() {
+		var wg sync.WaitGroup
+		for _, d := range []*registry.Descriptor{c.Services, c.Endpoints} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				followChanges(ctx, c.Source, d.Prefix(""), c.Log, c.restarted, func(ev bolt.Event) { c.backendChanged(d, ev) })
+			}()
+		}
+		follow(ctx, c.Source, c.APIServices.Prefix(""), c.Log, c.relisted, c.observe)
+		wg.Wait()
+	})
+}
+
+// storedAPIService is the part of a stored APIService read here.
+type storedAPIService struct {
+	Metadata struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
+		Service *struct {
+			Namespace string `json:"namespace"`
+			Name      string `json:"name"`
+		} `json:"service"`
+	} `json:"spec"`
+}
+
+// relisted replaces what is known of every APIService and queues each
+// that names a service.
+func (c *APIServiceAvailability) relisted(kvs []bolt.KV) {
+	backing := map[string]string{}
+	for _, kv := range kvs {
+		if s, ok := c.decode(kv); ok && s.Spec.Service != nil {
+			backing[s.Metadata.Name] = s.Spec.Service.Namespace + "/" + s.Spec.Service.Name
+		}
+	}
+	c.mu.Lock()
+	c.backing = backing
+	c.mu.Unlock()
+	c.restarted(false)
+}
+
+// restarted queues every APIService that names a service: a watch that
+// starts over may have missed changes.
+func (c *APIServiceAvailability) restarted(bool) {
+	c.mu.Lock()
+	names := make([]string, 0, len(c.backing))
+	for name := range c.backing {
+		names = append(names, name)
+	}
+	c.mu.Unlock()
+	slices.Sort(names)
+	for _, n := range names {
+		c.queue.add(n)
+	}
+}
+
+// observe keeps what is known of the APIService of ev and queues it.
+func (c *APIServiceAvailability) observe(ev bolt.Event) {
+	kv := ev.KV
+	if ev.Type != bolt.Put && ev.Prev != nil {
+		kv = *ev.Prev
+	}
+	s, ok := c.decode(kv)
+	if !ok {
+		return
+	}
+	name := s.Metadata.Name
+	c.mu.Lock()
+	if ev.Type == bolt.Put && s.Spec.Service != nil {
+		c.backing[name] = s.Spec.Service.Namespace + "/" + s.Spec.Service.Name
+	} else {
+		delete(c.backing, name)
+	}
+	_, queue := c.backing[name]
+	c.mu.Unlock()
+	if queue {
+		c.queue.add(name)
+	}
+}
+
+// backendChanged queues the APIServices backed by the service or the
+// endpoints of ev (descriptor d).
+func (c *APIServiceAvailability) backendChanged(d *registry.Descriptor, ev bolt.Event) {
+	ns, name, ok := d.SplitKey(ev.KV.Key)
+	if !ok {
+		return
+	}
+	key := ns + "/" + name
+	c.mu.Lock()
+	var names []string
+	for as, backend := range c.backing {
+		if backend == key {
+			names = append(names, as)
+		}
+	}
+	c.mu.Unlock()
+	slices.Sort(names)
+	for _, n := range names {
+		c.queue.add(n)
+	}
+}
+
+func (c *APIServiceAvailability) decode(kv bolt.KV) (storedAPIService, bool) {
+	var s storedAPIService
+	if err := json.Unmarshal(kv.Value, &s); err != nil {
+		c.Log.Warn("availability: unreadable APIService", "key", kv.Key, "err", err)
+		return s, false
+	}
+	return s, true
+}
+
+// condition is an Available condition without its transition time.
+type condition struct{ status, reason, message string }
+
+// sync writes the Available condition of the APIService called name when
+// it differs from what the checks find.
+func (c *APIServiceAvailability) sync(ctx context.Context, name string) error {
+	as, err := c.Objects.Get(c.APIServices, "", name)
+	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	spec := child(as, "spec")
+	if _, ok := spec["service"].(map[string]any); !ok {
+		return nil
+	}
+	want := c.check(name, spec)
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	_, err = c.Objects.Update(ctx, c.APIServices, "", name, "status", func(cur registry.Object) registry.Object {
+		if _, remote := child(cur, "spec")["service"].(map[string]any); !remote || !setAvailable(cur, want, now()) {
+			return nil
+		}
+		return cur
+	})
+	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("APIService %s: writing its availability: %w", name, err)
+	}
+	return nil
+}
+
+// check runs upstream's checks of the service spec.service names.
+func (c *APIServiceAvailability) check(name string, spec map[string]any) condition {
+	ref := child(spec, "service")
+	ns, svcName := str(ref, "namespace"), str(ref, "name")
+	port, _ := int64Of(ref["port"])
+	svc, err := c.Objects.Get(c.Services, ns, svcName)
+	switch {
+	case apierr.ReasonOf(err) == apierr.ReasonNotFound:
+		return condition{"False", "ServiceNotFound", fmt.Sprintf("service/%s in %q is not present", svcName, ns)}
+	case err != nil:
+		return condition{"Unknown", "ServiceAccessError", fmt.Sprintf("service/%s in %q cannot be checked due to: %v", svcName, ns, err)}
+	}
+	svcSpec := child(svc, "spec")
+	if t := str(svcSpec, "type"); t == "" || t == "ClusterIP" {
+		portName, found := "", false
+		for _, p := range list(svcSpec["ports"]) {
+			pm, _ := p.(map[string]any)
+			if n, _ := int64Of(pm["port"]); n == port {
+				portName, found = str(pm, "name"), true
+				break
+			}
+		}
+		if !found {
+			return condition{"False", "ServicePortError", fmt.Sprintf("service/%s in %q is not listening on port %d", svcName, ns, port)}
+		}
+		ep, err := c.Objects.Get(c.Endpoints, ns, svcName)
+		switch {
+		case apierr.ReasonOf(err) == apierr.ReasonNotFound:
+			return condition{"False", "EndpointsNotFound", fmt.Sprintf("cannot find endpoints for service/%s in %q", svcName, ns)}
+		case err != nil:
+			return condition{"Unknown", "EndpointsAccessError", fmt.Sprintf("service/%s in %q cannot be checked due to: %v", svcName, ns, err)}
+		}
+		if !hasEndpoint(ep, portName) {
+			return condition{"False", "MissingEndpoints", fmt.Sprintf("endpoints for service/%s in %q have no addresses with port name %q", svcName, ns, portName)}
+		}
+	}
+	return condition{"False", "FailedDiscoveryCheck", fmt.Sprintf("failing or missing response from %s: %s", discoveryURL(name, spec, svcSpec, port), NoProxy)}
+}
+
+// hasEndpoint reports whether a subset of ep has an address and a port
+// called portName.
+func hasEndpoint(ep registry.Object, portName string) bool {
+	for _, s := range list(ep["subsets"]) {
+		sm, _ := s.(map[string]any)
+		if len(list(sm["addresses"])) == 0 {
+			continue
+		}
+		for _, p := range list(sm["ports"]) {
+			if pm, _ := p.(map[string]any); str(pm, "name") == portName {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// discoveryURL is where upstream's discovery check of the APIService
+// called name would go: the service's cluster IP (or external name) and
+// the port, and the group-version's discovery path.
+func discoveryURL(name string, spec, svcSpec map[string]any, port int64) string {
+	host := str(svcSpec, "clusterIP")
+	if str(svcSpec, "type") == "ExternalName" {
+		host = str(svcSpec, "externalName")
+	}
+	path := "/apis/" + str(spec, "group") + "/" + str(spec, "version")
+	if name == "v1." {
+		path = "/api/" + str(spec, "version")
+	}
+	return "https://" + net.JoinHostPort(host, strconv.FormatInt(port, 10)) + path
+}
+
+// setAvailable sets the Available condition of an APIService to c, as
+// upstream sets a condition: the transition time changes with the
+// status only. It reports whether anything changed.
+func setAvailable(obj registry.Object, c condition, now time.Time) bool {
+	status := child(obj, "status")
+	conds := list(status["conditions"])
+	for _, v := range conds {
+		cond, _ := v.(map[string]any)
+		if str(cond, "type") != "Available" {
+			continue
+		}
+		if str(cond, "status") == c.status && str(cond, "reason") == c.reason && str(cond, "message") == c.message {
+			return false
+		}
+		if str(cond, "status") != c.status {
+			cond["lastTransitionTime"] = now.UTC().Format(time.RFC3339)
+		}
+		cond["status"], cond["reason"], cond["message"] = c.status, c.reason, c.message
+		return true
+	}
+	status["conditions"] = append(conds, map[string]any{
+		"type": "Available", "status": c.status, "lastTransitionTime": now.UTC().Format(time.RFC3339),
+		"reason": c.reason, "message": c.message,
+	})
+	return true
+}
+
+// int64Of reads a decoded integer.
+func int64Of(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case float64:
+		return int64(n), n == float64(int64(n))
+	case json.Number:
+		i, err := n.Int64()
+		return i, err == nil
+	}
+	return 0, false
+}
