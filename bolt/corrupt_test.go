@@ -444,7 +444,8 @@ func TestDamagedFilesRandom(t *testing.T) {
 // FuzzDamagedFile applies the input's damage to a copy of a real engine
 // file: each 3 bytes xor the byte at a 16-bit offset (in the first 64 KiB,
 // where the meta pages and the tree's upper pages are) with the third.
-// CheckFile and Open must return, never panic or fault.
+// CheckFile and Open must return, never panic or fault, and a file Open
+// accepts must stay sound through writes.
 func FuzzDamagedFile(f *testing.F) {
 	f.Add([]byte{0x00, 0x10, 0xff})
 	f.Add([]byte{0x10, 0x14, 0x01, 0x00, 0x14, 0x01})
@@ -462,18 +463,29 @@ func FuzzDamagedFile(f *testing.F) {
 		if err := os.WriteFile(path, d, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		done := make(chan struct{})
+		done := make(chan error, 1)
 		go func() {
-			defer close(done)
 			_ = CheckFile(path)
-			if db, err := Open(path, Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)}); err == nil {
-				_ = db.Close()
+			db, err := Open(path, Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)})
+			if err != nil {
+				done <- nil
+				return
 			}
+			// A file Open accepts stays sound through writes.
+			for j := range 20 {
+				_, _ = db.Create(context.Background(), fmt.Sprintf("/configmaps/default/after-%02d", j), []byte(`{"data":"`+strings.Repeat("z", 300)+`"}`))
+			}
+			_ = db.Close()
+			_, err = verifyFile(path, walkKeys)
+			done <- err
 		}()
 		// A hang is a failure too; the lock waits of a panicked Open's
 		// file are 2 s each at most.
 		select {
-		case <-done:
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("the file Open accepted is unsound after writes: %v", err)
+			}
 		case <-time.After(testWait):
 			t.Fatalf("CheckFile or Open of the damaged file did not return within %v", testWait)
 		}
