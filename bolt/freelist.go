@@ -35,10 +35,11 @@ func (db *DB) writeFreelist() {
 // dropFreelist marks the engine file at path as holding no free-page
 // list, as a crash leaves it, so that bbolt rebuilds the list from the
 // page tree when it opens the file: the way out of a damaged list
-// (freelistError). It rewrites the list pointer and the checksum of the
-// newest valid meta page in place, holding the file's exclusive lock. A
-// torn write fails that page's checksum, and bbolt then reads the other
-// meta page, which describes the commit before and is valid too.
+// (freelistError). It commits as bbolt commits a meta page, holding the
+// file's exclusive lock: a copy of the newest valid meta page without the
+// list and with the next transaction id goes into the other meta slot.
+// A torn write leaves that slot failing its checksum and the newest meta
+// page as it was, so the next open finds the list and drops it again.
 func dropFreelist(path string) error {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
@@ -57,16 +58,25 @@ func dropFreelist(path string) error {
 	if err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
-	_, at, _, err := newestMeta(head[:n])
+	m, at, pageSize, err := newestMeta(head[:n])
 	if err != nil {
 		return err
 	}
-	meta := head[at+pageHeaderSize : at+pageHeaderSize+metaSize]
+	slot := uint64(0)
+	if at == 0 {
+		slot = 1
+	}
+	page := make([]byte, pageHeaderSize+metaSize)
+	ne.PutUint64(page, slot)
+	ne.PutUint16(page[8:], metaPageFlag)
+	meta := page[pageHeaderSize:]
+	copy(meta, head[at+pageHeaderSize:at+pageHeaderSize+metaSize])
 	ne.PutUint64(meta[32:], noFreelist)
+	ne.PutUint64(meta[48:], m.txid+1)
 	h := fnv.New64a()
 	h.Write(meta[:metaSumOffset])
 	ne.PutUint64(meta[metaSumOffset:], h.Sum64())
-	if _, err := f.WriteAt(meta, int64(at+pageHeaderSize)); err != nil {
+	if _, err := f.WriteAt(page, int64(slot*pageSize)); err != nil {
 		return err
 	}
 	return f.Sync()

@@ -153,25 +153,33 @@ func verifyPagesData(data []byte, depth walkDepth) (wk walked, err error) {
 	case meta.freelist != noFreelist && (meta.freelist < 2 || meta.freelist >= hw):
 		return walked{}, fmt.Errorf("%w: meta page: freelist page %d outside [2, %d)", ErrCorrupt, meta.freelist, hw)
 	}
-	w := &pageWalker{data: data, pageSize: pageSize, highWater: hw, seen: make([]uint64, (hw+63)/64)}
-	var listErr error
-	if meta.freelist == noFreelist {
-		depth = walkKeys
-	} else if listErr = w.freelist(meta.freelist); listErr != nil {
-		// Whether the tree is sound decides what the damage costs.
+	newWalker := func() *pageWalker {
+		return &pageWalker{data: data, pageSize: pageSize, highWater: hw, seen: make([]uint64, (hw+63)/64)}
+	}
+	listed := meta.freelist != noFreelist
+	if !listed {
 		depth = walkKeys
 	}
 	if depth == walkMeta {
-		return walked{}, nil
+		if newWalker().freelist(meta.freelist) == nil {
+			return walked{}, nil
+		}
+		// Whether the tree is sound decides what the damage costs.
+		depth = walkKeys
 	}
+	w := newWalker()
 	w.leafKeys = depth == walkKeys
 	w.bucketKeys = make(map[string]int)
-	err = w.tree(meta.root, nil, nil, 0)
-	if err == nil && listErr == nil && meta.freelist != noFreelist {
-		listErr = w.freeUnreached()
-	}
-	if err == nil && listErr != nil {
-		err = &freelistError{err: listErr}
+	// The tree first: a list that claims one of its pages is the damaged
+	// part, not the tree.
+	if err = w.tree(meta.root, nil, nil, 0); err == nil && listed {
+		listErr := w.freelist(meta.freelist)
+		if listErr == nil {
+			listErr = w.freeUnreached()
+		}
+		if listErr != nil {
+			err = &freelistError{err: listErr}
+		}
 	}
 	return walked{pages: true, keys: w.bucketKeys}, err
 }
@@ -345,6 +353,16 @@ func (w *pageWalker) tree(id uint64, lo, hi []byte, depth int) error {
 	}
 	if branch && len(elems) == 0 {
 		return w.errorf(id, "branch page without elements")
+	}
+	if !branch && !w.leafKeys && len(elems) > 0 {
+		// The load checks that the keys it reads ascend (keyOrder): with
+		// a leaf's first and last key inside its parent's range, so is
+		// every key between.
+		for _, i := range []int{0, len(elems) - 1} {
+			if err := w.inRange(id, elems[i].key, lo, hi, 0, elems); err != nil {
+				return w.errorf(id, "key %d out of its parent's range", i)
+			}
+		}
 	}
 	for i, e := range elems {
 		if !branch && !w.leafKeys {
