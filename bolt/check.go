@@ -107,9 +107,11 @@ func check(path string, o CheckOptions) error {
 		for e := range tx.Check() {
 			report("bbolt: %v", e)
 		}
+		if err := checkBuckets(tx); err != nil {
+			report("%v", err)
+		}
 		meta, state, hist := tx.Bucket(bucketMeta), tx.Bucket(bucketState), tx.Bucket(bucketHistory)
 		if meta == nil || state == nil || hist == nil {
-			report("missing bucket")
 			return nil
 		}
 		if o.Progress != nil {

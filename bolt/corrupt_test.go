@@ -327,6 +327,26 @@ func TestDamagedFiles(t *testing.T) {
 			setFree(t, d, 1, first)
 			return d
 		}, check: "listed as free twice", opened: freelistRebuilt},
+		{name: "bucket name on the root page", damage: func(t *testing.T, d []byte) []byte {
+			m, _, _, err := newestMeta(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			off := m.root * m.pageSize
+			elems, err := (&pageWalker{}).elements(m.root, d[off:off+m.pageSize], false, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range elems {
+				if string(e.key) == string(bucketState) {
+					e.key[1] ^= 0x01 // "state" becomes "suate", still in order
+					return d
+				}
+			}
+			t.Fatal("no state bucket on the root page")
+			return nil
+		}, open: `top-level buckets are ["history" "meta" "suate"], want ["history" "meta" "state"]`,
+			check: `top-level buckets are ["history" "meta" "suate"]`},
 		{name: "leaf value byte", damage: func(t *testing.T, d []byte) []byte { return flipAll(t, d, damageMarker) },
 			check: `state "/configmaps/default/target": bolt: checksum mismatch`,
 			opened: func(t *testing.T, db *DB) {

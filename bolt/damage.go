@@ -3,6 +3,9 @@ package bolt
 import (
 	"bytes"
 	"fmt"
+	"slices"
+
+	bbolt "go.etcd.io/bbolt"
 )
 
 // Records whose checksum fails at Open (see layout.go) are handled here,
@@ -84,5 +87,23 @@ func (o *keyOrder) next(k []byte) error {
 		return fmt.Errorf("%w: %s keys out of order at %q: a damaged page", ErrCorrupt, o.what, k)
 	}
 	o.last = k
+	return nil
+}
+
+// checkBuckets checks that the file of tx holds exactly the engine's
+// three top-level buckets. A damaged byte in a bucket's name on the root
+// page leaves a sound tree whose bucket is simply missing: creating it
+// anew would start the engine on an empty state or history while the
+// old one stays in the file under the damaged name.
+func checkBuckets(tx *bbolt.Tx) error {
+	var names []string
+	_ = tx.ForEach(func(name []byte, _ *bbolt.Bucket) error {
+		names = append(names, string(name))
+		return nil
+	})
+	want := []string{string(bucketHistory), string(bucketMeta), string(bucketState)}
+	if !slices.Equal(names, want) {
+		return fmt.Errorf("%w: the file's top-level buckets are %q, want %q: a damaged page renamed or lost one", ErrCorrupt, names, want)
+	}
 	return nil
 }

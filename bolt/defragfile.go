@@ -69,10 +69,10 @@ func DefragFile(path string, progress func(done, total int64)) (before, after in
 	// The source transaction stays open until the last commit, so the
 	// records put, which alias its pages, stay valid until written.
 	err = src.View(func(tx *bbolt.Tx) error {
-		meta, state, hist := tx.Bucket(bucketMeta), tx.Bucket(bucketState), tx.Bucket(bucketHistory)
-		if meta == nil || state == nil || hist == nil {
-			return fmt.Errorf("%w: missing bucket", ErrCorrupt)
+		if err := checkBuckets(tx); err != nil {
+			return err
 		}
+		meta, state, hist := tx.Bucket(bucketMeta), tx.Bucket(bucketState), tx.Bucket(bucketHistory)
 		if _, err := readForm(meta); err != nil {
 			return err // records are copied as they are, in any known form
 		}

@@ -34,10 +34,15 @@ type histEvent struct {
 func (db *DB) load() error {
 	upgrade := false
 	err := db.bdb.Update(func(tx *bbolt.Tx) error {
-		for _, name := range [][]byte{bucketMeta, bucketState, bucketHistory} {
-			if _, err := tx.CreateBucketIfNotExists(name); err != nil {
-				return err
+		if k, _ := tx.Cursor().First(); k == nil {
+			// A new file.
+			for _, name := range [][]byte{bucketMeta, bucketState, bucketHistory} {
+				if _, err := tx.CreateBucket(name); err != nil {
+					return err
+				}
 			}
+		} else if err := checkBuckets(tx); err != nil {
+			return err
 		}
 		meta := tx.Bucket(bucketMeta)
 		if err := db.checkTag(meta); err != nil {
