@@ -327,6 +327,14 @@ func TestDamagedFiles(t *testing.T) {
 			setFree(t, d, 1, first)
 			return d
 		}, check: "listed as free twice", opened: freelistRebuilt},
+		{name: "first key of a leaf longer than its parent's key for it", damage: func(t *testing.T, d []byte) []byte {
+			off, _ := pageOf(t, d, leafPageFlag)
+			// The key runs 16 bytes into its value: still in order and in
+			// its parent's range, but not the key the parent names.
+			ksize := d[off+pageHeaderSize+8:]
+			ne.PutUint32(ksize, ne.Uint32(ksize)+16)
+			return d
+		}, open: "first key differs from the key its parent names it by", check: "first key differs from the key its parent names it by"},
 		{name: "bucket name on the root page", damage: func(t *testing.T, d []byte) []byte {
 			m, _, _, err := newestMeta(d)
 			if err != nil {

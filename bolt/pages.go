@@ -354,6 +354,12 @@ func (w *pageWalker) tree(id uint64, lo, hi []byte, depth int) error {
 	if branch && len(elems) == 0 {
 		return w.errorf(id, "branch page without elements")
 	}
+	// bbolt finds a page in its parent by the page's first key when it
+	// rewrites it: a parent that names it by another key would keep the
+	// old page as well as the new one.
+	if lo != nil && len(elems) > 0 && !bytes.Equal(elems[0].key, lo) {
+		return w.errorf(id, "first key differs from the key its parent names it by")
+	}
 	if !branch && !w.leafKeys && len(elems) > 0 {
 		// The load checks that the keys it reads ascend (keyOrder): with
 		// a leaf's first and last key inside its parent's range, so is
