@@ -104,11 +104,11 @@ func check(path string, o CheckOptions) error {
 		}
 	}
 	err = bdb.View(func(tx *bbolt.Tx) error {
-		for e := range tx.Check() {
-			report("bbolt: %v", e)
-		}
 		if err := checkBuckets(tx); err != nil {
 			report("%v", err)
+		}
+		for e := range tx.Check() {
+			report("bbolt: %v", e)
 		}
 		meta, state, hist := tx.Bucket(bucketMeta), tx.Bucket(bucketState), tx.Bucket(bucketHistory)
 		if meta == nil || state == nil || hist == nil {

@@ -335,6 +335,31 @@ func TestDamagedFiles(t *testing.T) {
 			ne.PutUint32(ksize, ne.Uint32(ksize)+16)
 			return d
 		}, open: "first key differs from the key its parent names it by", check: "first key differs from the key its parent names it by"},
+		{name: "root page emptied", damage: func(t *testing.T, d []byte) []byte {
+			m, _, _, err := newestMeta(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ne.PutUint16(d[m.root*m.pageSize+10:], 0) // no elements: a sound, empty tree
+			return d
+		}, open: "the file holds no buckets, but transactions were committed to it", check: "the file holds no buckets"},
+		{name: "bucket flag on the root page", damage: func(t *testing.T, d []byte) []byte {
+			m, _, _, err := newestMeta(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			off := m.root*m.pageSize + pageHeaderSize
+			for i := range uint64(ne.Uint16(d[m.root*m.pageSize+10:])) {
+				el := d[off+i*pageElemSize:]
+				key := d[off+i*pageElemSize+uint64(ne.Uint32(el[4:])):][:ne.Uint32(el[8:])]
+				if string(key) == string(bucketMeta) {
+					ne.PutUint32(el, 0) // a plain value now
+					return d
+				}
+			}
+			t.Fatal("no meta bucket on the root page")
+			return nil
+		}, open: `"meta (not a bucket)"`, check: `"meta (not a bucket)"`},
 		{name: "bucket name on the root page", damage: func(t *testing.T, d []byte) []byte {
 			m, _, _, err := newestMeta(d)
 			if err != nil {

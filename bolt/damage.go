@@ -91,17 +91,23 @@ func (o *keyOrder) next(k []byte) error {
 }
 
 // checkBuckets checks that the file of tx holds exactly the engine's
-// three top-level buckets. A damaged byte in a bucket's name on the root
+// three top-level buckets, and nothing else. A damaged byte in a bucket's name on the root
 // page leaves a sound tree whose bucket is simply missing: creating it
 // anew would start the engine on an empty state or history while the
 // old one stays in the file under the damaged name.
 func checkBuckets(tx *bbolt.Tx) error {
 	var names []string
-	_ = tx.ForEach(func(name []byte, _ *bbolt.Bucket) error {
+	_ = tx.ForEach(func(name []byte, b *bbolt.Bucket) error {
+		if b == nil {
+			name = append(slices.Clip(name), " (not a bucket)"...)
+		}
 		names = append(names, string(name))
 		return nil
 	})
 	want := []string{string(bucketHistory), string(bucketMeta), string(bucketState)}
+	if len(names) == 0 {
+		return fmt.Errorf("%w: the file holds no buckets, but transactions were committed to it: a damaged page lost them", ErrCorrupt)
+	}
 	if !slices.Equal(names, want) {
 		return fmt.Errorf("%w: the file's top-level buckets are %q, want %q: a damaged page renamed or lost one", ErrCorrupt, names, want)
 	}

@@ -31,11 +31,15 @@ type histEvent struct {
 // history and the current state into memory. Bytes read from the file are
 // copied (the mapping is only valid inside the transaction); a state value
 // equal to its key's newest history event shares that event's bytes.
+// firstTxID is the id of the first write transaction on a new file:
+// bbolt writes its two meta pages with ids 0 and 1 when it creates one.
+const firstTxID = 2
+
 func (db *DB) load() error {
 	upgrade := false
 	err := db.bdb.Update(func(tx *bbolt.Tx) error {
-		if k, _ := tx.Cursor().First(); k == nil {
-			// A new file.
+		if k, _ := tx.Cursor().First(); k == nil && tx.ID() <= firstTxID {
+			// A new file: nothing was ever committed to it.
 			for _, name := range [][]byte{bucketMeta, bucketState, bucketHistory} {
 				if _, err := tx.CreateBucket(name); err != nil {
 					return err
@@ -250,13 +254,18 @@ func (db *DB) readHistory(b *bbolt.Bucket, compacted, rev int64, n int) (loadedH
 		h.cut = r
 		h.events, h.owned = h.events[:0], h.owned[:0]
 	}
-	for k, v := c.Seek(u64key(compacted + 1)); k != nil; k, v = c.Next() {
+	for k, v := c.First(); k != nil; k, v = c.Next() {
 		r, err := readU64(k)
 		if err == nil {
 			err = order.next(k) // damage.go
 		}
 		if err != nil {
 			return h, err
+		}
+		if r <= compacted {
+			// Left by a compaction that was cut short: only its keys are
+			// read, for their order, as bbolt's later deletes rely on it.
+			continue
 		}
 		if r > rev {
 			return h, fmt.Errorf("%w: event %d above revision counter %d", ErrCorrupt, r, rev)

@@ -98,4 +98,17 @@ func TestAPIServiceAvailability(t *testing.T) {
 		t.Errorf("local again: %v", got["status"])
 	}
 	e.do("GET", "/apis/avail.example.com/v1/things", nil).mustCode(t, 404)
+
+	// An APIService naming a service for a group-version platd serves,
+	// its own included, never shuts that API out.
+	own := "v1." + b.Group("apiregistration")
+	e.do("POST", apiServices, map[string]any{"metadata": map[string]any{"name": own}, "spec": map[string]any{
+		"group": b.Group("apiregistration"), "version": "v1", "groupPriorityMinimum": 100, "versionPriority": 10,
+		"service": map[string]any{"namespace": ns, "name": "backend", "port": 8443}}}).mustCode(t, 201)
+	eventually(t, "the own group's APIService checked", func() bool {
+		got := e.do("GET", apiServices+"/"+own, nil).mustCode(t, 200).obj(t)
+		return at(got, "status", "conditions", 0, "reason") == "FailedDiscoveryCheck"
+	})
+	e.do("GET", apiServices, nil).mustCode(t, 200)
+	e.do("DELETE", apiServices+"/"+own, nil).mustCode(t, 200)
 }

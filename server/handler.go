@@ -108,15 +108,18 @@ func (s *Server) routes() http.Handler {
 	return router
 }
 
-// aggregated reports whether path is under a group-version whose
-// APIService names a service: /apis/<group>/<version>[/...].
+// aggregated reports whether path is under a group-version platd does
+// not serve whose APIService names a service: /apis/<group>/<version>[/...].
 func (s *Server) aggregated(path string) bool {
 	rest, ok := strings.CutPrefix(path, "/apis/")
 	if !ok {
 		return false
 	}
 	parts := strings.SplitN(rest, "/", 3)
-	if len(parts) < 2 || parts[0] == "" || parts[1] == "" {
+	// What platd serves itself is served whatever an APIService says, so
+	// that one naming a service can never shut the API out, its own
+	// group's included (upstream's aggregator serves that group itself).
+	if len(parts) < 2 || parts[0] == "" || parts[1] == "" || s.reg.HasGroupVersion(parts[0], parts[1]) {
 		return false
 	}
 	d := s.reg.Lookup(s.opts.Brand.Group("apiregistration"), "v1", "apiservices")

@@ -3,6 +3,7 @@ package controllers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -242,7 +243,11 @@ func (c *APIServiceAvailability) check(name string, spec map[string]any) conditi
 			return condition{"False", "MissingEndpoints", fmt.Sprintf("endpoints for service/%s in %q have no addresses with port name %q", svcName, ns, portName)}
 		}
 	}
-	return condition{"False", "FailedDiscoveryCheck", fmt.Sprintf("failing or missing response from %s: %s", discoveryURL(name, spec, svcSpec, port), NoProxy)}
+	url, err := discoveryURL(name, spec, svcName, svcSpec, port)
+	if err != nil {
+		return condition{"False", "FailedDiscoveryCheck", err.Error()}
+	}
+	return condition{"False", "FailedDiscoveryCheck", fmt.Sprintf("failing or missing response from %s: %s", url, NoProxy)}
 }
 
 // hasEndpoint reports whether a subset of ep has an address and a port
@@ -264,17 +269,31 @@ func hasEndpoint(ep registry.Object, portName string) bool {
 
 // discoveryURL is where upstream's discovery check of the APIService
 // called name would go: the service's cluster IP (or external name) and
-// the port, and the group-version's discovery path.
-func discoveryURL(name string, spec, svcSpec map[string]any, port int64) string {
+// the port, and the group-version's discovery path. The errors are
+// upstream's for a service it cannot route to.
+func discoveryURL(name string, spec map[string]any, svcName string, svcSpec map[string]any, port int64) (string, error) {
 	host := str(svcSpec, "clusterIP")
-	if str(svcSpec, "type") == "ExternalName" {
+	switch t := str(svcSpec, "type"); {
+	case t == "ExternalName":
 		host = str(svcSpec, "externalName")
+	case host == "None" && (t == "" || t == "ClusterIP"):
+		return "", errors.New(`cannot route to service with ClusterIP "None"`)
+	case t != "" && t != "ClusterIP":
+		found := false
+		for _, p := range list(svcSpec["ports"]) {
+			pm, _ := p.(map[string]any)
+			n, _ := int64Of(pm["port"])
+			found = found || n == port
+		}
+		if !found {
+			return "", fmt.Errorf("no service port %d found for service %q", port, svcName)
+		}
 	}
 	path := "/apis/" + str(spec, "group") + "/" + str(spec, "version")
 	if name == "v1." {
 		path = "/api/" + str(spec, "version")
 	}
-	return "https://" + net.JoinHostPort(host, strconv.FormatInt(port, 10)) + path
+	return "https://" + net.JoinHostPort(host, strconv.FormatInt(port, 10)) + path, nil
 }
 
 // setAvailable sets the Available condition of an APIService to c, as
