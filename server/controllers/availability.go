@@ -211,7 +211,7 @@ func (c *APIServiceAvailability) sync(ctx context.Context, name string) error {
 func (c *APIServiceAvailability) check(name string, spec map[string]any) condition {
 	ref := child(spec, "service")
 	ns, svcName := str(ref, "namespace"), str(ref, "name")
-	port, _ := int64Of(ref["port"])
+	port, _ := ref["port"].(int64) // decoded objects hold integers as int64
 	svc, err := c.Objects.Get(c.Services, ns, svcName)
 	switch {
 	case apierr.ReasonOf(err) == apierr.ReasonNotFound:
@@ -224,7 +224,7 @@ func (c *APIServiceAvailability) check(name string, spec map[string]any) conditi
 		portName, found := "", false
 		for _, p := range list(svcSpec["ports"]) {
 			pm, _ := p.(map[string]any)
-			if n, _ := int64Of(pm["port"]); n == port {
+			if n, _ := pm["port"].(int64); n == port {
 				portName, found = str(pm, "name"), true
 				break
 			}
@@ -282,7 +282,7 @@ func discoveryURL(name string, spec map[string]any, svcName string, svcSpec map[
 		found := false
 		for _, p := range list(svcSpec["ports"]) {
 			pm, _ := p.(map[string]any)
-			n, _ := int64Of(pm["port"])
+			n, _ := pm["port"].(int64)
 			found = found || n == port
 		}
 		if !found {
@@ -321,18 +321,4 @@ func setAvailable(obj registry.Object, c condition, now time.Time) bool {
 		"reason": c.reason, "message": c.message,
 	})
 	return true
-}
-
-// int64Of reads a decoded integer.
-func int64Of(v any) (int64, bool) {
-	switch n := v.(type) {
-	case int64:
-		return n, true
-	case float64:
-		return int64(n), n == float64(int64(n))
-	case json.Number:
-		i, err := n.Int64()
-		return i, err == nil
-	}
-	return 0, false
 }
