@@ -184,9 +184,9 @@ func freelistRebuilt(t *testing.T, db *DB) {
 // skips the test: bbolt then rebuilds the list from the tree.
 func setFree(t *testing.T, data []byte, i int, id uint64) uint64 {
 	t.Helper()
-	m := readBoltMeta(data, 0)
-	if m1 := readBoltMeta(data, m.pageSize); m1.txid > m.txid {
-		m = m1
+	m, _, _, err := newestMeta(data)
+	if err != nil {
+		t.Fatal(err)
 	}
 	if m.freelist == noFreelist {
 		t.Skip("no free-page list in the file")

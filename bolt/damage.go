@@ -91,10 +91,10 @@ func (o *keyOrder) next(k []byte) error {
 }
 
 // checkBuckets checks that the file of tx holds exactly the engine's
-// three top-level buckets, and nothing else. A damaged byte in a bucket's name on the root
-// page leaves a sound tree whose bucket is simply missing: creating it
-// anew would start the engine on an empty state or history while the
-// old one stays in the file under the damaged name.
+// three top-level buckets, and nothing else. A damaged byte in a bucket's
+// name on the root page leaves a sound tree whose bucket is simply
+// missing: creating it anew would start the engine on an empty state or
+// history while the old one stays in the file under the damaged name.
 func checkBuckets(tx *bbolt.Tx) error {
 	var names []string
 	_ = tx.ForEach(func(name []byte, b *bbolt.Bucket) error {

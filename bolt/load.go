@@ -27,14 +27,14 @@ type histEvent struct {
 	joined bool
 }
 
-// load creates the buckets of a new file, then reads the meta values, the
-// history and the current state into memory. Bytes read from the file are
-// copied (the mapping is only valid inside the transaction); a state value
-// equal to its key's newest history event shares that event's bytes.
 // firstTxID is the id of the first write transaction on a new file:
 // bbolt writes its two meta pages with ids 0 and 1 when it creates one.
 const firstTxID = 2
 
+// load creates the buckets of a new file, then reads the meta values, the
+// history and the current state into memory. Bytes read from the file are
+// copied (the mapping is only valid inside the transaction); a state value
+// equal to its key's newest history event shares that event's bytes.
 func (db *DB) load() error {
 	upgrade := false
 	err := db.bdb.Update(func(tx *bbolt.Tx) error {
