@@ -506,43 +506,67 @@ func FuzzDamagedFile(f *testing.F) {
 	f.Add([]byte{0x20, 0x08, 0x03})
 	src := damageSource(f)
 	f.Fuzz(func(t *testing.T, damage []byte) {
-		dir := t.TempDir() // an Open that panicked leaves its file locked
 		d := bytes.Clone(src)
 		for i := 0; i+3 <= len(damage); i += 3 {
 			at := (int(damage[i])<<8 | int(damage[i+1])) % len(d)
 			d[at] ^= damage[i+2]
 		}
-		path := filepath.Join(dir, "fuzz.db")
-		if err := os.WriteFile(path, d, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() {
-			_ = CheckFile(path)
-			db, err := Open(path, Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)})
-			if err != nil {
-				done <- nil
-				return
-			}
-			// A file Open accepts stays sound through writes.
-			for j := range 20 {
-				_, _ = db.Create(context.Background(), fmt.Sprintf("/configmaps/default/after-%02d", j), []byte(`{"data":"`+strings.Repeat("z", 300)+`"}`))
-			}
-			_ = db.Close()
-			_, err = verifyFile(path, walkKeys)
-			done <- err
-		}()
-		// A hang is a failure too; the lock waits of a panicked Open's
-		// file are 2 s each at most.
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("the file Open accepted is unsound after writes: %v", err)
-			}
-		case <-time.After(testWait):
-			t.Fatalf("CheckFile or Open of the damaged file did not return within %v", testWait)
-		}
+		fuzzDamaged(t, d)
 	})
+}
+
+// FuzzDamagedFileAnywhere is FuzzDamagedFile with damage anywhere in the
+// file, history and free-page list included: each 4 bytes xor the byte at
+// a 24-bit offset with the fourth.
+func FuzzDamagedFileAnywhere(f *testing.F) {
+	f.Add([]byte{0x00, 0x00, 0x10, 0xff})
+	f.Add([]byte{0x01, 0x20, 0x18, 0x04})
+	f.Add([]byte{0x02, 0x40, 0x10, 0x80, 0x03, 0x10, 0x0a, 0x01})
+	src := damageSource(f)
+	f.Fuzz(func(t *testing.T, damage []byte) {
+		d := bytes.Clone(src)
+		for i := 0; i+4 <= len(damage); i += 4 {
+			at := (int(damage[i])<<16 | int(damage[i+1])<<8 | int(damage[i+2])) % len(d)
+			d[at] ^= damage[i+3]
+		}
+		fuzzDamaged(t, d)
+	})
+}
+
+// fuzzDamaged writes the damaged file d and runs CheckFile and Open on
+// it: they must return, never panic or fault, and a file Open accepts
+// must stay sound through writes.
+func fuzzDamaged(t *testing.T, d []byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fuzz.db") // an Open that panicked leaves its file locked
+	if err := os.WriteFile(path, d, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_ = CheckFile(path)
+		db, err := Open(path, Options{Stamp: testStamp, NoFsync: true, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			done <- nil
+			return
+		}
+		for j := range 20 {
+			_, _ = db.Create(context.Background(), fmt.Sprintf("/configmaps/default/after-%02d", j), []byte(`{"data":"`+strings.Repeat("z", 300)+`"}`))
+		}
+		_ = db.Close()
+		_, err = verifyFile(path, walkKeys)
+		done <- err
+	}()
+	// A hang is a failure too; the lock waits of a panicked Open's file
+	// are 2 s each at most.
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the file Open accepted is unsound after writes: %v", err)
+		}
+	case <-time.After(testWait):
+		t.Fatalf("CheckFile or Open of the damaged file did not return within %v", testWait)
+	}
 }
 
 // TestCheckProgress: Check reports its progress, last with every record
