@@ -109,17 +109,21 @@ func crashedSource(t *testing.T) []byte {
 	if crashedErr != nil {
 		t.Fatal(crashedErr)
 	}
-	listed := func(d []byte) bool {
-		m0, m1 := readBoltMeta(d, 0), readBoltMeta(d, readBoltMeta(d, 0).pageSize)
-		if m1.txid > m0.txid {
-			m0 = m1
-		}
-		return m0.freelist != noFreelist
-	}
+	listed := func(d []byte) bool { return newestOf(t, d).freelist != noFreelist }
 	if !listed(src) || listed(crashedFile) {
 		t.Fatalf("free-page list recorded: %v after a close, %v while open; want true, false", listed(src), listed(crashedFile))
 	}
 	return bytes.Clone(crashedFile)
+}
+
+// newestOf is the meta page Open reads of data.
+func newestOf(t testing.TB, data []byte) boltMeta {
+	t.Helper()
+	m, _, _, err := newestMeta(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // pageOf returns the offset and size of a page of the state bucket's tree
@@ -129,10 +133,7 @@ func crashedSource(t *testing.T) []byte {
 // which of them a file holds depends on how its commits were batched.
 func pageOf(t *testing.T, data []byte, f uint16) (int, int) {
 	t.Helper()
-	m := readBoltMeta(data, 0)
-	if m1 := readBoltMeta(data, m.pageSize); m1.txid > m.txid {
-		m = m1
-	}
+	m := newestOf(t, data)
 	ps := int(m.pageSize)
 	w := &pageWalker{}
 	elems, err := w.elements(m.root, data[int(m.root)*ps:int(m.root+1)*ps], false, nil)
@@ -184,10 +185,7 @@ func freelistRebuilt(t *testing.T, db *DB) {
 // skips the test: bbolt then rebuilds the list from the tree.
 func setFree(t *testing.T, data []byte, i int, id uint64) uint64 {
 	t.Helper()
-	m, _, _, err := newestMeta(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := newestOf(t, data)
 	if m.freelist == noFreelist {
 		t.Skip("no free-page list in the file")
 	}
@@ -231,12 +229,9 @@ func flipAll(t *testing.T, data []byte, marker string) []byte {
 // panics or faults.
 func TestDamagedFiles(t *testing.T) {
 	t.Parallel()
-	highWater := func(data []byte) int {
-		m0, m1 := readBoltMeta(data, 0), readBoltMeta(data, readBoltMeta(data, 0).pageSize)
-		if m1.txid > m0.txid {
-			m0 = m1
-		}
-		return int(m0.highWater * m0.pageSize)
+	highWater := func(t *testing.T, data []byte) int {
+		m := newestOf(t, data)
+		return int(m.highWater * m.pageSize)
 	}
 	tests := []struct {
 		name   string
@@ -247,9 +242,9 @@ func TestDamagedFiles(t *testing.T) {
 	}{
 		{name: "zero length", damage: func(*testing.T, []byte) []byte { return nil },
 			open: "the file is empty (0 bytes)", check: "the file is empty"},
-		{name: "truncated to half", damage: func(_ *testing.T, d []byte) []byte { return d[:highWater(d)/2] },
+		{name: "truncated to half", damage: func(t *testing.T, d []byte) []byte { return d[:highWater(t, d)/2] },
 			open: "the file is truncated", check: "the file is truncated"},
-		{name: "truncated to a non-page size", damage: func(_ *testing.T, d []byte) []byte { return d[:highWater(d)-1000] },
+		{name: "truncated to a non-page size", damage: func(t *testing.T, d []byte) []byte { return d[:highWater(t, d)-1000] },
 			open: "the file is truncated", check: "the file is truncated"},
 		{name: "truncated inside the first page", damage: func(_ *testing.T, d []byte) []byte { return d[:100] },
 			open: "the file is truncated: it is 100 bytes", check: "the file is truncated: it is 100 bytes"},
@@ -294,10 +289,7 @@ func TestDamagedFiles(t *testing.T) {
 			return d
 		}, open: "unexpected page type", check: "unexpected page type"},
 		{name: "history bucket sharing the state's pages", damage: func(t *testing.T, d []byte) []byte {
-			m := readBoltMeta(d, 0)
-			if m1 := readBoltMeta(d, m.pageSize); m1.txid > m.txid {
-				m = m1
-			}
+			m := newestOf(t, d)
 			// The root bucket's leaf names the three buckets' root pages;
 			// the history's is made the state's.
 			off := m.root * m.pageSize
@@ -336,18 +328,12 @@ func TestDamagedFiles(t *testing.T) {
 			return d
 		}, open: "first key differs from the key its parent names it by", check: "first key differs from the key its parent names it by"},
 		{name: "root page emptied", damage: func(t *testing.T, d []byte) []byte {
-			m, _, _, err := newestMeta(d)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := newestOf(t, d)
 			ne.PutUint16(d[m.root*m.pageSize+10:], 0) // no elements: a sound, empty tree
 			return d
 		}, open: "the file holds no buckets, but transactions were committed to it", check: "the file holds no buckets"},
 		{name: "bucket flag on the root page", damage: func(t *testing.T, d []byte) []byte {
-			m, _, _, err := newestMeta(d)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := newestOf(t, d)
 			off := m.root*m.pageSize + pageHeaderSize
 			for i := range uint64(ne.Uint16(d[m.root*m.pageSize+10:])) {
 				el := d[off+i*pageElemSize:]
@@ -361,10 +347,7 @@ func TestDamagedFiles(t *testing.T) {
 			return nil
 		}, open: `"meta (not a bucket)"`, check: `"meta (not a bucket)"`},
 		{name: "bucket name on the root page", damage: func(t *testing.T, d []byte) []byte {
-			m, _, _, err := newestMeta(d)
-			if err != nil {
-				t.Fatal(err)
-			}
+			m := newestOf(t, d)
 			off := m.root * m.pageSize
 			elems, err := (&pageWalker{}).elements(m.root, d[off:off+m.pageSize], false, nil)
 			if err != nil {
@@ -454,10 +437,7 @@ func TestDamagedFilesRandom(t *testing.T) {
 	src := damageSource(t)
 	rng := rand.New(rand.NewPCG(11, 12))
 	dir := t.TempDir()
-	m := readBoltMeta(src, 0)
-	if m1 := readBoltMeta(src, m.pageSize); m1.txid > m.txid {
-		m = m1
-	}
+	m := newestOf(t, src)
 	if m.freelist == noFreelist {
 		t.Fatal("the source file records no free-page list")
 	}
