@@ -221,14 +221,7 @@ func (c *APIServiceAvailability) check(name string, spec map[string]any) conditi
 	}
 	svcSpec := child(svc, "spec")
 	if t := str(svcSpec, "type"); t == "" || t == "ClusterIP" {
-		portName, found := "", false
-		for _, p := range list(svcSpec["ports"]) {
-			pm, _ := p.(map[string]any)
-			if n, _ := pm["port"].(int64); n == port {
-				portName, found = str(pm, "name"), true
-				break
-			}
-		}
+		portName, found := servicePort(svcSpec, port)
 		if !found {
 			return condition{"False", "ServicePortError", fmt.Sprintf("service/%s in %q is not listening on port %d", svcName, ns, port)}
 		}
@@ -248,6 +241,18 @@ func (c *APIServiceAvailability) check(name string, spec map[string]any) conditi
 		return condition{"False", "FailedDiscoveryCheck", err.Error()}
 	}
 	return condition{"False", "FailedDiscoveryCheck", fmt.Sprintf("failing or missing response from %s: %s", url, NoProxy)}
+}
+
+// servicePort returns the name of the service port numbered port, and
+// whether the service has one.
+func servicePort(svcSpec map[string]any, port int64) (string, bool) {
+	for _, p := range list(svcSpec["ports"]) {
+		pm, _ := p.(map[string]any)
+		if n, _ := pm["port"].(int64); n == port {
+			return str(pm, "name"), true
+		}
+	}
+	return "", false
 }
 
 // hasEndpoint reports whether a subset of ep has an address and a port
@@ -279,13 +284,7 @@ func discoveryURL(name string, spec map[string]any, svcName string, svcSpec map[
 	case host == "None" && (t == "" || t == "ClusterIP"):
 		return "", errors.New(`cannot route to service with ClusterIP "None"`)
 	case t != "" && t != "ClusterIP":
-		found := false
-		for _, p := range list(svcSpec["ports"]) {
-			pm, _ := p.(map[string]any)
-			n, _ := pm["port"].(int64)
-			found = found || n == port
-		}
-		if !found {
+		if _, found := servicePort(svcSpec, port); !found {
 			return "", fmt.Errorf("no service port %d found for service %q", port, svcName)
 		}
 	}
