@@ -43,6 +43,7 @@ func (s *Server) handler(ctx context.Context, authn security.Authenticator, auth
 	if s.log.Enabled(context.Background(), slog.LevelDebug) {
 		h = filters.LogRequests(h, s.log) // a debug line per request
 	}
+	h = filters.GrowStack(h) // one stack copy per request, not one per filter that outgrows it
 	return h
 }
 
