@@ -262,7 +262,7 @@ func (d *decoder) elements(b []byte, wt protowire.Type, elem *schema.Schema, a [
 	return n, append(a, x), nil
 }
 
-// entry decodes a map entry; a missing value is the Go zero value.
+// entry decodes a map entry; a missing value is entryZero's.
 func (d *decoder) entry(b []byte, elem *schema.Schema) (string, any, error) {
 	if elem == nil {
 		return "", nil, ErrNoProtobuf
@@ -290,9 +290,20 @@ func (d *decoder) entry(b []byte, elem *schema.Schema) (string, any, error) {
 		return "", nil, err
 	}
 	if !seen {
-		val = d.zero(elem)
+		val = d.entryZero(elem)
 	}
 	return key, val, nil
+}
+
+// entryZero is the value of a map entry that carries none. Upstream
+// decodes each entry's value into a fresh empty message, so a list (a map
+// value is one only inside a wrapper message, as ExtraValue) reads back as
+// [], not null; other types as zero does.
+func (d *decoder) entryZero(elem *schema.Schema) any {
+	if elem.Type == schema.Array {
+		return []any{}
+	}
+	return d.zero(elem)
 }
 
 // each calls fn for each field of b with the bytes after the tag; fn

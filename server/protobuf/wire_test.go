@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"platd/config"
 	"platd/server/apierr"
 	"platd/server/schema"
 )
@@ -146,6 +147,47 @@ func TestWrapperAndPacked(t *testing.T) {
 	}
 	if w := map[string]any{"ints": []any{int64(1), int64(2), int64(3), int64(4)}, "verbs": []any{}}; !reflect.DeepEqual(back, w) {
 		t.Fatalf("got %#v", back)
+	}
+}
+
+// TestUnmarshalEntryWithoutValue checks map entries that carry no value
+// read back as upstream's decoder leaves them: a fresh empty value, so
+// an extra (a wrapper list) is [] and a string "".
+func TestUnmarshalEntryWithoutValue(t *testing.T) {
+	t.Parallel()
+	brand, _ := config.LookupBrand("plat")
+	tr := kindSchema(t, brand.Group("authentication"), "v1", "TokenReview")
+	tests := []struct {
+		name string
+		s    *schema.Schema
+		raw  string
+		want map[string]any
+	}{
+		// status.user.extra: {"k": <no value>} and {"": <empty entry>}.
+		{"extra, key only", tr, "1a07 1205 2203 0a016b", map[string]any{"k": []any{}}},
+		{"extra, empty entry", tr, "1a04 1202 2200", map[string]any{"": []any{}}},
+		{"extra, empty value", tr, "1a09 1207 2205 0a016b 1200", map[string]any{"k": []any{}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Unmarshal(unhex(t, tc.raw), tc.s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			extra := got["status"].(map[string]any)["user"].(map[string]any)["extra"]
+			if !reflect.DeepEqual(extra, tc.want) {
+				t.Fatalf("extra %#v, want %#v", extra, tc.want)
+			}
+		})
+	}
+	cm := kindSchema(t, "", "v1", "ConfigMap")
+	got, err := Unmarshal(unhex(t, "1203 0a016b"), cm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := got["data"]; !reflect.DeepEqual(d, map[string]any{"k": ""}) {
+		t.Fatalf("data %#v, want k mapped to \"\"", d)
 	}
 }
 
