@@ -2,6 +2,7 @@ package protobuf
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"math"
 
@@ -446,6 +447,9 @@ func (d *decoder) anyBody(b []byte, s *schema.Schema) (any, error) {
 			return nil, err
 		}
 		v, err := schema.DecodeAnyShared(raw, d.text(raw))
+		if errors.Is(err, schema.ErrType) {
+			return nil, fmt.Errorf("%w: %v", ErrValue, err)
+		}
 		if err != nil {
 			return nil, ErrRawNotJSON
 		}

@@ -207,6 +207,7 @@ func TestUnmarshalErrors(t *testing.T) {
 		{"bad tag", cm, "ff", ErrMalformed, ""},
 		{"nested wrong type", cm, "0a02 0801", ErrMalformed, "metadata.name"},
 		{"raw not json", cr, "1206 0a04 6b387300", ErrRawNotJSON, "data"},
+		{"raw number beyond float64", cr, "1207 0a05 3165393939", ErrValue, "data"},
 		{"bad int-or-string", kindSchema(t, "", "v1", "Service"), "1206 0a04 2202 0802", ErrValue, "spec.ports[0].targetPort"},
 		{"no protobuf form", &schema.Schema{Type: schema.Object}, "", ErrNoProtobuf, ""},
 	}

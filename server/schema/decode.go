@@ -120,7 +120,6 @@ type decoder struct {
 	gopath  []byte // struct field path, for type errors
 	unknown []string
 	dups    []string
-	typeErr error
 }
 
 // structName is the Go type name of an object schema: the last segment of

@@ -102,6 +102,7 @@ func TestDecodeErrors(t *testing.T) {
 	cm := c.Schema(kn("@R@.api.core.v1.ConfigMap"))
 	ns := c.Schema(kn("@R@.api.core.v1.Namespace"))
 	pod := c.Schema(kn("@R@.api.core.v1.Pod"))
+	cr := c.Schema(kn("@R@.api.apps.v1.ControllerRevision"))
 	tests := []struct {
 		name string
 		s    *Schema
@@ -129,6 +130,9 @@ func TestDecodeErrors(t *testing.T) {
 		{"fraction into int64", cm, `{"metadata":{"generation":1.5}}`, "json: cannot unmarshal number 1.5 into Go struct field ObjectMeta.metadata.generation of type int64", ErrType},
 		{"int32 overflow", pod, `{"spec":{"containers":[{"name":"a","ports":[{"containerPort":3000000000}]}]}}`,
 			"json: cannot unmarshal number 3000000000 into Go struct field ContainerPort.spec.containers.ports.containerPort of type int32", ErrType},
+		{"free-form number beyond float64", cr, `{"data":{"x":[1,-1e400]},"revision":1}`,
+			"json: cannot unmarshal number -1e400 into Go value of type float64", ErrType},
+		{"syntax wins over a number beyond float64", cr, `{"data":1e999,`, "unexpected end of JSON input", ErrSyntax},
 		{"bad base64", cm, `{"binaryData":{"b":"AAE*"}}`, "illegal base64 data at input byte 3", ErrType},
 		{"bad quantity", pod, `{"spec":{"overhead":{"cpu":"1x"}}}`, quantityFormatText, ErrType},
 		{"bad time", ns, `{"metadata":{"creationTimestamp":"yesterday"}}`, `parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"`, ErrType},

@@ -22,6 +22,10 @@ type scanner struct {
 	maxDepth int
 	// dup is set when anyValue met an object naming a member twice.
 	dup bool
+	// typeErr is the first value read that has no Go form, as encoding/json
+	// reports it: a number beyond float64's range read by anyValue, or a
+	// decoder's type mismatch.
+	typeErr error
 }
 
 // anyMaxDepth is DecodeAny's nesting limit, encoding/json's and
@@ -645,28 +649,38 @@ func (s *scanner) anyAt(depth int) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return numberValue(text, integer), nil
+	v, ok := numberValue(text, integer)
+	if !ok && s.typeErr == nil {
+		// Read on, so the document's syntax is still checked; the value
+		// is refused as encoding/json refuses it, not turned into ±Inf.
+		s.typeErr = &wrapped{msg: "json: cannot unmarshal number " + string(text) + " into Go value of type float64", kind: ErrType}
+	}
+	return v, nil
 }
 
 // numberValue converts a valid number literal: int64 when it is written as
-// an integer and fits, float64 otherwise.
-func numberValue(text []byte, integer bool) any {
+// an integer and fits, float64 otherwise; ok is false for a number beyond
+// float64's range.
+func numberValue(text []byte, integer bool) (v any, ok bool) {
 	if integer {
 		if n, err := strconv.ParseInt(string(text), 10, 64); err == nil {
-			return n
+			return n, true
 		}
 	}
-	f, _ := strconv.ParseFloat(string(text), 64)
-	return f
+	f, err := strconv.ParseFloat(string(text), 64)
+	if err != nil {
+		return nil, false
+	}
+	return f, true
 }
 
 // DecodeAny parses a complete JSON document into the generic form Decode
 // gives values without a schema: map[string]any, []any, string, bool, nil,
 // int64 for numbers written as integers that fit and float64 for the
-// others (±Inf beyond float64's range). Strings are read as encoding/json
-// reads them: invalid UTF-8 and unpaired surrogates become U+FFFD; the
-// last of duplicate members wins. Syntax errors, and nesting deeper than
-// 10000 containers, wrap ErrSyntax. data is not retained.
+// others. Strings are read as encoding/json reads them: invalid UTF-8 and
+// unpaired surrogates become U+FFFD; the last of duplicate members wins.
+// Syntax errors, and nesting deeper than 10000 containers, wrap ErrSyntax;
+// a number beyond float64's range wraps ErrType. data is not retained.
 func DecodeAny(data []byte) (any, error) {
 	return DecodeAnyShared(data, "")
 }
@@ -688,6 +702,9 @@ func DecodeAnyShared(data []byte, text string) (any, error) {
 	if err := s.end(); err != nil {
 		return nil, err
 	}
+	if s.typeErr != nil {
+		return nil, s.typeErr
+	}
 	return v, nil
 }
 
@@ -700,6 +717,9 @@ func DecodeAnyDuplicates(data []byte) (v any, dup bool, err error) {
 	}
 	if err := s.end(); err != nil {
 		return nil, false, err
+	}
+	if s.typeErr != nil {
+		return nil, false, s.typeErr
 	}
 	return v, s.dup, nil
 }
