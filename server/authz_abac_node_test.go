@@ -124,7 +124,11 @@ func TestAuthorizationNode(t *testing.T) {
 	}
 	secret := "/api/v1/namespaces/" + ns + "/secrets/"
 	cm := "/api/v1/namespaces/" + ns + "/configmaps/"
-	eventually("p1's secret", func() bool { return get(nodeToken, secret+"s1").code == 200 })
+	// Wait until the graph holds both pods: seeing p1 does not mean it has
+	// applied p3 yet.
+	eventually("p1's and p3's secrets", func() bool {
+		return get(nodeToken, secret+"s1").code == 200 && get(node2Token, secret+"s3").code == 200
+	})
 	if got := path(get(nodeToken, secret+"s1").obj(t), "metadata.name"); got != "s1" {
 		t.Errorf("secret %v", got)
 	}
