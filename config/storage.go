@@ -50,6 +50,16 @@ type EtcdOptions struct {
 // data directory's bbolt file.
 func (o *Options) UsesEtcd() bool { return o.StorageBackend == StorageBackendETCD3 }
 
+// StorageKeyPrefix is the etcd key prefix platd's keys are named under in
+// storage errors, as upstream names etcd's keys there: --etcd-prefix on
+// etcd, and with bbolt the default, where platd migrate puts them.
+func (o *Options) StorageKeyPrefix() string {
+	if o.UsesEtcd() && o.Etcd.Prefix != "" {
+		return "/" + strings.Trim(o.Etcd.Prefix, "/")
+	}
+	return DefaultEtcdPrefix
+}
+
 // validateStorage checks --storage-backend and the --etcd-* flags. The
 // files they name are read at start, before the data directory is touched.
 func (o *Options) validateStorage() []string {

@@ -50,7 +50,7 @@ func TestCorruptObjectsUnsafeDelete(t *testing.T) {
 	e.group = e.opts.Brand.Group("rbac.authorization")
 	base := "/api/v1/namespaces/broken/secrets"
 
-	wantBody(t, "GET", e.do("GET", base+"/bad1", nil), 500, corruptGetBody("/secrets/broken/bad1"))
+	wantBody(t, "GET", e.do("GET", base+"/bad1", nil), 500, corruptGetBody("/registry/secrets/broken/bad1"))
 	e.do("GET", base+"/ok", nil).mustCode(t, 200)
 	cause := func(key string) string {
 		return `{"reason":"UnexpectedServerResponse","message":"StorageError: corrupt object, Code: 7, Key: ` + key +
@@ -66,11 +66,11 @@ func TestCorruptObjectsUnsafeDelete(t *testing.T) {
 		}
 		return `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"failed to read one or more secrets from the storage","reason":"StorageReadError","details":{"name":"list","kind":"secrets","causes":[` + causes + `]},"code":500}`
 	}
-	wantBody(t, "LIST", e.do("GET", base, nil), 500, listBody("/secrets/broken/bad1", "/secrets/broken/bad2"))
-	wantBody(t, "LIST all namespaces", e.do("GET", "/api/v1/secrets?limit=1", nil), 500, listBody("/secrets/broken/bad1", "/secrets/broken/bad2"))
+	wantBody(t, "LIST", e.do("GET", base, nil), 500, listBody("/registry/secrets/broken/bad1", "/registry/secrets/broken/bad2"))
+	wantBody(t, "LIST all namespaces", e.do("GET", "/api/v1/secrets?limit=1", nil), 500, listBody("/registry/secrets/broken/bad1", "/registry/secrets/broken/bad2"))
 	e.do("GET", "/api/v1/namespaces/broken/configmaps", nil).mustCode(t, 200)
 	// Without the option a delete reads the object first, and fails so.
-	wantBody(t, "DELETE", e.do("DELETE", base+"/bad1", nil), 500, corruptGetBody("/secrets/broken/bad1"))
+	wantBody(t, "DELETE", e.do("DELETE", base+"/bad1", nil), 500, corruptGetBody("/registry/secrets/broken/bad1"))
 
 	// The option excludes every other delete option.
 	invalid := func(field string) string {
@@ -113,7 +113,7 @@ func TestCorruptObjectsUnsafeDelete(t *testing.T) {
 		t.Errorf("deleted object's resourceVersion %d, want above %d", got, wantRV)
 	}
 	e.do("GET", base+"/bad1", nil).mustCode(t, 404)
-	wantBody(t, "LIST after one delete", e.do("GET", base, nil), 500, listBody("/secrets/broken/bad2"))
+	wantBody(t, "LIST after one delete", e.do("GET", base, nil), 500, listBody("/registry/secrets/broken/bad2"))
 
 	// The option is for corrupt objects only.
 	wantBody(t, "unsafe delete of a readable object", e.do("DELETE", base+"/ok?ignoreStoreReadErrorWithClusterBreakingPotential=true", nil), 422,
@@ -136,7 +136,7 @@ func TestCorruptObjectsGateOff(t *testing.T) {
 	bare := `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Internal error occurred: no matching prefix found","reason":"InternalError","details":{"causes":[{"message":"no matching prefix found"}]},"code":500}`
 	wantBody(t, "GET", e.do("GET", base+"/bad1", nil), 500, bare)
 	wantBody(t, "LIST", e.do("GET", base, nil), 500,
-		`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Internal error occurred: unable to transform key \"/secrets/broken/bad1\": no matching prefix found","reason":"InternalError","details":{"causes":[{"message":"unable to transform key \"/secrets/broken/bad1\": no matching prefix found"}]},"code":500}`)
+		`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Internal error occurred: unable to transform key \"/registry/secrets/broken/bad1\": no matching prefix found","reason":"InternalError","details":{"causes":[{"message":"unable to transform key \"/registry/secrets/broken/bad1\": no matching prefix found"}]},"code":500}`)
 	wantBody(t, "DELETE with the option", e.do("DELETE", base+"/bad1?ignoreStoreReadErrorWithClusterBreakingPotential=true", nil), 500, bare)
 	// Objects elsewhere, and controllers, are unaffected.
 	e.do("GET", base+"/ok", nil).mustCode(t, 200)
@@ -157,7 +157,7 @@ func TestUndecodableObject(t *testing.T) {
 	}
 	audit, log := withAudit(t, "apiVersion: audit.DOMAIN/v1\nkind: Policy\nrules:\n- level: Metadata\n  verbs: [delete]\n  omitStages: [RequestReceived]\n")
 	e = startWith(t, testOptions(t, dir, withUnsafeDelete, audit))
-	msg := `StorageError: corrupt object, Code: 7, Key: /configmaps/default/cm, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=` + rv + `: invalid character 'g' looking for beginning of value`
+	msg := `StorageError: corrupt object, Code: 7, Key: /registry/configmaps/default/cm, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=` + rv + `: invalid character 'g' looking for beginning of value`
 	wantBody(t, "GET", e.do("GET", "/api/v1/namespaces/default/configmaps/cm", nil), 500,
 		`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Internal error occurred: `+msg+`","reason":"InternalError","details":{"causes":[{"message":"`+msg+`"}]},"code":500}`)
 	del := e.do("DELETE", "/api/v1/namespaces/default/configmaps/cm?ignoreStoreReadErrorWithClusterBreakingPotential=true", nil).mustCode(t, 200)

@@ -285,7 +285,7 @@ func TestUpdateUIDPrecondition(t *testing.T) {
 	for _, rv := range []string{path(cm, "metadata.resourceVersion").(string), "1", ""} {
 		body := fmt.Sprintf(`{"metadata":{"name":"cm","uid":%q,"resourceVersion":%q},"data":{"a":"2"}}`, other, rv)
 		got := e.do("PUT", base+"/cm", body).mustCode(t, 409).obj(t)
-		want := fmt.Sprintf(`Operation cannot be fulfilled on configmaps "cm": StorageError: invalid object, Code: 4, Key: /configmaps/uidpre/cm, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: %s`, other, uid)
+		want := fmt.Sprintf(`Operation cannot be fulfilled on configmaps "cm": StorageError: invalid object, Code: 4, Key: /registry/configmaps/uidpre/cm, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: %s, UID in object meta: %s`, other, uid)
 		if got["reason"] != "Conflict" || got["message"] != want {
 			t.Errorf("rv %q: got %v %q, want Conflict %q", rv, got["reason"], got["message"], want)
 		}

@@ -49,7 +49,7 @@ func TestDamagedValueIsCorruptObject(t *testing.T) {
 	flipMarker(t, e.opts.DBPath(), "Payload-To-Damage")
 
 	e = startWith(t, testOptions(t, dir, withUnsafeDelete))
-	msg := `StorageError: corrupt object, Code: 7, Key: /configmaps/default/damaged, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=` +
+	msg := `StorageError: corrupt object, Code: 7, Key: /registry/configmaps/default/damaged, ResourceVersion: 0, AdditionalErrorMsg: object not decodable revision=` +
 		rv + `: bolt: checksum mismatch: stored X, computed Y`
 	get := e.do("GET", base+"/damaged", nil)
 	get.body = checksumText.ReplaceAll(get.body, []byte("stored X, computed Y"))
@@ -61,7 +61,7 @@ func TestDamagedValueIsCorruptObject(t *testing.T) {
 	list := e.do("GET", base, nil)
 	list.body = checksumText.ReplaceAll(list.body, []byte("stored X, computed Y"))
 	wantBody(t, "LIST", list, 500, `{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"failed to read one or more configmaps from the storage","reason":"StorageReadError","details":{"name":"list","kind":"configmaps","causes":[{"reason":"UnexpectedServerResponse","message":"`+
-		msg+`","field":"/configmaps/default/damaged"}]},"code":500}`)
+		msg+`","field":"/registry/configmaps/default/damaged"}]},"code":500}`)
 	e.do("GET", base+"/fine", nil).mustCode(t, 200)
 	// The damaged history is dropped: the state before the damaged write
 	// is compacted away.

@@ -357,7 +357,7 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 		WatchEvents: func(group, version, kind string) rest.EventCounter {
 			return s.metrics.WatchEvents(group, version, kind)
 		},
-		UnsafeDelete: o.FeatureGates.Enabled(config.AllowUnsafeMalformedObjectDeletion), Authorizer: serverChain{s}})
+		UnsafeDelete: o.FeatureGates.Enabled(config.AllowUnsafeMalformedObjectDeletion), KeyPrefix: o.StorageKeyPrefix(), Authorizer: serverChain{s}})
 	// Custom resources are served from the first request on: their
 	// definitions are read before the socket opens.
 	if s.crds, s.crdsFrom, err = s.customResources(); err != nil {

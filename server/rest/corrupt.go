@@ -37,8 +37,11 @@ const (
 	storageCorruptObject = 7
 )
 
+// storedAt is key as errors name it: as etcd holds it (Config.KeyPrefix).
+func (h *Handler) storedAt(key string) string { return h.keyPrefix + key }
+
 // storageErrorText is upstream's text of a StorageError of code about
-// the object stored under key (platd's storage key).
+// the object stored under key (see storedAt).
 func storageErrorText(code int, key, msg string) string {
 	what := "invalid object"
 	if code == storageCorruptObject {
@@ -48,8 +51,8 @@ func storageErrorText(code int, key, msg string) string {
 }
 
 // corruptStorageError is upstream's StorageError text of a corrupt object.
-func corruptStorageError(ce *bolt.CorruptError) string {
-	return storageErrorText(storageCorruptObject, ce.Key, corruptDetail(ce))
+func (h *Handler) corruptStorageError(ce *bolt.CorruptError) string {
+	return storageErrorText(storageCorruptObject, h.storedAt(ce.Key), corruptDetail(ce))
 }
 
 // corruptStatus is the 500 of a read of an unreadable object.
@@ -57,14 +60,14 @@ func (h *Handler) corruptStatus(ce *bolt.CorruptError) error {
 	if !h.unsafeDelete {
 		return apierr.InternalError(ce.Err)
 	}
-	return apierr.InternalError(errors.New(corruptStorageError(ce)))
+	return apierr.InternalError(errors.New(h.corruptStorageError(ce)))
 }
 
 // corruptListStatus is the 500 of a list over unreadable objects.
 func (h *Handler) corruptListStatus(s *scope, cl *bolt.CorruptListError) error {
 	if !h.unsafeDelete {
 		ce := cl.Keys[0]
-		return apierr.InternalError(fmt.Errorf("unable to transform key %q: %w", ce.Key, ce.Err))
+		return apierr.InternalError(fmt.Errorf("unable to transform key %q: %w", h.storedAt(ce.Key), ce.Err))
 	}
 	d := s.d
 	var causes []apierr.Cause
@@ -73,7 +76,7 @@ func (h *Handler) corruptListStatus(s *scope, cl *bolt.CorruptListError) error {
 			causes = append(causes, apierr.Cause{Type: "FieldValueTooMany", Message: "too many errors, the list is truncated"})
 			break
 		}
-		causes = append(causes, apierr.Cause{Type: "UnexpectedServerResponse", Message: corruptStorageError(ce), Field: ce.Key})
+		causes = append(causes, apierr.Cause{Type: "UnexpectedServerResponse", Message: h.corruptStorageError(ce), Field: h.storedAt(ce.Key)})
 	}
 	return apierr.New(http.StatusInternalServerError, apierr.ReasonStoreReadError,
 		fmt.Sprintf("failed to read one or more %s from the storage", d.GroupResource()),

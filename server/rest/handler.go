@@ -69,6 +69,8 @@ type Handler struct {
 	// unsafeDelete and authz are Config.UnsafeDelete and Config.Authorizer.
 	unsafeDelete bool
 	authz        security.Authorizer
+	// keyPrefix is Config.KeyPrefix.
+	keyPrefix string
 }
 
 // Compression says which get and list responses may be gzip-compressed
@@ -126,6 +128,9 @@ type Config struct {
 	// honours ignoreStoreReadErrorWithClusterBreakingPotential, and reads
 	// of unreadable objects name their storage keys.
 	UnsafeDelete bool
+	// KeyPrefix is put before a storage key that an error names, which
+	// upstream names as etcd holds it ("/registry/configmaps/ns/name").
+	KeyPrefix string
 	// Authorizer decides the extra verb an unsafe delete needs; nil
 	// refuses every unsafe delete.
 	Authorizer security.Authorizer
@@ -141,7 +146,7 @@ func New(c Config) *Handler {
 		cbor:                c.CBOR,
 		requestedDeprecated: c.RequestedDeprecated,
 		watchEvents:         c.WatchEvents,
-		unsafeDelete:        c.UnsafeDelete, authz: c.Authorizer,
+		unsafeDelete:        c.UnsafeDelete, authz: c.Authorizer, keyPrefix: c.KeyPrefix,
 	}
 	h.protos = newProtoCache(c.Store, c.Shutdown)
 	if h.storageProbe == nil {

@@ -62,7 +62,7 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 			// The uid is checked against the missing object first, as
 			// upstream checks it before asking whether update may create.
 			if uid != "" {
-				return nil, 0, uidPreconditionFailed(s, key, uid, "")
+				return nil, 0, uidPreconditionFailed(s, h.storedAt(key), uid, "")
 			}
 			if s.sub != "" || !d.UpdateCreates {
 				return nil, 0, apierr.NotFound(d.Group, d.Resource, s.name)
@@ -85,7 +85,7 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 				return nil, 0, apierr.InternalError(err)
 			}
 			if have := metaString(old, "uid"); uid != have {
-				return nil, 0, uidPreconditionFailed(s, key, uid, have)
+				return nil, 0, uidPreconditionFailed(s, h.storedAt(key), uid, have)
 			}
 		}
 		if rvErr != nil {
@@ -122,7 +122,7 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 // uidPreconditionFailed is upstream's answer to an update whose object
 // names a uid other than the stored object's (have, empty when there is
 // none): the new object's uid is a precondition of the write, checked
-// before its resourceVersion.
+// before its resourceVersion. key is as errors name it (storedAt).
 func uidPreconditionFailed(s *scope, key, want, have string) error {
 	return apierr.Conflict(s.d.Group, s.d.Resource, s.name, storageErrorText(storageInvalidObject, key,
 		fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", want, have)))
