@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"os"
 	"reflect"
 	"testing"
 )
@@ -77,4 +78,22 @@ func FuzzCanonical(f *testing.F) {
 			t.Errorf("\n got  %v\n want %v", got, want)
 		}
 	})
+}
+
+// BenchmarkCanonicalPod is Canonical of the realistic 3 KB Pod a create
+// sends (what every write's ownership tracking computes).
+func BenchmarkCanonicalPod(b *testing.B) {
+	body, err := os.ReadFile("../rest/testdata/pod-3k.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := testCatalog(b, "plat").ByGVK("", "v1", "Pod")
+	dec, err := Decode(body, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Canonical(dec.Object, s)
+	}
 }
