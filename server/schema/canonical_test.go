@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"os"
 	"reflect"
 	"testing"
 )
@@ -80,20 +79,12 @@ func FuzzCanonical(f *testing.F) {
 	})
 }
 
-// BenchmarkCanonicalPod is Canonical of the realistic 3 KB Pod a create
-// sends (what every write's ownership tracking computes).
+// BenchmarkCanonicalPod is Canonical of the 3 KB Pod a create sends (what
+// every write's ownership tracking computes).
 func BenchmarkCanonicalPod(b *testing.B) {
-	body, err := os.ReadFile("../rest/testdata/pod-3k.json")
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := testCatalog(b, "plat").ByGVK("", "v1", "Pod")
-	dec, err := Decode(body, s)
-	if err != nil {
-		b.Fatal(err)
-	}
+	obj, s := benchPod(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		Canonical(dec.Object, s)
+		Canonical(obj, s)
 	}
 }
