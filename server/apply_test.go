@@ -151,6 +151,8 @@ func TestApplyRefusals(t *testing.T) {
 		{"not YAML, in the decoder's words", "fieldManager=a", "a: [", 400,
 			"error decoding YAML: error converting YAML to JSON: yaml: line 1: did not find expected node content"},
 		{"null", "fieldManager=a", "null", 400, "invalid object type: /, Kind="},
+		{"a surrogate escape YAML refuses", "fieldManager=a", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"r"},"data":{"k":"\udc00"}}`, 400,
+			"error decoding YAML: error converting YAML to JSON: yaml: found invalid Unicode character escape code"},
 		{"duplicate field, strict", "fieldManager=a&fieldValidation=Strict", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\ndata:\n  k: v\n  k: w\n", 400, ""},
 		{"stale resourceVersion", "fieldManager=a", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: r\n  resourceVersion: \"1\"\ndata:\n  k: w\n", 409,
 			`Operation cannot be fulfilled on configmaps "r": the object has been modified; please apply your changes to the latest version and try again`},

@@ -210,7 +210,7 @@ func yamlReadsAlike(doc []byte, v any) bool {
 		}
 		if r == '\\' && i+1 < len(inner) {
 			next := inner[i+1]
-			if next == '/' || next == 'u' && i+3 < len(inner) && inner[i+2]|0x20 == 'd' && strings.IndexByte("89abAB", inner[i+3]) >= 0 {
+			if next == '/' || next == 'u' && i+3 < len(inner) && inner[i+2]|0x20 == 'd' && strings.IndexByte("89abcdefABCDEF", inner[i+3]) >= 0 {
 				return false
 			}
 			n++ // the escaped character is not itself an escape
