@@ -164,6 +164,10 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 	}
 	ctx := r.Context()
 	prefix := s.prefix()
+	// Asked before the client sees the answer: a successor taking over
+	// right after it (a CRD turning to terminating) must carry this watch
+	// on, and only the descriptor still served when asked has one.
+	retired := h.reg.Retired(s.d)
 
 	ws := &watchStream{h: h, enc: codec.NewJSONFrameWriter(w), rd: rd}
 	if h.watchEvents != nil {
@@ -256,7 +260,6 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 		bookmarks = t.C
 	}
 	events := watcher.Events()
-	retired := h.reg.Retired(s.d)
 	// forward writes one store event; false ends the watch.
 	forward := func(ev bolt.Event) bool {
 		lastRev = ev.Revision

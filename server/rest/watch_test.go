@@ -97,3 +97,88 @@ func TestBookmarksFollowTheStore(t *testing.T) {
 	}
 	t.Fatalf("no bookmark reached revision %d", last)
 }
+
+// onHeader runs fn as the response's status goes out, before the client
+// can see it.
+type onHeader struct {
+	http.ResponseWriter
+	fn func()
+}
+
+func (w *onHeader) WriteHeader(code int) {
+	if w.fn != nil {
+		w.fn()
+		w.fn = nil
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *onHeader) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// A watch belongs to the descriptor that served it from its first byte:
+// a successor that takes over as the answer starts (a CRD turning to
+// terminating) carries it on, and retiring the successor ends it.
+func TestWatchPassesToSuccessor(t *testing.T) {
+	t.Parallel()
+	h, _, _ := newTestHandler(t, Config{})
+	d := h.reg.Lookup("", "v1", "configmaps")
+	next := *d
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("watch") == "" {
+			h.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(&onHeader{ResponseWriter: w, fn: func() {
+			h.reg.Succeed([]*registry.Descriptor{d}, []*registry.Descriptor{&next})
+		}}, r)
+	}))
+	defer srv.Close()
+	base := srv.URL + "/api/v1/namespaces/default/configmaps"
+	res, err := srv.Client().Get(base + "?watch=1&resourceVersion=0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if h.reg.Lookup("", "v1", "configmaps") != &next {
+		t.Fatal("the successor did not take over as the watch answered")
+	}
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(res.Body)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	r, err := srv.Client().Post(base, "application/json", strings.NewReader(`{"metadata":{"name":"after"}}`))
+	if err != nil || r.StatusCode != 201 {
+		t.Fatalf("create: %v %v", r, err)
+	}
+	r.Body.Close()
+	select {
+	case line, ok := <-lines:
+		if !ok {
+			t.Fatal("the watch ended when its descriptor passed to a successor")
+		}
+		var ev struct {
+			Type   string `json:"type"`
+			Object struct {
+				Metadata struct{ Name string } `json:"metadata"`
+			} `json:"object"`
+		}
+		if err := json.Unmarshal([]byte(line), &ev); err != nil || ev.Type != "ADDED" || ev.Object.Metadata.Name != "after" {
+			t.Fatalf("event %s: %v", line, err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no event within 10s")
+	}
+	h.reg.Replace([]*registry.Descriptor{&next}, []*registry.Descriptor{d})
+	select {
+	case line, ok := <-lines:
+		if ok {
+			t.Fatalf("event %s after the successor was retired, want the end of the watch", line)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch outlived its retired descriptor by 10s")
+	}
+}
