@@ -662,8 +662,8 @@ func (s *Server) startControllers(ctx context.Context) {
 		infoWG.Wait()
 		return
 	}
-	s.hooks.finish(hookAuthInfo, hookBootstrap)
 	infoWG.Wait()
+	s.hooks.finish(hookAuthInfo, hookBootstrap)
 	<-seeded
 	// The controllers start once the last start-up hook (the default
 	// policy) has passed, as upstream's controller manager waits for a
