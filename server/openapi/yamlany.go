@@ -17,8 +17,10 @@ import (
 // clients see the bytes an upstream server sends. Where upstream's emitter
 // would pick a form that is hard to reproduce (a multi-line string starting
 // with a space or a line break, a multi-line or very long mapping key, a
-// string holding U+2028 or U+2029, the character after a byte-order mark),
-// a double-quoted string that reads back the same is written instead.
+// string holding U+2028 or U+2029, the character after a byte-order mark)
+// or one that does not read back (a literal block whose first line starts
+// with a tab, which a YAML parser takes for indentation), a double-quoted
+// string that reads back the same is written instead.
 
 // yamlIndent is the indentation step of the emitter gnostic uses.
 const yamlIndent = 4
@@ -154,7 +156,7 @@ func (y *yamlValue) str(s string, blockIndent int, isKey bool) {
 	case strings.ContainsAny(s, "\u2028\u2029") || isKey && (a.multiline || len(s) > maxSimpleKey):
 		y.doubleQuoted(s)
 	case strings.Contains(s, "\n"):
-		if a.blockAllowed && s[0] != ' ' && s[0] != '\n' {
+		if a.blockAllowed && s[0] != ' ' && s[0] != '\t' && s[0] != '\n' {
 			y.literal(s, blockIndent)
 		} else {
 			y.doubleQuoted(s)

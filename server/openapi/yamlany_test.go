@@ -82,6 +82,11 @@ var yamlCases = []struct{ json, yaml string }{
 	{"\"x\\ty\\nz\"", "|-\n    x\ty\n    z\n"},
 	{"\"a\\r\\nb\"", "\"a\\r\\nb\"\n"},
 	{"\"tab\\t\\nx\"", "|-\n    tab\t\n    x\n"},
+	// A literal block whose first line starts with a tab does not read
+	// back: the parser takes the tab for indentation.
+	{"\"\\t\\n\"", "\"\\t\\n\"\n"},
+	{"\"\\tx\\ny\"", "\"\\tx\\ny\"\n"},
+	{"\"x\\n\\ty\"", "|-\n    x\n    \ty\n"},
 	{"{\"a\":{\"b\":[1,\"x\",{\"q\":[]}]},\"c\":[],\"d\":{},\"e\":null}", "a:\n    b:\n        - 1\n        - x\n        - q: []\nc: []\nd: {}\ne: null\n"},
 	{"{\"a\":[{\"q\":{\"r\":1,\"s\":[1,{\"t\":2}]},\"u\":2}],\"b\":\"x\\ny\"}", "a:\n    - q:\n        r: 1\n        s:\n            - 1\n            - t: 2\n      u: 2\nb: |-\n    x\n    y\n"},
 	{"[\"x\\ny\",{\"k\":\"a\\nb\"},[[\"x\\ny\"]]]", "- |-\n  x\n  y\n- k: |-\n    a\n    b\n- - - |-\n      x\n      y\n"},
