@@ -658,11 +658,11 @@ func (s *Server) startControllers(ctx context.Context) {
 		defer infoWG.Done()
 		s.writeClusterInfo(ctx)
 	}()
-	if !s.hookWork(ctx, hookBootstrap, "creating the API server's service", 0, func() error { return kept.EnsureAll(ctx) }) {
-		infoWG.Wait()
+	ok := s.hookWork(ctx, hookBootstrap, "creating the API server's service", 0, func() error { return kept.EnsureAll(ctx) })
+	infoWG.Wait()
+	if !ok {
 		return
 	}
-	infoWG.Wait()
 	s.hooks.finish(hookAuthInfo, hookBootstrap)
 	<-seeded
 	// The controllers start once the last start-up hook (the default
