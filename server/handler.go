@@ -10,7 +10,6 @@ import (
 
 	"platd/codec"
 	"platd/config"
-	"platd/health"
 	"platd/security"
 	"platd/server/discovery"
 	"platd/server/filters"
@@ -47,8 +46,9 @@ func (s *Server) handler(ctx context.Context, authn security.Authenticator, auth
 	return h
 }
 
-// routes maps paths to handlers: health, version and OpenAPI by path, and
-// everything under /api and /apis to discovery or the resource handler.
+// routes maps paths to handlers: the root listing, health, version and
+// OpenAPI by path, and everything under /api and /apis to discovery or the
+// resource handler.
 func (s *Server) routes() http.Handler {
 	v := Version()
 	disc := discovery.New(s.reg, s.opts.Brand, discovery.Options{Version: v.VersionInfo, Pretty: func(r *http.Request) bool {
@@ -72,22 +72,37 @@ func (s *Server) routes() http.Handler {
 	router.RedirectTrailingSlash = false
 	router.RedirectFixedPath = false
 	router.HandleMethodNotAllowed = false
+	// Documents served by path; the root listing names each by its path,
+	// a pattern by the prefix it serves.
+	type doc struct {
+		listed, pattern string
+		h               http.Handler
+	}
+	docs := []doc{
+		{"/version", "/version", disc},
+		{metrics.Path, metrics.Path, s.metrics},
+		{"/openapi/v2", "/openapi/v2", oa},
+		{"/openapi/v3", "/openapi/v3", oa},
+		{"/openapi/v3/", "/openapi/v3/*path", oa},
+	}
+	if cfg != nil {
+		docs = append(docs, doc{security.OpenIDConfigurationPath, security.OpenIDConfigurationPath, cfg}, doc{security.JWKSPath, security.JWKSPath, jwks})
+	}
+	var listed []string
+	for _, d := range docs {
+		listed = append(listed, d.listed)
+	}
+	root := s.rootPaths(hr, listed)
 	for _, m := range []string{http.MethodGet, http.MethodHead} {
-		router.Handler(m, "/version", disc)
-		router.Handler(m, metrics.Path, s.metrics)
-		router.Handler(m, "/openapi/v2", oa)
-		router.Handler(m, "/openapi/v3", oa)
-		router.Handler(m, "/openapi/v3/*path", oa)
-		for _, ep := range []string{health.Livez, health.Readyz, health.Healthz} {
+		router.Handler(m, "/", root)
+		router.Handler(m, "/index.html", root)
+		for _, d := range docs {
+			router.Handler(m, d.pattern, d.h)
+		}
+		for _, ep := range healthEndpoints {
 			hh := hr.Handler(ep)
 			router.Handler(m, "/"+ep, hh)
 			router.Handler(m, "/"+ep+"/*check", hh)
-		}
-	}
-	if cfg != nil {
-		for _, m := range []string{http.MethodGet, http.MethodHead} {
-			router.Handler(m, security.OpenIDConfigurationPath, cfg)
-			router.Handler(m, security.JWKSPath, jwks)
 		}
 	}
 	router.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
