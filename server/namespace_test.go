@@ -239,3 +239,17 @@ func TestUpdateSemantics(t *testing.T) {
 		t.Errorf("status get: %v", st2)
 	}
 }
+
+// A label or annotation named deletionTimestamp marks nothing for
+// deletion: the namespace takes new content, and a second create of a name
+// is the plain conflict.
+func TestDeletionTimestampNamedLabelIsNoMark(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	marks := map[string]any{"deletionTimestamp": "x"}
+	e.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "marked", "labels": marks, "annotations": marks}}).mustCreated(t)
+	c := cm("c1", nil, nil)
+	c["metadata"].(map[string]any)["annotations"] = marks
+	e.do("POST", "/api/v1/namespaces/marked/configmaps", c).mustCreated(t)
+	e.do("POST", "/api/v1/namespaces/marked/configmaps", c).mustCode(t, 409).mustMessage(t, `configmaps "c1" already exists`)
+}

@@ -1,6 +1,7 @@
 package controllers
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -58,19 +59,26 @@ func (c *Namespaces) observe(ev bolt.Event) {
 		}
 		return
 	}
-	if ev.Type == bolt.Delete {
-		c.mu.Lock()
-		delete(c.terminating, name)
-		c.mu.Unlock()
-		return
-	}
-	if !strings.Contains(string(ev.KV.Value), `"deletionTimestamp":`) {
-		return
+	// Every event of a namespace says whether it is terminating now: a
+	// relist's puts correct what a missed delete left behind (a namespace
+	// recreated since is live). A deletionTimestamp is read from the
+	// metadata, never guessed from the bytes: a label or annotation may
+	// bear that name.
+	terminating := false
+	if ev.Type != bolt.Delete && bytes.Contains(ev.KV.Value, deletionMark) {
+		m, err := parseMeta(ev.KV.Value)
+		terminating = err == nil && m.deleting()
 	}
 	c.mu.Lock()
-	c.terminating[name] = true
+	if terminating {
+		c.terminating[name] = true
+	} else {
+		delete(c.terminating, name)
+	}
 	c.mu.Unlock()
-	c.queue.add(name)
+	if terminating {
+		c.queue.add(name)
+	}
 }
 
 func (c *Namespaces) isTerminating(ns string) bool {
@@ -103,6 +111,10 @@ func (c *Namespaces) sync(ctx context.Context, name string) error {
 	}
 	if err != nil {
 		return err
+	}
+	if metaString(ns, "deletionTimestamp") == "" {
+		// Not terminating (any more): a later event says so.
+		return nil
 	}
 	if !slices.Contains(registry.Strings(child(ns, "spec")["finalizers"]), c.Finalizer) {
 		// Someone else finalizes it.

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"platd/bolt"
 	"platd/server/apierr"
 	"platd/server/registry"
 )
@@ -16,7 +17,10 @@ func TestNamespaceController(t *testing.T) {
 	nsd := e.reg.Namespaces()
 	cmd := e.lookup(t, "", "v1", "configmaps")
 	for _, ns := range []string{"live", "doomed"} {
-		if _, err := e.api.Create(ctx, nsd, registry.Object{"metadata": map[string]any{"name": ns}}); err != nil {
+		// A label and an annotation named deletionTimestamp do not make a
+		// namespace terminating.
+		marks := map[string]any{"deletionTimestamp": "x"}
+		if _, err := e.api.Create(ctx, nsd, registry.Object{"metadata": map[string]any{"name": ns, "labels": marks, "annotations": marks}}); err != nil {
 			t.Fatal(err)
 		}
 		for _, cm := range []registry.Object{
@@ -76,5 +80,29 @@ func TestNamespaceController(t *testing.T) {
 	// The other namespace is untouched.
 	if objs, _, err := e.api.List(cmd, "live"); err != nil || len(objs) != 2 {
 		t.Errorf("live namespace content: %d objects, %v", len(objs), err)
+	}
+}
+
+// A namespace is terminating while its latest event says so: a relist's
+// put of a live namespace (recreated after a delete the watch missed)
+// clears what the old one left, and a label named deletionTimestamp is not
+// a deletion.
+func TestNamespaceObserveReadsMetadata(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	c := &Namespaces{Registry: e.reg, terminating: map[string]bool{"gone": true}, queue: newQueue()}
+	key := e.reg.Namespaces().Key("", "gone")
+	for _, tc := range []struct {
+		value string
+		want  bool
+	}{
+		{`{"metadata":{"name":"gone","labels":{"deletionTimestamp":"x"}}}`, false},
+		{`{"metadata":{"name":"gone","deletionTimestamp":"2026-01-02T03:04:05Z"}}`, true},
+		{`{"metadata":{"name":"gone","annotations":{"deletionTimestamp":"x"}}}`, false},
+	} {
+		c.observe(bolt.Event{Type: bolt.Put, KV: bolt.KV{Key: key, Value: []byte(tc.value)}})
+		if got := c.isTerminating("gone"); got != tc.want {
+			t.Errorf("after %s: terminating %v, want %v", tc.value, got, tc.want)
+		}
 	}
 }

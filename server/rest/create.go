@@ -20,6 +20,33 @@ const maxGenerateNameAttempts = 8
 
 var deletionTimestampKey = []byte(`"deletionTimestamp":`)
 
+// errMetadataRead stops a walk of a stored object once its metadata is read.
+var errMetadataRead = errors.New("metadata read")
+
+// markedForDeletion reports whether stored object bytes carry a
+// metadata.deletionTimestamp. A search for the member's name settles the
+// common case in one scan, but a label or annotation may bear that name
+// too, so a match is confirmed by reading the metadata.
+func markedForDeletion(value []byte) bool {
+	if !bytes.Contains(value, deletionTimestampKey) {
+		return false
+	}
+	marked := false
+	_, _ = schema.EachMember(value, func(name, raw []byte) error {
+		if string(name) != "metadata" {
+			return nil
+		}
+		_, _ = schema.EachMember(raw, func(name, raw []byte) error {
+			if string(name) == "deletionTimestamp" && string(raw) != "null" && string(raw) != `""` {
+				marked = true
+			}
+			return nil
+		})
+		return errMetadataRead
+	})
+	return marked
+}
+
 // checkNamespace refuses content in a missing or terminating namespace.
 func (h *Handler) checkNamespace(s *scope, name string) error {
 	if !s.d.Namespaced || s.ns == "" {
@@ -33,9 +60,7 @@ func (h *Handler) checkNamespace(s *scope, name string) error {
 	if err != nil {
 		return objectErr(&scope{d: nd}, s.ns, err)
 	}
-	// Stored JSON has a deletionTimestamp member only in metadata: keys
-	// elsewhere in a namespace cannot contain a quote.
-	if bytes.Contains(kv.Value, deletionTimestampKey) {
+	if markedForDeletion(kv.Value) {
 		e := apierr.NewForbidden(s.d.Group, s.d.Resource, name,
 			fmt.Sprintf("%s %q is forbidden: unable to create new content in namespace %s because it is being terminated", s.d.GroupResource(), name, s.ns))
 		e.Status.Details.Causes = []apierr.Cause{{Type: "NamespaceTerminating", Message: fmt.Sprintf("namespace %s is being terminated", s.ns), Field: "metadata.namespace"}}
@@ -191,7 +216,7 @@ func (h *Handler) createObject(ctx context.Context, s *scope, obj Object, dryRun
 // an object that is only waiting for its finalizers.
 func (h *Handler) alreadyExists(s *scope, name string, existing []byte) error {
 	e := apierr.AlreadyExists(s.d.Group, s.d.Resource, name)
-	if bytes.Contains(existing, deletionTimestampKey) {
+	if markedForDeletion(existing) {
 		e.Status.Message = "object is being deleted: " + e.Status.Message
 	}
 	return e
