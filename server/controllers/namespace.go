@@ -154,7 +154,11 @@ func (c *Namespaces) deleteContent(ctx context.Context, ns string) (content, err
 		}
 		for _, obj := range objs {
 			name := metaString(obj, "name")
-			gone, err := c.Objects.Delete(ctx, d, ns, name, registry.DeleteOptions{})
+			// In the background whatever the type's default, as
+			// upstream's namespace deleter: a Job or ReplicationController
+			// would otherwise wait for the garbage collector to orphan
+			// its pods, and with it switched off hold the namespace.
+			gone, err := c.Objects.Delete(ctx, d, ns, name, registry.DeleteOptions{PropagationPolicy: policyBackground})
 			if err != nil {
 				if apierr.ReasonOf(err) == apierr.ReasonNotFound {
 					continue

@@ -106,3 +106,33 @@ func TestNamespaceObserveReadsMetadata(t *testing.T) {
 		}
 	}
 }
+
+// Content goes in the background whatever its type's default: a Job,
+// orphaning by default, gets no orphan finalizer that only the garbage
+// collector (not running here) would remove.
+func TestNamespaceDeletesContentInBackground(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	ctx := context.Background()
+	nsd := e.reg.Namespaces()
+	jobs := e.lookup(t, "batch", "v1", "jobs")
+	if _, err := e.api.Create(ctx, nsd, registry.Object{"metadata": map[string]any{"name": "doomed"}}); err != nil {
+		t.Fatal(err)
+	}
+	job := registry.Object{"metadata": map[string]any{"name": "j", "namespace": "doomed"}, "spec": map[string]any{"template": map[string]any{
+		"spec": map[string]any{"restartPolicy": "Never", "containers": []any{map[string]any{"name": "c", "image": "busybox"}}}}}}
+	if _, err := e.api.Create(ctx, jobs, job); err != nil {
+		t.Fatal(err)
+	}
+	e.run(t, (&Namespaces{Source: e.store, Objects: e.api, Registry: e.reg, Finalizer: e.brand.NamespaceFinalizer, Log: e.log}).Run)
+	if _, err := e.api.Delete(ctx, nsd, "", "doomed", registry.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the namespace to go", func() bool {
+		_, err := e.api.Get(nsd, "", "doomed")
+		return apierr.ReasonOf(err) == apierr.ReasonNotFound
+	})
+	if _, err := e.api.Get(jobs, "doomed", "j"); apierr.ReasonOf(err) != apierr.ReasonNotFound {
+		t.Errorf("job after its namespace: %v", err)
+	}
+}
