@@ -307,18 +307,36 @@ func (c *GarbageCollector) syncOnce(ctx context.Context, uid string) error {
 		return err
 	}
 	if m.deleting() {
-		if m.hasFinalizer(finalizerOrphan) {
+		// The dependents to orphan or wait for are the graph's, so it
+		// must have seen the deletion first: then it has seen every
+		// dependent created before it too. Until then the stored object
+		// is ahead of the graph, and the event that catches it up queues
+		// this object again.
+		orphaning, foreground := c.deletionSeen(uid)
+		if orphaning && m.hasFinalizer(finalizerOrphan) {
 			if err := c.orphanDependents(ctx, t); err != nil {
 				return err
 			}
 		}
-		if m.hasFinalizer(finalizerForeground) {
+		if foreground && m.hasFinalizer(finalizerForeground) {
 			return c.finishForeground(ctx, t)
 		}
 		// Being deleted already.
 		return nil
 	}
 	return c.collect(ctx, t, m)
+}
+
+// deletionSeen reports whether the graph has seen the object with uid
+// being deleted with the orphan finalizer, and with the foreground one.
+func (c *GarbageCollector) deletionSeen(uid string) (orphaning, foreground bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := c.nodes[uid]
+	if n == nil {
+		return false, false
+	}
+	return n.orphaning(), n.deletingDependents()
 }
 
 // orphanDependents removes t's references from its dependents, then the

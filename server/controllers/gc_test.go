@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"platd/bolt"
 	"platd/server/apierr"
 	"platd/server/registry"
 )
@@ -262,4 +263,60 @@ func TestGCOwnerKindServedLater(t *testing.T) {
 	// Any later event lets the collector see the new type.
 	e.cm("later", nil)
 	waitFor(t, "the dependent of a missing widget to go", e.gone("dep"))
+}
+
+// An owner whose deletion the store holds but the graph has not seen yet
+// is left alone: the graph may not know its dependents yet. Once the
+// events catch up, orphaning and foreground deletion go as usual. Events
+// are fed by hand, so the graph lags the store exactly as a busy watch
+// makes it.
+func TestGCWaitsForItsGraph(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, policy := range []string{policyOrphan, policyForeground} {
+		t.Run(policy, func(t *testing.T) {
+			t.Parallel()
+			e := newGCEnv(t)
+			c := &GarbageCollector{Objects: e.api, Registry: e.reg, Log: e.log, nodes: map[string]*gcNode{}, unresolved: map[string]bool{}, queue: newQueue()}
+			feed := func(names ...string) {
+				t.Helper()
+				for _, name := range names {
+					kv, err := e.store.Get(e.cmd.Key("ns", name))
+					if err != nil {
+						t.Fatal(err)
+					}
+					c.observe(bolt.Event{Type: bolt.Put, KV: kv})
+				}
+			}
+			owner := e.cm("owner", nil)
+			feed("owner")
+			e.cm("dep", []map[string]any{ref(owner, true)}, "example.com/hold")
+			e.del("owner", policy)
+			if err := c.syncOnce(ctx, metaString(owner, "uid")); err != nil {
+				t.Fatal(err)
+			}
+			if o := e.get("owner"); o == nil {
+				t.Fatal("the owner went before the graph saw its dependent")
+			}
+
+			feed("dep", "owner")
+			if err := c.syncOnce(ctx, metaString(owner, "uid")); err != nil {
+				t.Fatal(err)
+			}
+			switch policy {
+			case policyOrphan:
+				if d := e.get("dep"); d == nil || len(ownerUIDs(d)) != 0 {
+					t.Errorf("dependent after orphaning: %v", d)
+				}
+				if e.get("owner") != nil {
+					t.Error("the orphaning owner stayed")
+				}
+			case policyForeground:
+				// The held dependent blocks the owner.
+				if e.get("owner") == nil || e.get("dep") == nil {
+					t.Error("the owner went while its blocking dependent stays")
+				}
+			}
+		})
+	}
 }
