@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"path"
 	"strings"
 
 	"platd/server/apierr"
@@ -46,7 +47,7 @@ func (h *Handler) decodeContinue(token, prefix string) (rev int64, start, rel st
 		return 0, "", "", invalid(jerr.Error())
 	}
 	if t.Version != h.continueVersion() {
-		return 0, "", "", invalid(fmt.Sprintf("server does not recognize this encoded version %q", t.Version))
+		return 0, "", "", invalid("server does not recognize this encoded version " + t.Version)
 	}
 	if t.Revision == 0 {
 		return 0, "", "", invalid(fmt.Sprintf("incorrect encoded start resourceVersion (version %s)", t.Version))
@@ -54,10 +55,16 @@ func (h *Handler) decodeContinue(token, prefix string) (rev int64, start, rel st
 	if t.Start == "" {
 		return 0, "", "", invalid(fmt.Sprintf("encoded start key empty (version %s)", t.Version))
 	}
-	rel = strings.TrimPrefix(t.Start, "/")
-	if strings.Contains(rel, "..") {
-		return 0, "", "", invalid(fmt.Sprintf("continue key is not valid: %q", t.Start))
+	// A key that cleaning would change could reach outside prefix ("/../x");
+	// names with ".." in them ("a..b", legal for some types) are fine.
+	key := t.Start
+	if !strings.HasPrefix(key, "/") {
+		key = "/" + key
 	}
+	if path.Clean(key) != key {
+		return 0, "", "", invalid(t.Start)
+	}
+	rel = key[1:]
 	return t.Revision, prefix + rel, rel, nil
 }
 

@@ -3,6 +3,7 @@ package rest
 import (
 	"bytes"
 	"encoding/base64"
+	"path"
 	"strconv"
 	"strings"
 	"testing"
@@ -89,6 +90,24 @@ func TestContinueToken(t *testing.T) {
 			t.Errorf("token %q accepted", bad)
 		}
 	}
+	// A name may hold "..": the server's own token for it continues.
+	for _, start := range []string{"/a..b\x00", "a..b", "/..a", "/a../b"} {
+		if _, got, _, err := h.decodeContinue(h.marshalContinue(5, start), "/p/"); err != nil || got != "/p/"+strings.TrimPrefix(start, "/") {
+			t.Errorf("start %q: %q %v", start, got, err)
+		}
+	}
+	// A key that cleaning changes is refused with upstream's texts, as is
+	// a token of another version.
+	const prefix = "invalid continue token: continue key is not valid: "
+	for start, msg := range map[string]string{"/../x": "/../x", "../x": "../x", "//x": "//x", "/./x": "/./x", "/a/..": "/a/.."} {
+		if _, _, _, err := h.decodeContinue(h.marshalContinue(5, start), "/p/"); err == nil || err.Error() != prefix+msg {
+			t.Errorf("start %q: %v, want %q", start, err, prefix+msg)
+		}
+	}
+	other := base64.RawURLEncoding.EncodeToString([]byte(`{"v":"bogus/v9","rv":5,"start":"/a"}`))
+	if _, _, _, err := h.decodeContinue(other, "/p/"); err == nil || err.Error() != prefix+"server does not recognize this encoded version bogus/v9" {
+		t.Errorf("other version: %v", err)
+	}
 }
 
 func FuzzDecodeContinue(f *testing.F) {
@@ -111,7 +130,7 @@ func FuzzDecodeContinue(f *testing.F) {
 			}
 			return
 		}
-		if rev == 0 || len(start) < len("/p/") || start[:3] != "/p/" || start != "/p/"+rel {
+		if rev == 0 || len(start) < len("/p/") || start[:3] != "/p/" || start != "/p/"+rel || path.Clean("/"+rel) != "/"+rel {
 			t.Errorf("accepted token %q gave rev %d start %q rel %q", tok, rev, start, rel)
 		}
 		// What the server hands out for it decodes to the same place.
