@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -273,5 +274,43 @@ func TestCheckFileFindsBrokenTxn(t *testing.T) {
 				t.Fatalf("CheckFile after damage: %v, want %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestProgressAfterOverflow: a watcher dropped for falling behind, caught
+// between two batches (the last one forwarded, the queue not yet taken),
+// claims no progress, so no bookmark can name the revisions its dropped
+// queue held; a watcher that keeps up still counts events outside its
+// prefix as seen.
+func TestProgressAfterOverflow(t *testing.T) {
+	t.Parallel()
+	db := openInternal(t, Options{})
+	newWatcher := func() *watcher {
+		return &watcher{db: db, ctx: context.Background(), prefix: "/p/", out: make(chan Event, watchOutBuffer),
+			signal: make(chan struct{}, 1), stop: make(chan struct{}), exited: make(chan struct{}), replayed: true}
+	}
+	batch := func(prefix string, from, n int) []Event {
+		evs := make([]Event, n)
+		for i := range evs {
+			r := int64(from + i)
+			evs[i] = Event{Type: Put, Revision: r, KV: KV{Key: prefix + strconv.Itoa(i), Value: []byte(`{}`), ModRevision: r, CreateRevision: r}}
+		}
+		return evs
+	}
+	w := newWatcher()
+	if !w.deliver(batch("/p/", 1, watchBuffer/2+1)) || w.deliver(batch("/p/", watchBuffer/2+2, watchBuffer/2+1)) {
+		t.Fatal("the second batch did not overflow the watcher")
+	}
+	if !errors.Is(w.Err(), ErrWatcherTooSlow) {
+		t.Fatalf("err %v", w.Err())
+	}
+	if p := w.Progress(); p != 0 {
+		t.Errorf("progress %d of a watcher whose queue was dropped", p)
+	}
+
+	w = newWatcher()
+	w.deliver(batch("/other/", 1, 3))
+	if p := w.Progress(); p != 3 {
+		t.Errorf("progress %d after events outside the prefix, want 3", p)
 	}
 }

@@ -137,11 +137,12 @@ func (db *DB) Watch(ctx context.Context, prefix string, fromRevision int64) (Wat
 func (w *watcher) Events() <-chan Event { return w.out }
 
 // Progress implements Watcher: with nothing queued or being forwarded,
-// every revision published so far is covered.
+// every revision published so far is covered. An ended watch covers
+// nothing: its queue, and the revisions in it, may have been dropped.
 func (w *watcher) Progress() int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.replayed {
+	if !w.replayed || w.ended {
 		return 0
 	}
 	if !w.busy && len(w.queue) == 0 {
@@ -186,9 +187,6 @@ func (w *watcher) deliver(events []Event) bool {
 		w.mu.Unlock()
 		return false
 	}
-	if len(events) > 0 {
-		w.seen = max(w.seen, events[len(events)-1].Revision)
-	}
 	n, size := 0, int64(0)
 	for i := range events {
 		if strings.HasPrefix(events[i].KV.Key, w.prefix) {
@@ -196,15 +194,19 @@ func (w *watcher) deliver(events []Event) bool {
 			size += eventBytes(&events[i])
 		}
 	}
-	if n == 0 {
-		w.mu.Unlock()
-		return true
-	}
-	if len(w.queue)+n > watchBuffer || (len(w.queue) > 0 && w.qbytes+size > w.db.watchBytes) {
+	if n > 0 && (len(w.queue)+n > watchBuffer || (len(w.queue) > 0 && w.qbytes+size > w.db.watchBytes)) {
 		w.mu.Unlock()
 		w.end(ErrWatcherTooSlow)
 		w.db.log.Warn("watch dropped", "prefix", w.prefix, "reason", ErrWatcherTooSlow)
 		return false
+	}
+	// Only events the watcher keeps count as seen.
+	if len(events) > 0 {
+		w.seen = max(w.seen, events[len(events)-1].Revision)
+	}
+	if n == 0 {
+		w.mu.Unlock()
+		return true
 	}
 	for i := range events {
 		if strings.HasPrefix(events[i].KV.Key, w.prefix) {

@@ -341,7 +341,9 @@ func (w *watcher) Stop() { w.fail(errStopped) }
 func (w *watcher) Progress() int64 {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if !w.live {
+	if !w.live || w.err != nil {
+		// An ended watch covers nothing: an event it refused may lie
+		// below what the mirror has seen.
 		return 0
 	}
 	if len(w.queue) == 0 && !w.sending {

@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"strings"
 	"testing"
@@ -107,5 +108,30 @@ func TestCatchUpStopped(t *testing.T) {
 	}
 	if ev := nextEvent(t, w); ev.Revision != next.ModRevision {
 		t.Fatalf("live event at %d, want %d", ev.Revision, next.ModRevision)
+	}
+}
+
+// TestProgressOfDroppedWatcher: a watcher that refused an event for
+// falling behind claims no progress, even once its queue has drained and
+// the mirror has moved past the refused event.
+func TestProgressOfDroppedWatcher(t *testing.T) {
+	t.Parallel()
+	w := &watcher{prefix: "/p/", out: make(chan bolt.Event, 1), done: make(chan struct{}), wake: make(chan struct{}, 1), live: true}
+	w.advance(5)
+	if p := w.Progress(); p != 5 {
+		t.Fatalf("progress %d, want 5", p)
+	}
+	for i := range watchBuffer + 1 {
+		w.push(bolt.Event{Type: bolt.Put, Revision: int64(6 + i), KV: bolt.KV{Key: "/p/k"}})
+	}
+	if !errors.Is(w.Err(), bolt.ErrWatcherTooSlow) {
+		t.Fatalf("err %v", w.Err())
+	}
+	w.mu.Lock()
+	w.queue = nil
+	w.mu.Unlock()
+	w.advance(int64(6 + watchBuffer))
+	if p := w.Progress(); p != 0 {
+		t.Errorf("progress %d of a dropped watcher", p)
 	}
 }
