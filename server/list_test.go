@@ -172,6 +172,18 @@ func TestListParameterErrors(t *testing.T) {
 		{"resourceVersion=0&resourceVersionMatch=Exact", `ListOptions.` + meta + ` "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"`, 422},
 		{"resourceVersion=1&resourceVersionMatch=Foo", `ListOptions.` + meta + ` "" is invalid: resourceVersionMatch: Unsupported value: "Foo": supported values: "Exact", "NotOlderThan", ""`, 422},
 		{"sendInitialEvents=true", `ListOptions.` + meta + ` "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list`, 422},
+		// Every broken rule is reported, in upstream's order.
+		{"resourceVersionMatch=Foo", `ListOptions.` + meta + ` "" is invalid: [resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided, ` +
+			`resourceVersionMatch: Unsupported value: "Foo": supported values: "Exact", "NotOlderThan", ""]`, 422},
+		{"resourceVersion=1&resourceVersionMatch=Exact&continue=x&sendInitialEvents=1", `ListOptions.` + meta + ` "" is invalid: [resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided, ` +
+			`sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list]`, 422},
+		{"watch=1&sendInitialEvents=true&continue=x", `ListOptions.` + meta + ` "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`, 422},
+		{"watch=1&resourceVersionMatch=NotOlderThan&continue=x", `ListOptions.` + meta + ` "" is invalid: [resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided, ` +
+			`resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided]`, 422},
+		// A boolean parameter is true unless "0" or "false", as upstream
+		// reads it: an empty or unusual value is no error.
+		{"watch=1&sendInitialEvents=", `ListOptions.` + meta + ` "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`, 422},
+		{"watch=1&sendInitialEvents=yes&allowWatchBookmarks=f", `ListOptions.` + meta + ` "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`, 422},
 	}
 	for _, c := range cases {
 		st := e.do("GET", base+"?"+c.q, nil).mustCode(t, c.code).obj(t)

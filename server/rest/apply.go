@@ -61,12 +61,7 @@ func (h *Handler) readApply(r *http.Request, s *scope) (applyRequest, error) {
 		return applyRequest{}, h.optionsInvalid(kindPatchOptions, apierr.Required("fieldManager", "is required for apply patch"))
 	}
 	a := applyRequest{dryRun: wo.dryRun}
-	if q.Has("force") {
-		// Read as upstream reads a boolean query parameter: anything but
-		// "0" and "false" (in any case), "" included, is true.
-		v := q.Get("force")
-		a.force = v != "0" && !strings.EqualFold(v, "false")
-	}
+	a.force, _ = queryBool(q, "force")
 	body, err := readBody(r)
 	if err != nil {
 		return applyRequest{}, err

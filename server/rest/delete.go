@@ -75,21 +75,13 @@ func (h *Handler) parseDeleteOptions(r *http.Request) (*deleteOptions, bool, err
 	if v := q.Get("propagationPolicy"); v != "" {
 		o.PropagationPolicy = &v
 	}
-	if v := q.Get("orphanDependents"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, false, apierr.BadRequest(err.Error())
-		}
+	if b, ok := queryBool(q, "orphanDependents"); ok {
 		o.OrphanDependents = &b
 	}
 	if vals, ok := q["dryRun"]; ok {
 		o.DryRun = vals
 	}
-	if v := q.Get(paramIgnoreStoreReadError); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, false, apierr.BadRequest(err.Error())
-		}
+	if b, ok := queryBool(q, paramIgnoreStoreReadError); ok {
 		o.IgnoreStoreReadError = &b
 	}
 	dry := false

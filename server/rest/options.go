@@ -134,23 +134,15 @@ func (h *Handler) parseListOptions(q url.Values, watch bool) (*listOptions, erro
 		}
 		o.hasTimeout = true
 	}
-	if v := q.Get("allowWatchBookmarks"); v != "" {
-		if o.allowWatchBookmarks, err = strconv.ParseBool(v); err != nil {
-			return nil, apierr.BadRequest(err.Error())
-		}
-	}
-	if v, ok := q["sendInitialEvents"]; ok && len(v) > 0 && v[0] != "" {
-		b, err := strconv.ParseBool(v[0])
-		if err != nil {
-			return nil, apierr.BadRequest(err.Error())
-		}
+	o.allowWatchBookmarks, _ = queryBool(q, "allowWatchBookmarks")
+	if b, ok := queryBool(q, "sendInitialEvents"); ok {
 		o.sendInitialEvents = &b
 	}
 	return o, h.validateListOptions(o)
 }
 
 // validateListOptions applies the resourceVersionMatch and
-// sendInitialEvents rules.
+// sendInitialEvents rules, reporting every broken one in upstream's order.
 func (h *Handler) validateListOptions(o *listOptions) error {
 	var errs apierr.FieldErrors
 	match := o.resourceVersionMatch
@@ -162,36 +154,52 @@ func (h *Handler) validateListOptions(o *listOptions) error {
 			if h.noWatchList {
 				errs = append(errs, apierr.Forbidden("sendInitialEvents", "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled"))
 			}
+		}
+		if match != "" {
+			if o.sendInitialEvents == nil {
+				errs = append(errs, apierr.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+			}
+			if match != matchNotOlderThan {
+				errs = append(errs, apierr.NotSupported("resourceVersionMatch", match, []string{matchNotOlderThan}))
+			}
 			if o.continueToken != "" {
 				errs = append(errs, apierr.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
 			}
-		} else if match != "" {
-			errs = append(errs, apierr.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
-		}
-		if match != "" && match != matchNotOlderThan {
-			errs = append(errs, apierr.NotSupported("resourceVersionMatch", match, []string{matchNotOlderThan}))
 		}
 	} else {
-		if o.sendInitialEvents != nil {
-			errs = append(errs, apierr.Forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
-		}
 		if match != "" {
-			switch {
-			case o.resourceVersion == "":
+			if o.resourceVersion == "" {
 				errs = append(errs, apierr.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"))
-			case o.continueToken != "":
+			}
+			if o.continueToken != "" {
 				errs = append(errs, apierr.Forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"))
-			case match != matchExact && match != matchNotOlderThan:
+			}
+			if match != matchExact && match != matchNotOlderThan {
 				errs = append(errs, apierr.NotSupported("resourceVersionMatch", match, []string{matchExact, matchNotOlderThan, ""}))
-			case match == matchExact && o.resourceVersion == "0":
+			}
+			if match == matchExact && o.resourceVersion == "0" {
 				errs = append(errs, apierr.Forbidden("resourceVersionMatch", `resourceVersionMatch "exact" is forbidden for resourceVersion "0"`))
 			}
+		}
+		if o.sendInitialEvents != nil {
+			errs = append(errs, apierr.Forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"))
 		}
 	}
 	if len(errs) > 0 {
 		return h.optionsInvalid(kindListOptions, errs...)
 	}
 	return nil
+}
+
+// queryBool reads a boolean query parameter as upstream does: present
+// with any value but "0" or "false" (in any case), "" included, it is
+// true; it is never an error.
+func queryBool(q url.Values, key string) (value, present bool) {
+	v, ok := q[key]
+	if !ok || len(v) == 0 {
+		return false, false
+	}
+	return v[0] != "0" && !strings.EqualFold(v[0], "false"), true
 }
 
 func splitTrim(s, sep string) []string {

@@ -148,14 +148,22 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 		return
 	}
 	if s.name != "" && !s.info.NameFromSelector {
-		// The /watch/ path form names the object in the path.
-		if pred, err = parsePredicate(s.d, o.labelSelector, joinSelector(o.fieldSelector, fieldName+"="+s.name)); err != nil {
+		// The /watch/ path form names the object in the path; a field
+		// selector may only pin that same name, as upstream's.
+		if pred.hasFields {
+			if n, ok := pred.fields.RequiresExactMatch(fieldName); !ok || n != s.name {
+				h.writeError(w, r, apierr.BadRequest("fieldSelector metadata.name doesn't match requested name"))
+				return
+			}
+		} else if pred, err = parsePredicate(s.d, o.labelSelector, fieldName+"="+s.name); err != nil {
 			h.writeError(w, r, err)
 			return
 		}
 	}
+	// As upstream: only 0 (or none) takes the default; a negative timeout
+	// ends the watch at once.
 	timeout := minWatchTimeout + rand.N(minWatchTimeout)
-	if o.hasTimeout && o.timeoutSeconds > 0 {
+	if o.hasTimeout && o.timeoutSeconds != 0 {
 		timeout = time.Duration(o.timeoutSeconds) * time.Second
 	}
 	sendInitial := rv == 0
@@ -412,11 +420,4 @@ func (h *Handler) sendError(ws *watchStream, err error) {
 	}
 	_ = ws.enc.Encode(eventError, b)
 	_ = ws.enc.Flush()
-}
-
-func joinSelector(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "," + b
 }

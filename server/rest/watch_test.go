@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -180,5 +181,45 @@ func TestWatchPassesToSuccessor(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the watch outlived its retired descriptor by 10s")
+	}
+}
+
+// A watch of one object by path may carry a field selector only when it
+// pins that same name, as upstream's; any other selector is a 400.
+func TestWatchByPathSelector(t *testing.T) {
+	t.Parallel()
+	_, srv, _ := newTestHandler(t, Config{})
+	c := srv.Client()
+	c.Timeout = 10 * time.Second
+	base := srv.URL + "/api/v1/watch/namespaces/default/configmaps/foo?timeoutSeconds=-1&fieldSelector="
+	for fs, code := range map[string]int{"metadata.name%3Dbar": 400, "metadata.namespace%3Ddefault": 400,
+		"metadata.name%3Dfoo": 200, "metadata.name%3Dfoo,metadata.namespace%3Ddefault": 200, "": 200} {
+		res, err := c.Get(base + fs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st struct{ Message string }
+		_ = json.NewDecoder(res.Body).Decode(&st)
+		res.Body.Close()
+		if res.StatusCode != code || code == 400 && st.Message != "fieldSelector metadata.name doesn't match requested name" {
+			t.Errorf("fieldSelector=%s: %d %q, want %d", fs, res.StatusCode, st.Message, code)
+		}
+	}
+}
+
+// A negative timeoutSeconds ends a watch at once, as upstream's: only 0
+// takes the server's default.
+func TestWatchNegativeTimeout(t *testing.T) {
+	t.Parallel()
+	_, srv, _ := newTestHandler(t, Config{})
+	c := srv.Client()
+	c.Timeout = 10 * time.Second
+	res, err := c.Get(srv.URL + "/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if _, err := io.ReadAll(res.Body); err != nil || res.StatusCode != 200 {
+		t.Errorf("watch with timeoutSeconds=-1: %d, still open: %v", res.StatusCode, err)
 	}
 }
