@@ -117,7 +117,9 @@ func (db *DB) catchUp(ctx context.Context, w *watcher) {
 		db.mu.RUnlock()
 		if err := db.replay(ctx, w, target); err != nil {
 			if err == errReplayEnded {
-				if ctx.Err() != nil {
+				// Ended by its caller or by Close, it stops as Close
+				// stops the registered ones; dropped, it has failed.
+				if ctx.Err() != nil || db.ctx.Err() != nil {
 					w.Stop()
 				}
 				return
@@ -133,6 +135,7 @@ func (db *DB) catchUp(ctx context.Context, w *watcher) {
 		db.mu.Lock()
 		if db.closed {
 			db.mu.Unlock()
+			w.Stop()
 			return
 		}
 		if w.from >= db.ringBase {

@@ -135,3 +135,41 @@ func TestProgressOfDroppedWatcher(t *testing.T) {
 		t.Errorf("progress %d of a dropped watcher", p)
 	}
 }
+
+// TestCloseDuringCatchUp: Close ends a watch whose replay from etcd is
+// still waiting (here for an event under an empty prefix that never
+// comes), and returns; the watch's channel closes.
+func TestCloseDuringCatchUp(t *testing.T) {
+	t.Parallel()
+	s, err := startEtcd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	seed := openOn(t, s, newPrefix(), nil)
+	for range 5 {
+		if _, err := seed.Client().Put(t.Context(), "/elsewhere/x", "v"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// An empty prefix: the DB starts at etcd's revision, so a watch from
+	// 1 replays etcd's history first.
+	db := openOn(t, s, newPrefix(), nil)
+	w, err := db.Watch(context.Background(), "/", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- db.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("Close did not return while a watch was catching up")
+	}
+	if _, ok := <-w.Events(); ok {
+		t.Error("an event after Close")
+	}
+}
