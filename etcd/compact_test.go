@@ -1,6 +1,7 @@
 package etcd
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -24,8 +25,10 @@ func nextEvent(t *testing.T, w bolt.Watcher) bolt.Event {
 
 // TestQuietCompaction: a cluster idle for two compaction intervals (the
 // compactor's own writes are the only ones in etcd) still serves a list
-// then a watch from its revision, on this replica and on one opened
-// after the compaction, which reports the same revision.
+// then a watch from its revision. A replica opened after the compaction
+// cannot tell whether a delete lay between the last write and the
+// compaction, so it serves from the compaction on: from there, watches
+// on both replicas agree.
 func TestQuietCompaction(t *testing.T) {
 	t.Parallel()
 	s, err := startEtcd() // compaction cuts every prefix's history
@@ -74,21 +77,31 @@ func TestQuietCompaction(t *testing.T) {
 	}
 
 	b := openOn(t, s, prefix, nil)
-	if b.Revision() != a.Revision() || b.CompactedRevision() != a.CompactedRevision() {
-		t.Fatalf("replica opened later: revision %d compacted %d, first replica %d %d",
-			b.Revision(), b.CompactedRevision(), a.Revision(), a.CompactedRevision())
+	if b.Revision() != r || b.CompactedRevision() != r {
+		t.Fatalf("replica opened later: revision %d compacted %d, want both %d", b.Revision(), b.CompactedRevision(), r)
 	}
-	onB, err := b.Watch(t.Context(), "/k/", res.Revision)
+	if w, err := b.Watch(t.Context(), "/k/", res.Revision); !errors.Is(err, bolt.ErrCompacted) {
+		if err == nil {
+			w.Stop()
+		}
+		t.Fatalf("watch on the later replica from before its start: %v, want ErrCompacted", err)
+	}
+	onB, err := b.Watch(t.Context(), "/k/", b.Revision())
 	if err != nil {
-		t.Fatalf("watch on the later replica from the first's list: %v", err)
+		t.Fatalf("watch on the later replica from its revision: %v", err)
 	}
 	defer onB.Stop()
+	onA, err := a.Watch(t.Context(), "/k/", b.Revision())
+	if err != nil {
+		t.Fatalf("watch on the first replica from the later one's revision: %v", err)
+	}
+	defer onA.Stop()
 
 	up, err := a.Update(t.Context(), "/k/1", kv.ModRevision, []byte("v2"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, w := range map[string]bolt.Watcher{"now": now, "from list": fromList, "later replica": onB} {
+	for name, w := range map[string]bolt.Watcher{"now": now, "from list": fromList, "later replica": onB, "first replica from the later's revision": onA} {
 		ev := nextEvent(t, w)
 		if ev.Type != bolt.Put || ev.Revision != up.ModRevision || ev.KV.Key != "/k/1" || string(ev.KV.Value) != string(up.Value) {
 			t.Errorf("watch %s: %v %s at %d %q, want the update at %d", name, ev.Type, ev.KV.Key, ev.Revision, ev.KV.Value, up.ModRevision)
@@ -96,5 +109,54 @@ func TestQuietCompaction(t *testing.T) {
 		if ev.Prev == nil || ev.Prev.ModRevision != kv.ModRevision {
 			t.Errorf("watch %s: previous state %+v, want the create at %d", name, ev.Prev, kv.ModRevision)
 		}
+	}
+}
+
+// TestRestartAfterCompactedDelete: a delete newer than every key left,
+// compacted away before a restart, cannot be replayed; the reopened DB
+// does not go back in revision, and refuses lists and watches from before
+// the compaction (410) rather than serve them without the delete.
+func TestRestartAfterCompactedDelete(t *testing.T) {
+	t.Parallel()
+	s, err := startEtcd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	prefix := newPrefix()
+	db := openOn(t, s, prefix, nil)
+	ctx := t.Context()
+	if _, err := db.Create(ctx, "/cm/ns/a", []byte(`{"a":1}`)); err != nil {
+		t.Fatal(err)
+	}
+	b, err := db.Create(ctx, "/cm/ns/b", []byte(`{"b":1}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Delete(ctx, "/cm/ns/b", 0); err != nil {
+		t.Fatal(err)
+	}
+	before := db.Revision()
+	if err := db.Compact(ctx, before); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	db = openOn(t, s, prefix, nil)
+	if got := db.Revision(); got < before {
+		t.Errorf("revision went back from %d to %d", before, got)
+	}
+	if _, err := db.List("/", bolt.ListOptions{Revision: b.ModRevision}); !errors.Is(err, bolt.ErrCompacted) {
+		t.Errorf("list at %d, before the compacted delete: %v, want ErrCompacted", b.ModRevision, err)
+	}
+	if w, err := db.Watch(ctx, "/", b.ModRevision); !errors.Is(err, bolt.ErrCompacted) {
+		if err == nil {
+			w.Stop()
+		}
+		t.Errorf("watch from %d, before the compacted delete: %v, want ErrCompacted", b.ModRevision, err)
+	}
+	res, err := db.List("/", bolt.ListOptions{})
+	if err != nil || len(res.Items) != 1 || res.Items[0].Key != "/cm/ns/a" || res.Revision < before {
+		t.Errorf("list: %+v %v", res, err)
 	}
 }

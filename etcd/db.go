@@ -217,8 +217,12 @@ func (db *DB) load(ctx context.Context) error {
 		// revision, so the first list of a new cluster is not at 0.
 		rev = r0
 	}
-	// Revision is the newest listed write, whatever was compacted since:
-	// every replica reports the same revision for the same state.
+	// Revision is the newest listed write, so that every replica reports
+	// the same revision for the same state; but a delete after it that
+	// etcd has compacted away is in the listing and can never be replayed:
+	// then the state is served from the compaction on, and nothing before
+	// it can be listed or watched.
+	rev = max(rev, c)
 	db.rev, db.applied, db.ringBase = rev, rev, rev
 	db.compacted = min(db.etcdCompacted, rev)
 	// A compaction by another tool that the key does not record makes

@@ -111,8 +111,13 @@ func (db *DB) relist(compacted int64) clientv3.WatchChan {
 		clear(db.ring)
 		db.ring, db.ringBytes = nil, 0
 		// Revision never goes back; deletes the mirror missed have no
-		// revision to report.
+		// revision to report. Those etcd compacted away cannot be
+		// replayed either: the state is then served from the compaction
+		// on (compactedAt reports it as compacted).
 		db.rev = max(db.rev, maxMod)
+		if c > db.applied {
+			db.rev = max(db.rev, c)
+		}
 		db.ringBase = db.rev
 		db.applied = max(db.applied, r0)
 		db.compactedAt(max(c, compacted))
