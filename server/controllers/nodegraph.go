@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"math/bits"
 	"slices"
-	"strings"
 	"sync"
 
 	"platd/bolt"
@@ -410,6 +409,10 @@ type graphObjectRef struct {
 	Namespace string `json:"namespace"`
 }
 
+// csiKubeletSecretRefs are the secret references of a CSI volume source
+// that the kubelet uses.
+var csiKubeletSecretRefs = []string{"nodePublishSecretRef", "nodeStageSecretRef", "nodeExpandSecretRef"}
+
 // pvRefs reads a persistent volume's claim and secrets; nil when the
 // bytes are unreadable (logged).
 func (c *NodeGraph) pvRefs(value []byte) *security.NodePVRefs {
@@ -452,9 +455,12 @@ func (c *NodeGraph) pvRefs(value []byte) *security.NodePVRefs {
 			}
 		case "csi":
 			// Every secret reference of a CSI source names its namespace.
-			for k, v := range src {
+			// Only those the kubelet uses are reachable: the controller
+			// ones (publish, expand) are the storage controller's
+			// credentials, which a node may not read, as upstream.
+			for _, k := range csiKubeletSecretRefs {
 				var ref graphObjectRef
-				if strings.HasSuffix(k, "SecretRef") && json.Unmarshal(v, &ref) == nil {
+				if v, ok := src[k]; ok && json.Unmarshal(v, &ref) == nil {
 					add(ref.Namespace, ref.Name)
 				}
 			}

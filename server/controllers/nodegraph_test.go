@@ -52,7 +52,9 @@ func TestNodeGraphPVRefs(t *testing.T) {
 	t.Parallel()
 	c := &NodeGraph{}
 	pv := `{"spec":{"claimRef":{"namespace":"ns","name":"claim"},"capacity":{"storage":"1Gi"},
-		"csi":{"driver":"d","volumeHandle":"h","nodeStageSecretRef":{"name":"stage","namespace":"csins"},"nodePublishSecretRef":{"name":"pub","namespace":"csins"}},
+		"csi":{"driver":"d","volumeHandle":"h","nodeStageSecretRef":{"name":"stage","namespace":"csins"},"nodePublishSecretRef":{"name":"pub","namespace":"csins"},
+			"nodeExpandSecretRef":{"name":"expand","namespace":"csins"},
+			"controllerPublishSecretRef":{"name":"ctrl-publish","namespace":"csins"},"controllerExpandSecretRef":{"name":"ctrl-expand","namespace":"csins"}},
 		"rbd":{"secretRef":{"name":"rbd"}},"cephfs":{"secretRef":{"name":"ceph","namespace":"cephns"}},"storageos":{"secretRef":{"name":"sos"}},
 		"azureFile":{"secretName":"az","secretNamespace":"azns"}}}`
 	got := c.pvRefs([]byte(pv))
@@ -60,7 +62,9 @@ func TestNodeGraphPVRefs(t *testing.T) {
 		t.Errorf("claim %s/%s", got.ClaimNamespace, got.ClaimName)
 	}
 	type r = security.NodeRef
-	want := []r{{Namespace: "azns", Name: "az"}, {Namespace: "cephns", Name: "ceph"}, {Namespace: "csins", Name: "pub"}, {Namespace: "csins", Name: "stage"}, {Namespace: "default", Name: "sos"}, {Namespace: "ns", Name: "rbd"}}
+	// A CSI volume's controller secrets are not the kubelet's to read.
+	want := []r{{Namespace: "azns", Name: "az"}, {Namespace: "cephns", Name: "ceph"}, {Namespace: "csins", Name: "expand"}, {Namespace: "csins", Name: "pub"},
+		{Namespace: "csins", Name: "stage"}, {Namespace: "default", Name: "sos"}, {Namespace: "ns", Name: "rbd"}}
 	slices.SortFunc(got.Secrets, func(a, b security.NodeRef) int {
 		if a.Namespace != b.Namespace {
 			return strings.Compare(a.Namespace, b.Namespace)
