@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"platd/security"
@@ -69,6 +70,11 @@ func (g rbacGuard) bindingWrite(resource string) func(ctx context.Context, who r
 		}
 		objName := str(obj, "metadata", "name")
 		rules, err := az.RoleRefRules(ref, ns)
+		var missing *rbac.NotFoundError
+		if errors.As(err, &missing) && roleResource != "" {
+			// As upstream: the role's own NotFound, not a refusal.
+			return apierr.NotFound(g.group, roleResource, ref.Name)
+		}
 		if err != nil {
 			return g.forbidden(resource, objName, err.Error())
 		}
