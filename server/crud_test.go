@@ -190,6 +190,15 @@ func TestGenerateName(t *testing.T) {
 		}
 		seen[name] = true
 	}
+	// A name the client gives is kept, generateName or not: taken, it is
+	// a conflict, not another object.
+	named := map[string]any{"metadata": map[string]any{"name": "taken", "generateName": "gen-"}}
+	e.do("POST", "/api/v1/namespaces/default/configmaps", named).mustCode(t, 201)
+	e.do("POST", "/api/v1/namespaces/default/configmaps", named).mustCode(t, 409).mustMessage(t, `configmaps "taken" already exists`)
+	list := e.do("GET", "/api/v1/namespaces/default/configmaps", nil).mustCode(t, 200).obj(t)
+	if n := len(list["items"].([]any)); n != 6 {
+		t.Errorf("%d configmaps, want the 5 generated and taken", n)
+	}
 }
 
 func TestSecretStringDataAndImmutableType(t *testing.T) {

@@ -129,6 +129,7 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object) (Obje
 		if gen, _ := m["generateName"].(string); gen != "" {
 			name = generateName(gen)
 			m["name"] = name
+			s.generatedName = true
 		}
 	}
 	if err := h.checkNamespace(s, name); err != nil {
@@ -178,10 +179,15 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object) (Obje
 }
 
 // createObject stores obj (retrying generated names on collision) and
-// returns the stored bytes (for a dry run, what would be stored).
+// returns the stored bytes (for a dry run, what would be stored). A name
+// the client gave is never replaced, generateName or not: taken, it is a
+// conflict, as upstream.
 func (h *Handler) createObject(ctx context.Context, s *scope, obj Object, dryRun bool) ([]byte, error) {
 	d := s.d
-	gen := metaString(obj, "generateName")
+	gen := ""
+	if s.generatedName {
+		gen = metaString(obj, "generateName")
+	}
 	for attempt := 1; ; attempt++ {
 		name := metaString(obj, "name")
 		key := d.Key(metaString(obj, "namespace"), name)

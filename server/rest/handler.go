@@ -182,6 +182,9 @@ type scope struct {
 	applying bool
 	// warnings are what the type's Warnings hook said of the write.
 	warnings []string
+	// generatedName says a create's name came from its generateName, so
+	// a taken one may be generated again.
+	generatedName bool
 }
 
 // ServeHTTP dispatches a resource request to its verb.
