@@ -127,8 +127,13 @@ func TestPodSubresources(t *testing.T) {
 	e.do("DELETE", podsPath+"/unbound?gracePeriodSeconds=0", nil).mustCode(t, 200)
 	e.do("GET", podsPath+"/unbound", nil).mustCode(t, 404)
 
-	// Eviction deletes the pod.
+	// Eviction deletes the pod, unless its own delete options ask for a
+	// dry run (kubectl drain --dry-run=server).
 	e.do("POST", podsPath, podJSON("evictee", "")).mustCode(t, 201)
+	e.do("POST", podsPath+"/evictee/eviction", `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"evictee"},"deleteOptions":{"dryRun":["All"]}}`).mustCode(t, 201)
+	e.do("GET", podsPath+"/evictee", nil).mustCode(t, 200)
+	e.do("POST", podsPath+"/evictee/eviction", `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"evictee"},"deleteOptions":{"dryRun":["Some"]}}`).mustCode(t, 422)
+	e.do("GET", podsPath+"/evictee", nil).mustCode(t, 200)
 	ev := e.do("POST", podsPath+"/evictee/eviction", `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"evictee"}}`).mustCode(t, 201).obj(t)
 	if ev["status"] != "Success" {
 		t.Errorf("eviction answer %v", ev)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 
 	"platd/server/apierr"
 	"platd/server/registry"
@@ -178,9 +179,20 @@ func (h *Handler) serveEvict(w http.ResponseWriter, r *http.Request, s *scope) {
 		if p, ok := do["propagationPolicy"].(string); ok {
 			o.PropagationPolicy = &p
 		}
+		o.DryRun = registry.Strings(do["dryRun"])
+	}
+	// The eviction's own dryRun counts as the request's, as upstream:
+	// kubectl drain --dry-run=server sends only that.
+	dryRun := wo.dryRun
+	if len(o.DryRun) > 0 {
+		if _, err := parseDryRun(url.Values{"dryRun": o.DryRun}); err != nil {
+			h.writeError(w, r, h.optionsInvalid(kindDeleteOptions, err))
+			return
+		}
+		dryRun = true
 	}
 	pods := &scope{d: s.d, info: s.info, ns: s.ns}
-	if _, err := h.deleteObject(r.Context(), pods, s.ns, s.name, o, wo.dryRun); err != nil {
+	if _, err := h.deleteObject(r.Context(), pods, s.ns, s.name, o, dryRun); err != nil {
 		h.writeError(w, r, err)
 		return
 	}
