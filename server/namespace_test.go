@@ -185,6 +185,25 @@ func TestDeleteCollection(t *testing.T) {
 	if got := strings.Join(names(t, e.do("GET", base, nil).mustCode(t, 200).obj(t)), ","); got != "cm-d" {
 		t.Errorf("after deletecollection: %s", got)
 	}
+	// With a limit, one page goes; its continue token deletes the next.
+	other := "/api/v1/namespaces/paged/configmaps"
+	e.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "paged"}}).mustCreated(t)
+	createCMs(t, e, "paged", 5, func(int) map[string]string { return nil })
+	page := e.do("DELETE", other+"?limit=2", nil).mustCode(t, 200).obj(t)
+	cont, _ := path(page, "metadata.continue").(string)
+	if strings.Join(names(t, page), ",") != "cm-a,cm-b" || cont == "" || path(page, "metadata.remainingItemCount") != float64(3) {
+		t.Fatalf("first page: %v", page)
+	}
+	if got := strings.Join(names(t, e.do("GET", other, nil).mustCode(t, 200).obj(t)), ","); got != "cm-c,cm-d,cm-e" {
+		t.Errorf("after one page: %s", got)
+	}
+	rest := e.do("DELETE", other+"?continue="+cont, nil).mustCode(t, 200).obj(t)
+	if strings.Join(names(t, rest), ",") != "cm-c,cm-d,cm-e" || path(rest, "metadata.continue") != nil {
+		t.Errorf("the rest: %v", rest)
+	}
+	if got := names(t, e.do("GET", other, nil).mustCode(t, 200).obj(t)); len(got) != 0 {
+		t.Errorf("left: %v", got)
+	}
 	st := e.do("DELETE", "/api/v1/namespaces", nil).mustCode(t, 405).obj(t)
 	if st["message"] != `deletecollection is not supported on resources of kind "namespaces"` {
 		t.Errorf("namespaces deletecollection: %v", st["message"])

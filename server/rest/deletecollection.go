@@ -2,14 +2,14 @@ package rest
 
 import (
 	"net/http"
-	"strconv"
 
 	"platd/bolt"
 	"platd/server/apierr"
 )
 
-// deleteCollection serves DELETE of a collection: every selected object is
-// deleted as a single DELETE would, and the list of them is returned.
+// deleteCollection serves DELETE of a collection: every selected object
+// (of one page, when the request sets a limit) is deleted as a single
+// DELETE would, and the list of them is returned.
 func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *scope) {
 	out, err := h.negotiateFor(r, s.d, false)
 	if err != nil {
@@ -37,8 +37,10 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 		return
 	}
 	// Upstream lists what it deletes with the request's list options: a
-	// resourceVersion fails here as it fails a list.
-	if _, err := h.planList(r, s, lo); err != nil {
+	// resourceVersion fails here as it fails a list, and with a limit
+	// one page is deleted, its continue token returned for the next.
+	plan, err := h.planList(r, s, lo)
+	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
@@ -48,13 +50,9 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 		h.writeError(w, r, err)
 		return
 	}
-	opts := bolt.ListOptions{ReportCorrupt: true}
-	if !pred.empty() {
-		opts.Filter = func(kv *bolt.KV) bool { return pred.matchesStored(kv.Value) }
-	}
-	res, err := h.store.List(s.prefix(), opts)
+	res, err := h.readPage(s, pred, plan)
 	if err != nil {
-		h.writeError(w, r, &storeFailure{s: s, op: opList, err: err})
+		h.writeError(w, r, err)
 		return
 	}
 	done := make([]bolt.KV, 0, len(res.Items))
@@ -79,7 +77,7 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 		out.as = asMetadataList
 	}
 	rd.out = out
-	body, err := rd.list(listMeta{rv: strconv.FormatInt(res.Revision, 10)}, done)
+	body, err := rd.list(h.pageMeta(s, pred, plan, res), done)
 	if err != nil {
 		h.writeError(w, r, apierr.InternalError(err))
 		return
