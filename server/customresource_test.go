@@ -397,6 +397,28 @@ func TestCRDConflictAndDeletion(t *testing.T) {
 	}
 }
 
+// Deleting a CRD that serves no version deletes its stored objects all
+// the same: recreated, it lists none of them.
+func TestCRDDeletionServingNothing(t *testing.T) {
+	t.Parallel()
+	e, _ := startGadgets(t, "unserved.example.com")
+	p := groupPath("unserved.example.com", "v1", "default", "gadgets")
+	e.do("POST", p, map[string]any{"apiVersion": "unserved.example.com/v1", "kind": "Gadget", "metadata": map[string]any{"name": "kept"}}).mustCode(t, 201)
+	crd := e.do("GET", crdPath+"/gadgets.unserved.example.com", nil).mustCode(t, 200).obj(t)
+	for _, v := range at(crd, "spec", "versions").([]any) {
+		v.(map[string]any)["served"] = false
+	}
+	e.do("PUT", crdPath+"/gadgets.unserved.example.com", crd).mustCode(t, 200)
+	eventually(t, "the resource unserved", func() bool { return e.do("GET", p, nil).code == 404 })
+	e.do("DELETE", crdPath+"/gadgets.unserved.example.com", nil).mustCode(t, 200)
+	eventually(t, "the CRD gone", func() bool { return e.do("GET", crdPath+"/gadgets.unserved.example.com", nil).code == 404 })
+
+	e.do("POST", crdPath, gadgetCRD("unserved.example.com")).mustCode(t, 201)
+	if got := names(t, e.do("GET", p, nil).mustCode(t, 200).obj(t)); len(got) != 0 {
+		t.Errorf("the recreated CRD lists %v", got)
+	}
+}
+
 // CRDs are served again after a restart before the server reports ready.
 func TestCRDServedAfterRestart(t *testing.T) {
 	t.Parallel()

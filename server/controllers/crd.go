@@ -302,17 +302,23 @@ func (c *CRDs) cleanup(ctx context.Context, name string) error {
 	}); err != nil {
 		return err
 	}
-	var served *registry.Descriptor
+	// The objects go through a served version, or through the storage
+	// version when none is served: they are stored all the same.
+	var through *registry.Descriptor
 	if len(cur.descs) > 0 {
-		served = cur.descs[0]
+		through = cur.descs[0]
+	} else if def, err := customresource.Read(crd); err == nil {
+		if through, err = c.Builder.StorageDescriptor(def); err != nil {
+			return err
+		}
 	}
-	if served != nil {
-		left, err := c.deleteAll(ctx, served)
+	if through != nil {
+		left, err := c.deleteAll(ctx, through)
 		if err != nil {
 			return err
 		}
 		if left > 0 {
-			return c.waitForDeletion(ctx, served, name)
+			return c.waitForDeletion(ctx, through, name)
 		}
 	}
 	_, err = c.Objects.Update(ctx, c.Descriptor, "", name, "", func(old registry.Object) registry.Object {

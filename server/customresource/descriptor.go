@@ -167,6 +167,18 @@ func (b *Builder) Descriptors(def *Definition) ([]*registry.Descriptor, error) {
 	return out, nil
 }
 
+// StorageDescriptor returns the descriptor of the storage version whether
+// it is served or not (nil when none is marked): the objects of a
+// definition that serves nothing are still stored, and deleting the
+// definition deletes them through it.
+func (b *Builder) StorageDescriptor(def *Definition) (*registry.Descriptor, error) {
+	sv := def.StorageVersion()
+	if sv == nil {
+		return nil, nil
+	}
+	return b.descriptor(def, sv)
+}
+
 func same(obj registry.Object) registry.Object { return obj }
 
 func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor, error) {
