@@ -100,12 +100,32 @@ func TestCreateErrors(t *testing.T) {
 			`Secret in version "v1" cannot be handled as a ConfigMap: converting (v1.Secret) to (core.ConfigMap): unknown conversion`},
 		{"resourceVersion set", base, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "withrv", "resourceVersion": "5"}}, 500, "",
 			"resourceVersion should not be set on objects to be created"},
+		// Validation comes first, as upstream's storage checks last.
+		{"resourceVersion set on an invalid object", base, map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "Bad", "resourceVersion": "5"}}, 422, "Invalid",
+			`ConfigMap "Bad" is invalid: metadata.name: Invalid value: "Bad": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`},
 		{"malformed", base, `{"apiVersion":"v1","kind":"ConfigMap",`, 400, "BadRequest",
 			`the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; json parse error: unexpected end of JSON input ({"apiVersion":"v1","kind":"Con ...)`},
 		{"invalid name and key", base, cm("Bad_Name", map[string]string{"bad key!": "v"}, nil), 422, "Invalid",
 			`ConfigMap "Bad_Name" is invalid: [metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), data[bad key!]: Invalid value: "bad key!": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')]`},
 		{"no name", base, map[string]any{"metadata": map[string]any{}}, 422, "Invalid",
 			`ConfigMap "" is invalid: metadata.name: Required value: name or generateName is required`},
+		{"owner references", base, map[string]any{"metadata": map[string]any{"name": "owned", "ownerReferences": []any{
+			map[string]any{"apiVersion": "apps/", "kind": "", "name": "a", "uid": "u1", "controller": true},
+			map[string]any{"apiVersion": "v1", "kind": "Event", "name": "", "uid": "", "controller": true},
+		}}}, 422, "Invalid",
+			`ConfigMap "owned" is invalid: [metadata.ownerReferences.apiVersion: Invalid value: "apps/": version must not be empty, ` +
+				`metadata.ownerReferences.kind: Invalid value: "": kind must not be empty, ` +
+				`metadata.ownerReferences.name: Invalid value: "": name must not be empty, ` +
+				`metadata.ownerReferences.uid: Invalid value: "": uid must not be empty, ` +
+				`metadata.ownerReferences: Invalid value: v1.OwnerReference{APIVersion:"v1", Kind:"Event", Name:"", UID:"", Controller:(*bool)(true), BlockOwnerDeletion:(*bool)(nil)}: /v1, Kind=Event is disallowed from being an owner, ` +
+				`metadata.ownerReferences: Invalid value: []v1.OwnerReference{v1.OwnerReference{APIVersion:"apps/", Kind:"", Name:"a", UID:"u1", Controller:(*bool)(true), BlockOwnerDeletion:(*bool)(nil)}, ` +
+				`v1.OwnerReference{APIVersion:"v1", Kind:"Event", Name:"", UID:"", Controller:(*bool)(true), BlockOwnerDeletion:(*bool)(nil)}}: ` +
+				`Only one reference can have Controller set to true. Found "true" in references for /a and Event/]`},
+		{"orphan and foreground", base, map[string]any{"metadata": map[string]any{"name": "both", "finalizers": []any{"orphan", "foregroundDeletion"}}}, 422, "Invalid",
+			`ConfigMap "both" is invalid: metadata.finalizers: Invalid value: []string{"orphan", "foregroundDeletion"}: finalizer orphan and foregroundDeletion cannot be both set`},
+		{"bad generateName first", base, map[string]any{"metadata": map[string]any{"name": "Bad", "generateName": "Gen-"}}, 422, "Invalid",
+			`ConfigMap "Bad" is invalid: [metadata.generateName: Invalid value: "Gen-": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*'), ` +
+				`metadata.name: Invalid value: "Bad": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')]`},
 		{"strict unknown", base + "?fieldValidation=Strict", `{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "strict", "bogusMeta": 1}, "data": {"k": "v"}, "spec": {"x": 1}}`, 400, "BadRequest",
 			`ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "metadata.bogusMeta", unknown field "spec"`},
 		{"strict duplicate", base + "?fieldValidation=Strict", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"},"data":{"k":"v"},"data":{"k":"w"}}`, 400, "BadRequest",
@@ -172,6 +192,11 @@ func TestDryRunCreateStoresNothing(t *testing.T) {
 	if _, has := md["resourceVersion"]; has {
 		t.Errorf("dry-run result has a resourceVersion: %v", md)
 	}
+	e.do("GET", base+"/dry", nil).mustCode(t, 404)
+	// A dry run never reaches the storage check of a resourceVersion.
+	withRV := cm("dry", nil, nil)
+	withRV["metadata"].(map[string]any)["resourceVersion"] = "5"
+	e.do("POST", base+"?dryRun=All", withRV).mustCode(t, 201)
 	e.do("GET", base+"/dry", nil).mustCode(t, 404)
 }
 

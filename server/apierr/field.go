@@ -116,6 +116,15 @@ func FormatValue(v any) string {
 	return fmt.Sprintf("%#v", v)
 }
 
+// GoSyntax is a bad value upstream prints in Go syntax (its internal
+// type's %#v), which no decoded JSON value prints as.
+type GoSyntax string
+
+// GoString makes FormatValue print the value as it is.
+func (g GoSyntax) GoString() string { return string(g) }
+
+var _ fmt.GoStringer = GoSyntax("")
+
 // FieldErrors is an ordered list of validation failures.
 type FieldErrors []*FieldError
 

@@ -67,14 +67,8 @@ func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
 
 func keyed(path, k string) string { return path + "[" + k + "]" }
 
-// goSyntax is a bad value upstream prints in Go syntax (its internal
-// type's %#v), which no decoded JSON value prints as.
-type goSyntax string
-
-// GoString makes apierr.FormatValue print the value as it is.
-func (g goSyntax) GoString() string { return string(g) }
-
-var _ fmt.GoStringer = goSyntax("")
+// goSyntax is a bad value upstream prints in Go syntax.
+type goSyntax = apierr.GoSyntax
 
 // goStrings spells a string list as Go prints a []T of string kind.
 func goStrings(typ string, l []any) goSyntax {
