@@ -230,6 +230,10 @@ func TestUpdateSemantics(t *testing.T) {
 	if st["message"] != "the name of the object (other) does not match the name on the URL (exists)" {
 		t.Errorf("name mismatch: %v", st["message"])
 	}
+	elsewhere := cm("exists", nil, nil)
+	elsewhere["metadata"].(map[string]any)["namespace"] = "other"
+	e.do("PUT", "/api/v1/namespaces/default/configmaps/exists", elsewhere).mustCode(t, 400).
+		mustMessage(t, "the namespace of the object (other) does not match the namespace on the request (default)")
 	// An unchanged PUT keeps the resourceVersion.
 	cur := e.do("GET", "/api/v1/namespaces/default/configmaps/exists", nil).mustCode(t, 200).obj(t)
 	same := e.do("PUT", "/api/v1/namespaces/default/configmaps/exists", cur).mustCode(t, 200).obj(t)

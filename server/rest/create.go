@@ -101,7 +101,7 @@ func (h *Handler) prepareAndCreate(ctx context.Context, s *scope, body Object, d
 		if s.d.Strategy.Allocate != nil {
 			obj = deepCopyObject(body)
 		}
-		prepared, err := h.prepareCreate(ctx, s, obj)
+		prepared, err := h.prepareCreate(ctx, s, obj, dryRun)
 		if err != nil {
 			return nil, err
 		}
@@ -114,15 +114,19 @@ func (h *Handler) prepareAndCreate(ctx context.Context, s *scope, body Object, d
 }
 
 // prepareCreate turns a decoded body into the object to store: metadata
-// checks, system fields, type rules, defaults and validation.
-func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object) (Object, error) {
+// checks, system fields, type rules, defaults and validation. A dry run
+// is prepared as the real create, apart from the resourceVersion check.
+func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRun bool) (Object, error) {
 	d := s.d
 	m := meta(obj, true)
 	if err := checkNamespace(s, obj); err != nil {
 		return nil, err
 	}
-	if rv, _ := m["resourceVersion"].(string); rv != "" {
-		return nil, errors.New("resourceVersion should not be set on objects to be created")
+	// Upstream's storage refuses a resourceVersion after validation, and
+	// its dry run never asks.
+	rvSet := false
+	if rv, _ := m["resourceVersion"].(string); rv != "" && !dryRun {
+		rvSet = true
 	}
 	name, _ := m["name"].(string)
 	if name == "" {
@@ -174,6 +178,9 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object) (Obje
 	}
 	if len(errs) > 0 {
 		return nil, apierr.NewInvalid(d.Group, d.Kind, metaString(obj, "name"), errs)
+	}
+	if rvSet {
+		return nil, errors.New("resourceVersion should not be set on objects to be created")
 	}
 	return obj, nil
 }

@@ -46,8 +46,10 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 	} else if name == "" {
 		m["name"] = s.name
 	}
-	if err := checkNamespace(s, obj); err != nil {
-		return nil, 0, err
+	// The name, then the namespace, as upstream's update handler checks
+	// them before anything else, in its own words.
+	if ns, _ := m["namespace"].(string); s.d.Namespaced && ns != "" && ns != s.ns {
+		return nil, 0, apierr.BadRequest(fmt.Sprintf("the namespace of the object (%s) does not match the namespace on the request (%s)", ns, s.ns))
 	}
 	// A resourceVersion that is not a uint64 fails as upstream's storage
 	// fails on it, unwrapped (a 500 without reason), once the object is
