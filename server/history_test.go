@@ -185,4 +185,11 @@ func TestStrictPatchMessages(t *testing.T) {
 			t.Errorf("%s: causes %v, want %v", c.mt, causes, want)
 		}
 	}
+	// A patched object of the wrong shape is the same 422, in any
+	// validation mode, with the decoder's type error.
+	st := e.do("PATCH", base+"/strictp", `{"metadata":{"labels":"x"}}`, "Content-Type", "application/strategic-merge-patch+json").mustCode(t, 422).obj(t)
+	cause := `Invalid value: "map[metadata:map[labels:x]]": json: cannot unmarshal string into Go struct field ObjectMeta.metadata.labels of type map[string]string`
+	if st["message"] != ` "" is invalid: patch: `+cause || st["reason"] != "Invalid" {
+		t.Errorf("type error: %v", st)
+	}
 }

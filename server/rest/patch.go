@@ -2,6 +2,7 @@ package rest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"platd/server/apierr"
 	"platd/server/patch"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // Patch media types.
@@ -63,6 +65,12 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 		}
 		dec, err := h.decodeJSON(patched, s, writeOptions{fieldValidation: validationWarn})
 		if err != nil {
+			// A patched object of the wrong shape is the patch's fault:
+			// upstream's 422 naming the patched object, not a 400 as for
+			// a body sent whole.
+			if _, derr := schema.Decode(patched, d.Schema); errors.Is(derr, schema.ErrType) {
+				err = patchStrictError(patchedText(mt, current, body, patched, left), derr.Error())
+			}
 			h.writeError(w, r, err)
 			return
 		}
