@@ -3,7 +3,7 @@ module platd
 go 1.26.0
 
 require (
-	github.com/evanphx/json-patch/v5 v5.9.11
+	github.com/evanphx/json-patch v5.9.11+incompatible
 	github.com/fxamacker/cbor/v2 v2.9.6
 	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/google/cel-go v0.31.0

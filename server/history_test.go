@@ -121,6 +121,11 @@ func TestPatchKinds(t *testing.T) {
 	if path(jp, "data.b") != "two" || path(jp, "data.c") != nil {
 		t.Errorf("json patch: %v", jp)
 	}
+	// As upstream: a replace of a member the object lacks adds it.
+	jp = e.do("PATCH", base+"/p", `[{"op":"replace","path":"/metadata/annotations","value":{"a":"b"}}]`, "Content-Type", "application/json-patch+json").mustCode(t, 200).obj(t)
+	if path(jp, "metadata.annotations.a") != "b" {
+		t.Errorf("json patch replacing missing annotations: %v", jp)
+	}
 	st := e.do("PATCH", base+"/p", `[{"op":"test","path":"/data/b","value":"wrong"}]`, "Content-Type", "application/json-patch+json").mustCode(t, 422).obj(t)
 	if st["message"] != "the server rejected our request due to an error in our request" {
 		t.Errorf("failed test op: %v", st)

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strings"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
+	jsonpatch "github.com/evanphx/json-patch"
 )
 
 // maxJSONPatchOperations bounds the operations of one JSON patch (as
@@ -49,14 +49,20 @@ func JSONPatch(original []byte, patch []byte) ([]byte, error) {
 		// an operation it cannot run; upstream meets those while applying.
 		return nil, rejected(err)
 	}
-	opts := jsonpatch.NewApplyOptions()
-	opts.SupportNegativeIndices = true
-	opts.AccumulatedCopySizeLimit = maxCopyBytes
-	out, err := p.ApplyWithOptions(original, opts)
+	out, err := p.Apply(original)
 	if err != nil {
 		return nil, rejected(err)
 	}
 	return out, nil
+}
+
+// The library upstream applies JSON and merge patches with is this
+// package's v4 line, whose semantics clients rely on (a replace of a
+// missing member adds it, an add without a value adds null); its options
+// are package settings, set once here as upstream's.
+func init() {
+	jsonpatch.SupportNegativeIndices = true
+	jsonpatch.AccumulatedCopySizeLimit = maxCopyBytes
 }
 
 // upstreamTypeText renders a decode error as upstream's does: its operation

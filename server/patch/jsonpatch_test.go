@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
+	jsonpatch "github.com/evanphx/json-patch"
 
 	"platd/server/apierr"
 )
@@ -37,6 +37,16 @@ func TestJSONPatch(t *testing.T) {
 			`{"data":{"k":"v"},"list":[1,2,3],"metadata":{"labels":{"a/b":"s","x":"1"},"name":"a"}}`},
 		{"empty patch", `[]`, doc},
 		{"null patch", `null`, doc},
+		// Upstream's library: a replace of a missing member adds it (kubectl
+		// patch --type=json replacing labels an object lacks), an add
+		// without a value adds null, a copy from a missing member copies
+		// null.
+		{"replace missing member", `[{"op":"replace","path":"/metadata/annotations","value":{"a":"b"}}]`,
+			`{"data":{"k":"v"},"list":[1,2,3],"metadata":{"annotations":{"a":"b"},"labels":{"x":"1"},"name":"a"}}`},
+		{"add without value", `[{"op":"add","path":"/data/n"}]`,
+			`{"data":{"k":"v","n":null},"list":[1,2,3],"metadata":{"labels":{"x":"1"},"name":"a"}}`},
+		{"copy missing member", `[{"op":"copy","from":"/data/none","path":"/data/n"}]`,
+			`{"data":{"k":"v","n":null},"list":[1,2,3],"metadata":{"labels":{"x":"1"},"name":"a"}}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

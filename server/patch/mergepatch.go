@@ -5,16 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
+	jsonpatch "github.com/evanphx/json-patch"
 )
 
 // MergePatch applies an RFC 7386 merge patch to the JSON document original
 // and returns the new document (a fresh slice; the arguments are not
 // modified or retained). A patch that is not a JSON object or null is 400
 // ErrMalformed with upstream's text ("error decoding patch: unexpected end
-// of JSON input"). A null patch yields null, as the RFC says; the caller's
-// decode of the result rejects it. An original that is not JSON is
-// ErrDocument.
+// of JSON input"); so is a null patch, which upstream's library refuses
+// ("Invalid JSON Patch"). An original that is not JSON is ErrDocument.
 func MergePatch(original []byte, patch []byte) ([]byte, error) {
 	if err := checkObject(patch); err != nil {
 		return nil, badRequest("error decoding patch: "+err.Error(), err)
