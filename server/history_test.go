@@ -190,9 +190,19 @@ func TestStrictPatchMessages(t *testing.T) {
 			t.Errorf("%s: causes %v, want %v", c.mt, causes, want)
 		}
 	}
+	// A member the patch itself repeats is a strict decoding error too,
+	// named before the patched object's own; a warning by default.
+	st := e.do("PATCH", base+"/strictp?fieldValidation=Strict", `{"data":{"k":"1","k":"2"},"spec":{"x":1}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 422).obj(t)
+	if msg, _ := st["message"].(string); !strings.HasSuffix(msg, `: strict decoding error: duplicate field "data.k", unknown field "spec"`) {
+		t.Errorf("duplicate in the patch: %v", msg)
+	}
+	warned := e.do("PATCH", base+"/strictp", `{"data":{"k":"1","k":"2"}}`, "Content-Type", "application/strategic-merge-patch+json").mustCode(t, 200)
+	if got := warned.header.Values("Warning"); len(got) != 1 || !strings.Contains(got[0], `duplicate field \"data.k\"`) {
+		t.Errorf("warnings %q", got)
+	}
 	// A patched object of the wrong shape is the same 422, in any
 	// validation mode, with the decoder's type error.
-	st := e.do("PATCH", base+"/strictp", `{"metadata":{"labels":"x"}}`, "Content-Type", "application/strategic-merge-patch+json").mustCode(t, 422).obj(t)
+	st = e.do("PATCH", base+"/strictp", `{"metadata":{"labels":"x"}}`, "Content-Type", "application/strategic-merge-patch+json").mustCode(t, 422).obj(t)
 	cause := `Invalid value: "map[metadata:map[labels:x]]": json: cannot unmarshal string into Go struct field ObjectMeta.metadata.labels of type map[string]string`
 	if st["message"] != ` "" is invalid: patch: `+cause || st["reason"] != "Invalid" {
 		t.Errorf("type error: %v", st)

@@ -46,6 +46,17 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 	}
 	s.manager = managerName(r, wo)
 	d := s.d
+	// A merge or strategic patch is itself decoded strictly, as upstream
+	// decodes it: a member it repeats is lost in the patched object, so
+	// it is found here, and reported before the patched object's own.
+	var strict []string
+	if (mt == patchMerge || mt == patchStrategic) && wo.fieldValidation != validationIgnore {
+		if pd, err := schema.Decode(body, d.Schema); err == nil {
+			for _, f := range pd.Duplicates {
+				strict = append(strict, fmt.Sprintf("duplicate field %q", f))
+			}
+		}
+	}
 	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
 		kv, err := h.store.Get(s.key())
 		if err != nil {
@@ -74,13 +85,13 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 			h.writeError(w, r, err)
 			return
 		}
-		if len(dec.warnings) > 0 {
+		if problems := append(slices.Clip(strict), dec.warnings...); len(problems) > 0 {
 			switch wo.fieldValidation {
 			case validationStrict:
-				h.writeError(w, r, patchStrictError(patchedText(mt, current, body, patched, left), "strict decoding error: "+strings.Join(dec.warnings, ", ")))
+				h.writeError(w, r, patchStrictError(patchedText(mt, current, body, patched, left), "strict decoding error: "+strings.Join(problems, ", ")))
 				return
 			case validationWarn:
-				addWarnings(w, dec.warnings)
+				addWarnings(w, problems)
 			}
 		}
 		obj := dec.obj
