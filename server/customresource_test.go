@@ -346,7 +346,9 @@ func TestCRDConflictAndDeletion(t *testing.T) {
 	clash["metadata"] = map[string]any{"name": "widgets.del.example.com"}
 	clash["spec"].(map[string]any)["names"] = map[string]any{"plural": "widgets", "singular": "widget", "kind": "Gadget"}
 	crd := e.do("POST", crdPath, clash).mustCode(t, 201).obj(t)
-	if c := condition(crd, "NamesAccepted"); c == nil || c["status"] != "False" || c["reason"] != "KindConflict" || c["message"] != `"Gadget" is already in use` {
+	// Its kind and (defaulted) list kind both clash; upstream checks the
+	// list kind last and reports it.
+	if c := condition(crd, "NamesAccepted"); c == nil || c["status"] != "False" || c["reason"] != "ListKindConflict" || c["message"] != `"GadgetList" is already in use` {
 		t.Errorf("NamesAccepted %v", c)
 	}
 	if c := condition(crd, "Established"); c == nil || c["status"] != "False" || c["reason"] != "NotAccepted" {
@@ -394,6 +396,36 @@ func TestCRDConflictAndDeletion(t *testing.T) {
 	before.waitClosed()
 	if body := string(e.do("GET", "/apis/del.example.com/v1", nil).body); strings.Contains(body, `"gadgets"`) {
 		t.Errorf("discovery still lists gadgets: %s", body)
+	}
+}
+
+// A CRD's names may not be any name another resource of its group uses
+// in any role: a plural that is another's short name, a kind that is
+// another's list kind. The last clash upstream checks is reported.
+func TestCRDNamesClashAcrossRoles(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	const group = "names.example.com"
+	first := gadgetCRD(group)
+	first["spec"].(map[string]any)["names"] = map[string]any{"plural": "gadgets", "kind": "Gadget", "shortNames": []any{"bars"}, "listKind": "ThingList"}
+	e.do("POST", crdPath, first).mustCode(t, 201)
+	second := gadgetCRD(group)
+	second["metadata"] = map[string]any{"name": "bars." + group}
+	second["spec"].(map[string]any)["names"] = map[string]any{"plural": "bars", "kind": "ThingList"}
+	crd := e.do("POST", crdPath, second).mustCode(t, 201).obj(t)
+	if c := condition(crd, "NamesAccepted"); c == nil || c["status"] != "False" || c["reason"] != "KindConflict" || c["message"] != `"ThingList" is already in use` {
+		t.Errorf("NamesAccepted %v", c)
+	}
+	if c := condition(crd, "Established"); c == nil || c["status"] != "False" {
+		t.Errorf("Established %v", c)
+	}
+	e.do("GET", groupPath(group, "v1", "default", "bars"), nil).mustCode(t, 404)
+	third := gadgetCRD(group)
+	third["metadata"] = map[string]any{"name": "things." + group}
+	third["spec"].(map[string]any)["names"] = map[string]any{"plural": "things", "singular": "gadget", "kind": "Widget", "shortNames": []any{"gadgets", "bars"}}
+	crd = e.do("POST", crdPath, third).mustCode(t, 201).obj(t)
+	if c := condition(crd, "NamesAccepted"); c == nil || c["reason"] != "ShortNamesConflict" || c["message"] != `["gadgets" is already in use, "bars" is already in use]` {
+		t.Errorf("NamesAccepted %v", c)
 	}
 }
 

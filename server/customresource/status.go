@@ -3,6 +3,7 @@ package customresource
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"platd/server/registry"
@@ -15,36 +16,56 @@ const (
 	CondTerminating   = "Terminating"
 )
 
-// conflict names the first clash of a definition's names with a resource
-// the registry serves in its group that is not the CRD's own (owned):
-// the same plural, singular, short name, kind or list kind. reason is ""
+// conflict names a clash of a definition's names with a resource the
+// registry serves in its group that is not the CRD's own (owned), as
+// upstream's naming controller finds one: the plural, singular and short
+// names may not be any other resource's plural, singular or short name,
+// and the kind and list kind not any other's kind or list kind. Upstream
+// checks them in that order and reports the last clash. reason is ""
 // when there is none.
 func conflict(def *Definition, reg *registry.Registry, owned func(*registry.Descriptor) bool) (reason, msg string) {
+	resources, kinds := map[string]bool{}, map[string]bool{}
 	for _, v := range reg.Versions(def.Group) {
 		for _, d := range reg.Resources(def.Group, v) {
 			if owned(d) {
 				continue
 			}
-			switch {
-			case d.Resource == def.Plural:
-				return "PluralConflict", fmt.Sprintf("%q is already in use", def.Plural)
-			case def.Singular != "" && d.Singular == def.Singular:
-				return "SingularConflict", fmt.Sprintf("%q is already in use", def.Singular)
+			resources[d.Resource], resources[d.Singular] = true, true
+			for _, n := range d.ShortNames {
+				resources[n] = true
 			}
-			for _, s := range def.ShortNames {
-				if slices.Contains(d.ShortNames, s) {
-					return "ShortNamesConflict", fmt.Sprintf("%q is already in use", s)
-				}
-			}
-			switch {
-			case d.Kind == def.Kind:
-				return "KindConflict", fmt.Sprintf("%q is already in use", def.Kind)
-			case d.ListKind == def.ListKind:
-				return "ListKindConflict", fmt.Sprintf("%q is already in use", def.ListKind)
-			}
+			kinds[d.Kind], kinds[d.ListKind] = true, true
 		}
 	}
-	return "", ""
+	delete(resources, "")
+	delete(kinds, "")
+	inUse := func(name string) string { return fmt.Sprintf("%q is already in use", name) }
+	if resources[def.Plural] {
+		reason, msg = "PluralConflict", inUse(def.Plural)
+	}
+	if resources[def.Singular] {
+		reason, msg = "SingularConflict", inUse(def.Singular)
+	}
+	var taken []string
+	for _, n := range def.ShortNames {
+		if resources[n] {
+			taken = append(taken, inUse(n))
+		}
+	}
+	switch len(taken) {
+	case 0:
+	case 1:
+		reason, msg = "ShortNamesConflict", taken[0]
+	default:
+		reason, msg = "ShortNamesConflict", "["+strings.Join(taken, ", ")+"]"
+	}
+	if kinds[def.Kind] {
+		reason, msg = "KindConflict", inUse(def.Kind)
+	}
+	if kinds[def.ListKind] {
+		reason, msg = "ListKindConflict", inUse(def.ListKind)
+	}
+	return reason, msg
 }
 
 // Accept sets a CRD's acceptedNames and its NamesAccepted and
