@@ -547,3 +547,58 @@ func TestCustomResourceWebhookConversion(t *testing.T) {
 		t.Errorf("aggregated discovery lacks the group: %.500s", agg.body)
 	}
 }
+
+// pairCRD is a CRD of group with a storage version v1 and a served v2,
+// both declaring spec.x and spec.y; v1 defaults y to 7 when y7 is set.
+func pairCRD(group string, y7 bool, withX bool) map[string]any {
+	version := func(name string, storage, withDefault bool) map[string]any {
+		props := map[string]any{"y": map[string]any{"type": "integer"}}
+		if withDefault {
+			props["y"].(map[string]any)["default"] = 7
+		}
+		if withX {
+			props["x"] = map[string]any{"type": "string"}
+		}
+		return map[string]any{"name": name, "served": true, "storage": storage, "schema": map[string]any{"openAPIV3Schema": map[string]any{
+			"type": "object", "properties": map[string]any{"spec": map[string]any{"type": "object", "properties": props}}}}}
+	}
+	return map[string]any{
+		"metadata": map[string]any{"name": "pairs." + group},
+		"spec": map[string]any{"group": group, "scope": "Namespaced", "names": map[string]any{"plural": "pairs", "kind": "Pair"},
+			"versions": []any{version("v1", true, y7), version("v2", false, false)}},
+	}
+}
+
+// Objects read from storage are defaulted by the storage version's schema
+// (upstream defaults them before converting), whichever version wrote
+// them, and pruned of what the schema no longer declares once the CRD
+// changes.
+func TestCustomResourceStorageDefaultsAndPruning(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	const group = "pairs.example.com"
+	e.do("POST", crdPath, pairCRD(group, true, true)).mustCode(t, 201)
+	v1, v2 := groupPath(group, "v1", "default", "pairs"), groupPath(group, "v2", "default", "pairs")
+	created := e.do("POST", v2, map[string]any{"apiVersion": group + "/v2", "kind": "Pair", "metadata": map[string]any{"name": "a"},
+		"spec": map[string]any{"x": "keep"}}).mustCode(t, 201).obj(t)
+	if at(created, "spec", "y") != float64(7) {
+		t.Errorf("created through v2: spec %v, want the storage version's default y=7", at(created, "spec"))
+	}
+	if got := e.do("GET", v1+"/a", nil).mustCode(t, 200).obj(t); at(got, "spec", "y") != float64(7) || at(got, "spec", "x") != "keep" {
+		t.Errorf("read through v1: spec %v", at(got, "spec"))
+	}
+
+	// The CRD narrows: spec.x is no longer declared. Objects stored before
+	// are served without it.
+	crd := e.do("GET", crdPath+"/pairs."+group, nil).mustCode(t, 200).obj(t)
+	crd["spec"] = pairCRD(group, true, false)["spec"]
+	e.do("PUT", crdPath+"/pairs."+group, crd).mustCode(t, 200)
+	eventually(t, "the narrowed schema served", func() bool {
+		got := e.do("GET", v1+"/a", nil).mustCode(t, 200).obj(t)
+		return at(got, "spec", "x") == nil && at(got, "spec", "y") == float64(7)
+	})
+	list := e.do("GET", v2, nil).mustCode(t, 200).obj(t)
+	if items := list["items"].([]any); len(items) != 1 || at(items[0], "spec", "x") != nil {
+		t.Errorf("list after narrowing: %v", items)
+	}
+}

@@ -156,8 +156,14 @@ func (b *Builder) Descriptors(def *Definition) ([]*registry.Descriptor, error) {
 			return nil, err
 		}
 		// Objects keep one form in every version (conversion None
-		// rewrites only apiVersion, which is not stored).
-		d.Storage = &registry.Storage{Descriptor: stored, ToStorage: same, FromStorage: same}
+		// rewrites only apiVersion, which is not stored). Written through
+		// this version, an object gets the storage version's defaults as
+		// well: upstream applies them as it reads the object back from
+		// storage, the write's own answer included.
+		d.Storage = &registry.Storage{Descriptor: stored, FromStorage: same, ToStorage: func(obj registry.Object) registry.Object {
+			schema.ApplyDefaults(obj, stored.Schema)
+			return obj
+		}}
 		if def.Webhook {
 			d.Unavailable = fmt.Sprintf("conversion webhook for %s/%s, Kind=%s is not supported: platd does not call conversion webhooks; use version %s",
 				def.Group, v.Name, def.Kind, sv.Name)
@@ -217,9 +223,9 @@ func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor,
 			d.FieldSelectors[f] = registry.FieldSelector{Get: func(obj registry.Object) string { return selectable(obj, path) }, Reads: [][]string{path}}
 		}
 	}
-	if v.Schema != nil && jsonschema.HasDefault(v.Schema) {
-		d.DefaultedSince = def.Revision
-	}
+	// Objects stored before the CRD last changed may hold what the
+	// schema no longer declares, or lack its defaults.
+	d.CurrentSince = def.Revision
 	rules, errs := cel.Compile(v.Schema, "")
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("version %s: compiling validation rules: %w", v.Name, errs)

@@ -295,11 +295,12 @@ type Descriptor struct {
 	// a name without a "/" be a standard one (custom resources are only
 	// warned, by their Warnings hook).
 	AnyFinalizerNames bool
-	// DefaultedSince, when positive, is the revision from which every
-	// stored object carries the schema's current defaults: an older one
-	// (written before its CRD's schema changed) is defaulted again as it
-	// is read, as upstream defaults custom resources read from storage.
-	DefaultedSince int64
+	// CurrentSince, when positive, is the revision from which every
+	// stored object conforms to its stored form's schema: an older one
+	// (written before its CRD changed) is pruned and defaulted by the
+	// current schema as it is read, as upstream prunes and defaults custom
+	// resources read from storage.
+	CurrentSince int64
 	// RefuseCreate, when set, answers every create with 405 and this
 	// message: the resources of a CRD being deleted take no new objects.
 	RefuseCreate string

@@ -83,10 +83,11 @@ func storedRevision(value []byte) int64 {
 	return n
 }
 
-// stale reports whether stored bytes of d predate its schema's current
-// defaults (Descriptor.DefaultedSince).
+// stale reports whether stored bytes of d predate its stored form's
+// current schema (Descriptor.CurrentSince).
 func stale(d *registry.Descriptor, stored []byte) bool {
-	return d.DefaultedSince > 0 && storedRevision(stored) < d.DefaultedSince
+	sd := storedForm(d)
+	return sd.CurrentSince > 0 && storedRevision(stored) < sd.CurrentSince
 }
 
 // storedForm is the descriptor whose schema encodes d's stored bytes.
@@ -190,13 +191,17 @@ func decodeStoredWith(decode func([]byte, *schema.Schema) (map[string]any, error
 	if err != nil {
 		return nil, fmt.Errorf("decoding stored %s: %w", sd.Kind, err)
 	}
+	// Decoding pruned what the schema no longer declares; an object older
+	// than the schema gets its defaults too, those of the stored form, as
+	// upstream defaults an object read from storage with its storage
+	// version's schema before converting it.
+	if stale(d, value) {
+		schema.ApplyDefaults(obj, sd.Schema)
+	}
 	if d.Storage != nil {
 		obj = d.Storage.FromStorage(obj)
 		delete(obj, "kind")
 		delete(obj, "apiVersion")
-	}
-	if stale(d, value) {
-		schema.ApplyDefaults(obj, d.Schema)
 	}
 	return obj, nil
 }
