@@ -32,8 +32,10 @@ type AuthConfig struct {
 	// Front authenticators are tried before all others (the
 	// request-header proxy belongs here).
 	Front []Authenticator
-	// ClientCAs enables x509 client-certificate authentication when set.
-	ClientCAs *x509.CertPool
+	// ClientRoots, when set, enables x509 client-certificate
+	// authentication against the pool it returns, asked on every request
+	// so that a reloaded bundle takes effect at once.
+	ClientRoots func() *x509.CertPool
 	// LoopbackToken, when set, authenticates as APIServerUser in groups
 	// AllAuthenticated and SystemPrivilegedGroup; it is the first bearer
 	// token source.
@@ -70,8 +72,8 @@ func NewAuthenticator(cfg AuthConfig) Authenticator {
 	for _, a := range cfg.Front {
 		members = append(members, AudienceAgnostic(auds, a))
 	}
-	if cfg.ClientCAs != nil {
-		members = append(members, AudienceAgnostic(auds, NewX509Authenticator(cfg.ClientCAs, cfg.Brand)))
+	if cfg.ClientRoots != nil {
+		members = append(members, AudienceAgnostic(auds, NewDynamicX509Authenticator(cfg.ClientRoots, cfg.Brand)))
 	}
 	var tokens []TokenAuthenticator
 	if cfg.LoopbackToken != "" {

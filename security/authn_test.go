@@ -81,7 +81,7 @@ func TestAuthenticationConsequences(t *testing.T) {
 			t.Parallel()
 			a := NewAuthenticator(AuthConfig{
 				Brand:          b,
-				ClientCAs:      ca.pool(),
+				ClientRoots:    ca.pool,
 				LoopbackToken:  "loop-token",
 				Tokens:         tokens,
 				Anonymous:      !tt.anonOff,

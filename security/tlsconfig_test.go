@@ -61,7 +61,7 @@ func whoamiServer(t *testing.T, f *pkiFixture) string {
 		t.Fatal(err)
 	}
 	b, _ := config.LookupBrand("kubernetes")
-	authn := NewAuthenticator(AuthConfig{Brand: b, ClientCAs: pool, Tokens: []config.Token{{Token: "tok", User: "alice"}}})
+	authn := NewAuthenticator(AuthConfig{Brand: b, ClientRoots: func() *x509.CertPool { return pool }, Tokens: []config.Token{{Token: "tok", User: "alice"}}})
 	srv := &http.Server{
 		TLSConfig: cfg,
 		ErrorLog:  log.New(io.Discard, "", 0),

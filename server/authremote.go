@@ -2,14 +2,12 @@ package server
 
 import (
 	"bytes"
-	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
 	"os"
 	"slices"
-	"sync"
 	"time"
 
 	"platd/config"
@@ -75,34 +73,6 @@ func (ra remoteAuth) proxyCAPEM() []byte {
 		return nil
 	}
 	return ra.proxyCA.PEM()
-}
-
-// offerProxyCA makes the TLS handshake offer the proxy's CA besides the
-// client CAs: clients pick their certificate by the offered list, so a
-// proxy certificate not listed would never be sent. Verification stays
-// with the authenticators, each against its own pool. The list follows a
-// reloaded proxy CA.
-func (ra remoteAuth) offerProxyCA(cfg *tls.Config, clientCAs *x509.CertPool) {
-	if ra.proxyCA == nil {
-		return
-	}
-	var mu sync.Mutex
-	var from *x509.CertPool
-	var offered *tls.Config
-	cfg.GetConfigForClient = func(*tls.ClientHelloInfo) (*tls.Config, error) {
-		proxy := ra.proxyCA.Pool()
-		mu.Lock()
-		defer mu.Unlock()
-		if proxy != from {
-			pool := clientCAs.Clone()
-			pool.AppendCertsFromPEM(ra.proxyCA.PEM())
-			offered = cfg.Clone()
-			offered.GetConfigForClient = nil
-			offered.ClientCAs = pool
-			from = proxy
-		}
-		return offered, nil
-	}
 }
 
 // authenticationTrust is this server's part of AuthenticationConfigMap.

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,8 +19,9 @@ import (
 // data directory is touched.
 type preflighted struct {
 	tokens []config.Token
-	// clientCAs holds --client-ca-file; New adds the data directory's CA.
-	clientCAs *x509.CertPool
+	// clientCAs is --client-ca-file, nil without it; New adds the data
+	// directory's CA.
+	clientCAs *security.CAFile
 	remote    remoteAuth
 }
 
@@ -35,14 +35,12 @@ func (s *Server) preflight() (preflighted, error) {
 	if err := checkOperatorFiles(o); err != nil {
 		return p, err
 	}
-	p.clientCAs = x509.NewCertPool()
 	if o.ClientCAFile != "" {
-		pem, err := os.ReadFile(o.ClientCAFile)
-		if err != nil {
-			return p, fmt.Errorf("%w: --client-ca-file: %w", config.ErrInvalid, err)
-		}
-		if !p.clientCAs.AppendCertsFromPEM(pem) {
+		var err error
+		if p.clientCAs, err = security.LoadCAFile(o.ClientCAFile); errors.Is(err, security.ErrNoCertificates) {
 			return p, fmt.Errorf("%w: --client-ca-file %s holds no PEM certificate", config.ErrInvalid, o.ClientCAFile)
+		} else if err != nil {
+			return p, fmt.Errorf("%w: --client-ca-file: %w", config.ErrInvalid, err)
 		}
 	}
 	if o.TLSCertFile != "" {

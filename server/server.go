@@ -327,7 +327,7 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 	if s.reg, err = servedRegistry(cat, o, enabled, described); err != nil {
 		return closeStore(err)
 	}
-	clientCAs.AddCert(ca.Certificate())
+	roots := &clientRoots{ca: ca.Certificate(), file: clientCAs}
 	s.authTrust = authenticationTrust{clientCA: clientCAPEM(ca, o), proxyCA: remote.proxyCAPEM(), rh: o.RequestHeader}
 
 	if transformErr != nil {
@@ -390,16 +390,16 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 		tokenAuthns = append(tokenAuthns, security.AudienceAgnosticToken(auds, t))
 	}
 	tokenAuthns = append(tokenAuthns, remote.tokens...)
-	s.authn = security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, Front: remote.front, ClientCAs: clientCAs, Tokens: tokens, TokenAuthenticators: tokenAuthns,
+	s.authn = security.NewAuthenticator(security.AuthConfig{Brand: o.Brand, Front: remote.front, ClientRoots: roots.Pool, Tokens: tokens, TokenAuthenticators: tokenAuthns,
 		Anonymous: o.AnonymousAuth, AnonymousPaths: o.AnonymousPaths, APIAudiences: auds})
 	if s.authz, err = s.authorizer(o.AuthorizationModes); err != nil {
 		return fail(err)
 	}
-	tlsConfig, err := security.ServerTLSConfig(tlsFiles.cert, tlsFiles.key, clientCAs, security.TLSPolicy{MinVersion: o.TLSMinVersion, CipherSuites: o.TLSCipherSuites})
+	tlsConfig, err := security.ServerTLSConfig(tlsFiles.cert, tlsFiles.key, roots.Pool(), security.TLSPolicy{MinVersion: o.TLSMinVersion, CipherSuites: o.TLSCipherSuites})
 	if err != nil {
 		return fail(fmt.Errorf("loading serving certificate: %w", err))
 	}
-	remote.offerProxyCA(tlsConfig, clientCAs)
+	offerClientCAs(tlsConfig, roots, remote.proxyCA)
 	if o.ShutdownSendRetryAfter || o.ShutdownWatchTerminationGracePeriod > 0 {
 		s.drain = filters.NewDrain(o.ShutdownWatchTerminationGracePeriod, o.ShutdownSendRetryAfter, s.rest.WriteError)
 	}
