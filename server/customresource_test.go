@@ -602,3 +602,36 @@ func TestCustomResourceStorageDefaultsAndPruning(t *testing.T) {
 		t.Errorf("list after narrowing: %v", items)
 	}
 }
+
+// Nulls meet defaults as upstream's defaulting treats them: a nullable
+// member's null stays null, and a null map value or list item takes its
+// additionalProperties or items default.
+func TestCustomResourceNullDefaults(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	const group = "nulls.example.com"
+	spec := map[string]any{"type": "object", "properties": map[string]any{
+		"n": map[string]any{"type": "string", "nullable": true, "default": "d"},
+		"m": map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string", "default": "v"}},
+		"l": map[string]any{"type": "array", "items": map[string]any{"type": "string", "default": "i"}},
+	}}
+	e.do("POST", crdPath, map[string]any{
+		"metadata": map[string]any{"name": "nulls." + group},
+		"spec": map[string]any{"group": group, "scope": "Namespaced", "names": map[string]any{"plural": "nulls", "kind": "Null"},
+			"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true, "schema": map[string]any{"openAPIV3Schema": map[string]any{
+				"type": "object", "properties": map[string]any{"spec": spec}}}}}},
+	}).mustCode(t, 201)
+	p := groupPath(group, "v1", "default", "nulls")
+	got := e.do("POST", p, `{"apiVersion":"`+group+`/v1","kind":"Null","metadata":{"name":"a"},"spec":{"n":null,"m":{"k":null,"j":"set"},"l":["x",null]}}`).mustCode(t, 201).obj(t)
+	want := map[string]any{"n": nil, "m": map[string]any{"k": "v", "j": "set"}, "l": []any{"x", "i"}}
+	if s := at(got, "spec"); !reflect.DeepEqual(s, want) {
+		t.Errorf("spec %v, want %v", s, want)
+	}
+	if s := at(e.do("GET", p+"/a", nil).mustCode(t, 200).obj(t), "spec"); !reflect.DeepEqual(s, want) {
+		t.Errorf("read back: spec %v, want %v", s, want)
+	}
+	absent := e.do("POST", p, `{"apiVersion":"`+group+`/v1","kind":"Null","metadata":{"name":"b"},"spec":{}}`).mustCode(t, 201).obj(t)
+	if s := at(absent, "spec"); !reflect.DeepEqual(s, map[string]any{"n": "d"}) {
+		t.Errorf("absent members: spec %v", s)
+	}
+}

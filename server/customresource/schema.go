@@ -57,6 +57,10 @@ func node(p *jsonschema.Props, meta *schema.Schema) *schema.Schema {
 		return &schema.Schema{Type: schema.Any, Loose: true}
 	}
 	s := &schema.Schema{Loose: true, Nullable: p.Nullable, Format: p.Format}
+	if p.Default != nil {
+		// As a map value or list item, a null takes the default.
+		s.NullDefault = p.Default.Raw
+	}
 	switch {
 	case p.XIntOrString:
 		s.Type = schema.Any

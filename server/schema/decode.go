@@ -571,7 +571,9 @@ func (d *decoder) mapValue(s *Schema, depth int, owner string) (any, error) {
 			d.dups = append(d.dups, string(d.path))
 		}
 		if v == nil && s.Loose {
-			if s.Elem == nil || s.Elem.Nullable {
+			if dv, ok := s.Elem.nullValue(); ok {
+				out[name] = dv
+			} else if s.Elem == nil || s.Elem.Nullable {
 				out[name] = nil
 			} else {
 				delete(out, name)
@@ -603,6 +605,10 @@ func (d *decoder) array(s *Schema, depth int, owner string) (any, error) {
 		}
 		if v == nil && !s.Loose {
 			v = zeroValue(s.Elem)
+		} else if v == nil {
+			if dv, ok := s.Elem.nullValue(); ok {
+				v = dv
+			}
 		}
 		out = append(out, v)
 		return nil

@@ -20,7 +20,9 @@ func defaultObject(m map[string]any, s *Schema) {
 			continue
 		}
 		v, ok := m[f.Name]
-		if (!ok || v == nil) && f.hasD {
+		// A null is defaulted unless the schema allows it, as upstream's
+		// defaulting (a kept null is the client's choice).
+		if (!ok || v == nil && (f.Schema == nil || !f.Schema.Nullable)) && f.hasD {
 			v = DeepCopy(f.def) // callers never share defaults
 			m[f.Name] = v
 		}

@@ -82,6 +82,14 @@ type Schema struct {
 	// scalars and for types without a protobuf form.
 	ProtoMessage string
 
+	// NullDefault is the JSON default a null map value or list item of
+	// this schema takes unless the schema is Nullable: a custom resource
+	// schema's additionalProperties or items default, which upstream's
+	// defaulting gives nulls only (an absent value has nothing to fill).
+	NullDefault []byte
+	nullDef     any  // NullDefault decoded, set by Seal
+	hasNullD    bool // nullDef holds a decoded default
+
 	index  map[string]*Field
 	sealed bool
 	// defaulted are the fields defaulting may act on (see markDefaulted),
@@ -181,6 +189,9 @@ func (s *Schema) Seal() {
 		}
 		x.sealed = true
 		fresh = append(fresh, x)
+		if len(x.NullDefault) > 0 && !x.hasNullD {
+			x.nullDef, x.hasNullD = parseDefault(x.NullDefault, x)
+		}
 		if len(x.Fields) > 0 {
 			x.index = make(map[string]*Field, len(x.Fields))
 			for _, f := range x.Fields {
@@ -241,3 +252,12 @@ func mayDefault(s *Schema) bool {
 
 // maxElemChain bounds mayDefault's walk down nested lists and maps.
 const maxElemChain = 64
+
+// nullValue is what a null map value or list item of schema s becomes: a
+// copy of its NullDefault, when it has one and is not Nullable.
+func (s *Schema) nullValue() (any, bool) {
+	if s == nil || s.Nullable || !s.hasNullD {
+		return nil, false
+	}
+	return DeepCopy(s.nullDef), true
+}
