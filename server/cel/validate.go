@@ -141,11 +141,17 @@ func (n *node) validate(w *walk, path string, obj, old any, hasOld bool, parent 
 			}
 			var ov any
 			has := false
+			cr := r
 			if correlates {
 				ov, has = oldMap[k]
+			} else if prev, ok := oldMap[k]; ok && hasOld && oldIsMap {
+				// An atomic map's members have no oldSelf, but ratchet
+				// against their old values all the same, as upstream
+				// correlates them for ratcheting.
+				cr = &ratchet{obj: x[k], old: prev, parent: r}
 			}
 			var e apierr.FieldErrors
-			e, budget = child.validate(w, p, x[k], ov, has, r, budget)
+			e, budget = child.validate(w, p, x[k], ov, has, cr, budget)
 			errs = append(errs, e...)
 			if budget < 0 {
 				return errs, budget

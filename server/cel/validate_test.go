@@ -144,6 +144,25 @@ func TestRatchetingWarnings(t *testing.T) {
 	}
 }
 
+// TestRatchetingInAtomicMap: a member of an atomic map has no oldSelf, yet
+// an unchanged one ratchets though a sibling changed, as upstream pairs
+// the members for ratcheting; a changed one fails.
+func TestRatchetingInAtomicMap(t *testing.T) {
+	v, errs := Compile(mustSchema(t, `{"type":"object","properties":{"o":{"type":"object","x-kubernetes-map-type":"atomic","properties":{`+
+		`"a":{"type":"string","x-kubernetes-validations":[{"rule":"self != 'bad'"}]},"b":{"type":"integer"}}}}}`), "p")
+	if errs != nil {
+		t.Fatal(joinErrs(errs))
+	}
+	errs, warnings := v.ValidateWithWarnings(context.Background(), mustObj(t, `{"o":{"a":"bad","b":2}}`), mustObj(t, `{"o":{"a":"bad","b":1}}`))
+	if errs != nil || strings.Join(warnings, "\n") != `o.a: Invalid value: "string": failed rule: self != 'bad'` {
+		t.Errorf("unchanged member: %v, %q", joinErrs(errs), warnings)
+	}
+	errs, _ = v.ValidateWithWarnings(context.Background(), mustObj(t, `{"o":{"a":"bad","b":2}}`), mustObj(t, `{"o":{"a":"good","b":1}}`))
+	if joinErrs(errs) != `o.a: Invalid value: "string": failed rule: self != 'bad'` {
+		t.Errorf("changed member: %v", joinErrs(errs))
+	}
+}
+
 // TestValidateStopsAtDeadline checks a slow evaluation stops when time
 // runs out, reported as the budget running out.
 func TestValidateStopsAtDeadline(t *testing.T) {
