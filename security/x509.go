@@ -20,20 +20,15 @@ func CredentialIDKey(b config.Brand) string {
 	return "authentication." + b.LongDomain + "/credential-id"
 }
 
-// NewX509Authenticator authenticates TLS client certificates. The leaf is
-// verified against pool for client authentication, with the rest of the
-// presented chain as intermediates. The subject CN becomes the user name
-// (an empty CN is ok=false, no error), the subject O values the groups, and
-// the leaf's SHA-256 the credential-id extra. A failed verification is an
-// error wrapping ErrCertificateVerify. The pool must not be modified after
-// the call.
-func NewX509Authenticator(pool *x509.CertPool, b config.Brand) Authenticator {
-	return NewDynamicX509Authenticator(func() *x509.CertPool { return pool }, b)
-}
-
-// NewDynamicX509Authenticator is NewX509Authenticator with the pool read
-// from roots on every request, so a reloaded client CA takes effect at once.
-// A nil pool from roots disables the authenticator (ok=false).
+// NewDynamicX509Authenticator authenticates TLS client certificates. The
+// leaf is verified for client authentication against the pool roots
+// returns, asked on every request so that a reloaded client CA takes effect
+// at once, with the rest of the presented chain as intermediates. The
+// subject CN becomes the user name (an empty CN is ok=false, no error), the
+// subject O values the groups, and the leaf's SHA-256 the credential-id
+// extra. A failed verification is an error wrapping ErrCertificateVerify. A
+// nil pool from roots disables the authenticator (ok=false); a pool roots
+// returns must not be modified.
 func NewDynamicX509Authenticator(roots func() *x509.CertPool, b config.Brand) Authenticator {
 	return &x509Auth{roots: roots, extraKey: CredentialIDKey(b), now: time.Now,
 		verified: map[[sha256.Size]byte]verifiedChain{}, byLeaf: map[*x509.Certificate][sha256.Size]byte{}}

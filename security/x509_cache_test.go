@@ -19,7 +19,7 @@ func TestX509VerificationCache(t *testing.T) {
 	b, _ := config.LookupBrand("plat")
 	leaf := ca.leaf(t, leafOpts{cn: "alice", notAfter: time.Now().Add(2 * verifiedChainTTL)})
 	clock := time.Now()
-	a := NewX509Authenticator(ca.pool(), b).(*x509Auth)
+	a := NewDynamicX509Authenticator(ca.pool, b).(*x509Auth)
 	a.now = func() time.Time { return clock }
 	req := httptest.NewRequest("GET", "/", nil)
 	req.TLS = &tls.ConnectionState{PeerCertificates: []*x509.Certificate{leaf}}

@@ -51,7 +51,7 @@ func TestX509Authenticator(t *testing.T) {
 			}
 			r := httptest.NewRequest("GET", "/api", nil)
 			r.TLS = &tls.ConnectionState{PeerCertificates: tt.chain}
-			u, ok, err := NewX509Authenticator(ca.pool(), b).AuthenticateRequest(r)
+			u, ok, err := NewDynamicX509Authenticator(ca.pool, b).AuthenticateRequest(r)
 			if tt.wantErr != "" {
 				if !errors.Is(err, ErrCertificateVerify) || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("err = %v, want ErrCertificateVerify containing %q", err, tt.wantErr)
