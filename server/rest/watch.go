@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"platd/bolt"
 	"platd/codec"
 	"platd/server/apierr"
@@ -385,16 +387,24 @@ func (h *Handler) translate(pred *predicate, ev bolt.Event) (typ string, obj []b
 // bookmark is the object of a BOOKMARK event, in the stored form: an
 // empty object of the kind with only its resourceVersion (and, closing the
 // initial events, the annotations that say so).
-// The list blueprint is in the watch's encoding when that is CBOR, as
-// upstream encodes it in the requested format.
+// The list blueprint is in the watch's encoding, as upstream encodes it in
+// the requested format: client-go decodes it with the stream's decoder.
 func (h *Handler) bookmark(s *scope, rev int64, initialEnd bool, f format) []byte {
 	md := map[string]any{"resourceVersion": fmt.Sprint(rev)}
 	if initialEnd {
-		blueprint := typePrefix(nil, s.d.ListKind, s.d.GroupVersion())
-		blueprint = append(blueprint, `"metadata":{},"items":null}`+"\n"...)
-		if f == formatCBOR {
-			if c, err := cborFromJSON(blueprint, nil, false); err == nil {
-				blueprint = c
+		var blueprint []byte
+		switch f {
+		case formatProtobuf:
+			// An empty list: its metadata (field 1) empty, no items.
+			empty := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.BytesType), 0)
+			blueprint = codec.WrapProtobuf(nil, s.d.GroupVersion(), s.d.ListKind, empty)
+		default:
+			blueprint = typePrefix(nil, s.d.ListKind, s.d.GroupVersion())
+			blueprint = append(blueprint, `"metadata":{},"items":null}`+"\n"...)
+			if f == formatCBOR {
+				if c, err := cborFromJSON(blueprint, nil, false); err == nil {
+					blueprint = c
+				}
 			}
 		}
 		md["annotations"] = map[string]any{

@@ -2,7 +2,10 @@ package rest
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -13,7 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protowire"
+
 	"platd/bolt"
+	"platd/codec"
 	"platd/config"
 	"platd/server/builtin"
 	"platd/server/registry"
@@ -221,5 +227,49 @@ func TestWatchNegativeTimeout(t *testing.T) {
 	defer res.Body.Close()
 	if _, err := io.ReadAll(res.Body); err != nil || res.StatusCode != 200 {
 		t.Errorf("watch with timeoutSeconds=-1: %d, still open: %v", res.StatusCode, err)
+	}
+}
+
+// The list blueprint of a watch list's closing BOOKMARK is in the watch's
+// encoding: an empty list in the protobuf envelope on a protobuf watch, as
+// client-go decodes it with the stream's decoder.
+func TestProtobufWatchListBlueprint(t *testing.T) {
+	t.Parallel()
+	_, srv, _ := newTestHandler(t, Config{})
+	req, _ := http.NewRequest("GET", srv.URL+"/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=5", nil)
+	req.Header.Set("Accept", "application/vnd.plat.protobuf;stream=watch")
+	c := srv.Client()
+	c.Timeout = 10 * time.Second
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	key := []byte("initial-events-list-blueprint")
+	for {
+		var hdr [4]byte
+		if _, err := io.ReadFull(res.Body, hdr[:]); err != nil {
+			t.Fatalf("no bookmark: %v", err)
+		}
+		frame := make([]byte, binary.BigEndian.Uint32(hdr[:]))
+		if _, err := io.ReadFull(res.Body, frame); err != nil {
+			t.Fatal(err)
+		}
+		i := bytes.Index(frame, key)
+		if i < 0 {
+			continue
+		}
+		rest := frame[i+len(key):]
+		_, _, n := protowire.ConsumeTag(rest)
+		val, _ := protowire.ConsumeBytes(rest[n:])
+		bp, err := base64.StdEncoding.DecodeString(string(val))
+		if err != nil {
+			t.Fatal(err)
+		}
+		apiVersion, kind, raw, err := codec.UnwrapProtobuf(bp)
+		if err != nil || apiVersion != "v1" || kind != "ConfigMapList" || !bytes.Equal(raw, []byte{0x0a, 0x00}) {
+			t.Errorf("blueprint %q: %s %s %x %v", bp, apiVersion, kind, raw, err)
+		}
+		return
 	}
 }
