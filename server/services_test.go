@@ -466,3 +466,44 @@ func TestServiceIPv6Range(t *testing.T) {
 		t.Errorf("IPv4 on an IPv6 cluster: %s", statusText(t, r))
 	}
 }
+
+// On update a service's own ports stay held, as upstream's allocator holds
+// them while the update runs: a port added without a node port, or a
+// health check port picked, never gets one of them; one asked for in
+// another role is refused; and the health check port does not change
+// while one is needed. With two ports in the range, the only right pick
+// is the other one.
+func TestServiceUpdateKeepsOwnPortsHeld(t *testing.T) {
+	t.Parallel()
+	e := start(t, func(o *config.Options) { o.ServiceNodePortRange = "20000-20001" })
+	const mp = "application/merge-patch+json"
+	e.do("POST", servicesPath, svc("np", map[string]any{"type": "NodePort", "ports": ports(tcpPort(80, "name", "a", "nodePort", 20000))})).mustCode(t, 201)
+	for range 10 {
+		r := e.do("PATCH", servicesPath+"/np", `{"spec":{"ports":[{"name":"a","port":80,"nodePort":20000},{"name":"b","port":81,"protocol":"UDP"}]}}`, "Content-Type", mp).mustCode(t, 200)
+		if np := path(r.obj(t), "spec.ports").([]any)[1].(map[string]any)["nodePort"]; np != float64(20001) {
+			t.Fatalf("added port got node port %v; 20000 is the service's own", np)
+		}
+		e.do("PATCH", servicesPath+"/np", `{"spec":{"ports":[{"name":"a","port":80,"nodePort":20000}]}}`, "Content-Type", mp).mustCode(t, 200)
+	}
+	e.do("DELETE", servicesPath+"/np", nil).mustCode(t, 200)
+
+	e.do("POST", servicesPath, svc("lb", map[string]any{"type": "LoadBalancer", "ports": ports(tcpPort(80, "name", "a", "nodePort", 20000))})).mustCode(t, 201)
+	for range 10 {
+		r := e.do("PATCH", servicesPath+"/lb", `{"spec":{"externalTrafficPolicy":"Local"}}`, "Content-Type", mp).mustCode(t, 200)
+		if hc := path(r.obj(t), "spec.healthCheckNodePort"); hc != float64(20001) {
+			t.Fatalf("health check port %v; 20000 is the service's node port", hc)
+		}
+		e.do("PATCH", servicesPath+"/lb", `{"spec":{"externalTrafficPolicy":"Cluster"}}`, "Content-Type", mp).mustCode(t, 200)
+	}
+	e.do("PATCH", servicesPath+"/lb", `{"spec":{"externalTrafficPolicy":"Local","healthCheckNodePort":20000}}`, "Content-Type", mp).mustCode(t, 500).
+		mustMessage(t, "failed to allocate requested HealthCheck NodePort 20000: provided port is already allocated")
+	e.do("PATCH", servicesPath+"/lb", `{"spec":{"externalTrafficPolicy":"Local","healthCheckNodePort":20001}}`, "Content-Type", mp).mustCode(t, 200)
+	e.do("PATCH", servicesPath+"/lb", `{"spec":{"ports":[{"name":"a","port":80,"nodePort":20000},{"name":"b","port":81,"nodePort":20001}]}}`, "Content-Type", mp).mustCode(t, 422).
+		mustMessage(t, `Service "lb" is invalid: spec.ports[1].nodePort: Invalid value: 20001: provided port is already allocated`)
+
+	wide := start(t)
+	wide.do("POST", servicesPath, svc("lb", map[string]any{"type": "LoadBalancer", "externalTrafficPolicy": "Local", "healthCheckNodePort": 30200,
+		"ports": ports(tcpPort(80))})).mustCode(t, 201)
+	wide.do("PATCH", servicesPath+"/lb", `{"spec":{"healthCheckNodePort":30300}}`, "Content-Type", mp).mustCode(t, 422).
+		mustMessage(t, `Service "lb" is invalid: spec.healthCheckNodePort: Forbidden: field is immutable`)
+}

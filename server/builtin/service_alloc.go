@@ -89,15 +89,55 @@ func (a serviceAllocator) allocate(obj, old registry.Object, free func(registry.
 			return errs, err
 		}
 	}
+	// On update the old object's ports count as free (they are its own
+	// claims), but upstream's allocator holds them while the update runs:
+	// none is picked for a new use, and one asked for in another role (a
+	// node port as the health check port, or the reverse) is taken.
+	var held heldPorts
+	if oldSpec != nil {
+		held = heldPortsOf(oldSpec)
+	}
+	pickFree := func(c registry.Claim) bool { return isFree(c) && !held.has(c) }
 	if needsNodePorts(spec) {
-		if errs, err := a.allocNodePorts(spec, oldSpec, isFree, mine); len(errs) > 0 || err != nil {
+		if errs, err := a.allocNodePorts(spec, held, isFree, pickFree, mine); len(errs) > 0 || err != nil {
 			return errs, err
 		}
 	}
 	if needsHealthCheckPort(spec) {
-		return nil, a.allocHealthCheckPort(spec, oldSpec, isFree, mine)
+		return nil, a.allocHealthCheckPort(spec, held, isFree, pickFree, mine)
 	}
 	return nil, nil
+}
+
+// heldPorts are the ports an old service holds: its node ports and its
+// health check port.
+type heldPorts struct {
+	nodePorts   map[int64]bool
+	healthCheck int64
+}
+
+func heldPortsOf(spec map[string]any) heldPorts {
+	h := heldPorts{nodePorts: map[int64]bool{}}
+	if needsNodePorts(spec) {
+		for _, p := range mapsOf(spec["ports"]) {
+			if np := intAt(p, "nodePort"); np != 0 {
+				h.nodePorts[np] = true
+			}
+		}
+	}
+	if needsHealthCheckPort(spec) {
+		h.healthCheck = intAt(spec, "healthCheckNodePort")
+	}
+	return h
+}
+
+func (h heldPorts) has(c registry.Claim) bool {
+	for np := range h.nodePorts {
+		if portClaim(np) == c {
+			return true
+		}
+	}
+	return h.healthCheck != 0 && portClaim(h.healthCheck) == c
 }
 
 // initFamilies defaults ipFamilyPolicy and ipFamilies from the cluster's
@@ -212,7 +252,7 @@ func (a serviceAllocator) allocClusterIPs(spec map[string]any, isFree func(regis
 	if ip == "" {
 		off, err := pool.Pick(r.Size(), func(o uint64) bool { return !isFree(ipClaim(r.At(o).String())) })
 		if err != nil {
-			return nil, fmt.Errorf("failed to allocate a serviceIP: %w", err)
+			return nil, apierr.InternalError(fmt.Errorf("failed to allocate a serviceIP: %w", err))
 		}
 		ip = r.At(off).String()
 	} else {
@@ -241,14 +281,8 @@ func (a serviceAllocator) allocClusterIPs(spec map[string]any, isFree func(regis
 // allocNodePorts checks the node ports a NodePort or LoadBalancer service
 // asks for and picks the missing ones; ports with the same number share a
 // node port, as upstream.
-func (a serviceAllocator) allocNodePorts(spec, oldSpec map[string]any, isFree func(registry.Claim) bool, mine map[registry.Claim]bool) (apierr.FieldErrors, error) {
+func (a serviceAllocator) allocNodePorts(spec map[string]any, held heldPorts, isFree, pickFree func(registry.Claim) bool, mine map[registry.Claim]bool) (apierr.FieldErrors, error) {
 	r := a.r.NodePorts
-	held := map[int64]bool{}
-	if oldSpec != nil && needsNodePorts(oldSpec) {
-		for _, p := range mapsOf(oldSpec["ports"]) {
-			held[intAt(p, "nodePort")] = true
-		}
-	}
 	ports := mapsOf(spec["ports"])
 	byPort := map[int64]int64{}
 	for i, p := range ports {
@@ -259,14 +293,14 @@ func (a serviceAllocator) allocNodePorts(spec, oldSpec map[string]any, isFree fu
 		if _, seen := byPort[intAt(p, "port")]; !seen {
 			byPort[intAt(p, "port")] = np
 		}
-		if held[np] || mine[portClaim(np)] {
+		if held.nodePorts[np] || mine[portClaim(np)] {
 			continue
 		}
 		path := index("spec.ports", i) + ".nodePort"
 		if !r.Contains(np) {
 			return apierr.FieldErrors{apierr.Invalid(path, np, "provided port is not in the valid range. The range of valid ports is "+r.String())}, nil
 		}
-		if !isFree(portClaim(np)) {
+		if !isFree(portClaim(np)) || np == held.healthCheck {
 			return apierr.FieldErrors{apierr.Invalid(path, np, "provided port is already allocated")}, nil
 		}
 		mine[portClaim(np)] = true
@@ -283,9 +317,9 @@ func (a serviceAllocator) allocNodePorts(spec, oldSpec map[string]any, isFree fu
 			p["nodePort"] = np
 			continue
 		}
-		np, err := a.pickPort(isFree)
+		np, err := a.pickPort(pickFree)
 		if err != nil {
-			return nil, fmt.Errorf("failed to allocate a nodePort: %w", err)
+			return nil, apierr.InternalError(fmt.Errorf("failed to allocate a nodePort: %w", err))
 		}
 		mine[portClaim(np)] = true
 		p["nodePort"] = np
@@ -296,10 +330,10 @@ func (a serviceAllocator) allocNodePorts(spec, oldSpec map[string]any, isFree fu
 
 // allocHealthCheckPort gives a LoadBalancer service with the Local
 // external traffic policy its health check node port.
-func (a serviceAllocator) allocHealthCheckPort(spec, oldSpec map[string]any, isFree func(registry.Claim) bool, mine map[registry.Claim]bool) error {
+func (a serviceAllocator) allocHealthCheckPort(spec map[string]any, held heldPorts, isFree, pickFree func(registry.Claim) bool, mine map[registry.Claim]bool) error {
 	hc := intAt(spec, "healthCheckNodePort")
 	if hc == 0 {
-		np, err := a.pickPort(isFree)
+		np, err := a.pickPort(pickFree)
 		if err != nil {
 			return fmt.Errorf("failed to allocate a HealthCheck NodePort %v: %w", 0, err)
 		}
@@ -307,13 +341,13 @@ func (a serviceAllocator) allocHealthCheckPort(spec, oldSpec map[string]any, isF
 		spec["healthCheckNodePort"] = np
 		return nil
 	}
-	if oldSpec != nil && needsHealthCheckPort(oldSpec) && intAt(oldSpec, "healthCheckNodePort") == hc {
+	if held.healthCheck == hc {
 		return nil
 	}
 	switch {
 	case !a.r.NodePorts.Contains(hc):
 		return fmt.Errorf("failed to allocate requested HealthCheck NodePort %d: provided port is not in the valid range. The range of valid ports is %s", hc, a.r.NodePorts)
-	case !isFree(portClaim(hc)):
+	case !isFree(portClaim(hc)) || held.nodePorts[hc]:
 		return fmt.Errorf("failed to allocate requested HealthCheck NodePort %d: provided port is already allocated", hc)
 	}
 	mine[portClaim(hc)] = true

@@ -339,7 +339,8 @@ func validateTrafficPolicies(spec map[string]any) apierr.FieldErrors {
 }
 
 // validateServiceUpdate: cluster IPs may not change while the service
-// keeps any, a set load balancer class stays, and the service stays valid.
+// keeps any, a set load balancer class stays, so does the health check
+// port while one is needed, and the service stays valid.
 func validateServiceUpdate(obj, old registry.Object) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	spec, oldSpec := mapOf(obj["spec"]), mapOf(old["spec"])
@@ -376,6 +377,9 @@ func validateServiceUpdate(obj, old registry.Object) apierr.FieldErrors {
 	if str(oldSpec, "type") == serviceLoadBalancer && str(spec, "type") == serviceLoadBalancer &&
 		present(oldSpec, "loadBalancerClass") && !semanticEqual(spec["loadBalancerClass"], oldSpec["loadBalancerClass"]) {
 		errs = append(errs, apierr.Invalid("spec.loadBalancerClass", spec["loadBalancerClass"], "may not change once set"))
+	}
+	if needsHealthCheckPort(oldSpec) && needsHealthCheckPort(spec) && intAt(spec, "healthCheckNodePort") != intAt(oldSpec, "healthCheckNodePort") {
+		errs = append(errs, apierr.Forbidden("spec.healthCheckNodePort", "field is immutable"))
 	}
 	return append(errs, validateService(obj)...)
 }

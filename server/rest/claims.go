@@ -58,7 +58,9 @@ func (h *Handler) allocate(d *registry.Descriptor, obj, old Object) error {
 	}
 	errs, err := d.Strategy.Allocate(obj, old, h.freeFor(d, old))
 	if err != nil {
-		return apierr.InternalError(err)
+		// A plain error is a 500 with its own text, as upstream answers
+		// an allocator's plain error (a health check port taken).
+		return apierr.FromError(err)
 	}
 	if len(errs) > 0 {
 		return apierr.NewInvalid(d.Group, d.Kind, metaString(obj, "name"), errs)
