@@ -213,21 +213,23 @@ func (h *Handler) streamList(w http.ResponseWriter, r *http.Request, rd *rendere
 		return
 	}
 	buf := listHeadJSON(make([]byte, 0, listChunkSize+4096), kind, apiVersion, lm)
-	written, buffered := 0, 0
+	written, buffered, flushed := 0, 0, false
 	for i := range items {
 		v, err := item(i)
 		if err != nil {
 			h.log.Error("list: undecodable stored object", "key", items[i].Key, "err", err)
 			continue
 		}
-		// A chunk holds at least one item: the first write, which decides
-		// the compression, is then as long as the body's start.
-		if len(buf)+len(v)+1 > listChunkSize && buffered > 0 {
+		// A chunk holds at least one item, and the first write, which
+		// decides the compression, is larger than the gzip threshold
+		// unless the whole body is not: a large body is compressed
+		// whatever the size of its first item, as a body written whole.
+		if len(buf)+len(v)+1 > listChunkSize && buffered > 0 && (flushed || len(buf) > codec.GzipThreshold) {
 			if _, err := write(buf); err != nil {
 				_ = finish()
 				return
 			}
-			buf, buffered = buf[:0], 0
+			buf, buffered, flushed = buf[:0], 0, true
 		}
 		if written > 0 {
 			buf = append(buf, ',')

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"platd/bolt"
+	"platd/server/registry"
 	"platd/server/schema"
 )
 
@@ -137,7 +138,23 @@ func TestStreamListEdges(t *testing.T) {
 	big := apibenchItems(t, d, 40)
 	annotated := Object{"metadata": map[string]any{"name": "big", "namespace": "bench", "annotations": map[string]any{"note": strings.Repeat("n", listChunkSize+1000)}}}
 	big[0].Value = schema.Encode(nil, annotated, d.Schema)
-	for _, out := range []output{objects, metaJSON, metaProto, {format: formatProtobuf}} {
+	// A small first item followed by a large one: the body is over the
+	// threshold, so it is compressed too, as a body written whole.
+	smallFirst := apibenchItems(t, d, 2)
+	// A key and revision of its own: encodings are cached by them.
+	smallFirst[1] = bolt.KV{Key: big[0].Key + "-late", Value: big[0].Value, CreateRevision: 1000, ModRevision: 1000}
+	for _, c := range []struct {
+		name  string
+		items []bolt.KV
+	}{{"large first item", big}, {"small first item", smallFirst}} {
+		t.Run(c.name, func(t *testing.T) { checkCompressed(t, h, d, lm, c.items, render) })
+	}
+}
+
+// checkCompressed checks that every streamed form of a list larger than
+// the gzip threshold comes compressed and decompresses to its rendering.
+func checkCompressed(t *testing.T, h *Handler, d *registry.Descriptor, lm listMeta, big []bolt.KV, render func(output, []bolt.KV, ...string) *httptest.ResponseRecorder) {
+	for _, out := range []output{{format: formatJSON}, {format: formatJSON, as: asMetadataList, asVersion: metaV1}, {format: formatProtobuf, as: asMetadataList, asVersion: metaV1}, {format: formatProtobuf}} {
 		r := httptest.NewRequest("GET", "/api/v1/configmaps", nil)
 		rd, err := h.newRenderer(r, d, out)
 		if err != nil {

@@ -253,16 +253,16 @@ func (h *Handler) writeProtoList(w http.ResponseWriter, r *http.Request, l proto
 	if write == nil {
 		return
 	}
-	buffered := 0
+	buffered, flushed := 0, false
 	for _, m := range msgs {
-		// A chunk holds at least one item: the first write, which decides
-		// the compression, is then as long as the body's start.
-		if len(buf)+l.itemSize(len(m)) > listChunkSize && buffered > 0 {
+		// As streamList: a chunk holds at least one item, and the first
+		// write exceeds the gzip threshold unless the whole body does not.
+		if len(buf)+l.itemSize(len(m)) > listChunkSize && buffered > 0 && (flushed || len(buf) > codec.GzipThreshold) {
 			if _, err := write(buf); err != nil {
 				_ = finish()
 				return
 			}
-			buf, buffered = buf[:0], 0
+			buf, buffered, flushed = buf[:0], 0, true
 		}
 		buf = l.appendItem(buf, m)
 		buffered++
