@@ -34,7 +34,7 @@ func (s *Server) handler(ctx context.Context, authn security.Authenticator, auth
 	h = filters.RequestInfo(h)                                                                                                                                    // what the request addresses
 	h = filters.DefaultHeaders(h)                                                                                                                                 // Cache-Control default
 	h = filters.RetryAfter(h, s.stopping, s.opts.ShutdownSendRetryAfter)                                                                                          // 429 once the server stops taking requests
-	h = filters.Recover(h, s.log, s.rest.WriteError)                                                                                                              // a panic is a 500, not a crash
+	h = filters.Recover(h, s.log)                                                                                                                                 // a panic is a 500, not a crash
 	h = filters.AuditID(h)                                                                                                                                        // Audit-Id on every response
 	if hint := s.opts.Brand.KubectlHint; hint != "" {
 		h = filters.KubectlHint(h, hint) // kubectl is told to use the brand it speaks

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"platd/config"
 	"platd/security"
@@ -99,9 +100,7 @@ func TestAuditPanicEvent(t *testing.T) {
 	t.Parallel()
 	sink := &recordSink{}
 	boom := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") })
-	h := Recover(Audit(boom, audit.NewPolicy(policyAt(config.AuditLevelMetadata)), sink, config.Brands["plat"]), slog.New(slog.DiscardHandler), func(w http.ResponseWriter, r *http.Request, err error) {
-		w.WriteHeader(500)
-	})
+	h := Recover(Audit(boom, audit.NewPolicy(policyAt(config.AuditLevelMetadata)), sink, config.Brands["plat"]), slog.New(slog.DiscardHandler))
 	r := httptest.NewRequest("GET", "/api/v1/namespaces/a/pods/p", nil)
 	r = r.WithContext(request.WithInfo(r.Context(), request.Parse(r.Method, r.URL)))
 	h.ServeHTTP(httptest.NewRecorder(), r)
@@ -247,5 +246,25 @@ func TestAuditFailedAuthentication(t *testing.T) {
 	}
 	if AuditFailedAuthentication(nil, sink, config.Brands["plat"]) != nil {
 		t.Error("no policy must mean no hook")
+	}
+}
+
+// A handler panic, even one the timeout filter carries over from its
+// worker with the stack, is answered with upstream's plain text alone:
+// the panic and its stack go to the log, not to the client.
+func TestPanicAnswerHidesTheStack(t *testing.T) {
+	t.Parallel()
+	boom := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("secret detail") })
+	writeErr := func(w http.ResponseWriter, r *http.Request, err error) { w.WriteHeader(apierr.Code(err)) }
+	var logged strings.Builder
+	h := Recover(RequestInfo(Timeout(boom, time.Minute, writeErr, slog.New(slog.DiscardHandler))), slog.New(slog.NewTextHandler(&logged, nil)))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/v1/namespaces/a/configmaps", nil))
+	if rec.Code != 500 || rec.Body.String() != "This request caused apiserver to panic. Look in the logs for details.\n" ||
+		rec.Header().Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Errorf("answer %d %q %v", rec.Code, rec.Body, rec.Header())
+	}
+	if !strings.Contains(logged.String(), "secret detail") || !strings.Contains(logged.String(), "goroutine") {
+		t.Errorf("the log lacks the panic and its stack: %.300s", logged.String())
 	}
 }

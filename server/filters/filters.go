@@ -23,9 +23,14 @@ import (
 // ErrorWriter renders an error as a Status negotiated to the request.
 type ErrorWriter func(w http.ResponseWriter, r *http.Request, err error)
 
-// Recover turns a panic in a handler into a 500 Status and a log line,
-// so one bad request never takes the server down.
-func Recover(next http.Handler, log *slog.Logger, writeErr ErrorWriter) http.Handler {
+// panicMessage is upstream's answer to a request whose handler panicked:
+// what panicked, and where, goes to the log only.
+const panicMessage = "This request caused apiserver to panic. Look in the logs for details."
+
+// Recover turns a panic in a handler into upstream's plain-text 500 and a
+// log line with the panic and its stack, so one bad request never takes
+// the server down and the client learns nothing of the server's insides.
+func Recover(next http.Handler, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer func() {
 			if v := recover(); v != nil {
@@ -33,7 +38,7 @@ func Recover(next http.Handler, log *slog.Logger, writeErr ErrorWriter) http.Han
 					panic(v)
 				}
 				log.Error("handler panic", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-				writeErr(w, r, apierr.InternalError(fmt.Errorf("%v", v)))
+				http.Error(w, panicMessage, http.StatusInternalServerError)
 			}
 		}()
 		next.ServeHTTP(w, r)
