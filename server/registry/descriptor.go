@@ -425,7 +425,9 @@ type Strategy struct {
 	// Allocate fills in the claimed values a new or changed object needs
 	// (old is nil on create) and checks the ones it asks for; free reports
 	// whether a value is free for obj (unclaimed, or held by old). Field
-	// errors are refused as Invalid, another error as an internal error.
+	// errors are refused as Invalid; an API error is answered as it is,
+	// another error as a 500 with its own text, as upstream answers an
+	// allocator's plain error.
 	// It runs after the Prepare hooks and before validation, as upstream
 	// allocates, and again from the request's object when a value it chose
 	// was taken by a concurrent write. Subresource writes do not run it.
