@@ -237,7 +237,8 @@ func TestProtobufWatchListBlueprint(t *testing.T) {
 	t.Parallel()
 	_, srv, _ := newTestHandler(t, Config{})
 	req, _ := http.NewRequest("GET", srv.URL+"/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&timeoutSeconds=5", nil)
-	req.Header.Set("Accept", "application/vnd.plat.protobuf;stream=watch")
+	b, _ := config.LookupBrand("plat")
+	req.Header.Set("Accept", b.ProtobufMediaType+";stream=watch")
 	c := srv.Client()
 	c.Timeout = 10 * time.Second
 	res, err := c.Do(req)
