@@ -51,14 +51,9 @@ func exitCode(err error) int {
 
 var errUsage = errors.New("usage")
 
-// serveLogged runs the server with logs at o.LogLevel on standard error,
-// and with blocking recorded when --contention-profiling asks (a setting
-// of the whole process).
+// serveLogged runs the server with logs at o.LogLevel on standard error.
 func serveLogged(ctx context.Context, o config.Options) error {
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: o.LogLevel})))
-	if o.ContentionProfiling && !o.NoProfiling {
-		runtime.SetBlockProfileRate(1)
-	}
 	return server.Run(ctx, o)
 }
 
@@ -127,8 +122,6 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.BoolFlag{Name: "shutdown-send-retry-after", Usage: "after the shutdown delay, keep listening until in-flight requests finish and answer new ones 429 with Retry-After and Connection: close, so clients retry elsewhere"},
 		&cli.DurationFlag{Name: "shutdown-watch-termination-grace-period", Usage: "how long open watches get to end, spread over this period, once the server stops taking requests; 0 ends them at once"},
 		&cli.DurationFlag{Name: "livez-grace-period", Usage: "how long after start /livez reports unfinished start-up hooks as passing, so a slow start is not mistaken for a dead server"},
-		&cli.BoolFlag{Name: "profiling", Value: true, Usage: "serve Go's profiles under /debug/pprof/ to users allowed those paths (cluster administrators by default)"},
-		&cli.BoolFlag{Name: "contention-profiling", Usage: "record where goroutines block, for /debug/pprof/block, when --profiling is on; costs on every blocking event"},
 		&cli.BoolFlag{Name: "compress-loopback-responses", Value: true, Usage: "gzip large get and list responses for clients on the loopback interface too, as for any client that accepts gzip; false saves the CPU both ends share"},
 		&cli.DurationFlag{Name: "history-retention", Value: config.DefaultHistoryRetention, Usage: "how long watch history stays replayable"},
 		&cli.IntFlag{Name: "watch-history-max-bytes", Value: config.DefaultWatchHistoryMaxBytes, Usage: "bytes of replaced values the watch history may keep in memory; past it the oldest events are dropped before --history-retention ends (a watch or list from before them gets 410 Expired); -1: no bound"},
@@ -287,8 +280,6 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 	o.ShutdownWatchTerminationGracePeriod = c.Duration("shutdown-watch-termination-grace-period")
 	o.LivezGracePeriod = c.Duration("livez-grace-period")
 	o.NoLoopbackCompression = !c.Bool("compress-loopback-responses")
-	o.NoProfiling = !c.Bool("profiling")
-	o.ContentionProfiling = c.Bool("contention-profiling")
 	o.TLSMinVersionName = c.String("tls-min-version")
 	o.TLSCipherSuiteNames = c.StringSlice("tls-cipher-suites")
 	o.HTTP2MaxStreamsPerConnection = c.Int("http2-max-streams-per-connection")

@@ -541,25 +541,6 @@ func TestCompressionFlag(t *testing.T) {
 	}
 }
 
-// Profiles are served unless --profiling=false, as upstream's; contention
-// is recorded only when asked.
-func TestProfilingFlags(t *testing.T) {
-	dir := t.TempDir()
-	for _, tc := range []struct {
-		args              []string
-		noProf, contended bool
-	}{
-		{nil, false, false},
-		{[]string{"--profiling=false"}, true, false},
-		{[]string{"--contention-profiling"}, false, true},
-	} {
-		o, err := parse(t, append([]string{"serve", "--data-dir", dir}, tc.args...)...)
-		if err != nil || o.NoProfiling != tc.noProf || o.ContentionProfiling != tc.contended {
-			t.Errorf("%q: NoProfiling %v ContentionProfiling %v, %v", tc.args, o.NoProfiling, o.ContentionProfiling, err)
-		}
-	}
-}
-
 // The lifecycle flags reach the options; their defaults are upstream's
 // (no grace, no Retry-After mode).
 func TestLifecycleFlags(t *testing.T) {

@@ -205,15 +205,6 @@ type Options struct {
 	// ends share the machine's CPU and the link costs nothing. Upstream
 	// compresses for every client; so does the zero value.
 	NoLoopbackCompression bool
-	// NoProfiling leaves Go's profiles unserved (--profiling=false).
-	// Upstream serves them under /debug/pprof/ to whoever may get those
-	// paths (cluster administrators by default); so does the zero value.
-	NoProfiling bool
-	// ContentionProfiling records where goroutines block
-	// (--contention-profiling), for /debug/pprof/block while profiling is
-	// served. Recording costs on every blocking event, so it is off by
-	// default, as upstream's.
-	ContentionProfiling bool
 	// FeatureGatesFlag is --feature-gates as given; Validate parses it
 	// into FeatureGates and appends its warnings to Warnings.
 	FeatureGatesFlag []string

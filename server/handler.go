@@ -46,9 +46,9 @@ func (s *Server) handler(ctx context.Context, authn security.Authenticator, auth
 	return h
 }
 
-// routes maps paths to handlers: the root listing, health, version,
-// OpenAPI and profiling by path, and everything under /api and /apis to
-// discovery or the resource handler.
+// routes maps paths to handlers: the root listing, health, version and
+// OpenAPI by path, and everything under /api and /apis to discovery or the
+// resource handler.
 func (s *Server) routes() http.Handler {
 	v := Version()
 	disc := discovery.New(s.reg, s.opts.Brand, discovery.Options{Version: v.VersionInfo, Pretty: func(r *http.Request) bool {
@@ -104,9 +104,6 @@ func (s *Server) routes() http.Handler {
 			router.Handler(m, "/"+ep, hh)
 			router.Handler(m, "/"+ep+"/*check", hh)
 		}
-	}
-	if !s.opts.NoProfiling {
-		serveProfiling(router)
 	}
 	router.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := request.InfoFrom(r.Context())
