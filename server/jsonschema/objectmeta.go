@@ -201,10 +201,7 @@ func metaDecodeError(v any) string {
 }
 
 // goRepr is a value printed in Go syntax, as upstream prints structs.
-type goRepr string
-
-// GoString returns the representation.
-func (g goRepr) GoString() string { return string(g) }
+type goRepr = apierr.GoSyntax
 
 func mstr(m map[string]any, k string) string { s, _ := m[k].(string); return s }
 
@@ -291,7 +288,7 @@ func validateEmbeddedMeta(path string, v any) apierr.FieldErrors {
 		}
 	}
 	if refs, ok := m["ownerReferences"].([]any); ok {
-		errs = append(errs, validateOwnerReferences(childPath(path, "ownerReferences"), refs)...)
+		errs = append(errs, ValidateOwnerReferences(childPath(path, "ownerReferences"), refs)...)
 	}
 	if fins, ok := m["finalizers"].([]any); ok {
 		f := childPath(path, "finalizers")
@@ -316,7 +313,11 @@ func validateEmbeddedMeta(path string, v any) apierr.FieldErrors {
 	return errs
 }
 
-func validateOwnerReferences(f string, refs []any) apierr.FieldErrors {
+// ValidateOwnerReferences checks owner references at field f as upstream:
+// each names a version, kind, name and uid and is not an Event, and one at
+// most is the controller; upstream reports them all at the list's path,
+// unindexed.
+func ValidateOwnerReferences(f string, refs []any) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	firstController := ""
 	reprs := make([]string, 0, len(refs))

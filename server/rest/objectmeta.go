@@ -3,10 +3,10 @@ package rest
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"platd/server/apierr"
+	"platd/server/jsonschema"
 	"platd/server/registry"
 	"platd/server/validation"
 	"platd/uuid"
@@ -110,7 +110,8 @@ func (h *Handler) validateObjectMeta(d *registry.Descriptor, obj Object) apierr.
 		errs = append(errs, &apierr.FieldError{Type: apierr.FieldTooLong, Field: "metadata.annotations",
 			Detail: fmt.Sprintf("may not be more than %d bytes", totalAnnotationSizeLimit)})
 	}
-	errs = append(errs, validateOwnerReferences(m["ownerReferences"])...)
+	refs, _ := m["ownerReferences"].([]any)
+	errs = append(errs, jsonschema.ValidateOwnerReferences("metadata.ownerReferences", refs)...)
 	fins := finalizers(obj)
 	for i, f := range fins {
 		errs = append(errs, h.validateFinalizer(d, fmt.Sprintf("metadata.finalizers[%d]", i), f)...)
@@ -119,79 +120,6 @@ func (h *Handler) validateObjectMeta(d *registry.Descriptor, obj Object) apierr.
 		errs = append(errs, apierr.Invalid("metadata.finalizers", fins, fmt.Sprintf("finalizer %s and %s cannot be both set", finalizerOrphan, finalizerForeground)))
 	}
 	return errs
-}
-
-// validateOwnerReferences checks metadata.ownerReferences as upstream:
-// each names a version, kind, name and uid and is not an Event, and one
-// at most is the controller. Upstream reports them all at the list's
-// path, unindexed.
-func validateOwnerReferences(v any) apierr.FieldErrors {
-	const path = "metadata.ownerReferences"
-	refs, _ := v.([]any)
-	var errs apierr.FieldErrors
-	controller := ""
-	for _, r := range refs {
-		ref, _ := r.(map[string]any)
-		apiVersion, _ := ref["apiVersion"].(string)
-		kind, _ := ref["kind"].(string)
-		name, _ := ref["name"].(string)
-		uid, _ := ref["uid"].(string)
-		group, version := "", apiVersion
-		switch strings.Count(apiVersion, "/") {
-		case 0:
-		case 1:
-			group, version, _ = strings.Cut(apiVersion, "/")
-		default:
-			version = ""
-		}
-		if version == "" {
-			errs = append(errs, apierr.Invalid(path+".apiVersion", apiVersion, "version must not be empty"))
-		}
-		if kind == "" {
-			errs = append(errs, apierr.Invalid(path+".kind", kind, "kind must not be empty"))
-		}
-		if name == "" {
-			errs = append(errs, apierr.Invalid(path+".name", name, "name must not be empty"))
-		}
-		if uid == "" {
-			errs = append(errs, apierr.Invalid(path+".uid", uid, "uid must not be empty"))
-		}
-		if group == "" && version == "v1" && kind == "Event" {
-			errs = append(errs, apierr.Invalid(path, ownerRefSyntax(ref), "/v1, Kind=Event is disallowed from being an owner"))
-		}
-		if c, _ := ref["controller"].(bool); c {
-			if controller != "" {
-				errs = append(errs, apierr.Invalid(path, ownerRefsSyntax(refs),
-					fmt.Sprintf("Only one reference can have Controller set to true. Found \"true\" in references for %s and %s", controller, kind+"/"+name)))
-			} else {
-				controller = kind + "/" + name
-			}
-		}
-	}
-	return errs
-}
-
-// ownerRefSyntax spells an owner reference as upstream prints its
-// internal type; a set pointer shows its value, not an address.
-func ownerRefSyntax(ref map[string]any) apierr.GoSyntax {
-	str := func(k string) string { s, _ := ref[k].(string); return strconv.Quote(s) }
-	ptr := func(k string) string {
-		if b, ok := ref[k].(bool); ok {
-			return "(*bool)(" + strconv.FormatBool(b) + ")"
-		}
-		return "(*bool)(nil)"
-	}
-	return apierr.GoSyntax("v1.OwnerReference{APIVersion:" + str("apiVersion") + ", Kind:" + str("kind") + ", Name:" + str("name") +
-		", UID:" + str("uid") + ", Controller:" + ptr("controller") + ", BlockOwnerDeletion:" + ptr("blockOwnerDeletion") + "}")
-}
-
-func ownerRefsSyntax(refs []any) apierr.GoSyntax {
-	parts := make([]string, len(refs))
-	for i, r := range refs {
-		ref, _ := r.(map[string]any)
-		parts[i] = string(ownerRefSyntax(ref))
-	}
-	return apierr.GoSyntax("[]v1.OwnerReference{" + strings.Join(parts, ", ") + "}")
 }
 
 // validateFinalizer checks one finalizer name.
