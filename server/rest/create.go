@@ -124,10 +124,8 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 	}
 	// Upstream's storage refuses a resourceVersion after validation, and
 	// its dry run never asks.
-	rvSet := false
-	if rv, _ := m["resourceVersion"].(string); rv != "" && !dryRun {
-		rvSet = true
-	}
+	rv, _ := m["resourceVersion"].(string)
+	rvSet := rv != "" && !dryRun
 	name, _ := m["name"].(string)
 	if name == "" {
 		if gen, _ := m["generateName"].(string); gen != "" {
