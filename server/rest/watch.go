@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	"google.golang.org/protobuf/encoding/protowire"
-
 	"platd/bolt"
 	"platd/codec"
 	"platd/server/apierr"
@@ -395,9 +393,9 @@ func (h *Handler) bookmark(s *scope, rev int64, initialEnd bool, f format) []byt
 		var blueprint []byte
 		switch f {
 		case formatProtobuf:
-			// An empty list: its metadata (field 1) empty, no items.
-			empty := protowire.AppendVarint(protowire.AppendTag(nil, 1, protowire.BytesType), 0)
-			blueprint = codec.WrapProtobuf(nil, s.d.GroupVersion(), s.d.ListKind, empty)
+			// An empty list: its metadata with the empty strings every
+			// protobuf list carries, no items.
+			blueprint = codec.WrapProtobuf(nil, s.d.GroupVersion(), s.d.ListKind, protobuf.AppendListHead(nil, nil))
 		default:
 			blueprint = typePrefix(nil, s.d.ListKind, s.d.GroupVersion())
 			blueprint = append(blueprint, `"metadata":{},"items":null}`+"\n"...)

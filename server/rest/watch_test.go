@@ -268,7 +268,7 @@ func TestProtobufWatchListBlueprint(t *testing.T) {
 			t.Fatal(err)
 		}
 		apiVersion, kind, raw, err := codec.UnwrapProtobuf(bp)
-		if err != nil || apiVersion != "v1" || kind != "ConfigMapList" || !bytes.Equal(raw, []byte{0x0a, 0x00}) {
+		if err != nil || apiVersion != "v1" || kind != "ConfigMapList" || !bytes.Equal(raw, []byte{0x0a, 0x06, 0x0a, 0x00, 0x12, 0x00, 0x1a, 0x00}) {
 			t.Errorf("blueprint %q: %s %s %x %v", bp, apiVersion, kind, raw, err)
 		}
 		return
