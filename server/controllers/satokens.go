@@ -11,6 +11,7 @@ import (
 	"platd/bolt"
 	"platd/server/apierr"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // Data keys of a service-account token secret.
@@ -30,8 +31,9 @@ const tokenRetryDelay = time.Second
 type LegacyTokenSigner func(ns, saName, saUID, secretName string) (string, error)
 
 // ServiceAccountTokens fills secrets of the service-account token type
-// with a signed token, the CA bundle and the namespace, and deletes those
-// whose service account is gone (or was recreated with another UID), as
+// with a signed token, the CA bundle and the namespace, deletes those
+// whose service account is gone (or was recreated with another UID), and
+// takes a deleted one's name out of its service account's secrets, as
 // upstream's tokens controller does.
 type ServiceAccountTokens struct {
 	Source          Source
@@ -79,7 +81,17 @@ func (c *ServiceAccountTokens) Run(ctx context.Context) {
 			q.add(ns + "/" + name)
 		}
 	}
-	q.workWhile(ctx, c.Log, tokenRetryDelay, c.sync, func() {
+	onDeleted := func(kv bolt.KV) {
+		if !bytes.Contains(kv.Value, []byte(c.Type)) {
+			return
+		}
+		s, err := schema.DecodeStored(kv.Value, c.Secrets.Schema)
+		if err != nil || str(s, "type") != c.Type {
+			return
+		}
+		q.add(unrefKey(metaString(s, "namespace"), annotation(s, c.NameAnnotation), annotation(s, c.UIDAnnotation), metaString(s, "name")))
+	}
+	q.workWhile(ctx, c.Log, tokenRetryDelay, c.work, func() {
 		follow(ctx, c.Source, c.Secrets.Prefix(""), c.Log, func(kvs []bolt.KV) {
 			for _, kv := range kvs {
 				onSecret(kv)
@@ -87,10 +99,77 @@ func (c *ServiceAccountTokens) Run(ctx context.Context) {
 		}, func(ev bolt.Event) {
 			if ev.Type == bolt.Put {
 				onSecret(ev.KV)
+			} else {
+				onDeleted(ev.KV)
 			}
 		})
 	})
 	<-done
+}
+
+// unrefPrefix marks a queue key that takes a deleted secret's name out of
+// its service account; no namespace name starts with it.
+const unrefPrefix = "!"
+
+// unrefKey is the queue key removing secret from the secrets of service
+// account ns/saName, if its UID is still saUID (any UID when empty).
+func unrefKey(ns, saName, saUID, secret string) string {
+	return unrefPrefix + strings.Join([]string{ns, saName, saUID, secret}, "/")
+}
+
+// work does one queued key: a token secret to sync or a deleted one to
+// unreference.
+func (c *ServiceAccountTokens) work(ctx context.Context, key string) error {
+	if rest, ok := strings.CutPrefix(key, unrefPrefix); ok {
+		f := strings.SplitN(rest, "/", 4)
+		if len(f) != 4 {
+			return nil
+		}
+		return c.unreference(ctx, f[0], f[1], f[2], f[3])
+	}
+	return c.sync(ctx, key)
+}
+
+// unreference removes a deleted token secret from its service account's
+// secrets. A secret created again under the name meanwhile keeps it.
+func (c *ServiceAccountTokens) unreference(ctx context.Context, ns, saName, saUID, secret string) error {
+	if saName == "" {
+		return nil
+	}
+	if _, err := c.Objects.Get(c.Secrets, ns, secret); err == nil {
+		return nil
+	} else if apierr.ReasonOf(err) != apierr.ReasonNotFound {
+		return err
+	}
+	_, err := c.Objects.Update(ctx, c.ServiceAccounts, ns, saName, "", func(old registry.Object) registry.Object {
+		if saUID != "" && metaString(old, "uid") != saUID {
+			return nil
+		}
+		refs, _ := old["secrets"].([]any)
+		kept := make([]any, 0, len(refs))
+		for _, r := range refs {
+			if m, ok := r.(map[string]any); ok && m["name"] == secret {
+				continue
+			}
+			kept = append(kept, r)
+		}
+		if len(kept) == len(refs) {
+			return nil
+		}
+		if len(kept) == 0 {
+			delete(old, "secrets")
+		} else {
+			old["secrets"] = kept
+		}
+		return old
+	})
+	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
+		return nil
+	}
+	if err == nil {
+		c.Log.Info("deleted token secret removed from its service account", "namespace", ns, "serviceaccount", saName, "secret", secret)
+	}
+	return err
 }
 
 // sync brings one token secret to what it should be.
