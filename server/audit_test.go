@@ -200,6 +200,17 @@ func TestAuditLevels(t *testing.T) {
 			t.Errorf("event:\n got %s\nwant %s", got, want)
 		}
 	})
+	t.Run("bad timeout", func(t *testing.T) {
+		// Refused before authentication: recorded with no user.
+		r := e.do("GET", "/api/v1/namespaces/lvl-meta/configmaps?timeout=soon", nil).mustCode(t, 400)
+		id := r.header.Get("Audit-Id")
+		got := auditEvents(t, log, id, 1)[0]
+		want := branded(`{"kind":"Event","apiVersion":"audit.DOMAIN/v1","level":"Metadata","auditID":"` + id + `","stage":"ResponseStarted","requestURI":"/api/v1/namespaces/lvl-meta/configmaps?timeout=soon","verb":"list","user":{},"sourceIPs":["127.0.0.1"],"userAgent":"platd-test/1.0",` +
+			`"objectRef":{"resource":"configmaps","namespace":"lvl-meta","apiVersion":"v1"},"responseStatus":{"metadata":{},"status":"Failure","message":"invalid timeout specified in the request URL - time: invalid duration \"soon\"","reason":"BadRequest","code":400},"requestReceivedTimestamp":"TIME","stageTimestamp":"TIME"}`)
+		if got != want {
+			t.Errorf("event:\n got %s\nwant %s", got, want)
+		}
+	})
 	t.Run("not audited", func(t *testing.T) {
 		r := e.do("GET", "/api/v1/namespaces/default/configmaps", nil).mustCode(t, 200)
 		id := r.header.Get("Audit-Id")

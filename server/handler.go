@@ -21,21 +21,22 @@ import (
 // handler builds the filter chain around the routes. Listed outermost
 // first, each layer is one line.
 func (s *Server) handler(ctx context.Context, authn security.Authenticator, authz security.Authorizer) http.Handler {
+	failAudit := filters.AuditFailedRequest(s.auditPolicy, s.auditSink, s.opts.Brand)
 	var h http.Handler = s.routes()
-	h = filters.LimitInFlight(h, s.opts.MaxRequestsInFlight, s.opts.MaxMutatingRequestsInFlight)                                                                  // 429 beyond the in-flight limits
-	h = filters.Authorize(h, authz, s.opts.FeatureGates.Enabled(config.AuthorizeWithSelectors), s.opts.Brand, s.log, s.rest.WriteError)                           // 403 unless the chain allows
-	h = filters.Impersonate(h, authz, s.opts.Brand, s.log, s.rest.WriteError)                                                                                     // act as Impersonate-* when allowed to
-	h = filters.Audit(h, s.auditPolicy, s.auditSink, s.opts.Brand)                                                                                                // audit events, when a policy is given
-	h = filters.Authenticate(ctx, h, authn, s.log, s.rest.WriteError, s.authMetrics, filters.AuditFailedAuthentication(s.auditPolicy, s.auditSink, s.opts.Brand)) // 401 for bad or missing credentials
-	h = filters.Timeout(h, s.opts.RequestTimeout, s.rest.WriteError, s.log)                                                                                       // 504 past the request's deadline
-	h = s.drain.Handler(h)                                                                                                                                        // counted, so a stopping server knows when they are done
-	h = filters.Goaway(h, s.opts.GoawayChance)                                                                                                                    // GOAWAY to a fraction of HTTP/2 requests (--goaway-chance)
-	h = s.metrics.Instrument(h, s.servesResource)                                                                                                                 // apiserver_request_* of resource requests
-	h = filters.RequestInfo(h)                                                                                                                                    // what the request addresses
-	h = filters.DefaultHeaders(h)                                                                                                                                 // Cache-Control default
-	h = filters.RetryAfter(h, s.stopping, s.opts.ShutdownSendRetryAfter)                                                                                          // 429 once the server stops taking requests
-	h = filters.Recover(h, s.log)                                                                                                                                 // a panic is a 500, not a crash
-	h = filters.AuditID(h)                                                                                                                                        // Audit-Id on every response
+	h = filters.LimitInFlight(h, s.opts.MaxRequestsInFlight, s.opts.MaxMutatingRequestsInFlight)                                        // 429 beyond the in-flight limits
+	h = filters.Authorize(h, authz, s.opts.FeatureGates.Enabled(config.AuthorizeWithSelectors), s.opts.Brand, s.log, s.rest.WriteError) // 403 unless the chain allows
+	h = filters.Impersonate(h, authz, s.opts.Brand, s.log, s.rest.WriteError)                                                           // act as Impersonate-* when allowed to
+	h = filters.Audit(h, s.auditPolicy, s.auditSink, s.opts.Brand)                                                                      // audit events, when a policy is given
+	h = filters.Authenticate(ctx, h, authn, s.log, s.rest.WriteError, s.authMetrics, failAudit)                                         // 401 for bad or missing credentials
+	h = filters.Timeout(h, s.opts.RequestTimeout, s.rest.WriteError, failAudit, s.log)                                                  // 504 past the request's deadline
+	h = s.drain.Handler(h)                                                                                                              // counted, so a stopping server knows when they are done
+	h = filters.Goaway(h, s.opts.GoawayChance)                                                                                          // GOAWAY to a fraction of HTTP/2 requests (--goaway-chance)
+	h = s.metrics.Instrument(h, s.servesResource)                                                                                       // apiserver_request_* of resource requests
+	h = filters.RequestInfo(h)                                                                                                          // what the request addresses
+	h = filters.DefaultHeaders(h)                                                                                                       // Cache-Control default
+	h = filters.RetryAfter(h, s.stopping, s.opts.ShutdownSendRetryAfter)                                                                // 429 once the server stops taking requests
+	h = filters.Recover(h, s.log)                                                                                                       // a panic is a 500, not a crash
+	h = filters.AuditID(h)                                                                                                              // Audit-Id on every response
 	if hint := s.opts.Brand.KubectlHint; hint != "" {
 		h = filters.KubectlHint(h, hint) // kubectl is told to use the brand it speaks
 	}

@@ -39,10 +39,10 @@ type Context struct {
 	mu sync.Mutex
 	ev Event
 	// started says ResponseStarted has been processed; requestSet that
-	// the handler recorded the request object itself; failedAuth that the
+	// the handler recorded the request object itself; failedEarly that the
 	// request was refused authentication (its one event is
 	// ResponseStarted).
-	started, requestSet, failedAuth bool
+	started, requestSet, failedEarly bool
 	// reqBody and respBody are what the request and response carried, at
 	// the levels that record them; respType and respEncoding describe the
 	// response body.
@@ -230,25 +230,26 @@ func (c *Context) ResponseStarted(code int) {
 		c.ev.ResponseStatus = &ResponseStatus{}
 	}
 	c.ev.ResponseStatus.Code = int32(code)
-	if c.longRunning || c.failedAuth {
+	if c.longRunning || c.failedEarly {
 		c.ev.Stage = config.AuditStageResponseStarted
 		c.ev.StageTimestamp = MicroTime(c.now())
 		c.emit()
 	}
 }
 
-// AuthenticationFailed marks a request refused with 401: its record is
-// the one ResponseStarted event, whose message names the credentials
-// tried unless the response's Status replaces it.
-func (c *Context) AuthenticationFailed(r *http.Request) {
+// Failed marks a request refused before it was authenticated (a 401, an
+// unparsable timeout): its record is the one ResponseStarted event,
+// carrying message unless the response's Status replaces it.
+func (c *Context) Failed(message string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.failedAuth = true
-	c.ev.ResponseStatus = &ResponseStatus{Message: authMethods(r)}
+	c.failedEarly = true
+	c.ev.ResponseStatus = &ResponseStatus{Message: message}
 }
 
-// authMethods says which credentials a refused request carried.
-func authMethods(r *http.Request) string {
+// AuthMethods is the audit message of a request refused authentication:
+// which credentials it carried.
+func AuthMethods(r *http.Request) string {
 	var tried []string
 	if _, _, ok := r.BasicAuth(); ok {
 		tried = append(tried, "basic")

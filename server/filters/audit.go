@@ -68,19 +68,19 @@ func Audit(next http.Handler, policy *audit.Policy, sink audit.Sink, b config.Br
 	})
 }
 
-// FailedAuthAudit prepares the record of a request refused
-// authentication: it returns the writer and request the 401 is written
-// with.
-type FailedAuthAudit func(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *http.Request)
+// FailedAudit prepares the record of a request refused before it was
+// authenticated, with message: it returns the writer and request the
+// error is written with.
+type FailedAudit func(w http.ResponseWriter, r *http.Request, message string) (http.ResponseWriter, *http.Request)
 
-// AuditFailedAuthentication records requests refused with 401 as upstream
-// does: evaluated by the policy with no user, one ResponseStarted event.
-// nil when policy is nil.
-func AuditFailedAuthentication(policy *audit.Policy, sink audit.Sink, b config.Brand) FailedAuthAudit {
+// AuditFailedRequest records requests refused before authentication (a
+// 401, a bad ?timeout=) as upstream does: evaluated by the policy with no
+// user, one ResponseStarted event. nil when policy is nil.
+func AuditFailedRequest(policy *audit.Policy, sink audit.Sink, b config.Brand) FailedAudit {
 	if policy == nil {
 		return nil
 	}
-	return func(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, *http.Request) {
+	return func(w http.ResponseWriter, r *http.Request, message string) (http.ResponseWriter, *http.Request) {
 		info := request.InfoFrom(r.Context())
 		a := requestAttributes(r, info)
 		a.User = nil
@@ -90,7 +90,7 @@ func AuditFailedAuthentication(policy *audit.Policy, sink audit.Sink, b config.B
 		}
 		ac := audit.NewContext(r, audit.Params{Config: cfg, Sink: sink, Brand: b, Attributes: &a, LongRunning: info.LongRunning(),
 			AuditID: w.Header().Get(auditIDHeader), Received: time.Now()})
-		ac.AuthenticationFailed(r)
+		ac.Failed(message)
 		return &auditWriter{ResponseWriter: w, ac: ac}, r.WithContext(audit.WithContext(r.Context(), ac))
 	}
 }

@@ -218,14 +218,14 @@ func TestAuthorizeAnnotations(t *testing.T) {
 	}
 }
 
-func TestAuditFailedAuthentication(t *testing.T) {
+func TestAuditFailedRequest(t *testing.T) {
 	t.Parallel()
 	sink := &recordSink{}
 	p := audit.NewPolicy(&config.AuditPolicy{Rules: []config.AuditRule{
 		{Level: config.AuditLevelNone, Users: []string{"bob"}},
 		{Level: config.AuditLevelMetadata},
 	}})
-	fail := AuditFailedAuthentication(p, sink, config.Brands["plat"])
+	fail := AuditFailedRequest(p, sink, config.Brands["plat"])
 	for _, c := range []struct{ auth, want string }{
 		{"Bearer x", "Authentication failed, attempted: bearer"},
 		{"", "Authentication failed, no credentials provided"},
@@ -235,7 +235,7 @@ func TestAuditFailedAuthentication(t *testing.T) {
 			r.Header.Set("Authorization", c.auth)
 		}
 		r = r.WithContext(WithUser(request.WithInfo(r.Context(), request.Parse(r.Method, r.URL)), &security.User{Name: "bob"}))
-		w, _ := fail(httptest.NewRecorder(), r)
+		w, _ := fail(httptest.NewRecorder(), r, audit.AuthMethods(r))
 		w.WriteHeader(http.StatusUnauthorized)
 		ev := sink.events[len(sink.events)-1]
 		st, _ := json.Marshal(ev["responseStatus"])
@@ -244,7 +244,7 @@ func TestAuditFailedAuthentication(t *testing.T) {
 			t.Errorf("%s event: %v", st, ev)
 		}
 	}
-	if AuditFailedAuthentication(nil, sink, config.Brands["plat"]) != nil {
+	if AuditFailedRequest(nil, sink, config.Brands["plat"]) != nil {
 		t.Error("no policy must mean no hook")
 	}
 }
@@ -257,7 +257,7 @@ func TestPanicAnswerHidesTheStack(t *testing.T) {
 	boom := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("secret detail") })
 	writeErr := func(w http.ResponseWriter, r *http.Request, err error) { w.WriteHeader(apierr.Code(err)) }
 	var logged strings.Builder
-	h := Recover(RequestInfo(Timeout(boom, time.Minute, writeErr, slog.New(slog.DiscardHandler))), slog.New(slog.NewTextHandler(&logged, nil)))
+	h := Recover(RequestInfo(Timeout(boom, time.Minute, writeErr, nil, slog.New(slog.DiscardHandler))), slog.New(slog.NewTextHandler(&logged, nil)))
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest("GET", "/api/v1/namespaces/a/configmaps", nil))
 	if rec.Code != 500 || rec.Body.String() != "This request caused apiserver to panic. Look in the logs for details.\n" ||

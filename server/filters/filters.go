@@ -88,7 +88,7 @@ func UserFrom(ctx context.Context) *security.User {
 // not nil, records the refusals. Each refusal is logged at info with its
 // reason class, rate-limited (authfail.go).
 // The rate limiter's pending flush ends with ctx.
-func Authenticate(ctx context.Context, next http.Handler, authn security.Authenticator, log *slog.Logger, writeErr ErrorWriter, m *AuthMetrics, failAudit FailedAuthAudit) http.Handler {
+func Authenticate(ctx context.Context, next http.Handler, authn security.Authenticator, log *slog.Logger, writeErr ErrorWriter, m *AuthMetrics, failAudit FailedAudit) http.Handler {
 	// The request log line names the user; it exists only at debug.
 	logUser := log.Enabled(context.Background(), slog.LevelDebug)
 	failures := newAuthFailLog(log)
@@ -114,7 +114,7 @@ func Authenticate(ctx context.Context, next http.Handler, authn security.Authent
 				w.Header().Set("Connection", "close")
 			}
 			if failAudit != nil {
-				w, r = failAudit(w, r)
+				w, r = failAudit(w, r, audit.AuthMethods(r))
 			}
 			writeErr(w, r, apierr.Unauthorized())
 			return

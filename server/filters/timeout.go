@@ -24,7 +24,8 @@ import (
 // 504 at once; the handler goes on in the background, its context
 // cancelled and its writes discarded. A handler that had already begun
 // its answer cannot be given a 504: the connection is aborted instead.
-// An unparsable ?timeout= is a 400.
+// An unparsable ?timeout= is a 400, recorded by failAudit (when not nil)
+// as upstream audits it: before authentication, with no user.
 //
 // With max set the server gives every connection a write deadline a
 // little past max (server/conn.go): long-running requests clear it here,
@@ -35,7 +36,7 @@ import (
 // A handler that panics after its request timed out has no one left to
 // reach: the panic is logged to log, as upstream reports post-timeout
 // activity.
-func Timeout(next http.Handler, max time.Duration, writeErr ErrorWriter, log *slog.Logger) http.Handler {
+func Timeout(next http.Handler, max time.Duration, writeErr ErrorWriter, failAudit FailedAudit, log *slog.Logger) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		began := time.Now()
 		if request.InfoFrom(r.Context()).LongRunning() {
@@ -47,6 +48,9 @@ func Timeout(next http.Handler, max time.Duration, writeErr ErrorWriter, log *sl
 		}
 		limit, err := requestLimit(r, max)
 		if err != nil {
+			if failAudit != nil {
+				w, r = failAudit(w, r, err.Error())
+			}
 			writeErr(w, r, err)
 			return
 		}

@@ -30,7 +30,7 @@ func timeoutThrough(t *testing.T, max time.Duration, target string, next http.Ha
 		_ = json.NewEncoder(w).Encode(ae.Status)
 	}
 	rec := httptest.NewRecorder()
-	RequestInfo(Timeout(next, max, writeErr, slog.New(slog.DiscardHandler))).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
+	RequestInfo(Timeout(next, max, writeErr, nil, slog.New(slog.DiscardHandler))).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, target, nil))
 	return rec
 }
 
@@ -184,7 +184,7 @@ func TestTimeoutCutsBlockedWrites(t *testing.T) {
 	h := RequestInfo(Timeout(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, err := w.Write([]byte("a large list"))
 		returned <- err
-	}), time.Hour, nil, slog.New(slog.DiscardHandler)))
+	}), time.Hour, nil, nil, slog.New(slog.DiscardHandler)))
 	// The deadline is the parent's cancellation, once the write blocks.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -203,13 +203,13 @@ func TestTimeoutCutsBlockedWrites(t *testing.T) {
 	}
 
 	w = newDeadlineWriter()
-	RequestInfo(Timeout(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), time.Hour, nil, slog.New(slog.DiscardHandler))).
+	RequestInfo(Timeout(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), time.Hour, nil, nil, slog.New(slog.DiscardHandler))).
 		ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1/configmaps?watch=true", nil))
 	if d := w.seen(); len(d) != 1 || !d[0].IsZero() {
 		t.Errorf("watch: write deadlines %v, want one cleared", d)
 	}
 	w = newDeadlineWriter()
-	RequestInfo(Timeout(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), 0, nil, slog.New(slog.DiscardHandler))).
+	RequestInfo(Timeout(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}), 0, nil, nil, slog.New(slog.DiscardHandler))).
 		ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1/configmaps?watch=true", nil))
 	if d := w.seen(); len(d) != 0 {
 		t.Errorf("watch without a request timeout: write deadlines %v, want none", d)
@@ -239,7 +239,7 @@ func TestTimeoutWriteAfterCut(t *testing.T) {
 		<-write
 		_, err := w.Write([]byte("a large list"))
 		returned <- err
-	}), time.Hour, nil, slog.New(slog.DiscardHandler)))
+	}), time.Hour, nil, nil, slog.New(slog.DiscardHandler)))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1/configmaps", nil).WithContext(ctx))
@@ -261,7 +261,7 @@ func TestTimeoutLogsLatePanic(t *testing.T) {
 	h := RequestInfo(Timeout(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		<-release
 		panic("late boom")
-	}), time.Hour, nil, log))
+	}), time.Hour, nil, nil, log))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	rec := httptest.NewRecorder()
