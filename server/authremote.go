@@ -2,11 +2,11 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"crypto/x509"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
@@ -86,9 +86,10 @@ type authenticationTrust struct {
 // keeps it: its settings merged with what the stored object holds, as
 // upstream merges them (several servers may share one cluster): lists are
 // unions, CA bundles the union of their unexpired certificates. The merge
-// happens once per start; afterwards the object is repaired to it when
-// changed or deleted. ok is false when ConfigMaps are not served.
-func (s *Server) authenticationTrustObject() (w controllers.Wanted, ok bool, err error) {
+// happens at start and when a CA file changes; in between the object is
+// repaired to it when changed or deleted. ok is false when ConfigMaps are
+// not served.
+func (s *Server) authenticationTrustObject(t authenticationTrust) (w controllers.Wanted, ok bool, err error) {
 	d := s.reg.ByKind("", "v1", "ConfigMap")
 	if d == nil {
 		return w, false, nil
@@ -108,7 +109,7 @@ func (s *Server) authenticationTrustObject() (w controllers.Wanted, ok bool, err
 	case apierr.ReasonOf(err) != apierr.ReasonNotFound:
 		return w, false, err
 	}
-	data, err := mergeAuthenticationTrust(have, s.authTrust, time.Now())
+	data, err := mergeAuthenticationTrust(have, t, time.Now())
 	if err != nil {
 		return w, false, fmt.Errorf("merging with the stored %s: %w", AuthenticationConfigMap, err)
 	}
@@ -211,13 +212,46 @@ func mergeBundles(a string, b []byte, now time.Time) ([]byte, error) {
 }
 
 // clientCAPEM is the bundle client certificates are verified against: the
-// data directory's CA and the --client-ca-file content.
-func clientCAPEM(ca *security.CA, o config.Options) []byte {
+// data directory's CA and the current --client-ca-file content (file is
+// nil without one).
+func clientCAPEM(ca *security.CA, file *security.CAFile) []byte {
 	out := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Certificate().Raw})
-	if o.ClientCAFile != "" {
-		if b, err := os.ReadFile(o.ClientCAFile); err == nil {
-			out = append(out, b...)
-		}
+	if file != nil {
+		out = append(out, file.PEM()...)
 	}
 	return out
+}
+
+// trustRecheck is how often the CA files are looked at for the
+// published bundle; a changed file is read at most once a second anyway
+// (security.CAFile).
+const trustRecheck = time.Second
+
+// followTrust republishes AuthenticationConfigMap when a CA file changes,
+// until ctx ends. As upstream, the new bundle is merged with what the
+// object holds: a CA added to a file appears, one taken out stays until
+// it expires.
+func (s *Server) followTrust(ctx context.Context, kept *controllers.Kept, last authenticationTrust) {
+	t := time.NewTicker(trustRecheck)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		now := s.trustNow()
+		if bytes.Equal(now.clientCA, last.clientCA) && bytes.Equal(now.proxyCA, last.proxyCA) {
+			continue
+		}
+		last = now
+		w, ok, err := s.authenticationTrustObject(now)
+		if err != nil {
+			s.log.Error("publishing the authentication configuration", "configmap", AuthenticationConfigMap, "err", err)
+			continue
+		}
+		if ok {
+			kept.Set(w)
+		}
+	}
 }

@@ -47,4 +47,16 @@ func TestClientCAFileReload(t *testing.T) {
 	}
 	eventually(t, "the new CA trusted", func() bool { return as(newCA.certs["carol"]) == http.StatusForbidden })
 	eventually(t, "the removed CA no longer trusted", func() bool { return as(oldCA.certs["carol"]) == http.StatusUnauthorized })
+	// The published bundle follows: the new CA is added to it; as
+	// upstream merges bundles, the removed one stays until it expires.
+	caPEM, err := os.ReadFile(filepath.Join(e.opts.CertDir, "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := string(caPEM) + string(oldCA.caPEM) + string(newCA.caPEM)
+	eventually(t, "the new CA published", func() bool {
+		r := e.do("GET", "/api/v1/namespaces/"+platBrand.SystemNamespace+"/configmaps/extension-apiserver-authentication", nil)
+		data, _ := r.obj(t)["data"].(map[string]any)
+		return data["client-ca-file"] == want
+	})
 }

@@ -120,8 +120,10 @@ type Server struct {
 	sa *saTokens
 	// jwt holds the JWT authenticators; nil without OIDC configuration.
 	jwt *security.JWTAuthenticators
-	// authTrust is published in AuthenticationConfigMap at start.
-	authTrust authenticationTrust
+	// trustNow is what AuthenticationConfigMap publishes, worked out from
+	// the current CA files; trustFiles says there are files to follow.
+	trustNow   func() authenticationTrust
+	trustFiles bool
 	// background runs the loops that keep the authorizers built once
 	// (authzBuilt) current.
 	background backgroundRuns
@@ -328,7 +330,10 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 		return closeStore(err)
 	}
 	roots := &clientRoots{ca: ca.Certificate(), file: clientCAs}
-	s.authTrust = authenticationTrust{clientCA: clientCAPEM(ca, o), proxyCA: remote.proxyCAPEM(), rh: o.RequestHeader}
+	s.trustFiles = clientCAs != nil || remote.proxyCA != nil
+	s.trustNow = func() authenticationTrust {
+		return authenticationTrust{clientCA: clientCAPEM(ca, clientCAs), proxyCA: remote.proxyCAPEM(), rh: o.RequestHeader}
+	}
 
 	if transformErr != nil {
 		return closeStore(transformErr)
@@ -639,7 +644,8 @@ func (s *Server) startControllers(ctx context.Context) {
 	// What the kept objects should be is worked out while the namespaces
 	// are written.
 	kept := &controllers.Kept{Source: s.store, Objects: s.rest, Wanted: s.keptWanted(), Log: s.log}
-	if trust, ok, err := s.authenticationTrustObject(); err != nil {
+	trust0 := s.trustNow()
+	if trust, ok, err := s.authenticationTrustObject(trust0); err != nil {
 		s.log.Error("publishing the authentication configuration", "configmap", AuthenticationConfigMap, "err", err)
 	} else if ok {
 		kept.Wanted = append(kept.Wanted, trust)
@@ -735,6 +741,14 @@ func (s *Server) startControllers(ctx context.Context) {
 			defer wg.Done()
 			kept.Run(ctx)
 		}()
+		// The published CAs follow the files as the authenticators do.
+		if s.trustFiles {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s.followTrust(ctx, kept, trust0)
+			}()
+		}
 		// So is the availability of aggregated APIServices, as upstream's
 		// aggregator keeps it.
 		if a := s.availability(); a != nil {

@@ -45,7 +45,35 @@ type Kept struct {
 	Log     *slog.Logger
 
 	queue *queue
+	// mu guards the wanted states Set replaces while Run works.
+	mu    sync.Mutex
 	byKey map[string]*Wanted
+}
+
+// Set replaces the wanted state of one of the kept objects (the one with
+// w's descriptor, namespace and name) and has it checked again. An object
+// not among Wanted is ignored. Safe to call while Run works.
+func (c *Kept) Set(w Wanted) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := w.key()
+	for i := range c.Wanted {
+		if c.Wanted[i].key() == key {
+			c.Wanted[i] = w
+			if c.queue != nil {
+				c.queue.add(key)
+			}
+			return
+		}
+	}
+}
+
+// wanted is a copy of the wanted state of key, which Set may replace.
+func (c *Kept) wanted(key string) *Wanted {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w := *c.byKey[key]
+	return &w
 }
 
 // EnsureAll creates or repairs every wanted object once, and returns the
@@ -73,13 +101,21 @@ func (c *Kept) EnsureAll(ctx context.Context) error {
 
 // Run keeps the objects until ctx ends.
 func (c *Kept) Run(ctx context.Context) {
+	c.mu.Lock()
 	c.queue = newQueue()
 	c.byKey = map[string]*Wanted{}
-	prefixes := map[string]bool{}
+	// The keys and their prefixes never change, so the watches read them
+	// without the lock Set takes.
+	prefixOf := map[string]string{}
 	for i := range c.Wanted {
 		w := &c.Wanted[i]
 		c.byKey[w.key()] = w
-		prefixes[w.Descriptor.Prefix(w.namespace())] = true
+		prefixOf[w.key()] = w.Descriptor.Prefix(w.namespace())
+	}
+	c.mu.Unlock()
+	prefixes := map[string]bool{}
+	for _, p := range prefixOf {
+		prefixes[p] = true
 	}
 	var wg sync.WaitGroup
 	for prefix := range prefixes {
@@ -89,20 +125,20 @@ func (c *Kept) Run(ctx context.Context) {
 			follow(ctx, c.Source, prefix, c.Log, func([]bolt.KV) {
 				// Every object is checked after a (re)list, also the
 				// missing ones.
-				for key, w := range c.byKey {
-					if w.Descriptor.Prefix(w.namespace()) == prefix {
+				for key, p := range prefixOf {
+					if p == prefix {
 						c.queue.add(key)
 					}
 				}
 			}, func(ev bolt.Event) {
-				if _, ok := c.byKey[ev.KV.Key]; ok {
+				if _, ok := prefixOf[ev.KV.Key]; ok {
 					c.queue.add(ev.KV.Key)
 				}
 			})
 		}()
 	}
 	c.queue.work(ctx, c.Log, keptRetryDelay, func(ctx context.Context, key string) error {
-		return c.ensure(ctx, c.byKey[key])
+		return c.ensure(ctx, c.wanted(key))
 	})
 	wg.Wait()
 }

@@ -65,6 +65,19 @@ func TestKept(t *testing.T) {
 		o := get()
 		return o != nil && metaString(o, "uid") != metaString(second, "uid") && path(o, "metadata.labels.gen") == "1"
 	})
+	// A new wanted state is written, and is the one kept from then on.
+	c.Set(Wanted{
+		Descriptor: cm, Fields: []string{"data"}, Recreate: []string{"metadata.labels"},
+		Object: registry.Object{"metadata": map[string]any{"name": "kept", "namespace": "default", "labels": map[string]any{"gen": "1"}}, "data": map[string]any{"a": "3"}},
+	})
+	waitFor(t, "new wanted data written", func() bool { o := get(); return o != nil && path(o, "data.a") == "3" })
+	if _, err := e.api.Update(ctx, cm, "default", "kept", "", func(old registry.Object) registry.Object {
+		old["data"] = map[string]any{"a": "1"}
+		return old
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "repaired to the new wanted data", func() bool { o := get(); return o != nil && path(o, "data.a") == "3" })
 }
 
 // path reads a dotted path of nested maps.
