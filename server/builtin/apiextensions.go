@@ -25,7 +25,7 @@ func customResourceDefinitions(b config.Brand) *registry.Descriptor {
 	d := groupType(b.Group("apiextensions"), "customresourcedefinitions", "customresourcedefinition", "CustomResourceDefinition", false, "crd", "crds")
 	d.Categories = []string{"api-extensions"}
 	d.UpdateRequiresResourceVersion = true
-	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Validate: validateCRDStatusUpdate}}
+	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Keep: keepSpec, Validate: validateCRDStatusUpdate}}
 	d.Strategy.Default = defaultCRD
 	d.Strategy.PrepareForCreate = func(obj registry.Object) {
 		resetStatus(obj)

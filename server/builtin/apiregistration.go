@@ -37,7 +37,7 @@ func apiServices(group string) *registry.Descriptor {
 	d.NameRule = registry.NamePathSegment
 	d.Categories = []string{"api-extensions"}
 	d.UpdateRequiresResourceVersion = true
-	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Validate: validateAPIServiceStatus}}
+	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Keep: []string{"spec", "metadata.labels", "metadata.annotations", "metadata.finalizers", "metadata.ownerReferences"}, Validate: validateAPIServiceStatus}}
 	d.Strategy.Default = func(obj registry.Object) {
 		if svc := mapAt(obj, "spec", "service"); svc != nil && !has(svc, "port") {
 			svc["port"] = int64(defaultServicePort)

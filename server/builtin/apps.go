@@ -29,7 +29,7 @@ func workloadType(group, resource, singular, kind string, scalable bool, short .
 	if scalable {
 		d.Subresources = append(d.Subresources, scaleOf(false))
 	}
-	d.Subresources = append(d.Subresources, registry.Subresource{Name: "status", Verbs: statusVerbs})
+	d.Subresources = append(d.Subresources, registry.Subresource{Name: "status", Verbs: statusVerbs, Keep: keepSpec})
 	return d
 }
 
@@ -52,6 +52,8 @@ const (
 
 func deployments(r podRules) *registry.Descriptor {
 	d := workloadType(appsGroup, "deployments", "deployment", "Deployment", true, "deploy")
+	// A deployment's status writes keep its labels too.
+	d.Subresource("status").Keep = []string{"spec", "metadata.labels"}
 	d.Strategy.Default = func(obj registry.Object) {
 		spec := child(obj, "spec")
 		setDefault(spec, "replicas", int64(1))

@@ -44,7 +44,7 @@ func hpaType(version string) *registry.Descriptor {
 	d := groupType("autoscaling", "horizontalpodautoscalers", "horizontalpodautoscaler", "HorizontalPodAutoscaler", true, "hpa")
 	d.Version = version
 	d.Categories = []string{"all"}
-	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs}}
+	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Keep: keepSpec}}
 	return d
 }
 

@@ -93,7 +93,7 @@ func certificateSigningRequests(b config.Brand) *registry.Descriptor {
 			o.setApproval = true
 			return r.validateUpdate(obj, old, o)
 		}},
-		{Name: "status", Verbs: statusVerbs, Validate: func(obj, old registry.Object) apierr.FieldErrors {
+		{Name: "status", Verbs: statusVerbs, Keep: keepSpec, Validate: func(obj, old registry.Object) apierr.FieldErrors {
 			o := csrOptionsFrom(obj, old)
 			o.setCertificate = true
 			return r.validateUpdate(obj, old, o)

@@ -76,7 +76,7 @@ func persistentVolumeClaims(b config.Brand) *registry.Descriptor {
 	d := core("persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true, "pvc")
 	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	r := newClaimRules(b)
-	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Validate: r.validateStatusUpdate, RequireResourceVersion: true}}
+	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Keep: keepSpec, Validate: r.validateStatusUpdate, RequireResourceVersion: true}}
 	d.Strategy.Default = func(obj registry.Object) {
 		defaultClaimSpec(child(obj, "spec"))
 		if st := child(obj, "status"); strOf(st["phase"]) == "" {

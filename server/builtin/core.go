@@ -205,8 +205,8 @@ func namespaces(b config.Brand) *registry.Descriptor {
 	d.IsNamespace = true
 	d.Verbs = []string{registry.VerbCreate, registry.VerbDelete, registry.VerbGet, registry.VerbList, registry.VerbPatch, registry.VerbUpdate, registry.VerbWatch}
 	d.Subresources = []registry.Subresource{
-		{Name: "finalize", Verbs: []string{registry.VerbUpdate}, Copy: registry.CopyPath("spec", "finalizers")},
-		{Name: "status", Verbs: statusVerbs},
+		{Name: "finalize", Verbs: []string{registry.VerbUpdate}, Keep: []string{"status"}},
+		{Name: "status", Verbs: statusVerbs, Keep: keepSpec},
 	}
 	d.NameRule = registry.NameLabel
 	d.ReturnDeleted = true

@@ -133,7 +133,7 @@ type ingressRules struct {
 
 func ingresses(group string, b config.Brand) *registry.Descriptor {
 	d := groupType(group, "ingresses", "ingress", "Ingress", true, "ing")
-	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs}}
+	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Keep: keepSpec}}
 	d.Strategy.PrepareForCreate = func(obj registry.Object) {
 		resetStatus(obj)
 		startGeneration(obj)

@@ -26,7 +26,7 @@ func nodes(b config.Brand) *registry.Descriptor {
 	r := nodeRules{pods: newPodRules(b)}
 	d.Subresources = []registry.Subresource{
 		proxySubresource("NodeProxyOptions"),
-		{Name: "status", Verbs: statusVerbs, Validate: r.validateUpdate},
+		{Name: "status", Verbs: statusVerbs, Keep: keepSpec, Validate: r.validateUpdate},
 	}
 	// Nodes register themselves with their status.
 	d.KeepStatusOnCreate = true

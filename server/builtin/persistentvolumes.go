@@ -61,7 +61,7 @@ func persistentVolumes(b config.Brand) *registry.Descriptor {
 	d := core("persistentvolumes", "persistentvolume", "PersistentVolume", false, "pv")
 	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	r := newVolumeRules(b)
-	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Validate: noStatusRules, RequireResourceVersion: true}}
+	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Keep: keepSpec, Validate: noStatusRules, RequireResourceVersion: true}}
 	d.Strategy.Default = func(obj registry.Object) {
 		spec := child(obj, "spec")
 		if strOf(spec["persistentVolumeReclaimPolicy"]) == "" {

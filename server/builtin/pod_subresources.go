@@ -33,7 +33,7 @@ func podSubresources(r podRules) []registry.Subresource {
 		noNode("portforward", "PodPortForwardOptions", []registry.QueryParam{{Name: "ports", Type: qInt}}, registry.VerbCreate, registry.VerbGet),
 		proxy,
 		{Name: "resize", Verbs: statusVerbs, Copy: copyPodResources, Validate: r.validateResize},
-		{Name: "status", Verbs: statusVerbs, Validate: r.validatePodStatusUpdate},
+		{Name: "status", Verbs: statusVerbs, Keep: []string{"spec", "metadata.ownerReferences"}, Validate: r.validatePodStatusUpdate},
 	}
 }
 

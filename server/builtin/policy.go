@@ -23,7 +23,7 @@ var unhealthyPodEvictionPolicies = []string{"AlwaysAllow", "IfHealthyBudget"}
 // disruption controller reports against.
 func podDisruptionBudgets() *registry.Descriptor {
 	d := groupType(policyGroup, "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", true, "pdb")
-	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs}}
+	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Keep: keepSpec}}
 	d.Strategy.PrepareForCreate = func(obj registry.Object) {
 		resetStatus(obj)
 		startGeneration(obj)

@@ -73,7 +73,7 @@ func resourceQuotas(b config.Brand) *registry.Descriptor {
 	d := core("resourcequotas", "resourcequota", "ResourceQuota", true, "quota")
 	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	r := quotaRules{pods: newPodRules(b)}
-	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Validate: r.validateStatusUpdate, RequireResourceVersion: true}}
+	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Keep: keepSpec, Validate: r.validateStatusUpdate, RequireResourceVersion: true}}
 	d.Strategy.Default = func(obj registry.Object) {
 		roundResourceList(mapAt(obj, "spec", "hard"))
 		roundResourceList(mapAt(obj, "status", "hard"))

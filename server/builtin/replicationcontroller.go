@@ -11,7 +11,7 @@ import (
 func replicationControllers(r podRules) *registry.Descriptor {
 	d := core("replicationcontrollers", "replicationcontroller", "ReplicationController", true, "rc")
 	d.Categories = categoryAll
-	d.Subresources = []registry.Subresource{scaleOf(true), {Name: "status", Verbs: statusVerbs}}
+	d.Subresources = []registry.Subresource{scaleOf(true), {Name: "status", Verbs: statusVerbs, Keep: keepSpec}}
 	d.FieldSelectors = map[string]registry.FieldSelector{"status.replicas": intField("status", "replicas")}
 	d.Strategy.OrphanByDefault = true
 	d.Strategy.Default = func(obj registry.Object) {

@@ -93,7 +93,7 @@ func services(b config.Brand, r ServiceRanges, ep *registry.Descriptor) *registr
 	d.UpdateCreates = true
 	d.Subresources = []registry.Subresource{
 		proxySubresource("ServiceProxyOptions"),
-		{Name: "status", Verbs: statusVerbs, Validate: validateServiceStatusUpdate},
+		{Name: "status", Verbs: statusVerbs, Keep: keepSpec, Validate: validateServiceStatusUpdate},
 	}
 	// kube-proxy watches only services with a cluster IP through
 	// spec.clusterIP!=None.

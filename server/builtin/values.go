@@ -131,6 +131,11 @@ func bumpGenerationOnSpec(d *registry.Descriptor) func(obj, old registry.Object,
 	}
 }
 
+// keepSpec is what the status subresource of most built-in types keeps
+// from the stored object: the spec; the rest of a status write, its
+// metadata included, is written as upstream's status strategies do.
+var keepSpec = []string{"spec"}
+
 // resetStatus drops the status a create carries: only the status
 // subresource writes it.
 func resetStatus(obj registry.Object) { obj["status"] = map[string]any{} }

@@ -59,8 +59,14 @@ type Subresource struct {
 	Serve Serve
 	// Copy, for ServeObject subresources that write, moves what a write
 	// may change from the written object into next, a copy of the stored
-	// object; nil moves status.
+	// object; nil moves status. Unused when Keep is set.
 	Copy func(next, written Object)
+	// Keep, when set, makes a write through the subresource write the
+	// whole object as an update of the resource does (its metadata
+	// included), except the members at these dotted paths, which keep
+	// their stored values: upstream's status strategies of built-in
+	// types reset only spec, and some also labels or owner references.
+	Keep []string
 	// Scale locates the replica counts of a ServeScale subresource.
 	Scale *ScalePaths
 	// Validate, when set, checks a write through the subresource in

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"platd/bolt"
 	"platd/server/apierr"
@@ -198,6 +199,17 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 			// exists for that.
 			copyMember(next, old, "status")
 		}
+	} else if keep := d.Subresource(s.sub).Keep; keep != nil {
+		// The subresource writes the object less the members it keeps.
+		errs := validateObjectMetaUpdate(obj, old)
+		if len(errs) > 0 {
+			return nil, apierr.NewInvalid(d.Group, d.Kind, s.name, errs)
+		}
+		next = obj
+		carryUpdateMeta(next, old)
+		for _, p := range keep {
+			keepPath(next, old, p)
+		}
 	} else {
 		// A subresource writes only its part of the object.
 		next = deepCopyObject(old)
@@ -260,6 +272,36 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 }
 
 // copyMember sets dst[name] to src[name], or removes it when src has none.
+// keepPath sets the member at a dotted path of dst to a copy of src's,
+// removing it when src has none.
+func keepPath(dst, src Object, path string) {
+	keys := strings.Split(path, ".")
+	parent := func(o Object, create bool) Object {
+		for _, k := range keys[:len(keys)-1] {
+			m, _ := o[k].(map[string]any)
+			if m == nil {
+				if !create {
+					return nil
+				}
+				m = map[string]any{}
+				o[k] = m
+			}
+			o = m
+		}
+		return o
+	}
+	last := keys[len(keys)-1]
+	if sp := parent(src, false); sp != nil {
+		if v, ok := sp[last]; ok {
+			parent(dst, true)[last] = schema.DeepCopy(v)
+			return
+		}
+	}
+	if dp := parent(dst, false); dp != nil {
+		delete(dp, last)
+	}
+}
+
 func copyMember(dst, src Object, name string) {
 	if v, ok := src[name]; ok {
 		dst[name] = v
