@@ -4,7 +4,9 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"time"
 
+	"platd/config"
 	"platd/server/builtin"
 	"platd/server/controllers"
 	"platd/server/registry"
@@ -13,10 +15,10 @@ import (
 // seeds are the system objects written at every start, as upstream's
 // post-start hooks do: a local APIService per served group-version (and
 // none for a version no longer served), the system priority classes, and
-// the bootstrap flow-control configuration. A type switched off by
-// --runtime-config gets no seed. Each seed names the start-up hook whose
-// job it does; its objects are built when it is planted, so naming the
-// hooks builds none.
+// the bootstrap flow-control configuration, which the leader then keeps
+// (see flowControlKeeper). A type switched off by --runtime-config gets
+// no seed. Each seed names the start-up hook whose job it does; its
+// objects are built when it is planted, so naming the hooks builds none.
 func (s *Server) seeds() []hookSeed {
 	b := s.opts.Brand
 	var out []hookSeed
@@ -40,26 +42,47 @@ func (s *Server) seeds() []hookSeed {
 		out = append(out, hookSeed{hookPriorityClasses, controllers.Seed{Resource: d},
 			func() []registry.Object { return builtin.SystemPriorityClasses(b) }})
 	}
-	autoUpdate := func(have, want registry.Object) registry.Object {
-		if annotationOf(have, builtin.FlowControlAutoUpdate(b)) != "true" {
-			return nil
-		}
-		return controllers.ReconcileSpec(have, want)
-	}
 	// Both kinds come from one bootstrap configuration, built once.
 	flowControl := sync.OnceValues(func() ([]registry.Object, []registry.Object) { return builtin.FlowControlBootstrap(b) })
 	for _, fc := range []struct {
 		kind    string
 		objects func() []registry.Object
+		reviser func(config.Brand, *registry.Descriptor) func(have, want registry.Object) registry.Object
 	}{
-		{"PriorityLevelConfiguration", func() []registry.Object { levels, _ := flowControl(); return levels }},
-		{"FlowSchema", func() []registry.Object { _, schemas := flowControl(); return schemas }},
+		{"PriorityLevelConfiguration", func() []registry.Object { levels, _ := flowControl(); return levels }, builtin.PriorityLevelReviser},
+		{"FlowSchema", func() []registry.Object { _, schemas := flowControl(); return schemas }, builtin.FlowSchemaReviser},
 	} {
 		if d := s.reg.ByKind(b.Group("flowcontrol.apiserver"), "v1", fc.kind); d != nil {
-			out = append(out, hookSeed{hookFlowControl, controllers.Seed{Resource: d, Reconcile: autoUpdate}, fc.objects})
+			out = append(out, hookSeed{hookFlowControl, controllers.Seed{
+				Resource: d, Reconcile: fc.reviser(b, d), Prune: builtin.FlowControlRemovable(b),
+			}, fc.objects})
 		}
 	}
 	return out
+}
+
+// flowControlPeriod is how often the bootstrap flow-control configuration
+// is planted again after the start, as upstream's configuration producer
+// ensures it every minute: a deleted object comes back and a changed
+// auto-updated one is restored within the period, while an operator has
+// the period to finish an edit (marking a suggested object "false", say)
+// before it is looked at.
+const flowControlPeriod = time.Minute
+
+// flowControlKeeper is the controller that plants the flow-control seeds
+// every period; nil when neither type is served.
+func (s *Server) flowControlKeeper() *controllers.Replant {
+	var seeds []controllers.Seed
+	for _, seed := range s.seeds() {
+		if seed.hook == hookFlowControl {
+			seed.Objects = seed.objects()
+			seeds = append(seeds, seed.Seed)
+		}
+	}
+	if len(seeds) == 0 {
+		return nil
+	}
+	return &controllers.Replant{Seeds: seeds, Objects: s.rest, Interval: flowControlPeriod, Log: s.log}
 }
 
 // hookSeed is a seed, the start-up hook it does the job of, and how its

@@ -758,6 +758,15 @@ func (s *Server) startControllers(ctx context.Context) {
 				a.Run(ctx)
 			}()
 		}
+		// And the bootstrap flow-control configuration, as upstream's
+		// configuration producer keeps it.
+		if fc := s.flowControlKeeper(); fc != nil {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				fc.Run(ctx)
+			}()
+		}
 		for _, run := range runs {
 			wg.Add(1)
 			go func() {

@@ -1,8 +1,11 @@
 package builtin
 
 import (
+	"strconv"
+
 	"platd/config"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // Identities the bootstrap flow schemas match; none carries the brand.
@@ -17,8 +20,8 @@ const (
 )
 
 // FlowControlAutoUpdate is the annotation that lets the server bring a
-// bootstrap flow-control object back to its shipped spec at start;
-// "false" keeps an operator's changes.
+// bootstrap flow-control object back to its shipped spec; "false" keeps
+// an operator's changes.
 func FlowControlAutoUpdate(b config.Brand) string { return "apf." + b.LongDomain + "/autoupdate-spec" }
 
 // FlowControlBootstrap returns upstream's v1.32 bootstrap configuration of
@@ -90,6 +93,84 @@ func FlowControlBootstrap(b config.Brand) (levels, schemas []registry.Object) {
 		fc.schema(flowSchemaCatchAll, priorityLevelCatchAll, 10000, "ByUser", fc.allRule(everyone())),
 	}
 	return levels, schemas
+}
+
+// FlowSchemaReviser decides, for the FlowSchema type d, what an existing
+// bootstrap schema becomes given its bootstrap value (see flowReviser).
+func FlowSchemaReviser(b config.Brand, d *registry.Descriptor) func(have, want registry.Object) registry.Object {
+	return flowReviser(b, func(name string) bool { return name == flowSchemaExempt || name == flowSchemaCatchAll },
+		func(have, want registry.Object) bool { return sameMember(d.Schema, have, want, "spec") })
+}
+
+// PriorityLevelReviser decides, for the PriorityLevelConfiguration type d,
+// what an existing bootstrap level becomes given its bootstrap value (see
+// flowReviser). The exempt level's own settings (its concurrency shares
+// and lendable percent) are the administrator's: a spec that differs only
+// there counts as the bootstrap one.
+func PriorityLevelReviser(b config.Brand, d *registry.Descriptor) func(have, want registry.Object) registry.Object {
+	return flowReviser(b, func(name string) bool { return name == priorityLevelExempt || name == priorityLevelCatchAll },
+		func(have, want registry.Object) bool {
+			name := str(want, "metadata", "name")
+			if name == priorityLevelExempt && mapAt(have, "spec", "exempt") == nil {
+				return false
+			}
+			return samePriorityLevelSpec(d, name, have, want)
+		})
+}
+
+// flowReviser returns what an existing bootstrap flow-control object
+// (have, which it may change) becomes given its bootstrap value want, or
+// nil when it stays as it is, as upstream's configuration producer
+// decides:
+//   - a mandatory object always gets the bootstrap spec back and the
+//     auto-update annotation "true";
+//   - a suggested object gets the bootstrap spec when the annotation reads
+//     true, and keeps its spec when it reads false. Without a readable
+//     annotation, an object never changed since it was created (generation
+//     1) is updated and marked "true"; a changed one is kept and marked
+//     "false", so that the operator's change survives.
+//
+// sameSpec reports whether have's spec counts as want's.
+func flowReviser(b config.Brand, mandatory func(name string) bool, sameSpec func(have, want registry.Object) bool) func(have, want registry.Object) registry.Object {
+	key := FlowControlAutoUpdate(b)
+	return func(have, want registry.Object) registry.Object {
+		value, annotated := mapAt(have, "metadata", "annotations")[key].(string)
+		marked, err := strconv.ParseBool(value)
+		annotated = annotated && err == nil
+		auto := mandatory(str(want, "metadata", "name"))
+		switch {
+		case auto:
+		case annotated:
+			auto = marked
+		default:
+			auto = intAt(have, "metadata", "generation") == 1
+		}
+		mark := !annotated || marked != auto
+		respec := auto && !sameSpec(have, want)
+		if !mark && !respec {
+			return nil
+		}
+		if respec {
+			have["spec"] = schema.DeepCopy(want["spec"])
+		}
+		if mark {
+			child(child(have, "metadata"), "annotations")[key] = strconv.FormatBool(auto)
+		}
+		return have
+	}
+}
+
+// FlowControlRemovable reports whether a flow-control object the bootstrap
+// configuration no longer names is removed, as upstream removes it: when
+// its auto-update annotation reads true. One without the annotation is an
+// operator's own.
+func FlowControlRemovable(b config.Brand) func(have registry.Object) bool {
+	key := FlowControlAutoUpdate(b)
+	return func(have registry.Object) bool {
+		v, ok := mapAt(have, "metadata", "annotations")[key].(string)
+		auto, err := strconv.ParseBool(v)
+		return ok && err == nil && auto
+	}
 }
 
 // mandatoryFlowControl returns the objects whose specs validation fixes,

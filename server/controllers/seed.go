@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"sync"
+	"time"
 
 	"platd/server/apierr"
 	"platd/server/registry"
@@ -115,4 +117,36 @@ func ReconcileSpec(have, want registry.Object) registry.Object {
 
 func seedKey(o registry.Object) string {
 	return metaString(o, "namespace") + "/" + metaString(o, "name")
+}
+
+// Replant plants seeds again every Interval: for system objects upstream
+// keeps on a period rather than on each change (the flow-control
+// bootstrap configuration), so that an operator's edit is looked at only
+// once the period has passed, as there.
+type Replant struct {
+	Seeds   []Seed
+	Objects Objects
+	// Interval is the period; the first planting comes one period after
+	// Run starts, the server having planted the seeds at its start.
+	Interval time.Duration
+	Log      *slog.Logger
+}
+
+// Run plants the seeds, in order, every Interval until ctx ends. A seed
+// that fails is logged and planted again at the next period.
+func (c *Replant) Run(ctx context.Context) {
+	t := time.NewTicker(c.Interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		for _, s := range c.Seeds {
+			if err := s.Plant(ctx, c.Objects); err != nil && ctx.Err() == nil {
+				c.Log.Warn("system objects not planted; trying again next period", "resource", s.Resource.GroupResource(), "err", err)
+			}
+		}
+	}
 }
