@@ -71,12 +71,16 @@ func APIServerEndpointObjects(reg *registry.Registry, b config.Brand, addrs []ne
 		for _, ip := range ips {
 			addresses = append(addresses, map[string]any{"ip": ip})
 		}
-		out = append(out, Wanted{Descriptor: d, Fields: []string{"metadata.labels", "subsets"}, Object: registry.Object{
-			// The slice is kept here too, so the mirroring controller
-			// must leave these Endpoints alone.
-			"metadata": apiObjectMeta(b, map[string]any{"endpointslice." + b.LongDomain + "/skip-mirror": "true"}),
-			"subsets":  []any{map[string]any{"addresses": addresses, "ports": []any{copyValue(portObj)}}},
-		}})
+		// The slice is kept here too, so the mirroring controller must
+		// leave these Endpoints alone: of the labels, only that one is
+		// kept, as upstream's reconciler keeps it.
+		skipMirror := "endpointslice." + b.LongDomain + "/skip-mirror"
+		out = append(out, Wanted{Descriptor: d, Fields: []string{"metadata.labels[" + skipMirror + "]", "subsets"},
+			Equivalent: map[string]func(want, have any) bool{"subsets": sameAPIEndpoints},
+			Object: registry.Object{
+				"metadata": apiObjectMeta(b, map[string]any{skipMirror: "true"}),
+				"subsets":  []any{map[string]any{"addresses": addresses, "ports": []any{copyValue(portObj)}}},
+			}})
 	}
 	if d := reg.Lookup(b.Group("discovery"), "v1", "endpointslices"); d != nil {
 		addrType := "IPv4"
@@ -95,6 +99,54 @@ func APIServerEndpointObjects(reg *registry.Registry, b config.Brand, addrs []ne
 		}})
 	}
 	return out
+}
+
+// sameAPIEndpoints reports whether the stored subsets of the API's
+// Endpoints count as the wanted ones, as upstream's reconciler checks
+// them: one subset, with the wanted ports in order and addresses whose IPs
+// are the wanted ones in any order. Whatever else an address or the
+// subset holds is left as it is.
+func sameAPIEndpoints(want, have any) bool {
+	w, h := onlySubset(want), onlySubset(have)
+	if w == nil || h == nil || !sameJSON(w["ports"], h["ports"]) {
+		return false
+	}
+	wantIPs, haveIPs := subsetIPs(w), subsetIPs(h)
+	if len(haveIPs) != len(wantIPs) {
+		return false
+	}
+	seen := make(map[string]bool, len(wantIPs))
+	for _, ip := range wantIPs {
+		seen[ip] = false
+	}
+	for _, ip := range haveIPs {
+		if done, ok := seen[ip]; !ok || done {
+			return false
+		}
+		seen[ip] = true
+	}
+	return true
+}
+
+// onlySubset is the subset of a list of exactly one, else nil.
+func onlySubset(subsets any) map[string]any {
+	l, _ := subsets.([]any)
+	if len(l) != 1 {
+		return nil
+	}
+	m, _ := l[0].(map[string]any)
+	return m
+}
+
+// subsetIPs are the IPs of a subset's ready addresses.
+func subsetIPs(subset map[string]any) []string {
+	l, _ := subset["addresses"].([]any)
+	ips := make([]string, len(l))
+	for i, a := range l {
+		m, _ := a.(map[string]any)
+		ips[i], _ = m["ip"].(string)
+	}
+	return ips
 }
 
 func apiObjectMeta(b config.Brand, labels map[string]any) map[string]any {

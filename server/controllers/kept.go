@@ -27,12 +27,17 @@ type Wanted struct {
 	// Object is the wanted state, with namespace and name in its
 	// metadata; it is created when the object is missing.
 	Object registry.Object
-	// Fields are the dotted paths of the members that must hold the
-	// wanted values; the rest of a stored object is left as it is.
+	// Fields are the paths (see fieldPath) of the members that must hold
+	// the wanted values; the rest of a stored object is left as it is.
+	// A member of a map may be one, so that the map's other keys stay.
 	Fields []string
 	// Recreate are the fields that cannot change in place: an object
 	// whose value differs is deleted and created again.
 	Recreate []string
+	// Equivalent, for some of the fields, says whether a stored value
+	// counts as the wanted one, for a field kept looser than by equal
+	// value; a field found differing is written with the wanted value.
+	Equivalent map[string]func(want, have any) bool
 }
 
 // Kept keeps a fixed set of objects existing and, in the listed fields, as
@@ -167,7 +172,7 @@ func (c *Kept) ensure(ctx context.Context, w *Wanted) error {
 	if err != nil {
 		return err
 	}
-	if !sameFields(w.Object, cur, w.Recreate) {
+	if !w.holds(cur, w.Recreate) {
 		_, err := c.Objects.Delete(ctx, d, ns, name, registry.DeleteOptions{PreconditionUID: metaString(cur, "uid")})
 		if err != nil && apierr.ReasonOf(err) != apierr.ReasonNotFound {
 			return fmt.Errorf("deleting %s %s/%s to recreate it: %w", d.GroupResource(), ns, name, err)
@@ -175,15 +180,17 @@ func (c *Kept) ensure(ctx context.Context, w *Wanted) error {
 		// The deletion event brings it back here to be created.
 		return nil
 	}
-	if sameFields(w.Object, cur, w.Fields) {
+	if w.holds(cur, w.Fields) {
 		return nil
 	}
 	_, err = c.Objects.Update(ctx, d, ns, name, "", func(old registry.Object) registry.Object {
-		if sameFields(w.Object, old, w.Fields) {
+		if w.holds(old, w.Fields) {
 			return nil
 		}
 		for _, f := range w.Fields {
-			setField(old, f, copyValue(getField(w.Object, f)))
+			if !w.holdsField(old, f) {
+				setField(old, f, copyValue(getField(w.Object, f)))
+			}
 		}
 		return old
 	})
@@ -198,14 +205,23 @@ func (c *Kept) ensure(ctx context.Context, w *Wanted) error {
 	return nil
 }
 
-// sameFields reports whether obj holds want's values in every field.
-func sameFields(want, obj registry.Object, fields []string) bool {
+// holds reports whether obj holds the wanted values in every field.
+func (w *Wanted) holds(obj registry.Object, fields []string) bool {
 	for _, f := range fields {
-		if !sameJSON(getField(want, f), getField(obj, f)) {
+		if !w.holdsField(obj, f) {
 			return false
 		}
 	}
 	return true
+}
+
+// holdsField reports whether obj holds the wanted value of field f.
+func (w *Wanted) holdsField(obj registry.Object, f string) bool {
+	same := sameJSON
+	if eq := w.Equivalent[f]; eq != nil {
+		same = eq
+	}
+	return same(getField(w.Object, f), getField(obj, f))
 }
 
 // sameJSON compares decoded values by their JSON form, so numbers of
@@ -216,10 +232,35 @@ func sameJSON(a, b any) bool {
 	return errA == nil && errB == nil && string(ja) == string(jb)
 }
 
-// getField reads a dotted path of nested maps.
+// fieldPath splits a path of nested maps into its keys: names joined by
+// dots, where a key in brackets is taken as it is, for a map key holding
+// dots or slashes (a label's): "metadata.labels[example.com/tier]".
+func fieldPath(path string) []string {
+	var keys []string
+	for path != "" {
+		if path[0] == '[' {
+			end := strings.IndexByte(path, ']')
+			if end < 0 {
+				end = len(path)
+			}
+			keys = append(keys, path[1:end])
+			path = strings.TrimPrefix(path[min(end+1, len(path)):], ".")
+			continue
+		}
+		end := strings.IndexAny(path, ".[")
+		if end < 0 {
+			end = len(path)
+		}
+		keys = append(keys, path[:end])
+		path = strings.TrimPrefix(path[end:], ".")
+	}
+	return keys
+}
+
+// getField reads a path of nested maps (see fieldPath).
 func getField(obj registry.Object, path string) any {
 	var cur any = obj
-	for _, k := range strings.Split(path, ".") {
+	for _, k := range fieldPath(path) {
 		m, ok := cur.(map[string]any)
 		if !ok {
 			return nil
@@ -229,9 +270,10 @@ func getField(obj registry.Object, path string) any {
 	return cur
 }
 
-// setField writes a dotted path of nested maps, creating the maps.
+// setField writes a path of nested maps (see fieldPath), creating the
+// maps.
 func setField(obj registry.Object, path string, v any) {
-	keys := strings.Split(path, ".")
+	keys := fieldPath(path)
 	m := obj
 	for _, k := range keys[:len(keys)-1] {
 		m = child(m, k)

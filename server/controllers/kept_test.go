@@ -2,6 +2,8 @@ package controllers
 
 import (
 	"context"
+	"reflect"
+	"slices"
 	"testing"
 
 	"platd/server/apierr"
@@ -82,3 +84,68 @@ func TestKept(t *testing.T) {
 
 // path reads a dotted path of nested maps.
 func path(obj registry.Object, p string) any { return getField(obj, p) }
+
+func TestFieldPath(t *testing.T) {
+	t.Parallel()
+	for path, want := range map[string][]string{
+		"data":                              {"data"},
+		"spec.ports":                        {"spec", "ports"},
+		"metadata.labels[example.com/tier]": {"metadata", "labels", "example.com/tier"},
+		"a[b.c].d":                          {"a", "b.c", "d"},
+		"[x.y]":                             {"x.y"},
+		"a[open.end":                        {"a", "open.end"},
+	} {
+		if got := fieldPath(path); !slices.Equal(got, want) {
+			t.Errorf("fieldPath(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
+
+// TestKeptMapKey keeps one key of a map: the key's value is written back,
+// and the map's other keys, an operator's, stay.
+func TestKeptMapKey(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	ctx := context.Background()
+	if err := e.api.EnsureNamespace(ctx, "default"); err != nil {
+		t.Fatal(err)
+	}
+	cm := e.lookup(t, "", "v1", "configmaps")
+	const key = "example.com/kept"
+	c := &Kept{Source: e.store, Objects: e.api, Log: e.log, Wanted: []Wanted{{
+		Descriptor: cm, Fields: []string{"metadata.labels[" + key + "]"},
+		Object: registry.Object{"metadata": map[string]any{"name": "kept", "namespace": "default", "labels": map[string]any{key: "yes"}}},
+	}}}
+	if err := c.EnsureAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.run(t, c.Run)
+	labels := func() map[string]any {
+		o, err := e.api.Get(cm, "default", "kept")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, _ := path(o, "metadata.labels").(map[string]any)
+		return l
+	}
+	for _, tc := range []struct {
+		name   string
+		labels map[string]any
+	}{
+		{"key changed", map[string]any{key: "no", "mine": "1"}},
+		{"key removed", map[string]any{"mine": "2"}},
+		{"all removed", nil},
+	} {
+		if _, err := e.api.Update(ctx, cm, "default", "kept", "", func(old registry.Object) registry.Object {
+			child(old, "metadata")["labels"] = tc.labels
+			return old
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]any{key: "yes"}
+		if mine, ok := tc.labels["mine"]; ok {
+			want["mine"] = mine
+		}
+		waitFor(t, tc.name+": labels repaired", func() bool { return reflect.DeepEqual(labels(), want) })
+	}
+}
