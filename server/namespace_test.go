@@ -230,6 +230,12 @@ func TestUpdateSemantics(t *testing.T) {
 	if st["message"] != "the name of the object (other) does not match the name on the URL (exists)" {
 		t.Errorf("name mismatch: %v", st["message"])
 	}
+	// A body without a name is refused, not given the URL's.
+	e.do("PUT", "/api/v1/namespaces/default/configmaps/exists", `{"data":{"a":"b"}}`).mustCode(t, 400).
+		mustMessage(t, "the name of the object (exists based on URL) was undeterminable: name must be provided")
+	if got := e.do("GET", "/api/v1/namespaces/default/configmaps/exists", nil).mustCode(t, 200).obj(t); got["data"] != nil {
+		t.Errorf("the nameless PUT was stored: %v", got["data"])
+	}
 	elsewhere := cm("exists", nil, nil)
 	elsewhere["metadata"].(map[string]any)["namespace"] = "other"
 	e.do("PUT", "/api/v1/namespaces/default/configmaps/exists", elsewhere).mustCode(t, 400).

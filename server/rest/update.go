@@ -42,10 +42,10 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, s *scope) {
 func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun bool) ([]byte, int, error) {
 	d := s.d
 	m := meta(obj, true)
-	if name, _ := m["name"].(string); name != "" && name != s.name {
+	if name, _ := m["name"].(string); name == "" {
+		return nil, 0, apierr.BadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", s.name))
+	} else if name != s.name {
 		return nil, 0, nameMismatch(s, name)
-	} else if name == "" {
-		m["name"] = s.name
 	}
 	// The name, then the namespace, as upstream's update handler checks
 	// them before anything else, in its own words.
