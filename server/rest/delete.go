@@ -271,7 +271,7 @@ func (h *Handler) deleteObject(ctx context.Context, s *scope, ns, name string, o
 			grace = d.Strategy.DeleteGrace(obj, o.GracePeriodSeconds)
 		}
 		graceChanged := h.markDeletion(d, next, grace)
-		if !d.Strategy.Graceful && grace == 0 && len(finalizers(next)) == 0 {
+		if !d.Strategy.Graceful && d.Strategy.DeleteGrace == nil && len(finalizers(next)) == 0 {
 			// Nothing keeps the object: it goes now.
 			if dry {
 				return &deleteResult{stored: kv.Value, removed: true, uid: uid}, nil
@@ -284,7 +284,7 @@ func (h *Handler) deleteObject(ctx context.Context, s *scope, ns, name string, o
 			}
 			return &deleteResult{stored: kv.Value, removed: true, uid: uid}, nil
 		}
-		if deleting && !finalizersChanged && !graceChanged {
+		if deleting && !finalizersChanged && !graceChanged && !h.finalized(d, next) {
 			return &deleteResult{stored: kv.Value, uid: uid}, nil
 		}
 		if !deleting && d.Strategy.PrepareForDelete != nil {
@@ -293,16 +293,30 @@ func (h *Handler) deleteObject(ctx context.Context, s *scope, ns, name string, o
 		enc := encodeStored(d, next)
 		if dry {
 			dryBytes, _ := Stamp(enc, kv.ModRevision)
-			return &deleteResult{stored: dryBytes, uid: uid}, nil
+			return &deleteResult{stored: dryBytes, uid: uid, removed: h.finalized(d, next)}, nil
 		}
 		if h.finalized(d, next) {
-			if _, err := h.storeDelete(ctx, d, key, kv.ModRevision, obj); err != nil {
+			last, lastObj := kv, obj
+			if d.Strategy.DeleteGrace != nil && graceChanged {
+				// As upstream, a graceful deletion that needs no wait is
+				// written first and then removed, so watchers see the
+				// object with its deletion marks before it goes.
+				marked, err := settled(ctx, d)(h.store.Update(ctx, key, kv.ModRevision, enc))
+				if err != nil {
+					if lostRace(err) {
+						continue
+					}
+					return nil, objectErr(s, name, err)
+				}
+				last, lastObj = marked, next
+			}
+			if _, err := h.storeDelete(ctx, d, key, last.ModRevision, lastObj); err != nil {
 				if lostRace(err) {
 					continue
 				}
 				return nil, objectErr(s, name, err)
 			}
-			return &deleteResult{stored: kv.Value, removed: true, uid: uid}, nil
+			return &deleteResult{stored: last.Value, removed: true, uid: uid}, nil
 		}
 		newKV, err := settled(ctx, d)(h.store.Update(ctx, key, kv.ModRevision, enc))
 		if err != nil {
@@ -378,9 +392,10 @@ func (h *Handler) markDeletion(d *registry.Descriptor, obj Object, grace int64) 
 	if !ok || grace >= old {
 		return false
 	}
-	// A shorter grace period moves the deletion earlier, never later.
-	if prev, err := time.Parse(time.RFC3339, metaString(obj, "deletionTimestamp")); err == nil && prev.Before(now.Add(time.Duration(grace)*time.Second)) {
-		at = metaString(obj, "deletionTimestamp")
+	// A shorter grace period moves the deletion earlier by the time taken
+	// off, as upstream counts it from the first request.
+	if prev, err := time.Parse(time.RFC3339, metaString(obj, "deletionTimestamp")); err == nil {
+		at = timestamp(prev.Add(time.Duration(grace-old) * time.Second))
 	}
 	setMeta(obj, "deletionTimestamp", at)
 	setMeta(obj, "deletionGracePeriodSeconds", grace)
