@@ -116,6 +116,7 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--feature-gates", "Bogus=true"}, "--feature-gates: unrecognized feature gate: Bogus"},
 		{[]string{"serve", "--feature-gates", "WatchList=maybe"}, `--feature-gates: invalid value of WatchList=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax`},
 		{[]string{"serve", "--feature-gates", "StructuredAuthorizationConfiguration=false"}, "--feature-gates: cannot set feature gate StructuredAuthorizationConfiguration to false, feature is locked to true"},
+		{[]string{"serve", "--feature-gates", "DynamicResourceAllocation=true,PodIndexLabel=false"}, "--feature-gates: cannot set feature gate PodIndexLabel to false, feature is locked to true"},
 		{[]string{"serve", "--controllers", "*,-nope"}, `--controllers: unknown controller "-nope"`},
 		{[]string{"serve", "--storage-defrag-threshold", "0.9"}, "--storage-defrag-threshold 0.9 must be 0 (off) or above 1"},
 		{[]string{"serve", "--storage-defrag-threshold", "two"}, `--storage-defrag-threshold "two": want a number, such as 2`},

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"strconv"
@@ -20,36 +21,17 @@ const (
 	Deprecated Stage = "DEPRECATED"
 )
 
-// Feature gates platd knows: those of kube-apiserver v1.32 that change
-// platd's behaviour or that its users commonly set. A gate platd has no
-// behaviour for is still accepted, so that a command line written for the
-// upstream server starts.
+// Feature gates platd gives behaviour to. Every other gate of
+// kube-apiserver v1.32 (featureTable) is accepted with upstream's checks
+// and warnings and changes nothing here: platd has no code it would switch.
 const (
-	AllowUnsafeMalformedObjectDeletion       = "AllowUnsafeMalformedObjectDeletion"
-	AnonymousAuthConfigurableEndpoints       = "AnonymousAuthConfigurableEndpoints"
-	APIResponseCompression                   = "APIResponseCompression"
-	APIServerIdentity                        = "APIServerIdentity"
-	APIServerTracing                         = "APIServerTracing"
-	AuthorizeWithSelectors                   = "AuthorizeWithSelectors"
-	BtreeWatchCache                          = "BtreeWatchCache"
-	CBORServingAndStorage                    = "CBORServingAndStorage"
-	ConsistentListFromCache                  = "ConsistentListFromCache"
-	KMSv1                                    = "KMSv1"
-	MutatingAdmissionPolicy                  = "MutatingAdmissionPolicy"
-	OpenAPIEnums                             = "OpenAPIEnums"
-	RemoteRequestHeaderUID                   = "RemoteRequestHeaderUID"
-	RetryGenerateName                        = "RetryGenerateName"
-	ServiceAccountTokenJTI                   = "ServiceAccountTokenJTI"
-	ServiceAccountTokenNodeBinding           = "ServiceAccountTokenNodeBinding"
-	ServiceAccountTokenNodeBindingValidation = "ServiceAccountTokenNodeBindingValidation"
-	StorageVersionAPI                        = "StorageVersionAPI"
-	StorageVersionHash                       = "StorageVersionHash"
-	StrictCostEnforcementForVAP              = "StrictCostEnforcementForVAP"
-	StrictCostEnforcementForWebhooks         = "StrictCostEnforcementForWebhooks"
-	StructuredAuthenticationConfiguration    = "StructuredAuthenticationConfiguration"
-	StructuredAuthorizationConfiguration     = "StructuredAuthorizationConfiguration"
-	UnauthenticatedHTTP2DOSMitigation        = "UnauthenticatedHTTP2DOSMitigation"
-	WatchList                                = "WatchList"
+	AllowUnsafeMalformedObjectDeletion    = "AllowUnsafeMalformedObjectDeletion"
+	AnonymousAuthConfigurableEndpoints    = "AnonymousAuthConfigurableEndpoints"
+	APIResponseCompression                = "APIResponseCompression"
+	AuthorizeWithSelectors                = "AuthorizeWithSelectors"
+	CBORServingAndStorage                 = "CBORServingAndStorage"
+	StructuredAuthenticationConfiguration = "StructuredAuthenticationConfiguration"
+	WatchList                             = "WatchList"
 )
 
 // The two meta gates switch every unlocked alpha or beta gate that the same
@@ -67,37 +49,50 @@ type FeatureSpec struct {
 	Locked  bool
 }
 
-// KnownFeatures are the gates --feature-gates accepts, with v1.32's specs.
-var KnownFeatures = map[string]FeatureSpec{
-	AllowUnsafeMalformedObjectDeletion:       {Stage: Alpha},
-	AnonymousAuthConfigurableEndpoints:       {Stage: Beta, Default: true},
-	APIResponseCompression:                   {Stage: Beta, Default: true},
-	APIServerIdentity:                        {Stage: Beta, Default: true},
-	APIServerTracing:                         {Stage: Beta, Default: true},
-	AuthorizeWithSelectors:                   {Stage: Beta, Default: true},
-	BtreeWatchCache:                          {Stage: Beta, Default: true},
-	CBORServingAndStorage:                    {Stage: Alpha},
-	ConsistentListFromCache:                  {Stage: Beta, Default: true},
-	KMSv1:                                    {Stage: Deprecated},
-	MutatingAdmissionPolicy:                  {Stage: Alpha},
-	OpenAPIEnums:                             {Stage: Beta, Default: true},
-	RemoteRequestHeaderUID:                   {Stage: Alpha},
-	RetryGenerateName:                        {Stage: GA, Default: true, Locked: true},
-	ServiceAccountTokenJTI:                   {Stage: GA, Default: true, Locked: true},
-	ServiceAccountTokenNodeBinding:           {Stage: Beta, Default: true},
-	ServiceAccountTokenNodeBindingValidation: {Stage: GA, Default: true, Locked: true},
-	StorageVersionAPI:                        {Stage: Alpha},
-	StorageVersionHash:                       {Stage: Beta, Default: true},
-	StrictCostEnforcementForVAP:              {Stage: GA, Default: true, Locked: true},
-	StrictCostEnforcementForWebhooks:         {Stage: GA, Default: true, Locked: true},
-	StructuredAuthenticationConfiguration:    {Stage: Beta, Default: true},
-	StructuredAuthorizationConfiguration:     {Stage: GA, Default: true, Locked: true},
-	UnauthenticatedHTTP2DOSMitigation:        {Stage: Beta, Default: true},
-	WatchList:                                {Stage: Beta, Default: true},
+// featureEntry is one row of featureTable.
+type featureEntry struct {
+	Name    string
+	Stage   Stage
+	Default bool
+	Locked  bool
+}
+
+func (e *featureEntry) spec() FeatureSpec {
+	return FeatureSpec{Stage: e.Stage, Default: e.Default, Locked: e.Locked}
+}
+
+// LookupFeature returns the v1.32 spec of the named gate; ok is false for
+// a name kube-apiserver v1.32 does not register (the meta gates included).
+func LookupFeature(name string) (spec FeatureSpec, ok bool) {
+	lo, hi := 0, len(featureTable)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if featureTable[m].Name < name {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	if lo == len(featureTable) || featureTable[lo].Name != name {
+		return FeatureSpec{}, false
+	}
+	return featureTable[lo].spec(), true
+}
+
+// KnownFeatures yields every gate --feature-gates accepts besides the meta
+// gates, sorted by name, with its v1.32 spec.
+func KnownFeatures() iter.Seq2[string, FeatureSpec] {
+	return func(yield func(string, FeatureSpec) bool) {
+		for i := range featureTable {
+			if !yield(featureTable[i].Name, featureTable[i].spec()) {
+				return
+			}
+		}
+	}
 }
 
 // FeatureGates is the parsed --feature-gates: the gates the command line
-// set, over KnownFeatures' defaults. The zero value has every default. It
+// set, over their v1.32 defaults. The zero value has every default. It
 // is read-only after parsing and safe for concurrent use.
 type FeatureGates struct {
 	set map[string]bool
@@ -109,7 +104,8 @@ func (g FeatureGates) Enabled(name string) bool {
 	if v, ok := g.set[name]; ok {
 		return v
 	}
-	return KnownFeatures[name].Default
+	spec, _ := LookupFeature(name)
+	return spec.Default
 }
 
 // String lists the gates that differ from their defaults, sorted, as
@@ -117,7 +113,7 @@ func (g FeatureGates) Enabled(name string) bool {
 func (g FeatureGates) String() string {
 	var out []string
 	for _, name := range slices.Sorted(maps.Keys(g.set)) {
-		if g.set[name] != KnownFeatures[name].Default {
+		if spec, _ := LookupFeature(name); g.set[name] != spec.Default {
 			out = append(out, name+"="+strconv.FormatBool(g.set[name]))
 		}
 	}
@@ -170,7 +166,7 @@ func parseFeatureGates(values []string) (FeatureGates, []string, error) {
 		if k == AllAlpha || k == AllBeta {
 			continue
 		}
-		spec, ok := KnownFeatures[k]
+		spec, ok := LookupFeature(k)
 		if !ok {
 			return FeatureGates{}, nil, fmt.Errorf("unrecognized feature gate: %s", k)
 		}
@@ -190,7 +186,7 @@ func parseFeatureGates(values []string) (FeatureGates, []string, error) {
 		if !ok {
 			continue
 		}
-		for name, spec := range KnownFeatures {
+		for name, spec := range KnownFeatures() {
 			if _, named := asked[name]; !named && spec.Stage == stage && !spec.Locked {
 				set[name] = v
 			}
@@ -201,18 +197,37 @@ func parseFeatureGates(values []string) (FeatureGates, []string, error) {
 
 // FeatureGatesUsage is --feature-gates' help: the settable gates, sorted,
 // with stage and default, as upstream lists them (GA and deprecated gates
-// are left out there too).
+// are left out there too). The table's order is the lines' order, so it
+// is one pass with no formatting or sorting: it is built at every start.
 func FeatureGatesUsage() string {
-	lines := []string{
-		AllAlpha + "=true|false (ALPHA - default=false)",
-		AllBeta + "=true|false (BETA - default=false)",
+	var b strings.Builder
+	b.Grow(8 << 10)
+	b.WriteString("A set of key=value pairs that describe feature gates for alpha/experimental features. Options are:")
+	line := func(name string, stage Stage, def bool) {
+		b.WriteByte('\n')
+		b.WriteString(name)
+		b.WriteString("=true|false (")
+		b.WriteString(string(stage))
+		b.WriteString(" - default=")
+		b.WriteString(strconv.FormatBool(def))
+		b.WriteByte(')')
 	}
-	for name, spec := range KnownFeatures {
-		if spec.Stage == GA || spec.Stage == Deprecated {
-			continue
+	meta := []struct {
+		name  string
+		stage Stage
+	}{{AllAlpha, Alpha}, {AllBeta, Beta}}
+	for i := range featureTable {
+		e := &featureTable[i]
+		for len(meta) > 0 && meta[0].name < e.Name {
+			line(meta[0].name, meta[0].stage, false)
+			meta = meta[1:]
 		}
-		lines = append(lines, fmt.Sprintf("%s=true|false (%s - default=%t)", name, spec.Stage, spec.Default))
+		if e.Stage != GA && e.Stage != Deprecated {
+			line(e.Name, e.Stage, e.Default)
+		}
 	}
-	slices.Sort(lines)
-	return "A set of key=value pairs that describe feature gates for alpha/experimental features. Options are:\n" + strings.Join(lines, "\n")
+	for _, m := range meta {
+		line(m.name, m.stage, false)
+	}
+	return b.String()
 }

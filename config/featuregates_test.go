@@ -11,6 +11,11 @@ import (
 )
 
 func TestParseFeatureGates(t *testing.T) {
+	const (
+		structuredAuthz = "StructuredAuthorizationConfiguration" // GA, locked on
+		kmsV1           = "KMSv1"                                // deprecated, off
+		remoteUID       = "RemoteRequestHeaderUID"               // alpha
+	)
 	cases := []struct {
 		name     string
 		values   []string
@@ -18,27 +23,43 @@ func TestParseFeatureGates(t *testing.T) {
 		warnings []string
 		wantErr  string
 	}{
-		{name: "defaults", on: []string{AuthorizeWithSelectors, APIResponseCompression, StructuredAuthorizationConfiguration, WatchList},
-			off: []string{CBORServingAndStorage, RemoteRequestHeaderUID, AllowUnsafeMalformedObjectDeletion, KMSv1, "NoSuchGate"}},
+		{name: "defaults", on: []string{AuthorizeWithSelectors, APIResponseCompression, structuredAuthz, WatchList, "WindowsHostNetwork", "SchedulerQueueingHints"},
+			off: []string{CBORServingAndStorage, remoteUID, AllowUnsafeMalformedObjectDeletion, kmsV1, "DynamicResourceAllocation", "ServiceAccountNodeAudienceRestriction", "NoSuchGate"}},
 		{name: "set and repeat", values: []string{"AuthorizeWithSelectors=false, CBORServingAndStorage=true", "", "APIResponseCompression=False,,WatchList=0"},
 			on: []string{CBORServingAndStorage}, off: []string{AuthorizeWithSelectors, APIResponseCompression, WatchList}},
 		{name: "later wins", values: []string{"CBORServingAndStorage=true", "CBORServingAndStorage=false"}, off: []string{CBORServingAndStorage}},
+		// Gates platd has no behaviour for are accepted, whichever
+		// component of upstream's they serve.
+		{name: "gates of other components", values: []string{"DynamicResourceAllocation=true,InPlacePodVerticalScaling=true,SidecarContainers=false",
+			"ContextualLogging=false,WatchListClient=true,ComponentFlagz=true,CustomResourceFieldSelectors=true"},
+			on:       []string{"DynamicResourceAllocation", "InPlacePodVerticalScaling", "WatchListClient", "ComponentFlagz", "CustomResourceFieldSelectors"},
+			off:      []string{"SidecarContainers", "ContextualLogging"},
+			warnings: []string{"Setting GA feature gate CustomResourceFieldSelectors=true. It will be removed in a future release."}},
 		{name: "AllAlpha", values: []string{"RemoteRequestHeaderUID=false,AllAlpha=true"},
-			on: []string{CBORServingAndStorage, AllowUnsafeMalformedObjectDeletion, MutatingAdmissionPolicy}, off: []string{RemoteRequestHeaderUID, KMSv1}},
+			on: []string{CBORServingAndStorage, AllowUnsafeMalformedObjectDeletion, "MutatingAdmissionPolicy", "PodLevelResources", "LoggingAlphaOptions"}, off: []string{remoteUID, kmsV1, "DynamicResourceAllocation"}},
 		{name: "AllBeta", values: []string{"AllBeta=false", "WatchList=true"},
-			on: []string{WatchList, StructuredAuthorizationConfiguration}, off: []string{AuthorizeWithSelectors, APIResponseCompression}},
-		{name: "GA at its default", values: []string{"StructuredAuthorizationConfiguration=true"}, on: []string{StructuredAuthorizationConfiguration},
+			on: []string{WatchList, structuredAuthz}, off: []string{AuthorizeWithSelectors, APIResponseCompression, "NodeSwap"}},
+		{name: "GA at its default", values: []string{"StructuredAuthorizationConfiguration=true"}, on: []string{structuredAuthz},
 			warnings: []string{"Setting GA feature gate StructuredAuthorizationConfiguration=true. It will be removed in a future release."}},
-		{name: "deprecated", values: []string{"KMSv1=true"}, on: []string{KMSv1},
-			warnings: []string{"Setting deprecated feature gate KMSv1=true. It will be removed in a future release."}},
+		{name: "unlocked GA set off", values: []string{"ExecProbeTimeout=false"}, off: []string{"ExecProbeTimeout"},
+			warnings: []string{"Setting GA feature gate ExecProbeTimeout=false. It will be removed in a future release."}},
+		{name: "deprecated", values: []string{"KMSv1=true,DisableNodeKubeProxyVersion=true"}, on: []string{kmsV1, "DisableNodeKubeProxyVersion"},
+			warnings: []string{"Setting deprecated feature gate KMSv1=true. It will be removed in a future release.",
+				"Setting deprecated feature gate DisableNodeKubeProxyVersion=true. It will be removed in a future release."}},
 		{name: "unknown", values: []string{"AuthorizeWithSelectors=true,Bogus=true"}, wantErr: "unrecognized feature gate: Bogus"},
 		{name: "unknown AllGA", values: []string{"AllGA=true"}, wantErr: "unrecognized feature gate: AllGA"},
+		{name: "removed before v1.32", values: []string{"PodHostIPs=true"}, wantErr: "unrecognized feature gate: PodHostIPs"},
+		{name: "names are case-sensitive", values: []string{"watchlist=true"}, wantErr: "unrecognized feature gate: watchlist"},
 		{name: "bad value", values: []string{"WatchList=maybe"}, wantErr: `invalid value of WatchList=maybe, err: strconv.ParseBool: parsing "maybe": invalid syntax`},
 		{name: "empty value", values: []string{"WatchList="}, wantErr: `invalid value of WatchList=, err: strconv.ParseBool: parsing "": invalid syntax`},
 		{name: "no value", values: []string{"WatchList"}, wantErr: "missing bool value for WatchList"},
 		{name: "locked", values: []string{"StructuredAuthorizationConfiguration=false"},
 			wantErr: "cannot set feature gate StructuredAuthorizationConfiguration to false, feature is locked to true"},
-		{name: "locked not freed by AllBeta", values: []string{"AllBeta=false"}, on: []string{ServiceAccountTokenJTI}},
+		{name: "locked GA of another component", values: []string{"PodIndexLabel=false"},
+			wantErr: "cannot set feature gate PodIndexLabel to false, feature is locked to true"},
+		{name: "locked deprecated", values: []string{"AllowServiceLBStatusOnNonLB=true"},
+			wantErr: "cannot set feature gate AllowServiceLBStatusOnNonLB to true, feature is locked to false"},
+		{name: "locked not freed by AllBeta", values: []string{"AllBeta=false"}, on: []string{"ServiceAccountTokenJTI"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -86,33 +107,56 @@ func TestFeatureGatesUsage(t *testing.T) {
 		"\nAllAlpha=true|false (ALPHA - default=false)\nAllBeta=true|false (BETA - default=false)\n",
 		"\nAuthorizeWithSelectors=true|false (BETA - default=true)\n",
 		"\nCBORServingAndStorage=true|false (ALPHA - default=false)\n",
+		"\nDynamicResourceAllocation=true|false (BETA - default=false)\n",
+		"\nWindowsHostNetwork=true|false (ALPHA - default=true)",
+		"\nWatchListClient=true|false (BETA - default=false)\n",
 	} {
 		if !strings.Contains(u, want) {
 			t.Errorf("usage lacks %q:\n%s", want, u)
 		}
 	}
+	// Upstream sorts the lines as strings.
+	lines := strings.Split(u, "\n")[1:]
+	if !slices.IsSorted(lines) {
+		t.Errorf("usage lines are not sorted:\n%s", u)
+	}
 	// Upstream's help leaves out GA and deprecated gates.
-	for _, not := range []string{StructuredAuthorizationConfiguration, KMSv1} {
+	for _, not := range []string{"StructuredAuthorizationConfiguration", "KMSv1", "PodIndexLabel", "ExecProbeTimeout"} {
 		if strings.Contains(u, not+"=") {
 			t.Errorf("usage lists %s", not)
 		}
 	}
 }
 
-// The spec table is self-consistent: a locked gate is GA or deprecated.
-func TestKnownFeaturesLocked(t *testing.T) {
-	for name, s := range KnownFeatures {
+// The table is sorted and unique (LookupFeature binary-searches it) and
+// self-consistent: a locked gate is GA or deprecated, and only upstream's
+// one odd alpha gate is on by default.
+func TestFeatureTable(t *testing.T) {
+	for i := 1; i < len(featureTable); i++ {
+		if featureTable[i-1].Name >= featureTable[i].Name {
+			t.Errorf("%s is not before %s", featureTable[i-1].Name, featureTable[i].Name)
+		}
+	}
+	for name, s := range KnownFeatures() {
+		if got, ok := LookupFeature(name); !ok || got != s {
+			t.Errorf("LookupFeature(%s) = %v %v, want %v", name, got, ok, s)
+		}
 		if s.Locked && s.Stage != GA && s.Stage != Deprecated {
 			t.Errorf("%s is locked at stage %q", name, s.Stage)
 		}
-		if s.Stage == Alpha && s.Default {
+		if s.Stage == Alpha && s.Default && name != "WindowsHostNetwork" {
 			t.Errorf("%s is alpha and on by default", name)
+		}
+	}
+	for _, name := range []string{AllAlpha, AllBeta, "", "watchlist", "ZZZ"} {
+		if _, ok := LookupFeature(name); ok {
+			t.Errorf("LookupFeature(%q) found", name)
 		}
 	}
 }
 
 func FuzzFeatureGates(f *testing.F) {
-	for _, s := range []string{"", "WatchList=true", "AllAlpha=true,AllBeta=false", "KMSv1=false, X", "StructuredAuthorizationConfiguration=false", ",,=,", "WatchList= 1 "} {
+	for _, s := range []string{"", "WatchList=true", "AllAlpha=true,AllBeta=false", "KMSv1=false, X", "StructuredAuthorizationConfiguration=false", "AllAlpha=true,PodLevelResources=false", ",,=,", "WatchList= 1 "} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -123,7 +167,7 @@ func FuzzFeatureGates(f *testing.F) {
 			}
 			return
 		}
-		for name, spec := range KnownFeatures {
+		for name, spec := range KnownFeatures() {
 			if spec.Locked && g.Enabled(name) != spec.Default {
 				t.Fatalf("%q: locked %s changed", s, name)
 			}
@@ -133,7 +177,7 @@ func FuzzFeatureGates(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%q: String() %q does not parse: %v", s, g.String(), err)
 		}
-		for name := range KnownFeatures {
+		for name := range KnownFeatures() {
 			if again.Enabled(name) != g.Enabled(name) {
 				t.Fatalf("%q: %s differs after a round trip through %q", s, name, g.String())
 			}
