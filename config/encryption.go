@@ -117,7 +117,44 @@ func DecodeEncryptionConfig(data []byte, b Brand) (*EncryptionConfiguration, err
 	if errs := ValidateEncryptionConfig(&c, b); len(errs) > 0 {
 		return nil, errs
 	}
+	if err := maskedResource(&c); err != nil {
+		return nil, fmt.Errorf("error while building transformers: %w", err)
+	}
 	return &c, nil
+}
+
+// maskedResource refuses, as upstream does when it builds the
+// transformers, an entry that an earlier entry's wildcard already covers:
+// "*.<group>" (or "*." for the core group) before any resource of the
+// group, "*.*" before anything. The entry would never be used. Within one
+// list validation has refused such overlaps already.
+func maskedResource(c *EncryptionConfiguration) error {
+	type gr struct{ g, r string }
+	seen := map[gr]bool{}
+	for _, rc := range c.Resources {
+		for _, s := range rc.Resources {
+			g, r := GroupResource(s)
+			for _, w := range []gr{{g, "*"}, {"*", "*"}} {
+				if seen[w] {
+					return fmt.Errorf("resource %q is masked by earlier rule %q", resourceString(g, r), resourceString(w.g, w.r))
+				}
+			}
+			seen[gr{g, r}] = true
+		}
+	}
+	return nil
+}
+
+// resourceString spells a group and resource as the file does: "secrets",
+// "deployments.apps", "*.apps", "*." for the core group's wildcard.
+func resourceString(group, resource string) string {
+	switch {
+	case group == "" && resource == "*":
+		return "*."
+	case group == "":
+		return resource
+	}
+	return resource + "." + group
 }
 
 // Key lengths the providers accept, in bytes.
@@ -305,17 +342,23 @@ func containsInt(l []int, v int) bool {
 }
 
 // ProvidersFor returns the providers of the resource of group, in
-// upstream's precedence: the first list naming the resource itself, else
-// the group's wildcard ("*.apps", "*." for the core group), else "*.*".
+// upstream's precedence: the lists naming the resource itself, else the
+// group's wildcard ("*.apps", "*." for the core group), else "*.*". A name
+// in several lists gets the providers of each, in the file's order, so
+// the first list's first provider writes and every one of them reads.
 // ok is false when the file does not cover the resource.
 func (c *EncryptionConfiguration) ProvidersFor(group, resource string) (providers []Provider, ok bool) {
 	for _, want := range [][2]string{{group, resource}, {group, "*"}, {"*", "*"}} {
 		for _, rc := range c.Resources {
 			for _, s := range rc.Resources {
 				if g, r := GroupResource(s); g == want[0] && r == want[1] {
-					return rc.providers(), true
+					providers, ok = append(providers, rc.providers()...), true
+					break
 				}
 			}
+		}
+		if ok {
+			return providers, true
 		}
 	}
 	return nil, false

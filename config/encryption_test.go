@@ -62,6 +62,19 @@ func TestDecodeEncryptionConfig(t *testing.T) {
 				`resources[0].providers[0].aesgcm.keys[0].secret: Required value: secret is a mandatory field for a key, ` +
 				`resources[0].providers[0].aesgcm.keys[1].secret: Invalid value: "REDACTED": secrets must be base64 encoded, ` +
 				`resources[0].providers[1].secretbox.keys[0].secret: Invalid value: "REDACTED": secret is not of the expected length, got 16, expected one of [32]]`},
+		// An earlier list's wildcard masks a later entry it covers.
+		{"core wildcard masks", head + "resources:\n- resources: ['*.']\n  providers: [{identity: {}}]\n- resources: [configmaps, secrets]\n  providers: [{identity: {}}]\n",
+			`error while building transformers: resource "configmaps" is masked by earlier rule "*."`},
+		{"any masks later", head + "resources:\n- resources: ['*.*']\n  providers: [{identity: {}}]\n- resources: [secrets]\n  providers: [{identity: {}}]\n",
+			`error while building transformers: resource "secrets" is masked by earlier rule "*.*"`},
+		{"group wildcard masks", head + "resources:\n- resources: [secrets, '*.apps']\n  providers: [{identity: {}}]\n- resources: ['*.batch', deployments.apps]\n  providers: [{identity: {}}]\n",
+			`error while building transformers: resource "deployments.apps" is masked by earlier rule "*.apps"`},
+		{"any twice", head + "resources:\n- resources: ['*.*']\n  providers: [{identity: {}}]\n- resources: ['*.*']\n  providers: [{identity: {}}]\n",
+			`error while building transformers: resource "*.*" is masked by earlier rule "*.*"`},
+		{"wildcard twice", head + "resources:\n- resources: ['*.apps']\n  providers: [{identity: {}}]\n- resources: ['*.apps']\n  providers: [{identity: {}}]\n",
+			`error while building transformers: resource "*.apps" is masked by earlier rule "*.apps"`},
+		{"later wildcards mask nothing", head + "resources:\n- resources: [secrets, deployments.apps]\n  providers: [{identity: {}}]\n- resources: [secrets, '*.apps', '*.batch']\n  providers: [{identity: {}}]\n" +
+			"- resources: ['*.']\n  providers: [{identity: {}}]\n- resources: ['*.*']\n  providers: [{identity: {}}]\n", ""},
 		{"kms refused", head + "resources:\n- resources: [secrets]\n  providers: [{kms: {apiVersion: v2, name: k, endpoint: 'unix:///k.sock', timeout: 3s}}]\n",
 			"resources[0].providers[0].kms: Forbidden: KMS providers are not supported by this server; use aesgcm, aescbc or secretbox"},
 	}
@@ -114,7 +127,7 @@ func TestProvidersFor(t *testing.T) {
 		group, resource string
 		want            string // first provider type
 	}{
-		{"", "secrets", ProviderAESGCM},         // the first list naming it wins
+		{"", "secrets", ProviderAESGCM},         // the first list naming it writes
 		{"apps", "deployments", ProviderAESGCM}, // the resource beats its group's wildcard
 		{"apps", "replicasets", ProviderSecretbox},
 		{"", "configmaps", ProviderSecretbox},
@@ -127,9 +140,14 @@ func TestProvidersFor(t *testing.T) {
 			t.Errorf("%s.%s: got %v %v, want %s", tt.resource, tt.group, ps, ok, tt.want)
 		}
 	}
+	// Every list naming secrets gives it its providers, in order.
 	ps, _ := c.ProvidersFor("", "secrets")
-	if len(ps) != 2 || len(ps[0].Keys) != 2 || ps[0].Keys[1].Name != "old" || len(ps[0].Keys[1].Secret) != 16 || ps[1].Type != ProviderIdentity {
+	if len(ps) != 3 || len(ps[0].Keys) != 2 || ps[0].Keys[1].Name != "old" || len(ps[0].Keys[1].Secret) != 16 || ps[1].Type != ProviderIdentity ||
+		ps[2].Type != ProviderSecretbox || ps[2].Keys[0].Name != "s" {
 		t.Errorf("providers of secrets: %+v", ps)
+	}
+	if ps, _ := c.ProvidersFor("", "configmaps"); len(ps) != 1 {
+		t.Errorf("providers of configmaps: %+v", ps)
 	}
 	one, _ := DecodeEncryptionConfig([]byte(encHead(b)+"resources:\n- resources: [secrets]\n  providers: [{identity: {}}]\n"), b)
 	if _, ok := one.ProvidersFor("", "configmaps"); ok {

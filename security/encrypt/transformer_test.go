@@ -159,6 +159,43 @@ func TestRotationAndIdentity(t *testing.T) {
 	}
 }
 
+// A resource named in several lists reads with the providers of every
+// one of them, in the file's order, and writes with the first list's
+// first provider.
+func TestResourceInSeveralLists(t *testing.T) {
+	plain := []byte(`{"v":1}`)
+	key := "/secrets/ns/a"
+	second := build(t, "plat", one("secretbox", o32), nil)
+	fromSecond, _ := second.ToStorage(key, plain)
+	tr := build(t, "plat", "resources:\n- resources: [secrets]\n  providers:\n  - aesgcm: {keys: [{name: key1, secret: "+k32+"}]}\n"+
+		"- resources: [configmaps, secrets]\n  providers:\n  - secretbox: {keys: [{name: key1, secret: "+o32+"}]}\n  - identity: {}\n", nil)
+	for _, tc := range []struct {
+		name   string
+		stored []byte
+		stale  bool
+	}{
+		{"first list's provider", nil, false},
+		{"second list's provider", fromSecond, true},
+		{"second list's identity", plain, true},
+	} {
+		stored := tc.stored
+		if stored == nil {
+			stored, _ = tr.ToStorage(key, plain)
+			if !bytes.HasPrefix(stored, []byte("plat:enc:aesgcm:v1:key1:")) {
+				t.Fatalf("written %q, want the first list's aesgcm", stored)
+			}
+		}
+		got, stale, err := tr.FromStorage(key, stored)
+		if err != nil || stale != tc.stale || !bytes.Equal(got, plain) {
+			t.Errorf("%s: read %q stale %v err %v", tc.name, got, stale, err)
+		}
+	}
+	// The resource named only in the second list keeps that list's.
+	if out, _ := tr.ToStorage("/configmaps/ns/c", plain); !bytes.HasPrefix(out, []byte("plat:enc:secretbox:v1:key1:")) {
+		t.Errorf("configmaps written %q", out)
+	}
+}
+
 func TestSwapAndStaleStored(t *testing.T) {
 	key := "/secrets/ns/a"
 	tr := build(t, "plat", one("aesgcm", k32), nil)
