@@ -122,6 +122,8 @@ func TestBadFlags(t *testing.T) {
 		{[]string{"serve", "--storage-defrag-threshold", "two"}, `--storage-defrag-threshold "two": want a number, such as 2`},
 		{[]string{"serve", "--service-cluster-ip-range", "10.0.0.0/8"}, `--service-cluster-ip-range: 10.0.0.0/8 is too large; for 32-bit addresses, the mask must be >= 12`},
 		{[]string{"serve", "--service-cluster-ip-range", "bogus"}, `--service-cluster-ip-range: "bogus" is not a CIDR such as 10.0.0.0/24`},
+		{[]string{"serve", "--service-cluster-ip-range", "10.0.0.0/24,fd00::/108"},
+			`--service-cluster-ip-range: "10.0.0.0/24,fd00::/108": dual-stack service ranges are not supported by platd; give one CIDR, such as 10.0.0.0/24`},
 		{[]string{"serve", "--service-node-port-range", "32767-30000"}, `--service-node-port-range: "32767-30000": the last port is below the first`},
 		{[]string{"serve", "--advertise-address", "127.0.0.1"}, `--advertise-address "127.0.0.1" must be an IP address that is neither unspecified nor loopback`},
 		{[]string{"serve", "--authentication-config", "authn.yaml", "--oidc-issuer-url", "https://a", "--oidc-client-id", "c"}, "authentication-config file and oidc-* flags are mutually exclusive"},

@@ -23,8 +23,12 @@ type PortRange struct {
 }
 
 // ParseServiceCIDR parses --service-cluster-ip-range: one CIDR of at least
-// four addresses and at most 2^20.
+// four addresses and at most 2^20. Upstream's comma-separated dual-stack
+// pair is refused as such: services here have one family.
 func ParseServiceCIDR(s string) (netip.Prefix, error) {
+	if strings.Contains(s, ",") {
+		return netip.Prefix{}, fmt.Errorf("%q: dual-stack service ranges are not supported by platd; give one CIDR, such as %s", s, DefaultServiceClusterIPRange)
+	}
 	p, err := netip.ParsePrefix(strings.TrimSpace(s))
 	if err != nil {
 		return netip.Prefix{}, fmt.Errorf("%q is not a CIDR such as %s", s, DefaultServiceClusterIPRange)

@@ -32,12 +32,15 @@ func TestParseServiceCIDR(t *testing.T) {
 		}
 	}
 	for in, msg := range map[string]string{
-		"10.0.0.0/8":          "10.0.0.0/8 is too large; for 32-bit addresses, the mask must be >= 12",
-		"10.0.0.0/31":         "too small",
-		"10.0.0.1":            "is not a CIDR",
-		"fd00::/64":           "the mask must be >= 108",
-		"nonsense/24x":        "is not a CIDR",
-		"::ffff:10.0.0.0/120": "IPv4-mapped",
+		"10.0.0.0/8":              "10.0.0.0/8 is too large; for 32-bit addresses, the mask must be >= 12",
+		"10.0.0.0/31":             "too small",
+		"10.0.0.1":                "is not a CIDR",
+		"fd00::/64":               "the mask must be >= 108",
+		"nonsense/24x":            "is not a CIDR",
+		"::ffff:10.0.0.0/120":     "IPv4-mapped",
+		"10.0.0.0/24,fd00::/108":  `"10.0.0.0/24,fd00::/108": dual-stack service ranges are not supported by platd; give one CIDR, such as 10.0.0.0/24`,
+		"fd00::/108, 10.0.0.0/24": "dual-stack service ranges are not supported by platd",
+		"10.0.0.0/24,":            "dual-stack service ranges are not supported by platd",
 	} {
 		if _, err := ParseServiceCIDR(in); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%q: %v, want %q", in, err, msg)
