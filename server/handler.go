@@ -100,11 +100,13 @@ func (s *Server) routes() http.Handler {
 		for _, d := range docs {
 			router.Handler(m, d.pattern, d.h)
 		}
-		for _, ep := range healthEndpoints {
-			hh := hr.Handler(ep)
-			router.Handler(m, "/"+ep, hh)
-			router.Handler(m, "/"+ep+"/*check", hh)
-		}
+	}
+	// The health endpoints answer every method, not only GET and HEAD:
+	// upstream serves them from its path mux, which does not look at the
+	// method (whether a POST may probe is the authorizer's question).
+	healthByRoot := make(map[string]http.Handler, len(healthEndpoints))
+	for _, ep := range healthEndpoints {
+		healthByRoot["/"+ep] = hr.Handler(ep)
 	}
 	router.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := request.InfoFrom(r.Context())
@@ -122,7 +124,24 @@ func (s *Server) routes() http.Handler {
 			http.NotFound(w, r)
 		}
 	})
-	return router
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if h := healthByRoot[healthRoot(r.URL.Path)]; h != nil {
+			h.ServeHTTP(w, r)
+			return
+		}
+		router.ServeHTTP(w, r)
+	})
+}
+
+// healthRoot is the first segment of path with its slash: "/readyz" of
+// "/readyz" and of "/readyz/etcd".
+func healthRoot(path string) string {
+	if len(path) > 1 {
+		if i := strings.IndexByte(path[1:], '/'); i >= 0 {
+			return path[:i+1]
+		}
+	}
+	return path
 }
 
 // aggregated reports whether path is under a group-version platd does

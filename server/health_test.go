@@ -70,3 +70,43 @@ func TestHealthVerboseBodies(t *testing.T) {
 		})
 	}
 }
+
+// The health endpoints answer every method, as upstream's path mux does:
+// what a method may do there is the authorizer's question, and the
+// default policy lets anonymous users only GET them.
+func TestHealthAnyMethod(t *testing.T) {
+	t.Parallel()
+	e := start(t, withBrand("kubernetes"), func(o *config.Options) {
+		o.AuthorizationModes = []string{config.ModeNode, config.ModeRBAC}
+		o.AnonymousAuth = true
+	})
+	for _, tc := range []struct {
+		method, path string
+		code         int
+		body         string
+	}{
+		{"POST", "/healthz", 200, "ok"},
+		{"PUT", "/livez", 200, "ok"},
+		{"DELETE", "/readyz", 200, "ok"},
+		{"OPTIONS", "/readyz", 200, "ok"},
+		{"PATCH", "/livez/ping", 200, "ok"},
+		{"POST", "/readyz/etcd", 200, "ok"},
+		{"POST", "/readyz/storage", 404, "404 page not found\n"},
+		{"POST", "/healthz/", 404, "404 page not found\n"},
+	} {
+		r := e.do(tc.method, tc.path, "{}")
+		if r.code != tc.code || string(r.body) != tc.body {
+			t.Errorf("%s %s: %d %q, want %d %q", tc.method, tc.path, r.code, r.body, tc.code, tc.body)
+		}
+	}
+	if r := e.do("POST", "/readyz?verbose", nil).mustCode(t, 200); !strings.HasSuffix(string(r.body), "[+]shutdown ok\nreadyz check passed\n") {
+		t.Errorf("POST /readyz?verbose:\n%s", r.body)
+	}
+	if r := e.send(req{method: "GET", path: "/healthz"}).mustCode(t, 200); string(r.body) != "ok" {
+		t.Errorf("anonymous GET /healthz: %q", r.body)
+	}
+	st := e.send(req{method: "POST", path: "/healthz"}).mustCode(t, 403).obj(t)
+	if want := `forbidden: User "system:anonymous" cannot post path "/healthz"`; st["message"] != want {
+		t.Errorf("anonymous POST /healthz: %v, want %q", st["message"], want)
+	}
+}
