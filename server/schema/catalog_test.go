@@ -174,8 +174,18 @@ func TestCatalogKindsOf(t *testing.T) {
 func TestCatalogRequiredOrder(t *testing.T) {
 	t.Parallel()
 	c := testCatalog(t, "kubernetes")
-	if got := c.Schema(kn("@R@.apimachinery.pkg.apis.meta.v1.OwnerReference")).RequiredOrder; strings.Join(got, ",") != "apiVersion,kind,name,uid" {
-		t.Errorf("OwnerReference required order %v", got)
+	if got := c.Schema(kn("@R@.apimachinery.pkg.apis.meta.v1.APIResource")).RequiredOrder; strings.Join(got, ",") != "name,singularName,namespaced,kind,verbs" {
+		t.Errorf("APIResource required order %v", got)
+	}
+	// Members are in Go declaration order, which an owner reference's
+	// required ones follow: no separate order is kept.
+	or := c.Schema(kn("@R@.apimachinery.pkg.apis.meta.v1.OwnerReference"))
+	var names []string
+	for _, f := range or.Fields {
+		names = append(names, f.Name)
+	}
+	if strings.Join(names, ",") != "apiVersion,kind,name,uid,controller,blockOwnerDeletion" || or.RequiredOrder != nil {
+		t.Errorf("OwnerReference members %v, required order %v", names, or.RequiredOrder)
 	}
 	if got := c.Schema(kn("@R@.api.core.v1.ConfigMap")).RequiredOrder; got != nil {
 		t.Errorf("ConfigMap required order %v", got)

@@ -294,6 +294,7 @@ func (b *builder) inlineSchema(msg string, parent *oaSchema, required map[string
 	s := &gSchema{name: name, typ: "object", proto: msg}
 	b.named[name] = s
 	s.fields = b.protoFields(msg, parent, required, map[string]bool{})
+	s.fields = applyOverride(strings.TrimPrefix(name, b.rev+"."), s.fields)
 	return s
 }
 
