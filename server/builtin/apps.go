@@ -174,8 +174,9 @@ func intOrPercentValue(v any) int64 {
 }
 
 func replicaSets(r podRules) *registry.Descriptor {
+	// apps/v1 has no field-label conversion of its own: replica sets
+	// select on metadata.name and metadata.namespace only.
 	d := workloadType(appsGroup, "replicasets", "replicaset", "ReplicaSet", true, "rs")
-	d.FieldSelectors = map[string]registry.FieldSelector{"status.replicas": intField("status", "replicas")}
 	d.Strategy.Default = func(obj registry.Object) {
 		spec := child(obj, "spec")
 		setDefault(spec, "replicas", int64(1))

@@ -43,6 +43,10 @@ func newJobLabels(b config.Brand) jobLabels {
 	}
 }
 
+// jobFieldLabelRefusal words batch/v1's refusal of a field label a job
+// does not have, which names the Go type of its version.
+const jobFieldLabelRefusal = "field label %q not supported for batchv1.Job"
+
 func batchV1(b config.Brand) []*registry.Descriptor {
 	r := newPodRules(b)
 	return []*registry.Descriptor{cronJobs(r), jobs(r, newJobLabels(b))}
@@ -51,6 +55,7 @@ func batchV1(b config.Brand) []*registry.Descriptor {
 func jobs(r podRules, jl jobLabels) *registry.Descriptor {
 	d := workloadType(batchGroup, "jobs", "job", "Job", false)
 	d.FieldSelectors = map[string]registry.FieldSelector{"status.successful": intField("status", "succeeded")}
+	d.FieldLabels.Refusal = jobFieldLabelRefusal
 	// batch/v1 keeps a deleted job's pods unless told otherwise, for the
 	// clients written before garbage collection, and says so.
 	d.Strategy.OrphanByDefault = true

@@ -66,6 +66,7 @@ func certificateSigningRequests(b config.Brand) *registry.Descriptor {
 	d := groupType(b.Group("certificates"), "certificatesigningrequests", "certificatesigningrequest", "CertificateSigningRequest", false, "csr")
 	d.NameRule = registry.NamePathSegment
 	d.FieldSelectors = map[string]registry.FieldSelector{"spec.signerName": fieldGetter("spec", "signerName")}
+	d.FieldLabels.Refusal = registry.FieldLabelNotSupported
 	d.Strategy.Default = defaultCSRConditions
 	d.Strategy.PrepareForCreate = func(obj registry.Object) { obj["status"] = map[string]any{} }
 	d.Strategy.StampRequester = stampCSRRequester

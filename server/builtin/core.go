@@ -189,7 +189,7 @@ func secrets(b config.Brand) *registry.Descriptor {
 		errs = append(errs, immutableData(obj, old, "data")...)
 		return append(errs, rules.validate(obj)...)
 	}
-	d.OwnFieldLabels = true
+	d.FieldLabels.Refusal = registry.FieldLabelNotSupported
 	d.FieldSelectors = map[string]registry.FieldSelector{"type": fieldGetter("type")}
 	return d
 }
@@ -281,7 +281,7 @@ func namespaces(b config.Brand) *registry.Descriptor {
 	d.Strategy.PrepareForDelete = func(obj registry.Object) {
 		child(obj, "status")["phase"] = phaseTerminating
 	}
-	d.OwnFieldLabels = true
+	d.FieldLabels.Refusal = registry.FieldLabelNotSupported
 	d.FieldSelectors = map[string]registry.FieldSelector{"status.phase": fieldGetter("status", "phase")}
 	return d
 }
@@ -354,7 +354,7 @@ func events(b config.Brand) *registry.Descriptor {
 	// Through the core group only the generic rule names an event;
 	// the events group asks for a subdomain.
 	d.NameRule = registry.NamePathSegment
-	d.OwnFieldLabels = true
+	d.FieldLabels.Refusal = registry.FieldLabelNotSupported
 	d.FieldSelectors = map[string]registry.FieldSelector{
 		"involvedObject.kind":            fieldGetter("involvedObject", "kind"),
 		"involvedObject.namespace":       fieldGetter("involvedObject", "namespace"),

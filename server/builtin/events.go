@@ -64,7 +64,7 @@ func eventsGroupEvents(b config.Brand, core *registry.Descriptor) *registry.Desc
 	d.NoGarbageCollection = true
 	// Upstream converts the events group's field labels with its own
 	// table, as the core group's.
-	d.OwnFieldLabels = true
+	d.FieldLabels.Refusal = registry.FieldLabelNotSupported
 	d.Storage = &registry.Storage{
 		Descriptor:  core,
 		ToStorage:   eventsV1ToCoreEvent,

@@ -59,7 +59,7 @@ func nodes(b config.Brand) *registry.Descriptor {
 	d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
 		return append(r.validate(obj), r.validateUpdate(obj, old)...)
 	}
-	d.OwnFieldLabels = true
+	d.FieldLabels.Refusal = registry.FieldLabelNotSupported
 	d.FieldSelectors = map[string]registry.FieldSelector{
 		"spec.unschedulable": {
 			Get:   func(o registry.Object) string { return strconv.FormatBool(boolOf(mapOf(o["spec"])["unschedulable"])) },

@@ -42,7 +42,7 @@ func pods(b config.Brand) *registry.Descriptor {
 	d.Strategy.Validate = r.validatePodCreate
 	d.Strategy.ValidateUpdate = r.validatePodUpdate
 	d.Strategy.DeleteGrace = podDeletionGracePeriod
-	d.OwnFieldLabels = true
+	d.FieldLabels.Refusal = registry.FieldLabelNotSupported
 	d.FieldSelectors = podFieldSelectors
 	d.Strategy.Warnings = r.podWarningsHook
 	return d

@@ -13,6 +13,7 @@ func replicationControllers(r podRules) *registry.Descriptor {
 	d.Categories = categoryAll
 	d.Subresources = []registry.Subresource{scaleOf(true), {Name: "status", Verbs: statusVerbs, Keep: keepSpec}}
 	d.FieldSelectors = map[string]registry.FieldSelector{"status.replicas": intField("status", "replicas")}
+	d.FieldLabels.Refusal = registry.FieldLabelNotSupported
 	d.Strategy.OrphanByDefault = true
 	d.Strategy.Default = func(obj registry.Object) {
 		spec := child(obj, "spec")

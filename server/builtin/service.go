@@ -101,7 +101,7 @@ func services(b config.Brand, r ServiceRanges, ep *registry.Descriptor) *registr
 		"spec.clusterIP": fieldGetter("spec", "clusterIP"),
 		"spec.type":      fieldGetter("spec", "type"),
 	}
-	d.OwnFieldLabels = true
+	d.FieldLabels.Refusal = registry.FieldLabelNotSupported
 	d.Strategy.Default = defaultService
 	d.Strategy.PrepareForCreate = func(obj registry.Object) {
 		obj["status"] = map[string]any{"loadBalancer": map[string]any{}}

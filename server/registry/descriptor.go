@@ -249,12 +249,9 @@ type Descriptor struct {
 	// FieldSelectors are the selectable fields beyond metadata.name and
 	// metadata.namespace, by name.
 	FieldSelectors map[string]FieldSelector
-	// OwnFieldLabels marks a kind whose field labels upstream converts
-	// with its own rules (pods, nodes, events of both groups, secrets,
-	// namespaces): a selector on any other field is refused with "field
-	// label not supported", and metadata.namespace selects only namespaced
-	// kinds.
-	OwnFieldLabels bool
+	// FieldLabels says which labels a field selector may name and how
+	// others are refused.
+	FieldLabels FieldLabels
 	// Strategy holds the per-type rules a schema cannot say.
 	Strategy Strategy
 	// Table is how objects print as a Table; nil prints the default
@@ -495,6 +492,29 @@ func (d *Descriptor) Subresource(name string) *Subresource {
 	}
 	return nil
 }
+
+// FieldLabels is how a kind reads the labels of a field selector, as
+// upstream's field-label conversion for the kind. The zero value is the
+// conversion of a kind that has none of its own: metadata.name and
+// metadata.namespace are accepted, FieldSelectors are not consulted, and
+// any other label is refused as not a known field selector.
+type FieldLabels struct {
+	// Refusal, when set, marks a kind with its own conversion and words
+	// the refusal of a label it does not accept, its one verb taking the
+	// label. The kind then accepts metadata.name, metadata.namespace when
+	// it is namespaced, its FieldSelectors, Empty and the keys of Aliases.
+	Refusal string
+	// Empty are labels accepted with no field behind them: every object
+	// reads the empty value there.
+	Empty []string
+	// Aliases map labels kept for older clients to the labels they stand
+	// for.
+	Aliases map[string]string
+}
+
+// FieldLabelNotSupported is the refusal of the core group's conversions
+// and of most others.
+const FieldLabelNotSupported = "field label not supported: %s"
 
 // FieldSelector reads one selectable field of an object.
 type FieldSelector struct {

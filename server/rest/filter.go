@@ -1,8 +1,10 @@
 package rest
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
-	"sort"
+	"slices"
 
 	"platd/server/apierr"
 	"platd/server/registry"
@@ -35,7 +37,8 @@ type predicate struct {
 }
 
 // parsePredicate validates the selectors of a list, watch or
-// deletecollection against the descriptor's selectable fields.
+// deletecollection; the field selector's labels are converted to the
+// fields they select on as the kind's FieldLabels say.
 func parsePredicate(d *registry.Descriptor, labelSel, fieldSel string) (*predicate, error) {
 	p := &predicate{d: d}
 	ls, err := selector.ParseLabels(labelSel)
@@ -44,6 +47,10 @@ func parsePredicate(d *registry.Descriptor, labelSel, fieldSel string) (*predica
 	}
 	p.labels, p.hasLabels = ls, !ls.Empty()
 	fs, err := selector.ParseFields(fieldSel)
+	if err != nil {
+		return nil, apierr.BadRequest(err.Error())
+	}
+	fs, err = fs.Transform(func(label string) (string, error) { return fieldOfLabel(d, label) })
 	if err != nil {
 		return nil, apierr.BadRequest(err.Error())
 	}
@@ -61,20 +68,10 @@ func parsePredicate(d *registry.Descriptor, labelSel, fieldSel string) (*predica
 	}
 	for _, req := range fs.Requirements() {
 		p.hasFields = true
-		switch req.Field {
-		case fieldName:
-			continue
-		case fieldNamespace:
-			if !d.OwnFieldLabels || d.Namespaced {
-				continue
-			}
-		}
 		sel, ok := d.FieldSelectors[req.Field]
 		if !ok {
-			if d.OwnFieldLabels {
-				return nil, apierr.BadRequest("field label not supported: " + req.Field)
-			}
-			return nil, apierr.BadRequest(selector.UnknownFieldError(req.Field, selectableFields(d)))
+			// Metadata, or a label with no field behind it.
+			continue
 		}
 		p.needObject = true
 		if sel.Reads == nil {
@@ -89,16 +86,25 @@ func parsePredicate(d *registry.Descriptor, labelSel, fieldSel string) (*predica
 	return p, nil
 }
 
-// selectableFields lists a descriptor's selectable fields in the order the
-// unknown-field error names them.
-func selectableFields(d *registry.Descriptor) []string {
-	out := []string{fieldName, fieldNamespace}
-	var extra []string
-	for f := range d.FieldSelectors {
-		extra = append(extra, f)
+// fieldOfLabel is the field a field selector's label selects on, as the
+// kind's field-label conversion answers: the label itself, what an alias
+// stands for, or the refusal of a label the kind does not know.
+func fieldOfLabel(d *registry.Descriptor, label string) (string, error) {
+	fl := d.FieldLabels
+	if fl.Refusal == "" {
+		if label == fieldName || label == fieldNamespace {
+			return label, nil
+		}
+		return "", errors.New(selector.UnknownFieldError(label, []string{fieldName, fieldNamespace}))
 	}
-	sort.Strings(extra)
-	return append(out, extra...)
+	if to, ok := fl.Aliases[label]; ok {
+		return to, nil
+	}
+	_, selectable := d.FieldSelectors[label]
+	if selectable || label == fieldName || (label == fieldNamespace && d.Namespaced) || slices.Contains(fl.Empty, label) {
+		return label, nil
+	}
+	return "", fmt.Errorf(fl.Refusal, label)
 }
 
 // empty reports whether the predicate matches everything.

@@ -40,6 +40,23 @@ func (s Fields) Matches(get func(field string) (string, bool)) bool {
 	return true
 }
 
+// Transform returns the selector with each requirement's field replaced
+// by what fn answers for it, in order; the first error fn returns stops
+// it and is returned. The REST layer turns the labels a client names into
+// the fields they select on with it.
+func (s Fields) Transform(fn func(field string) (string, error)) (Fields, error) {
+	reqs := make([]FieldRequirement, len(s.reqs))
+	for i, r := range s.reqs {
+		f, err := fn(r.Field)
+		if err != nil {
+			return Fields{}, err
+		}
+		r.Field = f
+		reqs[i] = r
+	}
+	return Fields{reqs: reqs}, nil
+}
+
 // RequiresExactMatch reports whether some requirement pins field to one
 // value (field=v or field==v) and returns the first such value. The REST
 // layer uses it to serve "metadata.name=x" as a single-object read.

@@ -195,6 +195,47 @@ func TestFieldsRequiresExactMatch(t *testing.T) {
 	}
 }
 
+func TestFieldsTransform(t *testing.T) {
+	t.Parallel()
+	rename := func(f string) (string, error) {
+		switch f {
+		case "old":
+			return "new", nil
+		case "bad", "worse":
+			return "", errors.New("no " + f)
+		}
+		return f, nil
+	}
+	tests := []struct {
+		selector, want, err string
+	}{
+		{"old=a,x!=b", "new=a,x!=b", ""},
+		{"", "", ""},
+		// Terms are converted in their sorted order: the first refusal
+		// is of the first such term.
+		{"worse=1,bad=2", "", "no bad"},
+	}
+	for _, tt := range tests {
+		s, err := ParseFields(tt.selector)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Transform(rename)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("%q: error %v, want %s", tt.selector, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || got.String() != tt.want {
+			t.Errorf("%q: %q, %v; want %q", tt.selector, got.String(), err, tt.want)
+		}
+		if s.String() != tt.selector && tt.selector != "" {
+			t.Errorf("%q: the original changed to %q", tt.selector, s.String())
+		}
+	}
+}
+
 func TestUnknownFieldError(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
