@@ -42,10 +42,20 @@ func pods(b config.Brand) *registry.Descriptor {
 	d.Strategy.Validate = r.validatePodCreate
 	d.Strategy.ValidateUpdate = r.validatePodUpdate
 	d.Strategy.DeleteGrace = podDeletionGracePeriod
-	d.FieldLabels.Refusal = registry.FieldLabelNotSupported
+	d.FieldLabels = podFieldLabels
 	d.FieldSelectors = podFieldSelectors
 	d.Strategy.Warnings = r.podWarningsHook
 	return d
+}
+
+// podFieldLabels is core v1's field-label conversion of pods: spec.host
+// still selects on spec.nodeName for older clients, and status.podIPs is
+// accepted though no selectable field stands behind it, so that every pod
+// reads it empty.
+var podFieldLabels = registry.FieldLabels{
+	Refusal: registry.FieldLabelNotSupported,
+	Empty:   []string{"status.podIPs"},
+	Aliases: map[string]string{"spec.host": "spec.nodeName"},
 }
 
 // podFieldSelectors are the fields a pod list may select on, as upstream:

@@ -40,6 +40,10 @@ func TestMatchesStored(t *testing.T) {
 func TestFieldLabelConversion(t *testing.T) {
 	t.Parallel()
 	_, reg, br := tablePinHandler(t)
+	pods := []string{
+		`{"metadata":{"name":"a","namespace":"ns1"},"spec":{"nodeName":"n1"},"status":{"podIP":"10.0.0.1","podIPs":[{"ip":"10.0.0.1"}]}}`,
+		`{"metadata":{"name":"b","namespace":"ns1"},"spec":{"nodeName":"n2"},"status":{}}`,
+	}
 	notKnown := func(f string) string {
 		return `"` + f + `" is not a known field selector: only "metadata.name", "metadata.namespace"`
 	}
@@ -69,6 +73,13 @@ func TestFieldLabelConversion(t *testing.T) {
 		{key: "certificates/v1/certificatesigningrequests", selector: "spec.signerName=example.com/s,metadata.name!=b",
 			objects: []string{`{"metadata":{"name":"a"},"spec":{"signerName":"example.com/s"}}`, `{"metadata":{"name":"b"},"spec":{"signerName":"example.com/s"}}`, `{"metadata":{"name":"c"},"spec":{"signerName":"example.com/t"}}`},
 			match:   []string{"a"}},
+		// Pods: spec.host is spec.nodeName for older clients;
+		// status.podIPs is accepted and reads empty on every pod.
+		{key: "core/v1/pods", selector: "spec.host=n1", objects: pods, match: []string{"a"}},
+		{key: "core/v1/pods", selector: "status.podIPs=", objects: pods, match: []string{"a", "b"}},
+		{key: "core/v1/pods", selector: "status.podIPs=10.0.0.1", objects: pods, match: nil},
+		{key: "core/v1/pods", selector: "status.podIPs!=10.0.0.1,spec.host!=n1", objects: pods, match: []string{"b"}},
+		{key: "core/v1/pods", selector: "spec.hostName=n1", refusal: "field label not supported: spec.hostName"},
 	} {
 		d := tablePinDescriptor(t, reg, br, c.key)
 		p, err := parsePredicate(d, "", c.selector)
