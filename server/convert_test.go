@@ -458,6 +458,41 @@ func TestEventsGroupValidation(t *testing.T) {
 	}
 }
 
+// TestEventsGroupNameRules: a new event through the events group needs a
+// subdomain name, but an event the core group created under another
+// valid path segment can be replaced through the events group.
+func TestEventsGroupNameRules(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	e.do("POST", coreEventsPath, map[string]any{
+		"metadata":       map[string]any{"name": "Foo_Bar"},
+		"involvedObject": map[string]any{"kind": "Pod", "namespace": "default", "name": "p"},
+		"reason":         "Started",
+	}).mustCode(t, 201)
+	ev := e.do("GET", eventsGroupPath()+"/Foo_Bar", nil).mustCode(t, 200).obj(t)
+	ev["metadata"].(map[string]any)["labels"] = map[string]any{"seen": "yes"}
+	e.do("PUT", eventsGroupPath()+"/Foo_Bar", ev).mustCode(t, 200)
+	if got := e.do("GET", coreEventsPath+"/Foo_Bar", nil).mustCode(t, 200).obj(t); at(got, "metadata", "labels", "seen") != "yes" {
+		t.Errorf("replaced event: %s", mustJSON(t, got))
+	}
+	subdomain := `metadata.name: Invalid value: "New_One": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`
+	fresh := map[string]any{
+		"metadata": map[string]any{"name": "New_One"}, "eventTime": "2024-01-02T03:04:05.000000Z",
+		"type": "Normal", "reason": "R", "action": "A", "reportingController": "c", "reportingInstance": "i",
+		"regarding": map[string]any{"kind": "Pod", "namespace": "default", "name": "p"},
+	}
+	for _, m := range []string{"POST", "PUT"} {
+		path := eventsGroupPath()
+		if m == "PUT" {
+			path += "/New_One"
+		}
+		r := e.do(m, path, fresh).mustCode(t, 422)
+		if !strings.Contains(r.obj(t)["message"].(string), subdomain) {
+			t.Errorf("%s of a new event: %v", m, r.obj(t)["message"])
+		}
+	}
+}
+
 // TestKubectlAutoscale: kubectl writes an autoscaler in the version it
 // prefers and reads tables of both shapes.
 func TestKubectlAutoscale(t *testing.T) {

@@ -62,6 +62,9 @@ func eventsGroupEvents(b config.Brand, core *registry.Descriptor) *registry.Desc
 	d := groupType(b.Group("events"), "events", "event", "Event", true, "ev")
 	d.UpdateCreates = true
 	d.NoGarbageCollection = true
+	// A new event's name is a subdomain; an event created through the
+	// core group under another name stays replaceable here.
+	d.NameRuleCreateOnly = true
 	// Upstream converts the events group's field labels with its own
 	// table, as the core group's.
 	d.FieldLabels.Refusal = registry.FieldLabelNotSupported

@@ -227,6 +227,11 @@ type Descriptor struct {
 	Schema *schema.Schema
 	// NameRule validates metadata.name.
 	NameRule NameRule
+	// NameRuleCreateOnly applies NameRule on create only: an update
+	// checks the name as a path segment, the rule upstream's generic
+	// update applies to every kind (the events group's, whose events may
+	// have been created through the core group with any such name).
+	NameRuleCreateOnly bool
 	// SchemaValidation applies the schema's required, enum and list
 	// rules on write. Built-in types leave it off: their OpenAPI markers
 	// document the Go types (a field without omitempty reads "required"),

@@ -167,7 +167,7 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 	if err := h.allocate(d, obj, nil); err != nil {
 		return nil, err
 	}
-	errs := h.validateObjectMeta(d, obj)
+	errs := h.validateObjectMeta(d, obj, false)
 	if d.SchemaValidation {
 		errs = append(errs, schema.Validate(obj, d.Schema)...)
 	}

@@ -38,16 +38,16 @@ const (
 	finalizerForeground = "foregroundDeletion"
 )
 
-// validateName checks a name against the descriptor's rule; prefix mode
-// tolerates the trailing "-" of a generateName.
-func validateName(d *registry.Descriptor, name string, prefix bool) []string {
+// validateName checks a name against a rule; prefix mode tolerates the
+// trailing "-" of a generateName.
+func validateName(rule registry.NameRule, name string, prefix bool) []string {
 	if prefix && strings.HasSuffix(name, "-") {
 		name = name[:len(name)-1]
 		if name == "" {
 			return nil
 		}
 	}
-	switch d.NameRule {
+	switch rule {
 	case registry.NameLabel:
 		return validation.IsDNS1123Label(name)
 	case registry.NamePathSegment:
@@ -58,14 +58,19 @@ func validateName(d *registry.Descriptor, name string, prefix bool) []string {
 	return validation.IsDNS1123Subdomain(name)
 }
 
-// validateObjectMeta checks metadata common to every type.
-func (h *Handler) validateObjectMeta(d *registry.Descriptor, obj Object) apierr.FieldErrors {
+// validateObjectMeta checks metadata common to every type, of an object
+// created or, with update, replaced.
+func (h *Handler) validateObjectMeta(d *registry.Descriptor, obj Object, update bool) apierr.FieldErrors {
 	var errs apierr.FieldErrors
+	rule := d.NameRule
+	if update && d.NameRuleCreateOnly {
+		rule = registry.NamePathSegment
+	}
 	m := meta(obj, true)
 	name, _ := m["name"].(string)
 	gen, _ := m["generateName"].(string)
 	if gen != "" {
-		for _, msg := range validateName(d, gen, true) {
+		for _, msg := range validateName(rule, gen, true) {
 			errs = append(errs, apierr.Invalid("metadata.generateName", gen, msg))
 		}
 	}
@@ -73,7 +78,7 @@ func (h *Handler) validateObjectMeta(d *registry.Descriptor, obj Object) apierr.
 	case name == "" && gen == "":
 		errs = append(errs, apierr.Required("metadata.name", "name or generateName is required"))
 	case name != "":
-		for _, msg := range validateName(d, name, false) {
+		for _, msg := range validateName(rule, name, false) {
 			errs = append(errs, apierr.Invalid("metadata.name", name, msg))
 		}
 	}

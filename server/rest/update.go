@@ -246,7 +246,7 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 			return nil, err
 		}
 	}
-	errs := h.validateObjectMeta(d, next)
+	errs := h.validateObjectMeta(d, next, true)
 	if d.SchemaValidation {
 		errs = append(errs, schema.Validate(next, d.Schema)...)
 	}
