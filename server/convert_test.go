@@ -456,6 +456,23 @@ func TestEventsGroupValidation(t *testing.T) {
 	if got := causes(r); !reflect.DeepEqual(got, want) {
 		t.Errorf("events group update:\n got  %q\n want %q", got, want)
 	}
+	// Members compare as upstream's Go values: a related reference
+	// added, however empty, is a change; empty strings are no change.
+	cur := e.do("GET", eventsGroupPath()+"/good", nil).mustCode(t, 200).obj(t)
+	cur["related"] = map[string]any{}
+	r = e.do("PUT", eventsGroupPath()+"/good", cur).mustCode(t, 422)
+	want = []string{`related: Invalid value: core.ObjectReference{Kind:"", Namespace:"", Name:"", UID:"", APIVersion:"", ResourceVersion:"", FieldPath:""}: field is immutable`}
+	if got := causes(r); !reflect.DeepEqual(got, want) {
+		t.Errorf("events group update adding related:\n got  %q\n want %q", got, want)
+	}
+	delete(cur, "related")
+	cur["note"] = ""
+	cur["regarding"].(map[string]any)["uid"] = ""
+	cur["metadata"].(map[string]any)["labels"] = map[string]any{"seen": "yes"}
+	e.do("PUT", eventsGroupPath()+"/good", cur).mustCode(t, 200)
+	if got := e.do("GET", eventsGroupPath()+"/good", nil).mustCode(t, 200).obj(t); at(got, "metadata", "labels", "seen") != "yes" || got["related"] != nil {
+		t.Errorf("events group update with empty members: %s", mustJSON(t, got))
+	}
 }
 
 // TestEventsGroupNameRules: a new event through the events group needs a

@@ -2,7 +2,6 @@ package builtin
 
 import (
 	"fmt"
-	"reflect"
 	"time"
 
 	"platd/config"
@@ -160,26 +159,28 @@ func validateEventSeries(ev registry.Object) apierr.FieldErrors {
 }
 
 // eventImmutable lists, in upstream's order, the members of an event an
-// update through the events group may not change, with how each prints
-// as a bad value. Upstream checks reason twice.
+// update through the events group may not change, how each compares as
+// the Go value upstream holds it in, and how it prints as a bad value.
+// Upstream checks reason twice.
 var eventImmutable = []struct {
 	field string
+	same  func(a, b any) bool
 	show  func(v any) any
 }{
-	{"involvedObject", showObjectReference},
-	{"reason", showString},
-	{"message", showString},
-	{"source", showEventSource},
-	{"firstTimestamp", showTime},
-	{"lastTimestamp", showTime},
-	{"count", showInt},
-	{"reason", showString},
-	{"type", showString},
-	{"eventTime", showTime},
-	{"action", showString},
-	{"related", showRelated},
-	{"reportingComponent", showString},
-	{"reportingInstance", showString},
+	{"involvedObject", semanticEqual, showObjectReference},
+	{"reason", semanticEqual, showString},
+	{"message", semanticEqual, showString},
+	{"source", semanticEqual, showEventSource},
+	{"firstTimestamp", sameInstant, showTime},
+	{"lastTimestamp", sameInstant, showTime},
+	{"count", semanticEqual, showInt},
+	{"reason", semanticEqual, showString},
+	{"type", semanticEqual, showString},
+	{"eventTime", sameInstant, showTime},
+	{"action", semanticEqual, showString},
+	{"related", samePointer, showRelated},
+	{"reportingComponent", semanticEqual, showString},
+	{"reportingInstance", semanticEqual, showString},
 }
 
 // validateEventUpdateV1 applies the rules of an update through the events
@@ -188,11 +189,11 @@ var eventImmutable = []struct {
 // internal event does (reportingController for reportingComponent).
 func validateEventUpdateV1(ev, old registry.Object, systemNamespace string) apierr.FieldErrors {
 	errs := validateEvent(ev, systemNamespace)
-	if !sameValue(ev["series"], old["series"]) {
+	if !samePointer(ev["series"], old["series"]) {
 		errs = append(errs, validateEventSeries(ev)...)
 	}
 	for _, f := range eventImmutable {
-		if sameValue(ev[f.field], old[f.field]) {
+		if f.same(ev[f.field], old[f.field]) {
 			continue
 		}
 		path := f.field
@@ -204,16 +205,29 @@ func validateEventUpdateV1(ev, old registry.Object, systemNamespace string) apie
 	return errs
 }
 
-// sameValue compares two decoded values, an absent one equal to its zero.
-func sameValue(a, b any) bool {
-	if isEmptyValue(a) && isEmptyValue(b) {
-		return true
+// samePointer compares two decoded values upstream holds behind a
+// pointer: an absent or null value is nil, unequal to any object however
+// empty; two objects compare as the structs they point to.
+func samePointer(a, b any) bool {
+	if (a == nil) != (b == nil) {
+		return false
 	}
-	if x, ok := intOf(a); ok {
-		y, ok := intOf(b)
-		return ok && x == y
+	return semanticEqual(a, b)
+}
+
+// sameInstant compares two timestamps as upstream compares its time
+// values: the same instant, however written; absent is the zero time.
+func sameInstant(a, b any) bool {
+	return timeOf(a).Equal(timeOf(b))
+}
+
+// timeOf reads a timestamp; absent or unreadable is the zero time.
+func timeOf(v any) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, strOf(v))
+	if err != nil {
+		return time.Time{}
 	}
-	return reflect.DeepEqual(a, b)
+	return t
 }
 
 func showString(v any) any { return strOf(v) }
@@ -222,12 +236,7 @@ func showInt(v any) any { n, _ := intOf(v); return n }
 
 // showTime prints a timestamp as Go prints a time.Time.
 func showTime(v any) any {
-	s := strOf(v)
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		t = time.Time{}
-	}
-	return goSyntax(t.String())
+	return goSyntax(timeOf(v).String())
 }
 
 // showObjectReference prints a reference as upstream's internal type.

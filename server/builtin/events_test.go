@@ -64,6 +64,34 @@ func TestValidateEventsV1(t *testing.T) {
 		`related: Invalid value: core.ObjectReference{Kind:"Node", Namespace:"", Name:"n", UID:"", APIVersion:"", ResourceVersion:"", FieldPath:""}: field is immutable`,
 		`reportingController: Invalid value: "d": field is immutable`,
 	})
+	// Members compare as the Go values upstream holds: an empty string
+	// is an absent one and a timestamp an instant, but a set related
+	// reference, however empty, is not an absent one.
+	for _, c := range []struct {
+		name     string
+		old, new map[string]any
+		want     []string
+	}{
+		{"empty members", nil, map[string]any{"message": "", "involvedObject": map[string]any{"kind": "Pod", "namespace": "ns", "name": "p", "uid": ""},
+			"source": map[string]any{}, "count": 0}, nil},
+		{"same instants", nil, map[string]any{"eventTime": "2024-01-02T04:04:05+01:00"}, nil},
+		{"same related", map[string]any{"related": map[string]any{"kind": "Node"}}, map[string]any{"related": map[string]any{"kind": "Node", "name": ""}}, nil},
+		{"related added empty", nil, map[string]any{"related": map[string]any{}}, []string{
+			`related: Invalid value: core.ObjectReference{Kind:"", Namespace:"", Name:"", UID:"", APIVersion:"", ResourceVersion:"", FieldPath:""}: field is immutable`,
+		}},
+		{"related removed", map[string]any{"related": map[string]any{}}, map[string]any{"related": nil}, []string{
+			`related: Invalid value: "null": field is immutable`,
+		}},
+	} {
+		o, n := decodeObj(t, newEvent), decodeObj(t, newEvent)
+		for k, v := range c.old {
+			o[k] = v
+		}
+		for k, v := range c.new {
+			n[k] = v
+		}
+		checkErrs(t, c.name, validateEventUpdateV1(n, o, brand.SystemNamespace), c.want)
+	}
 	// Reason is checked twice upstream, so it is reported twice.
 	changed = decodeObj(t, newEvent)
 	changed["reason"] = "S"
