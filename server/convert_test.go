@@ -510,6 +510,47 @@ func TestEventsGroupNameRules(t *testing.T) {
 	}
 }
 
+// TestEventCreateErrorOrder: a core event's own rules do not look at its
+// metadata, and upstream checks the metadata only once they pass, so a
+// create reports one or the other; through the events group the
+// metadata's errors follow the legacy rules'.
+func TestEventCreateErrorOrder(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	causes := func(r *resp) []string {
+		var got []string
+		for _, c := range at(r.obj(t), "details", "causes").([]any) {
+			got = append(got, at(c, "field").(string)+": "+at(c, "message").(string))
+		}
+		return got
+	}
+	badLabels := map[string]any{"a b": "c"}
+	labelCause := `metadata.labels: Invalid value: "a b": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')`
+	for _, c := range []struct {
+		name, ns string
+		want     []string
+	}{
+		{"mismatch", "other", []string{`involvedObject.namespace: Invalid value: "other": does not match event.namespace`}},
+		{"metadata", "default", []string{labelCause}},
+	} {
+		r := e.do("POST", coreEventsPath, map[string]any{
+			"metadata":       map[string]any{"name": "ev-" + c.name, "labels": badLabels},
+			"involvedObject": map[string]any{"kind": "Pod", "namespace": c.ns, "name": "p"},
+		}).mustCode(t, 422)
+		if got := causes(r); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("core event, %s:\n got  %q\n want %q", c.name, got, c.want)
+		}
+	}
+	r := e.do("POST", eventsGroupPath(), map[string]any{
+		"metadata": map[string]any{"name": "ev-group", "labels": badLabels}, "eventTime": "2024-01-02T03:04:05.000000Z",
+		"type": "Normal", "reason": "R", "action": "A", "reportingController": "c",
+		"regarding": map[string]any{"kind": "Pod", "namespace": "default", "name": "p"},
+	}).mustCode(t, 422)
+	if got, want := causes(r), []string{"reportingInstance: Required value", labelCause}; !reflect.DeepEqual(got, want) {
+		t.Errorf("events group event:\n got  %q\n want %q", got, want)
+	}
+}
+
 // TestKubectlAutoscale: kubectl writes an autoscaler in the version it
 // prefers and reads tables of both shapes.
 func TestKubectlAutoscale(t *testing.T) {

@@ -369,9 +369,16 @@ func events(b config.Brand) *registry.Descriptor {
 		"type":                           fieldGetter("type"),
 	}
 	// Through the core group only the legacy rules apply, on create and
-	// update alike.
+	// update alike. They do not look at the metadata: upstream checks it
+	// on create only once they pass, and reports their errors alone.
 	d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors {
 		return validateEvent(obj, b.SystemNamespace)
+	}
+	d.Strategy.ValidateCreate = func(obj registry.Object, shared apierr.FieldErrors) apierr.FieldErrors {
+		if errs := validateEvent(obj, b.SystemNamespace); len(errs) > 0 {
+			return errs
+		}
+		return shared
 	}
 	return d
 }

@@ -90,8 +90,8 @@ func eventsGroupEvents(b config.Brand, core *registry.Descriptor) *registry.Desc
 	asCore := func(obj registry.Object) registry.Object {
 		return eventsV1ToCoreEvent(deepCopyMap(obj))
 	}
-	d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors {
-		return validateEventCreateV1(asCore(obj), b.SystemNamespace)
+	d.Strategy.ValidateCreate = func(obj registry.Object, shared apierr.FieldErrors) apierr.FieldErrors {
+		return validateEventCreateV1(asCore(obj), shared, b.SystemNamespace)
 	}
 	d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
 		return validateEventUpdateV1(asCore(obj), asCore(old), b.SystemNamespace)
@@ -117,9 +117,11 @@ const (
 )
 
 // validateEventCreateV1 applies the rules of a create through the events
-// group to a core-shaped event: the legacy rules, then a new event's.
-func validateEventCreateV1(ev registry.Object, systemNamespace string) apierr.FieldErrors {
+// group to a core-shaped event: the legacy rules, the metadata's (meta,
+// checked with the events group's name rule), then a new event's.
+func validateEventCreateV1(ev registry.Object, meta apierr.FieldErrors, systemNamespace string) apierr.FieldErrors {
 	errs := validateEvent(ev, systemNamespace)
+	errs = append(errs, meta...)
 	errs = append(errs, validateEventSeries(ev)...)
 	if !hasEventTime(ev) {
 		errs = append(errs, apierr.Required("eventTime", ""))

@@ -40,11 +40,11 @@ func TestEventSourceSelector(t *testing.T) {
 func TestValidateEventsV1(t *testing.T) {
 	newEvent := `{"metadata":{"name":"e","namespace":"ns"},"involvedObject":{"kind":"Pod","namespace":"ns","name":"p"},
 		"eventTime":"2024-01-02T03:04:05.000000Z","type":"Normal","reason":"R","action":"A","reportingComponent":"c","reportingInstance":"i"}`
-	checkErrs(t, "complete", validateEventCreateV1(decodeObj(t, newEvent), brand.SystemNamespace), nil)
+	checkErrs(t, "complete", validateEventCreateV1(decodeObj(t, newEvent), nil, brand.SystemNamespace), nil)
 	checkErrs(t, "legacy fields set", validateEventCreateV1(decodeObj(t, `{"metadata":{"namespace":"ns"},
 		"involvedObject":{"namespace":"ns"},"eventTime":"2024-01-02T03:04:05.000000Z","type":"Warning","reason":"R","action":"A",
 		"reportingComponent":"c","reportingInstance":"i","count":1,"lastTimestamp":"2024-01-02T03:04:05Z","source":{"host":"h"},
-		"series":{"count":1}}`), brand.SystemNamespace), []string{
+		"series":{"count":1}}`), nil, brand.SystemNamespace), []string{
 		`series.count: Invalid value: "": should be at least 2`,
 		"series.lastObservedTime: Required value",
 		`lastTimestamp: Invalid value: "": needs to be unset`,

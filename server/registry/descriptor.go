@@ -381,6 +381,12 @@ type Strategy struct {
 	// ValidateUpdate checks a change in place of Validate; it includes the
 	// rules of Validate that apply to updates, in upstream's order.
 	ValidateUpdate func(obj, old Object) apierr.FieldErrors
+	// ValidateCreate checks a new object in place of Validate for a kind
+	// whose upstream validation does not start with the metadata's: it
+	// is given the errors of the checks every kind shares (the metadata's)
+	// and returns the create's errors with those placed as upstream
+	// places them.
+	ValidateCreate func(obj Object, shared apierr.FieldErrors) apierr.FieldErrors
 	// PendingFinalizers reports finalizers beyond metadata.finalizers that
 	// keep a deleted object (a namespace's spec.finalizers).
 	PendingFinalizers func(obj Object) bool

@@ -171,7 +171,10 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 	if d.SchemaValidation {
 		errs = append(errs, schema.Validate(obj, d.Schema)...)
 	}
-	if d.Strategy.Validate != nil {
+	switch {
+	case d.Strategy.ValidateCreate != nil:
+		errs = d.Strategy.ValidateCreate(obj, errs)
+	case d.Strategy.Validate != nil:
 		errs = append(errs, d.Strategy.Validate(obj)...)
 	}
 	if len(errs) > 0 {
