@@ -99,7 +99,7 @@ func deployments(r podRules) *registry.Descriptor {
 		errs = append(errs, notAbove(status, "readyReplicas", "cannot be greater than readyReplicas", "availableReplicas")...)
 		return append(errs, notDecremented(obj, old)...)
 	})
-	d.Strategy.Warnings = r.templateWarnings("spec", "template")
+	d.Strategy.Warnings = withNameWarning(workloadNameWarning, r.templateWarnings("spec", "template"))
 	return d
 }
 
@@ -196,7 +196,7 @@ func replicaSets(r podRules) *registry.Descriptor {
 	setStatusRules(d, func(obj, _ registry.Object) apierr.FieldErrors {
 		return validateReplicaStatus(mapOf(obj["status"]))
 	})
-	d.Strategy.Warnings = r.templateWarnings("spec", "template")
+	d.Strategy.Warnings = withNameWarning(workloadNameWarning, r.templateWarnings("spec", "template"))
 	return d
 }
 

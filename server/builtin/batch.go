@@ -85,7 +85,7 @@ func jobs(r podRules, jl jobLabels) *registry.Descriptor {
 		return append(errs, validateJobSpecUpdate(obj, old)...)
 	}
 	setStatusRules(d, validateJobStatusUpdate)
-	d.Strategy.Warnings = r.templateWarnings("spec", "template")
+	d.Strategy.Warnings = withNameWarning(workloadNameWarning, r.templateWarnings("spec", "template"))
 	return d
 }
 
@@ -464,7 +464,7 @@ func cronJobs(r podRules) *registry.Descriptor {
 		return r.validateCronJobSpec(mapOf(obj["spec"]), mapOf(old["spec"]))
 	}
 	setStatusRules(d, func(registry.Object, registry.Object) apierr.FieldErrors { return nil })
-	d.Strategy.Warnings = r.templateWarnings("spec", "jobTemplate", "spec", "template")
+	d.Strategy.Warnings = withNameWarning(workloadNameWarning, r.templateWarnings("spec", "jobTemplate", "spec", "template"))
 	return d
 }
 

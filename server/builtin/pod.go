@@ -44,7 +44,7 @@ func pods(b config.Brand) *registry.Descriptor {
 	d.Strategy.DeleteGrace = podDeletionGracePeriod
 	d.FieldLabels = podFieldLabels
 	d.FieldSelectors = podFieldSelectors
-	d.Strategy.Warnings = r.podWarningsHook
+	d.Strategy.Warnings = withNameWarning(podNameWarning, r.podWarningsHook)
 	return d
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"platd/server/registry"
+	"platd/server/validation"
 )
 
 // Warnings of pods and pod templates for deprecated fields and values, and
@@ -139,6 +140,29 @@ func (r podRules) podWarnings(at fieldPath, meta, spec map[string]any) []string 
 // podWarningsHook is the Warnings hook of a pod.
 func (r podRules) podWarningsHook(obj, _ registry.Object) []string {
 	return r.podWarnings("", mapOf(obj["metadata"]), mapOf(obj["spec"]))
+}
+
+// The warnings a create earns whose name is not a DNS label, for the kinds
+// whose names become pods' hostnames (upstream since 1.27): a pod's own,
+// and the workloads' whose pods are named after them.
+const (
+	podNameWarning      = "metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: "
+	workloadNameWarning = "metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: "
+)
+
+// withNameWarning is a Warnings hook that, on create, warns with prefix
+// and the name's problems when the name is not a DNS label, before the
+// warnings of warn.
+func withNameWarning(prefix string, warn func(obj, old registry.Object) []string) func(obj, old registry.Object) []string {
+	return func(obj, old registry.Object) []string {
+		var out []string
+		if old == nil {
+			if msgs := validation.IsDNS1123Label(str(obj, "metadata", "name")); len(msgs) > 0 {
+				out = append(out, prefix+"["+strings.Join(msgs, " ")+"]")
+			}
+		}
+		return append(out, warn(obj, old)...)
+	}
 }
 
 // templateWarnings is the Warnings hook of a type holding a pod template

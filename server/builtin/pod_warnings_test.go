@@ -1,10 +1,12 @@
 package builtin
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"platd/config"
+	"platd/server/registry"
 )
 
 func TestPodWarnings(t *testing.T) {
@@ -62,5 +64,55 @@ spec.terminationGracePeriodSeconds: must be >= 0; negative values are invalid an
 	}
 	if got := r.podWarningsHook(map[string]any{"spec": map[string]any{"containers": []any{map[string]any{"name": "c"}}}}, nil); len(got) != 0 {
 		t.Errorf("a plain pod warns: %v", got)
+	}
+}
+
+// TestWorkloadNameWarnings checks the warning a create earns whose name is
+// not a DNS label, for the kinds upstream warns about, before the
+// template's warnings; updates and other kinds earn none.
+func TestWorkloadNameWarnings(t *testing.T) {
+	t.Parallel()
+	b := config.Brands["plat"]
+	kinds := map[string]*registry.Descriptor{}
+	for _, d := range slices.Concat(coreV1(b), appsV1(b), batchV1(b)) {
+		kinds[d.Kind] = d
+	}
+	const workload = "metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: "
+	const pod = "metadata.name: this is used in the Pod's hostname, which can result in surprising behavior; a DNS label is recommended: "
+	long := strings.Repeat("a", 60) + ".bcd"
+	for _, c := range []struct {
+		kind, name string
+		want       []string
+	}{
+		{"Deployment", "web.v1", []string{workload + "[must not contain dots]"}},
+		{"ReplicaSet", "web.v1", []string{workload + "[must not contain dots]"}},
+		{"ReplicationController", "web.v1", []string{workload + "[must not contain dots]"}},
+		{"Job", long, []string{workload + "[must be no more than 63 characters must not contain dots]"}},
+		{"CronJob", "web.v1", []string{workload + "[must not contain dots]"}},
+		{"Pod", "web.v1", []string{pod + "[must not contain dots]"}},
+		{"Pod", "web", nil},
+		{"Deployment", "web-1", nil},
+		// Daemon sets are named as pods are not: upstream does not warn.
+		{"DaemonSet", "web.v1", nil},
+	} {
+		obj := registry.Object{"metadata": map[string]any{"name": c.name}}
+		got := kinds[c.kind].Strategy.Warnings(obj, nil)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s %q: %q, want %q", c.kind, c.name, got, c.want)
+		}
+		if got := kinds[c.kind].Strategy.Warnings(obj, obj); len(got) > 0 {
+			t.Errorf("%s %q update: %q", c.kind, c.name, got)
+		}
+	}
+	// The name's warning comes before the template's.
+	deploy := registry.Object{"metadata": map[string]any{"name": "Web"}, "spec": map[string]any{"template": map[string]any{"spec": map[string]any{
+		"volumes": []any{map[string]any{"name": "v", "gitRepo": map[string]any{"repository": "r"}}},
+	}}}}
+	want := []string{
+		workload + "[a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')]",
+		"spec.template.spec.volumes[0].gitRepo: deprecated in v1.11",
+	}
+	if got := kinds["Deployment"].Strategy.Warnings(deploy, nil); !slices.Equal(got, want) {
+		t.Errorf("deployment warnings:\n%q\nwant:\n%q", got, want)
 	}
 }

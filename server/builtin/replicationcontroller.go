@@ -43,7 +43,7 @@ func replicationControllers(r podRules) *registry.Descriptor {
 	setStatusRules(d, func(obj, _ registry.Object) apierr.FieldErrors {
 		return validateReplicaStatus(mapOf(obj["status"]))
 	})
-	d.Strategy.Warnings = r.templateWarnings("spec", "template")
+	d.Strategy.Warnings = withNameWarning(workloadNameWarning, r.templateWarnings("spec", "template"))
 	return d
 }
 
