@@ -28,3 +28,33 @@ func TestPodDeprecationWarnings(t *testing.T) {
 		t.Errorf("deployment warnings %q", got)
 	}
 }
+
+// TestCreateWarningsOnlyWhenValid: a create earns its type's warnings (a
+// workload named other than a DNS label, deprecated pod fields) only once
+// the object is valid, as upstream warns after validation.
+func TestCreateWarningsOnlyWhenValid(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	deployments := "/apis/apps/v1/namespaces/default/deployments"
+	deployment := func(name, containers string) string {
+		return `{"metadata":{"name":"` + name + `"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},` +
+			`"spec":{"volumes":[{"name":"src","gitRepo":{"repository":"r"}}],"containers":` + containers + `}}}}`
+	}
+	nameWarning := `299 - "metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: [must not contain dots]"`
+	r := e.do("POST", deployments, deployment("web.v1", `[{"name":"c","image":"busybox"}]`)).mustCode(t, 201)
+	if got, want := r.header.Values("Warning"), []string{nameWarning, `299 - "spec.template.spec.volumes[0].gitRepo: deprecated in v1.11"`}; !slices.Equal(got, want) {
+		t.Errorf("valid deployment warnings %q, want %q", got, want)
+	}
+	for _, body := range []string{
+		deployment("Web.v1", `[{"name":"c","image":"busybox"}]`),
+		deployment("web.v2", `[]`),
+	} {
+		r := e.do("POST", deployments, body).mustCode(t, 422)
+		if got := r.header.Values("Warning"); len(got) > 0 {
+			t.Errorf("invalid deployment warned %q", got)
+		}
+	}
+	if got := e.do("GET", deployments+"/web.v2", nil).code; got != 404 {
+		t.Errorf("invalid deployment stored: %d", got)
+	}
+}

@@ -156,9 +156,6 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 	if u := filters.UserFrom(ctx); u != nil && d.Strategy.StampRequester != nil {
 		d.Strategy.StampRequester(obj, registry.Requester{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra})
 	}
-	if d.Strategy.Warnings != nil {
-		s.warnings = append(s.warnings, d.Strategy.Warnings(obj, nil)...)
-	}
 	if err := authorizeWrite(ctx, s, obj, nil); err != nil {
 		return nil, err
 	}
@@ -179,6 +176,10 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 	}
 	if len(errs) > 0 {
 		return nil, apierr.NewInvalid(d.Group, d.Kind, metaString(obj, "name"), errs)
+	}
+	// The type warns of an object only once it is valid, as upstream.
+	if d.Strategy.Warnings != nil {
+		s.warnings = append(s.warnings, d.Strategy.Warnings(obj, nil)...)
 	}
 	if rvSet {
 		return nil, errors.New("resourceVersion should not be set on objects to be created")
