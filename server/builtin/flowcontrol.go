@@ -112,11 +112,21 @@ func priorityLevelConfigurations(group string, mandatory map[string]registry.Obj
 		}
 		errs = append(errs, validatePriorityLevelSpec(name, mapAt(obj, "spec"))...)
 		if fixed, ok := mandatory[name]; ok && !samePriorityLevelSpec(d, name, obj, fixed) {
-			errs = append(errs, apierr.Invalid("spec", goSyntax("flowcontrol.PriorityLevelConfigurationSpec{...}"), fmt.Sprintf("spec of '%s' must equal the fixed value", name)))
+			errs = append(errs, apierr.Invalid("spec", goSyntax("flowcontrol.PriorityLevelConfigurationSpec{...}"), fixedPriorityLevelMessage(name)))
 		}
 		return append(errs, validateFlowStatus(mapAt(obj, "status"))...)
 	}
 	return d
+}
+
+// fixedPriorityLevelMessage words the refusal of a mandatory level whose
+// spec is not its fixed value: the exempt level's names the part that
+// may change.
+func fixedPriorityLevelMessage(name string) string {
+	if name == priorityLevelExempt {
+		return fmt.Sprintf("spec of '%s' except the 'spec.exempt' field must equal the fixed value", name)
+	}
+	return fmt.Sprintf("spec of '%s' must equal the fixed value", name)
 }
 
 // samePriorityLevelSpec compares a mandatory level's spec with its fixed

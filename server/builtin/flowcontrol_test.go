@@ -174,7 +174,11 @@ func TestPriorityLevelValidation(t *testing.T) {
 			`spec.type: Invalid value: "Limited": type must be 'Exempt' if and only if name is 'exempt'`,
 			`spec.exempt: Forbidden: must be nil if the type is Limited`,
 			`spec.limited: Required value: must not be empty when type is Limited`,
-			`spec: Invalid value: flowcontrol.PriorityLevelConfigurationSpec{...}: spec of 'exempt' must equal the fixed value`,
+			`spec: Invalid value: flowcontrol.PriorityLevelConfigurationSpec{...}: spec of 'exempt' except the 'spec.exempt' field must equal the fixed value`,
+		}},
+		{"exempt spec beyond exempt", "exempt", map[string]any{"type": "Exempt", "exempt": map[string]any{"lendablePercent": int64(5)}, "limited": map[string]any{"limitResponse": map[string]any{"type": "Reject"}}}, []string{
+			`spec.limited: Forbidden: must be nil if the type is not Limited`,
+			`spec: Invalid value: flowcontrol.PriorityLevelConfigurationSpec{...}: spec of 'exempt' except the 'spec.exempt' field must equal the fixed value`,
 		}},
 		{"type", "pl", map[string]any{"type": "Open"}, []string{
 			`spec.type: Unsupported value: "Open": supported values: "Exempt", "Limited"`,
