@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"os"
 	"reflect"
@@ -95,5 +97,68 @@ func TestDiscoveryMatchesUpstream(t *testing.T) {
 		if !slices.Equal(gotNames, wantNames) {
 			t.Errorf("%s: groups in order %q, want %q", c.path, gotNames, wantNames)
 		}
+	}
+}
+
+// legacyResource returns the entry of resource in the legacy list of a
+// group-version.
+func legacyResource(t *testing.T, e *env, groupVersionPath, resource string) map[string]any {
+	t.Helper()
+	for _, r := range e.do("GET", groupVersionPath, nil).mustCode(t, 200).obj(t)["resources"].([]any) {
+		if at(r, "name") == resource {
+			return r.(map[string]any)
+		}
+	}
+	t.Fatalf("%s lists no %s", groupVersionPath, resource)
+	return nil
+}
+
+// TestStorageVersionHashIsOfStorageVersion checks that every version of a
+// resource is listed with the hash of the group, version and kind its
+// objects are stored as, as upstream: events of the events group are
+// stored as core events, autoscaling/v1 HPAs as v2, and a custom
+// resource's versions as its storage version, whose change changes them.
+func TestStorageVersionHashIsOfStorageVersion(t *testing.T) {
+	t.Parallel()
+	hash := func(group, version, kind string) string {
+		sum := sha256.Sum256([]byte(group + "/" + version + "/" + kind))
+		return base64.StdEncoding.EncodeToString(sum[:8])
+	}
+	e, _ := startGadgets(t, "hash.example.com")
+	for _, c := range []struct{ path, resource, want string }{
+		{"/api/v1", "events", "r2yiGXH7wu8="},
+		{"/apis/" + platBrand.Group("events") + "/v1", "events", "r2yiGXH7wu8="},
+		{"/apis/autoscaling/v2", "horizontalpodautoscalers", "qwQve8ut294="},
+		{"/apis/autoscaling/v1", "horizontalpodautoscalers", "qwQve8ut294="},
+		{"/apis/hash.example.com/v1", "gadgets", hash("hash.example.com", "v1", "Gadget")},
+		{"/apis/hash.example.com/v2", "gadgets", hash("hash.example.com", "v1", "Gadget")},
+	} {
+		if got := legacyResource(t, e, c.path, c.resource)["storageVersionHash"]; got != c.want {
+			t.Errorf("%s %s: storageVersionHash %v, want %s", c.path, c.resource, got, c.want)
+		}
+	}
+
+	// v2 becomes the storage version.
+	crd := e.do("GET", crdPath+"/gadgets.hash.example.com", nil).mustCode(t, 200).obj(t)
+	for _, v := range at(crd, "spec", "versions").([]any) {
+		v.(map[string]any)["storage"] = at(v, "name") == "v2"
+	}
+	e.do("PUT", crdPath+"/gadgets.hash.example.com", crd).mustCode(t, 200)
+	want := hash("hash.example.com", "v2", "Gadget")
+	for _, version := range []string{"v1", "v2"} {
+		eventually(t, version+" listed with the new storage version's hash", func() bool {
+			return legacyResource(t, e, "/apis/hash.example.com/"+version, "gadgets")["storageVersionHash"] == want
+		})
+	}
+
+	// While the storage version is not served, no hash is listed.
+	crd = e.do("GET", crdPath+"/gadgets.hash.example.com", nil).mustCode(t, 200).obj(t)
+	for _, v := range at(crd, "spec", "versions").([]any) {
+		v.(map[string]any)["served"] = at(v, "name") == "v1"
+	}
+	e.do("PUT", crdPath+"/gadgets.hash.example.com", crd).mustCode(t, 200)
+	eventually(t, "v2 unserved", func() bool { return e.do("GET", "/apis/hash.example.com/v2", nil).code == 404 })
+	if r := legacyResource(t, e, "/apis/hash.example.com/v1", "gadgets"); r["storageVersionHash"] != nil {
+		t.Errorf("listed with storageVersionHash %v while the storage version is not served", r["storageVersionHash"])
 	}
 }

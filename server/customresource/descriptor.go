@@ -163,7 +163,7 @@ func (b *Builder) Descriptors(def *Definition) ([]*registry.Descriptor, error) {
 		d.Storage = &registry.Storage{Descriptor: stored, FromStorage: same, ToStorage: func(obj registry.Object) registry.Object {
 			schema.ApplyDefaults(obj, stored.Schema)
 			return obj
-		}}
+		}, NoVersionHash: !sv.Served}
 		if def.Webhook {
 			d.Unavailable = fmt.Sprintf("conversion webhook for %s/%s, Kind=%s is not supported: platd does not call conversion webhooks; use version %s",
 				def.Group, v.Name, def.Kind, sv.Name)

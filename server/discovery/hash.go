@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"strings"
+
+	"platd/server/registry"
 )
 
 // storageVersionHashBytes is how much of the SHA-256 digest the hash keeps:
@@ -18,6 +20,18 @@ const storageVersionHashBytes = 8
 func storageVersionHash(group, version, kind string) string {
 	sum := sha256.Sum256([]byte(group + "/" + version + "/" + kind))
 	return base64.StdEncoding.EncodeToString(sum[:storageVersionHashBytes])
+}
+
+// storageVersionHashOf is the storage version hash d is listed with: that
+// of the group, version and kind its objects are stored as, so that every
+// version stored in one form shares it (events of both groups, both
+// versions of a custom resource). Only stored resources have one.
+func storageVersionHashOf(d *registry.Descriptor) string {
+	if !d.Stored() || d.Storage != nil && d.Storage.NoVersionHash {
+		return ""
+	}
+	s := d.StorageForm()
+	return storageVersionHash(s.Group, s.Version, s.Kind)
 }
 
 // etagOf is the quoted upper-case hex SHA-512 of b.

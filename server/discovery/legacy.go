@@ -119,10 +119,7 @@ func newAPIResourceList(group, version string, descs []*registry.Descriptor) api
 			ShortNames:   d.ShortNames,
 			Categories:   d.Categories,
 		}
-		// Only stored resources have a storage version to hash.
-		if d.Stored() {
-			r.StorageVersionHash = storageVersionHash(d.Group, d.Version, d.Kind)
-		}
+		r.StorageVersionHash = storageVersionHashOf(d)
 		l.Resources = append(l.Resources, r)
 		for _, sub := range d.Subresources {
 			gvk := subresourceKind(d, sub)

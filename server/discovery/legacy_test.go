@@ -192,3 +192,42 @@ func equalStrings(a, b []string) bool {
 	}
 	return true
 }
+
+// TestStorageVersionHashNamesStorageForm checks that a resource is listed
+// with the hash of the form its objects are stored in, whatever version
+// serves it, as upstream lists the events group's events (stored as core
+// events), autoscaling/v1 HPAs (stored as v2) and every version of a
+// custom resource.
+func TestStorageVersionHashNamesStorageForm(t *testing.T) {
+	t.Parallel()
+	events := mustBrand(t, "kubernetes").Group("events")
+	coreEvent := &registry.Descriptor{Version: "v1", Kind: "Event", Resource: "events", Verbs: allVerbs}
+	hpaV2 := &registry.Descriptor{Group: "autoscaling", Version: "v2", Kind: "HorizontalPodAutoscaler", Resource: "horizontalpodautoscalers", Verbs: allVerbs}
+	crV1 := &registry.Descriptor{Group: "example.com", Version: "v1", Kind: "Gadget", Resource: "gadgets", Verbs: allVerbs}
+	tests := []struct {
+		name string
+		d    *registry.Descriptor
+		want string
+	}{
+		{"own form", coreEvent, "r2yiGXH7wu8="},
+		{"stored as another group's kind", &registry.Descriptor{Group: events, Version: "v1", Kind: "Event", Resource: "events", Verbs: allVerbs,
+			Storage: &registry.Storage{Descriptor: coreEvent}}, "r2yiGXH7wu8="},
+		{"storage version", hpaV2, "qwQve8ut294="},
+		{"stored as another version", &registry.Descriptor{Group: "autoscaling", Version: "v1", Kind: "HorizontalPodAutoscaler", Resource: "horizontalpodautoscalers", Verbs: allVerbs,
+			Storage: &registry.Storage{Descriptor: hpaV2}}, "qwQve8ut294="},
+		{"custom resource version", &registry.Descriptor{Group: "example.com", Version: "v2", Kind: "Gadget", Resource: "gadgets", Verbs: allVerbs,
+			Storage: &registry.Storage{Descriptor: crV1}}, storageVersionHash("example.com", "v1", "Gadget")},
+		{"unserved storage version", &registry.Descriptor{Group: "example.com", Version: "v2", Kind: "Gadget", Resource: "gadgets", Verbs: allVerbs,
+			Storage: &registry.Storage{Descriptor: crV1, NoVersionHash: true}}, ""},
+		{"not stored", &registry.Descriptor{Version: "v1", Kind: "Binding", Resource: "bindings", Verbs: []string{"create"}, Serve: registry.ServeBind}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			l := newAPIResourceList(tc.d.Group, tc.d.Version, []*registry.Descriptor{tc.d})
+			if got := l.Resources[0].StorageVersionHash; got != tc.want {
+				t.Errorf("storageVersionHash %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

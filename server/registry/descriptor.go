@@ -347,6 +347,10 @@ type Storage struct {
 	// form, FromStorage the other way. Both may modify their argument and
 	// return it, or return a new object.
 	ToStorage, FromStorage func(obj Object) Object
+	// NoVersionHash leaves the storage version hash out of discovery:
+	// upstream publishes a custom resource's only while its storage
+	// version is served.
+	NoVersionHash bool
 }
 
 // Strategy is the per-type behaviour. Every hook is optional.

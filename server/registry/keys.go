@@ -11,10 +11,10 @@ import "strings"
 // This file is the only place that knows the layout; the REST layer,
 // controllers and health checks ask a descriptor for keys and prefixes.
 
-// storageForm is the descriptor whose form and key prefix objects of d are
+// StorageForm is the descriptor whose form and key prefix objects of d are
 // stored in: d itself unless its objects are converted from another
 // version.
-func (d *Descriptor) storageForm() *Descriptor {
+func (d *Descriptor) StorageForm() *Descriptor {
 	if d.Storage != nil && d.Storage.Descriptor != nil {
 		return d.Storage.Descriptor
 	}
@@ -23,7 +23,7 @@ func (d *Descriptor) storageForm() *Descriptor {
 
 // ResourcePrefix is the key prefix of all of d's objects.
 func (d *Descriptor) ResourcePrefix() string {
-	s := d.storageForm()
+	s := d.StorageForm()
 	if s.Group == "" {
 		return "/" + s.Resource + "/"
 	}
