@@ -162,3 +162,51 @@ func TestStorageVersionHashIsOfStorageVersion(t *testing.T) {
 		t.Errorf("listed with storageVersionHash %v while the storage version is not served", r["storageVersionHash"])
 	}
 }
+
+// aggregatedResource returns the entry of resource in the aggregated
+// discovery of /apis for group and version.
+func aggregatedResource(t *testing.T, e *env, group, version, resource string) map[string]any {
+	t.Helper()
+	accept := "application/json;g=" + platBrand.DiscoveryGroup() + ";v=v2;as=APIGroupDiscoveryList"
+	doc := e.do("GET", "/apis", nil, "Accept", accept).mustCode(t, 200).obj(t)
+	for _, g := range doc["items"].([]any) {
+		if at(g, "metadata", "name") != group {
+			continue
+		}
+		for _, v := range at(g, "versions").([]any) {
+			if at(v, "version") != version {
+				continue
+			}
+			for _, r := range at(v, "resources").([]any) {
+				if at(r, "resource") == resource {
+					return r.(map[string]any)
+				}
+			}
+		}
+	}
+	t.Fatalf("aggregated discovery lists no %s in %s/%s", resource, group, version)
+	return nil
+}
+
+// TestCustomResourceAggregatedResponseKinds checks that aggregated
+// discovery names the group and version of a custom resource's response
+// kinds in every version it serves, as upstream: its own kind for the
+// resource and its status, autoscaling/v1 Scale for its scale.
+func TestCustomResourceAggregatedResponseKinds(t *testing.T) {
+	t.Parallel()
+	e, _ := startGadgets(t, "kinds.example.com")
+	for _, version := range []string{"v1", "v2"} {
+		r := aggregatedResource(t, e, "kinds.example.com", version, "gadgets")
+		own := map[string]any{"group": "kinds.example.com", "version": version, "kind": "Gadget"}
+		if got := r["responseKind"]; !reflect.DeepEqual(got, own) {
+			t.Errorf("%s responseKind %v, want %v", version, got, own)
+		}
+		want := []any{
+			map[string]any{"subresource": "scale", "responseKind": map[string]any{"group": "autoscaling", "version": "v1", "kind": "Scale"}, "verbs": []any{"get", "patch", "update"}},
+			map[string]any{"subresource": "status", "responseKind": own, "verbs": []any{"get", "patch", "update"}},
+		}
+		if got := r["subresources"]; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s subresources %v, want %v", version, got, want)
+		}
+	}
+}

@@ -201,6 +201,7 @@ func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor,
 		AnyFinalizerNames:             true,
 		NoStrategicMergePatch:         true,
 		ListItemsTyped:                true,
+		QualifiedResponseKinds:        true,
 	}
 	if v.Deprecated {
 		if v.DeprecationWarning != nil {

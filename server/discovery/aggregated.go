@@ -57,7 +57,8 @@ type subresourceDiscovery struct {
 }
 
 // groupVersionKind is a responseKind; group and version are empty when the
-// kind is the resource's own group-version.
+// kind is the resource's own group-version, unless the descriptor asks for
+// them (custom resources).
 type groupVersionKind struct {
 	Group   string `json:"group"`
 	Version string `json:"version"`
@@ -103,7 +104,7 @@ func newGroupDiscoveryList(groups []groupEntry) groupDiscoveryList {
 func newResourceDiscovery(d *registry.Descriptor) resourceDiscovery {
 	rd := resourceDiscovery{
 		Resource:         d.Resource,
-		ResponseKind:     groupVersionKind{Kind: d.Kind},
+		ResponseKind:     responseKind(d),
 		Scope:            scopeCluster,
 		SingularResource: d.Singular,
 		Verbs:            sortedVerbs(d.Verbs),
@@ -114,9 +115,13 @@ func newResourceDiscovery(d *registry.Descriptor) resourceDiscovery {
 		rd.Scope = scopeNamespaced
 	}
 	for _, sub := range d.Subresources {
+		kind := subresourceKind(d, sub)
+		if d.QualifiedResponseKinds && kind.Group == "" && kind.Version == "" {
+			kind.Group, kind.Version = d.Group, d.Version
+		}
 		rd.Subresources = append(rd.Subresources, subresourceDiscovery{
 			Subresource:  sub.Name,
-			ResponseKind: subresourceKind(d, sub),
+			ResponseKind: kind,
 			Verbs:        sortedVerbs(sub.Verbs),
 		})
 	}
@@ -124,6 +129,15 @@ func newResourceDiscovery(d *registry.Descriptor) resourceDiscovery {
 		return strings.Compare(a.Subresource, b.Subresource)
 	})
 	return rd
+}
+
+// responseKind is the kind the resource answers with: with its group and
+// version only when the descriptor asks for them.
+func responseKind(d *registry.Descriptor) groupVersionKind {
+	if d.QualifiedResponseKinds {
+		return groupVersionKind{Group: d.Group, Version: d.Version, Kind: d.Kind}
+	}
+	return groupVersionKind{Kind: d.Kind}
 }
 
 // subresourceKind is the kind a subresource answers with: the resource's

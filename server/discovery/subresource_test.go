@@ -44,3 +44,39 @@ func TestSubresourceResponseKinds(t *testing.T) {
 		t.Errorf("aggregated deployments:\n got  %s\n want %s", agg, want)
 	}
 }
+
+// TestCustomResourceResponseKinds checks that aggregated discovery names
+// the group and version of a custom resource's response kind and of its
+// status subresource's, as upstream lists custom resources, while the
+// scale subresource answers with an autoscaling/v1 Scale; built-in
+// resources keep them empty.
+func TestCustomResourceResponseKinds(t *testing.T) {
+	t.Parallel()
+	subs := []registry.Subresource{
+		{Name: "status", Verbs: []string{"get", "patch", "update"}},
+		{Name: "scale", Verbs: []string{"get", "patch", "update"}, Group: "autoscaling", Version: "v1", Kind: "Scale"},
+	}
+	tests := []struct {
+		name      string
+		qualified bool
+		want      string
+	}{
+		{"custom resource", true, `{"resource":"gadgets","responseKind":{"group":"example.com","version":"v2","kind":"Gadget"},"scope":"Namespaced","singularResource":"gadget","verbs":["get"],` +
+			`"subresources":[{"subresource":"scale","responseKind":{"group":"autoscaling","version":"v1","kind":"Scale"},"verbs":["get","patch","update"]},` +
+			`{"subresource":"status","responseKind":{"group":"example.com","version":"v2","kind":"Gadget"},"verbs":["get","patch","update"]}]}`},
+		{"built-in resource", false, `{"resource":"gadgets","responseKind":{"group":"","version":"","kind":"Gadget"},"scope":"Namespaced","singularResource":"gadget","verbs":["get"],` +
+			`"subresources":[{"subresource":"scale","responseKind":{"group":"autoscaling","version":"v1","kind":"Scale"},"verbs":["get","patch","update"]},` +
+			`{"subresource":"status","responseKind":{"group":"","version":"","kind":"Gadget"},"verbs":["get","patch","update"]}]}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := &registry.Descriptor{Group: "example.com", Version: "v2", Kind: "Gadget", Resource: "gadgets", Singular: "gadget", Namespaced: true,
+				Verbs: []string{"get"}, Subresources: subs, QualifiedResponseKinds: tc.qualified}
+			got, _ := json.Marshal(newResourceDiscovery(d))
+			if string(got) != tc.want {
+				t.Errorf("\n got  %s\n want %s", got, tc.want)
+			}
+		})
+	}
+}

@@ -315,6 +315,11 @@ type Descriptor struct {
 	// NoStrategicMergePatch refuses strategic merge patches with 415: the
 	// type declares no patch strategies (custom resources).
 	NoStrategicMergePatch bool
+	// QualifiedResponseKinds makes aggregated discovery name the group and
+	// version of the resource's response kind, and of its subresources',
+	// even where they are the resource's own: upstream lists custom
+	// resources so, while built-in ones leave them empty.
+	QualifiedResponseKinds bool
 	// ListItemsTyped gives every item of a list its kind and apiVersion:
 	// upstream keeps custom resources as unstructured objects that carry
 	// them, while its typed lists of built-in kinds leave them out.
