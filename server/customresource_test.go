@@ -377,6 +377,15 @@ func TestCRDConflictAndDeletion(t *testing.T) {
 	if d := at(refused, "details"); !reflect.DeepEqual(d, map[string]any{"group": "del.example.com", "kind": "gadgets"}) || refused["reason"] != "MethodNotAllowed" {
 		t.Errorf("refused create: %v", refused)
 	}
+	// Both discovery forms list only the verbs a terminating CRD's
+	// resources take, as upstream.
+	terminatingVerbs := []any{"delete", "deletecollection", "get", "list", "watch"}
+	if v := legacyResource(t, e, "/apis/del.example.com/v1", "gadgets")["verbs"]; !reflect.DeepEqual(v, terminatingVerbs) {
+		t.Errorf("legacy discovery verbs %v, want %v", v, terminatingVerbs)
+	}
+	if v := aggregatedResource(t, e, "del.example.com", "v1", "gadgets")["verbs"]; !reflect.DeepEqual(v, terminatingVerbs) {
+		t.Errorf("aggregated discovery verbs %v, want %v", v, terminatingVerbs)
+	}
 	eventually(t, "the free gadget deleted", func() bool { return e.do("GET", p+"/free", nil).code == 404 })
 	// A watch carries on while the CRD terminates, seeing its objects go,
 	// and ends once the CRD is gone.

@@ -58,6 +58,13 @@ type CRDs struct {
 // terminatingMark ends the fingerprint of a CRD being deleted.
 const terminatingMark = " terminating"
 
+// terminatingVerbs are the verbs discovery lists for the resources of a
+// CRD being deleted, as upstream: no create, and neither patch nor update,
+// though both are still served.
+func terminatingVerbs() []string {
+	return []string{registry.VerbDelete, registry.VerbDeleteCollection, registry.VerbGet, registry.VerbList, registry.VerbWatch}
+}
+
 // servedCRD is what one CRD currently has in the registry.
 type servedCRD struct {
 	fingerprint string
@@ -231,6 +238,7 @@ func (c *CRDs) apply(kv bolt.KV) {
 		if terminating {
 			for _, d := range descs {
 				d.RefuseCreate = "create not allowed while custom resource definition is terminating"
+				d.ListedVerbs = terminatingVerbs()
 			}
 		}
 		if err != nil {

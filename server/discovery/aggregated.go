@@ -107,7 +107,7 @@ func newResourceDiscovery(d *registry.Descriptor) resourceDiscovery {
 		ResponseKind:     responseKind(d),
 		Scope:            scopeCluster,
 		SingularResource: d.Singular,
-		Verbs:            sortedVerbs(d.Verbs),
+		Verbs:            sortedVerbs(listedVerbs(d)),
 		ShortNames:       d.ShortNames,
 		Categories:       d.Categories,
 	}

@@ -115,7 +115,7 @@ func newAPIResourceList(group, version string, descs []*registry.Descriptor) api
 			SingularName: d.Singular,
 			Namespaced:   d.Namespaced,
 			Kind:         d.Kind,
-			Verbs:        sortedVerbs(d.Verbs),
+			Verbs:        sortedVerbs(listedVerbs(d)),
 			ShortNames:   d.ShortNames,
 			Categories:   d.Categories,
 		}
@@ -143,6 +143,14 @@ func newAPIResourceList(group, version string, descs []*registry.Descriptor) api
 		return 0
 	})
 	return l
+}
+
+// listedVerbs are the verbs discovery lists for d's main resource.
+func listedVerbs(d *registry.Descriptor) []string {
+	if d.ListedVerbs != nil {
+		return d.ListedVerbs
+	}
+	return d.Verbs
 }
 
 // sortedVerbs returns a sorted copy of verbs, never nil (verbs is always

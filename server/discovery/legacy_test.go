@@ -231,3 +231,39 @@ func TestStorageVersionHashNamesStorageForm(t *testing.T) {
 		})
 	}
 }
+
+// TestListedVerbs checks that both discovery forms list a descriptor's
+// ListedVerbs in place of its Verbs, as upstream lists a terminating
+// CRD's resources with delete, deletecollection, get, list and watch.
+func TestListedVerbs(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		listed []string
+		want   []string
+	}{
+		{"served verbs", nil, allVerbs},
+		{"terminating", []string{"watch", "delete", "deletecollection", "get", "list"}, []string{"delete", "deletecollection", "get", "list", "watch"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d := &registry.Descriptor{Group: "example.com", Version: "v1", Kind: "Gadget", Resource: "gadgets", Singular: "gadget", Namespaced: true,
+				Verbs: allVerbs, ListedVerbs: tc.listed, Subresources: []registry.Subresource{{Name: "status", Verbs: []string{"get", "patch", "update"}}}}
+			legacy := newAPIResourceList(d.Group, d.Version, []*registry.Descriptor{d}).Resources
+			if !equalStrings(legacy[0].Verbs, tc.want) {
+				t.Errorf("legacy verbs %v, want %v", legacy[0].Verbs, tc.want)
+			}
+			if !equalStrings(legacy[1].Verbs, []string{"get", "patch", "update"}) {
+				t.Errorf("legacy status verbs %v", legacy[1].Verbs)
+			}
+			agg := newResourceDiscovery(d)
+			if !equalStrings(agg.Verbs, tc.want) {
+				t.Errorf("aggregated verbs %v, want %v", agg.Verbs, tc.want)
+			}
+			if !equalStrings(agg.Subresources[0].Verbs, []string{"get", "patch", "update"}) {
+				t.Errorf("aggregated status verbs %v", agg.Subresources[0].Verbs)
+			}
+		})
+	}
+}

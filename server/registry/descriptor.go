@@ -221,7 +221,13 @@ type Descriptor struct {
 	ShortNames  []string
 	Categories  []string
 	// Verbs are the verbs of the main resource, sorted.
-	Verbs        []string
+	Verbs []string
+	// ListedVerbs, when set, are the verbs discovery lists for the main
+	// resource in place of Verbs, which still decide what is served: a
+	// terminating CRD's resources are listed with delete,
+	// deletecollection, get, list and watch alone, as upstream lists
+	// them, while their objects may still be updated and patched.
+	ListedVerbs  []string
 	Subresources []Subresource
 	// Schema describes the object.
 	Schema *schema.Schema
