@@ -34,23 +34,30 @@ func (h *Handler) serveIndex(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, "", set.modified, bytes.NewReader(set.index))
 }
 
-// serveV3 writes one v3 document. A ?hash= that is not the current one
-// redirects (301) to the current URL; a matching one makes the response
-// cacheable for a year.
+// serveV3 writes one v3 document. A group-version that is not served gets
+// a 404 without a body, as upstream's aggregator answers it. A ?hash= that
+// is not the current one redirects (301) to the current URL, with the
+// document's headers and no body, as upstream; a matching one makes the
+// response cacheable for a year.
 func (h *Handler) serveV3(w http.ResponseWriter, r *http.Request, key string) {
 	set := h.currentV3()
 	doc, ok := set.docs[key]
 	if !ok {
-		http.NotFound(w, r)
+		w.WriteHeader(http.StatusNotFound)
 		return
 	}
+	hdr := w.Header()
+	hdr.Set(headerVary, "Accept")
 	if !acceptsJSON(r.Header.Get("Accept")) {
 		w.WriteHeader(http.StatusNotAcceptable)
 		return
 	}
-	hdr := w.Header()
+	hdr.Set(headerContentType, mediaJSON)
+	hdr.Set(headerETag, `"`+doc.hash+`"`)
 	if hash := r.URL.Query().Get(queryHash); hash != "" {
 		if hash != doc.hash {
+			// With a Content-Type set, the redirect is written without
+			// its HTML body.
 			http.Redirect(w, r, pathV3Prefix+key+"?"+queryHash+"="+doc.hash, http.StatusMovedPermanently)
 			return
 		}
@@ -59,9 +66,6 @@ func (h *Handler) serveV3(w http.ResponseWriter, r *http.Request, key string) {
 	} else {
 		hdr.Set(headerCacheControl, cacheRevalidate)
 	}
-	hdr.Set(headerContentType, mediaJSON)
-	hdr.Set(headerETag, `"`+doc.hash+`"`)
-	hdr.Set(headerVary, "Accept")
 	http.ServeContent(w, r, "", doc.modified, bytes.NewReader(doc.body))
 }
 
