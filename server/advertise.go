@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"strconv"
+
+	"platd/server/controllers"
+	"platd/server/discovery"
 )
 
 // errNoAdvertiseAddress: no configured or local address can be written
@@ -62,4 +66,19 @@ func advertiseAddress(configured, bind string, want6 bool) (netip.Addr, error) {
 // usable: an address Endpoints accept.
 func usable(a netip.Addr) bool {
 	return a.IsValid() && !a.IsUnspecified() && !a.IsLoopback() && !a.IsLinkLocalUnicast() && !a.IsLinkLocalMulticast() && !a.IsMulticast()
+}
+
+// discoveryAddresses sets where /api tells clients to reach the server, as
+// upstream: the advertised address with the serving port for every
+// client, and the API Service's cluster IP and port for clients in the
+// service range. Without an address to advertise, clients are told the
+// host they asked for.
+func (s *Server) discoveryAddresses(o *discovery.Options) {
+	ranges := serviceRanges(s.opts)
+	port := s.ln.Addr().(*net.TCPAddr).Port
+	if addr, err := advertiseAddress(s.opts.AdvertiseAddress, s.opts.BindAddress, ranges.ClusterIPs.Is6()); err == nil {
+		o.ServerAddress = net.JoinHostPort(addr.String(), strconv.Itoa(port))
+	}
+	o.ServiceCIDR = ranges.ClusterIPs.Prefix()
+	o.ServiceAddress = net.JoinHostPort(ranges.ClusterIPs.At(0).String(), strconv.Itoa(controllers.APIServicePort))
 }

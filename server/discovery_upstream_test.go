@@ -7,6 +7,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"platd/config"
@@ -207,6 +208,32 @@ func TestCustomResourceAggregatedResponseKinds(t *testing.T) {
 		}
 		if got := r["subresources"]; !reflect.DeepEqual(got, want) {
 			t.Errorf("%s subresources %v, want %v", version, got, want)
+		}
+	}
+}
+
+// TestAPIReportsAdvertisedAddress checks that /api tells every client the
+// advertised address with the serving port, whatever Host it asked for,
+// and a client in the service range the API Service's address as well,
+// as upstream.
+func TestAPIReportsAdvertisedAddress(t *testing.T) {
+	t.Parallel()
+	e := start(t, func(o *config.Options) { o.AdvertiseAddress = "192.0.2.10" })
+	_, port, _ := strings.Cut(e.addr(), ":")
+	everyone := map[string]any{"clientCIDR": "0.0.0.0/0", "serverAddress": "192.0.2.10:" + port}
+	tests := []struct {
+		name   string
+		header []string
+		want   []any
+	}{
+		{"outside the service range", nil, []any{everyone}},
+		{"in the service range", []string{"X-Forwarded-For", "10.0.0.9"},
+			[]any{everyone, map[string]any{"clientCIDR": "10.0.0.0/24", "serverAddress": "10.0.0.1:443"}}},
+	}
+	for _, tc := range tests {
+		got := e.do("GET", "/api", nil, tc.header...).mustCode(t, 200).obj(t)["serverAddressByClientCIDRs"]
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("%s: serverAddressByClientCIDRs %v, want %v", tc.name, got, tc.want)
 		}
 	}
 }

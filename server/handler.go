@@ -52,9 +52,11 @@ func (s *Server) handler(ctx context.Context, authn security.Authenticator, auth
 // resource handler.
 func (s *Server) routes() http.Handler {
 	v := Version()
-	disc := discovery.New(s.reg, s.opts.Brand, discovery.Options{Version: v.VersionInfo, Pretty: func(r *http.Request) bool {
+	discOpts := discovery.Options{Version: v.VersionInfo, Pretty: func(r *http.Request) bool {
 		return codec.WantPretty(r.URL.Query(), r.UserAgent(), nil)
-	}})
+	}}
+	s.discoveryAddresses(&discOpts)
+	disc := discovery.New(s.reg, s.opts.Brand, discOpts)
 	oaOpts := []openapi.Option{openapi.WithSchemas(s.cat.Schema), openapi.WithKinds(s.cat.ByGVK), openapi.WithSchemaKinds(s.cat.KindsOf), openapi.WithVersion()}
 	cfg, jwks := s.issuerDiscovery()
 	if cfg != nil {

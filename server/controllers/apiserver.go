@@ -19,8 +19,8 @@ type APIServer struct {
 	Port    int
 }
 
-// servicePort is the port of the API's Service, as upstream.
-const apiServicePort = 443
+// APIServicePort is the port of the API's Service, as upstream.
+const APIServicePort = 443
 
 // APIServerObjects are the objects that tell in-cluster clients where the
 // API is, as upstream's control plane keeps them: the Service in the
@@ -46,7 +46,7 @@ func APIServerService(reg *registry.Registry, b config.Brand, a APIServer) []Wan
 		"metadata": apiObjectMeta(b, map[string]any{"component": "apiserver", "provider": b.APIServiceName}),
 		"spec": map[string]any{
 			"type": "ClusterIP", "clusterIP": a.ServiceIP.String(), "sessionAffinity": "None",
-			"ports": []any{map[string]any{"name": "https", "protocol": "TCP", "port": int64(apiServicePort), "targetPort": int64(a.Port)}},
+			"ports": []any{map[string]any{"name": "https", "protocol": "TCP", "port": int64(APIServicePort), "targetPort": int64(a.Port)}},
 		},
 	}}}
 }

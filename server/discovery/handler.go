@@ -5,6 +5,7 @@ package discovery
 
 import (
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 
@@ -20,9 +21,15 @@ type Options struct {
 	// Pretty decides whether a JSON response is indented. Nil means the
 	// server's usual rule (pretty query parameter, then the User-Agent).
 	Pretty func(r *http.Request) bool
-	// ServerAddress is the serverAddress reported for 0.0.0.0/0 in
-	// APIVersions; empty means the request's Host.
+	// ServerAddress is the serverAddress APIVersions reports for
+	// 0.0.0.0/0, every client: the advertised address and the serving
+	// port. Empty means the request's Host.
 	ServerAddress string
+	// ServiceCIDR, when valid, is the service range, and ServiceAddress
+	// the API Service's cluster IP and port: a client whose address is
+	// in the range is told that address as well, as upstream tells it.
+	ServiceCIDR    netip.Prefix
+	ServiceAddress string
 }
 
 // Handler serves /api, /api/v1, /apis, /apis/<group>, /apis/<group>/<version>

@@ -73,19 +73,17 @@ const (
 	// legacyAPIVersion is the apiVersion of group discovery kinds; it is
 	// "v1" in every brand.
 	legacyAPIVersion = "v1"
-	// allClientsCIDR is the only clientCIDR reported: every client is told
-	// the same address.
+	// allClientsCIDR is the clientCIDR of the address every client is
+	// told.
 	allClientsCIDR = "0.0.0.0/0"
 )
 
 // newAPIVersions builds the /api body for a core group serving versions.
-func newAPIVersions(versions []string, serverAddress string) apiVersions {
+func newAPIVersions(versions []string, addresses []serverAddressByClientCIDR) apiVersions {
 	return apiVersions{
-		Kind:     kindAPIVersions,
-		Versions: nonNil(versions),
-		ServerAddressByClientCIDRs: []serverAddressByClientCIDR{
-			{ClientCIDR: allClientsCIDR, ServerAddress: serverAddress},
-		},
+		Kind:                       kindAPIVersions,
+		Versions:                   nonNil(versions),
+		ServerAddressByClientCIDRs: addresses,
 	}
 }
 

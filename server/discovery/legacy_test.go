@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"testing"
 
 	"platd/server/registry"
@@ -263,6 +265,56 @@ func TestListedVerbs(t *testing.T) {
 			}
 			if !equalStrings(agg.Subresources[0].Verbs, []string{"get", "patch", "update"}) {
 				t.Errorf("aggregated status verbs %v", agg.Subresources[0].Verbs)
+			}
+		})
+	}
+}
+
+// TestServerAddressByClientCIDRs checks the addresses /api reports, as
+// upstream: the advertised address to every client, and the API
+// Service's address as well to a client whose address (the first of
+// X-Forwarded-For, X-Real-Ip and the connection's) is in the service
+// range.
+func TestServerAddressByClientCIDRs(t *testing.T) {
+	t.Parallel()
+	b := mustBrand(t, "plat")
+	reg := registry.New()
+	for _, d := range coreDescriptors() {
+		reg.Add(d)
+	}
+	advertised := New(reg, b, Options{ServerAddress: "192.0.2.10:6443",
+		ServiceCIDR: netip.MustParsePrefix("10.0.0.0/24"), ServiceAddress: "10.0.0.1:443"})
+	everyone := `{"clientCIDR":"0.0.0.0/0","serverAddress":"192.0.2.10:6443"}`
+	service := `{"clientCIDR":"10.0.0.0/24","serverAddress":"10.0.0.1:443"}`
+	tests := []struct {
+		name       string
+		h          *Handler
+		remote     string
+		hdr        map[string]string
+		wantListed string
+	}{
+		{"outside the service range", advertised, "192.0.2.99:50000", nil, everyone},
+		{"in the service range", advertised, "10.0.0.7:50000", nil, everyone + "," + service},
+		{"IPv4-mapped peer in the range", advertised, "[::ffff:10.0.0.7]:50000", nil, everyone + "," + service},
+		{"forwarded from the range", advertised, "192.0.2.99:50000", map[string]string{"X-Forwarded-For": "bogus, 10.0.0.8, 192.0.2.1"}, everyone + "," + service},
+		{"forwarded from outside", advertised, "10.0.0.7:50000", map[string]string{"X-Forwarded-For": "192.0.2.1"}, everyone},
+		{"real IP in the range", advertised, "192.0.2.99:50000", map[string]string{"X-Real-Ip": "10.0.0.9"}, everyone + "," + service},
+		{"no address advertised", New(reg, b, Options{}), "10.0.0.7:50000", nil, `{"clientCIDR":"0.0.0.0/0","serverAddress":"127.0.0.1:6443"}`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			r := httptest.NewRequest(http.MethodGet, "/api", nil)
+			r.Host = "127.0.0.1:6443"
+			r.RemoteAddr = tc.remote
+			for k, v := range tc.hdr {
+				r.Header.Set(k, v)
+			}
+			w := httptest.NewRecorder()
+			tc.h.ServeHTTP(w, r)
+			want := `{"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[` + tc.wantListed + "]}\n"
+			if w.Code != http.StatusOK || w.Body.String() != want {
+				t.Errorf("got %d %s\nwant %s", w.Code, w.Body, want)
 			}
 		})
 	}

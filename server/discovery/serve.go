@@ -2,8 +2,10 @@ package discovery
 
 import (
 	"net/http"
+	"net/netip"
 
 	"platd/codec"
+	"platd/server/audit"
 )
 
 // Response headers of discovery.
@@ -24,11 +26,29 @@ func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request, s *snapshot) 
 		h.serveAggregated(w, r, s.aggregatedAPI, o)
 		return
 	}
+	h.writeLegacy(w, r, o, mustMarshal(newAPIVersions(s.coreVersions, h.serverAddresses(r))))
+}
+
+// serverAddresses are where APIVersions tells the client of r to reach the
+// server, as upstream: ServerAddress for every client, then ServiceAddress
+// when the client's address (the first one X-Forwarded-For, X-Real-Ip or
+// the connection names) is in the service range.
+func (h *Handler) serverAddresses(r *http.Request) []serverAddressByClientCIDR {
 	addr := h.opts.ServerAddress
 	if addr == "" {
 		addr = r.Host
 	}
-	h.writeLegacy(w, r, o, mustMarshal(newAPIVersions(s.coreVersions, addr)))
+	out := []serverAddressByClientCIDR{{ClientCIDR: allClientsCIDR, ServerAddress: addr}}
+	cidr := h.opts.ServiceCIDR
+	if !cidr.IsValid() || h.opts.ServiceAddress == "" {
+		return out
+	}
+	if ips := audit.SourceIPs(r); len(ips) > 0 {
+		if ip, err := netip.ParseAddr(ips[0]); err == nil && cidr.Contains(ip.Unmap()) {
+			out = append(out, serverAddressByClientCIDR{ClientCIDR: cidr.Masked().String(), ServerAddress: h.opts.ServiceAddress})
+		}
+	}
+	return out
 }
 
 func (h *Handler) serveAPIs(w http.ResponseWriter, r *http.Request, s *snapshot) {
