@@ -73,7 +73,7 @@ func newV2Messages() v2Messages {
 				return nil, err
 			}
 		default:
-			return nil, fmt.Errorf("%w: additionalProperties is %s", errV2Proto, jsonKind(v))
+			return nil, fmt.Errorf("%w: additionalProperties is %s", errProtoForm, jsonKind(v))
 		}
 		return protowire.AppendBytes(protowire.AppendTag(dst, num, protowire.BytesType), body), nil
 	}
@@ -154,7 +154,7 @@ func newV2Messages() v2Messages {
 		in := obj.stringMember("in")
 		f, ok := nonBody[in]
 		if !ok {
-			return field{}, fmt.Errorf("%w: parameter in %q", errV2Proto, in)
+			return field{}, fmt.Errorf("%w: parameter in %q", errProtoForm, in)
 		}
 		return f, nil
 	}}
@@ -288,7 +288,7 @@ func securityScheme() *message {
 		}
 		f, ok := alternatives[key]
 		if !ok {
-			return field{}, fmt.Errorf("%w: security scheme %q", errV2Proto, key)
+			return field{}, fmt.Errorf("%w: security scheme %q", errProtoForm, key)
 		}
 		return f, nil
 	}}

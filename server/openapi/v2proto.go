@@ -22,8 +22,9 @@ import (
 // appendYAML). Within a message, fields are written in field-number order
 // and proto3 zero values are left out, as protobuf marshalling does.
 
-// errV2Proto reports a v2 document that does not fit OpenAPIv2.proto.
-var errV2Proto = errors.New("openapi: v2 document does not fit its protobuf form")
+// errProtoForm reports a document that does not fit its protobuf form
+// (OpenAPIv2.proto or OpenAPIv3.proto).
+var errProtoForm = errors.New("openapi: document does not fit its protobuf form")
 
 // encodeV2Protobuf returns the protobuf form of a v2 JSON document.
 func encodeV2Protobuf(doc []byte) ([]byte, error) {
@@ -77,7 +78,7 @@ type chunk struct {
 func (m *message) encode(dst []byte, v any) ([]byte, error) {
 	obj, ok := v.(members)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s is %s, not an object", errV2Proto, m.name, jsonKind(v))
+		return nil, fmt.Errorf("%w: %s is %s, not an object", errProtoForm, m.name, jsonKind(v))
 	}
 	if m.choose != nil {
 		f, err := m.choose(obj)
@@ -107,7 +108,7 @@ func (m *message) encode(dst []byte, v any) ([]byte, error) {
 		case m.rest != nil && (m.rest.accept == nil || m.rest.accept(e.name)):
 			err = add(m.rest.num, namedPair(e.name, m.rest.value), e.name, e.value)
 		default:
-			err = fmt.Errorf("%w: %s has no member %q", errV2Proto, m.name, e.name)
+			err = fmt.Errorf("%w: %s has no member %q", errProtoForm, m.name, e.name)
 		}
 		if err != nil {
 			return nil, err
@@ -138,7 +139,7 @@ func repeated(enc fieldEncoder) fieldEncoder {
 	return func(dst []byte, num protowire.Number, v any) ([]byte, error) {
 		arr, ok := v.([]any)
 		if !ok {
-			return nil, fmt.Errorf("%w: %s, not an array", errV2Proto, jsonKind(v))
+			return nil, fmt.Errorf("%w: %s, not an array", errProtoForm, jsonKind(v))
 		}
 		for i, e := range arr {
 			var err error
@@ -165,7 +166,7 @@ func namedPair(name string, value fieldEncoder) fieldEncoder {
 func stringField(dst []byte, num protowire.Number, v any) ([]byte, error) {
 	s, ok := v.(string)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s, not a string", errV2Proto, jsonKind(v))
+		return nil, fmt.Errorf("%w: %s, not a string", errProtoForm, jsonKind(v))
 	}
 	if s == "" {
 		return dst, nil
@@ -178,7 +179,7 @@ func repeatedString(dst []byte, num protowire.Number, v any) ([]byte, error) {
 	return repeated(func(dst []byte, num protowire.Number, v any) ([]byte, error) {
 		s, ok := v.(string)
 		if !ok {
-			return nil, fmt.Errorf("%w: %s, not a string", errV2Proto, jsonKind(v))
+			return nil, fmt.Errorf("%w: %s, not a string", errProtoForm, jsonKind(v))
 		}
 		return protowire.AppendString(protowire.AppendTag(dst, num, protowire.BytesType), s), nil
 	})(dst, num, v)
@@ -187,7 +188,7 @@ func repeatedString(dst []byte, num protowire.Number, v any) ([]byte, error) {
 func boolField(dst []byte, num protowire.Number, v any) ([]byte, error) {
 	b, ok := v.(bool)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s, not a boolean", errV2Proto, jsonKind(v))
+		return nil, fmt.Errorf("%w: %s, not a boolean", errProtoForm, jsonKind(v))
 	}
 	if !b {
 		return dst, nil
@@ -198,11 +199,11 @@ func boolField(dst []byte, num protowire.Number, v any) ([]byte, error) {
 func doubleField(dst []byte, num protowire.Number, v any) ([]byte, error) {
 	n, ok := v.(json.Number)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s, not a number", errV2Proto, jsonKind(v))
+		return nil, fmt.Errorf("%w: %s, not a number", errProtoForm, jsonKind(v))
 	}
 	f, err := strconv.ParseFloat(string(n), 64)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errV2Proto, err)
+		return nil, fmt.Errorf("%w: %w", errProtoForm, err)
 	}
 	if f == 0 {
 		return dst, nil
@@ -213,11 +214,11 @@ func doubleField(dst []byte, num protowire.Number, v any) ([]byte, error) {
 func int64Field(dst []byte, num protowire.Number, v any) ([]byte, error) {
 	n, ok := v.(json.Number)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s, not a number", errV2Proto, jsonKind(v))
+		return nil, fmt.Errorf("%w: %s, not a number", errProtoForm, jsonKind(v))
 	}
 	i, err := strconv.ParseInt(string(n), 10, 64)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", errV2Proto, err)
+		return nil, fmt.Errorf("%w: %w", errProtoForm, err)
 	}
 	if i == 0 {
 		return dst, nil

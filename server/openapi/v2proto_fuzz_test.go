@@ -12,7 +12,7 @@ import (
 )
 
 // FuzzEncodeV2Protobuf feeds arbitrary JSON to the encoder: it never
-// panics, refuses what does not fit with errV2Proto or errTree, and what it
+// panics, refuses what does not fit with errProtoForm or errTree, and what it
 // accepts is well-formed protobuf.
 func FuzzEncodeV2Protobuf(f *testing.F) {
 	for _, seed := range []string{
@@ -29,7 +29,7 @@ func FuzzEncodeV2Protobuf(f *testing.F) {
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		pb, err := encodeV2Protobuf(doc)
 		if err != nil {
-			if !errors.Is(err, errV2Proto) && !errors.Is(err, errTree) {
+			if !errors.Is(err, errProtoForm) && !errors.Is(err, errTree) {
 				t.Fatalf("error of no known kind: %v", err)
 			}
 			return
