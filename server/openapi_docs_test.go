@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"platd/config"
 	"sort"
@@ -315,5 +316,36 @@ func TestDeleteAnswersRemovedObject(t *testing.T) {
 	got := e.do("DELETE", podsPath+"/gone?gracePeriodSeconds=0", nil).mustCode(t, 200).obj(t)
 	if got["kind"] != "Pod" || path(got, "metadata.name") != "gone" {
 		t.Errorf("delete answered %v", got)
+	}
+}
+
+// TestOpenAPIV3Protobuf fetches every v3 document of a server serving a
+// custom resource in protobuf, as upstream serves it: the dotted media
+// type for either spelling asked, the JSON's ETag, and an openapi.v3
+// Document that starts with its version.
+func TestOpenAPIV3Protobuf(t *testing.T) {
+	t.Parallel()
+	e, _ := startGadgets(t, "proto.example.com")
+	idx := e.do("GET", "/openapi/v3", nil).mustCode(t, 200).obj(t)["paths"].(map[string]any)
+	if _, ok := idx["apis/proto.example.com/v1"]; !ok {
+		t.Fatal("the custom resource's document is not indexed")
+	}
+	// openapi = 1: "3.0.0".
+	head := []byte("\x0a\x053.0.0")
+	for key, entry := range idx {
+		url := entry.(map[string]any)["serverRelativeURL"].(string)
+		asJSON := e.do("GET", url, nil).mustCode(t, 200)
+		for _, accept := range []string{"application/com.github.proto-openapi.spec.v3@v1.0+protobuf", "application/com.github.proto-openapi.spec.v3.v1.0+protobuf"} {
+			r := e.do("GET", url, nil, "Accept", accept).mustCode(t, 200)
+			if ct := r.header.Get("Content-Type"); ct != "application/com.github.proto-openapi.spec.v3.v1.0+protobuf" {
+				t.Errorf("%s as %s: Content-Type %q", key, accept, ct)
+			}
+			if r.header.Get("ETag") == "" || r.header.Get("ETag") != asJSON.header.Get("ETag") {
+				t.Errorf("%s: ETag %q, JSON's %q", key, r.header.Get("ETag"), asJSON.header.Get("ETag"))
+			}
+			if !bytes.HasPrefix(r.body, head) {
+				t.Errorf("%s: protobuf body starts %q", key, r.body[:min(len(r.body), 16)])
+			}
+		}
 	}
 }

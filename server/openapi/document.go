@@ -50,7 +50,7 @@ func newServedDoc(state registry.Snapshot, doc obj, modified time.Time, ordered 
 // v3Set is every v3 document of one registry state plus the index.
 type v3Set struct {
 	state registry.Snapshot
-	docs  map[string]*servedDoc
+	docs  map[string]*v3Doc
 	index []byte
 	// modified is when the set was built (Last-Modified).
 	modified time.Time
@@ -131,8 +131,10 @@ func (g *generator) gvDoc(state registry.Snapshot, group, version string) *docSp
 // buildV3 renders every v3 document and the index; eps are the documents
 // of the non-resource endpoints.
 func buildV3(state registry.Snapshot, g *generator, eps []endpointDoc, now time.Time) *v3Set {
-	set := &v3Set{state: state, docs: map[string]*servedDoc{}, modified: now}
-	add := func(key string, d *docSpec) { set.docs[key] = newServedDoc(state, d.v3Doc(), now, true) }
+	set := &v3Set{state: state, docs: map[string]*v3Doc{}, modified: now}
+	add := func(key string, d *docSpec) {
+		set.docs[key] = &v3Doc{servedDoc: newServedDoc(state, d.v3Doc(), now, true)}
+	}
 	for i, group := range state.Groups {
 		if group == "" {
 			d := g.newDoc()

@@ -1,7 +1,7 @@
 // Package openapi serves the OpenAPI v3 documents (index and one document
-// per group-version) and the OpenAPI v2 document (in JSON and in gnostic's
-// protobuf form), all generated from the registry's descriptors and their
-// schemas.
+// per group-version) and the OpenAPI v2 document, each in JSON and in
+// gnostic's protobuf form, all generated from the registry's descriptors
+// and their schemas.
 package openapi
 
 import (

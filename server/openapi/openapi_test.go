@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"bytes"
 	"crypto/sha512"
 	"encoding/hex"
 	"net/http"
@@ -279,19 +280,35 @@ func TestServingHeaders(t *testing.T) {
 	h, _ := newTestHandler(t, "plat")
 	url := dig(fetchIndex(t, h)["api/v1"], "serverRelativeURL").(string)
 	hash := url[strings.Index(url, "=")+1:]
+	const (
+		json     = "application/json"
+		pb       = "application/com.github.proto-openapi.spec.v3.v1.0+protobuf"
+		pbAlias  = "application/com.github.proto-openapi.spec.v3@v1.0+protobuf"
+		noCache  = "no-cache, private"
+		unhashed = "/openapi/v3/api/v1"
+	)
 	tests := []struct {
 		name, target, accept string
 		code                 int
-		cache, expires       string
-		location             string
+		// contentType is the form answered: JSON or protobuf (pb) for a
+		// 200 or 301, "" when nothing is.
+		contentType    string
+		cache, expires string
+		location       string
 	}{
-		{"hashed", url, "application/json", 200, "public, immutable", "Sun, 21 Nov 2027 23:08:14 UTC", ""},
-		{"unhashed", "/openapi/v3/api/v1", "", 200, "no-cache, private", "", ""},
-		{"wildcard", "/openapi/v3/api/v1", "*/*", 200, "no-cache, private", "", ""},
-		{"stale hash", "/openapi/v3/api/v1?hash=ABC", "", 301, "", "", url},
-		{"protobuf only", "/openapi/v3/api/v1", "application/com.github.proto-openapi.spec.v3@v1.0+protobuf", 406, "", "", ""},
-		{"protobuf then json", "/openapi/v3/api/v1", "application/com.github.proto-openapi.spec.v3@v1.0+protobuf,application/json", 200, "no-cache, private", "", ""},
-		{"unknown", "/openapi/v3/apis/nothing/v1", "", 404, "", "", ""},
+		{"hashed", url, json, 200, json, "public, immutable", "Sun, 21 Nov 2027 23:08:14 UTC", ""},
+		{"unhashed", unhashed, "", 200, json, noCache, "", ""},
+		{"wildcard", unhashed, "*/*", 200, json, noCache, "", ""},
+		{"stale hash", unhashed + "?hash=ABC", "", 301, json, "", "", url},
+		{"stale hash, protobuf", unhashed + "?hash=ABC", pbAlias, 301, pb, "", "", url},
+		{"protobuf", unhashed, pb, 200, pb, noCache, "", ""},
+		{"protobuf, hashed", url, pbAlias, 200, pb, "public, immutable", "Sun, 21 Nov 2027 23:08:14 UTC", ""},
+		{"protobuf then json", unhashed, pbAlias + "," + json, 200, pb, noCache, "", ""},
+		{"json preferred", unhashed, pbAlias + ";q=0.5," + json, 200, json, noCache, "", ""},
+		{"json refused by q=0 still served", unhashed, json + ";q=0", 200, json, noCache, "", ""},
+		{"types compare case-sensitively", unhashed, "Application/JSON", 406, "", "", "", ""},
+		{"no media range", unhashed, "json", 200, "", "", "", ""},
+		{"unknown", "/openapi/v3/apis/nothing/v1", "", 404, "", "", "", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -305,21 +322,33 @@ func TestServingHeaders(t *testing.T) {
 				t.Errorf("Cache-Control %q Expires %q Location %q", hdr.Get("Cache-Control"), hdr.Get("Expires"), hdr.Get("Location"))
 			}
 			// As upstream: a served group-version's answers vary with
-			// Accept, and the document's and the redirect's name its
-			// media type and current hash; the redirect, 406 and 404 have
-			// no body, and the 404 no headers.
-			var wantType, wantETag, wantVary string
-			switch tc.code {
-			case 200, 301:
-				wantType, wantETag, wantVary = "application/json", `"`+hash+`"`, "Accept"
-			case 406:
+			// Accept, and the document's and the redirect's name their
+			// media type and the current hash; the redirect, 406 and 404
+			// have no body, and the 404 no headers.
+			var wantETag, wantVary string
+			if tc.contentType != "" {
+				wantETag = `"` + hash + `"`
+			}
+			if tc.code != 404 {
 				wantVary = "Accept"
 			}
-			if hdr.Get("Content-Type") != wantType || hdr.Get("ETag") != wantETag || hdr.Get("Vary") != wantVary {
-				t.Errorf("Content-Type %q ETag %q Vary %q, want %q %q %q", hdr.Get("Content-Type"), hdr.Get("ETag"), hdr.Get("Vary"), wantType, wantETag, wantVary)
+			if hdr.Get("Content-Type") != tc.contentType || hdr.Get("ETag") != wantETag || hdr.Get("Vary") != wantVary {
+				t.Errorf("Content-Type %q ETag %q Vary %q, want %q %q %q", hdr.Get("Content-Type"), hdr.Get("ETag"), hdr.Get("Vary"), tc.contentType, wantETag, wantVary)
 			}
-			if tc.code != 200 && w.Body.Len() != 0 {
-				t.Errorf("%d body %q", tc.code, w.Body)
+			switch {
+			case tc.code != 200 || tc.contentType == "":
+				if w.Body.Len() != 0 {
+					t.Errorf("%d body %q", tc.code, w.Body)
+				}
+			case tc.contentType == pb:
+				want, err := encodeV3Protobuf(h.currentV3().docs["api/v1"].body)
+				if err != nil || !bytes.Equal(w.Body.Bytes(), want) {
+					t.Errorf("protobuf body of %d bytes is not the document's protobuf form (%d bytes, %v)", w.Body.Len(), len(want), err)
+				}
+			default:
+				if !bytes.Equal(w.Body.Bytes(), h.currentV3().docs["api/v1"].body) {
+					t.Errorf("JSON body is not the document")
+				}
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"bytes"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -34,10 +35,76 @@ func (h *Handler) serveIndex(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, "", set.modified, bytes.NewReader(set.index))
 }
 
-// serveV3 writes one v3 document. A group-version that is not served gets
-// a 404 without a body, as upstream's aggregator answers it. A ?hash= that
-// is not the current one redirects (301) to the current URL, with the
-// document's headers and no body, as upstream; a matching one makes the
+// Media types of the v3 documents. Upstream answers both spellings of the
+// protobuf type with the dotted one.
+const (
+	mediaV3Protobuf      = "application/com.github.proto-openapi.spec.v3.v1.0+protobuf"
+	mediaV3ProtobufAlias = "application/com.github.proto-openapi.spec.v3@v1.0+protobuf"
+)
+
+// v3Offers lists, in upstream's order of preference among equally
+// acceptable types, the media types a v3 document is served as; protobuf
+// says whether the type is the protobuf form.
+var v3Offers = []struct {
+	typ, subtype string
+	protobuf     bool
+}{
+	{"application", "json", false},
+	{"application", strings.TrimPrefix(mediaV3Protobuf, "application/"), true},
+	{"application", strings.TrimPrefix(mediaV3ProtobufAlias, "application/"), true},
+}
+
+// v3Doc is a served v3 document with its protobuf form, built on the
+// first request that asks for it. Both forms share the JSON's ETag and
+// Last-Modified: Vary tells caches they differ.
+type v3Doc struct {
+	*servedDoc
+	protobuf lazyBody
+}
+
+// v3Negotiation is the outcome of negotiating a v3 document's form.
+type v3Negotiation int
+
+const (
+	v3JSON v3Negotiation = iota
+	v3Protobuf
+	// v3NoClause: the Accept header names no media range at all.
+	v3NoClause
+	// v3NotAcceptable: no offer matches any media range.
+	v3NotAcceptable
+)
+
+// negotiateV3 picks the form for an Accept header as upstream does: the
+// clauses in order of preference (quality values only order them), each
+// against the offers in order, exact (case-sensitive) or "*" matches. An
+// empty header accepts anything.
+func negotiateV3(accept string) v3Negotiation {
+	if accept == "" {
+		accept = mediaAny
+	}
+	clauses := codec.ParseAccept(accept)
+	if len(clauses) == 0 {
+		return v3NoClause
+	}
+	for _, c := range clauses {
+		for _, o := range v3Offers {
+			if (c.Type == o.typ || c.Type == "*") && (c.Subtype == o.subtype || c.Subtype == "*") {
+				if o.protobuf {
+					return v3Protobuf
+				}
+				return v3JSON
+			}
+		}
+	}
+	return v3NotAcceptable
+}
+
+// serveV3 writes one v3 document, as JSON or protobuf. A group-version
+// that is not served gets a 404 without a body, as upstream's aggregator
+// answers it. As upstream: an Accept header without any media range gets
+// an empty 200, one that admits neither form a 406 without a body; a
+// ?hash= that is not the current one redirects (301) to the current URL,
+// with the document's headers and no body, and a matching one makes the
 // response cacheable for a year.
 func (h *Handler) serveV3(w http.ResponseWriter, r *http.Request, key string) {
 	set := h.currentV3()
@@ -48,11 +115,26 @@ func (h *Handler) serveV3(w http.ResponseWriter, r *http.Request, key string) {
 	}
 	hdr := w.Header()
 	hdr.Set(headerVary, "Accept")
-	if !acceptsJSON(r.Header.Get("Accept")) {
+	contentType, body := mediaJSON, doc.body
+	switch negotiateV3(r.Header.Get("Accept")) {
+	case v3NoClause:
+		return
+	case v3NotAcceptable:
 		w.WriteHeader(http.StatusNotAcceptable)
 		return
+	case v3Protobuf:
+		var err error
+		body, err = doc.protobuf.get(func() ([]byte, error) { return encodeV3Protobuf(doc.body) })
+		if err != nil {
+			// Only a document the encoder cannot represent gets here: a
+			// defect, answered as upstream answers a document it cannot
+			// convert, with nothing.
+			slog.Error("openapi v3 document", "path", key, "form", mediaV3Protobuf, "err", err)
+			return
+		}
+		contentType = mediaV3Protobuf
 	}
-	hdr.Set(headerContentType, mediaJSON)
+	hdr.Set(headerContentType, contentType)
 	hdr.Set(headerETag, `"`+doc.hash+`"`)
 	if hash := r.URL.Query().Get(queryHash); hash != "" {
 		if hash != doc.hash {
@@ -66,25 +148,5 @@ func (h *Handler) serveV3(w http.ResponseWriter, r *http.Request, key string) {
 	} else {
 		hdr.Set(headerCacheControl, cacheRevalidate)
 	}
-	http.ServeContent(w, r, "", doc.modified, bytes.NewReader(doc.body))
-}
-
-// acceptsJSON reports whether some clause of accept admits JSON; an empty
-// header admits anything.
-func acceptsJSON(accept string) bool {
-	if strings.TrimSpace(accept) == "" {
-		return true
-	}
-	for _, c := range codec.ParseAccept(accept) {
-		if c.Q == 0 {
-			continue
-		}
-		switch {
-		case c.Type == "*":
-			return true
-		case strings.EqualFold(c.Type, "application") && (c.Subtype == "*" || strings.EqualFold(c.Subtype, "json")):
-			return true
-		}
-	}
-	return false
+	http.ServeContent(w, r, "", doc.modified, bytes.NewReader(body))
 }

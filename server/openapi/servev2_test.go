@@ -93,7 +93,7 @@ func TestServeV2Protobuf(t *testing.T) {
 		if !bytes.Equal(w.Body.Bytes(), want) {
 			t.Errorf("%s: body is not the protobuf form of the JSON body", accept)
 		}
-		got := decodeV2Protobuf(t, desc, w.Body.Bytes()).(map[string]any)
+		got := decodeProtobuf(t, desc, w.Body.Bytes()).(map[string]any)
 		if got["swagger"] != swaggerV2 || dig(got, "info", "title") != "Kubernetes" {
 			t.Errorf("%s: decoded document %v %v", accept, got["swagger"], got["info"])
 		}

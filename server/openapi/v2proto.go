@@ -51,6 +51,9 @@ type message struct {
 	// choose, when set, picks the alternative of a oneof message from the
 	// object: the field to write the whole object into.
 	choose func(obj members) (field, error)
+	// ignoreOthers skips the members nothing above takes, instead of
+	// refusing them.
+	ignoreOthers bool
 }
 
 type field struct {
@@ -107,6 +110,7 @@ func (m *message) encode(dst []byte, v any) ([]byte, error) {
 			err = add(m.extensions, namedPair(e.name, anyField), e.name, e.value)
 		case m.rest != nil && (m.rest.accept == nil || m.rest.accept(e.name)):
 			err = add(m.rest.num, namedPair(e.name, m.rest.value), e.name, e.value)
+		case m.ignoreOthers:
 		default:
 			err = fmt.Errorf("%w: %s has no member %q", errProtoForm, m.name, e.name)
 		}
