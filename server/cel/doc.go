@@ -36,6 +36,15 @@
 // StaticEstimatedCRDCostLimit. At run time one rule may cost PerCallLimit
 // and all rules of one object RuntimeCostBudget.
 //
+// Admission objects (ValidatingAdmissionPolicy, webhook match
+// conditions) have their expressions type-checked at write time by an
+// AdmissionCompiler, in upstream's admission environment: object,
+// oldObject and params dyn, request and namespaceObject typed, the
+// authorizer library, and variables composed in order. New expressions
+// compile as of v1.32's compatibility version (v1.31, without
+// two-variable comprehensions), those already stored in the full v1.32
+// environment. The environments are built on first use.
+//
 // Known limit: cel-go v0.31's runtime cost tracker slows quadratically
 // with a comprehension's length (20,000 items take about a second), so
 // Validate also stops after maxValidateTime, reporting the budget spent.

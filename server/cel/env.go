@@ -46,35 +46,41 @@ var (
 	baseErr  error
 )
 
+// baseOptions are the libraries and options of upstream's v1.32 base
+// environment, less the two-variable comprehensions, which v1.32 offers
+// only to expressions already stored (see admission.go).
+func baseOptions() []cel.EnvOption {
+	return []cel.EnvOption{
+		cel.HomogeneousAggregateLiterals(),
+		cel.EagerlyValidateDeclarations(true),
+		cel.DefaultUTCTimeZone(true),
+		urlsLib(),
+		regexLib(),
+		listsLib(),
+		cel.CostEstimatorOptions(checker.PresenceTestHasCost(false)),
+		cel.CrossTypeNumericComparisons(true),
+		cel.OptionalTypes(),
+		quantityLib(),
+		cel.ASTValidators(
+			cel.ValidateDurationLiterals(),
+			cel.ValidateTimestampLiterals(),
+			cel.ValidateRegexLiterals(),
+			cel.ValidateHomogeneousAggregateLiterals(),
+		),
+		ext.Strings(ext.StringsVersion(2)),
+		ext.Sets(),
+		netLib(),
+		formatLib(),
+	}
+}
+
 // base is the environment every rule compiles in before self and oldSelf
 // are declared: the libraries and options of upstream's v1.32 base
 // environment for CRD rules. Built once; cel.Env is safe for concurrent
 // use and Extend copies.
 func base() (*cel.Env, error) {
 	baseOnce.Do(func() {
-		baseEnv, baseErr = cel.NewEnv(
-			cel.HomogeneousAggregateLiterals(),
-			cel.EagerlyValidateDeclarations(true),
-			cel.DefaultUTCTimeZone(true),
-			urlsLib(),
-			regexLib(),
-			listsLib(),
-			cel.CostEstimatorOptions(checker.PresenceTestHasCost(false)),
-			cel.CrossTypeNumericComparisons(true),
-			cel.OptionalTypes(),
-			quantityLib(),
-			cel.ASTValidators(
-				cel.ValidateDurationLiterals(),
-				cel.ValidateTimestampLiterals(),
-				cel.ValidateRegexLiterals(),
-				cel.ValidateHomogeneousAggregateLiterals(),
-			),
-			ext.Strings(ext.StringsVersion(2)),
-			ext.Sets(),
-			netLib(),
-			formatLib(),
-			ext.TwoVarComprehensions(),
-		)
+		baseEnv, baseErr = cel.NewEnv(append(baseOptions(), ext.TwoVarComprehensions())...)
 		if baseErr != nil {
 			baseErr = fmt.Errorf("building the CEL base environment: %w", baseErr)
 		}
