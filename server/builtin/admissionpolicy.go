@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"platd/server/apierr"
+	"platd/server/cel"
 	"platd/server/registry"
 	"platd/server/validation"
 )
@@ -33,15 +34,14 @@ func validatingAdmissionPolicies(group string) *registry.Descriptor {
 	}
 	d.Strategy.PrepareForUpdate = bumpGenerationOnSpec(d)
 	d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors {
-		return validatePolicySpec(str(obj, "metadata", "name"), mapAt(obj, "spec"), false)
+		return validatePolicySpec(str(obj, "metadata", "name"), mapAt(obj, "spec"), nil)
 	}
 	d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
-		spec, oldSpec := mapAt(obj, "spec"), mapAt(old, "spec")
-		// Unchanged match conditions are not checked again, as upstream
-		// skips recompiling what it accepted before.
-		same := reflect.DeepEqual(spec["paramKind"], oldSpec["paramKind"]) &&
-			reflect.DeepEqual(spec["matchConditions"], oldSpec["matchConditions"])
-		return validatePolicySpec(str(obj, "metadata", "name"), spec, same)
+		oldSpec := mapAt(old, "spec")
+		if oldSpec == nil {
+			oldSpec = map[string]any{}
+		}
+		return validatePolicySpec(str(obj, "metadata", "name"), mapAt(obj, "spec"), oldSpec)
 	}
 	return d
 }
@@ -76,9 +76,21 @@ func defaultMatchResources(mr map[string]any) {
 
 // validatePolicySpec checks a policy: failure policy, parameter kind,
 // match constraints with at least one resource rule, match conditions,
-// variables, and at least one validation or audit annotation.
-func validatePolicySpec(name string, spec map[string]any, skipMatchConditions bool) apierr.FieldErrors {
+// variables, and at least one validation or audit annotation; every CEL
+// expression must compile. oldSpec is the stored spec on update, nil on
+// create.
+func validatePolicySpec(name string, spec, oldSpec map[string]any) apierr.FieldErrors {
 	var errs apierr.FieldErrors
+	stored := policyStoredExprs(oldSpec)
+	// Unchanged match conditions are not checked again, as upstream
+	// skips recompiling what it accepted before.
+	skipMatchConditions := oldSpec != nil && reflect.DeepEqual(spec["paramKind"], oldSpec["paramKind"]) &&
+		reflect.DeepEqual(spec["matchConditions"], oldSpec["matchConditions"])
+	// Expressions see params when the policy has a paramKind, and the
+	// variables when it has any.
+	hasParams := mapAt(spec, "paramKind") != nil
+	decls := cel.AdmissionDecls{Params: hasParams, Authorizer: true}
+	compiler := cel.NewAdmissionCompiler(len(listAt(spec, "variables")) > 0)
 	if !present(spec, "failurePolicy") {
 		errs = append(errs, apierr.Required("spec.failurePolicy", ""))
 	} else {
@@ -96,10 +108,11 @@ func validatePolicySpec(name string, spec map[string]any, skipMatchConditions bo
 		}
 	}
 	if !skipMatchConditions {
-		errs = append(errs, validateMatchConditions(listAt(spec, "matchConditions"), "spec.matchConditions")...)
+		errs = append(errs, validateMatchConditions(listAt(spec, "matchConditions"), "spec.matchConditions", decls, stored.matchConditions)...)
 	}
 	for i, v := range mapsOf(spec["variables"]) {
-		errs = append(errs, validateVariable(v, index("spec.variables", i))...)
+		// Upstream looks a variable up among the stored validations.
+		errs = append(errs, validateVariable(compiler, v, index("spec.variables", i), decls, stored.validations)...)
 	}
 	validations, annotations := listAt(spec, "validations"), listAt(spec, "auditAnnotations")
 	if len(validations) == 0 && len(annotations) == 0 {
@@ -107,7 +120,7 @@ func validatePolicySpec(name string, spec map[string]any, skipMatchConditions bo
 		return append(errs, apierr.Required("spec.validations", msg), apierr.Required("spec.auditAnnotations", msg))
 	}
 	for i, v := range mapsOf(validations) {
-		errs = append(errs, validatePolicyValidation(v, index("spec.validations", i))...)
+		errs = append(errs, validatePolicyValidation(compiler, v, index("spec.validations", i), hasParams, stored)...)
 	}
 	if len(annotations) > auditAnnotationsMax {
 		errs = append(errs, apierr.Invalid("spec.auditAnnotations", goSyntax(fmt.Sprintf("[]admissionregistration.AuditAnnotation{...%d items}", len(annotations))),
@@ -116,7 +129,7 @@ func validatePolicySpec(name string, spec map[string]any, skipMatchConditions bo
 	keys := map[string]bool{}
 	for i, a := range mapsOf(annotations) {
 		p := index("spec.auditAnnotations", i)
-		errs = append(errs, validateAuditAnnotation(name, a, p)...)
+		errs = append(errs, validateAuditAnnotation(compiler, name, a, p, decls, stored.auditValues)...)
 		if key := str(a, "key"); keys[key] {
 			errs = append(errs, apierr.Duplicate(p+".key", key))
 		} else {
@@ -211,7 +224,9 @@ var (
 		"function", "if", "import", "let", "loop", "package", "namespace", "return", "var", "void", "while"}
 )
 
-func validateVariable(v map[string]any, p string) apierr.FieldErrors {
+// validateVariable checks a variable's name and compiles its expression,
+// which later expressions then see as variables.<name>.
+func validateVariable(c *cel.AdmissionCompiler, v map[string]any, p string, decls cel.AdmissionDecls, stored map[string]bool) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	name := str(v, "name")
 	if strings.TrimSpace(name) == "" {
@@ -219,8 +234,10 @@ func validateVariable(v map[string]any, p string) apierr.FieldErrors {
 	} else if !celIdentRe().MatchString(name) || slices.Contains(celReserved, name) {
 		errs = append(errs, apierr.Invalid(p+".name", name, "name is not a valid CEL identifier"))
 	}
-	if strings.TrimSpace(str(v, "expression")) == "" {
+	if expr := str(v, "expression"); strings.TrimSpace(expr) == "" {
 		errs = append(errs, apierr.Required(p+".expression", "expression is not specified"))
+	} else if err := c.CompileVariable(name, expr, decls, stored[expr]); err != nil {
+		errs = append(errs, celFieldError(p+".expression", expr, err))
 	}
 	return errs
 }
@@ -228,13 +245,23 @@ func validateVariable(v map[string]any, p string) apierr.FieldErrors {
 // lineBreakRe finds the line breaks CEL's grammar knows.
 var lineBreakRe = lazyRegexp(`[\n\r]+`)
 
-func validatePolicyValidation(v map[string]any, p string) apierr.FieldErrors {
+// validatePolicyValidation checks one validation: its expression must
+// compile to a bool, its messageExpression to a string (without the
+// authorizer, as upstream declares it there).
+func validatePolicyValidation(c *cel.AdmissionCompiler, v map[string]any, p string, hasParams bool, stored storedExprs) apierr.FieldErrors {
 	var errs apierr.FieldErrors
-	if strings.TrimSpace(str(v, "expression")) == "" {
+	if expr := str(v, "expression"); strings.TrimSpace(expr) == "" {
 		errs = append(errs, apierr.Required(p+".expression", "expression is not specified"))
+	} else if err := c.Compile(expr, cel.ResultBool, cel.AdmissionDecls{Params: hasParams, Authorizer: true}, stored.validations[expr]); err != nil {
+		errs = append(errs, celFieldError(p+".expression", expr, err))
 	}
 	if me := str(v, "messageExpression"); me != "" && strings.TrimSpace(me) == "" {
 		errs = append(errs, apierr.Invalid(p+".messageExpression", me, "must be non-empty if specified"))
+	} else if me != "" {
+		// Compiled untrimmed, so that error columns match the field.
+		if err := c.Compile(me, cel.ResultString, cel.AdmissionDecls{Params: hasParams}, stored.messages[me]); err != nil {
+			errs = append(errs, celFieldError(p+".messageExpression", me, err))
+		}
 	}
 	msg := str(v, "message")
 	trimmed := strings.TrimSpace(msg)
@@ -247,8 +274,9 @@ func validatePolicyValidation(v map[string]any, p string) apierr.FieldErrors {
 }
 
 // validateAuditAnnotation checks an audit annotation: its key, prefixed
-// by the policy name, must be a qualified name.
-func validateAuditAnnotation(policy string, a map[string]any, p string) apierr.FieldErrors {
+// by the policy name, must be a qualified name, and its value expression,
+// trimmed, must compile to a string or null.
+func validateAuditAnnotation(c *cel.AdmissionCompiler, policy string, a map[string]any, p string, decls cel.AdmissionDecls, stored map[string]bool) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	key := str(a, "key")
 	if policy != "" {
@@ -256,12 +284,18 @@ func validateAuditAnnotation(policy string, a map[string]any, p string) apierr.F
 	} else {
 		errs = append(errs, apierr.Invalid(p+".key", key, "requires metadata.name be non-empty"))
 	}
-	expr := strings.TrimSpace(str(a, "valueExpression"))
+	raw := str(a, "valueExpression")
+	expr := strings.TrimSpace(raw)
 	switch {
 	case expr == "":
 		errs = append(errs, apierr.Required(p+".valueExpression", "valueExpression is not specified"))
 	case len(expr) > auditAnnotationExprMax:
 		errs = append(errs, apierr.Required(p+".valueExpression", fmt.Sprintf("must not exceed %d bytes in length", auditAnnotationExprMax)))
+	default:
+		// The stored form and the error's value are the field as written.
+		if err := c.Compile(expr, cel.ResultStringOrNull, decls, stored[raw]); err != nil {
+			errs = append(errs, celFieldError(p+".valueExpression", raw, err))
+		}
 	}
 	return errs
 }

@@ -9,15 +9,16 @@ import (
 
 	"platd/config"
 	"platd/server/apierr"
+	"platd/server/cel"
 	"platd/server/registry"
 	"platd/server/validation"
 )
 
 // admissionRegistrationV1 serves the v1 admission configuration types. The
 // configured webhooks and policies are stored and validated only: nothing
-// calls a webhook or evaluates a policy yet. CEL expressions (match
-// conditions, validations, variables, audit annotations) are checked for
-// presence and shape but not compiled.
+// calls a webhook or evaluates a policy yet. Their CEL expressions (match
+// conditions, validations, messageExpressions, variables, audit
+// annotations) are compiled and type-checked at write time, as upstream.
 func admissionRegistrationV1(b config.Brand) []*registry.Descriptor {
 	g := b.Group("admissionregistration")
 	return []*registry.Descriptor{
@@ -119,13 +120,15 @@ type webhookRules struct {
 	allowBadSelectorValues    bool
 	// skipMatchConditions skips match conditions an update left as stored.
 	skipMatchConditions bool
+	// stored are the expressions of the stored webhooks.
+	stored storedExprs
 }
 
 var strictWebhookRules = webhookRules{requireNoSideEffects: true, requireKnownReviewVersion: true, requireUniqueNames: true}
 
 // webhookRulesAfter relaxes each rule the stored webhooks already break.
 func webhookRulesAfter(hooks, old []any) webhookRules {
-	r := webhookRules{requireNoSideEffects: true, requireKnownReviewVersion: true, requireUniqueNames: true}
+	r := webhookRules{requireNoSideEffects: true, requireKnownReviewVersion: true, requireUniqueNames: true, stored: webhookStoredExprs(old)}
 	names := map[string]bool{}
 	for _, h := range mapsOf(old) {
 		if !slices.Contains(noSideEffectClasses, str(h, "sideEffects")) {
@@ -206,7 +209,9 @@ func validateWebhook(hook map[string]any, mutating bool, r webhookRules, p strin
 	}
 	errs = append(errs, validateClientConfig(mapAt(hook, "clientConfig"), p+".clientConfig")...)
 	if !r.skipMatchConditions {
-		errs = append(errs, validateMatchConditions(listAt(hook, "matchConditions"), p+".matchConditions")...)
+		// A webhook's conditions see no params.
+		decls := cel.AdmissionDecls{Authorizer: true}
+		errs = append(errs, validateMatchConditions(listAt(hook, "matchConditions"), p+".matchConditions", decls, r.stored.matchConditions)...)
 	}
 	return errs
 }
@@ -438,18 +443,23 @@ func validateWebhookService(svc map[string]any, p string) apierr.FieldErrors {
 }
 
 // validateMatchConditions checks names and expressions of match
-// conditions. The expressions are not compiled: platd has no CEL
-// environment for admission yet, so only an empty one is refused.
-func validateMatchConditions(conds []any, p string) apierr.FieldErrors {
+// conditions: each expression, trimmed, must compile to a bool with the
+// variables of decls (in the environment of stored expressions when
+// stored has it).
+func validateMatchConditions(conds []any, p string, decls cel.AdmissionDecls, stored map[string]bool) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	if len(conds) > matchConditionsMax {
 		errs = append(errs, tooMany(p, len(conds), matchConditionsMax))
 	}
 	names := map[string]bool{}
+	// Conditions never see variables.
+	compiler := cel.NewAdmissionCompiler(false)
 	for i, c := range mapsOf(conds) {
 		cp := index(p, i)
-		if strings.TrimSpace(str(c, "expression")) == "" {
+		if expr := strings.TrimSpace(str(c, "expression")); expr == "" {
 			errs = append(errs, apierr.Required(cp+".expression", ""))
+		} else if err := compiler.Compile(expr, cel.ResultBool, decls, stored[expr]); err != nil {
+			errs = append(errs, celFieldError(cp+".expression", expr, err))
 		}
 		name := str(c, "name")
 		if name == "" {

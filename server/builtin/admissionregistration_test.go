@@ -1,8 +1,10 @@
 package builtin
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"platd/server/registry"
@@ -180,6 +182,16 @@ func TestWebhookValidation(t *testing.T) {
 			`webhooks[0].matchConditions[1].name: Duplicate value: "a"`,
 			`webhooks[0].matchConditions[2].name: Required value`,
 		}},
+		{"match condition expressions", []any{webhook(map[string]any{"matchConditions": []any{
+			map[string]any{"name": "a", "expression": "object.metadata.name"},
+			map[string]any{"name": "b", "expression": "  params.x == 1 "},
+			map[string]any{"name": "c", "expression": "request.operation == 'CREATE' && authorizer.requestResource.check('get').allowed()"},
+			map[string]any{"name": "d", "expression": "{'a': 1}.all(k, v, v > 0)"},
+		}})}, []string{
+			`webhooks[0].matchConditions[0].expression: Invalid value: "object.metadata.name": must evaluate to bool but got dyn`,
+			"webhooks[0].matchConditions[1].expression: Invalid value: \"params.x == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.x == 1\n | ^",
+			"webhooks[0].matchConditions[3].expression: Invalid value: \"{'a': 1}.all(k, v, v > 0)\": " + twoVarErr(twoVar),
+		}},
 		{"selectors", []any{webhook(map[string]any{"namespaceSelector": map[string]any{"matchExpressions": []any{
 			map[string]any{"key": "k", "operator": "In"}}}})}, []string{
 			"webhooks[0].namespaceSelector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
@@ -223,6 +235,39 @@ func TestWebhookUpdateKeepsStoredShape(t *testing.T) {
 	checkErrs(t, "kept conditions", errs, nil)
 	_, errs = update(d, withConds, stored, "")
 	checkErrs(t, "new conditions", errs, qualifiedNameErrs("webhooks[0].matchConditions[0].name", "no good"))
+
+	// A condition the stored webhooks already have compiles with what
+	// newer servers added (here two-variable comprehensions), also when
+	// another condition changed; a new one does not.
+	withTwoVar := copyObj(stored)
+	listAt(withTwoVar, "webhooks")[0].(map[string]any)["matchConditions"] = []any{map[string]any{"name": "a", "expression": twoVar}}
+	changed := copyObj(withTwoVar)
+	listAt(changed, "webhooks")[0].(map[string]any)["matchConditions"] = []any{
+		map[string]any{"name": "a", "expression": twoVar}, map[string]any{"name": "b", "expression": "true"}}
+	_, errs = update(d, changed, withTwoVar, "")
+	checkErrs(t, "stored expression", errs, nil)
+	_, errs = update(d, changed, stored, "")
+	checkErrs(t, "new expression", errs, []string{`webhooks[0].matchConditions[0].expression: Invalid value: "{'a': 1}.all(k, v, v > 0)": ` + twoVarErr(twoVar)})
+}
+
+// twoVar is an expression that needs two-variable comprehensions.
+const twoVar = "{'a': 1}.all(k, v, v > 0)"
+
+// twoVarErr is the compile error, where two-variable comprehensions are
+// not declared, of expr: one that starts as "{'a': 1}.all(k, v, v > ".
+func twoVarErr(expr string) string {
+	var b strings.Builder
+	b.WriteString("compilation failed: ")
+	for i, ref := range []struct {
+		name string
+		col  int
+	}{{"all", 13}, {"k", 14}, {"v", 17}, {"v", 20}} {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "ERROR: <input>:1:%d: undeclared reference to '%s' (in container '')\n | %s\n | %s^", ref.col, ref.name, expr, strings.Repeat(".", ref.col-1))
+	}
+	return b.String()
 }
 
 // policy is a valid policy with the spec members changed (nil removes
@@ -299,6 +344,56 @@ func TestValidatingAdmissionPolicy(t *testing.T) {
 			`spec.auditAnnotations[1].key: Duplicate value: "a"`,
 			`spec.auditAnnotations[2].key: Invalid value: "pol/b/c": a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')`,
 		}},
+		{"expressions", map[string]any{
+			"matchConditions": []any{map[string]any{"name": "m", "expression": "params.x == 1"}},
+			"validations": []any{
+				map[string]any{"expression": "object.spec.replicas <= ", "messageExpression": "1"},
+				map[string]any{"expression": "object.spec.paused"},
+				map[string]any{"expression": "request.user == ''", "messageExpression": "authorizer.path('/x').check('get').reason()"},
+				map[string]any{"expression": "authorizer.requestResource.check('scale').allowed()", "messageExpression": " 'replicas: ' + string(object.spec.replicas)"},
+			},
+			"auditAnnotations": []any{
+				map[string]any{"key": "a", "valueExpression": " 1 "},
+				map[string]any{"key": "b", "valueExpression": "object.spec.replicas > 1 ? 'many' : 'few'"},
+				map[string]any{"key": "c", "valueExpression": "null"},
+			},
+		}, []string{
+			"spec.matchConditions[0].expression: Invalid value: \"params.x == 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'params' (in container '')\n | params.x == 1\n | ^",
+			"spec.validations[0].expression: Invalid value: \"object.spec.replicas <= \": compilation failed: ERROR: <input>:1:25: Syntax error: mismatched input '<EOF>' expecting {'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, BYTES, IDENTIFIER}\n | object.spec.replicas <= \n | ........................^",
+			`spec.validations[0].messageExpression: Invalid value: "1": must evaluate to string but got int`,
+			`spec.validations[1].expression: Invalid value: "object.spec.paused": must evaluate to bool but got dyn`,
+			"spec.validations[2].expression: Invalid value: \"request.user == ''\": compilation failed: ERROR: <input>:1:8: undefined field 'user'\n | request.user == ''\n | .......^",
+			"spec.validations[2].messageExpression: Invalid value: \"authorizer.path('/x').check('get').reason()\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'authorizer' (in container '')\n | authorizer.path('/x').check('get').reason()\n | ^",
+			`spec.auditAnnotations[0].valueExpression: Invalid value: " 1 ": must evaluate to one of [string null_type] but got int`,
+		}},
+		{"expressions with params", map[string]any{
+			"paramKind":        map[string]any{"apiVersion": "v1", "kind": "ConfigMap"},
+			"matchConditions":  []any{map[string]any{"name": "m", "expression": "params.data.enabled == 'true'"}},
+			"validations":      []any{map[string]any{"expression": "object.spec.replicas <= int(params.data.max)", "messageExpression": "'at most ' + params.data.max"}},
+			"auditAnnotations": []any{map[string]any{"key": "a", "valueExpression": "'max ' + params.data.max"}},
+		}, nil},
+		{"variables", map[string]any{
+			"matchConditions": []any{map[string]any{"name": "m", "expression": "variables.max > 1"}},
+			"variables": []any{
+				map[string]any{"name": "replicas", "expression": "object.spec.replicas"},
+				map[string]any{"name": "max", "expression": "5"},
+				map[string]any{"name": "early", "expression": "variables.later"},
+				map[string]any{"name": "later", "expression": "1"},
+			},
+			"validations": []any{
+				map[string]any{"expression": "variables.replicas <= variables.max && variables.later == 1", "messageExpression": "'max ' + string(variables.max)"},
+				map[string]any{"expression": "variables.max == 'five'"},
+			},
+			"auditAnnotations": []any{map[string]any{"key": "a", "valueExpression": "variables.max"}},
+		}, []string{
+			"spec.matchConditions[0].expression: Invalid value: \"variables.max > 1\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'variables' (in container '')\n | variables.max > 1\n | ^",
+			"spec.variables[2].expression: Invalid value: \"variables.later\": compilation failed: ERROR: <input>:1:10: undefined field 'later'\n | variables.later\n | .........^",
+			"spec.validations[1].expression: Invalid value: \"variables.max == 'five'\": compilation failed: ERROR: <input>:1:15: found no matching overload for '_==_' applied to '(int, string)'\n | variables.max == 'five'\n | ..............^",
+			`spec.auditAnnotations[0].valueExpression: Invalid value: "variables.max": must evaluate to one of [string null_type] but got int`,
+		}},
+		{"no variables", map[string]any{"validations": []any{map[string]any{"expression": "variables.x"}}}, []string{
+			"spec.validations[0].expression: Invalid value: \"variables.x\": compilation failed: ERROR: <input>:1:1: undeclared reference to 'variables' (in container '')\n | variables.x\n | ^",
+		}},
 		{"match constraints", map[string]any{"matchConstraints": map[string]any{
 			"matchPolicy": "Fuzzy",
 			"resourceRules": []any{map[string]any{"operations": []any{"CREATE"}, "apiGroups": []any{""}, "apiVersions": []any{"v1"},
@@ -318,6 +413,44 @@ func TestValidatingAdmissionPolicy(t *testing.T) {
 		_, errs := create(d, policy(tt.changes))
 		checkErrs(t, tt.name, errs, tt.want)
 	}
+
+	// Expressions the stored policy has compile with what newer servers
+	// added (two-variable comprehensions); new ones do not. Variables are
+	// looked up among the stored validations, as upstream does.
+	const twoVarText = twoVar + " ? 'y' : 'n'"
+	withTwoVar := policy(map[string]any{
+		"matchConditions":  []any{map[string]any{"name": "m", "expression": twoVar}},
+		"variables":        []any{map[string]any{"name": "v", "expression": twoVar}},
+		"validations":      []any{map[string]any{"expression": twoVar, "messageExpression": twoVarText}},
+		"auditAnnotations": []any{map[string]any{"key": "a", "valueExpression": twoVarText}},
+	})
+	_, errs := create(d, withTwoVar)
+	checkErrs(t, "new two-variable comprehensions", errs, []string{
+		`spec.matchConditions[0].expression: Invalid value: "{'a': 1}.all(k, v, v > 0)": ` + twoVarErr(twoVar),
+		`spec.variables[0].expression: Invalid value: "{'a': 1}.all(k, v, v > 0)": ` + twoVarErr(twoVar),
+		`spec.validations[0].expression: Invalid value: "{'a': 1}.all(k, v, v > 0)": ` + twoVarErr(twoVar),
+		`spec.validations[0].messageExpression: Invalid value: "{'a': 1}.all(k, v, v > 0) ? 'y' : 'n'": ` + twoVarErr(twoVarText),
+		`spec.auditAnnotations[0].valueExpression: Invalid value: "{'a': 1}.all(k, v, v > 0) ? 'y' : 'n'": ` + twoVarErr(twoVarText),
+	})
+	changed := copyObj(withTwoVar)
+	mapAt(changed, "spec")["matchConditions"] = []any{
+		map[string]any{"name": "m", "expression": twoVar}, map[string]any{"name": "n", "expression": "true"}}
+	_, errs = update(d, changed, withTwoVar, "")
+	checkErrs(t, "stored two-variable comprehensions", errs, nil)
+	const otherTwoVar = "{'a': 1}.all(k, v, v > 1)"
+	changed = copyObj(withTwoVar)
+	mapAt(changed, "spec")["variables"] = []any{map[string]any{"name": "v", "expression": otherTwoVar}}
+	mapAt(changed, "spec")["validations"] = []any{map[string]any{"expression": otherTwoVar, "messageExpression": twoVarText}}
+	_, errs = update(d, changed, withTwoVar, "")
+	checkErrs(t, "changed expressions", errs, []string{
+		`spec.variables[0].expression: Invalid value: "{'a': 1}.all(k, v, v > 1)": ` + twoVarErr(otherTwoVar),
+		`spec.validations[0].expression: Invalid value: "{'a': 1}.all(k, v, v > 1)": ` + twoVarErr(otherTwoVar),
+	})
+	// A stored variable alone is not enough.
+	varOnly := copyObj(withTwoVar)
+	mapAt(varOnly, "spec")["validations"] = []any{map[string]any{"expression": "true"}}
+	_, errs = update(d, varOnly, varOnly, "")
+	checkErrs(t, "stored variable", errs, []string{`spec.variables[0].expression: Invalid value: "{'a': 1}.all(k, v, v > 0)": ` + twoVarErr(twoVar)})
 
 	status := d.Subresource("status").Validate
 	bad := registry.Object{"status": map[string]any{
