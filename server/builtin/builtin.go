@@ -74,7 +74,7 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 		hpa, autoscalingV1(b, hpa[0]),
 		appsV1(b), batchV1(b),
 		networkingV1(b), policyV1(), storageV1(b), coordinationV1(b), nodeV1(b), discoveryV1(b),
-		rbacV1(b, sv), schedulingV1(b), certificatesV1(b), apiRegistrationV1(b), apiExtensionsV1(b),
+		rbacV1(b, sv), schedulingV1(b), certificatesV1(b, sv), apiRegistrationV1(b), apiExtensionsV1(b),
 		admissionRegistrationV1(b), flowControlV1(b), authenticationV1(b, sv), authorizationV1(b, sv),
 	)
 }

@@ -39,8 +39,8 @@ var csrUsages = sortedCopy(
 	"microsoft sgc", "netscape sgc",
 )
 
-func certificatesV1(b config.Brand) []*registry.Descriptor {
-	return []*registry.Descriptor{certificateSigningRequests(b)}
+func certificatesV1(b config.Brand, sv Services) []*registry.Descriptor {
+	return []*registry.Descriptor{certificateSigningRequests(b, sv)}
 }
 
 // csrRules holds the brand's legacy signer name, which the v1 API refuses.
@@ -60,10 +60,12 @@ type csrOptions struct {
 // changes; the approval subresource writes the conditions and the status
 // subresource the issued certificate.
 // The requester fields of the spec (username, uid, groups, extra) are
-// the creating user's, whatever the request sent.
-func certificateSigningRequests(b config.Brand) *registry.Descriptor {
+// the creating user's, whatever the request sent. Writing through the
+// approval subresource needs the approve verb on the request's signer.
+func certificateSigningRequests(b config.Brand, sv Services) *registry.Descriptor {
 	r := csrRules{legacySigner: b.Label("legacy-unknown")}
 	d := groupType(b.Group("certificates"), "certificatesigningrequests", "certificatesigningrequest", "CertificateSigningRequest", false, "csr")
+	admission := csrAdmission{group: d.Group, resource: d.Resource, az: sv.Authorizer}
 	d.NameRule = registry.NamePathSegment
 	d.FieldSelectors = map[string]registry.FieldSelector{"spec.signerName": fieldGetter("spec", "signerName")}
 	d.FieldLabels.Refusal = registry.FieldLabelNotSupported
@@ -88,6 +90,7 @@ func certificateSigningRequests(b config.Brand) *registry.Descriptor {
 	d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
 		return r.validateUpdate(obj, old, csrOptionsFrom(obj, old))
 	}
+	d.Strategy.Admit = admission.admit
 	d.Subresources = []registry.Subresource{
 		{Name: "approval", Verbs: statusVerbs, Copy: copyConditions, Validate: func(obj, old registry.Object) apierr.FieldErrors {
 			o := csrOptionsFrom(obj, old)

@@ -18,7 +18,7 @@ func FuzzCSRWrite(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := certificateSigningRequests(brand)
+		d := certificateSigningRequests(brand, Services{})
 		d.Schema = cat.ByGVK(d.Group, d.Version, d.Kind)
 		obj := registry.Object{"metadata": map[string]any{"name": "c"}, "spec": map[string]any{
 			"request": base64.StdEncoding.EncodeToString(req), "signerName": signer, "usages": []any{"any"}}}

@@ -387,6 +387,13 @@ type Strategy struct {
 	// defaulting and before validation; the server's own writes, made
 	// without a user, skip it. Its error is the request's answer.
 	AuthorizeWrite func(ctx context.Context, who Requester, name string, obj, old Object) error
+	// Admit is the type's validating admission: it checks a write made
+	// for a user once the write has passed validation, and its error is
+	// the request's answer. It runs for updates of the main resource
+	// (subresource "") and for writes through a subresource (named by
+	// subresource), dry runs included, with obj the new state and old the
+	// stored one. The server's own writes, made without a user, skip it.
+	Admit func(ctx context.Context, who Requester, subresource string, obj, old Object) error
 	// PrepareForUpdate normalises obj, the new state, given the stored old
 	// state and the subresource written ("" or "status").
 	PrepareForUpdate func(obj, old Object, subresource string)

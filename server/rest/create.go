@@ -250,3 +250,17 @@ func authorizeWrite(ctx context.Context, s *scope, obj, old Object) error {
 	}
 	return check(ctx, registry.Requester{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}, s.name, obj, old)
 }
+
+// admit runs the type's validating admission for a write made for a user,
+// once the write has passed validation (old is nil on create).
+func admit(ctx context.Context, s *scope, obj, old Object) error {
+	check := s.d.Strategy.Admit
+	if check == nil {
+		return nil
+	}
+	u := filters.UserFrom(ctx)
+	if u == nil {
+		return nil
+	}
+	return check(ctx, registry.Requester{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}, s.sub, obj, old)
+}

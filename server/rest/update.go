@@ -268,6 +268,9 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 	if len(errs) > 0 {
 		return nil, apierr.NewInvalid(d.Group, d.Kind, s.name, errs)
 	}
+	if err := admit(ctx, s, next, old); err != nil {
+		return nil, err
+	}
 	return next, nil
 }
 

@@ -1,0 +1,63 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"platd/security"
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// Verbs on the signers resource of the certificates group: approve lets a
+// user approve or deny requests for a signer.
+const verbApprove = "approve"
+
+// csrAdmission checks certificate signing request writes as upstream's
+// certificate admission plugins do, once a write is valid: deciding a
+// request needs the approve verb on its signer.
+type csrAdmission struct {
+	// group and resource name the certificates group and its requests.
+	group, resource string
+	// az is the server's authorizer chain; nil refuses every check.
+	az security.Authorizer
+}
+
+// admit is the type's Admit hook.
+func (a csrAdmission) admit(ctx context.Context, who registry.Requester, sub string, obj, old registry.Object) error {
+	if sub != "approval" {
+		return nil
+	}
+	// The stored request names the signer: the spec never changes.
+	signer := str(old, "spec", "signerName")
+	if !a.mayUseSigner(ctx, who, verbApprove, signer) {
+		return a.forbidden(obj, fmt.Sprintf("user not permitted to approve requests with signerName %q", signer))
+	}
+	return nil
+}
+
+// mayUseSigner reports whether who may verb the signers resource named
+// signer, or every signer of its domain ("<domain>/*").
+func (a csrAdmission) mayUseSigner(ctx context.Context, who registry.Requester, verb, signer string) bool {
+	if a.az == nil {
+		return false
+	}
+	u := &security.User{Name: who.Name, UID: who.UID, Groups: who.Groups, Extra: who.Extra}
+	domain, _, _ := strings.Cut(signer, "/")
+	for _, name := range []string{signer, domain + "/*"} {
+		d, _, err := a.az.Authorize(ctx, security.Attributes{User: u, Verb: verb, APIGroup: a.group, APIVersion: "*",
+			Resource: "signers", Name: name, ResourceRequest: true})
+		if err == nil && d == security.DecisionAllow {
+			return true
+		}
+	}
+	return false
+}
+
+// forbidden is the 403 of a refused write of obj, worded as upstream's
+// admission refusals.
+func (a csrAdmission) forbidden(obj registry.Object, msg string) error {
+	name := str(obj, "metadata", "name")
+	return apierr.NewForbidden(a.group, a.resource, name, fmt.Sprintf("%s.%s %q is forbidden: %s", a.resource, a.group, name, msg))
+}

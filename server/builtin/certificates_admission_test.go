@@ -1,0 +1,94 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+
+	"platd/security"
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// signerAuthorizer allows verbs on the signers named, and records every
+// question it is asked.
+type signerAuthorizer struct {
+	allow map[string][]string // verb → signer names
+	asked *[]security.Attributes
+}
+
+func (s signerAuthorizer) Authorize(_ context.Context, a security.Attributes) (security.Decision, string, error) {
+	*s.asked = append(*s.asked, a)
+	if a.Resource == "signers" && slices.Contains(s.allow[a.Verb], a.Name) {
+		return security.DecisionAllow, "", nil
+	}
+	return security.DecisionNoOpinion, "", nil
+}
+
+func TestCSRAdmission(t *testing.T) {
+	g := brand.Group("certificates")
+	alice := registry.Requester{Name: "alice", Groups: []string{"system:authenticated"}}
+	admin := registry.Requester{Name: "admin", Groups: []string{security.SystemPrivilegedGroup}}
+	csr := func(signer string, status map[string]any) registry.Object {
+		return registry.Object{"metadata": map[string]any{"name": "c3"},
+			"spec": map[string]any{"signerName": signer}, "status": status}
+	}
+	approved := map[string]any{"conditions": []any{map[string]any{"type": "Approved", "status": "True"}}}
+	forbidden := func(msg string) string {
+		return fmt.Sprintf(`certificatesigningrequests.%s "c3" is forbidden: %s`, g, msg)
+	}
+	for _, c := range []struct {
+		name     string
+		who      registry.Requester
+		allow    map[string][]string
+		sub      string
+		obj, old registry.Object
+		want     string
+		asked    []string // the signer names asked about, in order
+	}{
+		{"approve by name", alice, map[string][]string{"approve": {"example.com/foo"}}, "approval",
+			csr("example.com/foo", approved), csr("example.com/foo", nil), "", []string{"example.com/foo"}},
+		{"approve by domain", alice, map[string][]string{"approve": {"example.com/*"}}, "approval",
+			csr("example.com/foo", approved), csr("example.com/foo", nil), "", []string{"example.com/foo", "example.com/*"}},
+		{"approve refused", alice, map[string][]string{"sign": {"example.com/foo"}}, "approval",
+			csr("example.com/foo", approved), csr("example.com/foo", nil),
+			forbidden(`user not permitted to approve requests with signerName "example.com/foo"`), []string{"example.com/foo", "example.com/*"}},
+		{"approve checked on an unchanged request", alice, nil, "approval",
+			csr("example.com/foo", approved), csr("example.com/foo", approved),
+			forbidden(`user not permitted to approve requests with signerName "example.com/foo"`), []string{"example.com/foo", "example.com/*"}},
+		{"approve checks the stored signer", alice, map[string][]string{"approve": {"example.com/foo"}}, "approval",
+			csr("example.com/foo", approved), csr("other.example/bar", nil),
+			forbidden(`user not permitted to approve requests with signerName "other.example/bar"`), []string{"other.example/bar", "other.example/*"}},
+		{"masters approve", admin, nil, "approval", csr("example.com/foo", approved), csr("example.com/foo", nil), "", nil},
+		{"main resource update", alice, nil, "", csr("example.com/foo", nil), csr("example.com/foo", nil), "", nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var asked []security.Attributes
+			a := csrAdmission{group: g, resource: "certificatesigningrequests",
+				az: security.NewChain(signerAuthorizer{allow: c.allow, asked: &asked})}
+			err := a.admit(context.Background(), c.who, c.sub, c.obj, c.old)
+			got := ""
+			if err != nil {
+				e, ok := err.(*apierr.Error)
+				if !ok || e.Status.Code != 403 || e.Status.Reason != apierr.ReasonForbidden {
+					t.Fatalf("error %v, want a Forbidden", err)
+				}
+				got = e.Status.Message
+			}
+			if got != c.want {
+				t.Errorf("got  %q\nwant %q", got, c.want)
+			}
+			var names []string
+			for _, q := range asked {
+				if q.Verb == "" || q.APIGroup != g || q.APIVersion != "*" || q.Resource != "signers" || q.Namespace != "" || !q.ResourceRequest || q.User.Name != c.who.Name {
+					t.Errorf("asked %+v", q)
+				}
+				names = append(names, q.Name)
+			}
+			if !slices.Equal(names, c.asked) {
+				t.Errorf("asked about %q, want %q", names, c.asked)
+			}
+		})
+	}
+}
