@@ -114,3 +114,37 @@ func TestCSRApprovalNeedsSigner(t *testing.T) {
 		}
 	}
 }
+
+// TestCSRSigningNeedsSigner: issuing a request's certificate through its
+// status subresource needs the sign verb on its signer, as upstream's
+// CertificateSigning admission; other status writes do not.
+func TestCSRSigningNeedsSigner(t *testing.T) {
+	t.Parallel()
+	e := startCSRAdmission(t, "status")
+	csr := e.createCSR(t, "c3", "example.com/foo")
+	csr["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Approved", "reason": "ByAdmin"}}}
+	csr = e.do("PUT", e.csrs+"/c3/approval", csr).mustCode(t, 200).obj(t)
+	_, cert := csrPEM(t)
+
+	issue := func() *resp {
+		csr["status"].(map[string]any)["certificate"] = cert
+		return e.alice("PUT", e.csrs+"/c3/status", csr)
+	}
+	e.mustForbid(t, issue(), "c3", `user not permitted to sign requests with signerName "example.com/foo"`)
+	if c := at(e.do("GET", e.csrs+"/c3", nil).mustCode(t, 200).obj(t), "status", "certificate"); c != nil {
+		t.Errorf("refused signing stored certificate %v", c)
+	}
+
+	// A status write that leaves the certificate alone is not checked.
+	failed := `{"status":{"conditions":[{"type":"Approved","reason":"ByAdmin"},{"type":"Failed","reason":"ByAlice"}]}}`
+	e.send(req{method: "PATCH", path: e.csrs + "/c3/status", body: failed, token: aliceToken,
+		header: map[string]string{"Content-Type": "application/merge-patch+json"}}).mustCode(t, 200)
+
+	e.grantSigners(t, "sign", "example.com/*")
+	csr = e.do("GET", e.csrs+"/c3", nil).mustCode(t, 200).obj(t)
+	issue().mustCode(t, 200)
+	stored := e.do("GET", e.csrs+"/c3", nil).mustCode(t, 200).obj(t)
+	if at(stored, "status", "certificate") != cert || at(stored, "status", "conditions", 1, "reason") != "ByAlice" {
+		t.Errorf("stored status %v, want the certificate and both conditions", stored["status"])
+	}
+}

@@ -61,7 +61,8 @@ type csrOptions struct {
 // subresource the issued certificate.
 // The requester fields of the spec (username, uid, groups, extra) are
 // the creating user's, whatever the request sent. Writing through the
-// approval subresource needs the approve verb on the request's signer.
+// approval subresource needs the approve verb on the request's signer;
+// changing the certificate through the status subresource the sign verb.
 func certificateSigningRequests(b config.Brand, sv Services) *registry.Descriptor {
 	r := csrRules{legacySigner: b.Label("legacy-unknown")}
 	d := groupType(b.Group("certificates"), "certificatesigningrequests", "certificatesigningrequest", "CertificateSigningRequest", false, "csr")

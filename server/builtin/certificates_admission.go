@@ -11,12 +11,17 @@ import (
 )
 
 // Verbs on the signers resource of the certificates group: approve lets a
-// user approve or deny requests for a signer.
-const verbApprove = "approve"
+// user approve or deny requests for a signer, sign issue their
+// certificates.
+const (
+	verbApprove = "approve"
+	verbSign    = "sign"
+)
 
 // csrAdmission checks certificate signing request writes as upstream's
 // certificate admission plugins do, once a write is valid: deciding a
-// request needs the approve verb on its signer.
+// request needs the approve verb on its signer, issuing its certificate
+// the sign verb.
 type csrAdmission struct {
 	// group and resource name the certificates group and its requests.
 	group, resource string
@@ -26,15 +31,28 @@ type csrAdmission struct {
 
 // admit is the type's Admit hook.
 func (a csrAdmission) admit(ctx context.Context, who registry.Requester, sub string, obj, old registry.Object) error {
-	if sub != "approval" {
-		return nil
-	}
 	// The stored request names the signer: the spec never changes.
 	signer := str(old, "spec", "signerName")
-	if !a.mayUseSigner(ctx, who, verbApprove, signer) {
-		return a.forbidden(obj, fmt.Sprintf("user not permitted to approve requests with signerName %q", signer))
+	switch {
+	case sub == "approval":
+		if !a.mayUseSigner(ctx, who, verbApprove, signer) {
+			return a.forbidden(obj, fmt.Sprintf("user not permitted to approve requests with signerName %q", signer))
+		}
+	case sub == "status" && certificateChanged(obj, old):
+		if !a.mayUseSigner(ctx, who, verbSign, signer) {
+			return a.forbidden(obj, fmt.Sprintf("user not permitted to sign requests with signerName %q", signer))
+		}
 	}
 	return nil
+}
+
+// certificateChanged reports whether obj's status.certificate differs from
+// old's. As upstream compares the bytes, an empty certificate differs
+// from none.
+func certificateChanged(obj, old registry.Object) bool {
+	cert, set := valueAt(obj, "status", "certificate").(string)
+	oldCert, oldSet := valueAt(old, "status", "certificate").(string)
+	return set != oldSet || cert != oldCert
 }
 
 // mayUseSigner reports whether who may verb the signers resource named
