@@ -1,6 +1,13 @@
 package server_test
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
 	"fmt"
 	"testing"
 )
@@ -146,5 +153,73 @@ func TestCSRSigningNeedsSigner(t *testing.T) {
 	stored := e.do("GET", e.csrs+"/c3", nil).mustCode(t, 200).obj(t)
 	if at(stored, "status", "certificate") != cert || at(stored, "status", "conditions", 1, "reason") != "ByAlice" {
 		t.Errorf("stored status %v, want the certificate and both conditions", stored["status"])
+	}
+}
+
+// TestCSRSubjectRestriction: no one may ask the API server's client signer
+// for a certificate in the privileged group, as upstream's
+// CertificateSubjectRestriction admission; in either brand's spelling.
+func TestCSRSubjectRestriction(t *testing.T) {
+	t.Parallel()
+	for _, brandName := range []string{"plat", "kubernetes"} {
+		t.Run(brandName, func(t *testing.T) {
+			t.Parallel()
+			e := start(t, withBrand(brandName))
+			certs := e.opts.Brand.Group("certificates")
+			csrs := groupPath(certs, "v1", "", "certificatesigningrequests")
+			client := e.opts.Brand.Label("kube-apiserver-client")
+			key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+			if err != nil {
+				t.Fatal(err)
+			}
+			request := func(orgs ...string) string {
+				der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "u", Organization: orgs}}, key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}))
+			}
+			csr := func(name, signer, req string) map[string]any {
+				return map[string]any{"metadata": map[string]any{"name": name},
+					"spec": map[string]any{"request": req, "signerName": signer, "usages": []any{"client auth"}}}
+			}
+			for _, c := range []struct {
+				name, signer string
+				orgs         []string
+				dryRun       bool
+				refused      bool
+			}{
+				{"masters", client, []string{"team", "system:masters"}, false, true},
+				{"masters-dry-run", client, []string{"system:masters"}, true, true},
+				{"team", client, []string{"team"}, false, false},
+				{"other-signer", "example.com/foo", []string{"system:masters"}, false, false},
+			} {
+				p := csrs
+				if c.dryRun {
+					p += "?dryRun=All"
+				}
+				// admin is in the privileged group: the rule holds for everyone.
+				r := e.do("POST", p, csr(c.name, c.signer, request(c.orgs...)))
+				got := e.do("GET", csrs+"/"+c.name, nil)
+				if !c.refused {
+					r.mustCode(t, 201)
+					got.mustCode(t, 200)
+					if at(got.obj(t), "spec", "signerName") != c.signer {
+						t.Errorf("%s: stored %v", c.name, got.obj(t)["spec"])
+					}
+					continue
+				}
+				r.mustCode(t, 403).mustMessage(t, fmt.Sprintf("certificatesigningrequests.%s %q is forbidden: use of %s signer with system:masters group is not allowed", certs, c.name, client))
+				if d := r.obj(t)["details"]; fmt.Sprint(d) != fmt.Sprintf("map[group:%s kind:certificatesigningrequests name:%s]", certs, c.name) {
+					t.Errorf("%s: details %v", c.name, d)
+				}
+				got.mustCode(t, 404)
+			}
+			// An invalid request is refused by validation first.
+			bad := csr("bad", client, base64.StdEncoding.EncodeToString([]byte("hi")))
+			if r := e.do("POST", csrs, bad).mustCode(t, 422).obj(t); r["reason"] != "Invalid" {
+				t.Errorf("invalid request answered %v", r)
+			}
+		})
 	}
 }

@@ -63,10 +63,12 @@ type csrOptions struct {
 // the creating user's, whatever the request sent. Writing through the
 // approval subresource needs the approve verb on the request's signer;
 // changing the certificate through the status subresource the sign verb.
+// No request for the API server's client signer may ask for the
+// privileged group.
 func certificateSigningRequests(b config.Brand, sv Services) *registry.Descriptor {
 	r := csrRules{legacySigner: b.Label("legacy-unknown")}
 	d := groupType(b.Group("certificates"), "certificatesigningrequests", "certificatesigningrequest", "CertificateSigningRequest", false, "csr")
-	admission := csrAdmission{group: d.Group, resource: d.Resource, az: sv.Authorizer}
+	admission := csrAdmission{group: d.Group, resource: d.Resource, az: sv.Authorizer, clientSigner: b.Label("kube-apiserver-client")}
 	d.NameRule = registry.NamePathSegment
 	d.FieldSelectors = map[string]registry.FieldSelector{"spec.signerName": fieldGetter("spec", "signerName")}
 	d.FieldLabels.Refusal = registry.FieldLabelNotSupported
@@ -358,15 +360,20 @@ func (r csrRules) validateUpdate(obj, old registry.Object, o csrOptions) apierr.
 
 // checkCSR parses a PEM PKCS#10 request and checks its signature.
 func checkCSR(pemData []byte) error {
-	block, _ := pem.Decode(pemData)
-	if block == nil || block.Type != "CERTIFICATE REQUEST" {
-		return errors.New("PEM block type must be CERTIFICATE REQUEST")
-	}
-	csr, err := x509.ParseCertificateRequest(block.Bytes)
+	csr, err := parseCSR(pemData)
 	if err != nil {
 		return err
 	}
 	return csr.CheckSignature()
+}
+
+// parseCSR parses the first PEM block of pemData as a PKCS#10 request.
+func parseCSR(pemData []byte) (*x509.CertificateRequest, error) {
+	block, _ := pem.Decode(pemData)
+	if block == nil || block.Type != "CERTIFICATE REQUEST" {
+		return nil, errors.New("PEM block type must be CERTIFICATE REQUEST")
+	}
+	return x509.ParseCertificateRequest(block.Bytes)
 }
 
 // checkCertificate checks an issued chain: one or more CERTIFICATE blocks

@@ -3,6 +3,7 @@ package builtin
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"platd/security"
@@ -21,12 +22,16 @@ const (
 // csrAdmission checks certificate signing request writes as upstream's
 // certificate admission plugins do, once a write is valid: deciding a
 // request needs the approve verb on its signer, issuing its certificate
-// the sign verb.
+// the sign verb, and a request for a client certificate of the API server
+// may not ask for the privileged group.
 type csrAdmission struct {
 	// group and resource name the certificates group and its requests.
 	group, resource string
 	// az is the server's authorizer chain; nil refuses every check.
 	az security.Authorizer
+	// clientSigner is the brand's signer of the API server's client
+	// certificates.
+	clientSigner string
 }
 
 // admit is the type's Admit hook.
@@ -34,6 +39,8 @@ func (a csrAdmission) admit(ctx context.Context, who registry.Requester, sub str
 	// The stored request names the signer: the spec never changes.
 	signer := str(old, "spec", "signerName")
 	switch {
+	case sub == "" && old == nil:
+		return a.admitCreate(obj)
 	case sub == "approval":
 		if !a.mayUseSigner(ctx, who, verbApprove, signer) {
 			return a.forbidden(obj, fmt.Sprintf("user not permitted to approve requests with signerName %q", signer))
@@ -42,6 +49,23 @@ func (a csrAdmission) admit(ctx context.Context, who registry.Requester, sub str
 		if !a.mayUseSigner(ctx, who, verbSign, signer) {
 			return a.forbidden(obj, fmt.Sprintf("user not permitted to sign requests with signerName %q", signer))
 		}
+	}
+	return nil
+}
+
+// admitCreate refuses a request for a client certificate of the API
+// server whose subject names the privileged group among its
+// organizations: that certificate would bypass authorization.
+func (a csrAdmission) admitCreate(obj registry.Object) error {
+	if str(obj, "spec", "signerName") != a.clientSigner {
+		return nil
+	}
+	csr, err := parseCSR(decodeBytes(str(obj, "spec", "request")))
+	if err != nil {
+		return a.forbidden(obj, fmt.Sprintf("failed to parse CSR: %v", err))
+	}
+	if slices.Contains(csr.Subject.Organization, security.SystemPrivilegedGroup) {
+		return a.forbidden(obj, fmt.Sprintf("use of %s signer with %s group is not allowed", a.clientSigner, security.SystemPrivilegedGroup))
 	}
 	return nil
 }

@@ -2,6 +2,13 @@ package builtin
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
 	"fmt"
 	"slices"
 	"testing"
@@ -101,6 +108,62 @@ func TestCSRAdmission(t *testing.T) {
 			}
 			if !slices.Equal(names, c.asked) {
 				t.Errorf("asked about %q, want %q", names, c.asked)
+			}
+		})
+	}
+}
+
+// csrWithOrganizations returns a base64 PEM certificate request whose
+// subject names the organizations.
+func csrWithOrganizations(t *testing.T, orgs ...string) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "u", Organization: orgs}}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der}))
+}
+
+func TestCSRSubjectRestriction(t *testing.T) {
+	g := brand.Group("certificates")
+	client := brand.Label("kube-apiserver-client")
+	masters := csrWithOrganizations(t, "team", security.SystemPrivilegedGroup)
+	others := csrWithOrganizations(t, "team", "system:nodes")
+	refused := fmt.Sprintf(`certificatesigningrequests.%s "c3" is forbidden: use of %s signer with system:masters group is not allowed`, g, client)
+	for _, c := range []struct {
+		name, signer, request string
+		who                   registry.Requester
+		want                  string
+	}{
+		{"masters for the client signer", client, masters, registry.Requester{Name: "alice"}, refused},
+		{"whoever asks", client, masters, registry.Requester{Name: "admin", Groups: []string{security.SystemPrivilegedGroup}}, refused},
+		{"other groups", client, others, registry.Requester{Name: "alice"}, ""},
+		{"another signer", brand.Label("kube-apiserver-client-kubelet"), masters, registry.Requester{Name: "alice"}, ""},
+		{"unparsable", client, base64.StdEncoding.EncodeToString([]byte("hi")), registry.Requester{Name: "alice"},
+			fmt.Sprintf(`certificatesigningrequests.%s "c3" is forbidden: failed to parse CSR: PEM block type must be CERTIFICATE REQUEST`, g)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := csrAdmission{group: g, resource: "certificatesigningrequests", clientSigner: client}
+			obj := registry.Object{"metadata": map[string]any{"name": "c3"},
+				"spec": map[string]any{"signerName": c.signer, "request": c.request}}
+			got := ""
+			if err := a.admit(context.Background(), c.who, "", obj, nil); err != nil {
+				e, ok := err.(*apierr.Error)
+				if !ok || e.Status.Code != 403 || e.Status.Reason != apierr.ReasonForbidden {
+					t.Fatalf("error %v, want a Forbidden", err)
+				}
+				got = e.Status.Message
+			}
+			if got != c.want {
+				t.Errorf("got  %q\nwant %q", got, c.want)
+			}
+			// Updates are not checked.
+			if err := a.admit(context.Background(), c.who, "", obj, obj); err != nil {
+				t.Errorf("update: %v", err)
 			}
 		})
 	}

@@ -389,10 +389,11 @@ type Strategy struct {
 	AuthorizeWrite func(ctx context.Context, who Requester, name string, obj, old Object) error
 	// Admit is the type's validating admission: it checks a write made
 	// for a user once the write has passed validation, and its error is
-	// the request's answer. It runs for updates of the main resource
-	// (subresource "") and for writes through a subresource (named by
-	// subresource), dry runs included, with obj the new state and old the
-	// stored one. The server's own writes, made without a user, skip it.
+	// the request's answer. It runs for creates (old is nil), updates of
+	// the main resource (subresource "") and writes through a subresource
+	// (named by subresource), dry runs included, with obj the new state
+	// and old the stored one. The server's own writes, made without a
+	// user, skip it.
 	Admit func(ctx context.Context, who Requester, subresource string, obj, old Object) error
 	// PrepareForUpdate normalises obj, the new state, given the stored old
 	// state and the subresource written ("" or "status").

@@ -181,6 +181,9 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 	if d.Strategy.Warnings != nil {
 		s.warnings = append(s.warnings, d.Strategy.Warnings(obj, nil)...)
 	}
+	if err := admit(ctx, s, obj, nil); err != nil {
+		return nil, err
+	}
 	if rvSet {
 		return nil, errors.New("resourceVersion should not be set on objects to be created")
 	}
