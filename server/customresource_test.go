@@ -276,6 +276,16 @@ func TestCustomResourceSubresources(t *testing.T) {
 	if r := at(e.do("GET", p+"/g1", nil).mustCode(t, 200).obj(t), "spec", "replicas"); r != 4.0 {
 		t.Errorf("replicas after scale %v", r)
 	}
+	// The Scale prints with the replica columns the version's paths name.
+	tab := e.do("GET", p+"/g1/scale", nil, "Accept", "application/json;as=Table;v=v1;g="+platBrand.MetaGroup()).mustCode(t, 200).obj(t)
+	var cols []any
+	for _, c := range tab["columnDefinitions"].([]any) {
+		cols = append(cols, c.(map[string]any)["name"])
+	}
+	if rows, _ := tab["rows"].([]any); !reflect.DeepEqual(cols, []any{"Name", "Desired", "Available", "Age"}) || len(rows) != 1 ||
+		!reflect.DeepEqual(at(rows[0].(map[string]any), "cells").([]any)[:3], []any{"g1", 4.0, 1.0}) {
+		t.Errorf("scale table %v", tab)
+	}
 }
 
 // Custom resources take JSON and merge patches but not strategic ones;

@@ -40,6 +40,10 @@ func TestKubectlWorkloads(t *testing.T) {
 		if path(d, "spec.replicas") != float64(5) || path(d, "metadata.generation") != float64(2) {
 			t.Errorf("after scale: replicas %v, generation %v", path(d, "spec.replicas"), path(d, "metadata.generation"))
 		}
+		// The scale subresource prints its own columns.
+		if out := k.must(t, "get", "deployment", "web", "--subresource=scale", "-n", "kc-deploy"); !regexp.MustCompile(`^NAME\s+DESIRED\s+AVAILABLE\s+AGE\nweb\s+5\s+0\s+\S+\n$`).MatchString(out) {
+			t.Errorf("get deployment --subresource=scale:\n%s", out)
+		}
 
 		if out := k.must(t, "set", "image", "deployment/web", "nginx=nginx:1.28", "-n", "kc-deploy"); !strings.Contains(out, "deployment.apps/web image updated") {
 			t.Fatalf("set image printed %q", out)

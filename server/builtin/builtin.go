@@ -46,6 +46,11 @@ func RegisterDescribed(reg *registry.Registry, cat *schema.Catalog, b config.Bra
 		}
 		sort.Strings(d.Verbs)
 		d.Table = tables.For(d.Group, d.Version, d.Resource)
+		for i := range d.Subresources {
+			if sr := &d.Subresources[i]; sr.Kind != "" {
+				sr.Table = tables.For(d.Group, d.Version, d.Resource+"/"+sr.Name)
+			}
+		}
 		reg.Add(d)
 	}
 	return nil

@@ -215,7 +215,8 @@ func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor,
 	}
 	if v.Scale != nil {
 		d.Subresources = append(d.Subresources, registry.Subresource{Name: "scale", Verbs: []string{registry.VerbGet, registry.VerbPatch, registry.VerbUpdate},
-			Group: "autoscaling", Version: "v1", Kind: "Scale", Serve: registry.ServeScale, Scale: v.Scale})
+			Group: "autoscaling", Version: "v1", Kind: "Scale", Serve: registry.ServeScale, Scale: v.Scale,
+			Table: printers.CustomResourceScaleTable(v.Scale)})
 	}
 	if len(v.SelectableFields) > 0 {
 		d.FieldSelectors = map[string]registry.FieldSelector{}

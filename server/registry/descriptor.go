@@ -69,6 +69,10 @@ type Subresource struct {
 	Keep []string
 	// Scale locates the replica counts of a ServeScale subresource.
 	Scale *ScalePaths
+	// Table is how the kind a subresource answers with prints as a Table
+	// when that is not the resource's own (a Scale's replica columns);
+	// nil prints the default columns.
+	Table *Table
 	// Validate, when set, checks a write through the subresource in
 	// place of the type's ValidateUpdate.
 	Validate func(obj, old Object) apierr.FieldErrors

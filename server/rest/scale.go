@@ -61,7 +61,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 			h.writeError(w, r, apierr.InternalError(err))
 			return
 		}
-		h.writeKind(w, r, out, http.StatusOK, apiVersion, scaleKind, scaleOf(obj, paths), sch)
+		h.writeScale(w, r, out, s, sch, scaleOf(obj, paths))
 		return
 	case registry.VerbUpdate:
 		wo, err := h.parseWriteOptions(r.URL.Query(), kindUpdateOptions)
@@ -119,7 +119,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
-	h.writeKind(w, r, out, http.StatusOK, apiVersion, scaleKind, res, sch)
+	h.writeScale(w, r, out, s, sch, res)
 }
 
 // setScale writes the replica count of a Scale into the object and
@@ -204,7 +204,22 @@ func (h *Handler) applyScale(w http.ResponseWriter, r *http.Request, s *scope, o
 		h.writeError(w, r, apierr.InternalError(err))
 		return
 	}
-	h.writeKind(w, r, out, http.StatusOK, apiVersion, scaleKind, scaleOf(res, paths), sch)
+	h.writeScale(w, r, out, s, sch, scaleOf(res, paths))
+}
+
+// writeScale answers with the Scale of the object s addresses, described
+// by sch, in the negotiated form: as any object is answered, a Scale may
+// be asked for whole, as its metadata, or as a Table of the subresource's
+// columns.
+func (h *Handler) writeScale(w http.ResponseWriter, r *http.Request, out output, s *scope, sch *schema.Schema, scale Object) {
+	d := &registry.Descriptor{Group: scaleGroup, Version: scaleVersion, Kind: scaleKind, Namespaced: s.d.Namespaced, Schema: sch}
+	if sr := s.d.Subresource(s.sub); sr != nil {
+		d.Table = sr.Table
+	}
+	// Encoded as stored objects are: metadata first, no type.
+	delete(scale, "kind")
+	delete(scale, "apiVersion")
+	h.writeObject(w, r, out, http.StatusOK, d, schema.Encode(nil, scale, sch))
 }
 
 // scaleOf builds the Scale of an object.

@@ -43,7 +43,7 @@ func newTestHandler(t testing.TB, c Config) (*Handler, *httptest.Server, bolt.St
 	if err := builtin.Register(reg, cat, b); err != nil {
 		t.Fatal(err)
 	}
-	c.Store, c.Registry, c.Brand = store, reg, b
+	c.Store, c.Registry, c.Brand, c.Kinds = store, reg, b, cat.ByGVK
 	h := New(c)
 	for _, ns := range []string{"default", "other"} {
 		if err := h.EnsureNamespace(context.Background(), ns); err != nil {
