@@ -12,6 +12,7 @@ func replicationControllers(r podRules) *registry.Descriptor {
 	d := core("replicationcontrollers", "replicationcontroller", "ReplicationController", true, "rc")
 	d.Categories = categoryAll
 	d.Subresources = []registry.Subresource{scaleOf(true), {Name: "status", Verbs: statusVerbs, Keep: keepSpec}}
+	d.Subresources[0].Scale.NotFoundAsScale = true
 	d.FieldSelectors = map[string]registry.FieldSelector{"status.replicas": intField("status", "replicas")}
 	d.FieldLabels.Refusal = registry.FieldLabelNotSupported
 	d.Strategy.OrphanByDefault = true

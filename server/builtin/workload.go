@@ -200,14 +200,15 @@ func dropTemplateFields(tmpl, old map[string]any) {
 }
 
 // scaleOf is the scale subresource of a workload: its replicas at
-// spec.replicas and status.replicas, its pods' selector at spec.selector.
+// spec.replicas and status.replicas, its pods' selector at spec.selector;
+// a Scale naming another object's uid is refused.
 func scaleOf(selectorIsSet bool) registry.Subresource {
 	return registry.Subresource{
 		Name: "scale", Verbs: statusVerbs, Serve: registry.ServeScale,
 		Group: "autoscaling", Version: "v1", Kind: "Scale",
 		Scale: &registry.ScalePaths{
 			SpecReplicas: "spec.replicas", StatusReplicas: "status.replicas",
-			LabelSelector: "spec.selector", SelectorIsSet: selectorIsSet,
+			LabelSelector: "spec.selector", SelectorIsSet: selectorIsSet, CheckUID: true,
 		},
 	}
 }

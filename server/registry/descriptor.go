@@ -206,6 +206,15 @@ type ScalePaths struct {
 	// already.
 	LabelSelector string
 	SelectorIsSet bool
+	// CheckUID refuses a patch whose Scale names another uid than the
+	// object's, as a Conflict on "<resource>/scale" in the resource's
+	// group (upstream's built-in scale storages; a custom resource's
+	// ignores it). A PUT's uid is a precondition of every update.
+	CheckUID bool
+	// NotFoundAsScale answers a read of a missing object with a NotFound
+	// of "<resource>/scale" in the autoscaling group rather than of the
+	// resource (upstream's replication controllers).
+	NotFoundAsScale bool
 }
 
 // Descriptor is everything the server knows about one resource type in one

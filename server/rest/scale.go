@@ -2,10 +2,12 @@ package rest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 
+	"platd/bolt"
 	"platd/server/apierr"
 	"platd/server/fieldmanager"
 	"platd/server/registry"
@@ -52,6 +54,10 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 			return
 		}
 		kv, err := h.store.Get(s.key())
+		if errors.Is(err, bolt.ErrNotFound) && paths.NotFoundAsScale {
+			h.writeError(w, r, apierr.NotFound(scaleGroup, s.d.Resource+"/"+s.sub, s.name))
+			return
+		}
 		if err != nil {
 			h.writeError(w, r, objectErr(s, s.name, err))
 			return
@@ -114,7 +120,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, apierr.MethodNotAllowed())
 		return
 	}
-	res, err := h.setScale(r.Context(), s, paths, want, dryRun)
+	res, err := h.setScale(r.Context(), s, paths, want, dryRun, s.info.Verb == registry.VerbUpdate)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -123,27 +129,42 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 }
 
 // setScale writes the replica count of a Scale into the object and
-// returns the Scale of the result.
-func (h *Handler) setScale(ctx context.Context, s *scope, paths *registry.ScalePaths, scale Object, dryRun bool) (Object, error) {
+// returns the Scale of the result. put says the Scale is a PUT's, whose
+// uid is a precondition of the write, checked first, as upstream's
+// storage checks an update's; a patched Scale's uid is checked after its
+// replica count, where the type's scale storage does (CheckUID).
+func (h *Handler) setScale(ctx context.Context, s *scope, paths *registry.ScalePaths, scale Object, dryRun, put bool) (Object, error) {
 	if name := metaString(scale, "name"); name != "" && name != s.name {
 		return nil, nameMismatch(s, name)
 	}
 	replicas, _ := getPath(scale, "spec.replicas").(int64)
-	if replicas < 0 {
-		return nil, apierr.NewInvalid(scaleGroup, scaleKind, s.name, apierr.FieldErrors{apierr.Invalid("spec.replicas", replicas, "must be greater than or equal to 0")})
-	}
 	rv := metaString(scale, "resourceVersion")
+	uid := metaString(scale, "uid")
+	key := s.key()
 	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
-		kv, err := h.store.Get(s.key())
+		kv, err := h.store.Get(key)
+		if put && uid != "" && errors.Is(err, bolt.ErrNotFound) {
+			return nil, uidPreconditionFailed(s, h.storedAt(key), uid, "")
+		}
 		if err != nil {
 			return nil, objectErr(s, s.name, err)
-		}
-		if err := checkWriteVersion(s, rv, kv.ModRevision); err != nil {
-			return nil, err
 		}
 		old, err := decodeStored(s.d, kv.Value)
 		if err != nil {
 			return nil, apierr.InternalError(err)
+		}
+		have := metaString(old, "uid")
+		if put && uid != "" && uid != have {
+			return nil, uidPreconditionFailed(s, h.storedAt(key), uid, have)
+		}
+		if replicas < 0 {
+			return nil, apierr.NewInvalid(scaleGroup, scaleKind, s.name, apierr.FieldErrors{apierr.Invalid("spec.replicas", replicas, "must be greater than or equal to 0")})
+		}
+		if !put && paths.CheckUID && uid != "" && uid != have {
+			return nil, scaleUIDConflict(s, uid, have)
+		}
+		if err := checkWriteVersion(s, rv, kv.ModRevision); err != nil {
+			return nil, err
 		}
 		obj := deepCopyObject(old)
 		setPath(obj, paths.SpecReplicas, replicas)
@@ -205,6 +226,13 @@ func (h *Handler) applyScale(w http.ResponseWriter, r *http.Request, s *scope, o
 		return
 	}
 	h.writeScale(w, r, out, s, sch, scaleOf(res, paths))
+}
+
+// scaleUIDConflict is the answer to a Scale naming the uid want of
+// another object than the stored one's, have.
+func scaleUIDConflict(s *scope, want, have string) error {
+	return apierr.Conflict(s.d.Group, s.d.Resource+"/"+s.sub, s.name,
+		fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", want, have))
 }
 
 // writeScale answers with the Scale of the object s addresses, described

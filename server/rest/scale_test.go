@@ -140,3 +140,86 @@ func TestScaleConversions(t *testing.T) {
 		t.Errorf("metadata list of a scale: %d %s", code, b)
 	}
 }
+
+// TestScaleUIDAndMissing: a Scale naming another uid than the object's is
+// refused and changes nothing: a PUT's uid as the precondition every
+// update's is, a patched one as the built-in scale storages refuse it.
+// Reads and writes of a missing object are NotFound of the resource,
+// except a replication controller's scale read.
+func TestScaleUIDAndMissing(t *testing.T) {
+	t.Parallel()
+	h, srv, _ := newTestHandler(t, Config{})
+	rcURL := "/api/v1/namespaces/default/replicationcontrollers"
+	uids := map[string]string{}
+	for url, body := range map[string]string{
+		deploymentsURL: scaleTestDeployment,
+		rcURL:          `{"metadata":{"name":"web"},"spec":{"replicas":3,"selector":{"app":"web"},"template":{"metadata":{"labels":{"app":"web"}},"spec":{"containers":[{"name":"c","image":"nginx"}]}}}}`,
+	} {
+		code, _, b := call(t, srv, "POST", url, "application/json", "", body)
+		var obj map[string]any
+		if code != 201 || json.Unmarshal(b, &obj) != nil {
+			t.Fatalf("create %s: %d %s", url, code, b)
+		}
+		uids[url] = obj["metadata"].(map[string]any)["uid"].(string)
+	}
+	const other = "00000000-0000-0000-0000-000000000000"
+	deployments := h.reg.Lookup("apps", "v1", "deployments")
+	put := `{"kind":"Scale","apiVersion":"autoscaling/v1","metadata":{"name":"web","uid":"` + other + `"},"spec":{"replicas":-1}}`
+	patch := `{"metadata":{"uid":"` + other + `"},"spec":{"replicas":7}}`
+	for _, c := range []struct {
+		name, method, url, body string
+		code                    int
+		message                 string
+		details                 map[string]any
+	}{
+		{"put deployment", "PUT", deploymentsURL + "/web/scale", put, 409,
+			`Operation cannot be fulfilled on deployments.apps "web": StorageError: invalid object, Code: 4, Key: ` + h.storedAt(deployments.Key("default", "web")) +
+				`, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ` + other + `, UID in object meta: ` + uids[deploymentsURL],
+			map[string]any{"name": "web", "group": "apps", "kind": "deployments"}},
+		{"patch deployment", "PATCH", deploymentsURL + "/web/scale", patch, 409,
+			`Operation cannot be fulfilled on deployments/scale.apps "web": Precondition failed: UID in precondition: ` + other + `, UID in object meta: ` + uids[deploymentsURL],
+			map[string]any{"name": "web", "group": "apps", "kind": "deployments/scale"}},
+		{"patch replication controller", "PATCH", rcURL + "/web/scale", patch, 409,
+			`Operation cannot be fulfilled on replicationcontrollers/scale "web": Precondition failed: UID in precondition: ` + other + `, UID in object meta: ` + uids[rcURL],
+			map[string]any{"name": "web", "kind": "replicationcontrollers/scale"}},
+		{"put missing with uid", "PUT", deploymentsURL + "/gone/scale", strings.Replace(put, `"web"`, `"gone"`, 1), 409,
+			`Operation cannot be fulfilled on deployments.apps "gone": StorageError: invalid object, Code: 4, Key: ` + h.storedAt(deployments.Key("default", "gone")) +
+				`, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ` + other + `, UID in object meta: `,
+			map[string]any{"name": "gone", "group": "apps", "kind": "deployments"}},
+		{"put missing", "PUT", deploymentsURL + "/gone/scale", `{"kind":"Scale","apiVersion":"autoscaling/v1","metadata":{"name":"gone"},"spec":{"replicas":-1}}`, 404,
+			`deployments.apps "gone" not found`, map[string]any{"name": "gone", "group": "apps", "kind": "deployments"}},
+		{"patch missing replication controller", "PATCH", rcURL + "/gone/scale", patch, 404,
+			`replicationcontrollers "gone" not found`, map[string]any{"name": "gone", "kind": "replicationcontrollers"}},
+		{"get missing deployment", "GET", deploymentsURL + "/gone/scale", "", 404,
+			`deployments.apps "gone" not found`, map[string]any{"name": "gone", "group": "apps", "kind": "deployments"}},
+		{"get missing replication controller", "GET", rcURL + "/gone/scale", "", 404,
+			`replicationcontrollers/scale.autoscaling "gone" not found`, map[string]any{"name": "gone", "group": "autoscaling", "kind": "replicationcontrollers/scale"}},
+	} {
+		ct := "application/json"
+		if c.method == "PATCH" {
+			ct = "application/merge-patch+json"
+		}
+		code, _, b := call(t, srv, c.method, c.url, ct, "", c.body)
+		var st struct {
+			Message string         `json:"message"`
+			Details map[string]any `json:"details"`
+		}
+		if err := json.Unmarshal(b, &st); err != nil {
+			t.Fatalf("%s: %v in %s", c.name, err, b)
+		}
+		if code != c.code || st.Message != c.message || !reflect.DeepEqual(st.Details, c.details) {
+			t.Errorf("%s: %d %q %v\nwant %d %q %v", c.name, code, st.Message, st.Details, c.code, c.message, c.details)
+		}
+	}
+	// Nothing was written; the object's own uid is no obstacle.
+	for url, uid := range uids {
+		code, _, b := call(t, srv, "GET", url+"/web", "", "", "")
+		if code != 200 || !strings.Contains(string(b), `"replicas":3`) {
+			t.Errorf("%s after refused writes: %d %s", url, code, b)
+		}
+		code, _, b = call(t, srv, "PATCH", url+"/web/scale", "application/merge-patch+json", "", `{"metadata":{"uid":"`+uid+`"},"spec":{"replicas":2}}`)
+		if code != 200 || !strings.Contains(string(b), `"spec":{"replicas":2}`) {
+			t.Errorf("%s: patch naming the object's uid: %d %s", url, code, b)
+		}
+	}
+}
