@@ -146,6 +146,19 @@ func TestHPAv2CreateReadInV1(t *testing.T) {
 		`"conditions":[{"type":"AbleToScale","status":"True","lastTransitionTime":"2024-01-02T03:04:05Z","reason":"Ready"}]}`)
 	e.do("PUT", hpaV2Path+"/web/status", created).mustCode(t, 200)
 
+	// Both versions print the stored form: the same row, each metric in
+	// its place with its own current value.
+	table := "application/json;as=Table;v=v1;g=" + platBrand.MetaGroup()
+	row1, _ := at(e.do("GET", hpaV1Path+"/web", nil, "Accept", table).mustCode(t, 200).obj(t), "rows", 0, "cells").([]any)
+	row2, _ := at(e.do("GET", hpaV2Path+"/web", nil, "Accept", table).mustCode(t, 200).obj(t), "rows", 0, "cells").([]any)
+	if len(row1) != 7 || len(row2) != 7 {
+		t.Fatalf("table rows %v and %v", row1, row2)
+	}
+	sameJSON(t, "v1 table row but its age", row1[:6], row2[:6])
+	if got := row1[2]; got != "cpu: 40%/70%, <unknown>/30" {
+		t.Errorf("v1 targets cell %v", got)
+	}
+
 	v1 := e.do("GET", hpaV1Path+"/web", nil).mustCode(t, 200).obj(t)
 	sameJSON(t, "v1 spec", v1["spec"], map[string]any{
 		"scaleTargetRef": map[string]any{"kind": "Deployment", "name": "web", "apiVersion": "apps/v1"},
@@ -200,7 +213,7 @@ func TestHPAv2CreateReadInV1(t *testing.T) {
 		t.Errorf("preferred version %v", group["preferredVersion"])
 	}
 
-	// Tables render each version's columns from its own shape.
+	// A list Table of v1 prints the stored metrics too.
 	tab := e.do("GET", hpaV1Path, nil, "Accept", "application/json;as=Table;v=v1;g="+platBrand.MetaGroup()).mustCode(t, 200).obj(t)
 	cells, _ := at(tab, "rows", 0, "cells").([]any)
 	if len(cells) < 3 || !strings.Contains(mustJSON(t, cells), "70%") {

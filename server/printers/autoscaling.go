@@ -1,7 +1,6 @@
 package printers
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -9,10 +8,6 @@ import (
 	"platd/config"
 	"platd/server/registry"
 )
-
-// hpaDefaultCPUUtilization is the CPU target an autoscaling/v1 object with
-// no target at all stands for.
-const hpaDefaultCPUUtilization = 80
 
 // hpaMetricsShown is how many metrics the Targets cell lists before it
 // summarises the rest.
@@ -42,11 +37,15 @@ var metricSources = map[string]string{
 	"ContainerResource": "containerResource", "External": "external",
 }
 
-func addAutoscaling(p *Printers, b config.Brand) {
+// addAutoscaling prints both versions of an autoscaler from its stored v2
+// form, as upstream prints its one internal form: the metrics autoscaling/v1
+// keeps in annotations print in their place and with their own current
+// values.
+func addAutoscaling(p *Printers, _ config.Brand) {
 	p.add("autoscaling", "v2", "horizontalpodautoscalers", hpaTable(hpaV2Metrics))
-	p.add("autoscaling", "v1", "horizontalpodautoscalers", hpaTable(func(o registry.Object) ([]metricSpec, []metricStatus) {
-		return hpaV1Metrics(b, o)
-	}))
+	v1 := hpaTable(hpaV2Metrics)
+	v1.StoredForm = true
+	p.add("autoscaling", "v1", "horizontalpodautoscalers", v1)
 }
 
 func hpaTable(metrics func(registry.Object) ([]metricSpec, []metricStatus)) *registry.Table {
@@ -97,101 +96,6 @@ func v2Status(m any) metricStatus {
 		}
 	}
 	return st
-}
-
-// hpaV1Metrics reads the metrics of an autoscaling/v1 object as upstream
-// converts it: the metrics v1 cannot express travel in annotations, the
-// CPU target comes last, and no metric at all means the default CPU
-// target.
-func hpaV1Metrics(b config.Brand, o registry.Object) ([]metricSpec, []metricStatus) {
-	annotations := stringMap(o, "metadata", "annotations")
-	prefix := "autoscaling.alpha." + b.LongDomain + "/"
-
-	var specs []metricSpec
-	if enc, ok := annotations[prefix+"metrics"]; ok {
-		for _, m := range decodeList(enc) {
-			specs = append(specs, v1Spec(m))
-		}
-	}
-	if cpu, ok := integer(o, "spec", "targetCPUUtilizationPercentage"); ok {
-		specs = append(specs, metricSpec{typ: "Resource", name: "cpu", target: metricValue{averageUtilization: cpu}})
-	}
-	if len(specs) == 0 {
-		specs = []metricSpec{{typ: "Resource", name: "cpu", target: metricValue{averageUtilization: int64(hpaDefaultCPUUtilization)}}}
-	}
-
-	var statuses []metricStatus
-	if cpu, ok := integer(o, "status", "currentCPUUtilizationPercentage"); ok {
-		statuses = []metricStatus{{"resource": metricValue{averageUtilization: cpu}}}
-	}
-	if enc, ok := annotations[prefix+"current-metrics"]; ok {
-		statuses = nil
-		for _, m := range decodeList(enc) {
-			statuses = append(statuses, v1Status(m))
-		}
-	}
-	return specs, statuses
-}
-
-// decodeList decodes an annotation holding a JSON array; anything else
-// reads as empty.
-func decodeList(enc string) []any {
-	var l []any
-	d := json.NewDecoder(strings.NewReader(enc))
-	d.UseNumber()
-	if err := d.Decode(&l); err != nil {
-		return nil
-	}
-	return numbersToValues(l).([]any)
-}
-
-// v1Spec converts a metric in the v1 annotation shape.
-func v1Spec(m any) metricSpec {
-	typ := str(m, "type")
-	src := object(m, metricSources[typ])
-	s := metricSpec{typ: typ, name: str(src, "name")}
-	switch typ {
-	case "Object":
-		s.target = metricValue{value: valueOrZero(at(src, "targetValue")), averageValue: at(src, "averageValue")}
-	case "Pods":
-		s.target = metricValue{averageValue: valueOrZero(at(src, "targetAverageValue"))}
-	case "Resource", "ContainerResource":
-		s.target = metricValue{averageValue: at(src, "targetAverageValue"), averageUtilization: at(src, "targetAverageUtilization")}
-	case "External":
-		s.target = metricValue{value: at(src, "targetValue"), averageValue: at(src, "targetAverageValue")}
-	}
-	return s
-}
-
-// v1Status converts a current metric in the v1 annotation shape.
-func v1Status(m any) metricStatus {
-	typ := str(m, "type")
-	source := metricSources[typ]
-	src := object(m, source)
-	if src == nil {
-		return metricStatus{}
-	}
-	var cur metricValue
-	switch typ {
-	case "Object":
-		cur = metricValue{value: valueOrZero(at(src, "currentValue")), averageValue: at(src, "averageValue")}
-	case "Pods":
-		cur = metricValue{averageValue: valueOrZero(at(src, "currentAverageValue"))}
-	case "Resource", "ContainerResource":
-		cur = metricValue{averageValue: valueOrZero(at(src, "currentAverageValue")), averageUtilization: at(src, "currentAverageUtilization")}
-	case "External":
-		cur = metricValue{value: valueOrZero(at(src, "currentValue")), averageValue: at(src, "currentAverageValue")}
-	}
-	return metricStatus{source: cur}
-}
-
-// valueOrZero stands for a quantity the v1 shape always carries: unset is
-// the zero quantity, not an absent one.
-func valueOrZero(v any) any {
-	if v == nil {
-		return "0"
-	}
-	return v
 }
 
 // formatHPAMetrics renders "current/target" for each metric (with the

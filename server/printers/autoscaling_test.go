@@ -1,8 +1,9 @@
 package printers
 
 import (
-	"strconv"
+	"reflect"
 	"testing"
+	"time"
 )
 
 var hpaCols = []colSpec{nameSpec, str0("Reference"), str0("Targets"), str0("MinPods"), str0("MaxPods"), str0("Replicas"), ageSpec}
@@ -58,42 +59,22 @@ func TestHPAv2Printer(t *testing.T) {
 	})
 }
 
+// TestHPAv1Printer: autoscaling/v1 prints the stored v2 form with the v2
+// printer, so its rows are v2's, metric for metric.
 func TestHPAv1Printer(t *testing.T) {
-	b := testBrand(t, "plat")
-	p := New(b)
-	ann := func(key, value string) string {
-		return `"annotations":{"autoscaling.alpha.` + b.LongDomain + `/` + key + `":` + strconv.Quote(value) + `}`
+	p := New(testBrand(t, "plat"))
+	v1, v2 := p.For("autoscaling", "v1", "horizontalpodautoscalers"), p.For("autoscaling", "v2", "horizontalpodautoscalers")
+	if !v1.StoredForm || v2.StoredForm || !reflect.DeepEqual(v1.Columns, v2.Columns) {
+		t.Fatalf("v1 table: stored form %v, columns %v; v2 columns %v", v1.StoredForm, v1.Columns, v2.Columns)
 	}
-	ref := `"scaleTargetRef":{"kind":"Deployment","name":"web"}`
-	checkTable(t, p.For("autoscaling", "v1", "horizontalpodautoscalers"), hpaCols, []printerCase{
-		{
-			name:  "cpu target and current",
-			obj:   `{` + meta("web") + `,"spec":{` + ref + `,"minReplicas":1,"maxReplicas":4,"targetCPUUtilizationPercentage":50},"status":{"currentReplicas":2,"currentCPUUtilizationPercentage":33}}`,
-			cells: []any{"web", "Deployment/web", "cpu: 33%/50%", "1", int64(4), int64(2), "60m"},
-		},
-		{
-			name:  "no target means the default",
-			obj:   `{` + meta("web") + `,"spec":{` + ref + `,"maxReplicas":4}}`,
-			cells: []any{"web", "Deployment/web", "cpu: <unknown>/80%", "<unset>", int64(4), int64(0), "60m"},
-		},
-		{
-			name: "metrics carried in annotations come before the cpu target",
-			obj: `{"metadata":{"name":"web",` + ann("metrics", `[{"type":"Pods","pods":{"metricName":"qps","targetAverageValue":"100"}}]`) + `},
-				"spec":{` + ref + `,"maxReplicas":4,"targetCPUUtilizationPercentage":60},"status":{"currentCPUUtilizationPercentage":10}}`,
-			cells: []any{"web", "Deployment/web", "<unknown>/100, cpu: <unknown>/60%", "<unset>", int64(4), int64(0), "<unknown>"},
-		},
-		{
-			name: "current metrics annotation replaces the cpu status",
-			obj: `{"metadata":{"name":"web","annotations":{` +
-				`"autoscaling.alpha.` + b.LongDomain + `/metrics":` + strconv.Quote(`[{"type":"External","external":{"metricName":"q","targetAverageValue":"5"}},{"type":"Resource","resource":{"name":"memory","targetAverageValue":"1Gi"}}]`) + `,` +
-				`"autoscaling.alpha.` + b.LongDomain + `/current-metrics":` + strconv.Quote(`[{"type":"External","external":{"metricName":"q","currentValue":"0","currentAverageValue":"3"}},{"type":"Resource","resource":{"name":"memory"}}]`) + `}},
-				"spec":{` + ref + `,"maxReplicas":4},"status":{"currentCPUUtilizationPercentage":99}}`,
-			cells: []any{"web", "Deployment/web", "3/5 (avg), memory: 0/1Gi", "<unset>", int64(4), int64(0), "<unknown>"},
-		},
-		{
-			name:  "unreadable annotation is ignored",
-			obj:   `{"metadata":{"name":"web",` + ann("metrics", `not json`) + `},"spec":{` + ref + `,"maxReplicas":4}}`,
-			cells: []any{"web", "Deployment/web", "cpu: <unknown>/80%", "<unset>", int64(4), int64(0), "<unknown>"},
-		},
-	})
+	stored := decode(t, `{"metadata":{"name":"web","creationTimestamp":"`+ago(time.Hour)+`"},"spec":{"scaleTargetRef":{"kind":"Deployment","name":"web"},"maxReplicas":4,
+		"metrics":[{"type":"Pods","pods":{"metric":{"name":"qps"},"target":{"type":"AverageValue","averageValue":"100"}}},
+			{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":60}}}]},
+		"status":{"currentMetrics":[{"type":"Pods","pods":{"metric":{"name":"qps"},"current":{"averageValue":"7"}}},
+			{"type":"Resource","resource":{"name":"cpu","current":{"averageUtilization":10}}}]}}`)
+	got, _ := v1.Row(stored, testNow)
+	want, _ := v2.Row(stored, testNow)
+	if !reflect.DeepEqual(got, want) || got[2] != "7/100, cpu: 10%/60%" {
+		t.Errorf("v1 row %v, v2 row %v", got, want)
+	}
 }

@@ -99,3 +99,25 @@ func str0(name string) colSpec  { return colSpec{name, "string", "", 0} }
 func str1(name string) colSpec  { return colSpec{name, "string", "", 1} }
 func int0(name string) colSpec  { return colSpec{name, "integer", "", 0} }
 func bool0(name string) colSpec { return colSpec{name, "boolean", "", 0} }
+
+// numbersToValues turns json.Number into int64 or float64, as decoded
+// objects hold them.
+func numbersToValues(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return n
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = numbersToValues(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = numbersToValues(x[k])
+		}
+	}
+	return v
+}

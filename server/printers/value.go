@@ -1,7 +1,6 @@
 package printers
 
 import (
-	"encoding/json"
 	"math"
 	"strconv"
 	"time"
@@ -167,26 +166,4 @@ func quantityRef(v any) string {
 		return "<nil>"
 	}
 	return quantityText(v)
-}
-
-// numbersToValues turns json.Number into int64 or float64, as decoded
-// objects hold them.
-func numbersToValues(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if n, err := x.Int64(); err == nil {
-			return n
-		}
-		f, _ := x.Float64()
-		return f
-	case []any:
-		for i := range x {
-			x[i] = numbersToValues(x[i])
-		}
-	case map[string]any:
-		for k := range x {
-			x[k] = numbersToValues(x[k])
-		}
-	}
-	return v
 }

@@ -32,6 +32,11 @@ type Table struct {
 	// float64, bool or nil. now is the time ages are measured to. Row must
 	// not modify obj and is called concurrently.
 	Row func(obj Object, now time.Time) (cells []any, conditions []any)
+	// StoredForm makes Row (and Order, Reads, Fields) read objects of a
+	// descriptor that converts (Storage) in their stored form rather than
+	// the served version's: upstream prints the one internal form of a
+	// type, so every served version of it prints the same rows.
+	StoredForm bool
 	// Order, when set, sorts the rows of a list Table (a negative result
 	// puts a first); nil keeps the list's order.
 	Order func(a, b Object) int

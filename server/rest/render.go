@@ -19,9 +19,11 @@ import (
 // of one response (or one watch). It keeps scratch buffers between
 // objects, so it is used by one goroutine at a time.
 type renderer struct {
-	h   *Handler
-	d   *registry.Descriptor
-	out output
+	h *Handler
+	d *registry.Descriptor
+	// rows is the descriptor whose objects Table rows read (rowForm).
+	rows *registry.Descriptor
+	out  output
 	// include is the Table rows' object: includeNone, includeMetadata or
 	// includeObject.
 	include string
@@ -40,7 +42,7 @@ const (
 
 // newRenderer prepares the rendering of d's objects for r.
 func (h *Handler) newRenderer(r *http.Request, d *registry.Descriptor, out output) (*renderer, error) {
-	rd := &renderer{h: h, d: d, out: out, now: h.now(), include: includeMetadata}
+	rd := &renderer{h: h, d: d, rows: rowForm(d), out: out, now: h.now(), include: includeMetadata}
 	if out.as == asTable {
 		switch v := r.URL.Query().Get("includeObject"); v {
 		case "", includeMetadata:

@@ -158,7 +158,7 @@ func (t *tableBuilder) addRow(stored []byte) error {
 // the row's object is its metadata, that is found by the same scan (else
 // nil). The cells are valid until the next call.
 func (t *tableBuilder) scanRow(stored []byte) (cells, conds []any, meta []byte, ok bool) {
-	d := t.rd.d
+	d := t.rd.rows
 	f, row := defaultFields, defaultRowValues
 	if d.Table != nil {
 		f, row = d.Table.Fields, d.Table.RowValues
@@ -214,7 +214,7 @@ func defaultRowValues(dst, vals []any, _ time.Time) ([]any, []any) {
 // which comes first.
 // The stored metadata is returned too when it was found (else nil).
 func (t *tableBuilder) rowObject(stored []byte) (Object, []byte, error) {
-	d := t.rd.d
+	d := t.rd.rows
 	if sel := rowReads(d); sel != nil && d.Storage == nil && !stale(d, stored) {
 		// Converted and stale objects are changed whole after decoding.
 		obj, err := schema.DecodeStoredSelected(stored, d.Schema, sel)
@@ -224,16 +224,28 @@ func (t *tableBuilder) rowObject(stored []byte) (Object, []byte, error) {
 		return obj, nil, nil
 	}
 	if tb := d.Table; tb != nil && tb.ReadsManagedFields {
-		obj, err := decodeTransient(t.rd.d, stored)
+		obj, err := decodeTransient(d, stored)
 		return obj, nil, err
 	}
 	if cut, meta, ok := cutManagedFields(t.cut[:0], stored); ok {
 		t.cut = cut
-		obj, err := decodeTransient(t.rd.d, cut)
+		obj, err := decodeTransient(d, cut)
 		return obj, meta, err
 	}
-	obj, err := decodeTransient(t.rd.d, stored)
+	obj, err := decodeTransient(d, stored)
 	return obj, nil, err
+}
+
+// rowForm is the descriptor whose objects d's Table rows read: d's stored
+// form, printed with d's Table, when the Table reads that form; else d.
+// It is computed once per response.
+func rowForm(d *registry.Descriptor) *registry.Descriptor {
+	if d.Table == nil || !d.Table.StoredForm || d.Storage == nil {
+		return d
+	}
+	sd := *d.Storage.Descriptor
+	sd.Table = d.Table
+	return &sd
 }
 
 // defaultReads are what the default columns read.
