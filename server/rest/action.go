@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 
 	"platd/server/apierr"
 	"platd/server/registry"
@@ -85,6 +86,12 @@ func (h *Handler) bindPod(ctx context.Context, pods *scope, name, node string, b
 	d := pods.d
 	conflict := func(msg string) error { return apierr.Conflict("", "pods/binding", name, msg) }
 	key := d.Key(pods.ns, name)
+	// The binding's uid and resourceVersion are preconditions of the
+	// write, failed as upstream's storage fails them.
+	preconditionFailed := func(msg string) error {
+		return apierr.Conflict(d.Group, d.Resource, name, storageErrorText(storageInvalidObject, h.storedAt(key), msg))
+	}
+	uid, rv := metaString(binding, "uid"), metaString(binding, "resourceVersion")
 	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {
 		kv, err := h.store.Get(key)
 		if err != nil {
@@ -94,8 +101,11 @@ func (h *Handler) bindPod(ctx context.Context, pods *scope, name, node string, b
 		if err != nil {
 			return apierr.InternalError(err)
 		}
-		if uid := metaString(binding, "uid"); uid != "" && uid != metaString(pod, "uid") {
-			return conflict(fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, metaString(pod, "uid")))
+		if have := metaString(pod, "uid"); uid != "" && uid != have {
+			return preconditionFailed(fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, have))
+		}
+		if have := strconv.FormatInt(kv.ModRevision, 10); rv != "" && rv != have {
+			return preconditionFailed(fmt.Sprintf("Precondition failed: ResourceVersion in precondition: %s, ResourceVersion in object meta: %s", rv, have))
 		}
 		spec := childMap(pod, "spec")
 		switch {

@@ -1,0 +1,89 @@
+package rest
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+)
+
+const podsURL = "/api/v1/namespaces/default/pods"
+
+// decodeBody decodes a JSON answer.
+func decodeBody(t *testing.T, b []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%v in %s", err, b)
+	}
+	return m
+}
+
+// TestBindPreconditions: a Binding's uid and resourceVersion are
+// preconditions of the write, refused as upstream's storage refuses them
+// and leaving the pod unbound; the matching ones bind it, through the
+// pod's subresource and through the bindings resource alike.
+func TestBindPreconditions(t *testing.T) {
+	t.Parallel()
+	h, srv, _ := newTestHandler(t, Config{})
+	pods := h.reg.Lookup("", "v1", "pods")
+	const other = "00000000-0000-0000-0000-000000000000"
+	for i, c := range []struct {
+		name string
+		// binding builds the Binding's metadata from the pod's uid and
+		// resourceVersion; wantMsg the refusal's AdditionalErrorMsg ("":
+		// bound).
+		binding func(uid, rv string) string
+		wantMsg func(uid, rv string) string
+		url     func(pod string) string
+	}{
+		{"stale resourceVersion",
+			func(uid, rv string) string { return `"resourceVersion":"1"` },
+			func(uid, rv string) string {
+				return "Precondition failed: ResourceVersion in precondition: 1, ResourceVersion in object meta: " + rv
+			},
+			func(pod string) string { return podsURL + "/" + pod + "/binding" }},
+		{"another uid",
+			func(uid, rv string) string { return `"uid":"` + other + `","resourceVersion":"` + rv + `"` },
+			func(uid, rv string) string {
+				return "Precondition failed: UID in precondition: " + other + ", UID in object meta: " + uid
+			},
+			func(pod string) string { return podsURL + "/" + pod + "/binding" }},
+		{"stale resourceVersion through bindings",
+			func(uid, rv string) string { return `"resourceVersion":"2"` },
+			func(uid, rv string) string {
+				return "Precondition failed: ResourceVersion in precondition: 2, ResourceVersion in object meta: " + rv
+			},
+			func(string) string { return "/api/v1/namespaces/default/bindings" }},
+		{"matching", func(uid, rv string) string { return `"uid":"` + uid + `","resourceVersion":"` + rv + `"` }, nil,
+			func(pod string) string { return podsURL + "/" + pod + "/binding" }},
+	} {
+		pod := fmt.Sprintf("p%d", i)
+		code, _, b := call(t, srv, "POST", podsURL, "application/json", "", `{"metadata":{"name":"`+pod+`"},"spec":{"containers":[{"name":"c","image":"x"}]}}`)
+		if code != 201 {
+			t.Fatalf("%s: create: %d %s", c.name, code, b)
+		}
+		md := decodeBody(t, b)["metadata"].(map[string]any)
+		uid, rv := md["uid"].(string), md["resourceVersion"].(string)
+		body := `{"metadata":{"name":"` + pod + `",` + c.binding(uid, rv) + `},"target":{"name":"node-a"}}`
+		code, _, b = call(t, srv, "POST", c.url(pod), "application/json", "", body)
+		_, _, got := call(t, srv, "GET", podsURL+"/"+pod, "", "", "")
+		node := decodeBody(t, got)["spec"].(map[string]any)["nodeName"]
+		if c.wantMsg == nil {
+			if code != 201 || node != "node-a" {
+				t.Errorf("%s: %d %s, node %v", c.name, code, b, node)
+			}
+			continue
+		}
+		st := decodeBody(t, b)
+		want := `Operation cannot be fulfilled on pods "` + pod + `": StorageError: invalid object, Code: 4, Key: ` + h.storedAt(pods.Key("default", pod)) +
+			`, ResourceVersion: 0, AdditionalErrorMsg: ` + c.wantMsg(uid, rv)
+		if code != 409 || st["reason"] != "Conflict" || st["message"] != want ||
+			!reflect.DeepEqual(st["details"], map[string]any{"name": pod, "kind": "pods"}) {
+			t.Errorf("%s: %d %v %q %v\nwant 409 Conflict %q", c.name, code, st["reason"], st["message"], st["details"], want)
+		}
+		if node != nil {
+			t.Errorf("%s: refused binding bound the pod to %v", c.name, node)
+		}
+	}
+}
