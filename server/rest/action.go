@@ -128,7 +128,7 @@ func (h *Handler) bindPod(ctx context.Context, pods *scope, name, node string, b
 				pa[k] = v
 			}
 		}
-		setCondition(childMap(pod, "status"), "PodScheduled", "True", timestamp(h.now()))
+		updateCondition(childMap(pod, "status"), map[string]any{"type": "PodScheduled", "status": "True"}, timestamp(h.now()))
 		if dryRun {
 			return nil
 		}
@@ -143,21 +143,23 @@ func (h *Handler) bindPod(ctx context.Context, pods *scope, name, node string, b
 	return apierr.ConflictModified("", "pods", name)
 }
 
-// setCondition sets a condition of status.conditions, keeping its
-// lastTransitionTime when its status does not change.
-func setCondition(status map[string]any, typ, value, now string) {
+// updateCondition puts cond in status.conditions in place of the
+// condition of its type, whole, as upstream's UpdatePodCondition does: a
+// reason, message or probe time cond lacks is gone. Its transition time
+// is now, or the old one when the status stays.
+func updateCondition(status, cond map[string]any, now string) {
 	conds := asList(status["conditions"])
-	for _, c := range conds {
-		m, _ := c.(map[string]any)
-		if m["type"] == typ {
-			if m["status"] != value {
-				m["status"] = value
-				m["lastTransitionTime"] = now
+	cond["lastTransitionTime"] = now
+	for i, c := range conds {
+		if m, _ := c.(map[string]any); m["type"] == cond["type"] {
+			if m["status"] == cond["status"] {
+				cond["lastTransitionTime"] = m["lastTransitionTime"]
 			}
+			conds[i] = cond
 			return
 		}
 	}
-	status["conditions"] = append(conds, map[string]any{"type": typ, "status": value, "lastTransitionTime": now})
+	status["conditions"] = append(conds, cond)
 }
 
 // serveEvict serves pods/eviction: the pod is deleted with the eviction's

@@ -87,3 +87,35 @@ func TestBindPreconditions(t *testing.T) {
 		}
 	}
 }
+
+// TestBindReplacesScheduledCondition: binding sets PodScheduled True as
+// a whole new condition; the reason and message of an earlier refusal go.
+func TestBindReplacesScheduledCondition(t *testing.T) {
+	t.Parallel()
+	_, srv, _ := newTestHandler(t, Config{})
+	code, _, b := call(t, srv, "POST", podsURL, "application/json", "", `{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}]}}`)
+	if code != 201 {
+		t.Fatalf("create: %d %s", code, b)
+	}
+	pod := decodeBody(t, b)
+	pod["status"].(map[string]any)["conditions"] = []any{map[string]any{
+		"type": "PodScheduled", "status": "False", "reason": "Unschedulable", "message": "0/1 nodes are available",
+		"lastProbeTime": "2026-01-02T03:04:05Z", "lastTransitionTime": "2026-01-02T03:04:05Z",
+	}}
+	raw, _ := json.Marshal(pod)
+	if code, _, b := call(t, srv, "PUT", podsURL+"/p/status", "application/json", "", string(raw)); code != 200 {
+		t.Fatalf("status: %d %s", code, b)
+	}
+	if code, _, b := call(t, srv, "POST", podsURL+"/p/binding", "application/json", "", `{"metadata":{"name":"p"},"target":{"name":"node-a"}}`); code != 201 {
+		t.Fatalf("bind: %d %s", code, b)
+	}
+	_, _, b = call(t, srv, "GET", podsURL+"/p", "", "", "")
+	conds := decodeBody(t, b)["status"].(map[string]any)["conditions"].([]any)
+	got := conds[0].(map[string]any)
+	changed, _ := got["lastTransitionTime"].(string)
+	delete(got, "lastTransitionTime")
+	if len(conds) != 1 || changed == "" || changed == "2026-01-02T03:04:05Z" ||
+		!reflect.DeepEqual(got, map[string]any{"type": "PodScheduled", "status": "True", "lastProbeTime": nil}) {
+		t.Errorf("conditions after binding %v (transition %q)", conds, changed)
+	}
+}
