@@ -22,7 +22,8 @@ func podSubresources(r podRules) []registry.Subresource {
 		noNode("attach", "PodAttachOptions", stdio, registry.VerbCreate, registry.VerbGet),
 		{Name: "binding", Verbs: []string{registry.VerbCreate}, Version: "v1", Kind: "Binding", Serve: registry.ServeBind},
 		{Name: "ephemeralcontainers", Verbs: statusVerbs, Copy: registry.CopyPath("spec", "ephemeralContainers"), Validate: r.validateEphemeralContainersUpdate},
-		{Name: "eviction", Verbs: []string{registry.VerbCreate}, Group: "policy", Version: "v1", Kind: "Eviction", Serve: registry.ServeEvict},
+		{Name: "eviction", Verbs: []string{registry.VerbCreate}, Group: "policy", Version: "v1", Kind: "Eviction", Serve: registry.ServeEvict,
+			AlsoAccepts: []string{"policy/v1beta1"}},
 		noNode("exec", "PodExecOptions", append([]registry.QueryParam{{Name: "command", Type: qString}}, stdio...), registry.VerbCreate, registry.VerbGet),
 		// Upstream names the log subresource's kind Pod; its parameters
 		// are PodLogOptions' but sinceTime.

@@ -103,6 +103,10 @@ type Subresource struct {
 	// Text marks a subresource answering a text stream (a pod's log):
 	// documented as a string, in text/plain too.
 	Text bool
+	// AlsoAccepts are earlier apiVersions of Kind, of the same shape, that
+	// a request body may be in ("policy/v1beta1" Evictions), as upstream
+	// accepts them; it is decoded as Kind.
+	AlsoAccepts []string
 }
 
 // QueryParam is one query parameter of a subresource: its name and its

@@ -17,7 +17,7 @@ import (
 
 // serveBind serves pods/binding and the bindings resource.
 func (h *Handler) serveBind(w http.ResponseWriter, r *http.Request, s *scope) {
-	out, wo, b, err := h.beginAction(r, "v1", "Binding")
+	out, wo, b, err := h.beginAction(r, "v1", "Binding", nil)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -62,8 +62,9 @@ func (h *Handler) actionTarget(s *scope) *scope {
 	return &scope{d: s.d.Acts, info: s.info, ns: s.ns}
 }
 
-// beginAction reads an action's options and body.
-func (h *Handler) beginAction(r *http.Request, apiVersion, kind string) (output, writeOptions, Object, error) {
+// beginAction reads an action's options and body, of kind in apiVersion
+// or one of also.
+func (h *Handler) beginAction(r *http.Request, apiVersion, kind string, also []string) (output, writeOptions, Object, error) {
 	out, err := h.negotiate(r, false)
 	if err != nil {
 		return out, writeOptions{}, nil, err
@@ -72,7 +73,7 @@ func (h *Handler) beginAction(r *http.Request, apiVersion, kind string) (output,
 	if err != nil {
 		return out, wo, nil, err
 	}
-	obj, err := h.decodeKind(r, apiVersion, kind)
+	obj, err := h.decodeKind(r, apiVersion, kind, also)
 	return out, wo, obj, err
 }
 
@@ -165,7 +166,7 @@ func updateCondition(status, cond map[string]any, now string) {
 // serveEvict serves pods/eviction: the pod is deleted with the eviction's
 // delete options. Disruption budgets are not consulted.
 func (h *Handler) serveEvict(w http.ResponseWriter, r *http.Request, s *scope) {
-	out, wo, ev, err := h.beginAction(r, "policy/v1", "Eviction")
+	out, wo, ev, err := h.beginAction(r, "policy/v1", "Eviction", s.d.Subresource(s.sub).AlsoAccepts)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

@@ -119,3 +119,27 @@ func TestBindReplacesScheduledCondition(t *testing.T) {
 		t.Errorf("conditions after binding %v (transition %q)", conds, changed)
 	}
 }
+
+// TestEvictionAcceptsV1beta1: an Eviction body may be of policy/v1beta1,
+// as upstream's eviction subresource accepts it; other versions are not.
+func TestEvictionAcceptsV1beta1(t *testing.T) {
+	t.Parallel()
+	_, srv, _ := newTestHandler(t, Config{})
+	for _, c := range []struct {
+		apiVersion string
+		code       int
+	}{{"policy/v1beta1", 201}, {"policy/v1", 201}, {"policy/v2", 400}} {
+		code, _, b := call(t, srv, "POST", podsURL, "application/json", "", `{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}]}}`)
+		if code != 201 {
+			t.Fatalf("create: %d %s", code, b)
+		}
+		code, _, b = call(t, srv, "POST", podsURL+"/p/eviction", "application/json", "", `{"apiVersion":"`+c.apiVersion+`","kind":"Eviction","metadata":{"name":"p"}}`)
+		gone, _, _ := call(t, srv, "GET", podsURL+"/p", "", "", "")
+		if code != c.code || (gone == 404) != (c.code == 201) {
+			t.Errorf("%s: eviction %d %s; pod read %d after", c.apiVersion, code, b, gone)
+		}
+		if gone != 404 {
+			call(t, srv, "DELETE", podsURL+"/p", "", "", "")
+		}
+	}
+}

@@ -159,7 +159,7 @@ func (h *Handler) decodeJSONWith(decode func([]byte, *schema.Schema) (*schema.De
 		return nil, apierr.BadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s.%s) to (%s.%s): unknown conversion",
 			kind, versionOf(gv), d.Kind, versionOf(gv), kind, internalPackage(d.Group), d.Kind))
 	}
-	if apiVersion != "" && apiVersion != d.GroupVersion() {
+	if !s.acceptsVersion(apiVersion) {
 		return nil, apierr.BadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, d.GroupVersion()))
 	}
 	out := &decoded{obj: obj}

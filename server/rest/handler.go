@@ -185,6 +185,15 @@ type scope struct {
 	// generatedName says a create's name came from its generateName, so
 	// a taken one may be generated again.
 	generatedName bool
+	// alsoAccepts are apiVersions besides the descriptor's that a request
+	// body may name (registry.Subresource.AlsoAccepts).
+	alsoAccepts []string
+}
+
+// acceptsVersion reports whether a request body naming apiVersion is
+// decoded as s's kind: its own version, or one it also accepts.
+func (s *scope) acceptsVersion(apiVersion string) bool {
+	return apiVersion == "" || apiVersion == s.d.GroupVersion() || slices.Contains(s.alsoAccepts, apiVersion)
 }
 
 // ServeHTTP dispatches a resource request to its verb.

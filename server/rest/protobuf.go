@@ -26,7 +26,7 @@ func (h *Handler) decodeProtobufBody(body []byte, s *scope) (*decoded, error) {
 		return nil, apierr.BadRequest(fmt.Sprintf("%s in version %q cannot be handled as a %s: converting (%s.%s) to (%s.%s): unknown conversion",
 			kind, versionOf(apiVersion), d.Kind, versionOf(apiVersion), kind, internalPackage(d.Group), d.Kind))
 	}
-	if apiVersion != "" && apiVersion != d.GroupVersion() {
+	if !s.acceptsVersion(apiVersion) {
 		return nil, apierr.BadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", apiVersion, d.GroupVersion()))
 	}
 	obj, err := protobuf.Unmarshal(raw, d.Schema)

@@ -76,8 +76,9 @@ func successStatus(code int) *apierr.Status {
 }
 
 // decodeKind decodes a request body of a kind that is not a resource
-// (Binding, Eviction, Scale) with the schema Kinds gives it.
-func (h *Handler) decodeKind(r *http.Request, apiVersion, kind string) (Object, error) {
+// (Binding, Eviction, Scale) with the schema Kinds gives it; the body may
+// name one of also's apiVersions instead, of the same shape.
+func (h *Handler) decodeKind(r *http.Request, apiVersion, kind string, also []string) (Object, error) {
 	group, version := "", apiVersion
 	if i := strings.LastIndexByte(apiVersion, '/'); i >= 0 {
 		group, version = apiVersion[:i], apiVersion[i+1:]
@@ -87,7 +88,7 @@ func (h *Handler) decodeKind(r *http.Request, apiVersion, kind string) (Object, 
 		return nil, apierr.InternalError(fmt.Errorf("no schema for %s %s", apiVersion, kind))
 	}
 	d := &registry.Descriptor{Group: group, Version: version, Kind: kind, Schema: sch}
-	dec, err := h.decodeBody(r, &scope{d: d}, writeOptions{fieldValidation: validationIgnore})
+	dec, err := h.decodeBody(r, &scope{d: d, alsoAccepts: also}, writeOptions{fieldValidation: validationIgnore})
 	if err != nil {
 		return nil, err
 	}
