@@ -209,6 +209,12 @@ func TooLarge(limit int) *Error {
 	return New(http.StatusRequestEntityTooLarge, ReasonTooLarge, fmt.Sprintf("Request entity too large: limit is %d", limit), nil)
 }
 
+// TooManyRequests is 429 with the given message, asking the client to
+// retry after the given seconds (0: no hint), with causes.
+func TooManyRequests(msg string, retryAfter int32, causes ...Cause) *Error {
+	return New(http.StatusTooManyRequests, ReasonTooManyRequests, msg, &Details{Causes: causes, RetryAfterSeconds: retryAfter})
+}
+
 // ServiceUnavailable is 503 with a retry hint.
 func ServiceUnavailable(msg string, retryAfter int32) *Error {
 	var d *Details

@@ -74,11 +74,14 @@ func ResourcesOf(ds []*registry.Descriptor) (every []config.GroupVersionResource
 func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 	core := coreV1With(b, r)
 	hpa := autoscalingV2(b)
+	policy := policyV1()
+	// Evictions are budgeted by the disruption budgets of policy/v1.
+	kindOf(core, "Pod").Subresource("eviction").Budgets = kindOf(policy, "PodDisruptionBudget")
 	return slices.Concat(
 		core, eventsV1(b, kindOf(core, "Event")),
 		hpa, autoscalingV1(b, hpa[0]),
 		appsV1(b), batchV1(b),
-		networkingV1(b), policyV1(), storageV1(b), coordinationV1(b), nodeV1(b), discoveryV1(b),
+		networkingV1(b), policy, storageV1(b), coordinationV1(b), nodeV1(b), discoveryV1(b),
 		rbacV1(b, sv), schedulingV1(b), certificatesV1(b, sv), apiRegistrationV1(b), apiExtensionsV1(b),
 		admissionRegistrationV1(b), flowControlV1(b), authenticationV1(b, sv), authorizationV1(b, sv),
 	)

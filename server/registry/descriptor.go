@@ -107,6 +107,10 @@ type Subresource struct {
 	// a request body may be in ("policy/v1beta1" Evictions), as upstream
 	// accepts them; it is decoded as Kind.
 	AlsoAccepts []string
+	// Budgets, for a ServeEvict subresource, is the resource whose objects
+	// in the pod's namespace budget its disruption (PodDisruptionBudgets);
+	// nil evicts without consulting any.
+	Budgets *Descriptor
 }
 
 // QueryParam is one query parameter of a subresource: its name and its

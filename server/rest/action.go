@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"platd/server/apierr"
@@ -13,7 +12,7 @@ import (
 )
 
 // Actions are creates that change another object instead of storing one:
-// a Binding assigns a pod to a node, an Eviction deletes a pod.
+// a Binding assigns a pod to a node, an Eviction deletes a pod (evict.go).
 
 // serveBind serves pods/binding and the bindings resource.
 func (h *Handler) serveBind(w http.ResponseWriter, r *http.Request, s *scope) {
@@ -161,55 +160,6 @@ func updateCondition(status, cond map[string]any, now string) {
 		}
 	}
 	status["conditions"] = append(conds, cond)
-}
-
-// serveEvict serves pods/eviction: the pod is deleted with the eviction's
-// delete options. Disruption budgets are not consulted.
-func (h *Handler) serveEvict(w http.ResponseWriter, r *http.Request, s *scope) {
-	out, wo, ev, err := h.beginAction(r, "policy/v1", "Eviction", s.d.Subresource(s.sub).AlsoAccepts)
-	if err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	if metaString(ev, "name") != s.name {
-		h.writeError(w, r, apierr.BadRequest("name in URL does not match name in Eviction object"))
-		return
-	}
-	o := &deleteOptions{}
-	if do, ok := ev["deleteOptions"].(map[string]any); ok {
-		if g, ok := do["gracePeriodSeconds"].(int64); ok {
-			o.GracePeriodSeconds = &g
-		}
-		if pc, ok := do["preconditions"].(map[string]any); ok {
-			o.Preconditions = &precond{}
-			if uid, ok := pc["uid"].(string); ok {
-				o.Preconditions.UID = &uid
-			}
-			if rv, ok := pc["resourceVersion"].(string); ok {
-				o.Preconditions.ResourceVersion = &rv
-			}
-		}
-		if p, ok := do["propagationPolicy"].(string); ok {
-			o.PropagationPolicy = &p
-		}
-		o.DryRun = registry.Strings(do["dryRun"])
-	}
-	// The eviction's own dryRun counts as the request's, as upstream:
-	// kubectl drain --dry-run=server sends only that.
-	dryRun := wo.dryRun
-	if len(o.DryRun) > 0 {
-		if _, err := parseDryRun(url.Values{"dryRun": o.DryRun}); err != nil {
-			h.writeError(w, r, h.optionsInvalid(kindDeleteOptions, err))
-			return
-		}
-		dryRun = true
-	}
-	pods := &scope{d: s.d, info: s.info, ns: s.ns}
-	if _, err := h.deleteObject(r.Context(), pods, s.ns, s.name, o, dryRun); err != nil {
-		h.writeError(w, r, err)
-		return
-	}
-	h.writeStatus(w, r, out, http.StatusCreated, successStatus(http.StatusCreated))
 }
 
 // serveComputed serves get and list of a resource whose objects are
