@@ -54,10 +54,18 @@ func proxySubresource(kind string) registry.Subresource {
 		Connect: registry.ProxyMethods(), Query: []registry.QueryParam{{Name: "path", Type: qString}}}
 }
 
+// staticPodsPath is the field a refusal of a static pod's ephemeral
+// containers names: upstream's empty path, which prints as "[]".
+const staticPodsPath = "[]"
+
 // validateEphemeralContainersUpdate checks a write of pods/ephemeralcontainers:
 // the pod stays valid, and ephemeral containers once added are neither
-// changed nor removed.
+// changed nor removed. A static pod's mirror (it carries the mirror
+// annotation) takes none: that is then the one error, as upstream.
 func (r podRules) validateEphemeralContainersUpdate(obj, old registry.Object) apierr.FieldErrors {
+	if _, mirror := mapOf(mapOf(old["metadata"])["annotations"])[r.mirrorAnnotation]; mirror {
+		return apierr.FieldErrors{apierr.Forbidden(staticPodsPath, "static pods do not support ephemeral containers")}
+	}
 	errs := r.validatePodMetadataAndSpec(obj, true)
 	const path = "spec.ephemeralContainers"
 	current := map[string]map[string]any{}

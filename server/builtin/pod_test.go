@@ -398,3 +398,30 @@ var (
 	validationIsQualifiedName    = validation.IsQualifiedName
 	validationIsDNS1123Subdomain = validation.IsDNS1123Subdomain
 )
+
+// TestPodEphemeralContainersUpdate: ephemeral containers are added to a
+// pod, never changed or removed; a static pod's mirror takes none, which
+// is then the only error.
+func TestPodEphemeralContainersUpdate(t *testing.T) {
+	t.Parallel()
+	d := descriptor(t, brand, "Pod")
+	r := newPodRules(brand)
+	const debug = `{"name":"debug","image":"busybox","terminationMessagePolicy":"File","imagePullPolicy":"Always"}`
+	plain := `{"metadata":{"name":"p","namespace":"ns"},"spec":{"containers":[{"name":"c","image":"x"}]}}`
+	mirror := `{"metadata":{"name":"p","namespace":"ns","annotations":{"` + r.mirrorAnnotation + `":"x"}},"spec":{"nodeName":"n","containers":[{"name":"c","image":"x"}]}}`
+	for _, tt := range []struct {
+		name, pod, before, after string
+		want                     []string
+	}{
+		{"added", plain, `[]`, `[` + debug + `]`, nil},
+		{"removed", plain, `[` + debug + `]`, `[]`, []string{`spec.ephemeralContainers: Forbidden: existing ephemeral containers "debug" may not be removed` + "\n"}},
+		{"added to a static pod", mirror, `[]`, `[` + debug + `]`, []string{"[]: Forbidden: static pods do not support ephemeral containers"}},
+		{"removed from a static pod", mirror, `[` + debug + `]`, `[]`, []string{"[]: Forbidden: static pods do not support ephemeral containers"}},
+	} {
+		old := storedPod(t, brand, tt.pod)
+		mapOf(old["spec"])["ephemeralContainers"] = decodeJSON(t, `{"l":`+tt.before+`}`)["l"]
+		obj := deepCopyMap(old)
+		mapOf(obj["spec"])["ephemeralContainers"] = decodeJSON(t, `{"l":`+tt.after+`}`)["l"]
+		checkStrings(t, tt.name, runUpdate(t, d, obj, old, "ephemeralcontainers"), tt.want)
+	}
+}

@@ -143,3 +143,29 @@ func TestEvictionAcceptsV1beta1(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticPodEphemeralContainers: a static pod's mirror takes no
+// ephemeral containers, refused as upstream words it.
+func TestStaticPodEphemeralContainers(t *testing.T) {
+	t.Parallel()
+	h, srv, _ := newTestHandler(t, Config{})
+	mirror := h.brand.Label("config.mirror")
+	code, _, b := call(t, srv, "POST", podsURL, "application/json", "", `{"metadata":{"name":"static-n","annotations":{"`+mirror+`":"x"}},"spec":{"nodeName":"n","containers":[{"name":"c","image":"x"}]}}`)
+	if code != 201 {
+		t.Fatalf("create: %d %s", code, b)
+	}
+	pod := decodeBody(t, b)
+	pod["spec"].(map[string]any)["ephemeralContainers"] = []any{map[string]any{"name": "debug", "image": "busybox", "terminationMessagePolicy": "File"}}
+	raw, _ := json.Marshal(pod)
+	code, _, b = call(t, srv, "PUT", podsURL+"/static-n/ephemeralcontainers", "application/json", "", string(raw))
+	st := decodeBody(t, b)
+	want := map[string]any{"name": "static-n", "kind": "Pod", "causes": []any{map[string]any{
+		"reason": "FieldValueForbidden", "message": "Forbidden: static pods do not support ephemeral containers", "field": "[]"}}}
+	if code != 422 || st["message"] != `Pod "static-n" is invalid: []: Forbidden: static pods do not support ephemeral containers` || !reflect.DeepEqual(st["details"], want) {
+		t.Errorf("%d %s", code, b)
+	}
+	_, _, b = call(t, srv, "GET", podsURL+"/static-n", "", "", "")
+	if _, ok := decodeBody(t, b)["spec"].(map[string]any)["ephemeralContainers"]; ok {
+		t.Errorf("refused ephemeral containers stored: %s", b)
+	}
+}
