@@ -23,8 +23,7 @@ const volumeBound = "Bound"
 
 // ClaimProtection releases the protection finalizers of deleted storage
 // objects, as upstream's two protection controllers do: a claim's once no
-// scheduled pod that is still running uses it, a volume's once no claim
-// is bound to it. Deleted claims are re-examined whenever a pod of their
+// scheduled pod uses it, a volume's once no claim is bound to it. Deleted claims are re-examined whenever a pod of their
 // namespace changes.
 type ClaimProtection struct {
 	Source   Source
@@ -151,8 +150,8 @@ func (c *ClaimProtection) sync(ctx context.Context, key string) error {
 	return err
 }
 
-// claimInUse reports whether a scheduled pod of the namespace that is not
-// shut down mounts the claim, directly or as its ephemeral volume.
+// claimInUse reports whether a scheduled pod of the namespace mounts the
+// claim (podUsesClaim).
 func (c *ClaimProtection) claimInUse(claim registry.Object, ns, name string) (bool, error) {
 	if c.Pods == nil {
 		return false, nil
@@ -170,18 +169,14 @@ func (c *ClaimProtection) claimInUse(claim registry.Object, ns, name string) (bo
 }
 
 // podUsesClaim: only a scheduled pod can hold a claim (no node starts a
-// pod whose claim is being deleted), and a pod deleted with no grace left
-// is done with its volumes.
+// pod whose claim is being deleted). A claim the pod names holds for as
+// long as the pod exists; its own ephemeral claim is released once the
+// pod is shut down (deleted with no grace left), as upstream breaks a
+// cycle of a pod's finalizer waiting on the claim that waits on the pod.
 func podUsesClaim(pod, claim registry.Object, name string) bool {
 	spec := child(pod, "spec")
 	if nodeName, _ := spec["nodeName"].(string); nodeName == "" {
 		return false
-	}
-	md := child(pod, "metadata")
-	if metaString(pod, "deletionTimestamp") != "" {
-		if g, ok := md["deletionGracePeriodSeconds"].(int64); ok && g == 0 {
-			return false
-		}
 	}
 	podName, podUID := metaString(pod, "name"), metaString(pod, "uid")
 	vols, _ := spec["volumes"].([]any)
@@ -190,11 +185,21 @@ func podUsesClaim(pod, claim registry.Object, name string) bool {
 		if src, ok := vol["persistentVolumeClaim"].(map[string]any); ok && src["claimName"] == name {
 			return true
 		}
-		if _, ok := vol["ephemeral"].(map[string]any); ok && podName+"-"+asString(vol["name"]) == name && ownedBy(claim, podUID) {
+		if _, ok := vol["ephemeral"].(map[string]any); ok && !podShutDown(pod) && podName+"-"+asString(vol["name"]) == name && ownedBy(claim, podUID) {
 			return true
 		}
 	}
 	return false
+}
+
+// podShutDown reports whether a pod is done with its volumes: deleted
+// with a grace period of zero, by its node or by force.
+func podShutDown(pod registry.Object) bool {
+	if metaString(pod, "deletionTimestamp") == "" {
+		return false
+	}
+	g, ok := child(pod, "metadata")["deletionGracePeriodSeconds"].(int64)
+	return ok && g == 0
 }
 
 // ownedBy reports whether obj names uid as its controlling owner.

@@ -80,6 +80,32 @@ func TestClaimProtection(t *testing.T) {
 	}
 	waitFor(t, "the claim to go with its pod", gone(claims, "ns", "used"))
 
+	// A pod shut down but kept by its finalizer still holds the claim it
+	// names, until it is gone.
+	claim("kept")
+	pod("held", "node-1", "kept")
+	if _, err := e.api.Update(ctx, pods, "ns", "held", "", func(old registry.Object) registry.Object {
+		old["metadata"].(map[string]any)["finalizers"] = []any{"example.com/hold"}
+		return old
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.api.Delete(ctx, pods, "ns", "held", registry.DeleteOptions{GracePeriodSeconds: &zero}); err != nil {
+		t.Fatal(err)
+	}
+	del(claims, "ns", "kept")
+	settle("probe-3")
+	if _, err := e.api.Get(claims, "ns", "kept"); err != nil {
+		t.Fatalf("claim of a shut-down pod: %v", err)
+	}
+	if _, err := e.api.Update(ctx, pods, "ns", "held", "", func(old registry.Object) registry.Object {
+		delete(old["metadata"].(map[string]any), "finalizers")
+		return old
+	}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the claim to go with its finalized pod", gone(claims, "ns", "kept"))
+
 	// A volume goes once it is not bound.
 	_, err := e.api.Create(ctx, volumes, registry.Object{
 		"metadata": map[string]any{"name": "pv"},
@@ -106,4 +132,44 @@ func TestClaimProtection(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the released volume to go", gone(volumes, "", "pv"))
+}
+
+// TestPodUsesClaim: a scheduled pod holds the claims it names for as long
+// as it exists, and its own ephemeral claim until it is shut down.
+func TestPodUsesClaim(t *testing.T) {
+	t.Parallel()
+	owned := registry.Object{"metadata": map[string]any{"name": "p-scratch", "ownerReferences": []any{
+		map[string]any{"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "pod-uid", "controller": true}}}}
+	other := registry.Object{"metadata": map[string]any{"name": "p-scratch"}}
+	plain := map[string]any{"name": "data", "persistentVolumeClaim": map[string]any{"claimName": "data"}}
+	ephemeral := map[string]any{"name": "scratch", "ephemeral": map[string]any{}}
+	pod := func(node string, shutDown bool, grace int64, vols ...any) registry.Object {
+		md := map[string]any{"name": "p", "uid": "pod-uid"}
+		if shutDown {
+			md["deletionTimestamp"] = "2026-01-02T03:04:05Z"
+			md["deletionGracePeriodSeconds"] = grace
+		}
+		return registry.Object{"metadata": md, "spec": map[string]any{"nodeName": node, "volumes": vols}}
+	}
+	for _, c := range []struct {
+		name      string
+		pod       registry.Object
+		claim     registry.Object
+		claimName string
+		want      bool
+	}{
+		{"unscheduled", pod("", false, 0, plain), other, "data", false},
+		{"named", pod("n", false, 0, plain), other, "data", true},
+		{"named, deleting with grace", pod("n", true, 30, plain), other, "data", true},
+		{"named, shut down", pod("n", true, 0, plain), other, "data", true},
+		{"another claim", pod("n", false, 0, plain), other, "logs", false},
+		{"ephemeral", pod("n", false, 0, ephemeral), owned, "p-scratch", true},
+		{"ephemeral, deleting with grace", pod("n", true, 30, ephemeral), owned, "p-scratch", true},
+		{"ephemeral, shut down", pod("n", true, 0, ephemeral), owned, "p-scratch", false},
+		{"ephemeral of another owner", pod("n", false, 0, ephemeral), other, "p-scratch", false},
+	} {
+		if got := podUsesClaim(c.pod, c.claim, c.claimName); got != c.want {
+			t.Errorf("%s: uses %v, want %v", c.name, got, c.want)
+		}
+	}
 }
