@@ -93,7 +93,7 @@ func certificateSigningRequests(b config.Brand, sv Services) *registry.Descripto
 	d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
 		return r.validateUpdate(obj, old, csrOptionsFrom(obj, old))
 	}
-	d.Strategy.Admit = admission.admit
+	d.Strategy.AdmitRequester = admission.admit
 	d.Subresources = []registry.Subresource{
 		{Name: "approval", Verbs: statusVerbs, Copy: copyConditions, Validate: func(obj, old registry.Object) apierr.FieldErrors {
 			o := csrOptionsFrom(obj, old)

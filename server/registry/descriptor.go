@@ -408,14 +408,28 @@ type Strategy struct {
 	// defaulting and before validation; the server's own writes, made
 	// without a user, skip it. Its error is the request's answer.
 	AuthorizeWrite func(ctx context.Context, who Requester, name string, obj, old Object) error
-	// Admit is the type's validating admission: it checks a write made
+	// AdmitRequester is the type's validating admission: it checks a write made
 	// for a user once the write has passed validation, and its error is
 	// the request's answer. It runs for creates (old is nil), updates of
 	// the main resource (subresource "") and writes through a subresource
 	// (named by subresource), dry runs included, with obj the new state
 	// and old the stored one. The server's own writes, made without a
 	// user, skip it.
-	Admit func(ctx context.Context, who Requester, subresource string, obj, old Object) error
+	AdmitRequester func(ctx context.Context, who Requester, subresource string, obj, old Object) error
+	// Admit is the type's admission that reads other objects through l
+	// and may change obj (a pod's priority from its class), as upstream's
+	// mutating admission plugins: old is nil on create. It runs for every
+	// create and every update of the main resource, dry runs and the
+	// server's own writes included, after AuthorizeWrite and before
+	// validation. A *Denial refuses the write with 403; any other error is
+	// the request's answer as it is.
+	Admit func(ctx context.Context, l Lookup, obj, old Object) error
+	// ValidateAdmission is the type's admission that checks obj against
+	// other objects read through l (only one default priority class), as
+	// upstream's validating admission plugins: it runs for the writes Admit
+	// runs for, once obj is valid, and does not change it. Its errors are
+	// answered as Admit's.
+	ValidateAdmission func(ctx context.Context, l Lookup, obj, old Object) error
 	// PrepareForUpdate normalises obj, the new state, given the stored old
 	// state and the subresource written ("" or "status").
 	PrepareForUpdate func(obj, old Object, subresource string)

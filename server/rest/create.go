@@ -159,6 +159,9 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 	if err := authorizeWrite(ctx, s, obj, nil); err != nil {
 		return nil, err
 	}
+	if err := h.admit(ctx, s, obj, nil); err != nil {
+		return nil, err
+	}
 	// Values are allocated before validation, as upstream: validation
 	// then sees the object as it will be stored.
 	if err := h.allocate(d, obj, nil); err != nil {
@@ -181,7 +184,10 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 	if d.Strategy.Warnings != nil {
 		s.warnings = append(s.warnings, d.Strategy.Warnings(obj, nil)...)
 	}
-	if err := admit(ctx, s, obj, nil); err != nil {
+	if err := h.validateAdmission(ctx, s, obj, nil); err != nil {
+		return nil, err
+	}
+	if err := admitRequester(ctx, s, obj, nil); err != nil {
 		return nil, err
 	}
 	if rvSet {
@@ -254,10 +260,11 @@ func authorizeWrite(ctx context.Context, s *scope, obj, old Object) error {
 	return check(ctx, registry.Requester{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}, s.name, obj, old)
 }
 
-// admit runs the type's validating admission for a write made for a user,
-// once the write has passed validation (old is nil on create).
-func admit(ctx context.Context, s *scope, obj, old Object) error {
-	check := s.d.Strategy.Admit
+// admitRequester runs the type's admission that depends on who writes,
+// for a write made for a user, once the write has passed validation (old
+// is nil on create).
+func admitRequester(ctx context.Context, s *scope, obj, old Object) error {
+	check := s.d.Strategy.AdmitRequester
 	if check == nil {
 		return nil
 	}

@@ -239,6 +239,9 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 			return nil, err
 		}
 	}
+	if err := h.admit(ctx, s, next, old); err != nil {
+		return nil, err
+	}
 	// Values are allocated before validation, as on create; only the main
 	// resource changes what an object claims.
 	if s.sub == "" {
@@ -268,13 +271,15 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 	if len(errs) > 0 {
 		return nil, apierr.NewInvalid(d.Group, d.Kind, s.name, errs)
 	}
-	if err := admit(ctx, s, next, old); err != nil {
+	if err := h.validateAdmission(ctx, s, next, old); err != nil {
+		return nil, err
+	}
+	if err := admitRequester(ctx, s, next, old); err != nil {
 		return nil, err
 	}
 	return next, nil
 }
 
-// copyMember sets dst[name] to src[name], or removes it when src has none.
 // keepPath sets the member at a dotted path of dst to a copy of src's,
 // removing it when src has none.
 func keepPath(dst, src Object, path string) {
@@ -305,6 +310,7 @@ func keepPath(dst, src Object, path string) {
 	}
 }
 
+// copyMember sets dst[name] to src[name], or removes it when src has none.
 func copyMember(dst, src Object, name string) {
 	if v, ok := src[name]; ok {
 		dst[name] = v

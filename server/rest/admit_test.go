@@ -1,0 +1,134 @@
+package rest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// TestAdmissionHooks: a type's Admit hook changes what creates and
+// updates of the main resource store, dry runs and the server's own writes
+// included, reading other objects through the lookup; its Denial is a 403
+// naming the object as the request did; ValidateAdmission runs once the
+// object is valid; subresource writes run neither.
+func TestAdmissionHooks(t *testing.T) {
+	t.Parallel()
+	h, srv, _ := newTestHandler(t, Config{})
+	ctx := context.Background()
+	cms := h.reg.Lookup("", "v1", "configmaps")
+	var validated atomic.Int32
+	// Each config map copies the "v" of the config map "source", and says
+	// whether it saw a stored object.
+	cms.Strategy.Admit = func(_ context.Context, l registry.Lookup, obj, old Object) error {
+		data, _ := obj["data"].(map[string]any)
+		if data == nil {
+			data = map[string]any{}
+			obj["data"] = data
+		}
+		if data["deny"] != nil {
+			return &registry.Denial{Reason: "denied"}
+		}
+		src, err := l.Get(cms, metaString(obj, "namespace"), "source")
+		if apierr.ReasonOf(err) == apierr.ReasonNotFound {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		data["copied"] = src["data"].(map[string]any)["v"]
+		data["updated"] = strconv.FormatBool(old != nil)
+		return nil
+	}
+	cms.Strategy.ValidateAdmission = func(_ context.Context, l registry.Lookup, obj, old Object) error {
+		validated.Add(1)
+		data, _ := obj["data"].(map[string]any)
+		if data["veto"] != nil {
+			return &registry.Denial{Reason: "vetoed, saw copied=" + data["copied"].(string)}
+		}
+		return nil
+	}
+	send := func(method, path, body string, code int) map[string]any {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var out map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&out)
+		if res.StatusCode != code {
+			t.Fatalf("%s %s: %d %v, want %d", method, path, res.StatusCode, out, code)
+		}
+		return out
+	}
+	data := func(o map[string]any) map[string]any { d, _ := o["data"].(map[string]any); return d }
+	const cmPath = "/api/v1/namespaces/default/configmaps"
+
+	send("POST", cmPath, `{"metadata":{"name":"source"},"data":{"v":"one"}}`, 201)
+	send("POST", cmPath, `{"metadata":{"name":"a"}}`, 201)
+	if got := data(send("GET", cmPath+"/a", "", 200)); got["copied"] != "one" || got["updated"] != "false" {
+		t.Errorf("created: %v", got)
+	}
+	send("PUT", cmPath+"/source", `{"metadata":{"name":"source"},"data":{"v":"two"}}`, 200)
+	send("PUT", cmPath+"/a", `{"metadata":{"name":"a"},"data":{"x":"y"}}`, 200)
+	if got := data(send("GET", cmPath+"/a", "", 200)); got["copied"] != "two" || got["updated"] != "true" || got["x"] != "y" {
+		t.Errorf("updated: %v", got)
+	}
+	// A dry run is admitted as the real write, and stores nothing.
+	if got := data(send("POST", cmPath+"?dryRun=All", `{"metadata":{"name":"dry"}}`, 201)); got["copied"] != "two" {
+		t.Errorf("dry run: %v", got)
+	}
+	send("GET", cmPath+"/dry", "", 404)
+	// The server's own writes are admitted too.
+	own, err := h.Create(ctx, cms, Object{"metadata": map[string]any{"name": "own", "namespace": "default"}})
+	if err != nil || data(own)["copied"] != "two" {
+		t.Errorf("in-process create: %v %v", own, err)
+	}
+	// A denial names the object as the request named it.
+	st := send("POST", cmPath, `{"metadata":{"generateName":"gen-"},"data":{"deny":"1"}}`, 403)
+	if st["message"] != `configmaps "gen-" is forbidden: denied` || st["reason"] != "Forbidden" ||
+		st["details"].(map[string]any)["name"] != "gen-" {
+		t.Errorf("denial: %v", st)
+	}
+	st = send("PUT", cmPath+"/a", `{"metadata":{"name":"a"},"data":{"deny":"1"}}`, 403)
+	if st["message"] != `configmaps "a" is forbidden: denied` {
+		t.Errorf("update denial: %v", st)
+	}
+	// ValidateAdmission sees the admitted object, after validation.
+	st = send("POST", cmPath, `{"metadata":{"name":"v"},"data":{"veto":"1"}}`, 403)
+	if st["message"] != `configmaps "v" is forbidden: vetoed, saw copied=two` {
+		t.Errorf("veto: %v", st)
+	}
+	before := validated.Load()
+	send("POST", cmPath, `{"metadata":{"name":"v","labels":{"bad label":"x"}},"data":{"veto":"1"}}`, 422)
+	if validated.Load() != before {
+		t.Error("ValidateAdmission ran on an invalid object")
+	}
+	send("GET", cmPath+"/v", "", 404)
+
+	// A status write runs no admission.
+	quotas := h.reg.Lookup("", "v1", "resourcequotas")
+	var calls atomic.Int32
+	quotas.Strategy.Admit = func(context.Context, registry.Lookup, Object, Object) error { calls.Add(1); return nil }
+	quotas.Strategy.ValidateAdmission = quotas.Strategy.Admit
+	const qPath = "/api/v1/namespaces/default/resourcequotas"
+	q := send("POST", qPath, `{"metadata":{"name":"q"},"spec":{"hard":{"pods":"1"}}}`, 201)
+	if calls.Load() != 2 {
+		t.Fatalf("create ran %d hooks, want 2", calls.Load())
+	}
+	q["status"] = map[string]any{"hard": map[string]any{"pods": "1"}, "used": map[string]any{"pods": "0"}}
+	body, _ := json.Marshal(q)
+	send("PUT", qPath+"/q/status", string(body), 200)
+	if calls.Load() != 2 {
+		t.Errorf("status write ran %d hooks", calls.Load()-2)
+	}
+}
