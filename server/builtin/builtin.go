@@ -77,7 +77,7 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 	policy := policyV1()
 	// Evictions are budgeted by the disruption budgets of policy/v1.
 	kindOf(core, "Pod").Subresource("eviction").Budgets = kindOf(policy, "PodDisruptionBudget")
-	return slices.Concat(
+	ds := slices.Concat(
 		core, eventsV1(b, kindOf(core, "Event")),
 		hpa, autoscalingV1(b, hpa[0]),
 		appsV1(b), batchV1(b),
@@ -85,6 +85,16 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 		rbacV1(b, sv), schedulingV1(b), certificatesV1(b, sv), apiRegistrationV1(b), apiExtensionsV1(b),
 		admissionRegistrationV1(b), flowControlV1(b), authenticationV1(b, sv), authorizationV1(b, sv),
 	)
+	admitAcrossGroups(ds)
+	return ds
+}
+
+// admitAcrossGroups sets the admission hooks of ds that read the objects
+// of another group: a pod's priority comes from its PriorityClass.
+func admitAcrossGroups(ds []*registry.Descriptor) {
+	pa := priorityAdmission{classes: kindOf(ds, "PriorityClass")}
+	kindOf(ds, "Pod").Strategy.Admit = pa.admitPod
+	pa.classes.Strategy.ValidateAdmission = pa.validateClass
 }
 
 // kindOf returns the descriptor of kind among ds: the stored form a

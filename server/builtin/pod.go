@@ -108,8 +108,9 @@ func podDeletionGracePeriod(obj registry.Object, requested *int64) int64 {
 }
 
 // prepareForCreate applies what a pod create does after decoding: the
-// default-on admission steps that need no lookups, fields of disabled
-// features dropped, and a fresh status.
+// default-on admission steps that need no lookups (priority, which reads
+// the classes, is admitPod's), fields of disabled features dropped, and a
+// fresh status.
 func (r podRules) prepareForCreate(obj registry.Object) {
 	spec := child(obj, "spec")
 	dropDisabledPodSpecFields(spec, nil)
@@ -119,16 +120,6 @@ func (r podRules) prepareForCreate(obj registry.Object) {
 	}
 	syncServiceAccount(spec)
 	r.addDefaultTolerations(spec)
-	if strOf(spec["priorityClassName"]) == "" {
-		// A pod naming no class gets the default priority; one naming a
-		// class keeps its fields until classes are looked up.
-		if !has(spec, "priority") {
-			spec["priority"] = defaultPriority
-		}
-		if !has(spec, "preemptionPolicy") {
-			spec["preemptionPolicy"] = defaultPreemptionPolicy
-		}
-	}
 	status := map[string]any{"phase": podPending, "qosClass": podQOSClass(spec)}
 	if len(listOf(spec["schedulingGates"])) > 0 {
 		status["conditions"] = []any{map[string]any{

@@ -49,8 +49,8 @@ func schedulingV1(b config.Brand) []*registry.Descriptor {
 }
 
 // priorityClasses: a name for a pod priority. Only one class may be the
-// global default; upstream checks that in its Priority admission plugin,
-// which looks at the other classes and is not done here.
+// global default: priorityAdmission checks that, as upstream's Priority
+// admission plugin.
 func priorityClasses(group string) *registry.Descriptor {
 	d := groupType(group, "priorityclasses", "priorityclass", "PriorityClass", false, "pc")
 	d.Strategy.Default = func(obj registry.Object) {

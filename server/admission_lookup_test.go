@@ -1,0 +1,70 @@
+package server_test
+
+import (
+	"testing"
+)
+
+// TestPriorityAdmission checks that pods get their priority from the class
+// they name or from the global default class, and that only one class may
+// be the global default, with upstream's messages.
+func TestPriorityAdmission(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	b := platBrand
+	pcs := groupPath(b.Group("scheduling"), "v1", "", "priorityclasses")
+	pod := func(name, spec string) string {
+		return `{"metadata":{"name":"` + name + `"},"spec":{"containers":[{"name":"c","image":"x"}]` + spec + `}}`
+	}
+	// stored reads the priority fields of a pod as the client sees it.
+	stored := func(name string) [3]any {
+		p := e.do("GET", podsPath+"/"+name, nil).mustCode(t, 200).obj(t)
+		return [3]any{path(p, "spec.priorityClassName"), path(p, "spec.priority"), path(p, "spec.preemptionPolicy")}
+	}
+
+	e.do("POST", podsPath, pod("plain", "")).mustCode(t, 201)
+	if got, want := stored("plain"), [3]any{nil, 0.0, "PreemptLowerPriority"}; got != want {
+		t.Errorf("pod without a class and no default: %v, want %v", got, want)
+	}
+	e.do("POST", pcs, `{"metadata":{"name":"high"},"value":1000,"preemptionPolicy":"Never"}`).mustCode(t, 201)
+	e.do("POST", podsPath, pod("named", `,"priorityClassName":"high"`)).mustCode(t, 201)
+	if got, want := stored("named"), [3]any{"high", 1000.0, "Never"}; got != want {
+		t.Errorf("pod naming a class: %v, want %v", got, want)
+	}
+	e.do("POST", podsPath, pod("critical", `,"priorityClassName":"system-cluster-critical"`)).mustCode(t, 201)
+	if got, want := stored("critical"), [3]any{"system-cluster-critical", 2000000000.0, "PreemptLowerPriority"}; got != want {
+		t.Errorf("pod naming a system class: %v, want %v", got, want)
+	}
+	e.do("POST", podsPath, pod("missing", `,"priorityClassName":"nope"`)).mustCode(t, 403).
+		mustMessage(t, `pods "missing" is forbidden: no PriorityClass with name nope was found`)
+	e.do("POST", podsPath, `{"metadata":{"generateName":"gen-"},"spec":{"containers":[{"name":"c","image":"x"}],"priority":5}}`).mustCode(t, 403).
+		mustMessage(t, `pods "gen-" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 0 from the given PriorityClass name`)
+
+	// The first global default is taken; a second is refused, created or
+	// marked later.
+	e.do("POST", pcs, `{"metadata":{"name":"gd-a"},"value":50,"globalDefault":true}`).mustCode(t, 201)
+	e.do("POST", pcs, `{"metadata":{"name":"gd-b"},"value":60,"globalDefault":true}`).mustCode(t, 403).
+		mustMessage(t, `priorityclasses.`+b.Group("scheduling")+` "gd-b" is forbidden: PriorityClass gd-a is already marked as default. Only one default can exist`)
+	e.do("GET", pcs+"/gd-b", nil).mustCode(t, 404)
+	high := e.do("GET", pcs+"/high", nil).mustCode(t, 200).obj(t)
+	high["globalDefault"] = true
+	e.do("PUT", pcs+"/high", high).mustCode(t, 403).
+		mustMessage(t, `priorityclasses.`+b.Group("scheduling")+` "high" is forbidden: PriorityClass gd-a is already marked as default. Only one default can exist`)
+	if got := e.do("GET", pcs+"/high", nil).mustCode(t, 200).obj(t); got["globalDefault"] != nil {
+		t.Errorf("refused update stored: %v", got)
+	}
+	// The default itself may be written again.
+	gdA := e.do("GET", pcs+"/gd-a", nil).mustCode(t, 200).obj(t)
+	gdA["description"] = "the default"
+	e.do("PUT", pcs+"/gd-a", gdA).mustCode(t, 200)
+
+	// A pod naming no class now gets the default's name and value, dry
+	// run or not.
+	dry := e.do("POST", podsPath+"?dryRun=All", pod("dry", "")).mustCode(t, 201).obj(t)
+	if path(dry, "spec.priorityClassName") != "gd-a" || path(dry, "spec.priority") != 50.0 {
+		t.Errorf("dry run: %v", dry["spec"])
+	}
+	e.do("POST", podsPath, pod("defaulted", "")).mustCode(t, 201)
+	if got, want := stored("defaulted"), [3]any{"gd-a", 50.0, "PreemptLowerPriority"}; got != want {
+		t.Errorf("pod under a global default: %v, want %v", got, want)
+	}
+}
