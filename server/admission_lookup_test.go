@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -38,6 +39,27 @@ func TestPriorityAdmission(t *testing.T) {
 		mustMessage(t, `pods "missing" is forbidden: no PriorityClass with name nope was found`)
 	e.do("POST", podsPath, `{"metadata":{"generateName":"gen-"},"spec":{"containers":[{"name":"c","image":"x"}],"priority":5}}`).mustCode(t, 403).
 		mustMessage(t, `pods "gen-" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 0 from the given PriorityClass name`)
+
+	// An update leaving the priority out keeps it; one changing it is
+	// refused by the pod update rules.
+	named := e.do("GET", podsPath+"/named", nil).mustCode(t, 200).obj(t)
+	spec := named["spec"].(map[string]any)
+	delete(spec, "priority")
+	delete(spec, "preemptionPolicy")
+	named["metadata"].(map[string]any)["labels"] = map[string]any{"updated": "yes"}
+	e.do("PUT", podsPath+"/named", named).mustCode(t, 200)
+	if got, want := stored("named"), [3]any{"high", 1000.0, "Never"}; got != want {
+		t.Errorf("pod updated without its priority: %v, want %v", got, want)
+	}
+	named = e.do("GET", podsPath+"/named", nil).mustCode(t, 200).obj(t)
+	named["spec"].(map[string]any)["priority"] = 7
+	st := e.do("PUT", podsPath+"/named", named).mustCode(t, 422).obj(t)
+	if msg, _ := st["message"].(string); !strings.Contains(msg, "pod updates may not change fields other than") || !strings.Contains(msg, "priority: 7") {
+		t.Errorf("priority change: %s", msg)
+	}
+	if got, want := stored("named"), [3]any{"high", 1000.0, "Never"}; got != want {
+		t.Errorf("refused update stored: %v, want %v", got, want)
+	}
 
 	// The first global default is taken; a second is refused, created or
 	// marked later.

@@ -138,14 +138,6 @@ func (r podRules) prepareForUpdate(obj, old registry.Object, sub string) {
 		spec, oldSpec := child(obj, "spec"), mapOf(old["spec"])
 		dropDisabledPodSpecFields(spec, oldSpec)
 		r.addDefaultTolerations(spec)
-		// Priority is fixed at create: updates of it are ignored.
-		for _, f := range []string{"priority", "priorityClassName", "preemptionPolicy"} {
-			if v, ok := oldSpec[f]; ok {
-				spec[f] = v
-			} else {
-				delete(spec, f)
-			}
-		}
 	case "status":
 		status, oldStatus := child(obj, "status"), mapOf(old["status"])
 		// The class is fixed at create; a writer that drops it keeps it.

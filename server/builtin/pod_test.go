@@ -294,7 +294,9 @@ func TestPodValidateUpdate(t *testing.T) {
 		{"other field", func(s map[string]any) { s["dnsPolicy"] = "Default"; s["hostname"] = "h" }, []string{
 			updatableMsg + "  core.PodSpec{\n- \tdnsPolicy: \"ClusterFirst\",\n+ \tdnsPolicy: \"Default\",\n+ \thostname: \"h\",\n  }\n",
 		}},
-		{"priority changes are ignored", func(s map[string]any) { s["priority"] = int64(7); s["priorityClassName"] = "x" }, nil},
+		{"priority changed", func(s map[string]any) { s["priority"] = int64(7); s["priorityClassName"] = "x" }, []string{
+			updatableMsg + "  core.PodSpec{\n+ \tpriority: 7,\n+ \tpriorityClassName: \"x\",\n  }\n",
+		}},
 	}
 	for _, tt := range tests {
 		old := storedPod(t, brand, base)

@@ -17,12 +17,19 @@ type priorityAdmission struct{ classes *registry.Descriptor }
 // admitPod resolves the priority of a pod being created: the class it
 // names must exist; naming none, it takes the global default class's name,
 // else priority 0. A priority or preemption policy the pod gives must be
-// what the class says.
+// what the class says. An update that leaves out the priority or the
+// policy keeps the stored one; validation refuses any other change.
 func (p priorityAdmission) admitPod(_ context.Context, l registry.Lookup, obj, old registry.Object) error {
+	spec := child(obj, "spec")
 	if old != nil {
+		oldSpec := mapOf(old["spec"])
+		for _, f := range []string{"priority", "preemptionPolicy"} {
+			if !has(spec, f) && has(oldSpec, f) {
+				spec[f] = oldSpec[f]
+			}
+		}
 		return nil
 	}
-	spec := child(obj, "spec")
 	name := strOf(spec["priorityClassName"])
 	value, policy := defaultPriority, defaultPreemptionPolicy
 	if name == "" {

@@ -96,6 +96,23 @@ func TestPriorityAdmissionOfPods(t *testing.T) {
 			}
 		})
 	}
+	t.Run("update", func(t *testing.T) {
+		old := registry.Object{"spec": decodeJSON(t, `{"priorityClassName":"high","priority":1000,"preemptionPolicy":"Never"}`)}
+		for _, tt := range []struct{ name, spec, want string }{
+			{"left out", `{"priorityClassName":"high"}`, `{"preemptionPolicy":"Never","priority":1000,"priorityClassName":"high"}`},
+			// Validation refuses what changed.
+			{"changed", `{"priority":5,"preemptionPolicy":"PreemptLowerPriority"}`, `{"preemptionPolicy":"PreemptLowerPriority","priority":5}`},
+		} {
+			pod := registry.Object{"spec": decodeJSON(t, tt.spec)}
+			// No class is read: the lookup fails every read.
+			if err := pa.admitPod(context.Background(), fakeLookup{err: errors.New("read")}, pod, old); err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			if got := canonicalJSON(t, pod["spec"]); got != tt.want {
+				t.Errorf("%s: spec %s, want %s", tt.name, got, tt.want)
+			}
+		}
+	})
 	t.Run("lookup failure", func(t *testing.T) {
 		l := fakeLookup{err: errors.New("boom")}
 		pod := func(spec string) registry.Object { return registry.Object{"spec": decodeJSON(t, spec)} }
