@@ -90,3 +90,38 @@ func TestPriorityAdmission(t *testing.T) {
 		t.Errorf("pod under a global default: %v, want %v", got, want)
 	}
 }
+
+// TestDefaultIngressClass checks that an Ingress created naming no class
+// gets the newest IngressClass marked default.
+func TestDefaultIngressClass(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	b := platBrand
+	classes := groupPath(b.Group("networking"), "v1", "", "ingressclasses")
+	ingresses := groupPath(b.Group("networking"), "v1", "default", "ingresses")
+	ingress := func(name, meta, spec string) string {
+		return `{"metadata":{"name":"` + name + `"` + meta + `},"spec":{"defaultBackend":{"service":{"name":"s","port":{"number":80}}}` + spec + `}}`
+	}
+	className := func(name string) any {
+		return path(e.do("GET", ingresses+"/"+name, nil).mustCode(t, 200).obj(t), "spec.ingressClassName")
+	}
+	e.do("POST", ingresses, ingress("before", "", "")).mustCode(t, 201)
+	if got := className("before"); got != nil {
+		t.Errorf("no default class: %v", got)
+	}
+	isDefault := `"annotations":{"ingressclass.` + b.LongDomain + `/is-default-class":"true"}`
+	e.do("POST", classes, `{"metadata":{"name":"nginx",`+isDefault+`},"spec":{"controller":"example.com/nginx"}}`).mustCode(t, 201)
+	e.do("POST", classes, `{"metadata":{"name":"other"},"spec":{"controller":"example.com/other"}}`).mustCode(t, 201)
+	e.do("POST", ingresses, ingress("after", "", "")).mustCode(t, 201)
+	if got := className("after"); got != "nginx" {
+		t.Errorf("default class: %v", got)
+	}
+	e.do("POST", ingresses, ingress("own", "", `,"ingressClassName":"other"`)).mustCode(t, 201)
+	if got := className("own"); got != "other" {
+		t.Errorf("named class: %v", got)
+	}
+	e.do("POST", ingresses, ingress("legacy", `,"annotations":{"`+b.Label("ingress.class")+`":"other"}`, "")).mustCode(t, 201)
+	if got := className("legacy"); got != nil {
+		t.Errorf("class named by annotation: %v", got)
+	}
+}

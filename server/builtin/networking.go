@@ -12,7 +12,20 @@ import (
 
 func networkingV1(b config.Brand) []*registry.Descriptor {
 	g := b.Group("networking")
-	return []*registry.Descriptor{ingressClasses(g), ingresses(g, b), networkPolicies(g)}
+	classes, ing := ingressClasses(g), ingresses(g, b)
+	ing.Strategy.Admit = defaultIngressClass(b, classes).admit
+	return []*registry.Descriptor{classes, ing, networkPolicies(g)}
+}
+
+// defaultIngressClass gives a new Ingress naming no class, by field or
+// legacy annotation, the IngressClass annotated as the default.
+func defaultIngressClass(b config.Brand, classes *registry.Descriptor) defaultClass {
+	return defaultClass{
+		classes:   classes,
+		isDefault: annotatedTrue("ingressclass." + b.LongDomain + "/is-default-class"),
+		named:     classNamed("ingressClassName", b.Label("ingress.class")),
+		field:     "ingressClassName",
+	}
 }
 
 // ingressClassControllerMax bounds an IngressClass controller name.
