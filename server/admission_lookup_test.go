@@ -125,3 +125,47 @@ func TestDefaultIngressClass(t *testing.T) {
 		t.Errorf("class named by annotation: %v", got)
 	}
 }
+
+// TestDefaultStorageClass checks that a claim created naming no class
+// gets the StorageClass marked default, and that one asking for no class
+// or naming one by the beta annotation keeps what it asked for.
+func TestDefaultStorageClass(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	b := platBrand
+	classes := groupPath(b.Group("storage"), "v1", "", "storageclasses")
+	const claims = "/api/v1/namespaces/default/persistentvolumeclaims"
+	claim := func(name, meta, spec string) string {
+		return `{"metadata":{"name":"` + name + `"` + meta + `},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}` + spec + `}}`
+	}
+	className := func(name string) any {
+		return path(e.do("GET", claims+"/"+name, nil).mustCode(t, 200).obj(t), "spec.storageClassName")
+	}
+	e.do("POST", claims, claim("before", "", "")).mustCode(t, 201)
+	if got := className("before"); got != nil {
+		t.Errorf("no default class: %v", got)
+	}
+	isDefault := `"annotations":{"storageclass.` + b.LongDomain + `/is-default-class":"true"}`
+	e.do("POST", classes, `{"metadata":{"name":"standard",`+isDefault+`},"provisioner":"example.com/disk"}`).mustCode(t, 201)
+	e.do("POST", classes, `{"metadata":{"name":"fast"},"provisioner":"example.com/disk"}`).mustCode(t, 201)
+	created := e.do("POST", claims, claim("after", "", "")).mustCode(t, 201).obj(t)
+	if got := path(created, "spec.storageClassName"); got != "standard" {
+		t.Errorf("create answered class %v", got)
+	}
+	if got := className("after"); got != "standard" {
+		t.Errorf("default class: %v", got)
+	}
+	for _, c := range []struct {
+		name, meta, spec string
+		want             any
+	}{
+		{"named", "", `,"storageClassName":"fast"`, "fast"},
+		{"none", "", `,"storageClassName":""`, ""},
+		{"beta", `,"annotations":{"volume.beta.` + b.Label("storage-class") + `":"fast"}`, "", nil},
+	} {
+		e.do("POST", claims, claim(c.name, c.meta, c.spec)).mustCode(t, 201)
+		if got := className(c.name); got != c.want {
+			t.Errorf("%s: class %v, want %v", c.name, got, c.want)
+		}
+	}
+}

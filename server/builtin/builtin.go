@@ -85,16 +85,18 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 		rbacV1(b, sv), schedulingV1(b), certificatesV1(b, sv), apiRegistrationV1(b), apiExtensionsV1(b),
 		admissionRegistrationV1(b), flowControlV1(b), authenticationV1(b, sv), authorizationV1(b, sv),
 	)
-	admitAcrossGroups(ds)
+	admitAcrossGroups(b, ds)
 	return ds
 }
 
 // admitAcrossGroups sets the admission hooks of ds that read the objects
-// of another group: a pod's priority comes from its PriorityClass.
-func admitAcrossGroups(ds []*registry.Descriptor) {
+// of another group: a pod's priority comes from its PriorityClass, a
+// claim's default class is a StorageClass.
+func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor) {
 	pa := priorityAdmission{classes: kindOf(ds, "PriorityClass")}
 	kindOf(ds, "Pod").Strategy.Admit = pa.admitPod
 	pa.classes.Strategy.ValidateAdmission = pa.validateClass
+	kindOf(ds, "PersistentVolumeClaim").Strategy.Admit = defaultStorageClass(b, kindOf(ds, "StorageClass")).admit
 }
 
 // kindOf returns the descriptor of kind among ds: the stored form a

@@ -64,6 +64,19 @@ func newClaimRules(b config.Brand) claimRules {
 	}
 }
 
+// defaultStorageClass gives a new claim naming no class, by field or beta
+// annotation, the StorageClass annotated as the default (by the current
+// or the beta annotation).
+func defaultStorageClass(b config.Brand, classes *registry.Descriptor) defaultClass {
+	return defaultClass{
+		classes: classes,
+		isDefault: annotatedTrue("storageclass."+b.LongDomain+"/is-default-class",
+			"storageclass.beta."+b.LongDomain+"/is-default-class"),
+		named: classNamed("storageClassName", newClaimRules(b).classAnnotation),
+		field: "storageClassName",
+	}
+}
+
 // ProtectionFinalizers are the finalizers a claim and a volume get on
 // create, which keep them while in use.
 func ProtectionFinalizers(b config.Brand) (claim, volume string) {

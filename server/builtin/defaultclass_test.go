@@ -63,3 +63,49 @@ func TestDefaultIngressClass(t *testing.T) {
 		t.Errorf("lookup failure: %q", got)
 	}
 }
+
+func TestDefaultStorageClass(t *testing.T) {
+	t.Parallel()
+	a := defaultStorageClass(brand, kindOf(storageV1(brand), "StorageClass"))
+	current := map[string]any{"storageclass." + brand.LongDomain + "/is-default-class": "true"}
+	beta := map[string]any{"storageclass.beta." + brand.LongDomain + "/is-default-class": "true"}
+	off := map[string]any{"storageclass." + brand.LongDomain + "/is-default-class": "false"}
+	betaClass := "volume.beta." + brand.Label("storage-class")
+	const t1, t2 = "2026-01-01T00:00:00Z", "2026-01-02T00:00:00Z"
+	tests := []struct {
+		name    string
+		classes []registry.Object
+		claim   string
+		old     bool
+		// want is the storageClassName admitted, "-" for none.
+		want string
+	}{
+		{"no default", []registry.Object{class("a", t2, off), class("b", t2, nil)}, `{"spec":{}}`, false, "-"},
+		{"default", []registry.Object{class("a", t1, nil), class("std", t1, current)}, `{"spec":{}}`, false, "std"},
+		{"beta default", []registry.Object{class("old", t1, beta)}, `{}`, false, "old"},
+		{"newest of both", []registry.Object{class("a", t1, current), class("b", t2, beta)}, `{}`, false, "b"},
+		{"same age: first by name", []registry.Object{class("b", t2, current), class("a", t2, beta)}, `{}`, false, "a"},
+		{"class named", []registry.Object{class("std", t1, current)}, `{"spec":{"storageClassName":"fast"}}`, false, "fast"},
+		{"no class asked for", []registry.Object{class("std", t1, current)}, `{"spec":{"storageClassName":""}}`, false, ""},
+		{"beta annotation", []registry.Object{class("std", t1, current)}, `{"metadata":{"annotations":{"` + betaClass + `":"fast"}}}`, false, "-"},
+		{"update", []registry.Object{class("std", t1, current)}, `{"spec":{}}`, true, "-"},
+	}
+	for _, tt := range tests {
+		l := fakeLookup{objs: map[*registry.Descriptor][]registry.Object{a.classes: tt.classes}}
+		obj := decodeJSON(t, tt.claim)
+		var old registry.Object
+		if tt.old {
+			old = copyObj(obj)
+		}
+		if err := a.admit(context.Background(), l, obj, old); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		got := "-"
+		if v, ok := mapAt(obj, "spec")["storageClassName"]; ok {
+			got = strOf(v)
+		}
+		if got != tt.want {
+			t.Errorf("%s: class %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
