@@ -62,3 +62,35 @@ func TestStatusWriteMetadata(t *testing.T) {
 		})
 	}
 }
+
+// What a status write changes beyond status is owned by its manager, so
+// a later apply through the subresource can take it away again; what the
+// type keeps (a deployment's labels) is owned by no status manager.
+func TestStatusWriteOwnership(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	e.do("POST", deploymentsPath, workloadJSON("own-dep", "")).mustCode(t, 201)
+	obj := e.do("GET", deploymentsPath+"/own-dep", nil).mustCode(t, 200).obj(t)
+	obj["metadata"].(map[string]any)["annotations"] = map[string]any{"w": "2"}
+	obj["metadata"].(map[string]any)["labels"] = map[string]any{"kept": "no"}
+	out := e.do("PUT", deploymentsPath+"/own-dep/status?fieldManager=upd", obj).mustCode(t, 200).obj(t)
+	var entry map[string]any
+	for _, m := range path(out, "metadata.managedFields").([]any) {
+		if m := m.(map[string]any); m["manager"] == "upd" {
+			entry = m
+		}
+	}
+	if entry == nil || entry["subresource"] != "status" || path(entry, "fieldsV1.f:metadata.f:annotations.f:w") == nil || path(entry, "fieldsV1.f:metadata.f:labels") != nil {
+		t.Errorf("status update entry %v", entry)
+	}
+	apply := func(ann string) map[string]any {
+		body := `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"own-dep"` + ann + `},"status":{"replicas":0}}`
+		return e.do("PATCH", deploymentsPath+"/own-dep/status?fieldManager=ctl", body, "Content-Type", "application/apply-patch+yaml").mustCode(t, 200).obj(t)
+	}
+	if got := apply(`,"annotations":{"q":"1"}`); path(got, "metadata.annotations.q") != "1" {
+		t.Errorf("applied annotation: %v", path(got, "metadata.annotations"))
+	}
+	if got := apply(""); path(got, "metadata.annotations.q") != nil || path(got, "metadata.annotations.w") != "2" {
+		t.Errorf("annotation the apply no longer holds: %v", path(got, "metadata.annotations"))
+	}
+}

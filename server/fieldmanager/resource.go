@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -22,8 +23,9 @@ type Options struct {
 	Schema *schema.Schema
 	// Subresource is the subresource written ("" for the main resource).
 	Subresource string
-	// Reset are the top-level fields a write of the main resource does
-	// not own (status, written through its own subresource).
+	// Reset are the fields, as dotted paths, a write does not own: status
+	// for the main resource (written through its own subresource), what
+	// a subresource keeps from the stored object for the subresource.
 	Reset []string
 	// Only, for a subresource, is the one top-level field its writes own.
 	Only string
@@ -83,7 +85,11 @@ func New(o Options) *Resource {
 		case len(o.Reset) > 0:
 			set := fieldpath.NewSet()
 			for _, f := range o.Reset {
-				set.Insert(fieldpath.MakePathOrDie(f))
+				var parts []any
+				for _, p := range strings.Split(f, ".") {
+					parts = append(parts, p)
+				}
+				set.Insert(fieldpath.MakePathOrDie(parts...))
 			}
 			filters[fieldpath.APIVersion(v)] = fieldpath.NewExcludeSetFilter(set)
 		}

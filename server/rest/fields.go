@@ -31,7 +31,10 @@ func (h *Handler) fields(d *registry.Descriptor, sub string) *fieldmanager.Resou
 	}
 	o := fieldmanager.Options{Group: d.Group, Version: d.Version, Kind: d.Kind, Schema: d.Schema, Subresource: sub, Now: h.now,
 		LastApplied: h.brand.LastAppliedAnnotation()}
-	switch {
+	switch sr := d.Subresource(sub); {
+	case sr != nil && sr.Keep != nil:
+		// The subresource writes all but what it keeps: it owns the rest.
+		o.Reset = sr.Keep
 	case sub == "status":
 		o.Only = "status"
 	case sub == "" && d.Subresource("status") != nil:
