@@ -32,6 +32,12 @@ func nameMismatch(s *scope, name string) error {
 	return apierr.BadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", name, s.name))
 }
 
+// nameUndeterminable is upstream's answer to a PUT whose body names no
+// object.
+func nameUndeterminable(s *scope) error {
+	return apierr.BadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", s.name))
+}
+
 // Garbage-collection finalizers every resource accepts.
 const (
 	finalizerOrphan     = "orphan"

@@ -134,7 +134,9 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 // storage checks an update's; a patched Scale's uid is checked after its
 // replica count, where the type's scale storage does (CheckUID).
 func (h *Handler) setScale(ctx context.Context, s *scope, paths *registry.ScalePaths, scale Object, dryRun, put bool) (Object, error) {
-	if name := metaString(scale, "name"); name != "" && name != s.name {
+	if name := metaString(scale, "name"); name == "" && put {
+		return nil, nameUndeterminable(s)
+	} else if name != "" && name != s.name {
 		return nil, nameMismatch(s, name)
 	}
 	replicas, _ := getPath(scale, "spec.replicas").(int64)

@@ -190,6 +190,8 @@ func TestScaleUIDAndMissing(t *testing.T) {
 			`deployments.apps "gone" not found`, map[string]any{"name": "gone", "group": "apps", "kind": "deployments"}},
 		{"patch missing replication controller", "PATCH", rcURL + "/gone/scale", patch, 404,
 			`replicationcontrollers "gone" not found`, map[string]any{"name": "gone", "kind": "replicationcontrollers"}},
+		{"put without a name", "PUT", deploymentsURL + "/web/scale", `{"kind":"Scale","apiVersion":"autoscaling/v1","spec":{"replicas":2}}`, 400,
+			`the name of the object (web based on URL) was undeterminable: name must be provided`, nil},
 		{"get missing deployment", "GET", deploymentsURL + "/gone/scale", "", 404,
 			`deployments.apps "gone" not found`, map[string]any{"name": "gone", "group": "apps", "kind": "deployments"}},
 		{"get missing replication controller", "GET", rcURL + "/gone/scale", "", 404,

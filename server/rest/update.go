@@ -43,7 +43,7 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 	d := s.d
 	m := meta(obj, true)
 	if name, _ := m["name"].(string); name == "" {
-		return nil, 0, apierr.BadRequest(fmt.Sprintf("the name of the object (%s based on URL) was undeterminable: name must be provided", s.name))
+		return nil, 0, nameUndeterminable(s)
 	} else if name != s.name {
 		return nil, 0, nameMismatch(s, name)
 	}
