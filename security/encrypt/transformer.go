@@ -156,6 +156,10 @@ func (t *Transformer) FromStorage(key string, stored []byte) ([]byte, bool, erro
 	if err != nil {
 		return nil, false, err
 	}
+	// Several keys may share a prefix (a key name reused across the
+	// lists naming a resource): one that fails to open the value leaves
+	// it to the next, as upstream never stops at a failed match.
+	var failed error
 	for i := range c.keys {
 		k := &c.keys[i]
 		if k.s == nil {
@@ -173,10 +177,16 @@ func (t *Transformer) FromStorage(key string, stored []byte) ([]byte, bool, erro
 			out, err := k.s.open(stored[len(k.prefix):], []byte(key))
 			t.record("from_storage", res, k, err)
 			if err != nil {
-				return nil, false, err
+				if failed == nil {
+					failed = err
+				}
+				continue
 			}
 			return out, i != 0, nil
 		}
+	}
+	if failed != nil {
+		return nil, false, failed
 	}
 	return nil, false, ErrNoMatch
 }

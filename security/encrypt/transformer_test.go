@@ -196,6 +196,27 @@ func TestResourceInSeveralLists(t *testing.T) {
 	}
 }
 
+// Keys sharing a name across the lists of a resource share a prefix: a
+// value the first cannot open is read with the next, as a key rotated
+// into a new list under its old name needs.
+func TestSharedPrefixTriesEveryKey(t *testing.T) {
+	plain := []byte(`{"v":1}`)
+	key := "/secrets/ns/a"
+	old := build(t, "plat", one("aescbc", k32), nil)
+	fromOld, _ := old.ToStorage(key, plain)
+	tr := build(t, "plat", "resources:\n- resources: [secrets]\n  providers:\n  - aescbc: {keys: [{name: key1, secret: "+o32+"}]}\n"+
+		"- resources: [secrets]\n  providers:\n  - aescbc: {keys: [{name: key1, secret: "+k32+"}]}\n", nil)
+	got, stale, err := tr.FromStorage(key, fromOld)
+	if err != nil || !stale || !bytes.Equal(got, plain) {
+		t.Errorf("read %q stale %v err %v", got, stale, err)
+	}
+	// A value no key opens still fails.
+	none := build(t, "plat", one("aescbc", o32), nil)
+	if _, _, err := none.FromStorage(key, fromOld); err == nil {
+		t.Error("a value no key opens was read")
+	}
+}
+
 func TestSwapAndStaleStored(t *testing.T) {
 	key := "/secrets/ns/a"
 	tr := build(t, "plat", one("aesgcm", k32), nil)
