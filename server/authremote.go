@@ -244,12 +244,13 @@ func (s *Server) followTrust(ctx context.Context, kept *controllers.Kept, last a
 		if bytes.Equal(now.clientCA, last.clientCA) && bytes.Equal(now.proxyCA, last.proxyCA) {
 			continue
 		}
-		last = now
 		w, ok, err := s.authenticationTrustObject(now)
 		if err != nil {
+			// Tried again at the next tick.
 			s.log.Error("publishing the authentication configuration", "configmap", AuthenticationConfigMap, "err", err)
 			continue
 		}
+		last = now
 		if ok {
 			kept.Set(w)
 		}
