@@ -39,6 +39,8 @@ func TestPriorityAdmission(t *testing.T) {
 		mustMessage(t, `pods "missing" is forbidden: no PriorityClass with name nope was found`)
 	e.do("POST", podsPath, `{"metadata":{"generateName":"gen-"},"spec":{"containers":[{"name":"c","image":"x"}],"priority":5}}`).mustCode(t, 403).
 		mustMessage(t, `pods "gen-" is forbidden: the integer value of priority (5) must not be provided in pod spec; priority admission controller computed 0 from the given PriorityClass name`)
+	e.do("POST", podsPath, `{"metadata":{},"spec":{"containers":[{"name":"c","image":"x"}],"priorityClassName":"nope"}}`).mustCode(t, 403).
+		mustMessage(t, `pods "Unknown" is forbidden: no PriorityClass with name nope was found`)
 
 	// An update leaving the priority out keeps it; one changing it is
 	// refused by the pod update rules.

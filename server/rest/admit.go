@@ -27,6 +27,10 @@ func (h *Handler) admit(ctx context.Context, s *scope, obj, old Object) error {
 	if old == nil && s.generatedName {
 		name = metaString(obj, "generateName")
 	}
+	if name == "" {
+		// Upstream's admission names an object it cannot name so.
+		name = "Unknown"
+	}
 	return admissionErr(s.d, name, hook(ctx, h, obj, old))
 }
 
