@@ -202,13 +202,31 @@ func TestCustomResourceAggregatedResponseKinds(t *testing.T) {
 		if got := r["responseKind"]; !reflect.DeepEqual(got, own) {
 			t.Errorf("%s responseKind %v, want %v", version, got, own)
 		}
+		// Upstream lists the status subresource before the scale one, and
+		// the verbs in its own order, not sorted.
 		want := []any{
-			map[string]any{"subresource": "scale", "responseKind": map[string]any{"group": "autoscaling", "version": "v1", "kind": "Scale"}, "verbs": []any{"get", "patch", "update"}},
 			map[string]any{"subresource": "status", "responseKind": own, "verbs": []any{"get", "patch", "update"}},
+			map[string]any{"subresource": "scale", "responseKind": map[string]any{"group": "autoscaling", "version": "v1", "kind": "Scale"}, "verbs": []any{"get", "patch", "update"}},
 		}
 		if got := r["subresources"]; !reflect.DeepEqual(got, want) {
 			t.Errorf("%s subresources %v, want %v", version, got, want)
 		}
+		verbs := []any{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}
+		if got := r["verbs"]; !reflect.DeepEqual(got, verbs) {
+			t.Errorf("%s verbs %v, want %v", version, got, verbs)
+		}
+	}
+	// The group-version's list too: the resource, its status, its scale.
+	list := e.do("GET", "/apis/kinds.example.com/v1", nil).mustCode(t, 200).obj(t)
+	var names []string
+	for _, r := range list["resources"].([]any) {
+		names = append(names, at(r, "name").(string))
+		if at(r, "name") == "gadgets" && !reflect.DeepEqual(at(r, "verbs"), []any{"delete", "deletecollection", "get", "list", "patch", "create", "update", "watch"}) {
+			t.Errorf("listed verbs %v", at(r, "verbs"))
+		}
+	}
+	if strings.Join(names, ",") != "gadgets,gadgets/status,gadgets/scale" {
+		t.Errorf("listed resources %v", names)
 	}
 }
 

@@ -202,6 +202,10 @@ func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor,
 		NoStrategicMergePatch:         true,
 		ListItemsTyped:                true,
 		QualifiedResponseKinds:        true,
+		// Listed in upstream's order, not sorted: the verbs, then the
+		// status and scale subresources.
+		ListedVerbs:   []string{registry.VerbDelete, registry.VerbDeleteCollection, registry.VerbGet, registry.VerbList, registry.VerbPatch, registry.VerbCreate, registry.VerbUpdate, registry.VerbWatch},
+		ListedAsGiven: true,
 	}
 	if v.Deprecated {
 		if v.DeprecationWarning != nil {

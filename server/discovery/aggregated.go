@@ -107,7 +107,7 @@ func newResourceDiscovery(d *registry.Descriptor) resourceDiscovery {
 		ResponseKind:     responseKind(d),
 		Scope:            scopeCluster,
 		SingularResource: d.Singular,
-		Verbs:            sortedVerbs(listedVerbs(d)),
+		Verbs:            sortedVerbs(d, listedVerbs(d)),
 		ShortNames:       d.ShortNames,
 		Categories:       d.Categories,
 	}
@@ -122,12 +122,14 @@ func newResourceDiscovery(d *registry.Descriptor) resourceDiscovery {
 		rd.Subresources = append(rd.Subresources, subresourceDiscovery{
 			Subresource:  sub.Name,
 			ResponseKind: kind,
-			Verbs:        sortedVerbs(sub.Verbs),
+			Verbs:        sortedVerbs(d, sub.Verbs),
 		})
 	}
-	slices.SortFunc(rd.Subresources, func(a, b subresourceDiscovery) int {
-		return strings.Compare(a.Subresource, b.Subresource)
-	})
+	if !d.ListedAsGiven {
+		slices.SortFunc(rd.Subresources, func(a, b subresourceDiscovery) int {
+			return strings.Compare(a.Subresource, b.Subresource)
+		})
+	}
 	return rd
 }
 

@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"slices"
+	"strings"
 
 	"platd/server/registry"
 )
@@ -100,7 +101,9 @@ func newAPIGroup(name string, versions []string) apiGroup {
 }
 
 // newAPIResourceList lists descs (one group-version) and their
-// subresources, sorted by name, as GET /api/<v> and /apis/<g>/<v> do.
+// subresources, sorted by name, as GET /api/<v> and /apis/<g>/<v> do; a
+// custom resource's subresources follow it in the order given, as
+// upstream lists them.
 func newAPIResourceList(group, version string, descs []*registry.Descriptor) apiResourceList {
 	l := apiResourceList{Kind: kindAPIResourceList, GroupVersion: version, Resources: []apiResource{}}
 	if group != "" {
@@ -113,7 +116,7 @@ func newAPIResourceList(group, version string, descs []*registry.Descriptor) api
 			SingularName: d.Singular,
 			Namespaced:   d.Namespaced,
 			Kind:         d.Kind,
-			Verbs:        sortedVerbs(listedVerbs(d)),
+			Verbs:        sortedVerbs(d, listedVerbs(d)),
 			ShortNames:   d.ShortNames,
 			Categories:   d.Categories,
 		}
@@ -127,18 +130,19 @@ func newAPIResourceList(group, version string, descs []*registry.Descriptor) api
 				Group:      gvk.Group,
 				Version:    gvk.Version,
 				Kind:       gvk.Kind,
-				Verbs:      sortedVerbs(sub.Verbs),
+				Verbs:      sortedVerbs(d, sub.Verbs),
 			})
 		}
 	}
+	given := len(descs) > 0 && descs[0].ListedAsGiven
 	slices.SortStableFunc(l.Resources, func(a, b apiResource) int {
-		switch {
-		case a.Name < b.Name:
-			return -1
-		case a.Name > b.Name:
-			return 1
+		if given {
+			// Each resource, then its subresources as given.
+			ra, _, _ := strings.Cut(a.Name, "/")
+			rb, _, _ := strings.Cut(b.Name, "/")
+			return strings.Compare(ra, rb)
 		}
-		return 0
+		return strings.Compare(a.Name, b.Name)
 	})
 	return l
 }
@@ -151,11 +155,13 @@ func listedVerbs(d *registry.Descriptor) []string {
 	return d.Verbs
 }
 
-// sortedVerbs returns a sorted copy of verbs, never nil (verbs is always
-// encoded, as [] when empty).
-func sortedVerbs(verbs []string) []string {
+// sortedVerbs returns a copy of verbs, sorted unless d lists them as
+// given, never nil (verbs is always encoded, as [] when empty).
+func sortedVerbs(d *registry.Descriptor, verbs []string) []string {
 	out := append(make([]string, 0, len(verbs)), verbs...)
-	slices.Sort(out)
+	if !d.ListedAsGiven {
+		slices.Sort(out)
+	}
 	return out
 }
 

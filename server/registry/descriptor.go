@@ -248,8 +248,12 @@ type Descriptor struct {
 	// terminating CRD's resources are listed with delete,
 	// deletecollection, get, list and watch alone, as upstream lists
 	// them, while their objects may still be updated and patched.
-	ListedVerbs  []string
-	Subresources []Subresource
+	ListedVerbs []string
+	// ListedAsGiven makes discovery list the verbs and the subresources
+	// in the order the descriptor gives them, as upstream lists a custom
+	// resource's; built-in types are listed sorted.
+	ListedAsGiven bool
+	Subresources  []Subresource
 	// Schema describes the object.
 	Schema *schema.Schema
 	// NameRule validates metadata.name.
