@@ -345,7 +345,12 @@ func (d *decoder) value(s *Schema, depth int, owner string) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		t, terr := time.Parse(time.RFC3339, text)
+		layout := time.RFC3339
+		if s.Type == MicroTime {
+			// Upstream's MicroTime reads exactly six fractional digits.
+			layout = rfc3339Micro
+		}
+		t, terr := time.Parse(layout, text)
 		if terr != nil {
 			d.valueError(terr)
 			return nil, nil
@@ -394,11 +399,14 @@ func formatTime(t time.Time, typ Type) string {
 	return string(appendTime(nil, t, typ))
 }
 
+// rfc3339Micro is the layout MicroTime values are read and written in.
+const rfc3339Micro = "2006-01-02T15:04:05.000000Z07:00"
+
 // appendTime appends formatTime's text.
 func appendTime(dst []byte, t time.Time, typ Type) []byte {
 	t = t.UTC()
 	if typ == MicroTime {
-		return t.AppendFormat(dst, "2006-01-02T15:04:05.000000Z07:00")
+		return t.AppendFormat(dst, rfc3339Micro)
 	}
 	return t.AppendFormat(dst, time.RFC3339)
 }

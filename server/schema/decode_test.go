@@ -103,6 +103,7 @@ func TestDecodeErrors(t *testing.T) {
 	ns := c.Schema(kn("@R@.api.core.v1.Namespace"))
 	pod := c.Schema(kn("@R@.api.core.v1.Pod"))
 	cr := c.Schema(kn("@R@.api.apps.v1.ControllerRevision"))
+	lease := c.Schema(kn("@R@.api.coordination.v1.Lease"))
 	tests := []struct {
 		name string
 		s    *Schema
@@ -136,6 +137,9 @@ func TestDecodeErrors(t *testing.T) {
 		{"bad base64", cm, `{"binaryData":{"b":"AAE*"}}`, "illegal base64 data at input byte 3", ErrType},
 		{"bad quantity", pod, `{"spec":{"overhead":{"cpu":"1x"}}}`, quantityFormatText, ErrType},
 		{"bad time", ns, `{"metadata":{"creationTimestamp":"yesterday"}}`, `parsing time "yesterday" as "2006-01-02T15:04:05Z07:00": cannot parse "yesterday" as "2006"`, ErrType},
+		// A MicroTime has exactly six fractional digits, as upstream reads it.
+		{"micro time without fraction", lease, `{"spec":{"renewTime":"2024-01-01T00:00:00Z"}}`, `parsing time "2024-01-01T00:00:00Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "Z" as ".000000"`, ErrType},
+		{"micro time in nanoseconds", lease, `{"spec":{"acquireTime":"2024-01-01T00:00:00.123456789Z"}}`, `parsing time "2024-01-01T00:00:00.123456789Z" as "2006-01-02T15:04:05.000000Z07:00": cannot parse "789Z" as "Z07:00"`, ErrType},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
