@@ -232,8 +232,9 @@ func (z *NodeAuthorizer) resourceSlice(node string, a Attributes) (Decision, str
 	return DecisionNoOpinion, "only the following verbs are allowed for a ResourceSlice: get, watch, list, create, update, patch, delete, deletecollection", nil
 }
 
-// nodeObject: a node may write Node objects (admission limits it to its
-// own) and read only its own, by name, also before it exists.
+// nodeObject: a node may write Node objects and read only its own, by
+// name, also before it exists. Upstream's NodeRestriction admission, off
+// by default there and not run here, would limit the writes to its own.
 func (z *NodeAuthorizer) nodeObject(node string, a Attributes) (Decision, string, error) {
 	switch a.Subresource {
 	case "":
@@ -260,7 +261,9 @@ func (z *NodeAuthorizer) nodeObject(node string, a Attributes) (Decision, string
 
 // pod: a node reads pods bound to it (one by name, or all with its
 // spec.nodeName field selector), creates and deletes mirror pods, writes
-// pod status and evicts; admission limits those writes to its own pods.
+// pod status and evicts. Upstream's NodeRestriction admission, off by
+// default there and not run here, would limit those writes to its own
+// pods.
 func (z *NodeAuthorizer) pod(node string, a Attributes) (Decision, string, error) {
 	switch a.Subresource {
 	case "":
