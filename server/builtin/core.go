@@ -343,6 +343,7 @@ func limitRanges(b config.Brand) *registry.Descriptor {
 			md["name"] = uuid.New()
 		}
 	}
+	d.Strategy.Default = defaultLimitRange
 	d.Strategy.Validate = newResourceNames(b).validateLimitRange
 	return d
 }

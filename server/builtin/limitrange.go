@@ -126,6 +126,43 @@ func validateLimitTypeName(t, field string) apierr.FieldErrors {
 	return errs
 }
 
+// limitRangeLists are the members of a LimitRange item that hold amounts.
+var limitRangeLists = []string{"max", "min", "default", "defaultRequest", "maxLimitRequestRatio"}
+
+// defaultLimitRange applies upstream's defaults to each item: a Container
+// item's default limit is its max, and its default request its default
+// limit, else its min, wherever they are not given; every amount is
+// rounded up to a whole thousandth.
+func defaultLimitRange(obj registry.Object) {
+	for _, item := range mapsOf(mapOf(obj["spec"])["limits"]) {
+		if strOf(item["type"]) == limitTypeContainer {
+			limit := fillFrom(item, "default", mapOf(item["max"]))
+			fillFrom(item, "defaultRequest", limit)
+			fillFrom(item, "defaultRequest", mapOf(item["min"]))
+		}
+		for _, member := range limitRangeLists {
+			roundResourceList(mapOf(item[member]))
+		}
+	}
+}
+
+// fillFrom gives item[member] each amount of from it lacks, and returns
+// the member. A member left empty is not written, as upstream omits one.
+func fillFrom(item map[string]any, member string, from map[string]any) map[string]any {
+	m := mapOf(item[member])
+	for k, v := range from {
+		if _, ok := m[k]; ok {
+			continue
+		}
+		if m == nil {
+			m = map[string]any{}
+			item[member] = m
+		}
+		m[k] = v
+	}
+	return m
+}
+
 // sortedKeys returns the keys of a decoded map in order, so that errors
 // come out in a stable order.
 func sortedKeys(m map[string]any) []string {
