@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -170,4 +171,76 @@ func TestDefaultStorageClass(t *testing.T) {
 			t.Errorf("%s: class %v, want %v", c.name, got, c.want)
 		}
 	}
+}
+
+// TestLimitRanger checks that new pods take the default resources of their
+// namespace's LimitRanges, with the annotation that says so, and that pods
+// and claims breaking their bounds are refused with upstream's messages.
+func TestLimitRanger(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	b := platBrand
+	const (
+		ranges = "/api/v1/namespaces/default/limitranges"
+		claims = "/api/v1/namespaces/default/persistentvolumeclaims"
+	)
+	pod := func(name, resources string) string {
+		return `{"metadata":{"name":"` + name + `"},"spec":{"containers":[{"name":"c","image":"x"` + resources + `}]}}`
+	}
+	claim := func(name, storage string) string {
+		return `{"metadata":{"name":"` + name + `"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"` + storage + `"}}}}`
+	}
+	e.do("POST", ranges, `{"metadata":{"name":"bounds"},"spec":{"limits":[
+		{"type":"Container","max":{"memory":"1Gi"},"default":{"cpu":"500m","memory":"256Mi"},"defaultRequest":{"cpu":"100m"}},
+		{"type":"Pod","max":{"cpu":"2"}},
+		{"type":"PersistentVolumeClaim","min":{"storage":"1Gi"}}]}}`).mustCode(t, 201)
+	lr := e.do("GET", ranges+"/bounds", nil).mustCode(t, 200).obj(t)
+	if got := path(lr, "spec.limits"); !reflect.DeepEqual(got, []any{
+		map[string]any{"type": "Container", "max": map[string]any{"memory": "1Gi"},
+			"default":        map[string]any{"cpu": "500m", "memory": "256Mi"},
+			"defaultRequest": map[string]any{"cpu": "100m", "memory": "256Mi"}},
+		map[string]any{"type": "Pod", "max": map[string]any{"cpu": "2"}},
+		map[string]any{"type": "PersistentVolumeClaim", "min": map[string]any{"storage": "1Gi"}},
+	}) {
+		t.Errorf("stored limits: %v", got)
+	}
+
+	created := e.do("POST", podsPath, pod("defaulted", `,"resources":{"requests":{"memory":"64Mi"}}`)).mustCode(t, 201).obj(t)
+	for _, p := range []map[string]any{created, e.do("GET", podsPath+"/defaulted", nil).mustCode(t, 200).obj(t)} {
+		if got, want := path(p, "spec.containers").([]any)[0].(map[string]any)["resources"], map[string]any{
+			"limits":   map[string]any{"cpu": "500m", "memory": "256Mi"},
+			"requests": map[string]any{"cpu": "100m", "memory": "64Mi"},
+		}; !reflect.DeepEqual(got, want) {
+			t.Errorf("resources %v, want %v", got, want)
+		}
+		annotations, _ := path(p, "metadata.annotations").(map[string]any)
+		if got, want := annotations[b.Label("limit-ranger")], "LimitRanger plugin set: cpu request for container c; cpu, memory limit for container c"; got != want {
+			t.Errorf("annotation %q, want %q", got, want)
+		}
+		if got := path(p, "status.qosClass"); got != "Burstable" {
+			t.Errorf("qosClass %v", got)
+		}
+	}
+
+	e.do("POST", podsPath, pod("big", `,"resources":{"limits":{"memory":"2Gi"}}`)).mustCode(t, 403).
+		mustMessage(t, `pods "big" is forbidden: maximum memory usage per Container is 1Gi, but limit is 2Gi`)
+	e.do("GET", podsPath+"/big", nil).mustCode(t, 404)
+	e.do("POST", podsPath, `{"metadata":{"name":"wide"},"spec":{"containers":[
+		{"name":"a","image":"x","resources":{"limits":{"cpu":"1500m"}}},
+		{"name":"b","image":"x","resources":{"limits":{"cpu":"1"}}}]}}`).mustCode(t, 403).
+		mustMessage(t, `pods "wide" is forbidden: maximum cpu usage per Pod is 2, but limit is 2500m`)
+	e.do("POST", podsPath+"?dryRun=All", pod("dry", `,"resources":{"limits":{"memory":"2Gi"}}`)).mustCode(t, 403)
+
+	e.do("POST", claims, claim("small", "500Mi")).mustCode(t, 403).
+		mustMessage(t, `persistentvolumeclaims "small" is forbidden: minimum storage usage per PersistentVolumeClaim is 1Gi, but request is 500Mi`)
+	e.do("GET", claims+"/small", nil).mustCode(t, 404)
+	e.do("POST", claims, claim("enough", "2Gi")).mustCode(t, 201)
+
+	// Another namespace's pods and claims are not bounded by them.
+	e.do("POST", "/api/v1/namespaces", `{"metadata":{"name":"free"}}`).mustCode(t, 201)
+	free := e.do("POST", "/api/v1/namespaces/free/pods", pod("big", `,"resources":{"limits":{"memory":"2Gi"}}`)).mustCode(t, 201).obj(t)
+	if got := path(free, "metadata.annotations"); got != nil {
+		t.Errorf("pod in another namespace annotated: %v", got)
+	}
+	e.do("POST", "/api/v1/namespaces/free/persistentvolumeclaims", claim("small", "500Mi")).mustCode(t, 201)
 }

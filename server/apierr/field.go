@@ -3,6 +3,7 @@ package apierr
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -139,6 +140,21 @@ func (l FieldErrors) Error() string {
 		}
 		seen[s] = true
 		parts = append(parts, s)
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// Aggregate joins the distinct messages as upstream's error aggregate
+// prints them: one alone, several as "[a, b]".
+func Aggregate(msgs []string) string {
+	var parts []string
+	for _, m := range msgs {
+		if !slices.Contains(parts, m) {
+			parts = append(parts, m)
+		}
 	}
 	if len(parts) == 1 {
 		return parts[0]

@@ -3,6 +3,7 @@
 package builtin
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"sort"
@@ -90,13 +91,35 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 }
 
 // admitAcrossGroups sets the admission hooks of ds that read the objects
-// of another group: a pod's priority comes from its PriorityClass, a
-// claim's default class is a StorageClass.
+// of another type: a pod's priority comes from its PriorityClass, a
+// claim's default class is a StorageClass, and the LimitRanges of their
+// namespace default and bound the resources of pods and claims. Hooks of
+// one type run in upstream's order of its admission plugins.
 func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor) {
+	lr := newLimitRanger(b, kindOf(ds, "LimitRange"))
 	pa := priorityAdmission{classes: kindOf(ds, "PriorityClass")}
-	kindOf(ds, "Pod").Strategy.Admit = pa.admitPod
+	pod := kindOf(ds, "Pod")
+	pod.Strategy.Admit = admitInOrder(lr.admitPod, pa.admitPod)
+	pod.Strategy.ValidateAdmission = lr.validatePod
 	pa.classes.Strategy.ValidateAdmission = pa.validateClass
-	kindOf(ds, "PersistentVolumeClaim").Strategy.Admit = defaultStorageClass(b, kindOf(ds, "StorageClass")).admit
+	claim := kindOf(ds, "PersistentVolumeClaim")
+	claim.Strategy.Admit = defaultStorageClass(b, kindOf(ds, "StorageClass")).admit
+	claim.Strategy.ValidateAdmission = lr.validateClaim
+}
+
+// admissionHook is the form of a Strategy's Admit and ValidateAdmission.
+type admissionHook = func(ctx context.Context, l registry.Lookup, obj, old registry.Object) error
+
+// admitInOrder runs hooks one after another, until one fails.
+func admitInOrder(hooks ...admissionHook) admissionHook {
+	return func(ctx context.Context, l registry.Lookup, obj, old registry.Object) error {
+		for _, h := range hooks {
+			if err := h(ctx, l, obj, old); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 }
 
 // kindOf returns the descriptor of kind among ds: the stored form a

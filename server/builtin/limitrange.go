@@ -296,4 +296,7 @@ func (r resourceNames) compareLimits(idx, k string, sets map[string]map[string]q
 	return errs
 }
 
-var quantityOne, _ = parseQuantity("1")
+var (
+	quantityOne, _  = parseQuantity("1")
+	quantityZero, _ = parseQuantity("0")
+)

@@ -140,6 +140,17 @@ var sharedPow10 = func() []*big.Int {
 	return p
 }()
 
+// plus returns q + o spelled in q's format, or in o's when q is zero, as
+// upstream adds one quantity to another.
+func (q quantity) plus(o quantity) quantity {
+	sum := new(big.Int).Add(q.nanos, o.nanos)
+	like := q.text
+	if q.nanos.Sign() == 0 {
+		like = o.text
+	}
+	return quantity{nanos: sum, text: schema.FormatQuantityLike(sum, like)}
+}
+
 // cmp compares two quantities: -1, 0 or +1.
 func (q quantity) cmp(o quantity) int { return q.nanos.Cmp(o.nanos) }
 

@@ -75,6 +75,18 @@ func CanonicalQuantity(s string) (string, error) {
 	return formatQuantity(neg, units, format), nil
 }
 
+// FormatQuantityLike returns the canonical spelling of nanos × 10^-9 in
+// the format like is written in (binary, decimal SI or decimal exponent;
+// decimal SI when like is no quantity): how upstream spells the result of
+// arithmetic on a quantity of that format.
+func FormatQuantityLike(nanos *big.Int, like string) string {
+	format := decimalSI
+	if q, err := scanQuantity(like); err == nil {
+		format = q.format
+	}
+	return formatQuantity(nanos.Sign() < 0, new(big.Int).Abs(nanos), format)
+}
+
 // parseQuantity returns the absolute value in units of 10^-9 (rounded up)
 // and the sign and format.
 func parseQuantity(s string) (neg bool, units *big.Int, format quantityFormat, err error) {
