@@ -481,6 +481,46 @@ runtime-config:
 	}
 }
 
+// --event-ttl is upstream's: an hour unless set by flag, variable or the
+// --config file; 0 keeps events, a negative one is refused.
+func TestEventTTLFlag(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "platd.yaml")
+	if err := os.WriteFile(file, []byte("event-ttl: 90s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		env  string
+		want time.Duration
+		err  string
+	}{
+		{want: time.Hour},
+		{args: []string{"--event-ttl", "5m"}, want: 5 * time.Minute},
+		{args: []string{"--event-ttl=0s"}, want: 0},
+		{env: "2h30m", want: 150 * time.Minute},
+		{args: []string{"--config", file}, want: 90 * time.Second},
+		{args: []string{"--event-ttl", "-1m"}, err: "--event-ttl -1m0s must not be negative (0 keeps events until they are deleted)"},
+		{args: []string{"--event-ttl", "3600"}, err: `--event-ttl "3600": want a duration such as 90s, 5m or 1h30m (units ns, us, ms, s, m, h)`},
+	} {
+		t.Run(strings.Join(append(c.args, c.env), " "), func(t *testing.T) {
+			if c.env != "" {
+				t.Setenv("PLATD_EVENT_TTL", c.env)
+			}
+			o, err := parse(t, append([]string{"serve", "--data-dir", t.TempDir()}, c.args...)...)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) || exitCode(err) != 2 {
+					t.Fatalf("exit %d, %v, want %q", exitCode(err), err, c.err)
+				}
+				return
+			}
+			if err != nil || o.EventTTL != c.want {
+				t.Fatalf("EventTTL %s, %v, want %s", o.EventTTL, err, c.want)
+			}
+		})
+	}
+}
+
 // Every serve flag has a PLATD_ variable, and a bad value in it says
 // which variable and what it takes.
 func TestFlagValueErrors(t *testing.T) {

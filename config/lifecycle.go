@@ -19,6 +19,11 @@ const (
 // in-flight slot.
 const DefaultRequestTimeout = time.Minute
 
+// DefaultEventTTL is upstream's --event-ttl: an event is removed an hour
+// after its last write, long enough to read what just happened, short
+// enough that a busy cluster's events do not fill the store.
+const DefaultEventTTL = time.Hour
+
 // MaxGoawayChance is the largest --goaway-chance upstream accepts: one
 // request in 50 already makes clients reconnect often.
 const MaxGoawayChance = 0.02
@@ -53,6 +58,9 @@ func (o *Options) validateLifecycle() []string {
 	}
 	if o.RequestTimeout < 0 {
 		errs = append(errs, fmt.Sprintf("--request-timeout %s must not be negative (0 means no limit)", o.RequestTimeout))
+	}
+	if o.EventTTL < 0 {
+		errs = append(errs, fmt.Sprintf("--event-ttl %s must not be negative (0 keeps events until they are deleted)", o.EventTTL))
 	}
 	if o.HTTP2MaxStreamsPerConnection < 0 {
 		errs = append(errs, fmt.Sprintf("--http2-max-streams-per-connection %d must not be negative (0 means the default of 100)", o.HTTP2MaxStreamsPerConnection))

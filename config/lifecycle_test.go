@@ -22,6 +22,8 @@ func TestValidateLifecycle(t *testing.T) {
 		{"negative reads", func(o *Options) { o.MaxRequestsInFlight = -1 }, "--max-requests-inflight -1 must not be negative (0 means no limit)"},
 		{"negative writes", func(o *Options) { o.MaxMutatingRequestsInFlight = -2 }, "--max-mutating-requests-inflight -2 must not be negative (0 means no limit)"},
 		{"negative timeout", func(o *Options) { o.RequestTimeout = -time.Second }, "--request-timeout -1s must not be negative (0 means no limit)"},
+		{"negative event ttl", func(o *Options) { o.EventTTL = -time.Minute }, "--event-ttl -1m0s must not be negative (0 keeps events until they are deleted)"},
+		{"event ttl set", func(o *Options) { o.EventTTL = DefaultEventTTL }, ""},
 		{"negative delay", func(o *Options) { o.ShutdownDelayDuration = -time.Second }, "--shutdown-delay-duration -1s must not be negative"},
 		{"negative watch grace", func(o *Options) { o.ShutdownWatchTerminationGracePeriod = -time.Second }, "--shutdown-watch-termination-grace-period -1s must not be negative"},
 		{"negative livez grace", func(o *Options) { o.LivezGracePeriod = -2 * time.Second }, "--livez-grace-period -2s must not be negative"},

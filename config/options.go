@@ -176,6 +176,9 @@ type Options struct {
 	// RequestTimeout bounds every request that is not long-running
 	// (beyond it: 504); ?timeout= may only shorten it. 0 means no bound.
 	RequestTimeout time.Duration
+	// EventTTL is how long an event is kept after its last write
+	// (--event-ttl); 0 keeps events until they are deleted.
+	EventTTL time.Duration
 	// HTTP2MaxStreamsPerConnection is how many streams one HTTP/2
 	// connection may have open at once (--http2-max-streams-per-connection);
 	// 0 means upstream's 100.

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -758,6 +759,16 @@ func (s *Server) startControllers(ctx context.Context) {
 				a.Run(ctx)
 			}()
 		}
+		// Events expire one --event-ttl after their last write, as
+		// upstream's storage leases them: the server's own doing, which
+		// no --controllers entry switches off.
+		if x := s.expiry(); x != nil {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				x.Run(ctx)
+			}()
+		}
 		// And the bootstrap flow-control configuration, as upstream's
 		// configuration producer keeps it.
 		if fc := s.flowControlKeeper(); fc != nil {
@@ -782,6 +793,25 @@ func (s *Server) startControllers(ctx context.Context) {
 	}
 	// With replicas they run on the elected leader only.
 	s.runReplicated(ctx, lead)
+}
+
+// expiry is the controller that removes the objects of types that expire
+// after their last write; nil when --event-ttl is 0 or no such type is
+// served.
+func (s *Server) expiry() *controllers.Expiry {
+	if s.opts.EventTTL <= 0 {
+		return nil
+	}
+	var prefixes []string
+	for _, d := range s.reg.All() {
+		if d.ExpiresAfterWrite && d.Stored() && !slices.Contains(prefixes, d.ResourcePrefix()) {
+			prefixes = append(prefixes, d.ResourcePrefix())
+		}
+	}
+	if len(prefixes) == 0 {
+		return nil
+	}
+	return &controllers.Expiry{Source: s.store, Store: s.store, Prefixes: prefixes, TTL: s.opts.EventTTL, Log: s.log}
 }
 
 // availability is the controller that keeps the Available condition of

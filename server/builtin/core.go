@@ -352,6 +352,7 @@ func events(b config.Brand) *registry.Descriptor {
 	d := core("events", "event", "Event", true, "ev")
 	d.UpdateCreates = true
 	d.NoGarbageCollection = true
+	d.ExpiresAfterWrite = true
 	// Through the core group only the generic rule names an event;
 	// the events group asks for a subdomain.
 	d.NameRule = registry.NamePathSegment

@@ -61,6 +61,7 @@ func eventsGroupEvents(b config.Brand, core *registry.Descriptor) *registry.Desc
 	d := groupType(b.Group("events"), "events", "event", "Event", true, "ev")
 	d.UpdateCreates = true
 	d.NoGarbageCollection = true
+	d.ExpiresAfterWrite = true
 	// A new event's name is a subdomain; an event created through the
 	// core group under another name stays replaceable here.
 	d.NameRuleCreateOnly = true

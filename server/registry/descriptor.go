@@ -360,8 +360,13 @@ type Descriptor struct {
 	KeepStatusOnCreate bool
 	// NoGarbageCollection leaves the objects out of the garbage
 	// collector's graph, as upstream leaves out events: they are many,
-	// short-lived and expire on their own.
+	// short-lived and expire on their own (ExpiresAfterWrite).
 	NoGarbageCollection bool
+	// ExpiresAfterWrite removes each object one --event-ttl after its
+	// last write, as upstream stores events with an etcd lease of that
+	// length (the controllers' Expiry does it). Descriptors that share a
+	// stored form share its expiry.
+	ExpiresAfterWrite bool
 	// SameNameDependents are resources whose object of the same namespace
 	// and name is removed with an object of this one, in the same storage
 	// transaction (a service's Endpoints, as upstream), unless finalizers
