@@ -128,6 +128,16 @@ func TestNodes(t *testing.T) {
 	if path(n, "status.allocatable.cpu") != "4" || !reflect.DeepEqual(path(n, "spec.podCIDRs"), []any{"10.0.0.0/24"}) {
 		t.Errorf("node defaults: spec %v status %v", n["spec"], n["status"])
 	}
+	// A new node is not ready to take pods until its controller says so;
+	// a taint of that key and effect it registers with is not doubled.
+	notReady := map[string]any{"key": "node." + platBrand.Label("not-ready"), "effect": "NoSchedule"}
+	if got := path(e.do("GET", nodesPath+"/node-a", nil).mustCode(t, 200).obj(t), "spec.taints"); !reflect.DeepEqual(got, []any{notReady}) {
+		t.Errorf("new node taints: %v", got)
+	}
+	own := `{"metadata":{"name":"node-e"},"spec":{"taints":[{"key":"node.` + platBrand.Label("not-ready") + `","value":"x","effect":"NoSchedule"}]}}`
+	if got := path(e.do("POST", nodesPath, own).mustCode(t, 201).obj(t), "spec.taints"); len(got.([]any)) != 1 || path(got.([]any)[0].(map[string]any), "value") != "x" {
+		t.Errorf("node registered not ready: %v", got)
+	}
 	e.do("POST", nodesPath, `{"metadata":{"name":"node-b"},"spec":{"unschedulable":true}}`).mustCode(t, 201)
 	names := func(q string) []string {
 		l := e.do("GET", nodesPath+"?fieldSelector="+url.QueryEscape(q), nil).mustCode(t, 200).obj(t)

@@ -100,6 +100,7 @@ const (
 	tolerationOpEqual  = "Equal"
 	tolerationOpExists = "Exists"
 	taintNoExecute     = "NoExecute"
+	taintNoSchedule    = "NoSchedule"
 )
 
 // validateUniqueTolerations checks that no two tolerations share key,

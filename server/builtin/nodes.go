@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -53,6 +54,7 @@ func nodes(b config.Brand) *registry.Descriptor {
 			delete(child(obj, "spec"), "configSource")
 		}
 	}
+	d.Strategy.Admit = r.taintNotReady
 	d.Strategy.Validate = r.validate
 	// Upstream checks the new node on its own and then the change; the
 	// message lists each problem once.
@@ -97,6 +99,24 @@ func defaultNode(obj registry.Object) {
 	}
 	roundResourceList(mapOf(st["capacity"]))
 	roundResourceList(mapOf(st["allocatable"]))
+}
+
+// taintNotReady marks a node being created as not ready to take pods,
+// NoSchedule under the not-ready key, unless it already carries a taint of
+// that key and effect, as upstream's TaintNodesByCondition admission: the
+// node's lifecycle controller lifts it once the node reports ready.
+func (r nodeRules) taintNotReady(_ context.Context, _ registry.Lookup, obj, old registry.Object) error {
+	if old != nil {
+		return nil
+	}
+	spec := child(obj, "spec")
+	for _, t := range mapsOf(spec["taints"]) {
+		if strOf(t["key"]) == r.pods.notReadyTaint && strOf(t["effect"]) == taintNoSchedule {
+			return nil
+		}
+	}
+	spec["taints"] = append(listOf(spec["taints"]), map[string]any{"key": r.pods.notReadyTaint, "effect": taintNoSchedule})
+	return nil
 }
 
 // validate applies the rules of a node on its own: taints (reported under

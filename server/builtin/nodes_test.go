@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"context"
 	"reflect"
 	"testing"
 
@@ -116,5 +117,39 @@ func TestNodeUpdate(t *testing.T) {
 	}
 	if sel := d.FieldSelectors["spec.unschedulable"]; sel.Get(set) != "true" || sel.Get(stored) != "false" {
 		t.Errorf("spec.unschedulable selector: %q %q", sel.Get(set), sel.Get(stored))
+	}
+}
+
+func TestNodeNotReadyTaintAtCreation(t *testing.T) {
+	t.Parallel()
+	r := nodeRules{pods: newPodRules(brand)}
+	notReady := r.pods.notReadyTaint
+	added := `{"effect":"NoSchedule","key":"` + notReady + `"}`
+	tests := []struct {
+		name, spec string
+		// want is the node's taints after admission.
+		want string
+	}{
+		{"none", `{}`, `[` + added + `]`},
+		{"others kept first", `{"taints":[{"key":"dedicated","value":"db","effect":"NoSchedule"}]}`,
+			`[{"effect":"NoSchedule","key":"dedicated","value":"db"},` + added + `]`},
+		{"already there, any value", `{"taints":[{"key":"` + notReady + `","value":"x","effect":"NoSchedule"}]}`,
+			`[{"effect":"NoSchedule","key":"` + notReady + `","value":"x"}]`},
+		{"same key, other effect", `{"taints":[{"key":"` + notReady + `","effect":"NoExecute"}]}`,
+			`[{"effect":"NoExecute","key":"` + notReady + `"},` + added + `]`},
+	}
+	for _, tt := range tests {
+		obj := registry.Object{"metadata": map[string]any{"name": "n1"}, "spec": decodeJSON(t, tt.spec)}
+		if err := r.taintNotReady(context.Background(), nil, obj, nil); err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := canonicalJSON(t, mapAt(obj, "spec")["taints"]); got != tt.want {
+			t.Errorf("%s: taints %s, want %s", tt.name, got, tt.want)
+		}
+	}
+	// An update is left as written: the taint may have been lifted.
+	obj := registry.Object{"spec": map[string]any{}}
+	if err := r.taintNotReady(context.Background(), nil, obj, registry.Object{"spec": map[string]any{}}); err != nil || has(mapAt(obj, "spec"), "taints") {
+		t.Errorf("update: %v %v", err, obj)
 	}
 }
