@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -243,4 +244,49 @@ func TestLimitRanger(t *testing.T) {
 		t.Errorf("pod in another namespace annotated: %v", got)
 	}
 	e.do("POST", "/api/v1/namespaces/free/persistentvolumeclaims", claim("small", "500Mi")).mustCode(t, 201)
+}
+
+// TestRuntimeClassAdmission checks that a pod naming a RuntimeClass must
+// name one that exists and gets its overhead, node selector and
+// tolerations, with upstream's messages.
+func TestRuntimeClassAdmission(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	b := platBrand
+	classes := groupPath(b.Group("node"), "v1", "", "runtimeclasses")
+	pod := func(name, spec string) string {
+		return `{"metadata":{"name":"` + name + `"},"spec":{"containers":[{"name":"c","image":"x"}]` + spec + `}}`
+	}
+	e.do("POST", podsPath, pod("missing", `,"runtimeClassName":"gvisor"`)).mustCode(t, 403).
+		mustMessage(t, `pods "missing" is forbidden: pod rejected: RuntimeClass "gvisor" not found`)
+	e.do("GET", podsPath+"/missing", nil).mustCode(t, 404)
+
+	e.do("POST", classes, `{"metadata":{"name":"gvisor"},"handler":"runsc","overhead":{"podFixed":{"cpu":"250m","memory":"64Mi"}},
+		"scheduling":{"nodeSelector":{"sandbox":"gvisor"},"tolerations":[{"key":"sandbox","operator":"Exists","effect":"NoSchedule"}]}}`).mustCode(t, 201)
+	e.do("POST", podsPath, pod("sandboxed", `,"runtimeClassName":"gvisor","nodeSelector":{"disk":"ssd"}`)).mustCode(t, 201)
+	got := e.do("GET", podsPath+"/sandboxed", nil).mustCode(t, 200).obj(t)
+	if want := map[string]any{"cpu": "250m", "memory": "64Mi"}; !reflect.DeepEqual(path(got, "spec.overhead"), want) {
+		t.Errorf("overhead %v, want %v", path(got, "spec.overhead"), want)
+	}
+	if want := map[string]any{"disk": "ssd", "sandbox": "gvisor"}; !reflect.DeepEqual(path(got, "spec.nodeSelector"), want) {
+		t.Errorf("nodeSelector %v, want %v", path(got, "spec.nodeSelector"), want)
+	}
+	// The pod's own tolerations, its defaults among them, come first.
+	var tols []string
+	for _, x := range path(got, "spec.tolerations").([]any) {
+		tol := x.(map[string]any)
+		tols = append(tols, fmt.Sprint(tol["key"], ":", tol["operator"], ":", tol["effect"]))
+	}
+	if want := []string{
+		"node." + b.Label("not-ready") + ":Exists:NoExecute", "node." + b.Label("unreachable") + ":Exists:NoExecute", "sandbox:Exists:NoSchedule",
+	}; !reflect.DeepEqual(tols, want) {
+		t.Errorf("tolerations %v, want %v", tols, want)
+	}
+
+	e.do("POST", podsPath, pod("other-overhead", `,"runtimeClassName":"gvisor","overhead":{"cpu":"1"}`)).mustCode(t, 403).
+		mustMessage(t, `pods "other-overhead" is forbidden: pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead`)
+	e.do("POST", podsPath, pod("conflict", `,"runtimeClassName":"gvisor","nodeSelector":{"sandbox":"kata"}`)).mustCode(t, 403).
+		mustMessage(t, `pods "conflict" is forbidden: conflict: runtimeClass.scheduling.nodeSelector[sandbox] = gvisor; pod.spec.nodeSelector[sandbox] = kata`)
+	e.do("POST", podsPath, pod("no-class", `,"overhead":{"cpu":"1"}`)).mustCode(t, 403).
+		mustMessage(t, `pods "no-class" is forbidden: pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead`)
 }

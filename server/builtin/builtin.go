@@ -91,29 +91,44 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 }
 
 // admitAcrossGroups sets the admission hooks of ds that read the objects
-// of another type: a pod's priority comes from its PriorityClass, a
-// claim's default class is a StorageClass, and the LimitRanges of their
-// namespace default and bound the resources of pods and claims. Hooks of
-// one type run in upstream's order of its admission plugins.
+// of another type: a pod's priority comes from its PriorityClass and its
+// overhead and scheduling from its RuntimeClass, a claim's default class
+// is a StorageClass, and the LimitRanges of their namespace default and
+// bound the resources of pods and claims. A type's hooks run in
+// upstream's order of its admission plugins.
 func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor) {
 	lr := newLimitRanger(b, kindOf(ds, "LimitRange"))
 	pa := priorityAdmission{classes: kindOf(ds, "PriorityClass")}
-	pod := kindOf(ds, "Pod")
-	pod.Strategy.Admit = admitInOrder(lr.admitPod, pa.admitPod)
-	pod.Strategy.ValidateAdmission = lr.validatePod
+	rc := runtimeClassAdmission{classes: kindOf(ds, "RuntimeClass")}
+	pod := &kindOf(ds, "Pod").Strategy
+	pod.Admit = inOrder(pod.Admit, lr.admitPod, pa.admitPod, rc.admitPod)
+	pod.ValidateAdmission = inOrder(pod.ValidateAdmission, lr.validatePod, rc.validatePod)
 	pa.classes.Strategy.ValidateAdmission = pa.validateClass
 	claim := kindOf(ds, "PersistentVolumeClaim")
 	claim.Strategy.Admit = defaultStorageClass(b, kindOf(ds, "StorageClass")).admit
 	claim.Strategy.ValidateAdmission = lr.validateClaim
 }
 
-// admissionHook is the form of a Strategy's Admit and ValidateAdmission.
-type admissionHook = func(ctx context.Context, l registry.Lookup, obj, old registry.Object) error
+// admitHook is an admission hook of a type's Strategy.
+type admitHook = func(ctx context.Context, l registry.Lookup, obj, old registry.Object) error
 
-// admitInOrder runs hooks one after another, until one fails.
-func admitInOrder(hooks ...admissionHook) admissionHook {
+// inOrder returns a hook running hooks one after the other, nil ones
+// left out, until one fails.
+func inOrder(hooks ...admitHook) admitHook {
+	var run []admitHook
+	for _, h := range hooks {
+		if h != nil {
+			run = append(run, h)
+		}
+	}
+	switch len(run) {
+	case 0:
+		return nil
+	case 1:
+		return run[0]
+	}
 	return func(ctx context.Context, l registry.Lookup, obj, old registry.Object) error {
-		for _, h := range hooks {
+		for _, h := range run {
 			if err := h(ctx, l, obj, old); err != nil {
 				return err
 			}
