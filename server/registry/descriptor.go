@@ -437,7 +437,8 @@ type Strategy struct {
 	// other objects read through l (only one default priority class), as
 	// upstream's validating admission plugins: it runs for the writes Admit
 	// runs for, once obj is valid, and does not change it. Its errors are
-	// answered as Admit's.
+	// answered as Admit's; what it passes to security.AddWarning on ctx is
+	// answered as Warning headers, with or without an error.
 	ValidateAdmission func(ctx context.Context, l Lookup, obj, old Object) error
 	// PrepareForUpdate normalises obj, the new state, given the stored old
 	// state and the subresource written ("" or "status").

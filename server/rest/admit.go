@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"platd/security"
 	"platd/server/apierr"
 	"platd/server/registry"
 )
@@ -35,12 +36,14 @@ func (h *Handler) admit(ctx context.Context, s *scope, obj, old Object) error {
 }
 
 // validateAdmission runs the type's ValidateAdmission hook on a valid
-// object about to be written.
+// object about to be written. What the hook warns of (security.AddWarning)
+// joins the write's warnings, answered whether or not the write succeeds.
 func (h *Handler) validateAdmission(ctx context.Context, s *scope, obj, old Object) error {
 	hook := s.d.Strategy.ValidateAdmission
 	if hook == nil || !admitted(s) {
 		return nil
 	}
+	ctx = security.WithWarnings(ctx, func(m string) { s.warnings = append(s.warnings, m) })
 	return admissionErr(s.d, metaString(obj, "name"), hook(ctx, h, obj, old))
 }
 

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"platd/security"
 	"platd/server/apierr"
 	"platd/server/registry"
 )
@@ -130,5 +132,47 @@ func TestAdmissionHooks(t *testing.T) {
 	send("PUT", qPath+"/q/status", string(body), 200)
 	if calls.Load() != 2 {
 		t.Errorf("status write ran %d hooks", calls.Load()-2)
+	}
+}
+
+// TestValidateAdmissionWarnings: what a ValidateAdmission hook warns of is
+// answered as Warning headers on creates, updates and patches, also when
+// the hook refuses the write.
+func TestValidateAdmissionWarnings(t *testing.T) {
+	t.Parallel()
+	h, srv, _ := newTestHandler(t, Config{})
+	cms := h.reg.Lookup("", "v1", "configmaps")
+	cms.Strategy.ValidateAdmission = func(ctx context.Context, _ registry.Lookup, obj, _ Object) error {
+		data, _ := obj["data"].(map[string]any)
+		if w, ok := data["warn"].(string); ok {
+			security.AddWarning(ctx, w)
+		}
+		if data["deny"] != nil {
+			return &registry.Denial{Reason: "denied"}
+		}
+		return nil
+	}
+	const cmPath = "/api/v1/namespaces/default/configmaps"
+	for _, tc := range []struct {
+		method, path, contentType, body string
+		code                            int
+		warnings                        []string
+	}{
+		{"POST", cmPath, "application/json", `{"metadata":{"name":"a"},"data":{"warn":"careful \"a\""}}`, 201, []string{`299 - "careful \"a\""`}},
+		{"POST", cmPath, "application/json", `{"metadata":{"name":"b"},"data":{"warn":"refused","deny":"1"}}`, 403, []string{`299 - "refused"`}},
+		{"POST", cmPath, "application/json", `{"metadata":{"name":"c"}}`, 201, nil},
+		{"PUT", cmPath + "/a", "application/json", `{"metadata":{"name":"a"},"data":{"warn":"put"}}`, 200, []string{`299 - "put"`}},
+		{"PATCH", cmPath + "/c", "application/merge-patch+json", `{"data":{"warn":"patched"}}`, 200, []string{`299 - "patched"`}},
+	} {
+		req, _ := http.NewRequest(tc.method, srv.URL+tc.path, strings.NewReader(tc.body))
+		req.Header.Set("Content-Type", tc.contentType)
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != tc.code || !slices.Equal(res.Header.Values("Warning"), tc.warnings) {
+			t.Errorf("%s %s: %d %q, want %d %q", tc.method, tc.path, res.StatusCode, res.Header.Values("Warning"), tc.code, tc.warnings)
+		}
 	}
 }

@@ -180,7 +180,8 @@ type scope struct {
 	manager  string
 	trackAs  string
 	applying bool
-	// warnings are what the type's Warnings hook said of the write.
+	// warnings are what the type's Warnings and ValidateAdmission hooks
+	// said of the write.
 	warnings []string
 	// generatedName says a create's name came from its generateName, so
 	// a taken one may be generated again.
