@@ -94,15 +94,34 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 // of another type: a pod's priority comes from its PriorityClass and its
 // overhead and scheduling from its RuntimeClass, a claim's default class
 // is a StorageClass, and the LimitRanges of their namespace default and
-// bound the resources of pods and claims. A type's hooks run in
+// bound the resources of pods and claims; the pod-security labels of
+// their namespace check pods and the pod templates of workloads, and are
+// checked on namespaces themselves. A type's hooks run in
 // upstream's order of its admission plugins.
 func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor) {
 	lr := newLimitRanger(b, kindOf(ds, "LimitRange"))
 	pa := priorityAdmission{classes: kindOf(ds, "PriorityClass")}
 	rc := runtimeClassAdmission{classes: kindOf(ds, "RuntimeClass")}
+	ps := podSecurity{b: b, namespaces: kindOf(ds, "Namespace"), pods: kindOf(ds, "Pod")}
 	pod := &kindOf(ds, "Pod").Strategy
 	pod.Admit = inOrder(pod.Admit, lr.admitPod, pa.admitPod, rc.admitPod)
-	pod.ValidateAdmission = inOrder(pod.ValidateAdmission, lr.validatePod, rc.validatePod)
+	pod.ValidateAdmission = inOrder(pod.ValidateAdmission, lr.validatePod, ps.validatePod, rc.validatePod)
+	ns := &ps.namespaces.Strategy
+	ns.ValidateAdmission = inOrder(ns.ValidateAdmission, ps.validateNamespace)
+	// Workloads' pod templates are only warned of.
+	for kind, path := range map[string][]string{
+		"PodTemplate":           {"template"},
+		"ReplicationController": {"spec", "template"},
+		"ReplicaSet":            {"spec", "template"},
+		"Deployment":            {"spec", "template"},
+		"StatefulSet":           {"spec", "template"},
+		"DaemonSet":             {"spec", "template"},
+		"Job":                   {"spec", "template"},
+		"CronJob":               {"spec", "jobTemplate", "spec", "template"},
+	} {
+		st := &kindOf(ds, kind).Strategy
+		st.ValidateAdmission = inOrder(st.ValidateAdmission, ps.validateTemplate(path...))
+	}
 	pa.classes.Strategy.ValidateAdmission = pa.validateClass
 	claim := kindOf(ds, "PersistentVolumeClaim")
 	claim.Strategy.Admit = defaultStorageClass(b, kindOf(ds, "StorageClass")).admit

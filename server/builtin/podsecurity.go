@@ -1,0 +1,408 @@
+package builtin
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"platd/config"
+	"platd/security"
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// PodSecurity admission, as upstream's: a namespace's pod-security labels
+// name, per mode (enforce, audit, warn), a level of the Pod Security
+// Standards and a policy version. Pods breaking the enforce level are
+// refused; pods and workload pod templates breaking the warn level are
+// answered with a warning. Audit annotations and the exemptions of the
+// plugin's configuration are not implemented.
+
+// Pod Security levels, from least to most strict.
+const (
+	psPrivileged = "privileged"
+	psBaseline   = "baseline"
+	psRestricted = "restricted"
+)
+
+// psLatestMinor is the minor version "latest" stands for: the checks are
+// those of v1.32, and a newer version is evaluated as it.
+const psLatestMinor = 32
+
+// Limits of the check of existing pods when a namespace's enforce level
+// rises, as upstream's: the answer is a warning, and it must not hold the
+// namespace write for long in a namespace of many pods.
+const (
+	psMaxPodsToCheck = 3000
+	psPodCheckBudget = time.Second
+)
+
+// psLevelVersion is a level at a policy version; minor < 0 is "latest".
+type psLevelVersion struct {
+	level string
+	minor int
+}
+
+func (lv psLevelVersion) String() string {
+	if lv.minor < 0 {
+		return lv.level + ":latest"
+	}
+	return lv.level + ":v1." + strconv.Itoa(lv.minor)
+}
+
+// psPolicy is a namespace's level and version for each mode.
+type psPolicy struct{ enforce, audit, warn psLevelVersion }
+
+var psVersionPattern = regexp.MustCompile(`^v1\.(0|[1-9][0-9]*)$`)
+
+// podSecurity is the PodSecurity admission of pods, workloads with pod
+// templates and namespaces.
+type podSecurity struct {
+	b                config.Brand
+	namespaces, pods *registry.Descriptor
+}
+
+// label is the namespace label of a mode ("enforce") or of its version
+// ("enforce-version").
+func (ps podSecurity) label(name string) string {
+	return "pod-security." + ps.b.LongDomain + "/" + name
+}
+
+// policy reads the policy of a namespace's labels, and the field errors of
+// the labels it could not read. A bad enforce level is enforced as
+// restricted, bad audit and warn levels are privileged, a bad version is
+// latest, as upstream.
+func (ps podSecurity) policy(labels map[string]any) (psPolicy, apierr.FieldErrors) {
+	p := psPolicy{
+		enforce: psLevelVersion{psPrivileged, -1},
+		audit:   psLevelVersion{psPrivileged, -1},
+		warn:    psLevelVersion{psPrivileged, -1},
+	}
+	if len(labels) == 0 {
+		return p, nil
+	}
+	var errs apierr.FieldErrors
+	for _, m := range []struct {
+		mode      string
+		lv        *psLevelVersion
+		failLevel string
+	}{{"enforce", &p.enforce, psRestricted}, {"audit", &p.audit, psPrivileged}, {"warn", &p.warn, psPrivileged}} {
+		key := ps.label(m.mode)
+		if v, ok := labels[key]; ok {
+			switch s := strOf(v); s {
+			case psPrivileged, psBaseline, psRestricted:
+				m.lv.level = s
+			default:
+				m.lv.level = m.failLevel
+				errs = append(errs, apierr.Invalid("metadata.labels["+key+"]", s, "must be one of privileged, baseline, restricted"))
+			}
+		}
+		key = ps.label(m.mode + "-version")
+		if v, ok := labels[key]; ok {
+			s := strOf(v)
+			if s == "latest" {
+				continue
+			}
+			match := psVersionPattern.FindStringSubmatch(s)
+			n, err := 0, error(nil)
+			if match != nil {
+				n, err = strconv.Atoi(match[1])
+			}
+			if match == nil || err != nil {
+				errs = append(errs, apierr.Invalid("metadata.labels["+key+"]", s, `must be "latest" or "v1.x"`))
+				continue
+			}
+			m.lv.minor = n
+		}
+	}
+	return p, errs
+}
+
+// evaluate runs the checks of lv on a pod's metadata and spec and returns
+// the refusals, in the order of the checks; none when allowed.
+func psEvaluate(lv psLevelVersion, meta, spec map[string]any) []psResult {
+	if lv.level == psPrivileged {
+		return nil
+	}
+	minor := lv.minor
+	if minor < 0 || minor > psLatestMinor {
+		minor = psLatestMinor
+	}
+	var out []psResult
+	run := func(c psCheck) {
+		if c.since > minor {
+			return
+		}
+		if r := c.run(meta, spec); r.reason != "" {
+			out = append(out, r)
+		}
+	}
+	for _, c := range psBaselineChecks {
+		if !c.overlap {
+			run(c)
+		}
+	}
+	if lv.level == psBaseline {
+		for _, c := range psBaselineChecks {
+			if c.overlap {
+				run(c)
+			}
+		}
+		return out
+	}
+	for _, c := range psRestrictedChecks {
+		run(c)
+	}
+	return out
+}
+
+// psDetail words refusals for one object: each reason with its detail in
+// parentheses.
+func psDetail(rs []psResult) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = r.reason
+		if r.detail != "" {
+			parts[i] += " (" + r.detail + ")"
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// psReason words refusals shared by many pods: the reasons alone.
+func psReason(rs []psResult) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = r.reason
+	}
+	return strings.Join(parts, ", ")
+}
+
+// namespacePolicy reads the policy of the namespace ns. It reports
+// whether anything is to be checked: a namespace without labels of the
+// policy is privileged in every mode.
+func (ps podSecurity) namespacePolicy(l registry.Lookup, ns string) (psPolicy, bool, error) {
+	obj, err := l.Get(ps.namespaces, "", ns)
+	if err != nil {
+		return psPolicy{}, false, err
+	}
+	p, errs := ps.policy(mapOf(mapOf(obj["metadata"])["labels"]))
+	if len(errs) == 0 && p.enforce.level == psPrivileged && p.audit.level == psPrivileged && p.warn.level == psPrivileged {
+		return p, false, nil
+	}
+	return p, true, nil
+}
+
+// validatePod enforces and warns of the policy of a pod's namespace on a
+// created pod, and on an updated one whose containers or images changed.
+func (ps podSecurity) validatePod(ctx context.Context, l registry.Lookup, obj, old registry.Object) error {
+	md := mapOf(obj["metadata"])
+	p, check, err := ps.namespacePolicy(l, strOf(md["namespace"]))
+	if err != nil || !check {
+		return err
+	}
+	if old != nil && !ps.significantPodUpdate(obj, old) {
+		return nil
+	}
+	spec := mapOf(obj["spec"])
+	enforced := psEvaluate(p.enforce, md, spec)
+	if len(enforced) > 0 {
+		return &registry.Denial{Reason: fmt.Sprintf("violates PodSecurity %q: %s", p.enforce.String(), psDetail(enforced))}
+	}
+	ps.warn(ctx, p, md, spec)
+	return nil
+}
+
+// warn adds the warning of the warn level's refusals of a pod.
+func (ps podSecurity) warn(ctx context.Context, p psPolicy, meta, spec map[string]any) {
+	if p.warn.level == psPrivileged {
+		return
+	}
+	if rs := psEvaluate(p.warn, meta, spec); len(rs) > 0 {
+		security.AddWarning(ctx, fmt.Sprintf("would violate PodSecurity %q: %s", p.warn.String(), psDetail(rs)))
+	}
+}
+
+// validateTemplate returns the hook of a workload whose pod template is at
+// path: it only warns, as upstream never enforces on pod templates.
+func (ps podSecurity) validateTemplate(path ...string) admitHook {
+	return func(ctx context.Context, l registry.Lookup, obj, _ registry.Object) error {
+		p, check, err := ps.namespacePolicy(l, str(obj, "metadata", "namespace"))
+		if err != nil || !check || p.warn.level == psPrivileged {
+			// Upstream's lookup failure only annotates the audit event.
+			return nil
+		}
+		tmpl := obj
+		for _, k := range path {
+			if tmpl = mapOf(tmpl[k]); tmpl == nil {
+				return nil
+			}
+		}
+		ps.warn(ctx, p, mapOf(tmpl["metadata"]), mapOf(tmpl["spec"]))
+		return nil
+	}
+}
+
+// significantPodUpdate says a pod update can change what the policy
+// decides: containers added or removed, an image or a container's seccomp
+// annotation changed, an ephemeral container added or changed.
+func (ps podSecurity) significantPodUpdate(obj, old registry.Object) bool {
+	spec, oldSpec := mapOf(obj["spec"]), mapOf(old["spec"])
+	ann, oldAnn := mapOf(mapOf(obj["metadata"])["annotations"]), mapOf(mapOf(old["metadata"])["annotations"])
+	seccompKey := "container.seccomp.security.alpha." + ps.b.LongDomain + "/"
+	changed := func(c, oc map[string]any) bool {
+		key := seccompKey + strOf(c["name"])
+		return strOf(c["image"]) != strOf(oc["image"]) || strOf(ann[key]) != strOf(oldAnn[key])
+	}
+	for _, key := range []string{"containers", "initContainers"} {
+		cs, ocs := mapsOf(spec[key]), mapsOf(oldSpec[key])
+		if len(cs) != len(ocs) {
+			return true
+		}
+		for i := range cs {
+			if changed(cs[i], ocs[i]) {
+				return true
+			}
+		}
+	}
+	olds := mapsOf(oldSpec["ephemeralContainers"])
+	for _, c := range mapsOf(spec["ephemeralContainers"]) {
+		i := slices.IndexFunc(olds, func(oc map[string]any) bool { return strOf(oc["name"]) == strOf(c["name"]) })
+		if i < 0 || changed(c, olds[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+// validateNamespace refuses invalid policy labels on a namespace (on an
+// update, only when they changed) and, when an update makes the enforce
+// level stricter, warns of the existing pods that break it.
+func (ps podSecurity) validateNamespace(ctx context.Context, l registry.Lookup, obj, old registry.Object) error {
+	name := str(obj, "metadata", "name")
+	p, errs := ps.policy(mapOf(mapOf(obj["metadata"])["labels"]))
+	if old == nil {
+		if len(errs) > 0 {
+			return apierr.NewInvalid("", ps.namespaces.Kind, name, errs)
+		}
+		return nil
+	}
+	op, oldErrs := ps.policy(mapOf(mapOf(old["metadata"])["labels"]))
+	if len(errs) > 0 && (len(oldErrs) == 0 || apierr.FieldErrors(errs).Error() != apierr.FieldErrors(oldErrs).Error()) {
+		return apierr.NewInvalid("", ps.namespaces.Kind, name, errs)
+	}
+	switch {
+	case p.enforce == op.enforce, p.enforce.level == psPrivileged:
+		return nil
+	case p.enforce.minor == op.enforce.minor && psLevelRank(p.enforce.level) <= psLevelRank(op.enforce.level):
+		return nil
+	}
+	for _, w := range ps.checkPods(ctx, l, name, p.enforce) {
+		security.AddWarning(ctx, w)
+	}
+	return nil
+}
+
+// psLevelRank orders levels by strictness.
+func psLevelRank(level string) int {
+	return slices.Index([]string{psPrivileged, psBaseline, psRestricted}, level)
+}
+
+// checkPods evaluates the pods of namespace ns against a new enforce level
+// and returns the warnings: pods with the same refusals are named once,
+// by the first name, with how many others share them.
+func (ps podSecurity) checkPods(ctx context.Context, l registry.Lookup, ns string, enforce psLevelVersion) []string {
+	budget := psPodCheckBudget
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl)/2 < budget {
+		budget = time.Until(dl) / 2
+	}
+	deadline := time.Now().Add(budget)
+	pods, _, err := l.List(ps.pods, ns)
+	if err != nil {
+		return []string{"failed to list pods while checking new PodSecurity enforce level"}
+	}
+	pods = psPrioritize(pods)
+	total := len(pods)
+	if len(pods) > psMaxPodsToCheck {
+		pods = pods[:psMaxPodsToCheck]
+	}
+	type seen struct {
+		first string
+		count int
+	}
+	var order []string
+	byReason := map[string]*seen{}
+	checked := len(pods)
+	for i, pod := range pods {
+		if rs := psEvaluate(enforce, mapOf(pod["metadata"]), mapOf(pod["spec"])); len(rs) > 0 {
+			reason, name := psReason(rs), str(pod, "metadata", "name")
+			s := byReason[reason]
+			if s == nil {
+				s = &seen{first: name}
+				byReason[reason] = s
+				order = append(order, reason)
+			} else if name < s.first {
+				s.first = name
+			}
+			s.count++
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			checked = i + 1
+			break
+		}
+	}
+	var warnings []string
+	if checked < total {
+		warnings = append(warnings, fmt.Sprintf("new PodSecurity enforce level only checked against the first %d of %d existing pods", checked, total))
+	}
+	if len(order) == 0 {
+		return warnings
+	}
+	warnings = append(warnings, fmt.Sprintf("existing pods in namespace %q violate the new PodSecurity enforce level %q", ns, enforce.String()))
+	podWarnings := make([]string, len(order))
+	for i, reason := range order {
+		s := byReason[reason]
+		switch s.count {
+		case 1:
+			podWarnings[i] = fmt.Sprintf("%s: %s", s.first, reason)
+		case 2:
+			podWarnings[i] = fmt.Sprintf("%s (and 1 other pod): %s", s.first, reason)
+		default:
+			podWarnings[i] = fmt.Sprintf("%s (and %d other pods): %s", s.first, s.count-1, reason)
+		}
+	}
+	sort.Strings(podWarnings)
+	return append(warnings, podWarnings...)
+}
+
+// psPrioritize orders pods for checking: one pod per controller first (and
+// pods without one), the other replicas after.
+func psPrioritize(pods []registry.Object) []registry.Object {
+	first := make([]registry.Object, 0, len(pods))
+	var rest []registry.Object
+	controllers := map[string]bool{}
+	for _, pod := range pods {
+		uid := ""
+		for _, ref := range mapsOf(mapOf(pod["metadata"])["ownerReferences"]) {
+			if boolOf(ref["controller"]) {
+				uid = strOf(ref["uid"])
+				break
+			}
+		}
+		switch {
+		case uid == "":
+			first = append(first, pod)
+		case controllers[uid]:
+			rest = append(rest, pod)
+		default:
+			controllers[uid] = true
+			first = append(first, pod)
+		}
+	}
+	return append(first, rest...)
+}

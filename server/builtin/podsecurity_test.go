@@ -1,0 +1,216 @@
+package builtin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"platd/security"
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// psObj decodes a JSON object of a test.
+func psObj(t *testing.T, s string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("bad test object %s: %v", s, err)
+	}
+	return m
+}
+
+// Each check refuses what upstream's refuses, worded as upstream words it.
+func TestPodSecurityChecks(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		check  func(meta, spec map[string]any) psResult
+		meta   string
+		spec   string
+		reason string
+		detail string
+	}{
+		{"privileged allowed", psPrivilegedCheck, `{}`, `{"containers":[{"name":"a","securityContext":{"privileged":false}}]}`, "", ""},
+		{"privileged", psPrivilegedCheck, `{}`, `{"initContainers":[{"name":"i","securityContext":{"privileged":true}}],"containers":[{"name":"a","securityContext":{"privileged":true}}]}`,
+			"privileged", `containers "i", "a" must not set securityContext.privileged=true`},
+		{"hostPath allowed", psHostPathVolumes, `{}`, `{"volumes":[{"name":"e","emptyDir":{}}]}`, "", ""},
+		{"hostPath", psHostPathVolumes, `{}`, `{"volumes":[{"name":"h","hostPath":{"path":"/"}},{"name":"e","emptyDir":{}}]}`,
+			"hostPath volumes", `volume "h"`},
+		{"host namespaces", psHostNamespaces, `{}`, `{"hostPID":true,"hostNetwork":true}`, "host namespaces", "hostNetwork, hostPID"},
+		{"host ports", psHostPorts, `{}`, `{"containers":[{"name":"a","ports":[{"containerPort":80,"hostPort":8080},{"containerPort":90,"hostPort":9090}]},{"name":"b","ports":[{"containerPort":80}]}]}`,
+			"hostPort", `container "a" uses hostPorts 8080, 9090`},
+		{"baseline capabilities", psCapabilitiesBaseline, `{}`, `{"containers":[{"name":"a","securityContext":{"capabilities":{"add":["NET_RAW","CHOWN","SYS_ADMIN"]}}}]}`,
+			"non-default capabilities", `container "a" must not include "NET_RAW", "SYS_ADMIN" in securityContext.capabilities.add`},
+		{"sysctls", psSysctlsCheck, `{}`, `{"securityContext":{"sysctls":[{"name":"kernel.msgmax","value":"1"},{"name":"net.ipv4.tcp_syncookies","value":"1"}]},"containers":[{"name":"a"}]}`,
+			"forbidden sysctls", "kernel.msgmax"},
+		{"seccomp baseline", psSeccompBaseline, `{}`, `{"securityContext":{"seccompProfile":{"type":"Unconfined"}},"containers":[{"name":"a"}]}`,
+			"seccompProfile", `pod must not set securityContext.seccompProfile.type to "Unconfined"`},
+		{"restricted volumes", psRestrictedVolumes, `{}`, `{"volumes":[{"name":"h","hostPath":{"path":"/"}},{"name":"n","nfs":{"server":"s","path":"/"}},{"name":"s","secret":{"secretName":"x"}}]}`,
+			"restricted volume types", `volumes "h", "n" use restricted volume types "hostPath", "nfs"`},
+		{"runAsNonRoot explicit", psRunAsNonRoot, `{}`, `{"securityContext":{"runAsNonRoot":false},"containers":[{"name":"a","securityContext":{"runAsNonRoot":false}}]}`,
+			"runAsNonRoot != true", `pod and container "a" must not set securityContext.runAsNonRoot=false`},
+		{"runAsNonRoot pod level", psRunAsNonRoot, `{}`, `{"securityContext":{"runAsNonRoot":true},"containers":[{"name":"a"}]}`, "", ""},
+		{"runAsUser", psRunAsUser, `{}`, `{"containers":[{"name":"a","securityContext":{"runAsUser":0}}]}`, "runAsUser=0", `container "a" must not set runAsUser=0`},
+		{"restricted capabilities", psCapabilitiesRestricted, `{}`, `{"containers":[{"name":"a","securityContext":{"capabilities":{"drop":["ALL"],"add":["NET_BIND_SERVICE","CHOWN"]}}},{"name":"b"}]}`,
+			"unrestricted capabilities", `container "b" must set securityContext.capabilities.drop=["ALL"]; container "a" must not include "CHOWN" in securityContext.capabilities.add`},
+		{"restricted windows", psAllowPrivilegeEscalation, `{}`, `{"os":{"name":"windows"},"containers":[{"name":"a"}]}`, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.check(psObj(t, tc.meta), psObj(t, tc.spec))
+			if r.reason != tc.reason || r.detail != tc.detail {
+				t.Errorf("got %q (%q), want %q (%q)", r.reason, r.detail, tc.reason, tc.detail)
+			}
+		})
+	}
+}
+
+// A plain pod breaks four restricted checks, in upstream's order, and no
+// baseline one.
+func TestPodSecurityEvaluate(t *testing.T) {
+	plain := psObj(t, `{"containers":[{"name":"c","image":"busybox"}]}`)
+	if rs := psEvaluate(psLevelVersion{psBaseline, -1}, nil, plain); len(rs) != 0 {
+		t.Errorf("baseline refused a plain pod: %v", rs)
+	}
+	want := `allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), ` +
+		`unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"]), ` +
+		`runAsNonRoot != true (pod or container "c" must set securityContext.runAsNonRoot=true), ` +
+		`seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")`
+	if got := psDetail(psEvaluate(psLevelVersion{psRestricted, -1}, nil, plain)); got != want {
+		t.Errorf("restricted:\n got %s\nwant %s", got, want)
+	}
+	// v1.21 predates the restricted capabilities check.
+	if got := psReason(psEvaluate(psLevelVersion{psRestricted, 21}, nil, plain)); got != "allowPrivilegeEscalation != false, runAsNonRoot != true, seccompProfile" {
+		t.Errorf("restricted:v1.21 %s", got)
+	}
+	// The baseline hostPath check gives way to restricted's volume types.
+	host := psObj(t, `{"volumes":[{"name":"h","hostPath":{"path":"/"}}],"containers":[{"name":"c","securityContext":{"privileged":true}}]}`)
+	if got := psReason(psEvaluate(psLevelVersion{psBaseline, -1}, nil, host)); got != "privileged, hostPath volumes" {
+		t.Errorf("baseline %s", got)
+	}
+	if got := psReason(psEvaluate(psLevelVersion{psRestricted, -1}, nil, host)); got != "privileged, allowPrivilegeEscalation != false, unrestricted capabilities, restricted volume types, runAsNonRoot != true, seccompProfile" {
+		t.Errorf("restricted %s", got)
+	}
+}
+
+func TestPodSecurityAdmission(t *testing.T) {
+	ds := coreV1(brand)
+	ps := podSecurity{b: brand, namespaces: kindOf(ds, "Namespace"), pods: kindOf(ds, "Pod")}
+	ns := func(name string, labels map[string]string) registry.Object {
+		l := map[string]any{}
+		for k, v := range labels {
+			l[ps.label(k)] = v
+		}
+		return registry.Object{"metadata": map[string]any{"name": name, "labels": l}}
+	}
+	pod := func(ns, name, spec string) registry.Object {
+		return registry.Object{"metadata": map[string]any{"namespace": ns, "name": name}, "spec": psObj(t, spec)}
+	}
+	plain := `{"containers":[{"name":"c","image":"busybox"}]}`
+	privileged := `{"containers":[{"name":"c","image":"busybox","securityContext":{"privileged":true}}]}`
+	l := fakeLookup{objs: map[*registry.Descriptor][]registry.Object{
+		ps.namespaces: {
+			ns("open", nil),
+			ns("enforced", map[string]string{"enforce": "restricted"}),
+			ns("warned", map[string]string{"enforce": "baseline", "warn": "restricted", "warn-version": "v1.30"}),
+			ns("broken", map[string]string{"enforce": "strict"}),
+		},
+	}}
+	for _, tc := range []struct {
+		name, ns, spec string
+		denial         string
+		warnings       []string
+	}{
+		{"no labels", "open", privileged, "", nil},
+		{"enforced", "enforced", plain, `violates PodSecurity "restricted:latest": allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), ` +
+			`unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "c" must set securityContext.runAsNonRoot=true), ` +
+			`seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")`, nil},
+		{"warned", "warned", plain, "", []string{`would violate PodSecurity "restricted:v1.30": allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), ` +
+			`unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "c" must set securityContext.runAsNonRoot=true), ` +
+			`seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")`}},
+		{"baseline enforced, no warning once refused", "warned", privileged, `violates PodSecurity "baseline:latest": privileged (container "c" must not set securityContext.privileged=true)`, nil},
+		{"bad enforce level is restricted", "broken", plain, `violates PodSecurity "restricted:latest": allowPrivilegeEscalation`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var warnings []string
+			ctx := security.WithWarnings(context.Background(), func(m string) { warnings = append(warnings, m) })
+			err := ps.validatePod(ctx, l, pod(tc.ns, "p", tc.spec), nil)
+			var d *registry.Denial
+			switch {
+			case tc.denial == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.denial != "" && (!errors.As(err, &d) || !strings.HasPrefix(d.Reason, tc.denial)):
+				t.Fatalf("got %v, want %s", err, tc.denial)
+			}
+			if !slices.Equal(warnings, tc.warnings) {
+				t.Errorf("warnings %q, want %q", warnings, tc.warnings)
+			}
+		})
+	}
+
+	// An update that changes no container nor image is not checked.
+	old := pod("enforced", "p", plain)
+	upd := pod("enforced", "p", plain)
+	upd["metadata"].(map[string]any)["labels"] = map[string]any{"a": "b"}
+	if err := ps.validatePod(context.Background(), l, upd, old); err != nil {
+		t.Errorf("metadata update refused: %v", err)
+	}
+	upd = pod("enforced", "p", `{"containers":[{"name":"c","image":"busybox:2"}]}`)
+	if err := ps.validatePod(context.Background(), l, upd, old); err == nil {
+		t.Errorf("image update allowed")
+	}
+}
+
+func TestPodSecurityNamespaceLabels(t *testing.T) {
+	ds := coreV1(brand)
+	ps := podSecurity{b: brand, namespaces: kindOf(ds, "Namespace"), pods: kindOf(ds, "Pod")}
+	ns := func(labels ...string) registry.Object {
+		l := map[string]any{}
+		for i := 0; i < len(labels); i += 2 {
+			l[ps.label(labels[i])] = labels[i+1]
+		}
+		return registry.Object{"metadata": map[string]any{"name": "x", "labels": l}}
+	}
+	err := ps.validateNamespace(context.Background(), fakeLookup{}, ns("enforce", "strict", "warn-version", "1.30"), nil)
+	want := `Namespace "x" is invalid: [metadata.labels[` + ps.label("enforce") + `]: Invalid value: "strict": must be one of privileged, baseline, restricted, ` +
+		`metadata.labels[` + ps.label("warn-version") + `]: Invalid value: "1.30": must be "latest" or "v1.x"]`
+	var e *apierr.Error
+	if !errors.As(err, &e) || e.Status.Code != 422 || e.Status.Message != want {
+		t.Errorf("got %v\nwant %s", err, want)
+	}
+	// An update keeping the same bad labels is let through.
+	if err := ps.validateNamespace(context.Background(), fakeLookup{}, ns("enforce", "strict", "warn-version", "1.30"), ns("enforce", "strict", "warn-version", "1.30")); err != nil {
+		t.Errorf("unchanged bad labels refused: %v", err)
+	}
+
+	// Raising the enforce level warns of the pods that break it.
+	pod := func(name, spec string) registry.Object {
+		return registry.Object{"metadata": map[string]any{"namespace": "x", "name": name}, "spec": psObj(t, spec)}
+	}
+	l := fakeLookup{objs: map[*registry.Descriptor][]registry.Object{ps.pods: {
+		pod("b", `{"containers":[{"name":"c","securityContext":{"privileged":true}}]}`),
+		pod("a", `{"containers":[{"name":"c","securityContext":{"privileged":true}}]}`),
+		pod("h", `{"hostNetwork":true,"containers":[{"name":"c"}]}`),
+		pod("ok", `{"containers":[{"name":"c"}]}`),
+	}}}
+	var warnings []string
+	ctx := security.WithWarnings(context.Background(), func(m string) { warnings = append(warnings, m) })
+	if err := ps.validateNamespace(ctx, l, ns("enforce", "baseline"), ns()); err != nil {
+		t.Fatal(err)
+	}
+	wantWarnings := []string{
+		`existing pods in namespace "x" violate the new PodSecurity enforce level "baseline:latest"`,
+		`a (and 1 other pod): privileged`,
+		`h: host namespaces`,
+	}
+	if !slices.Equal(warnings, wantWarnings) {
+		t.Errorf("warnings %q\nwant %q", warnings, wantWarnings)
+	}
+	// Relaxing it does not.
+	warnings = nil
+	if err := ps.validateNamespace(ctx, l, ns("enforce", "baseline"), ns("enforce", "restricted")); err != nil || warnings != nil {
+		t.Errorf("relaxed: %v %q", err, warnings)
+	}
+}
