@@ -34,6 +34,10 @@ type Brand struct {
 	// its description annotation.
 	RootCAConfigMap   string
 	RootCADescription string
+	// APIAccessVolume starts the name of the projected volume a pod gets
+	// for its service account's token, the root CA bundle and its
+	// namespace (a random suffix follows).
+	APIAccessVolume string
 	// APIServiceName names the Service (and its Endpoints and
 	// EndpointSlice) in the default namespace that points at the API
 	// server, and is its "provider" label.
@@ -80,6 +84,7 @@ var Brands = map[string]Brand{
 		ExecInfoEnv:                  "PLAT_EXEC_INFO",
 		ClusterName:                  "platd",
 		RootCAConfigMap:              "plat-root-ca.crt",
+		APIAccessVolume:              "plat-api-access",
 		RootCADescription:            "Holds the CA bundle that verifies platd's serving certificate, for clients inside the cluster. No other use is promised.",
 		APIServiceName:               "plat",
 		FieldManager:                 "platd",
@@ -105,6 +110,7 @@ var Brands = map[string]Brand{
 		ExecInfoEnv:        "KUBERNETES_EXEC_INFO",
 		ClusterName:        "platd",
 		RootCAConfigMap:    "kube-root-ca.crt",
+		APIAccessVolume:    "kube-api-access",
 		RootCADescription: "Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubernetes.default.svc. " +
 			"No other usage is guaranteed across distributions of Kubernetes clusters.",
 		APIServiceName:               "kubernetes",
@@ -176,6 +182,12 @@ func (b Brand) RBACAggregateLabel(to string) string {
 // ABACGroup is the API group of versioned ABAC policy lines
 // (--authorization-policy-file).
 func (b Brand) ABACGroup() string { return "abac.authorization." + b.LongDomain }
+
+// ServiceAccountMountPath is where a pod's containers find their service
+// account's token, the root CA bundle and their namespace.
+func (b Brand) ServiceAccountMountPath() string {
+	return "/var/run/secrets/" + b.LongDomain + "/serviceaccount"
+}
 
 // BootstrapTokenType is the type of bootstrap token secrets.
 func (b Brand) BootstrapTokenType() string { return "bootstrap." + b.LongDomain + "/token" }

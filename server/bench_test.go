@@ -76,12 +76,17 @@ func benchConfigMap(i int) []byte {
 	return b
 }
 
-// benchNamespace creates the benchmark namespace.
+// benchNamespace creates the benchmark namespace and its service account.
 func benchNamespace(b *testing.B, p *platdProc) {
 	b.Helper()
 	body := []byte(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"` + benchNS + `"}}`)
 	if code, resp, err := p.do(http.MethodPost, "/api/v1/namespaces", body); err != nil || code != http.StatusCreated {
 		b.Fatalf("create namespace: %d %v %s", code, err, resp)
+	}
+	// The service account the benchmark pods run as.
+	body = []byte(`{"metadata":{"name":"checkout"}}`)
+	if code, resp, err := p.do(http.MethodPost, "/api/v1/namespaces/"+benchNS+"/serviceaccounts", body); err != nil || code != http.StatusCreated {
+		b.Fatalf("create service account: %d %v %s", code, err, resp)
 	}
 }
 

@@ -53,9 +53,11 @@ func withControllers(list ...string) option {
 }
 
 // quietControllers are the controllers test servers run unless a test asks
-// for others: the ones that write objects into every namespace stay off, so
-// tests that list a namespace see only what they created.
-var quietControllers = []string{"*", "-" + config.ControllerServiceAccount, "-" + config.ControllerRootCA}
+// for others: the root CA publisher, which writes into every namespace,
+// stays off, so tests that list a namespace see only what they created.
+// The default service accounts are made, as a pod cannot be created
+// without its account.
+var quietControllers = []string{"*", "-" + config.ControllerRootCA}
 
 // testOptions are the options of a test server in dir.
 func testOptions(t testing.TB, dir string, mods ...option) config.Options {

@@ -91,20 +91,22 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 }
 
 // admitAcrossGroups sets the admission hooks of ds that read the objects
-// of another type: a pod's priority comes from its PriorityClass and its
-// overhead and scheduling from its RuntimeClass, a claim's default class
-// is a StorageClass, and the LimitRanges of their namespace default and
-// bound the resources of pods and claims; the pod-security labels of
-// their namespace check pods and the pod templates of workloads, and are
-// checked on namespaces themselves. A type's hooks run in
-// upstream's order of its admission plugins.
+// of another type: a pod runs as a ServiceAccount, its priority comes from
+// its PriorityClass and its overhead and scheduling from its
+// RuntimeClass, a claim's default class is a StorageClass, and the
+// LimitRanges of their namespace default and bound the resources of pods
+// and claims; the pod-security labels of their namespace check pods and
+// the pod templates of workloads, and are checked on namespaces
+// themselves. A type's hooks run in upstream's order of its admission
+// plugins.
 func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor) {
 	lr := newLimitRanger(b, kindOf(ds, "LimitRange"))
 	pa := priorityAdmission{classes: kindOf(ds, "PriorityClass")}
+	sa := newServiceAccountAdmission(b, kindOf(ds, "ServiceAccount"))
 	rc := runtimeClassAdmission{classes: kindOf(ds, "RuntimeClass")}
 	ps := podSecurity{b: b, namespaces: kindOf(ds, "Namespace"), pods: kindOf(ds, "Pod")}
 	pod := &kindOf(ds, "Pod").Strategy
-	pod.Admit = inOrder(pod.Admit, lr.admitPod, pa.admitPod, rc.admitPod)
+	pod.Admit = inOrder(pod.Admit, lr.admitPod, sa.admitPod, pa.admitPod, rc.admitPod)
 	pod.ValidateAdmission = inOrder(pod.ValidateAdmission, lr.validatePod, ps.validatePod, rc.validatePod)
 	ns := &ps.namespaces.Strategy
 	ns.ValidateAdmission = inOrder(ns.ValidateAdmission, ps.validateNamespace)

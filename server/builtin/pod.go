@@ -108,16 +108,12 @@ func podDeletionGracePeriod(obj registry.Object, requested *int64) int64 {
 }
 
 // prepareForCreate applies what a pod create does after decoding: the
-// default-on admission steps that need no lookups (priority, which reads
-// the classes, is admitPod's), fields of disabled features dropped, and a
+// default-on admission steps that need no lookups (the service account
+// and the priority, which read other objects, are the Admit hook's), fields of disabled features dropped, and a
 // fresh status.
 func (r podRules) prepareForCreate(obj registry.Object) {
 	spec := child(obj, "spec")
 	dropDisabledPodSpecFields(spec, nil)
-	annotations := mapOf(mapOf(obj["metadata"])["annotations"])
-	if _, mirror := annotations[r.mirrorAnnotation]; !mirror && strOf(spec["serviceAccountName"]) == "" {
-		spec["serviceAccountName"] = defaultServiceAccount
-	}
 	syncServiceAccount(spec)
 	r.addDefaultTolerations(spec)
 	status := map[string]any{"phase": podPending, "qosClass": podQOSClass(spec)}

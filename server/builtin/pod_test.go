@@ -33,12 +33,12 @@ func TestPodCreate(t *testing.T) {
 	t.Parallel()
 	for _, name := range config.BrandNames() {
 		b := config.Brands[name]
-		// Priority is the Priority admission's (admitPod), which reads the
-		// classes; the create steps here leave it out.
+		// The service account and the priority are the admission's, which
+		// reads other objects; the create steps here leave them out.
 		obj := storedPod(t, b, minimalPod)
 		wantSpec := `{"containers":[{"name":"c","image":"nginx","imagePullPolicy":"Always","resources":{},` + ctrDefaults + `}],
 			"dnsPolicy":"ClusterFirst","enableServiceLinks":true,
-			"restartPolicy":"Always","schedulerName":"default-scheduler","securityContext":{},"serviceAccount":"default","serviceAccountName":"default",
+			"restartPolicy":"Always","schedulerName":"default-scheduler","securityContext":{},
 			"terminationGracePeriodSeconds":30,"tolerations":[
 			{"effect":"NoExecute","key":"node.` + b.LongDomain + `/not-ready","operator":"Exists","tolerationSeconds":300},
 			{"effect":"NoExecute","key":"node.` + b.LongDomain + `/unreachable","operator":"Exists","tolerationSeconds":300}]}`

@@ -13,7 +13,7 @@ func TestDeletionGraceController(t *testing.T) {
 	e := newTestEnv(t)
 	ctx := context.Background()
 	pd := e.lookup(t, "", "v1", "pods")
-	e.createNamespace(t, "ns")
+	e.createPodNamespace(t, "ns")
 	pod := func(name string, finalizers ...any) {
 		t.Helper()
 		obj := registry.Object{

@@ -79,7 +79,7 @@ func TestNodeGraphPVRefs(t *testing.T) {
 func TestNodeGraphFollowsStore(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
-	e.createNamespace(t, "ns")
+	e.createPodNamespace(t, "ns")
 	pods := e.lookup(t, "", "v1", "pods")
 	pvs := e.lookup(t, "", "v1", "persistentvolumes")
 	vas := e.lookup(t, e.brand.Group("storage"), "v1", "volumeattachments")

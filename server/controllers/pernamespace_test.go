@@ -116,3 +116,19 @@ func (e *testEnv) createNamespace(t *testing.T, name string) {
 		t.Fatal(err)
 	}
 }
+
+// createPodNamespace creates a namespace with its default service account,
+// which pods need to be admitted.
+func (e *testEnv) createPodNamespace(t *testing.T, name string) {
+	t.Helper()
+	e.createNamespace(t, name)
+	if err := e.createDefaultAccount(name); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (e *testEnv) createDefaultAccount(ns string) error {
+	_, err := e.api.Create(context.Background(), e.reg.Lookup("", "v1", "serviceaccounts"),
+		registry.Object{"metadata": map[string]any{"name": "default", "namespace": ns}})
+	return err
+}

@@ -13,7 +13,7 @@ func TestClaimProtection(t *testing.T) {
 	e := newTestEnv(t)
 	ctx := context.Background()
 	claims, volumes, pods := e.lookup(t, "", "v1", "persistentvolumeclaims"), e.lookup(t, "", "v1", "persistentvolumes"), e.lookup(t, "", "v1", "pods")
-	e.createNamespace(t, "ns")
+	e.createPodNamespace(t, "ns")
 	e.run(t, (&ClaimProtection{Source: e.store, Objects: e.api, Registry: e.reg, Claims: claims, Volumes: volumes, Pods: pods,
 		ClaimFinalizer: e.brand.Label("pvc-protection"), VolumeFinalizer: e.brand.Label("pv-protection"), Log: e.log}).Run)
 

@@ -404,6 +404,9 @@ func TestNodeGraphRecoversAfterItsWatchEnds(t *testing.T) {
 				if _, err := e.api.Create(ctx, e.reg.Namespaces(), registry.Object{"metadata": map[string]any{"name": "ns"}}); err != nil {
 					t.Error(err)
 				}
+				if err := e.createDefaultAccount("ns"); err != nil {
+					t.Error(err)
+				}
 				pod("p0", "s0")
 			})
 			e.run(t, c.Run)

@@ -129,7 +129,7 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 	name, _ := m["name"].(string)
 	if name == "" {
 		if gen, _ := m["generateName"].(string); gen != "" {
-			name = generateName(gen)
+			name = registry.GenerateName(gen)
 			m["name"] = name
 			s.generatedName = true
 		}
@@ -232,7 +232,7 @@ func (h *Handler) createObject(ctx context.Context, s *scope, obj Object, dryRun
 			e.Status.Details.RetryAfterSeconds = 1
 			return nil, e
 		}
-		setMeta(obj, "name", generateName(gen))
+		setMeta(obj, "name", registry.GenerateName(gen))
 	}
 }
 

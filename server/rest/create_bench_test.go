@@ -8,18 +8,26 @@ import (
 	"platd/bolt"
 )
 
-// createStore is a Storage that holds one namespace and accepts every
-// create without keeping it: the create pipeline without the engine.
+// createStore is a Storage that holds a few objects (a namespace, the
+// pod's service account) and accepts every create without keeping it: the
+// create pipeline without the engine.
 type createStore struct {
 	Storage
-	ns bolt.KV
+	objs []bolt.KV
 }
 
 func (s *createStore) Get(key string) (bolt.KV, error) {
-	if key == s.ns.Key {
-		return s.ns, nil
+	for _, kv := range s.objs {
+		if kv.Key == key {
+			return kv, nil
+		}
 	}
 	return bolt.KV{}, bolt.ErrNotFound
+}
+
+// List finds nothing: no PriorityClass, so pods take the default priority.
+func (s *createStore) List(string, bolt.ListOptions) (bolt.ListResult, error) {
+	return bolt.ListResult{Revision: 1}, nil
 }
 
 func (s *createStore) Create(_ context.Context, key string, value []byte) (bolt.KV, error) {
@@ -37,7 +45,11 @@ func BenchmarkCreatePod(b *testing.B) {
 	h, _ := configMapHandler(b)
 	d := h.reg.Lookup("", "v1", "pods")
 	nd := h.reg.Namespaces()
-	store := &createStore{ns: bolt.KV{Key: nd.Key("", "bench"), Value: []byte(`{"metadata":{"name":"bench"}}`), ModRevision: 1, CreateRevision: 1}}
+	sad := h.reg.Lookup("", "v1", "serviceaccounts")
+	store := &createStore{objs: []bolt.KV{
+		{Key: nd.Key("", "bench"), Value: []byte(`{"metadata":{"name":"bench"}}`), ModRevision: 1, CreateRevision: 1},
+		{Key: sad.Key("bench", "checkout"), Value: []byte(`{"metadata":{"name":"checkout","namespace":"bench"}}`), ModRevision: 1, CreateRevision: 1},
+	}}
 	h.store = store
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -128,6 +128,7 @@ func TestEviction(t *testing.T) {
 			e := evictEnv{t: t, srv: srv}
 			ns := fmt.Sprintf("ev%d", i)
 			e.must("POST", "/api/v1/namespaces", `{"metadata":{"name":"`+ns+`"}}`, 201)
+			defaultAccount(t, srv, ns)
 			e.pod(ns, "p", c.podStatus)
 			for i, st := range c.budgets {
 				e.budget(ns, "b"+string(rune('0'+i)), st)
@@ -234,6 +235,7 @@ func TestEvictionPreconditions(t *testing.T) {
 	} {
 		ns := fmt.Sprintf("pre%d", i)
 		e.must("POST", "/api/v1/namespaces", `{"metadata":{"name":"`+ns+`"}}`, 201)
+		defaultAccount(t, srv, ns)
 		e.pod(ns, "p", runningReady)
 		podURL := "/api/v1/namespaces/" + ns + "/pods/p"
 		pod := e.must("GET", podURL, "", 200)

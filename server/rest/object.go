@@ -1,8 +1,6 @@
 package rest
 
 import (
-	"crypto/rand"
-	"fmt"
 	"time"
 
 	"platd/server/registry"
@@ -48,27 +46,3 @@ func finalizers(obj Object) []string { return registry.Strings(meta(obj, false)[
 
 // timestamp renders t the way metadata times are written.
 func timestamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
-
-// nameSuffixAlphabet is what generateName suffixes are drawn from: no vowels
-// and no look-alike characters, so generated names never spell words.
-const nameSuffixAlphabet = "bcdfghjklmnpqrstvwxz2456789"
-
-// maxGeneratedNameBase is how much of generateName is kept, leaving room for
-// the five-character suffix within a 63-character label.
-const maxGeneratedNameBase = 58
-
-// generateName appends a random suffix to base.
-func generateName(base string) string {
-	if len(base) > maxGeneratedNameBase {
-		base = base[:maxGeneratedNameBase]
-	}
-	var b [5]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(fmt.Sprintf("crypto/rand failed: %v", err))
-	}
-	out := []byte(base)
-	for _, x := range b {
-		out = append(out, nameSuffixAlphabet[int(x)%len(nameSuffixAlphabet)])
-	}
-	return string(out)
-}

@@ -52,7 +52,25 @@ func newTestHandler(t testing.TB, c Config) (*Handler, *httptest.Server, bolt.St
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() { srv.Close(); store.Close() })
+	for _, ns := range []string{"default", "other"} {
+		defaultAccount(t, srv, ns)
+	}
 	return h, srv, store
+}
+
+// defaultAccount creates the default service account of ns, which a
+// server's controller would: pods are admitted only with their account.
+func defaultAccount(t testing.TB, srv *httptest.Server, ns string) {
+	t.Helper()
+	res, err := srv.Client().Post(srv.URL+"/api/v1/namespaces/"+ns+"/serviceaccounts", "application/json",
+		strings.NewReader(`{"metadata":{"name":"default"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("default service account of %s: %s", ns, res.Status)
+	}
 }
 
 // TestBookmarksFollowTheStore checks that periodic bookmarks of a quiet
