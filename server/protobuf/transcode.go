@@ -588,13 +588,14 @@ func appendTimeJSON(dst, raw []byte, flags uint8, typ schema.Type) ([]byte, erro
 	if flags&flagEscaped != 0 {
 		text = schema.Unquote(raw)
 	}
-	tm, err := time.Parse(time.RFC3339, text)
-	if err != nil {
-		return dst, ErrValue
-	}
 	layout := timeLayout
 	if typ == schema.MicroTime {
+		// Read as Decode reads it: exactly six fractional digits.
 		layout = microTimeLayout
+	}
+	tm, err := time.Parse(layout, text)
+	if err != nil {
+		return dst, ErrValue
 	}
 	return appendTimeBody(dst, tm.UTC().Format(layout), typ)
 }
