@@ -95,7 +95,11 @@ func (h *deadlines) Pop() any {
 	return d
 }
 
+// init prepares the state Run's goroutines share; under mu, as a caller
+// may look at it while Run starts.
 func (c *Expiry) init() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.Clock == nil {
 		c.Clock = realClock{}
 	}
