@@ -142,17 +142,15 @@ func psEvaluate(lv psLevelVersion, meta, spec map[string]any) []psResult {
 			out = append(out, r)
 		}
 	}
+	// Checks run in upstream's order of their IDs, the baseline ones
+	// first; at restricted a baseline check a restricted one replaces at
+	// this version is left out.
 	for _, c := range psBaselineChecks {
-		if !c.overlap {
+		if lv.level == psBaseline || !c.overlap || minor < c.overlapSince {
 			run(c)
 		}
 	}
 	if lv.level == psBaseline {
-		for _, c := range psBaselineChecks {
-			if c.overlap {
-				run(c)
-			}
-		}
 		return out
 	}
 	for _, c := range psRestrictedChecks {

@@ -17,10 +17,12 @@ import (
 type psCheck struct {
 	// since is the first v1.<since> policy version the check belongs to.
 	since int
-	// overlap marks a baseline check that a restricted check replaces: it
-	// is evaluated for baseline alone.
-	overlap bool
-	run     func(meta, spec map[string]any) psResult
+	// overlap marks a baseline check that a restricted check replaces
+	// from policy version v1.<overlapSince> on: at restricted it is then
+	// left out.
+	overlap      bool
+	overlapSince int
+	run          func(meta, spec map[string]any) psResult
 }
 
 // psResult is a check's refusal: a short reason and, for one object,
@@ -32,14 +34,14 @@ type psResult struct{ reason, detail string }
 var (
 	psBaselineChecks = []psCheck{
 		{run: psAppArmor},
-		{run: psCapabilitiesBaseline, overlap: true},
+		{run: psCapabilitiesBaseline, overlap: true, overlapSince: 22},
 		{run: psHostNamespaces},
 		{run: psHostPathVolumes, overlap: true},
 		{run: psHostPorts},
 		{run: psPrivilegedCheck},
 		{run: psProcMount},
 		{run: psSELinux},
-		{run: psSeccompBaseline, overlap: true, since: 19},
+		{run: psSeccompBaseline, overlap: true, overlapSince: 19, since: 19},
 		{run: psSysctlsCheck},
 		{run: psHostProcess},
 	}
@@ -113,9 +115,9 @@ func psPrivilegedCheck(_, spec map[string]any) psResult {
 
 func psHostNamespaces(_, spec map[string]any) psResult {
 	var set []string
-	for _, k := range []string{"hostIPC", "hostNetwork", "hostPID"} {
+	for _, k := range []string{"hostNetwork", "hostPID", "hostIPC"} {
 		if boolOf(spec[k]) {
-			set = append(set, k)
+			set = append(set, k+"=true")
 		}
 	}
 	if len(set) == 0 {
@@ -138,13 +140,19 @@ func psHostPathVolumes(_, spec map[string]any) psResult {
 }
 
 func psHostPorts(_, spec map[string]any) psResult {
-	var bad, ports []string
+	var bad []string
+	// The ports are listed once each, sorted as text, as upstream's set.
+	seen := map[string]bool{}
+	var ports []string
 	psContainers(spec, func(c map[string]any) {
 		found := false
 		for _, p := range mapsOf(c["ports"]) {
 			if n, ok := intOf(p["hostPort"]); ok && n != 0 {
 				found = true
-				ports = append(ports, strconv.FormatInt(n, 10))
+				if s := strconv.FormatInt(n, 10); !seen[s] {
+					seen[s] = true
+					ports = append(ports, s)
+				}
 			}
 		}
 		if found {
@@ -154,6 +162,7 @@ func psHostPorts(_, spec map[string]any) psResult {
 	if len(bad) == 0 {
 		return psResult{}
 	}
+	sort.Strings(ports)
 	return psResult{"hostPort", fmt.Sprintf("%s %s %s %s", psNamed(bad),
 		psPlural("uses", "use", len(bad)), psPlural("hostPort", "hostPorts", len(ports)), strings.Join(ports, ", "))}
 }
@@ -258,7 +267,7 @@ func psAppArmor(meta, spec map[string]any) psResult {
 	if len(setters) == 0 {
 		return psResult{}
 	}
-	return psResult{"forbidden AppArmor profile", fmt.Sprintf("%s must not set AppArmor profile type to %s",
+	return psResult{psPlural("forbidden AppArmor profile", "forbidden AppArmor profiles", len(values)), fmt.Sprintf("%s must not set AppArmor profile type to %s",
 		strings.Join(setters, " and "), psQuote(values))}
 }
 

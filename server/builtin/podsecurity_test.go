@@ -39,9 +39,12 @@ func TestPodSecurityChecks(t *testing.T) {
 		{"hostPath allowed", psHostPathVolumes, `{}`, `{"volumes":[{"name":"e","emptyDir":{}}]}`, "", ""},
 		{"hostPath", psHostPathVolumes, `{}`, `{"volumes":[{"name":"h","hostPath":{"path":"/"}},{"name":"e","emptyDir":{}}]}`,
 			"hostPath volumes", `volume "h"`},
-		{"host namespaces", psHostNamespaces, `{}`, `{"hostPID":true,"hostNetwork":true}`, "host namespaces", "hostNetwork, hostPID"},
+		{"host namespaces", psHostNamespaces, `{}`, `{"hostPID":true,"hostNetwork":true}`, "host namespaces", "hostNetwork=true, hostPID=true"},
 		{"host ports", psHostPorts, `{}`, `{"containers":[{"name":"a","ports":[{"containerPort":80,"hostPort":8080},{"containerPort":90,"hostPort":9090}]},{"name":"b","ports":[{"containerPort":80}]}]}`,
 			"hostPort", `container "a" uses hostPorts 8080, 9090`},
+		// Each port once, sorted as text, counted once for the plural.
+		{"host ports repeated", psHostPorts, `{}`, `{"containers":[{"name":"a","ports":[{"containerPort":1,"hostPort":9000},{"containerPort":2,"hostPort":80}]},{"name":"b","ports":[{"containerPort":3,"hostPort":80}]}]}`,
+			"hostPort", `containers "a", "b" use hostPorts 80, 9000`},
 		{"baseline capabilities", psCapabilitiesBaseline, `{}`, `{"containers":[{"name":"a","securityContext":{"capabilities":{"add":["NET_RAW","CHOWN","SYS_ADMIN"]}}}]}`,
 			"non-default capabilities", `container "a" must not include "NET_RAW", "SYS_ADMIN" in securityContext.capabilities.add`},
 		{"sysctls", psSysctlsCheck, `{}`, `{"securityContext":{"sysctls":[{"name":"kernel.msgmax","value":"1"},{"name":"net.ipv4.tcp_syncookies","value":"1"}]},"containers":[{"name":"a"}]}`,
@@ -85,9 +88,10 @@ func TestPodSecurityEvaluate(t *testing.T) {
 	if got := psReason(psEvaluate(psLevelVersion{psRestricted, 21}, nil, plain)); got != "allowPrivilegeEscalation != false, runAsNonRoot != true, seccompProfile" {
 		t.Errorf("restricted:v1.21 %s", got)
 	}
-	// The baseline hostPath check gives way to restricted's volume types.
+	// Checks run in the order of their IDs; the baseline hostPath check
+	// gives way to restricted's volume types.
 	host := psObj(t, `{"volumes":[{"name":"h","hostPath":{"path":"/"}}],"containers":[{"name":"c","securityContext":{"privileged":true}}]}`)
-	if got := psReason(psEvaluate(psLevelVersion{psBaseline, -1}, nil, host)); got != "privileged, hostPath volumes" {
+	if got := psReason(psEvaluate(psLevelVersion{psBaseline, -1}, nil, host)); got != "hostPath volumes, privileged" {
 		t.Errorf("baseline %s", got)
 	}
 	if got := psReason(psEvaluate(psLevelVersion{psRestricted, -1}, nil, host)); got != "privileged, allowPrivilegeEscalation != false, unrestricted capabilities, restricted volume types, runAsNonRoot != true, seccompProfile" {
