@@ -60,23 +60,8 @@ func newV2Messages() v2Messages {
 		}
 		return protowire.AppendBytes(protowire.AppendTag(dst, num, protowire.BytesType), body), nil
 	}
-	additionalF := func(dst []byte, num protowire.Number, v any) ([]byte, error) {
-		// AdditionalPropertiesItem {oneof {Schema schema = 1; bool boolean = 2}}:
-		// a set oneof member is written even when false.
-		var body []byte
-		switch t := v.(type) {
-		case bool:
-			body = protowire.AppendVarint(protowire.AppendTag(nil, 2, protowire.VarintType), protowire.EncodeBool(t))
-		case members:
-			var err error
-			if body, err = schemaF(nil, 1, t); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, fmt.Errorf("%w: additionalProperties is %s", errProtoForm, jsonKind(v))
-		}
-		return protowire.AppendBytes(protowire.AppendTag(dst, num, protowire.BytesType), body), nil
-	}
+	// AdditionalPropertiesItem {oneof {Schema schema = 1; bool boolean = 2}}.
+	additionalF := additionalProperties(schemaF)
 	schema.fields = fieldList{
 		{"$ref", 1, stringField}, {"format", 2, stringField}, {"title", 3, stringField},
 		{"description", 4, stringField}, {"default", 5, anyField}, {"multipleOf", 6, doubleField},
@@ -292,4 +277,25 @@ func securityScheme() *message {
 		}
 		return f, nil
 	}}
+}
+
+// additionalProperties encodes an AdditionalPropertiesItem, in both
+// document versions a oneof of a schema (field 1, written by schemaF) and
+// a bool (field 2): a set oneof member is written even when false.
+func additionalProperties(schemaF fieldEncoder) fieldEncoder {
+	return func(dst []byte, num protowire.Number, v any) ([]byte, error) {
+		var body []byte
+		switch t := v.(type) {
+		case bool:
+			body = protowire.AppendVarint(protowire.AppendTag(nil, 2, protowire.VarintType), protowire.EncodeBool(t))
+		case members:
+			var err error
+			if body, err = schemaF(nil, 1, t); err != nil {
+				return nil, err
+			}
+		default:
+			return nil, fmt.Errorf("%w: additionalProperties is %s", errProtoForm, jsonKind(v))
+		}
+		return protowire.AppendBytes(protowire.AppendTag(dst, num, protowire.BytesType), body), nil
+	}
 }

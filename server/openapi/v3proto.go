@@ -90,24 +90,9 @@ func newV3Messages() v3Messages {
 		}
 		return protowire.AppendBytes(protowire.AppendTag(dst, num, protowire.BytesType), body), nil
 	}
-	additionalF := func(dst []byte, num protowire.Number, v any) ([]byte, error) {
-		// AdditionalPropertiesItem {oneof {SchemaOrReference
-		// schema_or_reference = 1; bool boolean = 2}}: a set oneof member
-		// is written even when false.
-		var body []byte
-		switch t := v.(type) {
-		case bool:
-			body = protowire.AppendVarint(protowire.AppendTag(nil, 2, protowire.VarintType), protowire.EncodeBool(t))
-		case members:
-			var err error
-			if body, err = schemaOrRef(nil, 1, t); err != nil {
-				return nil, err
-			}
-		default:
-			return nil, fmt.Errorf("%w: additionalProperties is %s", errProtoForm, jsonKind(v))
-		}
-		return protowire.AppendBytes(protowire.AppendTag(dst, num, protowire.BytesType), body), nil
-	}
+	// AdditionalPropertiesItem {oneof {SchemaOrReference
+	// schema_or_reference = 1; bool boolean = 2}}.
+	additionalF := additionalProperties(schemaOrRef)
 	schema.fields = fieldList{
 		{"nullable", 1, boolField},
 		{"discriminator", 2, msgField(&message{name: "Discriminator", extensions: 3, fields: fieldList{
