@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"platd/config"
@@ -154,9 +155,19 @@ func automount(spec, sa registry.Object) bool {
 
 // mountToken mounts the token volume read-only in every container and
 // init container that mounts nothing at the path yet, and adds the volume
-// when one of them did.
+// when one of them did. A volume the pod has already under the token
+// volume's prefix is the one mounted, as upstream reuses it.
 func (a serviceAccountAdmission) mountToken(spec map[string]any) {
-	name := registry.GenerateName(a.volumePrefix + "-")
+	name, have := "", false
+	for _, v := range mapsOf(spec["volumes"]) {
+		if n := strOf(v["name"]); strings.HasPrefix(n, a.volumePrefix+"-") {
+			name, have = n, true
+			break
+		}
+	}
+	if !have {
+		name = registry.GenerateName(a.volumePrefix + "-")
+	}
 	added := false
 	for _, list := range []string{"initContainers", "containers"} {
 		for _, c := range mapsOf(spec[list]) {
@@ -175,7 +186,7 @@ func (a serviceAccountAdmission) mountToken(spec map[string]any) {
 			}
 		}
 	}
-	if !added {
+	if !added || have {
 		return
 	}
 	spec["volumes"] = append(listOf(spec["volumes"]), map[string]any{
