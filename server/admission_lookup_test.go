@@ -174,6 +174,65 @@ func TestDefaultStorageClass(t *testing.T) {
 	}
 }
 
+// TestClaimResize checks that a claim's storage request grows only when
+// the claim is bound and its StorageClass allows volume expansion, with
+// upstream's PersistentVolumeClaimResize messages, and that a refused
+// growth leaves the stored claim as it was.
+func TestClaimResize(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	classes := groupPath(platBrand.Group("storage"), "v1", "", "storageclasses")
+	const claims = "/api/v1/namespaces/default/persistentvolumeclaims"
+	const mergePatch = "application/merge-patch+json"
+	e.do("POST", classes, `{"metadata":{"name":"grows"},"provisioner":"example.com/disk","allowVolumeExpansion":true}`).mustCode(t, 201)
+	e.do("POST", classes, `{"metadata":{"name":"fixed"},"provisioner":"example.com/disk"}`).mustCode(t, 201)
+	claim := func(name, class, phase string) {
+		t.Helper()
+		e.do("POST", claims, `{"metadata":{"name":"`+name+`"},"spec":{"storageClassName":"`+class+`","accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`).mustCode(t, 201)
+		e.do("PATCH", claims+"/"+name+"/status", `{"status":{"phase":"`+phase+`"}}`, "Content-Type", mergePatch).mustCode(t, 200)
+	}
+	grow := func(name, storage string) *resp {
+		t.Helper()
+		return e.do("PATCH", claims+"/"+name, `{"spec":{"resources":{"requests":{"storage":"`+storage+`"}}}}`, "Content-Type", mergePatch)
+	}
+	stored := func(name string) any {
+		t.Helper()
+		return path(e.do("GET", claims+"/"+name, nil).mustCode(t, 200).obj(t), "spec.resources.requests.storage")
+	}
+	claim("elastic", "grows", "Bound")
+	claim("rigid", "fixed", "Bound")
+	claim("waiting", "grows", "Pending")
+
+	if got := grow("elastic", "2Gi").mustCode(t, 200).obj(t); path(got, "spec.resources.requests.storage") != "2Gi" {
+		t.Errorf("grown claim answered %v", path(got, "spec.resources.requests.storage"))
+	}
+	if got := stored("elastic"); got != "2Gi" {
+		t.Errorf("grown claim stored %v", got)
+	}
+
+	const refused = `persistentvolumeclaims "rigid" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize`
+	grow("rigid", "2Gi").mustCode(t, 403).mustMessage(t, refused)
+	e.do("PATCH", claims+"/rigid?dryRun=All", `{"spec":{"resources":{"requests":{"storage":"3Gi"}}}}`, "Content-Type", mergePatch).
+		mustCode(t, 403).mustMessage(t, refused)
+	if got := stored("rigid"); got != "1Gi" {
+		t.Errorf("refused growth stored %v", got)
+	}
+	// The class is read at each write: once it allows expansion, the
+	// claim grows.
+	e.do("PATCH", classes+"/fixed", `{"allowVolumeExpansion":true}`, "Content-Type", mergePatch).mustCode(t, 200)
+	grow("rigid", "2Gi").mustCode(t, 200)
+	if got := stored("rigid"); got != "2Gi" {
+		t.Errorf("growth the class allows stored %v", got)
+	}
+
+	// An unbound claim's requests are immutable: validation refuses the
+	// growth before admission would.
+	grow("waiting", "2Gi").mustCode(t, 422)
+	if got := stored("waiting"); got != "1Gi" {
+		t.Errorf("pending claim stored %v", got)
+	}
+}
+
 // TestLimitRanger checks that new pods take the default resources of their
 // namespace's LimitRanges, with the annotation that says so, and that pods
 // and claims breaking their bounds are refused with upstream's messages.

@@ -55,10 +55,14 @@ func TestClaimsAndVolumes(t *testing.T) {
 	if path(st, "status.phase") != "Bound" || path(st, "spec.volumeName") != nil {
 		t.Errorf("status write: spec %v status %v", st["spec"], st["status"])
 	}
+	// A bound claim of no StorageClass may not grow.
 	st["spec"].(map[string]any)["resources"] = map[string]any{"requests": map[string]any{"storage": "2Gi"}}
+	e.do("PUT", claimsPath+"/data", st).mustCode(t, 403).mustMessage(t,
+		`persistentvolumeclaims "data" is forbidden: only dynamically provisioned pvc can be resized and the storageclass that provisions the pvc must support resize`)
+	st["spec"].(map[string]any)["resources"] = map[string]any{"requests": map[string]any{"storage": "1Gi"}}
 	st["status"] = map[string]any{"phase": "Lost"}
 	grown := e.do("PUT", claimsPath+"/data", st).mustCode(t, 200).obj(t)
-	if path(grown, "spec.resources.requests.storage") != "2Gi" || path(grown, "status.phase") != "Bound" {
+	if path(grown, "spec.resources.requests.storage") != "1Gi" || path(grown, "status.phase") != "Bound" {
 		t.Errorf("spec write of a bound claim: spec %v status %v", grown["spec"], grown["status"])
 	}
 	grown["spec"].(map[string]any)["storageClassName"] = "fast"

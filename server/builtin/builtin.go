@@ -93,7 +93,8 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 // admitAcrossGroups sets the admission hooks of ds that read the objects
 // of another type: a pod runs as a ServiceAccount, its priority comes from
 // its PriorityClass and its overhead and scheduling from its
-// RuntimeClass, a claim's default class is a StorageClass, and the
+// RuntimeClass, a claim's default class is a StorageClass, whose
+// allowVolumeExpansion says whether the claim may grow, and the
 // LimitRanges of their namespace default and bound the resources of pods
 // and claims; the pod-security labels of their namespace check pods and
 // the pod templates of workloads, and are checked on namespaces
@@ -125,9 +126,9 @@ func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor) {
 		st.ValidateAdmission = inOrder(st.ValidateAdmission, ps.validateTemplate(path...))
 	}
 	pa.classes.Strategy.ValidateAdmission = pa.validateClass
-	claim := kindOf(ds, "PersistentVolumeClaim")
-	claim.Strategy.Admit = defaultStorageClass(b, kindOf(ds, "StorageClass")).admit
-	claim.Strategy.ValidateAdmission = lr.validateClaim
+	claim, classes := kindOf(ds, "PersistentVolumeClaim"), kindOf(ds, "StorageClass")
+	claim.Strategy.Admit = defaultStorageClass(b, classes).admit
+	claim.Strategy.ValidateAdmission = inOrder(lr.validateClaim, newClaimResize(b, classes).validate)
 }
 
 // admitHook is an admission hook of a type's Strategy.
