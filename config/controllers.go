@@ -17,7 +17,8 @@ const (
 	// ran out; upstream's kubelet does that for pods.
 	ControllerDeletionGrace = "deletion-grace-controller"
 	// ControllerClaimProtection and ControllerVolumeProtection release the
-	// protection finalizers of deleted claims and volumes nothing uses.
+	// protection finalizers of deleted claims and volumes nothing uses, and
+	// give them back to live ones that lack them.
 	ControllerClaimProtection  = "persistentvolumeclaim-protection-controller"
 	ControllerVolumeProtection = "persistentvolume-protection-controller"
 	// ControllerServiceAccountToken fills legacy service-account token

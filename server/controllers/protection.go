@@ -21,10 +21,13 @@ const protectionRetryDelay = time.Second
 // volumeBound is the phase of a volume a claim is bound to.
 const volumeBound = "Bound"
 
-// ClaimProtection releases the protection finalizers of deleted storage
-// objects, as upstream's two protection controllers do: a claim's once no
-// scheduled pod uses it, a volume's once no claim is bound to it. Deleted claims are re-examined whenever a pod of their
-// namespace changes.
+// ClaimProtection keeps the protection finalizers of storage objects, as
+// upstream's two protection controllers do: it releases a deleted claim's
+// once no scheduled pod uses it and a deleted volume's once no claim is
+// bound to it, and gives them back to claims and volumes not being deleted
+// that lack them (created before admission added them on create, or
+// stripped by a client). Deleted claims are re-examined whenever a pod of
+// their namespace changes.
 type ClaimProtection struct {
 	Source   Source
 	Objects  Objects
@@ -52,8 +55,8 @@ func (c *ClaimProtection) Run(ctx context.Context) {
 	})
 }
 
-// observe queues deleted protected objects, and the deleted claims of a
-// namespace whose pods change.
+// observe queues deleted protected objects, live ones without their
+// finalizer, and the deleted claims of a namespace whose pods change.
 func (c *ClaimProtection) observe(ev bolt.Event) {
 	d, ns, _ := c.Registry.ByKey(ev.KV.Key)
 	switch {
@@ -70,7 +73,7 @@ func (c *ClaimProtection) observe(ev bolt.Event) {
 			c.queue.add(k)
 		}
 	case d == c.Claims:
-		protected := ev.Type == bolt.Put && c.protected(ev.KV.Value, c.ClaimFinalizer)
+		protected, unprotected := c.state(ev, c.ClaimFinalizer)
 		c.mu.Lock()
 		if protected {
 			if c.deleting[ns] == nil {
@@ -84,27 +87,38 @@ func (c *ClaimProtection) observe(ev bolt.Event) {
 			}
 		}
 		c.mu.Unlock()
-		if protected {
+		if protected || unprotected {
 			c.queue.add(ev.KV.Key)
 		}
 	case d == c.Volumes:
-		if ev.Type == bolt.Put && c.protected(ev.KV.Value, c.VolumeFinalizer) {
+		if protected, unprotected := c.state(ev, c.VolumeFinalizer); protected || unprotected {
 			c.queue.add(ev.KV.Key)
 		}
 	}
 }
 
-// protected reports whether stored bytes are of an object being deleted
-// that still holds finalizer f.
-func (c *ClaimProtection) protected(value []byte, f string) bool {
-	if !bytes.Contains(value, deletionMark) {
-		return false
+// state reports whether the object an event puts is being deleted and
+// still holds finalizer f (protected), or is not being deleted and lacks
+// it (unprotected). Objects that name f nowhere and are not being deleted
+// are not parsed.
+func (c *ClaimProtection) state(ev bolt.Event, f string) (protected, unprotected bool) {
+	if ev.Type != bolt.Put {
+		return false, false
+	}
+	value := ev.KV.Value
+	if !bytes.Contains(value, deletionMark) && !bytes.Contains(value, []byte(f)) {
+		return false, true
 	}
 	m, err := parseMeta(value)
-	return err == nil && m.deleting() && m.hasFinalizer(f)
+	if err != nil {
+		return false, false
+	}
+	has := m.hasFinalizer(f)
+	return m.deleting() && has, !m.deleting() && !has
 }
 
-// sync releases the object at key when nothing uses it any more.
+// sync releases the object at key when it is deleted and nothing uses it
+// any more, and gives it its finalizer back when it is not deleted.
 func (c *ClaimProtection) sync(ctx context.Context, key string) error {
 	d, ns, name := c.Registry.ByKey(key)
 	if d == nil || (d != c.Claims && d != c.Volumes) {
@@ -121,7 +135,12 @@ func (c *ClaimProtection) sync(ctx context.Context, key string) error {
 	if d == c.Claims {
 		finalizer = c.ClaimFinalizer
 	}
-	if metaString(obj, "deletionTimestamp") == "" || !slices.Contains(registry.Strings(child(obj, "metadata")["finalizers"]), finalizer) {
+	deleting := metaString(obj, "deletionTimestamp") != ""
+	has := slices.Contains(registry.Strings(child(obj, "metadata")["finalizers"]), finalizer)
+	if !deleting && !has {
+		return c.protect(ctx, d, ns, name, metaString(obj, "uid"), finalizer)
+	}
+	if !deleting || !has {
 		return nil
 	}
 	if d == c.Claims {
@@ -146,6 +165,29 @@ func (c *ClaimProtection) sync(ctx context.Context, key string) error {
 	}
 	if err == nil {
 		c.Log.Debug("protection finalizer released", "key", key)
+	}
+	return err
+}
+
+// protect appends finalizer to the finalizers of the object of d called
+// name in ns, unless it has been replaced (another uid), is being deleted
+// or has the finalizer already.
+func (c *ClaimProtection) protect(ctx context.Context, d *registry.Descriptor, ns, name, uid, finalizer string) error {
+	_, err := c.Objects.Update(ctx, d, ns, name, "", func(cur registry.Object) registry.Object {
+		md := child(cur, "metadata")
+		if metaString(cur, "uid") != uid || metaString(cur, "deletionTimestamp") != "" || slices.Contains(registry.Strings(md["finalizers"]), finalizer) {
+			return nil
+		}
+		fins, _ := md["finalizers"].([]any)
+		md["finalizers"] = append(fins, finalizer)
+		return cur
+	})
+	switch apierr.ReasonOf(err) {
+	case apierr.ReasonNotFound, apierr.ReasonConflict:
+		return nil
+	}
+	if err == nil {
+		c.Log.Debug("protection finalizer added", "namespace", ns, "name", name, "resource", d.Resource)
 	}
 	return err
 }

@@ -2,6 +2,7 @@ package controllers
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"platd/server/apierr"
@@ -170,6 +171,86 @@ func TestPodUsesClaim(t *testing.T) {
 	} {
 		if got := podUsesClaim(c.pod, c.claim, c.claimName); got != c.want {
 			t.Errorf("%s: uses %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestProtectionFinalizersRestored checks that claims and volumes not being
+// deleted get their protection finalizer back, after the finalizers they
+// have, whether they lacked it when the controller started or lost it
+// later, and that one being deleted does not.
+func TestProtectionFinalizersRestored(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	ctx := context.Background()
+	claims, volumes := e.lookup(t, "", "v1", "persistentvolumeclaims"), e.lookup(t, "", "v1", "persistentvolumes")
+	e.createPodNamespace(t, "ns")
+	claimFinalizer, volumeFinalizer := e.brand.Label("pvc-protection"), e.brand.Label("pv-protection")
+	cases := []struct {
+		d         *registry.Descriptor
+		ns        string
+		finalizer string
+		spec      map[string]any
+	}{
+		{claims, "ns", claimFinalizer, map[string]any{"accessModes": []any{"ReadWriteOnce"}, "resources": map[string]any{"requests": map[string]any{"storage": "1Gi"}}}},
+		{volumes, "", volumeFinalizer, map[string]any{"accessModes": []any{"ReadWriteOnce"}, "capacity": map[string]any{"storage": "1Gi"}, "hostPath": map[string]any{"path": "/srv"}}},
+	}
+	create := func(d *registry.Descriptor, ns, name string, spec map[string]any) {
+		t.Helper()
+		if _, err := e.api.Create(ctx, d, registry.Object{"metadata": map[string]any{"name": name, "namespace": ns}, "spec": spec}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setFinalizers := func(d *registry.Descriptor, ns, name string, fins ...any) {
+		t.Helper()
+		if _, err := e.api.Update(ctx, d, ns, name, "", func(old registry.Object) registry.Object {
+			old["metadata"].(map[string]any)["finalizers"] = fins
+			return old
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	finalizers := func(d *registry.Descriptor, ns, name string) []string {
+		t.Helper()
+		obj, err := e.api.Get(d, ns, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return registry.Strings(obj["metadata"].(map[string]any)["finalizers"])
+	}
+	has := func(d *registry.Descriptor, ns, name string, want ...string) func() bool {
+		return func() bool { return slices.Equal(finalizers(d, ns, name), want) }
+	}
+
+	// Objects that lack the finalizer before the controller starts.
+	for _, c := range cases {
+		create(c.d, c.ns, "old", c.spec)
+		setFinalizers(c.d, c.ns, "old", "example.com/keep")
+	}
+	e.run(t, (&ClaimProtection{Source: e.store, Objects: e.api, Registry: e.reg, Claims: claims, Volumes: volumes,
+		ClaimFinalizer: claimFinalizer, VolumeFinalizer: volumeFinalizer, Log: e.log}).Run)
+
+	for _, c := range cases {
+		waitFor(t, c.d.Resource+" old to get its finalizer back", has(c.d, c.ns, "old", "example.com/keep", c.finalizer))
+
+		create(c.d, c.ns, "live", c.spec)
+		setFinalizers(c.d, c.ns, "live")
+		waitFor(t, c.d.Resource+" live to get its finalizer back", has(c.d, c.ns, "live", c.finalizer))
+
+		// Being deleted, the object loses the finalizer for good.
+		create(c.d, c.ns, "held", c.spec)
+		setFinalizers(c.d, c.ns, "held", "example.com/hold", c.finalizer)
+		if _, err := e.api.Delete(ctx, c.d, c.ns, "held", registry.DeleteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, c.d.Resource+" held to be released", has(c.d, c.ns, "held", "example.com/hold"))
+		// The queue is first in, first out: once a later object has its
+		// finalizer back, the held one has been looked at again.
+		create(c.d, c.ns, "probe", c.spec)
+		setFinalizers(c.d, c.ns, "probe")
+		waitFor(t, c.d.Resource+" probe to get its finalizer back", has(c.d, c.ns, "probe", c.finalizer))
+		if got := finalizers(c.d, c.ns, "held"); !slices.Equal(got, []string{"example.com/hold"}) {
+			t.Errorf("%s being deleted has finalizers %v", c.d.Resource, got)
 		}
 	}
 }
