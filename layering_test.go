@@ -46,6 +46,8 @@ var layers = map[string]int{
 	"platd/server/jsonschema":   2,
 	// Validation rules of custom resource schemas.
 	"platd/server/cel": 3,
+	// ResourceQuota usage of every type's objects.
+	"platd/server/quota": 3,
 	// Printers, the documents derived from the registry, request info.
 	"platd/server/printers":   3,
 	"platd/server/request":    3,

@@ -5,6 +5,7 @@ import (
 
 	"platd/config"
 	"platd/server/apierr"
+	"platd/server/quota"
 	"platd/server/registry"
 )
 
@@ -87,6 +88,7 @@ func claimFinalizer(b config.Brand) string { return b.Label("pvc-protection") }
 
 func persistentVolumeClaims(b config.Brand) *registry.Descriptor {
 	d := core("persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true, "pvc")
+	d.Quota = quota.Claims(b)
 	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	r := newClaimRules(b)
 	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Keep: keepSpec, Validate: r.validateStatusUpdate, RequireResourceVersion: true}}

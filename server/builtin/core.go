@@ -9,6 +9,7 @@ import (
 
 	"platd/config"
 	"platd/server/apierr"
+	"platd/server/quota"
 	"platd/server/registry"
 	"platd/server/validation"
 	"platd/uuid"
@@ -142,6 +143,7 @@ func core(resource, singular, kind string, namespaced bool, short ...string) *re
 
 func configMaps() *registry.Descriptor {
 	d := core("configmaps", "configmap", "ConfigMap", true, "cm")
+	d.Quota = quota.Count("", "configmaps", "configmaps")
 	d.Strategy.Validate = validateConfigMapData
 	d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {
 		return append(immutableData(obj, old, "data", "binaryData"), validateConfigMapData(obj)...)
@@ -162,6 +164,7 @@ const secretTypeOpaque = "Opaque"
 
 func secrets(b config.Brand) *registry.Descriptor {
 	d := core("secrets", "secret", "Secret", true)
+	d.Quota = quota.Count("", "secrets", "secrets")
 	mergeStringData := func(obj registry.Object) {
 		sd, _ := obj["stringData"].(map[string]any)
 		if len(sd) > 0 {
@@ -350,6 +353,7 @@ func limitRanges(b config.Brand) *registry.Descriptor {
 
 func events(b config.Brand) *registry.Descriptor {
 	d := core("events", "event", "Event", true, "ev")
+	d.Quota = quota.Ignored() // upstream never charges events to a quota
 	d.UpdateCreates = true
 	d.NoGarbageCollection = true
 	d.ExpiresAfterWrite = true

@@ -6,6 +6,7 @@ import (
 
 	"platd/config"
 	"platd/server/apierr"
+	"platd/server/quota"
 	"platd/server/registry"
 )
 
@@ -59,6 +60,7 @@ func eventsV1(b config.Brand, core *registry.Descriptor) []*registry.Descriptor 
 // eventsGroupEvents: events.<domain>/v1 events, stored as the core group's.
 func eventsGroupEvents(b config.Brand, core *registry.Descriptor) *registry.Descriptor {
 	d := groupType(b.Group("events"), "events", "event", "Event", true, "ev")
+	d.Quota = quota.Ignored() // upstream never charges events to a quota
 	d.UpdateCreates = true
 	d.NoGarbageCollection = true
 	d.ExpiresAfterWrite = true

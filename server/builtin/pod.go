@@ -5,6 +5,7 @@ import (
 
 	"platd/config"
 	"platd/server/apierr"
+	"platd/server/quota"
 	"platd/server/registry"
 )
 
@@ -32,6 +33,7 @@ const (
 
 func pods(b config.Brand) *registry.Descriptor {
 	d := core("pods", "pod", "Pod", true, "po")
+	d.Quota = quota.Pods(b)
 	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	d.Categories = []string{"all"}
 	r := newPodRules(b)

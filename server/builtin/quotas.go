@@ -7,6 +7,7 @@ import (
 
 	"platd/config"
 	"platd/server/apierr"
+	"platd/server/quota"
 	"platd/server/registry"
 )
 
@@ -71,6 +72,8 @@ type quotaRules struct{ pods podRules }
 
 func resourceQuotas(b config.Brand) *registry.Descriptor {
 	d := core("resourcequotas", "resourcequota", "ResourceQuota", true, "quota")
+	d.IsQuota = true
+	d.Quota = quota.Count("", "resourcequotas", "resourcequotas")
 	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	r := quotaRules{pods: newPodRules(b)}
 	d.Subresources = []registry.Subresource{{Name: "status", Verbs: statusVerbs, Keep: keepSpec, Validate: r.validateStatusUpdate, RequireResourceVersion: true}}

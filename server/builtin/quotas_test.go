@@ -6,7 +6,7 @@ import (
 	"platd/server/registry"
 )
 
-func quota(spec map[string]any) registry.Object {
+func quotaObject(spec map[string]any) registry.Object {
 	return registry.Object{"metadata": map[string]any{"name": "q", "namespace": "ns"}, "spec": spec}
 }
 
@@ -29,7 +29,7 @@ func TestQuotaCreate(t *testing.T) {
 		obj  registry.Object
 		want []string
 	}{
-		{"names and amounts", quota(hard(map[string]any{"storage": "1", "foo": "1", "pods": "1500m", "cpu": "-1"})), []string{
+		{"names and amounts", quotaObject(hard(map[string]any{"storage": "1", "foo": "1", "pods": "1500m", "cpu": "-1"})), []string{
 			`spec.hard[cpu]: Invalid value: "-1": must be greater than or equal to 0`,
 			`spec.hard[foo]: Invalid value: "foo": must be a standard resource type or fully qualified`,
 			`spec.hard[foo]: Invalid value: "foo": must be a standard resource for quota`,
@@ -38,14 +38,14 @@ func TestQuotaCreate(t *testing.T) {
 		}},
 		// One error per scope and resource it may not limit: BestEffort
 		// limits neither cpu nor services, NotBestEffort not services.
-		{"scopes", quota(map[string]any{"hard": map[string]any{"cpu": "1", "services": "1"}, "scopes": []any{"BestEffort", "NotBestEffort", "Sometimes"}}), []string{
+		{"scopes", quotaObject(map[string]any{"hard": map[string]any{"cpu": "1", "services": "1"}, "scopes": []any{"BestEffort", "NotBestEffort", "Sometimes"}}), []string{
 			`spec.scopes: Invalid value: []core.ResourceQuotaScope{"BestEffort", "NotBestEffort", "Sometimes"}: unsupported scope applied to resource`,
 			`spec.scopes: Invalid value: []core.ResourceQuotaScope{"BestEffort", "NotBestEffort", "Sometimes"}: unsupported scope applied to resource`,
 			`spec.scopes: Invalid value: []core.ResourceQuotaScope{"BestEffort", "NotBestEffort", "Sometimes"}: unsupported scope applied to resource`,
 			`spec.scopes: Invalid value: []core.ResourceQuotaScope{"BestEffort", "NotBestEffort", "Sometimes"}: unsupported scope`,
 			`spec.scopes: Invalid value: []core.ResourceQuotaScope{"BestEffort", "NotBestEffort", "Sometimes"}: conflicting scopes`,
 		}},
-		{"selector", quota(sel(
+		{"selector", quotaObject(sel(
 			map[string]any{"scopeName": "BestEffort", "operator": "In", "values": []any{"a"}},
 			map[string]any{"scopeName": "NotBestEffort", "operator": "Exists"},
 			map[string]any{"scopeName": "PriorityClass", "operator": "Has"},
@@ -57,7 +57,7 @@ func TestQuotaCreate(t *testing.T) {
 			"spec.scopeSelector.matchExpressions.values: Required value: must be at least one value when `operator` is 'In' or 'NotIn' for scope selector",
 			`spec.scopeSelector.matchExpressions: Invalid value: []core.ResourceQuotaScope(nil): conflicting scopes`,
 		}},
-		{"exists with values", quota(map[string]any{"scopeSelector": map[string]any{"matchExpressions": []any{
+		{"exists with values", quotaObject(map[string]any{"scopeSelector": map[string]any{"matchExpressions": []any{
 			map[string]any{"scopeName": "Unknown", "operator": "Exists", "values": []any{"x"}},
 		}}}), []string{
 			`spec.scopeSelector.matchExpressions.scopeName: Invalid value: "Unknown": unsupported scope`,
@@ -73,7 +73,7 @@ func TestQuotaCreate(t *testing.T) {
 func TestQuotaUpdate(t *testing.T) {
 	t.Parallel()
 	d := typeDescriptor(t, "ResourceQuota")
-	stored := mustCreate(t, d, quota(map[string]any{"hard": map[string]any{"pods": "1"}, "scopes": []any{"Terminating", "BestEffort"}}))
+	stored := mustCreate(t, d, quotaObject(map[string]any{"hard": map[string]any{"pods": "1"}, "scopes": []any{"Terminating", "BestEffort"}}))
 	next := copyObj(stored)
 	mapAt(next, "spec")["scopes"] = []any{"BestEffort", "Terminating"}
 	mapAt(next, "spec", "hard")["pods"] = "2"

@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"platd/server/apierr"
+	"platd/server/quota"
 	"platd/server/registry"
 )
 
@@ -10,6 +11,7 @@ import (
 // the clients written before garbage collection.
 func replicationControllers(r podRules) *registry.Descriptor {
 	d := core("replicationcontrollers", "replicationcontroller", "ReplicationController", true, "rc")
+	d.Quota = quota.Count("", "replicationcontrollers", "replicationcontrollers")
 	d.Categories = categoryAll
 	d.Subresources = []registry.Subresource{scaleOf(true), {Name: "status", Verbs: statusVerbs, Keep: keepSpec}}
 	d.Subresources[0].Scale.NotFoundAsScale = true

@@ -6,6 +6,7 @@ import (
 
 	"platd/config"
 	"platd/server/pool"
+	"platd/server/quota"
 	"platd/server/registry"
 )
 
@@ -86,6 +87,7 @@ func (r ServiceRanges) family() string {
 // goes with the service, as upstream.
 func services(b config.Brand, r ServiceRanges, ep *registry.Descriptor) *registry.Descriptor {
 	d := core("services", "service", "Service", true, "svc")
+	d.Quota = quota.Services()
 	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	d.SameNameDependents = []*registry.Descriptor{ep}
 	d.Categories = []string{"all"}

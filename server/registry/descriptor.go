@@ -4,6 +4,7 @@ package registry
 
 import (
 	"context"
+	"time"
 
 	"platd/server/apierr"
 	"platd/server/schema"
@@ -372,6 +373,43 @@ type Descriptor struct {
 	// transaction (a service's Endpoints, as upstream), unless finalizers
 	// keep it.
 	SameNameDependents []*Descriptor
+	// Quota measures what the objects use of the resources a
+	// ResourceQuota limits; nil counts them (count/<resource>.<group>),
+	// as upstream counts the objects of every resource it has no
+	// evaluator for.
+	Quota QuotaEvaluator
+	// IsQuota marks the resource whose objects are the ResourceQuotas
+	// that admission charges writes to.
+	IsQuota bool
+}
+
+// QuotaEvaluator measures what objects of one type use of the resources a
+// ResourceQuota limits (server/quota holds upstream's evaluators). Its
+// methods may be called concurrently and do not change their arguments.
+type QuotaEvaluator interface {
+	// MatchingResources returns those of names (resource names a quota
+	// limits) the type's usage may charge, in the order of names.
+	MatchingResources(names []string) []string
+	// Usage returns what obj uses, by resource name, each amount spelled
+	// as objects spell quantities. now decides whether an object whose
+	// deletion grace has run out is still charged.
+	Usage(obj Object, now time.Time) map[string]string
+	// MatchesScope reports whether obj falls in a quota's scope
+	// requirement; a type without scopes matches none.
+	MatchesScope(req ScopeRequirement, obj Object) bool
+	// Constraints returns why obj may not be charged to a quota limiting
+	// required, "" when it may.
+	Constraints(required []string, obj Object) string
+	// ChargesUpdates reports whether updates of the main resource are
+	// charged (by the change in usage) as creates are.
+	ChargesUpdates() bool
+}
+
+// ScopeRequirement is one scope of a ResourceQuota: a spec.scopes entry
+// (operator Exists) or a spec.scopeSelector match expression.
+type ScopeRequirement struct {
+	ScopeName, Operator string
+	Values              []string
 }
 
 // Probe checks that a part of the server works: nil when it does, else

@@ -17,6 +17,8 @@ type Registry struct {
 	byPrefix map[string]*Descriptor
 	// namespaces is the descriptor marked IsNamespace.
 	namespaces *Descriptor
+	// quotas is the descriptor marked IsQuota.
+	quotas *Descriptor
 	// priority orders groups and versions (SetPriorities).
 	priority func(group, version string) (Priority, bool)
 	// groups lists group names in registration order, core ("") first.
@@ -80,6 +82,9 @@ func (r *Registry) addLocked(d *Descriptor) {
 	}
 	if d.IsNamespace {
 		r.namespaces = d
+	}
+	if d.IsQuota {
+		r.quotas = d
 	}
 }
 
@@ -205,6 +210,14 @@ func (r *Registry) Namespaces() *Descriptor {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return r.namespaces
+}
+
+// Quotas returns the descriptor of ResourceQuotas, or nil when none is
+// registered.
+func (r *Registry) Quotas() *Descriptor {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.quotas
 }
 
 // Lookup returns the descriptor of a resource, or nil.

@@ -87,6 +87,19 @@ func FormatQuantityLike(nanos *big.Int, like string) string {
 	return formatQuantity(nanos.Sign() < 0, new(big.Int).Abs(nanos), format)
 }
 
+// QuantityNanos returns the value of a quantity in units of 10^-9,
+// rounded up (away from zero) to 1n. The error wraps ErrQuantity.
+func QuantityNanos(s string) (*big.Int, error) {
+	neg, units, _, err := parseQuantity(s)
+	if err != nil {
+		return nil, err
+	}
+	if neg {
+		units = new(big.Int).Neg(units)
+	}
+	return units, nil
+}
+
 // parseQuantity returns the absolute value in units of 10^-9 (rounded up)
 // and the sign and format.
 func parseQuantity(s string) (neg bool, units *big.Int, format quantityFormat, err error) {
