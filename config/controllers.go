@@ -26,13 +26,16 @@ const (
 	ControllerServiceAccountToken = "serviceaccount-token-controller"
 	// ControllerClusterRoleAggregation fills aggregated cluster roles.
 	ControllerClusterRoleAggregation = "clusterrole-aggregation-controller"
+	// ControllerResourceQuota keeps the status (hard limits and usage) of
+	// resource quotas.
+	ControllerResourceQuota = "resourcequota-controller"
 )
 
 // ControllerNames lists every controller; all run by default.
 func ControllerNames() []string {
 	return []string{ControllerNamespace, ControllerServiceAccount, ControllerRootCA, ControllerGarbageCollector, ControllerDeletionGrace,
 		ControllerClaimProtection, ControllerVolumeProtection, ControllerBootstrapSigner, ControllerTokenCleaner, ControllerServiceAccountToken,
-		ControllerClusterRoleAggregation}
+		ControllerClusterRoleAggregation, ControllerResourceQuota}
 }
 
 // parseControllers checks --controllers entries: "*" (every controller),

@@ -200,10 +200,11 @@ func TestNodes(t *testing.T) {
 }
 
 // TestResourceQuotas checks that a quota starts with an empty status,
-// upstream's texts, and that status writes are checked on their own.
+// upstream's texts, and that status writes are checked on their own. The
+// quota controller, which fills the status, is off.
 func TestResourceQuotas(t *testing.T) {
 	t.Parallel()
-	e := start(t)
+	e := start(t, withControllers(append(slices.Clone(quietControllers), "-"+config.ControllerResourceQuota)...))
 	q := e.do("POST", quotasPath, `{"metadata":{"name":"q"},"spec":{"hard":{"pods":"10","requests.cpu":"2"}},"status":{"used":{"pods":"3"}}}`).mustCode(t, 201).obj(t)
 	if st, _ := q["status"].(map[string]any); len(st) != 0 {
 		t.Errorf("quota status on create %v", q["status"])

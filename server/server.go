@@ -725,6 +725,9 @@ func (s *Server) startControllers(ctx context.Context) {
 	if cr := s.reg.Lookup(b.Group("rbac.authorization"), "v1", "clusterroles"); cr != nil && on(config.ControllerClusterRoleAggregation) {
 		runs = append(runs, (&controllers.ClusterRoleAggregation{Source: s.store, Objects: s.rest, ClusterRoles: cr, Log: s.log}).Run)
 	}
+	if s.reg.Quotas() != nil && on(config.ControllerResourceQuota) {
+		runs = append(runs, (&controllers.ResourceQuotas{Source: s.store, Objects: s.rest, Registry: s.reg, Log: s.log}).Run)
+	}
 	runs = append(runs, s.bootstrapControllers()...)
 	if p := s.protection(); p != nil {
 		runs = append(runs, p.Run)
