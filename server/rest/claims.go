@@ -110,12 +110,16 @@ func (h *Handler) claimOps(d *registry.Descriptor, key string, obj, old Object) 
 	return ops
 }
 
-// txn applies the object's op with the claim ops and returns the object's
-// result. A claim held by another object is a *claimTaken; the object's
-// own failure is returned as Create, Update or Delete would.
+// txn applies the object's op with the claim and quota ops and returns
+// the object's result. A claim held by another object is a *claimTaken, a
+// quota changed meanwhile errQuotaChanged; the object's own failure is
+// returned as Create, Update or Delete would.
 func (h *Handler) txn(ctx context.Context, op bolt.Op, claims []bolt.Op) (bolt.KV, error) {
 	kvs, err := h.store.Txn(ctx, append([]bolt.Op{op}, claims...))
 	if err != nil {
+		if qerr := h.quotaChanged(err); errors.Is(qerr, errQuotaChanged) {
+			return bolt.KV{}, qerr
+		}
 		var oe *bolt.OpError
 		if errors.As(err, &oe) {
 			if oe.Index > 0 && errors.Is(oe.Err, bolt.ErrExists) {
@@ -131,9 +135,10 @@ func (h *Handler) txn(ctx context.Context, op bolt.Op, claims []bolt.Op) (bolt.K
 	return kvs[0], nil
 }
 
-// storeCreate stores a new object and its claims.
-func (h *Handler) storeCreate(ctx context.Context, d *registry.Descriptor, key string, obj Object, enc []byte) (bolt.KV, error) {
-	if claims := h.claimOps(d, key, obj, nil); len(claims) > 0 {
+// storeCreate stores a new object and its claims, and the new usage of
+// the quotas it is charged to (quotaOps).
+func (h *Handler) storeCreate(ctx context.Context, d *registry.Descriptor, key string, obj Object, enc []byte, quotaOps []bolt.Op) (bolt.KV, error) {
+	if claims := append(h.claimOps(d, key, obj, nil), quotaOps...); len(claims) > 0 {
 		return settled(ctx, d)(h.txn(ctx, bolt.CreateOp(key, enc), claims))
 	}
 	return settled(ctx, d)(h.store.Create(ctx, key, enc))
@@ -150,10 +155,11 @@ func settled(ctx context.Context, d *registry.Descriptor) func(bolt.KV, error) (
 	}
 }
 
-// storeUpdate replaces the object at key (at revision rev) and moves its
-// claims from old to next.
-func (h *Handler) storeUpdate(ctx context.Context, d *registry.Descriptor, key string, rev int64, next, old Object, enc []byte) (bolt.KV, error) {
-	if claims := h.claimOps(d, key, next, old); len(claims) > 0 {
+// storeUpdate replaces the object at key (at revision rev), moves its
+// claims from old to next and records the new usage of the quotas the
+// change is charged to (quotaOps).
+func (h *Handler) storeUpdate(ctx context.Context, d *registry.Descriptor, key string, rev int64, next, old Object, enc []byte, quotaOps []bolt.Op) (bolt.KV, error) {
+	if claims := append(h.claimOps(d, key, next, old), quotaOps...); len(claims) > 0 {
 		return settled(ctx, d)(h.txn(ctx, bolt.UpdateOp(key, rev, enc), claims))
 	}
 	return settled(ctx, d)(h.store.Update(ctx, key, rev, enc))

@@ -210,14 +210,25 @@ func (h *Handler) createObject(ctx context.Context, s *scope, obj Object, dryRun
 		name := metaString(obj, "name")
 		key := d.Key(metaString(obj, "namespace"), name)
 		if dryRun {
+			// Quota admission refuses before storage would find the
+			// name taken, as upstream's.
+			if _, err := h.charged(s, obj, nil, nil); err != nil {
+				return nil, err
+			}
 			if existing, err := h.store.Get(key); err == nil {
 				return nil, h.alreadyExists(s, name, existing.Value)
 			}
 			return encodeDryRun(d, obj), nil
 		}
-		kv, err := h.storeCreate(ctx, d, key, obj, encodeStored(d, obj))
+		enc := encodeStored(d, obj)
+		kv, err := h.charged(s, obj, nil, func(quotaOps []bolt.Op) (bolt.KV, error) {
+			return h.storeCreate(ctx, d, key, obj, enc, quotaOps)
+		})
 		if err == nil {
 			return kv.Value, nil
+		}
+		if apiErr := (*apierr.Error)(nil); errors.As(err, &apiErr) {
+			return nil, err
 		}
 		if !errors.Is(err, bolt.ErrExists) {
 			return nil, objectErr(s, name, err)

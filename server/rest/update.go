@@ -9,6 +9,7 @@ import (
 
 	"platd/bolt"
 	"platd/server/apierr"
+	"platd/server/quota"
 	"platd/server/registry"
 	"platd/server/schema"
 )
@@ -141,15 +142,23 @@ func (h *Handler) commitUpdate(ctx context.Context, s *scope, kv bolt.KV, next O
 	if equalApartFromRV(enc, kv.Value) && !h.staleStored(s.key()) {
 		return kv.Value, false, nil
 	}
-	if dryRun {
-		dry, _ := Stamp(enc, kv.ModRevision)
-		return dry, false, nil
-	}
+	// Only the types whose evaluator charges updates (services, claims)
+	// are charged to quotas on update, by the growth of their usage.
+	chargeable := quota.For(d).ChargesUpdates() && !h.finalized(d, next)
 	var old Object
-	if d.Strategy.Claims != nil {
+	if d.Strategy.Claims != nil || chargeable {
 		if old, err = decodeStored(d, kv.Value); err != nil {
 			return nil, false, apierr.InternalError(err)
 		}
+	}
+	if dryRun {
+		if chargeable {
+			if _, err := h.charged(s, next, old, nil); err != nil {
+				return nil, false, err
+			}
+		}
+		dry, _ := Stamp(enc, kv.ModRevision)
+		return dry, false, nil
 	}
 	if h.finalized(d, next) {
 		delKV, err := h.storeDelete(ctx, d, s.key(), kv.ModRevision, old)
@@ -162,7 +171,18 @@ func (h *Handler) commitUpdate(ctx context.Context, s *scope, kv bolt.KV, next O
 		final, _ := Stamp(enc, delKV.ModRevision)
 		return final, false, nil
 	}
-	newKV, err := h.storeUpdate(ctx, d, s.key(), kv.ModRevision, next, old, enc)
+	store := func(quotaOps []bolt.Op) (bolt.KV, error) {
+		return h.storeUpdate(ctx, d, s.key(), kv.ModRevision, next, old, enc, quotaOps)
+	}
+	var newKV bolt.KV
+	if chargeable {
+		newKV, err = h.charged(s, next, old, store)
+	} else {
+		newKV, err = store(nil)
+	}
+	if apiErr := (*apierr.Error)(nil); errors.As(err, &apiErr) {
+		return nil, false, err
+	}
 	if heldElsewhere(err) && d.Strategy.Allocate != nil {
 		// Allocation picks again, seeing the claim, from the request.
 		return nil, true, nil
