@@ -124,15 +124,31 @@ func (c *AdmissionCompiler) CompileVariable(name, expr string, decls AdmissionDe
 }
 
 func (c *AdmissionCompiler) compile(expr string, want AdmissionResult, decls AdmissionDecls, stored bool) (*types.Type, *AdmissionError) {
+	_, _, out, err := c.check(expr, want, decls, stored)
+	return out, err
+}
+
+// check compiles expr and checks its result type; it returns the
+// environment and the checked expression with the result type, which is
+// known (and returned) also when it is not the one wanted.
+func (c *AdmissionCompiler) check(expr string, want AdmissionResult, decls AdmissionDecls, stored bool) (*cel.Env, *cel.Ast, *types.Type, *AdmissionError) {
 	env, err := c.env(decls, stored)
 	if err != nil {
-		return nil, &AdmissionError{Internal: true, Detail: fmt.Sprintf("unexpected error loading CEL environment: %v", err)}
+		return nil, nil, nil, &AdmissionError{Internal: true, Detail: fmt.Sprintf("unexpected error loading CEL environment: %v", err)}
 	}
 	ast, iss := env.Compile(expr)
 	if iss != nil && iss.Err() != nil {
-		return nil, &AdmissionError{Detail: "compilation failed: " + iss.String()}
+		return nil, nil, nil, &AdmissionError{Detail: "compilation failed: " + iss.String()}
 	}
 	out := ast.OutputType()
+	if err := resultError(out, want); err != nil {
+		return nil, nil, out, err
+	}
+	return env, ast, out, nil
+}
+
+// resultError refuses a result type that is not what want asks for.
+func resultError(out *types.Type, want AdmissionResult) *AdmissionError {
 	var wants []*types.Type
 	switch want {
 	case ResultBool:
@@ -142,17 +158,17 @@ func (c *AdmissionCompiler) compile(expr string, want AdmissionResult, decls Adm
 	case ResultStringOrNull:
 		wants = []*types.Type{types.StringType, types.NullType}
 	default:
-		return out, nil
+		return nil
 	}
 	for _, w := range wants {
 		if out.IsExactType(w) {
-			return out, nil
+			return nil
 		}
 	}
 	if len(wants) == 1 {
-		return out, &AdmissionError{Detail: fmt.Sprintf("must evaluate to %v but got %v", wants[0], out)}
+		return &AdmissionError{Detail: fmt.Sprintf("must evaluate to %v but got %v", wants[0], out)}
 	}
-	return out, &AdmissionError{Detail: fmt.Sprintf("must evaluate to one of %v but got %v", wants, out)}
+	return &AdmissionError{Detail: fmt.Sprintf("must evaluate to one of %v but got %v", wants, out)}
 }
 
 // env is the environment of decls, with `variables` when c has them.
@@ -325,6 +341,13 @@ func admissionStructs() map[string]map[string]*types.Type {
 	}
 }
 
+// fieldSource is a value of a struct type whose fields are computed on
+// access (the lazily evaluated `variables`).
+type fieldSource interface {
+	has(name string) bool
+	field(name string) (any, error)
+}
+
 // structProvider adds object types with fixed field types to a type
 // provider. Values of these types are decoded JSON objects
 // (map[string]any). The field maps are read at each lookup, so a map
@@ -366,11 +389,17 @@ func (p *structProvider) FindStructFieldType(name, field string) (*types.FieldTy
 	return &types.FieldType{
 		Type: t,
 		IsSet: func(target any) bool {
+			if fs, ok := target.(fieldSource); ok {
+				return fs.has(field)
+			}
 			m, ok := target.(map[string]any)
 			_, has := m[field]
 			return ok && has
 		},
 		GetFrom: func(target any) (any, error) {
+			if fs, ok := target.(fieldSource); ok {
+				return fs.field(field)
+			}
 			m, _ := target.(map[string]any)
 			v, has := m[field]
 			if !has {

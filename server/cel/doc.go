@@ -38,7 +38,10 @@
 //
 // Admission objects (ValidatingAdmissionPolicy, webhook match
 // conditions) have their expressions type-checked at write time by an
-// AdmissionCompiler, in upstream's admission environment: object,
+// AdmissionCompiler, which also builds the programs of the policies
+// enforced (AdmissionProgram, evaluated by an AdmissionEvaluation with
+// lazily evaluated variables, a shared budget and the authorizer
+// library's checks), in upstream's admission environment: object,
 // oldObject and params dyn, request and namespaceObject typed, the
 // authorizer library, and variables composed in order. New expressions
 // compile as of v1.32's compatibility version (v1.31, without

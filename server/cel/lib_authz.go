@@ -1,6 +1,13 @@
 package cel
 
-import "github.com/google/cel-go/cel"
+import (
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+
+	"platd/security"
+	"platd/server/selector"
+)
 
 // The types of the authorizer library: an authorizer, the checks built
 // from it, and a check's decision. Their names are upstream's, as type
@@ -13,8 +20,8 @@ var (
 	decisionType      = cel.ObjectType("kubernetes.authorization.Decision")
 )
 
-// authzLib declares the authorizer functions admission expressions may
-// call on the authorizer variables:
+// authzLib is the authorizer library admission expressions call on the
+// authorizer variables, with upstream's overload ids:
 //
 //	authorizer.path(string) PathCheck
 //	authorizer.group(string) GroupCheck
@@ -24,41 +31,95 @@ var (
 //	PathCheck.check(verb) Decision, ResourceCheck.check(verb) Decision
 //	Decision.allowed() bool, reason() string, errored() bool, error() string
 //
-// They are declarations for type checking only, with upstream's overload
-// ids: platd stores admission policies but does not evaluate them, so a
-// program built from these would find no implementation.
+// The values are those of authz_eval.go; a check asks the request's
+// AdmissionAuthorizer. A resource check built from a group asks for
+// every version ("*").
 func authzLib() cel.EnvOption {
-	member := func(name, id string, args []*cel.Type, result *cel.Type) cel.EnvOption {
-		return cel.Function(name, cel.MemberOverload(id, args, result))
-	}
 	str := cel.StringType
+	build := func(name, id string, recv *cel.Type, kind authzKind, result *cel.Type, change func(*authzVal, string)) cel.EnvOption {
+		return cel.Function(name, cel.MemberOverload(id, []*cel.Type{recv, str}, result, cel.BinaryBinding(authzBuild(id, kind, change))))
+	}
+	decision := func(name, id string, result *cel.Type, get func(*authzVal) ref.Val) cel.EnvOption {
+		return cel.Function(name, cel.MemberOverload(id, []*cel.Type{decisionType}, result, cel.UnaryBinding(func(v ref.Val) ref.Val {
+			d, ok := asAuthz(v, kindDecision)
+			if !ok {
+				return noOverload(id)
+			}
+			return get(d)
+		})))
+	}
+	check := func(id string, kind authzKind) func(lhs, rhs ref.Val) ref.Val {
+		return func(lhs, rhs ref.Val) ref.Val {
+			v, ok := asAuthz(lhs, kind)
+			verb, vok := rhs.(types.String)
+			if !ok || !vok {
+				return noOverload(id)
+			}
+			return v.check(string(verb))
+		}
+	}
 	return cel.Lib(libOf(
-		member("path", "authorizer_path", []*cel.Type{authorizerType, str}, pathCheckType),
-		member("group", "authorizer_group", []*cel.Type{authorizerType, str}, groupCheckType),
-		member("serviceAccount", "authorizer_serviceaccount", []*cel.Type{authorizerType, str, str}, authorizerType),
-		member("resource", "groupcheck_resource", []*cel.Type{groupCheckType, str}, resourceCheckType),
-		member("subresource", "resourcecheck_subresource", []*cel.Type{resourceCheckType, str}, resourceCheckType),
-		member("namespace", "resourcecheck_namespace", []*cel.Type{resourceCheckType, str}, resourceCheckType),
-		member("name", "resourcecheck_name", []*cel.Type{resourceCheckType, str}, resourceCheckType),
+		build("path", "authorizer_path", authorizerType, kindAuthorizer, pathCheckType, func(v *authzVal, s string) {
+			v.kind, v.path = kindPathCheck, s
+		}),
+		build("group", "authorizer_group", authorizerType, kindAuthorizer, groupCheckType, func(v *authzVal, s string) {
+			v.kind, v.group = kindGroupCheck, s
+		}),
+		cel.Function("serviceAccount", cel.MemberOverload("authorizer_serviceaccount", []*cel.Type{authorizerType, str, str}, authorizerType,
+			cel.FunctionBinding(func(args ...ref.Val) ref.Val {
+				v, ok := asAuthz(args[0], kindAuthorizer)
+				ns, nok := args[1].(types.String)
+				name, mok := args[2].(types.String)
+				if !ok || !nok || !mok {
+					return noOverload("authorizer_serviceaccount")
+				}
+				return &authzVal{kind: kindAuthorizer, a: v.a, user: serviceAccountUser(string(ns), string(name))}
+			}))),
+		build("resource", "groupcheck_resource", groupCheckType, kindGroupCheck, resourceCheckType, func(v *authzVal, s string) {
+			v.kind, v.resource, v.version = kindResourceCheck, s, "*"
+		}),
+		build("subresource", "resourcecheck_subresource", resourceCheckType, kindResourceCheck, resourceCheckType, func(v *authzVal, s string) { v.subresource = s }),
+		build("namespace", "resourcecheck_namespace", resourceCheckType, kindResourceCheck, resourceCheckType, func(v *authzVal, s string) { v.namespace = s }),
+		build("name", "resourcecheck_name", resourceCheckType, kindResourceCheck, resourceCheckType, func(v *authzVal, s string) { v.name = s }),
 		cel.Function("check",
-			cel.MemberOverload("pathcheck_check", []*cel.Type{pathCheckType, str}, decisionType),
-			cel.MemberOverload("resourcecheck_check", []*cel.Type{resourceCheckType, str}, decisionType)),
-		member("errored", "decision_errored", []*cel.Type{decisionType}, cel.BoolType),
-		member("error", "decision_error", []*cel.Type{decisionType}, cel.StringType),
-		member("allowed", "decision_allowed", []*cel.Type{decisionType}, cel.BoolType),
-		member("reason", "decision_reason", []*cel.Type{decisionType}, cel.StringType),
+			cel.MemberOverload("pathcheck_check", []*cel.Type{pathCheckType, str}, decisionType, cel.BinaryBinding(check("pathcheck_check", kindPathCheck))),
+			cel.MemberOverload("resourcecheck_check", []*cel.Type{resourceCheckType, str}, decisionType, cel.BinaryBinding(check("resourcecheck_check", kindResourceCheck)))),
+		decision("errored", "decision_errored", cel.BoolType, func(d *authzVal) ref.Val { return types.Bool(d.err != nil) }),
+		decision("error", "decision_error", cel.StringType, func(d *authzVal) ref.Val {
+			if d.err == nil {
+				return types.String("")
+			}
+			return types.String(d.err.Error())
+		}),
+		decision("allowed", "decision_allowed", cel.BoolType, func(d *authzVal) ref.Val { return types.Bool(d.decision == security.DecisionAllow) }),
+		decision("reason", "decision_reason", cel.StringType, func(d *authzVal) ref.Val { return types.String(d.reason) }),
 	))
 }
 
-// authzSelectorsLib declares the selector filters of resource checks
+// authzSelectorsLib is the selector filters of resource checks
 // (AuthorizeWithSelectors, on by default in v1.32):
 //
 //	ResourceCheck.fieldSelector(string) ResourceCheck
 //	ResourceCheck.labelSelector(string) ResourceCheck
+//
+// A selector that does not parse is left out of the check, as upstream
+// hands authorizers none then.
 func authzSelectorsLib() cel.EnvOption {
 	args := []*cel.Type{resourceCheckType, cel.StringType}
 	return cel.Lib(libOf(
-		cel.Function("fieldSelector", cel.MemberOverload("authorizer_fieldselector", args, resourceCheckType)),
-		cel.Function("labelSelector", cel.MemberOverload("authorizer_labelselector", args, resourceCheckType)),
+		cel.Function("fieldSelector", cel.MemberOverload("authorizer_fieldselector", args, resourceCheckType,
+			cel.BinaryBinding(authzBuild("authorizer_fieldselector", kindResourceCheck, func(v *authzVal, s string) {
+				v.fieldSelector = nil
+				if f, err := selector.ParseFields(s); err == nil {
+					v.fieldSelector = f.AuthzRequirements()
+				}
+			})))),
+		cel.Function("labelSelector", cel.MemberOverload("authorizer_labelselector", args, resourceCheckType,
+			cel.BinaryBinding(authzBuild("authorizer_labelselector", kindResourceCheck, func(v *authzVal, s string) {
+				v.labelSelector = nil
+				if l, err := selector.ParseLabels(s); err == nil {
+					v.labelSelector = l.AuthzRequirements()
+				}
+			})))),
 	))
 }
