@@ -56,7 +56,9 @@ var layers = map[string]int{
 	"platd/server/openapi":    3,
 	// The filters, which act on request info.
 	"platd/server/filters": 4,
-	"platd/server/metrics": 4,
+	// The admission policies, enforced by the verbs.
+	"platd/server/admission": 4,
+	"platd/server/metrics":   4,
 	// The built-in types (with their printers) and the verbs.
 	"platd/server/builtin": 5,
 	"platd/server/rest":    5,

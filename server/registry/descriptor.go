@@ -478,6 +478,10 @@ type Strategy struct {
 	// answered as Admit's; what it passes to security.AddWarning on ctx is
 	// answered as Warning headers, with or without an error.
 	ValidateAdmission func(ctx context.Context, l Lookup, obj, old Object) error
+	// NoPolicyAdmission exempts the type's writes from the
+	// ValidatingAdmissionPolicies, as upstream exempts the policies and
+	// their bindings themselves.
+	NoPolicyAdmission bool
 	// PrepareForUpdate normalises obj, the new state, given the stored old
 	// state and the subresource written ("" or "status").
 	PrepareForUpdate func(obj, old Object, subresource string)

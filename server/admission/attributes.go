@@ -1,0 +1,176 @@
+// Package admission enforces ValidatingAdmissionPolicies, as upstream's
+// ValidatingAdmissionPolicy admission plugin (GA, on by default in
+// v1.32): every create, update and delete of every resource is matched
+// against the policies and their bindings, and the CEL expressions of
+// the policies that apply decide whether it is denied, warned of or
+// recorded in the audit log.
+//
+// Policies keeps the policies and bindings compiled (once per policy
+// generation, never per request); a watch-driven controller hands it
+// every change. Validate is the admission step the write path runs
+// after a write passed validation.
+package admission
+
+import (
+	"platd/security"
+	"platd/server/registry"
+)
+
+// The operations of admission requests, as upstream names them.
+const (
+	OpCreate  = "CREATE"
+	OpUpdate  = "UPDATE"
+	OpDelete  = "DELETE"
+	OpConnect = "CONNECT"
+	opAll     = "*"
+)
+
+// Attributes describe one write for admission.
+type Attributes struct {
+	// Descriptor is the resource written, in the version the request
+	// addressed.
+	Descriptor *registry.Descriptor
+	// Subresource is the subresource written, "" for the main resource.
+	Subresource string
+	// Operation is OpCreate, OpUpdate, OpDelete or OpConnect.
+	Operation string
+	// Namespace and Name address the object; Name is "" for a create
+	// whose name is yet to be generated.
+	Namespace, Name string
+	// Object is the new state (nil on delete); OldObject the stored
+	// state (nil on create). Neither is changed.
+	Object, OldObject registry.Object
+	// DryRun says the write will not be stored.
+	DryRun bool
+	// User is who writes; nil for the server's own writes.
+	User *security.User
+	// OptionsKind is the kind of the operation's options
+	// (CreateOptions, UpdateOptions, DeleteOptions).
+	OptionsKind string
+}
+
+// namespace is the request's namespace as upstream's admission sees it:
+// for a namespace object, its own name.
+func (a *Attributes) namespace() string {
+	if a.Descriptor.IsNamespace {
+		return a.Name
+	}
+	return a.Namespace
+}
+
+// objectName is the name a refusal gives the object: the request's, or
+// else the object's, or else upstream's "Unknown".
+func (a *Attributes) objectName() string {
+	if a.Name != "" {
+		return a.Name
+	}
+	if a.Object != nil {
+		if m, ok := a.Object["metadata"].(map[string]any); ok {
+			if n, _ := m["name"].(string); n != "" {
+				return n
+			}
+		}
+	}
+	return "Unknown"
+}
+
+// labels are the labels of obj's metadata; nil for a nil object.
+func labels(obj registry.Object) (map[string]string, bool) {
+	if obj == nil {
+		return nil, false
+	}
+	m, _ := obj["metadata"].(map[string]any)
+	l, _ := m["labels"].(map[string]any)
+	out := make(map[string]string, len(l))
+	for k, v := range l {
+		s, _ := v.(string)
+		out[k] = s
+	}
+	return out, true
+}
+
+// request is the admission request the expressions see as `request`:
+// upstream's AdmissionRequest in its JSON form, without uid and objects,
+// empty optional members left out.
+func (a *Attributes) request(metaGroup string) map[string]any {
+	d := a.Descriptor
+	kind := map[string]any{"group": d.Group, "version": d.Version, "kind": d.Kind}
+	resource := map[string]any{"group": d.Group, "version": d.Version, "resource": d.Resource}
+	r := map[string]any{
+		"kind": kind, "resource": resource, "requestKind": kind, "requestResource": resource,
+		"operation": a.Operation, "dryRun": a.DryRun,
+	}
+	setNonEmpty(r, "subResource", a.Subresource)
+	setNonEmpty(r, "requestSubResource", a.Subresource)
+	setNonEmpty(r, "name", a.Name)
+	setNonEmpty(r, "namespace", a.namespace())
+	u := map[string]any{}
+	if a.User != nil {
+		setNonEmpty(u, "username", a.User.Name)
+		setNonEmpty(u, "uid", a.User.UID)
+		if len(a.User.Groups) > 0 {
+			u["groups"] = anyStrings(a.User.Groups)
+		}
+		if len(a.User.Extra) > 0 {
+			extra := make(map[string]any, len(a.User.Extra))
+			for k, v := range a.User.Extra {
+				extra[k] = anyStrings(v)
+			}
+			u["extra"] = extra
+		}
+	}
+	r["userInfo"] = u
+	if a.OptionsKind != "" {
+		opts := map[string]any{"kind": a.OptionsKind, "apiVersion": metaGroup + "/v1"}
+		if a.DryRun {
+			opts["dryRun"] = []any{"All"}
+		}
+		r["options"] = opts
+	}
+	return r
+}
+
+func setNonEmpty(m map[string]any, key, value string) {
+	if value != "" {
+		m[key] = value
+	}
+}
+
+func anyStrings(l []string) []any {
+	out := make([]any, len(l))
+	for i, s := range l {
+		out[i] = s
+	}
+	return out
+}
+
+// namespaceObject is the part of a namespace expressions see as
+// namespaceObject: its metadata (less managed fields and owners), spec
+// and status.
+func namespaceObject(ns registry.Object) map[string]any {
+	if ns == nil {
+		return nil
+	}
+	out := map[string]any{}
+	if m, ok := ns["metadata"].(map[string]any); ok {
+		meta := map[string]any{}
+		for _, k := range []string{"name", "generateName", "namespace", "labels", "annotations", "uid", "creationTimestamp",
+			"deletionGracePeriodSeconds", "deletionTimestamp", "generation", "resourceVersion", "finalizers"} {
+			if v, ok := m[k]; ok {
+				key := k
+				if k == "uid" {
+					// Upstream's namespace type names it so.
+					key = "UID"
+				}
+				meta[key] = v
+			}
+		}
+		out["metadata"] = meta
+	}
+	for _, k := range []string{"spec", "status"} {
+		if v, ok := ns[k]; ok {
+			out[k] = v
+		}
+	}
+	return out
+}

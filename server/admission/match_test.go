@@ -1,0 +1,99 @@
+package admission
+
+import (
+	"errors"
+	"testing"
+
+	"platd/server/registry"
+)
+
+var (
+	deployments = &registry.Descriptor{Group: "apps", Version: "v1", Resource: "deployments", Kind: "Deployment", Namespaced: true}
+	namespaces  = &registry.Descriptor{Version: "v1", Resource: "namespaces", Kind: "Namespace", IsNamespace: true}
+	nodes       = &registry.Descriptor{Version: "v1", Resource: "nodes", Kind: "Node"}
+)
+
+func obj(labels map[string]any) registry.Object {
+	return registry.Object{"metadata": map[string]any{"name": "x", "labels": labels}}
+}
+
+func TestMatchResources(t *testing.T) {
+	t.Parallel()
+	rules := func(r ...map[string]any) []any {
+		out := make([]any, len(r))
+		for i, x := range r {
+			out[i] = x
+		}
+		return out
+	}
+	rule := func(ops, groups, versions, resources []any, extra ...any) map[string]any {
+		m := map[string]any{"operations": ops, "apiGroups": groups, "apiVersions": versions, "resources": resources}
+		for i := 0; i+1 < len(extra); i += 2 {
+			m[extra[i].(string)] = extra[i+1]
+		}
+		return m
+	}
+	all := []any{"*"}
+	create := []any{"CREATE"}
+	nsLabels := func(name string) (map[string]string, error) {
+		switch name {
+		case "prod":
+			return map[string]string{"env": "prod"}, nil
+		case "dev":
+			return map[string]string{"env": "dev"}, nil
+		}
+		return nil, errors.New(`namespaces "` + name + `" not found`)
+	}
+	deploy := &Attributes{Descriptor: deployments, Operation: OpCreate, Namespace: "prod", Name: "web", Object: obj(map[string]any{"app": "web"})}
+	status := &Attributes{Descriptor: deployments, Subresource: "status", Operation: OpUpdate, Namespace: "prod", Name: "web", Object: obj(nil), OldObject: obj(nil)}
+	node := &Attributes{Descriptor: nodes, Operation: OpDelete, Name: "n1", OldObject: obj(nil)}
+	ns := &Attributes{Descriptor: namespaces, Operation: OpCreate, Name: "new", Object: obj(map[string]any{"env": "prod"})}
+	tests := []struct {
+		name string
+		mr   map[string]any
+		a    *Attributes
+		want bool
+		err  string
+	}{
+		{"exact rule", map[string]any{"resourceRules": rules(rule(create, []any{"apps"}, []any{"v1"}, []any{"deployments"}))}, deploy, true, ""},
+		{"other operation", map[string]any{"resourceRules": rules(rule([]any{"UPDATE"}, all, all, all))}, deploy, false, ""},
+		{"other group", map[string]any{"resourceRules": rules(rule(all, []any{""}, all, all))}, deploy, false, ""},
+		{"other version", map[string]any{"resourceRules": rules(rule(all, all, []any{"v2"}, all))}, deploy, false, ""},
+		{"star is main resources only", map[string]any{"resourceRules": rules(rule(all, all, all, all))}, status, false, ""},
+		{"subresource", map[string]any{"resourceRules": rules(rule(all, all, all, []any{"deployments/status"}))}, status, true, ""},
+		{"any subresource", map[string]any{"resourceRules": rules(rule(all, all, all, []any{"*/*"}))}, status, true, ""},
+		{"resource names", map[string]any{"resourceRules": rules(rule(all, all, all, all, "resourceNames", []any{"db"}))}, deploy, false, ""},
+		{"resource name", map[string]any{"resourceRules": rules(rule(all, all, all, all, "resourceNames", []any{"db", "web"}))}, deploy, true, ""},
+		{"excluded", map[string]any{"resourceRules": rules(rule(all, all, all, all)), "excludeResourceRules": rules(rule(all, []any{"apps"}, all, []any{"deployments"}))}, deploy, false, ""},
+		{"namespaced scope", map[string]any{"resourceRules": rules(rule(all, all, all, all, "scope", "Namespaced"))}, deploy, true, ""},
+		{"namespaced scope, node", map[string]any{"resourceRules": rules(rule(all, all, all, all, "scope", "Namespaced"))}, node, false, ""},
+		{"cluster scope, namespace", map[string]any{"resourceRules": rules(rule(all, all, all, all, "scope", "Cluster"))}, ns, true, ""},
+		{"cluster scope, deployment", map[string]any{"resourceRules": rules(rule(all, all, all, all, "scope", "Cluster"))}, deploy, false, ""},
+		{"namespace selector", map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"env": "prod"}}, "resourceRules": rules(rule(all, all, all, all))}, deploy, true, ""},
+		{"namespace selector, other", map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"env": "dev"}}, "resourceRules": rules(rule(all, all, all, all))}, deploy, false, ""},
+		{"namespace selector, cluster-scoped", map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"env": "dev"}}, "resourceRules": rules(rule(all, all, all, all))}, node, true, ""},
+		{"namespace selector, new namespace's labels", map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"env": "prod"}}, "resourceRules": rules(rule(all, all, all, all))}, ns, true, ""},
+		{"namespace selector, missing namespace", map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"env": "prod"}}, "resourceRules": rules(rule(all, all, all, all))},
+			&Attributes{Descriptor: deployments, Operation: OpCreate, Namespace: "gone", Name: "web"}, false, `namespaces "gone" not found`},
+		{"object selector", map[string]any{"objectSelector": map[string]any{"matchLabels": map[string]any{"app": "web"}}, "resourceRules": rules(rule(all, all, all, all))}, deploy, true, ""},
+		{"object selector, old object", map[string]any{"objectSelector": map[string]any{"matchExpressions": []any{map[string]any{"key": "app", "operator": "DoesNotExist"}}}, "resourceRules": rules(rule(all, all, all, all))}, node, true, ""},
+		{"object selector, no match", map[string]any{"objectSelector": map[string]any{"matchLabels": map[string]any{"app": "db"}}, "resourceRules": rules(rule(all, all, all, all))}, deploy, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseMatchResources(tt.mr).matches(tt.a, nsLabels)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Fatalf("matches %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
