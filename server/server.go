@@ -357,13 +357,24 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 		return fail(err)
 	}
 	s.pollObjectCounts()
+	policies := s.admissionPolicies()
+	var policyAdmission rest.PolicyAdmission
+	if policies != nil {
+		policyAdmission = policies
+	}
 	s.rest = rest.New(rest.Config{Store: timedStore{Storage: s.store, m: s.metrics}, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK,
 		WatchListDisabled: !o.FeatureGates.Enabled(config.WatchList), Compression: responseCompression(o),
 		CBOR: o.FeatureGates.Enabled(config.CBORServingAndStorage), RequestedDeprecated: s.metrics.RequestedDeprecated,
 		WatchEvents: func(group, version, kind string) rest.EventCounter {
 			return s.metrics.WatchEvents(group, version, kind)
 		},
-		UnsafeDelete: o.FeatureGates.Enabled(config.AllowUnsafeMalformedObjectDeletion), KeyPrefix: o.StorageKeyPrefix(), Authorizer: serverChain{s}})
+		UnsafeDelete: o.FeatureGates.Enabled(config.AllowUnsafeMalformedObjectDeletion), KeyPrefix: o.StorageKeyPrefix(), Authorizer: serverChain{s},
+		Policies: policyAdmission})
+	if policies != nil {
+		if err := s.followPolicies(policies); err != nil {
+			return fail(err)
+		}
+	}
 	// Custom resources are served from the first request on: their
 	// definitions are read before the socket opens.
 	if s.crds, s.crdsFrom, err = s.customResources(); err != nil {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 
 	"platd/security"
+	"platd/server/admission"
 	"platd/server/apierr"
+	"platd/server/filters"
 	"platd/server/registry"
 )
 
@@ -56,4 +58,41 @@ func admissionErr(d *registry.Descriptor, name string, err error) error {
 	}
 	return apierr.NewForbidden(d.Group, d.Resource, name,
 		fmt.Sprintf("%s %q is forbidden: %s", d.GroupResource(), name, denial.Reason))
+}
+
+// PolicyAdmission is the validating admission every write of every
+// resource passes (admission.Policies): its error refuses the write, and
+// what it passes to security.AddWarning on ctx is answered as Warning
+// headers.
+type PolicyAdmission interface {
+	Validate(ctx context.Context, a *admission.Attributes) error
+}
+
+// optionsKinds are the options kinds of the admission operations.
+var optionsKinds = map[string]string{
+	admission.OpCreate: kindCreateOptions, admission.OpUpdate: kindUpdateOptions, admission.OpDelete: kindDeleteOptions,
+}
+
+// validatePolicies runs the policy admission on a write that passed
+// validation and the type's admission (obj is nil on delete, old on
+// create). It runs for the main resource and for subresources that
+// write the object itself; a scale, whose request object is not the
+// object written, is left to the main resource's rules, and an
+// eviction's deletion of its pod is not admitted again (as upstream).
+func (h *Handler) validatePolicies(ctx context.Context, s *scope, op string, obj, old Object, dryRun bool) error {
+	if h.policies == nil || s.trackAs != "" || s.admittedElsewhere {
+		return nil
+	}
+	a := &admission.Attributes{
+		Descriptor: s.d, Subresource: s.sub, Operation: op, Namespace: s.ns, Name: s.name,
+		Object: obj, OldObject: old, DryRun: dryRun, User: filters.UserFrom(ctx), OptionsKind: optionsKinds[op],
+	}
+	if op == admission.OpCreate {
+		a.Namespace = metaString(obj, "namespace")
+		if !s.generatedName {
+			a.Name = metaString(obj, "name")
+		}
+	}
+	ctx = security.WithWarnings(ctx, func(m string) { s.warnings = append(s.warnings, m) })
+	return h.policies.Validate(ctx, a)
 }

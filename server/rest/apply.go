@@ -259,6 +259,7 @@ func plainValue(v any) bool {
 // it does not exist, and returns the stored bytes and status code.
 func (h *Handler) applyObject(r *http.Request, s *scope, a applyRequest) ([]byte, int, error) {
 	d, config, force, dryRun := s.d, a.config, a.force, a.dryRun
+	s.dryRun = dryRun
 	warned := false
 	fm := h.fields(d, s.trackedAs())
 	for attempt := 0; attempt < maxUpdateAttempts; attempt++ {

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"platd/bolt"
+	"platd/server/admission"
 	"platd/server/apierr"
 	"platd/server/filters"
 	"platd/server/registry"
@@ -188,6 +189,9 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 		return nil, err
 	}
 	if err := admitRequester(ctx, s, obj, nil); err != nil {
+		return nil, err
+	}
+	if err := h.validatePolicies(ctx, s, admission.OpCreate, obj, nil, dryRun); err != nil {
 		return nil, err
 	}
 	if rvSet {

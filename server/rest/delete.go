@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"platd/codec"
+	"platd/server/admission"
 	"platd/server/apierr"
 	"platd/server/protobuf"
 	"platd/server/registry"
@@ -202,6 +203,7 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, s *scope) {
 	}
 	warnOrphaning(w, s.d, o)
 	res, err := h.deleteObject(r.Context(), s, s.ns, s.name, o, dry)
+	addWarnings(w, s.warnings)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -258,6 +260,12 @@ func (h *Handler) deleteObject(ctx context.Context, s *scope, ns, name string, o
 			}
 		}
 		if err := deletable(d, name); err != nil {
+			return nil, err
+		}
+		target := &scope{d: d, ns: ns, name: name, admittedElsewhere: s.admittedElsewhere}
+		err = h.validatePolicies(ctx, target, admission.OpDelete, nil, obj, dry)
+		s.warnings = append(s.warnings, target.warnings...)
+		if err != nil {
 			return nil, err
 		}
 		deleting := metaString(obj, "deletionTimestamp") != ""

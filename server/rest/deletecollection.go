@@ -66,6 +66,7 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 			if apierr.Code(h.toStatus(err)) == http.StatusNotFound {
 				continue
 			}
+			addWarnings(w, s.warnings)
 			h.writeError(w, r, err)
 			return
 		}
@@ -73,6 +74,7 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 		// state.
 		done = append(done, bolt.KV{Key: kv.Key, Value: dr.stored})
 	}
+	addWarnings(w, s.warnings)
 	if out.as == asMetadata {
 		out.as = asMetadataList
 	}

@@ -84,7 +84,9 @@ func (h *Handler) serveEvict(w http.ResponseWriter, r *http.Request, s *scope) {
 		}
 		dryRun = true
 	}
-	pods := &scope{d: s.d, info: s.info, ns: s.ns}
+	// As upstream, the eviction deletes the pod without admitting the
+	// deletion again.
+	pods := &scope{d: s.d, info: s.info, ns: s.ns, admittedElsewhere: true}
 	if err := h.evict(r.Context(), pods, sr.Budgets, s.name, o, dryRun); err != nil {
 		h.writeError(w, r, err)
 		return

@@ -71,6 +71,8 @@ type Handler struct {
 	authz        security.Authorizer
 	// keyPrefix is Config.KeyPrefix.
 	keyPrefix string
+	// policies is Config.Policies.
+	policies PolicyAdmission
 }
 
 // Compression says which get and list responses may be gzip-compressed
@@ -134,6 +136,10 @@ type Config struct {
 	// Authorizer decides the extra verb an unsafe delete needs; nil
 	// refuses every unsafe delete.
 	Authorizer security.Authorizer
+	// Policies is the admission every create, update and delete of every
+	// resource passes once it is valid (the ValidatingAdmissionPolicies);
+	// nil admits everything.
+	Policies PolicyAdmission
 }
 
 // New returns a Handler.
@@ -147,6 +153,7 @@ func New(c Config) *Handler {
 		requestedDeprecated: c.RequestedDeprecated,
 		watchEvents:         c.WatchEvents,
 		unsafeDelete:        c.UnsafeDelete, authz: c.Authorizer, keyPrefix: c.KeyPrefix,
+		policies: c.Policies,
 	}
 	h.protos = newProtoCache(c.Store, c.Shutdown)
 	if h.storageProbe == nil {
@@ -186,6 +193,11 @@ type scope struct {
 	// generatedName says a create's name came from its generateName, so
 	// a taken one may be generated again.
 	generatedName bool
+	// dryRun says an update will not be stored (admission is told).
+	dryRun bool
+	// admittedElsewhere says the write is part of a request admitted as
+	// a whole (an eviction's deletion): the policies do not see it.
+	admittedElsewhere bool
 	// alsoAccepts are apiVersions besides the descriptor's that a request
 	// body may name (registry.Subresource.AlsoAccepts).
 	alsoAccepts []string

@@ -112,6 +112,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 			h.writeError(w, r, apierr.InternalError(err))
 			return
 		}
+		s.dryRun = wo.dryRun
 		next, err := h.prepareUpdate(r.Context(), s, obj, old)
 		if err != nil {
 			addWarnings(w, s.warnings)

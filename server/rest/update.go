@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"platd/bolt"
+	"platd/server/admission"
 	"platd/server/apierr"
 	"platd/server/quota"
 	"platd/server/registry"
@@ -42,6 +43,7 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, s *scope) {
 // returns the stored bytes and status code.
 func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun bool) ([]byte, int, error) {
 	d := s.d
+	s.dryRun = dryRun
 	m := meta(obj, true)
 	if name, _ := m["name"].(string); name == "" {
 		return nil, 0, nameUndeterminable(s)
@@ -295,6 +297,9 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 		return nil, err
 	}
 	if err := admitRequester(ctx, s, next, old); err != nil {
+		return nil, err
+	}
+	if err := h.validatePolicies(ctx, s, admission.OpUpdate, next, old, s.dryRun); err != nil {
 		return nil, err
 	}
 	return next, nil

@@ -1,0 +1,277 @@
+package server_test
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"platd/config"
+)
+
+// policyEnv is a server with helpers to write admission policies.
+type policyEnv struct {
+	*env
+	t *testing.T
+}
+
+func startPolicies(t *testing.T) *policyEnv {
+	t.Helper()
+	return &policyEnv{env: start(t), t: t}
+}
+
+func (e *policyEnv) policyPath(resource string) string {
+	return groupPath(platBrand.Group("admissionregistration"), "v1", "", resource)
+}
+
+// policy creates a ValidatingAdmissionPolicy.
+func (e *policyEnv) policy(name string, spec map[string]any) {
+	e.t.Helper()
+	e.do("POST", e.policyPath("validatingadmissionpolicies"), map[string]any{"metadata": map[string]any{"name": name}, "spec": spec}).mustCode(e.t, 201)
+}
+
+// binding creates a ValidatingAdmissionPolicyBinding of policy with
+// actions.
+func (e *policyEnv) binding(name, policy string, actions []any, extra map[string]any) {
+	e.t.Helper()
+	spec := map[string]any{"policyName": policy, "validationActions": actions}
+	for k, v := range extra {
+		spec[k] = v
+	}
+	e.do("POST", e.policyPath("validatingadmissionpolicybindings"), map[string]any{"metadata": map[string]any{"name": name}, "spec": spec}).mustCode(e.t, 201)
+}
+
+// namespace creates a namespace with labels.
+func (e *policyEnv) namespace(name string, labels map[string]any) {
+	e.t.Helper()
+	e.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": name, "labels": labels}}).mustCode(e.t, 201)
+}
+
+// untilCode polls a dry-run request until it is answered code.
+func (e *policyEnv) untilCode(what, method, path string, body any, code int) *resp {
+	e.t.Helper()
+	var r *resp
+	eventually(e.t, what, func() bool {
+		r = e.do(method, path+"?dryRun=All", body)
+		return r.code == code
+	})
+	return r
+}
+
+func configMapRules(ops ...any) map[string]any {
+	return map[string]any{"resourceRules": []any{map[string]any{
+		"operations": ops, "apiGroups": []any{""}, "apiVersions": []any{"v1"}, "resources": []any{"configmaps"},
+	}}}
+}
+
+func deployment(name string, replicas int) map[string]any {
+	labels := map[string]any{"app": name}
+	return map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": map[string]any{"name": name},
+		"spec": map[string]any{"replicas": replicas, "selector": map[string]any{"matchLabels": labels},
+			"template": map[string]any{"metadata": map[string]any{"labels": labels},
+				"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}}}}}
+}
+
+// TestAdmissionPolicyDeny binds a replicas limit on deployments with
+// Deny: a deployment over it is refused with upstream's 422 and is not
+// stored, one within it is created, and removing the binding lifts the
+// limit.
+func TestAdmissionPolicyDeny(t *testing.T) {
+	t.Parallel()
+	e := startPolicies(t)
+	e.policy("replicas", map[string]any{
+		"matchConstraints": map[string]any{"resourceRules": []any{map[string]any{
+			"operations": []any{"CREATE", "UPDATE"}, "apiGroups": []any{"apps"}, "apiVersions": []any{"v1"}, "resources": []any{"deployments"},
+		}}},
+		"validations": []any{map[string]any{"expression": "object.spec.replicas <= 5"}},
+	})
+	e.binding("replicas-binding", "replicas", []any{"Deny"}, nil)
+	deployments := "/apis/apps/v1/namespaces/default/deployments"
+	st := e.untilCode("the policy to deny", "POST", deployments, deployment("web", 6), 422).obj(t)
+	const msg = `deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'replicas' with binding 'replicas-binding' denied request: failed expression: object.spec.replicas <= 5`
+	want := map[string]any{
+		"kind": "Status", "apiVersion": "v1", "metadata": map[string]any{}, "status": "Failure",
+		"message": msg, "reason": "Invalid", "code": float64(422),
+		"details": map[string]any{"name": "web", "group": "apps", "kind": "deployments", "causes": []any{map[string]any{
+			"message": "ValidatingAdmissionPolicy 'replicas' with binding 'replicas-binding' denied request: failed expression: object.spec.replicas <= 5",
+		}}},
+	}
+	if !reflect.DeepEqual(st, want) {
+		t.Errorf("refusal:\n got  %v\n want %v", st, want)
+	}
+	e.do("POST", deployments, deployment("web", 6)).mustCode(t, 422).mustMessage(t, msg)
+	e.do("GET", deployments+"/web", nil).mustCode(t, 404)
+	e.do("POST", deployments, deployment("web", 5)).mustCode(t, 201)
+	// An update over the limit is refused as well, and changes nothing.
+	e.do("PATCH", deployments+"/web", `{"spec":{"replicas":7}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 422)
+	if got := path(e.do("GET", deployments+"/web", nil).mustCode(t, 200).obj(t), "spec.replicas"); got != float64(5) {
+		t.Errorf("replicas after a refused update: %v", got)
+	}
+	e.do("DELETE", e.policyPath("validatingadmissionpolicybindings")+"/replicas-binding", nil).mustCode(t, 200)
+	e.untilCode("the removed binding to stop denying", "POST", deployments, deployment("big", 9), 201)
+}
+
+// TestAdmissionPolicyWarnAndAudit binds one policy with Warn: the write
+// succeeds and is answered upstream's Warning.
+func TestAdmissionPolicyWarn(t *testing.T) {
+	t.Parallel()
+	e := startPolicies(t)
+	e.policy("no-debug", map[string]any{
+		"matchConstraints": configMapRules("CREATE"),
+		"validations": []any{map[string]any{
+			"expression":        "!has(object.data) || !('debug' in object.data)",
+			"messageExpression": "'configmap ' + object.metadata.name + ' sets debug'",
+			"reason":            "Forbidden",
+		}},
+	})
+	e.binding("no-debug", "no-debug", []any{"Warn"}, nil)
+	const warning = `299 - "Validation failed for ValidatingAdmissionPolicy 'no-debug' with binding 'no-debug': configmap c1 sets debug"`
+	eventually(t, "the warning", func() bool {
+		r := e.do("POST", "/api/v1/namespaces/default/configmaps?dryRun=All", cm("c1", map[string]string{"debug": "1"}, nil)).mustCode(t, 201)
+		return r.header.Get("Warning") == warning
+	})
+	r := e.do("POST", "/api/v1/namespaces/default/configmaps", cm("c1", map[string]string{"debug": "1"}, nil)).mustCode(t, 201)
+	if got := r.header.Values("Warning"); !reflect.DeepEqual(got, []string{warning}) {
+		t.Errorf("warnings %q", got)
+	}
+	e.do("GET", "/api/v1/namespaces/default/configmaps/c1", nil).mustCode(t, 200)
+	// Bound with Deny too, its reason picks the code.
+	e.binding("no-debug-deny", "no-debug", []any{"Deny"}, nil)
+	st := e.untilCode("the deny binding", "POST", "/api/v1/namespaces/default/configmaps", cm("c2", map[string]string{"debug": "1"}, nil), 403).obj(t)
+	if st["reason"] != "Forbidden" || st["message"] != `configmaps "c2" is forbidden: ValidatingAdmissionPolicy 'no-debug' with binding 'no-debug-deny' denied request: configmap c2 sets debug` {
+		t.Errorf("refusal %v", st)
+	}
+}
+
+// TestAdmissionPolicyParams checks parameters: a missing one with
+// parameterNotFoundAction Deny refuses, a present one is read through
+// params, and the binding's namespaceSelector limits where it applies.
+func TestAdmissionPolicyParams(t *testing.T) {
+	t.Parallel()
+	e := startPolicies(t)
+	e.namespace("limits", nil)
+	e.namespace("team", map[string]any{"limited": "yes"})
+	e.namespace("free", nil)
+	e.policy("size", map[string]any{
+		"paramKind":        map[string]any{"apiVersion": "v1", "kind": "ConfigMap"},
+		"matchConstraints": configMapRules("CREATE"),
+		"variables":        []any{map[string]any{"name": "keys", "expression": "has(object.data) ? object.data.size() : 0"}},
+		"validations": []any{map[string]any{
+			"expression":        "variables.keys <= int(params.data.max)",
+			"messageExpression": "'at most ' + params.data.max + ' keys in ' + namespaceObject.metadata.name",
+		}},
+	})
+	e.binding("size", "size", []any{"Deny"}, map[string]any{
+		"paramRef":       map[string]any{"name": "limit", "namespace": "limits", "parameterNotFoundAction": "Deny"},
+		"matchResources": map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"limited": "yes"}}},
+	})
+	two := cm("two", map[string]string{"a": "1", "b": "2"}, nil)
+	e.untilCode("the missing parameter to deny", "POST", "/api/v1/namespaces/team/configmaps", two, 422).
+		mustMessage(t, "configmaps \"two\" is forbidden: ValidatingAdmissionPolicy 'size' with binding 'size' denied request: failed to configure binding: no params found for policy binding with `Deny` parameterNotFoundAction")
+	// Outside the selected namespaces the policy does not apply.
+	e.do("POST", "/api/v1/namespaces/free/configmaps", two).mustCode(t, 201)
+	e.do("POST", "/api/v1/namespaces/limits/configmaps", cm("limit", map[string]string{"max": "1"}, nil)).mustCode(t, 201)
+	e.untilCode("the parameter to be read", "POST", "/api/v1/namespaces/team/configmaps", two, 422).
+		mustMessage(t, `configmaps "two" is forbidden: ValidatingAdmissionPolicy 'size' with binding 'size' denied request: at most 1 keys in team`)
+	e.do("POST", "/api/v1/namespaces/team/configmaps", cm("one", map[string]string{"a": "1"}, nil)).mustCode(t, 201)
+}
+
+// TestAdmissionPolicyMatchAndFailure checks match conditions, object
+// selectors, DELETE and the failure policies: a runtime error denies
+// under Fail and is ignored under Ignore.
+func TestAdmissionPolicyMatchAndFailure(t *testing.T) {
+	t.Parallel()
+	e := startPolicies(t)
+	for _, fp := range []string{"Fail", "Ignore"} {
+		name := strings.ToLower(fp)
+		e.policy(name, map[string]any{
+			"failurePolicy":    fp,
+			"matchConstraints": configMapRules("CREATE"),
+			"matchConditions":  []any{map[string]any{"name": "mine", "expression": "object.metadata.name.startsWith('" + name + "-')"}},
+			"validations":      []any{map[string]any{"expression": "object.data.mode == 'safe'"}},
+		})
+		e.binding(name, name, []any{"Deny"}, nil)
+	}
+	e.policy("keep", map[string]any{
+		"matchConstraints": map[string]any{
+			"resourceRules":  configMapRules("DELETE")["resourceRules"],
+			"objectSelector": map[string]any{"matchLabels": map[string]any{"keep": "true"}},
+		},
+		"validations": []any{map[string]any{"expression": "request.userInfo.username != 'admin'", "message": "kept objects stay"}},
+	})
+	e.binding("keep", "keep", []any{"Deny"}, nil)
+	cms := "/api/v1/namespaces/default/configmaps"
+	e.untilCode("the failing expression to deny", "POST", cms, cm("fail-a", map[string]string{}, nil), 422).
+		mustMessage(t, `configmaps "fail-a" is forbidden: ValidatingAdmissionPolicy 'fail' with binding 'fail' denied request: expression 'object.data.mode == 'safe'' resulted in error: no such key: mode`)
+	e.do("POST", cms, cm("fail-b", map[string]string{"mode": "safe"}, nil)).mustCode(t, 201)
+	// Under Ignore the error admits; a false validation still denies.
+	e.do("POST", cms, cm("ignore-a", map[string]string{}, nil)).mustCode(t, 201)
+	e.do("POST", cms, cm("ignore-b", map[string]string{"mode": "x"}, nil)).mustCode(t, 422).
+		mustMessage(t, `configmaps "ignore-b" is forbidden: ValidatingAdmissionPolicy 'ignore' with binding 'ignore' denied request: failed expression: object.data.mode == 'safe'`)
+	// Names outside the match conditions are not checked.
+	e.do("POST", cms, cm("other", map[string]string{}, map[string]string{"keep": "true"})).mustCode(t, 201)
+	e.do("POST", cms, cm("loose", map[string]string{}, nil)).mustCode(t, 201)
+	e.untilCode("the delete policy", "DELETE", cms+"/other", nil, 422).
+		mustMessage(t, `configmaps "other" is forbidden: ValidatingAdmissionPolicy 'keep' with binding 'keep' denied request: kept objects stay`)
+	e.do("GET", cms+"/other", nil).mustCode(t, 200)
+	e.do("DELETE", cms+"/loose", nil).mustCode(t, 200)
+}
+
+// TestAdmissionPolicyAudit binds a policy with Audit: the write passes,
+// and its audit event carries upstream's validation_failure annotation
+// and the policy's own audit annotation.
+func TestAdmissionPolicyAudit(t *testing.T) {
+	t.Parallel()
+	opt, log := withAudit(t, auditPolicy)
+	e := &policyEnv{env: start(t, opt), t: t}
+	e.namespace("lvl-meta", nil)
+	e.policy("audited", map[string]any{
+		"matchConstraints": configMapRules("CREATE"),
+		"validations":      []any{map[string]any{"expression": "object.metadata.name != 'bad'", "message": "bad name"}},
+		"auditAnnotations": []any{map[string]any{"key": "seen", "valueExpression": "'cm ' + object.metadata.name"}},
+	})
+	e.binding("audited", "audited", []any{"Audit"}, nil)
+	cms := "/api/v1/namespaces/lvl-meta/configmaps"
+	var r *resp
+	eventually(t, "the audit annotation", func() bool {
+		r = e.do("POST", cms, cm("bad", nil, nil)).mustCode(t, 201)
+		ev := auditEvents(t, log, r.header.Get("Audit-Id"), 1)[0]
+		if !strings.Contains(ev, `"audited/seen":"cm bad"`) {
+			e.do("DELETE", cms+"/bad", nil).mustCode(t, 200)
+			return false
+		}
+		return true
+	})
+	ev := auditEvents(t, log, r.header.Get("Audit-Id"), 1)[0]
+	want := branded(`"validation.policy.admission.DOMAIN/validation_failure":"[{\"message\":\"bad name\",\"policy\":\"audited\",\"binding\":\"audited\",\"expressionIndex\":0,\"validationActions\":[\"Audit\"]}]"`)
+	if !strings.Contains(ev, want) {
+		t.Errorf("event %s\nlacks %s", ev, want)
+	}
+}
+
+// TestAdmissionPolicyAuthorizer checks a policy that asks the server's
+// authorizer (RBAC) about another user: refused until a role grants it.
+func TestAdmissionPolicyAuthorizer(t *testing.T) {
+	t.Parallel()
+	e := &policyEnv{env: start(t, func(o *config.Options) { o.AuthorizationModes = []string{config.ModeRBAC} }), t: t}
+	e.policy("reader", map[string]any{
+		"matchConstraints": configMapRules("CREATE"),
+		"validations": []any{map[string]any{
+			"expression":        "request.userInfo.username == 'admin' && authorizer.requestResource.check('create').allowed()",
+			"messageExpression": "'not admin: ' + request.userInfo.username",
+		}, map[string]any{
+			"expression": "authorizer.serviceAccount('default', 'reader').group('').resource('secrets').namespace('default').check('get').allowed()",
+			"message":    "reader cannot read secrets",
+		}},
+	})
+	e.binding("reader", "reader", []any{"Deny"}, nil)
+	cms := "/api/v1/namespaces/default/configmaps"
+	e.untilCode("the policy to deny", "POST", cms, cm("c", nil, nil), 422).
+		mustMessage(t, `configmaps "c" is forbidden: ValidatingAdmissionPolicy 'reader' with binding 'reader' denied request: reader cannot read secrets`)
+	rbac := platBrand.Group("rbac.authorization")
+	e.do("POST", groupPath(rbac, "v1", "default", "roles"), map[string]any{"metadata": map[string]any{"name": "secrets"},
+		"rules": []any{map[string]any{"apiGroups": []any{""}, "resources": []any{"secrets"}, "verbs": []any{"get"}}}}).mustCode(t, 201)
+	e.do("POST", groupPath(rbac, "v1", "default", "rolebindings"), map[string]any{"metadata": map[string]any{"name": "secrets"},
+		"roleRef":  map[string]any{"apiGroup": rbac, "kind": "Role", "name": "secrets"},
+		"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": "reader", "namespace": "default"}}}).mustCode(t, 201)
+	e.untilCode("the role to allow", "POST", cms, cm("c", nil, nil), 201)
+}
