@@ -275,3 +275,35 @@ func TestAdmissionPolicyAuthorizer(t *testing.T) {
 		"subjects": []any{map[string]any{"kind": "ServiceAccount", "name": "reader", "namespace": "default"}}}).mustCode(t, 201)
 	e.untilCode("the role to allow", "POST", cms, cm("c", nil, nil), 201)
 }
+
+// TestAdmissionPolicyEquivalent checks matchPolicy: a policy on
+// autoscaling/v2 applies to an autoscaling/v1 request (converted) under
+// Equivalent, and not under Exact.
+func TestAdmissionPolicyEquivalent(t *testing.T) {
+	t.Parallel()
+	e := startPolicies(t)
+	for _, mp := range []string{"Exact", "Equivalent"} {
+		name := strings.ToLower(mp)
+		e.policy(name, map[string]any{
+			"matchConstraints": map[string]any{"matchPolicy": mp, "resourceRules": []any{map[string]any{
+				"operations": []any{"CREATE"}, "apiGroups": []any{"autoscaling"}, "apiVersions": []any{"v2"}, "resources": []any{"horizontalpodautoscalers"}}}},
+			"validations": []any{map[string]any{
+				"expression":        "object.apiVersion == 'autoscaling/v2' && object.spec.maxReplicas <= 10",
+				"messageExpression": "'" + name + ": ' + request.kind.version + ' from ' + request.requestKind.version + ', ' + string(object.spec.metrics.size()) + ' metrics'",
+			}},
+		})
+		e.binding(name, name, []any{"Deny"}, nil)
+	}
+	hpa := map[string]any{"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "metadata": map[string]any{"name": "h"},
+		"spec": map[string]any{"scaleTargetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+			"maxReplicas": 20, "targetCPUUtilizationPercentage": 50}}
+	e.untilCode("the v2 policy to deny a v1 request", "POST", "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers", hpa, 422).
+		mustMessage(t, `horizontalpodautoscalers.autoscaling "h" is forbidden: ValidatingAdmissionPolicy 'equivalent' with binding 'equivalent' denied request: equivalent: v2 from v1, 1 metrics`)
+	// Without it, the Exact policy lets the v1 request pass.
+	e.do("DELETE", e.policyPath("validatingadmissionpolicybindings")+"/equivalent", nil).mustCode(t, 200)
+	e.untilCode("the Exact policy alone to admit", "POST", "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers", hpa, 201)
+	v2 := map[string]any{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": map[string]any{"name": "h"},
+		"spec": map[string]any{"scaleTargetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 20}}
+	e.do("POST", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", v2).mustCode(t, 422).
+		mustMessage(t, `horizontalpodautoscalers.autoscaling "h" is forbidden: ValidatingAdmissionPolicy 'exact' with binding 'exact' denied request: exact: v2 from v2, 1 metrics`)
+}

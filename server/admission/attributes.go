@@ -14,6 +14,7 @@ package admission
 import (
 	"platd/security"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // The operations of admission requests, as upstream names them.
@@ -47,6 +48,39 @@ type Attributes struct {
 	// OptionsKind is the kind of the operation's options
 	// (CreateOptions, UpdateOptions, DeleteOptions).
 	OptionsKind string
+
+	// requested is the resource the request addressed, when Descriptor
+	// is an equivalent version a policy matched it as (see as).
+	requested *registry.Descriptor
+}
+
+// as is the request as a request for d, an equivalent version of its
+// resource (sharing its stored form): the objects converted to d's
+// version through the stored form.
+func (a *Attributes) as(d *registry.Descriptor) *Attributes {
+	if d == a.Descriptor {
+		return a
+	}
+	out := *a
+	out.Descriptor, out.requested = d, a.Descriptor
+	out.Object, out.OldObject = convert(a.Descriptor, d, a.Object), convert(a.Descriptor, d, a.OldObject)
+	return &out
+}
+
+// convert turns obj, of from's version, into to's.
+func convert(from, to *registry.Descriptor, obj registry.Object) registry.Object {
+	if obj == nil {
+		return nil
+	}
+	out, _ := schema.DeepCopy(obj).(map[string]any)
+	if from.Storage != nil && from.Storage.ToStorage != nil {
+		out = from.Storage.ToStorage(out)
+	}
+	if to.Storage != nil && to.Storage.FromStorage != nil {
+		out = to.Storage.FromStorage(out)
+	}
+	out["kind"], out["apiVersion"] = to.Kind, to.GroupVersion()
+	return out
 }
 
 // namespace is the request's namespace as upstream's admission sees it:
@@ -96,8 +130,13 @@ func (a *Attributes) request(metaGroup string) map[string]any {
 	d := a.Descriptor
 	kind := map[string]any{"group": d.Group, "version": d.Version, "kind": d.Kind}
 	resource := map[string]any{"group": d.Group, "version": d.Version, "resource": d.Resource}
+	requestKind, requestResource := kind, resource
+	if rd := a.requested; rd != nil {
+		requestKind = map[string]any{"group": rd.Group, "version": rd.Version, "kind": rd.Kind}
+		requestResource = map[string]any{"group": rd.Group, "version": rd.Version, "resource": rd.Resource}
+	}
 	r := map[string]any{
-		"kind": kind, "resource": resource, "requestKind": kind, "requestResource": resource,
+		"kind": kind, "resource": resource, "requestKind": requestKind, "requestResource": requestResource,
 		"operation": a.Operation, "dryRun": a.DryRun,
 	}
 	setNonEmpty(r, "subResource", a.Subresource)

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"platd/server/registry"
 	"platd/server/selector"
 )
 
@@ -22,9 +23,9 @@ type matchResources struct {
 	// rules match fails with them.
 	nsErr, objErr  error
 	rules, exclude []rule
-	// exact is matchPolicy Exact. platd serves each resource in the
-	// versions it converts between through its storage only, so
-	// Equivalent matches as Exact does.
+	// exact is matchPolicy Exact; otherwise (Equivalent) a request the
+	// rules do not name matches through another version of its resource
+	// that the rules name.
 	exact bool
 }
 
@@ -60,32 +61,43 @@ func parseRules(m map[string]any, key string) []rule {
 	return out
 }
 
-// namespaceLabels reads the labels of a namespace; found is false when
-// it does not exist.
+// namespaceLabels reads the labels of a namespace.
 type namespaceLabels func(name string) (labels map[string]string, err error)
+
+// equivalents lists the other served versions of a resource: those that
+// share its stored form.
+type equivalents func(d *registry.Descriptor) []*registry.Descriptor
 
 // matches reports whether a request falls under m, as upstream's
 // matcher: the namespace and object selectors, then the exclusions and
 // the rules. A selector error counts only for a request the rules match.
-func (m *matchResources) matches(a *Attributes, nsLabels namespaceLabels) (bool, error) {
+// It returns the version of the resource the rules matched: the
+// request's own, or an equivalent one (nil when nothing matched).
+func (m *matchResources) matches(a *Attributes, nsLabels namespaceLabels, equiv equivalents) (*registry.Descriptor, error) {
 	nsOK, nsErr := m.matchNamespace(a, nsLabels)
 	if !nsOK && nsErr == nil {
-		return false, nil
+		return nil, nil
 	}
 	objOK, objErr := m.matchObject(a)
 	if !objOK && objErr == nil {
-		return false, nil
+		return nil, nil
 	}
-	if matchRules(m.exclude, a) {
-		return false, nil
+	if m.matchRules(m.exclude, a, equiv) != nil {
+		return nil, nil
 	}
-	if len(m.rules) > 0 && !matchRules(m.rules, a) {
-		return false, nil
+	matched := a.Descriptor
+	if len(m.rules) > 0 {
+		if matched = m.matchRules(m.rules, a, equiv); matched == nil {
+			return nil, nil
+		}
 	}
 	if nsErr != nil {
-		return false, nsErr
+		return nil, nsErr
 	}
-	return true, objErr
+	if objErr != nil {
+		return nil, objErr
+	}
+	return matched, nil
 }
 
 // matchNamespace applies the namespace selector: requests for
@@ -129,22 +141,40 @@ func (m *matchResources) matchObject(a *Attributes) (bool, error) {
 	return false, nil
 }
 
-// matchRules reports whether any rule matches the request, by its
-// resource and, when the rule names objects, by name.
-func matchRules(rules []rule, a *Attributes) bool {
+// matchRules returns the version of the request's resource a rule
+// matches (by resource and, when the rule names objects, by name): the
+// request's own, or under Equivalent another version of the same
+// resource (not one of the same version); nil when none does.
+func (m *matchResources) matchRules(rules []rule, a *Attributes, equiv equivalents) *registry.Descriptor {
 	for _, r := range rules {
-		if !r.matches(a) {
-			continue
-		}
-		if len(r.names) == 0 || slices.Contains(r.names, a.Name) {
-			return true
+		if r.matches(a, a.Descriptor) && r.matchName(a) {
+			return a.Descriptor
 		}
 	}
-	return false
+	if m.exact || equiv == nil {
+		return nil
+	}
+	others := equiv(a.Descriptor)
+	for _, r := range rules {
+		for _, e := range others {
+			if e.Version == a.Descriptor.Version || (a.Subresource != "" && e.Subresource(a.Subresource) == nil) {
+				continue
+			}
+			if r.matches(a, e) && r.matchName(a) {
+				return e
+			}
+		}
+	}
+	return nil
 }
 
-func (r *rule) matches(a *Attributes) bool {
-	d := a.Descriptor
+func (r *rule) matchName(a *Attributes) bool {
+	return len(r.names) == 0 || slices.Contains(r.names, a.Name)
+}
+
+// matches reports whether the rule matches the request as a request for
+// d (the request's resource, or an equivalent version of it).
+func (r *rule) matches(a *Attributes, d *registry.Descriptor) bool {
 	return r.matchScope(a) && matchValue(r.operations, a.Operation, opAll) &&
 		matchValue(r.groups, d.Group, "*") && matchValue(r.versions, d.Version, "*") && r.matchResource(d.Resource, a.Subresource)
 }

@@ -2,6 +2,7 @@ package admission
 
 import (
 	"errors"
+	"reflect"
 	"testing"
 
 	"platd/server/registry"
@@ -81,7 +82,8 @@ func TestMatchResources(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseMatchResources(tt.mr).matches(tt.a, nsLabels)
+			matched, err := parseMatchResources(tt.mr).matches(tt.a, nsLabels, nil)
+			got := matched != nil
 			if tt.err != "" {
 				if err == nil || err.Error() != tt.err {
 					t.Fatalf("error %v, want %q", err, tt.err)
@@ -95,5 +97,54 @@ func TestMatchResources(t *testing.T) {
 				t.Fatalf("matches %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestMatchEquivalent checks matchPolicy Equivalent: a request for one
+// version matches rules naming another version of the same stored
+// resource, as that version, and its objects are converted to it.
+func TestMatchEquivalent(t *testing.T) {
+	t.Parallel()
+	v2 := &registry.Descriptor{Group: "autoscaling", Version: "v2", Resource: "horizontalpodautoscalers", Kind: "HorizontalPodAutoscaler", Namespaced: true}
+	v1 := &registry.Descriptor{Group: "autoscaling", Version: "v1", Resource: "horizontalpodautoscalers", Kind: "HorizontalPodAutoscaler", Namespaced: true,
+		Storage: &registry.Storage{Descriptor: v2,
+			ToStorage: func(o registry.Object) registry.Object {
+				o["spec"] = map[string]any{"metrics": []any{o["spec"].(map[string]any)["targetCPUUtilizationPercentage"]}}
+				return o
+			},
+			FromStorage: func(o registry.Object) registry.Object { return o }}}
+	equiv := func(d *registry.Descriptor) []*registry.Descriptor {
+		if d == v1 {
+			return []*registry.Descriptor{v2}
+		}
+		return []*registry.Descriptor{v1}
+	}
+	rules := func(policy string) map[string]any {
+		return map[string]any{"matchPolicy": policy, "resourceRules": []any{map[string]any{"operations": []any{"*"}, "apiGroups": []any{"autoscaling"},
+			"apiVersions": []any{"v2"}, "resources": []any{"horizontalpodautoscalers"}}}}
+	}
+	a := &Attributes{Descriptor: v1, Operation: OpCreate, Namespace: "ns", Name: "h",
+		Object: registry.Object{"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler", "spec": map[string]any{"targetCPUUtilizationPercentage": int64(50)}}}
+	none := func(string) (map[string]string, error) { return nil, nil }
+	if got, err := parseMatchResources(rules("Exact")).matches(a, none, equiv); got != nil || err != nil {
+		t.Errorf("Exact: matched %v, %v", got, err)
+	}
+	got, err := parseMatchResources(rules("Equivalent")).matches(a, none, equiv)
+	if got != v2 || err != nil {
+		t.Fatalf("Equivalent: matched %v, %v", got, err)
+	}
+	va := a.as(got)
+	want := registry.Object{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "spec": map[string]any{"metrics": []any{int64(50)}}}
+	if !reflect.DeepEqual(va.Object, want) || va.OldObject != nil {
+		t.Errorf("converted %v, want %v", va.Object, want)
+	}
+	if a.Object["apiVersion"] != "autoscaling/v1" {
+		t.Error("the request's object was changed")
+	}
+	r := va.request("meta")
+	if !reflect.DeepEqual(r["kind"], map[string]any{"group": "autoscaling", "version": "v2", "kind": "HorizontalPodAutoscaler"}) ||
+		!reflect.DeepEqual(r["requestKind"], map[string]any{"group": "autoscaling", "version": "v1", "kind": "HorizontalPodAutoscaler"}) ||
+		!reflect.DeepEqual(r["requestResource"], map[string]any{"group": "autoscaling", "version": "v1", "resource": "horizontalpodautoscalers"}) {
+		t.Errorf("request %v", r)
 	}
 }

@@ -25,6 +25,12 @@ type Policies struct {
 	// hooks is the sorted view Validate reads, rebuilt on change; nil
 	// when stale.
 	hooks []hook
+
+	// equiv maps a resource's storage prefix to its served versions, as
+	// of registry generation equivGen.
+	equivMu  sync.Mutex
+	equivGen uint64
+	equiv    map[string][]*registry.Descriptor
 }
 
 // hook is a policy with its bindings, in name order.
@@ -140,4 +146,28 @@ func (p *Policies) snapshot() []hook {
 	sort.Slice(hooks, func(i, j int) bool { return hooks[i].policy.name < hooks[j].policy.name })
 	p.hooks = hooks
 	return hooks
+}
+
+// equivalents returns the other served versions of d's resource: the
+// descriptors that share its stored form (upstream's equivalent
+// resources), in the registry's order.
+func (p *Policies) equivalents(d *registry.Descriptor) []*registry.Descriptor {
+	p.equivMu.Lock()
+	defer p.equivMu.Unlock()
+	if gen := p.reg.Generation(); p.equiv == nil || gen != p.equivGen {
+		p.equiv = map[string][]*registry.Descriptor{}
+		for _, e := range p.reg.All() {
+			if e.Stored() {
+				p.equiv[e.ResourcePrefix()] = append(p.equiv[e.ResourcePrefix()], e)
+			}
+		}
+		p.equivGen = gen
+	}
+	var out []*registry.Descriptor
+	for _, e := range p.equiv[d.ResourcePrefix()] {
+		if e != d {
+			out = append(out, e)
+		}
+	}
+	return out
 }

@@ -90,19 +90,21 @@ func (p *Policies) Validate(ctx context.Context, a *Attributes) error {
 		l, _ := labels(ns)
 		return l, nil
 	}
-	var request map[string]any
+	// The request as each matched version sees it, and the authorizer.
+	versioned := map[*registry.Descriptor]*Attributes{}
+	requests := map[*registry.Descriptor]map[string]any{}
 	var authz *cel.AdmissionAuthorizer
 	for _, h := range hooks {
 		pol := h.policy
 		if pol.match == nil {
 			continue
 		}
-		ok, err := pol.match.matches(a, nsLabels)
+		matched, err := pol.match.matches(a, nsLabels, p.equivalents)
 		if err != nil {
 			configError(pol, nil, err)
 			continue
 		}
-		if !ok {
+		if matched == nil {
 			continue
 		}
 		var paramD *registry.Descriptor
@@ -112,19 +114,25 @@ func (p *Policies) Validate(ctx context.Context, a *Attributes) error {
 				continue
 			}
 		}
-		if request == nil {
-			request = a.request(p.brand.MetaGroup())
+		va := versioned[matched]
+		if va == nil {
+			va = a.as(matched)
+			versioned[matched] = va
+			requests[matched] = va.request(p.brand.MetaGroup())
+		}
+		request := requests[matched]
+		if authz == nil {
 			authz = p.authorizer(ctx, a)
 		}
 		annotations := newAnnotationCollector()
 		for _, b := range h.bindings {
 			if b.match != nil {
-				ok, err := b.match.matches(a, nsLabels)
+				m, err := b.match.matches(a, nsLabels, p.equivalents)
 				if err != nil {
 					configError(pol, b, err)
 					continue
 				}
-				if !ok {
+				if m == nil {
 					continue
 				}
 			}
@@ -142,7 +150,7 @@ func (p *Policies) Validate(ctx context.Context, a *Attributes) error {
 				ns = namespaceObject(obj)
 			}
 			for _, param := range params {
-				in := cel.AdmissionInput{Object: a.Object, OldObject: a.OldObject, Params: param, Request: request, Namespace: ns, Authorizer: authz}
+				in := cel.AdmissionInput{Object: va.Object, OldObject: va.OldObject, Params: param, Request: request, Namespace: ns, Authorizer: authz}
 				res := pol.validate(ctx, in)
 				for i, dec := range res.decisions {
 					if !dec.deny {
