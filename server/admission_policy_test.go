@@ -307,3 +307,38 @@ func TestAdmissionPolicyEquivalent(t *testing.T) {
 	e.do("POST", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", v2).mustCode(t, 422).
 		mustMessage(t, `horizontalpodautoscalers.autoscaling "h" is forbidden: ValidatingAdmissionPolicy 'exact' with binding 'exact' denied request: exact: v2 from v2, 1 metrics`)
 }
+
+// TestAdmissionPolicyScale checks that a write through the scale
+// subresource is seen as upstream's: a Scale of the scale subresource.
+func TestAdmissionPolicyScale(t *testing.T) {
+	t.Parallel()
+	e := startPolicies(t)
+	e.policy("scale", map[string]any{
+		"matchConstraints": map[string]any{"resourceRules": []any{map[string]any{
+			"operations": []any{"UPDATE"}, "apiGroups": []any{"apps"}, "apiVersions": []any{"v1"}, "resources": []any{"deployments/scale"}}}},
+		"validations": []any{map[string]any{
+			"expression":        "object.spec.replicas <= 5",
+			"messageExpression": "object.apiVersion + ' ' + request.kind.kind + ' of ' + request.resource.resource + '/' + request.subResource + ': ' + string(oldObject.spec.replicas) + ' to ' + string(object.spec.replicas)",
+		}},
+	})
+	e.binding("scale", "scale", []any{"Deny"}, nil)
+	e.binding("scale-warn", "scale", []any{"Warn"}, nil)
+	deployments := "/apis/apps/v1/namespaces/default/deployments"
+	e.do("POST", deployments, deployment("web", 2)).mustCode(t, 201)
+	const msg = "autoscaling/v1 Scale of deployments/scale: 2 to 7"
+	var r *resp
+	eventually(t, "the scale policy's bindings", func() bool {
+		r = e.do("PATCH", deployments+"/web/scale", `{"spec":{"replicas":7}}`, "Content-Type", "application/merge-patch+json")
+		return r.code == 422 && r.header.Get("Warning") != ""
+	})
+	r.mustMessage(t, `deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'scale' with binding 'scale' denied request: `+msg)
+	if got := r.header.Get("Warning"); got != `299 - "Validation failed for ValidatingAdmissionPolicy 'scale' with binding 'scale-warn': `+msg+`"` {
+		t.Errorf("warning %q", got)
+	}
+	if got := path(e.do("GET", deployments+"/web", nil).mustCode(t, 200).obj(t), "spec.replicas"); got != float64(2) {
+		t.Errorf("replicas after a refused scale: %v", got)
+	}
+	e.do("PATCH", deployments+"/web/scale", `{"spec":{"replicas":4}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
+	// Writes of the deployment itself are not writes of its scale.
+	e.do("PATCH", deployments+"/web", `{"spec":{"replicas":9}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
+}

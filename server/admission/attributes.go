@@ -33,6 +33,9 @@ type Attributes struct {
 	Descriptor *registry.Descriptor
 	// Subresource is the subresource written, "" for the main resource.
 	Subresource string
+	// Kind is the kind of the objects when it is not the resource's own
+	// (a Scale); nil otherwise.
+	Kind *GroupVersionKind
 	// Operation is OpCreate, OpUpdate, OpDelete or OpConnect.
 	Operation string
 	// Namespace and Name address the object; Name is "" for a create
@@ -63,7 +66,11 @@ func (a *Attributes) as(d *registry.Descriptor) *Attributes {
 	}
 	out := *a
 	out.Descriptor, out.requested = d, a.Descriptor
-	out.Object, out.OldObject = convert(a.Descriptor, d, a.Object), convert(a.Descriptor, d, a.OldObject)
+	if a.Kind == nil {
+		// Objects of another kind (a Scale) are the same in every version
+		// of the resource.
+		out.Object, out.OldObject = convert(a.Descriptor, d, a.Object), convert(a.Descriptor, d, a.OldObject)
+	}
 	return &out
 }
 
@@ -82,6 +89,9 @@ func convert(from, to *registry.Descriptor, obj registry.Object) registry.Object
 	out["kind"], out["apiVersion"] = to.Kind, to.GroupVersion()
 	return out
 }
+
+// GroupVersionKind names a kind.
+type GroupVersionKind struct{ Group, Version, Kind string }
 
 // namespace is the request's namespace as upstream's admission sees it:
 // for a namespace object, its own name.
@@ -129,10 +139,15 @@ func labels(obj registry.Object) (map[string]string, bool) {
 func (a *Attributes) request(metaGroup string) map[string]any {
 	d := a.Descriptor
 	kind := map[string]any{"group": d.Group, "version": d.Version, "kind": d.Kind}
+	if a.Kind != nil {
+		kind = map[string]any{"group": a.Kind.Group, "version": a.Kind.Version, "kind": a.Kind.Kind}
+	}
 	resource := map[string]any{"group": d.Group, "version": d.Version, "resource": d.Resource}
 	requestKind, requestResource := kind, resource
 	if rd := a.requested; rd != nil {
-		requestKind = map[string]any{"group": rd.Group, "version": rd.Version, "kind": rd.Kind}
+		if a.Kind == nil {
+			requestKind = map[string]any{"group": rd.Group, "version": rd.Version, "kind": rd.Kind}
+		}
 		requestResource = map[string]any{"group": rd.Group, "version": rd.Version, "resource": rd.Resource}
 	}
 	r := map[string]any{

@@ -75,16 +75,26 @@ var optionsKinds = map[string]string{
 
 // validatePolicies runs the policy admission on a write that passed
 // validation and the type's admission (obj is nil on delete, old on
-// create). It runs for the main resource and for subresources that
-// write the object itself; a scale, whose request object is not the
-// object written, is left to the main resource's rules, and an
+// create). It runs for the main resource and for subresources; a write
+// through the scale subresource is seen as upstream's, a Scale, and an
 // eviction's deletion of its pod is not admitted again (as upstream).
 func (h *Handler) validatePolicies(ctx context.Context, s *scope, op string, obj, old Object, dryRun bool) error {
-	if h.policies == nil || s.trackAs != "" || s.admittedElsewhere {
+	if h.policies == nil || s.admittedElsewhere {
 		return nil
 	}
+	sub := s.sub
+	var kind *admission.GroupVersionKind
+	if s.trackAs != "" {
+		sr := s.d.Subresource(s.trackAs)
+		if sr == nil || sr.Scale == nil {
+			return nil
+		}
+		sub = s.trackAs
+		kind = &admission.GroupVersionKind{Group: scaleGroup, Version: scaleVersion, Kind: scaleKind}
+		obj, old = scaleObject(obj, sr.Scale), scaleObject(old, sr.Scale)
+	}
 	a := &admission.Attributes{
-		Descriptor: s.d, Subresource: s.sub, Operation: op, Namespace: s.ns, Name: s.name,
+		Descriptor: s.d, Subresource: sub, Kind: kind, Operation: op, Namespace: s.ns, Name: s.name,
 		Object: obj, OldObject: old, DryRun: dryRun, User: filters.UserFrom(ctx), OptionsKind: optionsKinds[op],
 	}
 	if op == admission.OpCreate {
@@ -95,4 +105,14 @@ func (h *Handler) validatePolicies(ctx context.Context, s *scope, op string, obj
 	}
 	ctx = security.WithWarnings(ctx, func(m string) { s.warnings = append(s.warnings, m) })
 	return h.policies.Validate(ctx, a)
+}
+
+// scaleObject is the Scale of obj (nil for nil), with its kind.
+func scaleObject(obj Object, paths *registry.ScalePaths) Object {
+	if obj == nil {
+		return nil
+	}
+	sc := scaleOf(obj, paths)
+	sc["kind"], sc["apiVersion"] = scaleKind, scaleGroup+"/"+scaleVersion
+	return sc
 }

@@ -121,6 +121,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 		return
 	}
 	res, err := h.setScale(r.Context(), s, paths, want, dryRun, s.info.Verb == registry.VerbUpdate)
+	addWarnings(w, s.warnings)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -170,8 +171,9 @@ func (h *Handler) setScale(ctx context.Context, s *scope, paths *registry.ScaleP
 		}
 		obj := deepCopyObject(old)
 		setPath(obj, paths.SpecReplicas, replicas)
-		main := &scope{d: s.d, info: s.info, ns: s.ns, name: s.name, manager: s.manager, trackAs: s.sub}
+		main := &scope{d: s.d, info: s.info, ns: s.ns, name: s.name, manager: s.manager, trackAs: s.sub, dryRun: dryRun}
 		next, err := h.prepareUpdate(ctx, main, obj, old)
+		s.warnings = append(s.warnings, main.warnings...)
 		if err != nil {
 			return nil, err
 		}
