@@ -92,6 +92,8 @@ func (h *Handler) validatePolicies(ctx context.Context, s *scope, op string, obj
 		sub = s.trackAs
 		kind = &admission.GroupVersionKind{Group: scaleGroup, Version: scaleVersion, Kind: scaleKind}
 		obj, old = scaleObject(obj, sr.Scale), scaleObject(old, sr.Scale)
+	} else {
+		obj, old = typed(s.d, obj), typed(s.d, old)
 	}
 	a := &admission.Attributes{
 		Descriptor: s.d, Subresource: sub, Kind: kind, Operation: op, Namespace: s.ns, Name: s.name,
@@ -115,4 +117,19 @@ func scaleObject(obj Object, paths *registry.ScalePaths) Object {
 	sc := scaleOf(obj, paths)
 	sc["kind"], sc["apiVersion"] = scaleKind, scaleGroup+"/"+scaleVersion
 	return sc
+}
+
+// typed is obj with its kind and apiVersion, as admission sees objects
+// (a stored object is decoded without them): obj itself when it has
+// them, else a shallow copy.
+func typed(d *registry.Descriptor, obj Object) Object {
+	if obj == nil || (obj["kind"] != nil && obj["apiVersion"] != nil) {
+		return obj
+	}
+	out := make(Object, len(obj)+2)
+	for k, v := range obj {
+		out[k] = v
+	}
+	out["kind"], out["apiVersion"] = d.Kind, d.GroupVersion()
+	return out
 }

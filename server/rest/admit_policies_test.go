@@ -1,0 +1,137 @@
+package rest
+
+import (
+	"context"
+	"net/http"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+
+	"platd/security"
+	"platd/server/admission"
+)
+
+// recordedPolicies records what the policy step is asked, and warns of
+// every write.
+type recordedPolicies struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+func (p *recordedPolicies) Validate(ctx context.Context, a *admission.Attributes) error {
+	kind := a.Descriptor.Kind
+	if a.Kind != nil {
+		kind = a.Kind.Kind
+	}
+	line := strings.Join([]string{a.Operation, a.Descriptor.Resource, a.Subresource, kind, a.Namespace, a.Name, objKind(a.Object), objKind(a.OldObject)}, " ")
+	if a.DryRun {
+		line += " dry"
+	}
+	if a.User == nil {
+		line += " no-user"
+	}
+	p.mu.Lock()
+	p.seen = append(p.seen, line)
+	p.mu.Unlock()
+	security.AddWarning(ctx, "seen "+a.Operation)
+	return nil
+}
+
+func objKind(o Object) string {
+	k, _ := o["kind"].(string)
+	return k
+}
+
+func (p *recordedPolicies) take() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := p.seen
+	p.seen = nil
+	return out
+}
+
+// TestPolicyAdmissionStep checks which writes pass the policy step and
+// as what: creates, updates, patches, subresources (a scale as a Scale),
+// deletes one by one, dry runs and the server's own writes, but not an
+// eviction's deletion of its pod; the step's warnings are answered.
+func TestPolicyAdmissionStep(t *testing.T) {
+	t.Parallel()
+	p := &recordedPolicies{}
+	h, srv, _ := newTestHandler(t, Config{Policies: p})
+	p.take()
+	send := func(method, path, ctype, body string, code int) http.Header {
+		t.Helper()
+		req, _ := http.NewRequest(method, srv.URL+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", ctype)
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != code {
+			t.Fatalf("%s %s: %d, want %d", method, path, res.StatusCode, code)
+		}
+		return res.Header
+	}
+	const js, merge = "application/json", "application/merge-patch+json"
+	cms := "/api/v1/namespaces/default/configmaps"
+	deps := "/apis/apps/v1/namespaces/default/deployments"
+	dep := `{"metadata":{"name":"web"},"spec":{"replicas":1,"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}`
+	tests := []struct {
+		name string
+		do   func()
+		want []string
+	}{
+		{"create", func() {
+			if w := send("POST", cms, js, `{"metadata":{"name":"a"}}`, 201).Values("Warning"); !reflect.DeepEqual(w, []string{`299 - "seen CREATE"`}) {
+				t.Errorf("warnings %q", w)
+			}
+		}, []string{"CREATE configmaps  ConfigMap default a ConfigMap  no-user"}},
+		{"generated name", func() { send("POST", cms, js, `{"metadata":{"generateName":"g-"}}`, 201) }, []string{"CREATE configmaps  ConfigMap default  ConfigMap  no-user"}},
+		{"dry run", func() { send("POST", cms+"?dryRun=All", js, `{"metadata":{"name":"d"}}`, 201) }, []string{"CREATE configmaps  ConfigMap default d ConfigMap  dry no-user"}},
+		{"update", func() { send("PUT", cms+"/a", js, `{"metadata":{"name":"a"},"data":{"x":"y"}}`, 200) }, []string{"UPDATE configmaps  ConfigMap default a ConfigMap ConfigMap no-user"}},
+		{"patch", func() { send("PATCH", cms+"/a", merge, `{"data":{"x":"z"}}`, 200) }, []string{"UPDATE configmaps  ConfigMap default a ConfigMap ConfigMap no-user"}},
+		{"delete", func() {
+			if w := send("DELETE", cms+"/a", js, "", 200).Values("Warning"); !reflect.DeepEqual(w, []string{`299 - "seen DELETE"`}) {
+				t.Errorf("warnings %q", w)
+			}
+		}, []string{"DELETE configmaps  ConfigMap default a  ConfigMap no-user"}},
+		{"deployment", func() { send("POST", deps, js, dep, 201) }, []string{"CREATE deployments  Deployment default web Deployment  no-user"}},
+		{"status", func() { send("PATCH", deps+"/web/status", merge, `{"status":{"replicas":1}}`, 200) }, []string{"UPDATE deployments status Deployment default web Deployment Deployment no-user"}},
+		{"scale", func() {
+			if w := send("PATCH", deps+"/web/scale", merge, `{"spec":{"replicas":3}}`, 200).Values("Warning"); !reflect.DeepEqual(w, []string{`299 - "seen UPDATE"`}) {
+				t.Errorf("warnings %q", w)
+			}
+		}, []string{"UPDATE deployments scale Scale default web Scale Scale no-user"}},
+		{"in-process", func() {
+			if _, err := h.Create(context.Background(), h.reg.Lookup("", "v1", "configmaps"), Object{"metadata": map[string]any{"name": "own", "namespace": "other"}}); err != nil {
+				t.Fatal(err)
+			}
+		}, []string{"CREATE configmaps  ConfigMap other own ConfigMap  no-user"}},
+		{"eviction deletes its pod unadmitted", func() {
+			send("POST", "/api/v1/namespaces/default/pods", js, `{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}]}}`, 201)
+			p.take()
+			send("POST", "/api/v1/namespaces/default/pods/p/eviction", js, `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"}}`, 201)
+		}, nil},
+		{"delete collection", func() {
+			send("POST", cms, js, `{"metadata":{"name":"b"}}`, 201)
+			p.take()
+			send("DELETE", cms, js, "", 200)
+		}, nil},
+	}
+	for _, tt := range tests {
+		tt.do()
+		got := p.take()
+		if tt.name == "delete collection" {
+			// Each object left in the namespace is deleted on its own.
+			if len(got) != 2 || !strings.HasPrefix(got[0], "DELETE configmaps  ConfigMap default ") || !strings.HasPrefix(got[1], "DELETE configmaps  ConfigMap default ") {
+				t.Errorf("%s: %q", tt.name, got)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s:\n got  %q\n want %q", tt.name, got, tt.want)
+		}
+	}
+}
