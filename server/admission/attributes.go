@@ -12,6 +12,8 @@
 package admission
 
 import (
+	"time"
+
 	"platd/security"
 	"platd/server/registry"
 	"platd/server/schema"
@@ -200,7 +202,7 @@ func anyStrings(l []string) []any {
 
 // namespaceObject is the part of a namespace expressions see as
 // namespaceObject: its metadata (less managed fields and owners), spec
-// and status.
+// and status, with its times as timestamps, as their CEL types say.
 func namespaceObject(ns registry.Object) map[string]any {
 	if ns == nil {
 		return nil
@@ -216,15 +218,45 @@ func namespaceObject(ns registry.Object) map[string]any {
 					// Upstream's namespace type names it so.
 					key = "UID"
 				}
-				meta[key] = v
+				meta[key] = timestamp(v, k == "creationTimestamp" || k == "deletionTimestamp")
 			}
 		}
 		out["metadata"] = meta
 	}
-	for _, k := range []string{"spec", "status"} {
-		if v, ok := ns[k]; ok {
-			out[k] = v
+	if v, ok := ns["spec"]; ok {
+		out["spec"] = v
+	}
+	if st, ok := ns["status"].(map[string]any); ok {
+		status := map[string]any{}
+		for k, v := range st {
+			status[k] = v
 		}
+		if conds, ok := st["conditions"].([]any); ok {
+			out := make([]any, len(conds))
+			for i, c := range conds {
+				if m, ok := c.(map[string]any); ok {
+					cp := make(map[string]any, len(m))
+					for k, v := range m {
+						cp[k] = timestamp(v, k == "lastTransitionTime")
+					}
+					c = cp
+				}
+				out[i] = c
+			}
+			status["conditions"] = out
+		}
+		out["status"] = status
 	}
 	return out
+}
+
+// timestamp is v as a time when is says it holds one (an RFC 3339
+// string), else v.
+func timestamp(v any, is bool) any {
+	if s, ok := v.(string); ok && is {
+		if t, err := time.Parse(time.RFC3339, s); err == nil {
+			return t
+		}
+	}
+	return v
 }

@@ -46,7 +46,8 @@ func TestValidate(t *testing.T) {
 		return registry.Object{"metadata": map[string]any{"name": name, "namespace": "params", "labels": labels}, "data": map[string]any{"max": max}}
 	}
 	lookup := fakeLookup{
-		"ns":       {"metadata": map[string]any{"name": "ns", "labels": map[string]any{"team": "a"}}},
+		"ns": {"metadata": map[string]any{"name": "ns", "labels": map[string]any{"team": "a"}, "creationTimestamp": "2026-01-02T03:04:05Z"},
+			"status": map[string]any{"phase": "Active", "conditions": []any{map[string]any{"type": "T", "status": "True", "lastTransitionTime": "2026-01-02T03:04:05Z"}}}},
 		"params/a": param("a", "1", map[string]any{"set": "x"}),
 		"params/b": param("b", "5", map[string]any{"set": "x"}),
 	}
@@ -119,8 +120,9 @@ func TestValidate(t *testing.T) {
 			binding: bind(deny, map[string]any{"paramRef": map[string]any{"name": "zz", "namespace": "params", "parameterNotFoundAction": "Allow"}})},
 		{name: "binding elsewhere", policy: policy(map[string]any{"validations": validations(map[string]any{"expression": "false"})}),
 			binding: bind(deny, map[string]any{"matchResources": map[string]any{"namespaceSelector": map[string]any{"matchLabels": map[string]any{"team": "b"}}}})},
-		{name: "namespace object", policy: policy(map[string]any{"validations": validations(map[string]any{"expression": "namespaceObject.metadata.labels.team != 'a'", "messageExpression": "'team ' + namespaceObject.metadata.labels.team"})}),
-			binding: bind(deny, nil), code: 422, message: `configmaps "c" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: team a`},
+		{name: "namespace object", policy: policy(map[string]any{"validations": validations(map[string]any{"expression": "namespaceObject.metadata.labels.team != 'a'",
+			"messageExpression": "'team ' + namespaceObject.metadata.labels.team + ' since ' + string(namespaceObject.metadata.creationTimestamp) + ', ' + string(namespaceObject.status.conditions[0].lastTransitionTime < timestamp('2027-01-01T00:00:00Z')) + ', ' + namespaceObject.status.phase"})}),
+			binding: bind(deny, nil), code: 422, message: `configmaps "c" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: team a since 2026-01-02T03:04:05Z, true, Active`},
 		{name: "variables", policy: policy(map[string]any{"variables": []any{map[string]any{"name": "n", "expression": "object.data.size()"}},
 			"validations": validations(map[string]any{"expression": "variables.n < 2", "messageExpression": "string(variables.n) + ' keys'"})}),
 			binding: bind(deny, nil), code: 422, message: `configmaps "c" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' denied request: 2 keys`},
