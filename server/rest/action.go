@@ -43,6 +43,10 @@ func (h *Handler) serveBind(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, apierr.NewInvalid("", "Binding", name, errs))
 		return
 	}
+	if err := h.admitAction(r.Context(), w, s, name, b, "v1", "Binding", wo.dryRun); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
 	pods := h.actionTarget(s)
 	if err := h.bindPod(r.Context(), pods, pod, node, b, wo.dryRun); err != nil {
 		h.writeError(w, r, err)

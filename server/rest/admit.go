@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
 
 	"platd/security"
 	"platd/server/admission"
@@ -123,6 +125,11 @@ func scaleObject(obj Object, paths *registry.ScalePaths) Object {
 // (a stored object is decoded without them): obj itself when it has
 // them, else a shallow copy.
 func typed(d *registry.Descriptor, obj Object) Object {
+	return typedAs(obj, d.GroupVersion(), d.Kind)
+}
+
+// typedAs is typed for an object of apiVersion and kind.
+func typedAs(obj Object, apiVersion, kind string) Object {
 	if obj == nil || (obj["kind"] != nil && obj["apiVersion"] != nil) {
 		return obj
 	}
@@ -130,6 +137,43 @@ func typed(d *registry.Descriptor, obj Object) Object {
 	for k, v := range obj {
 		out[k] = v
 	}
-	out["kind"], out["apiVersion"] = d.Kind, d.GroupVersion()
+	out["kind"], out["apiVersion"] = kind, apiVersion
 	return out
+}
+
+// admitAction runs the policy admission on an action (a create whose
+// object, a Binding or an Eviction, changes another object) before it
+// acts, as upstream admits the action's create; name is the object the
+// action addresses, apiVersion and kind the action's own unless the body
+// names another it accepts. Its warnings are answered on w.
+func (h *Handler) admitAction(ctx context.Context, w http.ResponseWriter, s *scope, name string, obj Object, apiVersion, kind string, dryRun bool) error {
+	if h.policies == nil {
+		return nil
+	}
+	if v, _ := obj["apiVersion"].(string); v != "" {
+		apiVersion = v
+	}
+	if k, _ := obj["kind"].(string); k != "" {
+		kind = k
+	}
+	obj = typedAs(obj, apiVersion, kind)
+	group, version := splitAPIVersion(apiVersion)
+	a := &admission.Attributes{
+		Descriptor: s.d, Subresource: s.sub, Kind: &admission.GroupVersionKind{Group: group, Version: version, Kind: kind},
+		Operation: admission.OpCreate, Namespace: s.ns, Name: name, Object: obj, DryRun: dryRun,
+		User: filters.UserFrom(ctx), OptionsKind: kindCreateOptions,
+	}
+	var warnings []string
+	ctx = security.WithWarnings(ctx, func(m string) { warnings = append(warnings, m) })
+	err := h.policies.Validate(ctx, a)
+	addWarnings(w, warnings)
+	return err
+}
+
+// splitAPIVersion splits "group/version" ("v1" is the core group's).
+func splitAPIVersion(apiVersion string) (group, version string) {
+	if g, v, ok := strings.Cut(apiVersion, "/"); ok {
+		return g, v
+	}
+	return "", apiVersion
 }

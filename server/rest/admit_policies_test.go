@@ -109,11 +109,16 @@ func TestPolicyAdmissionStep(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, []string{"CREATE configmaps  ConfigMap other own ConfigMap  no-user"}},
-		{"eviction deletes its pod unadmitted", func() {
+		{"binding", func() {
 			send("POST", "/api/v1/namespaces/default/pods", js, `{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"i"}]}}`, 201)
 			p.take()
+			if w := send("POST", "/api/v1/namespaces/default/pods/p/binding", js, `{"metadata":{"name":"p"},"target":{"name":"n1"}}`, 201).Values("Warning"); !reflect.DeepEqual(w, []string{`299 - "seen CREATE"`}) {
+				t.Errorf("warnings %q", w)
+			}
+		}, []string{"CREATE pods binding Binding default p Binding  no-user"}},
+		{"eviction, not its deletion of the pod", func() {
 			send("POST", "/api/v1/namespaces/default/pods/p/eviction", js, `{"apiVersion":"policy/v1","kind":"Eviction","metadata":{"name":"p"}}`, 201)
-		}, nil},
+		}, []string{"CREATE pods eviction Eviction default p Eviction  no-user"}},
 		{"delete collection", func() {
 			send("POST", cms, js, `{"metadata":{"name":"b"}}`, 201)
 			p.take()

@@ -84,6 +84,10 @@ func (h *Handler) serveEvict(w http.ResponseWriter, r *http.Request, s *scope) {
 		}
 		dryRun = true
 	}
+	if err := h.admitAction(r.Context(), w, s, s.name, ev, "policy/v1", "Eviction", dryRun); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
 	// As upstream, the eviction deletes the pod without admitting the
 	// deletion again.
 	pods := &scope{d: s.d, info: s.info, ns: s.ns, admittedElsewhere: true}
