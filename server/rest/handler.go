@@ -50,6 +50,8 @@ type Handler struct {
 	events eventCache
 	// protos keeps the protobuf messages of listed objects.
 	protos *protoCache
+	// reads keeps the served forms the in-process reads decoded.
+	reads readCache
 	// storageProbe checks the storage for component statuses.
 	storageProbe registry.Probe
 	// fieldMgrs are the field managers of the resources written so far.

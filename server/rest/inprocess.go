@@ -22,7 +22,7 @@ func (h *Handler) Get(d *registry.Descriptor, ns, name string) (Object, error) {
 	if err != nil {
 		return nil, h.toStatus(objectErr(s, name, err))
 	}
-	return h.servedObject(d, kv.Value)
+	return h.readObject(d, kv)
 }
 
 // List returns the objects of d in namespace ns ("" for all) and the
@@ -35,7 +35,7 @@ func (h *Handler) List(d *registry.Descriptor, ns string) ([]Object, int64, erro
 	}
 	out := make([]Object, 0, len(res.Items))
 	for _, kv := range res.Items {
-		obj, err := h.servedObject(d, kv.Value)
+		obj, err := h.readObject(d, kv)
 		if err != nil {
 			return nil, 0, err
 		}
