@@ -2,9 +2,11 @@ package registry
 
 // Lookup reads stored objects for a type's admission hooks: the server's
 // own read path, in process, at its latest revision. Objects are in d's
-// served form, with kind and apiVersion, and belong to the caller; errors
-// are Status errors (a missing object is a NotFound). It may be used
-// concurrently.
+// served form, with kind and apiVersion, and are shared with other
+// readers: a hook only reads them, never modifies them nor puts a map or
+// list of theirs into the object it admits (it copies what it keeps).
+// Errors are Status errors (a missing object is a NotFound). It may be
+// used concurrently.
 type Lookup interface {
 	// Get returns the object of d called name in namespace ns ("" for a
 	// cluster-scoped resource).

@@ -36,7 +36,7 @@ func (h *Handler) admit(ctx context.Context, s *scope, obj, old Object) error {
 		// Upstream's admission names an object it cannot name so.
 		name = "Unknown"
 	}
-	return admissionErr(s.d, name, hook(ctx, h, obj, old))
+	return admissionErr(s.d, name, hook(ctx, sharedReads{h}, obj, old))
 }
 
 // validateAdmission runs the type's ValidateAdmission hook on a valid
@@ -48,7 +48,7 @@ func (h *Handler) validateAdmission(ctx context.Context, s *scope, obj, old Obje
 		return nil
 	}
 	ctx = security.WithWarnings(ctx, func(m string) { s.warnings = append(s.warnings, m) })
-	return admissionErr(s.d, metaString(obj, "name"), hook(ctx, h, obj, old))
+	return admissionErr(s.d, metaString(obj, "name"), hook(ctx, sharedReads{h}, obj, old))
 }
 
 // admissionErr is the answer to an admission hook's error: a Denial is a

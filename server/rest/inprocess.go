@@ -17,17 +17,38 @@ import (
 
 // Get returns the object called name in namespace ns.
 func (h *Handler) Get(d *registry.Descriptor, ns, name string) (Object, error) {
-	s := &scope{d: d, ns: ns, name: name}
-	kv, err := h.store.Get(s.key())
-	if err != nil {
-		return nil, h.toStatus(objectErr(s, name, err))
-	}
-	return h.readObject(d, kv)
+	return h.getInProcess(d, ns, name, h.readObject)
 }
 
 // List returns the objects of d in namespace ns ("" for all) and the
 // revision they were read at.
 func (h *Handler) List(d *registry.Descriptor, ns string) ([]Object, int64, error) {
+	return h.listInProcess(d, ns, h.readObject)
+}
+
+// sharedReads is the registry.Lookup of admission hooks: Get and List
+// whose objects are shared with other readers, as the hooks only read
+// them.
+type sharedReads struct{ h *Handler }
+
+func (r sharedReads) Get(d *registry.Descriptor, ns, name string) (Object, error) {
+	return r.h.getInProcess(d, ns, name, r.h.sharedObject)
+}
+
+func (r sharedReads) List(d *registry.Descriptor, ns string) ([]Object, int64, error) {
+	return r.h.listInProcess(d, ns, r.h.sharedObject)
+}
+
+func (h *Handler) getInProcess(d *registry.Descriptor, ns, name string, read func(*registry.Descriptor, bolt.KV) (Object, error)) (Object, error) {
+	s := &scope{d: d, ns: ns, name: name}
+	kv, err := h.store.Get(s.key())
+	if err != nil {
+		return nil, h.toStatus(objectErr(s, name, err))
+	}
+	return read(d, kv)
+}
+
+func (h *Handler) listInProcess(d *registry.Descriptor, ns string, read func(*registry.Descriptor, bolt.KV) (Object, error)) ([]Object, int64, error) {
 	s := &scope{d: d, ns: ns}
 	res, err := h.store.List(s.prefix(), bolt.ListOptions{})
 	if err != nil {
@@ -35,7 +56,7 @@ func (h *Handler) List(d *registry.Descriptor, ns string) ([]Object, int64, erro
 	}
 	out := make([]Object, 0, len(res.Items))
 	for _, kv := range res.Items {
-		obj, err := h.readObject(d, kv)
+		obj, err := read(d, kv)
 		if err != nil {
 			return nil, 0, err
 		}

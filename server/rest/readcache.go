@@ -12,8 +12,10 @@ import (
 // namespace, its service account and each PriorityClass. A stored state
 // never changes once written, so its decoded served form is kept, keyed
 // by descriptor and storage key and checked against the revision of the
-// state read, and each caller gets a copy of it: a copy costs a fraction
-// of a decode, and what the caller does with it stays its own.
+// state read. Get and List give each caller a copy of it (a copy costs a
+// fraction of a decode, and what the caller does with it stays its own);
+// admission hooks, which only read what they look up
+// (registry.Lookup), share the kept object itself.
 
 // readCacheBytes bounds the cache by the stored size of what it holds
 // (the decoded form takes a few times more): enough for the namespaces,
@@ -25,7 +27,8 @@ const readCacheBytes = 4 << 20
 const readCacheMaxEntry = 32 << 10
 
 // readCache holds decoded served forms of stored states. It is safe for
-// concurrent use; a cached object is never modified nor handed out.
+// concurrent use; a cached object is never modified: Get and List hand
+// out copies, admission hooks only read it.
 type readCache struct {
 	mu      sync.Mutex
 	entries map[readCacheKey]readCacheEntry
@@ -43,7 +46,8 @@ type readCacheEntry struct {
 	obj  Object
 }
 
-// get returns a copy of the cached served form of kv, or nil.
+// get returns the cached served form of kv, or nil. It is shared: the
+// caller must not modify it.
 func (c *readCache) get(d *registry.Descriptor, kv bolt.KV) Object {
 	c.mu.Lock()
 	e, ok := c.entries[readCacheKey{d, kv.Key}]
@@ -51,7 +55,7 @@ func (c *readCache) get(d *registry.Descriptor, kv bolt.KV) Object {
 	if !ok || e.rev != kv.ModRevision {
 		return nil
 	}
-	return deepCopyObject(e.obj)
+	return e.obj
 }
 
 // put keeps obj, the served form of kv, which the caller must not modify
@@ -88,6 +92,16 @@ func (c *readCache) put(d *registry.Descriptor, kv bolt.KV, obj Object) {
 // readObject returns the served form of the stored state kv of d, which
 // belongs to the caller.
 func (h *Handler) readObject(d *registry.Descriptor, kv bolt.KV) (Object, error) {
+	obj, err := h.sharedObject(d, kv)
+	if err != nil {
+		return nil, err
+	}
+	return deepCopyObject(obj), nil
+}
+
+// sharedObject returns the served form of the stored state kv of d,
+// shared with other readers: the caller must not modify it.
+func (h *Handler) sharedObject(d *registry.Descriptor, kv bolt.KV) (Object, error) {
 	if obj := h.reads.get(d, kv); obj != nil {
 		return obj, nil
 	}
@@ -95,6 +109,6 @@ func (h *Handler) readObject(d *registry.Descriptor, kv bolt.KV) (Object, error)
 	if err != nil {
 		return nil, err
 	}
-	h.reads.put(d, kv, deepCopyObject(obj))
+	h.reads.put(d, kv, obj)
 	return obj, nil
 }
