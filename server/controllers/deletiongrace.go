@@ -47,9 +47,12 @@ func (c *DeletionGrace) Run(ctx context.Context) {
 	c.mu.Unlock()
 }
 
-// deletionMark is how a stored object that is being deleted starts its
-// deletionTimestamp: objects without it are passed over unparsed.
-var deletionMark = []byte(`"deletionTimestamp":`)
+// deletionMark is in every stored object that is being deleted, at its
+// deletionTimestamp: objects without it are passed over unparsed, and a
+// match elsewhere (a label, say) is settled by parsing the metadata. It
+// leaves out the member name's opening quote: a search starting with a
+// byte as common in JSON as a quote falls back to a far slower scan.
+var deletionMark = []byte(`deletionTimestamp":`)
 
 // observe sets or clears the timer of the object an event is about.
 func (c *DeletionGrace) observe(ev bolt.Event) {

@@ -3,7 +3,9 @@ package controllers
 import (
 	"context"
 	"testing"
+	"time"
 
+	"platd/bolt"
 	"platd/server/apierr"
 	"platd/server/registry"
 )
@@ -69,4 +71,35 @@ func TestDeletionGraceController(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the released pod to go", missing("held"))
+}
+
+// TestDeletionGraceObserve: an object gets a timer when its metadata
+// marks it deleted with a grace period and nothing holds it; the word
+// anywhere else in the object, or a mark with finalizers, sets none, and
+// a later state without the mark clears the timer.
+func TestDeletionGraceObserve(t *testing.T) {
+	t.Parallel()
+	const due = `"deletionTimestamp":"2999-01-01T00:00:00Z","deletionGracePeriodSeconds":30`
+	for _, tc := range []struct {
+		name, stored string
+		timer        bool
+	}{
+		{"marked", `{"metadata":{"name":"a",` + due + `},"spec":{}}`, true},
+		{"held", `{"metadata":{"name":"a",` + due + `,"finalizers":["f"]}}`, false},
+		{"not marked", `{"metadata":{"name":"a"},"spec":{}}`, false},
+		{"label", `{"metadata":{"name":"a","labels":{"deletionTimestamp":"x"}}}`, false},
+		{"annotation", `{"metadata":{"name":"a","annotations":{"n":"deletionTimestamp\":\"2999-01-01T00:00:00Z\""}}}`, false},
+		{"spec", `{"metadata":{"name":"a"},"spec":{` + due + `}}`, false},
+		{"label and mark", `{"metadata":{"name":"a","labels":{"deletionTimestamp":"x"},` + due + `}}`, true},
+	} {
+		c := &DeletionGrace{timers: map[string]*time.Timer{}, queue: newQueue()}
+		c.observe(bolt.Event{Type: bolt.Put, KV: bolt.KV{Key: "/k", Value: []byte(tc.stored)}})
+		if got := c.timers["/k"] != nil; got != tc.timer {
+			t.Errorf("%s: timer %v, want %v", tc.name, got, tc.timer)
+		}
+		c.observe(bolt.Event{Type: bolt.Put, KV: bolt.KV{Key: "/k", Value: []byte(`{"metadata":{"name":"a"}}`)}})
+		if len(c.timers) != 0 {
+			t.Errorf("%s: timer left after the mark went", tc.name)
+		}
+	}
 }
