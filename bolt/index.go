@@ -3,9 +3,9 @@ package bolt
 import "sort"
 
 // chunkMax bounds the length of one chunk of the ordered index. An insert
-// moves at most this many entries (56 bytes each) and a rank lookup sums one
-// length per chunk, so 256 keeps both cheap from a handful of keys up to
-// millions.
+// moves at most this many entries (56 bytes each) and counting a range sums
+// one length per chunk it spans, so 256 keeps both cheap from a handful of
+// keys up to millions.
 const chunkMax = 256
 
 // index is the in-memory current state: a map for point reads and a list of
@@ -46,22 +46,20 @@ func (ix *index) seek(key string) (ci, i int) {
 	return ci, i
 }
 
-// rank is the number of keys strictly smaller than key.
-func (ix *index) rank(key string) int {
-	ci, i := ix.seek(key)
-	n := i
-	for c := 0; c < ci; c++ {
-		n += len(ix.chunks[c])
-	}
-	return n
-}
-
-// countRange is the number of keys k with from <= k < to.
+// countRange is the number of keys k with from <= k < to. Only the chunks
+// the range spans are counted, so a small range costs two searches however
+// many keys come before it.
 func (ix *index) countRange(from, to string) int {
 	if from >= to {
 		return 0
 	}
-	return ix.rank(to) - ix.rank(from)
+	fc, fi := ix.seek(from)
+	tc, ti := ix.seek(to)
+	n := ti - fi
+	for c := fc; c < tc; c++ {
+		n += len(ix.chunks[c])
+	}
+	return n
 }
 
 // put inserts or replaces kv.

@@ -70,6 +70,21 @@ func compareIndex(t *testing.T, ix *index, model map[string]int64, rng *rand.Ran
 	if !slices.Equal(all, keys) {
 		t.Fatalf("ascend order differs from the model")
 	}
+	// Ranges between any two keys, present or not, across chunks or
+	// within one.
+	for range 20 {
+		from := fmt.Sprintf("/r/ns%d/k%05d", rng.IntN(5), rng.IntN(20*chunkMax))
+		to := fmt.Sprintf("/r/ns%d/k%05d", rng.IntN(5), rng.IntN(20*chunkMax))
+		want := 0
+		for _, k := range keys {
+			if from <= k && k < to {
+				want++
+			}
+		}
+		if n := ix.countRange(from, to); n != want {
+			t.Fatalf("countRange [%s, %s) = %d, want %d", from, to, n, want)
+		}
+	}
 	for _, prefix := range []string{"/", "/r/", "/r/ns0/", "/r/ns3/", "/r/ns9/"} {
 		end := prefixEnd(prefix)
 		var want []string
