@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"math/big"
+	"slices"
 	"strings"
 
 	"platd/server/registry"
@@ -143,15 +144,35 @@ var volumeSources = []string{
 	"portworxVolume", "azureDisk", "storageos", "projected", "scaleIO", "csi", "ephemeral", "image",
 }
 
-func defaultVolume(vol map[string]any) {
-	source := ""
-	for _, s := range volumeSources {
-		if has(vol, s) {
-			source = s
-			break
+// volumeSourceRank is the position of each volume source in
+// volumeSources.
+var volumeSourceRank = func() map[string]int {
+	m := make(map[string]int, len(volumeSources))
+	for i, s := range volumeSources {
+		m[s] = i
+	}
+	return m
+}()
+
+// sourcesOf appends the sources vol sets (members of volumeSources that are
+// not null) to dst, in the order of volumeSources. It reads the few
+// members of vol rather than looking up every source in it.
+func sourcesOf(dst []string, vol map[string]any) []string {
+	start := len(dst)
+	for k, v := range vol {
+		if _, ok := volumeSourceRank[k]; ok && v != nil {
+			dst = append(dst, k)
 		}
 	}
-	if source == "" {
+	if len(dst)-start > 1 {
+		slices.SortFunc(dst[start:], func(a, b string) int { return volumeSourceRank[a] - volumeSourceRank[b] })
+	}
+	return dst
+}
+
+func defaultVolume(vol map[string]any) {
+	var buf [2]string
+	if len(sourcesOf(buf[:0], vol)) == 0 {
 		// A volume naming no source is a scratch directory.
 		vol["emptyDir"] = map[string]any{}
 	}

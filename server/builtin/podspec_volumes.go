@@ -80,10 +80,8 @@ func (c *specCheck) validateVolumes(p fieldPath) map[string]map[string]any {
 func (c *specCheck) validateVolumeSource(vol map[string]any, p fieldPath, volName string) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	n := 0
-	for _, s := range volumeSources {
-		if !has(vol, s) {
-			continue
-		}
+	var buf [2]string
+	for _, s := range sourcesOf(buf[:0], vol) {
 		sp := p.child(s)
 		if n > 0 {
 			if alt, ok := forbiddenSourceNames[s]; ok {
