@@ -326,11 +326,13 @@ func TestAdmissionPolicyScale(t *testing.T) {
 	deployments := "/apis/apps/v1/namespaces/default/deployments"
 	e.do("POST", deployments, deployment("web", 2)).mustCode(t, 201)
 	const msg = "autoscaling/v1 Scale of deployments/scale: 2 to 7"
-	var r *resp
+	// Dry runs wait for both bindings, so that no scale goes through
+	// while only one of them is in effect.
 	eventually(t, "the scale policy's bindings", func() bool {
-		r = e.do("PATCH", deployments+"/web/scale", `{"spec":{"replicas":7}}`, "Content-Type", "application/merge-patch+json")
+		r := e.do("PATCH", deployments+"/web/scale?dryRun=All", `{"spec":{"replicas":7}}`, "Content-Type", "application/merge-patch+json")
 		return r.code == 422 && r.header.Get("Warning") != ""
 	})
+	r := e.do("PATCH", deployments+"/web/scale", `{"spec":{"replicas":7}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 422)
 	r.mustMessage(t, `deployments.apps "web" is forbidden: ValidatingAdmissionPolicy 'scale' with binding 'scale' denied request: `+msg)
 	if got := r.header.Get("Warning"); got != `299 - "Validation failed for ValidatingAdmissionPolicy 'scale' with binding 'scale-warn': `+msg+`"` {
 		t.Errorf("warning %q", got)

@@ -40,9 +40,10 @@ func TestAuthzModesBuildOnce(t *testing.T) {
 			t.Errorf("%s: built again: %p then %p (%v)", m, first, again, err)
 		}
 	}
-	// The node graph's loop was queued once, for Serve to start.
-	if n := len(s.background.pending); n != 1 {
-		t.Errorf("%d background loops queued, want 1", n)
+	// The node graph's loop was queued once, for Serve to start, beside
+	// the admission policies' follower.
+	if n := len(s.background.pending); n != 2 {
+		t.Errorf("%d background loops queued, want 2", n)
 	}
 }
 
