@@ -30,17 +30,8 @@ var (
 // parseQuantity reads a quantity as objects hold it: a string (any valid
 // spelling; it is canonicalised first) or an integer.
 func parseQuantity(v any) (quantity, bool) {
-	var s string
-	switch x := v.(type) {
-	case string:
-		s = x
-	case int64:
-		s = strconv.FormatInt(x, 10)
-	case int:
-		s = strconv.Itoa(x)
-	case float64:
-		s = strconv.FormatFloat(x, 'f', -1, 64)
-	default:
+	s, ok := schema.QuantityText(v)
+	if !ok {
 		return quantity{}, false
 	}
 	if q, ok := quantityCache.Load(s); ok {

@@ -6,7 +6,6 @@ package quota
 import (
 	"math/big"
 	"slices"
-	"strconv"
 	"strings"
 
 	"platd/server/schema"
@@ -23,17 +22,8 @@ type Quantity struct {
 // ParseQuantity reads a quantity as objects hold it: a string or a JSON
 // number.
 func ParseQuantity(v any) (Quantity, bool) {
-	var s string
-	switch x := v.(type) {
-	case string:
-		s = x
-	case int64:
-		s = strconv.FormatInt(x, 10)
-	case int:
-		s = strconv.Itoa(x)
-	case float64:
-		s = strconv.FormatFloat(x, 'f', -1, 64)
-	default:
+	s, ok := schema.QuantityText(v)
+	if !ok {
 		return Quantity{}, false
 	}
 	n, err := schema.QuantityNanos(s)

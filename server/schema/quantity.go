@@ -87,6 +87,23 @@ func FormatQuantityLike(nanos *big.Int, like string) string {
 	return formatQuantity(nanos.Sign() < 0, new(big.Int).Abs(nanos), format)
 }
 
+// QuantityText is the text of a quantity as a decoded object holds it: a
+// string, or a number (JSON numbers decode as float64, integers written
+// by the server as int64 or int). Anything else is no quantity.
+func QuantityText(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, true
+	case int64:
+		return strconv.FormatInt(x, 10), true
+	case int:
+		return strconv.Itoa(x), true
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), true
+	}
+	return "", false
+}
+
 // QuantityNanos returns the value of a quantity in units of 10^-9,
 // rounded up (away from zero) to 1n. The error wraps ErrQuantity.
 func QuantityNanos(s string) (*big.Int, error) {
