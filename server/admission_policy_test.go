@@ -344,3 +344,41 @@ func TestAdmissionPolicyScale(t *testing.T) {
 	// Writes of the deployment itself are not writes of its scale.
 	e.do("PATCH", deployments+"/web", `{"spec":{"replicas":9}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
 }
+
+// TestAdmissionPolicyEquivalentEvents checks that core events and the
+// events group's events, which share their stored form, are equivalent
+// resources: a rule for either group matches a write through the other.
+func TestAdmissionPolicyEquivalentEvents(t *testing.T) {
+	t.Parallel()
+	e := startPolicies(t)
+	eventsGroup := platBrand.Group("events")
+	for _, g := range []string{"", eventsGroup} {
+		name := "core"
+		if g != "" {
+			name = "grouped"
+		}
+		e.policy(name, map[string]any{
+			"matchConstraints": map[string]any{"resourceRules": []any{map[string]any{
+				"operations": []any{"CREATE"}, "apiGroups": []any{g}, "apiVersions": []any{"v1"}, "resources": []any{"events"}}}},
+			"validations": []any{map[string]any{"expression": "false",
+				"messageExpression": "'" + name + ": ' + request.resource.group + ' from ' + request.requestResource.group + '/' + request.requestResource.version"}},
+		})
+	}
+	coreEvent := map[string]any{"metadata": map[string]any{"name": "e1"}, "involvedObject": map[string]any{"kind": "Pod", "name": "p", "namespace": "default"},
+		"reason": "R", "message": "m", "type": "Normal"}
+	groupedEvent := map[string]any{"metadata": map[string]any{"name": "e2"}, "eventTime": "2026-01-01T00:00:00.000000Z", "reportingController": "x/y",
+		"reportingInstance": "i", "action": "A", "reason": "R", "type": "Normal", "regarding": map[string]any{"kind": "Pod", "name": "p", "namespace": "default"}}
+	// Each policy is bound alone, so that its answer is the only one.
+	e.binding("grouped", "grouped", []any{"Deny"}, nil)
+	e.untilCode("the events-group policy to deny a core event", "POST", "/api/v1/namespaces/default/events", coreEvent, 422).
+		mustMessage(t, `events "e1" is forbidden: ValidatingAdmissionPolicy 'grouped' with binding 'grouped' denied request: grouped: `+eventsGroup+` from /v1`)
+	e.do("DELETE", e.policyPath("validatingadmissionpolicybindings")+"/grouped", nil).mustCode(t, 200)
+	e.binding("core", "core", []any{"Deny"}, nil)
+	eventually(t, "only the core binding", func() bool {
+		r := e.do("POST", "/api/v1/namespaces/default/events?dryRun=All", coreEvent)
+		return r.code == 422 && strings.Contains(string(r.body), "ValidatingAdmissionPolicy 'core'")
+	})
+	e.do("POST", groupPath(eventsGroup, "v1", "default", "events"), groupedEvent).mustCode(t, 422).
+		mustMessage(t, `events.`+eventsGroup+` "e2" is forbidden: ValidatingAdmissionPolicy 'core' with binding 'core' denied request: core:  from `+eventsGroup+`/v1`)
+	e.do("GET", groupPath(eventsGroup, "v1", "default", "events")+"/e2", nil).mustCode(t, 404)
+}

@@ -143,8 +143,9 @@ func (m *matchResources) matchObject(a *Attributes) (bool, error) {
 
 // matchRules returns the version of the request's resource a rule
 // matches (by resource and, when the rule names objects, by name): the
-// request's own, or under Equivalent another version of the same
-// resource (not one of the same version); nil when none does.
+// request's own, or under Equivalent another resource sharing its
+// stored form (another version, or the same resource served by another
+// group, as core and events-group events); nil when none does.
 func (m *matchResources) matchRules(rules []rule, a *Attributes, equiv equivalents) *registry.Descriptor {
 	for _, r := range rules {
 		if r.matches(a, a.Descriptor) && r.matchName(a) {
@@ -157,7 +158,7 @@ func (m *matchResources) matchRules(rules []rule, a *Attributes, equiv equivalen
 	others := equiv(a.Descriptor)
 	for _, r := range rules {
 		for _, e := range others {
-			if e.Version == a.Descriptor.Version || (a.Subresource != "" && e.Subresource(a.Subresource) == nil) {
+			if a.Subresource != "" && e.Subresource(a.Subresource) == nil {
 				continue
 			}
 			if r.matches(a, e) && r.matchName(a) {

@@ -148,3 +148,42 @@ func TestMatchEquivalent(t *testing.T) {
 		t.Errorf("request %v", r)
 	}
 }
+
+// TestMatchEquivalentOtherGroup checks that an equivalent resource of the
+// same version in another group (core and events-group events share
+// their stored form) matches under Equivalent, both ways.
+func TestMatchEquivalentOtherGroup(t *testing.T) {
+	t.Parallel()
+	core := &registry.Descriptor{Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
+	grouped := &registry.Descriptor{Group: "events.example", Version: "v1", Resource: "events", Kind: "Event", Namespaced: true,
+		Storage: &registry.Storage{Descriptor: core}}
+	equiv := func(d *registry.Descriptor) []*registry.Descriptor {
+		if d == core {
+			return []*registry.Descriptor{grouped}
+		}
+		return []*registry.Descriptor{core}
+	}
+	rule := func(group string) map[string]any {
+		return map[string]any{"resourceRules": []any{map[string]any{"operations": []any{"CREATE"}, "apiGroups": []any{group},
+			"apiVersions": []any{"v1"}, "resources": []any{"events"}}}}
+	}
+	none := func(string) (map[string]string, error) { return nil, nil }
+	tests := []struct {
+		name    string
+		request *registry.Descriptor
+		group   string
+		want    *registry.Descriptor
+	}{
+		{"core request, events-group rule", core, "events.example", grouped},
+		{"events-group request, core rule", grouped, "", core},
+		{"core request, core rule", core, "", core},
+	}
+	for _, tt := range tests {
+		a := &Attributes{Descriptor: tt.request, Operation: OpCreate, Namespace: "ns", Name: "e",
+			Object: registry.Object{"apiVersion": tt.request.GroupVersion(), "kind": "Event", "metadata": map[string]any{"name": "e"}}}
+		got, err := parseMatchResources(rule(tt.group)).matches(a, none, equiv)
+		if got != tt.want || err != nil {
+			t.Errorf("%s: matched %v, %v; want %v", tt.name, got, err, tt.want)
+		}
+	}
+}
