@@ -126,11 +126,14 @@ func (v *validation) failureMessage(evaluated any) string {
 	return fmt.Sprintf("failed expression: %v", strings.TrimSpace(v.expr))
 }
 
-// matchConditions evaluates the match conditions in order: any false
-// one stops the match; errors (when none is false) are the result.
+// matchConditions evaluates the match conditions, all of them in order
+// with their own budget, as upstream: running out of it is the result
+// whatever the conditions before said; else any false condition stops
+// the match, and errors (when none is false) are the result.
 func (pol *policy) matchConditions(ctx context.Context, in cel.AdmissionInput) (bool, error) {
-	ev := cel.NewAdmissionEvaluation(ctx, in, pol.variables, cel.RuntimeAdmissionBudget)
+	ev := cel.NewAdmissionEvaluation(ctx, in, pol.variables, cel.RuntimeMatchConditionsBudget)
 	var errs []error
+	matched := true
 	for _, c := range pol.conditions {
 		out, err := ev.Eval(c.prog)
 		if isOutOfBudget(err) {
@@ -141,8 +144,11 @@ func (pol *policy) matchConditions(ctx context.Context, in cel.AdmissionInput) (
 			continue
 		}
 		if out == false {
-			return false, nil
+			matched = false
 		}
+	}
+	if !matched {
+		return false, nil
 	}
 	switch len(errs) {
 	case 0:

@@ -16,6 +16,11 @@ import (
 // upstream's runtime budget.
 const RuntimeAdmissionBudget = RuntimeCostBudget
 
+// RuntimeMatchConditionsBudget is the most the match conditions of one
+// policy may cost together in one evaluation, a budget of their own
+// apart from the validations', as upstream's.
+const RuntimeMatchConditionsBudget = 2500000
+
 // outOfBudgetDetail is upstream's text of an evaluation that ran out of
 // its budget.
 const outOfBudgetDetail = "validation failed due to running out of cost budget, no further validation rules will be run"
