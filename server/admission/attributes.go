@@ -12,6 +12,7 @@
 package admission
 
 import (
+	"reflect"
 	"time"
 
 	"platd/security"
@@ -184,6 +185,21 @@ func (a *Attributes) request(metaGroup string) map[string]any {
 		r["options"] = opts
 	}
 	return r
+}
+
+// conditionRequest is the request match conditions see, as upstream's
+// matcher builds it: the matched kind, but the resource the request
+// addressed.
+func conditionRequest(r map[string]any) map[string]any {
+	if reflect.DeepEqual(r["resource"], r["requestResource"]) {
+		return r
+	}
+	out := make(map[string]any, len(r))
+	for k, v := range r {
+		out[k] = v
+	}
+	out["resource"] = r["requestResource"]
+	return out
 }
 
 func setNonEmpty(m map[string]any, key, value string) {

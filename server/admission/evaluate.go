@@ -36,10 +36,14 @@ func (pol *policy) failed(message string) decision {
 
 // validate evaluates the policy for one input: its match conditions,
 // then its validations (with their messages) and audit annotations, each
-// group with upstream's runtime budget.
-func (pol *policy) validate(ctx context.Context, in cel.AdmissionInput) result {
+// group with upstream's runtime budget. The match conditions see the
+// input as upstream's matcher gives it: with condRequest as `request`
+// and no namespaceObject.
+func (pol *policy) validate(ctx context.Context, in cel.AdmissionInput, condRequest map[string]any) result {
 	if len(pol.conditions) > 0 {
-		match, err := pol.matchConditions(ctx, in)
+		cin := in
+		cin.Request, cin.Namespace = condRequest, nil
+		match, err := pol.matchConditions(ctx, cin)
 		if err != nil {
 			return result{decisions: []decision{pol.failed(err.Error())}}
 		}

@@ -12,13 +12,17 @@ import (
 )
 
 // runPolicy enforces one policy (matching every write unless spec says
-// otherwise), bound with Deny and bspec, on a; it returns the refusal's
-// message ("" when admitted) and the warnings.
-func runPolicy(t *testing.T, lookup fakeLookup, spec, bspec map[string]any, a *Attributes) (string, []string) {
+// otherwise), bound with Deny and bspec, on a; the registry holds
+// namespaces, config maps and extra. It returns the refusal's message
+// ("" when admitted) and the warnings.
+func runPolicy(t *testing.T, lookup fakeLookup, spec, bspec map[string]any, a *Attributes, extra ...*registry.Descriptor) (string, []string) {
 	t.Helper()
 	reg := registry.New()
 	reg.Add(namespaces)
 	reg.Add(configMaps)
+	for _, d := range extra {
+		reg.Add(d)
+	}
 	if _, ok := spec["matchConstraints"]; !ok {
 		spec["matchConstraints"] = map[string]any{"resourceRules": []any{map[string]any{"operations": []any{"*"}, "apiGroups": []any{"*"}, "apiVersions": []any{"*"}, "resources": []any{"*"}}}}
 	}
@@ -76,6 +80,45 @@ func TestMatchConditionsBudget(t *testing.T) {
 			"validations": []any{map[string]any{"expression": "false", "message": "validated"}}}, nil, configMapCreate())
 		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) || strings.Contains(got, "validated") {
 			t.Errorf("%s: refusal %q, want one with %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestMatchConditionsInput checks what match conditions see, as
+// upstream's matcher gives it: no namespaceObject, and a request whose
+// kind is the matched one but whose resource is the one the request
+// addressed; the validations see the matched resource and the namespace.
+func TestMatchConditionsInput(t *testing.T) {
+	t.Parallel()
+	core := &registry.Descriptor{Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
+	grouped := &registry.Descriptor{Group: "events.example", Version: "v1", Resource: "events", Kind: "Event", Namespaced: true,
+		Storage: &registry.Storage{Descriptor: core}}
+	event := &Attributes{Descriptor: core, Operation: OpCreate, Namespace: "ns", Name: "e",
+		Object: registry.Object{"apiVersion": "v1", "kind": "Event", "metadata": map[string]any{"name": "e", "namespace": "ns"}}}
+	groupedRule := map[string]any{"resourceRules": []any{map[string]any{"operations": []any{"CREATE"}, "apiGroups": []any{"events.example"},
+		"apiVersions": []any{"v1"}, "resources": []any{"events"}}}}
+	lookup := fakeLookup{"ns": {"metadata": map[string]any{"name": "ns"}}}
+	tests := []struct {
+		name      string
+		a         *Attributes
+		match     map[string]any
+		condition string
+		want      string
+	}{
+		{"no namespaceObject", configMapCreate(), nil, "namespaceObject == null", "validated  with namespace"},
+		{"resource as addressed, kind as matched", event, groupedRule,
+			"request.resource.group == '' && request.kind.group == 'events.example' && request.requestResource.group == ''", "validated events.example with namespace"},
+	}
+	for _, tt := range tests {
+		spec := map[string]any{"matchConditions": []any{map[string]any{"name": "c", "expression": tt.condition}},
+			"validations": []any{map[string]any{"expression": "false",
+				"messageExpression": "'validated ' + request.resource.group + ' ' + (namespaceObject == null ? '' : 'with namespace')"}}}
+		if tt.match != nil {
+			spec["matchConstraints"] = tt.match
+		}
+		got, _ := runPolicy(t, lookup, spec, nil, tt.a, core, grouped)
+		if !strings.HasSuffix(got, ": "+tt.want) {
+			t.Errorf("%s: refusal %q, want one ending %q", tt.name, got, tt.want)
 		}
 	}
 }

@@ -93,6 +93,7 @@ func (p *Policies) Validate(ctx context.Context, a *Attributes) error {
 	// The request as each matched version sees it, and the authorizer.
 	versioned := map[*registry.Descriptor]*Attributes{}
 	requests := map[*registry.Descriptor]map[string]any{}
+	condRequests := map[*registry.Descriptor]map[string]any{}
 	var authz *cel.AdmissionAuthorizer
 	for _, h := range hooks {
 		pol := h.policy
@@ -119,8 +120,9 @@ func (p *Policies) Validate(ctx context.Context, a *Attributes) error {
 			va = a.as(matched)
 			versioned[matched] = va
 			requests[matched] = va.request(p.brand.MetaGroup())
+			condRequests[matched] = conditionRequest(requests[matched])
 		}
-		request := requests[matched]
+		request, condRequest := requests[matched], condRequests[matched]
 		if authz == nil {
 			authz = p.authorizer(ctx, a)
 		}
@@ -151,7 +153,7 @@ func (p *Policies) Validate(ctx context.Context, a *Attributes) error {
 			}
 			for _, param := range params {
 				in := cel.AdmissionInput{Object: va.Object, OldObject: va.OldObject, Params: param, Request: request, Namespace: ns, Authorizer: authz}
-				res := pol.validate(ctx, in)
+				res := pol.validate(ctx, in, condRequest)
 				for i, dec := range res.decisions {
 					if !dec.deny {
 						continue
