@@ -54,6 +54,11 @@ type Attributes struct {
 	// OptionsKind is the kind of the operation's options
 	// (CreateOptions, UpdateOptions, DeleteOptions).
 	OptionsKind string
+	// Options are the members the request gave its options object
+	// (fieldManager, fieldValidation, dryRun; a deletion's
+	// propagationPolicy, gracePeriodSeconds, preconditions...), in the
+	// generic decoded form; nil gives only dryRun, from DryRun.
+	Options map[string]any
 
 	// requested is the resource the request addressed, when Descriptor
 	// is an equivalent version a policy matched it as (see as).
@@ -178,8 +183,12 @@ func (a *Attributes) request(metaGroup string) map[string]any {
 	}
 	r["userInfo"] = u
 	if a.OptionsKind != "" {
-		opts := map[string]any{"kind": a.OptionsKind, "apiVersion": metaGroup + "/v1"}
-		if a.DryRun {
+		opts := make(map[string]any, len(a.Options)+2)
+		for k, v := range a.Options {
+			opts[k] = v
+		}
+		opts["kind"], opts["apiVersion"] = a.OptionsKind, metaGroup+"/v1"
+		if _, ok := opts["dryRun"]; !ok && a.DryRun {
 			opts["dryRun"] = []any{"All"}
 		}
 		r["options"] = opts

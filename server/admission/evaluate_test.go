@@ -122,3 +122,18 @@ func TestMatchConditionsInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestOptions checks request.options: the options the request
+// gave, with the kind and apiVersion of the operation's options object.
+func TestRequestOptions(t *testing.T) {
+	t.Parallel()
+	a := configMapCreate()
+	a.OptionsKind, a.DryRun = "CreateOptions", true
+	a.Options = map[string]any{"fieldManager": "me", "fieldValidation": "Strict", "dryRun": []any{"All"}}
+	got, _ := runPolicy(t, fakeLookup{"ns": {"metadata": map[string]any{"name": "ns"}}}, map[string]any{"validations": []any{map[string]any{"expression": "false",
+		"messageExpression": "request.options.kind + ' ' + request.options.apiVersion + ' ' + request.options.fieldManager + ' ' + request.options.fieldValidation + ' ' + request.options.dryRun[0]"}}}, nil, a)
+	b, _ := config.LookupBrand("plat")
+	if want := ": CreateOptions " + b.MetaGroup() + "/v1 me Strict All"; !strings.HasSuffix(got, want) {
+		t.Errorf("refusal %q, want one ending %q", got, want)
+	}
+}

@@ -43,7 +43,7 @@ func (h *Handler) serveBind(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, apierr.NewInvalid("", "Binding", name, errs))
 		return
 	}
-	if err := h.admitAction(r.Context(), w, s, name, b, "v1", "Binding", wo.dryRun); err != nil {
+	if err := h.admitAction(r.Context(), w, s, name, b, "v1", "Binding", wo, wo.dryRun); err != nil {
 		h.writeError(w, r, err)
 		return
 	}

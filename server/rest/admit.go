@@ -99,7 +99,7 @@ func (h *Handler) validatePolicies(ctx context.Context, s *scope, op string, obj
 	}
 	a := &admission.Attributes{
 		Descriptor: s.d, Subresource: sub, Kind: kind, Operation: op, Namespace: s.ns, Name: s.name,
-		Object: obj, OldObject: old, DryRun: dryRun, User: filters.UserFrom(ctx), OptionsKind: optionsKinds[op],
+		Object: obj, OldObject: old, DryRun: dryRun, User: filters.UserFrom(ctx), OptionsKind: optionsKinds[op], Options: s.options,
 	}
 	if op == admission.OpCreate {
 		a.Namespace = metaString(obj, "namespace")
@@ -145,8 +145,9 @@ func typedAs(obj Object, apiVersion, kind string) Object {
 // object, a Binding or an Eviction, changes another object) before it
 // acts, as upstream admits the action's create; name is the object the
 // action addresses, apiVersion and kind the action's own unless the body
-// names another it accepts. Its warnings are answered on w.
-func (h *Handler) admitAction(ctx context.Context, w http.ResponseWriter, s *scope, name string, obj Object, apiVersion, kind string, dryRun bool) error {
+// names another it accepts, wo the request's options. Its warnings are
+// answered on w.
+func (h *Handler) admitAction(ctx context.Context, w http.ResponseWriter, s *scope, name string, obj Object, apiVersion, kind string, wo writeOptions, dryRun bool) error {
 	if h.policies == nil {
 		return nil
 	}
@@ -161,7 +162,7 @@ func (h *Handler) admitAction(ctx context.Context, w http.ResponseWriter, s *sco
 	a := &admission.Attributes{
 		Descriptor: s.d, Subresource: s.sub, Kind: &admission.GroupVersionKind{Group: group, Version: version, Kind: kind},
 		Operation: admission.OpCreate, Namespace: s.ns, Name: name, Object: obj, DryRun: dryRun,
-		User: filters.UserFrom(ctx), OptionsKind: kindCreateOptions,
+		User: filters.UserFrom(ctx), OptionsKind: kindCreateOptions, Options: wo.given,
 	}
 	var warnings []string
 	ctx = security.WithWarnings(ctx, func(m string) { warnings = append(warnings, m) })

@@ -2,6 +2,7 @@ package rest
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"reflect"
 	"strings"
@@ -137,6 +138,84 @@ func TestPolicyAdmissionStep(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("%s:\n got  %q\n want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// optionsPolicies records the options each write is admitted with.
+type optionsPolicies struct {
+	mu   sync.Mutex
+	seen []map[string]any
+}
+
+func (p *optionsPolicies) Validate(ctx context.Context, a *admission.Attributes) error {
+	opts := map[string]any{"kind": a.OptionsKind}
+	for k, v := range a.Options {
+		opts[k] = v
+	}
+	p.mu.Lock()
+	p.seen = append(p.seen, opts)
+	p.mu.Unlock()
+	return nil
+}
+
+// TestPolicyAdmissionOptions checks that the policy step sees the
+// options object of each operation as the request gave it: a patch's
+// as the create or update it makes (without force), a deletion's
+// DeleteOptions from its body.
+func TestPolicyAdmissionOptions(t *testing.T) {
+	t.Parallel()
+	p := &optionsPolicies{}
+	_, srv, _ := newTestHandler(t, Config{Policies: p})
+	p.mu.Lock()
+	p.seen = nil
+	p.mu.Unlock()
+	cms := "/api/v1/namespaces/default/configmaps"
+	tests := []struct {
+		name, method, path, ctype, body string
+		want                            map[string]any
+	}{
+		{"create", "POST", cms + "?fieldManager=me&fieldValidation=Strict", "application/json", `{"metadata":{"name":"a"}}`,
+			map[string]any{"kind": "CreateOptions", "fieldManager": "me", "fieldValidation": "Strict"}},
+		{"create, dry run", "POST", cms + "?dryRun=All", "application/json", `{"metadata":{"name":"b"}}`,
+			map[string]any{"kind": "CreateOptions", "dryRun": []any{"All"}}},
+		{"update", "PUT", cms + "/a?fieldManager=up", "application/json", `{"metadata":{"name":"a"},"data":{"x":"y"}}`,
+			map[string]any{"kind": "UpdateOptions", "fieldManager": "up"}},
+		{"patch", "PATCH", cms + "/a?fieldValidation=Ignore", "application/merge-patch+json", `{"data":{"x":"z"}}`,
+			map[string]any{"kind": "UpdateOptions", "fieldValidation": "Ignore"}},
+		{"apply creating", "PATCH", cms + "/c?fieldManager=ap&force=true", "application/apply-patch+yaml", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}`,
+			map[string]any{"kind": "CreateOptions", "fieldManager": "ap"}},
+		{"delete", "DELETE", cms + "/a", "application/json", `{"propagationPolicy":"Foreground","gracePeriodSeconds":5,"preconditions":{"uid":"` + "%UID%" + `"}}`,
+			map[string]any{"kind": "DeleteOptions", "propagationPolicy": "Foreground", "gracePeriodSeconds": int64(5), "preconditions": map[string]any{"uid": "%UID%"}}},
+	}
+	var uid string
+	for _, tt := range tests {
+		body := strings.ReplaceAll(tt.body, "%UID%", uid)
+		req, _ := http.NewRequest(tt.method, srv.URL+tt.path, strings.NewReader(body))
+		req.Header.Set("Content-Type", tt.ctype)
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var obj map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&obj)
+		res.Body.Close()
+		if res.StatusCode >= 300 {
+			t.Fatalf("%s: %d %v", tt.name, res.StatusCode, obj)
+		}
+		if tt.name == "update" {
+			uid, _ = obj["metadata"].(map[string]any)["uid"].(string)
+		}
+		p.mu.Lock()
+		got := p.seen
+		p.seen = nil
+		p.mu.Unlock()
+		want := tt.want
+		if pc, ok := want["preconditions"].(map[string]any); ok {
+			pc["uid"] = uid
+		}
+		if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
+			t.Errorf("%s: options %v, want %v", tt.name, got, want)
 		}
 	}
 }

@@ -57,6 +57,7 @@ func (h *Handler) readApply(r *http.Request, s *scope) (applyRequest, error) {
 	if err != nil {
 		return applyRequest{}, err
 	}
+	s.options = wo.given
 	if wo.fieldManager == "" {
 		return applyRequest{}, h.optionsInvalid(kindPatchOptions, apierr.Required("fieldManager", "is required for apply patch"))
 	}

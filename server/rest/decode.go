@@ -246,6 +246,7 @@ func (h *Handler) beginWrite(r *http.Request, s *scope, optionsKind string) (out
 	if err != nil {
 		return out, wo, nil, err
 	}
+	s.options = wo.given
 	dec, err := h.decodeBody(r, s, wo)
 	if err == nil {
 		logRequestObject(r, s, dec.obj)

@@ -43,6 +43,38 @@ func (o *deleteOptions) unsafe() bool {
 	return o.IgnoreStoreReadError != nil && *o.IgnoreStoreReadError
 }
 
+// given are the options as members of the DeleteOptions object
+// admission sees.
+func (o *deleteOptions) given() map[string]any {
+	m := map[string]any{}
+	if o.GracePeriodSeconds != nil {
+		m["gracePeriodSeconds"] = *o.GracePeriodSeconds
+	}
+	if p := o.Preconditions; p != nil {
+		pc := map[string]any{}
+		if p.UID != nil {
+			pc["uid"] = *p.UID
+		}
+		if p.ResourceVersion != nil {
+			pc["resourceVersion"] = *p.ResourceVersion
+		}
+		m["preconditions"] = pc
+	}
+	if o.OrphanDependents != nil {
+		m["orphanDependents"] = *o.OrphanDependents
+	}
+	if o.PropagationPolicy != nil {
+		m["propagationPolicy"] = *o.PropagationPolicy
+	}
+	if len(o.DryRun) > 0 {
+		m["dryRun"] = registry.AnyList(o.DryRun)
+	}
+	if o.IgnoreStoreReadError != nil {
+		m["ignoreStoreReadErrorWithClusterBreakingPotential"] = *o.IgnoreStoreReadError
+	}
+	return m
+}
+
 type precond struct {
 	UID             *string `json:"uid,omitempty"`
 	ResourceVersion *string `json:"resourceVersion,omitempty"`
@@ -262,7 +294,7 @@ func (h *Handler) deleteObject(ctx context.Context, s *scope, ns, name string, o
 		if err := deletable(d, name); err != nil {
 			return nil, err
 		}
-		target := &scope{d: d, ns: ns, name: name, admittedElsewhere: s.admittedElsewhere}
+		target := &scope{d: d, ns: ns, name: name, admittedElsewhere: s.admittedElsewhere, options: o.given()}
 		err = h.validatePolicies(ctx, target, admission.OpDelete, nil, obj, dry)
 		s.warnings = append(s.warnings, target.warnings...)
 		if err != nil {

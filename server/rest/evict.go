@@ -84,7 +84,7 @@ func (h *Handler) serveEvict(w http.ResponseWriter, r *http.Request, s *scope) {
 		}
 		dryRun = true
 	}
-	if err := h.admitAction(r.Context(), w, s, s.name, ev, "policy/v1", "Eviction", dryRun); err != nil {
+	if err := h.admitAction(r.Context(), w, s, s.name, ev, "policy/v1", "Eviction", wo, dryRun); err != nil {
 		h.writeError(w, r, err)
 		return
 	}

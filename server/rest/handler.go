@@ -200,6 +200,10 @@ type scope struct {
 	// admittedElsewhere says the write is part of a request admitted as
 	// a whole (an eviction's deletion): the policies do not see it.
 	admittedElsewhere bool
+	// options are the members of the write's options object as the
+	// request gave them (writeOptions.given, deleteOptions.given), as
+	// the policy admission sees them.
+	options map[string]any
 	// alsoAccepts are apiVersions besides the descriptor's that a request
 	// body may name (registry.Subresource.AlsoAccepts).
 	alsoAccepts []string

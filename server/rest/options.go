@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"platd/server/apierr"
+	"platd/server/registry"
 )
 
 // Option kinds, as named in query-parameter validation errors.
@@ -35,6 +36,10 @@ type writeOptions struct {
 	dryRun          bool
 	fieldValidation string
 	fieldManager    string
+	// given are the options as the request gave them (dryRun,
+	// fieldManager, fieldValidation), the members of the options object
+	// admission sees; fieldValidation is not defaulted there.
+	given map[string]any
 }
 
 func (h *Handler) parseWriteOptions(q url.Values, kind string) (writeOptions, error) {
@@ -54,6 +59,7 @@ func (h *Handler) parseWriteOptions(q url.Values, kind string) (writeOptions, er
 		errs = append(errs, apierr.NotSupported("fieldValidation", o.fieldValidation, []string{"", validationIgnore, validationStrict, validationWarn}))
 	}
 	o.fieldManager = q.Get("fieldManager")
+	o.given = givenWriteOptions(q)
 	if fe := validateFieldManager(o.fieldManager); fe != nil {
 		errs = append(errs, fe)
 	}
@@ -61,6 +67,21 @@ func (h *Handler) parseWriteOptions(q url.Values, kind string) (writeOptions, er
 		return o, h.optionsInvalid(kind, errs...)
 	}
 	return o, nil
+}
+
+// givenWriteOptions are the write options q gives, as the members of
+// their options object.
+func givenWriteOptions(q url.Values) map[string]any {
+	given := map[string]any{}
+	if v := q["dryRun"]; len(v) > 0 {
+		given["dryRun"] = registry.AnyList(v)
+	}
+	for _, k := range []string{"fieldManager", "fieldValidation"} {
+		if v := q.Get(k); v != "" {
+			given[k] = v
+		}
+	}
+	return given
 }
 
 // maxFieldManagerLength bounds the manager name, as upstream.

@@ -44,7 +44,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
-	s.manager = managerName(r, wo)
+	s.manager, s.options = managerName(r, wo), wo.given
 	d := s.d
 	// A merge or strategic patch is itself decoded strictly, as upstream
 	// decodes it: a member it repeats is lost in the patched object, so

@@ -81,7 +81,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 			return
 		}
 		want, dryRun = dec.obj, wo.dryRun
-		s.manager = managerName(r, wo)
+		s.manager, s.options = managerName(r, wo), wo.given
 	case registry.VerbPatch:
 		if h.isApply(r) {
 			h.applyScale(w, r, s, out, paths, sch)
@@ -115,7 +115,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 			return
 		}
 		want, dryRun = dec.obj, wo.dryRun
-		s.manager = managerName(r, wo)
+		s.manager, s.options = managerName(r, wo), wo.given
 	default:
 		h.writeError(w, r, apierr.MethodNotAllowed())
 		return
