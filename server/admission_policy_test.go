@@ -382,3 +382,31 @@ func TestAdmissionPolicyEquivalentEvents(t *testing.T) {
 		mustMessage(t, `events.`+eventsGroup+` "e2" is forbidden: ValidatingAdmissionPolicy 'core' with binding 'core' denied request: core:  from `+eventsGroup+`/v1`)
 	e.do("GET", groupPath(eventsGroup, "v1", "default", "events")+"/e2", nil).mustCode(t, 404)
 }
+
+// TestAdmissionPolicyConnect checks that a connect (here an exec) passes
+// the policies before the answer that no node serves it: its object is
+// the connect's options, and a denial is answered as other denials.
+func TestAdmissionPolicyConnect(t *testing.T) {
+	t.Parallel()
+	e := startPolicies(t)
+	e.policy("noexec", map[string]any{
+		"matchConstraints": map[string]any{"resourceRules": []any{map[string]any{
+			"operations": []any{"CONNECT"}, "apiGroups": []any{""}, "apiVersions": []any{"v1"}, "resources": []any{"pods/exec"},
+		}}},
+		"validations": []any{map[string]any{"expression": "object.command.size() < 2 && !has(request.options)",
+			"messageExpression": "request.operation + ' ' + request.kind.kind + ' ' + object.kind + ': ' + object.command.join(' ')"}},
+	})
+	e.binding("noexec", "noexec", []any{"Deny"}, nil)
+	pod := map[string]any{"metadata": map[string]any{"name": "p"}, "spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}}}
+	e.do("POST", "/api/v1/namespaces/default/pods", pod).mustCode(t, 201)
+	exec := "/api/v1/namespaces/default/pods/p/exec?command=ls&command=-l&stdout=true"
+	// An exec changes nothing: it may be repeated until the policy is in effect.
+	var r *resp
+	eventually(t, "the connect policy", func() bool {
+		r = e.do("POST", exec, nil)
+		return r.code == 422
+	})
+	r.mustMessage(t, `pods "p" is forbidden: ValidatingAdmissionPolicy 'noexec' with binding 'noexec' denied request: CONNECT PodExecOptions PodExecOptions: ls -l`)
+	// One allowed reaches the answer that no node serves it.
+	e.do("POST", "/api/v1/namespaces/default/pods/p/exec?command=ls&stdout=true", nil).mustCode(t, 503)
+}

@@ -24,14 +24,14 @@ func podSubresources(r podRules) []registry.Subresource {
 		{Name: "ephemeralcontainers", Verbs: statusVerbs, Copy: registry.CopyPath("spec", "ephemeralContainers"), Validate: r.validateEphemeralContainersUpdate},
 		{Name: "eviction", Verbs: []string{registry.VerbCreate}, Group: "policy", Version: "v1", Kind: "Eviction", Serve: registry.ServeEvict,
 			AlsoAccepts: []string{"policy/v1beta1"}},
-		noNode("exec", "PodExecOptions", append([]registry.QueryParam{{Name: "command", Type: qString}}, stdio...), registry.VerbCreate, registry.VerbGet),
+		noNode("exec", "PodExecOptions", append([]registry.QueryParam{{Name: "command", Type: qString, List: true}}, stdio...), registry.VerbCreate, registry.VerbGet),
 		// Upstream names the log subresource's kind Pod; its parameters
 		// are PodLogOptions' but sinceTime.
 		{Name: "log", Verbs: []string{registry.VerbGet}, Serve: registry.ServeNoNode, Text: true, Query: []registry.QueryParam{
 			{Name: "container", Type: qString}, {Name: "follow", Type: qBool}, {Name: "insecureSkipTLSVerifyBackend", Type: qBool},
 			{Name: "limitBytes", Type: qInt}, {Name: "previous", Type: qBool}, {Name: "sinceSeconds", Type: qInt},
 			{Name: "stream", Type: qString}, {Name: "tailLines", Type: qInt}, {Name: "timestamps", Type: qBool}}},
-		noNode("portforward", "PodPortForwardOptions", []registry.QueryParam{{Name: "ports", Type: qInt}}, registry.VerbCreate, registry.VerbGet),
+		noNode("portforward", "PodPortForwardOptions", []registry.QueryParam{{Name: "ports", Type: qInt, List: true}}, registry.VerbCreate, registry.VerbGet),
 		proxy,
 		{Name: "resize", Verbs: statusVerbs, Copy: copyPodResources, Validate: r.validateResize},
 		{Name: "status", Verbs: statusVerbs, Keep: []string{"spec", "metadata.ownerReferences"}, Validate: r.validatePodStatusUpdate},

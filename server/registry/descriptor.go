@@ -119,6 +119,9 @@ type Subresource struct {
 // items' type, as upstream documents it).
 type QueryParam struct {
 	Name, Type string
+	// List says the member of the options kind is a list (a connect's
+	// command or ports): every value of the parameter is an item.
+	List bool
 }
 
 // HTTP methods of connect subresources.

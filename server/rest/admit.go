@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"platd/security"
@@ -169,6 +170,98 @@ func (h *Handler) admitAction(ctx context.Context, w http.ResponseWriter, s *sco
 	err := h.policies.Validate(ctx, a)
 	addWarnings(w, warnings)
 	return err
+}
+
+// admitConnect runs the policy admission on a connect (exec, attach,
+// port forwarding, a proxy) before it connects, as upstream: operation
+// CONNECT, the object the connect's options (its Kind, decoded from the
+// query, a proxy's path from the URL), no options object. Its warnings
+// are answered on w.
+func (h *Handler) admitConnect(w http.ResponseWriter, r *http.Request, s *scope, sr *registry.Subresource) error {
+	if h.policies == nil {
+		return nil
+	}
+	opts := h.connectOptions(r, s, sr)
+	a := &admission.Attributes{
+		Descriptor: s.d, Subresource: s.sub, Kind: &admission.GroupVersionKind{Group: sr.Group, Version: sr.Version, Kind: sr.Kind},
+		Operation: admission.OpConnect, Namespace: s.ns, Name: s.name, Object: opts, User: filters.UserFrom(r.Context()),
+	}
+	var warnings []string
+	ctx := security.WithWarnings(r.Context(), func(m string) { warnings = append(warnings, m) })
+	err := h.policies.Validate(ctx, a)
+	addWarnings(w, warnings)
+	return err
+}
+
+// connectOptions is the options object of a connect, from the query
+// parameters its subresource takes, as upstream's parameter decoding
+// reads them: a list member (registry.QueryParam.List) takes every value (integers also split at
+// commas), a boolean is false only for "0" or "false". A proxy's path is
+// the URL's rest after the subresource.
+func (h *Handler) connectOptions(r *http.Request, s *scope, sr *registry.Subresource) Object {
+	apiVersion := sr.Version
+	if sr.Group != "" {
+		apiVersion = sr.Group + "/" + sr.Version
+	}
+	opts := Object{"kind": sr.Kind, "apiVersion": apiVersion}
+	q := r.URL.Query()
+	if sr.Proxy {
+		q.Set(proxyPathParam, proxyPath(r, s))
+	}
+	for _, p := range sr.Query {
+		vals, ok := q[p.Name]
+		if !ok || len(vals) == 0 {
+			continue
+		}
+		var out []any
+		for _, v := range vals {
+			switch p.Type {
+			case queryBoolean:
+				out = append(out, v != "0" && !strings.EqualFold(v, "false"))
+			case queryInteger:
+				for _, part := range strings.Split(v, ",") {
+					if n, err := strconv.ParseInt(part, 10, 64); err == nil {
+						out = append(out, n)
+					}
+				}
+			default:
+				out = append(out, v)
+			}
+		}
+		switch {
+		case p.List:
+			opts[p.Name] = out
+		case len(out) > 0 && out[0] != "":
+			opts[p.Name] = out[0]
+		}
+	}
+	return opts
+}
+
+// The OpenAPI types of query parameters (registry.QueryParam) read as
+// other than strings.
+const (
+	queryBoolean = "boolean"
+	queryInteger = "integer"
+)
+
+// proxyPathParam is the options member a proxy's path is given in.
+const proxyPathParam = "path"
+
+// proxyPath is the path a proxy request carries after the subresource:
+// with a leading slash when not empty, and the request's trailing slash.
+func proxyPath(r *http.Request, s *scope) string {
+	var p string
+	if s.info != nil && len(s.info.Parts) > 3 {
+		p = strings.Join(s.info.Parts[3:], "/")
+	}
+	if p != "" && !strings.HasPrefix(p, "/") {
+		p = "/" + p
+	}
+	if strings.HasSuffix(r.URL.Path, "/") && !strings.HasSuffix(p, "/") {
+		p += "/"
+	}
+	return p
 }
 
 // splitAPIVersion splits "group/version" ("v1" is the core group's).

@@ -11,6 +11,7 @@ import (
 
 	"platd/security"
 	"platd/server/admission"
+	"platd/server/apierr"
 )
 
 // recordedPolicies records what the policy step is asked, and warns of
@@ -216,6 +217,94 @@ func TestPolicyAdmissionOptions(t *testing.T) {
 		}
 		if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 			t.Errorf("%s: options %v, want %v", tt.name, got, want)
+		}
+	}
+}
+
+// connectPolicies records the connects it is asked about, and denies
+// those of pod "denied".
+type connectPolicies struct {
+	mu   sync.Mutex
+	seen []*admission.Attributes
+}
+
+func (p *connectPolicies) Validate(ctx context.Context, a *admission.Attributes) error {
+	if a.Operation != admission.OpConnect {
+		return nil
+	}
+	p.mu.Lock()
+	p.seen = append(p.seen, a)
+	p.mu.Unlock()
+	security.AddWarning(ctx, "connect "+a.Subresource)
+	if a.Name == "denied" {
+		return apierr.NewForbidden("", "pods", a.Name, "denied by policy")
+	}
+	return nil
+}
+
+// TestPolicyAdmissionConnect checks that connects pass the policy step
+// before anything else, as upstream's: operation CONNECT, the object
+// the connect's options from the query (a proxy's path from the URL),
+// no options object; a refusal is the answer, and a pod's log, which is
+// no connect, is not admitted.
+func TestPolicyAdmissionConnect(t *testing.T) {
+	t.Parallel()
+	p := &connectPolicies{}
+	_, srv, _ := newTestHandler(t, Config{Policies: p})
+	pods := "/api/v1/namespaces/default/pods"
+	tests := []struct {
+		name, method, path string
+		code               int
+		want               Object // nil: not admitted
+		sub                string
+	}{
+		{"exec", "POST", pods + "/p/exec?command=ls&command=-l&stdout=true&stdin=0&tty=False&container=c", http.StatusNotFound,
+			Object{"kind": "PodExecOptions", "apiVersion": "v1", "command": []any{"ls", "-l"}, "stdout": true, "stdin": false, "tty": false, "container": "c"}, "exec"},
+		{"exec, one command", "GET", pods + "/p/exec?command=ls", http.StatusNotFound,
+			Object{"kind": "PodExecOptions", "apiVersion": "v1", "command": []any{"ls"}}, "exec"},
+		{"attach", "POST", pods + "/p/attach?stdin=1", http.StatusNotFound,
+			Object{"kind": "PodAttachOptions", "apiVersion": "v1", "stdin": true}, "attach"},
+		{"port forward", "POST", pods + "/p/portforward?ports=80,443&ports=8080", http.StatusNotFound,
+			Object{"kind": "PodPortForwardOptions", "apiVersion": "v1", "ports": []any{int64(80), int64(443), int64(8080)}}, "portforward"},
+		{"pod proxy", "GET", pods + "/https:p:443/proxy/a/b/", http.StatusNotFound,
+			Object{"kind": "PodProxyOptions", "apiVersion": "v1", "path": "/a/b/"}, "proxy"},
+		{"service proxy", "GET", "/api/v1/namespaces/default/services/web/proxy?path=/ignored", http.StatusNotFound,
+			Object{"kind": "ServiceProxyOptions", "apiVersion": "v1"}, "proxy"},
+		{"denied", "POST", pods + "/denied/exec?command=sh", http.StatusForbidden,
+			Object{"kind": "PodExecOptions", "apiVersion": "v1", "command": []any{"sh"}}, "exec"},
+		{"log", "GET", pods + "/p/log", http.StatusNotFound, nil, ""},
+	}
+	for _, tt := range tests {
+		req, _ := http.NewRequest(tt.method, srv.URL+tt.path, nil)
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		p.mu.Lock()
+		seen := p.seen
+		p.seen = nil
+		p.mu.Unlock()
+		if res.StatusCode != tt.code {
+			t.Errorf("%s: %d, want %d", tt.name, res.StatusCode, tt.code)
+		}
+		if tt.want == nil {
+			if len(seen) != 0 {
+				t.Errorf("%s: admitted %v", tt.name, seen[0])
+			}
+			continue
+		}
+		if len(seen) != 1 {
+			t.Errorf("%s: admitted %d times", tt.name, len(seen))
+			continue
+		}
+		a := seen[0]
+		if !reflect.DeepEqual(a.Object, tt.want) || a.Subresource != tt.sub || a.Kind == nil || a.Kind.Kind != tt.want["kind"] ||
+			a.OptionsKind != "" || a.Options != nil || a.OldObject != nil {
+			t.Errorf("%s: admitted %s/%s as %v with %v, options %q %v", tt.name, a.Descriptor.Resource, a.Subresource, a.Kind, a.Object, a.OptionsKind, a.Options)
+		}
+		if w := res.Header.Values("Warning"); !reflect.DeepEqual(w, []string{`299 - "connect ` + tt.sub + `"`}) {
+			t.Errorf("%s: warnings %q", tt.name, w)
 		}
 	}
 }
