@@ -410,3 +410,27 @@ func TestAdmissionPolicyConnect(t *testing.T) {
 	// One allowed reaches the answer that no node serves it.
 	e.do("POST", "/api/v1/namespaces/default/pods/p/exec?command=ls&stdout=true", nil).mustCode(t, 503)
 }
+
+// TestAdmissionPolicyLongWarnings checks that warnings past upstream's
+// bound of 4096 runes in all are each cut to 256 runes.
+func TestAdmissionPolicyLongWarnings(t *testing.T) {
+	t.Parallel()
+	e := startPolicies(t)
+	x, y := strings.Repeat("x", 3000), strings.Repeat("y", 3000)
+	e.policy("long", map[string]any{
+		"matchConstraints": configMapRules("CREATE"),
+		"validations": []any{map[string]any{"expression": "false", "message": x},
+			map[string]any{"expression": "false", "message": y}},
+	})
+	e.binding("long", "long", []any{"Warn"}, nil)
+	const prefix = "Validation failed for ValidatingAdmissionPolicy 'long' with binding 'long': "
+	want := []string{`299 - "` + (prefix + x)[:256] + `"`, `299 - "` + (prefix + y)[:256] + `"`}
+	var got []string
+	eventually(t, "the warnings", func() bool {
+		got = e.do("POST", "/api/v1/namespaces/default/configmaps?dryRun=All", map[string]any{"metadata": map[string]any{"name": "cm"}}).mustCode(t, 201).header.Values("Warning")
+		return len(got) > 0
+	})
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("warnings %.300q", got)
+	}
+}

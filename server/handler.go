@@ -29,6 +29,7 @@ func (s *Server) handler(ctx context.Context, authn security.Authenticator, auth
 	h = filters.Audit(h, s.auditPolicy, s.auditSink, s.opts.Brand)                                                                      // audit events, when a policy is given
 	h = filters.Authenticate(ctx, h, authn, s.log, s.rest.WriteError, s.authMetrics, failAudit)                                         // 401 for bad or missing credentials
 	h = filters.Timeout(h, s.opts.RequestTimeout, s.rest.WriteError, failAudit, s.log)                                                  // 504 past the request's deadline
+	h = filters.WarningRecorder(h)                                                                                                      // one record of a response's warnings, deduplicated and bounded
 	h = s.drain.Handler(h)                                                                                                              // counted, so a stopping server knows when they are done
 	h = filters.Goaway(h, s.opts.GoawayChance)                                                                                          // GOAWAY to a fraction of HTTP/2 requests (--goaway-chance)
 	h = s.metrics.Instrument(h, s.servesResource)                                                                                       // apiserver_request_* of resource requests

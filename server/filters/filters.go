@@ -99,9 +99,7 @@ func Authenticate(ctx context.Context, next http.Handler, authn security.Authent
 		began := time.Now()
 		u, ok, err := authn.AuthenticateRequest(r.WithContext(wctx))
 		took := time.Since(began)
-		for _, m := range warnings {
-			w.Header().Add("Warning", `299 - "`+m+`"`)
-		}
+		AddWarnings(r.Context(), w.Header(), warnings...)
 		if err != nil || !ok {
 			result := AuthFailure
 			if err != nil {

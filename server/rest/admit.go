@@ -168,7 +168,7 @@ func (h *Handler) admitAction(ctx context.Context, w http.ResponseWriter, s *sco
 	var warnings []string
 	ctx = security.WithWarnings(ctx, func(m string) { warnings = append(warnings, m) })
 	err := h.policies.Validate(ctx, a)
-	addWarnings(w, warnings)
+	addWarnings(ctx, w, warnings)
 	return err
 }
 
@@ -189,7 +189,7 @@ func (h *Handler) admitConnect(w http.ResponseWriter, r *http.Request, s *scope,
 	var warnings []string
 	ctx := security.WithWarnings(r.Context(), func(m string) { warnings = append(warnings, m) })
 	err := h.policies.Validate(ctx, a)
-	addWarnings(w, warnings)
+	addWarnings(r.Context(), w, warnings)
 	return err
 }
 

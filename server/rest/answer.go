@@ -75,7 +75,7 @@ func (h *Handler) serveAnswer(w http.ResponseWriter, r *http.Request, s *scope) 
 		h.writeError(w, r, err)
 		return
 	}
-	addWarnings(w, warnings)
+	addWarnings(r.Context(), w, warnings)
 	h.writeKind(w, r, out, http.StatusCreated, kd.GroupVersion(), kd.Kind, res, kd.Schema)
 }
 

@@ -31,7 +31,7 @@ func (h *Handler) serveApply(w http.ResponseWriter, r *http.Request, s *scope) {
 		return
 	}
 	stored, code, err := h.applyObject(r, s, a)
-	addWarnings(w, s.warnings)
+	addWarnings(r.Context(), w, s.warnings)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

@@ -88,12 +88,12 @@ func (h *Handler) create(w http.ResponseWriter, r *http.Request, s *scope) {
 	}
 	s.manager = managerName(r, wo)
 	stored, err := h.prepareAndCreate(r.Context(), s, dec.obj, wo.dryRun)
-	addWarnings(w, s.warnings)
+	addWarnings(r.Context(), w, s.warnings)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	addWarnings(w, dec.warnings)
+	addWarnings(r.Context(), w, dec.warnings)
 	h.writeObject(w, r, out, http.StatusCreated, s.d, stored)
 }
 

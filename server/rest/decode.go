@@ -1,6 +1,7 @@
 package rest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"platd/codec"
 	"platd/server/apierr"
 	"platd/server/audit"
+	"platd/server/filters"
 	"platd/server/schema"
 )
 
@@ -216,23 +218,11 @@ func snippet(data []byte) string {
 	return string(data[:snippetLength]) + " ..."
 }
 
-// warningHeader formats one Warning header value: code 299, agent "-".
-func warningHeader(text string) string {
-	return `299 - "` + warningEscaper.Replace(text) + `"`
-}
-
-var warningEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`)
-
-// addWarnings sets one Warning header per distinct text.
-func addWarnings(w http.ResponseWriter, texts []string) {
-	seen := map[string]bool{}
-	for _, t := range texts {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
-		w.Header().Add("Warning", warningHeader(t))
-	}
+// addWarnings answers texts as Warning headers on w, through the
+// request's record of its warnings (filters.AddWarnings): repeated texts
+// dropped, all within upstream's bounds.
+func addWarnings(ctx context.Context, w http.ResponseWriter, texts []string) {
+	filters.AddWarnings(ctx, w.Header(), texts...)
 }
 
 // beginWrite is the common start of create and update: the response

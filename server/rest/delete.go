@@ -233,9 +233,9 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.unsafeDeleteObject(w, r, out, s)
 		return
 	}
-	warnOrphaning(w, s.d, o)
+	warnOrphaning(w, r, s.d, o)
 	res, err := h.deleteObject(r.Context(), s, s.ns, s.name, o, dry)
-	addWarnings(w, s.warnings)
+	addWarnings(r.Context(), w, s.warnings)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -254,9 +254,9 @@ func (h *Handler) delete(w http.ResponseWriter, r *http.Request, s *scope) {
 
 // warnOrphaning warns a deletion without a propagation policy of a type
 // whose dependents it then orphans, when the type says so.
-func warnOrphaning(w http.ResponseWriter, d *registry.Descriptor, o *deleteOptions) {
+func warnOrphaning(w http.ResponseWriter, r *http.Request, d *registry.Descriptor, o *deleteOptions) {
 	if d.Strategy.OrphanByDefault && d.Strategy.OrphanWarning != "" && o.PropagationPolicy == nil && o.OrphanDependents == nil {
-		addWarnings(w, []string{d.Strategy.OrphanWarning})
+		addWarnings(r.Context(), w, []string{d.Strategy.OrphanWarning})
 	}
 }
 

@@ -44,7 +44,7 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 		h.writeError(w, r, err)
 		return
 	}
-	warnOrphaning(w, s.d, o)
+	warnOrphaning(w, r, s.d, o)
 	rd, err := h.newRenderer(r, s.d, out)
 	if err != nil {
 		h.writeError(w, r, err)
@@ -66,7 +66,7 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 			if apierr.Code(h.toStatus(err)) == http.StatusNotFound {
 				continue
 			}
-			addWarnings(w, s.warnings)
+			addWarnings(r.Context(), w, s.warnings)
 			h.writeError(w, r, err)
 			return
 		}
@@ -74,7 +74,7 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 		// state.
 		done = append(done, bolt.KV{Key: kv.Key, Value: dr.stored})
 	}
-	addWarnings(w, s.warnings)
+	addWarnings(r.Context(), w, s.warnings)
 	if out.as == asMetadata {
 		out.as = asMetadataList
 	}

@@ -20,7 +20,7 @@ func (h *Handler) deprecated(w http.ResponseWriter, r *http.Request, s *scope) {
 			text += fmt.Sprintf(", unavailable in v%s+", d.RemovedIn)
 		}
 	}
-	addWarnings(w, []string{text})
+	addWarnings(r.Context(), w, []string{text})
 	audit.AddAnnotation(r.Context(), h.brand.Domain+"/deprecated", "true")
 	if d.RemovedIn != "" {
 		audit.AddAnnotation(r.Context(), h.brand.Domain+"/removed-release", d.RemovedIn)

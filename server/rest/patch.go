@@ -91,7 +91,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 				h.writeError(w, r, patchStrictError(patchedText(mt, current, body, patched, left), "strict decoding error: "+strings.Join(problems, ", ")))
 				return
 			case validationWarn:
-				addWarnings(w, problems)
+				addWarnings(r.Context(), w, problems)
 			}
 		}
 		obj := dec.obj
@@ -115,7 +115,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 		s.dryRun = wo.dryRun
 		next, err := h.prepareUpdate(r.Context(), s, obj, old)
 		if err != nil {
-			addWarnings(w, s.warnings)
+			addWarnings(r.Context(), w, s.warnings)
 			h.writeError(w, r, err)
 			return
 		}
@@ -123,7 +123,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 		if retry {
 			continue
 		}
-		addWarnings(w, s.warnings)
+		addWarnings(r.Context(), w, s.warnings)
 		if err != nil {
 			h.writeError(w, r, err)
 			return

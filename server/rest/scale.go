@@ -121,7 +121,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 		return
 	}
 	res, err := h.setScale(r.Context(), s, paths, want, dryRun, s.info.Verb == registry.VerbUpdate)
-	addWarnings(w, s.warnings)
+	addWarnings(r.Context(), w, s.warnings)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
@@ -219,7 +219,7 @@ func (h *Handler) applyScale(w http.ResponseWriter, r *http.Request, s *scope, o
 	}
 	a.config = config
 	stored, _, err := h.applyObject(r, main, a)
-	addWarnings(w, main.warnings)
+	addWarnings(r.Context(), w, main.warnings)
 	if err != nil {
 		h.writeError(w, r, err)
 		return

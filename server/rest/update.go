@@ -30,12 +30,12 @@ func (h *Handler) update(w http.ResponseWriter, r *http.Request, s *scope) {
 	}
 	s.manager = managerName(r, wo)
 	stored, code, err := h.updateObject(r.Context(), s, dec.obj, wo.dryRun)
-	addWarnings(w, s.warnings)
+	addWarnings(r.Context(), w, s.warnings)
 	if err != nil {
 		h.writeError(w, r, err)
 		return
 	}
-	addWarnings(w, dec.warnings)
+	addWarnings(r.Context(), w, dec.warnings)
 	h.writeObject(w, r, out, code, s.d, stored)
 }
 
