@@ -147,6 +147,9 @@ func (m *matchResources) matchObject(a *Attributes) (bool, error) {
 // stored form (another version, or the same resource served by another
 // group, as core and events-group events); nil when none does.
 func (m *matchResources) matchRules(rules []rule, a *Attributes, equiv equivalents) *registry.Descriptor {
+	if len(rules) == 0 {
+		return nil
+	}
 	for _, r := range rules {
 		if r.matches(a, a.Descriptor) && r.matchName(a) {
 			return a.Descriptor

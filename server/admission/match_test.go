@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"testing"
 
+	"platd/config"
 	"platd/server/registry"
 )
 
@@ -185,5 +186,45 @@ func TestMatchEquivalentOtherGroup(t *testing.T) {
 		if got != tt.want || err != nil {
 			t.Errorf("%s: matched %v, %v; want %v", tt.name, got, err, tt.want)
 		}
+	}
+}
+
+// TestPoliciesEquivalents checks the equivalent resources the policies
+// match through: computed for every descriptor at once, the same until
+// the registry changes, and current after it does.
+func TestPoliciesEquivalents(t *testing.T) {
+	t.Parallel()
+	core := &registry.Descriptor{Version: "v1", Resource: "events", Kind: "Event", Namespaced: true}
+	grouped := &registry.Descriptor{Group: "events.example", Version: "v1", Resource: "events", Kind: "Event", Namespaced: true,
+		Storage: &registry.Storage{Descriptor: core}}
+	reg := registry.New()
+	reg.Add(configMaps)
+	reg.Add(core)
+	reg.Add(grouped)
+	b, _ := config.LookupBrand("plat")
+	p := NewPolicies(reg, fakeLookup{}, nil, b)
+	if !p.Empty() {
+		t.Error("no policies: not empty")
+	}
+	first := p.equivalents(core)
+	if !reflect.DeepEqual(first, []*registry.Descriptor{grouped}) || !reflect.DeepEqual(p.equivalents(grouped), []*registry.Descriptor{core}) || p.equivalents(configMaps) != nil {
+		t.Fatalf("equivalents %v", first)
+	}
+	if again := p.equivalents(core); &again[0] != &first[0] {
+		t.Error("equivalents computed again without a registry change")
+	}
+	beta := &registry.Descriptor{Group: "events.example", Version: "v1beta1", Resource: "events", Kind: "Event", Namespaced: true,
+		Storage: &registry.Storage{Descriptor: core}}
+	reg.Add(beta)
+	if got := p.equivalents(core); len(got) != 2 {
+		t.Errorf("after a new version: equivalents %v", got)
+	}
+	p.ReplacePolicies([]registry.Object{{"metadata": map[string]any{"name": "p"}, "spec": map[string]any{}}})
+	if !p.Empty() {
+		t.Error("an unbound policy: not empty")
+	}
+	p.ReplaceBindings([]registry.Object{{"metadata": map[string]any{"name": "b"}, "spec": map[string]any{"policyName": "p"}}})
+	if p.Empty() {
+		t.Error("a bound policy: empty")
 	}
 }

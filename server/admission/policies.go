@@ -3,6 +3,7 @@ package admission
 import (
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"platd/config"
 	"platd/security"
@@ -26,11 +27,10 @@ type Policies struct {
 	// when stale.
 	hooks []hook
 
-	// equiv maps a resource's storage prefix to its served versions, as
-	// of registry generation equivGen.
-	equivMu  sync.Mutex
-	equivGen uint64
-	equiv    map[string][]*registry.Descriptor
+	// equiv are the equivalent resources of each descriptor, as of a
+	// registry generation; rebuilt (under equivMu) when it changes.
+	equivMu sync.Mutex
+	equiv   atomic.Pointer[equivalence]
 }
 
 // hook is a policy with its bindings, in name order.
@@ -148,26 +148,47 @@ func (p *Policies) snapshot() []hook {
 	return hooks
 }
 
+// equivalence maps each stored descriptor to the others sharing its
+// stored form, as of registry generation gen. Immutable once built.
+type equivalence struct {
+	gen uint64
+	of  map[*registry.Descriptor][]*registry.Descriptor
+}
+
 // equivalents returns the other served versions of d's resource: the
 // descriptors that share its stored form (upstream's equivalent
-// resources), in the registry's order.
+// resources), in the registry's order. They are computed once per
+// registry generation, for every descriptor.
 func (p *Policies) equivalents(d *registry.Descriptor) []*registry.Descriptor {
+	gen := p.reg.Generation()
+	if e := p.equiv.Load(); e != nil && e.gen == gen {
+		return e.of[d]
+	}
 	p.equivMu.Lock()
 	defer p.equivMu.Unlock()
-	if gen := p.reg.Generation(); p.equiv == nil || gen != p.equivGen {
-		p.equiv = map[string][]*registry.Descriptor{}
-		for _, e := range p.reg.All() {
-			if e.Stored() {
-				p.equiv[e.ResourcePrefix()] = append(p.equiv[e.ResourcePrefix()], e)
+	if e := p.equiv.Load(); e != nil && e.gen == gen {
+		return e.of[d]
+	}
+	byPrefix := map[string][]*registry.Descriptor{}
+	for _, e := range p.reg.All() {
+		if e.Stored() {
+			byPrefix[e.ResourcePrefix()] = append(byPrefix[e.ResourcePrefix()], e)
+		}
+	}
+	e := &equivalence{gen: gen, of: map[*registry.Descriptor][]*registry.Descriptor{}}
+	for _, group := range byPrefix {
+		for _, x := range group {
+			for _, y := range group {
+				if x != y {
+					e.of[x] = append(e.of[x], y)
+				}
 			}
 		}
-		p.equivGen = gen
 	}
-	var out []*registry.Descriptor
-	for _, e := range p.equiv[d.ResourcePrefix()] {
-		if e != d {
-			out = append(out, e)
-		}
-	}
-	return out
+	p.equiv.Store(e)
+	return e.of[d]
 }
+
+// Empty reports whether no policy is bound: Validate then admits every
+// request, and a caller may skip building its attributes.
+func (p *Policies) Empty() bool { return len(p.snapshot()) == 0 }

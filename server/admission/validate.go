@@ -90,6 +90,19 @@ func (p *Policies) Validate(ctx context.Context, a *Attributes) error {
 		l, _ := labels(ns)
 		return l, nil
 	}
+	// The request's equivalent resources, looked up once for all the
+	// policies and bindings.
+	var equiv []*registry.Descriptor
+	equivLoaded := false
+	equivalents := func(d *registry.Descriptor) []*registry.Descriptor {
+		if d != a.Descriptor {
+			return p.equivalents(d)
+		}
+		if !equivLoaded {
+			equiv, equivLoaded = p.equivalents(d), true
+		}
+		return equiv
+	}
 	// The request as each matched version sees it, and the authorizer.
 	versioned := map[*registry.Descriptor]*Attributes{}
 	requests := map[*registry.Descriptor]map[string]any{}
@@ -100,7 +113,7 @@ func (p *Policies) Validate(ctx context.Context, a *Attributes) error {
 		if pol.match == nil {
 			continue
 		}
-		matched, err := pol.match.matches(a, nsLabels, p.equivalents)
+		matched, err := pol.match.matches(a, nsLabels, equivalents)
 		if err != nil {
 			configError(pol, nil, err)
 			continue
@@ -129,7 +142,7 @@ func (p *Policies) Validate(ctx context.Context, a *Attributes) error {
 		annotations := newAnnotationCollector()
 		for _, b := range h.bindings {
 			if b.match != nil {
-				m, err := b.match.matches(a, nsLabels, p.equivalents)
+				m, err := b.match.matches(a, nsLabels, equivalents)
 				if err != nil {
 					configError(pol, b, err)
 					continue

@@ -69,6 +69,10 @@ func admissionErr(d *registry.Descriptor, name string, err error) error {
 // headers.
 type PolicyAdmission interface {
 	Validate(ctx context.Context, a *admission.Attributes) error
+	// Empty reports whether no policy is bound: then Validate admits
+	// every request, and the step is skipped without building its
+	// attributes.
+	Empty() bool
 }
 
 // optionsKinds are the options kinds of the admission operations.
@@ -82,7 +86,7 @@ var optionsKinds = map[string]string{
 // through the scale subresource is seen as upstream's, a Scale, and an
 // eviction's deletion of its pod is not admitted again (as upstream).
 func (h *Handler) validatePolicies(ctx context.Context, s *scope, op string, obj, old Object, dryRun bool) error {
-	if h.policies == nil || s.admittedElsewhere {
+	if h.policies == nil || s.admittedElsewhere || s.d.Strategy.NoPolicyAdmission || h.policies.Empty() {
 		return nil
 	}
 	sub := s.sub
@@ -149,7 +153,7 @@ func typedAs(obj Object, apiVersion, kind string) Object {
 // names another it accepts, wo the request's options. Its warnings are
 // answered on w.
 func (h *Handler) admitAction(ctx context.Context, w http.ResponseWriter, s *scope, name string, obj Object, apiVersion, kind string, wo writeOptions, dryRun bool) error {
-	if h.policies == nil {
+	if h.policies == nil || h.policies.Empty() {
 		return nil
 	}
 	if v, _ := obj["apiVersion"].(string); v != "" {
@@ -178,7 +182,7 @@ func (h *Handler) admitAction(ctx context.Context, w http.ResponseWriter, s *sco
 // query, a proxy's path from the URL), no options object. Its warnings
 // are answered on w.
 func (h *Handler) admitConnect(w http.ResponseWriter, r *http.Request, s *scope, sr *registry.Subresource) error {
-	if h.policies == nil {
+	if h.policies == nil || h.policies.Empty() {
 		return nil
 	}
 	opts := h.connectOptions(r, s, sr)

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"platd/security"
@@ -20,6 +21,8 @@ type recordedPolicies struct {
 	mu   sync.Mutex
 	seen []string
 }
+
+func (p *recordedPolicies) Empty() bool { return false }
 
 func (p *recordedPolicies) Validate(ctx context.Context, a *admission.Attributes) error {
 	kind := a.Descriptor.Kind
@@ -149,6 +152,8 @@ type optionsPolicies struct {
 	seen []map[string]any
 }
 
+func (p *optionsPolicies) Empty() bool { return false }
+
 func (p *optionsPolicies) Validate(ctx context.Context, a *admission.Attributes) error {
 	opts := map[string]any{"kind": a.OptionsKind}
 	for k, v := range a.Options {
@@ -228,6 +233,8 @@ type connectPolicies struct {
 	seen []*admission.Attributes
 }
 
+func (p *connectPolicies) Empty() bool { return false }
+
 func (p *connectPolicies) Validate(ctx context.Context, a *admission.Attributes) error {
 	if a.Operation != admission.OpConnect {
 		return nil
@@ -306,5 +313,39 @@ func TestPolicyAdmissionConnect(t *testing.T) {
 		if w := res.Header.Values("Warning"); !reflect.DeepEqual(w, []string{`299 - "connect ` + tt.sub + `"`}) {
 			t.Errorf("%s: warnings %q", tt.name, w)
 		}
+	}
+}
+
+// emptyPolicies has no policy bound: it must not be asked.
+type emptyPolicies struct{ asked atomic.Int32 }
+
+func (p *emptyPolicies) Empty() bool { return true }
+
+func (p *emptyPolicies) Validate(ctx context.Context, a *admission.Attributes) error {
+	p.asked.Add(1)
+	return nil
+}
+
+// TestPolicyAdmissionSkippedWhenEmpty checks that without bound policies
+// no write builds admission attributes for them.
+func TestPolicyAdmissionSkippedWhenEmpty(t *testing.T) {
+	t.Parallel()
+	p := &emptyPolicies{}
+	_, srv, _ := newTestHandler(t, Config{Policies: p})
+	for _, req := range []struct{ method, path, body string }{
+		{"POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"a"}}`},
+		{"DELETE", "/api/v1/namespaces/default/configmaps/a", ""},
+		{"POST", "/api/v1/namespaces/default/pods/p/exec?command=ls", ""},
+	} {
+		r, _ := http.NewRequest(req.method, srv.URL+req.path, strings.NewReader(req.body))
+		r.Header.Set("Content-Type", "application/json")
+		res, err := srv.Client().Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+	}
+	if n := p.asked.Load(); n != 0 {
+		t.Errorf("asked %d times", n)
 	}
 }
