@@ -202,6 +202,9 @@ func TestAdmissionPolicyMatchAndFailure(t *testing.T) {
 	cms := "/api/v1/namespaces/default/configmaps"
 	e.untilCode("the failing expression to deny", "POST", cms, cm("fail-a", map[string]string{}, nil), 422).
 		mustMessage(t, `configmaps "fail-a" is forbidden: ValidatingAdmissionPolicy 'fail' with binding 'fail' denied request: expression 'object.data.mode == 'safe'' resulted in error: no such key: mode`)
+	// Dry runs wait for the other binding too, so that no write below
+	// lands while only some of them are in effect.
+	e.untilCode("the Ignore policy to deny", "POST", cms, cm("ignore-b", map[string]string{"mode": "x"}, nil), 422)
 	e.do("POST", cms, cm("fail-b", map[string]string{"mode": "safe"}, nil)).mustCode(t, 201)
 	// Under Ignore the error admits; a false validation still denies.
 	e.do("POST", cms, cm("ignore-a", map[string]string{}, nil)).mustCode(t, 201)
@@ -231,17 +234,16 @@ func TestAdmissionPolicyAudit(t *testing.T) {
 	})
 	e.binding("audited", "audited", []any{"Audit"}, nil)
 	cms := "/api/v1/namespaces/lvl-meta/configmaps"
-	var r *resp
+	// Dry runs, which store nothing, wait for the binding.
 	eventually(t, "the audit annotation", func() bool {
-		r = e.do("POST", cms, cm("bad", nil, nil)).mustCode(t, 201)
-		ev := auditEvents(t, log, r.header.Get("Audit-Id"), 1)[0]
-		if !strings.Contains(ev, `"audited/seen":"cm bad"`) {
-			e.do("DELETE", cms+"/bad", nil).mustCode(t, 200)
-			return false
-		}
-		return true
+		r := e.do("POST", cms+"?dryRun=All", cm("bad", nil, nil)).mustCode(t, 201)
+		return strings.Contains(auditEvents(t, log, r.header.Get("Audit-Id"), 1)[0], `"audited/seen":"cm bad"`)
 	})
+	r := e.do("POST", cms, cm("bad", nil, nil)).mustCode(t, 201)
 	ev := auditEvents(t, log, r.header.Get("Audit-Id"), 1)[0]
+	if !strings.Contains(ev, `"audited/seen":"cm bad"`) {
+		t.Errorf("event %s\nlacks the policy's annotation", ev)
+	}
 	want := branded(`"validation.policy.admission.DOMAIN/validation_failure":"[{\"message\":\"bad name\",\"policy\":\"audited\",\"binding\":\"audited\",\"expressionIndex\":0,\"validationActions\":[\"Audit\"]}]"`)
 	if !strings.Contains(ev, want) {
 		t.Errorf("event %s\nlacks %s", ev, want)
@@ -304,8 +306,10 @@ func TestAdmissionPolicyEquivalent(t *testing.T) {
 	e.untilCode("the Exact policy alone to admit", "POST", "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers", hpa, 201)
 	v2 := map[string]any{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "metadata": map[string]any{"name": "h"},
 		"spec": map[string]any{"scaleTargetRef": map[string]any{"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}, "maxReplicas": 20}}
-	e.do("POST", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", v2).mustCode(t, 422).
-		mustMessage(t, `horizontalpodautoscalers.autoscaling "h" is forbidden: ValidatingAdmissionPolicy 'exact' with binding 'exact' denied request: exact: v2 from v2, 1 metrics`)
+	// A dry run waits for the Exact binding before the write.
+	const exact = `horizontalpodautoscalers.autoscaling "h" is forbidden: ValidatingAdmissionPolicy 'exact' with binding 'exact' denied request: exact: v2 from v2, 1 metrics`
+	e.untilCode("the Exact policy to deny a v2 request", "POST", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", v2, 422).mustMessage(t, exact)
+	e.do("POST", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", v2).mustCode(t, 422).mustMessage(t, exact)
 }
 
 // TestAdmissionPolicyScale checks that a write through the scale
