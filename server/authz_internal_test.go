@@ -41,9 +41,9 @@ func TestAuthzModesBuildOnce(t *testing.T) {
 		}
 	}
 	// The node graph's loop was queued once, for Serve to start, beside
-	// the admission policies' follower.
-	if n := len(s.background.pending); n != 2 {
-		t.Errorf("%d background loops queued, want 2", n)
+	// the followers of the admission policies and webhook configurations.
+	if n := len(s.background.pending); n != 3 {
+		t.Errorf("%d background loops queued, want 3", n)
 	}
 }
 

@@ -357,10 +357,10 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 		return fail(err)
 	}
 	s.pollObjectCounts()
-	policies := s.admissionPolicies()
+	policies, webhooks := s.admissionPolicies(), s.admissionWebhooks()
 	var policyAdmission rest.PolicyAdmission
-	if policies != nil {
-		policyAdmission = policies
+	if policies != nil || webhooks != nil {
+		policyAdmission = validatingAdmission{policies: policies, webhooks: webhooks}
 	}
 	s.rest = rest.New(rest.Config{Store: timedStore{Storage: s.store, m: s.metrics}, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK,
 		WatchListDisabled: !o.FeatureGates.Enabled(config.WatchList), Compression: responseCompression(o),
@@ -372,6 +372,11 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 		Policies: policyAdmission})
 	if policies != nil {
 		if err := s.followPolicies(policies); err != nil {
+			return fail(err)
+		}
+	}
+	if webhooks != nil {
+		if err := s.followWebhooks(webhooks); err != nil {
 			return fail(err)
 		}
 	}

@@ -27,10 +27,8 @@ type Policies struct {
 	// when stale.
 	hooks []hook
 
-	// equiv are the equivalent resources of each descriptor, as of a
-	// registry generation; rebuilt (under equivMu) when it changes.
-	equivMu sync.Mutex
-	equiv   atomic.Pointer[equivalence]
+	// equiv are the equivalent resources of each descriptor.
+	equiv equivalences
 }
 
 // hook is a policy with its bindings, in name order.
@@ -43,7 +41,8 @@ type hook struct {
 // kinds; lookup reads parameters and namespaces; authz decides the
 // checks of the expressions' authorizer (nil: every check errs).
 func NewPolicies(reg *registry.Registry, lookup registry.Lookup, authz security.Authorizer, brand config.Brand) *Policies {
-	return &Policies{reg: reg, lookup: lookup, authz: authz, brand: brand, policies: map[string]*policy{}, bindings: map[string]*binding{}}
+	return &Policies{reg: reg, lookup: lookup, authz: authz, brand: brand, equiv: equivalences{reg: reg},
+		policies: map[string]*policy{}, bindings: map[string]*binding{}}
 }
 
 // SetPolicy adds or replaces a policy, given in its decoded form.
@@ -155,22 +154,29 @@ type equivalence struct {
 	of  map[*registry.Descriptor][]*registry.Descriptor
 }
 
-// equivalents returns the other served versions of d's resource: the
+// equivalences computes the equivalent resources of each descriptor of
+// a registry once per registry generation. Safe for concurrent use.
+type equivalences struct {
+	reg *registry.Registry
+	mu  sync.Mutex
+	cur atomic.Pointer[equivalence]
+}
+
+// of returns the other served versions of d's resource: the
 // descriptors that share its stored form (upstream's equivalent
-// resources), in the registry's order. They are computed once per
-// registry generation, for every descriptor.
-func (p *Policies) equivalents(d *registry.Descriptor) []*registry.Descriptor {
-	gen := p.reg.Generation()
-	if e := p.equiv.Load(); e != nil && e.gen == gen {
+// resources), in the registry's order.
+func (q *equivalences) of(d *registry.Descriptor) []*registry.Descriptor {
+	gen := q.reg.Generation()
+	if e := q.cur.Load(); e != nil && e.gen == gen {
 		return e.of[d]
 	}
-	p.equivMu.Lock()
-	defer p.equivMu.Unlock()
-	if e := p.equiv.Load(); e != nil && e.gen == gen {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if e := q.cur.Load(); e != nil && e.gen == gen {
 		return e.of[d]
 	}
 	byPrefix := map[string][]*registry.Descriptor{}
-	for _, e := range p.reg.All() {
+	for _, e := range q.reg.All() {
 		if e.Stored() {
 			byPrefix[e.ResourcePrefix()] = append(byPrefix[e.ResourcePrefix()], e)
 		}
@@ -185,9 +191,12 @@ func (p *Policies) equivalents(d *registry.Descriptor) []*registry.Descriptor {
 			}
 		}
 	}
-	p.equiv.Store(e)
+	q.cur.Store(e)
 	return e.of[d]
 }
+
+// equivalents returns the other served versions of d's resource.
+func (p *Policies) equivalents(d *registry.Descriptor) []*registry.Descriptor { return p.equiv.of(d) }
 
 // Empty reports whether no policy is bound: Validate then admits every
 // request, and a caller may skip building its attributes.

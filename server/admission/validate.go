@@ -202,12 +202,18 @@ func (p *Policies) Validate(ctx context.Context, a *Attributes) error {
 // authorizer backs the expressions' authorizer for the request's user
 // (the server's own writes ask as a user without name or groups).
 func (p *Policies) authorizer(ctx context.Context, a *Attributes) *cel.AdmissionAuthorizer {
+	return policyAuthorizer(ctx, p.authz, a)
+}
+
+// policyAuthorizer is the expressions' authorizer for a request, backed
+// by authz.
+func policyAuthorizer(ctx context.Context, authz security.Authorizer, a *Attributes) *cel.AdmissionAuthorizer {
 	u := a.User
 	if u == nil {
 		u = &security.User{}
 	}
 	d := a.Descriptor
-	return &cel.AdmissionAuthorizer{Ctx: ctx, Authorizer: p.authz, User: u, Group: d.Group, Version: d.Version,
+	return &cel.AdmissionAuthorizer{Ctx: ctx, Authorizer: authz, User: u, Group: d.Group, Version: d.Version,
 		Resource: d.Resource, Subresource: a.Subresource, Namespace: a.namespace(), Name: a.Name}
 }
 

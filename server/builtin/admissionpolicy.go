@@ -18,6 +18,7 @@ func validatingAdmissionPolicies(group string) *registry.Descriptor {
 	d := groupType(group, "validatingadmissionpolicies", "validatingadmissionpolicy", "ValidatingAdmissionPolicy", false)
 	d.Categories = admissionCategories
 	d.Strategy.NoPolicyAdmission = true
+	d.Strategy.NoWebhookAdmission = true
 	d.Subresources = []registry.Subresource{{
 		Name: "status", Verbs: statusVerbs,
 		Validate: func(obj, _ registry.Object) apierr.FieldErrors { return validatePolicyStatus(mapAt(obj, "status")) },
@@ -53,6 +54,7 @@ func validatingAdmissionPolicyBindings(group string) *registry.Descriptor {
 	d := groupType(group, "validatingadmissionpolicybindings", "validatingadmissionpolicybinding", "ValidatingAdmissionPolicyBinding", false)
 	d.Categories = admissionCategories
 	d.Strategy.NoPolicyAdmission = true
+	d.Strategy.NoWebhookAdmission = true
 	d.Strategy.Default = func(obj registry.Object) {
 		if mr := mapAt(obj, "spec", "matchResources"); mr != nil {
 			defaultMatchResources(mr)

@@ -14,9 +14,8 @@ import (
 	"platd/server/validation"
 )
 
-// admissionRegistrationV1 serves the v1 admission configuration types. The
-// configured webhooks and policies are stored and validated only: nothing
-// calls a webhook or evaluates a policy yet. Their CEL expressions (match
+// admissionRegistrationV1 serves the v1 admission configuration types
+// (the admission package enforces them). Their CEL expressions (match
 // conditions, validations, messageExpressions, variables, audit
 // annotations) are compiled and type-checked at write time, as upstream.
 func admissionRegistrationV1(b config.Brand) []*registry.Descriptor {
@@ -70,6 +69,7 @@ var (
 func webhookConfigurations(group, resource, singular, kind string, mutating bool) *registry.Descriptor {
 	d := groupType(group, resource, singular, kind, false)
 	d.Categories = admissionCategories
+	d.Strategy.NoWebhookAdmission = true
 	d.Strategy.Default = func(obj registry.Object) {
 		for _, hook := range mapsOf(obj["webhooks"]) {
 			defaultWebhook(hook, mutating)

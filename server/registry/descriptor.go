@@ -485,6 +485,10 @@ type Strategy struct {
 	// ValidatingAdmissionPolicies, as upstream exempts the policies and
 	// their bindings themselves.
 	NoPolicyAdmission bool
+	// NoWebhookAdmission exempts the type's writes from the admission
+	// webhooks, as upstream exempts the webhook configurations and the
+	// admission policies and their bindings.
+	NoWebhookAdmission bool
 	// PrepareForUpdate normalises obj, the new state, given the stored old
 	// state and the subresource written ("" or "status").
 	PrepareForUpdate func(obj, old Object, subresource string)

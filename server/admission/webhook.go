@@ -1,0 +1,292 @@
+package admission
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"net"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"platd/config"
+	"platd/security"
+	"platd/server/cel"
+	"platd/server/registry"
+	"platd/server/selector"
+)
+
+// The side-effect classes and reinvocation policies, as upstream names
+// them.
+const (
+	sideEffectsNone         = "None"
+	sideEffectsNoneOnDryRun = "NoneOnDryRun"
+	reinvocationIfNeeded    = "IfNeeded"
+)
+
+// Webhook defaults of admissionregistration v1.
+const (
+	// defaultWebhookTimeout is a webhook's timeoutSeconds when unset.
+	defaultWebhookTimeout = 10 * time.Second
+	// defaultServicePort is the port of a webhook service when unset.
+	defaultServicePort = 443
+)
+
+// The admission phases a webhook configuration serves.
+const (
+	phaseValidating = 0
+	phaseMutating   = 1
+)
+
+// Webhooks holds the validating and mutating admission webhooks of the
+// stored webhook configurations, parsed (once per configuration change,
+// never per request) with an HTTP client each, and calls them: Validate
+// as upstream's ValidatingAdmissionWebhook plugin, Mutate as its
+// MutatingAdmissionWebhook. All methods are safe for concurrent use.
+type Webhooks struct {
+	reg    *registry.Registry
+	lookup registry.Lookup
+	authz  security.Authorizer
+	brand  config.Brand
+	equiv  equivalences
+
+	mu sync.RWMutex
+	// configs are the configurations of each phase by name.
+	configs [2]map[string]*webhookConfig
+	// sorted are the webhooks of each phase in calling order (the
+	// configurations by name, the webhooks in their order); nil when
+	// stale.
+	sorted [2][]*webhook
+}
+
+// webhookConfig is one Validating- or MutatingWebhookConfiguration.
+type webhookConfig struct {
+	name  string
+	hooks []*webhook
+}
+
+// webhook is one webhook of a configuration, parsed. Immutable once
+// built.
+type webhook struct {
+	name string
+	// config is the configuration's name.
+	config string
+	match  *matchResources
+	// conditions are the webhook's match conditions with its failure
+	// policy; nil without.
+	conditions *policy
+	// failOpen is failurePolicy Ignore.
+	failOpen    bool
+	sideEffects string
+	timeout     time.Duration
+	versions    []string
+	reinvoke    bool
+	// endpoint is the URL requests go to; endpointErr says why there is
+	// none.
+	endpoint    string
+	endpointErr error
+	client      *http.Client
+}
+
+// NewWebhooks returns an empty set of webhooks. reg lists the
+// equivalent resources; lookup reads namespaces; authz backs the match
+// conditions' authorizer (nil: every check errs).
+func NewWebhooks(reg *registry.Registry, lookup registry.Lookup, authz security.Authorizer, brand config.Brand) *Webhooks {
+	return &Webhooks{reg: reg, lookup: lookup, authz: authz, brand: brand, equiv: equivalences{reg: reg},
+		configs: [2]map[string]*webhookConfig{{}, {}}}
+}
+
+// SetConfig adds or replaces a webhook configuration (mutating or
+// validating), given in its decoded form.
+func (w *Webhooks) SetConfig(mutating bool, obj registry.Object) {
+	c := parseWebhookConfig(obj)
+	ph := phaseOf(mutating)
+	w.mu.Lock()
+	old := w.configs[ph][c.name]
+	w.configs[ph][c.name] = c
+	w.sorted[ph] = nil
+	w.mu.Unlock()
+	old.close()
+}
+
+// DeleteConfig removes a webhook configuration.
+func (w *Webhooks) DeleteConfig(mutating bool, name string) {
+	ph := phaseOf(mutating)
+	w.mu.Lock()
+	old := w.configs[ph][name]
+	delete(w.configs[ph], name)
+	w.sorted[ph] = nil
+	w.mu.Unlock()
+	old.close()
+}
+
+// ReplaceConfigs makes objs the only configurations of the phase.
+func (w *Webhooks) ReplaceConfigs(mutating bool, objs []registry.Object) {
+	next := make(map[string]*webhookConfig, len(objs))
+	for _, o := range objs {
+		c := parseWebhookConfig(o)
+		next[c.name] = c
+	}
+	ph := phaseOf(mutating)
+	w.mu.Lock()
+	old := w.configs[ph]
+	w.configs[ph] = next
+	w.sorted[ph] = nil
+	w.mu.Unlock()
+	for _, c := range old {
+		c.close()
+	}
+}
+
+// ValidatingEmpty reports whether no validating webhook is configured:
+// Validate then admits every request.
+func (w *Webhooks) ValidatingEmpty() bool { return len(w.hooks(phaseValidating)) == 0 }
+
+// MutatingEmpty reports whether no mutating webhook is configured:
+// Mutate then changes nothing.
+func (w *Webhooks) MutatingEmpty() bool { return len(w.hooks(phaseMutating)) == 0 }
+
+// hooks returns the webhooks of a phase in calling order.
+func (w *Webhooks) hooks(ph int) []*webhook {
+	w.mu.RLock()
+	hooks := w.sorted[ph]
+	w.mu.RUnlock()
+	if hooks != nil {
+		return hooks
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.sorted[ph] != nil {
+		return w.sorted[ph]
+	}
+	names := make([]string, 0, len(w.configs[ph]))
+	for name := range w.configs[ph] {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	hooks = []*webhook{}
+	for _, name := range names {
+		hooks = append(hooks, w.configs[ph][name].hooks...)
+	}
+	w.sorted[ph] = hooks
+	return hooks
+}
+
+func phaseOf(mutating bool) int {
+	if mutating {
+		return phaseMutating
+	}
+	return phaseValidating
+}
+
+// close releases the idle connections of a replaced configuration's
+// clients.
+func (c *webhookConfig) close() {
+	if c == nil {
+		return
+	}
+	for _, h := range c.hooks {
+		if h.client != nil {
+			h.client.CloseIdleConnections()
+		}
+	}
+}
+
+// parseWebhookConfig reads a webhook configuration in its decoded form
+// (defaulted as stored).
+func parseWebhookConfig(obj registry.Object) *webhookConfig {
+	c := &webhookConfig{name: str(mapAt(obj, "metadata"), "name")}
+	for _, h := range mapsOf(obj["webhooks"]) {
+		c.hooks = append(c.hooks, parseWebhook(c.name, h))
+	}
+	return c
+}
+
+func parseWebhook(config string, h map[string]any) *webhook {
+	wh := &webhook{
+		name: str(h, "name"), config: config,
+		failOpen:    str(h, "failurePolicy") == failurePolicyIgnore,
+		sideEffects: str(h, "sideEffects"),
+		timeout:     defaultWebhookTimeout,
+		versions:    stringsAt(h, "admissionReviewVersions"),
+		reinvoke:    str(h, "reinvocationPolicy") == reinvocationIfNeeded,
+	}
+	if _, ok := h["timeoutSeconds"]; ok {
+		wh.timeout = time.Duration(intAt(h, "timeoutSeconds")) * time.Second
+	}
+	mr := &matchResources{exact: str(h, "matchPolicy") == matchPolicyExact, rules: parseRules(h, "rules")}
+	if sel, ok := h["namespaceSelector"].(map[string]any); ok {
+		mr.nsSelector, mr.nsErr = selector.FromLabelSelector(sel)
+	}
+	if sel, ok := h["objectSelector"].(map[string]any); ok {
+		mr.objSelector, mr.objErr = selector.FromLabelSelector(sel)
+	}
+	wh.match = mr
+	if conds := mapsOf(h["matchConditions"]); len(conds) > 0 {
+		fp := failurePolicyFail
+		if wh.failOpen {
+			fp = failurePolicyIgnore
+		}
+		pol := &policy{name: wh.name, failurePolicy: fp}
+		c := cel.NewAdmissionCompiler(false)
+		decls := cel.AdmissionDecls{Authorizer: true}
+		for _, mc := range conds {
+			pol.conditions = append(pol.conditions, namedCondition{name: str(mc, "name"), prog: c.Program(str(mc, "expression"), cel.ResultBool, decls)})
+		}
+		wh.conditions = pol
+	}
+	cc := mapAt(h, "clientConfig")
+	var serverName string
+	wh.endpoint, serverName, wh.endpointErr = webhookEndpoint(cc)
+	wh.client = webhookClient(cc, serverName)
+	return wh
+}
+
+// webhookEndpoint is the URL a webhook is called at: its url, or its
+// service's address as upstream's default service resolution makes it
+// (https://<name>.<namespace>.svc:<port><path>), with the TLS server
+// name a service is verified by.
+func webhookEndpoint(cc map[string]any) (endpoint, serverName string, err error) {
+	if u := str(cc, "url"); u != "" {
+		return u, "", nil
+	}
+	svc := mapAt(cc, "service")
+	if svc == nil {
+		return "", "", errNoEndpoint
+	}
+	port := intAt(svc, "port")
+	if port == 0 {
+		port = defaultServicePort
+	}
+	host := str(svc, "name") + "." + str(svc, "namespace") + ".svc"
+	u := url.URL{Scheme: "https", Host: net.JoinHostPort(host, strconv.FormatInt(port, 10)), Path: str(svc, "path")}
+	return u.String(), host, nil
+}
+
+// webhookClient is the HTTP client of a webhook: TLS verified against
+// its caBundle (the system roots without one) and, for a service, its
+// service DNS name; no proxy.
+func webhookClient(cc map[string]any, serverName string) *http.Client {
+	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: serverName}
+	if b := str(cc, "caBundle"); b != "" {
+		pool := x509.NewCertPool()
+		if der, err := base64.StdEncoding.DecodeString(b); err == nil {
+			pool.AppendCertsFromPEM(der)
+		}
+		tlsConf.RootCAs = pool
+	}
+	return &http.Client{Transport: &http.Transport{
+		TLSClientConfig: tlsConf, ForceAttemptHTTP2: true,
+		MaxIdleConnsPerHost: webhookIdleConnsPerHost, IdleConnTimeout: webhookIdleTimeout,
+	}}
+}
+
+// Connection reuse of webhook clients: a few idle connections per
+// webhook host keep repeated calls cheap without holding many sockets.
+const (
+	webhookIdleConnsPerHost = 4
+	webhookIdleTimeout      = 90 * time.Second
+)

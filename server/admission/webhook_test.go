@@ -1,0 +1,118 @@
+package admission
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"sync/atomic"
+	"testing"
+
+	"platd/config"
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// allowAll is a webhook server allowing everything; calls counts them.
+func allowAll(t *testing.T, calls *atomic.Int32) (url, caBundle string) {
+	t.Helper()
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		var rv map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&rv)
+		req, _ := rv["request"].(map[string]any)
+		_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": rv["apiVersion"], "kind": "AdmissionReview",
+			"response": map[string]any{"uid": req["uid"], "allowed": true}})
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+}
+
+// TestWebhookDryRunSideEffects checks that a dry run reaches only
+// webhooks without side effects (None, NoneOnDryRun); one with Some or
+// Unknown refuses it, as upstream, without being called.
+func TestWebhookDryRunSideEffects(t *testing.T) {
+	t.Parallel()
+	var calls atomic.Int32
+	url, ca := allowAll(t, &calls)
+	reg := registry.New()
+	reg.Add(configMaps)
+	tests := []struct {
+		sideEffects string
+		dryRun      bool
+		wantErr     string
+		wantCalls   int32
+	}{
+		{"None", true, "", 1},
+		{"NoneOnDryRun", true, "", 1},
+		{"Some", true, `admission webhook "h.example.com" does not support dry run`, 0},
+		{"Unknown", true, `admission webhook "h.example.com" does not support dry run`, 0},
+		{"Some", false, "", 1},
+	}
+	for _, tt := range tests {
+		calls.Store(0)
+		w := NewWebhooks(reg, fakeLookup{}, nil, config.Brands["plat"])
+		w.SetConfig(false, registry.Object{"metadata": map[string]any{"name": "c"}, "webhooks": []any{map[string]any{
+			"name": "h.example.com", "clientConfig": map[string]any{"url": url, "caBundle": ca},
+			"rules":       []any{map[string]any{"operations": []any{"*"}, "apiGroups": []any{""}, "apiVersions": []any{"v1"}, "resources": []any{"configmaps"}}},
+			"sideEffects": tt.sideEffects, "admissionReviewVersions": []any{"v1"},
+		}}})
+		a := &Attributes{Descriptor: configMaps, Operation: OpCreate, Name: "c", Object: registry.Object{"metadata": map[string]any{"name": "c"}}, DryRun: tt.dryRun}
+		err := w.Validate(context.Background(), a)
+		got := ""
+		if err != nil {
+			got = err.Error()
+			if apierr.Code(err) != http.StatusBadRequest {
+				t.Errorf("%s: code %d", tt.sideEffects, apierr.Code(err))
+			}
+		}
+		if got != tt.wantErr || calls.Load() != tt.wantCalls {
+			t.Errorf("%s dryRun=%v: err %q, %d calls; want %q, %d", tt.sideEffects, tt.dryRun, got, calls.Load(), tt.wantErr, tt.wantCalls)
+		}
+	}
+}
+
+// TestRejection checks upstream's refusal of a denied request: at least
+// code 400, status Failure, the message or else the reason after who
+// denied it.
+func TestRejection(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		result *apierr.Status
+		want   apierr.Status
+	}{
+		{nil, apierr.Status{Kind: "Status", APIVersion: "v1", Status: "Failure", Code: 400,
+			Message: `admission webhook "w" denied the request without explanation`}},
+		{&apierr.Status{Code: 200, Status: "Success", Reason: "Forbidden"}, apierr.Status{Kind: "Status", APIVersion: "v1", Status: "Failure", Code: 400,
+			Reason: "Forbidden", Message: `admission webhook "w" denied the request: Forbidden`}},
+		{&apierr.Status{Code: 422, Message: "bad", Details: &apierr.Details{Name: "x"}}, apierr.Status{Kind: "Status", APIVersion: "v1", Status: "Failure", Code: 422,
+			Message: `admission webhook "w" denied the request: bad`, Details: &apierr.Details{Name: "x"}}},
+	}
+	for _, tt := range tests {
+		if got := apierr.FromError(rejection("w", tt.result)).Status; !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("rejection of %+v:\n got  %+v\n want %+v", tt.result, got, tt.want)
+		}
+	}
+}
+
+// TestWebhookEndpoint checks upstream's default service resolution.
+func TestWebhookEndpoint(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cc               map[string]any
+		want, serverName string
+	}{
+		{map[string]any{"url": "https://h:8443/x"}, "https://h:8443/x", ""},
+		{map[string]any{"service": map[string]any{"namespace": "ns", "name": "svc"}}, "https://svc.ns.svc:443", "svc.ns.svc"},
+		{map[string]any{"service": map[string]any{"namespace": "ns", "name": "svc", "port": int64(8443), "path": "/v"}}, "https://svc.ns.svc:8443/v", "svc.ns.svc"},
+	}
+	for _, tt := range tests {
+		got, sn, err := webhookEndpoint(tt.cc)
+		if err != nil || got != tt.want || sn != tt.serverName {
+			t.Errorf("%v: %q %q %v", tt.cc, got, sn, err)
+		}
+	}
+}
