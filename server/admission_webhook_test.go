@@ -16,7 +16,8 @@ import (
 // admissionWebhook is an admission webhook over TLS on 127.0.0.1 that
 // records the reviews it is sent. Its answers follow the object's data:
 // "deny" refuses with that message (and "code" as the status code),
-// "warn" warns, "label" patches that label in. Path /slow never answers
+// "warn" warns, "label" patches that label in when called at /mutate
+// (v1beta1 answers without a patchType). Path /slow never answers
 // before the call's deadline; /bad-uid answers with another uid.
 type admissionWebhook struct {
 	srv *httptest.Server
@@ -72,12 +73,15 @@ func (aw *admissionWebhook) serve(w http.ResponseWriter, r *http.Request) {
 	if warn, ok := data["warn"].(string); ok {
 		resp["warnings"] = []any{warn}
 	}
-	if label, ok := data["label"].(string); ok {
+	if label, ok := data["label"].(string); ok && r.URL.Path == "/mutate" {
 		patch := `[{"op":"add","path":"/metadata/labels","value":{"` + label + `":"yes"}}]`
 		if labels, _ := path(obj, "metadata.labels").(map[string]any); labels != nil {
 			patch = `[{"op":"add","path":"/metadata/labels/` + label + `","value":"yes"}]`
 		}
-		resp["patch"], resp["patchType"] = base64.StdEncoding.EncodeToString([]byte(patch)), "JSONPatch"
+		resp["patch"] = base64.StdEncoding.EncodeToString([]byte(patch))
+		if review["apiVersion"] != nil && !strings.HasSuffix(review["apiVersion"].(string), "/v1beta1") {
+			resp["patchType"] = "JSONPatch"
+		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": review["apiVersion"], "kind": "AdmissionReview", "response": resp})
@@ -298,4 +302,49 @@ func TestWebhookReviewVersions(t *testing.T) {
 			t.Errorf("%s: dryRun %v", tt.name, path(sent.review, "request.dryRun"))
 		}
 	}
+}
+
+// TestWebhookMutating calls mutating webhooks before validation: a
+// webhook's JSONPatch (in a v1 or a v1beta1 answer) is in the stored
+// object and the answer, the validating webhooks see the mutated object,
+// and a mutating webhook's refusal refuses the write.
+func TestWebhookMutating(t *testing.T) {
+	t.Parallel()
+	e := startPolicies(t)
+	aw := startAdmissionWebhook(t)
+	e.webhookConfig("mutatingwebhookconfigurations", "labels",
+		aw.hook("label.example.com", "/mutate", map[string]any{"objectSelector": map[string]any{"matchLabels": map[string]any{"review": "v1"}}}),
+		aw.hook("label-beta.example.com", "/mutate", map[string]any{"admissionReviewVersions": []any{"v1beta1"},
+			"objectSelector": map[string]any{"matchLabels": map[string]any{"review": "v1beta1"}}}))
+	e.webhookConfig("validatingwebhookconfigurations", "after", aw.hook("check.example.com", "/check", map[string]any{
+		"objectSelector": map[string]any{"matchLabels": map[string]any{"checked": "yes"}}}))
+	cms := "/api/v1/namespaces/default/configmaps"
+	for _, version := range []string{"v1", "v1beta1"} {
+		eventually(t, "the "+version+" webhook to label", func() bool {
+			r := e.do("POST", cms+"?dryRun=All", cm("probe", map[string]string{"label": "probed"}, map[string]string{"review": version}))
+			return r.code == 201 && path(r.obj(t), "metadata.labels.probed") == "yes"
+		})
+	}
+	// The validating webhook is in effect once it refuses.
+	e.untilCode("the validating webhook", "POST", cms, cm("probe", map[string]string{"deny": "x"}, map[string]string{"checked": "yes"}), 400).
+		mustMessage(t, `admission webhook "check.example.com" denied the request: x`)
+
+	for _, version := range []string{"v1", "v1beta1"} {
+		name := "labelled-" + version
+		created := e.do("POST", cms, cm(name, map[string]string{"label": "checked"}, map[string]string{"review": version})).mustCode(t, 201).obj(t)
+		want := map[string]any{"review": version, "checked": "yes"}
+		if got := path(created, "metadata.labels"); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: created labels %v, want %v", version, got, want)
+		}
+		if got := path(e.do("GET", cms+"/"+name, nil).mustCode(t, 200).obj(t), "metadata.labels"); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: stored labels %v, want %v", version, got, want)
+		}
+		sent, _ := aw.last(name)
+		if !strings.Contains(sent.url, "/check") || path(sent.review, "request.object.metadata.labels.checked") != "yes" {
+			t.Errorf("%s: last review at %s of %v", version, sent.url, path(sent.review, "request.object.metadata.labels"))
+		}
+	}
+	e.do("POST", cms, cm("refused", map[string]string{"deny": "not here"}, map[string]string{"review": "v1"})).mustCode(t, 400).
+		mustMessage(t, `admission webhook "label.example.com" denied the request: not here`)
+	e.do("GET", cms+"/refused", nil).mustCode(t, 404)
 }

@@ -362,6 +362,10 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 	if policies != nil || webhooks != nil {
 		policyAdmission = validatingAdmission{policies: policies, webhooks: webhooks}
 	}
+	var mutatingAdmission rest.MutatingAdmission
+	if webhooks != nil {
+		mutatingAdmission = webhooks
+	}
 	s.rest = rest.New(rest.Config{Store: timedStore{Storage: s.store, m: s.metrics}, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK,
 		WatchListDisabled: !o.FeatureGates.Enabled(config.WatchList), Compression: responseCompression(o),
 		CBOR: o.FeatureGates.Enabled(config.CBORServingAndStorage), RequestedDeprecated: s.metrics.RequestedDeprecated,
@@ -369,7 +373,7 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 			return s.metrics.WatchEvents(group, version, kind)
 		},
 		UnsafeDelete: o.FeatureGates.Enabled(config.AllowUnsafeMalformedObjectDeletion), KeyPrefix: o.StorageKeyPrefix(), Authorizer: serverChain{s},
-		Policies: policyAdmission})
+		Policies: policyAdmission, Mutating: mutatingAdmission})
 	if policies != nil {
 		if err := s.followPolicies(policies); err != nil {
 			return fail(err)

@@ -9,6 +9,12 @@
 // generation, never per request); a watch-driven controller hands it
 // every change. Validate is the admission step the write path runs
 // after a write passed validation.
+//
+// Webhooks calls the admission webhooks of the stored Validating- and
+// MutatingWebhookConfigurations, as upstream's ValidatingAdmissionWebhook
+// and MutatingAdmissionWebhook plugins (on by default), matching writes
+// as the policies do: Mutate in the mutating phase, Validate after the
+// policies.
 package admission
 
 import (

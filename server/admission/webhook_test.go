@@ -116,3 +116,59 @@ func TestWebhookEndpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestWebhookReinvocation checks upstream's reinvocation: a webhook with
+// reinvocationPolicy IfNeeded is called again, once, when a webhook
+// after it changed the object; with Never it is called once.
+func TestWebhookReinvocation(t *testing.T) {
+	t.Parallel()
+	var noopCalls, patchCalls atomic.Int32
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var rv map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&rv)
+		req, _ := rv["request"].(map[string]any)
+		resp := map[string]any{"uid": req["uid"], "allowed": true}
+		if r.URL.Path == "/patch" {
+			patchCalls.Add(1)
+			resp["patchType"] = "JSONPatch"
+			resp["patch"] = base64.StdEncoding.EncodeToString([]byte(`[{"op":"add","path":"/metadata/labels","value":{"p":"1"}}]`))
+		} else {
+			noopCalls.Add(1)
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": rv["apiVersion"], "kind": "AdmissionReview", "response": resp})
+	}))
+	t.Cleanup(srv.Close)
+	ca := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	reg := registry.New()
+	reg.Add(configMaps)
+	hook := func(name, path, reinvocation string) map[string]any {
+		return map[string]any{
+			"name": name, "clientConfig": map[string]any{"url": srv.URL + path, "caBundle": ca},
+			"rules":       []any{map[string]any{"operations": []any{"*"}, "apiGroups": []any{""}, "apiVersions": []any{"v1"}, "resources": []any{"configmaps"}}},
+			"sideEffects": "None", "admissionReviewVersions": []any{"v1"}, "reinvocationPolicy": reinvocation,
+		}
+	}
+	for _, tt := range []struct {
+		policy    string
+		wantCalls int32
+	}{{"IfNeeded", 2}, {"Never", 1}} {
+		noopCalls.Store(0)
+		patchCalls.Store(0)
+		w := NewWebhooks(reg, fakeLookup{}, nil, config.Brands["plat"])
+		w.SetConfig(true, registry.Object{"metadata": map[string]any{"name": "c"}, "webhooks": []any{hook("noop.example.com", "/noop", tt.policy), hook("patch.example.com", "/patch", "Never")}})
+		obj := registry.Object{"kind": "ConfigMap", "apiVersion": "v1", "metadata": map[string]any{"name": "c"}}
+		out, err := w.Mutate(context.Background(), &Attributes{Descriptor: configMaps, Operation: OpCreate, Name: "c", Object: obj})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := out["metadata"].(map[string]any)["labels"]; !reflect.DeepEqual(got, map[string]any{"p": "1"}) {
+			t.Errorf("%s: labels %v", tt.policy, got)
+		}
+		if _, ok := obj["metadata"].(map[string]any)["labels"]; ok {
+			t.Errorf("%s: the given object was changed", tt.policy)
+		}
+		if noopCalls.Load() != tt.wantCalls || patchCalls.Load() != 1 {
+			t.Errorf("%s: noop called %d times (want %d), patch %d", tt.policy, noopCalls.Load(), tt.wantCalls, patchCalls.Load())
+		}
+	}
+}

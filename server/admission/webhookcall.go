@@ -63,6 +63,7 @@ type verdict struct {
 	allowed     bool
 	result      *apierr.Status
 	patch       []byte
+	patchType   string
 	annotations map[string]string
 	warnings    []string
 }
@@ -119,21 +120,21 @@ func (r *requestState) equivalents(d *registry.Descriptor) []*registry.Descripto
 // webhook matcher: the rules (through an equivalent version under
 // matchPolicy Equivalent), the selectors, then the match conditions.
 // It returns nil when h is not called.
-func (r *requestState) match(ctx context.Context, h *webhook) (*invocation, error) {
+func (r *requestState) match(ctx context.Context, h *webhook, a *Attributes) (*invocation, error) {
 	if len(h.match.rules) == 0 {
 		return nil, nil
 	}
-	matched, err := h.match.matches(r.a, r.nsLabels, r.equivalents)
+	matched, err := h.match.matches(a, r.nsLabels, r.equivalents)
 	if err != nil {
 		return nil, apierr.InternalError(err)
 	}
 	if matched == nil {
 		return nil, nil
 	}
-	va := r.a.as(matched)
+	va := a.as(matched)
 	if h.conditions != nil {
 		if r.authz == nil {
-			r.authz = policyAuthorizer(ctx, r.w.authz, r.a)
+			r.authz = policyAuthorizer(ctx, r.w.authz, a)
 		}
 		req := conditionRequest(va.request(r.w.brand.MetaGroup()))
 		in := cel.AdmissionInput{Object: va.Object, OldObject: va.OldObject, Request: req, Authorizer: r.authz}
@@ -142,8 +143,8 @@ func (r *requestState) match(ctx context.Context, h *webhook) (*invocation, erro
 			if h.failOpen {
 				return nil, nil
 			}
-			d := r.a.Descriptor
-			name := r.a.Name
+			d := a.Descriptor
+			name := a.Name
 			return nil, apierr.NewForbidden(d.Group, d.Resource, name, fmt.Sprintf("%s %q is forbidden: %v", d.GroupResource(), name, err))
 		}
 		if !ok {
@@ -286,8 +287,9 @@ func (w *Webhooks) verify(uid, version string, mutating bool, r *reviewResponse)
 	res := r.Response
 	v := &verdict{allowed: res.Allowed, result: res.Result, annotations: res.AuditAnnotations, warnings: res.Warnings}
 	if version != "v1" {
-		if mutating {
-			v.patch = res.Patch
+		if mutating && len(res.Patch) > 0 {
+			// v1beta1 answers name no patch type: theirs is JSONPatch.
+			v.patch, v.patchType = res.Patch, patchTypeJSONPatch
 		}
 		return v, nil
 	}
@@ -317,8 +319,8 @@ func (w *Webhooks) verify(uid, version string, mutating bool, r *reviewResponse)
 		return nil, fmt.Errorf("webhook returned invalid response.patchType of %q", "")
 	}
 	v.patch = res.Patch
-	if res.PatchType != nil && *res.PatchType != patchTypeJSONPatch {
-		return nil, fmt.Errorf("unsupported patch type %q", *res.PatchType)
+	if res.PatchType != nil {
+		v.patchType = *res.PatchType
 	}
 	return v, nil
 }
@@ -371,7 +373,7 @@ func (w *Webhooks) Validate(ctx context.Context, a *Attributes) error {
 	st := w.newRequestState(a)
 	var invs []*invocation
 	for _, h := range hooks {
-		inv, err := st.match(ctx, h)
+		inv, err := st.match(ctx, h, a)
 		if err != nil {
 			return err
 		}

@@ -75,6 +75,56 @@ type PolicyAdmission interface {
 	Empty() bool
 }
 
+// MutatingAdmission is the mutating admission every write of every
+// resource passes after the type's own admission (admission.Webhooks):
+// its error refuses the write, the object it returns replaces the
+// written one, and what it passes to security.AddWarning on ctx is
+// answered as Warning headers.
+type MutatingAdmission interface {
+	Mutate(ctx context.Context, a *admission.Attributes) (registry.Object, error)
+	// MutatingEmpty reports whether Mutate changes and refuses nothing:
+	// then the step is skipped without building its attributes.
+	MutatingEmpty() bool
+}
+
+// mutateAdmission runs the mutating admission on a write after the
+// type's own (obj is nil on delete, old on create) and puts what it
+// returns in obj's place. Writes through the scale subresource are not
+// sent to it.
+func (h *Handler) mutateAdmission(ctx context.Context, s *scope, op string, obj, old Object, dryRun bool) error {
+	if h.mutating == nil || s.admittedElsewhere || s.trackAs != "" || h.mutating.MutatingEmpty() {
+		return nil
+	}
+	a := h.attributes(ctx, s, op, typed(s.d, obj), typed(s.d, old), dryRun)
+	ctx = security.WithWarnings(ctx, func(m string) { s.warnings = append(s.warnings, m) })
+	out, err := h.mutating.Mutate(ctx, a)
+	if err != nil || out == nil || obj == nil {
+		return err
+	}
+	for k := range obj {
+		delete(obj, k)
+	}
+	for k, v := range out {
+		obj[k] = v
+	}
+	return nil
+}
+
+// attributes are the admission attributes of a write of s's resource.
+func (h *Handler) attributes(ctx context.Context, s *scope, op string, obj, old Object, dryRun bool) *admission.Attributes {
+	a := &admission.Attributes{
+		Descriptor: s.d, Subresource: s.sub, Operation: op, Namespace: s.ns, Name: s.name,
+		Object: obj, OldObject: old, DryRun: dryRun, User: filters.UserFrom(ctx), OptionsKind: optionsKinds[op], Options: s.options,
+	}
+	if op == admission.OpCreate {
+		a.Namespace = metaString(obj, "namespace")
+		if !s.generatedName {
+			a.Name = metaString(obj, "name")
+		}
+	}
+	return a
+}
+
 // optionsKinds are the options kinds of the admission operations.
 var optionsKinds = map[string]string{
 	admission.OpCreate: kindCreateOptions, admission.OpUpdate: kindUpdateOptions, admission.OpDelete: kindDeleteOptions,
@@ -102,16 +152,8 @@ func (h *Handler) validatePolicies(ctx context.Context, s *scope, op string, obj
 	} else {
 		obj, old = typed(s.d, obj), typed(s.d, old)
 	}
-	a := &admission.Attributes{
-		Descriptor: s.d, Subresource: sub, Kind: kind, Operation: op, Namespace: s.ns, Name: s.name,
-		Object: obj, OldObject: old, DryRun: dryRun, User: filters.UserFrom(ctx), OptionsKind: optionsKinds[op], Options: s.options,
-	}
-	if op == admission.OpCreate {
-		a.Namespace = metaString(obj, "namespace")
-		if !s.generatedName {
-			a.Name = metaString(obj, "name")
-		}
-	}
+	a := h.attributes(ctx, s, op, obj, old, dryRun)
+	a.Subresource, a.Kind = sub, kind
 	ctx = security.WithWarnings(ctx, func(m string) { s.warnings = append(s.warnings, m) })
 	return h.policies.Validate(ctx, a)
 }

@@ -166,6 +166,9 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 	if err := h.admit(ctx, s, obj, nil); err != nil {
 		return nil, err
 	}
+	if err := h.mutateAdmission(ctx, s, admission.OpCreate, obj, nil, dryRun); err != nil {
+		return nil, err
+	}
 	// Values are allocated before validation, as upstream: validation
 	// then sees the object as it will be stored.
 	if err := h.allocate(d, obj, nil); err != nil {

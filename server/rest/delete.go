@@ -295,7 +295,10 @@ func (h *Handler) deleteObject(ctx context.Context, s *scope, ns, name string, o
 			return nil, err
 		}
 		target := &scope{d: d, ns: ns, name: name, admittedElsewhere: s.admittedElsewhere, options: o.given()}
-		err = h.validatePolicies(ctx, target, admission.OpDelete, nil, obj, dry)
+		err = h.mutateAdmission(ctx, target, admission.OpDelete, nil, obj, dry)
+		if err == nil {
+			err = h.validatePolicies(ctx, target, admission.OpDelete, nil, obj, dry)
+		}
 		s.warnings = append(s.warnings, target.warnings...)
 		if err != nil {
 			return nil, err

@@ -73,8 +73,9 @@ type Handler struct {
 	authz        security.Authorizer
 	// keyPrefix is Config.KeyPrefix.
 	keyPrefix string
-	// policies is Config.Policies.
+	// policies and mutating are Config.Policies and Config.Mutating.
 	policies PolicyAdmission
+	mutating MutatingAdmission
 }
 
 // Compression says which get and list responses may be gzip-compressed
@@ -139,9 +140,13 @@ type Config struct {
 	// refuses every unsafe delete.
 	Authorizer security.Authorizer
 	// Policies is the admission every create, update and delete of every
-	// resource passes once it is valid (the ValidatingAdmissionPolicies);
-	// nil admits everything.
+	// resource passes once it is valid (the ValidatingAdmissionPolicies
+	// and validating webhooks); nil admits everything.
 	Policies PolicyAdmission
+	// Mutating is the mutating admission every create, update and
+	// delete passes after the type's own (the mutating webhooks); nil
+	// changes nothing.
+	Mutating MutatingAdmission
 }
 
 // New returns a Handler.
@@ -155,7 +160,7 @@ func New(c Config) *Handler {
 		requestedDeprecated: c.RequestedDeprecated,
 		watchEvents:         c.WatchEvents,
 		unsafeDelete:        c.UnsafeDelete, authz: c.Authorizer, keyPrefix: c.KeyPrefix,
-		policies: c.Policies,
+		policies: c.Policies, mutating: c.Mutating,
 	}
 	h.protos = newProtoCache(c.Store, c.Shutdown)
 	if h.storageProbe == nil {

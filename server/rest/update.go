@@ -264,6 +264,9 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 	if err := h.admit(ctx, s, next, old); err != nil {
 		return nil, err
 	}
+	if err := h.mutateAdmission(ctx, s, admission.OpUpdate, next, old, s.dryRun); err != nil {
+		return nil, err
+	}
 	// Values are allocated before validation, as on create; only the main
 	// resource changes what an object claims.
 	if s.sub == "" {
