@@ -112,6 +112,19 @@ func (w *Webhooks) SetConfig(mutating bool, obj registry.Object) {
 	old.close()
 }
 
+// CloseIdle releases the idle connections of every webhook's client, so
+// that a stopped server leaves no connection behind; a later call opens
+// new ones.
+func (w *Webhooks) CloseIdle() {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	for _, configs := range w.configs {
+		for _, c := range configs {
+			c.close()
+		}
+	}
+}
+
 // DeleteConfig removes a webhook configuration.
 func (w *Webhooks) DeleteConfig(mutating bool, name string) {
 	ph := phaseOf(mutating)

@@ -5,11 +5,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"platd/config"
 	"platd/server/apierr"
@@ -170,5 +172,54 @@ func TestWebhookReinvocation(t *testing.T) {
 		if noopCalls.Load() != tt.wantCalls || patchCalls.Load() != 1 {
 			t.Errorf("%s: noop called %d times (want %d), patch %d", tt.policy, noopCalls.Load(), tt.wantCalls, patchCalls.Load())
 		}
+	}
+}
+
+// TestWebhooksCloseIdle checks that CloseIdle closes the connections the
+// webhook clients keep open between calls, so that a stopped server
+// leaves none behind.
+func TestWebhooksCloseIdle(t *testing.T) {
+	t.Parallel()
+	closed := make(chan struct{}, 1)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var rv map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&rv)
+		req, _ := rv["request"].(map[string]any)
+		_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": rv["apiVersion"], "kind": "AdmissionReview",
+			"response": map[string]any{"uid": req["uid"], "allowed": true}})
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateClosed {
+			select {
+			case closed <- struct{}{}:
+			default:
+			}
+		}
+	}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	ca := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	reg := registry.New()
+	reg.Add(configMaps)
+	w := NewWebhooks(reg, fakeLookup{}, nil, config.Brands["plat"])
+	w.SetConfig(false, registry.Object{"metadata": map[string]any{"name": "c"}, "webhooks": []any{map[string]any{
+		"name": "h.example.com", "clientConfig": map[string]any{"url": srv.URL, "caBundle": ca},
+		"rules":       []any{map[string]any{"operations": []any{"*"}, "apiGroups": []any{""}, "apiVersions": []any{"v1"}, "resources": []any{"configmaps"}}},
+		"sideEffects": "None", "admissionReviewVersions": []any{"v1"},
+	}}})
+	a := &Attributes{Descriptor: configMaps, Operation: OpCreate, Name: "c", Object: registry.Object{"metadata": map[string]any{"name": "c"}}}
+	if err := w.Validate(context.Background(), a); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-closed:
+		t.Fatal("the connection closed before CloseIdle")
+	default:
+	}
+	w.CloseIdle()
+	select {
+	case <-closed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("CloseIdle left the webhook's connection open")
 	}
 }

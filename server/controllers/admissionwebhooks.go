@@ -59,6 +59,7 @@ func (c *AdmissionWebhooks) Run(ctx context.Context) {
 		}()
 	}
 	wg.Wait()
+	c.Webhooks.CloseIdle()
 }
 
 func (c *AdmissionWebhooks) decode(kv bolt.KV) (registry.Object, bool) {
