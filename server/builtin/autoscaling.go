@@ -7,6 +7,7 @@ import (
 	"platd/config"
 	"platd/server/apierr"
 	"platd/server/registry"
+	"platd/server/schema"
 	"platd/server/validation"
 )
 
@@ -383,8 +384,8 @@ func validateMetricTarget(mt map[string]any, path string) apierr.FieldErrors {
 		if !present(mt, f) {
 			continue
 		}
-		if q, ok := parseQuantity(mt[f]); ok && q.nanos.Sign() != 1 {
-			errs = append(errs, apierr.Invalid(path+"."+f, q.bad(), "must be positive"))
+		if q, ok := schema.AmountOf(mt[f]); ok && q.Sign() != 1 {
+			errs = append(errs, apierr.Invalid(path+"."+f, badQuantity(q), "must be positive"))
 		}
 	}
 	if present(mt, "averageUtilization") {

@@ -37,7 +37,7 @@ func (r claimResize) validate(_ context.Context, l registry.Lookup, obj, old reg
 	}
 	grown, _ := amountsAt(obj, "spec", "resources", "requests").get(resourceStorage)
 	was, _ := amountsAt(old, "spec", "resources", "requests").get(resourceStorage)
-	if grown.cmp(was) <= 0 {
+	if grown.Cmp(was) <= 0 {
 		return nil
 	}
 	if str(old, "status", "phase") != claimBound {

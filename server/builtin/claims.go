@@ -7,6 +7,7 @@ import (
 	"platd/server/apierr"
 	"platd/server/quota"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // Claim phases.
@@ -214,8 +215,8 @@ func validateClaimSpec(spec, old map[string]any, p fieldPath) apierr.FieldErrors
 	requests := mapOf(mapOf(spec["resources"])["requests"])
 	if !has(requests, resourceStorage) {
 		errs = append(errs, apierr.Required(sp.String(), ""))
-	} else if q, ok := parseQuantity(requests[resourceStorage]); ok && q.nanos.Sign() <= 0 {
-		errs = append(errs, apierr.Invalid(sp.String(), q.text, msgNotPositive))
+	} else if q, ok := schema.AmountOf(requests[resourceStorage]); ok && q.Sign() <= 0 {
+		errs = append(errs, apierr.Invalid(sp.String(), q.String(), msgNotPositive))
 	}
 	if sc := strOf(spec["storageClassName"]); sc != "" {
 		errs = append(errs, dnsSubdomain(sc, p.child("storageClassName"))...)
@@ -319,14 +320,12 @@ func (r claimRules) validateUpdate(obj, old registry.Object) apierr.FieldErrors 
 		errs = append(errs, apierr.Forbidden("spec", msgClaimSpecImmutable+"\n"+structDiff("core.PersistentVolumeClaimSpec", prev, cur)))
 	}
 	newSize := storageRequest(spec)
-	if newSize.cmp(storageRequest(oldSpec)) < 0 {
+	if newSize.Cmp(storageRequest(oldSpec)) < 0 {
 		// Shrinking is allowed down to just above the capacity, to recover
 		// from a failed expansion.
-		capacity, _ := parseQuantity(mapOf(mapOf(old["status"])["capacity"])[resourceStorage])
-		if capacity.nanos == nil {
-			capacity, _ = parseQuantity("0")
-		}
-		if newSize.cmp(capacity) <= 0 {
+		// No capacity is zero.
+		capacity, _ := schema.AmountOf(mapOf(mapOf(old["status"])["capacity"])[resourceStorage])
+		if newSize.Cmp(capacity) <= 0 {
 			errs = append(errs, apierr.Forbidden("spec.resources.requests.storage", "field can not be less than status.capacity"))
 		}
 	}
@@ -352,11 +351,8 @@ func sameOptionalString(a, b map[string]any, key string) bool {
 }
 
 // storageRequest is a spec's storage request, zero when absent.
-func storageRequest(spec map[string]any) quantity {
-	q, ok := parseQuantity(mapOf(mapOf(spec["resources"])["requests"])[resourceStorage])
-	if !ok {
-		q, _ = parseQuantity("0")
-	}
+func storageRequest(spec map[string]any) schema.Amount {
+	q, _ := schema.AmountOf(mapOf(mapOf(spec["resources"])["requests"])[resourceStorage])
 	return q
 }
 
@@ -376,8 +372,8 @@ func canonicalClaimSpec(spec map[string]any) map[string]any {
 		}
 		cl := map[string]any{}
 		for name, amount := range l {
-			if q, ok := parseQuantity(amount); ok {
-				cl[name] = q.text
+			if q, ok := schema.AmountOf(amount); ok {
+				cl[name] = q.String()
 			} else {
 				cl[name] = amount
 			}
@@ -440,8 +436,8 @@ func (r claimRules) claimResourceKey(k string, p fieldPath) apierr.FieldErrors {
 
 // nonNegativeAmount refuses a negative quantity.
 func nonNegativeAmount(v any, p fieldPath) apierr.FieldErrors {
-	if q, ok := parseQuantity(v); ok && q.nanos.Sign() < 0 {
-		return apierr.FieldErrors{apierr.Invalid(p.String(), q.text, msgNegative)}
+	if q, ok := schema.AmountOf(v); ok && q.Sign() < 0 {
+		return apierr.FieldErrors{apierr.Invalid(p.String(), q.String(), msgNegative)}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"platd/config"
 	"platd/server/apierr"
 	"platd/server/registry"
+	"platd/server/schema"
 	"platd/server/validation"
 )
 
@@ -197,15 +198,15 @@ func (r resourceNames) validateLimitRange(obj registry.Object) apierr.FieldError
 		}
 		seenTypes[t] = true
 
-		sets := map[string]map[string]quantity{}
+		sets := map[string]map[string]schema.Amount{}
 		keys := map[string]bool{}
 		collect := func(member string) {
 			m, _ := item[member].(map[string]any)
-			sets[member] = map[string]quantity{}
+			sets[member] = map[string]schema.Amount{}
 			for _, k := range sortedKeys(m) {
 				errs = append(errs, r.validateLimitResourceName(t, k, idx+"."+member+"["+k+"]")...)
 				keys[k] = true
-				if q, ok := parseQuantity(m[k]); ok {
+				if q, ok := schema.AmountOf(m[k]); ok {
 					sets[member][k] = q
 				}
 			}
@@ -246,7 +247,7 @@ func (r resourceNames) validateLimitRange(obj registry.Object) apierr.FieldError
 }
 
 // compareLimits checks the order of one resource's bounds in one item.
-func (r resourceNames) compareLimits(idx, k string, sets map[string]map[string]quantity) apierr.FieldErrors {
+func (r resourceNames) compareLimits(idx, k string, sets map[string]map[string]schema.Amount) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	lo, hasMin := sets["min"][k]
 	hi, hasMax := sets["max"][k]
@@ -255,48 +256,45 @@ func (r resourceNames) compareLimits(idx, k string, sets map[string]map[string]q
 	ratio, hasRatio := sets["maxLimitRequestRatio"][k]
 	path := func(member string) string { return idx + "." + member + "[" + k + "]" }
 
-	if hasMin && hasMax && lo.cmp(hi) > 0 {
-		errs = append(errs, apierr.Invalid(path("min"), lo.bad(), fmt.Sprintf("min value %s is greater than max value %s", lo.text, hi.text)))
+	if hasMin && hasMax && lo.Cmp(hi) > 0 {
+		errs = append(errs, apierr.Invalid(path("min"), badQuantity(lo), fmt.Sprintf("min value %s is greater than max value %s", lo.String(), hi.String())))
 	}
-	if hasReq && hasMin && lo.cmp(req) > 0 {
-		errs = append(errs, apierr.Invalid(path("defaultRequest"), req.bad(), fmt.Sprintf("min value %s is greater than default request value %s", lo.text, req.text)))
+	if hasReq && hasMin && lo.Cmp(req) > 0 {
+		errs = append(errs, apierr.Invalid(path("defaultRequest"), badQuantity(req), fmt.Sprintf("min value %s is greater than default request value %s", lo.String(), req.String())))
 	}
-	if hasReq && hasMax && req.cmp(hi) > 0 {
-		errs = append(errs, apierr.Invalid(path("defaultRequest"), req.bad(), fmt.Sprintf("default request value %s is greater than max value %s", req.text, hi.text)))
+	if hasReq && hasMax && req.Cmp(hi) > 0 {
+		errs = append(errs, apierr.Invalid(path("defaultRequest"), badQuantity(req), fmt.Sprintf("default request value %s is greater than max value %s", req.String(), hi.String())))
 	}
-	if hasReq && hasDef && req.cmp(def) > 0 {
-		errs = append(errs, apierr.Invalid(path("defaultRequest"), req.bad(), fmt.Sprintf("default request value %s is greater than default limit value %s", req.text, def.text)))
+	if hasReq && hasDef && req.Cmp(def) > 0 {
+		errs = append(errs, apierr.Invalid(path("defaultRequest"), badQuantity(req), fmt.Sprintf("default request value %s is greater than default limit value %s", req.String(), def.String())))
 	}
-	if hasDef && hasMin && lo.cmp(def) > 0 {
-		errs = append(errs, apierr.Invalid(path("default"), lo.bad(), fmt.Sprintf("min value %s is greater than default value %s", lo.text, def.text)))
+	if hasDef && hasMin && lo.Cmp(def) > 0 {
+		errs = append(errs, apierr.Invalid(path("default"), badQuantity(lo), fmt.Sprintf("min value %s is greater than default value %s", lo.String(), def.String())))
 	}
-	if hasDef && hasMax && def.cmp(hi) > 0 {
-		errs = append(errs, apierr.Invalid(path("default"), hi.bad(), fmt.Sprintf("default value %s is greater than max value %s", def.text, hi.text)))
+	if hasDef && hasMax && def.Cmp(hi) > 0 {
+		errs = append(errs, apierr.Invalid(path("default"), badQuantity(hi), fmt.Sprintf("default value %s is greater than max value %s", def.String(), hi.String())))
 	}
-	if hasRatio && ratio.cmp(quantityOne) < 0 {
-		errs = append(errs, apierr.Invalid(path("maxLimitRequestRatio"), ratio.bad(), fmt.Sprintf("ratio %s is less than 1", ratio.text)))
+	if hasRatio && ratio.Cmp(quantityOne) < 0 {
+		errs = append(errs, apierr.Invalid(path("maxLimitRequestRatio"), badQuantity(ratio), fmt.Sprintf("ratio %s is less than 1", ratio.String())))
 	}
 	if hasRatio && hasMin && hasMax {
 		// As upstream: whole units, or thousandths when every value is
 		// small enough for them to fit 64 bits, compared as floats.
-		ratioValue := float64(ratio.value())
-		minValue, maxValue := lo.value(), hi.value()
-		if ratio.value() < maxMilliValue && minValue < maxMilliValue && maxValue < maxMilliValue {
-			ratioValue = float64(ratio.milliValue()) / 1000
-			minValue, maxValue = lo.milliValue(), hi.milliValue()
+		ratioValue := float64(ratio.Value())
+		minValue, maxValue := lo.Value(), hi.Value()
+		if ratio.Value() < maxMilliValue && minValue < maxMilliValue && maxValue < maxMilliValue {
+			ratioValue = float64(ratio.MilliValue()) / 1000
+			minValue, maxValue = lo.MilliValue(), hi.MilliValue()
 		}
 		limit := float64(maxValue) / float64(minValue)
 		if ratioValue > limit {
-			errs = append(errs, apierr.Invalid(path("maxLimitRequestRatio"), ratio.bad(), fmt.Sprintf("ratio %s is greater than max/min = %f", ratio.text, limit)))
+			errs = append(errs, apierr.Invalid(path("maxLimitRequestRatio"), badQuantity(ratio), fmt.Sprintf("ratio %s is greater than max/min = %f", ratio.String(), limit)))
 		}
 	}
-	if !r.overcommitAllowed(k) && hasDef && hasReq && def.cmp(req) != 0 {
-		errs = append(errs, apierr.Invalid(path("defaultRequest"), req.bad(), fmt.Sprintf("default value %s must equal to defaultRequest value %s in %s", def.text, req.text, k)))
+	if !r.overcommitAllowed(k) && hasDef && hasReq && def.Cmp(req) != 0 {
+		errs = append(errs, apierr.Invalid(path("defaultRequest"), badQuantity(req), fmt.Sprintf("default value %s must equal to defaultRequest value %s in %s", def.String(), req.String(), k)))
 	}
 	return errs
 }
 
-var (
-	quantityOne, _  = parseQuantity("1")
-	quantityZero, _ = parseQuantity("0")
-)
+var quantityOne, _ = schema.AmountOf("1")

@@ -8,6 +8,7 @@ import (
 	"platd/config"
 	"platd/server/apierr"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // limitRanger is upstream's LimitRanger admission plugin: the containers
@@ -206,7 +207,7 @@ func checkBounds(kind string, item map[string]any, requests, limits amounts) []s
 }
 
 // amounts are the quantities of a resource list by resource name.
-type amounts map[string]quantity
+type amounts map[string]schema.Amount
 
 // amountsAt parses the resource list at a path of obj; amounts that do
 // not parse are left out.
@@ -214,7 +215,7 @@ func amountsAt(obj map[string]any, path ...string) amounts {
 	m := mapAt(obj, path...)
 	out := make(amounts, len(m))
 	for k, v := range m {
-		if q, ok := parseQuantity(v); ok {
+		if q, ok := schema.AmountOf(v); ok {
 			out[k] = q
 		}
 	}
@@ -223,10 +224,10 @@ func amountsAt(obj map[string]any, path ...string) amounts {
 
 // get returns the amount of name, zero when there is none, and whether
 // there is one.
-func (a amounts) get(name string) (quantity, bool) {
+func (a amounts) get(name string) (schema.Amount, bool) {
 	q, ok := a[name]
 	if !ok {
-		return quantityZero, false
+		return schema.Amount{}, false
 	}
 	return q, true
 }
@@ -236,7 +237,7 @@ func (a amounts) get(name string) (quantity, bool) {
 func (a amounts) add(o amounts) {
 	for k, q := range o {
 		if have, ok := a[k]; ok {
-			a[k] = have.plus(q)
+			a[k] = have.Add(q)
 		} else {
 			a[k] = q
 		}
@@ -246,7 +247,7 @@ func (a amounts) add(o amounts) {
 // raise sets each amount of a to o's where o's is greater.
 func (a amounts) raise(o amounts) {
 	for k, q := range o {
-		if have, ok := a[k]; !ok || q.cmp(have) > 0 {
+		if have, ok := a[k]; !ok || q.Cmp(have) > 0 {
 			a[k] = q
 		}
 	}
@@ -281,11 +282,11 @@ func podAmounts(spec map[string]any, member string) amounts {
 }
 
 // boundsOf iterates over the amounts of an item's member in name order.
-func boundsOf(item map[string]any, member string) func(yield func(string, quantity) bool) {
+func boundsOf(item map[string]any, member string) func(yield func(string, schema.Amount) bool) {
 	m := mapOf(item[member])
-	return func(yield func(string, quantity) bool) {
+	return func(yield func(string, schema.Amount) bool) {
 		for _, k := range sortedKeys(m) {
-			q, ok := parseQuantity(m[k])
+			q, ok := schema.AmountOf(m[k])
 			if ok && !yield(k, q) {
 				return
 			}
@@ -296,58 +297,58 @@ func boundsOf(item map[string]any, member string) func(yield func(string, quanti
 // onePrecision returns a request, a limit and a bound as upstream compares
 // them: in thousandths when no whole value passes maxMilliValue, else in
 // whole units.
-func onePrecision(req, lim, bound quantity) (r, l, b int64) {
-	r, l, b = req.value(), lim.value(), bound.value()
+func onePrecision(req, lim, bound schema.Amount) (r, l, b int64) {
+	r, l, b = req.Value(), lim.Value(), bound.Value()
 	if r <= maxMilliValue && l <= maxMilliValue && b <= maxMilliValue {
-		r, l, b = req.milliValue(), lim.milliValue(), bound.milliValue()
+		r, l, b = req.MilliValue(), lim.MilliValue(), bound.MilliValue()
 	}
 	return r, l, b
 }
 
 // minBound checks a minimum: the resource must be requested, and neither
 // the request nor any limit may be below it.
-func minBound(kind, name string, bound quantity, requests, limits amounts) []string {
+func minBound(kind, name string, bound schema.Amount, requests, limits amounts) []string {
 	req, hasReq := requests.get(name)
 	lim, hasLim := limits.get(name)
 	r, l, b := onePrecision(req, lim, bound)
 	switch {
 	case !hasReq:
-		return []string{fmt.Sprintf("minimum %s usage per %s is %s.  No request is specified", name, kind, bound.text)}
+		return []string{fmt.Sprintf("minimum %s usage per %s is %s.  No request is specified", name, kind, bound.String())}
 	case r < b:
-		return []string{fmt.Sprintf("minimum %s usage per %s is %s, but request is %s", name, kind, bound.text, req.text)}
+		return []string{fmt.Sprintf("minimum %s usage per %s is %s, but request is %s", name, kind, bound.String(), req.String())}
 	case hasLim && l < b:
-		return []string{fmt.Sprintf("minimum %s usage per %s is %s, but limit is %s", name, kind, bound.text, lim.text)}
+		return []string{fmt.Sprintf("minimum %s usage per %s is %s, but limit is %s", name, kind, bound.String(), lim.String())}
 	}
 	return nil
 }
 
 // maxBound checks a maximum: the resource must be limited, and neither
 // the limit nor any request may be above it.
-func maxBound(kind, name string, bound quantity, requests, limits amounts) []string {
+func maxBound(kind, name string, bound schema.Amount, requests, limits amounts) []string {
 	req, hasReq := requests.get(name)
 	lim, hasLim := limits.get(name)
 	r, l, b := onePrecision(req, lim, bound)
 	switch {
 	case !hasLim:
-		return []string{fmt.Sprintf("maximum %s usage per %s is %s.  No limit is specified", name, kind, bound.text)}
+		return []string{fmt.Sprintf("maximum %s usage per %s is %s.  No limit is specified", name, kind, bound.String())}
 	case l > b:
-		return []string{fmt.Sprintf("maximum %s usage per %s is %s, but limit is %s", name, kind, bound.text, lim.text)}
+		return []string{fmt.Sprintf("maximum %s usage per %s is %s, but limit is %s", name, kind, bound.String(), lim.String())}
 	case hasReq && r > b:
-		return []string{fmt.Sprintf("maximum %s usage per %s is %s, but request is %s", name, kind, bound.text, req.text)}
+		return []string{fmt.Sprintf("maximum %s usage per %s is %s, but request is %s", name, kind, bound.String(), req.String())}
 	}
 	return nil
 }
 
 // maxRequestBound checks a maximum of what knows no limits (a claim): the
 // resource must be requested, at most the maximum.
-func maxRequestBound(kind, name string, bound quantity, requests amounts) []string {
+func maxRequestBound(kind, name string, bound schema.Amount, requests amounts) []string {
 	req, hasReq := requests.get(name)
-	r, _, b := onePrecision(req, quantityZero, bound)
+	r, _, b := onePrecision(req, schema.Amount{}, bound)
 	switch {
 	case !hasReq:
-		return []string{fmt.Sprintf("maximum %s usage per %s is %s.  No request is specified", name, kind, bound.text)}
+		return []string{fmt.Sprintf("maximum %s usage per %s is %s.  No request is specified", name, kind, bound.String())}
 	case r > b:
-		return []string{fmt.Sprintf("maximum %s usage per %s is %s, but request is %s", name, kind, bound.text, req.text)}
+		return []string{fmt.Sprintf("maximum %s usage per %s is %s, but request is %s", name, kind, bound.String(), req.String())}
 	}
 	return nil
 }
@@ -356,23 +357,23 @@ func maxRequestBound(kind, name string, bound quantity, requests amounts) []stri
 // be requested and limited, both above zero, and the limit at most the
 // ratio times the request. The ratio is compared in thousandths when the
 // bound allows, and shown with six decimals, as upstream.
-func ratioBound(kind, name string, bound quantity, requests, limits amounts) []string {
+func ratioBound(kind, name string, bound schema.Amount, requests, limits amounts) []string {
 	req, hasReq := requests.get(name)
 	lim, hasLim := limits.get(name)
 	r, l, _ := onePrecision(req, lim, bound)
 	if !hasReq || r == 0 {
-		return []string{fmt.Sprintf("%s max limit to request ratio per %s is %s, but no request is specified or request is 0", name, kind, bound.text)}
+		return []string{fmt.Sprintf("%s max limit to request ratio per %s is %s, but no request is specified or request is 0", name, kind, bound.String())}
 	}
 	if !hasLim || l == 0 {
-		return []string{fmt.Sprintf("%s max limit to request ratio per %s is %s, but no limit is specified or limit is 0", name, kind, bound.text)}
+		return []string{fmt.Sprintf("%s max limit to request ratio per %s is %s, but no limit is specified or limit is 0", name, kind, bound.String())}
 	}
 	ratio := float64(l) / float64(r)
-	observed, allowed := ratio, float64(bound.value())
-	if bound.value() <= maxMilliValue {
-		observed, allowed = ratio*1000, float64(bound.milliValue())
+	observed, allowed := ratio, float64(bound.Value())
+	if bound.Value() <= maxMilliValue {
+		observed, allowed = ratio*1000, float64(bound.MilliValue())
 	}
 	if observed > allowed {
-		return []string{fmt.Sprintf("%s max limit to request ratio per %s is %s, but provided ratio is %f", name, kind, bound.text, ratio)}
+		return []string{fmt.Sprintf("%s max limit to request ratio per %s is %s, but provided ratio is %f", name, kind, bound.String(), ratio)}
 	}
 	return nil
 }

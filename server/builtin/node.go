@@ -7,6 +7,7 @@ import (
 	"platd/config"
 	"platd/server/apierr"
 	"platd/server/registry"
+	"platd/server/schema"
 	"platd/server/validation"
 )
 
@@ -59,20 +60,20 @@ func (r resourceNames) validatePodFixed(fixed map[string]any) apierr.FieldErrors
 	for _, name := range sortedKeys(fixed) {
 		p := keyed(path+".limits", name)
 		errs = append(errs, r.validateContainerResourceName(name, p)...)
-		q, ok := parseQuantity(fixed[name])
+		q, ok := schema.AmountOf(fixed[name])
 		if !ok {
 			continue
 		}
-		if q.nanos.Sign() < 0 {
-			errs = append(errs, apierr.Invalid(p, q.text, negativeMsg))
+		if q.Sign() < 0 {
+			errs = append(errs, apierr.Invalid(p, q.String(), negativeMsg))
 		}
-		if r.isExtended(name) && q.milliValue()%1000 != 0 {
-			errs = append(errs, apierr.Invalid(p, q.bad(), "must be an integer"))
+		if r.isExtended(name) && q.MilliValue()%1000 != 0 {
+			errs = append(errs, apierr.Invalid(p, badQuantity(q), "must be an integer"))
 		}
 		if strings.HasPrefix(name, hugePagesPrefix) {
 			hugePages = true
 			if !hugePageMultiple(name, q) {
-				errs = append(errs, apierr.Invalid(p, q.text, fmt.Sprintf("%s is not positive integer multiple of %s", q.text, name)))
+				errs = append(errs, apierr.Invalid(p, q.String(), fmt.Sprintf("%s is not positive integer multiple of %s", q.String(), name)))
 			}
 		}
 		if name == "cpu" || name == "memory" {
@@ -87,12 +88,12 @@ func (r resourceNames) validatePodFixed(fixed map[string]any) apierr.FieldErrors
 
 // hugePageMultiple reports whether q is a whole number of the pages its
 // resource name states ("hugepages-2Mi").
-func hugePageMultiple(name string, q quantity) bool {
-	page, ok := parseQuantity(strings.TrimPrefix(name, hugePagesPrefix))
-	if !ok || page.nanos.Sign() <= 0 || q.nanos.Sign() < 0 {
+func hugePageMultiple(name string, q schema.Amount) bool {
+	page, ok := schema.AmountOf(strings.TrimPrefix(name, hugePagesPrefix))
+	if !ok || page.Sign() <= 0 || q.Sign() < 0 {
 		return false
 	}
-	return q.value()%page.value() == 0
+	return q.Value()%page.Value() == 0
 }
 
 // Toleration operators and taint effects.

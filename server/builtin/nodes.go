@@ -9,6 +9,7 @@ import (
 	"platd/config"
 	"platd/server/apierr"
 	"platd/server/registry"
+	"platd/server/schema"
 	"platd/server/validation"
 )
 
@@ -180,7 +181,7 @@ func (r nodeRules) validateResources(obj registry.Object) apierr.FieldErrors {
 	for _, list := range []string{"capacity", "allocatable"} {
 		m := mapOf(st[list])
 		for _, k := range sortedKeys(m) {
-			if q, ok := parseQuantity(m[k]); ok {
+			if q, ok := schema.AmountOf(m[k]); ok {
 				errs = append(errs, r.pods.validateQuantityValue(k, q, fieldPath("status").child(list, k))...)
 			}
 		}

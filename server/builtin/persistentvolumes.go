@@ -8,6 +8,7 @@ import (
 	"platd/config"
 	"platd/server/apierr"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // Volume phases and the defaults of a new volume.
@@ -132,8 +133,8 @@ func (r volumeRules) validate(obj registry.Object) apierr.FieldErrors {
 	}
 	for _, k := range sortedKeys(capacity) {
 		errs = append(errs, nonNegativeAmount(capacity[k], cp.key(k))...)
-		if q, ok := parseQuantity(capacity[k]); ok && q.nanos.Sign() <= 0 {
-			errs = append(errs, apierr.Invalid(cp.key(k).String(), q.text, msgNotPositive))
+		if q, ok := schema.AmountOf(capacity[k]); ok && q.Sign() <= 0 {
+			errs = append(errs, apierr.Invalid(cp.key(k).String(), q.String(), msgNotPositive))
 		}
 	}
 	if rp := strOf(spec["persistentVolumeReclaimPolicy"]); rp != "" && !slices.Contains(volumeReclaimPolicies, rp) {

@@ -1,6 +1,10 @@
 package builtin
 
-import "math/big"
+import (
+	"math/big"
+
+	"platd/server/schema"
+)
 
 // Quality-of-service classes of a pod.
 const (
@@ -96,12 +100,12 @@ func (s *qosSum) equal(o *qosSum) bool {
 // and reports which it found.
 func addQOSAmounts(sums *[2]qosSum, list map[string]any) (found [2]bool) {
 	for i, name := range qosResources {
-		q, ok := parseQuantity(list[name])
-		if !ok || q.nanos.Sign() <= 0 {
+		q, ok := schema.AmountOf(list[name])
+		if !ok || q.Sign() <= 0 {
 			continue
 		}
 		found[i] = true
-		sums[i].add(q.nanos)
+		sums[i].add(q.Nanos())
 	}
 	return found
 }

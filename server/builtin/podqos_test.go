@@ -4,6 +4,8 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"testing"
+
+	"platd/server/schema"
 )
 
 // qosClassBig is the class computed with every sum a big.Int, as the
@@ -13,15 +15,15 @@ func qosClassBig(spec map[string]any) string {
 	add := func(sums map[string]*big.Int, list map[string]any) map[string]bool {
 		found := map[string]bool{}
 		for _, name := range qosResources {
-			q, ok := parseQuantity(list[name])
-			if !ok || q.nanos.Sign() <= 0 {
+			q, ok := schema.AmountOf(list[name])
+			if !ok || q.Sign() <= 0 {
 				continue
 			}
 			found[name] = true
 			if sums[name] == nil {
 				sums[name] = new(big.Int)
 			}
-			sums[name].Add(sums[name], q.nanos)
+			sums[name].Add(sums[name], q.Nanos())
 		}
 		return found
 	}

@@ -258,7 +258,7 @@ func defaultHTTPGet(h map[string]any) {
 	setIfEmpty(h, "scheme", defaultHTTPScheme)
 }
 
-// milliNanos is one thousandth in the units of quantity.nanos.
+// milliNanos is one thousandth in nanounits, the units of Amount.Nanos.
 var milliNanos = big.NewInt(1_000_000)
 
 // roundResourceList rounds every quantity of a resource list up to whole
@@ -275,20 +275,20 @@ func roundResourceList(m map[string]any) {
 // roundUpMilli returns v rounded away from zero to a multiple of 1m, in
 // canonical form, and whether it changed.
 func roundUpMilli(v any) (string, bool) {
-	q, ok := parseQuantity(v)
+	q, ok := schema.AmountOf(v)
 	if !ok {
 		return "", false
 	}
-	if q.nanos.IsInt64() && q.nanos.Int64()%milliNanos.Int64() == 0 {
+	if q.Nanos().IsInt64() && q.Nanos().Int64()%milliNanos.Int64() == 0 {
 		return "", false
 	}
-	milli, rem := new(big.Int).QuoRem(q.nanos, milliNanos, new(big.Int))
+	milli, rem := new(big.Int).QuoRem(q.Nanos(), milliNanos, new(big.Int))
 	if rem.Sign() == 0 {
 		return "", false
 	}
 	milli.Add(milli, big.NewInt(int64(rem.Sign())))
 	text := milli.String() + "m"
-	if strings.ContainsAny(q.text, "eE") {
+	if strings.ContainsAny(q.String(), "eE") {
 		text = milli.String() + "e-3"
 	}
 	c, err := schema.CanonicalQuantity(text)

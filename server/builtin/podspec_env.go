@@ -5,6 +5,7 @@ import (
 	"unicode"
 
 	"platd/server/apierr"
+	"platd/server/schema"
 	"platd/server/validation"
 )
 
@@ -185,27 +186,27 @@ func validateResourceFieldSelector(fs map[string]any, p fieldPath, volume bool) 
 		!strings.HasPrefix(res, hugePagesLimitsPrefix) && !strings.HasPrefix(res, hugePagesRequestsPrefix):
 		errs = append(errs, notSupported(p.child("resource"), res, validContainerResourcePaths...))
 	}
-	divisor, ok := parseQuantity(fs["divisor"])
-	if !ok || divisor.nanos.Sign() == 0 {
+	divisor, ok := schema.AmountOf(fs["divisor"])
+	if !ok || divisor.Sign() == 0 {
 		return errs
 	}
 	dp := p.child("divisor")
 	switch res {
 	case "limits.cpu", "requests.cpu":
-		if !contains(cpuDivisors, divisor.text) {
+		if !contains(cpuDivisors, divisor.String()) {
 			errs = append(errs, apierr.Invalid(dp.String(), res, "only divisor's values 1m and 1 are supported with the cpu resource"))
 		}
 	case "limits.memory", "requests.memory":
-		if !contains(bytesDivisors, divisor.text) {
+		if !contains(bytesDivisors, divisor.String()) {
 			errs = append(errs, apierr.Invalid(dp.String(), res, "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the memory resource"))
 		}
 	case "limits.ephemeral-storage", "requests.ephemeral-storage":
-		if !contains(bytesDivisors, divisor.text) {
+		if !contains(bytesDivisors, divisor.String()) {
 			errs = append(errs, apierr.Invalid(dp.String(), res, "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the local ephemeral storage resource"))
 		}
 	}
 	if strings.HasPrefix(res, hugePagesRequestsPrefix) || strings.HasPrefix(res, hugePagesLimitsPrefix) {
-		if !contains(bytesDivisors, divisor.text) {
+		if !contains(bytesDivisors, divisor.String()) {
 			errs = append(errs, apierr.Invalid(dp.String(), res, "only divisor's values 1, 1k, 1M, 1G, 1T, 1P, 1E, 1Ki, 1Mi, 1Gi, 1Ti, 1Pi, 1Ei are supported with the hugepages resource"))
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"platd/server/apierr"
+	"platd/server/schema"
 )
 
 // integerResources are the standard resources counted in whole units.
@@ -28,7 +29,7 @@ func (r podRules) validateResources(res map[string]any, p fieldPath) apierr.Fiel
 	for _, name := range sortedKeys(limits) {
 		kp := limPath.key(name)
 		errs = append(errs, r.res.validateContainerResourceName(name, kp.String())...)
-		q, ok := parseQuantity(limits[name])
+		q, ok := schema.AmountOf(limits[name])
 		if !ok {
 			continue
 		}
@@ -42,18 +43,18 @@ func (r podRules) validateResources(res map[string]any, p fieldPath) apierr.Fiel
 	for _, name := range sortedKeys(requests) {
 		kp := reqPath.key(name)
 		errs = append(errs, r.res.validateContainerResourceName(name, kp.String())...)
-		q, ok := parseQuantity(requests[name])
+		q, ok := schema.AmountOf(requests[name])
 		if !ok {
 			continue
 		}
 		errs = append(errs, r.validateQuantityValue(name, q, kp)...)
-		if limit, ok := parseQuantity(limits[name]); ok && has(limits, name) {
+		if limit, ok := schema.AmountOf(limits[name]); ok && has(limits, name) {
 			// Resources that cannot be overcommitted need requests equal
 			// to limits; the others requests no larger.
-			if q.cmp(limit) != 0 && !r.res.overcommitAllowed(name) {
-				errs = append(errs, apierr.Invalid(reqPath.String(), q.text, fmt.Sprintf("must be equal to %s limit of %s", name, limit.text)))
-			} else if q.cmp(limit) > 0 {
-				errs = append(errs, apierr.Invalid(reqPath.String(), q.text, fmt.Sprintf("must be less than or equal to %s limit of %s", name, limit.text)))
+			if q.Cmp(limit) != 0 && !r.res.overcommitAllowed(name) {
+				errs = append(errs, apierr.Invalid(reqPath.String(), q.String(), fmt.Sprintf("must be equal to %s limit of %s", name, limit.String())))
+			} else if q.Cmp(limit) > 0 {
+				errs = append(errs, apierr.Invalid(reqPath.String(), q.String(), fmt.Sprintf("must be less than or equal to %s limit of %s", name, limit.String())))
 			}
 		} else if !r.res.overcommitAllowed(name) {
 			errs = append(errs, apierr.Required(limPath.String(), "Limit must be set for non overcommitable resources"))
@@ -72,24 +73,24 @@ func (r podRules) validateResources(res map[string]any, p fieldPath) apierr.Fiel
 
 // validateQuantityValue checks that an amount is not negative, and whole
 // for resources counted in units.
-func (r podRules) validateQuantityValue(name string, q quantity, p fieldPath) apierr.FieldErrors {
+func (r podRules) validateQuantityValue(name string, q schema.Amount, p fieldPath) apierr.FieldErrors {
 	var errs apierr.FieldErrors
-	if q.nanos.Sign() < 0 {
-		errs = append(errs, apierr.Invalid(p.String(), q.text, msgNegative))
+	if q.Sign() < 0 {
+		errs = append(errs, apierr.Invalid(p.String(), q.String(), msgNegative))
 	}
-	if (contains(integerResources, name) || r.res.isExtended(name)) && q.milliValue()%1000 != 0 {
-		errs = append(errs, apierr.Invalid(p.String(), q.bad(), "must be an integer"))
+	if (contains(integerResources, name) || r.res.isExtended(name)) && q.MilliValue()%1000 != 0 {
+		errs = append(errs, apierr.Invalid(p.String(), badQuantity(q), "must be an integer"))
 	}
 	return errs
 }
 
 // hugePageValue checks that a huge page amount is a whole number of pages
 // of the size its name carries ("hugepages-2Mi").
-func hugePageValue(name string, q quantity, p fieldPath) apierr.FieldErrors {
-	size, ok := parseQuantity(strings.TrimPrefix(name, hugePagesPrefix))
+func hugePageValue(name string, q schema.Amount, p fieldPath) apierr.FieldErrors {
+	size, ok := schema.AmountOf(strings.TrimPrefix(name, hugePagesPrefix))
 	// A page size beyond 64 bits truncates to nothing: no amount divides.
-	if ok && size.nanos.Sign() > 0 && size.milliValue()%1000 == 0 && size.value() > 0 && q.value()%size.value() == 0 {
+	if ok && size.Sign() > 0 && size.MilliValue()%1000 == 0 && size.Value() > 0 && q.Value()%size.Value() == 0 {
 		return nil
 	}
-	return apierr.FieldErrors{apierr.Invalid(p.String(), q.text, fmt.Sprintf("%s is not positive integer multiple of %s", q.text, name))}
+	return apierr.FieldErrors{apierr.Invalid(p.String(), q.String(), fmt.Sprintf("%s is not positive integer multiple of %s", q.String(), name))}
 }

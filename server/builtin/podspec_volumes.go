@@ -9,6 +9,7 @@ import (
 
 	"platd/server/apierr"
 	"platd/server/registry"
+	"platd/server/schema"
 	"platd/server/validation"
 )
 
@@ -116,7 +117,7 @@ func (c *specCheck) validateOneSource(kind string, m map[string]any, p fieldPath
 	var errs apierr.FieldErrors
 	switch kind {
 	case "emptyDir":
-		if q, ok := parseQuantity(m["sizeLimit"]); ok && q.nanos.Sign() < 0 {
+		if q, ok := schema.AmountOf(m["sizeLimit"]); ok && q.Sign() < 0 {
 			errs = append(errs, apierr.Forbidden(sp.child("sizeLimit").String(), "SizeLimit field must be a valid resource quantity"))
 		}
 	case "hostPath":

@@ -9,6 +9,7 @@ import (
 	"platd/server/apierr"
 	"platd/server/quota"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // Quota scopes.
@@ -115,7 +116,7 @@ func (r quotaRules) validateQuotaList(m map[string]any, p fieldPath) apierr.Fiel
 		if !strings.Contains(k, "/") && !isStandardQuotaResource(k) {
 			errs = append(errs, apierr.Invalid(kp.String(), k, msgInvalidQuotaResource))
 		}
-		if q, ok := parseQuantity(m[k]); ok {
+		if q, ok := schema.AmountOf(m[k]); ok {
 			errs = append(errs, r.pods.validateQuantityValue(k, q, kp)...)
 		}
 	}

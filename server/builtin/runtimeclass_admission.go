@@ -121,15 +121,15 @@ func sameResources(a, b map[string]any) bool {
 		if !ok {
 			return false
 		}
-		qa, okA := parseQuantity(v)
-		qb, okB := parseQuantity(w)
+		qa, okA := schema.AmountOf(v)
+		qb, okB := schema.AmountOf(w)
 		if !okA || !okB {
 			if strOf(v) != strOf(w) {
 				return false
 			}
 			continue
 		}
-		if qa.cmp(qb) != 0 {
+		if qa.Cmp(qb) != 0 {
 			return false
 		}
 	}

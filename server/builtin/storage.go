@@ -9,6 +9,7 @@ import (
 	"platd/config"
 	"platd/server/apierr"
 	"platd/server/registry"
+	"platd/server/schema"
 	"platd/server/validation"
 )
 
@@ -411,8 +412,8 @@ func validateCSIStorageCapacity(obj registry.Object, allowBadSelectorValues bool
 		errs = append(errs, apierr.Invalid("storageClassName", class, msg))
 	}
 	if present(obj, "capacity") {
-		if q, ok := parseQuantity(obj["capacity"]); ok && q.nanos.Sign() < 0 {
-			errs = append(errs, apierr.Invalid("capacity", q.text, negativeMsg))
+		if q, ok := schema.AmountOf(obj["capacity"]); ok && q.Sign() < 0 {
+			errs = append(errs, apierr.Invalid("capacity", q.String(), negativeMsg))
 		}
 	}
 	return errs

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math/big"
 	"reflect"
-	"strconv"
 
 	"github.com/google/cel-go/cel"
 	"github.com/google/cel-go/common/types"
@@ -16,87 +15,29 @@ import (
 // quantityType is the CEL type of quantity(...) values.
 var quantityType = cel.ObjectType("kubernetes.Quantity")
 
-// quantityVal is a resource quantity held exactly.
-type quantityVal struct {
-	r    *big.Rat
-	text string // canonical spelling
-}
-
-var siExp = map[string]int64{"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
-var binExp = map[string]uint{"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+// quantityVal is a resource quantity held exactly. Its spelling is the
+// canonical one of what quantity(...) read, and decimal SI for the result
+// of arithmetic.
+type quantityVal struct{ q schema.Amount }
 
 // parseQuantity reads a quantity spelling; the error is upstream's text.
 func parseQuantity(s string) (quantityVal, error) {
-	c, err := schema.CanonicalQuantity(s)
+	q, err := schema.ParseAmount(s)
 	if err != nil {
 		return quantityVal{}, err
 	}
-	i := 0
-	if i < len(c) && (c[i] == '-' || c[i] == '+') {
-		i++
-	}
-	for i < len(c) && c[i] >= '0' && c[i] <= '9' {
-		i++
-	}
-	mant, ok := new(big.Int).SetString(c[:i], 10)
-	if !ok {
-		return quantityVal{}, fmt.Errorf("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")
-	}
-	r := new(big.Rat).SetInt(mant)
-	suffix := c[i:]
-	switch {
-	case binExp[suffix] > 0:
-		r.Mul(r, new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), binExp[suffix])))
-	case suffix != "" && (suffix[0] == 'e' || suffix[0] == 'E'):
-		e, err := strconv.ParseInt(suffix[1:], 10, 32)
-		if err != nil {
-			return quantityVal{}, fmt.Errorf("unable to parse quantity's suffix")
-		}
-		scaleRat(r, e)
-	default:
-		e, ok := siExp[suffix]
-		if !ok {
-			return quantityVal{}, fmt.Errorf("unable to parse quantity's suffix")
-		}
-		scaleRat(r, e)
-	}
-	return quantityVal{r: r, text: c}, nil
+	return quantityVal{q: q}, nil
 }
 
-func scaleRat(r *big.Rat, e int64) {
-	p := new(big.Int).Exp(big.NewInt(10), big.NewInt(abs64(e)), nil)
-	if e >= 0 {
-		r.Mul(r, new(big.Rat).SetInt(p))
-	} else {
-		r.Quo(r, new(big.Rat).SetInt(p))
-	}
-}
+// quantityOf is an amount of nanos spelled in decimal SI; nanos is kept.
+func quantityOf(nanos *big.Int) quantityVal { return quantityVal{q: schema.NanoAmount(nanos)} }
 
-func abs64(v int64) int64 {
-	if v < 0 {
-		return -v
-	}
-	return v
-}
-
-// quantityOf builds a value from an exact amount, spelled canonically in
-// decimal SI (rounded up to 1n, as quantities are).
-func quantityOf(r *big.Rat) quantityVal {
-	nanos := new(big.Rat).Mul(r, new(big.Rat).SetInt64(1_000_000_000))
-	n := new(big.Int).Quo(nanos.Num(), nanos.Denom())
-	if new(big.Rat).SetInt(n).Cmp(nanos) != 0 && nanos.Sign() > 0 {
-		n.Add(n, big.NewInt(1))
-	}
-	text, err := schema.CanonicalQuantity(n.String() + "n")
-	if err != nil {
-		text = r.FloatString(9)
-	}
-	return quantityVal{r: r, text: text}
-}
+// nanosPerUnit is 10^9, the nanos of 1; read only.
+var nanosPerUnit = big.NewInt(1_000_000_000)
 
 func (q quantityVal) ConvertToNative(t reflect.Type) (any, error) {
 	if reflect.TypeOf("").AssignableTo(t) {
-		return q.text, nil
+		return q.q.String(), nil
 	}
 	return nil, fmt.Errorf("type conversion error from 'Quantity' to '%v'", t)
 }
@@ -113,16 +54,18 @@ func (q quantityVal) ConvertToType(t ref.Type) ref.Val {
 
 func (q quantityVal) Equal(o ref.Val) ref.Val {
 	p, ok := o.(quantityVal)
-	return types.Bool(ok && q.r.Cmp(p.r) == 0)
+	return types.Bool(ok && q.q.Cmp(p.q) == 0)
 }
 func (q quantityVal) Type() ref.Type { return quantityType }
-func (q quantityVal) Value() any     { return q.text }
+func (q quantityVal) Value() any     { return q.q.String() }
 
+// asInt64 is the amount when it is an integer that fits 64 bits.
 func (q quantityVal) asInt64() (int64, bool) {
-	if !q.r.IsInt() || !q.r.Num().IsInt64() {
+	whole, rem := new(big.Int).QuoRem(q.q.Nanos(), nanosPerUnit, new(big.Int))
+	if rem.Sign() != 0 || !whole.IsInt64() {
 		return 0, false
 	}
-	return q.r.Num().Int64(), true
+	return whole.Int64(), true
 }
 
 func quantityLib() cel.EnvOption {
@@ -160,11 +103,11 @@ func quantityLib() cel.EnvOption {
 			if !ok {
 				return types.MaybeNoSuchOverloadErr(b)
 			}
-			return f(q, quantityVal{r: new(big.Rat).SetInt64(int64(n))})
+			return f(q, quantityOf(new(big.Int).Mul(big.NewInt(int64(n)), nanosPerUnit)))
 		}
 	}
-	add := func(q, p quantityVal) ref.Val { return quantityOf(new(big.Rat).Add(q.r, p.r)) }
-	sub := func(q, p quantityVal) ref.Val { return quantityOf(new(big.Rat).Sub(q.r, p.r)) }
+	add := func(q, p quantityVal) ref.Val { return quantityOf(new(big.Int).Add(q.q.Nanos(), p.q.Nanos())) }
+	sub := func(q, p quantityVal) ref.Val { return quantityOf(new(big.Int).Sub(q.q.Nanos(), p.q.Nanos())) }
 	return cel.Lib(libOf(
 		cel.Function("quantity", cel.Overload("string_to_quantity", []*cel.Type{cel.StringType}, quantityType,
 			cel.UnaryBinding(func(v ref.Val) ref.Val {
@@ -187,7 +130,7 @@ func quantityLib() cel.EnvOption {
 				_, err := parseQuantity(string(s))
 				return types.Bool(err == nil)
 			}))),
-		cel.Function("sign", unary("quantity_sign", cel.IntType, func(q quantityVal) ref.Val { return types.Int(q.r.Sign()) })),
+		cel.Function("sign", unary("quantity_sign", cel.IntType, func(q quantityVal) ref.Val { return types.Int(q.q.Sign()) })),
 		cel.Function("isInteger", unary("quantity_is_integer", cel.BoolType, func(q quantityVal) ref.Val {
 			_, ok := q.asInt64()
 			return types.Bool(ok)
@@ -200,17 +143,17 @@ func quantityLib() cel.EnvOption {
 			return types.Int(n)
 		})),
 		cel.Function("asApproximateFloat", unary("quantity_get_float", cel.DoubleType, func(q quantityVal) ref.Val {
-			f, _ := q.r.Float64()
+			f, _ := new(big.Rat).SetFrac(q.q.Nanos(), nanosPerUnit).Float64()
 			return types.Double(f)
 		})),
 		cel.Function("isLessThan", binary("quantity_less", quantityType, cel.BoolType, other(func(q, p quantityVal) ref.Val {
-			return types.Bool(q.r.Cmp(p.r) < 0)
+			return types.Bool(q.q.Cmp(p.q) < 0)
 		}))),
 		cel.Function("isGreaterThan", binary("quantity_greater", quantityType, cel.BoolType, other(func(q, p quantityVal) ref.Val {
-			return types.Bool(q.r.Cmp(p.r) > 0)
+			return types.Bool(q.q.Cmp(p.q) > 0)
 		}))),
 		cel.Function("compareTo", binary("quantity_compare", quantityType, cel.IntType, other(func(q, p quantityVal) ref.Val {
-			return types.Int(q.r.Cmp(p.r))
+			return types.Int(q.q.Cmp(p.q))
 		}))),
 		cel.Function("add",
 			binary("quantity_add", quantityType, quantityType, other(add)),

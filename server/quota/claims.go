@@ -1,12 +1,12 @@
 package quota
 
 import (
-	"math/big"
 	"strings"
 	"time"
 
 	"platd/config"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // claimResources are the names a claim's usage carries, each also by
@@ -72,31 +72,16 @@ func (c claims) Usage(obj registry.Object, _ time.Time) map[string]string {
 	return out.Strings()
 }
 
-var nanosPerUnit = big.NewInt(1e9)
-
 // claimStorage is the storage a claim is charged: what it requests, or
 // what is allocated to it when that is more (an expansion being
 // recovered from), rounded up to whole bytes.
-func claimStorage(obj registry.Object) (Quantity, bool) {
-	q, ok := ParseQuantity(at(obj, "spec", "resources", "requests")["storage"])
+func claimStorage(obj registry.Object) (schema.Amount, bool) {
+	q, ok := schema.AmountOf(at(obj, "spec", "resources", "requests")["storage"])
 	if !ok {
-		return Quantity{}, false
+		return schema.Amount{}, false
 	}
-	if alloc, ok := ParseQuantity(at(obj, "status", "allocatedResources")["storage"]); ok && alloc.Cmp(q) > 0 {
+	if alloc, ok := schema.AmountOf(at(obj, "status", "allocatedResources")["storage"]); ok && alloc.Cmp(q) > 0 {
 		q = alloc
 	}
-	return wholeUnits(q), true
-}
-
-// wholeUnits rounds q up to an integer.
-func wholeUnits(q Quantity) Quantity {
-	n := q.units()
-	whole, rem := new(big.Int).QuoRem(n, nanosPerUnit, new(big.Int))
-	if rem.Sign() == 0 {
-		return q
-	}
-	if rem.Sign() > 0 {
-		whole.Add(whole, big.NewInt(1))
-	}
-	return Quantity{nanos: whole.Mul(whole, nanosPerUnit), like: q.like}
+	return q.Ceil(), true
 }

@@ -4,76 +4,22 @@
 package quota
 
 import (
-	"math/big"
 	"slices"
 	"strings"
 
 	"platd/server/schema"
 )
 
-// Quantity is an amount of a resource, held exactly in units of 10^-9,
-// with a spelling whose format (decimal, binary, exponent) it is written
-// in, as upstream keeps a quantity's format through arithmetic.
-type Quantity struct {
-	nanos *big.Int // read only: quantities share it
-	like  string
-}
-
-// ParseQuantity reads a quantity as objects hold it: a string or a JSON
-// number.
-func ParseQuantity(v any) (Quantity, bool) {
-	s, ok := schema.QuantityText(v)
-	if !ok {
-		return Quantity{}, false
-	}
-	n, err := schema.QuantityNanos(s)
-	if err != nil {
-		return Quantity{}, false
-	}
-	return Quantity{nanos: n, like: s}, true
-}
-
-// units returns q's value in units of 10^-9 (zero for the zero Quantity).
-func (q Quantity) units() *big.Int {
-	if q.nanos == nil {
-		return new(big.Int)
-	}
-	return q.nanos
-}
-
-// String spells q canonically in its format ("0" when zero).
-func (q Quantity) String() string { return schema.FormatQuantityLike(q.units(), q.like) }
-
-// Sign returns -1, 0 or 1.
-func (q Quantity) Sign() int { return q.units().Sign() }
-
-// Cmp compares q with o.
-func (q Quantity) Cmp(o Quantity) int { return q.units().Cmp(o.units()) }
-
-// Add returns q+o, in the format of the first of them that is not zero.
-func (q Quantity) Add(o Quantity) Quantity {
-	like := q.like
-	if q.Sign() == 0 {
-		like = o.like
-	}
-	return Quantity{nanos: new(big.Int).Add(q.units(), o.units()), like: like}
-}
-
-// Sub returns q-o in q's format.
-func (q Quantity) Sub(o Quantity) Quantity {
-	return Quantity{nanos: new(big.Int).Sub(q.units(), o.units()), like: q.like}
-}
-
 // List is an amount per resource name. Lists are values: the functions
 // here return new lists and never change their arguments.
-type List map[string]Quantity
+type List map[string]schema.Amount
 
 // ListOf reads a resource list as objects hold it (hard, used, requests);
 // amounts that are no quantity are left out.
 func ListOf(m map[string]any) List {
 	out := make(List, len(m))
 	for k, v := range m {
-		if q, ok := ParseQuantity(v); ok {
+		if q, ok := schema.AmountOf(v); ok {
 			out[k] = q
 		}
 	}
@@ -84,7 +30,7 @@ func ListOf(m map[string]any) List {
 func listOfStrings(m map[string]string) List {
 	out := make(List, len(m))
 	for k, v := range m {
-		if q, ok := ParseQuantity(v); ok {
+		if q, ok := schema.AmountOf(v); ok {
 			out[k] = q
 		}
 	}
@@ -143,7 +89,7 @@ func (l List) SubtractNonNegative(o List) List {
 		if other, ok := o[k]; ok {
 			q = q.Sub(other)
 			if q.Sign() < 0 {
-				q = Quantity{like: q.like}
+				q = schema.Amount{}
 			}
 		}
 		out[k] = q

@@ -8,6 +8,7 @@ import (
 
 	"platd/config"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // Resource name prefixes of pod usage.
@@ -91,7 +92,7 @@ func (p pods) Usage(obj registry.Object, now time.Time) map[string]string {
 	return out.Add(p.computeUsage(podRequests(spec), podLimits(spec))).Strings()
 }
 
-var one, _ = ParseQuantity("1")
+var one, _ = schema.AmountOf("1")
 
 // computeUsage turns requests and limits (a container's or a pod's) into
 // quota usage.

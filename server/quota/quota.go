@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // Quota is a ResourceQuota as admission and the controller read it.
@@ -160,7 +161,7 @@ func Status(q Quota, types []Type, now time.Time) (hard, used List, err error) {
 		}
 		sum := List{}
 		for _, name := range matched {
-			sum[name] = Quantity{}
+			sum[name] = schema.Amount{}
 		}
 		for _, obj := range objs {
 			if inScope(t.Evaluator, q.Scopes, obj) {

@@ -75,18 +75,6 @@ func CanonicalQuantity(s string) (string, error) {
 	return formatQuantity(neg, units, format), nil
 }
 
-// FormatQuantityLike returns the canonical spelling of nanos × 10^-9 in
-// the format like is written in (binary, decimal SI or decimal exponent;
-// decimal SI when like is no quantity): how upstream spells the result of
-// arithmetic on a quantity of that format.
-func FormatQuantityLike(nanos *big.Int, like string) string {
-	format := decimalSI
-	if q, err := scanQuantity(like); err == nil {
-		format = q.format
-	}
-	return formatQuantity(nanos.Sign() < 0, new(big.Int).Abs(nanos), format)
-}
-
 // QuantityText is the text of a quantity as a decoded object holds it: a
 // string, or a number (JSON numbers decode as float64, integers written
 // by the server as int64 or int). Anything else is no quantity.
@@ -102,19 +90,6 @@ func QuantityText(v any) (string, bool) {
 		return strconv.FormatFloat(x, 'f', -1, 64), true
 	}
 	return "", false
-}
-
-// QuantityNanos returns the value of a quantity in units of 10^-9,
-// rounded up (away from zero) to 1n. The error wraps ErrQuantity.
-func QuantityNanos(s string) (*big.Int, error) {
-	neg, units, _, err := parseQuantity(s)
-	if err != nil {
-		return nil, err
-	}
-	if neg {
-		units = new(big.Int).Neg(units)
-	}
-	return units, nil
 }
 
 // parseQuantity returns the absolute value in units of 10^-9 (rounded up)

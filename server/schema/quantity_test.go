@@ -2,7 +2,6 @@ package schema
 
 import (
 	"errors"
-	"math/big"
 	"testing"
 )
 
@@ -32,29 +31,6 @@ func TestCanonicalQuantity(t *testing.T) {
 		}
 		if got != tt.want {
 			t.Errorf("%q → %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
-func TestFormatQuantityLike(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ nanos, like, want string }{
-		{"2147483648000000000", "1Gi", "2Gi"},
-		{"1610612736000000000", "1Gi", "1536Mi"},
-		{"1500000000000000", "1Ki", "1500000"},
-		{"1000000000000", "1Ki", "1k"},
-		{"1500000000", "1Gi", "1500m"},
-		{"2000000000000", "1e3", "2e3"},
-		{"1250000000", "500m", "1250m"},
-		{"2000000000000", "1k", "2k"},
-		{"0", "1Gi", "0"},
-		{"-3000000", "1", "-3m"},
-		{"1000000000", "bogus", "1"},
-	}
-	for _, tt := range tests {
-		n, _ := new(big.Int).SetString(tt.nanos, 10)
-		if got := FormatQuantityLike(n, tt.like); got != tt.want {
-			t.Errorf("%sn like %q → %q, want %q", tt.nanos, tt.like, got, tt.want)
 		}
 	}
 }
