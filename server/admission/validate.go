@@ -66,43 +66,9 @@ func (p *Policies) Validate(ctx context.Context, a *Attributes) error {
 			denied = append(denied, denial{decision: decision{deny: true, message: fmt.Sprintf("unrecognized failure policy: '%v'", pol.failurePolicy)}, policy: pol.name})
 		}
 	}
-	nsCache := map[string]registry.Object{}
-	getNamespace := func(name string) (registry.Object, error) {
-		if ns, ok := nsCache[name]; ok {
-			return ns, nil
-		}
-		d := p.reg.Namespaces()
-		if d == nil {
-			return nil, nil
-		}
-		ns, err := p.lookup.Get(d, "", name)
-		if err != nil {
-			return nil, err
-		}
-		nsCache[name] = ns
-		return ns, nil
-	}
-	nsLabels := func(name string) (map[string]string, error) {
-		ns, err := getNamespace(name)
-		if err != nil {
-			return nil, err
-		}
-		l, _ := labels(ns)
-		return l, nil
-	}
-	// The request's equivalent resources, looked up once for all the
-	// policies and bindings.
-	var equiv []*registry.Descriptor
-	equivLoaded := false
-	equivalents := func(d *registry.Descriptor) []*registry.Descriptor {
-		if d != a.Descriptor {
-			return p.equivalents(d)
-		}
-		if !equivLoaded {
-			equiv, equivLoaded = p.equivalents(d), true
-		}
-		return equiv
-	}
+	// The namespaces and equivalent resources matching reads, looked up
+	// once for all the policies and bindings.
+	cache := newMatchCache(p.reg, p.lookup, &p.equiv, a.Descriptor)
 	// The request as each matched version sees it, and the authorizer.
 	versioned := map[*registry.Descriptor]*Attributes{}
 	requests := map[*registry.Descriptor]map[string]any{}
@@ -113,7 +79,7 @@ func (p *Policies) Validate(ctx context.Context, a *Attributes) error {
 		if pol.match == nil {
 			continue
 		}
-		matched, err := pol.match.matches(a, nsLabels, equivalents)
+		matched, err := pol.match.matches(a, cache.nsLabels, cache.equivalents)
 		if err != nil {
 			configError(pol, nil, err)
 			continue
@@ -142,7 +108,7 @@ func (p *Policies) Validate(ctx context.Context, a *Attributes) error {
 		annotations := newAnnotationCollector()
 		for _, b := range h.bindings {
 			if b.match != nil {
-				m, err := b.match.matches(a, nsLabels, equivalents)
+				m, err := b.match.matches(a, cache.nsLabels, cache.equivalents)
 				if err != nil {
 					configError(pol, b, err)
 					continue
@@ -158,7 +124,7 @@ func (p *Policies) Validate(ctx context.Context, a *Attributes) error {
 			}
 			var ns map[string]any
 			if name := a.Namespace; name != "" && !a.Descriptor.IsNamespace {
-				obj, err := getNamespace(name)
+				obj, err := cache.namespace(name)
 				if err != nil {
 					return err
 				}

@@ -77,43 +77,13 @@ type invocation struct {
 
 // requestState caches what matching reads once per request.
 type requestState struct {
-	w        *Webhooks
-	a        *Attributes
-	nsCache  map[string]map[string]string
-	equiv    []*registry.Descriptor
-	eqLoaded bool
-	authz    *cel.AdmissionAuthorizer
+	w     *Webhooks
+	cache *matchCache
+	authz *cel.AdmissionAuthorizer
 }
 
 func (w *Webhooks) newRequestState(a *Attributes) *requestState {
-	return &requestState{w: w, a: a, nsCache: map[string]map[string]string{}}
-}
-
-func (r *requestState) nsLabels(name string) (map[string]string, error) {
-	if l, ok := r.nsCache[name]; ok {
-		return l, nil
-	}
-	d := r.w.reg.Namespaces()
-	if d == nil {
-		return nil, nil
-	}
-	ns, err := r.w.lookup.Get(d, "", name)
-	if err != nil {
-		return nil, err
-	}
-	l, _ := labels(ns)
-	r.nsCache[name] = l
-	return l, nil
-}
-
-func (r *requestState) equivalents(d *registry.Descriptor) []*registry.Descriptor {
-	if d != r.a.Descriptor {
-		return r.w.equiv.of(d)
-	}
-	if !r.eqLoaded {
-		r.equiv, r.eqLoaded = r.w.equiv.of(d), true
-	}
-	return r.equiv
+	return &requestState{w: w, cache: newMatchCache(w.reg, w.lookup, &w.equiv, a.Descriptor)}
 }
 
 // match decides whether h is called for the request, as upstream's
@@ -124,7 +94,7 @@ func (r *requestState) match(ctx context.Context, h *webhook, a *Attributes) (*i
 	if len(h.match.rules) == 0 {
 		return nil, nil
 	}
-	matched, err := h.match.matches(a, r.nsLabels, r.equivalents)
+	matched, err := h.match.matches(a, r.cache.nsLabels, r.cache.equivalents)
 	if err != nil {
 		return nil, apierr.InternalError(err)
 	}
