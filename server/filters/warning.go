@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode"
 	"unicode/utf8"
 )
@@ -22,11 +23,36 @@ type warningsKey struct{}
 
 // WarningRecorder gives each request one record of the warnings its
 // response carries, so that AddWarnings, wherever it is called, drops
-// repeated texts and keeps the headers within upstream's bounds.
+// repeated texts and keeps the headers within upstream's bounds. The
+// record is made by the first warning: most requests warn nothing.
 func WarningRecorder(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), warningsKey{}, &warnings{})))
+		next.ServeHTTP(w, r.WithContext(&warningsContext{Context: r.Context()}))
 	})
+}
+
+// warningsContext is a request's context with the place of its warning
+// record. Safe for concurrent use.
+type warningsContext struct {
+	context.Context
+	rec atomic.Pointer[warnings]
+}
+
+// Value answers warningsKey with the context itself.
+func (c *warningsContext) Value(key any) any {
+	if key == (warningsKey{}) {
+		return c
+	}
+	return c.Context.Value(key)
+}
+
+// record returns the request's record, made on first use.
+func (c *warningsContext) record() *warnings {
+	if rec := c.rec.Load(); rec != nil {
+		return rec
+	}
+	c.rec.CompareAndSwap(nil, &warnings{})
+	return c.rec.Load()
 }
 
 // warnings are the warnings of one response. Safe for concurrent use.
@@ -49,8 +75,13 @@ type warnings struct {
 // dropped, and past the total the texts are cut. Without the request's
 // record (WarningRecorder), the texts of this call are recorded alone.
 func AddWarnings(ctx context.Context, h http.Header, texts ...string) {
-	rec, _ := ctx.Value(warningsKey{}).(*warnings)
-	if rec == nil {
+	if len(texts) == 0 {
+		return
+	}
+	var rec *warnings
+	if c, _ := ctx.Value(warningsKey{}).(*warningsContext); c != nil {
+		rec = c.record()
+	} else {
 		rec = &warnings{}
 	}
 	rec.mu.Lock()

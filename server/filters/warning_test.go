@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -67,5 +69,49 @@ func TestAddWarningsWithoutRecord(t *testing.T) {
 	AddWarnings(context.Background(), w.Header(), x, x, y)
 	if got, want := w.Header().Values("Warning"), []string{`299 - "` + x[:256] + `"`, `299 - "` + y[:256] + `"`}; !reflect.DeepEqual(got, want) {
 		t.Errorf("warnings %.200q", got)
+	}
+}
+
+// TestWarningRecordMadeByFirstWarning checks that a request that warns
+// nothing has no record, and that the record made by the first warning
+// is the one every later call, from any goroutine or derived context,
+// adds to.
+func TestWarningRecordMadeByFirstWarning(t *testing.T) {
+	t.Parallel()
+	var ctx context.Context
+	WarningRecorder(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { ctx = r.Context() })).ServeHTTP(nil, httptest.NewRequest("GET", "/", nil))
+	c, _ := ctx.Value(warningsKey{}).(*warningsContext)
+	if c == nil {
+		t.Fatal("no warning context")
+	}
+	w := httptest.NewRecorder()
+	AddWarnings(ctx, w.Header())
+	AddWarnings(ctx, w.Header(), []string{}...)
+	if rec := c.rec.Load(); rec != nil || len(w.Header().Values("Warning")) != 0 {
+		t.Fatalf("no warnings: record %v, headers %q", rec, w.Header().Values("Warning"))
+	}
+	derived, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i%2 == 0 {
+				AddWarnings(derived, w.Header(), "same", fmt.Sprint("own ", i))
+			} else {
+				AddWarnings(ctx, w.Header(), "same")
+			}
+		}()
+	}
+	wg.Wait()
+	got := w.Header().Values("Warning")
+	slices.Sort(got)
+	want := []string{`299 - "own 0"`, `299 - "own 2"`, `299 - "own 4"`, `299 - "own 6"`, `299 - "same"`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+	if rec := c.rec.Load(); rec == nil || len(rec.ordered) != 5 {
+		t.Errorf("record %+v", rec)
 	}
 }
