@@ -25,8 +25,10 @@ var layers = map[string]int{
 	"platd/server/apierr":     0,
 	"platd/server/validation": 0,
 	"platd/server/pool":       0,
-	"platd/uuid":              0,
-	"platd/etcd/etcdtest":     0, // tests' embedded etcd
+	// Calls the webhooks the API objects configure.
+	"platd/server/webhookclient": 0,
+	"platd/uuid":                 0,
+	"platd/etcd/etcdtest":        0, // tests' embedded etcd
 	// Small shared value types and the schema model.
 	"platd/security":          1,
 	"platd/security/encrypt":  1,

@@ -1,14 +1,7 @@
 package admission
 
 import (
-	"crypto/tls"
-	"crypto/x509"
-	"encoding/base64"
-	"net"
-	"net/http"
-	"net/url"
 	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -17,6 +10,7 @@ import (
 	"platd/server/cel"
 	"platd/server/registry"
 	"platd/server/selector"
+	"platd/server/webhookclient"
 )
 
 // The side-effect classes and reinvocation policies, as upstream names
@@ -31,8 +25,6 @@ const (
 const (
 	// defaultWebhookTimeout is a webhook's timeoutSeconds when unset.
 	defaultWebhookTimeout = 10 * time.Second
-	// defaultServicePort is the port of a webhook service when unset.
-	defaultServicePort = 443
 )
 
 // The admission phases a webhook configuration serves.
@@ -84,11 +76,7 @@ type webhook struct {
 	timeout     time.Duration
 	versions    []string
 	reinvoke    bool
-	// endpoint is the URL requests go to; endpointErr says why there is
-	// none.
-	endpoint    string
-	endpointErr error
-	client      *http.Client
+	client      *webhookclient.Client
 }
 
 // NewWebhooks returns an empty set of webhooks. reg lists the
@@ -202,9 +190,7 @@ func (c *webhookConfig) close() {
 		return
 	}
 	for _, h := range c.hooks {
-		if h.client != nil {
-			h.client.CloseIdleConnections()
-		}
+		h.client.CloseIdle()
 	}
 }
 
@@ -251,55 +237,6 @@ func parseWebhook(config string, h map[string]any) *webhook {
 		}
 		wh.conditions = pol
 	}
-	cc := mapAt(h, "clientConfig")
-	var serverName string
-	wh.endpoint, serverName, wh.endpointErr = webhookEndpoint(cc)
-	wh.client = webhookClient(cc, serverName)
+	wh.client = webhookclient.New(mapAt(h, "clientConfig"))
 	return wh
 }
-
-// webhookEndpoint is the URL a webhook is called at: its url, or its
-// service's address as upstream's default service resolution makes it
-// (https://<name>.<namespace>.svc:<port><path>), with the TLS server
-// name a service is verified by.
-func webhookEndpoint(cc map[string]any) (endpoint, serverName string, err error) {
-	if u := str(cc, "url"); u != "" {
-		return u, "", nil
-	}
-	svc := mapAt(cc, "service")
-	if svc == nil {
-		return "", "", errNoEndpoint
-	}
-	port := intAt(svc, "port")
-	if port == 0 {
-		port = defaultServicePort
-	}
-	host := str(svc, "name") + "." + str(svc, "namespace") + ".svc"
-	u := url.URL{Scheme: "https", Host: net.JoinHostPort(host, strconv.FormatInt(port, 10)), Path: str(svc, "path")}
-	return u.String(), host, nil
-}
-
-// webhookClient is the HTTP client of a webhook: TLS verified against
-// its caBundle (the system roots without one) and, for a service, its
-// service DNS name; no proxy.
-func webhookClient(cc map[string]any, serverName string) *http.Client {
-	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: serverName}
-	if b := str(cc, "caBundle"); b != "" {
-		pool := x509.NewCertPool()
-		if der, err := base64.StdEncoding.DecodeString(b); err == nil {
-			pool.AppendCertsFromPEM(der)
-		}
-		tlsConf.RootCAs = pool
-	}
-	return &http.Client{Transport: &http.Transport{
-		TLSClientConfig: tlsConf, ForceAttemptHTTP2: true,
-		MaxIdleConnsPerHost: webhookIdleConnsPerHost, IdleConnTimeout: webhookIdleTimeout,
-	}}
-}
-
-// Connection reuse of webhook clients: a few idle connections per
-// webhook host keep repeated calls cheap without holding many sockets.
-const (
-	webhookIdleConnsPerHost = 4
-	webhookIdleTimeout      = 90 * time.Second
-)

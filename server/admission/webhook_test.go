@@ -100,25 +100,6 @@ func TestRejection(t *testing.T) {
 	}
 }
 
-// TestWebhookEndpoint checks upstream's default service resolution.
-func TestWebhookEndpoint(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		cc               map[string]any
-		want, serverName string
-	}{
-		{map[string]any{"url": "https://h:8443/x"}, "https://h:8443/x", ""},
-		{map[string]any{"service": map[string]any{"namespace": "ns", "name": "svc"}}, "https://svc.ns.svc:443", "svc.ns.svc"},
-		{map[string]any{"service": map[string]any{"namespace": "ns", "name": "svc", "port": int64(8443), "path": "/v"}}, "https://svc.ns.svc:8443/v", "svc.ns.svc"},
-	}
-	for _, tt := range tests {
-		got, sn, err := webhookEndpoint(tt.cc)
-		if err != nil || got != tt.want || sn != tt.serverName {
-			t.Errorf("%v: %q %q %v", tt.cc, got, sn, err)
-		}
-	}
-}
-
 // TestWebhookReinvocation checks upstream's reinvocation: a webhook with
 // reinvocationPolicy IfNeeded is called again, once, when a webhook
 // after it changed the object; with Never it is called once.

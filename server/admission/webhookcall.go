@@ -1,14 +1,11 @@
 package admission
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
 	"slices"
 	"sync"
 	"time"
@@ -18,15 +15,9 @@ import (
 	"platd/server/audit"
 	"platd/server/cel"
 	"platd/server/registry"
+	"platd/server/webhookclient"
 	"platd/uuid"
 )
-
-// errNoEndpoint is a webhook whose clientConfig names neither a url nor
-// a service.
-var errNoEndpoint = errors.New("webhook has neither url nor service")
-
-// maxWebhookResponse bounds the body of a webhook's answer read.
-const maxWebhookResponse = 3 << 20
 
 // reviewVersions are the AdmissionReview versions sent, in the order
 // a webhook's admissionReviewVersions is searched for the first known.
@@ -172,15 +163,15 @@ func (w *Webhooks) call(ctx context.Context, inv *invocation, mutating bool) (*v
 	if err != nil {
 		return nil, &callError{h.name, fmt.Errorf("could not create admission objects: %w", err)}
 	}
-	if h.endpointErr != nil {
-		return nil, &callError{h.name, fmt.Errorf("could not get REST client: %w", h.endpointErr)}
+	target, err := h.client.Endpoint()
+	if err != nil {
+		return nil, &callError{h.name, fmt.Errorf("could not get REST client: %w", err)}
 	}
 	if h.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, h.timeout)
 		defer cancel()
 	}
-	target := h.endpoint
 	if deadline, ok := ctx.Deadline(); ok {
 		if timeout := time.Until(deadline); timeout > 0 {
 			// The webhook is told the time it has, in whole seconds
@@ -188,7 +179,7 @@ func (w *Webhooks) call(ctx context.Context, inv *invocation, mutating bool) (*v
 			if t := timeout.Truncate(time.Second); t != timeout {
 				timeout = t + time.Second
 			}
-			target = withQuery(target, "timeout", timeout.String())
+			target = webhookclient.WithQuery(target, "timeout", timeout.String())
 		}
 	}
 	resp, err := w.post(ctx, h, target, body)
@@ -202,42 +193,12 @@ func (w *Webhooks) call(ctx context.Context, inv *invocation, mutating bool) (*v
 	return v, nil
 }
 
-// withQuery is u with the query parameter key set to value.
-func withQuery(u, key, value string) string {
-	parsed, err := url.Parse(u)
-	if err != nil {
-		return u
-	}
-	q := parsed.Query()
-	q.Set(key, value)
-	parsed.RawQuery = q.Encode()
-	return parsed.String()
-}
-
 // post sends the review and returns the decoded answer; a status other
 // than 2xx is an error with the Status the webhook gave, if any.
 func (w *Webhooks) post(ctx context.Context, h *webhook, target string, body []byte) (*reviewResponse, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
+	data, err := h.client.Post(ctx, target, body)
 	if err != nil {
 		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, */*")
-	resp, err := h.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxWebhookResponse))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		var st apierr.Status
-		if json.Unmarshal(data, &st) == nil && st.Kind == "Status" && st.Message != "" {
-			return nil, errors.New(st.Message)
-		}
-		return nil, fmt.Errorf("the server responded with the status code %d but did not return more information", resp.StatusCode)
 	}
 	var out reviewResponse
 	if err := json.Unmarshal(data, &out); err != nil {
