@@ -547,26 +547,6 @@ func TestCustomResourceApply(t *testing.T) {
 	}
 }
 
-// A version served through a conversion webhook answers 503 while
-// webhooks cannot be called; the storage version is served.
-func TestCustomResourceWebhookConversion(t *testing.T) {
-	t.Parallel()
-	e := start(t)
-	crd := gadgetCRD("whk.example.com")
-	crd["spec"].(map[string]any)["conversion"] = map[string]any{"strategy": "Webhook",
-		"webhook": map[string]any{"clientConfig": map[string]any{"url": "https://convert.example.com/convert"}, "conversionReviewVersions": []any{"v1"}}}
-	e.do("POST", crdPath, crd).mustCode(t, 201)
-	e.do("GET", groupPath("whk.example.com", "v1", "default", "gadgets"), nil).mustCode(t, 200)
-	r := e.do("GET", groupPath("whk.example.com", "v2", "default", "gadgets"), nil).mustCode(t, 503)
-	if msg, _ := r.obj(t)["message"].(string); !strings.Contains(msg, "conversion webhook for whk.example.com/v2, Kind=Gadget") {
-		t.Errorf("message %q", msg)
-	}
-	agg := e.do("GET", "/apis", nil, "Accept", "application/json;g=apidiscovery."+platBrand.Domain+";v=v2;as=APIGroupDiscoveryList").mustCode(t, 200)
-	if !strings.Contains(string(agg.body), `"name":"whk.example.com"`) || !strings.Contains(string(agg.body), `"resource":"gadgets"`) {
-		t.Errorf("aggregated discovery lacks the group: %.500s", agg.body)
-	}
-}
-
 // pairCRD is a CRD of group with a storage version v1 and a served v2,
 // both declaring spec.x and spec.y; v1 defaults y to 7 when y7 is set.
 func pairCRD(group string, y7 bool, withX bool) map[string]any {

@@ -18,6 +18,8 @@
 package admission
 
 import (
+	"context"
+
 	"reflect"
 	"time"
 
@@ -73,27 +75,38 @@ type Attributes struct {
 
 // as is the request as a request for d, an equivalent version of its
 // resource (sharing its stored form): the objects converted to d's
-// version through the stored form.
-func (a *Attributes) as(d *registry.Descriptor) *Attributes {
+// version through the stored form. A conversion that fails fails the
+// request.
+func (a *Attributes) as(ctx context.Context, d *registry.Descriptor) (*Attributes, error) {
 	if d == a.Descriptor {
-		return a
+		return a, nil
 	}
 	out := *a
 	out.Descriptor, out.requested = d, a.Descriptor
 	if a.Kind == nil {
 		// Objects of another kind (a Scale) are the same in every version
 		// of the resource.
-		out.Object, out.OldObject = convert(a.Descriptor, d, a.Object), convert(a.Descriptor, d, a.OldObject)
+		var err error
+		if out.Object, err = convert(ctx, a.Descriptor, d, a.Object); err != nil {
+			return nil, err
+		}
+		if out.OldObject, err = convert(ctx, a.Descriptor, d, a.OldObject); err != nil {
+			return nil, err
+		}
 	}
-	return &out
+	return &out, nil
 }
 
 // convert turns obj, of from's version, into to's.
-func convert(from, to *registry.Descriptor, obj registry.Object) registry.Object {
+func convert(ctx context.Context, from, to *registry.Descriptor, obj registry.Object) (registry.Object, error) {
 	if obj == nil {
-		return nil
+		return nil, nil
 	}
 	out, _ := schema.DeepCopy(obj).(map[string]any)
+	if to.Storage != nil && to.Storage.Converter != nil {
+		out["kind"], out["apiVersion"] = from.Kind, from.GroupVersion()
+		return to.Storage.Converter.Convert(ctx, out, to.GroupVersion())
+	}
 	if from.Storage != nil && from.Storage.ToStorage != nil {
 		out = from.Storage.ToStorage(out)
 	}
@@ -101,7 +114,7 @@ func convert(from, to *registry.Descriptor, obj registry.Object) registry.Object
 		out = to.Storage.FromStorage(out)
 	}
 	out["kind"], out["apiVersion"] = to.Kind, to.GroupVersion()
-	return out
+	return out, nil
 }
 
 // GroupVersionKind names a kind.

@@ -1,12 +1,14 @@
 package admission
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"testing"
 
 	"platd/config"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 var (
@@ -134,7 +136,10 @@ func TestMatchEquivalent(t *testing.T) {
 	if got != v2 || err != nil {
 		t.Fatalf("Equivalent: matched %v, %v", got, err)
 	}
-	va := a.as(got)
+	va, err := a.as(context.Background(), got)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := registry.Object{"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler", "spec": map[string]any{"metrics": []any{int64(50)}}}
 	if !reflect.DeepEqual(va.Object, want) || va.OldObject != nil {
 		t.Errorf("converted %v, want %v", va.Object, want)
@@ -226,5 +231,60 @@ func TestPoliciesEquivalents(t *testing.T) {
 	p.ReplaceBindings([]registry.Object{{"metadata": map[string]any{"name": "b"}, "spec": map[string]any{"policyName": "p"}}})
 	if p.Empty() {
 		t.Error("a bound policy: empty")
+	}
+}
+
+// funcConverter converts with convert, or fails with err.
+type funcConverter struct {
+	convert func(registry.Object, string) registry.Object
+	err     error
+}
+
+func (c funcConverter) Schema(string) *schema.Schema { return nil }
+func (c funcConverter) Convert(_ context.Context, obj registry.Object, apiVersion string) (registry.Object, error) {
+	if c.err != nil {
+		return nil, c.err
+	}
+	return c.convert(obj, apiVersion), nil
+}
+func (c funcConverter) ConvertList(context.Context, []registry.Object, string) ([]registry.Object, error) {
+	return nil, errors.New("not a list")
+}
+
+// TestAsEquivalentThroughConverter checks that a request seen as an
+// equivalent version of a resource with a Converter is converted by it,
+// old object included, and that a failed conversion fails the request.
+func TestAsEquivalentThroughConverter(t *testing.T) {
+	t.Parallel()
+	failed := errors.New("conversion failed")
+	tests := []struct {
+		name string
+		cv   funcConverter
+		want registry.Object
+		err  error
+	}{
+		{name: "converted", cv: funcConverter{convert: func(o registry.Object, to string) registry.Object {
+			o["apiVersion"], o["from"] = to, o["apiVersion"]
+			return o
+		}}, want: registry.Object{"apiVersion": "g/v2", "kind": "K", "from": "g/v1"}},
+		{name: "failed", cv: funcConverter{err: failed}, err: failed},
+	}
+	for _, tt := range tests {
+		st := &registry.Descriptor{Group: "g", Version: "v2", Resource: "ks", Kind: "K"}
+		st.Storage = &registry.Storage{Descriptor: st, Converter: tt.cv}
+		v1 := &registry.Descriptor{Group: "g", Version: "v1", Resource: "ks", Kind: "K", Storage: st.Storage}
+		v2 := &registry.Descriptor{Group: "g", Version: "v2", Resource: "ks", Kind: "K", Storage: st.Storage}
+		a := &Attributes{Descriptor: v1, Operation: OpUpdate, Name: "x", Object: registry.Object{"kind": "K"}, OldObject: registry.Object{"kind": "K"}}
+		got, err := a.as(context.Background(), v2)
+		if !errors.Is(err, tt.err) {
+			t.Errorf("%s: error %v, want %v", tt.name, err, tt.err)
+			continue
+		}
+		if err == nil && (!reflect.DeepEqual(got.Object, tt.want) || !reflect.DeepEqual(got.OldObject, tt.want)) {
+			t.Errorf("%s: %v / %v, want %v", tt.name, got.Object, got.OldObject, tt.want)
+		}
+		if a.Object["apiVersion"] != nil {
+			t.Errorf("%s: the request's object was changed: %v", tt.name, a.Object)
+		}
 	}
 }

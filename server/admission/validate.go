@@ -96,7 +96,9 @@ func (p *Policies) Validate(ctx context.Context, a *Attributes) error {
 		}
 		va := versioned[matched]
 		if va == nil {
-			va = a.as(matched)
+			if va, err = a.as(ctx, matched); err != nil {
+				return err
+			}
 			versioned[matched] = va
 			requests[matched] = va.request(p.brand.MetaGroup())
 			condRequests[matched] = conditionRequest(requests[matched])

@@ -92,7 +92,10 @@ func (r *requestState) match(ctx context.Context, h *webhook, a *Attributes) (*i
 	if matched == nil {
 		return nil, nil
 	}
-	va := a.as(matched)
+	va, err := a.as(ctx, matched)
+	if err != nil {
+		return nil, err
+	}
 	if h.conditions != nil {
 		if r.authz == nil {
 			r.authz = policyAuthorizer(ctx, r.w.authz, a)

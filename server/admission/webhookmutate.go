@@ -138,7 +138,7 @@ func (w *Webhooks) mutateOne(ctx context.Context, inv *invocation) (registry.Obj
 	}
 	schema.ApplyDefaults(obj, d.Schema)
 	if va.requested != nil {
-		obj = convert(d, va.requested, obj)
+		return convert(ctx, d, va.requested, obj)
 	}
 	return obj, nil
 }

@@ -117,6 +117,12 @@ func (c *CRDs) Run(ctx context.Context, from int64) {
 		c.follow(ctx, from)
 	})
 	c.waiting.Wait()
+	// A stopped server leaves no conversion webhook connection behind.
+	c.mu.Lock()
+	for _, cur := range c.served {
+		customresource.Release(cur.descs)
+	}
+	c.mu.Unlock()
 }
 
 // follow hands CRD events to apply, from revision from.
@@ -280,6 +286,7 @@ func (c *CRDs) remove(key string) {
 }
 
 func (c *CRDs) forget(ds []*registry.Descriptor) {
+	customresource.Release(ds)
 	if c.Forget != nil && len(ds) > 0 {
 		c.Forget(ds)
 	}

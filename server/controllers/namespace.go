@@ -142,11 +142,21 @@ func (c *Namespaces) sync(ctx context.Context, name string) error {
 // reports what remains.
 func (c *Namespaces) deleteContent(ctx context.Context, ns string) (content, error) {
 	left := content{remaining: map[string]int{}, finalizers: map[string]int{}}
+	deleted := map[string]bool{}
 	for _, d := range c.Registry.All() {
-		// Each stored object is deleted once, through its stored form's
-		// resource.
-		if !d.Namespaced || d.Storage != nil || !d.HasVerb(registry.VerbDelete) {
+		// Each stored object is deleted once: through its stored form's
+		// resource when that is served, else through the first version
+		// served that stores it.
+		if !d.Namespaced || !d.HasVerb(registry.VerbDelete) {
 			continue
+		}
+		if st := d.Storage; st != nil && c.Registry.Lookup(st.Descriptor.Group, st.Descriptor.Version, st.Descriptor.Resource) == st.Descriptor {
+			continue
+		}
+		if p := d.ResourcePrefix(); deleted[p] {
+			continue
+		} else {
+			deleted[p] = true
 		}
 		objs, _, err := c.Objects.List(d, ns)
 		if err != nil {

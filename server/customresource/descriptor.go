@@ -15,6 +15,7 @@ import (
 	"platd/server/printers"
 	"platd/server/registry"
 	"platd/server/schema"
+	"platd/server/webhookclient"
 )
 
 // Definition is the part of a CRD that decides how its resources are
@@ -25,7 +26,12 @@ type Definition struct {
 	ShortNames, Categories           []string
 	Namespaced                       bool
 	Versions                         []Version
-	Webhook                          bool
+	// Webhook is conversion strategy Webhook: objects are converted
+	// between versions by the webhook WebhookClientConfig names, sent the
+	// first of ReviewVersions the server knows.
+	Webhook             bool
+	WebhookClientConfig map[string]any
+	ReviewVersions      []string
 	// Revision is the CRD's own revision: custom resources stored
 	// before it may lack its schema's defaults.
 	Revision int64
@@ -59,6 +65,11 @@ func Read(crd registry.Object) (*Definition, error) {
 		Plural: str(names, "plural"), Singular: str(names, "singular"), Kind: str(names, "kind"), ListKind: str(names, "listKind"),
 		ShortNames: registry.Strings(names["shortNames"]), Categories: registry.Strings(names["categories"]),
 		Webhook: str(mapAt(spec, "conversion"), "strategy") == "Webhook",
+	}
+	if def.Webhook {
+		wh := mapAt(spec, "conversion", "webhook")
+		def.WebhookClientConfig = mapAt(wh, "clientConfig")
+		def.ReviewVersions = registry.Strings(wh["conversionReviewVersions"])
 	}
 	if def.Singular == "" {
 		def.Singular = strings.ToLower(def.Kind)
@@ -122,12 +133,16 @@ type Builder struct {
 	meta *schema.Schema
 	// standardFinalizers are the finalizer names that need no domain.
 	standardFinalizers []string
+	// reviewGroup is the API group of the ConversionReviews sent to
+	// conversion webhooks.
+	reviewGroup string
 }
 
 // NewBuilder returns a builder whose resources carry the object metadata
 // described by meta; b names the standard finalizers.
 func NewBuilder(meta *schema.Schema, b config.Brand) *Builder {
-	return &Builder{meta: meta, standardFinalizers: []string{b.NamespaceFinalizer, "orphan", "foregroundDeletion"}}
+	return &Builder{meta: meta, standardFinalizers: []string{b.NamespaceFinalizer, "orphan", "foregroundDeletion"},
+		reviewGroup: b.Group("apiextensions")}
 }
 
 // Descriptors returns one descriptor per served version; the storage
@@ -137,6 +152,9 @@ func (b *Builder) Descriptors(def *Definition) ([]*registry.Descriptor, error) {
 	sv := def.StorageVersion()
 	if sv == nil {
 		return nil, nil
+	}
+	if def.Webhook {
+		return b.webhookDescriptors(def, sv)
 	}
 	stored, err := b.descriptor(def, sv)
 	if err != nil {
@@ -164,10 +182,6 @@ func (b *Builder) Descriptors(def *Definition) ([]*registry.Descriptor, error) {
 			schema.ApplyDefaults(obj, stored.Schema)
 			return obj
 		}, NoVersionHash: !sv.Served}
-		if def.Webhook {
-			d.Unavailable = fmt.Sprintf("conversion webhook for %s/%s, Kind=%s is not supported: platd does not call conversion webhooks; use version %s",
-				def.Group, v.Name, def.Kind, sv.Name)
-		}
 		out = append(out, d)
 	}
 	return out, nil
@@ -182,7 +196,66 @@ func (b *Builder) StorageDescriptor(def *Definition) (*registry.Descriptor, erro
 	if sv == nil {
 		return nil, nil
 	}
+	if def.Webhook {
+		st, _, err := b.webhookStorage(def, sv)
+		return st, err
+	}
 	return b.descriptor(def, sv)
+}
+
+// webhookDescriptors are the descriptors of a definition whose versions
+// convert through its webhook: every served version, the storage
+// version's first, converts to and from one stored form (which no
+// request addresses) with one converter.
+func (b *Builder) webhookDescriptors(def *Definition, sv *Version) ([]*registry.Descriptor, error) {
+	st, cv, err := b.webhookStorage(def, sv)
+	if err != nil {
+		return nil, err
+	}
+	order := []*Version{sv}
+	for i := range def.Versions {
+		if v := &def.Versions[i]; v != sv {
+			order = append(order, v)
+		}
+	}
+	var out []*registry.Descriptor
+	for _, v := range order {
+		if !v.Served {
+			continue
+		}
+		d, err := b.descriptor(def, v)
+		if err != nil {
+			return nil, err
+		}
+		// The versions decode their own objects with their own schema.
+		cv.schemas[v.Name] = d.Schema
+		d.Storage = &registry.Storage{Descriptor: st, Converter: cv, NoVersionHash: !sv.Served}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// webhookStorage is the stored form of a definition whose versions
+// convert through its webhook, and the converter. The stored form
+// converts like the served versions (to itself): whatever reads objects
+// through it (the garbage collector, by key) reads each in its version.
+func (b *Builder) webhookStorage(def *Definition, sv *Version) (*registry.Descriptor, *webhookConverter, error) {
+	st, err := b.descriptor(def, sv)
+	if err != nil {
+		return nil, nil, err
+	}
+	cv := &webhookConverter{group: def.Group, kind: def.Kind, reviewGroup: b.reviewGroup, reviewVersions: def.ReviewVersions,
+		client: webhookclient.New(def.WebhookClientConfig), schemas: map[string]*schema.Schema{sv.Name: st.Schema}}
+	for i := range def.Versions {
+		// Objects written in a version no longer served are still read.
+		if v := &def.Versions[i]; v != sv && !v.Served {
+			s := structure(v.Schema, b.meta)
+			s.Seal()
+			cv.schemas[v.Name] = s
+		}
+	}
+	st.Storage = &registry.Storage{Descriptor: st, Converter: cv, NoVersionHash: !sv.Served}
+	return st, cv, nil
 }
 
 func same(obj registry.Object) registry.Object { return obj }

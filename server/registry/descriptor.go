@@ -329,10 +329,6 @@ type Descriptor struct {
 	// carries, worded in full (a custom resource version's
 	// deprecationWarning); DeprecatedIn words it for built-in kinds.
 	Deprecation string
-	// Unavailable, when set, answers every request to the resource with
-	// 503 and this message: a version that needs a conversion platd
-	// cannot make.
-	Unavailable string
 	// AnyFinalizerNames accepts any qualified name as a finalizer: the
 	// apiextensions types are not validated with the core API's rule that
 	// a name without a "/" be a standard one (custom resources are only
@@ -427,12 +423,41 @@ type Storage struct {
 	Descriptor *Descriptor
 	// ToStorage converts an object of the served version to the stored
 	// form, FromStorage the other way. Both may modify their argument and
-	// return it, or return a new object.
+	// return it, or return a new object. They are nil when Converter is
+	// set.
 	ToStorage, FromStorage func(obj Object) Object
+	// Converter, when set, converts instead of ToStorage and FromStorage:
+	// for types whose conversion is made elsewhere and can fail (a custom
+	// resource's conversion webhook). Objects of such a type keep the
+	// version they were written in: the stored bytes name it (an object
+	// stored without one is of Descriptor's version), are decoded with
+	// that version's schema and converted from it on every read, until
+	// rewritten. Descriptor's own objects then share no fast path with
+	// stored bytes either: every served version of the type has a
+	// Storage with the same Converter.
+	Converter Converter
 	// NoVersionHash leaves the storage version hash out of discovery:
 	// upstream publishes a custom resource's only while its storage
 	// version is served.
 	NoVersionHash bool
+}
+
+// Converter converts the objects of one type between its versions. Objects
+// given carry their apiVersion and kind, and are the caller's: a
+// converter may modify them and return them. An object already of the
+// desired apiVersion is returned as it is, without a call. Errors are
+// the request's answer (a Status error when the converter has one).
+// Methods are safe for concurrent use.
+type Converter interface {
+	// Schema is the schema objects stored in version (a version name of
+	// the type's group, "v1") decode with; nil when the type has no such
+	// version any more.
+	Schema(version string) *schema.Schema
+	// Convert converts one object to apiVersion ("<group>/<version>").
+	Convert(ctx context.Context, obj Object, apiVersion string) (Object, error)
+	// ConvertList converts the items of a list to apiVersion, all in one
+	// exchange; the result has one object per item, in order.
+	ConvertList(ctx context.Context, items []Object, apiVersion string) ([]Object, error)
 }
 
 // Strategy is the per-type behaviour. Every hook is optional.

@@ -103,7 +103,7 @@ func (h *Handler) bindPod(ctx context.Context, pods *scope, name, node string, b
 		}
 		pod, err := decodeStored(d, kv.Value)
 		if err != nil {
-			return apierr.InternalError(err)
+			return internalErr(err)
 		}
 		if have := metaString(pod, "uid"); uid != "" && uid != have {
 			return preconditionFailed(fmt.Sprintf("Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, have))
@@ -136,7 +136,11 @@ func (h *Handler) bindPod(ctx context.Context, pods *scope, name, node string, b
 		if dryRun {
 			return nil
 		}
-		if _, err := h.store.Update(ctx, key, kv.ModRevision, encodeStored(d, pod)); err != nil {
+		enc, err := encodeStored(d, pod)
+		if err != nil {
+			return err
+		}
+		if _, err := h.store.Update(ctx, key, kv.ModRevision, enc); err != nil {
 			if lostRace(err) {
 				continue
 			}
@@ -193,7 +197,12 @@ func (h *Handler) serveComputed(w http.ResponseWriter, r *http.Request, s *scope
 		if s.info.Verb == registry.VerbList && !pred.matchesObject(obj) {
 			continue
 		}
-		items = append(items, encodeDryRun(s.d, obj))
+		enc, err := encodeDryRun(s.d, obj)
+		if err != nil {
+			h.writeError(w, r, internalErr(err))
+			return
+		}
+		items = append(items, enc)
 	}
 	var body []byte
 	switch s.info.Verb {

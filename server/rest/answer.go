@@ -57,7 +57,7 @@ func (h *Handler) serveAnswer(w http.ResponseWriter, r *http.Request, s *scope) 
 			return
 		}
 		if req.Parent, err = decodeStored(s.d, kv.Value); err != nil {
-			h.writeError(w, r, apierr.InternalError(err))
+			h.writeError(w, r, internalErr(err))
 			return
 		}
 	}

@@ -272,7 +272,7 @@ func (h *Handler) applyObject(r *http.Request, s *scope, a applyRequest) ([]byte
 			return nil, 0, objectErr(s, s.name, err)
 		default:
 			if live, err = decodeStored(d, kv.Value); err != nil {
-				return nil, 0, apierr.InternalError(err)
+				return nil, 0, internalErr(err)
 			}
 		}
 		merged, err := fm.Apply(live, config, s.manager, force)
@@ -288,7 +288,7 @@ func (h *Handler) applyObject(r *http.Request, s *scope, a applyRequest) ([]byte
 		merged["kind"], merged["apiVersion"] = d.Kind, d.GroupVersion()
 		js, err := schema.AppendAny(nil, merged)
 		if err != nil {
-			return nil, 0, apierr.InternalError(err)
+			return nil, 0, internalErr(err)
 		}
 		// The merge's result read as a body is: this encoding has no
 		// duplicate members and its kind is the resource's, so the decoder

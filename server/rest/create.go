@@ -228,9 +228,12 @@ func (h *Handler) createObject(ctx context.Context, s *scope, obj Object, dryRun
 			if existing, err := h.store.Get(key); err == nil {
 				return nil, h.alreadyExists(s, name, existing.Value)
 			}
-			return encodeDryRun(d, obj), nil
+			return encodeDryRun(d, obj)
 		}
-		enc := encodeStored(d, obj)
+		enc, err := encodeStored(d, obj)
+		if err != nil {
+			return nil, err
+		}
 		kv, err := h.charged(s, obj, nil, func(quotaOps []bolt.Op) (bolt.KV, error) {
 			return h.storeCreate(ctx, d, key, obj, enc, quotaOps)
 		})

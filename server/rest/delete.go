@@ -280,7 +280,7 @@ func (h *Handler) deleteObject(ctx context.Context, s *scope, ns, name string, o
 		}
 		obj, err := decodeStored(d, kv.Value)
 		if err != nil {
-			return nil, apierr.InternalError(err)
+			return nil, internalErr(err)
 		}
 		uid := metaString(obj, "uid")
 		if p := o.Preconditions; p != nil {
@@ -333,7 +333,10 @@ func (h *Handler) deleteObject(ctx context.Context, s *scope, ns, name string, o
 		if !deleting && d.Strategy.PrepareForDelete != nil {
 			d.Strategy.PrepareForDelete(next)
 		}
-		enc := encodeStored(d, next)
+		enc, err := encodeStored(d, next)
+		if err != nil {
+			return nil, err
+		}
 		if dry {
 			dryBytes, _ := Stamp(enc, kv.ModRevision)
 			return &deleteResult{stored: dryBytes, uid: uid, removed: h.finalized(d, next)}, nil

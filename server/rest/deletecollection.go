@@ -81,7 +81,7 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 	rd.out = out
 	body, err := rd.list(h.pageMeta(s, pred, plan, res), done)
 	if err != nil {
-		h.writeError(w, r, apierr.InternalError(err))
+		h.writeError(w, r, internalErr(err))
 		return
 	}
 	if out.format == formatProtobuf {

@@ -378,7 +378,10 @@ func (h *Handler) markDisruptionTarget(ctx context.Context, pods *scope, name st
 		updateCondition(childMap(pod, "status"), map[string]any{
 			"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI", "message": "Eviction API: evicting",
 		}, timestamp(h.now()))
-		enc := encodeStored(d, pod)
+		enc, err := encodeStored(d, pod)
+		if err != nil {
+			return "", err
+		}
 		if equalApartFromRV(enc, kv.Value) {
 			return rv, nil
 		}

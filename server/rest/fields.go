@@ -80,6 +80,10 @@ func (h *Handler) otherVersions(d *registry.Descriptor) (map[string]*schema.Sche
 	convert := func(obj map[string]any, from, to string) (map[string]any, error) {
 		df, dt := byGV[from], byGV[to]
 		obj = deepCopyObject(obj)
+		if cv := converter(dt); cv != nil {
+			obj["apiVersion"], obj["kind"] = df.GroupVersion(), df.Kind
+			return cv.Convert(conversionContext(), obj, dt.GroupVersion())
+		}
 		if df.Storage != nil {
 			obj = df.Storage.ToStorage(obj)
 		}

@@ -243,10 +243,6 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.d.DeprecatedIn != "" || s.d.Deprecation != "" {
 		h.deprecated(w, r, s)
 	}
-	if s.d.Unavailable != "" {
-		h.writeError(w, r, apierr.ServiceUnavailable(s.d.Unavailable, 0))
-		return
-	}
 	if s.serve() != registry.ServeObject || s.d.Computed != nil {
 		h.serveSpecial(w, r, s)
 		return

@@ -70,7 +70,7 @@ func (h *Handler) listInProcess(d *registry.Descriptor, ns string, read func(*re
 func (h *Handler) servedObject(d *registry.Descriptor, stored []byte) (Object, error) {
 	obj, err := decodeStored(d, stored)
 	if err != nil {
-		return nil, apierr.InternalError(err)
+		return nil, internalErr(err)
 	}
 	obj["kind"], obj["apiVersion"] = d.Kind, d.GroupVersion()
 	return obj, nil

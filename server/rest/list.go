@@ -113,6 +113,13 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, s *scope) {
 		return
 	}
 	lm := h.pageMeta(s, pred, plan, res)
+	if out.as != asMetadataList {
+		// Items stored in another version are converted all at once.
+		if res.Items, err = convertItems(s.d, res.Items); err != nil {
+			h.writeError(w, r, err)
+			return
+		}
+	}
 	if out.format == formatJSON && !out.pretty && (out.as == asObject || out.as == asMetadataList) {
 		h.streamList(w, r, rd, lm, res.Items)
 		return
@@ -131,7 +138,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, s *scope) {
 	}
 	body, err := rd.list(lm, res.Items)
 	if err != nil {
-		h.writeError(w, r, apierr.InternalError(err))
+		h.writeError(w, r, internalErr(err))
 		return
 	}
 	if out.format == formatProtobuf {
@@ -196,7 +203,7 @@ func (h *Handler) streamList(w http.ResponseWriter, r *http.Request, rd *rendere
 		for i := range items {
 			m, err := storedMetadata(items[i].Value)
 			if err != nil {
-				h.writeError(w, r, apierr.InternalError(fmt.Errorf("%s: %w", items[i].Key, err)))
+				h.writeError(w, r, internalErr(fmt.Errorf("%s: %w", items[i].Key, err)))
 				return
 			}
 			metas[i] = m
@@ -251,7 +258,7 @@ func (h *Handler) streamList(w http.ResponseWriter, r *http.Request, rd *rendere
 func (h *Handler) streamTable(w http.ResponseWriter, r *http.Request, rd *renderer, lm listMeta, items []bolt.KV) {
 	parts, err := rd.newTable(lm).rowParts(items)
 	if err != nil {
-		h.writeError(w, r, apierr.InternalError(err))
+		h.writeError(w, r, internalErr(err))
 		return
 	}
 	w.Header().Set("Content-Type", mediaJSON)

@@ -65,7 +65,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 		}
 		served, err := servedJSON(nil, d, kv.Value)
 		if err != nil {
-			h.writeError(w, r, apierr.InternalError(err))
+			h.writeError(w, r, internalErr(err))
 			return
 		}
 		current := objectJSON(nil, d, served)
@@ -109,7 +109,7 @@ func (h *Handler) patch(w http.ResponseWriter, r *http.Request, s *scope) {
 		}
 		old, err := decodeStored(d, kv.Value)
 		if err != nil {
-			h.writeError(w, r, apierr.InternalError(err))
+			h.writeError(w, r, internalErr(err))
 			return
 		}
 		s.dryRun = wo.dryRun

@@ -66,7 +66,11 @@ func (h *Handler) chargeQuotas(s *scope, obj, old Object) ([]bolt.Op, error) {
 			q["status"] = status
 		}
 		status["used"] = used.Object()
-		ops = append(ops, bolt.UpdateOp(kv.Key, kv.ModRevision, encodeStored(qd, q)))
+		enc, err := encodeStored(qd, q)
+		if err != nil {
+			return nil, err
+		}
+		ops = append(ops, bolt.UpdateOp(kv.Key, kv.ModRevision, enc))
 	}
 	return ops, nil
 }

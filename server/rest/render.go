@@ -235,7 +235,7 @@ func (rd *renderer) single(stored []byte) ([]byte, error) {
 		if proto {
 			raw, err := rd.metadataProto(nil, stored)
 			if err != nil {
-				return nil, apierr.InternalError(err)
+				return nil, internalErr(err)
 			}
 			return codec.WrapProtobuf(nil, rd.metaGroupVersion(), "PartialObjectMetadata", raw), nil
 		}
@@ -245,14 +245,14 @@ func (rd *renderer) single(stored []byte) ([]byte, error) {
 		rv, _ := storedResourceVersion(stored)
 		t := rd.newTable(listMeta{rv: rv})
 		if err := t.addRow(stored); err != nil {
-			return nil, apierr.InternalError(err)
+			return nil, internalErr(err)
 		}
 		return t.finish(), nil
 	}
 	if proto {
 		raw, err := rd.objectProto(nil, stored)
 		if err != nil {
-			return nil, apierr.InternalError(err)
+			return nil, internalErr(err)
 		}
 		return codec.WrapProtobuf(nil, rd.d.GroupVersion(), rd.d.Kind, raw), nil
 	}
@@ -260,9 +260,16 @@ func (rd *renderer) single(stored []byte) ([]byte, error) {
 	return b, internalErr(err)
 }
 
+// internalErr is the answer to a failure to read or render a stored
+// object: a Status error as it is (a conversion's), any other as an
+// internal error.
 func internalErr(err error) error {
 	if err == nil {
 		return nil
+	}
+	var se *apierr.Error
+	if errors.As(err, &se) {
+		return se
 	}
 	return apierr.InternalError(err)
 }

@@ -64,7 +64,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 		}
 		obj, err := decodeStored(s.d, kv.Value)
 		if err != nil {
-			h.writeError(w, r, apierr.InternalError(err))
+			h.writeError(w, r, internalErr(err))
 			return
 		}
 		h.writeScale(w, r, out, s, sch, scaleOf(obj, paths))
@@ -99,7 +99,7 @@ func (h *Handler) serveScale(w http.ResponseWriter, r *http.Request, s *scope) {
 		}
 		obj, err := decodeStored(s.d, kv.Value)
 		if err != nil {
-			h.writeError(w, r, apierr.InternalError(err))
+			h.writeError(w, r, internalErr(err))
 			return
 		}
 		cur := scaleOf(obj, paths)
@@ -154,7 +154,7 @@ func (h *Handler) setScale(ctx context.Context, s *scope, paths *registry.ScaleP
 		}
 		old, err := decodeStored(s.d, kv.Value)
 		if err != nil {
-			return nil, apierr.InternalError(err)
+			return nil, internalErr(err)
 		}
 		have := metaString(old, "uid")
 		if put && uid != "" && uid != have {
@@ -189,7 +189,7 @@ func (h *Handler) setScale(ctx context.Context, s *scope, paths *registry.ScaleP
 		}
 		res, err := decodeStored(s.d, stored)
 		if err != nil {
-			return nil, apierr.InternalError(err)
+			return nil, internalErr(err)
 		}
 		return scaleOf(res, paths), nil
 	}
@@ -226,7 +226,7 @@ func (h *Handler) applyScale(w http.ResponseWriter, r *http.Request, s *scope, o
 	}
 	res, err := decodeStored(s.d, stored)
 	if err != nil {
-		h.writeError(w, r, apierr.InternalError(err))
+		h.writeError(w, r, internalErr(err))
 		return
 	}
 	h.writeScale(w, r, out, s, sch, scaleOf(res, paths))

@@ -16,7 +16,9 @@ import (
 
 // Stored objects are compact JSON without kind and apiVersion, metadata
 // first, so that a list is the stored bytes joined and a single object is
-// the stored bytes behind a kind/apiVersion prefix.
+// the stored bytes behind a kind/apiVersion prefix. (The objects of a type
+// with a Converter name their version after the metadata; they are never
+// served as stored: versioned.go.)
 
 var rvKey = []byte(`"resourceVersion":"`)
 
@@ -99,16 +101,17 @@ func storedForm(d *registry.Descriptor) *registry.Descriptor {
 }
 
 // encodeStored encodes obj, an object in d's served form, for the store:
-// converted to the stored form, without kind/apiVersion, with a
+// converted to the stored form, without kind/apiVersion (but for the
+// version of a type whose objects keep theirs, see storedVersion), with a
 // resourceVersion placeholder the committer overwrites. obj is left as it
-// was.
-func encodeStored(d *registry.Descriptor, obj Object) []byte {
+// was. Only a Converter's conversion fails.
+func encodeStored(d *registry.Descriptor, obj Object) ([]byte, error) {
 	return encodeStoredForm(d, obj, true)
 }
 
 // encodeDryRun is encodeStored for an object that is not stored: no
 // resourceVersion, as a dry-run create answers.
-func encodeDryRun(d *registry.Descriptor, obj Object) []byte {
+func encodeDryRun(d *registry.Descriptor, obj Object) ([]byte, error) {
 	return encodeStoredForm(d, obj, false)
 }
 
@@ -132,7 +135,10 @@ func encodeHint(d *registry.Descriptor) *atomic.Int32 {
 	return &encodeHints[maphash.Comparable(encodeHintSeed, d)%uint64(len(encodeHints))]
 }
 
-func encodeStoredForm(d *registry.Descriptor, obj Object, placeholder bool) []byte {
+func encodeStoredForm(d *registry.Descriptor, obj Object, placeholder bool) ([]byte, error) {
+	if cv := converter(d); cv != nil {
+		return encodeVersioned(d, cv, obj, placeholder)
+	}
 	if d.Storage != nil {
 		obj = d.Storage.ToStorage(deepCopyObject(obj))
 	}
@@ -159,7 +165,7 @@ func encodeStoredForm(d *registry.Descriptor, obj Object, placeholder bool) []by
 	if hasAPIVersion {
 		obj["apiVersion"] = apiVersion
 	}
-	return out
+	return out, nil
 }
 
 // decodeStored decodes stored bytes into d's served form, without kind
@@ -186,6 +192,20 @@ func decodeTransient(d *registry.Descriptor, value []byte) (Object, error) {
 }
 
 func decodeStoredWith(decode func([]byte, *schema.Schema) (map[string]any, error), d *registry.Descriptor, value []byte) (Object, error) {
+	if cv := converter(d); cv != nil {
+		obj, err := decodeVersioned(decode, d, cv, value)
+		if err != nil {
+			return nil, err
+		}
+		if obj["apiVersion"] != d.GroupVersion() {
+			if obj, err = cv.Convert(conversionContext(), obj, d.GroupVersion()); err != nil {
+				return nil, err
+			}
+		}
+		delete(obj, "kind")
+		delete(obj, "apiVersion")
+		return obj, nil
+	}
 	sd := storedForm(d)
 	obj, err := decode(value, sd.Schema)
 	if err != nil {

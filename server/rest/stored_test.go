@@ -151,19 +151,19 @@ func TestEncodeStoredCapacity(t *testing.T) {
 		return Object{"metadata": map[string]any{"name": "a", "namespace": "ns"}, "data": map[string]any{"k": data}}
 	}
 	small := obj(strings.Repeat("x", 3000))
-	first := encodeStored(d, small)
-	again := encodeStored(d, small)
+	first, _ := encodeStored(d, small)
+	again, _ := encodeStored(d, small)
 	if !bytes.Equal(first, again) {
 		t.Fatalf("encodings differ:\n%s\n%s", first, again)
 	}
 	if want := len(again) + len(again)/8; cap(again) != want {
 		t.Errorf("second encoding has capacity %d, want %d (its length %d and an eighth)", cap(again), want, len(again))
 	}
-	encodeStored(d, obj(strings.Repeat("x", 1<<20)))
-	if got := encodeStored(d, small); cap(got) != maxEncodeHint {
+	_, _ = encodeStored(d, obj(strings.Repeat("x", 1<<20)))
+	if got, _ := encodeStored(d, small); cap(got) != maxEncodeHint {
 		t.Errorf("after a huge object the capacity is %d, want %d", cap(got), maxEncodeHint)
 	}
-	if got := encodeStored(d, obj("")); cap(got) < minEncodeHint {
+	if got, _ := encodeStored(d, obj("")); cap(got) < minEncodeHint {
 		t.Errorf("capacity %d below %d", cap(got), minEncodeHint)
 	}
 }

@@ -88,7 +88,7 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 		var old Object
 		if uid != "" {
 			if old, err = decodeCurrent(d, kv.Value); err != nil {
-				return nil, 0, apierr.InternalError(err)
+				return nil, 0, internalErr(err)
 			}
 			if have := metaString(old, "uid"); uid != have {
 				return nil, 0, uidPreconditionFailed(s, h.storedAt(key), uid, have)
@@ -106,7 +106,7 @@ func (h *Handler) updateObject(ctx context.Context, s *scope, obj Object, dryRun
 		}
 		if old == nil {
 			if old, err = decodeCurrent(d, kv.Value); err != nil {
-				return nil, 0, apierr.InternalError(err)
+				return nil, 0, internalErr(err)
 			}
 		}
 		next, err := h.prepareUpdate(ctx, s, deepCopyObject(obj), old)
@@ -140,7 +140,10 @@ func uidPreconditionFailed(s *scope, key, want, have string) error {
 // first.
 func (h *Handler) commitUpdate(ctx context.Context, s *scope, kv bolt.KV, next Object, dryRun bool) (stored []byte, retry bool, err error) {
 	d := s.d
-	enc := encodeStored(d, next)
+	enc, err := encodeStored(d, next)
+	if err != nil {
+		return nil, false, err
+	}
 	if equalApartFromRV(enc, kv.Value) && !h.staleStored(s.key()) {
 		return kv.Value, false, nil
 	}
@@ -150,7 +153,7 @@ func (h *Handler) commitUpdate(ctx context.Context, s *scope, kv bolt.KV, next O
 	var old Object
 	if d.Strategy.Claims != nil || chargeable {
 		if old, err = decodeStored(d, kv.Value); err != nil {
-			return nil, false, apierr.InternalError(err)
+			return nil, false, internalErr(err)
 		}
 	}
 	if dryRun {

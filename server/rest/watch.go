@@ -68,6 +68,12 @@ func (ws *watchStream) write(eventType string, obj []byte) error {
 // (prev: the key's previous state, restamped at rev).
 func (ws *watchStream) send(eventType string, key string, rev int64, prev bool, stored []byte) error {
 	obj, err := ws.encode(key, rev, prev, stored)
+	if se := (*apierr.Error)(nil); errors.As(err, &se) {
+		// An object that cannot be served (its conversion failed) ends
+		// the watch with the failure, as upstream's.
+		ws.h.sendError(ws, se)
+		return se
+	}
 	if err != nil {
 		ws.h.log.Error("watch: encoding an event failed", "key", key, "err", err)
 		return nil

@@ -1,0 +1,176 @@
+package rest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"platd/codec"
+	"platd/server/registry"
+	"platd/server/schema"
+)
+
+// Objects of a type with a Converter (registry.Storage.Converter) keep the
+// version they were written in. Their stored bytes name it right after
+// the metadata, which stays first:
+//
+//	{"metadata":{...},"apiVersion":"<group>/<version>",...}
+//
+// Bytes without it are of the stored form's version, as every object was
+// stored before its type converted this way.
+
+// versionKey follows the metadata of stored bytes that name their version.
+var versionKey = []byte(`,"apiVersion":"`)
+
+// converter is d's Converter, nil when its objects convert in place or
+// not at all.
+func converter(d *registry.Descriptor) registry.Converter {
+	if d.Storage == nil {
+		return nil
+	}
+	return d.Storage.Converter
+}
+
+// conversionContext is the context conversions run in: as upstream's, a
+// conversion is not cut short by the end of the request it serves; the
+// converter bounds its own calls.
+func conversionContext() context.Context { return context.Background() }
+
+// storedVersion is the apiVersion stored bytes name, "" when they name
+// none.
+func storedVersion(value []byte) string {
+	var rest []byte
+	if m, err := storedMetadata(value); err == nil {
+		rest = value[len(metadataKey)+len(m):]
+		if !bytes.HasPrefix(rest, versionKey) {
+			return ""
+		}
+		rest = rest[len(versionKey):]
+	} else if len(value) > 0 && bytes.HasPrefix(value[1:], versionKey[1:]) {
+		// No metadata: the version is the first member.
+		rest = value[len(versionKey):]
+	} else {
+		return ""
+	}
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return ""
+	}
+	return string(rest[:end])
+}
+
+// storedIn is the apiVersion the stored bytes of d's type are in.
+func storedIn(d *registry.Descriptor, value []byte) string {
+	if gv := storedVersion(value); gv != "" {
+		return gv
+	}
+	return storedForm(d).GroupVersion()
+}
+
+// decodeVersioned decodes stored bytes of d's type in the version they
+// were written in, with that version's schema (and its defaults, when
+// they predate the type's current definition). The object carries its
+// apiVersion and kind.
+func decodeVersioned(decode func([]byte, *schema.Schema) (map[string]any, error), d *registry.Descriptor, cv registry.Converter, value []byte) (Object, error) {
+	kind := storedForm(d).Kind
+	gv := storedIn(d, value)
+	var s *schema.Schema
+	if version, ok := strings.CutPrefix(gv, d.Group+"/"); ok {
+		s = cv.Schema(version)
+	}
+	if s == nil {
+		return nil, fmt.Errorf("decoding stored %s: %s is not a version of its type", kind, gv)
+	}
+	obj, err := decode(value, s)
+	if err != nil {
+		return nil, fmt.Errorf("decoding stored %s: %w", kind, err)
+	}
+	if stale(d, value) {
+		schema.ApplyDefaults(obj, s)
+	}
+	obj["apiVersion"], obj["kind"] = gv, kind
+	return obj, nil
+}
+
+// encodeVersioned is encodeStoredForm for a type with a Converter: obj,
+// of d's version, converted to the stored form's version and encoded
+// with it.
+func encodeVersioned(d *registry.Descriptor, cv registry.Converter, obj Object, placeholder bool) ([]byte, error) {
+	st := storedForm(d)
+	in := deepCopyObject(obj)
+	in["apiVersion"], in["kind"] = d.GroupVersion(), d.Kind
+	out, err := cv.Convert(conversionContext(), in, st.GroupVersion())
+	if err != nil {
+		return nil, err
+	}
+	return encodeInVersion(st.Schema, out, st.GroupVersion(), placeholder), nil
+}
+
+// encodeInVersion encodes obj, of version gv, with s and names gv after
+// the metadata. It takes obj over.
+func encodeInVersion(s *schema.Schema, obj Object, gv string, placeholder bool) []byte {
+	delete(obj, "kind")
+	delete(obj, "apiVersion")
+	m := meta(obj, true)
+	if _, ok := m["resourceVersion"]; placeholder && !ok {
+		m["resourceVersion"] = "0"
+	}
+	b := schema.Encode(nil, obj, s)
+	at := 1
+	if md, err := storedMetadata(b); err == nil {
+		at = len(metadataKey) + len(md)
+	}
+	out := make([]byte, 0, len(b)+len(versionKey)+len(gv)+2)
+	out = append(out, b[:at]...)
+	if at == 1 {
+		// No metadata: the version is the first member.
+		out = append(out, '"')
+		out = append(out, versionKey[2:]...)
+	} else {
+		out = append(out, versionKey...)
+	}
+	out = codec.AppendJSONString(out[:len(out)-1], gv)
+	if at == 1 && len(b) > 2 {
+		out = append(out, ',')
+	}
+	return append(out, b[at:]...)
+}
+
+// convertItems returns the items of a list of d's objects with those
+// stored in another version converted to d's, all in one exchange with
+// d's Converter; items themselves when none is (or d has none). Each
+// converted value is stored bytes of d's version.
+func convertItems(d *registry.Descriptor, items []storedKV) ([]storedKV, error) {
+	cv := converter(d)
+	if cv == nil {
+		return items, nil
+	}
+	gv := d.GroupVersion()
+	var at []int
+	var objs []Object
+	for i := range items {
+		if storedIn(d, items[i].Value) == gv {
+			continue
+		}
+		obj, err := decodeVersioned(schema.DecodeStoredShared, d, cv, items[i].Value)
+		if err != nil {
+			return nil, err
+		}
+		at = append(at, i)
+		objs = append(objs, obj)
+	}
+	if len(objs) == 0 {
+		return items, nil
+	}
+	out, err := cv.ConvertList(conversionContext(), objs, gv)
+	if err != nil {
+		return nil, err
+	}
+	converted := slices.Clone(items)
+	for j, i := range at {
+		converted[i].Value = encodeInVersion(d.Schema, out[j], gv, false)
+	}
+	return converted, nil
+}
