@@ -241,6 +241,11 @@ func servedJSON(dst []byte, d *registry.Descriptor, stored []byte) ([]byte, erro
 	if d.Storage == nil && !stale(d, stored) {
 		return stored, nil
 	}
+	if converter(d) != nil {
+		if b, ok := servedAsStored(dst, d, stored); ok {
+			return b, nil
+		}
+	}
 	obj, err := decodeTransient(d, stored)
 	if err != nil {
 		return nil, err

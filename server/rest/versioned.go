@@ -41,24 +41,64 @@ func conversionContext() context.Context { return context.Background() }
 // storedVersion is the apiVersion stored bytes name, "" when they name
 // none.
 func storedVersion(value []byte) string {
-	var rest []byte
+	_, _, gv := versionMember(value)
+	return string(gv)
+}
+
+// versionMember finds where stored bytes name their version:
+// value[start:end] is the member with its comma (leading after the
+// metadata; trailing, if any, when it is the first member), gv its value.
+// gv is nil when they name none.
+func versionMember(value []byte) (start, end int, gv []byte) {
+	first := false
 	if m, err := storedMetadata(value); err == nil {
-		rest = value[len(metadataKey)+len(m):]
-		if !bytes.HasPrefix(rest, versionKey) {
-			return ""
+		start = len(metadataKey) + len(m)
+		if !bytes.HasPrefix(value[start:], versionKey) {
+			return 0, 0, nil
 		}
-		rest = rest[len(versionKey):]
 	} else if len(value) > 0 && bytes.HasPrefix(value[1:], versionKey[1:]) {
 		// No metadata: the version is the first member.
-		rest = value[len(versionKey):]
+		start, first = 1, true
 	} else {
-		return ""
+		return 0, 0, nil
 	}
-	end := bytes.IndexByte(rest, '"')
-	if end < 0 {
-		return ""
+	at := start + len(versionKey)
+	if first {
+		at--
 	}
-	return string(rest[:end])
+	i := bytes.IndexByte(value[at:], '"')
+	if i < 0 {
+		return 0, 0, nil
+	}
+	gv, end = value[at:at+i], at+i+1
+	if first && end < len(value) && value[end] == ',' {
+		end++
+	}
+	return start, end, gv
+}
+
+// servedAsStored returns stored bytes of a type with a Converter that are
+// current and in d's version without their version member: d's served
+// form, copied into dst but not decoded. ok is false for any other bytes.
+func servedAsStored(dst []byte, d *registry.Descriptor, stored []byte) (_ []byte, ok bool) {
+	if stale(d, stored) {
+		return nil, false
+	}
+	start, end, gv := versionMember(stored)
+	if gv == nil {
+		// Stored before the type converted this way: of the stored
+		// form's version. Copied all the same: dst is the caller's to
+		// reuse, the stored bytes never are.
+		if storedForm(d).GroupVersion() != d.GroupVersion() {
+			return nil, false
+		}
+		return append(dst[:0], stored...), true
+	}
+	if string(gv) != d.GroupVersion() {
+		return nil, false
+	}
+	dst = append(dst[:0], stored[:start]...)
+	return append(dst, stored[end:]...), true
 }
 
 // storedIn is the apiVersion the stored bytes of d's type are in.

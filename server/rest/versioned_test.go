@@ -1,8 +1,11 @@
 package rest
 
 import (
+	"context"
+	"errors"
 	"testing"
 
+	"platd/server/registry"
 	"platd/server/schema"
 )
 
@@ -51,4 +54,47 @@ func TestVersionedStoredBytes(t *testing.T) {
 			t.Errorf("version of %s: %q, want none", plain, v)
 		}
 	}
+}
+
+// TestServedAsStored checks the bytes of a converted type served without
+// decoding: those in the version served, with the version member cut,
+// and never the stored bytes themselves.
+func TestServedAsStored(t *testing.T) {
+	t.Parallel()
+	st := &registry.Descriptor{Group: "g", Version: "v1", Kind: "K"}
+	st.Storage = &registry.Storage{Descriptor: st, Converter: noConverter{}}
+	v2 := &registry.Descriptor{Group: "g", Version: "v2", Kind: "K", Storage: st.Storage}
+	tests := []struct {
+		d            *registry.Descriptor
+		stored, want string
+	}{
+		{st, `{"metadata":{"name":"a"},"apiVersion":"g/v1","spec":"x"}`, `{"metadata":{"name":"a"},"spec":"x"}`},
+		{st, `{"apiVersion":"g/v1","spec":"x"}`, `{"spec":"x"}`},
+		{st, `{"apiVersion":"g/v1"}`, `{}`},
+		{st, `{"metadata":{"name":"a"},"spec":"x"}`, `{"metadata":{"name":"a"},"spec":"x"}`},
+		{st, `{"metadata":{"name":"a"},"apiVersion":"g/v2","spec":"x"}`, ""},
+		{v2, `{"metadata":{"name":"a"},"apiVersion":"g/v2","spec":"x"}`, `{"metadata":{"name":"a"},"spec":"x"}`},
+		{v2, `{"metadata":{"name":"a"},"spec":"x"}`, ""},
+	}
+	for _, tt := range tests {
+		stored := []byte(tt.stored)
+		got, ok := servedAsStored(nil, tt.d, stored)
+		if ok != (tt.want != "") || ok && string(got) != tt.want {
+			t.Errorf("%s as %s: %s %v, want %q", tt.stored, tt.d.GroupVersion(), got, ok, tt.want)
+		}
+		if ok && len(got) > 0 && &got[0] == &stored[0] {
+			t.Errorf("%s served as the stored bytes themselves", tt.stored)
+		}
+	}
+}
+
+// noConverter stands for a converter that is never called.
+type noConverter struct{}
+
+func (noConverter) Schema(string) *schema.Schema { return nil }
+func (noConverter) Convert(context.Context, registry.Object, string) (registry.Object, error) {
+	return nil, errors.New("no conversion expected")
+}
+func (noConverter) ConvertList(context.Context, []registry.Object, string) ([]registry.Object, error) {
+	return nil, errors.New("no conversion expected")
 }
