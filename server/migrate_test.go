@@ -30,6 +30,18 @@ func openBolt(t *testing.T, path string) *bolt.DB {
 	return db
 }
 
+// storedCount is the number of objects in the database at path, which a
+// stopped server left: its controllers may write until it stops.
+func storedCount(t *testing.T, path string) int64 {
+	t.Helper()
+	db, err := bolt.Open(path, bolt.Options{Stamp: rest.Stamp, Verify: rest.VerifyStored, NoFsync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	return db.Count("/")
+}
+
 func storedObject(name string, size int) []byte {
 	return []byte(fmt.Sprintf(`{"metadata":{"name":%q,"resourceVersion":"0"},"data":{"v":%q}}`, name, strings.Repeat("x", size)))
 }
@@ -124,8 +136,8 @@ func TestMigrateDataDirectory(t *testing.T) {
 	}
 	a.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "moved"}}).mustCode(t, 201)
 	before := a.do("GET", "/api/v1/namespaces/default/configmaps?labelSelector=app%3Dm", nil).mustCode(t, 200).obj(t)
-	count := a.srv.Store().Count("/")
 	a.stop()
+	count := storedCount(t, a.opts.DBPath())
 
 	dst := filepath.Join(t.TempDir(), "copy")
 	res, err := server.Migrate(context.Background(), server.MigrateOptions{From: a.opts, To: testOptions(t, dst), Log: quietLog()})
@@ -185,8 +197,8 @@ func TestMigrateThroughEtcd(t *testing.T) {
 		a.do("POST", "/api/v1/namespaces/default/configmaps", cm(fmt.Sprintf("e%02d", i), map[string]string{"i": fmt.Sprint(i)}, map[string]string{"app": "e"})).mustCode(t, 201)
 	}
 	before := a.do("GET", "/api/v1/namespaces/default/configmaps?labelSelector=app%3De", nil).mustCode(t, 200).obj(t)
-	count := a.srv.Store().Count("/")
 	a.stop()
+	count := storedCount(t, a.opts.DBPath())
 
 	ctx := context.Background()
 	toEtcd := testOptions(t, t.TempDir(), withEtcd(endpoint, prefix))
