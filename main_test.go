@@ -228,12 +228,17 @@ func TestRemoteAuthnFlags(t *testing.T) {
 	if !reflect.DeepEqual(o.TokenWebhook, wantHook) || !reflect.DeepEqual(o.RequestHeader, wantRH) {
 		t.Errorf("got %+v %+v", o.TokenWebhook, o.RequestHeader)
 	}
+	o, err = parse(t, "serve", "--data-dir", dir, "--proxy-client-cert-file", "proxy.crt", "--proxy-client-key-file", "proxy.key", "--enable-aggregator-routing")
+	if err != nil || o.ProxyClientCertFile != "proxy.crt" || o.ProxyClientKeyFile != "proxy.key" || !o.EnableAggregatorRouting {
+		t.Errorf("proxy client flags: %q %q %v, %v", o.ProxyClientCertFile, o.ProxyClientKeyFile, o.EnableAggregatorRouting, err)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--authentication-token-webhook-version", "v2"}, `unsupported authentication webhook version "v2", supported versions are "v1", "v1beta1"`},
 		{[]string{"--requestheader-group-headers", " "}, `empty value in "requestheader-group-headers"`},
+		{[]string{"--proxy-client-key-file", "proxy.key"}, "--proxy-client-cert-file and --proxy-client-key-file must be given together"},
 	} {
 		_, err := parse(t, append([]string{"serve", "--data-dir", filepath.Join(t.TempDir(), "d")}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) || !errors.Is(err, config.ErrInvalid) {
@@ -340,6 +345,9 @@ func TestNothingWrittenOnFailedStart(t *testing.T) {
 		{[]string{"--client-ca-file", notPEM}, 2, "--client-ca-file " + notPEM + " holds no PEM certificate"},
 		{[]string{"--requestheader-client-ca-file", notPEM}, 2, "--requestheader-client-ca-file:"},
 		{[]string{"--tls-cert-file", notPEM, "--tls-private-key-file", notPEM}, 2, "--tls-cert-file, --tls-private-key-file: tls: failed to find any PEM data in certificate input"},
+		{[]string{"--proxy-client-cert-file", notPEM, "--proxy-client-key-file", notPEM}, 2, "--proxy-client-cert-file, --proxy-client-key-file: tls: failed to find any PEM data in certificate input"},
+		{[]string{"--proxy-client-cert-file", filepath.Join(tmp, "missing.crt"), "--proxy-client-key-file", notPEM}, 2, "--proxy-client-cert-file, --proxy-client-key-file: open " + filepath.Join(tmp, "missing.crt") + ": no such file or directory"},
+		{[]string{"--proxy-client-cert-file", notPEM}, 2, "--proxy-client-cert-file and --proxy-client-key-file must be given together"},
 		{[]string{"--authentication-token-webhook-config-file", badKC}, 2, "--authentication-token-webhook-config-file:"},
 		{[]string{"--authorization-mode", "Webhook,RBAC", "--authorization-webhook-config-file", badKC}, 2, "--authorization-webhook-config-file:"},
 		{[]string{"--audit-policy-file", badPolicy, "--audit-log-path", filepath.Join(tmp, "audit.log")}, 2, "--audit-policy-file: invalid audit policy:"},

@@ -70,6 +70,15 @@ type Options struct {
 	// ClientCAFile is an extra CA bundle trusted for client certificates,
 	// besides the data directory's own CA.
 	ClientCAFile string
+	// ProxyClientCertFile and ProxyClientKeyFile are the client
+	// certificate presented to extension API servers when requests are
+	// proxied to them; when empty none is presented.
+	ProxyClientCertFile string
+	ProxyClientKeyFile  string
+	// EnableAggregatorRouting is accepted for upstream's command lines:
+	// requests for extension servers always go to an endpoint of the
+	// service, as upstream routes with it set.
+	EnableAggregatorRouting bool
 	// TokenAuthFile is the static token CSV file.
 	TokenAuthFile string
 	// EnableBootstrapTokenAuth lets bootstrap token secrets authenticate.
@@ -256,6 +265,9 @@ func (o *Options) Validate() error {
 	}
 	if (o.TLSCertFile == "") != (o.TLSPrivateKeyFile == "") {
 		errs = append(errs, "--tls-cert-file and --tls-private-key-file must be given together")
+	}
+	if (o.ProxyClientCertFile == "") != (o.ProxyClientKeyFile == "") {
+		errs = append(errs, "--proxy-client-cert-file and --proxy-client-key-file must be given together")
 	}
 	if o.TLSCertFile != "" && len(o.TLSSANs) > 0 {
 		errs = append(errs, "--tls-san applies only to the generated serving certificate; it cannot be combined with --tls-cert-file")

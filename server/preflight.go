@@ -23,6 +23,8 @@ type preflighted struct {
 	// directory's CA.
 	clientCAs *security.CAFile
 	remote    remoteAuth
+	// proxyCert is --proxy-client-cert-file with its key, nil without.
+	proxyCert *tls.Certificate
 }
 
 // preflight reads and checks every file a flag names that New has not
@@ -47,6 +49,13 @@ func (s *Server) preflight() (preflighted, error) {
 		if _, err := tls.LoadX509KeyPair(o.TLSCertFile, o.TLSPrivateKeyFile); err != nil {
 			return p, fmt.Errorf("%w: --tls-cert-file, --tls-private-key-file: %w", config.ErrInvalid, err)
 		}
+	}
+	if o.ProxyClientCertFile != "" {
+		cert, err := tls.LoadX509KeyPair(o.ProxyClientCertFile, o.ProxyClientKeyFile)
+		if err != nil {
+			return p, fmt.Errorf("%w: --proxy-client-cert-file, --proxy-client-key-file: %w", config.ErrInvalid, err)
+		}
+		p.proxyCert = &cert
 	}
 	if o.TokenAuthFile != "" {
 		var err error
