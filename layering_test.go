@@ -61,6 +61,8 @@ var layers = map[string]int{
 	// The admission policies, enforced by the verbs.
 	"platd/server/admission": 4,
 	"platd/server/metrics":   4,
+	// The proxy to extension API servers.
+	"platd/server/aggregator": 4,
 	// The built-in types (with their printers) and the verbs.
 	"platd/server/builtin": 5,
 	"platd/server/rest":    5,

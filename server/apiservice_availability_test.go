@@ -4,14 +4,26 @@ import (
 	"fmt"
 	"testing"
 
-	"platd/server/controllers"
+	"net"
 )
+
+// closedPort is a port of ip nothing listens on.
+func closedPort(t *testing.T, ip string) int {
+	t.Helper()
+	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	return port
+}
 
 // TestAPIServiceAvailability walks an APIService that names a service
 // through upstream's availability checks, one fixed at a time: each step
 // is the condition upstream's aggregator writes, with its reason and
 // message, and the transition time moves only with the status. Requests
-// for the group-version meet 503 while it names a service, and the
+// for the group-version meet 503 while it is unavailable, and the
 // server's 404 once it is local again.
 func TestAPIServiceAvailability(t *testing.T) {
 	t.Parallel()
@@ -74,7 +86,7 @@ func TestAPIServiceAvailability(t *testing.T) {
 		"ports": []any{map[string]any{"name": "https", "port": 443}}}}).mustCode(t, 201)
 	expect("False", "ServicePortError", `service/backend in "avail-ns" is not listening on port 8443`)
 
-	svc := e.do("PATCH", services+"/backend", `{"spec":{"ports":[{"name":"https","port":443},{"name":"api","port":8443}]}}`,
+	e.do("PATCH", services+"/backend", `{"spec":{"ports":[{"name":"https","port":443},{"name":"api","port":8443}]}}`,
 		"Content-Type", "application/strategic-merge-patch+json").mustCode(t, 200).obj(t)
 	expect("False", "EndpointsNotFound", `cannot find endpoints for service/backend in "avail-ns"`)
 
@@ -83,10 +95,14 @@ func TestAPIServiceAvailability(t *testing.T) {
 		"notReadyAddresses": []any{map[string]any{"ip": "10.9.8.6"}}, "ports": []any{map[string]any{"name": "api", "port": 9443}}}}}).mustCode(t, 201)
 	expect("False", "MissingEndpoints", `endpoints for service/backend in "avail-ns" have no addresses with port name "api"`)
 
+	// The discovery check goes to the ready endpoint, where nothing
+	// listens.
+	ip := hostIP(t)
+	closed := closedPort(t, ip)
 	e.do("PUT", endpoints+"/backend", map[string]any{"metadata": map[string]any{"name": "backend"}, "subsets": []any{map[string]any{
-		"addresses": []any{map[string]any{"ip": "10.9.8.7"}}, "ports": []any{map[string]any{"name": "api", "port": 9443}}}}}).mustCode(t, 200)
-	expect("False", "FailedDiscoveryCheck", fmt.Sprintf("failing or missing response from https://%s:8443/apis/avail.example.com/v1: %s",
-		at(svc, "spec", "clusterIP"), controllers.NoProxy))
+		"addresses": []any{map[string]any{"ip": ip}}, "ports": []any{map[string]any{"name": "api", "port": closed}}}}}).mustCode(t, 200)
+	url := fmt.Sprintf("https://%s:%d/apis/avail.example.com/v1", ip, closed)
+	expect("False", "FailedDiscoveryCheck", fmt.Sprintf(`failing or missing response from %s: Get %q: dial tcp %s:%d: connect: connection refused`, url, url, ip, closed))
 	unavailable()
 
 	// Local again: the write marks it available, and the group-version,

@@ -114,11 +114,7 @@ func (s *Server) routes() http.Handler {
 	router.NotFound = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		info := request.InfoFrom(r.Context())
 		switch {
-		case s.aggregated(r.URL.Path):
-			// Upstream's aggregator answers so for an APIService that is
-			// not available, which one naming a service never is here
-			// (controllers.NoProxy).
-			http.Error(w, "service unavailable", http.StatusServiceUnavailable)
+		case s.proxied(w, r):
 		case info != nil && info.IsResource:
 			s.rest.ServeHTTP(w, r)
 		case r.URL.Path == "/api" || r.URL.Path == "/apis" || strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/apis/"):
@@ -147,10 +143,11 @@ func healthRoot(path string) string {
 	return path
 }
 
-// aggregated reports whether path is under a group-version platd does
-// not serve whose APIService names a service: /apis/<group>/<version>[/...].
-func (s *Server) aggregated(path string) bool {
-	rest, ok := strings.CutPrefix(path, "/apis/")
+// proxied forwards r to an extension API server when its path is under
+// /apis/<group>/<version> of a group-version platd does not serve whose
+// APIService names a service, and reports whether it did.
+func (s *Server) proxied(w http.ResponseWriter, r *http.Request) bool {
+	rest, ok := strings.CutPrefix(r.URL.Path, "/apis/")
 	if !ok {
 		return false
 	}
@@ -161,17 +158,12 @@ func (s *Server) aggregated(path string) bool {
 	if len(parts) < 2 || parts[0] == "" || parts[1] == "" || s.reg.HasGroupVersion(parts[0], parts[1]) {
 		return false
 	}
-	d := s.reg.Lookup(s.opts.Brand.Group("apiregistration"), "v1", "apiservices")
-	if d == nil {
+	as, ok := s.agg.Lookup(parts[0], parts[1])
+	if !ok {
 		return false
 	}
-	as, err := s.rest.Get(d, "", parts[1]+"."+parts[0])
-	if err != nil {
-		return false
-	}
-	spec, _ := as["spec"].(map[string]any)
-	_, remote := spec["service"].(map[string]any)
-	return remote
+	s.agg.Proxy(w, r, as, filters.UserFrom(r.Context()))
+	return true
 }
 
 // servesResource reports whether a resource is served, so that metrics

@@ -61,3 +61,30 @@ func TestStopLeavesNoGoroutinesAuthzFile(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestStopLeavesNoGoroutinesAggregated: the connections to an extension
+// API server, those of proxied requests and of discovery checks, end with
+// the server.
+func TestStopLeavesNoGoroutinesAggregated(t *testing.T) {
+	x := startExtensionServer(t, "wardle", "api", "wardle.example.com", "v1alpha1")
+	before := runtime.NumGoroutine()
+	e := start(t, withProxyClient(t))
+	namespace, service, endpoints, apiService := x.backing("wardle", "api", e.opts.Brand)
+	e.do("POST", "/api/v1/namespaces", namespace).mustCreated(t)
+	e.do("POST", "/api/v1/namespaces/wardle/services", service).mustCreated(t)
+	e.do("POST", "/api/v1/namespaces/wardle/endpoints", endpoints).mustCreated(t)
+	e.do("POST", groupPath(e.opts.Brand.Group("apiregistration"), "v1", "", "apiservices"), apiService).mustCreated(t)
+	eventually(t, "a proxied request", func() bool {
+		return e.do("GET", "/apis/wardle.example.com/v1alpha1/namespaces/x/flunders", nil).code == 200
+	})
+	e.stop()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<20)
+			n := runtime.Stack(buf, true)
+			t.Fatalf("%d goroutines after stop, %d before:\n%s", runtime.NumGoroutine(), before, buf[:n])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

@@ -27,6 +27,7 @@ import (
 	"platd/health"
 	"platd/security"
 	"platd/security/encrypt"
+	"platd/server/aggregator"
 	"platd/server/audit"
 	"platd/server/builtin"
 	"platd/server/controllers"
@@ -65,10 +66,12 @@ type Server struct {
 	// (encryption.go); nil without it.
 	encryption *encrypt.Transformer
 	rest       *rest.Handler
-	reg        *registry.Registry
-	cat        *schema.Catalog
-	ln         net.Listener
-	http       *http.Server
+	// agg proxies to extension API servers (aggregation.go).
+	agg  *aggregator.Aggregator
+	reg  *registry.Registry
+	cat  *schema.Catalog
+	ln   net.Listener
+	http *http.Server
 	// shuttingDown is closed when shutdown begins: readyz fails while
 	// requests are still served for --shutdown-delay-duration.
 	shuttingDown chan struct{}
@@ -374,6 +377,7 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 		},
 		UnsafeDelete: o.FeatureGates.Enabled(config.AllowUnsafeMalformedObjectDeletion), KeyPrefix: o.StorageKeyPrefix(), Authorizer: serverChain{s},
 		Policies: policyAdmission, Mutating: mutatingAdmission})
+	s.agg = s.newAggregator(pre.proxyCert)
 	if policies != nil {
 		if err := s.followPolicies(policies); err != nil {
 			return fail(err)
@@ -606,6 +610,7 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	stopControllers()
 	wg.Wait()
+	s.agg.Close()
 	if cerr := s.closeStore(); cerr != nil && err == nil {
 		err = fmt.Errorf("closing the database: %w", cerr)
 	}
@@ -842,6 +847,7 @@ func (s *Server) expiry() *controllers.Expiry {
 // not served.
 func (s *Server) availability() *controllers.APIServiceAvailability {
 	a := &controllers.APIServiceAvailability{Source: s.store, Objects: s.rest, Log: s.log,
+		CheckDiscovery: s.agg.CheckDiscovery, Forget: s.agg.Forget,
 		APIServices: s.reg.Lookup(s.opts.Brand.Group("apiregistration"), "v1", "apiservices"),
 		Services:    s.reg.Lookup("", "v1", "services"), Endpoints: s.reg.Lookup("", "v1", "endpoints")}
 	if a.APIServices == nil || a.Services == nil || a.Endpoints == nil {

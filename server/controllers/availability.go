@@ -3,12 +3,9 @@ package controllers
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -22,27 +19,33 @@ import (
 // will do.
 const availabilityRetryDelay = time.Second
 
-// NoProxy is why the discovery check of an APIService that names a
-// service fails: there is no path for requests to an aggregated server.
-const NoProxy = "platd does not proxy requests to aggregated API servers"
+// availabilityResync is how often every APIService that names a service
+// is checked again without a change, upstream's resync period: an
+// extension server that stops answering is noticed within it.
+const availabilityResync = 30 * time.Second
 
 // APIServiceAvailability keeps the Available condition of every
 // APIService that names a service, with upstream's checks in upstream's
 // order, reasons and messages: the service exists; a ClusterIP service
 // listens on the port; its endpoints have an address with that port's
-// name. The last check, a discovery request through the service, always
-// fails (NoProxy), so such an APIService is never Available, which is
-// what requests for its group-version meet: upstream's answer to an
-// unavailable one. An APIService without a service is marked Available by
-// its own write (builtin.apiServices).
+// name; the extension server answers its group-version's discovery
+// document (CheckDiscovery). An APIService without a service is marked
+// Available by its own write (builtin.apiServices).
 //
 // The checks run again whenever the APIService, its service or its
-// endpoints change.
+// endpoints change, and every availabilityResync.
 type APIServiceAvailability struct {
 	Source                           Source
 	Objects                          Objects
 	APIServices, Services, Endpoints *registry.Descriptor
-	Log                              *slog.Logger
+	// CheckDiscovery is the last check: a discovery request to the
+	// extension server of the APIService called name, with spec. Its
+	// error's text is the condition's message.
+	CheckDiscovery func(ctx context.Context, name string, spec map[string]any) error
+	// Forget, when set, is told of an APIService that is gone or no
+	// longer names a service.
+	Forget func(name string)
+	Log    *slog.Logger
 	// Now is the clock of the conditions' transition times (nil:
 	// time.Now).
 	Now func() time.Time
@@ -67,9 +70,29 @@ func (c *APIServiceAvailability) Run(ctx context.Context) {
 				followChanges(ctx, c.Source, d.Prefix(""), c.Log, c.restarted, func(ev bolt.Event) { c.backendChanged(d, ev) })
 			}()
 		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.resync(ctx)
+		}()
 		follow(ctx, c.Source, c.APIServices.Prefix(""), c.Log, c.relisted, c.observe)
 		wg.Wait()
 	})
+}
+
+// resync queues every APIService that names a service each
+// availabilityResync until ctx ends.
+func (c *APIServiceAvailability) resync(ctx context.Context) {
+	t := time.NewTicker(availabilityResync)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			c.restarted(false)
+		}
+	}
 }
 
 // storedAPIService is the part of a stored APIService read here.
@@ -95,8 +118,14 @@ func (c *APIServiceAvailability) relisted(kvs []bolt.KV) {
 		}
 	}
 	c.mu.Lock()
+	old := c.backing
 	c.backing = backing
 	c.mu.Unlock()
+	for name := range old {
+		if _, ok := backing[name]; !ok && c.Forget != nil {
+			c.Forget(name)
+		}
+	}
 	c.restarted(false)
 }
 
@@ -136,6 +165,8 @@ func (c *APIServiceAvailability) observe(ev bolt.Event) {
 	c.mu.Unlock()
 	if queue {
 		c.queue.add(name)
+	} else if c.Forget != nil {
+		c.Forget(name)
 	}
 }
 
@@ -187,7 +218,7 @@ func (c *APIServiceAvailability) sync(ctx context.Context, name string) error {
 	if _, ok := spec["service"].(map[string]any); !ok {
 		return nil
 	}
-	want := c.check(name, spec)
+	want := c.check(ctx, name, spec)
 	now := time.Now
 	if c.Now != nil {
 		now = c.Now
@@ -208,7 +239,7 @@ func (c *APIServiceAvailability) sync(ctx context.Context, name string) error {
 }
 
 // check runs upstream's checks of the service spec.service names.
-func (c *APIServiceAvailability) check(name string, spec map[string]any) condition {
+func (c *APIServiceAvailability) check(ctx context.Context, name string, spec map[string]any) condition {
 	ref := child(spec, "service")
 	ns, svcName := str(ref, "namespace"), str(ref, "name")
 	port, _ := ref["port"].(int64) // decoded objects hold integers as int64
@@ -236,11 +267,10 @@ func (c *APIServiceAvailability) check(name string, spec map[string]any) conditi
 			return condition{"False", "MissingEndpoints", fmt.Sprintf("endpoints for service/%s in %q have no addresses with port name %q", svcName, ns, portName)}
 		}
 	}
-	url, err := discoveryURL(name, spec, svcName, svcSpec, port)
-	if err != nil {
+	if err := c.CheckDiscovery(ctx, name, spec); err != nil {
 		return condition{"False", "FailedDiscoveryCheck", err.Error()}
 	}
-	return condition{"False", "FailedDiscoveryCheck", fmt.Sprintf("failing or missing response from %s: %s", url, NoProxy)}
+	return condition{"True", "Passed", "all checks passed"}
 }
 
 // servicePort returns the name of the service port numbered port, and
@@ -270,29 +300,6 @@ func hasEndpoint(ep registry.Object, portName string) bool {
 		}
 	}
 	return false
-}
-
-// discoveryURL is where upstream's discovery check of the APIService
-// called name would go: the service's cluster IP (or external name) and
-// the port, and the group-version's discovery path. The errors are
-// upstream's for a service it cannot route to.
-func discoveryURL(name string, spec map[string]any, svcName string, svcSpec map[string]any, port int64) (string, error) {
-	host := str(svcSpec, "clusterIP")
-	switch t := str(svcSpec, "type"); {
-	case t == "ExternalName":
-		host = str(svcSpec, "externalName")
-	case host == "None" && (t == "" || t == "ClusterIP"):
-		return "", errors.New(`cannot route to service with ClusterIP "None"`)
-	case t != "" && t != "ClusterIP":
-		if _, found := servicePort(svcSpec, port); !found {
-			return "", fmt.Errorf("no service port %d found for service %q", port, svcName)
-		}
-	}
-	path := "/apis/" + str(spec, "group") + "/" + str(spec, "version")
-	if name == "v1." {
-		path = "/api/" + str(spec, "version")
-	}
-	return "https://" + net.JoinHostPort(host, strconv.FormatInt(port, 10)) + path, nil
 }
 
 // setAvailable sets the Available condition of an APIService to c, as

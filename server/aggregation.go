@@ -1,0 +1,27 @@
+package server
+
+import (
+	"crypto/tls"
+
+	"platd/config"
+	"platd/server/aggregator"
+)
+
+// newAggregator builds the proxy to extension API servers, presenting
+// cert (--proxy-client-cert-file) when given. Without one it proxies all
+// the same, as upstream's kube-apiserver does, and says that extension
+// servers cannot tell its requests from anyone's.
+func (s *Server) newAggregator(cert *tls.Certificate) *aggregator.Aggregator {
+	if cert == nil {
+		s.log.Warn("no --proxy-client-cert-file: requests proxied to extension API servers carry no client certificate, so those servers cannot trust the users they name")
+	}
+	return aggregator.New(aggregator.Config{
+		Objects:     s.rest,
+		APIServices: s.reg.Lookup(s.opts.Brand.Group("apiregistration"), "v1", "apiservices"),
+		Services:    s.reg.Lookup("", "v1", "services"),
+		Endpoints:   s.reg.Lookup("", "v1", "endpoints"),
+		ClientCert:  cert,
+		SendUID:     s.opts.FeatureGates.Enabled(config.RemoteRequestHeaderUID),
+		Log:         s.log,
+	})
+}

@@ -1,0 +1,92 @@
+package aggregator
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"platd/security"
+	"platd/server/registry"
+)
+
+// checkTimeout bounds one discovery check, upstream's value: a server
+// that takes longer is not available.
+const checkTimeout = 5 * time.Second
+
+// maxDiscoveryBody bounds the resource list a check reads.
+const maxDiscoveryBody = 4 << 20
+
+// checkUser is who discovery checks are made as, upstream's identity: a
+// member of the privileged group, so that the server's authorization
+// never refuses the check.
+var checkUser = &security.User{Name: "system:kube-aggregator", Groups: []string{security.SystemPrivilegedGroup}}
+
+// CheckDiscovery runs upstream's last availability check of the
+// APIService called name with spec: a GET of its group-version's
+// discovery document from a resolved endpoint of its service, which must
+// answer 2xx within checkTimeout. The error's text is the condition
+// message upstream writes.
+func (a *Aggregator) CheckDiscovery(ctx context.Context, name string, spec map[string]any) error {
+	ns, svc, port := serviceRef(spec)
+	u, err := a.resolve(ns, svc, port)
+	if err != nil {
+		return err
+	}
+	group, _ := spec["group"].(string)
+	version, _ := spec["version"].(string)
+	u.Path = "/apis/" + group + "/" + version
+	if name == "v1." {
+		u.Path = "/api/" + version
+	}
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	if _, err := a.get(ctx, u.String()); err != nil {
+		return fmt.Errorf("failing or missing response from %s: %w", u, err)
+	}
+	return nil
+}
+
+// get reads url with the check transport, as checkUser, without following
+// redirects, wanting 2xx. Its errors are those of an HTTP client, as
+// upstream's messages quote them.
+func (a *Aggregator) get(ctx context.Context, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	setUserHeaders(req.Header, checkUser, false)
+	client := &http.Client{Transport: a.check, Timeout: checkTimeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxDiscoveryBody))
+		return nil, fmt.Errorf("bad status from %s: %d", url, resp.StatusCode)
+	}
+	return io.ReadAll(io.LimitReader(resp.Body, maxDiscoveryBody))
+}
+
+// Forget drops what is kept of the APIService called name: its
+// transport. Call it when it is deleted or names no service.
+func (a *Aggregator) Forget(name string) { a.forget(name) }
+
+// Lookup returns the APIService of group/version when it names a
+// service.
+func (a *Aggregator) Lookup(group, version string) (registry.Object, bool) {
+	if a.cfg.APIServices == nil {
+		return nil, false
+	}
+	as, err := a.cfg.Objects.Get(a.cfg.APIServices, "", version+"."+group)
+	if err != nil {
+		return nil, false
+	}
+	spec, _ := as["spec"].(map[string]any)
+	_, remote := spec["service"].(map[string]any)
+	return as, remote
+}

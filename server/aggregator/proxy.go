@@ -1,0 +1,106 @@
+package aggregator
+
+import (
+	"net/http"
+	"net/http/httputil"
+	"strings"
+
+	"platd/security"
+	"platd/server/registry"
+)
+
+// The plain-text answers of the proxy, upstream's words.
+const (
+	msgUnavailable = "service unavailable"
+	msgMissingUser = "missing user"
+)
+
+// Proxy forwards r to the extension server of the APIService as (which
+// names a service), as user u: authentication and authorization have
+// run. An APIService that is not Available, an endpoint that cannot be
+// resolved and a server that cannot be reached all answer 503 in plain
+// text, as upstream's aggregator does.
+func (a *Aggregator) Proxy(w http.ResponseWriter, r *http.Request, as registry.Object, u *security.User) {
+	if !Available(as) {
+		http.Error(w, msgUnavailable, http.StatusServiceUnavailable)
+		return
+	}
+	meta, _ := as["metadata"].(map[string]any)
+	name, _ := meta["name"].(string)
+	spec, _ := as["spec"].(map[string]any)
+	rt, err := a.transportFor(name, spec)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	if u == nil {
+		http.Error(w, msgMissingUser, http.StatusInternalServerError)
+		return
+	}
+	ns, svc, port := serviceRef(spec)
+	target, err := a.resolve(ns, svc, port)
+	if err != nil {
+		a.cfg.Log.Warn("aggregator: resolving a service", "namespace", ns, "name", svc, "err", err)
+		http.Error(w, msgUnavailable, http.StatusServiceUnavailable)
+		return
+	}
+	rp := &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			out := pr.Out
+			out.URL.Scheme, out.URL.Host = target.Scheme, target.Host
+			out.URL.Path, out.URL.RawPath = pr.In.URL.Path, pr.In.URL.RawPath
+			out.URL.RawQuery = pr.In.URL.Query().Encode()
+			out.Host = target.Host
+			stripCredentials(out.Header)
+			setUserHeaders(out.Header, u, a.cfg.SendUID)
+			// The client's address follows any the request came with.
+			pr.SetXForwarded()
+		},
+		Transport: rt,
+		// Watches and streams reach the client as they come.
+		FlushInterval: -1,
+		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
+			a.cfg.Log.Warn("aggregator: proxying", "apiservice", name, "err", err)
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		},
+	}
+	rp.ServeHTTP(w, r)
+}
+
+// stripCredentials removes what authenticated the request here: the
+// extension server learns the user from the X-Remote-* headers only.
+func stripCredentials(h http.Header) {
+	h.Del("Authorization")
+	for k := range h {
+		if strings.HasPrefix(strings.ToLower(k), "impersonate-") {
+			delete(h, k)
+		}
+	}
+}
+
+// serviceRef is the service an APIService's spec names; the port
+// defaults to 443.
+func serviceRef(spec map[string]any) (ns, name string, port int64) {
+	ref, _ := spec["service"].(map[string]any)
+	ns, _ = ref["namespace"].(string)
+	name, _ = ref["name"].(string)
+	port = 443
+	if p, ok := ref["port"].(int64); ok {
+		port = p
+	}
+	return ns, name, port
+}
+
+// Available reports whether the Available condition of an APIService is
+// True.
+func Available(as registry.Object) bool {
+	status, _ := as["status"].(map[string]any)
+	conds, _ := status["conditions"].([]any)
+	for _, c := range conds {
+		cm, _ := c.(map[string]any)
+		if cm["type"] == "Available" {
+			return cm["status"] == "True"
+		}
+	}
+	return false
+}

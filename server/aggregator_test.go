@@ -1,0 +1,434 @@
+package server_test
+
+import (
+	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"platd/config"
+)
+
+// testPKI is a CA able to sign serving and client certificates.
+type testPKI struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+	pem  []byte
+}
+
+func newTestPKI(t *testing.T, cn string) *testPKI {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: cn},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	return &testPKI{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
+}
+
+// issue signs a certificate for cn: a serving one for dnsNames, or a
+// client one without names.
+func (p *testPKI) issue(t *testing.T, cn string, dnsNames ...string) (certPEM, keyPEM []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: cn},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), KeyUsage: x509.KeyUsageDigitalSignature}
+	if len(dnsNames) > 0 {
+		tmpl.DNSNames = dnsNames
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}
+	} else {
+		tmpl.ExtKeyUsage = []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, p.cert, &key.PublicKey, p.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder})
+}
+
+// extensionServer is an extension API server for group/version serving
+// "flunders": its discovery document, and an echo of what each other
+// request carried.
+type extensionServer struct {
+	srv            *httptest.Server
+	group, version string
+	ca             *testPKI
+
+	mu sync.Mutex
+	// seen holds the echo of every request but discovery checks.
+	seen []echo
+	// checks holds the echo of every discovery request.
+	checks []echo
+}
+
+// echo is what an extension server saw of a request.
+type echo struct {
+	Path          string              `json:"path"`
+	Query         string              `json:"query"`
+	User          []string            `json:"user"`
+	UID           []string            `json:"uid"`
+	Groups        []string            `json:"groups"`
+	Extra         map[string][]string `json:"extra"`
+	Authorization string              `json:"authorization"`
+	Impersonate   string              `json:"impersonate"`
+	ClientCN      string              `json:"clientCN"`
+}
+
+// startExtensionServer serves group/version over TLS with a certificate
+// for service ns/name, asking for (not requiring) a client certificate.
+func startExtensionServer(t *testing.T, ns, name, group, version string) *extensionServer {
+	t.Helper()
+	x := &extensionServer{group: group, version: version, ca: newTestPKI(t, "extension-ca")}
+	certPEM, keyPEM := x.ca.issue(t, name, name+"."+ns+".svc")
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.srv = httptest.NewUnstartedServer(http.HandlerFunc(x.serve))
+	// Endpoints may not name a loopback address: the server listens on
+	// one of the host's own.
+	l, err := net.Listen("tcp", net.JoinHostPort(hostIP(t), "0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.srv.Listener.Close()
+	x.srv.Listener = l
+	x.srv.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, ClientAuth: tls.RequestClientCert}
+	x.srv.StartTLS()
+	t.Cleanup(x.srv.Close)
+	return x
+}
+
+func (x *extensionServer) serve(w http.ResponseWriter, r *http.Request) {
+	e := echo{Path: r.URL.Path, Query: r.URL.RawQuery, User: r.Header.Values("X-Remote-User"), UID: r.Header.Values("X-Remote-Uid"),
+		Groups: r.Header.Values("X-Remote-Group"), Authorization: r.Header.Get("Authorization"), Impersonate: r.Header.Get("Impersonate-User")}
+	for k, vs := range r.Header {
+		if rest, ok := strings.CutPrefix(k, "X-Remote-Extra-"); ok {
+			key, _ := url.PathUnescape(strings.ToLower(rest))
+			if e.Extra == nil {
+				e.Extra = map[string][]string{}
+			}
+			e.Extra[key] = vs
+		}
+	}
+	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
+		e.ClientCN = r.TLS.PeerCertificates[0].Subject.CommonName
+	}
+	if r.Header.Get("Upgrade") == "echo" {
+		x.upgrade(w, e)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	gv := x.group + "/" + x.version
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if r.URL.Path == "/apis/"+gv {
+		x.checks = append(x.checks, e)
+		fmt.Fprintf(w, `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":%q,"resources":[`+
+			`{"name":"flunders","singularName":"flunder","namespaced":true,"kind":"Flunder","verbs":["get","list"],"shortNames":["fl"],"categories":["all"]},`+
+			`{"name":"flunders/status","singularName":"","namespaced":true,"kind":"Flunder","verbs":["get"]}]}`, gv)
+		return
+	}
+	x.seen = append(x.seen, e)
+	_ = json.NewEncoder(w).Encode(map[string]any{"kind": "Echo", "apiVersion": gv, "echo": e})
+}
+
+// upgrade switches the connection to a line echo that first names the
+// user the upgrade request carried.
+func (x *extensionServer) upgrade(w http.ResponseWriter, e echo) {
+	conn, rw, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		return
+	}
+	defer conn.Close()
+	fmt.Fprintf(rw, "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\nuser %s\n", strings.Join(e.User, ","))
+	_ = rw.Flush()
+	line, err := rw.ReadString('\n')
+	if err != nil {
+		return
+	}
+	_, _ = rw.WriteString("echo " + line)
+	_ = rw.Flush()
+}
+
+// requests is how many requests other than discovery it has seen.
+func (x *extensionServer) requests() int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return len(x.seen)
+}
+
+// lastCheck is the last discovery request it saw.
+func (x *extensionServer) lastCheck() (echo, bool) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if len(x.checks) == 0 {
+		return echo{}, false
+	}
+	return x.checks[len(x.checks)-1], true
+}
+
+func (x *extensionServer) port() int { return x.srv.Listener.Addr().(*net.TCPAddr).Port }
+
+func (x *extensionServer) ip() string { return x.srv.Listener.Addr().(*net.TCPAddr).IP.String() }
+
+// hostIP is an IPv4 address of this host that an Endpoints object may
+// name (not loopback, not link-local); the test is skipped without one.
+func hostIP(t *testing.T) string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			if ip := n.IP.To4(); ip != nil && !ip.IsLoopback() && !ip.IsLinkLocalUnicast() {
+				return ip.String()
+			}
+		}
+	}
+	t.Skip("no non-loopback IPv4 address to serve an endpoint on")
+	return ""
+}
+
+// caBundle is the server's CA as an APIService caBundle.
+func (x *extensionServer) caBundle() string { return base64.StdEncoding.EncodeToString(x.ca.pem) }
+
+// backing is the namespace, service and endpoints that route to x, and
+// its APIService.
+func (x *extensionServer) backing(ns, name string, b config.Brand) (namespace, service, endpoints, apiService map[string]any) {
+	namespace = map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}
+	service = map[string]any{"apiVersion": "v1", "kind": "Service", "metadata": map[string]any{"name": name, "namespace": ns},
+		"spec": map[string]any{"ports": []any{map[string]any{"name": "https", "port": 443, "targetPort": 8443}}}}
+	endpoints = map[string]any{"apiVersion": "v1", "kind": "Endpoints", "metadata": map[string]any{"name": name, "namespace": ns},
+		"subsets": []any{map[string]any{"addresses": []any{map[string]any{"ip": x.ip()}}, "ports": []any{map[string]any{"name": "https", "port": x.port()}}}}}
+	apiService = map[string]any{"apiVersion": b.Group("apiregistration") + "/v1", "kind": "APIService",
+		"metadata": map[string]any{"name": x.version + "." + x.group},
+		"spec": map[string]any{"group": x.group, "version": x.version, "groupPriorityMinimum": 1000, "versionPriority": 15,
+			"service": map[string]any{"namespace": ns, "name": name, "port": 443}, "caBundle": x.caBundle()}}
+	return
+}
+
+// proxyClientFiles writes a front-proxy client certificate signed by a
+// new CA and returns the certificate and key files.
+func proxyClientFiles(t *testing.T) (cert, key string) {
+	t.Helper()
+	ca := newTestPKI(t, "front-proxy-ca")
+	certPEM, keyPEM := ca.issue(t, "front-proxy-client")
+	dir := t.TempDir()
+	cert, key = filepath.Join(dir, "proxy.crt"), filepath.Join(dir, "proxy.key")
+	if err := os.WriteFile(cert, certPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, keyPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cert, key
+}
+
+// withProxyClient has the server present a front-proxy client
+// certificate (proxyClientFiles).
+func withProxyClient(t *testing.T) option {
+	cert, key := proxyClientFiles(t)
+	return func(o *config.Options) { o.ProxyClientCertFile, o.ProxyClientKeyFile = cert, key }
+}
+
+// aggregatedEnv is a server with an extension API server registered by
+// an APIService, not yet backed by a service.
+type aggregatedEnv struct {
+	*env
+	x                             *extensionServer
+	ns, name, group, version      string
+	namespace, service, endpoints map[string]any
+	apiServices, apiService       string
+}
+
+// startAggregated starts a server (RBAC, with a front-proxy client
+// certificate) and an extension server, and creates the APIService.
+func startAggregated(t *testing.T) *aggregatedEnv {
+	t.Helper()
+	a := &aggregatedEnv{ns: "wardle", name: "api", group: "wardle.example.com", version: "v1alpha1"}
+	a.x = startExtensionServer(t, a.ns, a.name, a.group, a.version)
+	a.env = start(t, withRBAC, withProxyClient(t))
+	b := a.opts.Brand
+	var apiService map[string]any
+	a.namespace, a.service, a.endpoints, apiService = a.x.backing(a.ns, a.name, b)
+	a.apiServices = groupPath(b.Group("apiregistration"), "v1", "", "apiservices")
+	a.apiService = a.apiServices + "/" + a.version + "." + a.group
+	a.do("POST", a.apiServices, apiService).mustCode(t, 201)
+	return a
+}
+
+// back creates the service and endpoints of the extension server.
+func (a *aggregatedEnv) back(t *testing.T) {
+	t.Helper()
+	a.do("POST", "/api/v1/namespaces", a.namespace).mustCode(t, 201)
+	a.do("POST", "/api/v1/namespaces/"+a.ns+"/services", a.service).mustCode(t, 201)
+	a.do("POST", "/api/v1/namespaces/"+a.ns+"/endpoints", a.endpoints).mustCode(t, 201)
+}
+
+// condition waits for the APIService's Available condition to have
+// status and returns it.
+func (a *aggregatedEnv) condition(t *testing.T, status string) map[string]any {
+	t.Helper()
+	var cond map[string]any
+	eventually(t, "the APIService Available="+status, func() bool {
+		got := a.do("GET", a.apiService, nil).mustCode(t, 200).obj(t)
+		cond, _ = at(got, "status", "conditions", 0).(map[string]any)
+		return cond["status"] == status
+	})
+	return cond
+}
+
+// stopBackend stops the extension server and touches its endpoints, so
+// that the APIService is checked again; it returns the server's address.
+func (a *aggregatedEnv) stopBackend(t *testing.T) string {
+	t.Helper()
+	hostPort := a.x.srv.Listener.Addr().String()
+	a.x.srv.Close()
+	a.do("PATCH", "/api/v1/namespaces/"+a.ns+"/endpoints/"+a.name, `{"metadata":{"labels":{"touched":"yes"}}}`,
+		"Content-Type", "application/merge-patch+json").mustCode(t, 200)
+	return hostPort
+}
+
+// TestAggregatedAPIProxy walks a request through upstream's aggregator:
+// the discovery check makes the APIService Available; requests are
+// authorized here and proxied with the caller's identity in the
+// X-Remote-* headers, never its credentials, over TLS verified by the
+// caBundle and with the front proxy's client certificate; the server
+// going away makes requests and the APIService unavailable with
+// upstream's texts.
+func TestAggregatedAPIProxy(t *testing.T) {
+	t.Parallel()
+	a := startAggregated(t)
+	e, x := a.env, a.x
+	p := "/apis/" + a.group + "/" + a.version + "/namespaces/x/flunders"
+
+	// Unavailable: upstream's 503, before anything is proxied.
+	r := e.do("GET", p, nil).mustCode(t, 503)
+	if string(r.body) != "service unavailable\n" || r.header.Get("Content-Type") != "text/plain; charset=utf-8" {
+		t.Errorf("unavailable: %q %v", r.body, r.header)
+	}
+
+	a.back(t)
+	cond := a.condition(t, "True")
+	if cond["reason"] != "Passed" || cond["message"] != "all checks passed" {
+		t.Errorf("available condition: %v", cond)
+	}
+	if c, _ := x.lastCheck(); !slices.Equal(c.User, []string{"system:kube-aggregator"}) || !slices.Equal(c.Groups, []string{"system:masters"}) || c.ClientCN != "front-proxy-client" {
+		t.Errorf("the discovery check came as %+v", c)
+	}
+
+	// Requests are proxied with the caller's identity, never its
+	// credentials or a forged identity; the path and query are kept.
+	cases := []struct {
+		name   string
+		header []string
+		want   echo
+	}{
+		{"caller", []string{"X-Remote-User", "mallory", "X-Remote-Group", "system:masters"},
+			echo{User: []string{"admin"}, Groups: []string{"system:masters", "system:authenticated"}}},
+		{"impersonated", []string{"Impersonate-User", "bob", "Impersonate-Group", "system:masters", "Impersonate-Extra-Example.com%2fteam", "blue"},
+			echo{User: []string{"bob"}, Groups: []string{"system:masters", "system:authenticated"}, Extra: map[string][]string{"example.com/team": {"blue"}}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var got struct{ Echo echo }
+			if err := json.Unmarshal(e.do("GET", p+"?limit=5&labelSelector=a%3Db", nil, c.header...).mustCode(t, 200).body, &got); err != nil {
+				t.Fatal(err)
+			}
+			want := c.want
+			want.Path, want.Query, want.ClientCN = p, "labelSelector=a%3Db&limit=5", "front-proxy-client"
+			if fmt.Sprint(got.Echo) != fmt.Sprint(want) {
+				t.Errorf("the server saw\n %+v\nwant\n %+v", got.Echo, want)
+			}
+		})
+	}
+	// An upgrade request is proxied too, and the connection then carries
+	// the stream both ways.
+	t.Run("upgrade", func(t *testing.T) {
+		u, _ := url.Parse(e.srv.URL())
+		conn, err := tls.Dial("tcp", u.Host, &tls.Config{RootCAs: e.client.Transport.(*http.Transport).TLSClientConfig.RootCAs, NextProtos: []string{"http/1.1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		fmt.Fprintf(conn, "POST %s/y/exec HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n", p, u.Host, adminToken)
+		br := bufio.NewReader(conn)
+		res, err := http.ReadResponse(br, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.StatusCode != http.StatusSwitchingProtocols {
+			t.Fatalf("upgrade answered %d", res.StatusCode)
+		}
+		if line, _ := br.ReadString('\n'); line != "user admin\n" {
+			t.Errorf("first line %q", line)
+		}
+		fmt.Fprint(conn, "ping\n")
+		if line, _ := br.ReadString('\n'); line != "echo ping\n" {
+			t.Errorf("echo %q", line)
+		}
+	})
+
+	// Authorization runs here first: a user without rights never reaches
+	// the server.
+	before := x.requests()
+	e.as("alice", "GET", p).mustCode(t, 403)
+	if n := x.requests(); n != before {
+		t.Errorf("a forbidden request reached the extension server")
+	}
+
+	// The server goes away: requests meet upstream's proxy error, and
+	// the next check marks the APIService unavailable.
+	hostPort := x.srv.Listener.Addr().String()
+	x.srv.Close()
+	r = e.do("GET", p, nil).mustCode(t, 503)
+	if !strings.Contains(string(r.body), "dial tcp "+hostPort+": connect: connection refused") {
+		t.Errorf("proxying to a stopped server: %q", r.body)
+	}
+	a.stopBackend(t)
+	cond = a.condition(t, "False")
+	url := "https://" + hostPort + "/apis/" + a.group + "/" + a.version
+	want := "failing or missing response from " + url + `: Get "` + url + `": dial tcp ` + hostPort + ": connect: connection refused"
+	if cond["reason"] != "FailedDiscoveryCheck" || cond["message"] != want {
+		t.Errorf("condition after the server stopped: %v\nwant message %q", cond, want)
+	}
+	r = e.do("GET", p, nil).mustCode(t, 503)
+	if string(r.body) != "service unavailable\n" {
+		t.Errorf("unavailable: %q", r.body)
+	}
+}
