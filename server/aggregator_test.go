@@ -432,3 +432,79 @@ func TestAggregatedAPIProxy(t *testing.T) {
 		t.Errorf("unavailable: %q", r.body)
 	}
 }
+
+// TestAggregatedAPIDiscovery: /apis lists an APIService's group-version
+// and /apis/<group> is answered here, while the group-version's resource
+// list comes from the extension server; aggregated discovery lists the
+// version stale and without resources until the APIService is
+// available, then with the resources the server lists, converted from
+// its resource list as upstream converts one.
+func TestAggregatedAPIDiscovery(t *testing.T) {
+	t.Parallel()
+	a := startAggregated(t)
+	e, group, version := a.env, a.group, a.version
+	aggregatedAccept := "application/json;g=" + e.opts.Brand.DiscoveryGroup() + ";v=v2;as=APIGroupDiscoveryList"
+	versionOf := func() map[string]any {
+		t.Helper()
+		var l struct {
+			Items []struct {
+				Metadata struct{ Name string } `json:"metadata"`
+				Versions []map[string]any      `json:"versions"`
+			} `json:"items"`
+		}
+		if err := json.Unmarshal(e.do("GET", "/apis", nil, "Accept", aggregatedAccept).mustCode(t, 200).body, &l); err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range l.Items {
+			if g.Metadata.Name == group {
+				return g.Versions[0]
+			}
+		}
+		return nil
+	}
+	if v := versionOf(); v == nil || v["version"] != version || v["freshness"] != "Stale" || len(v["resources"].([]any)) != 0 {
+		t.Errorf("aggregated discovery of an unavailable APIService: %v", v)
+	}
+	legacy := func() bool {
+		var listed bool
+		for _, g := range e.do("GET", "/apis", nil).mustCode(t, 200).obj(t)["groups"].([]any) {
+			gm := g.(map[string]any)
+			listed = listed || gm["name"] == group && at(gm, "preferredVersion", "version") == version
+		}
+		return listed
+	}
+	if !legacy() {
+		t.Errorf("/apis does not list the unavailable %s", group)
+	}
+
+	a.back(t)
+	a.condition(t, "True")
+	if !legacy() {
+		t.Errorf("/apis does not list %s", group)
+	}
+	grp := e.do("GET", "/apis/"+group, nil).mustCode(t, 200).obj(t)
+	if grp["kind"] != "APIGroup" || at(grp, "versions", 0, "groupVersion") != group+"/"+version || at(grp, "preferredVersion", "version") != version {
+		t.Errorf("/apis/%s: %v", group, grp)
+	}
+	rl := e.do("GET", "/apis/"+group+"/"+version, nil).mustCode(t, 200).obj(t)
+	if rl["kind"] != "APIResourceList" || at(rl, "resources", 0, "name") != "flunders" {
+		t.Errorf("resource list: %v", rl)
+	}
+	var v map[string]any
+	eventually(t, "aggregated discovery with the server's resources", func() bool {
+		v = versionOf()
+		return v != nil && v["freshness"] == "Current" && len(v["resources"].([]any)) == 1
+	})
+	res := at(v, "resources", 0).(map[string]any)
+	want := `{"categories":["all"],"resource":"flunders","responseKind":{"group":"","kind":"Flunder","version":""},"scope":"Namespaced","shortNames":["fl"],` +
+		`"singularResource":"flunder","subresources":[{"responseKind":{"group":"","kind":"Flunder","version":""},"subresource":"status","verbs":["get"]}],"verbs":["get","list"]}`
+	if got, _ := json.Marshal(res); string(got) != want {
+		t.Errorf("aggregated resource:\n got  %s\n want %s", got, want)
+	}
+
+	a.stopBackend(t)
+	a.condition(t, "False")
+	if v := versionOf(); v == nil || v["freshness"] != "Stale" || len(v["resources"].([]any)) != 0 {
+		t.Errorf("aggregated discovery of an APIService no longer available: %v", v)
+	}
+}

@@ -57,6 +57,7 @@ func (s *Server) routes() http.Handler {
 		return codec.WantPretty(r.URL.Query(), r.UserAgent(), nil)
 	}}
 	s.discoveryAddresses(&discOpts)
+	discOpts.Remote = s.agg.RemoteGroupVersions
 	disc := discovery.New(s.reg, s.opts.Brand, discOpts)
 	oaOpts := []openapi.Option{openapi.WithSchemas(s.cat.Schema), openapi.WithKinds(s.cat.ByGVK), openapi.WithSchemaKinds(s.cat.KindsOf), openapi.WithVersion()}
 	cfg, jwks := s.issuerDiscovery()

@@ -3,7 +3,8 @@
 // kube-aggregator does: it resolves the service to an endpoint, verifies
 // the server against the APIService's caBundle, presents the front
 // proxy's client certificate, and tells the server the user in the
-// X-Remote-* headers. It also runs the discovery check of an APIService.
+// X-Remote-* headers. It also runs the discovery check of an APIService
+// and keeps the resource lists that check reads for discovery.
 package aggregator
 
 import (
@@ -60,6 +61,10 @@ type Aggregator struct {
 	// check is the transport of discovery checks, which, as upstream's,
 	// do not verify the server.
 	check *http.Transport
+	// lists holds what the last successful discovery check of each
+	// APIService read; gen counts their changes.
+	lists map[string]resourceList
+	gen   uint64
 }
 
 // proxyTransport is the transport of one APIService with the settings it
@@ -77,7 +82,7 @@ func New(cfg Config) *Aggregator {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	a := &Aggregator{cfg: cfg, transports: map[string]*proxyTransport{}}
+	a := &Aggregator{cfg: cfg, transports: map[string]*proxyTransport{}, lists: map[string]resourceList{}}
 	a.check = a.newTransport(&tls.Config{InsecureSkipVerify: true}) //nolint:gosec // upstream's discovery check does not verify the server
 	return a
 }
@@ -149,6 +154,10 @@ func (a *Aggregator) forget(name string) {
 			t.rt.CloseIdleConnections()
 		}
 		delete(a.transports, name)
+	}
+	if _, ok := a.lists[name]; ok {
+		delete(a.lists, name)
+		a.gen++
 	}
 }
 

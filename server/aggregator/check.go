@@ -27,7 +27,8 @@ var checkUser = &security.User{Name: "system:kube-aggregator", Groups: []string{
 // APIService called name with spec: a GET of its group-version's
 // discovery document from a resolved endpoint of its service, which must
 // answer 2xx within checkTimeout. The error's text is the condition
-// message upstream writes.
+// message upstream writes. On success the resource list read is kept for
+// discovery (RemoteGroupVersions).
 func (a *Aggregator) CheckDiscovery(ctx context.Context, name string, spec map[string]any) error {
 	ns, svc, port := serviceRef(spec)
 	u, err := a.resolve(ns, svc, port)
@@ -42,9 +43,11 @@ func (a *Aggregator) CheckDiscovery(ctx context.Context, name string, spec map[s
 	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	if _, err := a.get(ctx, u.String()); err != nil {
+	body, err := a.get(ctx, u.String())
+	if err != nil {
 		return fmt.Errorf("failing or missing response from %s: %w", u, err)
 	}
+	a.keepList(name, group, version, body)
 	return nil
 }
 
@@ -72,8 +75,8 @@ func (a *Aggregator) get(ctx context.Context, url string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(resp.Body, maxDiscoveryBody))
 }
 
-// Forget drops what is kept of the APIService called name: its
-// transport. Call it when it is deleted or names no service.
+// Forget drops what is kept of the APIService called name: its transport
+// and its resource list. Call it when it is deleted or names no service.
 func (a *Aggregator) Forget(name string) { a.forget(name) }
 
 // Lookup returns the APIService of group/version when it names a

@@ -70,8 +70,8 @@ const (
 	kindGroupDiscoveryList = "APIGroupDiscoveryList"
 	scopeNamespaced        = "Namespaced"
 	scopeCluster           = "Cluster"
-	// freshnessCurrent marks groups served by this process; aggregated
-	// servers that could not be reached would be "Stale".
+	// freshnessCurrent marks groups served by this process and
+	// extension servers whose resources were read (freshnessStale).
 	freshnessCurrent = "Current"
 )
 
@@ -81,6 +81,8 @@ type groupEntry struct {
 	name     string
 	versions []string
 	descs    map[string][]*registry.Descriptor
+	// remote holds the versions extension servers serve.
+	remote map[string]RemoteGroupVersion
 }
 
 // newGroupDiscoveryList builds the aggregated document of groups, without
@@ -91,6 +93,13 @@ func newGroupDiscoveryList(groups []groupEntry) groupDiscoveryList {
 		item := groupDiscovery{Metadata: groupMeta{Name: g.name}, Versions: []versionDiscovery{}}
 		for _, v := range g.versions {
 			vd := versionDiscovery{Version: v, Resources: []resourceDiscovery{}, Freshness: freshnessCurrent}
+			if rv, ok := g.remote[v]; ok {
+				if rv.Resources == nil {
+					vd.Freshness = freshnessStale
+				} else {
+					vd.Resources = rv.Resources.list
+				}
+			}
 			for _, d := range g.descs[v] {
 				vd.Resources = append(vd.Resources, newResourceDiscovery(d))
 			}

@@ -30,6 +30,9 @@ type Options struct {
 	// in the range is told that address as well, as upstream tells it.
 	ServiceCIDR    netip.Prefix
 	ServiceAddress string
+	// Remote, when set, returns the group-versions APIServices hand to
+	// extension servers; it is called per request, so it must be cheap.
+	Remote func() []RemoteGroupVersion
 }
 
 // Handler serves /api, /api/v1, /apis, /apis/<group>, /apis/<group>/<version>
@@ -92,13 +95,20 @@ func (h *Handler) wantPretty(r *http.Request) bool {
 }
 
 // current returns the documents for the registry as it is now, rebuilding
-// them when a descriptor was added or replaced since the last call.
+// them when a descriptor was added or replaced, or the remote
+// group-versions changed, since the last call.
 func (h *Handler) current() *snapshot {
 	gen := h.reg.Generation()
+	var remote []RemoteGroupVersion
+	if h.opts.Remote != nil {
+		remote = h.opts.Remote()
+	}
+	key := remoteKey(remote)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.snap == nil || h.snap.state.Generation != gen {
-		h.snap = buildSnapshot(h.reg.Snapshot(), h.brand)
+	if h.snap == nil || h.snap.state.Generation != gen || h.snap.remoteKey != key {
+		h.snap = buildSnapshot(h.reg.Snapshot(), h.brand, remote, h.reg.PriorityOf)
+		h.snap.remoteKey = key
 	}
 	return h.snap
 }

@@ -26,10 +26,16 @@ type snapshot struct {
 	resourceLists map[string]map[string][]byte
 	aggregatedAPI aggregatedDoc
 	aggregatedAll aggregatedDoc
+	// remoteKey identifies the remote group-versions it was built with.
+	remoteKey string
 }
 
-func buildSnapshot(state registry.Snapshot, b config.Brand) *snapshot {
+func buildSnapshot(state registry.Snapshot, b config.Brand, remote []RemoteGroupVersion, pri func(group, version string) registry.Priority) *snapshot {
 	byGV := state.ByGroupVersion()
+	remoteByGV := map[string]map[string]RemoteGroupVersion{}
+	if len(remote) > 0 {
+		state.Groups, state.Versions, remoteByGV = mergeRemote(state, remote, pri)
+	}
 	s := &snapshot{
 		state:         state,
 		groups:        map[string][]byte{},
@@ -40,9 +46,12 @@ func buildSnapshot(state registry.Snapshot, b config.Brand) *snapshot {
 	var named []groupEntry
 	for i, g := range state.Groups {
 		versions := state.Versions[i]
-		entry := groupEntry{name: g, versions: versions, descs: byGV[g]}
+		entry := groupEntry{name: g, versions: versions, descs: byGV[g], remote: remoteByGV[g]}
 		s.resourceLists[g] = map[string][]byte{}
 		for _, v := range versions {
+			if _, ok := entry.remote[v]; ok {
+				continue // the extension server lists it
+			}
 			s.resourceLists[g][v] = mustMarshal(newAPIResourceList(g, v, byGV[g][v]))
 		}
 		if g == "" {
