@@ -92,6 +92,8 @@ type extensionServer struct {
 	seen []echo
 	// checks holds the echo of every discovery request.
 	checks []echo
+	// peer is the last client certificate presented.
+	peer *x509.Certificate
 }
 
 // echo is what an extension server saw of a request.
@@ -146,6 +148,9 @@ func (x *extensionServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.TLS != nil && len(r.TLS.PeerCertificates) > 0 {
 		e.ClientCN = r.TLS.PeerCertificates[0].Subject.CommonName
+		x.mu.Lock()
+		x.peer = r.TLS.PeerCertificates[0]
+		x.mu.Unlock()
 	}
 	if r.Header.Get("Upgrade") == "echo" {
 		x.upgrade(w, e)
@@ -182,6 +187,13 @@ func (x *extensionServer) upgrade(w http.ResponseWriter, e echo) {
 	}
 	_, _ = rw.WriteString("echo " + line)
 	_ = rw.Flush()
+}
+
+// lastPeer is the last client certificate it was presented.
+func (x *extensionServer) lastPeer() *x509.Certificate {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.peer
 }
 
 // requests is how many requests other than discovery it has seen.
@@ -506,5 +518,76 @@ func TestAggregatedAPIDiscovery(t *testing.T) {
 	a.condition(t, "False")
 	if v := versionOf(); v == nil || v["freshness"] != "Stale" || len(v["resources"].([]any)) != 0 {
 		t.Errorf("aggregated discovery of an APIService no longer available: %v", v)
+	}
+}
+
+// TestAggregatedAPIGeneratedFrontProxy: without proxy flags platd makes
+// a front-proxy CA and client pair, as kubeadm does, proxies with the
+// pair, trusts the CA for request-header authentication and publishes it
+// in the authentication ConfigMap, so that an extension server verifying
+// the proxy against that ConfigMap trusts the users it names.
+func TestAggregatedAPIGeneratedFrontProxy(t *testing.T) {
+	t.Parallel()
+	const ns, name, group, version = "wardle", "api", "wardle.example.com", "v1alpha1"
+	x := startExtensionServer(t, ns, name, group, version)
+	e := start(t)
+	dir := filepath.Join(e.opts.CertDir, "front-proxy")
+	caPEM, err := os.ReadFile(filepath.Join(dir, "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmPath := "/api/v1/namespaces/" + e.opts.Brand.SystemNamespace + "/configmaps/extension-apiserver-authentication"
+	data, _ := e.do("GET", cmPath, nil).mustCode(t, 200).obj(t)["data"].(map[string]any)
+	want := map[string]any{
+		"requestheader-client-ca-file": string(caPEM), "requestheader-allowed-names": `["front-proxy-client"]`,
+		"requestheader-username-headers": `["X-Remote-User"]`, "requestheader-group-headers": `["X-Remote-Group"]`,
+		"requestheader-extra-headers-prefix": `["X-Remote-Extra-"]`, "requestheader-uid-headers": `[]`,
+	}
+	for k, v := range want {
+		if data[k] != v {
+			t.Errorf("%s = %v, want %v", k, data[k], v)
+		}
+	}
+
+	// platd itself trusts the pair as kube-apiserver trusts its front proxy.
+	pair, err := tls.LoadX509KeyPair(filepath.Join(dir, "front-proxy-client.crt"), filepath.Join(dir, "front-proxy-client.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := e.client.Transport.(*http.Transport).Clone()
+	tr.TLSClientConfig.Certificates = []tls.Certificate{pair}
+	defer tr.CloseIdleConnections()
+	req, _ := http.NewRequest("POST", e.srv.URL()+groupPath(e.opts.Brand.Group("authentication"), "v1", "", "selfsubjectreviews"),
+		strings.NewReader(`{"kind":"SelfSubjectReview","apiVersion":"`+e.opts.Brand.Group("authentication")+`/v1"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Remote-User", "carol")
+	res, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var review map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&review)
+	res.Body.Close()
+	if at(review, "status", "userInfo", "username") != "carol" {
+		t.Errorf("a request over the front-proxy pair: %d %v", res.StatusCode, review)
+	}
+
+	// The extension server sees the pair, which the published CA verifies.
+	namespace, service, endpoints, apiService := x.backing(ns, name, e.opts.Brand)
+	e.do("POST", "/api/v1/namespaces", namespace).mustCode(t, 201)
+	e.do("POST", "/api/v1/namespaces/"+ns+"/services", service).mustCode(t, 201)
+	e.do("POST", "/api/v1/namespaces/"+ns+"/endpoints", endpoints).mustCode(t, 201)
+	e.do("POST", groupPath(e.opts.Brand.Group("apiregistration"), "v1", "", "apiservices"), apiService).mustCode(t, 201)
+	eventually(t, "a proxied request", func() bool {
+		return e.do("GET", "/apis/"+group+"/"+version+"/namespaces/x/flunders", nil).code == 200
+	})
+	peer := x.lastPeer()
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM([]byte(data["requestheader-client-ca-file"].(string)))
+	if peer == nil || peer.Subject.CommonName != "front-proxy-client" {
+		t.Fatalf("the extension server saw client certificate %v", peer)
+	}
+	if _, err := peer.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
+		t.Errorf("the published request-header CA does not verify the proxy: %v", err)
 	}
 }

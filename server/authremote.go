@@ -40,16 +40,8 @@ type remoteAuth struct {
 // authenticators the options ask for.
 func remoteAuthenticators(o config.Options) (remoteAuth, error) {
 	var ra remoteAuth
-	if rh := o.RequestHeader; rh.ClientCAFile != "" {
-		ca, err := security.LoadCAFile(rh.ClientCAFile)
-		if err != nil {
-			return ra, fmt.Errorf("%w: --requestheader-client-ca-file: %v", config.ErrInvalid, err)
-		}
-		ra.proxyCA = ca
-		ra.front = append(ra.front, security.NewRequestHeaderAuthenticator(security.RequestHeaderConfig{
-			CAs: ca.Pool, AllowedNames: rh.AllowedNames, UsernameHeaders: rh.UsernameHeaders, UIDHeaders: rh.UIDHeaders,
-			GroupHeaders: rh.GroupHeaders, ExtraHeaderPrefixes: rh.ExtraHeadersPrefix,
-		}, o.Brand))
+	if err := ra.trustProxy(o); err != nil {
+		return ra, err
 	}
 	if wh := o.TokenWebhook; wh.ConfigFile != "" {
 		kc, err := config.LoadKubeconfigClient(wh.ConfigFile)
@@ -65,6 +57,26 @@ func remoteAuthenticators(o config.Options) (remoteAuth, error) {
 		ra.tokens = append(ra.tokens, t)
 	}
 	return ra, nil
+}
+
+// trustProxy sets the request-header authenticator of
+// --requestheader-client-ca-file, none without it.
+func (ra *remoteAuth) trustProxy(o config.Options) error {
+	ra.front, ra.proxyCA = nil, nil
+	rh := o.RequestHeader
+	if rh.ClientCAFile == "" {
+		return nil
+	}
+	ca, err := security.LoadCAFile(rh.ClientCAFile)
+	if err != nil {
+		return fmt.Errorf("%w: --requestheader-client-ca-file: %v", config.ErrInvalid, err)
+	}
+	ra.proxyCA = ca
+	ra.front = []security.Authenticator{security.NewRequestHeaderAuthenticator(security.RequestHeaderConfig{
+		CAs: ca.Pool, AllowedNames: rh.AllowedNames, UsernameHeaders: rh.UsernameHeaders, UIDHeaders: rh.UIDHeaders,
+		GroupHeaders: rh.GroupHeaders, ExtraHeaderPrefixes: rh.ExtraHeadersPrefix,
+	}, o.Brand)}
+	return nil
 }
 
 // proxyCAPEM is the proxy CA bundle's current content, nil without one.

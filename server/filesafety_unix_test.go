@@ -138,8 +138,11 @@ func TestGeneratedFileModesFixed(t *testing.T) {
 		o.KubeconfigPath():                     0o644,
 		filepath.Join(dir, "pki", "ca.key"):    0o640,
 		filepath.Join(dir, "pki", "admin.key"): 0o604,
-		filepath.Join(dir, "pki", "apiserver.key"):                0o644,
-		filepath.Join(dir, "pki", security.ServiceAccountKeyName): 0o644,
+		filepath.Join(dir, "pki", "apiserver.key"):                         0o644,
+		filepath.Join(dir, "pki", security.ServiceAccountKeyName):          0o644,
+		filepath.Join(dir, "pki", "front-proxy"):                           0o755,
+		filepath.Join(dir, "pki", "front-proxy", "ca.key"):                 0o644,
+		filepath.Join(dir, "pki", "front-proxy", "front-proxy-client.key"): 0o640,
 	}
 	for p, m := range widened {
 		if err := os.Chmod(p, m); err != nil {

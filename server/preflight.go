@@ -50,20 +50,15 @@ func (s *Server) preflight() (preflighted, error) {
 			return p, fmt.Errorf("%w: --tls-cert-file, --tls-private-key-file: %w", config.ErrInvalid, err)
 		}
 	}
-	if o.ProxyClientCertFile != "" {
-		cert, err := tls.LoadX509KeyPair(o.ProxyClientCertFile, o.ProxyClientKeyFile)
-		if err != nil {
-			return p, fmt.Errorf("%w: --proxy-client-cert-file, --proxy-client-key-file: %w", config.ErrInvalid, err)
-		}
-		p.proxyCert = &cert
+	var err error
+	if p.proxyCert, err = loadProxyClientCert(o); err != nil {
+		return p, err
 	}
 	if o.TokenAuthFile != "" {
-		var err error
 		if p.tokens, err = config.ParseTokenFile(o.TokenAuthFile); err != nil {
 			return p, fmt.Errorf("%w: --token-auth-file: %w", config.ErrInvalid, err)
 		}
 	}
-	var err error
 	if p.remote, err = remoteAuthenticators(o); err != nil {
 		return p, err
 	}
@@ -151,8 +146,12 @@ func (s *Server) fixGeneratedModes(repair bool) error {
 		}
 	}
 	if o.CertDir != "" {
-		own := []string{security.CAKeyName, caCertName, adminKeyName, adminCertName, security.ServiceAccountKeyName, servingKeyName, servingCertName}
+		own := []string{security.CAKeyName, caCertName, adminKeyName, adminCertName, security.ServiceAccountKeyName, servingKeyName, servingCertName, frontProxyDir}
 		if err := s.fixDir(o.CertDir, own, "", repair); err != nil {
+			return err
+		}
+		fp := []string{security.CAKeyName, caCertName, frontProxyKeyName, frontProxyCertName}
+		if err := s.fixDir(filepath.Join(o.CertDir, frontProxyDir), fp, "", repair); err != nil {
 			return err
 		}
 	}
@@ -167,6 +166,11 @@ func (s *Server) fixGeneratedModes(repair bool) error {
 		}
 		for _, k := range keys {
 			files = append(files, filepath.Join(o.CertDir, k))
+		}
+		if makesFrontProxy(o) {
+			for _, k := range []string{security.CAKeyName, frontProxyKeyName} {
+				files = append(files, filepath.Join(o.CertDir, frontProxyDir, k))
+			}
 		}
 	}
 	for _, f := range files {

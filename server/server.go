@@ -300,6 +300,16 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 		return closeLn(err)
 	}
 	tlsFiles, ca, keyErr := s.keyMaterial()
+	// rh is the request-header configuration: the flags', or the
+	// generated front proxy's, set as the flags would.
+	rh := o.RequestHeader
+	if keyErr == nil && makesFrontProxy(o) {
+		fp := withFrontProxy(o)
+		rh = fp.RequestHeader
+		if keyErr = remote.trustProxy(fp); keyErr == nil {
+			pre.proxyCert, keyErr = loadProxyClientCert(fp)
+		}
+	}
 	// The admin kubeconfig is written and synced while the types are
 	// registered and the store loads; it is put in place only when New
 	// succeeds, and removed when it fails.
@@ -336,7 +346,7 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 	roots := &clientRoots{ca: ca.Certificate(), file: clientCAs}
 	s.trustFiles = clientCAs != nil || remote.proxyCA != nil
 	s.trustNow = func() authenticationTrust {
-		return authenticationTrust{clientCA: clientCAPEM(ca, clientCAs), proxyCA: remote.proxyCAPEM(), rh: o.RequestHeader}
+		return authenticationTrust{clientCA: clientCAPEM(ca, clientCAs), proxyCA: remote.proxyCAPEM(), rh: rh}
 	}
 
 	if transformErr != nil {
@@ -481,6 +491,11 @@ func (s *Server) keyMaterial() (keyFiles, *security.CA, error) {
 		return keyFiles{}, nil, fmt.Errorf("locking %s: %w", o.CertDir, err)
 	}
 	defer unlock()
+	if makesFrontProxy(o) {
+		if err := ensureFrontProxy(o.CertDir); err != nil {
+			return keyFiles{}, nil, err
+		}
+	}
 	if o.ServiceAccounts.SigningKey == nil {
 		if _, err := security.EnsureServiceAccountKey(filepath.Join(o.CertDir, security.ServiceAccountKeyName)); err != nil {
 			return keyFiles{}, nil, err

@@ -367,10 +367,11 @@ func TestAuthenticationConfigMap(t *testing.T) {
 	eventually(t, "the changed ConfigMap is repaired", restored)
 }
 
-// Without a proxy only the client CA is published.
+// Without a request-header CA only the client CA is published (a proxy
+// client certificate given alone makes no front-proxy CA).
 func TestAuthenticationConfigMapClientCAOnly(t *testing.T) {
 	t.Parallel()
-	e := start(t)
+	e := start(t, withProxyClient(t))
 	r := e.do("GET", "/api/v1/namespaces/"+platBrand.SystemNamespace+"/configmaps/extension-apiserver-authentication", nil).mustCode(t, 200)
 	data, _ := r.obj(t)["data"].(map[string]any)
 	caPEM, _ := os.ReadFile(filepath.Join(e.opts.CertDir, "ca.crt"))
