@@ -488,6 +488,16 @@ func TestAggregatedAPIDiscovery(t *testing.T) {
 	if !legacy() {
 		t.Errorf("/apis does not list the unavailable %s", group)
 	}
+	openapiKey := "apis/" + group + "/" + version
+	openapiIndex := func() map[string]any {
+		t.Helper()
+		paths, _ := e.do("GET", "/openapi/v3", nil).mustCode(t, 200).obj(t)["paths"].(map[string]any)
+		entry, _ := paths[openapiKey].(map[string]any)
+		return entry
+	}
+	if entry := openapiIndex(); entry != nil {
+		t.Errorf("the OpenAPI index lists an unavailable APIService: %v", entry)
+	}
 
 	a.back(t)
 	a.condition(t, "True")
@@ -501,6 +511,16 @@ func TestAggregatedAPIDiscovery(t *testing.T) {
 	rl := e.do("GET", "/apis/"+group+"/"+version, nil).mustCode(t, 200).obj(t)
 	if rl["kind"] != "APIResourceList" || at(rl, "resources", 0, "name") != "flunders" {
 		t.Errorf("resource list: %v", rl)
+	}
+	// The OpenAPI v3 index lists the group-version, whose document is the
+	// extension server's.
+	entry := openapiIndex()
+	if entry == nil || entry["serverRelativeURL"] != "/openapi/v3/"+openapiKey {
+		t.Fatalf("OpenAPI index entry: %v", entry)
+	}
+	doc := e.do("GET", entry["serverRelativeURL"].(string), nil).mustCode(t, 200).obj(t)
+	if at(doc, "echo", "path") != "/openapi/v3/"+openapiKey {
+		t.Errorf("the OpenAPI document was not the extension server's: %v", doc)
 	}
 	var v map[string]any
 	eventually(t, "aggregated discovery with the server's resources", func() bool {

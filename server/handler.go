@@ -70,6 +70,7 @@ func (s *Server) routes() http.Handler {
 	if s.opts.FeatureGates.Enabled(config.CBORServingAndStorage) {
 		oaOpts = append(oaOpts, openapi.WithCBOR())
 	}
+	oaOpts = append(oaOpts, openapi.WithRemote(s.agg.OpenAPIKeys))
 	oa := openapi.New(s.reg, s.opts.Brand, oaOpts...)
 	hr := s.healthChecks(s.startHooks())
 
@@ -88,7 +89,7 @@ func (s *Server) routes() http.Handler {
 		{metrics.Path, metrics.Path, s.metrics},
 		{"/openapi/v2", "/openapi/v2", oa},
 		{"/openapi/v3", "/openapi/v3", oa},
-		{"/openapi/v3/", "/openapi/v3/*path", oa},
+		{"/openapi/v3/", "/openapi/v3/*path", s.remoteOpenAPI(oa)},
 	}
 	if cfg != nil {
 		docs = append(docs, doc{security.OpenIDConfigurationPath, security.OpenIDConfigurationPath, cfg}, doc{security.JWKSPath, security.JWKSPath, jwks})
@@ -165,6 +166,23 @@ func (s *Server) proxied(w http.ResponseWriter, r *http.Request) bool {
 	}
 	s.agg.Proxy(w, r, as, filters.UserFrom(r.Context()))
 	return true
+}
+
+// remoteOpenAPI serves the OpenAPI v3 document of a group-version an
+// extension server serves by proxying the request to it (the index lists
+// it, openapi.WithRemote); every other document is next's.
+func (s *Server) remoteOpenAPI(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rest, ok := strings.CutPrefix(r.URL.Path, "/openapi/v3/apis/")
+		parts := strings.Split(rest, "/")
+		if ok && len(parts) == 2 && parts[0] != "" && parts[1] != "" && !s.reg.HasGroupVersion(parts[0], parts[1]) {
+			if as, remote := s.agg.Lookup(parts[0], parts[1]); remote {
+				s.agg.Proxy(w, r, as, filters.UserFrom(r.Context()))
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // servesResource reports whether a resource is served, so that metrics

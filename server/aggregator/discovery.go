@@ -63,3 +63,29 @@ func (a *Aggregator) RemoteGroupVersions() []discovery.RemoteGroupVersion {
 	}
 	return out
 }
+
+// OpenAPIKeys lists the OpenAPI v3 index keys ("apis/<group>/<version>")
+// of the Available APIServices that name a service: their documents are
+// the extension servers' own.
+func (a *Aggregator) OpenAPIKeys() []string {
+	if a.cfg.APIServices == nil {
+		return nil
+	}
+	items, _, err := a.cfg.Objects.List(a.cfg.APIServices, "")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, as := range items {
+		spec, _ := as["spec"].(map[string]any)
+		if _, remote := spec["service"].(map[string]any); !remote || !Available(as) {
+			continue
+		}
+		group, _ := spec["group"].(string)
+		version, _ := spec["version"].(string)
+		if group != "" && version != "" {
+			out = append(out, "apis/"+group+"/"+version)
+		}
+	}
+	return out
+}

@@ -51,6 +51,13 @@ func WithSchemaKinds(k SchemaKinds) Option { return func(h *Handler) { h.schemaK
 // clients on the loopback interface (--compress-loopback-responses=false).
 func WithoutLoopbackCompression() Option { return func(h *Handler) { h.noLoopbackGzip = true } }
 
+// WithRemote adds to the v3 index the group-versions extension API
+// servers serve: keys returns their index keys ("apis/<group>/<version>")
+// per request, so it must be cheap and safe for concurrent use. Their
+// documents are the servers' own, which the caller proxies; a key the
+// registry serves is left to it.
+func WithRemote(keys func() []string) Option { return func(h *Handler) { h.remote = keys } }
+
 // WithCBOR advertises the CBOR media types on built-in resources'
 // operations (the CBORServingAndStorage gate), as upstream's routes list
 // every serializer of their group.
@@ -76,6 +83,8 @@ type Handler struct {
 	// version is WithVersion; issuer is WithIssuerDiscovery.
 	version bool
 	issuer  *issuerPaths
+	// remote is WithRemote.
+	remote func() []string
 
 	mu sync.Mutex
 	v3 *v3Set

@@ -2,6 +2,7 @@ package openapi
 
 import (
 	"bytes"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -30,9 +31,43 @@ const (
 // reports its JSON as text/plain.
 func (h *Handler) serveIndex(w http.ResponseWriter, r *http.Request) {
 	set := h.currentV3()
+	index := set.index
+	if h.remote != nil {
+		index = withRemoteKeys(index, set, h.remote())
+	}
 	w.Header().Set(headerContentType, indexContentType)
 	w.Header().Set(headerCacheControl, cacheRevalidate)
-	http.ServeContent(w, r, "", set.modified, bytes.NewReader(set.index))
+	http.ServeContent(w, r, "", set.modified, bytes.NewReader(index))
+}
+
+// withRemoteKeys is index with the keys the set does not serve added,
+// each at its path without a hash: the extension server's document may
+// change at any time.
+func withRemoteKeys(index []byte, set *v3Set, keys []string) []byte {
+	var doc struct {
+		Paths map[string]map[string]string `json:"paths"`
+	}
+	added := false
+	for _, k := range keys {
+		if _, ok := set.docs[k]; ok {
+			continue
+		}
+		if !added {
+			if err := json.Unmarshal(index, &doc); err != nil {
+				return index
+			}
+			added = true
+		}
+		doc.Paths[k] = map[string]string{"serverRelativeURL": pathV3Prefix + k}
+	}
+	if !added {
+		return index
+	}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		return index
+	}
+	return out
 }
 
 // Media types of the v3 documents. Upstream answers both spellings of the
