@@ -2,6 +2,7 @@ package server
 
 import (
 	"crypto/tls"
+	"slices"
 
 	"platd/config"
 	"platd/server/aggregator"
@@ -22,6 +23,9 @@ func (s *Server) newAggregator(cert *tls.Certificate) *aggregator.Aggregator {
 		Endpoints:   s.reg.Lookup("", "v1", "endpoints"),
 		ClientCert:  cert,
 		SendUID:     s.opts.FeatureGates.Enabled(config.RemoteRequestHeaderUID),
-		Log:         s.log,
+		// Extension servers built on upstream's libraries know
+		// upstream's discovery group only.
+		DiscoveryGroups: slices.Compact([]string{s.opts.Brand.DiscoveryGroup(), config.Brands["kubernetes"].DiscoveryGroup()}),
+		Log:             s.log,
 	})
 }

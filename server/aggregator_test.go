@@ -86,6 +86,9 @@ type extensionServer struct {
 	srv            *httptest.Server
 	group, version string
 	ca             *testPKI
+	// aggregated makes it serve aggregated discovery at /apis, listing
+	// flunders with one more short name than its resource list.
+	aggregated bool
 
 	mu sync.Mutex
 	// seen holds the echo of every request but discovery checks.
@@ -160,6 +163,14 @@ func (x *extensionServer) serve(w http.ResponseWriter, r *http.Request) {
 	gv := x.group + "/" + x.version
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if r.URL.Path == "/apis" && x.aggregated && strings.Contains(r.Header.Get("Accept"), "g="+config.Brands["kubernetes"].DiscoveryGroup()+";v=v2;as=APIGroupDiscoveryList") {
+		w.Header().Set("Content-Type", "application/json;g="+config.Brands["kubernetes"].DiscoveryGroup()+";v=v2;as=APIGroupDiscoveryList")
+		fmt.Fprintf(w, `{"kind":"APIGroupDiscoveryList","apiVersion":"%s/v2","metadata":{},"items":[{"metadata":{"name":%q},"versions":[{"version":%q,"freshness":"Current","resources":[`+
+			`{"resource":"flunders","responseKind":{"group":"","version":"","kind":"Flunder"},"scope":"Namespaced","singularResource":"flunder","verbs":["get","list"],"shortNames":["fl","flu"],`+
+			`"subresources":[{"subresource":"status","responseKind":{"group":"","version":"","kind":"Flunder"},"verbs":["get"]}]}]}]}]}`,
+			config.Brands["kubernetes"].DiscoveryGroup(), x.group, x.version)
+		return
+	}
 	if r.URL.Path == "/apis/"+gv {
 		x.checks = append(x.checks, e)
 		fmt.Fprintf(w, `{"kind":"APIResourceList","apiVersion":"v1","groupVersion":%q,"resources":[`+
@@ -449,11 +460,14 @@ func TestAggregatedAPIProxy(t *testing.T) {
 // and /apis/<group> is answered here, while the group-version's resource
 // list comes from the extension server; aggregated discovery lists the
 // version stale and without resources until the APIService is
-// available, then with the resources the server lists, converted from
-// its resource list as upstream converts one.
+// available, then with the resources the server's own aggregated
+// document lists (TestKubectlAggregatedAPI: a server without one).
 func TestAggregatedAPIDiscovery(t *testing.T) {
 	t.Parallel()
 	a := startAggregated(t)
+	a.x.mu.Lock()
+	a.x.aggregated = true
+	a.x.mu.Unlock()
 	e, group, version := a.env, a.group, a.version
 	aggregatedAccept := "application/json;g=" + e.opts.Brand.DiscoveryGroup() + ";v=v2;as=APIGroupDiscoveryList"
 	versionOf := func() map[string]any {
@@ -528,7 +542,7 @@ func TestAggregatedAPIDiscovery(t *testing.T) {
 		return v != nil && v["freshness"] == "Current" && len(v["resources"].([]any)) == 1
 	})
 	res := at(v, "resources", 0).(map[string]any)
-	want := `{"categories":["all"],"resource":"flunders","responseKind":{"group":"","kind":"Flunder","version":""},"scope":"Namespaced","shortNames":["fl"],` +
+	want := `{"resource":"flunders","responseKind":{"group":"","kind":"Flunder","version":""},"scope":"Namespaced","shortNames":["fl","flu"],` +
 		`"singularResource":"flunder","subresources":[{"responseKind":{"group":"","kind":"Flunder","version":""},"subresource":"status","verbs":["get"]}],"verbs":["get","list"]}`
 	if got, _ := json.Marshal(res); string(got) != want {
 		t.Errorf("aggregated resource:\n got  %s\n want %s", got, want)

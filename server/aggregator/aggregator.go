@@ -46,7 +46,10 @@ type Config struct {
 	ClientCert *tls.Certificate
 	// SendUID adds X-Remote-Uid (upstream's RemoteRequestHeaderUID gate).
 	SendUID bool
-	Log     *slog.Logger
+	// DiscoveryGroups are the groups of aggregated discovery asked of
+	// extension servers: the brand's and upstream's.
+	DiscoveryGroups []string
+	Log             *slog.Logger
 }
 
 // Aggregator proxies to extension API servers. Its methods are safe for

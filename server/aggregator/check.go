@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 
 	"platd/security"
+	"platd/server/discovery"
 	"platd/server/registry"
 )
 
@@ -21,7 +23,14 @@ const maxDiscoveryBody = 4 << 20
 // checkUser is who discovery checks are made as, upstream's identity: a
 // member of the privileged group, so that the server's authorization
 // never refuses the check.
-var checkUser = &security.User{Name: "system:kube-aggregator", Groups: []string{security.SystemPrivilegedGroup}}
+var checkUser = &security.User{Name: aggregatorUser, Groups: []string{security.SystemPrivilegedGroup}}
+
+// discoveryUser is who discovery documents are read as, upstream's
+// identity for it: the aggregator's name, without groups.
+var discoveryUser = &security.User{Name: aggregatorUser}
+
+// aggregatorUser is upstream's name of the aggregator's own requests.
+const aggregatorUser = "system:kube-aggregator"
 
 // CheckDiscovery runs upstream's last availability check of the
 // APIService called name with spec: a GET of its group-version's
@@ -43,24 +52,44 @@ func (a *Aggregator) CheckDiscovery(ctx context.Context, name string, spec map[s
 	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	body, err := a.get(ctx, u.String())
+	body, err := a.get(ctx, u.String(), "application/json", checkUser)
 	if err != nil {
 		return fmt.Errorf("failing or missing response from %s: %w", u, err)
 	}
-	a.keepList(name, group, version, body)
+	a.keepList(name, group, version, a.readResources(ctx, u, group, version, body))
 	return nil
 }
 
-// get reads url with the check transport, as checkUser, without following
-// redirects, wanting 2xx. Its errors are those of an HTTP client, as
-// upstream's messages quote them.
-func (a *Aggregator) get(ctx context.Context, url string) ([]byte, error) {
+// readResources returns the resources of group/version the extension
+// server at u lists, as upstream's aggregator reads them: from its
+// aggregated discovery document when it serves one, else from the
+// resource list the check read (legacy). Nil when neither is readable.
+func (a *Aggregator) readResources(ctx context.Context, u *url.URL, group, version string, legacy []byte) *discovery.RemoteResources {
+	apis := *u
+	apis.Path = "/apis"
+	if body, err := a.get(ctx, apis.String(), discovery.AggregatedAccept(a.cfg.DiscoveryGroups...), discoveryUser); err == nil {
+		if res, err := discovery.ParseAggregatedGroupVersion(body, group, version); err == nil {
+			return res
+		}
+	}
+	res, err := discovery.ParseResourceList(legacy)
+	if err != nil {
+		a.cfg.Log.Warn("aggregator: unreadable discovery document", "url", u.String(), "err", err)
+		return nil
+	}
+	return res
+}
+
+// get reads url with the check transport, as u, accepting accept,
+// without following redirects, wanting 2xx. Its errors are those of an
+// HTTP client, as upstream's messages quote them.
+func (a *Aggregator) get(ctx context.Context, url, accept string, u *security.User) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Accept", "application/json")
-	setUserHeaders(req.Header, checkUser, false)
+	req.Header.Set("Accept", accept)
+	setUserHeaders(req.Header, u, false)
 	client := &http.Client{Transport: a.check, Timeout: checkTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)

@@ -13,14 +13,9 @@ type resourceList struct {
 	resources *discovery.RemoteResources
 }
 
-// keepList keeps the discovery body a check of the APIService called
-// name read, for RemoteGroupVersions.
-func (a *Aggregator) keepList(name, group, version string, body []byte) {
-	res, err := discovery.ParseResourceList(body)
-	if err != nil {
-		a.cfg.Log.Warn("aggregator: unreadable discovery document", "apiservice", name, "err", err)
-		res = nil
-	}
+// keepList keeps the resources a check of the APIService called name
+// read, for RemoteGroupVersions.
+func (a *Aggregator) keepList(name, group, version string, res *discovery.RemoteResources) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if old, ok := a.lists[name]; ok && old.group == group && old.version == version && old.resources.Equal(res) {

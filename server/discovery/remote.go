@@ -178,3 +178,59 @@ func mergeRemote(state registry.Snapshot, remote []RemoteGroupVersion, pri func(
 	}
 	return groups, ordered, byGV
 }
+
+// ErrNotAggregated is a discovery body that is not an
+// APIGroupDiscoveryList.
+var ErrNotAggregated = errors.New("not an APIGroupDiscoveryList")
+
+// AggregatedAccept is the Accept header asking a server for its
+// aggregated discovery document (v2, then v2beta1) under any of the
+// discovery groups given, or else plain JSON.
+func AggregatedAccept(discoveryGroups ...string) string {
+	var b strings.Builder
+	for _, g := range discoveryGroups {
+		for _, v := range []string{aggregatedV2, aggregatedV2Beta1} {
+			fmt.Fprintf(&b, "%s;%s=%s;%s=%s;%s=%s,", mediaJSON, paramGroup, g, paramVersion, v, paramAs, aggregatedAs)
+		}
+	}
+	b.WriteString(mediaJSON)
+	return b.String()
+}
+
+// ParseAggregatedGroupVersion reads an aggregated discovery document
+// (JSON, apidiscovery v2 or v2beta1, which share one shape) and returns
+// the resources it lists for group/version, as upstream's aggregator takes
+// an extension server's document: a group-version the document does not
+// list has no resources. A body of another kind is ErrNotAggregated.
+func ParseAggregatedGroupVersion(body []byte, group, version string) (*RemoteResources, error) {
+	var l struct {
+		Kind  string           `json:"kind"`
+		Items []groupDiscovery `json:"items"`
+	}
+	if err := json.Unmarshal(body, &l); err != nil {
+		return nil, err
+	}
+	if l.Kind != kindGroupDiscoveryList {
+		return nil, ErrNotAggregated
+	}
+	out := &RemoteResources{list: []resourceDiscovery{}}
+	for _, g := range l.Items {
+		if g.Metadata.Name != group {
+			continue
+		}
+		for _, v := range g.Versions {
+			if v.Version != version {
+				continue
+			}
+			for _, r := range v.Resources {
+				r.Verbs = nonNil(r.Verbs)
+				for i := range r.Subresources {
+					r.Subresources[i].Verbs = nonNil(r.Subresources[i].Verbs)
+				}
+				out.list = append(out.list, r)
+			}
+			return out, nil
+		}
+	}
+	return out, nil
+}

@@ -165,3 +165,72 @@ func TestRemoteGroupVersions(t *testing.T) {
 		t.Error("the ETag did not change with the remote group-versions")
 	}
 }
+
+func TestParseAggregatedGroupVersion(t *testing.T) {
+	t.Parallel()
+	doc := `{"kind":"APIGroupDiscoveryList","apiVersion":"apidiscovery.example/v2","metadata":{},"items":[` +
+		`{"metadata":{"name":"w.example.com"},"versions":[{"version":"v1","resources":[{"resource":"flunders","responseKind":{"group":"","version":"","kind":"Flunder"},"scope":"Namespaced","singularResource":"flunder",` +
+		`"subresources":[{"subresource":"status","responseKind":{"group":"","version":"","kind":"Flunder"}}]}],"freshness":"Current"},{"version":"v2","resources":[],"freshness":"Current"}]},` +
+		`{"metadata":{"name":"other.example.com"},"versions":[{"version":"v1","resources":[{"resource":"others","verbs":["get"]}]}]}]}`
+	tests := []struct {
+		name, body, group, version, want, err string
+	}{
+		{"listed", doc, "w.example.com", "v1", `[{"resource":"flunders","responseKind":{"group":"","version":"","kind":"Flunder"},"scope":"Namespaced","singularResource":"flunder","verbs":[],` +
+			`"subresources":[{"subresource":"status","responseKind":{"group":"","version":"","kind":"Flunder"},"verbs":[]}]}]`, ""},
+		{"no resources", doc, "w.example.com", "v2", `[]`, ""},
+		{"not listed", doc, "w.example.com", "v3", `[]`, ""},
+		{"a resource list", `{"kind":"APIResourceList","resources":[]}`, "w.example.com", "v1", "", ErrNotAggregated.Error()},
+		{"not JSON", `nope`, "w.example.com", "v1", "", "invalid character 'o' in literal null (expecting 'u')"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseAggregatedGroupVersion([]byte(tt.body), tt.group, tt.version)
+			if tt.err != "" {
+				if err == nil || err.Error() != tt.err {
+					t.Fatalf("error %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b, _ := json.Marshal(got.list); string(b) != tt.want {
+				t.Errorf("got  %s\nwant %s", b, tt.want)
+			}
+		})
+	}
+}
+
+// FuzzParseAggregatedGroupVersion: any body parses or fails cleanly, and
+// what parses has verbs everywhere (never null on the wire).
+func FuzzParseAggregatedGroupVersion(f *testing.F) {
+	f.Add([]byte(`{"kind":"APIGroupDiscoveryList","items":[{"metadata":{"name":"g"},"versions":[{"version":"v1","resources":[{"resource":"r","subresources":[{"subresource":"s"}]}]}]}]}`))
+	f.Add([]byte(`{"kind":"APIGroupDiscoveryList","items":null}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, err := ParseAggregatedGroupVersion(body, "g", "v1")
+		if err != nil {
+			return
+		}
+		for _, r := range got.list {
+			if r.Verbs == nil {
+				t.Fatalf("resource %q without verbs", r.Resource)
+			}
+			for _, s := range r.Subresources {
+				if s.Verbs == nil {
+					t.Fatalf("subresource %q without verbs", s.Subresource)
+				}
+			}
+		}
+	})
+}
+
+func TestAggregatedAccept(t *testing.T) {
+	t.Parallel()
+	got := AggregatedAccept("apidiscovery.a", "apidiscovery.b")
+	want := "application/json;g=apidiscovery.a;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.a;v=v2beta1;as=APIGroupDiscoveryList," +
+		"application/json;g=apidiscovery.b;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.b;v=v2beta1;as=APIGroupDiscoveryList,application/json"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
