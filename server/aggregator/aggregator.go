@@ -8,6 +8,7 @@
 package aggregator
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/base64"
@@ -68,6 +69,16 @@ type Aggregator struct {
 	// APIService read; gen counts their changes.
 	lists map[string]resourceList
 	gen   uint64
+	// reading marks the APIServices whose resources are being read
+	// (RemoteGroupVersions), tried when each last began; reads counts
+	// those reads, which end with ctx. closed is set by Close, after
+	// which no read starts.
+	reading map[string]bool
+	tried   map[string]time.Time
+	reads   sync.WaitGroup
+	ctx     context.Context
+	cancel  context.CancelFunc
+	closed  bool
 }
 
 // proxyTransport is the transport of one APIService with the settings it
@@ -85,17 +96,24 @@ func New(cfg Config) *Aggregator {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	a := &Aggregator{cfg: cfg, transports: map[string]*proxyTransport{}, lists: map[string]resourceList{}}
+	a := &Aggregator{cfg: cfg, transports: map[string]*proxyTransport{}, lists: map[string]resourceList{}, reading: map[string]bool{}, tried: map[string]time.Time{}}
+	a.ctx, a.cancel = context.WithCancel(context.Background())
 	a.check = a.newTransport(&tls.Config{InsecureSkipVerify: true}) //nolint:gosec // upstream's discovery check does not verify the server
 	return a
 }
 
-// Close releases every idle connection. Transports stay usable: a
-// request after Close opens new connections.
+// Close ends the reads of discovery documents in progress and releases
+// every idle connection. Transports stay usable: a request after Close
+// opens new connections.
 func (a *Aggregator) Close() {
 	if a == nil {
 		return
 	}
+	a.mu.Lock()
+	a.closed = true
+	a.mu.Unlock()
+	a.cancel()
+	a.reads.Wait()
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for _, t := range a.transports {
@@ -158,6 +176,7 @@ func (a *Aggregator) forget(name string) {
 		}
 		delete(a.transports, name)
 	}
+	delete(a.tried, name)
 	if _, ok := a.lists[name]; ok {
 		delete(a.lists, name)
 		a.gen++

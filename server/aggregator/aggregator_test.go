@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"platd/security"
 	"platd/server/apierr"
@@ -24,8 +27,14 @@ func (f fakeObjects) Get(d *registry.Descriptor, ns, name string) (registry.Obje
 	return nil, apierr.NotFound("", d.Resource, name)
 }
 
-func (f fakeObjects) List(*registry.Descriptor, string) ([]registry.Object, int64, error) {
-	return nil, 0, nil
+func (f fakeObjects) List(d *registry.Descriptor, _ string) ([]registry.Object, int64, error) {
+	var out []registry.Object
+	for k, o := range f {
+		if strings.HasPrefix(k, d.Resource+"/") {
+			out = append(out, o)
+		}
+	}
+	return out, 0, nil
 }
 
 func newTestAggregator(objs fakeObjects) *Aggregator {
@@ -152,5 +161,54 @@ func TestStripCredentials(t *testing.T) {
 	stripCredentials(h)
 	if got := fmt.Sprint(h); got != "map[Accept:[*/*]]" || strings.Contains(got, "Bearer") {
 		t.Errorf("after stripping: %v", h)
+	}
+}
+
+// TestRemoteGroupVersionsReadsInBackground: discovery of an Available
+// APIService whose resources were never read (no availability check ran
+// here) reads them in the background, and Close ends such reads.
+func TestRemoteGroupVersionsReadsInBackground(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/apis/w.example.com/v1" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprint(w, `{"kind":"APIResourceList","groupVersion":"w.example.com/v1","resources":[{"name":"flunders","namespaced":true,"kind":"Flunder","verbs":["get"]}]}`)
+	}))
+	defer srv.Close()
+	port := int64(srv.Listener.Addr().(*net.TCPAddr).Port)
+	objs := fakeObjects{
+		"apiservices//v1.w.example.com": {"metadata": map[string]any{"name": "v1.w.example.com"},
+			"spec":   map[string]any{"group": "w.example.com", "version": "v1", "service": map[string]any{"namespace": "ns", "name": "api", "port": int64(443)}},
+			"status": map[string]any{"conditions": []any{map[string]any{"type": "Available", "status": "True"}}}},
+		"services/ns/api": {"spec": map[string]any{"ports": []any{map[string]any{"name": "https", "port": int64(443)}}}},
+		"endpoints/ns/api": {"subsets": []any{map[string]any{"addresses": []any{map[string]any{"ip": "127.0.0.1"}},
+			"ports": []any{map[string]any{"name": "https", "port": port}}}}},
+	}
+	a := newTestAggregator(objs)
+	a.cfg.APIServices = &registry.Descriptor{Resource: "apiservices"}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		gvs := a.RemoteGroupVersions()
+		if len(gvs) != 1 {
+			t.Fatalf("listed %v", gvs)
+		}
+		if gvs[0].Resources != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the resources were never read")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	a.Close()
+	a.mu.Lock()
+	a.lists = map[string]resourceList{}
+	a.mu.Unlock()
+	a.RemoteGroupVersions()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.reading) != 0 {
+		t.Error("a read started after Close")
 	}
 }
