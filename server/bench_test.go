@@ -539,8 +539,15 @@ func BenchmarkListPods(b *testing.B) {
 // through client with accept, after a first list whose body ok accepts.
 func benchListAs(b *testing.B, p *platdProc, client *http.Client, resource, accept string, ok func(body []byte) bool) {
 	b.Helper()
+	benchListPathAs(b, p, client, "/api/v1/namespaces/"+benchNS+"/"+resource, accept, ok)
+}
+
+// benchListPathAs is benchListAs of the collection at path.
+func benchListPathAs(b *testing.B, p *platdProc, client *http.Client, path, accept string, ok func(body []byte) bool) {
+	b.Helper()
+	resource := path[strings.LastIndexByte(path, '/')+1:]
 	list := func() []byte {
-		code, body, err := doWith(client, p.url, http.MethodGet, "/api/v1/namespaces/"+benchNS+"/"+resource, nil, "Accept", accept)
+		code, body, err := doWith(client, p.url, http.MethodGet, path, nil, "Accept", accept)
 		if err != nil || code != http.StatusOK {
 			b.Fatalf("list: %d %v %.200s", code, err, body)
 		}

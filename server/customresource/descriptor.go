@@ -146,69 +146,21 @@ func NewBuilder(meta *schema.Schema, b config.Brand) *Builder {
 }
 
 // Descriptors returns one descriptor per served version; the storage
-// version's comes first (it is the stored form of the others). A
-// definition without a storage version serves nothing.
+// version's comes first. A definition without a storage version serves
+// nothing.
+//
+// Every served version converts to and from one stored form (which no
+// request addresses) with one converter, under either strategy: objects
+// are stored naming the version they were written in (the storage
+// version's under None, which rewrites nothing else), so that whatever
+// strategy and storage version the definition has when they are read,
+// they are read as what they are.
 func (b *Builder) Descriptors(def *Definition) ([]*registry.Descriptor, error) {
 	sv := def.StorageVersion()
 	if sv == nil {
 		return nil, nil
 	}
-	if def.Webhook {
-		return b.webhookDescriptors(def, sv)
-	}
-	stored, err := b.descriptor(def, sv)
-	if err != nil {
-		return nil, err
-	}
-	var out []*registry.Descriptor
-	if sv.Served {
-		out = append(out, stored)
-	}
-	for i := range def.Versions {
-		v := &def.Versions[i]
-		if v == sv || !v.Served {
-			continue
-		}
-		d, err := b.descriptor(def, v)
-		if err != nil {
-			return nil, err
-		}
-		// Objects keep one form in every version (conversion None
-		// rewrites only apiVersion, which is not stored). Written through
-		// this version, an object gets the storage version's defaults as
-		// well: upstream applies them as it reads the object back from
-		// storage, the write's own answer included.
-		d.Storage = &registry.Storage{Descriptor: stored, FromStorage: same, ToStorage: func(obj registry.Object) registry.Object {
-			schema.ApplyDefaults(obj, stored.Schema)
-			return obj
-		}, NoVersionHash: !sv.Served}
-		out = append(out, d)
-	}
-	return out, nil
-}
-
-// StorageDescriptor returns the descriptor of the storage version whether
-// it is served or not (nil when none is marked): the objects of a
-// definition that serves nothing are still stored, and deleting the
-// definition deletes them through it.
-func (b *Builder) StorageDescriptor(def *Definition) (*registry.Descriptor, error) {
-	sv := def.StorageVersion()
-	if sv == nil {
-		return nil, nil
-	}
-	if def.Webhook {
-		st, _, err := b.webhookStorage(def, sv)
-		return st, err
-	}
-	return b.descriptor(def, sv)
-}
-
-// webhookDescriptors are the descriptors of a definition whose versions
-// convert through its webhook: every served version, the storage
-// version's first, converts to and from one stored form (which no
-// request addresses) with one converter.
-func (b *Builder) webhookDescriptors(def *Definition, sv *Version) ([]*registry.Descriptor, error) {
-	st, cv, err := b.webhookStorage(def, sv)
+	st, schemas, err := b.storage(def, sv)
 	if err != nil {
 		return nil, err
 	}
@@ -228,37 +180,55 @@ func (b *Builder) webhookDescriptors(def *Definition, sv *Version) ([]*registry.
 			return nil, err
 		}
 		// The versions decode their own objects with their own schema.
-		cv.schemas[v.Name] = d.Schema
-		d.Storage = &registry.Storage{Descriptor: st, Converter: cv, NoVersionHash: !sv.Served}
+		schemas[v.Name] = d.Schema
+		stored := *st.Storage
+		d.Storage = &stored
 		out = append(out, d)
 	}
 	return out, nil
 }
 
-// webhookStorage is the stored form of a definition whose versions
-// convert through its webhook, and the converter. The stored form
-// converts like the served versions (to itself): whatever reads objects
-// through it (the garbage collector, by key) reads each in its version.
-func (b *Builder) webhookStorage(def *Definition, sv *Version) (*registry.Descriptor, *webhookConverter, error) {
+// StorageDescriptor returns the descriptor of the storage version whether
+// it is served or not (nil when none is marked): the objects of a
+// definition that serves nothing are still stored, and deleting the
+// definition deletes them through it.
+func (b *Builder) StorageDescriptor(def *Definition) (*registry.Descriptor, error) {
+	sv := def.StorageVersion()
+	if sv == nil {
+		return nil, nil
+	}
+	st, _, err := b.storage(def, sv)
+	return st, err
+}
+
+// storage is the stored form of a definition's objects, with the
+// converter of its strategy, and the schemas that converter decodes each
+// version's objects with, filled in for the unserved versions (the
+// served ones get their descriptors'). The stored form converts like the
+// served versions (to itself): whatever reads objects through it (the
+// garbage collector, by key) reads each in its version.
+func (b *Builder) storage(def *Definition, sv *Version) (*registry.Descriptor, map[string]*schema.Schema, error) {
 	st, err := b.descriptor(def, sv)
 	if err != nil {
 		return nil, nil, err
 	}
-	cv := &webhookConverter{group: def.Group, kind: def.Kind, reviewGroup: b.reviewGroup, reviewVersions: def.ReviewVersions,
-		client: webhookclient.New(def.WebhookClientConfig), schemas: map[string]*schema.Schema{sv.Name: st.Schema}}
+	schemas := map[string]*schema.Schema{sv.Name: st.Schema}
 	for i := range def.Versions {
 		// Objects written in a version no longer served are still read.
 		if v := &def.Versions[i]; v != sv && !v.Served {
 			s := structure(v.Schema, b.meta)
 			s.Seal()
-			cv.schemas[v.Name] = s
+			schemas[v.Name] = s
 		}
 	}
+	var cv registry.Converter = &noneConverter{schemas: schemas, storageVersion: st.GroupVersion()}
+	if def.Webhook {
+		cv = &webhookConverter{group: def.Group, kind: def.Kind, reviewGroup: b.reviewGroup, reviewVersions: def.ReviewVersions,
+			client: webhookclient.New(def.WebhookClientConfig), schemas: schemas}
+	}
 	st.Storage = &registry.Storage{Descriptor: st, Converter: cv, NoVersionHash: !sv.Served}
-	return st, cv, nil
+	return st, schemas, nil
 }
-
-func same(obj registry.Object) registry.Object { return obj }
 
 func (b *Builder) descriptor(def *Definition, v *Version) (*registry.Descriptor, error) {
 	s := structure(v.Schema, b.meta)

@@ -429,13 +429,18 @@ type Storage struct {
 	// Converter, when set, converts instead of ToStorage and FromStorage:
 	// for types whose conversion is made elsewhere and can fail (a custom
 	// resource's conversion webhook). Objects of such a type keep the
-	// version they were written in: the stored bytes name it (an object
-	// stored without one is of Descriptor's version), are decoded with
+	// version they were written in: the stored bytes name it (see
+	// Unversioned for those that do not), are decoded with
 	// that version's schema and converted from it on every read, until
 	// rewritten. Descriptor's own objects then share no fast path with
 	// stored bytes either: every served version of the type has a
 	// Storage with the same Converter.
 	Converter Converter
+	// Unversioned is the version (a version name of the type's group)
+	// of a Converter's stored bytes that name none: those written before
+	// every object of the type named its own. Empty, they are of
+	// Descriptor's version.
+	Unversioned string
 	// NoVersionHash leaves the storage version hash out of discovery:
 	// upstream publishes a custom resource's only while its storage
 	// version is served.

@@ -18,8 +18,8 @@ import (
 //
 //	{"metadata":{...},"apiVersion":"<group>/<version>",...}
 //
-// Bytes without it are of the stored form's version, as every object was
-// stored before its type converted this way.
+// Bytes without it were stored before their type named versions: they are
+// of the version registry.Storage.Unversioned names.
 
 // versionKey follows the metadata of stored bytes that name their version.
 var versionKey = []byte(`,"apiVersion":"`)
@@ -86,10 +86,9 @@ func servedAsStored(dst []byte, d *registry.Descriptor, stored []byte) (_ []byte
 	}
 	start, end, gv := versionMember(stored)
 	if gv == nil {
-		// Stored before the type converted this way: of the stored
-		// form's version. Copied all the same: dst is the caller's to
-		// reuse, the stored bytes never are.
-		if storedForm(d).GroupVersion() != d.GroupVersion() {
+		// Stored before the type named versions. Copied all the same:
+		// dst is the caller's to reuse, the stored bytes never are.
+		if unversionedIn(d) != d.GroupVersion() {
 			return nil, false
 		}
 		return append(dst[:0], stored...), true
@@ -105,6 +104,15 @@ func servedAsStored(dst []byte, d *registry.Descriptor, stored []byte) (_ []byte
 func storedIn(d *registry.Descriptor, value []byte) string {
 	if gv := storedVersion(value); gv != "" {
 		return gv
+	}
+	return unversionedIn(d)
+}
+
+// unversionedIn is the apiVersion of the stored bytes of d's type that
+// name none.
+func unversionedIn(d *registry.Descriptor) string {
+	if d.Storage != nil && d.Storage.Unversioned != "" {
+		return d.Group + "/" + d.Storage.Unversioned
 	}
 	return storedForm(d).GroupVersion()
 }

@@ -64,6 +64,10 @@ func TestServedAsStored(t *testing.T) {
 	st := &registry.Descriptor{Group: "g", Version: "v1", Kind: "K"}
 	st.Storage = &registry.Storage{Descriptor: st, Converter: noConverter{}}
 	v2 := &registry.Descriptor{Group: "g", Version: "v2", Kind: "K", Storage: st.Storage}
+	// Bytes that name no version are of the version Unversioned names.
+	old := &registry.Storage{Descriptor: st, Converter: noConverter{}, Unversioned: "v2"}
+	stOld := &registry.Descriptor{Group: "g", Version: "v1", Kind: "K", Storage: old}
+	v2Old := &registry.Descriptor{Group: "g", Version: "v2", Kind: "K", Storage: old}
 	tests := []struct {
 		d            *registry.Descriptor
 		stored, want string
@@ -75,6 +79,9 @@ func TestServedAsStored(t *testing.T) {
 		{st, `{"metadata":{"name":"a"},"apiVersion":"g/v2","spec":"x"}`, ""},
 		{v2, `{"metadata":{"name":"a"},"apiVersion":"g/v2","spec":"x"}`, `{"metadata":{"name":"a"},"spec":"x"}`},
 		{v2, `{"metadata":{"name":"a"},"spec":"x"}`, ""},
+		{stOld, `{"metadata":{"name":"a"},"spec":"x"}`, ""},
+		{stOld, `{"metadata":{"name":"a"},"apiVersion":"g/v1","spec":"x"}`, `{"metadata":{"name":"a"},"spec":"x"}`},
+		{v2Old, `{"metadata":{"name":"a"},"spec":"x"}`, `{"metadata":{"name":"a"},"spec":"x"}`},
 	}
 	for _, tt := range tests {
 		stored := []byte(tt.stored)
@@ -97,4 +104,28 @@ func (noConverter) Convert(context.Context, registry.Object, string) (registry.O
 }
 func (noConverter) ConvertList(context.Context, []registry.Object, string) ([]registry.Object, error) {
 	return nil, errors.New("no conversion expected")
+}
+
+// TestStoredIn checks the version stored bytes are read in: the one they
+// name, else the one the type's Storage.Unversioned names, else the
+// stored form's.
+func TestStoredIn(t *testing.T) {
+	t.Parallel()
+	st := &registry.Descriptor{Group: "g", Version: "v2", Kind: "K"}
+	st.Storage = &registry.Storage{Descriptor: st, Converter: noConverter{}}
+	old := &registry.Descriptor{Group: "g", Version: "v2", Kind: "K",
+		Storage: &registry.Storage{Descriptor: st, Converter: noConverter{}, Unversioned: "v1"}}
+	for _, tt := range []struct {
+		d            *registry.Descriptor
+		stored, want string
+	}{
+		{st, `{"metadata":{"name":"a"},"apiVersion":"g/v3"}`, "g/v3"},
+		{st, `{"metadata":{"name":"a"}}`, "g/v2"},
+		{old, `{"metadata":{"name":"a"},"apiVersion":"g/v3"}`, "g/v3"},
+		{old, `{"metadata":{"name":"a"}}`, "g/v1"},
+	} {
+		if got := storedIn(tt.d, []byte(tt.stored)); got != tt.want {
+			t.Errorf("%s: in %s, want %s", tt.stored, got, tt.want)
+		}
+	}
 }
