@@ -24,11 +24,18 @@ import (
 // ErrNoEndpoint is a clientConfig that names neither a url nor a service.
 var ErrNoEndpoint = errors.New("webhook has neither url nor service")
 
+// ErrResponseTooLarge is an answer longer than the client reads.
+var ErrResponseTooLarge = errors.New("webhook response too large")
+
 // DefaultServicePort is the port of a webhook service when unset.
 const DefaultServicePort = 443
 
-// MaxResponse bounds the body of a webhook's answer read.
-const MaxResponse = 3 << 20
+// MaxResponse bounds the body of a webhook's answer read. Upstream reads
+// the whole answer; the bound only keeps a runaway webhook from taking
+// the server's memory, and is far above any answer a webhook gives: a
+// conversion webhook answers with a whole list converted, as large as
+// the list a client asked for.
+const MaxResponse = 1 << 30
 
 // Connection reuse: a few idle connections per webhook host keep repeated
 // calls cheap without holding many sockets.
@@ -43,12 +50,14 @@ type Client struct {
 	endpoint    string
 	endpointErr error
 	http        *http.Client
+	// maxResponse is MaxResponse but in tests.
+	maxResponse int64
 }
 
 // New returns the client of a clientConfig in its decoded form (url, or
 // service {namespace, name, port, path}, and caBundle, base64 PEM).
 func New(cc map[string]any) *Client {
-	c := &Client{}
+	c := &Client{maxResponse: MaxResponse}
 	var serverName string
 	c.endpoint, serverName, c.endpointErr = Endpoint(cc)
 	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: serverName}
@@ -80,7 +89,8 @@ func (c *Client) CloseIdle() {
 // Post sends body (JSON) to target, the endpoint with whatever query the
 // caller adds, and returns the answer's body. A status other than 2xx is
 // an error carrying the message of the Status the webhook answered with,
-// if any; a transport failure is Go's *url.Error (`Post "<target>": ...`).
+// if any; a transport failure is Go's *url.Error (`Post "<target>": ...`);
+// an answer longer than MaxResponse is ErrResponseTooLarge.
 func (c *Client) Post(ctx context.Context, target string, body []byte) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(body))
 	if err != nil {
@@ -93,9 +103,12 @@ func (c *Client) Post(ctx context.Context, target string, body []byte) ([]byte, 
 		return nil, err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxResponse))
+	data, err := io.ReadAll(io.LimitReader(resp.Body, c.maxResponse+1))
 	if err != nil {
 		return nil, err
+	}
+	if int64(len(data)) > c.maxResponse {
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrResponseTooLarge, c.maxResponse)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		var st struct{ Kind, Message string }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/pem"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -80,5 +82,43 @@ func TestPost(t *testing.T) {
 	defer plain.CloseIdle()
 	if _, err := plain.Post(context.Background(), srv.URL, nil); err == nil || !strings.HasPrefix(err.Error(), `Post "`+srv.URL+`": `) {
 		t.Errorf("untrusted server: %v", err)
+	}
+}
+
+// TestPostReadsWholeAnswer checks that an answer is read whole up to the
+// client's bound, and that a longer one is an error naming the bound, not
+// an answer cut short.
+func TestPostReadsWholeAnswer(t *testing.T) {
+	t.Parallel()
+	const limit = 1000
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+		_, _ = io.WriteString(w, strings.Repeat("x", n))
+	}))
+	defer srv.Close()
+	ca := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}))
+	c := New(map[string]any{"url": srv.URL, "caBundle": ca})
+	defer c.CloseIdle()
+	if c.maxResponse != MaxResponse || MaxResponse < 1<<30 {
+		t.Errorf("bound %d, MaxResponse %d: want at least 1 GiB", c.maxResponse, MaxResponse)
+	}
+	c.maxResponse = limit
+	for _, tt := range []struct {
+		n   int
+		err string
+	}{
+		{0, ""},
+		{limit - 1, ""},
+		{limit, ""},
+		{limit + 1, "webhook response too large: more than 1000 bytes"},
+		{10 * limit, "webhook response too large: more than 1000 bytes"},
+	} {
+		got, err := c.Post(context.Background(), WithQuery(srv.URL, "n", strconv.Itoa(tt.n)), nil)
+		switch {
+		case tt.err == "" && (err != nil || len(got) != tt.n):
+			t.Errorf("answer of %d bytes: read %d, %v", tt.n, len(got), err)
+		case tt.err != "" && (err == nil || err.Error() != tt.err || !errors.Is(err, ErrResponseTooLarge)):
+			t.Errorf("answer of %d bytes: %v, want %q", tt.n, err, tt.err)
+		}
 	}
 }
