@@ -76,6 +76,15 @@ func (rd *renderer) served(stored []byte) ([]byte, error) {
 // apiVersion when the descriptor's list items carry them. The result is
 // valid until the next call.
 func (rd *renderer) listItem(stored []byte) ([]byte, error) {
+	if rd.d.ListItemsTyped && converter(rd.d) != nil {
+		// Cut the version member as the item is copied, not before.
+		if start, end, ok := servedSpan(rd.d, stored); ok && start > 1 {
+			rd.item = typePrefix(rd.item[:0], rd.d.Kind, rd.d.GroupVersion())
+			rd.item = append(rd.item, stored[1:start]...)
+			rd.item = append(rd.item, stored[end:]...)
+			return rd.item, nil
+		}
+	}
 	b, err := rd.served(stored)
 	if err != nil || !rd.d.ListItemsTyped {
 		return b, err
@@ -303,23 +312,18 @@ func objectEnd(v []byte) (int, error) {
 }
 
 // containerEnd returns the length of the compact JSON object or array v
-// starts with.
+// starts with. Strings, most of the bytes, are passed over by searching
+// for their closing quote rather than byte by byte.
 func containerEnd(v []byte) (int, error) {
-	depth, inString := 0, false
+	depth := 0
 	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
+		switch v[i] {
 		case '"':
-			inString = true
+			end, ok := stringEnd(v, i)
+			if !ok {
+				return 0, errNoMetadata
+			}
+			i = end
 		case '{', '[':
 			depth++
 		case '}', ']':
@@ -330,6 +334,26 @@ func containerEnd(v []byte) (int, error) {
 		}
 	}
 	return 0, errNoMetadata
+}
+
+// stringEnd is the index of the quote that closes the JSON string whose
+// opening quote is v[open]: the first one after it not escaped by an odd
+// number of backslashes.
+func stringEnd(v []byte, open int) (int, bool) {
+	for at := open + 1; ; at++ {
+		k := bytes.IndexByte(v[at:], '"')
+		if k < 0 {
+			return 0, false
+		}
+		at += k
+		n := 0
+		for b := at - 1; b > open && v[b] == '\\'; b-- {
+			n++
+		}
+		if n%2 == 0 {
+			return at, true
+		}
+	}
 }
 
 // storedResourceVersion reads the resourceVersion of stored bytes.

@@ -81,23 +81,30 @@ func versionMember(value []byte) (start, end int, gv []byte) {
 // current and in d's version without their version member: d's served
 // form, copied into dst but not decoded. ok is false for any other bytes.
 func servedAsStored(dst []byte, d *registry.Descriptor, stored []byte) (_ []byte, ok bool) {
-	if stale(d, stored) {
+	start, end, ok := servedSpan(d, stored)
+	if !ok {
 		return nil, false
+	}
+	// Copied even when there is nothing to cut: dst is the caller's to
+	// reuse, the stored bytes never are.
+	dst = append(dst[:0], stored[:start]...)
+	return append(dst, stored[end:]...), true
+}
+
+// servedSpan is where the version member of stored bytes of a type with
+// a Converter is (start == end when they name none), when the bytes are
+// current and in d's version: stored[:start] and stored[end:] joined are
+// d's served form. ok is false for any other bytes.
+func servedSpan(d *registry.Descriptor, stored []byte) (start, end int, ok bool) {
+	if stale(d, stored) {
+		return 0, 0, false
 	}
 	start, end, gv := versionMember(stored)
 	if gv == nil {
-		// Stored before the type named versions. Copied all the same:
-		// dst is the caller's to reuse, the stored bytes never are.
-		if unversionedIn(d) != d.GroupVersion() {
-			return nil, false
-		}
-		return append(dst[:0], stored...), true
+		// Stored before the type named versions.
+		return 0, 0, unversionedIn(d) == d.GroupVersion()
 	}
-	if string(gv) != d.GroupVersion() {
-		return nil, false
-	}
-	dst = append(dst[:0], stored[:start]...)
-	return append(dst, stored[end:]...), true
+	return start, end, string(gv) == d.GroupVersion()
 }
 
 // storedIn is the apiVersion the stored bytes of d's type are in.
@@ -106,6 +113,15 @@ func storedIn(d *registry.Descriptor, value []byte) string {
 		return gv
 	}
 	return unversionedIn(d)
+}
+
+// isStoredIn reports whether the stored bytes of d's type are in gv: as
+// storedIn(d, value) == gv, without a copy of the version.
+func isStoredIn(d *registry.Descriptor, value []byte, gv string) bool {
+	if _, _, named := versionMember(value); named != nil {
+		return string(named) == gv
+	}
+	return unversionedIn(d) == gv
 }
 
 // unversionedIn is the apiVersion of the stored bytes of d's type that
@@ -199,7 +215,7 @@ func convertItems(d *registry.Descriptor, items []storedKV) ([]storedKV, error) 
 	var at []int
 	var objs []Object
 	for i := range items {
-		if storedIn(d, items[i].Value) == gv {
+		if isStoredIn(d, items[i].Value, gv) {
 			continue
 		}
 		obj, err := decodeVersioned(schema.DecodeStoredShared, d, cv, items[i].Value)
