@@ -36,3 +36,103 @@ func TestCustomResourceConversionOfALargeList(t *testing.T) {
 		t.Errorf("list converted in %d reviews, want 1", n)
 	}
 }
+
+// hostsCRDSelectable is hostsCRD with a selectable field in each version.
+func hostsCRDSelectable(group string, cc map[string]any) map[string]any {
+	crd := hostsCRD(group, "v2", cc, "v1")
+	vs := crd["spec"].(map[string]any)["versions"].([]any)
+	vs[0].(map[string]any)["selectableFields"] = []any{map[string]any{"jsonPath": ".spec.hostPort"}}
+	vs[1].(map[string]any)["selectableFields"] = []any{map[string]any{"jsonPath": ".spec.host"}}
+	return crd
+}
+
+// createHosts creates hosts of the given names through v2.
+func createHosts(t *testing.T, e *env, group string, names ...string) {
+	t.Helper()
+	v2 := groupPath(group, "v2", "default", "hosts")
+	eventually(t, "served", func() bool { return e.do("GET", v2, nil).code == 200 })
+	for _, n := range names {
+		e.do("POST", v2, map[string]any{"apiVersion": group + "/v2", "kind": "Host", "metadata": map[string]any{"name": n},
+			"spec": map[string]any{"host": n + ".example.org", "port": "80"}}).mustCode(t, 201)
+	}
+}
+
+// convertedObjects counts the objects the reviews sent.
+func convertedObjects(reviews []map[string]any) int {
+	n := 0
+	for _, rv := range reviews {
+		n += len(at(rv, "request", "objects").([]any))
+	}
+	return n
+}
+
+// Objects of a converted type are converted once, all the objects of a
+// list in one review, before they are selected: what is selected is what
+// is served, and a conversion that fails fails the list, with or without
+// selectors, as upstream's.
+func TestCustomResourceSelectionOfConvertedObjects(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	hook := newHostsWebhook(t)
+	const group = "select.example.com"
+	e.do("POST", crdPath, hostsCRDSelectable(group, hook.clientConfig())).mustCode(t, 201)
+	v1 := groupPath(group, "v1", "default", "hosts")
+	createHosts(t, e, group, "a", "b", "c")
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"fieldSelector=spec.hostPort%3Db.example.org:80", []string{"b"}},
+		{"fieldSelector=spec.hostPort!%3Dzzz", []string{"a", "b", "c"}},
+		{"fieldSelector=spec.hostPort!%3Db.example.org:80&limit=1", []string{"a"}},
+	}
+	hook.take()
+	for _, tt := range tests {
+		l := e.do("GET", v1+"?"+tt.query, nil).mustCode(t, 200).obj(t)
+		var got []string
+		for _, it := range l["items"].([]any) {
+			got = append(got, at(it, "metadata", "name").(string))
+			if !strings.HasSuffix(at(it, "spec", "hostPort").(string), ":80") {
+				t.Errorf("%s: item not converted: %v", tt.query, it)
+			}
+		}
+		if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+			t.Errorf("%s: selected %v, want %v", tt.query, got, tt.want)
+		}
+		if reviews := hook.take(); len(reviews) != 1 || convertedObjects(reviews) > 3 {
+			t.Errorf("%s: %d reviews of %d objects, want 1 of at most 3", tt.query, len(reviews), convertedObjects(reviews))
+		}
+	}
+
+	hook.setMode(hostsWrongUID)
+	for _, q := range []string{"", "?fieldSelector=spec.hostPort%3Da.example.org:80", "?fieldSelector=spec.hostPort!%3Dzzz"} {
+		r := e.do("GET", v1+q, nil).mustCode(t, 500).obj(t)
+		if msg, _ := r["message"].(string); !strings.HasPrefix(msg, "conversion webhook for "+group+"/v2, Kind=HostList failed: ") {
+			t.Errorf("list %q with the webhook failing: %v", q, r)
+		}
+	}
+}
+
+// A watch of a converted type with a field selector ends with the
+// failure when an event's object cannot be converted, rather than leave
+// the event out.
+func TestCustomResourceWatchSelectionFailure(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	hook := newHostsWebhook(t)
+	const group = "watchfail.example.com"
+	e.do("POST", crdPath, hostsCRDSelectable(group, hook.clientConfig())).mustCode(t, 201)
+	v1 := groupPath(group, "v1", "default", "hosts")
+	createHosts(t, e, group, "a")
+	w := e.watch(v1 + "?watch=true&fieldSelector=spec.hostPort%3Db.example.org:80")
+	hook.setMode(hostsWrongUID)
+	createHosts(t, e, group, "b")
+	ev := w.next()
+	if msg, _ := ev.Object["message"].(string); ev.Type != "ERROR" || !strings.HasPrefix(msg, "conversion webhook for "+group+"/v2, Kind=Host failed: ") {
+		t.Errorf("event: %s %v, want the failure", ev.Type, ev.Object)
+	}
+	w.waitClosed()
+	if r := e.do("GET", v1+"?watch=true&fieldSelector=spec.hostPort%3Db.example.org:80", nil); r.code != 500 {
+		t.Errorf("watch whose initial objects cannot be converted: %d %s", r.code, r.body)
+	}
+}

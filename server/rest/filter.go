@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 
+	"platd/bolt"
 	"platd/server/apierr"
 	"platd/server/registry"
 	"platd/server/schema"
@@ -110,16 +111,60 @@ func fieldOfLabel(d *registry.Descriptor, label string) (string, error) {
 // empty reports whether the predicate matches everything.
 func (p *predicate) empty() bool { return !p.hasLabels && !p.hasFields }
 
-// matchesStored evaluates the predicate on stored bytes.
-func (p *predicate) matchesStored(value []byte) bool {
+// matchesStored evaluates the predicate on stored bytes; an object that
+// cannot be read fails the selection, as upstream's store fails a list.
+// The objects of a type with a Converter are selected as served: they
+// must be in the version served (see selectConverted).
+func (p *predicate) matchesStored(value []byte) (bool, error) {
 	if p.empty() {
-		return true
+		return true, nil
 	}
 	obj, err := p.decode(value)
 	if err != nil {
-		return false
+		return false, err
 	}
-	return p.matchesObject(obj)
+	return p.matchesObject(obj), nil
+}
+
+// storeFilter is the store's filter of a list by p (nil when p selects
+// everything): *failed is the first failure to read an object, after
+// which the filter keeps nothing.
+func (p *predicate) storeFilter(failed *error) func(kv *bolt.KV) bool {
+	if p.empty() {
+		return nil
+	}
+	return func(kv *bolt.KV) bool {
+		if *failed != nil {
+			return false
+		}
+		ok, err := p.matchesStored(kv.Value)
+		if err != nil {
+			*failed = fmt.Errorf("%s: %w", kv.Key, err)
+		}
+		return ok
+	}
+}
+
+// convertsFirst reports whether objects are converted before p selects
+// them: those of a type with a Converter, when p selects on fields beyond
+// the metadata, are selected on the object as served, and converted once
+// for the selection and the answer.
+func (p *predicate) convertsFirst() bool { return p.needObject && converter(p.d) != nil }
+
+// selectConverted returns the items p selects, items being objects of
+// p's type in its version (as convertItems returns them), in order.
+func (p *predicate) selectConverted(items []storedKV) ([]storedKV, error) {
+	var out []storedKV
+	for _, kv := range items {
+		ok, err := p.matchesStored(kv.Value)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", kv.Key, err)
+		}
+		if ok {
+			out = append(out, kv)
+		}
+	}
+	return out, nil
 }
 
 // decode builds what the predicate reads of a stored object: the parts it

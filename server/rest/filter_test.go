@@ -17,19 +17,21 @@ func TestMatchesStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		value string
-		want  bool
+		value        string
+		want, failed bool
 	}{
-		{`{"metadata":{"name":"a","labels":{"app":"web"}},"data":{"k":"}{\"x"}}`, true},
-		{`{"metadata":{"name":"b","labels":{"app":"web"}},"data":{}}`, false},
-		{`{"metadata":{"name":"a","labels":{"app":"db"}}}`, false},
+		{`{"metadata":{"name":"a","labels":{"app":"web"}},"data":{"k":"}{\"x"}}`, true, false},
+		{`{"metadata":{"name":"b","labels":{"app":"web"}},"data":{}}`, false, false},
+		{`{"metadata":{"name":"a","labels":{"app":"db"}}}`, false, false},
 		// Metadata not first: the whole object is read.
-		{`{"data":{},"metadata":{"name":"a","labels":{"app":"web"}}}`, true},
-		{`{"metadata":{"name":1}}`, false},
-		{`nonsense`, false},
+		{`{"data":{},"metadata":{"name":"a","labels":{"app":"web"}}}`, true, false},
+		// Unreadable objects fail the selection.
+		{`{"metadata":{"name":1}}`, false, true},
+		{`nonsense`, false, true},
 	} {
-		if got := pred.matchesStored([]byte(c.value)); got != c.want {
-			t.Errorf("%s: %v, want %v", c.value, got, c.want)
+		got, err := pred.matchesStored([]byte(c.value))
+		if got != c.want || (err != nil) != c.failed {
+			t.Errorf("%s: %v %v, want %v (failing %v)", c.value, got, err, c.want, c.failed)
 		}
 	}
 }
@@ -96,7 +98,7 @@ func TestFieldLabelConversion(t *testing.T) {
 		}
 		var got []string
 		for _, o := range c.objects {
-			if p.matchesStored([]byte(o)) {
+			if selected(p.matchesStored([]byte(o))) {
 				var obj Object
 				if err := json.Unmarshal([]byte(o), &obj); err != nil {
 					t.Fatal(err)
@@ -122,3 +124,6 @@ func TestFieldSelectorsHaveConversion(t *testing.T) {
 		}
 	}
 }
+
+// selected is the verdict of matchesStored, failures as not selected.
+func selected(ok bool, _ error) bool { return ok }

@@ -380,20 +380,70 @@ func (rd *renderer) metadataListProto(lm listMeta, items []bolt.KV) ([]byte, err
 	return codec.WrapProtobuf(nil, rd.metaGroupVersion(), "PartialObjectMetadataList", raw), nil
 }
 
-// readPage reads one page of the addressed collection.
+// readPage reads one page of the addressed collection. The objects of a
+// type with a Converter are converted before they are selected (see
+// predicate.convertsFirst), and then are in the version served.
 func (h *Handler) readPage(s *scope, pred *predicate, plan listPlan) (bolt.ListResult, error) {
-	prefix := s.prefix()
-	opts := bolt.ListOptions{Revision: plan.revision, StartKey: plan.start, Limit: int(plan.limit), ReportCorrupt: true}
-	if !pred.empty() {
-		opts.Filter = func(kv *bolt.KV) bool { return pred.matchesStored(kv.Value) }
+	if pred.convertsFirst() {
+		return h.readConvertedPage(s, pred, plan)
 	}
-	res, err := h.store.List(prefix, opts)
+	var failed error
+	opts := bolt.ListOptions{Revision: plan.revision, StartKey: plan.start, Limit: int(plan.limit), ReportCorrupt: true,
+		Filter: pred.storeFilter(&failed)}
+	res, err := h.store.List(s.prefix(), opts)
 	if err != nil {
-		op := opList
-		if plan.fromContinue {
-			op = opContinue
-		}
-		return res, &storeFailure{s: s, op: op, rev: plan.revision, rel: plan.rel, err: err}
+		return res, h.pageFailure(s, plan, err)
 	}
-	return res, nil
+	return res, failed
+}
+
+// readConvertedPage is readPage of objects converted before they are
+// selected: the store's pages are read unfiltered and converted, a page
+// in one exchange, until the limit is reached, as the store fills a
+// filtered page.
+func (h *Handler) readConvertedPage(s *scope, pred *predicate, plan listPlan) (bolt.ListResult, error) {
+	opts := bolt.ListOptions{Revision: plan.revision, StartKey: plan.start, Limit: int(plan.limit), ReportCorrupt: true}
+	var out bolt.ListResult
+	for {
+		res, err := h.store.List(s.prefix(), opts)
+		if err != nil {
+			return res, h.pageFailure(s, plan, err)
+		}
+		out.Revision = res.Revision
+		items, err := convertItems(s.d, res.Items)
+		if err != nil {
+			return out, err
+		}
+		for i := range items {
+			ok, err := pred.matchesStored(items[i].Value)
+			if err != nil {
+				return out, fmt.Errorf("%s: %w", items[i].Key, err)
+			}
+			if !ok {
+				continue
+			}
+			out.Items = append(out.Items, items[i])
+			if plan.limit > 0 && len(out.Items) == int(plan.limit) {
+				out.More = i < len(items)-1 || res.More
+				return out, nil
+			}
+		}
+		if !res.More || len(res.Items) == 0 {
+			return out, nil
+		}
+		opts.Revision = res.Revision
+		opts.StartKey = res.Items[len(res.Items)-1].Key + "\x00"
+		if plan.limit > 0 {
+			opts.Limit = int(plan.limit) - len(out.Items)
+		}
+	}
+}
+
+// pageFailure is the failure of the store's read of a page.
+func (h *Handler) pageFailure(s *scope, plan listPlan, err error) error {
+	op := opList
+	if plan.fromContinue {
+		op = opContinue
+	}
+	return &storeFailure{s: s, op: op, rev: plan.revision, rel: plan.rel, err: err}
 }

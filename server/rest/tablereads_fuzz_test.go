@@ -95,7 +95,7 @@ func checkSelectorsFromReads(t *testing.T, d *registry.Descriptor, kv bolt.KV) {
 			if err != nil {
 				continue
 			}
-			if got, want := p.matchesStored(kv.Value), p.matchesObject(whole); got != want {
+			if got, want := selected(p.matchesStored(kv.Value)), p.matchesObject(whole); got != want {
 				t.Errorf("%s: %s matches the stored object: %v, the decoded one: %v", kv.Value, q, got, want)
 			}
 		}
@@ -105,7 +105,7 @@ func checkSelectorsFromReads(t *testing.T, d *registry.Descriptor, kv bolt.KV) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := p.matchesStored(kv.Value), p.matchesObject(whole); got != want {
+		if got, want := selected(p.matchesStored(kv.Value)), p.matchesObject(whole); got != want {
 			t.Errorf("%s: labels %s match the stored object: %v, the decoded one: %v", kv.Value, q, got, want)
 		}
 	}

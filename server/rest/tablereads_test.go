@@ -166,7 +166,7 @@ func TestFieldSelectorsFromReads(t *testing.T) {
 					if err != nil {
 						t.Fatalf("%s: %s: %v", kv.Key, q, err)
 					}
-					if got, want := p.matchesStored(kv.Value), p.matchesObject(whole); got != want {
+					if got, want := selected(p.matchesStored(kv.Value)), p.matchesObject(whole); got != want {
 						t.Errorf("%s: %s matches the stored object: %v, the decoded one: %v", kv.Key, q, got, want)
 					}
 				}
@@ -177,7 +177,7 @@ func TestFieldSelectorsFromReads(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got, want := p.matchesStored(kv.Value), p.matchesObject(whole); got != want {
+				if got, want := selected(p.matchesStored(kv.Value)), p.matchesObject(whole); got != want {
 					t.Errorf("%s: labels %s match the stored object: %v, the decoded one: %v", kv.Key, q, got, want)
 				}
 			}

@@ -219,9 +219,10 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 	reqRev := startRev
 	var watcher bolt.Watcher
 	if sendInitial {
+		var failed error
 		opts := bolt.ListOptions{ReportCorrupt: true}
-		if !pred.empty() {
-			opts.Filter = func(kv *bolt.KV) bool { return pred.matchesStored(kv.Value) }
+		if !pred.convertsFirst() {
+			opts.Filter = pred.storeFilter(&failed)
 		}
 		// ListWatch, since an empty store lists at 0, which a watch reads
 		// as "from now".
@@ -232,6 +233,21 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 			return
 		}
 		initial, startRev = res.Items, res.Revision
+		if failed == nil && err == nil {
+			// The initial objects are converted in one exchange, and
+			// then selected as served.
+			initial, failed = convertItems(s.d, initial)
+			if failed == nil && pred.convertsFirst() {
+				initial, failed = pred.selectConverted(initial)
+			}
+		}
+		if failed != nil {
+			if watcher != nil {
+				watcher.Stop()
+			}
+			h.writeError(w, r, failed)
+			return
+		}
 	} else {
 		watcher, err = h.store.Watch(ctx, prefix, startRev)
 	}
@@ -277,7 +293,13 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 	// forward writes one store event; false ends the watch.
 	forward := func(ev bolt.Event) bool {
 		lastRev = ev.Revision
-		typ, obj, prev, ok := h.translate(pred, ev)
+		typ, obj, prev, ok, err := h.translate(pred, ev)
+		if err != nil {
+			// An object that cannot be read or converted ends the
+			// watch with the failure, as upstream's.
+			h.sendError(ws, err)
+			return false
+		}
 		if !ok {
 			return true
 		}
@@ -354,38 +376,56 @@ func (ws *watchStream) sendBookmark(bookmark []byte) error {
 // translate turns a store event into what this watcher sees: selectors
 // make an object enter (ADDED) or leave (DELETED, previous state at the
 // new revision) the watched set. prev says the object is that previous
-// state.
-func (h *Handler) translate(pred *predicate, ev bolt.Event) (typ string, obj []byte, prev, ok bool) {
+// state. err is an object that cannot be read (or converted) to be
+// selected.
+func (h *Handler) translate(pred *predicate, ev bolt.Event) (typ string, obj []byte, prev, ok bool, err error) {
+	if ev.Type == bolt.Delete && len(ev.KV.Value) == 0 {
+		// A corrupt value deleted on another etcd replica: its state
+		// was never readable, so there is no object to send.
+		return "", nil, false, false, nil
+	}
+	matches := func(kv *bolt.KV) (bool, error) {
+		ok, err := pred.matchesStored(kv.Value)
+		if err != nil {
+			err = fmt.Errorf("%s: %w", kv.Key, err)
+		}
+		return ok, err
+	}
 	switch ev.Type {
 	case bolt.Delete:
-		if len(ev.KV.Value) == 0 {
-			// A corrupt value deleted on another etcd replica: its state
-			// was never readable, so there is no object to send.
-			return "", nil, false, false
+		if ev.Prev != nil {
+			if was, err := matches(ev.Prev); err != nil || !was {
+				return "", nil, false, false, err
+			}
 		}
-		if ev.Prev != nil && !pred.matchesStored(ev.Prev.Value) {
-			return "", nil, false, false
-		}
-		return eventDeleted, ev.KV.Value, false, true
+		return eventDeleted, ev.KV.Value, false, true, nil
 	}
-	now := pred.matchesStored(ev.KV.Value)
+	now, err := matches(&ev.KV)
+	if err != nil {
+		return "", nil, false, false, err
+	}
 	if ev.Prev == nil {
-		return eventAdded, ev.KV.Value, false, now
+		return eventAdded, ev.KV.Value, false, now, nil
 	}
-	before := pred.empty() || pred.matchesStored(ev.Prev.Value)
+	before := pred.empty()
+	if !before {
+		if before, err = matches(ev.Prev); err != nil {
+			return "", nil, false, false, err
+		}
+	}
 	switch {
 	case now && before:
-		return eventModified, ev.KV.Value, false, true
+		return eventModified, ev.KV.Value, false, true, nil
 	case now:
-		return eventAdded, ev.KV.Value, false, true
+		return eventAdded, ev.KV.Value, false, true, nil
 	case before:
 		left, err := h.stamp(ev.Prev.Value, ev.Revision)
 		if err != nil {
-			return "", nil, false, false
+			return "", nil, false, false, nil
 		}
-		return eventDeleted, left, true, true
+		return eventDeleted, left, true, true, nil
 	}
-	return "", nil, false, false
+	return "", nil, false, false, nil
 }
 
 // bookmark is the object of a BOOKMARK event, in the stored form: an
