@@ -136,3 +136,31 @@ func TestCustomResourceWatchSelectionFailure(t *testing.T) {
 		t.Errorf("watch whose initial objects cannot be converted: %d %s", r.code, r.body)
 	}
 }
+
+// The watchers of one version share the conversion of each event, as
+// upstream's cache of that version converts each object once.
+func TestCustomResourceWatchersShareConversions(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	hook := newHostsWebhook(t)
+	const group = "watchers.example.com"
+	e.do("POST", crdPath, hostsCRD(group, "v2", hook.clientConfig(), "v1")).mustCode(t, 201)
+	v1 := groupPath(group, "v1", "default", "hosts")
+	createHosts(t, e, group)
+	var ws []*watcher
+	for _, q := range []string{"", "", "&labelSelector=converted", "&fieldSelector=metadata.name%3Da"} {
+		ws = append(ws, e.watch(v1+"?watch=true"+q))
+	}
+	hook.setMode(hostsMetadata)
+	hook.take()
+	createHosts(t, e, group, "a")
+	for i, w := range ws {
+		ev := w.expect("ADDED", "a")
+		if path(ev.Object, "spec.hostPort") != "a.example.org:80" || path(ev.Object, "metadata.labels.converted") != "yes" {
+			t.Errorf("watcher %d: %v", i, ev.Object)
+		}
+	}
+	if n := len(hook.take()); n != 1 {
+		t.Errorf("one event seen by %d watchers of v1 made %d reviews, want 1", len(ws), n)
+	}
+}

@@ -48,6 +48,8 @@ type Handler struct {
 	kinds func(group, version, kind string) *schema.Schema
 	// events shares encoded watch events between watchers.
 	events eventCache
+	// conversions shares the conversions of watch events between watchers.
+	conversions conversionCache
 	// protos keeps the protobuf messages of listed objects.
 	protos *protoCache
 	// reads keeps the served forms the in-process reads decoded.

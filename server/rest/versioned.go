@@ -238,3 +238,22 @@ func convertItems(d *registry.Descriptor, items []storedKV) ([]storedKV, error) 
 	}
 	return converted, nil
 }
+
+// inVersion returns stored bytes of d's type in d's version: value itself
+// when it is (or d has no Converter), else value converted by d's
+// Converter and encoded as stored, version member and all.
+func inVersion(d *registry.Descriptor, value []byte) ([]byte, error) {
+	cv := converter(d)
+	gv := d.GroupVersion()
+	if cv == nil || isStoredIn(d, value, gv) {
+		return value, nil
+	}
+	obj, err := decodeVersioned(schema.DecodeStoredShared, d, cv, value)
+	if err != nil {
+		return nil, err
+	}
+	if obj, err = cv.Convert(conversionContext(), obj, gv); err != nil {
+		return nil, err
+	}
+	return encodeInVersion(d.Schema, obj, gv, false), nil
+}

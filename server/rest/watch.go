@@ -14,6 +14,7 @@ import (
 	"platd/codec"
 	"platd/server/apierr"
 	"platd/server/protobuf"
+	"platd/server/registry"
 	"platd/server/schema"
 )
 
@@ -293,7 +294,7 @@ func (h *Handler) watch(w http.ResponseWriter, r *http.Request, s *scope) {
 	// forward writes one store event; false ends the watch.
 	forward := func(ev bolt.Event) bool {
 		lastRev = ev.Revision
-		typ, obj, prev, ok, err := h.translate(pred, ev)
+		typ, obj, prev, ok, err := h.translate(s.d, pred, ev)
 		if err != nil {
 			// An object that cannot be read or converted ends the
 			// watch with the failure, as upstream's.
@@ -373,16 +374,22 @@ func (ws *watchStream) sendBookmark(bookmark []byte) error {
 	return ws.write(eventBookmark, obj)
 }
 
-// translate turns a store event into what this watcher sees: selectors
-// make an object enter (ADDED) or leave (DELETED, previous state at the
-// new revision) the watched set. prev says the object is that previous
-// state. err is an object that cannot be read (or converted) to be
-// selected.
-func (h *Handler) translate(pred *predicate, ev bolt.Event) (typ string, obj []byte, prev, ok bool, err error) {
+// translate turns a store event into what this watcher of d sees:
+// selectors make an object enter (ADDED) or leave (DELETED, previous
+// state at the new revision) the watched set. prev says the object is
+// that previous state. The states of a type with a Converter are first
+// converted into d's version, once for all of d's watchers. err is an
+// object that cannot be read or converted.
+func (h *Handler) translate(d *registry.Descriptor, pred *predicate, ev bolt.Event) (typ string, obj []byte, prev, ok bool, err error) {
 	if ev.Type == bolt.Delete && len(ev.KV.Value) == 0 {
 		// A corrupt value deleted on another etcd replica: its state
 		// was never readable, so there is no object to send.
 		return "", nil, false, false, nil
+	}
+	if converter(d) != nil {
+		if ev, err = h.eventInVersion(d, ev); err != nil {
+			return "", nil, false, false, err
+		}
 	}
 	matches := func(kv *bolt.KV) (bool, error) {
 		ok, err := pred.matchesStored(kv.Value)
@@ -426,6 +433,24 @@ func (h *Handler) translate(pred *predicate, ev bolt.Event) (typ string, obj []b
 		return eventDeleted, left, true, true, nil
 	}
 	return "", nil, false, false, nil
+}
+
+// eventInVersion is ev with its states in d's version, converted through
+// the handler's conversion cache.
+func (h *Handler) eventInVersion(d *registry.Descriptor, ev bolt.Event) (bolt.Event, error) {
+	v, err := h.conversions.inVersion(d, ev.KV.Key, ev.KV.ModRevision, ev.KV.Value)
+	if err != nil {
+		return ev, err
+	}
+	ev.KV.Value = v
+	if ev.Prev != nil && len(ev.Prev.Value) > 0 {
+		p := *ev.Prev
+		if p.Value, err = h.conversions.inVersion(d, p.Key, p.ModRevision, p.Value); err != nil {
+			return ev, err
+		}
+		ev.Prev = &p
+	}
+	return ev, nil
 }
 
 // bookmark is the object of a BOOKMARK event, in the stored form: an

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"platd/bolt"
+	"platd/server/registry"
 )
 
 // TestTranslateDeleteWithoutValue: a DELETED event with no object (a
@@ -12,11 +13,12 @@ import (
 func TestTranslateDeleteWithoutValue(t *testing.T) {
 	h := &Handler{}
 	pred := &predicate{}
-	if typ, obj, _, ok, _ := h.translate(pred, bolt.Event{Type: bolt.Delete, Revision: 7, KV: bolt.KV{Key: "/s/ns/a", ModRevision: 7}}); ok || obj != nil {
+	d := &registry.Descriptor{}
+	if typ, obj, _, ok, _ := h.translate(d, pred, bolt.Event{Type: bolt.Delete, Revision: 7, KV: bolt.KV{Key: "/s/ns/a", ModRevision: 7}}); ok || obj != nil {
 		t.Fatalf("delete without a value: %q %q sent", typ, obj)
 	}
 	v := []byte(`{"metadata":{"name":"a"}}`)
-	typ, obj, _, ok, _ := h.translate(pred, bolt.Event{Type: bolt.Delete, Revision: 7, KV: bolt.KV{Key: "/s/ns/a", Value: v, ModRevision: 7}})
+	typ, obj, _, ok, _ := h.translate(d, pred, bolt.Event{Type: bolt.Delete, Revision: 7, KV: bolt.KV{Key: "/s/ns/a", Value: v, ModRevision: 7}})
 	if !ok || typ != eventDeleted || string(obj) != string(v) {
 		t.Fatalf("delete with a value: %q %q %v", typ, obj, ok)
 	}

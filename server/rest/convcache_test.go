@@ -1,0 +1,153 @@
+package rest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"platd/server/registry"
+	"platd/server/schema"
+)
+
+// countingConverter converts between versions of group g by rewriting
+// apiVersion, counting its calls; it fails while fail is set.
+type countingConverter struct {
+	s     *schema.Schema
+	calls atomic.Int32
+	fail  atomic.Bool
+	// gate, when set, holds each conversion until it is closed.
+	gate chan struct{}
+}
+
+func (c *countingConverter) Schema(string) *schema.Schema { return c.s }
+func (c *countingConverter) Convert(_ context.Context, obj registry.Object, gv string) (registry.Object, error) {
+	c.calls.Add(1)
+	if c.gate != nil {
+		<-c.gate
+	}
+	if c.fail.Load() {
+		return nil, errors.New("cannot convert")
+	}
+	obj["apiVersion"] = gv
+	return obj, nil
+}
+func (c *countingConverter) ConvertList(ctx context.Context, items []registry.Object, gv string) ([]registry.Object, error) {
+	for i := range items {
+		if _, err := c.Convert(ctx, items[i], gv); err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+// versionedDescriptors are versions v1 (stored) and v2 of one type
+// converted by cv.
+func versionedDescriptors(cv *countingConverter) (v1, v2 *registry.Descriptor) {
+	str := &schema.Schema{Type: schema.String}
+	meta := &schema.Schema{Type: schema.Object, Fields: []*schema.Field{
+		{Name: "name", Schema: str, OmitEmpty: true},
+		{Name: "resourceVersion", Schema: str, OmitEmpty: true},
+	}}
+	s := &schema.Schema{Type: schema.Object, Fields: []*schema.Field{
+		{Name: "metadata", Schema: meta, OmitEmpty: true},
+		{Name: "spec", Schema: str, OmitEmpty: true},
+	}}
+	s.Seal()
+	cv.s = s
+	v1 = &registry.Descriptor{Group: "g", Version: "v1", Kind: "K", Schema: s}
+	v1.Storage = &registry.Storage{Descriptor: v1, Converter: cv}
+	v2 = &registry.Descriptor{Group: "g", Version: "v2", Kind: "K", Schema: s, Storage: v1.Storage}
+	return v1, v2
+}
+
+// TestConversionCacheShares checks that the states of watch events are
+// converted once for all the watchers that ask, together or in turn,
+// that states already in the version asked are not converted, and that a
+// failure is given to whoever waited for it but not kept.
+func TestConversionCacheShares(t *testing.T) {
+	t.Parallel()
+	cv := &countingConverter{gate: make(chan struct{})}
+	_, v2 := versionedDescriptors(cv)
+	var c conversionCache
+	stored := []byte(`{"metadata":{"name":"a","resourceVersion":"5"},"apiVersion":"g/v1","spec":"x"}`)
+	const watchers = 8
+	var wg sync.WaitGroup
+	got := make([][]byte, watchers)
+	for i := range watchers {
+		wg.Go(func() {
+			b, err := c.inVersion(v2, "/k/a", 5, stored)
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = b
+		})
+	}
+	// The first watcher converts, held at the gate; the others wait for it.
+	deadline := time.Now().Add(10 * time.Second)
+	for cv.calls.Load() == 0 {
+		if time.Now().After(deadline) {
+			close(cv.gate)
+			t.Fatal("no conversion started within 10s")
+		}
+		runtime.Gosched()
+	}
+	close(cv.gate)
+	wg.Wait()
+	want := `{"metadata":{"name":"a","resourceVersion":"5"},"apiVersion":"g/v2","spec":"x"}`
+	for i, b := range got {
+		if string(b) != want {
+			t.Errorf("watcher %d: %s, want %s", i, b, want)
+		}
+	}
+	if _, err := c.inVersion(v2, "/k/a", 5, stored); err != nil || cv.calls.Load() != 1 {
+		t.Errorf("%d conversions of one state, want 1 (%v)", cv.calls.Load(), err)
+	}
+	if b, err := c.inVersion(v2, "/k/a", 6, []byte(want)); err != nil || string(b) != want || cv.calls.Load() != 1 {
+		t.Errorf("a state in the version asked: %s %v, %d conversions", b, err, cv.calls.Load())
+	}
+	cv.fail.Store(true)
+	for range 2 {
+		if _, err := c.inVersion(v2, "/k/b", 7, stored); err == nil {
+			t.Error("a failed conversion succeeded")
+		}
+	}
+	if n := cv.calls.Load(); n != 3 {
+		t.Errorf("failures were kept: %d conversions, want 3", n)
+	}
+}
+
+// TestConversionCacheBounds checks that the cache keeps at most
+// conversionCacheSize states and conversionCacheBytes in all.
+func TestConversionCacheBounds(t *testing.T) {
+	t.Parallel()
+	cv := &countingConverter{}
+	_, v2 := versionedDescriptors(cv)
+	var c conversionCache
+	big := strings.Repeat("x", conversionCacheBytes/8)
+	for i := range conversionCacheSize + 10 {
+		spec := "x"
+		if i%1000 == 0 {
+			spec = big
+		}
+		stored := fmt.Appendf(nil, `{"metadata":{"name":"a%d","resourceVersion":"%d"},"apiVersion":"g/v1","spec":%q}`, i, i+1, spec)
+		if _, err := c.inVersion(v2, fmt.Sprintf("/k/a%d", i), int64(i+1), stored); err != nil {
+			t.Fatal(err)
+		}
+		if c.n > conversionCacheSize || len(c.entries) != c.n || c.bytes > conversionCacheBytes {
+			t.Fatalf("after %d: %d slots, %d entries, %d bytes", i+1, c.n, len(c.entries), c.bytes)
+		}
+	}
+	total := 0
+	for _, e := range c.entries {
+		total += e.size
+	}
+	if total != c.bytes {
+		t.Errorf("bytes counted %d, kept %d", c.bytes, total)
+	}
+}
