@@ -85,14 +85,17 @@ func TestCustomResourceSelectionOfConvertedObjects(t *testing.T) {
 		{"fieldSelector=spec.hostPort%3Db.example.org:80", []string{"b"}},
 		{"fieldSelector=spec.hostPort!%3Dzzz", []string{"a", "b", "c"}},
 		{"fieldSelector=spec.hostPort!%3Db.example.org:80&limit=1", []string{"a"}},
+		{"labelSelector=converted%3Dyes", []string{"a", "b", "c"}},
+		{"labelSelector=converted%3Dyes,missing", nil},
 	}
+	hook.setMode(hostsMetadata)
 	hook.take()
 	for _, tt := range tests {
 		l := e.do("GET", v1+"?"+tt.query, nil).mustCode(t, 200).obj(t)
 		var got []string
 		for _, it := range l["items"].([]any) {
 			got = append(got, at(it, "metadata", "name").(string))
-			if !strings.HasSuffix(at(it, "spec", "hostPort").(string), ":80") {
+			if at(it, "metadata", "labels", "converted") != "yes" || !strings.HasSuffix(at(it, "spec", "hostPort").(string), ":80") {
 				t.Errorf("%s: item not converted: %v", tt.query, it)
 			}
 		}
@@ -103,9 +106,17 @@ func TestCustomResourceSelectionOfConvertedObjects(t *testing.T) {
 			t.Errorf("%s: %d reviews of %d objects, want 1 of at most 3", tt.query, len(reviews), convertedObjects(reviews))
 		}
 	}
+	meta := e.do("GET", v1+"?labelSelector=converted%3Dyes", nil, "Accept", "application/json;as=PartialObjectMetadataList;v=v1;g="+platBrand.MetaGroup()).mustCode(t, 200).obj(t)
+	if items, _ := meta["items"].([]any); len(items) != 3 || at(items[0], "metadata", "labels", "converted") != "yes" {
+		t.Errorf("metadata list: %v", meta)
+	}
+	one := e.do("GET", v1+"/a", nil, "Accept", "application/json;as=PartialObjectMetadata;v=v1;g="+platBrand.MetaGroup()).mustCode(t, 200).obj(t)
+	if at(one, "metadata", "labels", "converted") != "yes" {
+		t.Errorf("metadata: %v", one)
+	}
 
 	hook.setMode(hostsWrongUID)
-	for _, q := range []string{"", "?fieldSelector=spec.hostPort%3Da.example.org:80", "?fieldSelector=spec.hostPort!%3Dzzz"} {
+	for _, q := range []string{"", "?fieldSelector=spec.hostPort%3Da.example.org:80", "?fieldSelector=spec.hostPort!%3Dzzz", "?labelSelector=app"} {
 		r := e.do("GET", v1+q, nil).mustCode(t, 500).obj(t)
 		if msg, _ := r["message"].(string); !strings.HasPrefix(msg, "conversion webhook for "+group+"/v2, Kind=HostList failed: ") {
 			t.Errorf("list %q with the webhook failing: %v", q, r)

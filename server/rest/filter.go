@@ -146,10 +146,10 @@ func (p *predicate) storeFilter(failed *error) func(kv *bolt.KV) bool {
 }
 
 // convertsFirst reports whether objects are converted before p selects
-// them: those of a type with a Converter, when p selects on fields beyond
-// the metadata, are selected on the object as served, and converted once
-// for the selection and the answer.
-func (p *predicate) convertsFirst() bool { return p.needObject && converter(p.d) != nil }
+// them: those of a type with a Converter are selected on the object as
+// served, as upstream's cache of each version selects the objects it
+// converted, labels a conversion sets included.
+func (p *predicate) convertsFirst() bool { return !p.empty() && converter(p.d) != nil }
 
 // selectConverted returns the items p selects, items being objects of
 // p's type in its version (as convertItems returns them), in order.

@@ -113,8 +113,10 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, s *scope) {
 		return
 	}
 	lm := h.pageMeta(s, pred, plan, res)
-	if out.as != asMetadataList {
+	if out.as != asMetadataList || converter(s.d) != nil {
 		// Items stored in another version are converted all at once.
+		// Their metadata too is served as converted: a conversion may
+		// set labels and annotations.
 		if res.Items, err = convertItems(s.d, res.Items); err != nil {
 			h.writeError(w, r, err)
 			return

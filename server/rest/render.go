@@ -241,6 +241,14 @@ func (rd *renderer) single(stored []byte) ([]byte, error) {
 	case asMetadataList:
 		return nil, apierr.NotAcceptable(fmt.Sprintf("you requested PartialObjectMetadataList, but the requested object is not a list (%s)", internalType(rd.d, false)), nil)
 	case asMetadata:
+		if converter(rd.d) != nil {
+			// The metadata as served: a conversion may set labels and
+			// annotations.
+			var err error
+			if stored, err = inVersion(rd.d, stored); err != nil {
+				return nil, err
+			}
+		}
 		if proto {
 			raw, err := rd.metadataProto(nil, stored)
 			if err != nil {
