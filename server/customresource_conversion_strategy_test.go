@@ -2,8 +2,12 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"testing"
+
+	"platd/bolt"
+	"platd/server/rest"
 )
 
 // setCRDSpec replaces the spec of the CRD name.
@@ -161,5 +165,56 @@ func TestCustomResourceWebhookToNoneServesOneAPIVersion(t *testing.T) {
 		if k := topLevelKeys(t, it); k["apiVersion"] != 1 || o["apiVersion"] != group+"/v1" {
 			t.Errorf("list item through v1 after the switch to None: %s", it)
 		}
+	}
+}
+
+// Objects stored before custom resources named their version (by an
+// earlier build) are of the storage version of the time: read as such
+// after a restart, and still after the storage version changes.
+func TestCustomResourceUnversionedObjectsKeepTheirStorageVersion(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	hook := newHostsWebhook(t)
+	const group = "unversioned.example.com"
+	name := "hosts." + group
+	o := testOptions(t, dir)
+	e := startWith(t, o)
+	e.do("POST", crdPath, hostsCRDNone(group, "v1")).mustCode(t, 201)
+	v1, v2 := groupPath(group, "v1", "default", "hosts"), groupPath(group, "v2", "default", "hosts")
+	eventually(t, "served", func() bool { return e.do("GET", v1, nil).code == 200 })
+	e.do("POST", v1, map[string]any{"apiVersion": group + "/v1", "kind": "Host", "metadata": map[string]any{"name": "a"},
+		"spec": map[string]any{"hostPort": "a.example.org:80"}}).mustCode(t, 201)
+	e.stop()
+
+	// As an earlier build stored it: without its version.
+	db, err := bolt.Open(o.DBPath(), bolt.Options{Stamp: rest.Stamp, NoFsync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := "/hosts." + group + "/default/a"
+	kv, err := db.Get(key)
+	// The member follows the metadata.
+	member := `},"apiVersion":"` + group + `/v1"`
+	if err != nil || bytes.Count(kv.Value, []byte(member)) != 1 {
+		t.Fatalf("stored: %s %v", kv.Value, err)
+	}
+	if _, err := db.Update(context.Background(), key, kv.ModRevision, bytes.Replace(kv.Value, []byte(member), []byte("}"), 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	e = startWith(t, testOptions(t, dir))
+	defer e.stop()
+	eventually(t, "served", func() bool { return e.do("GET", v1, nil).code == 200 })
+	if got := e.do("GET", v1+"/a", nil).mustCode(t, 200).obj(t); at(got, "spec", "hostPort") != "a.example.org:80" {
+		t.Errorf("unversioned object read through v1: %v", got)
+	}
+	setCRDSpec(t, e, name, hostsCRD(group, "v2", hook.clientConfig(), "v1")["spec"])
+	awaitStored(t, e, hook, group, "v2")
+	got := e.do("GET", v2+"/a", nil).mustCode(t, 200).obj(t)
+	if at(got, "spec", "host") != "a.example.org" || at(got, "spec", "port") != "80" {
+		t.Errorf("unversioned object read through v2 after the storage version changed: %v", got["spec"])
 	}
 }

@@ -256,6 +256,7 @@ func (c *CRDs) apply(kv bolt.KV) {
 	if cur != nil {
 		old = cur.descs
 	}
+	keepUnversioned(old, descs)
 	if cur != nil && string(fp) == cur.fingerprint+terminatingMark {
 		// Only creates are refused from now on: watches carry on, as
 		// upstream keeps a terminating CRD's storage until it is gone.
@@ -267,6 +268,31 @@ func (c *CRDs) apply(kv bolt.KV) {
 	c.mu.Lock()
 	c.served[name] = &servedCRD{fingerprint: string(fp), descs: descs, terminating: terminating}
 	c.mu.Unlock()
+}
+
+// keepUnversioned gives descs, a CRD's new descriptors, the version old,
+// those they replace, read stored objects that name none in: objects
+// stored before custom resources named their version (by an earlier
+// build) are of the storage version of that time, and stay so when the
+// CRD's storage version changes. That time is not recorded: a server
+// started afresh reads them as of the storage version it starts with, as
+// the builds that wrote them did.
+func keepUnversioned(old, descs []*registry.Descriptor) {
+	if len(old) == 0 || old[0].Storage == nil || old[0].Storage.Converter == nil {
+		return
+	}
+	v := old[0].Storage.Unversioned
+	if v == "" {
+		v = old[0].StorageForm().Version
+	}
+	for _, d := range descs {
+		if s := d.Storage; s != nil && s.Converter != nil {
+			s.Unversioned = v
+			if st := s.Descriptor.Storage; st != nil {
+				st.Unversioned = v
+			}
+		}
+	}
 }
 
 // remove stops serving a deleted CRD's resources.
