@@ -75,7 +75,7 @@ func TestConversionCacheShares(t *testing.T) {
 	cv := &countingConverter{gate: make(chan struct{})}
 	_, v2 := versionedDescriptors(cv)
 	var c conversionCache
-	stored := []byte(`{"metadata":{"name":"a","resourceVersion":"5"},"apiVersion":"g/v1","spec":"x"}`)
+	stored := []byte(`{"metadata":{"name":"a","resourceVersion":"5"},"spec":"x","apiVersion":"g/v1"}`)
 	const watchers = 8
 	var wg sync.WaitGroup
 	got := make([][]byte, watchers)
@@ -99,7 +99,7 @@ func TestConversionCacheShares(t *testing.T) {
 	}
 	close(cv.gate)
 	wg.Wait()
-	want := `{"metadata":{"name":"a","resourceVersion":"5"},"apiVersion":"g/v2","spec":"x"}`
+	want := `{"metadata":{"name":"a","resourceVersion":"5"},"spec":"x","apiVersion":"g/v2"}`
 	for i, b := range got {
 		if string(b) != want {
 			t.Errorf("watcher %d: %s, want %s", i, b, want)
@@ -135,7 +135,7 @@ func TestConversionCacheBounds(t *testing.T) {
 		if i%1000 == 0 {
 			spec = big
 		}
-		stored := fmt.Appendf(nil, `{"metadata":{"name":"a%d","resourceVersion":"%d"},"apiVersion":"g/v1","spec":%q}`, i, i+1, spec)
+		stored := fmt.Appendf(nil, `{"metadata":{"name":"a%d","resourceVersion":"%d"},"spec":%q,"apiVersion":"g/v1"}`, i, i+1, spec)
 		if _, err := c.inVersion(v2, fmt.Sprintf("/k/a%d", i), int64(i+1), stored); err != nil {
 			t.Fatal(err)
 		}

@@ -17,7 +17,7 @@ import (
 // Stored objects are compact JSON without kind and apiVersion, metadata
 // first, so that a list is the stored bytes joined and a single object is
 // the stored bytes behind a kind/apiVersion prefix. (The objects of a type
-// with a Converter name their version after the metadata; they are never
+// with a Converter name their version in their last member; they are never
 // served as stored: versioned.go.)
 
 var rvKey = []byte(`"resourceVersion":"`)

@@ -13,16 +13,21 @@ import (
 )
 
 // Objects of a type with a Converter (registry.Storage.Converter) keep the
-// version they were written in. Their stored bytes name it right after
-// the metadata, which stays first:
+// version they were written in. Their stored bytes name it in their last
+// member, after everything else:
 //
-//	{"metadata":{...},"apiVersion":"<group>/<version>",...}
+//	{"metadata":{...},...,"apiVersion":"<group>/<version>"}
 //
-// Bytes without it were stored before their type named versions: they are
-// of the version registry.Storage.Unversioned names.
+// so that it is found, and cut when the bytes are served, by looking at
+// their end only. Encoded objects never have a top-level apiVersion of
+// their own (it is dropped before encoding), and a string cannot hold an
+// unescaped quote, so bytes ending in `"apiVersion":"<gv>"}` name their
+// version there and nowhere else. Bytes without it were stored before
+// their type named versions: they are of the version
+// registry.Storage.Unversioned names.
 
-// versionKey follows the metadata of stored bytes that name their version.
-var versionKey = []byte(`,"apiVersion":"`)
+// versionKey is the version member's key and colon.
+var versionKey = []byte(`"apiVersion":"`)
 
 // converter is d's Converter, nil when its objects convert in place or
 // not at all.
@@ -46,35 +51,31 @@ func storedVersion(value []byte) string {
 }
 
 // versionMember finds where stored bytes name their version:
-// value[start:end] is the member with its comma (leading after the
-// metadata; trailing, if any, when it is the first member), gv its value.
-// gv is nil when they name none.
+// value[start:end] is the member with its leading comma, if any (the
+// bytes without it are value[:start] and value[end:] joined), gv its
+// value. gv is nil when they name none.
 func versionMember(value []byte) (start, end int, gv []byte) {
-	first := false
-	if m, err := storedMetadata(value); err == nil {
-		start = len(metadataKey) + len(m)
-		if !bytes.HasPrefix(value[start:], versionKey) {
-			return 0, 0, nil
-		}
-	} else if len(value) > 0 && bytes.HasPrefix(value[1:], versionKey[1:]) {
-		// No metadata: the version is the first member.
-		start, first = 1, true
-	} else {
+	n := len(value)
+	if n < len(versionKey)+4 || value[n-1] != '}' || value[n-2] != '"' {
 		return 0, 0, nil
 	}
-	at := start + len(versionKey)
-	if first {
-		at--
-	}
-	i := bytes.IndexByte(value[at:], '"')
-	if i < 0 {
+	q := bytes.LastIndexByte(value[:n-2], '"')
+	if q < len(versionKey) || !bytes.HasSuffix(value[:q+1], versionKey) {
 		return 0, 0, nil
 	}
-	gv, end = value[at:at+i], at+i+1
-	if first && end < len(value) && value[end] == ',' {
-		end++
+	gv = value[q+1 : n-2]
+	if bytes.IndexByte(gv, '\\') >= 0 {
+		return 0, 0, nil
 	}
-	return start, end, gv
+	key := q + 1 - len(versionKey)
+	switch value[key-1] {
+	case ',':
+		return key - 1, n - 1, gv
+	case '{':
+		// The only member.
+		return key, n - 1, gv
+	}
+	return 0, 0, nil
 }
 
 // servedAsStored returns stored bytes of a type with a Converter that are
@@ -172,8 +173,8 @@ func encodeVersioned(d *registry.Descriptor, cv registry.Converter, obj Object, 
 	return encodeInVersion(st.Schema, out, st.GroupVersion(), placeholder), nil
 }
 
-// encodeInVersion encodes obj, of version gv, with s and names gv after
-// the metadata. It takes obj over.
+// encodeInVersion encodes obj, of version gv, with s and names gv in its
+// last member. It takes obj over.
 func encodeInVersion(s *schema.Schema, obj Object, gv string, placeholder bool) []byte {
 	delete(obj, "kind")
 	delete(obj, "apiVersion")
@@ -182,24 +183,16 @@ func encodeInVersion(s *schema.Schema, obj Object, gv string, placeholder bool) 
 		m["resourceVersion"] = "0"
 	}
 	b := schema.Encode(nil, obj, s)
-	at := 1
-	if md, err := storedMetadata(b); err == nil {
-		at = len(metadataKey) + len(md)
+	if len(b) < 2 {
+		return b
 	}
-	out := make([]byte, 0, len(b)+len(versionKey)+len(gv)+2)
-	out = append(out, b[:at]...)
-	if at == 1 {
-		// No metadata: the version is the first member.
-		out = append(out, '"')
-		out = append(out, versionKey[2:]...)
-	} else {
-		out = append(out, versionKey...)
+	b = b[:len(b)-1]
+	if len(b) > 1 {
+		b = append(b, ',')
 	}
-	out = codec.AppendJSONString(out[:len(out)-1], gv)
-	if at == 1 && len(b) > 2 {
-		out = append(out, ',')
-	}
-	return append(out, b[at:]...)
+	b = append(b, versionKey[:len(versionKey)-1]...)
+	b = codec.AppendJSONString(b, gv)
+	return append(b, '}')
 }
 
 // convertItems returns the items of a list of d's objects with those

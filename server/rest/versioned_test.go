@@ -10,8 +10,7 @@ import (
 )
 
 // TestVersionedStoredBytes checks where stored bytes name their version:
-// right after the metadata (first when there is none), and that bytes
-// without one name none.
+// in their last member, and that bytes without one name none.
 func TestVersionedStoredBytes(t *testing.T) {
 	t.Parallel()
 	str := &schema.Schema{Type: schema.String}
@@ -31,9 +30,9 @@ func TestVersionedStoredBytes(t *testing.T) {
 		want        string
 	}{
 		{Object{"apiVersion": "g/v0", "metadata": map[string]any{"name": "a"}, "spec": "x"}, true,
-			`{"metadata":{"name":"a","resourceVersion":"0"},"apiVersion":"g/v1","spec":"x"}`},
+			`{"metadata":{"name":"a","resourceVersion":"0"},"spec":"x","apiVersion":"g/v1"}`},
 		{Object{"metadata": map[string]any{"name": "a"}}, false, `{"metadata":{"name":"a"},"apiVersion":"g/v1"}`},
-		{Object{"spec": "x"}, false, `{"apiVersion":"g/v1","spec":"x"}`},
+		{Object{"spec": "x"}, false, `{"spec":"x","apiVersion":"g/v1"}`},
 		{Object{}, false, `{"apiVersion":"g/v1"}`},
 	}
 	for _, tt := range tests {
@@ -49,7 +48,10 @@ func TestVersionedStoredBytes(t *testing.T) {
 			t.Errorf("decoding %s: %v %v", got, dec, err)
 		}
 	}
-	for _, plain := range []string{`{"metadata":{"name":"a"},"spec":"x"}`, `{"spec":"x"}`, `{}`, ``, `{"metadata":{"name":"a"},"apiVersion":"g`} {
+	for _, plain := range []string{`{"metadata":{"name":"a"},"spec":"x"}`, `{"spec":"x"}`, `{}`, ``, `{"metadata":{"name":"a"},"apiVersion":"g`,
+		// A nested apiVersion, the object's last string, an escaped quote.
+		`{"spec":{"ref":{"apiVersion":"g/v1"}}}`, `{"spec":{"a":1,"apiVersion":"g/v1"},"z":"y"}`, `{"z":"apiVersion"}`,
+		`{"z":"a\"apiVersion\":\"g/v1"}`, `{"z":"a\"}`} {
 		if v := storedVersion([]byte(plain)); v != "" {
 			t.Errorf("version of %s: %q, want none", plain, v)
 		}
@@ -72,15 +74,15 @@ func TestServedAsStored(t *testing.T) {
 		d            *registry.Descriptor
 		stored, want string
 	}{
-		{st, `{"metadata":{"name":"a"},"apiVersion":"g/v1","spec":"x"}`, `{"metadata":{"name":"a"},"spec":"x"}`},
-		{st, `{"apiVersion":"g/v1","spec":"x"}`, `{"spec":"x"}`},
+		{st, `{"metadata":{"name":"a"},"spec":"x","apiVersion":"g/v1"}`, `{"metadata":{"name":"a"},"spec":"x"}`},
+		{st, `{"spec":"x","apiVersion":"g/v1"}`, `{"spec":"x"}`},
 		{st, `{"apiVersion":"g/v1"}`, `{}`},
 		{st, `{"metadata":{"name":"a"},"spec":"x"}`, `{"metadata":{"name":"a"},"spec":"x"}`},
-		{st, `{"metadata":{"name":"a"},"apiVersion":"g/v2","spec":"x"}`, ""},
-		{v2, `{"metadata":{"name":"a"},"apiVersion":"g/v2","spec":"x"}`, `{"metadata":{"name":"a"},"spec":"x"}`},
+		{st, `{"metadata":{"name":"a"},"spec":"x","apiVersion":"g/v2"}`, ""},
+		{v2, `{"metadata":{"name":"a"},"spec":"x","apiVersion":"g/v2"}`, `{"metadata":{"name":"a"},"spec":"x"}`},
 		{v2, `{"metadata":{"name":"a"},"spec":"x"}`, ""},
 		{stOld, `{"metadata":{"name":"a"},"spec":"x"}`, ""},
-		{stOld, `{"metadata":{"name":"a"},"apiVersion":"g/v1","spec":"x"}`, `{"metadata":{"name":"a"},"spec":"x"}`},
+		{stOld, `{"metadata":{"name":"a"},"spec":"x","apiVersion":"g/v1"}`, `{"metadata":{"name":"a"},"spec":"x"}`},
 		{v2Old, `{"metadata":{"name":"a"},"spec":"x"}`, `{"metadata":{"name":"a"},"spec":"x"}`},
 	}
 	for _, tt := range tests {
