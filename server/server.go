@@ -491,11 +491,21 @@ func (s *Server) keyMaterial() (keyFiles, *security.CA, error) {
 		return keyFiles{}, nil, fmt.Errorf("locking %s: %w", o.CertDir, err)
 	}
 	defer unlock()
+	// The front proxy's CA and pair are independent of the rest: a first
+	// start makes them (their synced files) alongside, done before the
+	// directory is unlocked whatever the outcome.
+	frontProxy := make(chan error, 1)
 	if makesFrontProxy(o) {
-		if err := ensureFrontProxy(o.CertDir); err != nil {
-			return keyFiles{}, nil, err
-		}
+		go func() { frontProxy <- ensureFrontProxy(o.CertDir) }()
+	} else {
+		frontProxy <- nil
 	}
+	frontProxyDone := false
+	defer func() {
+		if !frontProxyDone {
+			<-frontProxy
+		}
+	}()
 	if o.ServiceAccounts.SigningKey == nil {
 		if _, err := security.EnsureServiceAccountKey(filepath.Join(o.CertDir, security.ServiceAccountKeyName)); err != nil {
 			return keyFiles{}, nil, err
@@ -533,6 +543,10 @@ func (s *Server) keyMaterial() (keyFiles, *security.CA, error) {
 	}
 	if clientErr != nil {
 		return keyFiles{}, nil, fmt.Errorf("preparing the admin client certificate: %w", clientErr)
+	}
+	frontProxyDone = true
+	if err := <-frontProxy; err != nil {
+		return keyFiles{}, nil, err
 	}
 	return f, ca, nil
 }
