@@ -52,6 +52,9 @@ func TestRequestHeaderAuthenticator(t *testing.T) {
 		{name: "no certificate", header: identity},
 		{name: "name not allowed", certs: []*x509.Certificate{stranger}, header: identity, err: "x509: subject with cn=someone-else is not in the allowed list"},
 		{name: "other CA", certs: []*x509.Certificate{foreign}, header: identity, err: "verifying certificate SN="},
+		// A request naming no user is not the proxy's: its certificate is
+		// not checked against the proxy's CAs (it is some user's own).
+		{name: "other CA, no user", certs: []*x509.Certificate{foreign}, header: http.Header{"X-Remote-Group": {"g"}}},
 		{name: "server certificate", certs: []*x509.Certificate{serverEKU}, header: identity, err: "verifying certificate SN="},
 	}
 	for _, c := range cases {
