@@ -98,6 +98,7 @@ func newApp(serve func(context.Context, config.Options) error) *cli.App {
 		&cli.StringFlag{Name: "authentication-token-webhook-version", Value: config.DefaultTokenWebhookVersion, Usage: "TokenReview version sent to the token webhook: v1 or v1beta1"},
 		&cli.StringFlag{Name: "proxy-client-cert-file", Usage: "client certificate (PEM) presented to extension API servers when requests are proxied to them; its CA should be the --requestheader-client-ca-file those servers trust"},
 		&cli.StringFlag{Name: "proxy-client-key-file", Usage: "key of --proxy-client-cert-file (PEM)"},
+		&cli.BoolFlag{Name: "aggregator-reject-forwarding-redirect", Value: true, Usage: "answer 502 when an extension API server answers a proxied request with a redirect, rather than handing the redirect to the client"},
 		&cli.BoolFlag{Name: "enable-aggregator-routing", Usage: "route requests for extension API servers to an endpoint of their service rather than its cluster IP; always so here, as no service proxy runs"},
 		&cli.StringFlag{Name: "requestheader-client-ca-file", Usage: "CA bundle verifying an authenticating proxy's client certificate; enables request-header authentication"},
 		&cli.StringSliceFlag{Name: "requestheader-allowed-names", Usage: "common names the proxy's certificate may have (empty: any the CA verifies)"},
@@ -288,6 +289,7 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 	o.ShutdownWatchTerminationGracePeriod = c.Duration("shutdown-watch-termination-grace-period")
 	o.LivezGracePeriod = c.Duration("livez-grace-period")
 	o.NoLoopbackCompression = !c.Bool("compress-loopback-responses")
+	o.AggregatorAllowRedirects = !c.Bool("aggregator-reject-forwarding-redirect")
 	o.TLSMinVersionName = c.String("tls-min-version")
 	o.TLSCipherSuiteNames = c.StringSlice("tls-cipher-suites")
 	o.HTTP2MaxStreamsPerConnection = c.Int("http2-max-streams-per-connection")

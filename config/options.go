@@ -75,6 +75,10 @@ type Options struct {
 	// proxied to them; when empty none is presented.
 	ProxyClientCertFile string
 	ProxyClientKeyFile  string
+	// AggregatorAllowRedirects hands an extension API server's redirects
+	// to the client (--aggregator-reject-forwarding-redirect=false); the
+	// zero value answers them 502, upstream's default.
+	AggregatorAllowRedirects bool
 	// EnableAggregatorRouting is accepted for upstream's command lines:
 	// requests for extension servers always go to an endpoint of the
 	// service, as upstream routes with it set.

@@ -17,12 +17,13 @@ func (s *Server) newAggregator(cert *tls.Certificate) *aggregator.Aggregator {
 		s.log.Warn("no --proxy-client-cert-file: requests proxied to extension API servers carry no client certificate, so those servers cannot trust the users they name")
 	}
 	return aggregator.New(aggregator.Config{
-		Objects:     s.rest,
-		APIServices: s.reg.Lookup(s.opts.Brand.Group("apiregistration"), "v1", "apiservices"),
-		Services:    s.reg.Lookup("", "v1", "services"),
-		Endpoints:   s.reg.Lookup("", "v1", "endpoints"),
-		ClientCert:  cert,
-		SendUID:     s.opts.FeatureGates.Enabled(config.RemoteRequestHeaderUID),
+		Objects:        s.rest,
+		APIServices:    s.reg.Lookup(s.opts.Brand.Group("apiregistration"), "v1", "apiservices"),
+		Services:       s.reg.Lookup("", "v1", "services"),
+		Endpoints:      s.reg.Lookup("", "v1", "endpoints"),
+		ClientCert:     cert,
+		AllowRedirects: s.opts.AggregatorAllowRedirects,
+		SendUID:        s.opts.FeatureGates.Enabled(config.RemoteRequestHeaderUID),
 		// Extension servers built on upstream's libraries know
 		// upstream's discovery group only.
 		DiscoveryGroups: slices.Compact([]string{s.opts.Brand.DiscoveryGroup(), config.Brands["kubernetes"].DiscoveryGroup()}),

@@ -45,6 +45,10 @@ type Config struct {
 	// ClientCert is the front proxy's client certificate
 	// (--proxy-client-cert-file); nil proxies without one.
 	ClientCert *tls.Certificate
+	// AllowRedirects hands a backend's redirects to the client; by
+	// default they become 502 (upstream's
+	// --aggregator-reject-forwarding-redirect=false allows them).
+	AllowRedirects bool
 	// SendUID adds X-Remote-Uid (upstream's RemoteRequestHeaderUID gate).
 	SendUID bool
 	// DiscoveryGroups are the groups of aggregated discovery asked of

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"io"
 	"net/http"
 	"net/http/httputil"
 	"strings"
@@ -13,6 +14,7 @@ import (
 const (
 	msgUnavailable = "service unavailable"
 	msgMissingUser = "missing user"
+	msgRedirect    = "the backend attempted to redirect this request, which is not permitted"
 )
 
 // Proxy forwards r to the extension server of the APIService as (which
@@ -57,6 +59,12 @@ func (a *Aggregator) Proxy(w http.ResponseWriter, r *http.Request, as registry.O
 			pr.SetXForwarded()
 		},
 		Transport: rt,
+		ModifyResponse: func(resp *http.Response) error {
+			if !a.cfg.AllowRedirects {
+				refuseRedirect(resp)
+			}
+			return nil
+		},
 		// Watches and streams reach the client as they come.
 		FlushInterval: -1,
 		ErrorHandler: func(w http.ResponseWriter, _ *http.Request, err error) {
@@ -65,6 +73,26 @@ func (a *Aggregator) Proxy(w http.ResponseWriter, r *http.Request, as registry.O
 		},
 	}
 	rp.ServeHTTP(w, r)
+}
+
+// refuseRedirect replaces a backend's redirect (a 3xx with a Location)
+// by a 502 with upstream's plain-text message and none of the backend's
+// headers: a client following it would take its credentials to wherever
+// the extension server points (upstream's
+// --aggregator-reject-forwarding-redirect).
+func refuseRedirect(resp *http.Response) {
+	if resp.StatusCode < 300 || resp.StatusCode > 399 || resp.Header.Get("Location") == "" {
+		return
+	}
+	resp.Body.Close()
+	*resp = http.Response{
+		StatusCode: http.StatusBadGateway, Status: http.StatusText(http.StatusBadGateway),
+		Proto: resp.Proto, ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor,
+		Header:        http.Header{"Content-Type": {"text/plain; charset=utf-8"}},
+		Body:          io.NopCloser(strings.NewReader(msgRedirect)),
+		ContentLength: int64(len(msgRedirect)),
+		Request:       resp.Request,
+	}
 }
 
 // stripCredentials removes what authenticated the request here: the

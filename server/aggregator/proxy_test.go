@@ -1,0 +1,85 @@
+package aggregator
+
+import (
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"platd/security"
+)
+
+// backedBy is an Available APIService v1.w.example.com (key asKey) whose
+// service ns/api has srv as its one endpoint. A non-empty caBundle is its
+// spec.caBundle; without one it skips verification.
+func backedBy(srv *httptest.Server, caBundle string) fakeObjects {
+	port := int64(srv.Listener.Addr().(*net.TCPAddr).Port)
+	spec := map[string]any{"group": "w.example.com", "version": "v1", "service": map[string]any{"namespace": "ns", "name": "api", "port": int64(443)}}
+	if caBundle != "" {
+		spec["caBundle"] = caBundle
+	} else {
+		spec["insecureSkipTLSVerify"] = true
+	}
+	return fakeObjects{
+		asKey: {"metadata": map[string]any{"name": "v1.w.example.com"}, "spec": spec,
+			"status": map[string]any{"conditions": []any{map[string]any{"type": "Available", "status": "True"}}}},
+		"services/ns/api": {"spec": map[string]any{"ports": []any{map[string]any{"name": "https", "port": int64(443)}}}},
+		"endpoints/ns/api": {"subsets": []any{map[string]any{"addresses": []any{map[string]any{"ip": "127.0.0.1"}},
+			"ports": []any{map[string]any{"name": "https", "port": port}}}}},
+	}
+}
+
+// asKey is the fakeObjects key of backedBy's APIService.
+const asKey = "apiservices//v1.w.example.com"
+
+// asSpec is the spec of backedBy's APIService.
+func asSpec(objs fakeObjects) map[string]any { return objs[asKey]["spec"].(map[string]any) }
+
+// TestProxyRefusesRedirects: a backend's redirect never reaches the
+// client, who might follow it elsewhere with its credentials: it becomes
+// a 502 with upstream's message, unless redirects are allowed.
+func TestProxyRefusesRedirects(t *testing.T) {
+	tests := []struct {
+		name     string
+		code     int
+		location string
+		allow    bool
+		wantCode int
+		wantBody string
+		wantLoc  string
+	}{
+		{"found", http.StatusFound, "https://elsewhere.example.org/x", false, http.StatusBadGateway, msgRedirect, ""},
+		{"permanent", http.StatusPermanentRedirect, "/other", false, http.StatusBadGateway, msgRedirect, ""},
+		{"not modified, no location", http.StatusNotModified, "", false, http.StatusNotModified, "", ""},
+		{"multiple choices, no location", http.StatusMultipleChoices, "", false, http.StatusMultipleChoices, "choose", ""},
+		{"allowed", http.StatusFound, "https://elsewhere.example.org/x", true, http.StatusFound, "moved", "https://elsewhere.example.org/x"},
+		{"ok", http.StatusOK, "", false, http.StatusOK, "fine", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if tt.location != "" {
+					w.Header().Set("Location", tt.location)
+				}
+				w.Header().Set("X-Backend", "1")
+				w.WriteHeader(tt.code)
+				_, _ = w.Write([]byte(map[int]string{http.StatusFound: "moved", http.StatusPermanentRedirect: "moved", http.StatusMultipleChoices: "choose", http.StatusOK: "fine"}[tt.code]))
+			}))
+			defer srv.Close()
+			objs := backedBy(srv, "")
+			a := newTestAggregator(objs)
+			a.cfg.AllowRedirects = tt.allow
+			defer a.Close()
+			rec := httptest.NewRecorder()
+			a.Proxy(rec, httptest.NewRequest(http.MethodGet, "/apis/w.example.com/v1/namespaces/default/flunders", nil), objs[asKey], &security.User{Name: "bob"})
+			if rec.Code != tt.wantCode || rec.Body.String() != tt.wantBody || rec.Header().Get("Location") != tt.wantLoc {
+				t.Errorf("got %d %q, Location %q; want %d %q, Location %q", rec.Code, rec.Body.String(), rec.Header().Get("Location"), tt.wantCode, tt.wantBody, tt.wantLoc)
+			}
+			if tt.wantCode == http.StatusBadGateway {
+				if ct := rec.Header().Get("Content-Type"); ct != "text/plain; charset=utf-8" || rec.Header().Get("X-Backend") != "" {
+					t.Errorf("headers of the refusal: %v", rec.Header())
+				}
+			}
+		})
+	}
+}
