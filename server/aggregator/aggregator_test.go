@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -168,23 +166,8 @@ func TestStripCredentials(t *testing.T) {
 // APIService whose resources were never read (no availability check ran
 // here) reads them in the background, and Close ends such reads.
 func TestRemoteGroupVersionsReadsInBackground(t *testing.T) {
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/apis/w.example.com/v1" {
-			http.NotFound(w, r)
-			return
-		}
-		fmt.Fprint(w, `{"kind":"APIResourceList","groupVersion":"w.example.com/v1","resources":[{"name":"flunders","namespaced":true,"kind":"Flunder","verbs":["get"]}]}`)
-	}))
-	defer srv.Close()
-	port := int64(srv.Listener.Addr().(*net.TCPAddr).Port)
-	objs := fakeObjects{
-		"apiservices//v1.w.example.com": {"metadata": map[string]any{"name": "v1.w.example.com"},
-			"spec":   map[string]any{"group": "w.example.com", "version": "v1", "service": map[string]any{"namespace": "ns", "name": "api", "port": int64(443)}},
-			"status": map[string]any{"conditions": []any{map[string]any{"type": "Available", "status": "True"}}}},
-		"services/ns/api": {"spec": map[string]any{"ports": []any{map[string]any{"name": "https", "port": int64(443)}}}},
-		"endpoints/ns/api": {"subsets": []any{map[string]any{"addresses": []any{map[string]any{"ip": "127.0.0.1"}},
-			"ports": []any{map[string]any{"name": "https", "port": port}}}}},
-	}
+	srv, caBundle := servingAs(t, http.HandlerFunc(serveDiscovery))
+	objs := backedBy(srv, caBundle)
 	a := newTestAggregator(objs)
 	a.cfg.APIServices = &registry.Descriptor{Resource: "apiservices"}
 	deadline := time.Now().Add(10 * time.Second)

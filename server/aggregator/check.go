@@ -35,9 +35,11 @@ const aggregatorUser = "system:kube-aggregator"
 // CheckDiscovery runs upstream's last availability check of the
 // APIService called name with spec: a GET of its group-version's
 // discovery document from a resolved endpoint of its service, which must
-// answer 2xx within checkTimeout. The error's text is the condition
-// message upstream writes. On success the resource list read is kept for
-// discovery (RemoteGroupVersions).
+// answer 2xx within checkTimeout. The check, as upstream's, does not
+// verify the server. The error's text is the condition message upstream
+// writes. On success the resources the server lists are read, verifying
+// it as a proxied request does, and kept for discovery
+// (RemoteGroupVersions).
 func (a *Aggregator) CheckDiscovery(ctx context.Context, name string, spec map[string]any) error {
 	ns, svc, port := serviceRef(spec)
 	u, err := a.resolve(ns, svc, port)
@@ -52,45 +54,54 @@ func (a *Aggregator) CheckDiscovery(ctx context.Context, name string, spec map[s
 	}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	body, err := a.get(ctx, u.String(), "application/json", checkUser)
-	if err != nil {
+	if _, err := a.get(ctx, a.check, u.String(), "application/json", checkUser); err != nil {
 		return fmt.Errorf("failing or missing response from %s: %w", u, err)
 	}
-	a.keepList(name, group, version, a.readResources(ctx, u, group, version, body))
+	a.keepList(name, group, version, a.readResources(ctx, name, spec, u, group, version))
 	return nil
 }
 
 // readResources returns the resources of group/version the extension
-// server at u lists, as upstream's aggregator reads them: from its
-// aggregated discovery document when it serves one, else from the
-// resource list the check read (legacy). Nil when neither is readable.
-func (a *Aggregator) readResources(ctx context.Context, u *url.URL, group, version string, legacy []byte) *discovery.RemoteResources {
+// server at u (its discovery document's URL) lists, as upstream's
+// aggregator reads them: through the APIService's own transport, which
+// verifies the server against its caBundle, from its aggregated discovery
+// document when it serves one, else from its resource list (legacy). Nil
+// when neither is readable.
+func (a *Aggregator) readResources(ctx context.Context, name string, spec map[string]any, u *url.URL, group, version string) *discovery.RemoteResources {
+	rt, err := a.transportFor(name, spec)
+	if err != nil {
+		a.cfg.Log.Warn("aggregator: reading discovery", "apiservice", name, "err", err)
+		return nil
+	}
 	apis := *u
 	apis.Path = "/apis"
-	if body, err := a.get(ctx, apis.String(), discovery.AggregatedAccept(a.cfg.DiscoveryGroups...), discoveryUser); err == nil {
+	if body, err := a.get(ctx, rt, apis.String(), discovery.AggregatedAccept(a.cfg.DiscoveryGroups...), discoveryUser); err == nil {
 		if res, err := discovery.ParseAggregatedGroupVersion(body, group, version); err == nil {
 			return res
 		}
 	}
-	res, err := discovery.ParseResourceList(legacy)
-	if err != nil {
-		a.cfg.Log.Warn("aggregator: unreadable discovery document", "url", u.String(), "err", err)
-		return nil
+	legacy, err := a.get(ctx, rt, u.String(), "application/json", discoveryUser)
+	if err == nil {
+		var res *discovery.RemoteResources
+		if res, err = discovery.ParseResourceList(legacy); err == nil {
+			return res
+		}
 	}
-	return res
+	a.cfg.Log.Warn("aggregator: unreadable discovery document", "url", u.String(), "err", err)
+	return nil
 }
 
-// get reads url with the check transport, as u, accepting accept,
-// without following redirects, wanting 2xx. Its errors are those of an
-// HTTP client, as upstream's messages quote them.
-func (a *Aggregator) get(ctx context.Context, url, accept string, u *security.User) ([]byte, error) {
+// get reads url through rt, as u, accepting accept, without following
+// redirects, wanting 2xx. Its errors are those of an HTTP client, as
+// upstream's messages quote them.
+func (a *Aggregator) get(ctx context.Context, rt http.RoundTripper, url, accept string, u *security.User) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Accept", accept)
 	setUserHeaders(req.Header, u, false)
-	client := &http.Client{Transport: a.check, Timeout: checkTimeout,
+	client := &http.Client{Transport: rt, Timeout: checkTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := client.Do(req)
 	if err != nil {
