@@ -14,6 +14,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"sync"
@@ -61,6 +62,9 @@ type Config struct {
 // concurrent use. Close releases its connections.
 type Aggregator struct {
 	cfg Config
+	// pick chooses which of n ready endpoints a request goes to; it is
+	// called concurrently.
+	pick func(n int) int
 
 	mu sync.Mutex
 	// transports holds one transport per APIService, built for its
@@ -100,7 +104,7 @@ func New(cfg Config) *Aggregator {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	a := &Aggregator{cfg: cfg, transports: map[string]*proxyTransport{}, lists: map[string]resourceList{}, reading: map[string]bool{}, tried: map[string]time.Time{}}
+	a := &Aggregator{cfg: cfg, pick: rand.IntN, transports: map[string]*proxyTransport{}, lists: map[string]resourceList{}, reading: map[string]bool{}, tried: map[string]time.Time{}}
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	a.check = a.newTransport(&tls.Config{InsecureSkipVerify: true}) //nolint:gosec // upstream's discovery check does not verify the server
 	return a

@@ -32,19 +32,64 @@ var discoveryUser = &security.User{Name: aggregatorUser}
 // aggregatorUser is upstream's name of the aggregator's own requests.
 const aggregatorUser = "system:kube-aggregator"
 
+// checkAttempts is how many discovery requests one check makes at once,
+// upstream's number: each goes to an endpoint resolved on its own, and
+// one success is enough, so that one endpoint that is down among several
+// does not fail the check.
+const checkAttempts = 5
+
 // CheckDiscovery runs upstream's last availability check of the
-// APIService called name with spec: a GET of its group-version's
-// discovery document from a resolved endpoint of its service, which must
-// answer 2xx within checkTimeout. The check, as upstream's, does not
-// verify the server. The error's text is the condition message upstream
-// writes. On success the resources the server lists are read, verifying
-// it as a proxied request does, and kept for discovery
-// (RemoteGroupVersions).
+// APIService called name with spec: checkAttempts concurrent GETs of its
+// group-version's discovery document, each from an endpoint of its
+// service resolved on its own, of which one must answer 2xx within
+// checkTimeout. The check, as upstream's, does not verify the server.
+// The error's text is the condition message upstream writes, that of the
+// last attempt to fail. On success the resources the server lists are
+// read from an endpoint that answered, verifying it as a proxied request
+// does, and kept for discovery (RemoteGroupVersions).
 func (a *Aggregator) CheckDiscovery(ctx context.Context, name string, spec map[string]any) error {
+	group, _ := spec["group"].(string)
+	version, _ := spec["version"].(string)
+	type result struct {
+		u   *url.URL
+		err error
+	}
+	tries, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	results := make(chan result, checkAttempts)
+	for range checkAttempts {
+		go func() {
+			u, err := a.checkOnce(tries, name, spec)
+			results <- result{u, err}
+		}()
+	}
+	var passed *url.URL
+	var err error
+	for range checkAttempts {
+		r := <-results
+		if r.err == nil {
+			passed = r.u
+			break
+		}
+		err = r.err
+	}
+	cancel()
+	if passed == nil {
+		return err
+	}
+	ctx, cancelRead := context.WithTimeout(ctx, checkTimeout)
+	defer cancelRead()
+	a.keepList(name, group, version, a.readResources(ctx, name, spec, passed, group, version))
+	return nil
+}
+
+// checkOnce is one attempt of CheckDiscovery: it resolves an endpoint
+// and GETs the discovery document there, returning its URL.
+func (a *Aggregator) checkOnce(ctx context.Context, name string, spec map[string]any) (*url.URL, error) {
 	ns, svc, port := serviceRef(spec)
 	u, err := a.resolve(ns, svc, port)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	group, _ := spec["group"].(string)
 	version, _ := spec["version"].(string)
@@ -52,13 +97,10 @@ func (a *Aggregator) CheckDiscovery(ctx context.Context, name string, spec map[s
 	if name == "v1." {
 		u.Path = "/api/" + version
 	}
-	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
-	defer cancel()
 	if _, err := a.get(ctx, a.check, u.String(), "application/json", checkUser); err != nil {
-		return fmt.Errorf("failing or missing response from %s: %w", u, err)
+		return nil, fmt.Errorf("failing or missing response from %s: %w", u, err)
 	}
-	a.keepList(name, group, version, a.readResources(ctx, name, spec, u, group, version))
-	return nil
+	return u, nil
 }
 
 // readResources returns the resources of group/version the extension

@@ -5,9 +5,12 @@ import (
 	"crypto/tls"
 	"encoding/base64"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"platd/security"
@@ -86,6 +89,60 @@ func TestDiscoveryReadVerifiesServer(t *testing.T) {
 			}
 			if gvs := a.RemoteGroupVersions(); len(gvs) != 1 || (gvs[0].Resources != nil) != tt.resources {
 				t.Errorf("discovery lists %+v; want resources: %v", gvs, tt.resources)
+			}
+		})
+	}
+}
+
+// TestCheckDiscoveryAttempts: a check makes checkAttempts requests, each
+// to an endpoint chosen on its own, and passes when any answers, so one
+// dead endpoint among live ones does not fail it. The choice is
+// injected: the first endpoint chosen is the dead one.
+func TestCheckDiscoveryAttempts(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(serveDiscovery))
+	defer srv.Close()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := int64(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	live := int64(srv.Listener.Addr().(*net.TCPAddr).Port)
+	subset := func(port int64) map[string]any {
+		return map[string]any{"addresses": []any{map[string]any{"ip": "127.0.0.1"}}, "ports": []any{map[string]any{"name": "https", "port": port}}}
+	}
+	tests := []struct {
+		name    string
+		ports   []int64
+		wantErr string
+	}{
+		{"first chosen is dead", []int64{dead, live}, ""},
+		{"all dead", []int64{dead}, fmt.Sprintf("failing or missing response from https://127.0.0.1:%d/apis/w.example.com/v1", dead)},
+		{"all live", []int64{live}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			objs := backedBy(srv, "")
+			var subsets []any
+			for _, p := range tt.ports {
+				subsets = append(subsets, subset(p))
+			}
+			objs["endpoints/ns/api"]["subsets"] = subsets
+			a := newTestAggregator(objs)
+			defer a.Close()
+			var picks atomic.Int32
+			a.pick = func(n int) int {
+				if picks.Add(1) == 1 {
+					return 0
+				}
+				return n - 1
+			}
+			err := a.CheckDiscovery(context.Background(), "v1.w.example.com", asSpec(objs))
+			if tt.wantErr == "" && err != nil || tt.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.wantErr)) {
+				t.Errorf("check: %v; want %q", err, tt.wantErr)
+			}
+			if tt.wantErr != "" && picks.Load() != checkAttempts {
+				t.Errorf("%d endpoints tried; want %d", picks.Load(), checkAttempts)
 			}
 		})
 	}

@@ -3,7 +3,6 @@ package aggregator
 import (
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/url"
 	"strconv"
@@ -50,7 +49,7 @@ func (a *Aggregator) resolve(ns, name string, port int64) (*url.URL, error) {
 	if err != nil {
 		return nil, err
 	}
-	host, ok := pickEndpoint(ep, portName)
+	host, ok := pickEndpoint(ep, portName, a.pick)
 	if !ok {
 		return nil, fmt.Errorf("%w for service %q", ErrNoEndpoints, name)
 	}
@@ -72,9 +71,9 @@ func servicePortName(spec map[string]any, port int64) (string, bool) {
 }
 
 // pickEndpoint returns host:port of a ready address of ep with the port
-// called portName, chosen at random as upstream spreads requests over
-// the endpoints.
-func pickEndpoint(ep registry.Object, portName string) (string, bool) {
+// called portName, the one of the n found that pick(n) chooses: at
+// random (rand.IntN), as upstream spreads requests over the endpoints.
+func pickEndpoint(ep registry.Object, portName string, pick func(n int) int) (string, bool) {
 	subsets, _ := ep["subsets"].([]any)
 	type candidate struct {
 		ip   string
@@ -103,6 +102,6 @@ func pickEndpoint(ep registry.Object, portName string) (string, bool) {
 	if len(found) == 0 {
 		return "", false
 	}
-	c := found[rand.IntN(len(found))]
+	c := found[pick(len(found))]
 	return net.JoinHostPort(c.ip, strconv.FormatInt(c.port, 10)), true
 }

@@ -24,6 +24,17 @@ const availabilityRetryDelay = time.Second
 // extension server that stops answering is noticed within it.
 const availabilityResync = 30 * time.Second
 
+// An APIService whose extension server fails the discovery check is
+// checked again after a delay that starts at availabilityBackoffBase and
+// doubles with each failure in a row up to availabilityBackoffMax,
+// upstream's rate limits: what makes a server reachable again (its
+// network) is not seen by any watch, so it is asked soon, yet a server
+// that stays down is not asked in a hot loop.
+const (
+	availabilityBackoffBase = 5 * time.Millisecond
+	availabilityBackoffMax  = 30 * time.Second
+)
+
 // APIServiceAvailability keeps the Available condition of every
 // APIService that names a service, with upstream's checks in upstream's
 // order, reasons and messages: the service exists; a ClusterIP service
@@ -54,12 +65,16 @@ type APIServiceAvailability struct {
 	// backing maps each APIService that names a service to the service's
 	// "namespace/name".
 	backing map[string]string
-	queue   *queue
+	// failures counts the discovery checks in a row each APIService
+	// failed, for its next check's delay.
+	failures map[string]int
+	queue    *queue
 }
 
 // Run works until ctx ends. It returns after its goroutines have stopped.
 func (c *APIServiceAvailability) Run(ctx context.Context) {
 	c.backing = map[string]string{}
+	c.failures = map[string]int{}
 	c.queue = newQueue()
 	c.queue.workWhile(ctx, c.Log, availabilityRetryDelay, c.sync, func() {
 		var wg sync.WaitGroup
@@ -120,6 +135,11 @@ func (c *APIServiceAvailability) relisted(kvs []bolt.KV) {
 	c.mu.Lock()
 	old := c.backing
 	c.backing = backing
+	for name := range c.failures {
+		if _, ok := backing[name]; !ok {
+			delete(c.failures, name)
+		}
+	}
 	c.mu.Unlock()
 	for name := range old {
 		if _, ok := backing[name]; !ok && c.Forget != nil {
@@ -160,6 +180,7 @@ func (c *APIServiceAvailability) observe(ev bolt.Event) {
 		c.backing[name] = s.Spec.Service.Namespace + "/" + s.Spec.Service.Name
 	} else {
 		delete(c.backing, name)
+		delete(c.failures, name)
 	}
 	_, queue := c.backing[name]
 	c.mu.Unlock()
@@ -219,6 +240,7 @@ func (c *APIServiceAvailability) sync(ctx context.Context, name string) error {
 		return nil
 	}
 	want := c.check(ctx, name, spec)
+	c.retryFailedCheck(ctx, name, want.reason == reasonFailedDiscovery)
 	now := time.Now
 	if c.Now != nil {
 		now = c.Now
@@ -236,6 +258,39 @@ func (c *APIServiceAvailability) sync(ctx context.Context, name string) error {
 		return fmt.Errorf("APIService %s: writing its availability: %w", name, err)
 	}
 	return nil
+}
+
+// reasonFailedDiscovery is the reason of an APIService whose extension
+// server did not answer the discovery check.
+const reasonFailedDiscovery = "FailedDiscoveryCheck"
+
+// retryFailedCheck queues the APIService called name again after its
+// backoff when its discovery check failed, and forgets its failures when
+// it did not.
+func (c *APIServiceAvailability) retryFailedCheck(ctx context.Context, name string, failed bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !failed {
+		delete(c.failures, name)
+		return
+	}
+	delay := availabilityBackoff(c.failures[name])
+	c.failures[name]++
+	time.AfterFunc(delay, func() {
+		if ctx.Err() == nil {
+			c.queue.add(name)
+		}
+	})
+}
+
+// availabilityBackoff is the delay before the next check of an
+// APIService whose discovery check failed n times in a row before this
+// failure.
+func availabilityBackoff(n int) time.Duration {
+	if n >= 30 {
+		return availabilityBackoffMax
+	}
+	return min(availabilityBackoffBase<<n, availabilityBackoffMax)
 }
 
 // check runs upstream's checks of the service spec.service names.
@@ -268,7 +323,7 @@ func (c *APIServiceAvailability) check(ctx context.Context, name string, spec ma
 		}
 	}
 	if err := c.CheckDiscovery(ctx, name, spec); err != nil {
-		return condition{"False", "FailedDiscoveryCheck", err.Error()}
+		return condition{"False", reasonFailedDiscovery, err.Error()}
 	}
 	return condition{"True", "Passed", "all checks passed"}
 }
