@@ -31,6 +31,11 @@ const (
 	// dialTimeout bounds connecting to an extension server, as
 	// upstream's proxy dialer does.
 	dialTimeout = 30 * time.Second
+	// discoveryTimeout bounds a proxied request for a group-version's
+	// discovery document, upstream's value: clients such as kubectl ask
+	// every group-version for it, and one slow extension server must not
+	// hold them all for the whole request timeout.
+	discoveryTimeout = 5 * time.Second
 )
 
 // Objects reads stored objects: the APIServices, services and endpoints.
@@ -65,6 +70,9 @@ type Aggregator struct {
 	// pick chooses which of n ready endpoints a request goes to; it is
 	// called concurrently.
 	pick func(n int) int
+	// discoveryTimeout bounds proxied discovery requests
+	// (discoveryTimeout; shorter in tests).
+	discoveryTimeout time.Duration
 
 	mu sync.Mutex
 	// transports holds one transport per APIService, built for its
@@ -104,7 +112,7 @@ func New(cfg Config) *Aggregator {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	a := &Aggregator{cfg: cfg, pick: rand.IntN, transports: map[string]*proxyTransport{}, lists: map[string]resourceList{}, reading: map[string]bool{}, tried: map[string]time.Time{}}
+	a := &Aggregator{cfg: cfg, pick: rand.IntN, discoveryTimeout: discoveryTimeout, transports: map[string]*proxyTransport{}, lists: map[string]resourceList{}, reading: map[string]bool{}, tried: map[string]time.Time{}}
 	a.ctx, a.cancel = context.WithCancel(context.Background())
 	a.check = a.newTransport(&tls.Config{InsecureSkipVerify: true}) //nolint:gosec // upstream's discovery check does not verify the server
 	return a

@@ -1,6 +1,7 @@
 package aggregator
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httputil"
@@ -46,6 +47,11 @@ func (a *Aggregator) Proxy(w http.ResponseWriter, r *http.Request, as registry.O
 		http.Error(w, msgUnavailable, http.StatusServiceUnavailable)
 		return
 	}
+	if isDiscovery(r.URL.Path) {
+		ctx, cancel := context.WithTimeout(r.Context(), a.discoveryTimeout)
+		defer cancel()
+		r = r.WithContext(ctx)
+	}
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			out := pr.Out
@@ -73,6 +79,14 @@ func (a *Aggregator) Proxy(w http.ResponseWriter, r *http.Request, as registry.O
 		},
 	}
 	rp.ServeHTTP(w, r)
+}
+
+// isDiscovery reports whether a proxied request for path asks for a
+// group-version's discovery document (/apis/<group>/<version>), which
+// discoveryTimeout bounds.
+func isDiscovery(path string) bool {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	return len(parts) == 3 && parts[0] == "apis"
 }
 
 // refuseRedirect replaces a backend's redirect (a 3xx with a Location)

@@ -1,10 +1,13 @@
 package aggregator
 
 import (
+	"context"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"platd/security"
 )
@@ -81,5 +84,47 @@ func TestProxyRefusesRedirects(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestIsDiscovery(t *testing.T) {
+	tests := []struct {
+		path string
+		want bool
+	}{
+		{"/apis/w.example.com/v1", true},
+		{"/apis/w.example.com/v1/", true},
+		{"/apis/w.example.com/v1/flunders", false},
+		{"/apis/w.example.com/v1/namespaces/x/flunders", false},
+		{"/apis/w.example.com", false},
+		{"/openapi/v3/apis/w.example.com/v1", false},
+		{"/api/v1", false},
+	}
+	for _, tt := range tests {
+		if got := isDiscovery(tt.path); got != tt.want {
+			t.Errorf("isDiscovery(%q) = %v, want %v", tt.path, got, tt.want)
+		}
+	}
+}
+
+// TestProxyDiscoveryTimeout: a proxied discovery request is cut after
+// discoveryTimeout, whatever the request's own deadline, and answers 503.
+// The request itself is canceled only much later, which would answer
+// "context canceled".
+func TestProxyDiscoveryTimeout(t *testing.T) {
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	}))
+	defer srv.Close()
+	objs := backedBy(srv, "")
+	a := newTestAggregator(objs)
+	a.discoveryTimeout = 20 * time.Millisecond
+	defer a.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer time.AfterFunc(10*time.Second, cancel).Stop()
+	rec := httptest.NewRecorder()
+	a.Proxy(rec, httptest.NewRequest(http.MethodGet, "/apis/w.example.com/v1", nil).WithContext(ctx), objs[asKey], &security.User{Name: "bob"})
+	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), context.DeadlineExceeded.Error()) {
+		t.Errorf("got %d %q; want 503 %q", rec.Code, rec.Body.String(), context.DeadlineExceeded)
 	}
 }
