@@ -17,6 +17,10 @@ const (
 	headerExtraPrefix = "X-Remote-Extra-"
 )
 
+// headerAuditID carries a request's audit ID: the server answers it, and
+// the proxy tells it to the extension server.
+const headerAuditID = "Audit-Id"
+
 // setUserHeaders replaces every X-Remote-* header of h with the user u:
 // its name, its uid when withUID, one X-Remote-Group per group and one
 // X-Remote-Extra-<key> per extra value, the key escaped as upstream does.

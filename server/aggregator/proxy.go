@@ -52,6 +52,9 @@ func (a *Aggregator) Proxy(w http.ResponseWriter, r *http.Request, as registry.O
 		defer cancel()
 		r = r.WithContext(ctx)
 	}
+	// The audit ID the filters gave the request (the client's or a new
+	// one), read before the backend's headers join the response's.
+	auditID := w.Header().Get(headerAuditID)
 	rp := &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			out := pr.Out
@@ -61,6 +64,10 @@ func (a *Aggregator) Proxy(w http.ResponseWriter, r *http.Request, as registry.O
 			out.Host = target.Host
 			stripCredentials(out.Header)
 			setUserHeaders(out.Header, u, a.cfg.SendUID)
+			// Both audit logs name the request alike.
+			if auditID != "" {
+				out.Header.Set(headerAuditID, auditID)
+			}
 			// The client's address follows any the request came with.
 			pr.SetXForwarded()
 		},

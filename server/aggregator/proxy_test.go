@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -126,5 +127,48 @@ func TestProxyDiscoveryTimeout(t *testing.T) {
 	a.Proxy(rec, httptest.NewRequest(http.MethodGet, "/apis/w.example.com/v1", nil).WithContext(ctx), objs[asKey], &security.User{Name: "bob"})
 	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), context.DeadlineExceeded.Error()) {
 		t.Errorf("got %d %q; want 503 %q", rec.Code, rec.Body.String(), context.DeadlineExceeded)
+	}
+}
+
+// TestProxyAuditID: the extension server gets the request's audit ID,
+// the one the server answers (the client's or one of its own), so both
+// audit logs name the request alike.
+func TestProxyAuditID(t *testing.T) {
+	tests := []struct {
+		name       string
+		sent, kept string
+		want       string
+	}{
+		{"chosen by the server", "", "4f2c-server", "4f2c-server"},
+		{"the client's", "c1-client", "c1-client", "c1-client"},
+		{"none", "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := make(chan []string, 1)
+			srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				got <- r.Header.Values("Audit-Id")
+			}))
+			defer srv.Close()
+			objs := backedBy(srv, "")
+			a := newTestAggregator(objs)
+			defer a.Close()
+			req := httptest.NewRequest(http.MethodGet, "/apis/w.example.com/v1/flunders", nil)
+			if tt.sent != "" {
+				req.Header.Set("Audit-Id", tt.sent)
+			}
+			rec := httptest.NewRecorder()
+			if tt.kept != "" {
+				rec.Header().Set("Audit-Id", tt.kept)
+			}
+			a.Proxy(rec, req, objs[asKey], &security.User{Name: "bob"})
+			var want []string
+			if tt.want != "" {
+				want = []string{tt.want}
+			}
+			if ids := <-got; !slices.Equal(ids, want) {
+				t.Errorf("the extension server got Audit-Id %q; want %q", ids, want)
+			}
+		})
 	}
 }
