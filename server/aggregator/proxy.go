@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httputil"
+	"slices"
 	"strings"
 
 	"platd/security"
@@ -68,7 +69,11 @@ func (a *Aggregator) Proxy(w http.ResponseWriter, r *http.Request, as registry.O
 			if auditID != "" {
 				out.Header.Set(headerAuditID, auditID)
 			}
-			// The client's address follows any the request came with.
+			// The client's address follows any the request came with:
+			// Rewrite gets Out without them, SetXForwarded appends.
+			if xff := pr.In.Header.Values("X-Forwarded-For"); len(xff) > 0 {
+				out.Header["X-Forwarded-For"] = slices.Clone(xff)
+			}
 			pr.SetXForwarded()
 		},
 		Transport: rt,

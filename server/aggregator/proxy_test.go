@@ -172,3 +172,37 @@ func TestProxyAuditID(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyForwardedFor: the client's address is appended to the
+// X-Forwarded-For chain the request came with, as upstream's proxy does.
+func TestProxyForwardedFor(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []string
+		want string
+	}{
+		{"no chain", nil, "192.0.2.9"},
+		{"one hop", []string{"198.51.100.7"}, "198.51.100.7, 192.0.2.9"},
+		{"two hops", []string{"203.0.113.1, 198.51.100.7"}, "203.0.113.1, 198.51.100.7, 192.0.2.9"},
+		{"two headers", []string{"203.0.113.1", "198.51.100.7"}, "203.0.113.1, 198.51.100.7, 192.0.2.9"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := make(chan []string, 1)
+			srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				got <- r.Header.Values("X-Forwarded-For")
+			}))
+			defer srv.Close()
+			objs := backedBy(srv, "")
+			a := newTestAggregator(objs)
+			defer a.Close()
+			req := httptest.NewRequest(http.MethodGet, "/apis/w.example.com/v1/flunders", nil)
+			req.RemoteAddr = "192.0.2.9:4000"
+			req.Header["X-Forwarded-For"] = tt.in
+			a.Proxy(httptest.NewRecorder(), req, objs[asKey], &security.User{Name: "bob"})
+			if xff := <-got; !slices.Equal(xff, []string{tt.want}) {
+				t.Errorf("X-Forwarded-For %q; want %q", xff, tt.want)
+			}
+		})
+	}
+}
