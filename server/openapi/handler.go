@@ -6,6 +6,7 @@ package openapi
 
 import (
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -89,6 +90,16 @@ type Handler struct {
 	mu sync.Mutex
 	v3 *v3Set
 	v2 *v2Doc
+	// index is what the last v3 index served was made of.
+	index servedIndex
+}
+
+// servedIndex is what a served v3 index was made of, and its
+// Last-Modified time.
+type servedIndex struct {
+	set      *v3Set
+	remote   string
+	modified time.Time
 }
 
 // New returns a Handler over reg, which stays owned by the caller and may
@@ -141,6 +152,30 @@ func (h *Handler) currentV3() *v3Set {
 		h.v3 = buildV3(h.reg.Snapshot(), g, g.endpointDocs(h), h.rebuiltAt(prev))
 	}
 	return h.v3
+}
+
+// indexModified is the Last-Modified time of the v3 index of set with
+// the remote keys: set's time, moved on (rebuiltAt) whenever the set or
+// the keys differ from the last index served, so that a client
+// revalidating the index sees a group-version an extension server began
+// or stopped serving.
+func (h *Handler) indexModified(set *v3Set, keys []string) time.Time {
+	keys = slices.Clone(keys)
+	slices.Sort(keys)
+	remote := strings.Join(keys, "\n")
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case h.index.set == nil:
+		h.index = servedIndex{set: set, remote: remote, modified: set.modified}
+	case h.index.set != set || h.index.remote != remote:
+		modified := h.rebuiltAt(h.index.modified)
+		if set.modified.After(modified) {
+			modified = set.modified
+		}
+		h.index = servedIndex{set: set, remote: remote, modified: modified}
+	}
+	return h.index.modified
 }
 
 // rebuiltAt is the Last-Modified time of documents rebuilt after ones

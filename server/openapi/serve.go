@@ -28,16 +28,18 @@ const (
 )
 
 // serveIndex writes the v3 index. Like upstream it carries no ETag and
-// reports its JSON as text/plain.
+// reports its JSON as text/plain; its Last-Modified moves when the
+// group-versions it lists change (indexModified).
 func (h *Handler) serveIndex(w http.ResponseWriter, r *http.Request) {
 	set := h.currentV3()
-	index := set.index
+	index, modified := set.index, set.modified
 	if h.remote != nil {
-		index = withRemoteKeys(index, set, h.remote())
+		keys := h.remote()
+		index, modified = withRemoteKeys(index, set, keys), h.indexModified(set, keys)
 	}
 	w.Header().Set(headerContentType, indexContentType)
 	w.Header().Set(headerCacheControl, cacheRevalidate)
-	http.ServeContent(w, r, "", set.modified, bytes.NewReader(index))
+	http.ServeContent(w, r, "", modified, bytes.NewReader(index))
 }
 
 // withRemoteKeys is index with the keys the set does not serve added,
