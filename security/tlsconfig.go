@@ -170,22 +170,48 @@ func (r *certReloader) load(stamp [2]fileStamp) error {
 }
 
 func (r *certReloader) getCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
+	return r.current(), nil
+}
+
+// current returns the pair in force, re-reading the files when they
+// changed and interval has passed since the last look.
+func (r *certReloader) current() *tls.Certificate {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if time.Since(r.checked) < r.interval {
-		return r.cert, nil
+		return r.cert
 	}
 	r.checked = time.Now()
 	stamp, err := r.stat()
 	if err != nil || (stamp[0].same(r.stamp[0]) && stamp[1].same(r.stamp[1])) {
-		return r.cert, nil
+		return r.cert
 	}
 	if err := r.load(stamp); err != nil {
 		// A half-renewed pair keeps the old certificate in service; the
 		// next check retries.
-		slog.Warn("serving certificate reload failed", "file", r.certFile, "err", err)
+		slog.Warn("certificate reload failed", "file", r.certFile, "err", err)
 	} else {
-		slog.Info("serving certificate reloaded", "file", r.certFile)
+		slog.Info("certificate reloaded", "file", r.certFile)
 	}
-	return r.cert, nil
+	return r.cert
 }
+
+// CertPair is a certificate and key file pair re-read when either file's
+// modification time or size changes, looked at no more than once a
+// second. A pair that does not load (half renewed) is logged and the
+// previous one stays in force. Safe for concurrent use.
+type CertPair struct{ r *certReloader }
+
+// LoadCertPair reads the pair at certFile and keyFile, which must load
+// now (else an error wrapping ErrKeyMaterial).
+func LoadCertPair(certFile, keyFile string) (*CertPair, error) {
+	r, err := newCertReloader(certFile, keyFile, certRecheckInterval)
+	if err != nil {
+		return nil, err
+	}
+	return &CertPair{r: r}, nil
+}
+
+// Current returns the pair in force: the same pointer until the files
+// change. The caller must not modify it.
+func (p *CertPair) Current() *tls.Certificate { return p.r.current() }

@@ -5,15 +5,19 @@ import (
 	"slices"
 
 	"platd/config"
+	"platd/security"
 	"platd/server/aggregator"
 )
 
 // newAggregator builds the proxy to extension API servers, presenting
-// cert (--proxy-client-cert-file) when given. Without one it proxies all
-// the same, as upstream's kube-apiserver does, and says that extension
-// servers cannot tell its requests from anyone's.
-func (s *Server) newAggregator(cert *tls.Certificate) *aggregator.Aggregator {
-	if cert == nil {
+// cert (--proxy-client-cert-file, as it is reloaded) when given. Without
+// one it proxies all the same, as upstream's kube-apiserver does, and
+// says that extension servers cannot tell its requests from anyone's.
+func (s *Server) newAggregator(cert *security.CertPair) *aggregator.Aggregator {
+	var clientCert func() *tls.Certificate
+	if cert != nil {
+		clientCert = cert.Current
+	} else {
 		s.log.Warn("no --proxy-client-cert-file: requests proxied to extension API servers carry no client certificate, so those servers cannot trust the users they name")
 	}
 	return aggregator.New(aggregator.Config{
@@ -21,7 +25,7 @@ func (s *Server) newAggregator(cert *tls.Certificate) *aggregator.Aggregator {
 		APIServices:    s.reg.Lookup(s.opts.Brand.Group("apiregistration"), "v1", "apiservices"),
 		Services:       s.reg.Lookup("", "v1", "services"),
 		Endpoints:      s.reg.Lookup("", "v1", "endpoints"),
-		ClientCert:     cert,
+		ClientCert:     clientCert,
 		AllowRedirects: s.opts.AggregatorAllowRedirects,
 		SendUID:        s.opts.FeatureGates.Enabled(config.RemoteRequestHeaderUID),
 		// Extension servers built on upstream's libraries know

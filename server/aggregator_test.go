@@ -632,3 +632,41 @@ func TestAggregatedAPIGeneratedFrontProxy(t *testing.T) {
 		t.Errorf("the published request-header CA does not verify the proxy: %v", err)
 	}
 }
+
+// TestAggregatorProxyClientCertReloaded: a rotated
+// --proxy-client-cert-file/--proxy-client-key-file pair is presented to
+// extension servers without a restart, as upstream reloads it.
+func TestAggregatorProxyClientCertReloaded(t *testing.T) {
+	t.Parallel()
+	a := &aggregatedEnv{ns: "wardle", name: "api", group: "wardle.example.com", version: "v1alpha1"}
+	a.x = startExtensionServer(t, a.ns, a.name, a.group, a.version)
+	cert, key := proxyClientFiles(t)
+	a.env = start(t, withRBAC, func(o *config.Options) { o.ProxyClientCertFile, o.ProxyClientKeyFile = cert, key })
+	b := a.opts.Brand
+	var apiService map[string]any
+	a.namespace, a.service, a.endpoints, apiService = a.x.backing(a.ns, a.name, b)
+	a.apiServices = groupPath(b.Group("apiregistration"), "v1", "", "apiservices")
+	a.apiService = a.apiServices + "/" + a.version + "." + a.group
+	a.do("POST", a.apiServices, apiService).mustCode(t, 201)
+	a.back(t)
+	a.condition(t, "True")
+	p := "/apis/" + a.group + "/" + a.version + "/namespaces/x/flunders"
+	clientCN := func() string {
+		var got struct{ Echo echo }
+		_ = json.Unmarshal(a.do("GET", p, nil).mustCode(t, 200).body, &got)
+		return got.Echo.ClientCN
+	}
+	if cn := clientCN(); cn != "front-proxy-client" {
+		t.Fatalf("before rotation the extension server sees client CN %q", cn)
+	}
+
+	// Rotate: a new pair, with a new CN, in the same files.
+	certPEM, keyPEM := newTestPKI(t, "front-proxy-ca-2").issue(t, "front-proxy-client-rotated")
+	if err := os.WriteFile(key, keyPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cert, certPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the rotated client certificate", func() bool { return clientCN() == "front-proxy-client-rotated" })
+}

@@ -58,15 +58,19 @@ func withFrontProxy(o config.Options) config.Options {
 	return o
 }
 
-// loadProxyClientCert reads --proxy-client-cert-file and its key; nil
-// without them.
-func loadProxyClientCert(o config.Options) (*tls.Certificate, error) {
+// loadProxyClientCert reads --proxy-client-cert-file and its key,
+// re-read when they change; nil without them.
+func loadProxyClientCert(o config.Options) (*security.CertPair, error) {
 	if o.ProxyClientCertFile == "" {
 		return nil, nil
 	}
-	cert, err := tls.LoadX509KeyPair(o.ProxyClientCertFile, o.ProxyClientKeyFile)
+	// Read once as such for the loader's own words in the error.
+	if _, err := tls.LoadX509KeyPair(o.ProxyClientCertFile, o.ProxyClientKeyFile); err != nil {
+		return nil, fmt.Errorf("%w: --proxy-client-cert-file, --proxy-client-key-file: %w", config.ErrInvalid, err)
+	}
+	pair, err := security.LoadCertPair(o.ProxyClientCertFile, o.ProxyClientKeyFile)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --proxy-client-cert-file, --proxy-client-key-file: %w", config.ErrInvalid, err)
 	}
-	return &cert, nil
+	return pair, nil
 }

@@ -24,7 +24,7 @@ type preflighted struct {
 	clientCAs *security.CAFile
 	remote    remoteAuth
 	// proxyCert is --proxy-client-cert-file with its key, nil without.
-	proxyCert *tls.Certificate
+	proxyCert *security.CertPair
 }
 
 // preflight reads and checks every file a flag names that New has not

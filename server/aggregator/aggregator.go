@@ -48,9 +48,11 @@ type Objects interface {
 type Config struct {
 	Objects                          Objects
 	APIServices, Services, Endpoints *registry.Descriptor
-	// ClientCert is the front proxy's client certificate
-	// (--proxy-client-cert-file); nil proxies without one.
-	ClientCert *tls.Certificate
+	// ClientCert returns the front proxy's client certificate in force
+	// (--proxy-client-cert-file, reloaded when it changes); it is called
+	// for every proxied request and handshake, concurrently, so it must
+	// be cheap. Nil proxies without one.
+	ClientCert func() *tls.Certificate
 	// AllowRedirects hands a backend's redirects to the client; by
 	// default they become 502 (upstream's
 	// --aggregator-reject-forwarding-redirect=false allows them).
@@ -75,6 +77,9 @@ type Aggregator struct {
 	discoveryTimeout time.Duration
 
 	mu sync.Mutex
+	// cert is the client certificate the open connections presented:
+	// when ClientCert returns another, they are closed once idle.
+	cert *tls.Certificate
 	// transports holds one transport per APIService, built for its
 	// TLS settings and replaced when they change.
 	transports map[string]*proxyTransport
@@ -181,6 +186,33 @@ func (a *Aggregator) transportFor(name string, spec map[string]any) (*http.Trans
 	return t.rt, t.err
 }
 
+// certChanged closes the idle connections of every transport when the
+// front proxy's client certificate is no longer the one they presented,
+// so that the next requests present the new one, as upstream's
+// aggregator does on a reloaded --proxy-client-cert-file. Connections
+// busy with a request (watches) keep going.
+func (a *Aggregator) certChanged() {
+	if a.cfg.ClientCert == nil {
+		return
+	}
+	cert := a.cfg.ClientCert()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if cert == a.cert {
+		return
+	}
+	if a.cert != nil {
+		a.cfg.Log.Info("aggregator: proxy client certificate changed; closing idle connections")
+		for _, t := range a.transports {
+			if t.rt != nil {
+				t.rt.CloseIdleConnections()
+			}
+		}
+		a.check.CloseIdleConnections()
+	}
+	a.cert = cert
+}
+
 // forget drops the transport of an APIService that no longer names a
 // service, closing its idle connections.
 func (a *Aggregator) forget(name string) {
@@ -204,8 +236,8 @@ func (a *Aggregator) forget(name string) {
 // HTTP/1.1, and one kind of connection serves every request.
 func (a *Aggregator) newTransport(conf *tls.Config) *http.Transport {
 	conf.MinVersion = tls.VersionTLS12
-	if c := a.cfg.ClientCert; c != nil {
-		conf.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return c, nil }
+	if current := a.cfg.ClientCert; current != nil {
+		conf.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return current(), nil }
 	}
 	return &http.Transport{
 		Proxy:               nil,

@@ -48,6 +48,7 @@ const checkAttempts = 5
 // read from an endpoint that answered, verifying it as a proxied request
 // does, and kept for discovery (RemoteGroupVersions).
 func (a *Aggregator) CheckDiscovery(ctx context.Context, name string, spec map[string]any) error {
+	a.certChanged()
 	group, _ := spec["group"].(string)
 	version, _ := spec["version"].(string)
 	type result struct {

@@ -32,6 +32,7 @@ func (a *Aggregator) Proxy(w http.ResponseWriter, r *http.Request, as registry.O
 	meta, _ := as["metadata"].(map[string]any)
 	name, _ := meta["name"].(string)
 	spec, _ := as["spec"].(map[string]any)
+	a.certChanged()
 	rt, err := a.transportFor(name, spec)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
