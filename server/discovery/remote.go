@@ -1,7 +1,6 @@
 package discovery
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -143,39 +142,7 @@ func mergeRemote(state registry.Snapshot, remote []RemoteGroupVersion, pri func(
 		}
 		return pri(g, v)
 	}
-	groupPri := func(g string) int {
-		best := 0
-		for _, v := range versions[g] {
-			best = max(best, priority(g, v).Group)
-		}
-		return best
-	}
-	groups := slices.Collect(maps.Keys(versions))
-	slices.SortFunc(groups, func(a, b string) int {
-		switch {
-		case a == b:
-			return 0
-		case a == "":
-			return -1
-		case b == "":
-			return 1
-		}
-		if c := cmp.Compare(groupPri(b), groupPri(a)); c != 0 {
-			return c
-		}
-		return strings.Compare(a, b)
-	})
-	ordered := make([][]string, len(groups))
-	for i, g := range groups {
-		vs := versions[g]
-		slices.SortStableFunc(vs, func(a, b string) int {
-			if c := cmp.Compare(priority(g, b).Version, priority(g, a).Version); c != 0 {
-				return c
-			}
-			return registry.CompareVersions(b, a)
-		})
-		ordered[i] = vs
-	}
+	groups, ordered := registry.OrderGroupVersions(slices.Collect(maps.Keys(versions)), func(g string) []string { return versions[g] }, priority)
 	return groups, ordered, byGV
 }
 

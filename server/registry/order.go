@@ -44,19 +44,29 @@ func (r *Registry) priorityLocked(group, version string) Priority {
 	return defaultPriority
 }
 
-// orderLocked sorts the groups and each group's versions by priority. The
-// core group stays first: it is served apart, under /api.
+// orderLocked sorts the groups and each group's versions by priority.
 func (r *Registry) orderLocked() ([]string, [][]string) {
+	return OrderGroupVersions(r.groups, func(g string) []string { return r.versions[g] }, r.priorityLocked)
+}
+
+// OrderGroupVersions orders groups, and the versions of each, as
+// discovery lists them: groups by the best group priority of their
+// versions, then by name, the core group ("") first as it is served
+// apart, under /api; versions by version priority, then newest first.
+// The slices returned are new.
+func OrderGroupVersions(groups []string, versions func(group string) []string, priority func(group, version string) Priority) ([]string, [][]string) {
 	groupPri := func(g string) int {
 		best := 0
-		for _, v := range r.versions[g] {
-			best = max(best, r.priorityLocked(g, v).Group)
+		for _, v := range versions(g) {
+			best = max(best, priority(g, v).Group)
 		}
 		return best
 	}
-	groups := slices.Clone(r.groups)
+	groups = slices.Clone(groups)
 	slices.SortStableFunc(groups, func(a, b string) int {
 		switch {
+		case a == b:
+			return 0
 		case a == "":
 			return -1
 		case b == "":
@@ -67,18 +77,18 @@ func (r *Registry) orderLocked() ([]string, [][]string) {
 		}
 		return strings.Compare(a, b)
 	})
-	versions := make([][]string, len(groups))
+	ordered := make([][]string, len(groups))
 	for i, g := range groups {
-		vs := slices.Clone(r.versions[g])
+		vs := slices.Clone(versions(g))
 		slices.SortStableFunc(vs, func(a, b string) int {
-			if c := cmp.Compare(r.priorityLocked(g, b).Version, r.priorityLocked(g, a).Version); c != 0 {
+			if c := cmp.Compare(priority(g, b).Version, priority(g, a).Version); c != 0 {
 				return c
 			}
 			return CompareVersions(b, a)
 		})
-		versions[i] = vs
+		ordered[i] = vs
 	}
-	return groups, versions
+	return groups, ordered
 }
 
 // CompareVersions orders API version strings as upstream does: versions
