@@ -401,7 +401,7 @@ func TestAggregatedAPIProxy(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := c.want
-			want.Path, want.Query, want.ClientCN = p, "labelSelector=a%3Db&limit=5", "front-proxy-client"
+			want.Path, want.Query, want.ClientCN = p, "limit=5&labelSelector=a%3Db", "front-proxy-client"
 			if fmt.Sprint(got.Echo) != fmt.Sprint(want) {
 				t.Errorf("the server saw\n %+v\nwant\n %+v", got.Echo, want)
 			}

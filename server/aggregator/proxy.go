@@ -62,7 +62,7 @@ func (a *Aggregator) Proxy(w http.ResponseWriter, r *http.Request, as registry.O
 			out := pr.Out
 			out.URL.Scheme, out.URL.Host = target.Scheme, target.Host
 			out.URL.Path, out.URL.RawPath = pr.In.URL.Path, pr.In.URL.RawPath
-			out.URL.RawQuery = pr.In.URL.Query().Encode()
+			out.URL.RawQuery = pr.In.URL.RawQuery
 			out.Host = target.Host
 			stripCredentials(out.Header)
 			setUserHeaders(out.Header, u, a.cfg.SendUID)

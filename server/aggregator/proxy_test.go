@@ -206,3 +206,23 @@ func TestProxyForwardedFor(t *testing.T) {
 		})
 	}
 }
+
+// TestProxyKeepsQuery: the query reaches the extension server as the
+// client wrote it (order, repeats and escapes), as upstream's proxy
+// copies the raw query.
+func TestProxyKeepsQuery(t *testing.T) {
+	for _, q := range []string{"watch=1&resourceVersion=5&allowWatchBookmarks=true", "labelSelector=a%3Db%2Cc&limit=5&labelSelector=x", "fieldSelector=metadata.name%3Dfoo"} {
+		got := make(chan string, 1)
+		srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			got <- r.URL.Path + "?" + r.URL.RawQuery
+		}))
+		objs := backedBy(srv, "")
+		a := newTestAggregator(objs)
+		a.Proxy(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/apis/w.example.com/v1/flunders?"+q, nil), objs[asKey], &security.User{Name: "bob"})
+		if g, want := <-got, "/apis/w.example.com/v1/flunders?"+q; g != want {
+			t.Errorf("the extension server got %s, want %s", g, want)
+		}
+		a.Close()
+		srv.Close()
+	}
+}
