@@ -52,7 +52,7 @@ func (p *Policies) SetPolicy(obj registry.Object) {
 	p.mu.RLock()
 	old := p.policies[name]
 	p.mu.RUnlock()
-	if old != nil && old.uid == str(meta, "uid") && old.generation == intAt(meta, "generation") {
+	if old != nil && old.uid == str(meta, "uid") && old.generation == registry.Int64(meta["generation"]) {
 		return
 	}
 	compiled := compilePolicy(obj)

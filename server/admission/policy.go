@@ -95,7 +95,7 @@ func compilePolicy(obj registry.Object) *policy {
 	p := &policy{
 		name:          str(meta, "name"),
 		uid:           str(meta, "uid"),
-		generation:    intAt(meta, "generation"),
+		generation:    registry.Int64(meta["generation"]),
 		failurePolicy: str(spec, "failurePolicy"),
 	}
 	if p.failurePolicy == "" {
@@ -202,16 +202,4 @@ func stringsAt(m map[string]any, key string) []string {
 		}
 	}
 	return out
-}
-
-func intAt(m map[string]any, key string) int64 {
-	switch n := m[key].(type) {
-	case int64:
-		return n
-	case float64:
-		return int64(n)
-	case int:
-		return int64(n)
-	}
-	return 0
 }

@@ -214,7 +214,7 @@ func parseWebhook(config string, h map[string]any) *webhook {
 		reinvoke:    str(h, "reinvocationPolicy") == reinvocationIfNeeded,
 	}
 	if _, ok := h["timeoutSeconds"]; ok {
-		wh.timeout = time.Duration(intAt(h, "timeoutSeconds")) * time.Second
+		wh.timeout = time.Duration(registry.Int64(h["timeoutSeconds"])) * time.Second
 	}
 	mr := &matchResources{exact: str(h, "matchPolicy") == matchPolicyExact, rules: parseRules(h, "rules")}
 	if sel, ok := h["namespaceSelector"].(map[string]any); ok {

@@ -255,7 +255,7 @@ func (e *Elector) tryAcquireOrRenew(ctx context.Context, now time.Time) bool {
 		}
 		if holder != e.Identity {
 			spec["acquireTime"] = stamp
-			spec["leaseTransitions"] = intValue(spec["leaseTransitions"]) + 1
+			spec["leaseTransitions"] = registry.Int64(spec["leaseTransitions"]) + 1
 		}
 		spec["holderIdentity"] = e.Identity
 		spec["leaseDurationSeconds"] = seconds(leaseDur)
@@ -306,7 +306,7 @@ func (e *Elector) expired(lease registry.Object, now time.Time) bool {
 	if rv != e.observedRV {
 		e.observedRV, e.observedAt = rv, now
 	}
-	dur := time.Duration(intValue(child(lease, "spec")["leaseDurationSeconds"])) * time.Second
+	dur := time.Duration(registry.Int64(child(lease, "spec")["leaseDurationSeconds"])) * time.Second
 	return !now.Before(e.observedAt.Add(dur))
 }
 
@@ -338,17 +338,4 @@ func (e *Elector) release() {
 // must be positive).
 func seconds(d time.Duration) int64 {
 	return max(int64((d+time.Second-1)/time.Second), 1)
-}
-
-// intValue reads a decoded JSON integer.
-func intValue(v any) int64 {
-	switch n := v.(type) {
-	case int64:
-		return n
-	case float64:
-		return int64(n)
-	case int:
-		return int64(n)
-	}
-	return 0
 }

@@ -92,7 +92,7 @@ func TestElectorOneLeaderAndHandOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := child(lease, "spec")
-	if spec["holderIdentity"] != c.electors[first].Identity || intValue(spec["leaseDurationSeconds"]) != 1 || intValue(spec["leaseTransitions"]) != 0 {
+	if spec["holderIdentity"] != c.electors[first].Identity || registry.Int64(spec["leaseDurationSeconds"]) != 1 || registry.Int64(spec["leaseTransitions"]) != 0 {
 		t.Fatalf("lease after the first election: %v", spec)
 	}
 	if _, err := time.Parse(microTime, spec["renewTime"].(string)); err != nil {
@@ -109,7 +109,7 @@ func TestElectorOneLeaderAndHandOver(t *testing.T) {
 		t.Fatal("the stopped candidate still leads")
 	}
 	lease, _ = e.api.Get(leases, e.brand.SystemNamespace, e.brand.ControllerManager)
-	if spec := child(lease, "spec"); spec["holderIdentity"] != c.electors[second].Identity || intValue(spec["leaseTransitions"]) != 1 {
+	if spec := child(lease, "spec"); spec["holderIdentity"] != c.electors[second].Identity || registry.Int64(spec["leaseTransitions"]) != 1 {
 		t.Fatalf("lease after the hand-over: %v", spec)
 	}
 	if c.overlap.Load() {
@@ -169,7 +169,7 @@ func TestElectorTakesOverFromADeadHolder(t *testing.T) {
 		t.Fatalf("took the lease of a holder seen alive %v ago", waited)
 	}
 	lease, _ := e.api.Get(leases, e.brand.SystemNamespace, e.brand.ControllerManager)
-	if spec := child(lease, "spec"); spec["holderIdentity"] != c.electors[who].Identity || intValue(spec["leaseTransitions"]) != 5 ||
+	if spec := child(lease, "spec"); spec["holderIdentity"] != c.electors[who].Identity || registry.Int64(spec["leaseTransitions"]) != 5 ||
 		spec["acquireTime"] == stamp {
 		t.Fatalf("lease after the take-over: %v", spec)
 	}
@@ -319,7 +319,7 @@ func TestElectorStepsDownWhenTheStoreHangs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if spec := child(lease, "spec"); spec["holderIdentity"] != "host_1" || intValue(spec["leaseTransitions"]) != 1 {
+			if spec := child(lease, "spec"); spec["holderIdentity"] != "host_1" || registry.Int64(spec["leaseTransitions"]) != 1 {
 				t.Fatalf("lease after the take-over: %v", spec)
 			}
 			// Once the store answers, the old leader's renewal comes back

@@ -222,7 +222,7 @@ func (c *APIServerEndpoints) observe(key string, value []byte, deleted bool) {
 	}
 	spec := child(obj, "spec")
 	rv, uid, now := metaString(obj, "resourceVersion"), metaString(obj, "uid"), time.Now()
-	dur := time.Duration(intValue(spec["leaseDurationSeconds"])) * time.Second
+	dur := time.Duration(registry.Int64(spec["leaseDurationSeconds"])) * time.Second
 	r := c.records[key]
 	switch {
 	case r == nil:

@@ -97,7 +97,7 @@ func TestAPIServerEndpointsListLiveReplicas(t *testing.T) {
 	if l := child(lease, "metadata")["labels"].(map[string]any); l[label] != e.brand.FieldManager {
 		t.Fatalf("labels %v", l)
 	}
-	if spec := child(lease, "spec"); intValue(spec["leaseDurationSeconds"]) != 3600 || spec["holderIdentity"] == "" {
+	if spec := child(lease, "spec"); registry.Int64(spec["leaseDurationSeconds"]) != 3600 || spec["holderIdentity"] == "" {
 		t.Fatalf("spec %v", spec)
 	}
 

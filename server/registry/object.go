@@ -69,3 +69,18 @@ func CopyPath(path ...string) func(next, written Object) {
 		}
 	}
 }
+
+// Int64 reads a decoded JSON integer, whichever Go type its decoder gave
+// it (int64 from the schema decoder, float64 from encoding/json); 0 for
+// anything else.
+func Int64(v any) int64 {
+	switch n := v.(type) {
+	case int64:
+		return n
+	case float64:
+		return int64(n)
+	case int:
+		return int64(n)
+	}
+	return 0
+}
