@@ -1,10 +1,6 @@
 package rest
 
-import (
-	"sync"
-
-	"platd/server/registry"
-)
+import "platd/server/registry"
 
 // eventCacheSize is how many encoded event objects are kept. Watchers of
 // one resource receive an event within moments of each other, so only the
@@ -30,50 +26,23 @@ type eventKey struct {
 }
 
 // eventCache holds the most recent encoded event objects, at most
-// eventCacheSize of them and eventCacheBytes in all. It is safe for
-// concurrent use; cached bytes are never modified.
+// eventCacheSize of them and eventCacheBytes in all, each charged the
+// capacity of its bytes. It is safe for concurrent use; cached bytes are
+// never modified.
 type eventCache struct {
-	mu      sync.Mutex
-	entries map[eventKey][]byte
-	// ring is made at the first put: a server nobody watches never
-	// holds its eventCacheSize keys.
-	ring    []eventKey // oldest at head, n in use
-	head, n int
-	bytes   int
+	kept boundedCache[eventKey, []byte]
+}
+
+func newEventCache() *eventCache {
+	return &eventCache{kept: boundedCache[eventKey, []byte]{maxEntries: eventCacheSize, maxBytes: eventCacheBytes}}
 }
 
 func (c *eventCache) get(k eventKey) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	b, ok := c.entries[k]
-	return b, ok
+	return c.kept.get(k)
 }
 
-// put keeps b under k, dropping the oldest entries to make room.
+// put keeps b under k, dropping the oldest entries to make room; it keeps
+// nothing when k is already kept or b is larger than eventCacheBytes.
 func (c *eventCache) put(k eventKey, b []byte) {
-	size := cap(b)
-	if size > eventCacheBytes {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries == nil {
-		c.entries = make(map[eventKey][]byte)
-		c.ring = make([]eventKey, eventCacheSize)
-	}
-	if _, ok := c.entries[k]; ok {
-		return
-	}
-	for c.n == eventCacheSize || c.bytes+size > eventCacheBytes {
-		old := c.ring[c.head]
-		c.bytes -= cap(c.entries[old])
-		delete(c.entries, old)
-		c.ring[c.head] = eventKey{}
-		c.head = (c.head + 1) % eventCacheSize
-		c.n--
-	}
-	c.ring[(c.head+c.n)%eventCacheSize] = k
-	c.n++
-	c.entries[k] = b
-	c.bytes += size
+	c.kept.add(k, b, cap(b))
 }

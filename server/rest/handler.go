@@ -47,7 +47,7 @@ type Handler struct {
 	// (DeleteOptions, Scale, Binding, Eviction).
 	kinds func(group, version, kind string) *schema.Schema
 	// events shares encoded watch events between watchers.
-	events eventCache
+	events *eventCache
 	// conversions shares the conversions of watch events between watchers.
 	conversions conversionCache
 	// protos keeps the protobuf messages of listed objects.
@@ -165,6 +165,7 @@ func New(c Config) *Handler {
 		policies: c.Policies, mutating: c.Mutating,
 	}
 	h.protos = newProtoCache(c.Store, c.Shutdown)
+	h.events = newEventCache()
 	if h.storageProbe == nil {
 		h.storageProbe = h.probeStorage
 	}
