@@ -1,10 +1,6 @@
 package rest
 
-import (
-	"sync"
-
-	"platd/server/registry"
-)
+import "platd/server/registry"
 
 // Watch events of a type with a Converter are converted into the version
 // each watch serves before they are selected and rendered, as upstream's
@@ -35,86 +31,47 @@ type conversion struct {
 	done  chan struct{}
 	value []byte
 	err   error
-	// size is what the entry counts in conversionCache.bytes, set under
-	// its lock once the conversion is kept.
-	size int
 }
 
 // conversionCache shares the conversions of object states between
-// watchers. It is safe for concurrent use; the bytes it returns are never
-// modified.
+// watchers: a conversion is kept from when it begins, so those who ask
+// for it meanwhile wait for it rather than convert again, and is charged
+// its bytes once done. It is safe for concurrent use; the bytes it
+// returns are never modified.
 type conversionCache struct {
-	mu      sync.Mutex
-	entries map[conversionKey]*conversion
-	ring    []conversionKey // oldest at head, n in use; made at the first use
-	head, n int
-	bytes   int
+	kept boundedCache[conversionKey, *conversion]
+}
+
+func newConversionCache() *conversionCache {
+	return &conversionCache{kept: boundedCache[conversionKey, *conversion]{maxEntries: conversionCacheSize, maxBytes: conversionCacheBytes}}
 }
 
 // inVersion returns the state value of key at rev in d's version (see
 // inVersion): converted at most once while it is kept, failures not kept.
+// A conversion dropped from the cache while in progress is still given to
+// whoever waits for it; a later reader converts again.
 func (c *conversionCache) inVersion(d *registry.Descriptor, key string, rev int64, value []byte) ([]byte, error) {
 	if converter(d) == nil || isStoredIn(d, value, d.GroupVersion()) {
 		return value, nil
 	}
 	k := conversionKey{d: d, key: key, rev: rev}
-	c.mu.Lock()
-	if e, ok := c.entries[k]; ok {
-		c.mu.Unlock()
+	if e, ok := c.kept.get(k); ok {
 		<-e.done
 		return e.value, e.err
 	}
-	e := &conversion{done: make(chan struct{})}
-	c.addLocked(k, e)
-	c.mu.Unlock()
-
+	e, id, added := c.kept.add(k, &conversion{done: make(chan struct{})}, 0)
+	if !added {
+		// Another watcher began it meanwhile.
+		<-e.done
+		return e.value, e.err
+	}
 	e.value, e.err = inVersion(d, value)
 	close(e.done)
-	c.mu.Lock()
-	if e.err != nil || len(e.value) > conversionCacheBytes {
+	if e.err != nil {
 		// Whoever waits has it; a later reader tries again.
-		if c.entries[k] == e {
-			delete(c.entries, k)
-		}
-	} else if c.entries[k] == e {
-		e.size = len(e.value)
-		c.bytes += e.size
-		c.evictLocked()
+		c.kept.remove(k, id)
+	} else {
+		c.kept.charge(k, id, len(e.value))
 	}
-	c.mu.Unlock()
 	return e.value, e.err
-}
-
-// addLocked keeps e under k, dropping the oldest entry when all slots
-// are taken.
-func (c *conversionCache) addLocked(k conversionKey, e *conversion) {
-	if c.entries == nil {
-		c.entries = make(map[conversionKey]*conversion)
-		c.ring = make([]conversionKey, conversionCacheSize)
-	}
-	if c.n == conversionCacheSize {
-		c.dropOldestLocked()
-	}
-	c.ring[(c.head+c.n)%conversionCacheSize] = k
-	c.n++
-	c.entries[k] = e
-}
-
-// evictLocked drops the oldest entries until the bytes kept are within
-// conversionCacheBytes.
-func (c *conversionCache) evictLocked() {
-	for c.bytes > conversionCacheBytes && c.n > 0 {
-		c.dropOldestLocked()
-	}
-}
-
-func (c *conversionCache) dropOldestLocked() {
-	old := c.ring[c.head]
-	if e, ok := c.entries[old]; ok {
-		c.bytes -= e.size
-		delete(c.entries, old)
-	}
-	c.ring[c.head] = conversionKey{}
-	c.head = (c.head + 1) % conversionCacheSize
-	c.n--
 }

@@ -74,7 +74,7 @@ func TestConversionCacheShares(t *testing.T) {
 	t.Parallel()
 	cv := &countingConverter{gate: make(chan struct{})}
 	_, v2 := versionedDescriptors(cv)
-	var c conversionCache
+	c := newConversionCache()
 	stored := []byte(`{"metadata":{"name":"a","resourceVersion":"5"},"spec":"x","apiVersion":"g/v1"}`)
 	const watchers = 8
 	var wg sync.WaitGroup
@@ -128,7 +128,7 @@ func TestConversionCacheBounds(t *testing.T) {
 	t.Parallel()
 	cv := &countingConverter{}
 	_, v2 := versionedDescriptors(cv)
-	var c conversionCache
+	c := newConversionCache()
 	big := strings.Repeat("x", conversionCacheBytes/8)
 	for i := range conversionCacheSize + 10 {
 		spec := "x"
@@ -139,15 +139,62 @@ func TestConversionCacheBounds(t *testing.T) {
 		if _, err := c.inVersion(v2, fmt.Sprintf("/k/a%d", i), int64(i+1), stored); err != nil {
 			t.Fatal(err)
 		}
-		if c.n > conversionCacheSize || len(c.entries) != c.n || c.bytes > conversionCacheBytes {
-			t.Fatalf("after %d: %d slots, %d entries, %d bytes", i+1, c.n, len(c.entries), c.bytes)
+		checkBoundedCache(t, &c.kept, fmt.Sprintf("after %d", i+1))
+		if len(c.kept.entries) != c.kept.n {
+			t.Fatalf("after %d: %d slots, %d entries", i+1, c.kept.n, len(c.kept.entries))
 		}
 	}
-	total := 0
-	for _, e := range c.entries {
-		total += e.size
+	for k, e := range c.kept.entries {
+		if e.size != len(e.value.value) {
+			t.Errorf("%v charged %d bytes, holds %d", k, e.size, len(e.value.value))
+		}
 	}
-	if total != c.bytes {
-		t.Errorf("bytes counted %d, kept %d", c.bytes, total)
+}
+
+// TestConversionCacheDroppedWhileConverting checks that a conversion
+// pushed out of the cache while it runs is still returned to its caller,
+// is not charged, and is made again for a later reader.
+func TestConversionCacheDroppedWhileConverting(t *testing.T) {
+	t.Parallel()
+	cv := &countingConverter{gate: make(chan struct{})}
+	_, v2 := versionedDescriptors(cv)
+	c := newConversionCache()
+	stored := []byte(`{"metadata":{"name":"a","resourceVersion":"5"},"spec":"x","apiVersion":"g/v1"}`)
+	want := `{"metadata":{"name":"a","resourceVersion":"5"},"spec":"x","apiVersion":"g/v2"}`
+	got := make(chan []byte, 1)
+	go func() {
+		b, err := c.inVersion(v2, "/k/a", 5, stored)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- b
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for cv.calls.Load() == 0 {
+		if time.Now().After(deadline) {
+			close(cv.gate)
+			t.Fatal("no conversion started within 10s")
+		}
+		runtime.Gosched()
+	}
+	// Newer states, already converted, take every slot.
+	done := make(chan struct{})
+	close(done)
+	for i := range conversionCacheSize {
+		c.kept.add(conversionKey{d: v2, key: fmt.Sprintf("/k/b%d", i), rev: 6}, &conversion{done: done, value: []byte("{}")}, 2)
+	}
+	close(cv.gate)
+	if b := <-got; string(b) != want {
+		t.Fatalf("the caller got %s, want %s", b, want)
+	}
+	if _, ok := c.kept.get(conversionKey{d: v2, key: "/k/a", rev: 5}); ok {
+		t.Fatal("a dropped conversion is kept")
+	}
+	checkBoundedCache(t, &c.kept, "after the dropped conversion")
+	if c.kept.bytes != 2*conversionCacheSize {
+		t.Fatalf("%d bytes counted, want %d", c.kept.bytes, 2*conversionCacheSize)
+	}
+	if b, err := c.inVersion(v2, "/k/a", 5, stored); err != nil || string(b) != want || cv.calls.Load() != 2 {
+		t.Fatalf("read again: %s %v after %d conversions, want 2", b, err, cv.calls.Load())
 	}
 }

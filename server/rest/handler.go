@@ -49,7 +49,7 @@ type Handler struct {
 	// events shares encoded watch events between watchers.
 	events *eventCache
 	// conversions shares the conversions of watch events between watchers.
-	conversions conversionCache
+	conversions *conversionCache
 	// protos keeps the protobuf messages of listed objects.
 	protos *protoCache
 	// reads keeps the served forms the in-process reads decoded.
@@ -166,6 +166,7 @@ func New(c Config) *Handler {
 	}
 	h.protos = newProtoCache(c.Store, c.Shutdown)
 	h.events = newEventCache()
+	h.conversions = newConversionCache()
 	if h.storageProbe == nil {
 		h.storageProbe = h.probeStorage
 	}
