@@ -326,6 +326,7 @@ func TestNothingWrittenOnFailedStart(t *testing.T) {
 	badKC := write("hook.kubeconfig", "clusters: [\n")
 	badPolicy := write("audit.yaml", "rules: [\n")
 	goodPolicy := write("audit-ok.yaml", "apiVersion: audit."+config.Brands["plat"].Domain+"/v1\nkind: Policy\nrules: [{level: Metadata}]\n")
+	badAdmission := write("admission.yaml", "apiVersion: apiserver.config."+config.Brands["plat"].Domain+"/v1\nkind: AdmissionConfiguration\nplugins:\n- name: PodSecurity\n  configuration:\n    apiVersion: pod-security.admission.config."+config.Brands["plat"].Domain+"/v1\n    kind: PodSecurityConfiguration\n    defaults: {enforce: strict}\n")
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -352,6 +353,7 @@ func TestNothingWrittenOnFailedStart(t *testing.T) {
 		{[]string{"--authorization-mode", "Webhook,RBAC", "--authorization-webhook-config-file", badKC}, 2, "--authorization-webhook-config-file:"},
 		{[]string{"--audit-policy-file", badPolicy, "--audit-log-path", filepath.Join(tmp, "audit.log")}, 2, "--audit-policy-file: invalid audit policy:"},
 		{[]string{"--audit-policy-file", goodPolicy, "--audit-log-path", filepath.Join(notPEM, "audit.log")}, 2, "--audit-log-path: creating the directory of the audit log: mkdir " + notPEM + ": not a directory"},
+		{[]string{"--admission-control-config-file", badAdmission}, 2, "--admission-control-config-file: invalid admission control configuration: " + badAdmission + `: couldn't init admission plugin "PodSecurity": PodSecurity configuration error: Enforce.Level: must be one of privileged, baseline, restricted`},
 		{[]string{"--secure-port", busyPort}, 1, "listening on 127.0.0.1:" + busyPort + ": listen tcp 127.0.0.1:" + busyPort + ": bind: address already in use (another process holds the port: stop it, or choose another --secure-port; 0 picks a free one)"},
 	}
 	for _, c := range cases {

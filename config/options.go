@@ -135,6 +135,12 @@ type Options struct {
 	// Encryption (nil without the flag: nothing is encrypted).
 	EncryptionProviderConfigFile string
 	Encryption                   *EncryptionConfiguration
+	// AdmissionControlConfigFile is --admission-control-config-file: an
+	// AdmissionConfiguration holding admission plugins' configurations.
+	// Validate reads it into Admission (the zero value, every plugin's
+	// default, without the flag).
+	AdmissionControlConfigFile string
+	Admission                  AdmissionPlugins
 	// EncryptionConfigReload is --encryption-provider-config-automatic-reload:
 	// the file is re-read every EncryptionConfigReloadInterval (0: the
 	// default minute; tests shorten it).
@@ -353,6 +359,13 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("%w: --encryption-provider-config: %w", ErrInvalid, err)
 		}
 		o.Encryption = c
+	}
+	if o.AdmissionControlConfigFile != "" {
+		a, err := LoadAdmissionConfig(o.AdmissionControlConfigFile, o.Brand)
+		if err != nil {
+			return fmt.Errorf("%w: --admission-control-config-file: %w", ErrInvalid, err)
+		}
+		o.Admission = a
 	}
 	o.APIEnablement = rc
 	o.Warnings = append(o.Warnings, gateWarnings...)
