@@ -14,7 +14,7 @@ import (
 // describe), so each is reached through the Server when a request comes.
 func (s *Server) services() builtin.Services {
 	return builtin.Services{Authenticator: security.AuthenticatorFunc(s.authenticate), APIAudiences: s.opts.ServiceAccounts.Audiences(),
-		Authorizer: serverChain{s}, RBAC: s.builtRBAC}
+		Authorizer: serverChain{s}, RBAC: s.builtRBAC, PodSecurity: s.opts.Admission.PodSecurity}
 }
 
 // serverChain forwards to the server's authorizer chain, set in New before

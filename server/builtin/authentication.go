@@ -34,6 +34,10 @@ type Services struct {
 	RBAC func() *rbac.Authorizer
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
+	// PodSecurity is the PodSecurity admission plugin's configuration
+	// (--admission-control-config-file); the zero value is upstream's
+	// default.
+	PodSecurity config.PodSecurityConfiguration
 }
 
 func (sv Services) now() time.Time {

@@ -86,7 +86,7 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 		rbacV1(b, sv), schedulingV1(b), certificatesV1(b, sv), apiRegistrationV1(b), apiExtensionsV1(b),
 		admissionRegistrationV1(b), flowControlV1(b), authenticationV1(b, sv), authorizationV1(b, sv),
 	)
-	admitAcrossGroups(b, ds)
+	admitAcrossGroups(b, ds, sv)
 	return ds
 }
 
@@ -98,14 +98,14 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 // LimitRanges of their namespace default and bound the resources of pods
 // and claims; the pod-security labels of their namespace check pods and
 // the pod templates of workloads, and are checked on namespaces
-// themselves. A type's hooks run in upstream's order of its admission
-// plugins.
-func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor) {
+// themselves, with the PodSecurity configuration of sv. A type's hooks
+// run in upstream's order of its admission plugins.
+func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor, sv Services) {
 	lr := newLimitRanger(b, kindOf(ds, "LimitRange"))
 	pa := priorityAdmission{classes: kindOf(ds, "PriorityClass")}
 	sa := newServiceAccountAdmission(b, kindOf(ds, "ServiceAccount"))
 	rc := runtimeClassAdmission{classes: kindOf(ds, "RuntimeClass")}
-	ps := podSecurity{b: b, namespaces: kindOf(ds, "Namespace"), pods: kindOf(ds, "Pod")}
+	ps := newPodSecurity(b, kindOf(ds, "Namespace"), kindOf(ds, "Pod"), sv.PodSecurity)
 	pod := &kindOf(ds, "Pod").Strategy
 	pod.Admit = inOrder(pod.Admit, lr.admitPod, sa.admitPod, pa.admitPod, rc.admitPod)
 	pod.ValidateAdmission = inOrder(pod.ValidateAdmission, lr.validatePod, ps.validatePod, rc.validatePod)

@@ -13,15 +13,17 @@ import (
 	"platd/config"
 	"platd/security"
 	"platd/server/apierr"
+	"platd/server/filters"
 	"platd/server/registry"
 )
 
 // PodSecurity admission, as upstream's: a namespace's pod-security labels
 // name, per mode (enforce, audit, warn), a level of the Pod Security
-// Standards and a policy version. Pods breaking the enforce level are
+// Standards and a policy version; a mode without labels takes the
+// plugin's configured default. Pods breaking the enforce level are
 // refused; pods and workload pod templates breaking the warn level are
-// answered with a warning. Audit annotations and the exemptions of the
-// plugin's configuration are not implemented.
+// answered with a warning. Requests of exempt users, in exempt
+// namespaces, and pods of exempt runtime classes are not evaluated.
 
 // Pod Security levels, from least to most strict.
 const (
@@ -65,6 +67,54 @@ var psVersionPattern = regexp.MustCompile(`^v1\.(0|[1-9][0-9]*)$`)
 type podSecurity struct {
 	b                config.Brand
 	namespaces, pods *registry.Descriptor
+	// defaults is the policy of a mode a namespace sets no label of.
+	defaults psPolicy
+	// exempt are the configured exemptions.
+	exempt config.PodSecurityExemptions
+}
+
+// newPodSecurity returns the admission with the plugin's configuration,
+// as loaded by config (the zero value is upstream's default: every mode
+// privileged:latest, nothing exempt).
+func newPodSecurity(b config.Brand, namespaces, pods *registry.Descriptor, c config.PodSecurityConfiguration) podSecurity {
+	d := c.Defaults
+	return podSecurity{b: b, namespaces: namespaces, pods: pods, exempt: c.Exemptions, defaults: psPolicy{
+		enforce: psConfigured(d.Enforce, d.EnforceVersion),
+		audit:   psConfigured(d.Audit, d.AuditVersion),
+		warn:    psConfigured(d.Warn, d.WarnVersion),
+	}}
+}
+
+// psConfigured reads a configured default level and version, already
+// validated; empty ones are privileged and latest.
+func psConfigured(level, version string) psLevelVersion {
+	lv := psLevelVersion{level, -1}
+	if level == "" {
+		lv.level = psPrivileged
+	}
+	if m := psVersionPattern.FindStringSubmatch(version); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil {
+			lv.minor = n
+		}
+	}
+	return lv
+}
+
+// exemptUser and exemptNamespace say whether a request of the user, or
+// in the namespace, is exempt; exemptRuntimeClass whether a pod spec's
+// runtime class is. An empty name is never exempt.
+func (ps podSecurity) exemptUser(ctx context.Context) bool {
+	u := filters.UserFrom(ctx)
+	return u != nil && u.Name != "" && slices.Contains(ps.exempt.Usernames, u.Name)
+}
+
+func (ps podSecurity) exemptNamespace(ns string) bool {
+	return ns != "" && slices.Contains(ps.exempt.Namespaces, ns)
+}
+
+func (ps podSecurity) exemptRuntimeClass(spec map[string]any) bool {
+	rc := strOf(spec["runtimeClassName"])
+	return rc != "" && slices.Contains(ps.exempt.RuntimeClasses, rc)
 }
 
 // label is the namespace label of a mode ("enforce") or of its version
@@ -74,15 +124,12 @@ func (ps podSecurity) label(name string) string {
 }
 
 // policy reads the policy of a namespace's labels, and the field errors of
-// the labels it could not read. A bad enforce level is enforced as
-// restricted, bad audit and warn levels are privileged, a bad version is
-// latest, as upstream.
+// the labels it could not read; a mode without labels keeps the
+// configured default. A bad enforce level is enforced as restricted, bad
+// audit and warn levels are privileged, a bad version is latest, as
+// upstream.
 func (ps podSecurity) policy(labels map[string]any) (psPolicy, apierr.FieldErrors) {
-	p := psPolicy{
-		enforce: psLevelVersion{psPrivileged, -1},
-		audit:   psLevelVersion{psPrivileged, -1},
-		warn:    psLevelVersion{psPrivileged, -1},
-	}
+	p := ps.defaults
 	if len(labels) == 0 {
 		return p, nil
 	}
@@ -106,6 +153,7 @@ func (ps podSecurity) policy(labels map[string]any) (psPolicy, apierr.FieldError
 		if v, ok := labels[key]; ok {
 			s := strOf(v)
 			if s == "latest" {
+				m.lv.minor = -1
 				continue
 			}
 			match := psVersionPattern.FindStringSubmatch(s)
@@ -114,6 +162,7 @@ func (ps podSecurity) policy(labels map[string]any) (psPolicy, apierr.FieldError
 				n, err = strconv.Atoi(match[1])
 			}
 			if match == nil || err != nil {
+				m.lv.minor = -1
 				errs = append(errs, apierr.Invalid("metadata.labels["+key+"]", s, `must be "latest" or "v1.x"`))
 				continue
 			}
@@ -181,58 +230,74 @@ func psReason(rs []psResult) string {
 	return strings.Join(parts, ", ")
 }
 
-// namespacePolicy reads the policy of the namespace ns. It reports
-// whether anything is to be checked: a namespace without labels of the
-// policy is privileged in every mode.
-func (ps podSecurity) namespacePolicy(l registry.Lookup, ns string) (psPolicy, bool, error) {
+// namespacePolicy reads the policy of the namespace ns and the errors of
+// its labels.
+func (ps podSecurity) namespacePolicy(l registry.Lookup, ns string) (psPolicy, apierr.FieldErrors, error) {
 	obj, err := l.Get(ps.namespaces, "", ns)
 	if err != nil {
-		return psPolicy{}, false, err
+		return psPolicy{}, nil, err
 	}
 	p, errs := ps.policy(mapOf(mapOf(obj["metadata"])["labels"]))
-	if len(errs) == 0 && p.enforce.level == psPrivileged && p.audit.level == psPrivileged && p.warn.level == psPrivileged {
-		return p, false, nil
-	}
-	return p, true, nil
+	return p, errs, nil
 }
 
 // validatePod enforces and warns of the policy of a pod's namespace on a
 // created pod, and on an updated one whose containers or images changed.
+// Requests of exempt users and in exempt namespaces are not evaluated,
+// nor are pods of exempt runtime classes.
 func (ps podSecurity) validatePod(ctx context.Context, l registry.Lookup, obj, old registry.Object) error {
 	md := mapOf(obj["metadata"])
-	p, check, err := ps.namespacePolicy(l, strOf(md["namespace"]))
-	if err != nil || !check {
+	ns := strOf(md["namespace"])
+	if ps.exemptNamespace(ns) || ps.exemptUser(ctx) {
+		return nil
+	}
+	p, errs, err := ps.namespacePolicy(l, ns)
+	if err != nil {
 		return err
+	}
+	if len(errs) == 0 && p.enforce.level == psPrivileged && p.audit.level == psPrivileged && p.warn.level == psPrivileged {
+		return nil
 	}
 	if old != nil && !ps.significantPodUpdate(obj, old) {
 		return nil
 	}
-	spec := mapOf(obj["spec"])
-	enforced := psEvaluate(p.enforce, md, spec)
-	if len(enforced) > 0 {
-		return &registry.Denial{Reason: fmt.Sprintf("violates PodSecurity %q: %s", p.enforce.String(), psDetail(enforced))}
-	}
-	ps.warn(ctx, p, md, spec)
-	return nil
+	return ps.evaluate(ctx, p, md, mapOf(obj["spec"]), true)
 }
 
-// warn adds the warning of the warn level's refusals of a pod.
-func (ps podSecurity) warn(ctx context.Context, p psPolicy, meta, spec map[string]any) {
-	if p.warn.level == psPrivileged {
-		return
+// evaluate checks a pod's metadata and spec against p: the enforce level
+// when enforce is set (refusing the pod), then the warn level, unless
+// the pod's runtime class is exempt.
+func (ps podSecurity) evaluate(ctx context.Context, p psPolicy, meta, spec map[string]any, enforce bool) error {
+	if ps.exemptRuntimeClass(spec) {
+		return nil
 	}
-	if rs := psEvaluate(p.warn, meta, spec); len(rs) > 0 {
-		security.AddWarning(ctx, fmt.Sprintf("would violate PodSecurity %q: %s", p.warn.String(), psDetail(rs)))
+	if enforce {
+		if rs := psEvaluate(p.enforce, meta, spec); len(rs) > 0 {
+			return &registry.Denial{Reason: fmt.Sprintf("violates PodSecurity %q: %s", p.enforce.String(), psDetail(rs))}
+		}
 	}
+	if p.warn.level != psPrivileged {
+		if rs := psEvaluate(p.warn, meta, spec); len(rs) > 0 {
+			security.AddWarning(ctx, fmt.Sprintf("would violate PodSecurity %q: %s", p.warn.String(), psDetail(rs)))
+		}
+	}
+	return nil
 }
 
 // validateTemplate returns the hook of a workload whose pod template is at
 // path: it only warns, as upstream never enforces on pod templates.
 func (ps podSecurity) validateTemplate(path ...string) admitHook {
 	return func(ctx context.Context, l registry.Lookup, obj, _ registry.Object) error {
-		p, check, err := ps.namespacePolicy(l, str(obj, "metadata", "namespace"))
-		if err != nil || !check || p.warn.level == psPrivileged {
+		ns := str(obj, "metadata", "namespace")
+		if ps.exemptNamespace(ns) || ps.exemptUser(ctx) {
+			return nil
+		}
+		p, errs, err := ps.namespacePolicy(l, ns)
+		if err != nil {
 			// Upstream's lookup failure only annotates the audit event.
+			return nil
+		}
+		if len(errs) == 0 && p.warn.level == psPrivileged && p.audit.level == psPrivileged {
 			return nil
 		}
 		tmpl := obj
@@ -241,8 +306,7 @@ func (ps podSecurity) validateTemplate(path ...string) admitHook {
 				return nil
 			}
 		}
-		ps.warn(ctx, p, mapOf(tmpl["metadata"]), mapOf(tmpl["spec"]))
-		return nil
+		return ps.evaluate(ctx, p, mapOf(tmpl["metadata"]), mapOf(tmpl["spec"]), false)
 	}
 }
 
@@ -280,13 +344,19 @@ func (ps podSecurity) significantPodUpdate(obj, old registry.Object) bool {
 
 // validateNamespace refuses invalid policy labels on a namespace (on an
 // update, only when they changed) and, when an update makes the enforce
-// level stricter, warns of the existing pods that break it.
+// level stricter, warns of the existing pods that break it. An exempt
+// namespace setting a policy other than the defaults is warned that the
+// policy is ignored.
 func (ps podSecurity) validateNamespace(ctx context.Context, l registry.Lookup, obj, old registry.Object) error {
 	name := str(obj, "metadata", "name")
-	p, errs := ps.policy(mapOf(mapOf(obj["metadata"])["labels"]))
+	labels := mapOf(mapOf(obj["metadata"])["labels"])
+	p, errs := ps.policy(labels)
 	if old == nil {
 		if len(errs) > 0 {
 			return apierr.NewInvalid("", ps.namespaces.Kind, name, errs)
+		}
+		if ps.exemptNamespace(name) {
+			ps.warnExemptNamespace(ctx, name, p, labels)
 		}
 		return nil
 	}
@@ -299,11 +369,39 @@ func (ps podSecurity) validateNamespace(ctx context.Context, l registry.Lookup, 
 		return nil
 	case p.enforce.minor == op.enforce.minor && psLevelRank(p.enforce.level) <= psLevelRank(op.enforce.level):
 		return nil
+	case ps.exemptNamespace(name):
+		ps.warnExemptNamespace(ctx, name, p, labels)
+		return nil
 	}
 	for _, w := range ps.checkPods(ctx, l, name, p.enforce) {
 		security.AddWarning(ctx, w)
 	}
 	return nil
+}
+
+// warnExemptNamespace warns that the policy an exempt namespace sets is
+// ignored, naming each mode whose labels set a level other than
+// privileged; nothing when the policy is privileged or the defaults'.
+func (ps podSecurity) warnExemptNamespace(ctx context.Context, name string, p psPolicy, labels map[string]any) {
+	equivalent := func(a, b psLevelVersion) bool {
+		return a.level == psPrivileged && b.level == psPrivileged || a == b
+	}
+	if p.enforce.level == psPrivileged && p.audit.level == psPrivileged && p.warn.level == psPrivileged ||
+		equivalent(p.enforce, ps.defaults.enforce) && equivalent(p.audit, ps.defaults.audit) && equivalent(p.warn, ps.defaults.warn) {
+		return
+	}
+	var modes []string
+	for _, m := range []struct {
+		mode string
+		lv   psLevelVersion
+	}{{"enforce", p.enforce}, {"audit", p.audit}, {"warn", p.warn}} {
+		_, level := labels[ps.label(m.mode)]
+		_, version := labels[ps.label(m.mode+"-version")]
+		if m.lv.level != psPrivileged && (level || version) {
+			modes = append(modes, m.mode+"="+m.lv.String())
+		}
+	}
+	security.AddWarning(ctx, fmt.Sprintf("namespace %q is exempt from Pod Security, and the policy (%s) will be ignored", name, strings.Join(modes, ", ")))
 }
 
 // psLevelRank orders levels by strictness.
@@ -324,7 +422,7 @@ func (ps podSecurity) checkPods(ctx context.Context, l registry.Lookup, ns strin
 	if err != nil {
 		return []string{"failed to list pods while checking new PodSecurity enforce level"}
 	}
-	pods = psPrioritize(pods)
+	pods = ps.prioritize(pods)
 	total := len(pods)
 	if len(pods) > psMaxPodsToCheck {
 		pods = pods[:psMaxPodsToCheck]
@@ -378,13 +476,17 @@ func (ps podSecurity) checkPods(ctx context.Context, l registry.Lookup, ns strin
 	return append(warnings, podWarnings...)
 }
 
-// psPrioritize orders pods for checking: one pod per controller first (and
-// pods without one), the other replicas after.
-func psPrioritize(pods []registry.Object) []registry.Object {
+// prioritize orders pods for checking: one pod per controller first (and
+// pods without one), the other replicas after; pods of exempt runtime
+// classes are left out.
+func (ps podSecurity) prioritize(pods []registry.Object) []registry.Object {
 	first := make([]registry.Object, 0, len(pods))
 	var rest []registry.Object
 	controllers := map[string]bool{}
 	for _, pod := range pods {
+		if ps.exemptRuntimeClass(mapOf(pod["spec"])) {
+			continue
+		}
 		uid := ""
 		for _, ref := range mapsOf(mapOf(pod["metadata"])["ownerReferences"]) {
 			if boolOf(ref["controller"]) {

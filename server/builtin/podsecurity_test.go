@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"platd/config"
 	"platd/security"
 	"platd/server/apierr"
+	"platd/server/filters"
 	"platd/server/registry"
 )
 
@@ -101,7 +103,7 @@ func TestPodSecurityEvaluate(t *testing.T) {
 
 func TestPodSecurityAdmission(t *testing.T) {
 	ds := coreV1(brand)
-	ps := podSecurity{b: brand, namespaces: kindOf(ds, "Namespace"), pods: kindOf(ds, "Pod")}
+	ps := newPodSecurity(brand, kindOf(ds, "Namespace"), kindOf(ds, "Pod"), config.PodSecurityConfiguration{})
 	ns := func(name string, labels map[string]string) registry.Object {
 		l := map[string]any{}
 		for k, v := range labels {
@@ -169,7 +171,7 @@ func TestPodSecurityAdmission(t *testing.T) {
 
 func TestPodSecurityNamespaceLabels(t *testing.T) {
 	ds := coreV1(brand)
-	ps := podSecurity{b: brand, namespaces: kindOf(ds, "Namespace"), pods: kindOf(ds, "Pod")}
+	ps := newPodSecurity(brand, kindOf(ds, "Namespace"), kindOf(ds, "Pod"), config.PodSecurityConfiguration{})
 	ns := func(labels ...string) registry.Object {
 		l := map[string]any{}
 		for i := 0; i < len(labels); i += 2 {
@@ -216,5 +218,104 @@ func TestPodSecurityNamespaceLabels(t *testing.T) {
 	warnings = nil
 	if err := ps.validateNamespace(ctx, l, ns("enforce", "baseline"), ns("enforce", "restricted")); err != nil || warnings != nil {
 		t.Errorf("relaxed: %v %q", err, warnings)
+	}
+}
+
+// The configured defaults are the policy of modes a namespace sets no
+// label of; exempt users, namespaces and runtime classes are admitted
+// without evaluation, as upstream.
+func TestPodSecurityDefaultsAndExemptions(t *testing.T) {
+	ds := coreV1(brand)
+	ps := newPodSecurity(brand, kindOf(ds, "Namespace"), kindOf(ds, "Pod"), config.PodSecurityConfiguration{
+		Defaults:   config.PodSecurityDefaults{Enforce: "baseline", EnforceVersion: "latest", Audit: "privileged", AuditVersion: "latest", Warn: "restricted", WarnVersion: "v1.30"},
+		Exemptions: config.PodSecurityExemptions{Usernames: []string{"ci"}, Namespaces: []string{"tools"}, RuntimeClasses: []string{"kata"}},
+	})
+	ns := func(name string, labels ...string) registry.Object {
+		l := map[string]any{}
+		for i := 0; i < len(labels); i += 2 {
+			l[ps.label(labels[i])] = labels[i+1]
+		}
+		return registry.Object{"metadata": map[string]any{"name": name, "labels": l}}
+	}
+	l := fakeLookup{objs: map[*registry.Descriptor][]registry.Object{
+		ps.namespaces: {ns("open"), ns("relaxed", "enforce", "privileged"), ns("tools"), ns("pinned", "enforce-version", "v1.0")},
+	}}
+	plain := `{"containers":[{"name":"c","image":"busybox"}]}`
+	privileged := `{"containers":[{"name":"c","image":"busybox","securityContext":{"privileged":true}}]}`
+	privilegedKata := `{"runtimeClassName":"kata","containers":[{"name":"c","image":"busybox","securityContext":{"privileged":true}}]}`
+	const warning = `would violate PodSecurity "restricted:v1.30": `
+	for _, tc := range []struct {
+		name, user, ns, spec string
+		denial               string
+		warns                bool // the pod is warned of; a template is whenever it is warned of or refused
+	}{
+		{"default enforce", "", "open", privileged, `violates PodSecurity "baseline:latest": privileged`, false},
+		{"default warn", "", "open", plain, "", true},
+		{"label beats default", "", "relaxed", privileged, "", true},
+		{"version label keeps default level", "", "pinned", privileged, `violates PodSecurity "baseline:v1.0": privileged`, false},
+		{"exempt namespace", "", "tools", privileged, "", false},
+		{"exempt user", "ci", "open", privileged, "", false},
+		{"other user", "dev", "open", privileged, `violates PodSecurity "baseline:latest"`, false},
+		{"exempt runtime class", "", "open", privilegedKata, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var warnings []string
+			ctx := security.WithWarnings(context.Background(), func(m string) { warnings = append(warnings, m) })
+			if tc.user != "" {
+				ctx = filters.WithUser(ctx, &security.User{Name: tc.user})
+			}
+			checkWarned := func(what string, want bool) {
+				t.Helper()
+				if want != (len(warnings) == 1 && strings.HasPrefix(warnings[0], warning)) || !want && len(warnings) > 0 {
+					t.Errorf("%s warnings %q, want one: %v", what, warnings, want)
+				}
+			}
+			pod := registry.Object{"metadata": map[string]any{"namespace": tc.ns, "name": "p"}, "spec": psObj(t, tc.spec)}
+			err := ps.validatePod(ctx, l, pod, nil)
+			var d *registry.Denial
+			switch {
+			case tc.denial == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tc.denial != "" && (!errors.As(err, &d) || !strings.HasPrefix(d.Reason, tc.denial)):
+				t.Fatalf("got %v, want %s", err, tc.denial)
+			}
+			checkWarned("pod", tc.warns)
+			// A workload's template is never refused, only warned of.
+			warnings = nil
+			deploy := registry.Object{"metadata": map[string]any{"namespace": tc.ns, "name": "d"}, "spec": map[string]any{"template": map[string]any{"spec": psObj(t, tc.spec)}}}
+			if err := ps.validateTemplate("spec", "template")(ctx, l, deploy, nil); err != nil {
+				t.Fatal(err)
+			}
+			checkWarned("template", tc.warns || tc.denial != "")
+		})
+	}
+
+	// An exempt namespace is told that the policy its labels set is
+	// ignored, unless it is privileged or the defaults'.
+	for _, tc := range []struct {
+		name   string
+		labels []string
+		want   []string
+	}{
+		{"stricter", []string{"enforce", "restricted", "warn", "baseline"}, []string{`namespace "tools" is exempt from Pod Security, and the policy (enforce=restricted:latest, warn=baseline:v1.30) will be ignored`}},
+		{"defaults", []string{"enforce", "baseline", "warn-version", "v1.30"}, nil},
+		{"privileged", []string{"enforce", "privileged", "warn", "privileged"}, nil},
+	} {
+		var warnings []string
+		ctx := security.WithWarnings(context.Background(), func(m string) { warnings = append(warnings, m) })
+		if err := ps.validateNamespace(ctx, l, ns("tools", tc.labels...), nil); err != nil || !slices.Equal(warnings, tc.want) {
+			t.Errorf("%s: %v %q, want %q", tc.name, err, warnings, tc.want)
+		}
+	}
+
+	// Raising the enforce level checks existing pods but those of exempt
+	// runtime classes.
+	pods := fakeLookup{objs: map[*registry.Descriptor][]registry.Object{ps.pods: {
+		{"metadata": map[string]any{"namespace": "x", "name": "k"}, "spec": psObj(t, privilegedKata)},
+		{"metadata": map[string]any{"namespace": "x", "name": "p"}, "spec": psObj(t, privileged)},
+	}}}
+	got := ps.checkPods(context.Background(), pods, "x", psLevelVersion{psRestricted, -1})
+	if len(got) != 2 || got[0] != `existing pods in namespace "x" violate the new PodSecurity enforce level "restricted:latest"` || !strings.HasPrefix(got[1], "p: privileged") {
+		t.Errorf("checked pods: %q", got)
 	}
 }
