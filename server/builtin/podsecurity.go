@@ -13,6 +13,7 @@ import (
 	"platd/config"
 	"platd/security"
 	"platd/server/apierr"
+	"platd/server/audit"
 	"platd/server/filters"
 	"platd/server/registry"
 )
@@ -22,7 +23,8 @@ import (
 // Standards and a policy version; a mode without labels takes the
 // plugin's configured default. Pods breaking the enforce level are
 // refused; pods and workload pod templates breaking the warn level are
-// answered with a warning. Requests of exempt users, in exempt
+// answered with a warning; those breaking the audit level are named in
+// the request's audit event. Requests of exempt users, in exempt
 // namespaces, and pods of exempt runtime classes are not evaluated.
 
 // Pod Security levels, from least to most strict.
@@ -244,57 +246,100 @@ func (ps podSecurity) namespacePolicy(l registry.Lookup, ns string) (psPolicy, a
 // validatePod enforces and warns of the policy of a pod's namespace on a
 // created pod, and on an updated one whose containers or images changed.
 // Requests of exempt users and in exempt namespaces are not evaluated,
-// nor are pods of exempt runtime classes.
+// nor are pods of exempt runtime classes. The request's audit event is
+// annotated as upstream's: why it was exempt, the enforced policy, the
+// audit level's violations, the namespace labels' errors.
 func (ps podSecurity) validatePod(ctx context.Context, l registry.Lookup, obj, old registry.Object) error {
 	md := mapOf(obj["metadata"])
 	ns := strOf(md["namespace"])
-	if ps.exemptNamespace(ns) || ps.exemptUser(ctx) {
+	if ps.exempted(ctx, ns) {
 		return nil
 	}
 	p, errs, err := ps.namespacePolicy(l, ns)
 	if err != nil {
+		audit.AddAnnotation(ctx, ps.label(psAnnotationError), fmt.Sprintf("Internal error occurred: failed to lookup namespace %q: %v", ns, err))
 		return err
 	}
 	if len(errs) == 0 && p.enforce.level == psPrivileged && p.audit.level == psPrivileged && p.warn.level == psPrivileged {
+		audit.AddAnnotation(ctx, ps.label(psAnnotationEnforcePolicy), psLevelVersion{psPrivileged, -1}.String())
 		return nil
 	}
 	if old != nil && !ps.significantPodUpdate(obj, old) {
 		return nil
 	}
-	return ps.evaluate(ctx, p, md, mapOf(obj["spec"]), true)
+	return ps.evaluate(ctx, p, errs, md, mapOf(obj["spec"]), true)
 }
 
-// evaluate checks a pod's metadata and spec against p: the enforce level
-// when enforce is set (refusing the pod), then the warn level, unless
-// the pod's runtime class is exempt.
-func (ps podSecurity) evaluate(ctx context.Context, p psPolicy, meta, spec map[string]any, enforce bool) error {
+// Audit annotation keys upstream's PodSecurity writes, under the
+// pod-security prefix.
+const (
+	psAnnotationExempt          = "exempt"
+	psAnnotationEnforcePolicy   = "enforce-policy"
+	psAnnotationAuditViolations = "audit-violations"
+	psAnnotationError           = "error"
+)
+
+// exempted says whether a request in namespace ns is exempt, the
+// namespace's exemption before the user's, and annotates the audit event
+// with the reason.
+func (ps podSecurity) exempted(ctx context.Context, ns string) bool {
+	reason := ""
+	switch {
+	case ps.exemptNamespace(ns):
+		reason = "namespace"
+	case ps.exemptUser(ctx):
+		reason = "user"
+	default:
+		return false
+	}
+	audit.AddAnnotation(ctx, ps.label(psAnnotationExempt), reason)
+	return true
+}
+
+// evaluate checks a pod's metadata and spec against p, whose namespace
+// labels had the errors errs: the enforce level when enforce is set
+// (refusing the pod), the audit level (annotating the audit event), then
+// the warn level, unless the pod's runtime class is exempt.
+func (ps podSecurity) evaluate(ctx context.Context, p psPolicy, errs apierr.FieldErrors, meta, spec map[string]any, enforce bool) error {
 	if ps.exemptRuntimeClass(spec) {
+		audit.AddAnnotation(ctx, ps.label(psAnnotationExempt), "runtimeClass")
 		return nil
 	}
+	if len(errs) > 0 {
+		audit.AddAnnotation(ctx, ps.label(psAnnotationError), "Failed to parse policy: "+errs.Error())
+	}
+	var denial error
 	if enforce {
+		audit.AddAnnotation(ctx, ps.label(psAnnotationEnforcePolicy), p.enforce.String())
 		if rs := psEvaluate(p.enforce, meta, spec); len(rs) > 0 {
-			return &registry.Denial{Reason: fmt.Sprintf("violates PodSecurity %q: %s", p.enforce.String(), psDetail(rs))}
+			denial = &registry.Denial{Reason: fmt.Sprintf("violates PodSecurity %q: %s", p.enforce.String(), psDetail(rs))}
 		}
 	}
-	if p.warn.level != psPrivileged {
-		if rs := psEvaluate(p.warn, meta, spec); len(rs) > 0 {
-			security.AddWarning(ctx, fmt.Sprintf("would violate PodSecurity %q: %s", p.warn.String(), psDetail(rs)))
-		}
+	if rs := psEvaluate(p.audit, meta, spec); len(rs) > 0 {
+		audit.AddAnnotation(ctx, ps.label(psAnnotationAuditViolations), fmt.Sprintf("would violate PodSecurity %q: %s", p.audit.String(), psDetail(rs)))
+	}
+	if denial != nil {
+		return denial
+	}
+	if rs := psEvaluate(p.warn, meta, spec); len(rs) > 0 {
+		security.AddWarning(ctx, fmt.Sprintf("would violate PodSecurity %q: %s", p.warn.String(), psDetail(rs)))
 	}
 	return nil
 }
 
 // validateTemplate returns the hook of a workload whose pod template is at
-// path: it only warns, as upstream never enforces on pod templates.
+// path: it only warns and annotates the audit event, as upstream never
+// enforces on pod templates.
 func (ps podSecurity) validateTemplate(path ...string) admitHook {
 	return func(ctx context.Context, l registry.Lookup, obj, _ registry.Object) error {
 		ns := str(obj, "metadata", "namespace")
-		if ps.exemptNamespace(ns) || ps.exemptUser(ctx) {
+		if ps.exempted(ctx, ns) {
 			return nil
 		}
 		p, errs, err := ps.namespacePolicy(l, ns)
 		if err != nil {
 			// Upstream's lookup failure only annotates the audit event.
+			audit.AddAnnotation(ctx, ps.label(psAnnotationError), fmt.Sprintf("failed to lookup namespace %q: %v", ns, err))
 			return nil
 		}
 		if len(errs) == 0 && p.warn.level == psPrivileged && p.audit.level == psPrivileged {
@@ -306,7 +351,7 @@ func (ps podSecurity) validateTemplate(path ...string) admitHook {
 				return nil
 			}
 		}
-		return ps.evaluate(ctx, p, mapOf(tmpl["metadata"]), mapOf(tmpl["spec"]), false)
+		return ps.evaluate(ctx, p, errs, mapOf(tmpl["metadata"]), mapOf(tmpl["spec"]), false)
 	}
 }
 

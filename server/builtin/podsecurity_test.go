@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +14,7 @@ import (
 	"platd/config"
 	"platd/security"
 	"platd/server/apierr"
+	"platd/server/audit"
 	"platd/server/filters"
 	"platd/server/registry"
 )
@@ -318,4 +322,101 @@ func TestPodSecurityDefaultsAndExemptions(t *testing.T) {
 	if len(got) != 2 || got[0] != `existing pods in namespace "x" violate the new PodSecurity enforce level "restricted:latest"` || !strings.HasPrefix(got[1], "p: privileged") {
 		t.Errorf("checked pods: %q", got)
 	}
+}
+
+// psAuditSink keeps the lines of an audit record.
+type psAuditSink struct{ lines [][]byte }
+
+func (s *psAuditSink) Write(line []byte) { s.lines = append(s.lines, slices.Clone(line)) }
+
+// psAudited returns ctx carrying an audit record at Metadata, and a
+// function that completes the record and returns its annotations.
+func psAudited(t *testing.T, ctx context.Context) (context.Context, func() map[string]string) {
+	t.Helper()
+	sink := &psAuditSink{}
+	r := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/x/pods", nil)
+	c := audit.NewContext(r, audit.Params{Config: audit.RequestConfig{Level: audit.LevelMetadata}, Sink: sink, Brand: brand,
+		Attributes: &security.Attributes{User: &security.User{Name: "u"}, Verb: "create"}})
+	return audit.WithContext(ctx, c), func() map[string]string {
+		c.Complete()
+		var ev struct {
+			Annotations map[string]string `json:"annotations"`
+		}
+		if len(sink.lines) == 0 {
+			t.Fatal("no audit event")
+		}
+		if err := json.Unmarshal(sink.lines[len(sink.lines)-1], &ev); err != nil {
+			t.Fatal(err)
+		}
+		return ev.Annotations
+	}
+}
+
+// The audit event of a pod or workload write carries upstream's
+// pod-security annotations.
+func TestPodSecurityAuditAnnotations(t *testing.T) {
+	ds := coreV1(brand)
+	ps := newPodSecurity(brand, kindOf(ds, "Namespace"), kindOf(ds, "Pod"), config.PodSecurityConfiguration{
+		Exemptions: config.PodSecurityExemptions{Usernames: []string{"ci"}, Namespaces: []string{"tools"}, RuntimeClasses: []string{"kata"}},
+	})
+	ns := func(name string, labels ...string) registry.Object {
+		l := map[string]any{}
+		for i := 0; i < len(labels); i += 2 {
+			l[ps.label(labels[i])] = labels[i+1]
+		}
+		return registry.Object{"metadata": map[string]any{"name": name, "labels": l}}
+	}
+	l := fakeLookup{objs: map[*registry.Descriptor][]registry.Object{ps.namespaces: {
+		ns("open"),
+		ns("audited", "enforce", "baseline", "audit", "restricted", "audit-version", "v1.31"),
+		ns("broken", "enforce", "strict"),
+		ns("tools", "enforce", "restricted"),
+	}}}
+	plain := `{"containers":[{"name":"c","image":"busybox"}]}`
+	privileged := `{"containers":[{"name":"c","image":"busybox","securityContext":{"privileged":true}}]}`
+	restrictedPlain := `would violate PodSecurity "restricted:v1.31": allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), ` +
+		`unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"]), runAsNonRoot != true (pod or container "c" must set securityContext.runAsNonRoot=true), ` +
+		`seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")`
+	key := func(k string) string { return ps.label(k) }
+	for _, tc := range []struct {
+		name, user, ns, spec string
+		template             bool
+		want                 map[string]string
+	}{
+		{"privileged namespace", "", "open", plain, false, map[string]string{key("enforce-policy"): "privileged:latest"}},
+		{"privileged namespace template", "", "open", plain, true, nil},
+		{"audit violations", "", "audited", plain, false, map[string]string{key("enforce-policy"): "baseline:latest", key("audit-violations"): restrictedPlain}},
+		{"audit violations of a refused pod", "", "audited", privileged, false, map[string]string{key("enforce-policy"): "baseline:latest",
+			key("audit-violations"): `would violate PodSecurity "restricted:v1.31": privileged (container "c" must not set securityContext.privileged=true), ` + strings.TrimPrefix(restrictedPlain, `would violate PodSecurity "restricted:v1.31": `)}},
+		{"audit violations of a template", "", "audited", plain, true, map[string]string{key("audit-violations"): restrictedPlain}},
+		{"bad labels", "", "broken", plain, false, map[string]string{key("enforce-policy"): "restricted:latest",
+			key("error"): `Failed to parse policy: metadata.labels[` + key("enforce") + `]: Invalid value: "strict": must be one of privileged, baseline, restricted`}},
+		{"missing namespace template", "", "gone", plain, true, map[string]string{key("error"): `failed to lookup namespace "gone": ` + fakeLookupNotFound(l, ps.namespaces, "gone")}},
+		{"exempt namespace", "ci", "tools", privileged, false, map[string]string{key("exempt"): "namespace"}},
+		{"exempt user", "ci", "audited", privileged, true, map[string]string{key("exempt"): "user"}},
+		{"exempt runtime class", "", "audited", `{"runtimeClassName":"kata","containers":[{"name":"c","securityContext":{"privileged":true}}]}`, false, map[string]string{key("exempt"): "runtimeClass"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			if tc.user != "" {
+				ctx = filters.WithUser(ctx, &security.User{Name: tc.user})
+			}
+			ctx, annotations := psAudited(t, ctx)
+			if tc.template {
+				deploy := registry.Object{"metadata": map[string]any{"namespace": tc.ns, "name": "d"}, "spec": map[string]any{"template": map[string]any{"spec": psObj(t, tc.spec)}}}
+				_ = ps.validateTemplate("spec", "template")(ctx, l, deploy, nil)
+			} else {
+				_ = ps.validatePod(ctx, l, registry.Object{"metadata": map[string]any{"namespace": tc.ns, "name": "p"}, "spec": psObj(t, tc.spec)}, nil)
+			}
+			if got := annotations(); !maps.Equal(got, tc.want) {
+				t.Errorf("annotations\n got %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// fakeLookupNotFound is the text of l's error for a missing object.
+func fakeLookupNotFound(l fakeLookup, d *registry.Descriptor, name string) string {
+	_, err := l.Get(d, "", name)
+	return err.Error()
 }
