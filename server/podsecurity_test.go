@@ -2,8 +2,14 @@ package server_test
 
 import (
 	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"platd/config"
 )
 
 // The pod-security labels of a namespace refuse pods breaking the enforce
@@ -67,5 +73,92 @@ func TestPodSecurityAdmission(t *testing.T) {
 	}
 	if got := r.header.Values("Warning"); !slices.Equal(got, want) {
 		t.Errorf("namespace update warnings %q\nwant %q", got, want)
+	}
+}
+
+// A PodSecurity configuration given in --admission-control-config-file
+// (here by a path relative to the file) sets the policy of namespaces
+// without labels and exempts users, namespaces and runtime classes; the
+// audit event of each pod write carries upstream's pod-security
+// annotations.
+func TestPodSecurityConfigurationAndAuditAnnotations(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		t.Helper()
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write("podsecurity.yaml", "apiVersion: "+config.PodSecurityConfigAPIVersions(platBrand)[0]+"\nkind: PodSecurityConfiguration\n"+
+		"defaults:\n  enforce: baseline\n  audit: restricted\n  audit-version: v1.30\n"+
+		"exemptions:\n  usernames: [ci]\n  namespaces: [tools]\n  runtimeClasses: [kata]\n")
+	file := write("admission.yaml", "apiVersion: "+config.AdmissionConfigAPIVersions(platBrand)[0]+"\nkind: AdmissionConfiguration\nplugins:\n"+
+		"- name: EventRateLimit\n  path: elsewhere.yaml\n- name: PodSecurity\n  path: podsecurity.yaml\n")
+	auditOpt, log := withAudit(t, "apiVersion: audit.DOMAIN/v1\nkind: Policy\nrules:\n- level: Metadata\n  resources: [{group: \"\", resources: [pods]}]\n  omitStages: [RequestReceived]\n- level: None\n")
+	e := start(t, auditOpt, func(o *config.Options) { o.AdmissionControlConfigFile = file })
+
+	for _, ns := range []string{"plain", "tools"} {
+		e.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": ns}}).mustCode(t, 201)
+	}
+	e.do("POST", groupPath(platBrand.Group("node"), "v1", "", "runtimeclasses"), `{"metadata":{"name":"kata"},"handler":"kata"}`).mustCode(t, 201)
+
+	key := func(k string) string { return "pod-security." + platBrand.LongDomain + "/" + k }
+	privileged := `"securityContext":{"privileged":true}`
+	pod := func(name, spec, container string) string {
+		return `{"metadata":{"name":"` + name + `"},"spec":{` + spec + `"containers":[{"name":"c","image":"busybox"` + container + `}]}}`
+	}
+	restricted := `allowPrivilegeEscalation != false (container "c" must set securityContext.allowPrivilegeEscalation=false), ` +
+		`unrestricted capabilities (container "c" must set securityContext.capabilities.drop=["ALL"]), ` +
+		`runAsNonRoot != true (pod or container "c" must set securityContext.runAsNonRoot=true), ` +
+		`seccompProfile (pod or container "c" must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")`
+	for _, tc := range []struct {
+		name, ns, body string
+		header         []string
+		code           int
+		message        string
+		annotations    map[string]string
+	}{
+		{"default enforce refuses", "plain", pod("priv", "", ","+privileged), nil, 403,
+			`pods "priv" is forbidden: violates PodSecurity "baseline:latest": privileged (container "c" must not set securityContext.privileged=true)`,
+			map[string]string{key("enforce-policy"): "baseline:latest",
+				key("audit-violations"): `would violate PodSecurity "restricted:v1.30": privileged (container "c" must not set securityContext.privileged=true), ` + restricted}},
+		{"default audit annotates", "plain", pod("web", "", ""), nil, 201, "",
+			map[string]string{key("enforce-policy"): "baseline:latest", key("audit-violations"): `would violate PodSecurity "restricted:v1.30": ` + restricted}},
+		{"exempt namespace", "tools", pod("priv", "", ","+privileged), nil, 201, "", map[string]string{key("exempt"): "namespace"}},
+		{"exempt user", "plain", pod("by-ci", "", ","+privileged), []string{"Impersonate-User", "ci"}, 201, "", map[string]string{key("exempt"): "user"}},
+		{"exempt runtime class", "plain", pod("kata", `"runtimeClassName":"kata",`, ","+privileged), nil, 201, "", map[string]string{key("exempt"): "runtimeClass"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.do("POST", "/api/v1/namespaces/"+tc.ns+"/pods", tc.body, tc.header...).mustCode(t, tc.code)
+			if tc.message != "" {
+				r.mustMessage(t, tc.message)
+			}
+			var name string
+			var p map[string]any
+			_ = json.Unmarshal([]byte(tc.body), &p)
+			name, _ = path(p, "metadata.name").(string)
+			stored := e.do("GET", "/api/v1/namespaces/"+tc.ns+"/pods/"+name, nil).code
+			if want := map[int]int{201: 200, 403: 404}[tc.code]; stored != want {
+				t.Errorf("GET after the write: %d, want %d", stored, want)
+			}
+			var ev struct {
+				Annotations map[string]string `json:"annotations"`
+			}
+			if err := json.Unmarshal([]byte(auditEvents(t, log, r.header.Get("Audit-Id"), 1)[0]), &ev); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for k, v := range ev.Annotations {
+				if strings.HasPrefix(k, key("")) {
+					got[k] = v
+				}
+			}
+			if !maps.Equal(got, tc.annotations) {
+				t.Errorf("pod-security annotations\n got %q\nwant %q", got, tc.annotations)
+			}
+		})
 	}
 }
