@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"reflect"
 	"strings"
 	"sync"
@@ -24,6 +25,8 @@ type admissionWebhook struct {
 	mu  sync.Mutex
 	// reviews are the reviews received, with the URL they came to.
 	reviews []sentReview
+	// scripts answer the reviews sent to their paths instead (script).
+	scripts map[string]func(req map[string]any) map[string]any
 }
 
 type sentReview struct {
@@ -54,6 +57,22 @@ func (aw *admissionWebhook) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, _ := review["request"].(map[string]any)
+	aw.mu.Lock()
+	script := aw.scripts[r.URL.Path]
+	aw.mu.Unlock()
+	if script != nil {
+		resp := map[string]any{"uid": req["uid"], "allowed": true}
+		for k, v := range script(req) {
+			resp[k] = v
+		}
+		if p, ok := resp["patch"].([]any); ok {
+			b, _ := json.Marshal(p)
+			resp["patch"], resp["patchType"] = base64.StdEncoding.EncodeToString(b), "JSONPatch"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": review["apiVersion"], "kind": "AdmissionReview", "response": resp})
+		return
+	}
 	uid := req["uid"]
 	if r.URL.Path == "/bad-uid" {
 		uid = "other"
@@ -98,6 +117,32 @@ func (aw *admissionWebhook) last(name string) (sentReview, bool) {
 		}
 	}
 	return sentReview{}, false
+}
+
+// script answers the reviews sent to path p with what answer returns
+// for the review's request, over an allowing answer: "allowed",
+// "status", "warnings", and "patch" as a list of JSON Patch operations.
+func (aw *admissionWebhook) script(p string, answer func(req map[string]any) map[string]any) {
+	aw.mu.Lock()
+	defer aw.mu.Unlock()
+	if aw.scripts == nil {
+		aw.scripts = map[string]func(map[string]any) map[string]any{}
+	}
+	aw.scripts[p] = answer
+}
+
+// requests are the requests of the reviews sent to path p, in order.
+func (aw *admissionWebhook) requests(p string) []map[string]any {
+	aw.mu.Lock()
+	defer aw.mu.Unlock()
+	var out []map[string]any
+	for _, r := range aw.reviews {
+		if u, _ := url.Parse(r.url); u != nil && u.Path == p {
+			req, _ := r.review["request"].(map[string]any)
+			out = append(out, req)
+		}
+	}
+	return out
 }
 
 // caBundle is the webhook's CA as a caBundle.

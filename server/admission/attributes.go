@@ -45,8 +45,12 @@ type Attributes struct {
 	// Subresource is the subresource written, "" for the main resource.
 	Subresource string
 	// Kind is the kind of the objects when it is not the resource's own
-	// (a Scale); nil otherwise.
+	// (a Scale, a Binding, an Eviction, a connect's options); nil
+	// otherwise.
 	Kind *GroupVersionKind
+	// KindSchema describes objects of Kind: a mutating webhook's patch
+	// to such an object is decoded with it (generically when nil).
+	KindSchema *schema.Schema
 	// Operation is OpCreate, OpUpdate, OpDelete or OpConnect.
 	Operation string
 	// Namespace and Name address the object; Name is "" for a create
@@ -119,6 +123,14 @@ func convert(ctx context.Context, from, to *registry.Descriptor, obj registry.Ob
 
 // GroupVersionKind names a kind.
 type GroupVersionKind struct{ Group, Version, Kind string }
+
+// apiVersion is the kind's group and version as objects name them.
+func (k *GroupVersionKind) apiVersion() string {
+	if k.Group == "" {
+		return k.Version
+	}
+	return k.Group + "/" + k.Version
+}
 
 // namespace is the request's namespace as upstream's admission sees it:
 // for a namespace object, its own name.

@@ -126,6 +126,17 @@ func (w *Webhooks) mutateOne(ctx context.Context, inv *invocation) (registry.Obj
 	if err != nil {
 		return nil, apierr.InternalError(err)
 	}
+	if va.Kind != nil {
+		// An object of another kind than the resource's is neither
+		// defaulted nor converted as the resource's objects are.
+		dec, err := schema.Decode(patched, va.KindSchema)
+		if err != nil {
+			return nil, apierr.InternalError(err)
+		}
+		obj := dec.Object
+		obj["kind"], obj["apiVersion"] = va.Kind.Kind, va.Kind.apiVersion()
+		return obj, nil
+	}
 	d := va.Descriptor
 	dec, err := schema.Decode(patched, d.Schema)
 	if err != nil {

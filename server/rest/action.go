@@ -21,6 +21,10 @@ func (h *Handler) serveBind(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
+	if b, err = h.mutateAction(r.Context(), w, s, b, "v1", "Binding", wo); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
 	name := metaString(b, "name")
 	pod := s.name
 	if s.sub == "" {

@@ -188,16 +188,11 @@ func typedAs(obj Object, apiVersion, kind string) Object {
 	return out
 }
 
-// admitAction runs the policy admission on an action (a create whose
-// object, a Binding or an Eviction, changes another object) before it
-// acts, as upstream admits the action's create; name is the object the
-// action addresses, apiVersion and kind the action's own unless the body
-// names another it accepts, wo the request's options. Its warnings are
-// answered on w.
-func (h *Handler) admitAction(ctx context.Context, w http.ResponseWriter, s *scope, name string, obj Object, apiVersion, kind string, wo writeOptions, dryRun bool) error {
-	if h.policies == nil || h.policies.Empty() {
-		return nil
-	}
+// actionAttributes are the admission attributes of an action (a create
+// whose object, a Binding or an Eviction, changes another object): name
+// is the object the action addresses, apiVersion and kind the action's
+// own unless the body names another it accepts, wo the request's options.
+func (h *Handler) actionAttributes(ctx context.Context, s *scope, name string, obj Object, apiVersion, kind string, wo writeOptions, dryRun bool) *admission.Attributes {
 	if v, _ := obj["apiVersion"].(string); v != "" {
 		apiVersion = v
 	}
@@ -206,11 +201,46 @@ func (h *Handler) admitAction(ctx context.Context, w http.ResponseWriter, s *sco
 	}
 	obj = typedAs(obj, apiVersion, kind)
 	group, version := splitAPIVersion(apiVersion)
-	a := &admission.Attributes{
+	return &admission.Attributes{
 		Descriptor: s.d, Subresource: s.sub, Kind: &admission.GroupVersionKind{Group: group, Version: version, Kind: kind},
-		Operation: admission.OpCreate, Namespace: s.ns, Name: name, Object: obj, DryRun: dryRun,
-		User: filters.UserFrom(ctx), OptionsKind: kindCreateOptions, Options: wo.given,
+		KindSchema: h.kind(group, version, kind), Operation: admission.OpCreate, Namespace: s.ns, Name: name, Object: obj,
+		DryRun: dryRun, User: filters.UserFrom(ctx), OptionsKind: kindCreateOptions, Options: wo.given,
 	}
+}
+
+// mutateAction runs the mutating admission on an action as soon as its
+// object is decoded, before the action checks it, as upstream's create
+// handler admits the object it hands the action: it returns the object
+// as the webhooks left it, obj itself when none changed it. The request
+// names the object the action addresses, else the object does. Its
+// warnings are answered on w.
+func (h *Handler) mutateAction(ctx context.Context, w http.ResponseWriter, s *scope, obj Object, apiVersion, kind string, wo writeOptions) (Object, error) {
+	if h.mutating == nil || h.mutating.MutatingEmpty() {
+		return obj, nil
+	}
+	name := s.name
+	if name == "" {
+		name = metaString(obj, "name")
+	}
+	a := h.actionAttributes(ctx, s, name, obj, apiVersion, kind, wo, wo.dryRun)
+	var warnings []string
+	ctx = security.WithWarnings(ctx, func(m string) { warnings = append(warnings, m) })
+	out, err := h.mutating.Mutate(ctx, a)
+	addWarnings(ctx, w, warnings)
+	if err != nil || out == nil {
+		return obj, err
+	}
+	return out, nil
+}
+
+// admitAction runs the policy admission on an action before it acts, as
+// upstream admits the action's create (see actionAttributes). Its
+// warnings are answered on w.
+func (h *Handler) admitAction(ctx context.Context, w http.ResponseWriter, s *scope, name string, obj Object, apiVersion, kind string, wo writeOptions, dryRun bool) error {
+	if h.policies == nil || h.policies.Empty() {
+		return nil
+	}
+	a := h.actionAttributes(ctx, s, name, obj, apiVersion, kind, wo, dryRun)
 	var warnings []string
 	ctx = security.WithWarnings(ctx, func(m string) { warnings = append(warnings, m) })
 	err := h.policies.Validate(ctx, a)

@@ -51,6 +51,10 @@ func (h *Handler) serveEvict(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
+	if ev, err = h.mutateAction(r.Context(), w, s, ev, "policy/v1", "Eviction", wo); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
 	if metaString(ev, "name") != s.name {
 		h.writeError(w, r, apierr.BadRequest("name in URL does not match name in Eviction object"))
 		return

@@ -1,0 +1,131 @@
+package server_test
+
+import (
+	"reflect"
+	"testing"
+)
+
+// ruleHook is a webhook of the test server at p on rules, without side
+// effects.
+func (aw *admissionWebhook) ruleHook(name, p string, rules ...any) map[string]any {
+	return aw.hook(name, p, map[string]any{"rules": rules})
+}
+
+// rule is a webhook rule on ops of resources in group's v1.
+func rule(ops []any, group string, resources ...any) map[string]any {
+	return map[string]any{"operations": ops, "apiGroups": []any{group}, "apiVersions": []any{"v1"}, "resources": resources}
+}
+
+// denyAnnotated refuses an object annotated "deny" with its value.
+func denyAnnotated(req map[string]any) map[string]any {
+	if msg, ok := path(req, "object.metadata.annotations.deny").(string); ok {
+		return map[string]any{"allowed": false, "status": map[string]any{"message": msg, "reason": "Forbidden"}}
+	}
+	return nil
+}
+
+// wantReview checks members of a review's request.
+func wantReview(t *testing.T, what string, req map[string]any, want map[string]any) {
+	t.Helper()
+	if req == nil {
+		t.Errorf("%s: no review", what)
+		return
+	}
+	for k, v := range want {
+		if got := path(req, k); !reflect.DeepEqual(got, v) {
+			t.Errorf("%s: request.%s = %v, want %v", what, k, got, v)
+		}
+	}
+}
+
+// last is the last of reqs, nil for none.
+func last(reqs []map[string]any) map[string]any {
+	if len(reqs) == 0 {
+		return nil
+	}
+	return reqs[len(reqs)-1]
+}
+
+// TestWebhookMutatingActions calls the mutating webhooks on the actions
+// of pods as upstream: a binding (pods/binding and the bindings
+// resource) is reviewed as a v1 Binding and an eviction as a policy/v1
+// Eviction, the webhook's patch to them is what the action does, and a
+// refusal refuses the action with upstream's message, changing nothing.
+func TestWebhookMutatingActions(t *testing.T) {
+	t.Parallel()
+	e := startPolicies(t)
+	aw := startAdmissionWebhook(t)
+	aw.script("/action", func(req map[string]any) map[string]any {
+		if out := denyAnnotated(req); out != nil {
+			return out
+		}
+		switch {
+		case path(req, "object.kind") == "Binding" && path(req, "object.target.name") == "node-a":
+			return map[string]any{"patch": []any{map[string]any{"op": "replace", "path": "/target/name", "value": "node-b"}}}
+		case path(req, "object.kind") == "Eviction" && path(req, "object.metadata.annotations.dry") == "yes":
+			return map[string]any{"patch": []any{map[string]any{"op": "add", "path": "/deleteOptions", "value": map[string]any{"dryRun": []any{"All"}}}}}
+		}
+		return nil
+	})
+	e.webhookConfig("mutatingwebhookconfigurations", "actions",
+		aw.ruleHook("action.example.com", "/action", rule([]any{"CREATE"}, "", "pods/binding", "pods/eviction", "bindings")))
+	pods := "/api/v1/namespaces/default/pods"
+	for _, name := range []string{"p1", "p2", "p3", "p4", "p5"} {
+		e.do("POST", pods, map[string]any{"metadata": map[string]any{"name": name},
+			"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}}}).mustCode(t, 201)
+	}
+	binding := func(name, node string, annotations map[string]any) map[string]any {
+		return map[string]any{"apiVersion": "v1", "kind": "Binding", "metadata": map[string]any{"name": name, "annotations": annotations},
+			"target": map[string]any{"kind": "Node", "name": node}}
+	}
+	eviction := func(name string, annotations map[string]any) map[string]any {
+		return map[string]any{"apiVersion": "policy/v1", "kind": "Eviction", "metadata": map[string]any{"name": name, "annotations": annotations}}
+	}
+	const denied = `admission webhook "action.example.com" denied the request: `
+	eventually(t, "the webhook to refuse an eviction", func() bool {
+		r := e.do("POST", pods+"/p5/eviction?dryRun=All", eviction("p5", map[string]any{"deny": "probe"}))
+		return r.code == 400 && r.obj(t)["message"] == denied+"probe"
+	})
+	nodeOf := func(name string) any {
+		return path(e.do("GET", pods+"/"+name, nil).mustCode(t, 200).obj(t), "spec.nodeName")
+	}
+
+	e.do("POST", pods+"/p1/binding", binding("p1", "node-a", nil)).mustCode(t, 201)
+	if got := nodeOf("p1"); got != "node-b" {
+		t.Errorf("pods/binding: p1 is on %v, want the webhook's node-b", got)
+	}
+	wantReview(t, "pods/binding", last(aw.requests("/action")), map[string]any{
+		"kind": map[string]any{"group": "", "version": "v1", "kind": "Binding"}, "resource": map[string]any{"group": "", "version": "v1", "resource": "pods"},
+		"subResource": "binding", "operation": "CREATE", "name": "p1", "namespace": "default", "object.kind": "Binding",
+		"object.target.name": "node-a", "options.kind": "CreateOptions",
+	})
+	e.do("POST", "/api/v1/namespaces/default/bindings", binding("p2", "node-a", nil)).mustCode(t, 201)
+	if got := nodeOf("p2"); got != "node-b" {
+		t.Errorf("bindings: p2 is on %v, want the webhook's node-b", got)
+	}
+	wantReview(t, "bindings", last(aw.requests("/action")), map[string]any{
+		"kind": map[string]any{"group": "", "version": "v1", "kind": "Binding"}, "resource": map[string]any{"group": "", "version": "v1", "resource": "bindings"},
+		"subResource": nil, "operation": "CREATE", "name": "p2", "object.kind": "Binding",
+	})
+	e.do("POST", pods+"/p3/binding", binding("p3", "node-a", map[string]any{"deny": "not there"})).mustCode(t, 400).mustMessage(t, denied+"not there")
+	if got := nodeOf("p3"); got != nil {
+		t.Errorf("a refused binding put p3 on %v", got)
+	}
+
+	// The webhook makes this eviction a dry run: the pod stays.
+	e.do("POST", pods+"/p4/eviction", eviction("p4", map[string]any{"dry": "yes"})).mustCode(t, 201)
+	if got := path(e.do("GET", pods+"/p4", nil).mustCode(t, 200).obj(t), "metadata.deletionTimestamp"); got != nil {
+		t.Errorf("an eviction the webhook made a dry run deleted p4 at %v", got)
+	}
+	wantReview(t, "pods/eviction", last(aw.requests("/action")), map[string]any{
+		"kind": map[string]any{"group": "policy", "version": "v1", "kind": "Eviction"}, "resource": map[string]any{"group": "", "version": "v1", "resource": "pods"},
+		"subResource": "eviction", "operation": "CREATE", "name": "p4", "namespace": "default", "object.kind": "Eviction",
+		"object.apiVersion": "policy/v1", "object.deleteOptions": nil,
+	})
+	e.do("POST", pods+"/p4/eviction", eviction("p4", map[string]any{"deny": "keep it"})).mustCode(t, 400).mustMessage(t, denied+"keep it")
+	e.do("GET", pods+"/p4", nil).mustCode(t, 200)
+	e.do("POST", pods+"/p4/eviction", eviction("p4", nil)).mustCode(t, 201)
+	if r := e.do("GET", pods+"/p4", nil); r.code != 404 && path(r.obj(t), "metadata.deletionTimestamp") == nil {
+		t.Errorf("an admitted eviction left p4: %d %s", r.code, r.body)
+	}
+}
