@@ -129,3 +129,58 @@ func TestWebhookMutatingActions(t *testing.T) {
 		t.Errorf("an admitted eviction left p4: %d %s", r.code, r.body)
 	}
 }
+
+// TestWebhookMutatingScale calls the mutating webhooks matching
+// deployments/scale on a write of the scale subresource as upstream:
+// they review an update of a Scale, the old one the stored object's,
+// and their patch to the Scale's replicas is what the deployment
+// stores, for a PUT and a PATCH of the Scale.
+func TestWebhookMutatingScale(t *testing.T) {
+	t.Parallel()
+	e := startPolicies(t)
+	aw := startAdmissionWebhook(t)
+	aw.script("/scale", func(req map[string]any) map[string]any {
+		if path(req, "object.spec.replicas") == float64(3) {
+			return map[string]any{"patch": []any{map[string]any{"op": "replace", "path": "/spec/replicas", "value": 5}}}
+		}
+		return nil
+	})
+	e.webhookConfig("mutatingwebhookconfigurations", "scales",
+		aw.ruleHook("scale.example.com", "/scale", rule([]any{"UPDATE"}, "apps", "deployments/scale")))
+	deployments := "/apis/apps/v1/namespaces/default/deployments"
+	e.do("POST", deployments, deployment("web", 1)).mustCode(t, 201)
+	scale := func(replicas int) map[string]any {
+		return map[string]any{"apiVersion": "autoscaling/v1", "kind": "Scale", "metadata": map[string]any{"name": "web", "namespace": "default"},
+			"spec": map[string]any{"replicas": replicas}}
+	}
+	eventually(t, "the scale webhook", func() bool {
+		r := e.do("PUT", deployments+"/web/scale?dryRun=All", scale(3))
+		return r.code == 200 && path(r.obj(t), "spec.replicas") == float64(5)
+	})
+	stored := func() any {
+		return path(e.do("GET", deployments+"/web", nil).mustCode(t, 200).obj(t), "spec.replicas")
+	}
+	if got := stored(); got != float64(1) {
+		t.Fatalf("a dry run stored %v replicas", got)
+	}
+	got := e.do("PUT", deployments+"/web/scale", scale(3)).mustCode(t, 200).obj(t)
+	if path(got, "spec.replicas") != float64(5) || stored() != float64(5) {
+		t.Errorf("PUT scale of 3: answered %v, stored %v, want the webhook's 5", path(got, "spec.replicas"), stored())
+	}
+	wantReview(t, "scale", last(aw.requests("/scale")), map[string]any{
+		"kind": map[string]any{"group": "autoscaling", "version": "v1", "kind": "Scale"}, "resource": map[string]any{"group": "apps", "version": "v1", "resource": "deployments"},
+		"subResource": "scale", "operation": "UPDATE", "name": "web", "namespace": "default",
+		"object.kind": "Scale", "object.apiVersion": "autoscaling/v1", "object.spec.replicas": float64(3),
+		"oldObject.kind": "Scale", "oldObject.spec.replicas": float64(1), "options.kind": "UpdateOptions",
+	})
+	merge := []string{"Content-Type", "application/merge-patch+json"}
+	e.do("PATCH", deployments+"/web/scale", `{"spec":{"replicas":2}}`, merge...).mustCode(t, 200)
+	if got := stored(); got != float64(2) {
+		t.Errorf("PATCH scale of 2: stored %v", got)
+	}
+	e.do("PATCH", deployments+"/web/scale", `{"spec":{"replicas":3}}`, merge...).mustCode(t, 200)
+	if got := stored(); got != float64(5) {
+		t.Errorf("PATCH scale of 3: stored %v, want the webhook's 5", got)
+	}
+	wantReview(t, "scale patch", last(aw.requests("/scale")), map[string]any{"object.spec.replicas": float64(3), "oldObject.spec.replicas": float64(2)})
+}

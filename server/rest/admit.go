@@ -89,8 +89,8 @@ type MutatingAdmission interface {
 
 // mutateAdmission runs the mutating admission on a write after the
 // type's own (obj is nil on delete, old on create) and puts what it
-// returns in obj's place. Writes through the scale subresource are not
-// sent to it.
+// returns in obj's place. Writes through the scale subresource are
+// admitted as Scales instead (mutateScale).
 func (h *Handler) mutateAdmission(ctx context.Context, s *scope, op string, obj, old Object, dryRun bool) error {
 	if h.mutating == nil || s.admittedElsewhere || s.trackAs != "" || h.mutating.MutatingEmpty() {
 		return nil

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"platd/bolt"
+	"platd/security"
+	"platd/server/admission"
 	"platd/server/apierr"
 	"platd/server/fieldmanager"
 	"platd/server/registry"
@@ -160,6 +162,16 @@ func (h *Handler) setScale(ctx context.Context, s *scope, paths *registry.ScaleP
 		if put && uid != "" && uid != have {
 			return nil, uidPreconditionFailed(s, h.storedAt(key), uid, have)
 		}
+		// The webhooks see the Scale as written, and may change the
+		// count it sets.
+		replicas := replicas
+		mutated, err := h.mutateScale(ctx, s, scale, old, paths, dryRun)
+		if err != nil {
+			return nil, err
+		}
+		if mutated != nil {
+			replicas, _ = getPath(mutated, "spec.replicas").(int64)
+		}
 		if replicas < 0 {
 			return nil, apierr.NewInvalid(scaleGroup, scaleKind, s.name, apierr.FieldErrors{apierr.Invalid("spec.replicas", replicas, "must be greater than or equal to 0")})
 		}
@@ -194,6 +206,22 @@ func (h *Handler) setScale(ctx context.Context, s *scope, paths *registry.ScaleP
 		return scaleOf(res, paths), nil
 	}
 	return nil, apierr.ConflictModified(s.d.Group, s.d.Resource, s.name)
+}
+
+// mutateScale runs the mutating admission on a write through a scale
+// subresource as upstream's scale storage admits it: an update of the
+// Scale written, whose old object is the Scale of the stored object
+// old. It returns the Scale as the webhooks left it, nil when none
+// changed it.
+func (h *Handler) mutateScale(ctx context.Context, s *scope, scale, old Object, paths *registry.ScalePaths, dryRun bool) (Object, error) {
+	if h.mutating == nil || h.mutating.MutatingEmpty() {
+		return nil, nil
+	}
+	a := h.attributes(ctx, s, admission.OpUpdate, typedAs(scale, scaleGroup+"/"+scaleVersion, scaleKind), scaleObject(old, paths), dryRun)
+	a.Kind = &admission.GroupVersionKind{Group: scaleGroup, Version: scaleVersion, Kind: scaleKind}
+	a.KindSchema = h.kind(scaleGroup, scaleVersion, scaleKind)
+	ctx = security.WithWarnings(ctx, func(m string) { s.warnings = append(s.warnings, m) })
+	return h.mutating.Mutate(ctx, a)
 }
 
 // applyScale serves an apply of a Scale: the replica count it sets is
