@@ -130,6 +130,40 @@ func TestWebhookMutatingActions(t *testing.T) {
 	}
 }
 
+// TestWebhookMutatingConnect calls the mutating webhooks on a connect
+// (an exec) as upstream, before the policies: the review's object is
+// the connect's options, and a refusal refuses the connect with
+// upstream's message.
+func TestWebhookMutatingConnect(t *testing.T) {
+	t.Parallel()
+	e := startPolicies(t)
+	aw := startAdmissionWebhook(t)
+	aw.script("/connect", func(req map[string]any) map[string]any {
+		if cmd, _ := path(req, "object.command").([]any); len(cmd) > 1 {
+			return map[string]any{"allowed": false, "status": map[string]any{"message": "one word only", "reason": "Forbidden", "code": 403}}
+		}
+		return nil
+	})
+	e.webhookConfig("mutatingwebhookconfigurations", "connects",
+		aw.ruleHook("connect.example.com", "/connect", rule([]any{"CONNECT"}, "", "pods/exec")))
+	e.do("POST", "/api/v1/namespaces/default/pods", map[string]any{"metadata": map[string]any{"name": "p"},
+		"spec": map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}}}).mustCode(t, 201)
+	exec := "/api/v1/namespaces/default/pods/p/exec?command=ls&command=-l&stdout=true"
+	var r *resp
+	eventually(t, "the connect webhook", func() bool {
+		r = e.do("POST", exec, nil)
+		return r.code == 403
+	})
+	r.mustMessage(t, `admission webhook "connect.example.com" denied the request: one word only`)
+	wantReview(t, "exec", last(aw.requests("/connect")), map[string]any{
+		"resource": map[string]any{"group": "", "version": "v1", "resource": "pods"}, "subResource": "exec", "operation": "CONNECT",
+		"name": "p", "namespace": "default", "object.kind": "PodExecOptions", "object.command": []any{"ls", "-l"}, "object.stdout": true,
+		"oldObject": nil,
+	})
+	// One allowed reaches the answer that no node serves it.
+	e.do("POST", "/api/v1/namespaces/default/pods/p/exec?command=ls&stdout=true", nil).mustCode(t, 503)
+}
+
 // TestWebhookMutatingScale calls the mutating webhooks matching
 // deployments/scale on a write of the scale subresource as upstream:
 // they review an update of a Scale, the old one the stored object's,

@@ -248,25 +248,40 @@ func (h *Handler) admitAction(ctx context.Context, w http.ResponseWriter, s *sco
 	return err
 }
 
-// admitConnect runs the policy admission on a connect (exec, attach,
-// port forwarding, a proxy) before it connects, as upstream: operation
-// CONNECT, the object the connect's options (its Kind, decoded from the
-// query, a proxy's path from the URL), no options object. Its warnings
-// are answered on w.
+// admitConnect runs the mutating, then the policy admission on a connect
+// (exec, attach, port forwarding, a proxy) before it connects, as
+// upstream: operation CONNECT, the object the connect's options (its
+// Kind, decoded from the query, a proxy's path from the URL), no options
+// object. Its warnings are answered on w.
 func (h *Handler) admitConnect(w http.ResponseWriter, r *http.Request, s *scope, sr *registry.Subresource) error {
-	if h.policies == nil || h.policies.Empty() {
+	mutating := h.mutating != nil && !h.mutating.MutatingEmpty()
+	validating := h.policies != nil && !h.policies.Empty()
+	if !mutating && !validating {
 		return nil
 	}
 	opts := h.connectOptions(r, s, sr)
 	a := &admission.Attributes{
 		Descriptor: s.d, Subresource: s.sub, Kind: &admission.GroupVersionKind{Group: sr.Group, Version: sr.Version, Kind: sr.Kind},
-		Operation: admission.OpConnect, Namespace: s.ns, Name: s.name, Object: opts, User: filters.UserFrom(r.Context()),
+		KindSchema: h.kind(sr.Group, sr.Version, sr.Kind), Operation: admission.OpConnect, Namespace: s.ns, Name: s.name,
+		Object: opts, User: filters.UserFrom(r.Context()),
 	}
 	var warnings []string
 	ctx := security.WithWarnings(r.Context(), func(m string) { warnings = append(warnings, m) })
-	err := h.policies.Validate(ctx, a)
-	addWarnings(r.Context(), w, warnings)
-	return err
+	defer func() { addWarnings(r.Context(), w, warnings) }()
+	if mutating {
+		out, err := h.mutating.Mutate(ctx, a)
+		if err != nil {
+			return err
+		}
+		if out != nil {
+			// The policies see the options as the webhooks left them.
+			a.Object = out
+		}
+	}
+	if !validating {
+		return nil
+	}
+	return h.policies.Validate(ctx, a)
 }
 
 // connectOptions is the options object of a connect, from the query

@@ -34,9 +34,9 @@ func (h *Handler) serveSpecial(w http.ResponseWriter, r *http.Request, s *scope)
 }
 
 // serveNoNode answers the subresources that need a node (logs, exec,
-// attach, port forwarding, proxies): a connect passes the policy
-// admission first, as upstream's connects do; the object must exist, and
-// then the answer says that platd runs none.
+// attach, port forwarding, proxies): a connect passes the mutating and
+// the policy admission first, as upstream's connects do; the object must
+// exist, and then the answer says that platd runs none.
 func (h *Handler) serveNoNode(w http.ResponseWriter, r *http.Request, s *scope) {
 	if sr := s.d.Subresource(s.sub); sr != nil && len(sr.Connect) > 0 {
 		if err := h.admitConnect(w, r, s, sr); err != nil {
