@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -218,3 +219,58 @@ func TestWebhookMutatingScale(t *testing.T) {
 	}
 	wantReview(t, "scale patch", last(aw.requests("/scale")), map[string]any{"object.spec.replicas": float64(3), "oldObject.spec.replicas": float64(2)})
 }
+
+// TestWebhookMutatingCreateOrder calls the mutating webhooks on a create
+// as upstream, after the built-in mutating admission and before what the
+// storage does to a new object: the review's object has the service
+// account and default tolerations the built-in plugins add, but no
+// generated name, uid or creationTimestamp, and the status as written;
+// a status the webhook writes on a type written through a status
+// subresource is reset by the type's create rules.
+func TestWebhookMutatingCreateOrder(t *testing.T) {
+	t.Parallel()
+	e := startPolicies(t)
+	aw := startAdmissionWebhook(t)
+	aw.script("/pods", func(req map[string]any) map[string]any {
+		return map[string]any{"patch": []any{
+			map[string]any{"op": "add", "path": "/status", "value": map[string]any{"phase": "Failed", "message": "webhook"}},
+			map[string]any{"op": "add", "path": "/metadata/labels", "value": map[string]any{"mutated": "yes"}},
+		}}
+	})
+	e.webhookConfig("mutatingwebhookconfigurations", "pods", aw.ruleHook("pods.example.com", "/pods", rule([]any{"CREATE"}, "", "pods")))
+	pods := "/api/v1/namespaces/default/pods"
+	pod := map[string]any{"metadata": map[string]any{"generateName": "gen-"},
+		"spec":   map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}},
+		"status": map[string]any{"phase": "Running"}}
+	eventually(t, "the pods webhook", func() bool {
+		r := e.do("POST", pods+"?dryRun=All", pod)
+		return r.code == 201 && path(r.obj(t), "metadata.labels.mutated") == "yes"
+	})
+	created := e.do("POST", pods, pod).mustCode(t, 201).obj(t)
+	name, _ := path(created, "metadata.name").(string)
+	if !strings.HasPrefix(name, "gen-") || len(name) == len("gen-") {
+		t.Fatalf("created as %q", name)
+	}
+	stored := e.do("GET", pods+"/"+name, nil).mustCode(t, 200).obj(t)
+	if got := path(stored, "status.phase"); got != "Pending" || path(stored, "status.message") != nil {
+		t.Errorf("stored status %v, want the create's own Pending", stored["status"])
+	}
+	if path(stored, "metadata.labels.mutated") != "yes" {
+		t.Errorf("stored labels %v, want the webhook's", path(stored, "metadata.labels"))
+	}
+	req := last(aw.requests("/pods"))
+	wantReview(t, "create", req, map[string]any{
+		"operation": "CREATE", "name": nil, "namespace": "default", "object.metadata.name": nil, "object.metadata.generateName": "gen-",
+		"object.metadata.namespace": "default", "object.metadata.uid": nil, "object.metadata.creationTimestamp": nil,
+		"object.status": map[string]any{"phase": "Running"}, "object.spec.serviceAccountName": "default",
+	})
+	var tolerated []any
+	for _, tol := range asSlice(path(req, "object.spec.tolerations")) {
+		tolerated = append(tolerated, path(tol.(map[string]any), "key"))
+	}
+	if want := []any{"node." + platBrand.LongDomain + "/not-ready", "node." + platBrand.LongDomain + "/unreachable"}; !reflect.DeepEqual(tolerated, want) {
+		t.Errorf("the webhook saw tolerations of %v, want the default ones %v", tolerated, want)
+	}
+}
+
+func asSlice(v any) []any { l, _ := v.([]any); return l }

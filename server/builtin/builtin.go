@@ -107,7 +107,8 @@ func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor, sv Services) {
 	rc := runtimeClassAdmission{classes: kindOf(ds, "RuntimeClass")}
 	ps := newPodSecurity(b, kindOf(ds, "Namespace"), kindOf(ds, "Pod"), sv.PodSecurity)
 	pod := &kindOf(ds, "Pod").Strategy
-	pod.Admit = inOrder(pod.Admit, lr.admitPod, sa.admitPod, pa.admitPod, rc.admitPod)
+	// The pod's own hook is upstream's DefaultTolerationSeconds.
+	pod.Admit = inOrder(lr.admitPod, sa.admitPod, pa.admitPod, pod.Admit, rc.admitPod)
 	pod.ValidateAdmission = inOrder(pod.ValidateAdmission, lr.validatePod, ps.validatePod, rc.validatePod)
 	ns := &ps.namespaces.Strategy
 	ns.ValidateAdmission = inOrder(ns.ValidateAdmission, ps.validateNamespace)

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"context"
 	"strconv"
 
 	"platd/config"
@@ -41,6 +42,7 @@ func pods(b config.Brand) *registry.Descriptor {
 	d.Strategy.Default = defaultPod
 	d.Strategy.PrepareForCreate = r.prepareForCreate
 	d.Strategy.PrepareForUpdate = r.prepareForUpdate
+	d.Strategy.Admit = r.admitTolerations
 	d.Strategy.Validate = r.validatePodCreate
 	d.Strategy.ValidateUpdate = r.validatePodUpdate
 	d.Strategy.DeleteGrace = podDeletionGracePeriod
@@ -117,7 +119,6 @@ func (r podRules) prepareForCreate(obj registry.Object) {
 	spec := child(obj, "spec")
 	dropDisabledPodSpecFields(spec, nil)
 	syncServiceAccount(spec)
-	r.addDefaultTolerations(spec)
 	status := map[string]any{"phase": podPending, "qosClass": podQOSClass(spec)}
 	if len(listOf(spec["schedulingGates"])) > 0 {
 		status["conditions"] = []any{map[string]any{
@@ -135,7 +136,6 @@ func (r podRules) prepareForUpdate(obj, old registry.Object, sub string) {
 	case "":
 		spec, oldSpec := child(obj, "spec"), mapOf(old["spec"])
 		dropDisabledPodSpecFields(spec, oldSpec)
-		r.addDefaultTolerations(spec)
 	case "status":
 		status, oldStatus := child(obj, "status"), mapOf(old["status"])
 		// The class is fixed at create; a writer that drops it keeps it.
@@ -145,6 +145,14 @@ func (r podRules) prepareForUpdate(obj, old registry.Object, sub string) {
 		syncIPs(status, "podIP", "podIPs")
 		syncIPs(status, "hostIP", "hostIPs")
 	}
+}
+
+// admitTolerations is upstream's DefaultTolerationSeconds admission of a
+// pod's create or update: it runs in the mutating admission, so the
+// webhooks see the tolerations it adds.
+func (r podRules) admitTolerations(_ context.Context, _ registry.Lookup, obj, _ registry.Object) error {
+	r.addDefaultTolerations(child(obj, "spec"))
+	return nil
 }
 
 // addDefaultTolerations lets a pod stay on a node that is not ready or

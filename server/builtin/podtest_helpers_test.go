@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"slices"
 	"sync"
@@ -62,12 +63,15 @@ func canonicalJSON(t testing.TB, v any) string {
 }
 
 // runCreate runs what a create runs on a decoded object before it is
-// stored: type defaults, create preparation, schema defaults, validation.
+// stored: type defaults, the type's own mutating admission (no other
+// type's: d is the type alone), create preparation, schema defaults,
+// validation.
 func runCreate(t testing.TB, d *registry.Descriptor, obj registry.Object) []string {
 	t.Helper()
 	if d.Strategy.Default != nil {
 		d.Strategy.Default(obj)
 	}
+	runAdmit(t, d, obj, nil)
 	if d.Strategy.PrepareForCreate != nil {
 		d.Strategy.PrepareForCreate(obj)
 	}
@@ -81,6 +85,9 @@ func runUpdate(t testing.TB, d *registry.Descriptor, obj, old registry.Object, s
 	t.Helper()
 	if sub == "" && d.Strategy.Default != nil {
 		d.Strategy.Default(obj)
+	}
+	if sub == "" {
+		runAdmit(t, d, obj, old)
 	}
 	if d.Strategy.PrepareForUpdate != nil {
 		d.Strategy.PrepareForUpdate(obj, old, sub)
@@ -105,5 +112,16 @@ func checkStrings(t *testing.T, name string, got, want []string) {
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("%s:\n got  %q\n want %q", name, got, want)
+	}
+}
+
+// runAdmit runs the type's own Admit hook, which reads no other objects.
+func runAdmit(t testing.TB, d *registry.Descriptor, obj, old registry.Object) {
+	t.Helper()
+	if d.Strategy.Admit == nil {
+		return
+	}
+	if err := d.Strategy.Admit(context.Background(), nil, obj, old); err != nil {
+		t.Fatalf("admit: %v", err)
 	}
 }

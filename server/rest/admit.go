@@ -20,17 +20,17 @@ import (
 // resource for its subresource) do not, as upstream's plugins skip them.
 func admitted(s *scope) bool { return s.sub == "" && s.trackAs == "" }
 
-// admit runs the type's Admit hook on a write (old is nil on create). A
-// refusal names the object as the request named it, its generateName when
-// it gave no name: upstream's mutating admission runs before a name is
-// generated.
+// admit runs the type's Admit hook on a write (old is nil on create),
+// before the mutating webhooks. A refusal names the object as the
+// request named it, its generateName when it gave no name: the mutating
+// admission runs before a name is generated.
 func (h *Handler) admit(ctx context.Context, s *scope, obj, old Object) error {
 	hook := s.d.Strategy.Admit
 	if hook == nil || !admitted(s) {
 		return nil
 	}
 	name := metaString(obj, "name")
-	if old == nil && s.generatedName {
+	if name == "" {
 		name = metaString(obj, "generateName")
 	}
 	if name == "" {

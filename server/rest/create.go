@@ -118,14 +118,36 @@ func (h *Handler) prepareAndCreate(ctx context.Context, s *scope, body Object, d
 }
 
 // prepareCreate turns a decoded body into the object to store: metadata
-// checks, system fields, type rules, defaults and validation. A dry run
-// is prepared as the real create, apart from the resourceVersion check.
+// checks, defaults, the mutating admission, then what upstream's storage
+// does before it validates (the generated name, system fields, the
+// type's create rules), validation and the validating admission. A dry
+// run is prepared as the real create, apart from the resourceVersion
+// check.
 func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRun bool) (Object, error) {
 	d := s.d
-	m := meta(obj, true)
 	if err := checkNamespace(s, obj); err != nil {
 		return nil, err
 	}
+	// The object is in the request's namespace before admission sees it,
+	// as upstream's create handler places it.
+	placeInNamespace(s, obj)
+	if d.Strategy.Default != nil {
+		d.Strategy.Default(obj)
+	}
+	schema.ApplyDefaults(obj, d.Schema)
+	// Ownership is of what the request wrote, with defaults: not of what
+	// admission, the type's create rules or allocation add.
+	h.track(s, nil, obj)
+	// The mutating admission (the type's own, then the webhooks) sees the
+	// object as written: without a generated name, system fields, or the
+	// status its type resets.
+	if err := h.admit(ctx, s, obj, nil); err != nil {
+		return nil, err
+	}
+	if err := h.mutateAdmission(ctx, s, admission.OpCreate, obj, nil, dryRun); err != nil {
+		return nil, err
+	}
+	m := meta(obj, true)
 	// Upstream's storage refuses a resourceVersion after validation, and
 	// its dry run never asks.
 	rv, _ := m["resourceVersion"].(string)
@@ -144,16 +166,15 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 	h.prepareCreateMeta(s, obj)
 	if d.Subresource("status") != nil && !d.KeepStatusOnCreate {
 		// Status is written through its subresource; a new object starts
-		// without one (its type may then set the initial status).
+		// without one (its type may then set the initial status), but
+		// with the defaults of an empty one, as upstream's storage reads
+		// it back.
 		delete(obj, "status")
+		if d.Strategy.Default != nil {
+			d.Strategy.Default(obj)
+		}
+		schema.ApplyDefaults(obj, d.Schema)
 	}
-	if d.Strategy.Default != nil {
-		d.Strategy.Default(obj)
-	}
-	schema.ApplyDefaults(obj, d.Schema)
-	// Ownership is of what the request wrote, with defaults: not of what
-	// the type's create rules (admission) or allocation add.
-	h.track(s, nil, obj)
 	if d.Strategy.PrepareForCreate != nil {
 		d.Strategy.PrepareForCreate(obj)
 	}
@@ -161,12 +182,6 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 		d.Strategy.StampRequester(obj, registry.Requester{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra})
 	}
 	if err := authorizeWrite(ctx, s, obj, nil); err != nil {
-		return nil, err
-	}
-	if err := h.admit(ctx, s, obj, nil); err != nil {
-		return nil, err
-	}
-	if err := h.mutateAdmission(ctx, s, admission.OpCreate, obj, nil, dryRun); err != nil {
 		return nil, err
 	}
 	// Values are allocated before validation, as upstream: validation

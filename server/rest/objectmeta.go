@@ -177,6 +177,17 @@ func validateObjectMetaUpdate(obj, old Object) apierr.FieldErrors {
 // decides what is kept.
 var systemMetaFields = []string{"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "generation"}
 
+// placeInNamespace sets a written object's namespace to the request's,
+// and removes it from an object of a cluster-scoped type.
+func placeInNamespace(s *scope, obj Object) {
+	m := meta(obj, true)
+	if s.d.Namespaced {
+		m["namespace"] = s.ns
+	} else {
+		delete(m, "namespace")
+	}
+}
+
 // prepareCreateMeta fills the system metadata of a new object.
 func (h *Handler) prepareCreateMeta(s *scope, obj Object) {
 	m := meta(obj, true)
@@ -184,11 +195,7 @@ func (h *Handler) prepareCreateMeta(s *scope, obj Object) {
 		delete(m, f)
 	}
 	delete(m, "resourceVersion")
-	if s.d.Namespaced {
-		m["namespace"] = s.ns
-	} else {
-		delete(m, "namespace")
-	}
+	placeInNamespace(s, obj)
 	m["uid"] = uuid.New()
 	m["creationTimestamp"] = timestamp(h.now())
 }
