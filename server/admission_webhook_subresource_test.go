@@ -273,4 +273,54 @@ func TestWebhookMutatingCreateOrder(t *testing.T) {
 	}
 }
 
+// TestWebhookMutatingUpdateOrder calls the mutating webhooks on an update
+// as upstream, before the type's update rules: a webhook's change to a
+// deployment's pod template bumps its generation, and its change to the
+// status, which the main resource does not write, is dropped.
+func TestWebhookMutatingUpdateOrder(t *testing.T) {
+	t.Parallel()
+	e := startPolicies(t)
+	aw := startAdmissionWebhook(t)
+	aw.script("/deployments", func(req map[string]any) map[string]any {
+		if path(req, "object.metadata.labels.touch") != "yes" {
+			return nil
+		}
+		return map[string]any{"patch": []any{
+			map[string]any{"op": "add", "path": "/spec/template/metadata/labels/touched", "value": "yes"},
+			map[string]any{"op": "add", "path": "/status", "value": map[string]any{"observedGeneration": 42}},
+		}}
+	})
+	e.webhookConfig("mutatingwebhookconfigurations", "deployments",
+		aw.ruleHook("deployments.example.com", "/deployments", rule([]any{"UPDATE"}, "apps", "deployments")))
+	deployments := "/apis/apps/v1/namespaces/default/deployments"
+	e.do("POST", deployments, deployment("web", 1)).mustCode(t, 201)
+	touched := func(dryRun string) *resp {
+		cur := e.do("GET", deployments+"/web", nil).mustCode(t, 200).obj(t)
+		cur["metadata"].(map[string]any)["labels"] = map[string]any{"touch": "yes"}
+		return e.do("PUT", deployments+"/web"+dryRun, cur)
+	}
+	eventually(t, "the deployments webhook", func() bool {
+		r := touched("?dryRun=All")
+		return r.code == 200 && path(r.obj(t), "spec.template.metadata.labels.touched") == "yes"
+	})
+	before := e.do("GET", deployments+"/web", nil).mustCode(t, 200).obj(t)
+	if got := path(before, "metadata.generation"); got != float64(1) {
+		t.Fatalf("generation before the update %v", got)
+	}
+	touched("").mustCode(t, 200)
+	after := e.do("GET", deployments+"/web", nil).mustCode(t, 200).obj(t)
+	if path(after, "spec.template.metadata.labels.touched") != "yes" {
+		t.Errorf("stored template labels %v, want the webhook's", path(after, "spec.template.metadata.labels"))
+	}
+	if got := path(after, "metadata.generation"); got != float64(2) {
+		t.Errorf("generation %v after the webhook changed the spec, want 2", got)
+	}
+	if got := path(after, "status.observedGeneration"); got == float64(42) {
+		t.Errorf("the webhook's status was stored: %v", after["status"])
+	}
+	wantReview(t, "update", last(aw.requests("/deployments")), map[string]any{
+		"operation": "UPDATE", "object.metadata.labels.touch": "yes", "oldObject.metadata.generation": float64(1),
+	})
+}
+
 func asSlice(v any) []any { l, _ := v.([]any); return l }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 
 	"platd/bolt"
@@ -202,7 +203,12 @@ func (h *Handler) commitUpdate(ctx context.Context, s *scope, kv bolt.KV, next O
 }
 
 // prepareUpdate builds the new state from the request's object and the
-// stored one, then validates it.
+// stored one, then validates it. As upstream, the mutating admission
+// sees the object as written, before the update takes from it what it
+// may change (a subresource its part, the main resource all but its
+// status) and the type's update rules run: a webhook's change to the
+// spec bumps the generation as the writer's would, its change to what
+// the write may not change is dropped.
 func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) (Object, error) {
 	d := s.d
 	// The written object is defaulted as upstream defaults every decoded
@@ -211,48 +217,37 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 		obj["kind"], obj["apiVersion"] = d.Kind, d.GroupVersion()
 		d.Strategy.Default(obj)
 	}
-	var next Object
-	if s.sub == "" {
-		errs := validateObjectMetaUpdate(obj, old)
-		if len(errs) > 0 {
+	// The object is in the addressed namespace before admission sees it,
+	// as upstream's update handler places it.
+	placeInNamespace(s, obj)
+	written, mutated := obj, false
+	if h.mayMutate(s) {
+		// Admission works on a copy: ownership is of what the request
+		// wrote, not of what admission changes.
+		obj = deepCopyObject(written)
+		if err := h.admit(ctx, s, obj, old); err != nil {
+			return nil, err
+		}
+		if err := h.mutateAdmission(ctx, s, admission.OpUpdate, obj, old, s.dryRun); err != nil {
+			return nil, err
+		}
+		mutated = !reflect.DeepEqual(obj, written)
+	}
+	if s.sub == "" || d.Subresource(s.sub).Keep != nil {
+		if errs := validateObjectMetaUpdate(obj, old); len(errs) > 0 {
 			return nil, apierr.NewInvalid(d.Group, d.Kind, s.name, errs)
-		}
-		next = obj
-		carryUpdateMeta(next, old)
-		if d.Subresource("status") != nil {
-			// The main resource cannot write status; the status subresource
-			// exists for that.
-			copyMember(next, old, "status")
-		}
-	} else if keep := d.Subresource(s.sub).Keep; keep != nil {
-		// The subresource writes the object less the members it keeps.
-		errs := validateObjectMetaUpdate(obj, old)
-		if len(errs) > 0 {
-			return nil, apierr.NewInvalid(d.Group, d.Kind, s.name, errs)
-		}
-		next = obj
-		carryUpdateMeta(next, old)
-		for _, p := range keep {
-			keepPath(next, old, p)
-		}
-	} else {
-		// A subresource writes only its part of the object.
-		next = deepCopyObject(old)
-		if cp := d.Subresource(s.sub).Copy; cp != nil {
-			cp(next, obj)
-		} else {
-			copyMember(next, obj, "status")
-		}
-		if s.applying {
-			// The apply recorded its ownership in what it merged.
-			copyMember(meta(next, true), meta(obj, true), "managedFields")
 		}
 	}
-	next["kind"], next["apiVersion"] = d.Kind, d.GroupVersion()
-	schema.ApplyDefaults(next, d.Schema)
-	// Ownership is of what the request changed, not of what the type's
-	// update rules derive from it.
-	h.track(s, old, next)
+	next := h.updatedObject(s, obj, old)
+	if !mutated {
+		h.track(s, old, next)
+	} else {
+		// Ownership is recorded as the write would have been without
+		// admission.
+		w := h.updatedObject(s, written, old)
+		h.track(s, old, w)
+		copyMember(meta(next, true), meta(w, true), "managedFields")
+	}
 	if d.Strategy.PrepareForUpdate != nil {
 		d.Strategy.PrepareForUpdate(next, old, s.sub)
 	}
@@ -263,12 +258,6 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 		if err := authorizeWrite(ctx, s, next, old); err != nil {
 			return nil, err
 		}
-	}
-	if err := h.admit(ctx, s, next, old); err != nil {
-		return nil, err
-	}
-	if err := h.mutateAdmission(ctx, s, admission.OpUpdate, next, old, s.dryRun); err != nil {
-		return nil, err
 	}
 	// Values are allocated before validation, as on create; only the main
 	// resource changes what an object claims.
@@ -309,6 +298,56 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 		return nil, err
 	}
 	return next, nil
+}
+
+// mayMutate says whether the mutating admission of a write of s may
+// change its object: the type's Admit hook or a mutating webhook may.
+func (h *Handler) mayMutate(s *scope) bool {
+	if s.d.Strategy.Admit != nil && admitted(s) {
+		return true
+	}
+	return h.mutating != nil && !s.admittedElsewhere && s.trackAs == "" && !h.mutating.MutatingEmpty()
+}
+
+// updatedObject is the new state an update writes from the request's
+// object obj and the stored old, with defaults: the main resource and a
+// subresource that keeps members of the stored object take obj itself
+// (which is changed) less what they may not change, a subresource that
+// writes only its part takes a copy of old with that part of obj.
+func (h *Handler) updatedObject(s *scope, obj, old Object) Object {
+	d := s.d
+	var next Object
+	if s.sub == "" {
+		next = obj
+		carryUpdateMeta(next, old)
+		if d.Subresource("status") != nil {
+			// The main resource cannot write status; the status subresource
+			// exists for that.
+			copyMember(next, old, "status")
+		}
+	} else if keep := d.Subresource(s.sub).Keep; keep != nil {
+		// The subresource writes the object less the members it keeps.
+		next = obj
+		carryUpdateMeta(next, old)
+		for _, p := range keep {
+			keepPath(next, old, p)
+		}
+	} else {
+		// A subresource writes only its part of the object.
+		next = deepCopyObject(old)
+		if cp := d.Subresource(s.sub).Copy; cp != nil {
+			cp(next, obj)
+		} else {
+			copyMember(next, obj, "status")
+		}
+		if s.applying {
+			// The apply recorded its ownership in what it merged.
+			copyMember(meta(next, true), meta(obj, true), "managedFields")
+		}
+	}
+	next["kind"], next["apiVersion"] = d.Kind, d.GroupVersion()
+	schema.ApplyDefaults(next, d.Schema)
+	return next
 }
 
 // keepPath sets the member at a dotted path of dst to a copy of src's,
