@@ -51,6 +51,13 @@ type serviceAccountAdmission struct {
 	// mountPath is where the volume is mounted, volumePrefix starts its
 	// name, rootCA is the ConfigMap of the CA bundle.
 	mountPath, volumePrefix, rootCA string
+	// projected is the projected source of the token volume, the same for
+	// every pod: each pod gets a deep copy of it (projectedSource), which
+	// is then its own to change. It is never written.
+	projected map[string]any
+	// mountPathValue is mountPath as a member value, made once: a string
+	// member shares its bytes, so each pod's mounts need not box it again.
+	mountPathValue any
 	// retryInterval returns the pause between two lookups of the default
 	// account.
 	retryInterval func() time.Duration
@@ -64,10 +71,43 @@ func newServiceAccountAdmission(b config.Brand, accounts *registry.Descriptor) s
 		mountPath:         b.ServiceAccountMountPath(),
 		volumePrefix:      b.APIAccessVolume,
 		rootCA:            b.RootCAConfigMap,
+		projected:         tokenProjection(b.RootCAConfigMap),
+		mountPathValue:    b.ServiceAccountMountPath(),
 		retryInterval: func() time.Duration {
 			return accountRetryBase + rand.N(accountRetryJitter)
 		},
 	}
+}
+
+// tokenProjection is the projected source of the token volume: the
+// account's token, the root CA bundle from the ConfigMap rootCA, and the
+// pod's namespace. Its defaultMode is set here because the defaults of a
+// decoded pod are applied before admission adds the volume.
+func tokenProjection(rootCA string) map[string]any {
+	return map[string]any{
+		"defaultMode": defaultFileMode,
+		"sources": []any{
+			map[string]any{"serviceAccountToken": map[string]any{
+				"expirationSeconds": tokenExpirationSeconds, "path": "token",
+			}},
+			map[string]any{"configMap": map[string]any{
+				"name":  rootCA,
+				"items": []any{map[string]any{"key": "ca.crt", "path": "ca.crt"}},
+			}},
+			map[string]any{"downwardAPI": map[string]any{
+				"items": []any{map[string]any{
+					"path":     "namespace",
+					"fieldRef": map[string]any{"apiVersion": "v1", "fieldPath": "metadata.namespace"},
+				}},
+			}},
+		},
+	}
+}
+
+// projectedSource is a copy of the token volume's projected source that
+// the caller owns.
+func (a serviceAccountAdmission) projectedSource() map[string]any {
+	return deepCopyMap(a.projected)
 }
 
 // admitPod applies the plugin to a pod being created.
@@ -168,6 +208,8 @@ func (a serviceAccountAdmission) mountToken(spec map[string]any) {
 	if !have {
 		name = registry.GenerateName(a.volumePrefix + "-")
 	}
+	// One boxed name serves the volume and every mount.
+	nameValue := any(name)
 	added := false
 	for _, list := range []string{"initContainers", "containers"} {
 		for _, c := range mapsOf(spec[list]) {
@@ -180,7 +222,7 @@ func (a serviceAccountAdmission) mountToken(spec map[string]any) {
 			}
 			if !mounted {
 				c["volumeMounts"] = append(listOf(c["volumeMounts"]), map[string]any{
-					"name": name, "readOnly": true, "mountPath": a.mountPath,
+					"name": nameValue, "readOnly": true, "mountPath": a.mountPathValue,
 				})
 				added = true
 			}
@@ -190,27 +232,8 @@ func (a serviceAccountAdmission) mountToken(spec map[string]any) {
 		return
 	}
 	spec["volumes"] = append(listOf(spec["volumes"]), map[string]any{
-		"name": name,
-		"projected": map[string]any{
-			// Set here: the defaults of a decoded pod are applied before
-			// admission adds the volume.
-			"defaultMode": defaultFileMode,
-			"sources": []any{
-				map[string]any{"serviceAccountToken": map[string]any{
-					"expirationSeconds": tokenExpirationSeconds, "path": "token",
-				}},
-				map[string]any{"configMap": map[string]any{
-					"name":  a.rootCA,
-					"items": []any{map[string]any{"key": "ca.crt", "path": "ca.crt"}},
-				}},
-				map[string]any{"downwardAPI": map[string]any{
-					"items": []any{map[string]any{
-						"path":     "namespace",
-						"fieldRef": map[string]any{"apiVersion": "v1", "fieldPath": "metadata.namespace"},
-					}},
-				}},
-			},
-		},
+		"name":      nameValue,
+		"projected": a.projectedSource(),
 	})
 }
 

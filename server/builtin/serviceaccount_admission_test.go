@@ -200,3 +200,59 @@ func TestServiceAccountAdmissionLeavesUpdates(t *testing.T) {
 		t.Errorf("update changed the pod: %s", got)
 	}
 }
+
+// TestServiceAccountAdmissionVolumesAreOwned: every pod gets a token
+// volume and mounts of its own, so that what later admission or defaults
+// change in one pod's volume (every map and list of it) is not seen in
+// the next pod's.
+func TestServiceAccountAdmissionVolumesAreOwned(t *testing.T) {
+	t.Parallel()
+	sa := newServiceAccountAdmission(brand, descriptor(t, brand, "ServiceAccount"))
+	l := fakeLookup{objs: map[*registry.Descriptor][]registry.Object{sa.accounts: {decodeJSON(t, `{"metadata":{"name":"default"}}`)}}}
+	admit := func() registry.Object {
+		t.Helper()
+		pod := decodeJSON(t, `{"metadata":{"name":"p","namespace":"ns"},"spec":{"containers":[{"name":"a"},{"name":"b"}]}}`)
+		if err := sa.admitPod(context.Background(), l, pod, nil); err != nil {
+			t.Fatal(err)
+		}
+		return pod
+	}
+	first := admit()
+	want := canonicalJSON(t, admit()["spec"].(map[string]any)["volumes"])
+	// Write into every map and list of the first pod's volume and mounts.
+	var scribble func(v any)
+	scribble = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, e := range x {
+				scribble(e)
+			}
+			x["scribbled"] = true
+		case []any:
+			for i, e := range x {
+				scribble(e)
+				x[i] = e
+			}
+			if len(x) > 0 {
+				x[0] = "scribbled"
+			}
+		}
+	}
+	spec := first["spec"].(map[string]any)
+	scribble(spec["volumes"])
+	for _, c := range mapsOf(spec["containers"]) {
+		scribble(c["volumeMounts"])
+	}
+	next := admit()["spec"].(map[string]any)
+	got := canonicalJSON(t, next["volumes"])
+	// The generated volume names differ; compare apart from them.
+	volName := regexp.MustCompile(regexp.QuoteMeta(brand.APIAccessVolume) + `-[a-z0-9]{5}`)
+	if volName.ReplaceAllString(got, "VOL") != volName.ReplaceAllString(want, "VOL") {
+		t.Errorf("a pod's token volume changed with another pod's:\n got  %s\n want %s", got, want)
+	}
+	for _, c := range mapsOf(next["containers"]) {
+		if got := canonicalJSON(t, c["volumeMounts"]); strings.Contains(got, "scribbled") {
+			t.Errorf("container %s's mounts changed with another pod's: %s", c["name"], got)
+		}
+	}
+}
