@@ -194,7 +194,7 @@ func (h *Handler) writeObject(w http.ResponseWriter, r *http.Request, out output
 		h.writeError(w, r, err)
 		return
 	}
-	if head := rd.largeJSONHead(stored); head != nil {
+	if head := rd.partsJSONHead(stored); head != nil {
 		// The stored bytes are written as they are, behind their type.
 		h.sendParts(w, r, code, mediaJSON, head, stored[1:], newline)
 		return
@@ -215,18 +215,25 @@ func (h *Handler) writeObject(w http.ResponseWriter, r *http.Request, out output
 	h.writeJSON(w, r, out, code, body)
 }
 
-// largeObjectBytes is the stored size from which a JSON object response
-// is written in parts instead of joined into one body: above it the copy
-// costs more than the extra writes (a 1 MB object would be copied whole
-// for the sake of its 60-byte type prefix).
+// largeObjectBytes is the stored size from which an object is large:
+// its decoded strings share the stored bytes (decodeCurrent).
 const largeObjectBytes = 64 << 10
+
+// partsObjectBytes is the stored size from which a JSON object response
+// is written in parts (type prefix, stored bytes, newline) instead of
+// joined into one body: the parts are copied into the connection's
+// buffer anyway, and joining them first costs an allocation and a copy
+// of the whole object for the sake of its 60-byte type prefix. Smaller
+// objects are joined, one write being cheaper than three.
+const partsObjectBytes = 1 << 10
 
 var newline = []byte{'\n'}
 
-// largeJSONHead returns the type prefix of a compact JSON response of a
-// large stored object served as stored, or nil for any other response.
-func (rd *renderer) largeJSONHead(stored []byte) []byte {
-	if len(stored) < largeObjectBytes || rd.out.format != formatJSON || rd.out.pretty || rd.out.as != asObject ||
+// partsJSONHead returns the type prefix of a compact JSON response of a
+// stored object served as stored and written in parts, or nil for any
+// other response.
+func (rd *renderer) partsJSONHead(stored []byte) []byte {
+	if len(stored) < partsObjectBytes || rd.out.format != formatJSON || rd.out.pretty || rd.out.as != asObject ||
 		rd.d.Storage != nil || stale(rd.d, stored) || stored[0] != '{' {
 		return nil
 	}
