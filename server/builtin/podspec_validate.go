@@ -83,8 +83,14 @@ func (r podRules) validatePodSpec(spec map[string]any, p fieldPath, opts podSpec
 	}
 	c.vols = c.validateVolumes(p.child("volumes"))
 	c.validateContainers(p.child("containers"))
-	c.validateInitContainers(p.child("initContainers"))
-	c.validateEphemeralContainers(p.child("ephemeralContainers"))
+	// Lists that are empty have nothing to check: their paths are not
+	// built.
+	if len(listOf(spec["initContainers"])) > 0 {
+		c.validateInitContainers(p.child("initContainers"))
+	}
+	if len(listOf(spec["ephemeralContainers"])) > 0 {
+		c.validateEphemeralContainers(p.child("ephemeralContainers"))
+	}
 	c.validateHostNetworkPorts(p)
 	switch rp := strOf(spec["restartPolicy"]); {
 	case contains(restartPolicies, rp):
@@ -109,7 +115,9 @@ func (r podRules) validatePodSpec(spec map[string]any, p fieldPath, opts podSpec
 	for i, g := range mapsOf(spec["readinessGates"]) {
 		c.add(qualifiedName(strOf(g["conditionType"]), p.child("readinessGates").index(i).child("conditionType"))...)
 	}
-	c.validateSchedulingGates(p.child("schedulingGates"))
+	if len(listOf(spec["schedulingGates"])) > 0 {
+		c.validateSchedulingGates(p.child("schedulingGates"))
+	}
 	c.add(validateTopologySpread(spec["topologySpreadConstraints"], p.child("topologySpreadConstraints"))...)
 	c.validateHostUsers(p)
 	for _, f := range []string{"serviceAccountName", "nodeName"} {

@@ -56,6 +56,9 @@ func TestValidatePodSpec(t *testing.T) {
 	}{
 		{"valid", `{"containers":[{"name":"c","image":"nginx"}]}`, nil},
 		{"no containers", `{}`, []string{"spec.containers: Required value"}},
+		{"empty init, ephemeral and gate lists", `{"containers":[{"name":"c","image":"x"}],"initContainers":[],"ephemeralContainers":[],"schedulingGates":[]}`, nil},
+		{"scheduling gates", `{"containers":[{"name":"c","image":"x"}],"schedulingGates":[{"name":"g"},{"name":"g"},{"name":"-"}]}`,
+			cat(`spec.schedulingGates[1]: Duplicate value: "g"`, msgs("spec.schedulingGates[2]", "-", validation.IsQualifiedName))},
 		{"container without name and image", `{"containers":[{}]}`, []string{c0 + ".name: Required value", c0 + ".image: Required value"}},
 		{"container name", `{"containers":[{"name":"C","image":"x"}]}`, msgs(c0+".name", "C", validation.IsDNS1123Label)},
 		{"names unique across kinds", `{"containers":[{"name":"a","image":"x"},{"name":"a","image":"x"}],"initContainers":[{"name":"a","image":"x"}]}`, []string{
