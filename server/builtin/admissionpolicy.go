@@ -328,7 +328,7 @@ func validateBindingSpec(spec map[string]any) apierr.FieldErrors {
 	if name := str(spec, "policyName"); name == "" {
 		errs = append(errs, apierr.Required("spec.policyName", ""))
 	} else {
-		errs = append(errs, invalidEach("spec.policyName", name, validation.IsDNS1123Subdomain(name))...)
+		errs = append(errs, invalidEach(pathOf("spec.policyName"), name, validation.IsDNS1123Subdomain(name))...)
 	}
 	if ref := mapAt(spec, "paramRef"); ref != nil {
 		errs = append(errs, validateParamRef(ref, "spec.paramRef")...)
@@ -345,7 +345,7 @@ func validateParamRef(ref map[string]any, p string) apierr.FieldErrors {
 	name, hasSel := str(ref, "name"), present(ref, "selector")
 	const exclusive = "name and selector are mutually exclusive"
 	if name != "" {
-		errs = append(errs, invalidEach(fieldPath(p+".name"), name, validation.IsPathSegment(name))...)
+		errs = append(errs, invalidEach(pathOf(p+".name"), name, validation.IsPathSegment(name))...)
 		if hasSel {
 			errs = append(errs, apierr.Forbidden(p+".name", exclusive))
 		}

@@ -92,9 +92,9 @@ func validateAPIService(obj registry.Object) apierr.FieldErrors {
 		errs = append(errs, apierr.Required("spec.group", "only v1 may have an empty group and it better be legacy kube"))
 	}
 	if group != "" {
-		errs = append(errs, dnsSubdomain(group, "spec.group")...)
+		errs = append(errs, dnsSubdomain(group, pathOf("spec.group"))...)
 	}
-	errs = append(errs, invalidEach("spec.version", version, isDNS1035Label(version))...)
+	errs = append(errs, invalidEach(pathOf("spec.version"), version, isDNS1035Label(version))...)
 	if n := intAt(spec, "groupPriorityMinimum"); n <= 0 || n > maxGroupPriorityMinimum {
 		errs = append(errs, apierr.Invalid("spec.groupPriorityMinimum", n, "must be positive and less than 20000"))
 	}

@@ -91,9 +91,9 @@ func deployments(r podRules) *registry.Descriptor {
 	}
 	setStatusRules(d, func(obj, old registry.Object) apierr.FieldErrors {
 		status := mapOf(obj["status"])
-		errs := nonNegative(status, "status", "observedGeneration", "replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas")
+		errs := nonNegative(status, pathOf("status"), "observedGeneration", "replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas")
 		if present(status, "collisionCount") {
-			errs = append(errs, nonNegative(status, "status", "collisionCount")...)
+			errs = append(errs, nonNegative(status, pathOf("status"), "collisionCount")...)
 		}
 		errs = append(errs, notAbove(status, "replicas", replicasBound, "updatedReplicas", "readyReplicas", "availableReplicas")...)
 		errs = append(errs, notAbove(status, "readyReplicas", "cannot be greater than readyReplicas", "availableReplicas")...)
@@ -107,16 +107,16 @@ func deployments(r podRules) *registry.Descriptor {
 const replicasBound = "cannot be greater than status.replicas"
 
 func (r podRules) validateDeploymentSpec(spec map[string]any) apierr.FieldErrors {
-	errs := nonNegative(spec, "spec", "replicas")
+	errs := nonNegative(spec, pathOf("spec"), "replicas")
 	errs = append(errs, validateWorkloadSelector(spec, "deployment")...)
 	errs = append(errs, r.validateSelectedTemplate(spec)...)
 	errs = append(errs, validateDeploymentStrategy(mapOf(spec["strategy"]))...)
-	errs = append(errs, nonNegative(spec, "spec", "minReadySeconds")...)
+	errs = append(errs, nonNegative(spec, pathOf("spec"), "minReadySeconds")...)
 	if present(spec, "revisionHistoryLimit") {
-		errs = append(errs, nonNegative(spec, "spec", "revisionHistoryLimit")...)
+		errs = append(errs, nonNegative(spec, pathOf("spec"), "revisionHistoryLimit")...)
 	}
 	if present(spec, "progressDeadlineSeconds") {
-		errs = append(errs, nonNegative(spec, "spec", "progressDeadlineSeconds")...)
+		errs = append(errs, nonNegative(spec, pathOf("spec"), "progressDeadlineSeconds")...)
 		if pd := intAt(spec, "progressDeadlineSeconds"); pd <= intAt(spec, "minReadySeconds") {
 			errs = append(errs, apierr.Invalid("spec.progressDeadlineSeconds", pd, "must be greater than minReadySeconds"))
 		}
@@ -214,7 +214,7 @@ func templateWorkloadUpdate(d *registry.Descriptor) func(obj, old registry.Objec
 }
 
 func (r podRules) validateReplicaSetSpec(spec map[string]any) apierr.FieldErrors {
-	errs := nonNegative(spec, "spec", "replicas", "minReadySeconds")
+	errs := nonNegative(spec, pathOf("spec"), "replicas", "minReadySeconds")
 	errs = append(errs, validateWorkloadSelector(spec, "deployment")...)
 	return append(errs, r.validateSelectedTemplate(spec)...)
 }
@@ -226,13 +226,13 @@ func (r podRules) validateSelectedTemplate(spec map[string]any) apierr.FieldErro
 	if !ok {
 		return apierr.FieldErrors{apierr.Invalid("spec.selector", labelSelectorValue(mapOf(spec["selector"])), "invalid label selector")}
 	}
-	return r.validateReplicatedTemplate(mapOf(spec["template"]), sel, "spec.template", "ReplicaSet", false)
+	return r.validateReplicatedTemplate(mapOf(spec["template"]), sel, pathOf("spec.template"), "ReplicaSet", false)
 }
 
 // validateReplicaStatus checks the status of a replica set or a
 // replication controller.
 func validateReplicaStatus(status map[string]any) apierr.FieldErrors {
-	errs := nonNegative(status, "status", "replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "observedGeneration")
+	errs := nonNegative(status, pathOf("status"), "replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "observedGeneration")
 	errs = append(errs, notAbove(status, "replicas", replicasBound, "fullyLabeledReplicas", "readyReplicas", "availableReplicas")...)
 	return append(errs, notAbove(status, "readyReplicas", "cannot be greater than readyReplicas", "availableReplicas")...)
 }
@@ -296,10 +296,10 @@ func statefulSets(r podRules) *registry.Descriptor {
 	}
 	setStatusRules(d, func(obj, old registry.Object) apierr.FieldErrors {
 		status := mapOf(obj["status"])
-		errs := nonNegative(status, "status", "replicas", "readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas")
+		errs := nonNegative(status, pathOf("status"), "replicas", "readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas")
 		for _, f := range []string{"observedGeneration", "collisionCount"} {
 			if present(status, f) {
-				errs = append(errs, nonNegative(status, "status", f)...)
+				errs = append(errs, nonNegative(status, pathOf("status"), f)...)
 			}
 		}
 		errs = append(errs, notAbove(status, "replicas", replicasBound, "readyReplicas", "currentReplicas", "updatedReplicas", "availableReplicas")...)
@@ -376,7 +376,7 @@ func (r podRules) validateStatefulSetSpec(spec map[string]any) apierr.FieldError
 			}
 		}
 	}
-	errs = append(errs, nonNegative(spec, "spec", "replicas", "minReadySeconds")...)
+	errs = append(errs, nonNegative(spec, pathOf("spec"), "replicas", "minReadySeconds")...)
 	if o := mapOf(spec["ordinals"]); o != nil {
 		if n := intAt(o, "start"); n < 0 {
 			errs = append(errs, apierr.Invalid("spec.ordinals.start", n, msgNegative))
@@ -389,18 +389,18 @@ func (r podRules) validateStatefulSetSpec(spec map[string]any) apierr.FieldError
 	if sel, ok := convertSelector(mapOf(spec["selector"])); !ok {
 		errs = append(errs, apierr.Invalid("spec.selector", labelSelectorValue(mapOf(spec["selector"])), ""))
 	} else {
-		errs = append(errs, templateSelected(tmpl, sel, "spec.template")...)
+		errs = append(errs, templateSelected(tmpl, sel, pathOf("spec.template"))...)
 		md := mapOf(tmpl["metadata"])
 		errs = append(errs, validateLabels(mapOf(md["labels"]), "spec.template.labels")...)
-		errs = append(errs, r.validateAnnotations(mapOf(md["annotations"]), "spec.template.annotations")...)
-		errs = append(errs, r.validatePodSpecificAnnotations(mapOf(md["annotations"]), mapOf(tmpl["spec"]), "spec.template.annotations", false)...)
+		errs = append(errs, r.validateAnnotations(mapOf(md["annotations"]), pathOf("spec.template.annotations"))...)
+		errs = append(errs, r.validatePodSpecificAnnotations(mapOf(md["annotations"]), mapOf(tmpl["spec"]), pathOf("spec.template.annotations"), false)...)
 	}
-	return append(errs, alwaysRestarts(tmpl, "spec.template", "StatefulSet")...)
+	return append(errs, alwaysRestarts(tmpl, pathOf("spec.template"), "StatefulSet")...)
 }
 
 func validateStatefulSetRolling(ru map[string]any) apierr.FieldErrors {
 	const p = "spec.updateStrategy.rollingUpdate"
-	errs := nonNegative(ru, p, "partition")
+	errs := nonNegative(ru, pathOf(p), "partition")
 	if v := ru["maxUnavailable"]; v != nil {
 		errs = append(errs, validateIntOrPercent(v, p+".maxUnavailable")...)
 		if intOrPercentValue(v) == 0 {
@@ -480,9 +480,9 @@ func daemonSets(r podRules) *registry.Descriptor {
 	}
 	setStatusRules(d, func(obj, old registry.Object) apierr.FieldErrors {
 		status := mapOf(obj["status"])
-		errs := nonNegative(status, "status", "currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled", "numberReady", "observedGeneration", "updatedNumberScheduled", "numberAvailable", "numberUnavailable")
+		errs := nonNegative(status, pathOf("status"), "currentNumberScheduled", "numberMisscheduled", "desiredNumberScheduled", "numberReady", "observedGeneration", "updatedNumberScheduled", "numberAvailable", "numberUnavailable")
 		if present(status, "collisionCount") {
-			errs = append(errs, nonNegative(status, "status", "collisionCount")...)
+			errs = append(errs, nonNegative(status, pathOf("status"), "collisionCount")...)
 		}
 		return append(errs, notDecremented(obj, old)...)
 	})
@@ -534,12 +534,12 @@ func (r podRules) validateDaemonSetSpec(spec map[string]any, allowBadSelectorVal
 	if sel != nil && emptySelector(sel) {
 		errs = append(errs, apierr.Invalid("spec.selector", labelSelectorValue(sel), "empty selector is invalid for daemonset"))
 	}
-	errs = append(errs, r.validatePodTemplateSpec(tmpl, "spec.template")...)
-	errs = append(errs, alwaysRestarts(tmpl, "spec.template", "DaemonSet")...)
-	errs = append(errs, nonNegative(spec, "spec", "minReadySeconds")...)
+	errs = append(errs, r.validatePodTemplateSpec(tmpl, pathOf("spec.template"))...)
+	errs = append(errs, alwaysRestarts(tmpl, pathOf("spec.template"), "DaemonSet")...)
+	errs = append(errs, nonNegative(spec, pathOf("spec"), "minReadySeconds")...)
 	errs = append(errs, validateDaemonSetStrategy(mapOf(spec["updateStrategy"]))...)
 	if present(spec, "revisionHistoryLimit") {
-		errs = append(errs, nonNegative(spec, "spec", "revisionHistoryLimit")...)
+		errs = append(errs, nonNegative(spec, pathOf("spec"), "revisionHistoryLimit")...)
 	}
 	return errs
 }
@@ -583,7 +583,7 @@ func controllerRevisions() *registry.Descriptor {
 		if obj["data"] == nil {
 			errs = append(errs, apierr.Required("data", "data is mandatory"))
 		}
-		return append(errs, nonNegative(obj, "", "revision")...)
+		return append(errs, nonNegative(obj, pathOf(""), "revision")...)
 	}
 	d.Strategy.Validate = validate
 	d.Strategy.ValidateUpdate = func(obj, old registry.Object) apierr.FieldErrors {

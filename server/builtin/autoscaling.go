@@ -352,7 +352,7 @@ func validateContainerResourceSource(src map[string]any, path string, names reso
 	if c := str(src, "container"); c == "" {
 		errs = append(errs, apierr.Required(path+".container", "must specify a container"))
 	} else {
-		errs = append(errs, dnsLabel(c, fieldPath(path+".container"))...)
+		errs = append(errs, dnsLabel(c, pathOf(path+".container"))...)
 	}
 	return append(errs, validateUtilizationTarget(mapAt(src, "target"), path+".target")...)
 }
@@ -459,6 +459,6 @@ func validateScalingPolicy(p map[string]any, path string) apierr.FieldErrors {
 // negative.
 func validateHPAStatus(obj registry.Object) apierr.FieldErrors {
 	status := mapAt(obj, "status")
-	errs := validateNonNegative(status, "currentReplicas", "status")
-	return append(errs, validateNonNegative(status, "desiredReplicas", "status")...)
+	errs := validateNonNegative(status, "currentReplicas", pathOf("status"))
+	return append(errs, validateNonNegative(status, "desiredReplicas", pathOf("status"))...)
 }

@@ -158,7 +158,7 @@ func (jl jobLabels) generate(obj registry.Object) {
 func (r podRules) validateJob(obj registry.Object, jl jobLabels, requirePrefixed bool) apierr.FieldErrors {
 	spec := mapOf(obj["spec"])
 	errs := jl.validateGenerated(obj, requirePrefixed)
-	errs = append(errs, r.validateJobSpec(spec, "spec")...)
+	errs = append(errs, r.validateJobSpec(spec, pathOf("spec"))...)
 	if sel := mapOf(spec["selector"]); sel == nil {
 		errs = append(errs, apierr.Required("spec.selector", ""))
 	} else {
@@ -194,7 +194,7 @@ func (jl jobLabels) validateGenerated(obj registry.Object, requirePrefixed bool)
 	}
 	labels := templateLabels(mapOf(spec["template"]))
 	hasLabel := func(key, want string) {
-		p := fieldPath("spec.template.metadata.labels").key(key).String()
+		p := pathOf("spec.template.metadata.labels").key(key).String()
 		switch v, ok := labels[key]; {
 		case !ok:
 			errs = append(errs, apierr.Required(p, want))
@@ -477,7 +477,7 @@ func (r podRules) validateCronJobSpec(spec, old map[string]any) apierr.FieldErro
 		errs = append(errs, validateSchedule(schedule, old != nil && strings.Contains(strOf(old["schedule"]), "TZ"), present(spec, "timeZone"))...)
 	}
 	if present(spec, "startingDeadlineSeconds") {
-		errs = append(errs, validateNonNegative(spec, "startingDeadlineSeconds", "spec")...)
+		errs = append(errs, validateNonNegative(spec, "startingDeadlineSeconds", pathOf("spec"))...)
 	}
 	// A time zone is checked when it is set or changed: a zone the
 	// machine's database lost since must not block updates.
@@ -492,7 +492,7 @@ func (r podRules) validateCronJobSpec(spec, old map[string]any) apierr.FieldErro
 		errs = append(errs, apierr.NotSupported("spec.concurrencyPolicy", cp, []string{concurrencyAllow, concurrencyForbid, concurrencyReplace}))
 	}
 	jobSpec := mapAt(spec, "jobTemplate", "spec")
-	errs = append(errs, r.validateJobSpec(jobSpec, "spec.jobTemplate.spec")...)
+	errs = append(errs, r.validateJobSpec(jobSpec, pathOf("spec.jobTemplate.spec"))...)
 	if sel := mapOf(jobSpec["selector"]); sel != nil {
 		errs = append(errs, apierr.Invalid("spec.jobTemplate.spec.selector", labelSelectorValue(sel), "`selector` will be auto-generated"))
 	}
@@ -501,7 +501,7 @@ func (r podRules) validateCronJobSpec(spec, old map[string]any) apierr.FieldErro
 	}
 	for _, f := range []string{"successfulJobsHistoryLimit", "failedJobsHistoryLimit"} {
 		if present(spec, f) {
-			errs = append(errs, validateNonNegative(spec, f, "spec")...)
+			errs = append(errs, validateNonNegative(spec, f, pathOf("spec"))...)
 		}
 	}
 	return errs

@@ -117,7 +117,7 @@ func persistentVolumeClaims(b config.Brand) *registry.Descriptor {
 		normalizeDataSources(spec)
 	}
 	d.Strategy.Validate = func(obj registry.Object) apierr.FieldErrors {
-		return validateClaimSpec(mapOf(obj["spec"]), nil, "spec")
+		return validateClaimSpec(mapOf(obj["spec"]), nil, pathOf("spec"))
 	}
 	d.Strategy.ValidateUpdate = r.validateUpdate
 	return d
@@ -282,7 +282,7 @@ func sameDataSource(ds, ref map[string]any) bool {
 // of a bound claim.
 func (r claimRules) validateUpdate(obj, old registry.Object) apierr.FieldErrors {
 	spec, oldSpec := mapOf(obj["spec"]), mapOf(old["spec"])
-	errs := validateClaimSpec(spec, oldSpec, "spec")
+	errs := validateClaimSpec(spec, oldSpec, pathOf("spec"))
 	cur, prev := canonicalClaimSpec(spec), canonicalClaimSpec(oldSpec)
 	if strOf(prev["volumeName"]) == "" {
 		copyKey(prev, cur, "volumeName")
@@ -398,11 +398,11 @@ func (r claimRules) validateStatusUpdate(obj, _ registry.Object) apierr.FieldErr
 	st := mapOf(obj["status"])
 	capacity := mapOf(st["capacity"])
 	for _, k := range sortedKeys(capacity) {
-		errs = append(errs, nonNegativeAmount(capacity[k], fieldPath("status.capacity").key(k))...)
+		errs = append(errs, nonNegativeAmount(capacity[k], pathOf("status.capacity").key(k))...)
 	}
 	// Upstream names the statuses' path in the singular and reports the
 	// key as the unsupported value.
-	sp := fieldPath("status.allocatedResourceStatus")
+	sp := pathOf("status.allocatedResourceStatus")
 	statuses := mapOf(st["allocatedResourceStatuses"])
 	for _, k := range sortedKeys(statuses) {
 		errs = append(errs, r.claimResourceKey(k, sp)...)
@@ -410,7 +410,7 @@ func (r claimRules) validateStatusUpdate(obj, _ registry.Object) apierr.FieldErr
 			errs = append(errs, notSupported(sp, k, resizeStatuses...))
 		}
 	}
-	ap := fieldPath("status.allocatedResources")
+	ap := pathOf("status.allocatedResources")
 	alloc := mapOf(st["allocatedResources"])
 	for _, k := range sortedKeys(alloc) {
 		if e := r.claimResourceKey(k, ap); len(e) > 0 {

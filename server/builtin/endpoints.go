@@ -28,7 +28,7 @@ func endpoints() *registry.Descriptor {
 func validateEndpointsObject(obj registry.Object) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	for i, ss := range mapsOf(obj["subsets"]) {
-		path := fieldPath(index("subsets", i))
+		path := pathOf(index("subsets", i))
 		addrs, notReady := mapsOf(ss["addresses"]), mapsOf(ss["notReadyAddresses"])
 		if len(addrs) == 0 && len(notReady) == 0 {
 			errs = append(errs, apierr.Required(path.String(), "must specify `addresses` or `notReadyAddresses`"))

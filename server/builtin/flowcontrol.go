@@ -188,7 +188,7 @@ func validateFlowSchemaSpec(name string, spec map[string]any) apierr.FieldErrors
 		}
 	}
 	if pl := str(spec, "priorityLevelConfiguration", "name"); pl != "" {
-		errs = append(errs, invalidEach("spec.priorityLevelConfiguration.name", pl, validation.IsDNS1123Subdomain(pl))...)
+		errs = append(errs, invalidEach(pathOf("spec.priorityLevelConfiguration.name"), pl, validation.IsDNS1123Subdomain(pl))...)
 	} else {
 		errs = append(errs, apierr.Required("spec.priorityLevelConfiguration.name", "must reference a priority level"))
 	}
@@ -260,10 +260,10 @@ func validateFlowServiceAccount(sa map[string]any, p string) apierr.FieldErrors 
 	if name := str(sa, "name"); name == "" {
 		errs = append(errs, apierr.Required(p+".name", ""))
 	} else if name != flowNameAll {
-		errs = append(errs, invalidEach(fieldPath(p+".name"), name, validation.IsDNS1123Subdomain(name))...)
+		errs = append(errs, invalidEach(pathOf(p+".name"), name, validation.IsDNS1123Subdomain(name))...)
 	}
 	if ns := str(sa, "namespace"); ns != "" {
-		errs = append(errs, invalidEach(fieldPath(p+".namespace"), ns, validation.IsDNS1123Label(ns))...)
+		errs = append(errs, invalidEach(pathOf(p+".namespace"), ns, validation.IsDNS1123Label(ns))...)
 	} else {
 		errs = append(errs, apierr.Required(p+".namespace", "must specify namespace for service account"))
 	}

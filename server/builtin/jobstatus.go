@@ -74,17 +74,17 @@ func validateJobStatusUpdate(obj, old registry.Object) apierr.FieldErrors {
 	n := jobStatus{spec: mapOf(obj["spec"]), status: mapOf(obj["status"])}
 	o := jobStatus{spec: mapOf(old["spec"]), status: mapOf(old["status"])}
 	st := n.status
-	errs := nonNegative(st, "status", "active", "succeeded", "failed")
+	errs := nonNegative(st, pathOf("status"), "active", "succeeded", "failed")
 	for _, f := range []string{"ready", "terminating"} {
 		if present(st, f) {
-			errs = append(errs, nonNegative(st, "status", f)...)
+			errs = append(errs, nonNegative(st, pathOf("status"), f)...)
 		}
 	}
 	if u := uncounted(st); u != nil {
 		seen := map[string]bool{}
 		for _, kind := range []string{"succeeded", "failed"} {
 			for i, v := range listOf(u[kind]) {
-				p := fieldPath("status.uncountedTerminatedPods").child(kind).index(i).String()
+				p := pathOf("status.uncountedTerminatedPods").child(kind).index(i).String()
 				switch k := strOf(v); {
 				case k == "":
 					errs = append(errs, apierr.Invalid(p, k, "must not be empty"))

@@ -45,7 +45,7 @@ func (r resourceNames) validateRuntimeClass(obj registry.Object) apierr.FieldErr
 			errs = append(errs, validateLabels(sel, "scheduling.nodeSelector")...)
 		}
 		tols := listAt(sched, "tolerations")
-		errs = append(errs, validateTolerations(tols, fieldPath("scheduling.tolerations"))...)
+		errs = append(errs, validateTolerations(tols, pathOf("scheduling.tolerations"))...)
 		errs = append(errs, validateUniqueTolerations(tols, "scheduling.tolerations")...)
 	}
 	return errs

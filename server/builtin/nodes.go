@@ -124,13 +124,13 @@ func (r nodeRules) taintNotReady(_ context.Context, _ registry.Lookup, obj, old 
 // metadata, as upstream does), status amounts and pod CIDRs.
 func (r nodeRules) validate(obj registry.Object) apierr.FieldErrors {
 	spec := mapOf(obj["spec"])
-	errs := validateNodeTaints(listOf(spec["taints"]), fieldPath("metadata.taints"))
+	errs := validateNodeTaints(listOf(spec["taints"]), pathOf("metadata.taints"))
 	errs = append(errs, r.validateResources(obj)...)
 	cidrs := stringList(listOf(spec["podCIDRs"]))
 	if len(cidrs) == 0 {
 		return errs
 	}
-	p := fieldPath("spec.podCIDRs")
+	p := pathOf("spec.podCIDRs")
 	// Upstream shows the whole list as the bad value of each entry.
 	all := goStrings("string", listOf(spec["podCIDRs"]))
 	for i, c := range cidrs {
@@ -182,7 +182,7 @@ func (r nodeRules) validateResources(obj registry.Object) apierr.FieldErrors {
 		m := mapOf(st[list])
 		for _, k := range sortedKeys(m) {
 			if q, ok := schema.AmountOf(m[k]); ok {
-				errs = append(errs, r.pods.validateQuantityValue(k, q, fieldPath("status").child(list, k))...)
+				errs = append(errs, r.pods.validateQuantityValue(k, q, pathOf("status").child(list, k))...)
 			}
 		}
 	}
@@ -259,7 +259,7 @@ func (r nodeRules) validateUpdate(obj, old registry.Object) apierr.FieldErrors {
 	if prev := strOf(oldSpec["providerID"]); prev != "" && prev != strOf(spec["providerID"]) {
 		errs = append(errs, apierr.Forbidden("spec.providerID", msgProviderIDChange))
 	}
-	errs = append(errs, validateNodeTaints(listOf(spec["taints"]), fieldPath("metadata.taints"))...)
+	errs = append(errs, validateNodeTaints(listOf(spec["taints"]), pathOf("metadata.taints"))...)
 	if strOf(spec["externalID"]) != strOf(oldSpec["externalID"]) {
 		errs = append(errs, apierr.Forbidden("spec.externalID", "may not be updated"))
 	}

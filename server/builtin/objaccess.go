@@ -2,45 +2,102 @@ package builtin
 
 import (
 	"strconv"
-	"strings"
 )
 
 // fieldPath is a field error path as upstream prints it:
-// "spec.containers[0].ports[1].name", "spec.nodeSelector[key]".
-type fieldPath string
+// "spec.containers[0].ports[1].name", "spec.nodeSelector[key]". It is a
+// value that holds its last few steps unjoined, so that making the path
+// of every member a validation looks at allocates nothing; the text is
+// built by String, which only an error needs. Paths deeper than it holds
+// are joined as they grow. A path is copied, never shared: extending one
+// leaves it as it was.
+type fieldPath struct {
+	// head is the joined beginning of the path; steps follow it.
+	head  string
+	steps [pathSteps]pathStep
+	n     int
+}
 
-// child appends a member name; the empty path has no leading dot.
+// pathSteps is how many steps a fieldPath holds unjoined: enough for the
+// paths of a pod's containers and volumes below the spec.
+const pathSteps = 6
+
+// pathStep is one step of a fieldPath: a member name, a list index or a
+// map key.
+type pathStep struct {
+	name  string
+	index int
+	kind  stepKind
+}
+
+type stepKind uint8
+
+const (
+	stepMember stepKind = iota
+	stepIndex
+	stepKey
+)
+
+// pathOf is the path of the given text ("spec", "metadata.labels").
+func pathOf(s string) fieldPath { return fieldPath{head: s} }
+
+// with returns p with one more step.
+func (p fieldPath) with(st pathStep) fieldPath {
+	if p.n == pathSteps {
+		p = fieldPath{head: p.String()}
+	}
+	p.steps[p.n] = st
+	p.n++
+	return p
+}
+
+// child appends member names; the empty path has no leading dot.
 func (p fieldPath) child(names ...string) fieldPath {
-	if len(names) == 1 {
-		// The usual case, in one allocation.
-		if p == "" {
-			return fieldPath(names[0])
-		}
-		return p + "." + fieldPath(names[0])
-	}
-	var b strings.Builder
-	size := len(p) + len(names)
 	for _, n := range names {
-		size += len(n)
+		p = p.with(pathStep{name: n})
 	}
-	b.Grow(size)
-	b.WriteString(string(p))
-	for _, n := range names {
-		if b.Len() > 0 {
-			b.WriteByte('.')
-		}
-		b.WriteString(n)
-	}
-	return fieldPath(b.String())
+	return p
 }
 
 // index appends a list index.
-func (p fieldPath) index(i int) fieldPath { return p + "[" + fieldPath(strconv.Itoa(i)) + "]" }
+func (p fieldPath) index(i int) fieldPath { return p.with(pathStep{index: i, kind: stepIndex}) }
 
 // key appends a map key, unquoted as upstream prints it.
-func (p fieldPath) key(k string) fieldPath { return p + "[" + fieldPath(k) + "]" }
+func (p fieldPath) key(k string) fieldPath { return p.with(pathStep{name: k, kind: stepKey}) }
 
-func (p fieldPath) String() string { return string(p) }
+// String is the path's text.
+func (p fieldPath) String() string {
+	if p.n == 0 {
+		return p.head
+	}
+	size := len(p.head)
+	for _, st := range p.steps[:p.n] {
+		size += len(st.name) + 2
+		if st.kind == stepIndex {
+			size += 20
+		}
+	}
+	b := make([]byte, 0, size)
+	b = append(b, p.head...)
+	for _, st := range p.steps[:p.n] {
+		switch st.kind {
+		case stepMember:
+			if len(b) > 0 {
+				b = append(b, '.')
+			}
+			b = append(b, st.name...)
+		case stepIndex:
+			b = append(b, '[')
+			b = strconv.AppendInt(b, int64(st.index), 10)
+			b = append(b, ']')
+		case stepKey:
+			b = append(b, '[')
+			b = append(b, st.name...)
+			b = append(b, ']')
+		}
+	}
+	return string(b)
+}
 
 // mapOf returns v as a decoded object, or nil.
 func mapOf(v any) map[string]any { m, _ := v.(map[string]any); return m }

@@ -116,7 +116,7 @@ func nowTimestamp() string { return time.Now().UTC().Format(time.RFC3339) }
 // validate applies upstream's volume rules.
 func (r volumeRules) validate(obj registry.Object) apierr.FieldErrors {
 	spec := mapOf(obj["spec"])
-	p := fieldPath("spec")
+	p := pathOf("spec")
 	var errs apierr.FieldErrors
 	modes := listOf(spec["accessModes"])
 	if len(modes) == 0 {

@@ -234,8 +234,8 @@ func applyMatchLabelKeys(spec, labels map[string]any) {
 // checks upstream makes only for pods, not templates.
 func (r podRules) validatePodMetadataAndSpec(obj registry.Object, allowInvalidCost bool) apierr.FieldErrors {
 	md, spec := mapOf(obj["metadata"]), mapOf(obj["spec"])
-	sp := fieldPath("spec")
-	errs := r.validatePodSpecificAnnotations(mapOf(md["annotations"]), spec, "metadata.annotations", allowInvalidCost)
+	sp := pathOf("spec")
+	errs := r.validatePodSpecificAnnotations(mapOf(md["annotations"]), spec, pathOf("metadata.annotations"), allowInvalidCost)
 	errs = append(errs, r.validatePodSpec(spec, sp, podSpecOptions{resourceIsPod: true, podName: strOf(md["name"])})...)
 	if strOf(spec["serviceAccountName"]) == "" {
 		for vi, vol := range mapsOf(spec["volumes"]) {

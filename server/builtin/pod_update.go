@@ -31,7 +31,7 @@ func (r podRules) validatePodUpdate(obj, old registry.Object) apierr.FieldErrors
 	errs = append(errs, r.validateAnnotationUpdates(obj, old, allowInvalidCost)...)
 
 	spec, oldSpec := mapOf(obj["spec"]), mapOf(old["spec"])
-	sp := fieldPath("spec")
+	sp := pathOf("spec")
 	for _, kind := range []string{"containers", "initContainers"} {
 		ctrs, oldCtrs := mapsOf(spec[kind]), mapsOf(oldSpec[kind])
 		if len(ctrs) != len(oldCtrs) {
@@ -174,7 +174,7 @@ func onlyDeletedSchedulingGates(list, oldList any, p fieldPath) apierr.FieldErro
 // annotations with a meaning.
 func (r podRules) validateAnnotationUpdates(obj, old registry.Object, allowInvalidCost bool) apierr.FieldErrors {
 	ann, oldAnn := mapOf(mapOf(obj["metadata"])["annotations"]), mapOf(mapOf(old["metadata"])["annotations"])
-	p := fieldPath("metadata.annotations")
+	p := pathOf("metadata.annotations")
 	appArmorPrefix := "container.apparmor.security.beta." + r.longDomain + "/"
 	var errs apierr.FieldErrors
 	for _, k := range sortedKeys(oldAnn) {
@@ -218,10 +218,10 @@ func (r podRules) validatePodStatusUpdate(obj, old registry.Object) apierr.Field
 	for i, cond := range mapsOf(status["conditions"]) {
 		if t := strOf(cond["type"]); !contains(systemPodConditions, t) {
 			// Upstream reports condition types under metadata.
-			errs = append(errs, qualifiedName(t, fieldPath("metadata.conditions").index(i).child("Type"))...)
+			errs = append(errs, qualifiedName(t, pathOf("metadata.conditions").index(i).child("Type"))...)
 		}
 	}
-	sp := fieldPath("status")
+	sp := pathOf("status")
 	if strOf(spec["nodeName"]) != strOf(oldSpec["nodeName"]) {
 		errs = append(errs, apierr.Forbidden(sp.child("nodeName").String(), "may not be changed directly"))
 	}
@@ -285,7 +285,7 @@ func validateStatusIPs(status map[string]any, member, goType string, checkFirst 
 	if len(list) == 0 {
 		return nil
 	}
-	p := fieldPath("status").child(member)
+	p := pathOf("status").child(member)
 	var errs apierr.FieldErrors
 	if checkFirst && strOf(status["hostIP"]) != strOf(list[0]["ip"]) {
 		errs = append(errs, apierr.Invalid(p.index(0).child("ip").String(), strOf(list[0]["ip"]), "must be equal to `hostIP`"))

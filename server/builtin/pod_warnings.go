@@ -139,7 +139,7 @@ func (r podRules) podWarnings(at fieldPath, meta, spec map[string]any) []string 
 
 // podWarningsHook is the Warnings hook of a pod.
 func (r podRules) podWarningsHook(obj, _ registry.Object) []string {
-	return r.podWarnings("", mapOf(obj["metadata"]), mapOf(obj["spec"]))
+	return r.podWarnings(pathOf(""), mapOf(obj["metadata"]), mapOf(obj["spec"]))
 }
 
 // The warnings a create earns whose name is not a DNS label, for the kinds
@@ -173,6 +173,6 @@ func (r podRules) templateWarnings(path ...string) func(obj, old registry.Object
 		if t == nil {
 			return nil
 		}
-		return r.podWarnings(fieldPath("").child(path...), mapOf(t["metadata"]), mapOf(t["spec"]))
+		return r.podWarnings(pathOf("").child(path...), mapOf(t["metadata"]), mapOf(t["spec"]))
 	}
 }

@@ -15,7 +15,7 @@ func specErrs(t *testing.T, specJSON string, opts podSpecOptions) []string {
 	t.Helper()
 	spec := decodeJSON(t, specJSON)
 	defaultPodSpec(spec)
-	return errStrings(newPodRules(brand).validatePodSpec(spec, "spec", opts))
+	return errStrings(newPodRules(brand).validatePodSpec(spec, pathOf("spec"), opts))
 }
 
 // msgs renders one Invalid error per message of a name rule.

@@ -26,7 +26,7 @@ func podTemplates(b config.Brand) *registry.Descriptor {
 		}
 	}
 	validate := func(obj registry.Object) apierr.FieldErrors {
-		return r.validatePodTemplateSpec(mapOf(obj["template"]), "template")
+		return r.validatePodTemplateSpec(mapOf(obj["template"]), pathOf("template"))
 	}
 	d.Strategy.Validate = validate
 	d.Strategy.ValidateUpdate = func(obj, _ registry.Object) apierr.FieldErrors { return validate(obj) }

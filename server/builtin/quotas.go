@@ -125,7 +125,7 @@ func (r quotaRules) validateQuotaList(m map[string]any, p fieldPath) apierr.Fiel
 
 // validateSpec checks the hard limits, the scopes and the scope selector.
 func (r quotaRules) validateSpec(spec map[string]any) apierr.FieldErrors {
-	p := fieldPath("spec")
+	p := pathOf("spec")
 	hard := mapOf(spec["hard"])
 	errs := r.validateQuotaList(hard, p.child("hard"))
 	limited := sortedKeys(hard)
@@ -234,6 +234,6 @@ func scopeSelectorSyntax(sel map[string]any) goSyntax {
 // validateStatusUpdate checks the hard and used lists of a quota's status.
 func (r quotaRules) validateStatusUpdate(obj, _ registry.Object) apierr.FieldErrors {
 	st := mapOf(obj["status"])
-	errs := r.validateQuotaList(mapOf(st["hard"]), fieldPath("status.hard"))
-	return append(errs, r.validateQuotaList(mapOf(st["used"]), fieldPath("status.used"))...)
+	errs := r.validateQuotaList(mapOf(st["hard"]), pathOf("status.hard"))
+	return append(errs, r.validateQuotaList(mapOf(st["used"]), pathOf("status.used"))...)
 }

@@ -68,7 +68,7 @@ type rbacRules struct{ group string }
 func validatePolicyRules(obj registry.Object, namespaced bool) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	for i, r := range mapsOf(obj["rules"]) {
-		errs = append(errs, validatePolicyRule(r, namespaced, fieldPath("rules").index(i))...)
+		errs = append(errs, validatePolicyRule(r, namespaced, pathOf("rules").index(i))...)
 	}
 	return errs
 }
@@ -176,10 +176,10 @@ func (r rbacRules) validateBinding(obj registry.Object, namespaced bool) apierr.
 	if name := str(ref, "name"); name == "" {
 		errs = append(errs, apierr.Required("roleRef.name", ""))
 	} else {
-		errs = append(errs, invalidEach("roleRef.name", name, validation.IsPathSegment(name))...)
+		errs = append(errs, invalidEach(pathOf("roleRef.name"), name, validation.IsPathSegment(name))...)
 	}
 	for i, s := range mapsOf(obj["subjects"]) {
-		errs = append(errs, r.validateSubject(s, namespaced, fieldPath("subjects").index(i))...)
+		errs = append(errs, r.validateSubject(s, namespaced, pathOf("subjects").index(i))...)
 	}
 	return errs
 }

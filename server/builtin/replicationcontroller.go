@@ -51,7 +51,7 @@ func replicationControllers(r podRules) *registry.Descriptor {
 }
 
 func (r podRules) validateReplicationControllerSpec(spec map[string]any) apierr.FieldErrors {
-	errs := nonNegative(spec, "spec", "minReadySeconds")
+	errs := nonNegative(spec, pathOf("spec"), "minReadySeconds")
 	set := mapOf(spec["selector"])
 	if len(set) == 0 {
 		errs = append(errs, apierr.Required("spec.selector", ""))
@@ -59,8 +59,8 @@ func (r podRules) validateReplicationControllerSpec(spec map[string]any) apierr.
 	// A selector that does not convert counts as empty: it picks any
 	// template.
 	sel, _ := convertSet(set)
-	errs = append(errs, nonNegative(spec, "spec", "replicas")...)
-	return append(errs, r.validateReplicatedTemplate(mapOf(spec["template"]), sel, "spec.template", "ReplicationController", intAt(spec, "replicas") > 1)...)
+	errs = append(errs, nonNegative(spec, pathOf("spec"), "replicas")...)
+	return append(errs, r.validateReplicatedTemplate(mapOf(spec["template"]), sel, pathOf("spec.template"), "ReplicationController", intAt(spec, "replicas") > 1)...)
 }
 
 // copyLabels copies a label map.

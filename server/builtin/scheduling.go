@@ -98,7 +98,7 @@ func validatePriorityClass(obj registry.Object) apierr.FieldErrors {
 		case pp == "":
 			errs = append(errs, apierr.Required("preemptionPolicy", ""))
 		default:
-			errs = append(errs, notSupported("preemptionPolicy", pp, preemptionPolicies...))
+			errs = append(errs, notSupported(pathOf("preemptionPolicy"), pp, preemptionPolicies...))
 		}
 	}
 	return errs

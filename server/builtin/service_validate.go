@@ -68,14 +68,14 @@ func validateService(obj registry.Object) apierr.FieldErrors {
 		}
 		// A trailing dot marks the name fully qualified.
 		if cname := strings.TrimSuffix(str(spec, "externalName"), "."); cname != "" {
-			add(dnsSubdomain(cname, "spec.externalName")...)
+			add(dnsSubdomain(cname, pathOf("spec.externalName"))...)
 		} else {
 			add(apierr.Required("spec.externalName", ""))
 		}
 	}
 	names := map[string]bool{}
 	for i, p := range ports {
-		add(validateServicePort(p, len(ports) > 1, names, fieldPath(index("spec.ports", i)))...)
+		add(validateServicePort(p, len(ports) > 1, names, pathOf(index("spec.ports", i)))...)
 	}
 	if sel := mapOf(spec["selector"]); sel != nil {
 		add(validateLabels(sel, "spec.selector")...)
@@ -95,7 +95,7 @@ func validateService(obj registry.Object) apierr.FieldErrors {
 	add(validateClusterIPFields(spec)...)
 	for i, ip := range registry.Strings(spec["externalIPs"]) {
 		p := index("spec.externalIPs", i)
-		if e := validateIP(ip, fieldPath(p)); len(e) > 0 {
+		if e := validateIP(ip, pathOf(p)); len(e) > 0 {
 			add(e...)
 		} else {
 			add(validateEndpointIP(p, ip)...)
@@ -160,7 +160,7 @@ func validateService(obj registry.Object) apierr.FieldErrors {
 		if typ != serviceLoadBalancer {
 			add(apierr.Forbidden("spec.loadBalancerClass", "may only be used when `type` is 'LoadBalancer'"))
 		} else {
-			add(qualifiedName(class, "spec.loadBalancerClass")...)
+			add(qualifiedName(class, pathOf("spec.loadBalancerClass"))...)
 		}
 	}
 	add(validateTrafficPolicies(spec)...)
@@ -268,7 +268,7 @@ func validateClusterIPFields(spec map[string]any) apierr.FieldErrors {
 			}
 			continue
 		}
-		if e := validateIP(ip, fieldPath(index(ipsPath, i))); len(e) > 0 {
+		if e := validateIP(ip, pathOf(index(ipsPath, i))); len(e) > 0 {
 			badIPs = true
 			errs = append(errs, e...)
 		}
@@ -396,7 +396,7 @@ func validateServiceStatusUpdate(obj, _ registry.Object) apierr.FieldErrors {
 	}
 	for i, ing := range ingress {
 		ip := str(ing, "ip")
-		ip0 := fieldPath(index(p, i))
+		ip0 := pathOf(index(p, i))
 		if ip != "" {
 			errs = append(errs, validateIP(ip, ip0.child("ip"))...)
 		}

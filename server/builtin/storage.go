@@ -352,7 +352,7 @@ func validateCSINode(obj registry.Object) apierr.FieldErrors {
 		drv, _ := x.(map[string]any)
 		path := index("spec.drivers", i)
 		name := str(drv, "name")
-		errs = append(errs, validateCSIDriverName(name, fieldPath(path+".name"))...)
+		errs = append(errs, validateCSIDriverName(name, pathOf(path+".name"))...)
 		nodeID := str(drv, "nodeID")
 		if nodeID == "" {
 			errs = append(errs, apierr.Required(path+".nodeID", ""))
@@ -430,7 +430,7 @@ func volumeAttachments(group string) *registry.Descriptor {
 		errs := validateVolumeAttachment(obj)
 		// v1 objects are held to the stricter name rules.
 		spec := mapAt(obj, "spec")
-		errs = append(errs, validateCSIDriverName(str(spec, "attacher"), "spec.attacher")...)
+		errs = append(errs, validateCSIDriverName(str(spec, "attacher"), pathOf("spec.attacher"))...)
 		if present(mapAt(spec, "source"), "persistentVolumeName") {
 			pv := str(spec, "source", "persistentVolumeName")
 			for _, msg := range validation.IsDNS1123Subdomain(pv) {
