@@ -347,7 +347,7 @@ func validateContainerResourceSource(src map[string]any, path string, names reso
 	if name := str(src, "name"); name == "" {
 		errs = append(errs, apierr.Required(path+".name", "must specify a resource name"))
 	} else {
-		errs = append(errs, names.validateContainerResourceName(name, path+".name")...)
+		errs = append(errs, names.validateContainerResourceName(name, pathOf(path+".name"))...)
 	}
 	if c := str(src, "container"); c == "" {
 		errs = append(errs, apierr.Required(path+".container", "must specify a container"))

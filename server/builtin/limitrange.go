@@ -78,39 +78,39 @@ func (r resourceNames) overcommitAllowed(s string) bool {
 }
 
 // validateResourceName checks a compute resource name.
-func validateResourceName(name, field string) apierr.FieldErrors {
+func validateResourceName(name string, p fieldPath) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	for _, msg := range validation.IsQualifiedName(name) {
-		errs = append(errs, apierr.Invalid(field, name, msg))
+		errs = append(errs, apierr.Invalid(p.String(), name, msg))
 	}
 	if len(errs) > 0 {
 		return errs
 	}
 	if !strings.Contains(name, "/") && !isStandardResourceName(name) {
-		errs = append(errs, apierr.Invalid(field, name, "must be a standard resource type or fully qualified"))
+		errs = append(errs, apierr.Invalid(p.String(), name, "must be a standard resource type or fully qualified"))
 	}
 	return errs
 }
 
 // validateContainerResourceName checks a resource name a container (or a
 // pod) may use.
-func (r resourceNames) validateContainerResourceName(name, field string) apierr.FieldErrors {
-	errs := validateResourceName(name, field)
+func (r resourceNames) validateContainerResourceName(name string, p fieldPath) apierr.FieldErrors {
+	errs := validateResourceName(name, p)
 	if !strings.Contains(name, "/") {
 		if !isStandardContainerResourceName(name) {
-			errs = append(errs, apierr.Invalid(field, name, "must be a standard resource for containers"))
+			errs = append(errs, apierr.Invalid(p.String(), name, "must be a standard resource for containers"))
 		}
 	} else if !r.isNative(name) && !r.isExtended(name) {
-		errs = append(errs, apierr.Invalid(field, name, "doesn't follow extended resource name standard"))
+		errs = append(errs, apierr.Invalid(p.String(), name, "doesn't follow extended resource name standard"))
 	}
 	return errs
 }
 
-func (r resourceNames) validateLimitResourceName(limitType, name, field string) apierr.FieldErrors {
+func (r resourceNames) validateLimitResourceName(limitType, name string, p fieldPath) apierr.FieldErrors {
 	if limitType == limitTypePod || limitType == limitTypeContainer {
-		return r.validateContainerResourceName(name, field)
+		return r.validateContainerResourceName(name, p)
 	}
-	return validateResourceName(name, field)
+	return validateResourceName(name, p)
 }
 
 func validateLimitTypeName(t, field string) apierr.FieldErrors {
@@ -204,7 +204,7 @@ func (r resourceNames) validateLimitRange(obj registry.Object) apierr.FieldError
 			m, _ := item[member].(map[string]any)
 			sets[member] = map[string]schema.Amount{}
 			for _, k := range sortedKeys(m) {
-				errs = append(errs, r.validateLimitResourceName(t, k, idx+"."+member+"["+k+"]")...)
+				errs = append(errs, r.validateLimitResourceName(t, k, pathOf(idx+"."+member+"["+k+"]"))...)
 				keys[k] = true
 				if q, ok := schema.AmountOf(m[k]); ok {
 					sets[member][k] = q

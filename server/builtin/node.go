@@ -59,7 +59,7 @@ func (r resourceNames) validatePodFixed(fixed map[string]any) apierr.FieldErrors
 	cpuOrMemory, hugePages := false, false
 	for _, name := range sortedKeys(fixed) {
 		p := keyed(path+".limits", name)
-		errs = append(errs, r.validateContainerResourceName(name, p)...)
+		errs = append(errs, r.validateContainerResourceName(name, pathOf(p))...)
 		q, ok := schema.AmountOf(fixed[name])
 		if !ok {
 			continue

@@ -19,14 +19,15 @@ type fieldPath struct {
 }
 
 // pathSteps is how many steps a fieldPath holds unjoined: enough for the
-// paths of a pod's containers and volumes below the spec.
-const pathSteps = 6
+// paths of a pod's containers, volumes and affinity terms below the spec
+// ("volumes[0].projected.sources[1].configMap.items[0].path").
+const pathSteps = 10
 
 // pathStep is one step of a fieldPath: a member name, a list index or a
 // map key.
 type pathStep struct {
 	name  string
-	index int
+	index int32
 	kind  stepKind
 }
 
@@ -60,7 +61,7 @@ func (p fieldPath) child(names ...string) fieldPath {
 }
 
 // index appends a list index.
-func (p fieldPath) index(i int) fieldPath { return p.with(pathStep{index: i, kind: stepIndex}) }
+func (p fieldPath) index(i int) fieldPath { return p.with(pathStep{index: int32(i), kind: stepIndex}) }
 
 // key appends a map key, unquoted as upstream prints it.
 func (p fieldPath) key(k string) fieldPath { return p.with(pathStep{name: k, kind: stepKey}) }

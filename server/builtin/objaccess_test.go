@@ -74,6 +74,12 @@ func TestPodSpecErrorPaths(t *testing.T) {
 			"spec.containers[0].resources.requests[cpu]: Invalid value: \"-1\": must be greater than or equal to 0"},
 		{"node affinity", `{"containers":[{"name":"c","image":"x"}],"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"k","operator":"In"}]}]}}}}`,
 			"spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"},
+		{"resource name", `{"containers":[{"name":"c","image":"x","resources":{"limits":{"bogus":"1"}}}]}`,
+			"spec.containers[0].resources.limits[bogus]: Invalid value: \"bogus\": must be a standard resource type or fully qualified"},
+		{"pod affinity namespace selector", `{"containers":[{"name":"c","image":"x"}],"affinity":{"podAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":[{"topologyKey":"k","namespaceSelector":{"matchLabels":{"-":"v"}}}]}}}`,
+			"spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].namespaceSelector.matchLabels: Invalid value: \"-\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')"},
+		{"topology spread selector", `{"containers":[{"name":"c","image":"x"}],"topologySpreadConstraints":[{"maxSkew":1,"topologyKey":"k","whenUnsatisfiable":"DoNotSchedule","labelSelector":{"matchExpressions":[{"key":"a","operator":"Bogus"}]}}]}`,
+			"spec.topologySpreadConstraints[0].labelSelector.matchExpressions[0].operator: Invalid value: \"Bogus\": not a valid selector operator"},
 	}
 	for _, tt := range tests {
 		got := specErrs(t, tt.spec, podSpecOptions{})

@@ -28,7 +28,7 @@ func (r podRules) validateResources(res map[string]any, p fieldPath) apierr.Fiel
 	limQoS, reqQoS, limHuge, reqHuge := false, false, false, false
 	for _, name := range sortedKeys(limits) {
 		kp := limPath.key(name)
-		errs = append(errs, r.res.validateContainerResourceName(name, kp.String())...)
+		errs = append(errs, r.res.validateContainerResourceName(name, kp)...)
 		q, ok := schema.AmountOf(limits[name])
 		if !ok {
 			continue
@@ -42,7 +42,7 @@ func (r podRules) validateResources(res map[string]any, p fieldPath) apierr.Fiel
 	}
 	for _, name := range sortedKeys(requests) {
 		kp := reqPath.key(name)
-		errs = append(errs, r.res.validateContainerResourceName(name, kp.String())...)
+		errs = append(errs, r.res.validateContainerResourceName(name, kp)...)
 		q, ok := schema.AmountOf(requests[name])
 		if !ok {
 			continue

@@ -156,8 +156,13 @@ func validateNodeSelectorTerm(term map[string]any, p fieldPath) apierr.FieldErro
 }
 
 func validatePodAffinityTerm(term map[string]any, p fieldPath) apierr.FieldErrors {
-	errs := validateLabelSelector(mapOf(term["labelSelector"]), false, p.child("labelSelector").String())
-	errs = append(errs, validateLabelSelector(mapOf(term["namespaceSelector"]), false, p.child("namespaceSelector").String())...)
+	// A selector that is absent is valid: its path is not built.
+	var errs apierr.FieldErrors
+	for _, f := range []string{"labelSelector", "namespaceSelector"} {
+		if sel := mapOf(term[f]); sel != nil {
+			errs = append(errs, validateLabelSelector(sel, false, p.child(f).String())...)
+		}
+	}
 	for _, ns := range listOf(term["namespaces"]) {
 		// Upstream names the member in the singular here.
 		errs = append(errs, dnsLabel(strOf(ns), p.child("namespace"))...)
@@ -204,7 +209,9 @@ func validateTopologySpread(list any, p fieldPath) apierr.FieldErrors {
 				errs = append(errs, notSupported(ip.child(f), v, nodeInclusionPolicies...))
 			}
 		}
-		errs = append(errs, validateLabelSelector(mapOf(tc["labelSelector"]), false, ip.child("labelSelector").String())...)
+		if sel := mapOf(tc["labelSelector"]); sel != nil {
+			errs = append(errs, validateLabelSelector(sel, false, ip.child("labelSelector").String())...)
+		}
 	}
 	return errs
 }

@@ -112,7 +112,7 @@ func (r quotaRules) validateQuotaList(m map[string]any, p fieldPath) apierr.Fiel
 	var errs apierr.FieldErrors
 	for _, k := range sortedKeys(m) {
 		kp := p.key(k)
-		errs = append(errs, validateResourceName(k, kp.String())...)
+		errs = append(errs, validateResourceName(k, kp)...)
 		if !strings.Contains(k, "/") && !isStandardQuotaResource(k) {
 			errs = append(errs, apierr.Invalid(kp.String(), k, msgInvalidQuotaResource))
 		}
