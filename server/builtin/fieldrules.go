@@ -51,7 +51,8 @@ func regexMessage(msg, format string, examples ...string) string {
 }
 
 // invalidEach turns each message into an Invalid error for value at p.
-func invalidEach(p fieldPath, value any, msgs []string) apierr.FieldErrors {
+// It is generic so that a valid value (no messages) is not boxed.
+func invalidEach[T any](p fieldPath, value T, msgs []string) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	for _, m := range msgs {
 		errs = append(errs, apierr.Invalid(p.String(), value, m))

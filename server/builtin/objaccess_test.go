@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"platd/server/apierr"
 )
 
 // TestFieldPath: a path reads as upstream prints it however it was made,
@@ -91,6 +93,27 @@ func TestPodSpecErrorPaths(t *testing.T) {
 		}
 		if !found {
 			t.Errorf("%s: errors %q, want one %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestValidNameChecksAllocate: checking a valid name at a path allocates
+// nothing (neither the path's text nor the boxed value is made), and an
+// invalid one is reported at the path's full text.
+func TestValidNameChecksAllocate(t *testing.T) {
+	p := pathOf("spec").child("containers").index(3).child("name")
+	checks := []struct {
+		name  string
+		check func(string, fieldPath) apierr.FieldErrors
+	}{{"dnsLabel", dnsLabel}, {"dnsSubdomain", dnsSubdomain}, {"qualifiedName", qualifiedName}}
+	for _, c := range checks {
+		var errs apierr.FieldErrors
+		if n := testing.AllocsPerRun(100, func() { errs = c.check("valid", p) }); n != 0 || len(errs) != 0 {
+			t.Errorf("%s of a valid name: %v allocations, errors %v", c.name, n, errs)
+		}
+		errs = c.check("Not Valid", p)
+		if len(errs) == 0 || !strings.HasPrefix(errs[0].Error(), `spec.containers[3].name: Invalid value: "Not Valid": `) {
+			t.Errorf("%s of an invalid name: %v", c.name, errs)
 		}
 	}
 }
