@@ -116,11 +116,12 @@ func defaultPod(obj registry.Object) {
 // syncServiceAccount keeps the deprecated serviceAccount member equal to
 // serviceAccountName, which it fills when only the old member is given.
 func syncServiceAccount(spec map[string]any) {
-	name := strOf(spec["serviceAccountName"])
-	if name == "" {
-		name = strOf(spec["serviceAccount"])
+	// The member is copied as it is, a string already boxed.
+	name := spec["serviceAccountName"]
+	if strOf(name) == "" {
+		name = spec["serviceAccount"]
 	}
-	if name == "" {
+	if strOf(name) == "" {
 		delete(spec, "serviceAccountName")
 		delete(spec, "serviceAccount")
 		return

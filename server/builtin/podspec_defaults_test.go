@@ -155,3 +155,28 @@ func TestRoundUpMilli(t *testing.T) {
 		}
 	}
 }
+
+// TestSyncServiceAccount: the deprecated serviceAccount member follows
+// serviceAccountName, filling it when only the old member is given; a
+// pod whose members agree is left as it is, without allocating.
+func TestSyncServiceAccount(t *testing.T) {
+	tests := []struct{ name, spec, want string }{
+		{"name only", `{"serviceAccountName":"a"}`, `{"serviceAccountName":"a","serviceAccount":"a"}`},
+		{"old member only", `{"serviceAccount":"b"}`, `{"serviceAccountName":"b","serviceAccount":"b"}`},
+		{"name wins", `{"serviceAccountName":"a","serviceAccount":"b"}`, `{"serviceAccountName":"a","serviceAccount":"a"}`},
+		{"empty name, old member", `{"serviceAccountName":"","serviceAccount":"b"}`, `{"serviceAccountName":"b","serviceAccount":"b"}`},
+		{"neither", `{"serviceAccountName":"","serviceAccount":""}`, `{}`},
+		{"none", `{}`, `{}`},
+	}
+	for _, tt := range tests {
+		spec := decodeJSON(t, tt.spec)
+		syncServiceAccount(spec)
+		if got, want := canonicalJSON(t, spec), canonicalJSON(t, decodeJSON(t, tt.want)); got != want {
+			t.Errorf("%s: %s, want %s", tt.name, got, want)
+		}
+	}
+	spec := decodeJSON(t, `{"serviceAccountName":"a","serviceAccount":"a"}`)
+	if n := testing.AllocsPerRun(100, func() { syncServiceAccount(spec) }); n != 0 {
+		t.Errorf("syncing a pod whose members agree: %v allocations", n)
+	}
+}

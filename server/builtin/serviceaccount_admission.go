@@ -142,9 +142,13 @@ func (a serviceAccountAdmission) admitPod(ctx context.Context, l registry.Lookup
 			spec["imagePullSecrets"] = refs
 		}
 	}
-	if on, _ := strconv.ParseBool(str(sa, "metadata", "annotations", a.enforceAnnotation)); on {
-		if reason := limitSecretReferences(spec, sa); reason != "" {
-			return &registry.Denial{Reason: reason}
+	// An account without the annotation (most) is not parsed: a failed
+	// parse makes an error value.
+	if enforce := str(sa, "metadata", "annotations", a.enforceAnnotation); enforce != "" {
+		if on, _ := strconv.ParseBool(enforce); on {
+			if reason := limitSecretReferences(spec, sa); reason != "" {
+				return &registry.Denial{Reason: reason}
+			}
 		}
 	}
 	return nil
