@@ -2,6 +2,7 @@ package builtin
 
 import (
 	"context"
+	"maps"
 	"strconv"
 
 	"platd/config"
@@ -168,15 +169,12 @@ func (r podRules) addDefaultTolerations(spec map[string]any) {
 		unreachable = unreachable || key == "" || key == r.unreachableTaint
 	}
 	list := listOf(spec["tolerations"])
-	for _, add := range []struct {
-		key     string
-		present bool
-	}{{r.notReadyTaint, notReady}, {r.unreachableTaint, unreachable}} {
-		if !add.present {
-			list = append(list, map[string]any{
-				"key": add.key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": defaultTolerationSeconds,
-			})
-		}
+	// The copies share the templates' member values, which are scalars.
+	if !notReady {
+		list = append(list, maps.Clone(r.notReadyToleration))
+	}
+	if !unreachable {
+		list = append(list, maps.Clone(r.unreachableToleration))
 	}
 	if len(list) > 0 {
 		spec["tolerations"] = list

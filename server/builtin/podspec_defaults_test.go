@@ -180,3 +180,38 @@ func TestSyncServiceAccount(t *testing.T) {
 		t.Errorf("syncing a pod whose members agree: %v allocations", n)
 	}
 }
+
+// TestDefaultTolerations: a pod tolerates the not-ready and unreachable
+// taints for five minutes unless it tolerates them already, and each pod
+// gets tolerations of its own.
+func TestDefaultTolerations(t *testing.T) {
+	t.Parallel()
+	r := newPodRules(brand)
+	tol := func(key string) string {
+		return `{"key":"` + key + `","operator":"Exists","effect":"NoExecute","tolerationSeconds":300}`
+	}
+	tests := []struct{ name, spec, want string }{
+		{"none", `{}`, `{"tolerations":[` + tol(r.notReadyTaint) + `,` + tol(r.unreachableTaint) + `]}`},
+		{"one of its own", `{"tolerations":[{"key":"k","operator":"Exists"}]}`,
+			`{"tolerations":[{"key":"k","operator":"Exists"},` + tol(r.notReadyTaint) + `,` + tol(r.unreachableTaint) + `]}`},
+		{"not ready tolerated", `{"tolerations":[{"key":"` + r.notReadyTaint + `","operator":"Exists","effect":"NoExecute"}]}`,
+			`{"tolerations":[{"key":"` + r.notReadyTaint + `","operator":"Exists","effect":"NoExecute"},` + tol(r.unreachableTaint) + `]}`},
+		{"everything tolerated", `{"tolerations":[{"operator":"Exists"}]}`, `{"tolerations":[{"operator":"Exists"}]}`},
+	}
+	for _, tt := range tests {
+		spec := decodeJSON(t, tt.spec)
+		r.addDefaultTolerations(spec)
+		if got, want := canonicalJSON(t, spec), canonicalJSON(t, decodeJSON(t, tt.want)); got != want {
+			t.Errorf("%s: %s, want %s", tt.name, got, want)
+		}
+	}
+	first, second := map[string]any{}, map[string]any{}
+	r.addDefaultTolerations(first)
+	for _, m := range mapsOf(first["tolerations"]) {
+		m["tolerationSeconds"], m["key"] = int64(1), "changed"
+	}
+	r.addDefaultTolerations(second)
+	if got, want := canonicalJSON(t, second), canonicalJSON(t, decodeJSON(t, tests[0].want)); got != want {
+		t.Errorf("a pod's tolerations changed with another's: %s, want %s", got, want)
+	}
+}

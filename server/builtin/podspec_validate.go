@@ -19,6 +19,10 @@ type podRules struct {
 	deletionCostKey    string
 	notReadyTaint      string
 	unreachableTaint   string
+	// notReadyToleration and unreachableToleration are the tolerations
+	// of the two taints a pod gets by default (addDefaultTolerations):
+	// each pod gets a copy. They are never written.
+	notReadyToleration, unreachableToleration map[string]any
 }
 
 func newPodRules(b config.Brand) podRules {
@@ -30,6 +34,12 @@ func newPodRules(b config.Brand) podRules {
 		deletionCostKey:  "controller." + b.Label("pod-deletion-cost"),
 		notReadyTaint:    "node." + b.Label("not-ready"),
 		unreachableTaint: "node." + b.Label("unreachable"),
+		notReadyToleration: map[string]any{
+			"key": "node." + b.Label("not-ready"), "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": defaultTolerationSeconds,
+		},
+		unreachableToleration: map[string]any{
+			"key": "node." + b.Label("unreachable"), "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": defaultTolerationSeconds,
+		},
 	}
 }
 
