@@ -755,3 +755,41 @@ func TestEncryptionFlags(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+func TestAdmissionPluginFlagsExit(t *testing.T) {
+	for _, c := range []struct {
+		args    []string
+		off, on []string
+		err     string
+	}{
+		{args: []string{"--disable-admission-plugins=ServiceAccount"}, off: []string{config.PluginServiceAccount}, on: []string{config.PluginLimitRanger}},
+		{args: []string{"--disable-admission-plugins", "ServiceAccount,LimitRanger", "--disable-admission-plugins", "Priority"},
+			off: []string{config.PluginServiceAccount, config.PluginLimitRanger, config.PluginPriority}, on: []string{config.PluginRuntimeClass}},
+		{args: []string{"--enable-admission-plugins=AlwaysAdmit"}, on: []string{config.PluginAlwaysAdmit, config.PluginServiceAccount}},
+		{args: []string{"--enable-admission-plugins=Bogus"}, err: `enable-admission-plugins plugin "Bogus" is unknown`},
+		{args: []string{"--enable-admission-plugins=NodeRestriction"}, err: `enable-admission-plugins plugin "NodeRestriction" is not implemented by platd`},
+		{args: []string{"--enable-admission-plugins=LimitRanger", "--disable-admission-plugins=LimitRanger"},
+			err: `[LimitRanger] in enable-admission-plugins and disable-admission-plugins overlapped`},
+	} {
+		o, err := parse(t, append([]string{"serve", "--data-dir", t.TempDir()}, c.args...)...)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) || exitCode(err) != 2 {
+				t.Errorf("%v: exit %d, %v, want 2 and %q", c.args, exitCode(err), err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		for _, n := range c.off {
+			if o.AdmissionOff.Enabled(n) {
+				t.Errorf("%v: %s runs", c.args, n)
+			}
+		}
+		for _, n := range c.on {
+			if !o.AdmissionOff.Enabled(n) {
+				t.Errorf("%v: %s does not run", c.args, n)
+			}
+		}
+	}
+}

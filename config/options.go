@@ -141,6 +141,15 @@ type Options struct {
 	// default, without the flag).
 	AdmissionControlConfigFile string
 	Admission                  AdmissionPlugins
+	// EnableAdmissionPlugins and DisableAdmissionPlugins are
+	// --enable-admission-plugins and --disable-admission-plugins,
+	// upstream's plugin names (a value may hold several separated by
+	// commas). Validate reads them into AdmissionOff.
+	EnableAdmissionPlugins  []string
+	DisableAdmissionPlugins []string
+	// AdmissionOff are the admission plugins that do not run (nil:
+	// upstream's default set runs).
+	AdmissionOff AdmissionPluginsOff
 	// EncryptionConfigReload is --encryption-provider-config-automatic-reload:
 	// the file is re-read every EncryptionConfigReloadInterval (0: the
 	// default minute; tests shorten it).
@@ -340,6 +349,8 @@ func (o *Options) Validate() error {
 	for _, p := range parseControllers(o.Controllers) {
 		errs = append(errs, "--controllers: "+p)
 	}
+	off, problems := parseAdmissionPlugins(o.EnableAdmissionPlugins, o.DisableAdmissionPlugins)
+	errs = append(errs, problems...)
 	if len(errs) > 0 {
 		return fmt.Errorf("%w: %s", ErrInvalid, strings.Join(errs, "; "))
 	}
@@ -368,6 +379,7 @@ func (o *Options) Validate() error {
 		o.Admission = a
 	}
 	o.APIEnablement = rc
+	o.AdmissionOff = off
 	o.Warnings = append(o.Warnings, gateWarnings...)
 	if o.CertDir == "" {
 		o.CertDir = filepath.Join(o.DataDir, "pki")

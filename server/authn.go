@@ -14,7 +14,8 @@ import (
 // describe), so each is reached through the Server when a request comes.
 func (s *Server) services() builtin.Services {
 	return builtin.Services{Authenticator: security.AuthenticatorFunc(s.authenticate), APIAudiences: s.opts.ServiceAccounts.Audiences(),
-		Authorizer: serverChain{s}, RBAC: s.builtRBAC, PodSecurity: s.opts.Admission.PodSecurity}
+		Authorizer: serverChain{s}, RBAC: s.builtRBAC, PodSecurity: s.opts.Admission.PodSecurity,
+		Admission: s.opts.AdmissionOff}
 }
 
 // serverChain forwards to the server's authorizer chain, set in New before

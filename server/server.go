@@ -371,12 +371,20 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 	}
 	s.pollObjectCounts()
 	policies, webhooks := s.admissionPolicies(), s.admissionWebhooks()
+	on := o.AdmissionOff.Enabled
+	if !on(config.PluginValidatingAdmissionPolicy) {
+		policies = nil
+	}
+	validating := webhooks
+	if !on(config.PluginValidatingAdmissionWebhook) {
+		validating = nil
+	}
 	var policyAdmission rest.PolicyAdmission
-	if policies != nil || webhooks != nil {
-		policyAdmission = validatingAdmission{policies: policies, webhooks: webhooks}
+	if policies != nil || validating != nil {
+		policyAdmission = validatingAdmission{policies: policies, webhooks: validating}
 	}
 	var mutatingAdmission rest.MutatingAdmission
-	if webhooks != nil {
+	if webhooks != nil && on(config.PluginMutatingAdmissionWebhook) {
 		mutatingAdmission = webhooks
 	}
 	s.rest = rest.New(rest.Config{Store: timedStore{Storage: s.store, m: s.metrics}, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK,
@@ -386,7 +394,7 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 			return s.metrics.WatchEvents(group, version, kind)
 		},
 		UnsafeDelete: o.FeatureGates.Enabled(config.AllowUnsafeMalformedObjectDeletion), KeyPrefix: o.StorageKeyPrefix(), Authorizer: serverChain{s},
-		Policies: policyAdmission, Mutating: mutatingAdmission})
+		Policies: policyAdmission, Mutating: mutatingAdmission, Admission: o.AdmissionOff})
 	s.agg = s.newAggregator(pre.proxyCert)
 	if policies != nil {
 		if err := s.followPolicies(policies); err != nil {

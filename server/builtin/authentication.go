@@ -38,6 +38,10 @@ type Services struct {
 	// (--admission-control-config-file); the zero value is upstream's
 	// default.
 	PodSecurity config.PodSecurityConfiguration
+	// Admission says which admission plugins run (--enable- and
+	// --disable-admission-plugins); the zero value is upstream's default
+	// set.
+	Admission config.AdmissionPluginsOff
 }
 
 func (sv Services) now() time.Time {

@@ -87,6 +87,7 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 		admissionRegistrationV1(b), flowControlV1(b), authenticationV1(b, sv), authorizationV1(b, sv),
 	)
 	admitAcrossGroups(b, ds, sv)
+	composeAdmission(ds, sv.Admission.Enabled)
 	return ds
 }
 
@@ -98,8 +99,10 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 // LimitRanges of their namespace default and bound the resources of pods
 // and claims; the pod-security labels of their namespace check pods and
 // the pod templates of workloads, and are checked on namespaces
-// themselves, with the PodSecurity configuration of sv. A type's hooks
-// run in upstream's order of its admission plugins.
+// themselves, with the PodSecurity configuration of sv. The steps join
+// those the types have of their own (DefaultTolerationSeconds',
+// StorageObjectInUseProtection's), which need no other objects and
+// interact with none of these.
 func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor, sv Services) {
 	lr := newLimitRanger(b, kindOf(ds, "LimitRange"))
 	pa := priorityAdmission{classes: kindOf(ds, "PriorityClass")}
@@ -107,11 +110,17 @@ func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor, sv Services) {
 	rc := runtimeClassAdmission{classes: kindOf(ds, "RuntimeClass")}
 	ps := newPodSecurity(b, kindOf(ds, "Namespace"), kindOf(ds, "Pod"), sv.PodSecurity)
 	pod := &kindOf(ds, "Pod").Strategy
-	// The pod's own hook is upstream's DefaultTolerationSeconds.
-	pod.Admit = inOrder(lr.admitPod, sa.admitPod, pa.admitPod, pod.Admit, rc.admitPod)
-	pod.ValidateAdmission = inOrder(pod.ValidateAdmission, lr.validatePod, ps.validatePod, rc.validatePod)
+	// The pod's own step (DefaultTolerationSeconds) runs where upstream's
+	// plugin order puts it: after Priority, before RuntimeClass.
+	own := pod.AdmissionSteps
+	pod.AdmissionSteps = append([]registry.AdmissionStep{
+		{Plugin: config.PluginLimitRanger, Admit: lr.admitPod, Validate: lr.validatePod},
+		{Plugin: config.PluginServiceAccount, Admit: sa.admitPod},
+		{Plugin: config.PluginPodSecurity, Validate: ps.validatePod},
+		{Plugin: config.PluginPriority, Admit: pa.admitPod},
+	}, append(own, registry.AdmissionStep{Plugin: config.PluginRuntimeClass, Admit: rc.admitPod, Validate: rc.validatePod})...)
 	ns := &ps.namespaces.Strategy
-	ns.ValidateAdmission = inOrder(ns.ValidateAdmission, ps.validateNamespace)
+	ns.AdmissionSteps = append(ns.AdmissionSteps, registry.AdmissionStep{Plugin: config.PluginPodSecurity, Validate: ps.validateNamespace})
 	// Workloads' pod templates are only warned of.
 	for kind, path := range map[string][]string{
 		"PodTemplate":           {"template"},
@@ -124,37 +133,31 @@ func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor, sv Services) {
 		"CronJob":               {"spec", "jobTemplate", "spec", "template"},
 	} {
 		st := &kindOf(ds, kind).Strategy
-		st.ValidateAdmission = inOrder(st.ValidateAdmission, ps.validateTemplate(path...))
+		st.AdmissionSteps = append(st.AdmissionSteps, registry.AdmissionStep{Plugin: config.PluginPodSecurity, Validate: ps.validateTemplate(path...)})
 	}
-	pa.classes.Strategy.ValidateAdmission = pa.validateClass
+	pa.classes.Strategy.AdmissionSteps = append(pa.classes.Strategy.AdmissionSteps,
+		registry.AdmissionStep{Plugin: config.PluginPriority, Validate: pa.validateClass})
 	claim, classes := kindOf(ds, "PersistentVolumeClaim"), kindOf(ds, "StorageClass")
-	claim.Strategy.Admit = defaultStorageClass(b, classes).admit
-	claim.Strategy.ValidateAdmission = inOrder(lr.validateClaim, newClaimResize(b, classes).validate)
+	claim.Strategy.AdmissionSteps = append(claim.Strategy.AdmissionSteps,
+		registry.AdmissionStep{Plugin: config.PluginLimitRanger, Validate: lr.validateClaim},
+		registry.AdmissionStep{Plugin: config.PluginDefaultStorageClass, Admit: defaultStorageClass(b, classes).admit},
+		registry.AdmissionStep{Plugin: config.PluginPersistentVolumeClaimResize, Validate: newClaimResize(b, classes).validate})
 }
 
-// admitHook is an admission hook of a type's Strategy.
-type admitHook = func(ctx context.Context, l registry.Lookup, obj, old registry.Object) error
+// composeAdmission builds each type's admission hooks from the steps of
+// the admission plugins enabled reports on.
+func composeAdmission(ds []*registry.Descriptor, enabled func(plugin string) bool) {
+	for _, d := range ds {
+		d.Strategy.ComposeAdmission(enabled)
+	}
+}
 
-// inOrder returns a hook running hooks one after the other, nil ones
-// left out, until one fails.
-func inOrder(hooks ...admitHook) admitHook {
-	var run []admitHook
-	for _, h := range hooks {
-		if h != nil {
-			run = append(run, h)
-		}
-	}
-	switch len(run) {
-	case 0:
-		return nil
-	case 1:
-		return run[0]
-	}
-	return func(ctx context.Context, l registry.Lookup, obj, old registry.Object) error {
-		for _, h := range run {
-			if err := h(ctx, l, obj, old); err != nil {
-				return err
-			}
+// protectOnCreate is StorageObjectInUseProtection's step: a new object
+// gets finalizer, which keeps it while it is in use.
+func protectOnCreate(finalizer string) registry.AdmissionHook {
+	return func(_ context.Context, _ registry.Lookup, obj, old registry.Object) error {
+		if old == nil {
+			addFinalizer(obj, finalizer)
 		}
 		return nil
 	}

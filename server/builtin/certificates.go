@@ -68,7 +68,7 @@ type csrOptions struct {
 func certificateSigningRequests(b config.Brand, sv Services) *registry.Descriptor {
 	r := csrRules{legacySigner: b.Label("legacy-unknown")}
 	d := groupType(b.Group("certificates"), "certificatesigningrequests", "certificatesigningrequest", "CertificateSigningRequest", false, "csr")
-	admission := csrAdmission{group: d.Group, resource: d.Resource, az: sv.Authorizer, clientSigner: b.Label("kube-apiserver-client")}
+	admission := csrAdmission{group: d.Group, resource: d.Resource, az: sv.Authorizer, clientSigner: b.Label("kube-apiserver-client"), enabled: sv.Admission.Enabled}
 	d.NameRule = registry.NamePathSegment
 	d.FieldSelectors = map[string]registry.FieldSelector{"spec.signerName": fieldGetter("spec", "signerName")}
 	d.FieldLabels.Refusal = registry.FieldLabelNotSupported

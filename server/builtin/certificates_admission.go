@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"platd/config"
 	"platd/security"
 	"platd/server/apierr"
 	"platd/server/registry"
@@ -32,7 +33,12 @@ type csrAdmission struct {
 	// clientSigner is the brand's signer of the API server's client
 	// certificates.
 	clientSigner string
+	// enabled says whether an admission plugin runs; nil: all three.
+	enabled func(plugin string) bool
 }
+
+// on reports whether the certificate admission plugin runs.
+func (a csrAdmission) on(plugin string) bool { return a.enabled == nil || a.enabled(plugin) }
 
 // admit is the type's Admit hook.
 func (a csrAdmission) admit(ctx context.Context, who registry.Requester, sub string, obj, old registry.Object) error {
@@ -40,12 +46,15 @@ func (a csrAdmission) admit(ctx context.Context, who registry.Requester, sub str
 	signer := str(old, "spec", "signerName")
 	switch {
 	case sub == "" && old == nil:
+		if !a.on(config.PluginCertificateSubjectRestriction) {
+			return nil
+		}
 		return a.admitCreate(obj)
-	case sub == "approval":
+	case sub == "approval" && a.on(config.PluginCertificateApproval):
 		if !a.mayUseSigner(ctx, who, verbApprove, signer) {
 			return a.forbidden(obj, fmt.Sprintf("user not permitted to approve requests with signerName %q", signer))
 		}
-	case sub == "status" && certificateChanged(obj, old):
+	case sub == "status" && a.on(config.PluginCertificateSigning) && certificateChanged(obj, old):
 		if !a.mayUseSigner(ctx, who, verbSign, signer) {
 			return a.forbidden(obj, fmt.Sprintf("user not permitted to sign requests with signerName %q", signer))
 		}

@@ -104,8 +104,9 @@ func persistentVolumeClaims(b config.Brand) *registry.Descriptor {
 		dropDisabledClaimFields(spec, nil)
 		r.enforceDataSourceCompat(spec, nil)
 		normalizeDataSources(spec)
-		addFinalizer(obj, r.finalizer)
 	}
+	d.Strategy.AdmissionSteps = append(d.Strategy.AdmissionSteps,
+		registry.AdmissionStep{Plugin: config.PluginStorageObjectInUseProtection, Admit: protectOnCreate(r.finalizer)})
 	d.Strategy.PrepareForUpdate = func(obj, old registry.Object, sub string) {
 		if sub == "status" {
 			dropDisabledClaimStatus(child(obj, "status"), mapOf(old["status"]))

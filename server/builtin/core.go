@@ -270,6 +270,7 @@ func namespaces(b config.Brand) *registry.Descriptor {
 	}
 	d.Strategy.Graceful = true
 	d.Strategy.MarkWithoutGrace = true
+	d.Strategy.ForbidDeletePlugin = config.PluginNamespaceLifecycle
 	d.Strategy.ForbidDelete = func(name string) string {
 		switch name {
 		case "default", b.SystemNamespace, b.PublicNamespace:

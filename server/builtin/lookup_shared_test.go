@@ -115,7 +115,7 @@ func TestAdmissionOnlyReadsLookedUpObjects(t *testing.T) {
 			old = obj(tc.old)
 		}
 		ran := false
-		for _, hook := range []admitHook{d.Strategy.Admit, d.Strategy.ValidateAdmission} {
+		for _, hook := range []registry.AdmissionHook{d.Strategy.Admit, d.Strategy.ValidateAdmission} {
 			if hook == nil {
 				continue
 			}

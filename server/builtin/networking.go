@@ -13,7 +13,8 @@ import (
 func networkingV1(b config.Brand) []*registry.Descriptor {
 	g := b.Group("networking")
 	classes, ing := ingressClasses(g), ingresses(g, b)
-	ing.Strategy.Admit = defaultIngressClass(b, classes).admit
+	ing.Strategy.AdmissionSteps = append(ing.Strategy.AdmissionSteps,
+		registry.AdmissionStep{Plugin: config.PluginDefaultIngressClass, Admit: defaultIngressClass(b, classes).admit})
 	return []*registry.Descriptor{classes, ing, networkPolicies(g)}
 }
 

@@ -55,7 +55,8 @@ func nodes(b config.Brand) *registry.Descriptor {
 			delete(child(obj, "spec"), "configSource")
 		}
 	}
-	d.Strategy.Admit = r.taintNotReady
+	d.Strategy.AdmissionSteps = append(d.Strategy.AdmissionSteps,
+		registry.AdmissionStep{Plugin: config.PluginTaintNodesByCondition, Admit: r.taintNotReady})
 	d.Strategy.Validate = r.validate
 	// Upstream checks the new node on its own and then the change; the
 	// message lists each problem once.

@@ -80,8 +80,9 @@ func persistentVolumes(b config.Brand) *registry.Descriptor {
 		// A new volume is pending from now on.
 		obj["status"] = map[string]any{"phase": volumePending, "lastPhaseTransitionTime": nowTimestamp()}
 		delete(child(obj, "spec"), "volumeAttributesClassName")
-		addFinalizer(obj, r.finalizer)
 	}
+	d.Strategy.AdmissionSteps = append(d.Strategy.AdmissionSteps,
+		registry.AdmissionStep{Plugin: config.PluginStorageObjectInUseProtection, Admit: protectOnCreate(r.finalizer)})
 	d.Strategy.PrepareForUpdate = func(obj, old registry.Object, sub string) {
 		if sub == "status" {
 			st, oldSt := child(obj, "status"), mapOf(old["status"])

@@ -43,7 +43,7 @@ func pods(b config.Brand) *registry.Descriptor {
 	d.Strategy.Default = defaultPod
 	d.Strategy.PrepareForCreate = r.prepareForCreate
 	d.Strategy.PrepareForUpdate = r.prepareForUpdate
-	d.Strategy.Admit = r.admitTolerations
+	d.Strategy.AdmissionSteps = []registry.AdmissionStep{{Plugin: config.PluginDefaultTolerationSeconds, Admit: r.admitDefaultTolerations}}
 	d.Strategy.Validate = r.validatePodCreate
 	d.Strategy.ValidateUpdate = r.validatePodUpdate
 	d.Strategy.DeleteGrace = podDeletionGracePeriod
@@ -112,10 +112,10 @@ func podDeletionGracePeriod(obj registry.Object, requested *int64) int64 {
 	return period
 }
 
-// prepareForCreate applies what a pod create does after decoding: the
-// default-on admission steps that need no lookups (the service account
-// and the priority, which read other objects, are the Admit hook's), fields of disabled features dropped, and a
-// fresh status.
+// prepareForCreate applies what a pod create does after admission:
+// fields of disabled features dropped, and a fresh status. Admission (the
+// default tolerations, the service account, the priority) is the
+// AdmissionSteps'.
 func (r podRules) prepareForCreate(obj registry.Object) {
 	spec := child(obj, "spec")
 	dropDisabledPodSpecFields(spec, nil)
@@ -148,10 +148,10 @@ func (r podRules) prepareForUpdate(obj, old registry.Object, sub string) {
 	}
 }
 
-// admitTolerations is upstream's DefaultTolerationSeconds admission of a
-// pod's create or update: it runs in the mutating admission, so the
-// webhooks see the tolerations it adds.
-func (r podRules) admitTolerations(_ context.Context, _ registry.Lookup, obj, _ registry.Object) error {
+// admitDefaultTolerations is DefaultTolerationSeconds' step: it adds the
+// default tolerations to a pod written, in the mutating admission, so
+// the webhooks see them.
+func (r podRules) admitDefaultTolerations(_ context.Context, _ registry.Lookup, obj, _ registry.Object) error {
 	r.addDefaultTolerations(child(obj, "spec"))
 	return nil
 }

@@ -330,7 +330,7 @@ func (ps podSecurity) evaluate(ctx context.Context, p psPolicy, errs apierr.Fiel
 // validateTemplate returns the hook of a workload whose pod template is at
 // path: it only warns and annotates the audit event, as upstream never
 // enforces on pod templates.
-func (ps podSecurity) validateTemplate(path ...string) admitHook {
+func (ps podSecurity) validateTemplate(path ...string) registry.AdmissionHook {
 	return func(ctx context.Context, l registry.Lookup, obj, _ registry.Object) error {
 		ns := str(obj, "metadata", "namespace")
 		if ps.exempted(ctx, ns) {

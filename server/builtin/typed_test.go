@@ -43,6 +43,7 @@ func create(d *registry.Descriptor, obj registry.Object) (registry.Object, apier
 	if d.Strategy.Default != nil {
 		d.Strategy.Default(obj)
 	}
+	admitOwn(d, obj, nil)
 	if d.Strategy.PrepareForCreate != nil {
 		d.Strategy.PrepareForCreate(obj)
 	}

@@ -1,5 +1,7 @@
 package registry
 
+import "context"
+
 // Lookup reads stored objects for a type's admission hooks: the server's
 // own read path, in process, at its latest revision. Objects are in d's
 // served form, with kind and apiVersion, and are shared with other
@@ -22,3 +24,60 @@ type Lookup interface {
 type Denial struct{ Reason string }
 
 func (e *Denial) Error() string { return e.Reason }
+
+// AdmissionHook is a type's admission hook (Strategy.Admit or
+// Strategy.ValidateAdmission).
+type AdmissionHook = func(ctx context.Context, l Lookup, obj, old Object) error
+
+// AdmissionStep is one upstream admission plugin's part of a type's
+// admission: its mutating hook, its validating hook, or both.
+type AdmissionStep struct {
+	// Plugin is the upstream name of the admission plugin the step is
+	// (LimitRanger, ServiceAccount): --disable-admission-plugins names it.
+	Plugin string
+	// Admit joins Strategy.Admit, Validate joins
+	// Strategy.ValidateAdmission; either may be nil.
+	Admit, Validate AdmissionHook
+}
+
+// ComposeAdmission sets s.Admit and s.ValidateAdmission from the steps
+// of s.AdmissionSteps whose plugin enabled reports on, in the steps'
+// order, each hook running after the one before it succeeded. A type
+// without steps keeps its hooks.
+func (s *Strategy) ComposeAdmission(enabled func(plugin string) bool) {
+	if len(s.AdmissionSteps) == 0 {
+		return
+	}
+	var admit, validate []AdmissionHook
+	for _, st := range s.AdmissionSteps {
+		if !enabled(st.Plugin) {
+			continue
+		}
+		if st.Admit != nil {
+			admit = append(admit, st.Admit)
+		}
+		if st.Validate != nil {
+			validate = append(validate, st.Validate)
+		}
+	}
+	s.Admit, s.ValidateAdmission = chain(admit), chain(validate)
+}
+
+// chain is one hook running hooks in order until one fails; nil for
+// none.
+func chain(hooks []AdmissionHook) AdmissionHook {
+	switch len(hooks) {
+	case 0:
+		return nil
+	case 1:
+		return hooks[0]
+	}
+	return func(ctx context.Context, l Lookup, obj, old Object) error {
+		for _, h := range hooks {
+			if err := h(ctx, l, obj, old); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}

@@ -511,6 +511,10 @@ type Strategy struct {
 	// answered as Admit's; what it passes to security.AddWarning on ctx is
 	// answered as Warning headers, with or without an error.
 	ValidateAdmission func(ctx context.Context, l Lookup, obj, old Object) error
+	// AdmissionSteps are the type's admission plugins' steps, in
+	// upstream's order of the plugins: ComposeAdmission builds Admit and
+	// ValidateAdmission from those of the enabled plugins.
+	AdmissionSteps []AdmissionStep
 	// NoPolicyAdmission exempts the type's writes from the
 	// ValidatingAdmissionPolicies, as upstream exempts the policies and
 	// their bindings themselves.
@@ -567,6 +571,9 @@ type Strategy struct {
 	// ForbidDelete returns why the object called name may not be deleted,
 	// or "" when it may.
 	ForbidDelete func(name string) string
+	// ForbidDeletePlugin is the upstream admission plugin ForbidDelete is,
+	// when one is: while that plugin is off, ForbidDelete is not asked.
+	ForbidDeletePlugin string
 	// DeletingConflict is the Conflict message of a DELETE of a graceful
 	// object whose PendingFinalizers still hold it.
 	DeletingConflict string

@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"platd/bolt"
+	"platd/config"
 	"platd/server/admission"
 	"platd/server/apierr"
 	"platd/server/filters"
@@ -51,9 +52,10 @@ func markedForDeletion(value []byte) bool {
 	return marked
 }
 
-// checkNamespace refuses content in a missing or terminating namespace.
+// checkNamespace refuses content in a missing or terminating namespace,
+// as upstream's NamespaceLifecycle admission: not at all while it is off.
 func (h *Handler) checkNamespace(s *scope, name string) error {
-	if !s.d.Namespaced || s.ns == "" {
+	if !s.d.Namespaced || s.ns == "" || !h.admission.Enabled(config.PluginNamespaceLifecycle) {
 		return nil
 	}
 	nd := h.reg.Namespaces()

@@ -291,7 +291,7 @@ func (h *Handler) deleteObject(ctx context.Context, s *scope, ns, name string, o
 				return nil, preconditionFailed(d, name, "ResourceVersion", *p.ResourceVersion, strconv.FormatInt(kv.ModRevision, 10), "The object might have been modified")
 			}
 		}
-		if err := deletable(d, name); err != nil {
+		if err := h.deletable(d, name); err != nil {
 			return nil, err
 		}
 		target := &scope{d: d, ns: ns, name: name, admittedElsewhere: s.admittedElsewhere, options: o.given()}
@@ -462,9 +462,13 @@ func (h *Handler) finalized(d *registry.Descriptor, obj Object) bool {
 }
 
 // deletable applies the type's refusal of some deletions (the namespaces
-// the server itself needs) as a 403.
-func deletable(d *registry.Descriptor, name string) error {
+// the server itself needs) as a 403, unless the admission plugin that
+// refuses them is off.
+func (h *Handler) deletable(d *registry.Descriptor, name string) error {
 	if d.Strategy.ForbidDelete == nil {
+		return nil
+	}
+	if p := d.Strategy.ForbidDeletePlugin; p != "" && !h.admission.Enabled(p) {
 		return nil
 	}
 	if reason := d.Strategy.ForbidDelete(name); reason != "" {

@@ -78,6 +78,8 @@ type Handler struct {
 	// policies and mutating are Config.Policies and Config.Mutating.
 	policies PolicyAdmission
 	mutating MutatingAdmission
+	// admission says which of the handler's own admission plugins run.
+	admission config.AdmissionPluginsOff
 }
 
 // Compression says which get and list responses may be gzip-compressed
@@ -141,6 +143,10 @@ type Config struct {
 	// Authorizer decides the extra verb an unsafe delete needs; nil
 	// refuses every unsafe delete.
 	Authorizer security.Authorizer
+	// Admission says which of the admission plugins the handler runs
+	// itself (NamespaceLifecycle, ResourceQuota, and those types name in
+	// ForbidDeletePlugin) are on; the zero value is upstream's default.
+	Admission config.AdmissionPluginsOff
 	// Policies is the admission every create, update and delete of every
 	// resource passes once it is valid (the ValidatingAdmissionPolicies
 	// and validating webhooks); nil admits everything.
@@ -162,7 +168,7 @@ func New(c Config) *Handler {
 		requestedDeprecated: c.RequestedDeprecated,
 		watchEvents:         c.WatchEvents,
 		unsafeDelete:        c.UnsafeDelete, authz: c.Authorizer, keyPrefix: c.KeyPrefix,
-		policies: c.Policies, mutating: c.Mutating,
+		policies: c.Policies, mutating: c.Mutating, admission: c.Admission,
 	}
 	h.protos = newProtoCache(c.Store, c.Shutdown)
 	h.events = newEventCache()

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"platd/bolt"
+	"platd/config"
 	"platd/server/apierr"
 	"platd/server/quota"
 	"platd/server/registry"
@@ -32,7 +33,7 @@ var errQuotaChanged = errors.New("quota changed meanwhile")
 func (h *Handler) chargeQuotas(s *scope, obj, old Object) ([]bolt.Op, error) {
 	qd := h.reg.Quotas()
 	d := s.d
-	if qd == nil || !admitted(s) || !d.Namespaced {
+	if qd == nil || !admitted(s) || !d.Namespaced || !h.admission.Enabled(config.PluginResourceQuota) {
 		return nil, nil
 	}
 	ev := quota.For(d)

@@ -1,0 +1,63 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestAdmissionPluginFlags(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name            string
+		enable, disable []string
+		on, off         []string
+		wantError       string
+	}{
+		{name: "defaults",
+			on:  []string{PluginNamespaceLifecycle, PluginLimitRanger, PluginServiceAccount, PluginPodSecurity, PluginResourceQuota, PluginValidatingAdmissionPolicy, PluginMutatingAdmissionWebhook, PluginDefaultTolerationSeconds},
+			off: []string{PluginAlwaysAdmit, PluginNodeRestriction, PluginAlwaysDeny, PluginDenyServiceExternalIPs}},
+		{name: "disable one", disable: []string{PluginServiceAccount},
+			on: []string{PluginLimitRanger}, off: []string{PluginServiceAccount}},
+		{name: "comma-separated and repeated", disable: []string{"ServiceAccount,LimitRanger", " Priority "},
+			on: []string{PluginRuntimeClass}, off: []string{PluginServiceAccount, PluginLimitRanger, PluginPriority}},
+		{name: "enable a default one", enable: []string{PluginLimitRanger}, on: []string{PluginLimitRanger}},
+		{name: "enable an inert one", enable: []string{PluginAlwaysAdmit}, on: []string{PluginAlwaysAdmit, PluginServiceAccount}},
+		{name: "unknown enabled", enable: []string{"Nope"}, wantError: `enable-admission-plugins plugin "Nope" is unknown`},
+		{name: "unknown disabled", disable: []string{"LimitRanger,Nope"}, wantError: `disable-admission-plugins plugin "Nope" is unknown`},
+		{name: "overlap", enable: []string{"Priority,LimitRanger"}, disable: []string{"LimitRanger", "Priority"},
+			wantError: `[LimitRanger Priority] in enable-admission-plugins and disable-admission-plugins overlapped`},
+		{name: "not implemented", enable: []string{PluginNodeRestriction},
+			wantError: `enable-admission-plugins plugin "NodeRestriction" is not implemented by platd`},
+		{name: "disabling an unimplemented one is fine", disable: []string{PluginNodeRestriction}, off: []string{PluginNodeRestriction}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := Options{DataDir: "d", BindAddress: "127.0.0.1", AuthorizationModes: []string{ModeAlwaysAllow}, HistoryRetention: 1,
+				EnableAdmissionPlugins: c.enable, DisableAdmissionPlugins: c.disable}
+			err := o.Validate()
+			if c.wantError != "" {
+				if err == nil || !strings.Contains(err.Error(), c.wantError) {
+					t.Fatalf("error %v, want %q", err, c.wantError)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range c.on {
+				if !o.AdmissionOff.Enabled(n) {
+					t.Errorf("%s off, want on", n)
+				}
+			}
+			for _, n := range c.off {
+				if o.AdmissionOff.Enabled(n) {
+					t.Errorf("%s on, want off", n)
+				}
+			}
+		})
+	}
+	// The zero value is upstream's default set.
+	var zero AdmissionPluginsOff
+	if !zero.Enabled(PluginServiceAccount) || zero.Enabled(PluginAlwaysDeny) {
+		t.Errorf("zero value: ServiceAccount %v AlwaysDeny %v, want on and off", zero.Enabled(PluginServiceAccount), zero.Enabled(PluginAlwaysDeny))
+	}
+}

@@ -1,0 +1,108 @@
+package server_test
+
+import (
+	"testing"
+
+	"platd/config"
+)
+
+// TestAdmissionPluginsDisabled: --disable-admission-plugins turns off a
+// plugin's step and nothing else: without ServiceAccount a pod is stored
+// as written, naming an account that does not exist and without the
+// token volume; without LimitRanger the namespace's defaults are not
+// applied; by default both run, as upstream.
+func TestAdmissionPluginsDisabled(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name    string
+		disable []string
+		// admitted: what the pod naming a missing account gets.
+		missingAccount int
+		wantAccount    string
+		wantVolumes    bool
+		wantResources  string
+	}{
+		{name: "default", missingAccount: 403, wantAccount: "default", wantVolumes: true,
+			wantResources: `{"limits":{"cpu":"500m"},"requests":{"cpu":"250m"}}`},
+		{name: "ServiceAccount off", disable: []string{config.PluginServiceAccount}, missingAccount: 201,
+			wantResources: `{"limits":{"cpu":"500m"},"requests":{"cpu":"250m"}}`},
+		{name: "LimitRanger off", disable: []string{config.PluginLimitRanger}, missingAccount: 403, wantAccount: "default", wantVolumes: true,
+			wantResources: `{}`},
+		{name: "both off", disable: []string{"ServiceAccount,LimitRanger"}, missingAccount: 201, wantResources: `{}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			e := start(t, withControllers("*", "-"+config.ControllerRootCA), func(o *config.Options) { o.DisableAdmissionPlugins = c.disable })
+			e.do("POST", "/api/v1/namespaces", `{"metadata":{"name":"ns"}}`).mustCode(t, 201)
+			e.do("POST", "/api/v1/namespaces/ns/limitranges",
+				`{"metadata":{"name":"lr"},"spec":{"limits":[{"type":"Container","default":{"cpu":"500m"},"defaultRequest":{"cpu":"250m"}}]}}`).mustCode(t, 201)
+
+			r := e.do("POST", "/api/v1/namespaces/ns/pods",
+				`{"metadata":{"name":"lost"},"spec":{"serviceAccountName":"nope","containers":[{"name":"c","image":"x"}]}}`).mustCode(t, c.missingAccount)
+			if c.missingAccount == 201 {
+				stored := e.do("GET", "/api/v1/namespaces/ns/pods/lost", nil).mustCode(t, 200).obj(t)
+				if got := path(stored, "spec.serviceAccountName"); got != "nope" {
+					t.Errorf("stored serviceAccountName %v, want nope", got)
+				}
+				if v := path(stored, "spec.volumes"); v != nil {
+					t.Errorf("stored volumes %v, want none", v)
+				}
+			} else {
+				r.mustMessage(t, `pods "lost" is forbidden: error looking up service account ns/nope: serviceaccount "nope" not found`)
+			}
+
+			e.do("POST", "/api/v1/namespaces/ns/pods", `{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"x"}]}}`).mustCode(t, 201)
+			p := e.do("GET", "/api/v1/namespaces/ns/pods/p", nil).mustCode(t, 200).obj(t)
+			if got, _ := path(p, "spec.serviceAccountName").(string); got != c.wantAccount {
+				t.Errorf("serviceAccountName %q, want %q", got, c.wantAccount)
+			}
+			vols, _ := path(p, "spec.volumes").([]any)
+			mounts := path(p, "spec.containers").([]any)[0].(map[string]any)["volumeMounts"]
+			if (len(vols) == 1 && mounts != nil) != c.wantVolumes || (!c.wantVolumes && (vols != nil || mounts != nil)) {
+				t.Errorf("volumes %v, mounts %v; want the token volume: %v", vols, mounts, c.wantVolumes)
+			}
+			if got := mustJSON(t, path(p, "spec.containers").([]any)[0].(map[string]any)["resources"]); got != c.wantResources {
+				t.Errorf("resources %s, want %s", got, c.wantResources)
+			}
+			// The default tolerations are another plugin's: still there.
+			if tol, _ := path(p, "spec.tolerations").([]any); len(tol) != 2 {
+				t.Errorf("tolerations %v, want the two defaults", tol)
+			}
+		})
+	}
+}
+
+// TestAdmissionPluginsOtherSteps: the steps of other plugins platd runs
+// go with their plugin too, what they would have written is not stored.
+func TestAdmissionPluginsOtherSteps(t *testing.T) {
+	t.Parallel()
+	// The claim protection controller would add the finalizer the
+	// admission leaves out, as upstream's does.
+	e := start(t, withControllers("*", "-"+config.ControllerRootCA, "-"+config.ControllerClaimProtection), func(o *config.Options) {
+		o.DisableAdmissionPlugins = []string{"NamespaceLifecycle,ResourceQuota,DefaultTolerationSeconds", config.PluginStorageObjectInUseProtection}
+	})
+	// NamespaceLifecycle: content in a namespace that does not exist.
+	e.do("POST", "/api/v1/namespaces/ghost/configmaps", `{"metadata":{"name":"c"},"data":{"k":"v"}}`).mustCode(t, 201)
+	if got := path(e.do("GET", "/api/v1/namespaces/ghost/configmaps/c", nil).mustCode(t, 200).obj(t), "data.k"); got != "v" {
+		t.Errorf("stored configmap data.k %v", got)
+	}
+	// ResourceQuota: a quota of no pods refuses none.
+	e.do("POST", "/api/v1/namespaces", `{"metadata":{"name":"ns"}}`).mustCode(t, 201)
+	e.do("POST", "/api/v1/namespaces/ns/resourcequotas", `{"metadata":{"name":"q"},"spec":{"hard":{"pods":"0"}}}`).mustCode(t, 201)
+	p := e.do("POST", "/api/v1/namespaces/ns/pods",
+		`{"metadata":{"name":"p"},"spec":{"automountServiceAccountToken":false,"containers":[{"name":"c","image":"x"}]}}`).mustCode(t, 201).obj(t)
+	// DefaultTolerationSeconds: no tolerations added.
+	if tol := path(p, "spec.tolerations"); tol != nil {
+		t.Errorf("tolerations %v, want none", tol)
+	}
+	// StorageObjectInUseProtection: no protection finalizer.
+	claim := e.do("POST", "/api/v1/namespaces/ns/persistentvolumeclaims",
+		`{"metadata":{"name":"c"},"spec":{"accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}`).mustCode(t, 201).obj(t)
+	if f := path(claim, "metadata.finalizers"); f != nil {
+		t.Errorf("claim finalizers %v, want none", f)
+	}
+	stored := e.do("GET", "/api/v1/namespaces/ns/persistentvolumeclaims/c", nil).mustCode(t, 200).obj(t)
+	if f := path(stored, "metadata.finalizers"); f != nil {
+		t.Errorf("stored claim finalizers %v, want none", f)
+	}
+}
