@@ -793,3 +793,19 @@ func TestAdmissionPluginFlagsExit(t *testing.T) {
 		}
 	}
 }
+
+func TestAllowPrivilegedFlag(t *testing.T) {
+	for _, c := range []struct {
+		args   []string
+		forbid bool
+	}{
+		{args: nil, forbid: false},
+		{args: []string{"--allow-privileged=true"}, forbid: false},
+		{args: []string{"--allow-privileged=false"}, forbid: true},
+	} {
+		o, err := parse(t, append([]string{"serve", "--data-dir", t.TempDir()}, c.args...)...)
+		if err != nil || o.ForbidPrivileged != c.forbid {
+			t.Errorf("%v: ForbidPrivileged %v, %v; want %v", c.args, o.ForbidPrivileged, err, c.forbid)
+		}
+	}
+}

@@ -150,6 +150,9 @@ type Options struct {
 	// AdmissionOff are the admission plugins that do not run (nil:
 	// upstream's default set runs).
 	AdmissionOff AdmissionPluginsOff
+	// ForbidPrivileged is --allow-privileged=false: containers asking
+	// for privileged mode are refused by validation.
+	ForbidPrivileged bool
 	// EncryptionConfigReload is --encryption-provider-config-automatic-reload:
 	// the file is re-read every EncryptionConfigReloadInterval (0: the
 	// default minute; tests shorten it).

@@ -14,8 +14,8 @@ const appsGroup = "apps"
 // categoryAll puts a type in `kubectl get all`.
 var categoryAll = []string{"all"}
 
-func appsV1(b config.Brand) []*registry.Descriptor {
-	r := newPodRules(b)
+func appsV1(b config.Brand, sv Services) []*registry.Descriptor {
+	r := newPodRules(b).under(sv)
 	return []*registry.Descriptor{
 		controllerRevisions(), daemonSets(r), deployments(r), replicaSets(r), statefulSets(r),
 	}

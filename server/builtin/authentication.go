@@ -42,6 +42,9 @@ type Services struct {
 	// --disable-admission-plugins); the zero value is upstream's default
 	// set.
 	Admission config.AdmissionPluginsOff
+	// ForbidPrivileged refuses pods and pod templates asking for
+	// privileged containers (--allow-privileged=false).
+	ForbidPrivileged bool
 }
 
 func (sv Services) now() time.Time {

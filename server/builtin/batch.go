@@ -47,8 +47,8 @@ func newJobLabels(b config.Brand) jobLabels {
 // does not have, which names the Go type of its version.
 const jobFieldLabelRefusal = "field label %q not supported for batchv1.Job"
 
-func batchV1(b config.Brand) []*registry.Descriptor {
-	r := newPodRules(b)
+func batchV1(b config.Brand, sv Services) []*registry.Descriptor {
+	r := newPodRules(b).under(sv)
 	return []*registry.Descriptor{cronJobs(r), jobs(r, newJobLabels(b))}
 }
 

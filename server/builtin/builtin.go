@@ -73,7 +73,7 @@ func ResourcesOf(ds []*registry.Descriptor) (every []config.GroupVersionResource
 
 // all lists the descriptors of every built-in type, group by group.
 func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
-	core := coreV1With(b, r)
+	core := coreV1With(b, r, sv)
 	hpa := autoscalingV2(b)
 	policy := policyV1()
 	// Evictions are budgeted by the disruption budgets of policy/v1.
@@ -81,7 +81,7 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 	ds := slices.Concat(
 		core, eventsV1(b, kindOf(core, "Event")),
 		hpa, autoscalingV1(b, hpa[0]),
-		appsV1(b), batchV1(b),
+		appsV1(b, sv), batchV1(b, sv),
 		networkingV1(b), policy, storageV1(b), coordinationV1(b), nodeV1(b), discoveryV1(b),
 		rbacV1(b, sv), schedulingV1(b), certificatesV1(b, sv), apiRegistrationV1(b), apiExtensionsV1(b),
 		admissionRegistrationV1(b), flowControlV1(b), authenticationV1(b, sv), authorizationV1(b, sv),

@@ -107,11 +107,13 @@ func immutableData(obj, old registry.Object, fields ...string) apierr.FieldError
 
 // coreV1 is the core group with services allocated from the default
 // ranges.
-func coreV1(b config.Brand) []*registry.Descriptor { return coreV1With(b, DefaultServiceRanges()) }
+func coreV1(b config.Brand) []*registry.Descriptor {
+	return coreV1With(b, DefaultServiceRanges(), Services{})
+}
 
-func coreV1With(b config.Brand, r ServiceRanges) []*registry.Descriptor {
+func coreV1With(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 	ep := endpoints()
-	po := pods(b)
+	po := pods(b, sv)
 	return []*registry.Descriptor{
 		services(b, r, ep),
 		ep,
@@ -122,14 +124,14 @@ func coreV1With(b config.Brand, r ServiceRanges) []*registry.Descriptor {
 		limitRanges(b),
 		events(b),
 		po,
-		podTemplates(b),
+		podTemplates(b, sv),
 		persistentVolumeClaims(b),
 		persistentVolumes(b),
 		nodes(b),
 		resourceQuotas(b),
 		componentStatuses(),
 		bindings(po),
-		replicationControllers(newPodRules(b)),
+		replicationControllers(newPodRules(b).under(sv)),
 	}
 }
 

@@ -33,12 +33,12 @@ const (
 	schedulingGatedMessage = "Scheduling is blocked due to non-empty scheduling gates"
 )
 
-func pods(b config.Brand) *registry.Descriptor {
+func pods(b config.Brand, sv Services) *registry.Descriptor {
 	d := core("pods", "pod", "Pod", true, "po")
 	d.Quota = quota.Pods(b)
 	d.ReturnDeleted = true // upstream answers DELETE with the removed object
 	d.Categories = []string{"all"}
-	r := newPodRules(b)
+	r := newPodRules(b).under(sv)
 	d.Subresources = podSubresources(r)
 	d.Strategy.Default = defaultPod
 	d.Strategy.PrepareForCreate = r.prepareForCreate

@@ -74,7 +74,7 @@ func TestWorkloadNameWarnings(t *testing.T) {
 	t.Parallel()
 	b := config.Brands["plat"]
 	kinds := map[string]*registry.Descriptor{}
-	for _, d := range slices.Concat(coreV1(b), appsV1(b), batchV1(b)) {
+	for _, d := range slices.Concat(coreV1(b), appsV1(b, Services{}), batchV1(b, Services{})) {
 		kinds[d.Kind] = d
 	}
 	const workload = "metadata.name: this is used in Pod names and hostnames, which can result in surprising behavior; a DNS label is recommended: "

@@ -35,7 +35,11 @@ func (c *specCheck) validateContainerSecurityContext(ctr map[string]any, p field
 		return nil
 	}
 	sc := mapOf(ctr["securityContext"])
-	errs := validateUnixID(sc, "runAsUser", p)
+	var errs apierr.FieldErrors
+	if c.r.forbidPrivileged && boolOf(sc["privileged"]) {
+		errs = append(errs, apierr.Forbidden(p.child("privileged").String(), "disallowed by cluster policy"))
+	}
+	errs = append(errs, validateUnixID(sc, "runAsUser", p)...)
 	errs = append(errs, validateUnixID(sc, "runAsGroup", p)...)
 	if pm, ok := sc["procMount"].(string); ok {
 		if !contains(procMountTypes, pm) {

@@ -23,6 +23,15 @@ type podRules struct {
 	// of the two taints a pod gets by default (addDefaultTolerations):
 	// each pod gets a copy. They are never written.
 	notReadyToleration, unreachableToleration map[string]any
+	// forbidPrivileged refuses privileged containers
+	// (--allow-privileged=false).
+	forbidPrivileged bool
+}
+
+// under is r with the pod policy of the server's options.
+func (r podRules) under(sv Services) podRules {
+	r.forbidPrivileged = sv.ForbidPrivileged
+	return r
 }
 
 func newPodRules(b config.Brand) podRules {

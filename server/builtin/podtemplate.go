@@ -6,10 +6,10 @@ import (
 	"platd/server/registry"
 )
 
-func podTemplates(b config.Brand) *registry.Descriptor {
+func podTemplates(b config.Brand, sv Services) *registry.Descriptor {
 	d := core("podtemplates", "podtemplate", "PodTemplate", true)
 	d.ReturnDeleted = true // upstream answers DELETE with the removed object
-	r := newPodRules(b)
+	r := newPodRules(b).under(sv)
 	d.Strategy.Default = func(obj registry.Object) {
 		defaultPodSpec(child(child(obj, "template"), "spec"))
 	}

@@ -21,7 +21,7 @@ func typeDescriptor(t *testing.T, kind string) *registry.Descriptor {
 		t.Fatal(err)
 	}
 	all := slices.Concat(coreV1(brand), networkingV1(brand), policyV1(), storageV1(brand), coordinationV1(brand), nodeV1(brand), discoveryV1(brand),
-		appsV1(brand), batchV1(brand),
+		appsV1(brand, Services{}), batchV1(brand, Services{}),
 		rbacV1(brand, Services{}), schedulingV1(brand), certificatesV1(brand, Services{}), apiRegistrationV1(brand), apiExtensionsV1(brand))
 	for _, d := range all {
 		if d.Kind == kind {
