@@ -12,9 +12,9 @@ import (
 // names and defaults.
 func storageFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "storage-backend", Value: config.StorageBackendBBolt, Usage: "where objects are kept: " + strings.Join(config.StorageBackends, " or ") +
-			"; bbolt is one file in the data directory, etcd3 an etcd cluster (3.5 or later) that several platd replicas may share"},
-		&cli.StringSliceFlag{Name: "etcd-servers", Usage: "client URLs of the etcd members (scheme://host:port), comma-separated; needed with --storage-backend=etcd3"},
+		&cli.StringFlag{Name: "storage-backend", Usage: "where objects are kept: " + strings.Join(config.StorageBackends, " or ") +
+			"; bbolt is one file in the data directory, etcd3 an etcd cluster (3.5 or later) that several platd replicas may share (default: etcd3 with --etcd-servers, as upstream, else bbolt)"},
+		&cli.StringSliceFlag{Name: "etcd-servers", Usage: "client URLs of the etcd members (scheme://host:port), comma-separated; given without --storage-backend, they select etcd3"},
 		&cli.StringFlag{Name: "etcd-prefix", Value: config.DefaultEtcdPrefix, Usage: "etcd key prefix every object's key starts with"},
 		&cli.StringFlag{Name: "etcd-cafile", Usage: "PEM CA bundle verifying the etcd members' certificates"},
 		&cli.StringFlag{Name: "etcd-certfile", Usage: "PEM client certificate platd presents to etcd"},

@@ -47,6 +47,11 @@ func TestStorageFlags(t *testing.T) {
 	if err != nil || !o.UsesEtcd() || !equalEtcd(o.Etcd, want) {
 		t.Errorf("file: %q %+v %v; want %+v", o.StorageBackend, o.Etcd, err, want)
 	}
+	// --etcd-servers alone selects etcd, as upstream's only backend.
+	o, err = parse(t, "serve", "--data-dir", dir, "--etcd-servers", "http://127.0.0.1:2379")
+	if err != nil || o.StorageBackend != config.StorageBackendETCD3 || !slices.Equal(o.Etcd.Servers, []string{"http://127.0.0.1:2379"}) {
+		t.Errorf("--etcd-servers alone: %q %v %v", o.StorageBackend, o.Etcd.Servers, err)
+	}
 	t.Setenv("PLATD_ETCD_SERVERS", "http://10.0.0.9:2379")
 	t.Setenv("PLATD_ETCD_PREFIX", "/env")
 	o, err = parse(t, "serve", "--data-dir", dir, "--config", file)
@@ -75,7 +80,7 @@ func TestStorageFlagErrors(t *testing.T) {
 		{append(etcd, "--etcd-servers", "http://127.0.0.1:2379", "--etcd-prefix", "registry"), `--etcd-prefix "registry" must start with /`},
 		{append(etcd, "--etcd-servers", "http://127.0.0.1:2379", "--etcd-certfile", "/c.pem"), "--etcd-certfile and --etcd-keyfile must be given together"},
 		{append(etcd, "--etcd-servers", "http://127.0.0.1:2379", "--etcd-compaction-interval", "-1s"), "--etcd-compaction-interval -1s must not be negative (0 turns compaction off)"},
-		{[]string{"--etcd-servers", "http://127.0.0.1:2379"}, "--etcd-servers is given but --storage-backend is bbolt: add --storage-backend=etcd3 to keep objects in etcd"},
+		{[]string{"--storage-backend", "bbolt", "--etcd-servers", "http://127.0.0.1:2379"}, "--etcd-servers is given but --storage-backend is bbolt: add --storage-backend=etcd3 to keep objects in etcd"},
 	}
 	for _, c := range cases {
 		dir := filepath.Join(t.TempDir(), "data")

@@ -65,7 +65,12 @@ func (o *Options) StorageKeyPrefix() string {
 func (o *Options) validateStorage() []string {
 	var errs []string
 	if o.StorageBackend == "" {
+		// Upstream keeps objects only in etcd: --etcd-servers alone
+		// means etcd, as a command line written for it means.
 		o.StorageBackend = StorageBackendBBolt
+		if len(o.Etcd.Servers) > 0 {
+			o.StorageBackend = StorageBackendETCD3
+		}
 	}
 	if !slices.Contains(StorageBackends, o.StorageBackend) {
 		errs = append(errs, fmt.Sprintf("--storage-backend %q is not supported: choose %s", o.StorageBackend, strings.Join(StorageBackends, " or ")))
