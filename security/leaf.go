@@ -35,7 +35,7 @@ func (ca *CA) EnsureServingCert(certFile, keyFile string, hosts []string) error 
 	}
 	slog.Info("issuing certificate", "file", certFile, "reason", why)
 	tmpl := &x509.Certificate{
-		Subject:     pkix.Name{CommonName: "platd@" + strconv.FormatInt(time.Now().Unix(), 10)},
+		Subject:     pkix.Name{CommonName: issuedCNPrefix + strconv.FormatInt(time.Now().Unix(), 10)},
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
 	for _, h := range hosts {
@@ -46,6 +46,27 @@ func (ca *CA) EnsureServingCert(certFile, keyFile string, hosts []string) error 
 		}
 	}
 	return ca.issueFiles(certFile, keyFile, tmpl)
+}
+
+// issuedCNPrefix starts the common name of every serving certificate
+// EnsureServingCert issues.
+const issuedCNPrefix = "platd@"
+
+// IssuedElsewhere reports whether certFile and keyFile hold a usable
+// serving pair that EnsureServingCert did not issue: one an operator or
+// a tool put there, to be served as it is.
+func IssuedElsewhere(certFile, keyFile string) bool {
+	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
+	if err != nil {
+		return false
+	}
+	leaf := pair.Leaf
+	if leaf == nil {
+		if leaf, err = x509.ParseCertificate(pair.Certificate[0]); err != nil {
+			return false
+		}
+	}
+	return !strings.HasPrefix(leaf.Subject.CommonName, issuedCNPrefix)
 }
 
 // EnsureClientCert makes certFile and keyFile hold a client certificate of

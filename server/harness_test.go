@@ -124,6 +124,11 @@ func launch(t *testing.T, o config.Options, newServer func(context.Context) (*se
 	}
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(caPEM)
+	// A serving pair a test put in the cert directory is trusted through
+	// the CA it writes beside it.
+	if other, err := os.ReadFile(filepath.Join(o.CertDir, testServingCA)); err == nil {
+		pool.AppendCertsFromPEM(other)
+	}
 	if o.TLSCertFile != "" {
 		// An operator's serving pair is trusted through its own CA.
 		if op, err := os.ReadFile(filepath.Join(filepath.Dir(o.TLSCertFile), "ca.crt")); err == nil {

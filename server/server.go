@@ -533,6 +533,12 @@ func (s *Server) keyMaterial() (keyFiles, *security.CA, error) {
 	served := make(chan struct{})
 	if f.cert == "" {
 		f.cert, f.key = filepath.Join(o.CertDir, servingCertName), filepath.Join(o.CertDir, servingKeyName)
+	}
+	if o.TLSCertFile != "" || security.IssuedElsewhere(f.cert, f.key) {
+		// As upstream, a pair put in the cert directory by someone else
+		// (envtest writes one) is served as it is.
+		close(served)
+	} else {
 		hosts := append(security.DefaultHosts(), o.TLSSANs...)
 		if ip := net.ParseIP(o.BindAddress); ip != nil && !ip.IsUnspecified() {
 			hosts = append(hosts, o.BindAddress)
@@ -541,8 +547,6 @@ func (s *Server) keyMaterial() (keyFiles, *security.CA, error) {
 			defer close(served)
 			servingErr = ca.EnsureServingCert(f.cert, f.key, hosts)
 		}()
-	} else {
-		close(served)
 	}
 	clientErr := ca.EnsureClientCert(f.adminCert, f.adminKey, adminUser, []string{security.SystemPrivilegedGroup})
 	<-served
