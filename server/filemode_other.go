@@ -18,3 +18,5 @@ func openToOthers(fs.FileMode) bool { return false }
 func ownedByUs(fs.FileInfo) bool { return false }
 
 func operatorFileProblem(fs.FileInfo, string) (why, fix string) { return "", "" }
+
+func flagFileProblem(fs.FileInfo, string) (why, fix string) { return "", "" }

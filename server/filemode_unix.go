@@ -5,6 +5,7 @@ package server
 import (
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -50,6 +51,29 @@ func operatorFileProblem(fi fs.FileInfo, path string) (why, fix string) {
 		return "", ""
 	}
 	return ownerModeProblem(fi.Mode().Perm(), uid, os.Geteuid(), path)
+}
+
+// flagFileProblem is operatorFileProblem for a secret file a flag names,
+// which is private too when only its group may read it and it lies in a
+// directory of platd's user nobody else may enter (controller-runtime's
+// envtest writes its keys 0640 into a 0700 directory).
+func flagFileProblem(fi fs.FileInfo, path string) (why, fix string) {
+	why, fix = operatorFileProblem(fi, path)
+	if why == "" || fi.Mode().Perm()&0o037 != 0 || !ownedByUs(fi) {
+		return why, fix
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err == nil && closedDir(filepath.Dir(real)) {
+		return "", ""
+	}
+	return why, fix
+}
+
+// closedDir reports whether dir is a directory of platd's user that
+// group and others may not enter.
+func closedDir(dir string) bool {
+	fi, err := os.Stat(dir)
+	return err == nil && fi.IsDir() && ownedByUs(fi) && fi.Mode().Perm()&privateBits == 0
 }
 
 func ownerModeProblem(perm fs.FileMode, owner, euid int, path string) (why, fix string) {

@@ -4,6 +4,8 @@ package server
 
 import (
 	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -34,6 +36,44 @@ func TestOwnerModeProblem(t *testing.T) {
 		why, fix := ownerModeProblem(c.perm, c.owner, euid, "/k")
 		if (why == "") != c.ok || (why == "") != (fix == "") {
 			t.Errorf("%04o owned by %d: %q %q, want ok=%v", c.perm, c.owner, why, fix, c.ok)
+		}
+	}
+}
+
+// A key of platd's user its group may read is refused unless it lies in
+// a directory nobody but platd's user may enter.
+func TestOperatorFileInClosedDir(t *testing.T) {
+	for _, c := range []struct {
+		dir, file fs.FileMode
+		ok        bool
+	}{
+		{0o700, 0o600, true},
+		{0o700, 0o640, true},
+		{0o700, 0o660, false}, // the group may write
+		{0o700, 0o644, false},
+		{0o750, 0o640, false},
+		{0o755, 0o640, false},
+	} {
+		dir := filepath.Join(t.TempDir(), "keys")
+		if err := os.Mkdir(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "k.key")
+		if err := os.WriteFile(path, []byte("k"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(path, c.file); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(dir, c.dir); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if why, _ := flagFileProblem(fi, path); (why == "") != c.ok {
+			t.Errorf("file %04o in directory %04o: %q, want ok=%v", c.file, c.dir, why, c.ok)
 		}
 	}
 }

@@ -102,7 +102,7 @@ func checkOperatorFiles(o config.Options) error {
 		if err != nil {
 			continue // its reader reports it
 		}
-		if why, fix := operatorFileProblem(fi, f.path); why != "" {
+		if why, fix := flagFileProblem(fi, f.path); why != "" {
 			return fmt.Errorf("%w: %s %s has mode %04o: %s, and it holds secrets; %s",
 				config.ErrInvalid, f.flag, f.path, fi.Mode().Perm(), why, fix)
 		}
