@@ -291,6 +291,7 @@ func optionsFrom(c *cli.Context) (config.Options, error) {
 		Audit: config.AuditLog{PolicyFile: c.String("audit-policy-file"), Path: c.String("audit-log-path"),
 			MaxAge: c.Int("audit-log-maxage"), MaxBackup: c.Int("audit-log-maxbackup"), MaxSize: c.Int("audit-log-maxsize"), Format: c.String("audit-log-format")},
 	}
+	o.DataDirDefault = !c.IsSet("data-dir")
 	o.EnableBootstrapTokenAuth = c.Bool("enable-bootstrap-token-auth")
 	o.WatchHistoryMaxBytes = int64(c.Int("watch-history-max-bytes"))
 	o.ShutdownSendRetryAfter = c.Bool("shutdown-send-retry-after")

@@ -180,3 +180,26 @@ func TestHostnameOverrideFlag(t *testing.T) {
 		t.Fatalf("PLATD_HOSTNAME_OVERRIDE=edge-b: %q, %v", o.Replicas.Hostname, err)
 	}
 }
+
+// A command line written for upstream names etcd and a cert directory
+// but no data directory: platd keeps what it writes besides key
+// material (the admin kubeconfig) in the cert directory then, not in
+// ./platd-data of whatever directory it was started from.
+func TestDataDirOfAnUpstreamCommandLine(t *testing.T) {
+	certDir, dataDir := t.TempDir(), t.TempDir()
+	etcd := []string{"--etcd-servers", "http://127.0.0.1:2379"}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append([]string{"--cert-dir", certDir}, etcd...), certDir},
+		{append([]string{"--cert-dir", certDir, "--data-dir", dataDir}, etcd...), dataDir},
+		{[]string{"--cert-dir", certDir}, "platd-data"},
+		{etcd, "platd-data"},
+	} {
+		o, err := parse(t, append([]string{"serve"}, c.args...)...)
+		if err != nil || o.DataDir != c.want {
+			t.Errorf("%v: data dir %q, %v; want %q", c.args, o.DataDir, err, c.want)
+		}
+	}
+}

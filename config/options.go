@@ -44,6 +44,11 @@ const DefaultStorageDefragThreshold = 2.0
 type Options struct {
 	// DataDir holds the database, key material and the admin kubeconfig.
 	DataDir string
+	// DataDirDefault says DataDir is the flag's default, not the
+	// operator's choice: with etcd and a --cert-dir, Validate makes the
+	// cert directory the data directory, as an upstream command line
+	// names no other directory and platd then keeps no objects of its own.
+	DataDirDefault bool
 	// SecurePort is the HTTPS port; 0 picks a free one (tests).
 	SecurePort int
 	// BindAddress is the IP to listen on.
@@ -339,6 +344,9 @@ func (o *Options) Validate() error {
 		errs = append(errs, fmt.Sprintf("--storage-defrag-threshold %g must be 0 (off) or above 1: a file is never smaller than its live data", t))
 	}
 	errs = append(errs, o.validateStorage()...)
+	if o.DataDirDefault && o.UsesEtcd() && o.CertDir != "" {
+		o.DataDir = o.CertDir
+	}
 	errs = append(errs, o.validateLifecycle()...)
 	errs = append(errs, o.validateServiceRanges()...)
 	errs = append(errs, o.ServiceAccounts.validate(o.Brand)...)
