@@ -46,6 +46,8 @@ var servingLine = regexp.MustCompile(`serving (https://[^;\s]+); use it with: ex
 var cluster struct {
 	config     *rest.Config
 	kubeconfig string
+	// bin is the platd binary the tests built.
+	bin string
 }
 
 func TestMain(m *testing.M) {
@@ -65,6 +67,7 @@ func run(m *testing.M) (int, error) {
 	}
 	defer os.RemoveAll(tmp)
 	bin := filepath.Join(tmp, "platd")
+	cluster.bin = bin
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		return 0, err
