@@ -166,11 +166,11 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 		return nil, err
 	}
 	h.prepareCreateMeta(s, obj)
-	if d.Subresource("status") != nil && !d.KeepStatusOnCreate {
+	if _, hasStatus := obj["status"]; hasStatus && d.Subresource("status") != nil && !d.KeepStatusOnCreate {
 		// Status is written through its subresource; a new object starts
 		// without one (its type may then set the initial status), but
 		// with the defaults of an empty one, as upstream's storage reads
-		// it back.
+		// it back. An object that has none was defaulted without one.
 		delete(obj, "status")
 		if d.Strategy.Default != nil {
 			d.Strategy.Default(obj)
