@@ -144,12 +144,30 @@ func storeRevision(t *testing.T, e *env) int64 {
 	return n
 }
 
+// waitNamespacesFurnished waits until every namespace holds the default
+// ServiceAccount the service account controller gives it (the test
+// server publishes no root CA ConfigMap).
+func waitNamespacesFurnished(t *testing.T, e *env) {
+	t.Helper()
+	eventually(t, "every namespace furnished", func() bool {
+		items, _ := e.do("GET", "/api/v1/namespaces", nil).mustCode(t, 200).obj(t)["items"].([]any)
+		for _, it := range items {
+			ns, _ := path(it.(map[string]any), "metadata.name").(string)
+			if e.do("GET", "/api/v1/namespaces/"+ns+"/serviceaccounts/default", nil).code != 200 {
+				return false
+			}
+		}
+		return len(items) > 0
+	})
+}
+
 // TestHugeResourceVersionReads asks every read for versions at and past
 // the end of uint64: none may wrap to a negative revision (which served
 // the current state, or a 500 naming the engine's invalid argument).
 func TestHugeResourceVersionReads(t *testing.T) {
 	t.Parallel()
 	e, _ := startGadgets(t, "rv.example.com")
+	waitNamespacesFurnished(t, e)
 	cms := "/api/v1/namespaces/default/configmaps"
 	gadgets := groupPath("rv.example.com", "v1", "default", "gadgets")
 	e.do("POST", cms, cm("rv-cm", nil, nil)).mustCode(t, 201)
@@ -295,6 +313,10 @@ func TestHugeResourceVersionWrites(t *testing.T) {
 	gadget := e.do("POST", gadgets, map[string]any{"apiVersion": "rvw.example.com/v1", "kind": "Gadget",
 		"metadata": map[string]any{"name": "g1"}, "spec": map[string]any{"name": "a", "replicas": 1}}).mustCode(t, 201).obj(t)
 	stored := rvOf(created)
+	// The controllers' first writes (each namespace's default
+	// ServiceAccount) may still be pending on a busy machine: the store
+	// must be still before the refused writes.
+	waitNamespacesFurnished(t, e)
 	before := storeRevision(t, e)
 
 	withRV := func(obj map[string]any, v string) map[string]any {
