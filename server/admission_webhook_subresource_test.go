@@ -239,7 +239,8 @@ func TestWebhookMutatingCreateOrder(t *testing.T) {
 	})
 	e.webhookConfig("mutatingwebhookconfigurations", "pods", aw.ruleHook("pods.example.com", "/pods", rule([]any{"CREATE"}, "", "pods")))
 	pods := "/api/v1/namespaces/default/pods"
-	pod := map[string]any{"metadata": map[string]any{"generateName": "gen-"},
+	// The client's system fields are wiped before admission.
+	pod := map[string]any{"metadata": map[string]any{"generateName": "gen-", "uid": "from-the-client", "creationTimestamp": "2020-01-01T00:00:00Z"},
 		"spec":   map[string]any{"containers": []any{map[string]any{"name": "c", "image": "nginx"}}},
 		"status": map[string]any{"phase": "Running"}}
 	eventually(t, "the pods webhook", func() bool {
@@ -270,6 +271,16 @@ func TestWebhookMutatingCreateOrder(t *testing.T) {
 	}
 	if want := []any{"node." + platBrand.LongDomain + "/not-ready", "node." + platBrand.LongDomain + "/unreachable"}; !reflect.DeepEqual(tolerated, want) {
 		t.Errorf("the webhook saw tolerations of %v, want the default ones %v", tolerated, want)
+	}
+	// A namespace that does not exist refuses the create before any
+	// other admission (NamespaceLifecycle runs first): no webhook call.
+	calls := len(aw.requests("/pods"))
+	r := e.do("POST", "/api/v1/namespaces/nowhere/pods", pod)
+	if r.code != 404 || path(r.obj(t), "reason") != "NotFound" || path(r.obj(t), "message") != `namespaces "nowhere" not found` {
+		t.Errorf("create in a missing namespace: %d %s", r.code, r.body)
+	}
+	if n := len(aw.requests("/pods")); n != calls {
+		t.Errorf("the webhook was called %d times for a create in a missing namespace", n-calls)
 	}
 }
 

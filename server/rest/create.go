@@ -130,9 +130,15 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 	if err := checkNamespace(s, obj); err != nil {
 		return nil, err
 	}
-	// The object is in the request's namespace before admission sees it,
-	// as upstream's create handler places it.
+	// The object is in the request's namespace, without the system
+	// fields a client may have sent, before admission sees it, as
+	// upstream's create handler prepares it; the namespace must exist and
+	// not be terminating (NamespaceLifecycle, the first plugin).
 	placeInNamespace(s, obj)
+	wipeSystemMeta(obj)
+	if err := h.checkNamespace(s, admissionName(obj)); err != nil {
+		return nil, err
+	}
 	if d.Strategy.Default != nil {
 		d.Strategy.Default(obj)
 	}
@@ -161,9 +167,6 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 			m["name"] = name
 			s.generatedName = true
 		}
-	}
-	if err := h.checkNamespace(s, name); err != nil {
-		return nil, err
 	}
 	h.prepareCreateMeta(s, obj)
 	if _, hasStatus := obj["status"]; hasStatus && d.Subresource("status") != nil && !d.KeepStatusOnCreate {

@@ -188,12 +188,20 @@ func placeInNamespace(s *scope, obj Object) {
 	}
 }
 
-// prepareCreateMeta fills the system metadata of a new object.
-func (h *Handler) prepareCreateMeta(s *scope, obj Object) {
+// wipeSystemMeta removes the system metadata of a new object: what its
+// client sent, before admission, and what admission set, before the
+// object is prepared (upstream's handler and storage both clear them).
+func wipeSystemMeta(obj Object) {
 	m := meta(obj, true)
 	for _, f := range systemMetaFields {
 		delete(m, f)
 	}
+}
+
+// prepareCreateMeta fills the system metadata of a new object.
+func (h *Handler) prepareCreateMeta(s *scope, obj Object) {
+	wipeSystemMeta(obj)
+	m := meta(obj, true)
 	delete(m, "resourceVersion")
 	placeInNamespace(s, obj)
 	m["uid"] = uuid.New()
