@@ -120,11 +120,6 @@ type decoder struct {
 	gopath  []byte // struct field path, for type errors
 	unknown []string
 	dups    []string
-	// elems holds the elements of the arrays being decoded, innermost
-	// last, so that each array is allocated once at its final length.
-	// It starts in elemsBuf, which suffices for most objects.
-	elems    []any
-	elemsBuf [8]any
 }
 
 // structName is the Go type name of an object schema: the last segment of
@@ -603,10 +598,7 @@ func (d *decoder) mapValue(s *Schema, depth int, owner string) (any, error) {
 }
 
 func (d *decoder) array(s *Schema, depth int, owner string) (any, error) {
-	if d.elems == nil {
-		d.elems = d.elemsBuf[:0]
-	}
-	base := len(d.elems)
+	out := []any{}
 	err := d.eachElem(func(i int) error {
 		if !d.trusted {
 			pl := len(d.path)
@@ -626,13 +618,9 @@ func (d *decoder) array(s *Schema, depth int, owner string) (any, error) {
 				v = dv
 			}
 		}
-		d.elems = append(d.elems, v)
+		out = append(out, v)
 		return nil
 	})
-	out := make([]any, len(d.elems)-base)
-	copy(out, d.elems[base:])
-	clear(d.elems[base:])
-	d.elems = d.elems[:base]
 	return out, err
 }
 

@@ -1,7 +1,6 @@
 package schema
 
 import (
-	"encoding/json"
 	"errors"
 	"platd/config"
 	"reflect"
@@ -179,70 +178,5 @@ func TestDecodeDeepNesting(t *testing.T) {
 		if _, err := Decode([]byte(body), cm); err == nil {
 			t.Errorf("nesting of 200000 accepted (%.20s...)", body)
 		}
-	}
-}
-
-// TestDecodeLists: lists nested in lists, and lists longer than a few
-// elements, decode whole and in order, each into storage of its own.
-func TestDecodeLists(t *testing.T) {
-	t.Parallel()
-	c := testCatalog(t, "kubernetes")
-	pod := c.Schema(kn("@R@.api.core.v1.Pod"))
-	many := make([]string, 40)
-	for i := range many {
-		many[i] = `"a` + strings.Repeat("x", i) + `"`
-	}
-	long := `[` + strings.Join(many, ",") + `]`
-	tests := []struct{ name, spec string }{
-		{"empty lists", `{"containers":[{"name":"a","args":[],"env":[]}],"volumes":[]}`},
-		{"one element", `{"containers":[{"name":"a","args":["x"]}]}`},
-		{"long list", `{"containers":[{"name":"a","args":` + long + `,"command":` + long + `}]}`},
-		{"nested lists", `{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[
-			{"matchExpressions":[{"key":"a","operator":"In","values":["1","2","3"]},{"key":"b","operator":"In","values":` + long + `}]},
-			{"matchExpressions":[],"matchFields":[{"key":"c","operator":"In","values":["4"]}]},
-			{"matchExpressions":[{"key":"d","operator":"In","values":["5","6"]}]}]}}},
-			"containers":[{"name":"a","args":["p","q"],"env":[{"name":"E1","value":"v"},{"name":"E2","value":"w"}]},{"name":"b","args":` + long + `}]}`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			in := `{"spec":` + tt.spec + `}`
-			var want map[string]any
-			if err := json.Unmarshal([]byte(in), &want); err != nil {
-				t.Fatal(err)
-			}
-			dec, err := Decode([]byte(in), pod)
-			if err != nil {
-				t.Fatal(err)
-			}
-			stored, err := DecodeStored([]byte(in), pod)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for name, got := range map[string]map[string]any{"Decode": dec.Object, "DecodeStored": stored} {
-				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("%s:\n got  %v\n want %v", name, got, want)
-				}
-				// Appending to one list changes no other: each has storage
-				// of its own.
-				var walk func(v any)
-				walk = func(v any) {
-					switch x := v.(type) {
-					case map[string]any:
-						for _, e := range x {
-							walk(e)
-						}
-					case []any:
-						for _, e := range x {
-							walk(e)
-						}
-						_ = append(x, "appended")
-					}
-				}
-				walk(got)
-				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("%s: after appending to each list:\n got  %v\n want %v", name, got, want)
-				}
-			}
-		})
 	}
 }
