@@ -49,8 +49,8 @@ type serviceAccountAdmission struct {
 	// that limits the secrets its pods reference.
 	mirrorAnnotation, enforceAnnotation string
 	// mountPath is where the volume is mounted, volumePrefix starts its
-	// name, rootCA is the ConfigMap of the CA bundle.
-	mountPath, volumePrefix, rootCA string
+	// name.
+	mountPath, volumePrefix string
 	// projected is the projected source of the token volume, the same for
 	// every pod: each pod gets a deep copy of it (projectedSource), which
 	// is then its own to change. It is never written.
@@ -70,7 +70,6 @@ func newServiceAccountAdmission(b config.Brand, accounts *registry.Descriptor) s
 		enforceAnnotation: b.Label("enforce-mountable-secrets"),
 		mountPath:         b.ServiceAccountMountPath(),
 		volumePrefix:      b.APIAccessVolume,
-		rootCA:            b.RootCAConfigMap,
 		projected:         tokenProjection(b.RootCAConfigMap),
 		mountPathValue:    b.ServiceAccountMountPath(),
 		retryInterval: func() time.Duration {
