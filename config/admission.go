@@ -20,10 +20,6 @@ const (
 	PodSecurityConfigurationKind = "PodSecurityConfiguration"
 )
 
-// PodSecurityPluginName is the name the PodSecurity admission plugin's
-// entry has in an AdmissionConfiguration.
-const PodSecurityPluginName = "PodSecurity"
-
 // ErrAdmissionConfig is wrapped by every error of loading an
 // --admission-control-config-file.
 var ErrAdmissionConfig = errors.New("invalid admission control configuration")
@@ -88,7 +84,7 @@ type admissionPluginDecoder func(data []byte, b Brand, into *AdmissionPlugins) e
 // plugins are accepted and ignored, as upstream asks a file only for
 // the configuration of the plugins it runs.
 var admissionPluginDecoders = map[string]admissionPluginDecoder{
-	PodSecurityPluginName: decodePodSecurityPlugin,
+	PluginPodSecurity: decodePodSecurityPlugin,
 }
 
 // admissionConfigurationFile is the file as written. Upstream decodes it
@@ -244,10 +240,10 @@ func decodePodSecurityPlugin(data []byte, b Brand, into *AdmissionPlugins) error
 		}
 	}
 	if err := podSecurityDefaultsErrors(*d); err != nil {
-		return fmt.Errorf("%s configuration error: %w", PodSecurityPluginName, err)
+		return fmt.Errorf("%s configuration error: %w", PluginPodSecurity, err)
 	}
 	if errs := validatePodSecurityExemptions(c.Exemptions); len(errs) > 0 {
-		return fmt.Errorf("%s invalid: %w", PodSecurityPluginName, errs)
+		return fmt.Errorf("%s invalid: %w", PluginPodSecurity, errs)
 	}
 	into.PodSecurity = c
 	return nil
