@@ -171,6 +171,20 @@ func (ps podSecurity) policy(labels map[string]any) (psPolicy, apierr.FieldError
 			m.lv.minor = n
 		}
 	}
+	// A namespace that enforces a level, without a warn level of its
+	// own, is warned of what it enforces when that is stricter, as
+	// upstream defaults warn to enforce (and the version with it, unless
+	// the warn version is labeled).
+	enforce, hasEnforce := labels[ps.label("enforce")]
+	_, hasWarn := labels[ps.label("warn")]
+	_, hasWarnVersion := labels[ps.label("warn-version")]
+	if hasEnforce && !hasWarn && slices.Contains([]string{psPrivileged, psBaseline, psRestricted}, strOf(enforce)) &&
+		psLevelRank(p.enforce.level) > psLevelRank(p.warn.level) {
+		p.warn.level = p.enforce.level
+		if !hasWarnVersion {
+			p.warn.minor = p.enforce.minor
+		}
+	}
 	return p, errs
 }
 

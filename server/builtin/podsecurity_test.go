@@ -420,3 +420,38 @@ func fakeLookupNotFound(l fakeLookup, d *registry.Descriptor, name string) strin
 	_, err := l.Get(d, "", name)
 	return err.Error()
 }
+
+// TestPodSecurityWarnFollowsEnforce: a namespace enforcing a level
+// stricter than its warn level, with no warn label, is warned at the
+// enforced level and version, as upstream defaults warn to enforce.
+func TestPodSecurityWarnFollowsEnforce(t *testing.T) {
+	t.Parallel()
+	ds := coreV1(brand)
+	ps := newPodSecurity(brand, kindOf(ds, "Namespace"), kindOf(ds, "Pod"), config.PodSecurityConfiguration{})
+	l := func(kv ...string) map[string]any {
+		m := map[string]any{}
+		for i := 0; i < len(kv); i += 2 {
+			m[ps.label(kv[i])] = kv[i+1]
+		}
+		return m
+	}
+	tests := []struct {
+		name   string
+		labels map[string]any
+		want   psLevelVersion
+	}{
+		{"enforce only", l("enforce", "restricted"), psLevelVersion{psRestricted, -1}},
+		{"enforce with version", l("enforce", "baseline", "enforce-version", "v1.25"), psLevelVersion{psBaseline, 25}},
+		{"warn version kept", l("enforce", "restricted", "enforce-version", "v1.25", "warn-version", "v1.20"), psLevelVersion{psRestricted, 20}},
+		{"warn labeled", l("enforce", "restricted", "warn", "baseline"), psLevelVersion{psBaseline, -1}},
+		{"warn labeled privileged", l("enforce", "restricted", "warn", "privileged"), psLevelVersion{psPrivileged, -1}},
+		{"bad enforce level", l("enforce", "strict"), psLevelVersion{psPrivileged, -1}},
+		{"no enforce", l("audit", "restricted"), psLevelVersion{psPrivileged, -1}},
+	}
+	for _, tt := range tests {
+		p, _ := ps.policy(tt.labels)
+		if p.warn != tt.want {
+			t.Errorf("%s: warn %+v, want %+v", tt.name, p.warn, tt.want)
+		}
+	}
+}
