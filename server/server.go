@@ -387,6 +387,10 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 	if webhooks != nil && on(config.PluginMutatingAdmissionWebhook) {
 		mutatingAdmission = webhooks
 	}
+	if validating == nil && mutatingAdmission == nil {
+		// Neither webhook plugin runs: no configuration is followed.
+		webhooks = nil
+	}
 	s.rest = rest.New(rest.Config{Store: timedStore{Storage: s.store, m: s.metrics}, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK,
 		WatchListDisabled: !o.FeatureGates.Enabled(config.WatchList), Compression: responseCompression(o),
 		CBOR: o.FeatureGates.Enabled(config.CBORServingAndStorage), RequestedDeprecated: s.metrics.RequestedDeprecated,
