@@ -66,6 +66,10 @@ type Attributes struct {
 	// OptionsKind is the kind of the operation's options
 	// (CreateOptions, UpdateOptions, DeleteOptions).
 	OptionsKind string
+	// Lookup reads the server's stored objects, for admission that
+	// checks a write against others (the pod a node deletes); nil when
+	// the write's caller has none to give.
+	Lookup registry.Lookup
 	// Options are the members the request gave its options object
 	// (fieldManager, fieldValidation, dryRun; a deletion's
 	// propagationPolicy, gracePeriodSeconds, preconditions...), in the

@@ -120,6 +120,7 @@ func (h *Handler) attributes(ctx context.Context, s *scope, op string, obj, old 
 	a := &admission.Attributes{
 		Descriptor: s.d, Subresource: s.sub, Operation: op, Namespace: s.ns, Name: s.name,
 		Object: obj, OldObject: old, DryRun: dryRun, User: filters.UserFrom(ctx), OptionsKind: optionsKinds[op], Options: s.options,
+		Lookup: sharedReads{h},
 	}
 	if op == admission.OpCreate {
 		a.Namespace = metaString(obj, "namespace")
@@ -209,7 +210,7 @@ func (h *Handler) actionAttributes(ctx context.Context, s *scope, name string, o
 	return &admission.Attributes{
 		Descriptor: s.d, Subresource: s.sub, Kind: &admission.GroupVersionKind{Group: group, Version: version, Kind: kind},
 		KindSchema: h.kind(group, version, kind), Operation: admission.OpCreate, Namespace: s.ns, Name: name, Object: obj,
-		DryRun: dryRun, User: filters.UserFrom(ctx), OptionsKind: kindCreateOptions, Options: wo.given,
+		DryRun: dryRun, User: filters.UserFrom(ctx), OptionsKind: kindCreateOptions, Options: wo.given, Lookup: sharedReads{h},
 	}
 }
 
@@ -268,7 +269,7 @@ func (h *Handler) admitConnect(w http.ResponseWriter, r *http.Request, s *scope,
 	a := &admission.Attributes{
 		Descriptor: s.d, Subresource: s.sub, Kind: &admission.GroupVersionKind{Group: sr.Group, Version: sr.Version, Kind: sr.Kind},
 		KindSchema: h.kind(sr.Group, sr.Version, sr.Kind), Operation: admission.OpConnect, Namespace: s.ns, Name: s.name,
-		Object: opts, User: filters.UserFrom(r.Context()),
+		Object: opts, User: filters.UserFrom(r.Context()), Lookup: sharedReads{h},
 	}
 	var warnings []string
 	ctx := security.WithWarnings(r.Context(), func(m string) { warnings = append(warnings, m) })
