@@ -65,11 +65,13 @@ func TestWebhookMutatingActions(t *testing.T) {
 			return map[string]any{"patch": []any{map[string]any{"op": "replace", "path": "/target/name", "value": "node-b"}}}
 		case path(req, "object.kind") == "Eviction" && path(req, "object.metadata.annotations.dry") == "yes":
 			return map[string]any{"patch": []any{map[string]any{"op": "add", "path": "/deleteOptions", "value": map[string]any{"dryRun": []any{"All"}}}}}
+		case path(req, "object.kind") == "TokenRequest" && path(req, "object.spec.audiences") == nil:
+			return map[string]any{"patch": []any{map[string]any{"op": "add", "path": "/spec/audiences", "value": []any{"from-webhook"}}}}
 		}
 		return nil
 	})
 	e.webhookConfig("mutatingwebhookconfigurations", "actions",
-		aw.ruleHook("action.example.com", "/action", rule([]any{"CREATE"}, "", "pods/binding", "pods/eviction", "bindings")))
+		aw.ruleHook("action.example.com", "/action", rule([]any{"CREATE"}, "", "pods/binding", "pods/eviction", "bindings", "serviceaccounts/token")))
 	pods := "/api/v1/namespaces/default/pods"
 	for _, name := range []string{"p1", "p2", "p3", "p4", "p5"} {
 		e.do("POST", pods, map[string]any{"metadata": map[string]any{"name": name},
@@ -129,6 +131,22 @@ func TestWebhookMutatingActions(t *testing.T) {
 	if r := e.do("GET", pods+"/p4", nil); r.code != 404 && path(r.obj(t), "metadata.deletionTimestamp") == nil {
 		t.Errorf("an admitted eviction left p4: %d %s", r.code, r.body)
 	}
+
+	// A token request is reviewed as the TokenRequest written, before the
+	// token is made from it as the webhook left it.
+	tokens := "/api/v1/namespaces/default/serviceaccounts/default/token"
+	e.do("POST", tokens, map[string]any{"metadata": map[string]any{"annotations": map[string]any{"deny": "no tokens"}}, "spec": map[string]any{}}).
+		mustCode(t, 400).mustMessage(t, denied+"no tokens")
+	tok := e.do("POST", tokens, map[string]any{"spec": map[string]any{}}).mustCode(t, 201).obj(t)
+	if got := path(tok, "spec.audiences"); !reflect.DeepEqual(got, []any{"from-webhook"}) {
+		t.Errorf("token request answered with audiences %v, want the webhook's", got)
+	}
+	authn := e.opts.Brand.Group("authentication")
+	wantReview(t, "serviceaccounts/token", last(aw.requests("/action")), map[string]any{
+		"kind": map[string]any{"group": authn, "version": "v1", "kind": "TokenRequest"}, "resource": map[string]any{"group": "", "version": "v1", "resource": "serviceaccounts"},
+		"subResource": "token", "operation": "CREATE", "name": "default", "namespace": "default", "object.kind": "TokenRequest",
+		"object.apiVersion": authn + "/v1", "object.spec.audiences": nil,
+	})
 }
 
 // TestWebhookMutatingConnect calls the mutating webhooks on a connect

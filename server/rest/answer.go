@@ -50,6 +50,22 @@ func (h *Handler) serveAnswer(w http.ResponseWriter, r *http.Request, s *scope) 
 		req.HasUser = true
 		req.Who = registry.Requester{Name: u.Name, UID: u.UID, Groups: u.Groups, Extra: u.Extra}
 	}
+	schema.ApplyDefaults(dec.obj, kd.Schema)
+	if kd.Strategy.Default != nil {
+		kd.Strategy.Default(dec.obj)
+	}
+	ks.manager = managerName(r, wo)
+	h.track(ks, nil, dec.obj)
+	// The admission sees the request's object before the answer reads
+	// anything, as upstream admits a create before its storage acts.
+	if req.Object, err = h.mutateAction(r.Context(), w, s, dec.obj, kd.GroupVersion(), kd.Kind, wo); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
+	if err := h.admitAction(r.Context(), w, s, s.name, req.Object, kd.GroupVersion(), kd.Kind, wo, wo.dryRun); err != nil {
+		h.writeError(w, r, err)
+		return
+	}
 	if s.sub != "" {
 		kv, err := h.store.Get(s.key())
 		if err != nil {
@@ -61,12 +77,6 @@ func (h *Handler) serveAnswer(w http.ResponseWriter, r *http.Request, s *scope) 
 			return
 		}
 	}
-	schema.ApplyDefaults(dec.obj, kd.Schema)
-	if kd.Strategy.Default != nil {
-		kd.Strategy.Default(dec.obj)
-	}
-	ks.manager = managerName(r, wo)
-	h.track(ks, nil, dec.obj)
 	// A hook's warnings (security.AddWarning) join the decoder's.
 	warnings := dec.warnings
 	ctx := security.WithWarnings(r.Context(), func(m string) { warnings = append(warnings, m) })
