@@ -766,8 +766,9 @@ func TestAdmissionPluginFlagsExit(t *testing.T) {
 		{args: []string{"--disable-admission-plugins", "ServiceAccount,LimitRanger", "--disable-admission-plugins", "Priority"},
 			off: []string{config.PluginServiceAccount, config.PluginLimitRanger, config.PluginPriority}, on: []string{config.PluginRuntimeClass}},
 		{args: []string{"--enable-admission-plugins=AlwaysAdmit"}, on: []string{config.PluginAlwaysAdmit, config.PluginServiceAccount}},
+		{args: []string{"--enable-admission-plugins=NodeRestriction"}, on: []string{config.PluginNodeRestriction, config.PluginServiceAccount}},
 		{args: []string{"--enable-admission-plugins=Bogus"}, err: `enable-admission-plugins plugin "Bogus" is unknown`},
-		{args: []string{"--enable-admission-plugins=NodeRestriction"}, err: `enable-admission-plugins plugin "NodeRestriction" is not implemented by platd`},
+		{args: []string{"--enable-admission-plugins=AlwaysPullImages"}, err: `enable-admission-plugins plugin "AlwaysPullImages" is not implemented by platd`},
 		{args: []string{"--enable-admission-plugins=LimitRanger", "--disable-admission-plugins=LimitRanger"},
 			err: `[LimitRanger] in enable-admission-plugins and disable-admission-plugins overlapped`},
 	} {

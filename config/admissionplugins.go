@@ -73,15 +73,15 @@ var defaultOffAdmissionPlugins = []string{
 
 // unimplementedAdmissionPlugins are the plugins platd has no admission
 // step for. Enabling one is refused rather than ignored: a cluster
-// relying on it (NodeRestriction's limits on what a node may write,
-// AlwaysPullImages' isolation of private images) would run without the
-// protection it asked for. AlwaysAdmit admits everything, which platd's
+// relying on it (AlwaysPullImages' isolation of private images,
+// EventRateLimit's limits) would run without the protection it asked
+// for. AlwaysAdmit admits everything, which platd's
 // admission does when no other plugin refuses, and so needs no step; the
 // default-on ClusterTrustBundleAttest and MutatingAdmissionPolicy act
 // only on APIs platd does not serve.
 var unimplementedAdmissionPlugins = []string{
 	PluginNamespaceAutoProvision, PluginNamespaceExists, PluginLimitPodHardAntiAffinityTopology,
-	PluginNodeRestriction, PluginAlwaysPullImages, PluginImagePolicyWebhook, PluginPodNodeSelector,
+	PluginAlwaysPullImages, PluginImagePolicyWebhook, PluginPodNodeSelector,
 	PluginPodTolerationRestriction, PluginEventRateLimit, PluginExtendedResourceToleration,
 	PluginOwnerReferencesPermissionEnforcement, PluginDenyServiceExternalIPs, PluginAlwaysDeny,
 }

@@ -26,9 +26,10 @@ func TestAdmissionPluginFlags(t *testing.T) {
 		{name: "unknown disabled", disable: []string{"LimitRanger,Nope"}, wantError: `disable-admission-plugins plugin "Nope" is unknown`},
 		{name: "overlap", enable: []string{"Priority,LimitRanger"}, disable: []string{"LimitRanger", "Priority"},
 			wantError: `[LimitRanger Priority] in enable-admission-plugins and disable-admission-plugins overlapped`},
-		{name: "not implemented", enable: []string{PluginNodeRestriction},
-			wantError: `enable-admission-plugins plugin "NodeRestriction" is not implemented by platd`},
-		{name: "disabling an unimplemented one is fine", disable: []string{PluginNodeRestriction}, off: []string{PluginNodeRestriction}},
+		{name: "enable a default-off one", enable: []string{PluginNodeRestriction}, on: []string{PluginNodeRestriction, PluginServiceAccount}},
+		{name: "not implemented", enable: []string{PluginAlwaysPullImages},
+			wantError: `enable-admission-plugins plugin "AlwaysPullImages" is not implemented by platd`},
+		{name: "disabling an unimplemented one is fine", disable: []string{PluginAlwaysPullImages}, off: []string{PluginAlwaysPullImages}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := Options{DataDir: "d", BindAddress: "127.0.0.1", AuthorizationModes: []string{ModeAlwaysAllow}, HistoryRetention: 1,

@@ -30,6 +30,7 @@ const (
 	APIResponseCompression                = "APIResponseCompression"
 	AuthorizeWithSelectors                = "AuthorizeWithSelectors"
 	CBORServingAndStorage                 = "CBORServingAndStorage"
+	RecoverVolumeExpansionFailure         = "RecoverVolumeExpansionFailure"
 	RemoteRequestHeaderUID                = "RemoteRequestHeaderUID"
 	StructuredAuthenticationConfiguration = "StructuredAuthenticationConfiguration"
 	WatchList                             = "WatchList"

@@ -7,6 +7,7 @@ import (
 	"platd/server/admission"
 	"platd/server/controllers"
 	"platd/server/registry"
+	"platd/server/rest"
 )
 
 // admissionWebhooks returns the caller of the admission webhooks when
@@ -62,4 +63,38 @@ func (v validatingAdmission) Validate(ctx context.Context, a *admission.Attribut
 
 func (v validatingAdmission) Empty() bool {
 	return (v.policies == nil || v.policies.Empty()) && (v.webhooks == nil || v.webhooks.ValidatingEmpty())
+}
+
+// mutatingChain runs mutating admissions in order, each seeing the
+// object as the one before left it: the built-in plugins that see every
+// write (NodeRestriction), then the webhooks.
+type mutatingChain []rest.MutatingAdmission
+
+func (c mutatingChain) Mutate(ctx context.Context, a *admission.Attributes) (registry.Object, error) {
+	var out registry.Object
+	for _, m := range c {
+		if m.MutatingEmpty() {
+			continue
+		}
+		got, err := m.Mutate(ctx, a)
+		if err != nil {
+			return nil, err
+		}
+		if got != nil {
+			out = got
+			next := *a
+			next.Object = got
+			a = &next
+		}
+	}
+	return out, nil
+}
+
+func (c mutatingChain) MutatingEmpty() bool {
+	for _, m := range c {
+		if !m.MutatingEmpty() {
+			return false
+		}
+	}
+	return true
 }

@@ -383,13 +383,24 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 	if policies != nil || validating != nil {
 		policyAdmission = validatingAdmission{policies: policies, webhooks: validating}
 	}
-	var mutatingAdmission rest.MutatingAdmission
-	if webhooks != nil && on(config.PluginMutatingAdmissionWebhook) {
-		mutatingAdmission = webhooks
+	var mutators mutatingChain
+	if on(config.PluginNodeRestriction) {
+		mutators = append(mutators, builtin.NewNodeRestriction(o.Brand, lookupServed(s.reg, "", "pods"), lookupServed(s.reg, "", "nodes"),
+			o.FeatureGates.Enabled(config.RecoverVolumeExpansionFailure)))
 	}
-	if validating == nil && mutatingAdmission == nil {
+	if webhooks != nil && on(config.PluginMutatingAdmissionWebhook) {
+		mutators = append(mutators, webhooks)
+	} else if validating == nil {
 		// Neither webhook plugin runs: no configuration is followed.
 		webhooks = nil
+	}
+	var mutatingAdmission rest.MutatingAdmission
+	switch len(mutators) {
+	case 0:
+	case 1:
+		mutatingAdmission = mutators[0]
+	default:
+		mutatingAdmission = mutators
 	}
 	s.rest = rest.New(rest.Config{Store: timedStore{Storage: s.store, m: s.metrics}, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK,
 		WatchListDisabled: !o.FeatureGates.Enabled(config.WatchList), Compression: responseCompression(o),

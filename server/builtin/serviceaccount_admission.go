@@ -303,6 +303,27 @@ func checkMirrorPod(spec map[string]any) error {
 	return nil
 }
 
+// envReferences reports whether any container of the pod takes its
+// environment from objects of a kind: an envFrom source's from member or
+// an env value's keyRef member names one.
+func envReferences(spec map[string]any, from, keyRef string) bool {
+	for _, list := range []string{"initContainers", "containers", "ephemeralContainers"} {
+		for _, c := range mapsOf(spec[list]) {
+			for _, e := range mapsOf(c["envFrom"]) {
+				if has(e, from) {
+					return true
+				}
+			}
+			for _, e := range mapsOf(c["env"]) {
+				if has(mapOf(e["valueFrom"]), keyRef) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // secretRefVolumes are the volume sources that name a secret in a
 // secretRef member.
 var secretRefVolumes = []string{"cephfs", "cinder", "flexVolume", "rbd", "scaleIO", "iscsi", "storageos"}
@@ -310,22 +331,8 @@ var secretRefVolumes = []string{"cephfs", "cinder", "flexVolume", "rbd", "scaleI
 // referencesSecret reports whether the pod names any secret: as an image
 // pull secret, from any container's environment, or in a volume.
 func referencesSecret(spec map[string]any) bool {
-	if len(listOf(spec["imagePullSecrets"])) > 0 {
+	if len(listOf(spec["imagePullSecrets"])) > 0 || envReferences(spec, "secretRef", "secretKeyRef") {
 		return true
-	}
-	for _, list := range []string{"initContainers", "containers", "ephemeralContainers"} {
-		for _, c := range mapsOf(spec[list]) {
-			for _, e := range mapsOf(c["envFrom"]) {
-				if has(e, "secretRef") {
-					return true
-				}
-			}
-			for _, e := range mapsOf(c["env"]) {
-				if has(mapOf(e["valueFrom"]), "secretKeyRef") {
-					return true
-				}
-			}
-		}
 	}
 	for _, v := range mapsOf(spec["volumes"]) {
 		if has(v, "secret") || strOf(mapOf(v["azureFile"])["secretName"]) != "" || has(mapOf(v["csi"]), "nodePublishSecretRef") {
