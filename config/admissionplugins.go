@@ -80,10 +80,10 @@ var defaultOffAdmissionPlugins = []string{
 // default-on ClusterTrustBundleAttest and MutatingAdmissionPolicy act
 // only on APIs platd does not serve.
 var unimplementedAdmissionPlugins = []string{
-	PluginNamespaceAutoProvision, PluginNamespaceExists, PluginLimitPodHardAntiAffinityTopology,
+	PluginNamespaceAutoProvision, PluginLimitPodHardAntiAffinityTopology,
 	PluginAlwaysPullImages, PluginImagePolicyWebhook, PluginPodNodeSelector,
 	PluginPodTolerationRestriction, PluginEventRateLimit, PluginExtendedResourceToleration,
-	PluginOwnerReferencesPermissionEnforcement, PluginDenyServiceExternalIPs, PluginAlwaysDeny,
+	PluginOwnerReferencesPermissionEnforcement, PluginDenyServiceExternalIPs,
 }
 
 // AdmissionPluginsOff is the set of admission plugins that do not run.

@@ -106,3 +106,48 @@ func TestAdmissionPluginsOtherSteps(t *testing.T) {
 		t.Errorf("stored claim finalizers %v, want none", f)
 	}
 }
+
+// TestAlwaysDenyAndNamespaceExists: AlwaysDeny refuses every client
+// write with upstream's message while reads and the server's own writes
+// (its default objects) go on; NamespaceExists answers a write into a
+// missing namespace 404 for the namespace even with NamespaceLifecycle
+// off, which alone would store it.
+func TestAlwaysDenyAndNamespaceExists(t *testing.T) {
+	t.Parallel()
+	t.Run("AlwaysDeny", func(t *testing.T) {
+		t.Parallel()
+		e := start(t, func(o *config.Options) { o.EnableAdmissionPlugins = []string{config.PluginAlwaysDeny} })
+		e.do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"c"}}`).mustCode(t, 403).
+			mustMessage(t, `configmaps "c" is forbidden: admission control is denying all modifications`)
+		eventually(t, "the default service account", func() bool {
+			return e.do("GET", "/api/v1/namespaces/default/serviceaccounts/default", nil).code == 200
+		})
+		e.do("DELETE", "/api/v1/namespaces/default/serviceaccounts/default", nil).mustCode(t, 403).
+			mustMessage(t, `serviceaccounts "default" is forbidden: admission control is denying all modifications`)
+		e.do("GET", "/api/v1/namespaces/default/configmaps/c", nil).mustCode(t, 404)
+		// The server's own objects were written.
+		e.do("GET", "/api/v1/namespaces/default/services/"+e.opts.Brand.APIServiceName, nil).mustCode(t, 200)
+	})
+	for _, c := range []struct {
+		name   string
+		enable []string
+		code   int
+	}{
+		{name: "NamespaceExists", enable: []string{config.PluginNamespaceExists}, code: 404},
+		{name: "neither", code: 201},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			e := start(t, func(o *config.Options) {
+				o.EnableAdmissionPlugins = c.enable
+				o.DisableAdmissionPlugins = []string{config.PluginNamespaceLifecycle}
+			})
+			r := e.do("POST", "/api/v1/namespaces/nope/configmaps", `{"metadata":{"name":"c"}}`).mustCode(t, c.code)
+			if c.code == 404 {
+				r.mustMessage(t, `namespaces "nope" not found`)
+				e.do("GET", "/api/v1/namespaces/nope/configmaps/c", nil).mustCode(t, 404)
+			}
+			e.do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"c"}}`).mustCode(t, 201)
+		})
+	}
+}

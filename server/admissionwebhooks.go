@@ -42,14 +42,21 @@ func (s *Server) followWebhooks(w *admission.Webhooks) error {
 }
 
 // validatingAdmission is the validating admission of every write, in
-// upstream's plugin order: the ValidatingAdmissionPolicies, then the
-// validating webhooks. Either may be nil.
+// upstream's plugin order: the built-in plugins that check every write
+// (NamespaceExists), the ValidatingAdmissionPolicies, then the
+// validating webhooks. Any may be nil.
 type validatingAdmission struct {
+	checks   []rest.PolicyAdmission
 	policies *admission.Policies
 	webhooks *admission.Webhooks
 }
 
 func (v validatingAdmission) Validate(ctx context.Context, a *admission.Attributes) error {
+	for _, c := range v.checks {
+		if err := c.Validate(ctx, a); err != nil {
+			return err
+		}
+	}
 	if v.policies != nil {
 		if err := v.policies.Validate(ctx, a); err != nil {
 			return err
@@ -62,12 +69,12 @@ func (v validatingAdmission) Validate(ctx context.Context, a *admission.Attribut
 }
 
 func (v validatingAdmission) Empty() bool {
-	return (v.policies == nil || v.policies.Empty()) && (v.webhooks == nil || v.webhooks.ValidatingEmpty())
+	return len(v.checks) == 0 && (v.policies == nil || v.policies.Empty()) && (v.webhooks == nil || v.webhooks.ValidatingEmpty())
 }
 
 // mutatingChain runs mutating admissions in order, each seeing the
 // object as the one before left it: the built-in plugins that see every
-// write (NodeRestriction), then the webhooks.
+// write (NodeRestriction), the webhooks, then AlwaysDeny.
 type mutatingChain []rest.MutatingAdmission
 
 func (c mutatingChain) Mutate(ctx context.Context, a *admission.Attributes) (registry.Object, error) {

@@ -379,9 +379,13 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 	if !on(config.PluginValidatingAdmissionWebhook) {
 		validating = nil
 	}
+	var checks []rest.PolicyAdmission
+	if on(config.PluginNamespaceExists) {
+		checks = append(checks, builtin.NewNamespaceExists(lookupServed(s.reg, "", "namespaces")))
+	}
 	var policyAdmission rest.PolicyAdmission
-	if policies != nil || validating != nil {
-		policyAdmission = validatingAdmission{policies: policies, webhooks: validating}
+	if policies != nil || validating != nil || len(checks) > 0 {
+		policyAdmission = validatingAdmission{checks: checks, policies: policies, webhooks: validating}
 	}
 	var mutators mutatingChain
 	if on(config.PluginNodeRestriction) {
@@ -393,6 +397,9 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 	} else if validating == nil {
 		// Neither webhook plugin runs: no configuration is followed.
 		webhooks = nil
+	}
+	if on(config.PluginAlwaysDeny) {
+		mutators = append(mutators, builtin.AlwaysDeny{})
 	}
 	var mutatingAdmission rest.MutatingAdmission
 	switch len(mutators) {

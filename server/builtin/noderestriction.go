@@ -40,6 +40,10 @@ type NodeRestriction struct {
 	recoverExpansion bool
 }
 
+// errNoLookup answers a write whose admission was given no reads of the
+// stored objects a plugin needs: a bug of its caller.
+var errNoLookup = errors.New("admission: the write's admission cannot read stored objects")
+
 // NewNodeRestriction returns the plugin of the brand, which reads pods
 // and nodes as the descriptors say.
 func NewNodeRestriction(b config.Brand, pods, nodes *registry.Descriptor, recoverExpansion bool) *NodeRestriction {
@@ -75,10 +79,10 @@ func (p *NodeRestriction) Mutate(_ context.Context, a *admission.Attributes) (re
 		return nil, nil
 	}
 	if node == "" {
-		return nil, forbidNode(a, "could not determine node from user %q", a.User.Name)
+		return nil, forbidWrite(a, "could not determine node from user %q", a.User.Name)
 	}
 	if a.Lookup == nil {
-		return nil, apierr.InternalError(errors.New("node restriction: the write's admission cannot read stored objects"))
+		return nil, apierr.InternalError(errNoLookup)
 	}
 	d := a.Descriptor
 	switch {
@@ -91,26 +95,26 @@ func (p *NodeRestriction) Mutate(_ context.Context, a *admission.Attributes) (re
 		case "eviction":
 			return nil, p.admitEviction(node, a)
 		}
-		return nil, forbidNode(a, "unexpected pod subresource %q, only 'status' and 'eviction' are allowed", a.Subresource)
+		return nil, forbidWrite(a, "unexpected pod subresource %q, only 'status' and 'eviction' are allowed", a.Subresource)
 	case d.Group == "" && d.Resource == "nodes":
 		return nil, p.admitNode(node, a)
 	case d.Group == "" && d.Resource == "persistentvolumeclaims":
 		if a.Subresource != "status" {
-			return nil, forbidNode(a, "may only update PVC status")
+			return nil, forbidWrite(a, "may only update PVC status")
 		}
 		return nil, p.admitClaimStatus(node, a)
 	case d.Group == "" && d.Resource == "serviceaccounts":
 		return nil, p.admitToken(node, a)
 	case d.Group == p.coordination && d.Resource == "leases":
 		if a.Namespace != p.leaseNamespace {
-			return nil, forbidNode(a, "can only access leases in the %q system namespace", p.leaseNamespace)
+			return nil, forbidWrite(a, "can only access leases in the %q system namespace", p.leaseNamespace)
 		}
 		if p.addressed(a) != node {
-			return nil, forbidNode(a, "can only access node lease with the same name as the requesting node")
+			return nil, forbidWrite(a, "can only access node lease with the same name as the requesting node")
 		}
 	case d.Group == p.storage && d.Resource == "csinodes":
 		if p.addressed(a) != node {
-			return nil, forbidNode(a, "can only access CSINode with the same name as the requesting node")
+			return nil, forbidWrite(a, "can only access CSINode with the same name as the requesting node")
 		}
 	}
 	return nil, nil
@@ -137,70 +141,70 @@ func (p *NodeRestriction) admitPod(node string, a *admission.Attributes) error {
 			return err
 		}
 		if podNode(pod) != node {
-			return forbidNode(a, "node %q can only delete pods with spec.nodeName set to itself", node)
+			return forbidWrite(a, "node %q can only delete pods with spec.nodeName set to itself", node)
 		}
 		return nil
 	}
-	return forbidNode(a, "unexpected operation %q, node %q can only create and delete mirror pods", a.Operation, node)
+	return forbidWrite(a, "unexpected operation %q, node %q can only create and delete mirror pods", a.Operation, node)
 }
 
 // admitMirrorPod checks a node's pod create, in upstream's order.
 func (p *NodeRestriction) admitMirrorPod(node string, a *admission.Attributes) error {
 	pod := a.Object
 	if _, ok := mapOf(mapOf(pod["metadata"])["annotations"])[p.mirrorAnnotation]; !ok {
-		return forbidNode(a, "pod does not have %q annotation, node %q can only create mirror pods", p.mirrorAnnotation, node)
+		return forbidWrite(a, "pod does not have %q annotation, node %q can only create mirror pods", p.mirrorAnnotation, node)
 	}
 	if podNode(pod) != node {
-		return forbidNode(a, "node %q can only create pods with spec.nodeName set to itself", node)
+		return forbidWrite(a, "node %q can only create pods with spec.nodeName set to itself", node)
 	}
 	owners := mapsOf(mapOf(pod["metadata"])["ownerReferences"])
 	switch len(owners) {
 	case 0:
-		return forbidNode(a, "node %q can only create pods with an owner reference set to itself", node)
+		return forbidWrite(a, "node %q can only create pods with an owner reference set to itself", node)
 	case 1:
 	default:
-		return forbidNode(a, "node %q can only create pods with a single owner reference set to itself", node)
+		return forbidWrite(a, "node %q can only create pods with a single owner reference set to itself", node)
 	}
 	owner := owners[0]
 	if strOf(owner["apiVersion"]) != "v1" || strOf(owner["kind"]) != "Node" || strOf(owner["name"]) != node {
-		return forbidNode(a, "node %q can only create pods with an owner reference set to itself", node)
+		return forbidWrite(a, "node %q can only create pods with an owner reference set to itself", node)
 	}
 	if !boolOf(owner["controller"]) {
-		return forbidNode(a, "node %q can only create pods with a controller owner reference set to itself", node)
+		return forbidWrite(a, "node %q can only create pods with a controller owner reference set to itself", node)
 	}
 	if boolOf(owner["blockOwnerDeletion"]) {
-		return forbidNode(a, "node %q must not set blockOwnerDeletion on an owner reference", node)
+		return forbidWrite(a, "node %q must not set blockOwnerDeletion on an owner reference", node)
 	}
 	n, err := a.Lookup.Get(p.nodes, "", node)
 	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
 		return err
 	}
 	if err != nil {
-		return forbidNode(a, "error looking up node %s to verify uid: %v", node, err)
+		return forbidWrite(a, "error looking up node %s to verify uid: %v", node, err)
 	}
 	if uid := metaStr(n, "uid"); strOf(owner["uid"]) != uid {
-		return forbidNode(a, "node %s UID mismatch: expected %s got %s", node, strOf(owner["uid"]), uid)
+		return forbidWrite(a, "node %s UID mismatch: expected %s got %s", node, strOf(owner["uid"]), uid)
 	}
 	spec := mapOf(pod["spec"])
 	if strOf(spec["serviceAccountName"]) != "" {
-		return forbidNode(a, "node %q can not create pods that reference a service account", node)
+		return forbidWrite(a, "node %q can not create pods that reference a service account", node)
 	}
 	if referencesSecret(spec) {
-		return forbidNode(a, "node %q can not create pods that reference secrets", node)
+		return forbidWrite(a, "node %q can not create pods that reference secrets", node)
 	}
 	if referencesConfigMap(spec) {
-		return forbidNode(a, "node %q can not create pods that reference configmaps", node)
+		return forbidWrite(a, "node %q can not create pods that reference configmaps", node)
 	}
 	for _, v := range mapsOf(spec["volumes"]) {
 		for _, src := range mapsOf(mapOf(v["projected"])["sources"]) {
 			if has(src, "clusterTrustBundle") {
-				return forbidNode(a, "node %q can not create pods that reference clustertrustbundles", node)
+				return forbidWrite(a, "node %q can not create pods that reference clustertrustbundles", node)
 			}
 		}
 	}
 	for _, v := range mapsOf(spec["volumes"]) {
 		if has(v, "persistentVolumeClaim") {
-			return forbidNode(a, "node %q can not create pods that reference persistentvolumeclaims", node)
+			return forbidWrite(a, "node %q can not create pods that reference persistentvolumeclaims", node)
 		}
 	}
 	return nil
@@ -229,16 +233,16 @@ func referencesConfigMap(spec map[string]any) bool {
 // without relabelling them or changing their claims' statuses.
 func (p *NodeRestriction) admitPodStatus(node string, a *admission.Attributes) error {
 	if a.Operation != admission.OpUpdate {
-		return forbidNode(a, "unexpected operation %q", a.Operation)
+		return forbidWrite(a, "unexpected operation %q", a.Operation)
 	}
 	if podNode(a.OldObject) != node {
-		return forbidNode(a, "node %q can only update pod status for pods with spec.nodeName set to itself", node)
+		return forbidWrite(a, "node %q can only update pod status for pods with spec.nodeName set to itself", node)
 	}
 	if !sameLabels(mapOf(mapOf(a.OldObject["metadata"])["labels"]), mapOf(mapOf(a.Object["metadata"])["labels"])) {
-		return forbidNode(a, "node %q cannot update labels through pod status", node)
+		return forbidWrite(a, "node %q cannot update labels through pod status", node)
 	}
 	if !sameClaimStatuses(mapsOf(mapOf(a.OldObject["status"])["resourceClaimStatuses"]), mapsOf(mapOf(a.Object["status"])["resourceClaimStatuses"])) {
-		return forbidNode(a, "node %q cannot update resource claim statues", node)
+		return forbidWrite(a, "node %q cannot update resource claim statues", node)
 	}
 	return nil
 }
@@ -261,12 +265,12 @@ func sameClaimStatuses(x, y []map[string]any) bool {
 // admitEviction lets a node evict pods bound to it.
 func (p *NodeRestriction) admitEviction(node string, a *admission.Attributes) error {
 	if a.Operation != admission.OpCreate {
-		return forbidNode(a, "unexpected operation %s", a.Operation)
+		return forbidWrite(a, "unexpected operation %s", a.Operation)
 	}
 	name := a.Name
 	if name == "" {
 		if name = metaStr(a.Object, "name"); name == "" {
-			return forbidNode(a, "could not determine pod from request data")
+			return forbidWrite(a, "could not determine pod from request data")
 		}
 	}
 	pod, err := p.storedPod(a, name)
@@ -274,7 +278,7 @@ func (p *NodeRestriction) admitEviction(node string, a *admission.Attributes) er
 		return err
 	}
 	if podNode(pod) != node {
-		return forbidNode(a, "node %s can only evict pods with spec.nodeName set to itself", node)
+		return forbidWrite(a, "node %s can only evict pods with spec.nodeName set to itself", node)
 	}
 	return nil
 }
@@ -291,7 +295,7 @@ func (p *NodeRestriction) storedPod(a *admission.Attributes, name string) (regis
 		return nil, err
 	}
 	if err != nil {
-		return nil, forbidNode(a, "%v", err)
+		return nil, forbidWrite(a, "%v", err)
 	}
 	return pod, nil
 }
@@ -308,14 +312,14 @@ var (
 // conditions, and nothing else of it.
 func (p *NodeRestriction) admitClaimStatus(node string, a *admission.Attributes) error {
 	if a.Operation != admission.OpUpdate {
-		return forbidNode(a, "unexpected operation %q", a.Operation)
+		return forbidWrite(a, "unexpected operation %q", a.Operation)
 	}
 	owned := claimStatusOwned
 	if p.recoverExpansion {
 		owned = append(slices.Clone(owned), claimStatusRecovery...)
 	}
 	if diff := claimDiff(a.OldObject, a.Object, owned); len(diff) > 0 {
-		return forbidNode(a, "node %q is not allowed to update fields other than status.capacity and status.conditions: %s", node, strings.Join(diff, ", "))
+		return forbidWrite(a, "node %q is not allowed to update fields other than status.capacity and status.conditions: %s", node, strings.Join(diff, ", "))
 	}
 	return nil
 }
@@ -370,31 +374,31 @@ func unionKeys(x, y map[string]any) []string {
 // outside those a kubelet sets.
 func (p *NodeRestriction) admitNode(node string, a *admission.Attributes) error {
 	if a.Name != node {
-		return forbidNode(a, "node %q is not allowed to modify node %q", node, a.Name)
+		return forbidWrite(a, "node %q is not allowed to modify node %q", node, a.Name)
 	}
 	spec := mapOf(a.Object["spec"])
 	labels := mapOf(mapOf(a.Object["metadata"])["labels"])
 	switch a.Operation {
 	case admission.OpCreate:
 		if has(spec, "configSource") {
-			return forbidNode(a, "node %q is not allowed to create pods with a non-nil configSource", node)
+			return forbidWrite(a, "node %q is not allowed to create pods with a non-nil configSource", node)
 		}
 		if bad := p.forbiddenLabels(modifiedLabels(labels, nil)); len(bad) > 0 {
-			return forbidNode(a, "node %q is not allowed to set the following labels: %s", node, strings.Join(bad, ", "))
+			return forbidWrite(a, "node %q is not allowed to set the following labels: %s", node, strings.Join(bad, ", "))
 		}
 	case admission.OpUpdate:
 		oldSpec := mapOf(a.OldObject["spec"])
 		if has(spec, "configSource") && !semanticEqual(spec["configSource"], oldSpec["configSource"]) {
-			return forbidNode(a, "node %q is not allowed to update configSource to a new non-nil configSource", node)
+			return forbidWrite(a, "node %q is not allowed to update configSource to a new non-nil configSource", node)
 		}
 		if !semanticEqual(spec["taints"], oldSpec["taints"]) {
-			return forbidNode(a, "node %q is not allowed to modify taints", node)
+			return forbidWrite(a, "node %q is not allowed to modify taints", node)
 		}
 		if !semanticEqual(mapOf(a.Object["metadata"])["ownerReferences"], mapOf(a.OldObject["metadata"])["ownerReferences"]) {
-			return forbidNode(a, "node %q is not allowed to modify ownerReferences", node)
+			return forbidWrite(a, "node %q is not allowed to modify ownerReferences", node)
 		}
 		if bad := p.forbiddenLabels(modifiedLabels(labels, mapOf(mapOf(a.OldObject["metadata"])["labels"]))); len(bad) > 0 {
-			return forbidNode(a, "is not allowed to modify labels: %s", strings.Join(bad, ", "))
+			return forbidWrite(a, "is not allowed to modify labels: %s", strings.Join(bad, ", "))
 		}
 	}
 	return nil
@@ -447,21 +451,21 @@ func (p *NodeRestriction) admitToken(node string, a *admission.Attributes) error
 	}
 	ref := mapOf(mapOf(a.Object["spec"])["boundObjectRef"])
 	if ref == nil || strOf(ref["apiVersion"]) != "v1" || strOf(ref["kind"]) != "Pod" || strOf(ref["name"]) == "" {
-		return forbidNode(a, "node requested token not bound to a pod")
+		return forbidWrite(a, "node requested token not bound to a pod")
 	}
 	uid := strOf(ref["uid"])
 	if uid == "" {
-		return forbidNode(a, "node requested token with a pod binding without a uid")
+		return forbidWrite(a, "node requested token with a pod binding without a uid")
 	}
 	pod, err := p.storedPod(a, strOf(ref["name"]))
 	if err != nil {
 		return err
 	}
 	if uid != metaStr(pod, "uid") {
-		return forbidNode(a, "the UID in the bound object reference (%s) does not match the UID in record. The object might have been deleted and then recreated", uid)
+		return forbidWrite(a, "the UID in the bound object reference (%s) does not match the UID in record. The object might have been deleted and then recreated", uid)
 	}
 	if podNode(pod) != node {
-		return forbidNode(a, "node requested token bound to a pod scheduled on a different node")
+		return forbidWrite(a, "node requested token bound to a pod scheduled on a different node")
 	}
 	return nil
 }
@@ -472,9 +476,10 @@ func podNode(pod registry.Object) string { return strOf(mapOf(pod["spec"])["node
 // metaStr is a string member of an object's metadata.
 func metaStr(obj registry.Object, key string) string { return strOf(mapOf(obj["metadata"])[key]) }
 
-// forbidNode is the plugin's refusal: 403 naming the resource (without
-// its subresource) and the object as upstream's admission names it.
-func forbidNode(a *admission.Attributes, format string, args ...any) error {
+// forbidWrite is an admission plugin's refusal of a: 403 naming the
+// resource (without its subresource) and the object as upstream's
+// admission names it.
+func forbidWrite(a *admission.Attributes, format string, args ...any) error {
 	name := a.Name
 	if name == "" {
 		name = "Unknown"
