@@ -80,7 +80,7 @@ var defaultOffAdmissionPlugins = []string{
 // default-on ClusterTrustBundleAttest and MutatingAdmissionPolicy act
 // only on APIs platd does not serve.
 var unimplementedAdmissionPlugins = []string{
-	PluginNamespaceAutoProvision, PluginLimitPodHardAntiAffinityTopology,
+	PluginLimitPodHardAntiAffinityTopology,
 	PluginAlwaysPullImages, PluginImagePolicyWebhook, PluginPodNodeSelector,
 	PluginPodTolerationRestriction, PluginEventRateLimit, PluginExtendedResourceToleration,
 	PluginOwnerReferencesPermissionEnforcement, PluginDenyServiceExternalIPs,

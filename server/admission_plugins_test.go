@@ -151,3 +151,27 @@ func TestAlwaysDenyAndNamespaceExists(t *testing.T) {
 		})
 	}
 }
+
+// TestNamespaceAutoProvision: a create into a namespace that does not
+// exist makes the namespace first, as the server's own write; a dry run
+// does not, and is refused by NamespaceLifecycle as upstream refuses it.
+func TestNamespaceAutoProvision(t *testing.T) {
+	t.Parallel()
+	e := start(t, func(o *config.Options) { o.EnableAdmissionPlugins = []string{config.PluginNamespaceAutoProvision} })
+	e.do("POST", "/api/v1/namespaces/dry/configmaps?dryRun=All", `{"metadata":{"name":"c"}}`).mustCode(t, 404).
+		mustMessage(t, `namespaces "dry" not found`)
+	e.do("GET", "/api/v1/namespaces/dry", nil).mustCode(t, 404)
+	e.do("POST", "/api/v1/namespaces/fresh/configmaps", `{"metadata":{"name":"c"},"data":{"k":"v"}}`).mustCode(t, 201)
+	ns := e.do("GET", "/api/v1/namespaces/fresh", nil).mustCode(t, 200).obj(t)
+	if got := path(ns, "status.phase"); got != "Active" {
+		t.Errorf("provisioned namespace phase %v, want Active", got)
+	}
+	if mf, _ := path(ns, "metadata.managedFields").([]any); len(mf) != 1 || path(mf[0].(map[string]any), "manager") != e.opts.Brand.FieldManager {
+		t.Errorf("provisioned namespace managed by %v, want the server's own manager", path(ns, "metadata.managedFields"))
+	}
+	if got := path(e.do("GET", "/api/v1/namespaces/fresh/configmaps/c", nil).mustCode(t, 200).obj(t), "data.k"); got != "v" {
+		t.Errorf("stored config map data %v", got)
+	}
+	// An existing namespace is used as it is.
+	e.do("POST", "/api/v1/namespaces/fresh/configmaps", `{"metadata":{"name":"d"}}`).mustCode(t, 201)
+}

@@ -75,6 +75,32 @@ func (h *Handler) checkNamespace(s *scope, name string) error {
 	return nil
 }
 
+// provisionNamespace creates the namespace a create names when none is
+// stored, as upstream's NamespaceAutoProvision plugin does before
+// NamespaceLifecycle checks it: not for a dry run, and as the server's
+// own write (not the requester's). A failure refuses the create, naming
+// its object.
+func (h *Handler) provisionNamespace(ctx context.Context, s *scope, name string, dryRun bool) error {
+	if dryRun || !s.d.Namespaced || s.ns == "" || !h.admission.Enabled(config.PluginNamespaceAutoProvision) {
+		return nil
+	}
+	nd := h.reg.Namespaces()
+	if nd == nil {
+		return nil
+	}
+	_, err := h.store.Get(nd.Key("", s.ns))
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, bolt.ErrNotFound) {
+		err = h.CreateOnly(filters.WithUser(ctx, nil), nd, Object{"metadata": map[string]any{"name": s.ns}})
+		if err == nil || apierr.ReasonOf(err) == apierr.ReasonAlreadyExists {
+			return nil
+		}
+	}
+	return apierr.NewForbidden(s.d.Group, s.d.Resource, name, fmt.Sprintf("%s %q is forbidden: %v", s.d.GroupResource(), name, h.toStatus(err)))
+}
+
 // create serves POST to a collection.
 func (h *Handler) create(w http.ResponseWriter, r *http.Request, s *scope) {
 	if s.d.RefuseCreate != "" {
@@ -136,6 +162,9 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 	// not be terminating (NamespaceLifecycle, the first plugin).
 	placeInNamespace(s, obj)
 	wipeSystemMeta(obj)
+	if err := h.provisionNamespace(ctx, s, admissionName(obj), dryRun); err != nil {
+		return nil, err
+	}
 	if err := h.checkNamespace(s, admissionName(obj)); err != nil {
 		return nil, err
 	}
