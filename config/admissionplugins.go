@@ -83,7 +83,7 @@ var unimplementedAdmissionPlugins = []string{
 	PluginLimitPodHardAntiAffinityTopology,
 	PluginAlwaysPullImages, PluginImagePolicyWebhook, PluginPodNodeSelector,
 	PluginPodTolerationRestriction, PluginEventRateLimit, PluginExtendedResourceToleration,
-	PluginOwnerReferencesPermissionEnforcement, PluginDenyServiceExternalIPs,
+	PluginDenyServiceExternalIPs,
 }
 
 // AdmissionPluginsOff is the set of admission plugins that do not run.

@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"platd/config"
@@ -174,4 +176,57 @@ func TestNamespaceAutoProvision(t *testing.T) {
 	}
 	// An existing namespace is used as it is.
 	e.do("POST", "/api/v1/namespaces/fresh/configmaps", `{"metadata":{"name":"d"}}`).mustCode(t, 201)
+}
+
+// TestOwnerReferencesPermissionEnforcement: with the plugin on, a user
+// RBAC lets create and update config maps (not delete them) may create
+// one owned by another, may not add an owner to an existing one, and may
+// block its owner's deletion only once allowed to update the owner's
+// finalizers; what was refused is not stored.
+func TestOwnerReferencesPermissionEnforcement(t *testing.T) {
+	t.Parallel()
+	e := start(t, func(o *config.Options) {
+		o.AuthorizationModes = []string{config.ModeRBAC}
+		o.EnableAdmissionPlugins = []string{config.PluginOwnerReferencesPermissionEnforcement}
+	})
+	rbac := "/apis/" + e.opts.Brand.Group("rbac.authorization") + "/v1/namespaces/default/"
+	e.do("POST", rbac+"roles", `{"metadata":{"name":"writer"},"rules":[{"apiGroups":[""],"resources":["configmaps"],"verbs":["get","create","update","patch"]}]}`).mustCode(t, 201)
+	e.do("POST", rbac+"rolebindings", `{"metadata":{"name":"alice-writer"},"roleRef":{"apiGroup":"`+e.opts.Brand.Group("rbac.authorization")+`","kind":"Role","name":"writer"},`+
+		`"subjects":[{"kind":"User","name":"alice"}]}`).mustCode(t, 201)
+	owner := e.do("POST", "/api/v1/namespaces/default/configmaps", `{"metadata":{"name":"owner"}}`).mustCode(t, 201).obj(t)
+	uid := path(owner, "metadata.uid").(string)
+	ref := func(block bool) string {
+		return `[{"apiVersion":"v1","kind":"ConfigMap","name":"owner","uid":"` + uid + `","blockOwnerDeletion":` + strconv.FormatBool(block) + `}]`
+	}
+	alice := func(method, p, body string) *resp {
+		h := map[string]string{}
+		if method == "PATCH" {
+			h["Content-Type"] = "application/merge-patch+json"
+		}
+		return e.send(req{method: method, path: "/api/v1/namespaces/default/configmaps" + p, body: body, token: aliceToken, header: h})
+	}
+	eventually(t, "alice's role to apply", func() bool {
+		return alice("GET", "/owner", "").code == 200
+	})
+	alice("POST", "", `{"metadata":{"name":"owned","ownerReferences":`+ref(false)+`}}`).mustCode(t, 201)
+	alice("POST", "", `{"metadata":{"name":"plain"}}`).mustCode(t, 201)
+	r := alice("PATCH", "/plain", `{"metadata":{"ownerReferences":`+ref(false)+`}}`).mustCode(t, 403)
+	if msg := r.obj(t)["message"].(string); !strings.HasPrefix(msg, `configmaps "plain" is forbidden: cannot set an ownerRef on a resource you can't delete: `) {
+		t.Errorf("refusal %q", msg)
+	}
+	if got := path(e.do("GET", "/api/v1/namespaces/default/configmaps/plain", nil).mustCode(t, 200).obj(t), "metadata.ownerReferences"); got != nil {
+		t.Errorf("a refused owner was stored: %v", got)
+	}
+	r = alice("POST", "", `{"metadata":{"name":"blocking","ownerReferences":`+ref(true)+`}}`).mustCode(t, 403)
+	if msg := r.obj(t)["message"].(string); !strings.HasPrefix(msg, `configmaps "blocking" is forbidden: cannot set blockOwnerDeletion if an ownerReference refers to a resource you can't set finalizers on: `) {
+		t.Errorf("refusal %q", msg)
+	}
+	e.do("POST", rbac+"roles", `{"metadata":{"name":"finalizers"},"rules":[{"apiGroups":[""],"resources":["configmaps/finalizers"],"verbs":["update"],"resourceNames":["owner"]}]}`).mustCode(t, 201)
+	e.do("POST", rbac+"rolebindings", `{"metadata":{"name":"alice-finalizers"},"roleRef":{"apiGroup":"`+e.opts.Brand.Group("rbac.authorization")+`","kind":"Role","name":"finalizers"},`+
+		`"subjects":[{"kind":"User","name":"alice"}]}`).mustCode(t, 201)
+	eventually(t, "alice to block the owner's deletion", func() bool {
+		return alice("POST", "", `{"metadata":{"name":"blocking","ownerReferences":`+ref(true)+`}}`).code == 201
+	})
+	// The admin is not restricted.
+	e.do("PATCH", "/api/v1/namespaces/default/configmaps/plain", `{"metadata":{"ownerReferences":`+ref(true)+`}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
 }

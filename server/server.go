@@ -383,6 +383,9 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 	if on(config.PluginNamespaceExists) {
 		checks = append(checks, builtin.NewNamespaceExists(lookupServed(s.reg, "", "namespaces")))
 	}
+	if on(config.PluginOwnerReferencesPermissionEnforcement) {
+		checks = append(checks, builtin.NewOwnerReferencesPermissionEnforcement(serverChain{s}, s.reg.ByKind))
+	}
 	var policyAdmission rest.PolicyAdmission
 	if policies != nil || validating != nil || len(checks) > 0 {
 		policyAdmission = validatingAdmission{checks: checks, policies: policies, webhooks: validating}
