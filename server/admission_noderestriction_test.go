@@ -104,3 +104,69 @@ func TestNodeRestrictionAdmission(t *testing.T) {
 	e.do("POST", "/api/v1/namespaces/default/pods", pod("other", "n2")).mustCode(t, 201)
 	e.do("DELETE", "/api/v1/namespaces/default/pods/theirs", nil).mustCode(t, 200)
 }
+
+// TestKubeletStartUnderNodeAuthorization: kubeadm's control plane
+// (--authorization-mode=Node,RBAC --enable-admission-plugins=NodeRestriction)
+// lets a kubelet do what it does when it starts and runs pods: register
+// its Node, renew its Lease, report node and pod status, make a mirror
+// pod, fetch the token of a pod bound to it, and evict it; another
+// node's objects stay out of its reach.
+func TestKubeletStartUnderNodeAuthorization(t *testing.T) {
+	t.Parallel()
+	const n1, n2 = "kubelet-1", "kubelet-2"
+	e := start(t, withTokens(t, n1+",system:node:w1,w1-uid,\"system:nodes\"", n2+",system:node:w2,w2-uid,\"system:nodes\""),
+		func(o *config.Options) {
+			o.AuthorizationModes = []string{config.ModeNode, config.ModeRBAC}
+			o.EnableAdmissionPlugins = []string{config.PluginNodeRestriction}
+		})
+	b := e.opts.Brand
+	kubelet := func(method, p string, body any, contentType string) *resp {
+		h := map[string]string{}
+		if contentType != "" {
+			h["Content-Type"] = contentType
+		}
+		return e.send(req{method: method, path: p, body: body, token: n1, header: h})
+	}
+	const merge, strategic = "application/merge-patch+json", "application/strategic-merge-patch+json"
+	// The node authorizer's graph follows the store: retry until it has.
+	var node map[string]any
+	eventually(t, "the kubelet to register its node", func() bool {
+		r := kubelet("POST", "/api/v1/nodes", `{"metadata":{"name":"w1","labels":{"`+b.Label("hostname")+`":"w1","`+b.Label("os")+`":"linux"}}}`, "")
+		if r.code == 201 {
+			node = r.obj(t)
+		}
+		return r.code == 201
+	})
+	kubelet("PATCH", "/api/v1/nodes/w1/status", `{"status":{"conditions":[{"type":"Ready","status":"True","reason":"KubeletReady"}]}}`, strategic).mustCode(t, 200)
+	leases := "/apis/" + b.Group("coordination") + "/v1/namespaces/" + b.NodeLeaseNamespace + "/leases"
+	kubelet("POST", leases, `{"metadata":{"name":"w1"},"spec":{"holderIdentity":"w1","leaseDurationSeconds":40}}`, "").mustCode(t, 201)
+	kubelet("PATCH", leases+"/w1", `{"spec":{"renewTime":"2026-01-01T00:00:00.000000Z"}}`, merge).mustCode(t, 200)
+	// Another kubelet's Node is refused by the authorizer or the plugin.
+	if code := kubelet("PATCH", "/api/v1/nodes/w2/status", `{"status":{}}`, merge).code; code != 403 && code != 404 {
+		t.Errorf("kubelet patching another node's status: %d, want 403", code)
+	}
+
+	mirror := `{"metadata":{"name":"etcd-w1","namespace":"` + b.SystemNamespace + `","annotations":{"` + b.Label("config.mirror") + `":"hash"},` +
+		`"ownerReferences":[{"apiVersion":"v1","kind":"Node","name":"w1","uid":"` + path(node, "metadata.uid").(string) + `","controller":true}]},` +
+		`"spec":{"nodeName":"w1","containers":[{"name":"etcd","image":"etcd"}]}}`
+	kubelet("POST", "/api/v1/namespaces/"+b.SystemNamespace+"/pods", mirror, "").mustCode(t, 201)
+
+	// A pod the scheduler bound to w1, with its service account token.
+	pod := e.do("POST", "/api/v1/namespaces/default/pods", `{"metadata":{"name":"web"},"spec":{"nodeName":"w1","containers":[{"name":"c","image":"nginx"}]}}`).mustCode(t, 201).obj(t)
+	eventually(t, "the kubelet to see its pod", func() bool {
+		return kubelet("GET", "/api/v1/namespaces/default/pods/web", nil, "").code == 200
+	})
+	kubelet("PATCH", "/api/v1/namespaces/default/pods/web/status", `{"status":{"phase":"Running"}}`, strategic).mustCode(t, 200)
+	tok := kubelet("POST", "/api/v1/namespaces/default/serviceaccounts/default/token",
+		`{"spec":{"audiences":["api"],"expirationSeconds":3600,"boundObjectRef":{"apiVersion":"v1","kind":"Pod","name":"web","uid":"`+path(pod, "metadata.uid").(string)+`"}}}`, "").mustCode(t, 201).obj(t)
+	if s, _ := path(tok, "status.token").(string); s == "" {
+		t.Errorf("no token: %v", tok)
+	}
+	if got := path(e.do("GET", "/api/v1/namespaces/default/pods/web", nil).mustCode(t, 200).obj(t), "status.phase"); got != "Running" {
+		t.Errorf("stored pod phase %v, want the kubelet's Running", got)
+	}
+	kubelet("POST", "/api/v1/namespaces/default/pods/web/eviction", `{"metadata":{"name":"web"}}`, "").mustCode(t, 201)
+	// The kubelet may not relabel itself into a restricted pool.
+	kubelet("PATCH", "/api/v1/nodes/w1", `{"metadata":{"labels":{"node-restriction.`+b.LongDomain+`/pool":"secure"}}}`, merge).mustCode(t, 403).
+		mustMessage(t, `nodes "w1" is forbidden: is not allowed to modify labels: node-restriction.`+b.LongDomain+`/pool`)
+}
