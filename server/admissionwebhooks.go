@@ -1,13 +1,11 @@
 package server
 
 import (
-	"context"
 	"fmt"
 
 	"platd/server/admission"
 	"platd/server/controllers"
 	"platd/server/registry"
-	"platd/server/rest"
 )
 
 // admissionWebhooks returns the caller of the admission webhooks when
@@ -39,69 +37,4 @@ func (s *Server) followWebhooks(w *admission.Webhooks) error {
 	}
 	s.background.run(c.Run)
 	return nil
-}
-
-// validatingAdmission is the validating admission of every write, in
-// upstream's plugin order: the built-in plugins that check every write
-// (NamespaceExists), the ValidatingAdmissionPolicies, then the
-// validating webhooks. Any may be nil.
-type validatingAdmission struct {
-	checks   []rest.PolicyAdmission
-	policies *admission.Policies
-	webhooks *admission.Webhooks
-}
-
-func (v validatingAdmission) Validate(ctx context.Context, a *admission.Attributes) error {
-	for _, c := range v.checks {
-		if err := c.Validate(ctx, a); err != nil {
-			return err
-		}
-	}
-	if v.policies != nil {
-		if err := v.policies.Validate(ctx, a); err != nil {
-			return err
-		}
-	}
-	if v.webhooks != nil {
-		return v.webhooks.Validate(ctx, a)
-	}
-	return nil
-}
-
-func (v validatingAdmission) Empty() bool {
-	return len(v.checks) == 0 && (v.policies == nil || v.policies.Empty()) && (v.webhooks == nil || v.webhooks.ValidatingEmpty())
-}
-
-// mutatingChain runs mutating admissions in order, each seeing the
-// object as the one before left it: the built-in plugins that see every
-// write (NodeRestriction), the webhooks, then AlwaysDeny.
-type mutatingChain []rest.MutatingAdmission
-
-func (c mutatingChain) Mutate(ctx context.Context, a *admission.Attributes) (registry.Object, error) {
-	var out registry.Object
-	for _, m := range c {
-		if m.MutatingEmpty() {
-			continue
-		}
-		got, err := m.Mutate(ctx, a)
-		if err != nil {
-			return nil, err
-		}
-		if got != nil {
-			out = got
-			next := *a
-			next.Object = got
-			a = &next
-		}
-	}
-	return out, nil
-}
-
-func (c mutatingChain) MutatingEmpty() bool {
-	for _, m := range c {
-		if !m.MutatingEmpty() {
-			return false
-		}
-	}
-	return true
 }

@@ -371,46 +371,9 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 	}
 	s.pollObjectCounts()
 	policies, webhooks := s.admissionPolicies(), s.admissionWebhooks()
-	on := o.AdmissionOff.Enabled
-	if !on(config.PluginValidatingAdmissionPolicy) {
+	policyAdmission, mutatingAdmission, webhooks := s.admissionChains(o, policies, webhooks)
+	if !o.AdmissionOff.Enabled(config.PluginValidatingAdmissionPolicy) {
 		policies = nil
-	}
-	validating := webhooks
-	if !on(config.PluginValidatingAdmissionWebhook) {
-		validating = nil
-	}
-	var checks []rest.PolicyAdmission
-	if on(config.PluginNamespaceExists) {
-		checks = append(checks, builtin.NewNamespaceExists(lookupServed(s.reg, "", "namespaces")))
-	}
-	if on(config.PluginOwnerReferencesPermissionEnforcement) {
-		checks = append(checks, builtin.NewOwnerReferencesPermissionEnforcement(serverChain{s}, s.reg.ByKind))
-	}
-	var policyAdmission rest.PolicyAdmission
-	if policies != nil || validating != nil || len(checks) > 0 {
-		policyAdmission = validatingAdmission{checks: checks, policies: policies, webhooks: validating}
-	}
-	var mutators mutatingChain
-	if on(config.PluginNodeRestriction) {
-		mutators = append(mutators, builtin.NewNodeRestriction(o.Brand, lookupServed(s.reg, "", "pods"), lookupServed(s.reg, "", "nodes"),
-			o.FeatureGates.Enabled(config.RecoverVolumeExpansionFailure)))
-	}
-	if webhooks != nil && on(config.PluginMutatingAdmissionWebhook) {
-		mutators = append(mutators, webhooks)
-	} else if validating == nil {
-		// Neither webhook plugin runs: no configuration is followed.
-		webhooks = nil
-	}
-	if on(config.PluginAlwaysDeny) {
-		mutators = append(mutators, builtin.AlwaysDeny{})
-	}
-	var mutatingAdmission rest.MutatingAdmission
-	switch len(mutators) {
-	case 0:
-	case 1:
-		mutatingAdmission = mutators[0]
-	default:
-		mutatingAdmission = mutators
 	}
 	s.rest = rest.New(rest.Config{Store: timedStore{Storage: s.store, m: s.metrics}, Registry: s.reg, Brand: o.Brand, Log: log, Shutdown: s.stopping, Kinds: cat.ByGVK,
 		WatchListDisabled: !o.FeatureGates.Enabled(config.WatchList), Compression: responseCompression(o),
