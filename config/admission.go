@@ -81,8 +81,9 @@ type admissionPluginDecoder func(data []byte, b Brand, into *AdmissionPlugins) e
 
 // admissionPluginDecoders maps the name of each admission plugin platd
 // configures to the decoder of its configuration. Entries of other
-// plugins are accepted and ignored, as upstream asks a file only for
-// the configuration of the plugins it runs.
+// plugins, and of configured plugins that do not run, are accepted and
+// ignored, as upstream asks a file only for the configuration of the
+// plugins it runs.
 var admissionPluginDecoders = map[string]admissionPluginDecoder{
 	PluginPodSecurity: decodePodSecurityPlugin,
 }
@@ -105,16 +106,17 @@ type admissionPluginFile struct {
 }
 
 // LoadAdmissionConfig reads path and returns the configuration of every
-// plugin platd configures; a path of "" is every plugin's default.
-func LoadAdmissionConfig(path string, b Brand) (AdmissionPlugins, error) {
+// plugin platd configures that runs (off says which do not); a path of
+// "" is every plugin's default.
+func LoadAdmissionConfig(path string, b Brand, off AdmissionPluginsOff) (AdmissionPlugins, error) {
 	if path == "" {
-		return DecodeAdmissionConfig(nil, "", b)
+		return DecodeAdmissionConfig(nil, "", b, off)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return AdmissionPlugins{}, fmt.Errorf("%w: unable to read admission control configuration from %q [%w]", ErrAdmissionConfig, path, err)
 	}
-	p, err := DecodeAdmissionConfig(data, filepath.Dir(path), b)
+	p, err := DecodeAdmissionConfig(data, filepath.Dir(path), b, off)
 	if err != nil {
 		return AdmissionPlugins{}, fmt.Errorf("%w: %s: %w", ErrAdmissionConfig, path, err)
 	}
@@ -124,8 +126,10 @@ func LoadAdmissionConfig(path string, b Brand) (AdmissionPlugins, error) {
 // DecodeAdmissionConfig decodes an AdmissionConfiguration (YAML or JSON;
 // nil is none) whose relative plugin paths are relative to dir, and
 // decodes and validates the configuration of each plugin platd
-// configures, with upstream's messages.
-func DecodeAdmissionConfig(data []byte, dir string, b Brand) (AdmissionPlugins, error) {
+// configures that runs (off says which do not), in upstream's plugin
+// order and with upstream's messages. The entry of a plugin that does not
+// run is not read: its path may be missing, its configuration bad.
+func DecodeAdmissionConfig(data []byte, dir string, b Brand, off AdmissionPluginsOff) (AdmissionPlugins, error) {
 	var out AdmissionPlugins
 	found := map[string][]byte{}
 	if data != nil {
@@ -135,7 +139,7 @@ func DecodeAdmissionConfig(data []byte, dir string, b Brand) (AdmissionPlugins, 
 		}
 		for _, p := range f.Plugins {
 			// The first entry of a name is the one upstream reads.
-			if _, seen := found[p.Name]; seen || admissionPluginDecoders[p.Name] == nil {
+			if _, seen := found[p.Name]; seen || admissionPluginDecoders[p.Name] == nil || !off.Enabled(p.Name) {
 				continue
 			}
 			cfg, err := pluginConfigData(p, dir)
@@ -145,7 +149,11 @@ func DecodeAdmissionConfig(data []byte, dir string, b Brand) (AdmissionPlugins, 
 			found[p.Name] = cfg
 		}
 	}
-	for name, decode := range admissionPluginDecoders {
+	for _, name := range AdmissionPluginNames {
+		decode := admissionPluginDecoders[name]
+		if decode == nil || !off.Enabled(name) {
+			continue
+		}
 		if err := decode(found[name], b, &out); err != nil {
 			return out, fmt.Errorf("couldn't init admission plugin %q: %w", name, err)
 		}

@@ -80,7 +80,7 @@ func TestDecodeAdmissionConfig(t *testing.T) {
 				if tc.in != "" {
 					data = []byte(tc.in)
 				}
-				got, err := DecodeAdmissionConfig(data, dir, b)
+				got, err := DecodeAdmissionConfig(data, dir, b, nil)
 				if tc.err != "" {
 					if err == nil || err.Error() != tc.err {
 						t.Fatalf("error:\n got %v\nwant %s", err, tc.err)
@@ -98,6 +98,44 @@ func TestDecodeAdmissionConfig(t *testing.T) {
 	}
 }
 
+// The entry of a plugin that does not run is not read, as upstream
+// initializes only the plugins it runs: a bad configuration or a missing
+// file of a disabled plugin does not stop platd.
+func TestDecodeAdmissionConfigPluginsOff(t *testing.T) {
+	b := Brands["plat"]
+	head := "apiVersion: " + AdmissionConfigAPIVersions(b)[0] + "\nkind: AdmissionConfiguration\nplugins:\n"
+	bad := head + "- name: PodSecurity\n  configuration:\n    apiVersion: " + PodSecurityConfigAPIVersions(b)[0] +
+		"\n    kind: PodSecurityConfiguration\n    defaults: {enforce: strict}\n"
+	missing := head + "- name: PodSecurity\n  path: missing.yaml\n"
+	podSecurityOff, _ := parseAdmissionPlugins(nil, []string{PluginPodSecurity})
+	for _, tc := range []struct {
+		name, in string
+		off      AdmissionPluginsOff
+		err      string // a part of the error; "" for success
+	}{
+		{"bad configuration, plugin runs", bad, nil, "Enforce.Level: must be one of"},
+		{"bad configuration, plugin off", bad, podSecurityOff, ""},
+		{"missing path, plugin runs", missing, nil, "couldn't open admission plugin configuration"},
+		{"missing path, plugin off", missing, podSecurityOff, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := DecodeAdmissionConfig([]byte(tc.in), t.TempDir(), b, tc.off)
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, AdmissionPlugins{}) {
+				t.Errorf("got %+v, want no configuration of the plugin that does not run", got)
+			}
+		})
+	}
+}
+
 // The flag's file is read by Validate; a bad one is an ErrInvalid naming
 // the flag and the file.
 func TestAdmissionControlConfigFileOption(t *testing.T) {
@@ -109,12 +147,12 @@ func TestAdmissionControlConfigFileOption(t *testing.T) {
 	if err := os.WriteFile(good, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	a, err := LoadAdmissionConfig(good, b)
+	a, err := LoadAdmissionConfig(good, b, nil)
 	if err != nil || a.PodSecurity.Defaults.Enforce != "restricted" {
 		t.Fatalf("load: %v %+v", err, a)
 	}
 	missing := filepath.Join(dir, "missing.yaml")
-	_, err = LoadAdmissionConfig(missing, b)
+	_, err = LoadAdmissionConfig(missing, b, nil)
 	if !errors.Is(err, ErrAdmissionConfig) || !strings.Contains(err.Error(), `unable to read admission control configuration from "`+missing+`"`) {
 		t.Errorf("missing file: %v", err)
 	}

@@ -383,7 +383,7 @@ func (o *Options) Validate() error {
 		o.Encryption = c
 	}
 	if o.AdmissionControlConfigFile != "" {
-		a, err := LoadAdmissionConfig(o.AdmissionControlConfigFile, o.Brand)
+		a, err := LoadAdmissionConfig(o.AdmissionControlConfigFile, o.Brand, off)
 		if err != nil {
 			return fmt.Errorf("%w: --admission-control-config-file: %w", ErrInvalid, err)
 		}
