@@ -757,6 +757,13 @@ func TestEncryptionFlags(t *testing.T) {
 }
 
 func TestAdmissionPluginFlagsExit(t *testing.T) {
+	b := config.Brands["plat"]
+	limits := filepath.Join(t.TempDir(), "admission.yaml")
+	body := "apiVersion: " + config.AdmissionConfigAPIVersions(b)[0] + "\nkind: AdmissionConfiguration\nplugins:\n- name: EventRateLimit\n  configuration:\n    apiVersion: " +
+		config.EventRateLimitConfigAPIVersions(b)[0] + "\n    kind: Configuration\n    limits: [{type: Server, qps: 5, burst: 10}]\n"
+	if err := os.WriteFile(limits, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args    []string
 		off, on []string
@@ -768,7 +775,10 @@ func TestAdmissionPluginFlagsExit(t *testing.T) {
 		{args: []string{"--enable-admission-plugins=AlwaysAdmit"}, on: []string{config.PluginAlwaysAdmit, config.PluginServiceAccount}},
 		{args: []string{"--enable-admission-plugins=NodeRestriction"}, on: []string{config.PluginNodeRestriction, config.PluginServiceAccount}},
 		{args: []string{"--enable-admission-plugins=Bogus"}, err: `enable-admission-plugins plugin "Bogus" is unknown`},
-		{args: []string{"--enable-admission-plugins=AlwaysPullImages"}, err: `enable-admission-plugins plugin "AlwaysPullImages" is not implemented by platd`},
+		{args: []string{"--enable-admission-plugins=ImagePolicyWebhook"}, err: `enable-admission-plugins plugin "ImagePolicyWebhook" is not implemented by platd`},
+		{args: []string{"--enable-admission-plugins=EventRateLimit"},
+			err: `couldn't init admission plugin "EventRateLimit": limits: Invalid value: []eventratelimit.Limit(nil): must not be empty`},
+		{args: []string{"--enable-admission-plugins=EventRateLimit", "--admission-control-config-file", limits}, on: []string{config.PluginEventRateLimit}},
 		{args: []string{"--enable-admission-plugins=LimitRanger", "--disable-admission-plugins=LimitRanger"},
 			err: `[LimitRanger] in enable-admission-plugins and disable-admission-plugins overlapped`},
 	} {

@@ -18,6 +18,9 @@ import (
 const (
 	AdmissionConfigurationKind   = "AdmissionConfiguration"
 	PodSecurityConfigurationKind = "PodSecurityConfiguration"
+	// EventRateLimitConfigurationKind is the kind of the EventRateLimit
+	// plugin's configuration, upstream's plain "Configuration".
+	EventRateLimitConfigurationKind = "Configuration"
 )
 
 // ErrAdmissionConfig is wrapped by every error of loading an
@@ -30,6 +33,10 @@ var ErrAdmissionConfig = errors.New("invalid admission control configuration")
 type AdmissionPlugins struct {
 	// PodSecurity configures the Pod Security admission.
 	PodSecurity PodSecurityConfiguration
+	// EventRateLimit configures the EventRateLimit admission: set, and
+	// validated, when the plugin runs (it has no default configuration);
+	// nil when it does not.
+	EventRateLimit *EventRateLimitConfiguration
 }
 
 // PodSecurityConfiguration is the PodSecurity plugin's configuration:
@@ -85,7 +92,8 @@ type admissionPluginDecoder func(data []byte, b Brand, into *AdmissionPlugins) e
 // ignored, as upstream asks a file only for the configuration of the
 // plugins it runs.
 var admissionPluginDecoders = map[string]admissionPluginDecoder{
-	PluginPodSecurity: decodePodSecurityPlugin,
+	PluginPodSecurity:    decodePodSecurityPlugin,
+	PluginEventRateLimit: decodeEventRateLimitPlugin,
 }
 
 // admissionConfigurationFile is the file as written. Upstream decodes it
@@ -110,7 +118,11 @@ type admissionPluginFile struct {
 // "" is every plugin's default.
 func LoadAdmissionConfig(path string, b Brand, off AdmissionPluginsOff) (AdmissionPlugins, error) {
 	if path == "" {
-		return DecodeAdmissionConfig(nil, "", b, off)
+		p, err := DecodeAdmissionConfig(nil, "", b, off)
+		if err != nil {
+			return AdmissionPlugins{}, fmt.Errorf("%w: %w", ErrAdmissionConfig, err)
+		}
+		return p, nil
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -27,9 +27,11 @@ func TestAdmissionPluginFlags(t *testing.T) {
 		{name: "overlap", enable: []string{"Priority,LimitRanger"}, disable: []string{"LimitRanger", "Priority"},
 			wantError: `[LimitRanger Priority] in enable-admission-plugins and disable-admission-plugins overlapped`},
 		{name: "enable a default-off one", enable: []string{PluginNodeRestriction}, on: []string{PluginNodeRestriction, PluginServiceAccount}},
-		{name: "not implemented", enable: []string{PluginAlwaysPullImages},
-			wantError: `enable-admission-plugins plugin "AlwaysPullImages" is not implemented by platd`},
-		{name: "disabling an unimplemented one is fine", disable: []string{PluginAlwaysPullImages}, off: []string{PluginAlwaysPullImages}},
+		{name: "not implemented", enable: []string{PluginImagePolicyWebhook},
+			wantError: `enable-admission-plugins plugin "ImagePolicyWebhook" is not implemented by platd`},
+		{name: "disabling an unimplemented one is fine", disable: []string{PluginImagePolicyWebhook}, off: []string{PluginImagePolicyWebhook}},
+		{name: "EventRateLimit needs its configuration", enable: []string{PluginEventRateLimit},
+			wantError: `--admission-control-config-file: invalid admission control configuration: couldn't init admission plugin "EventRateLimit": limits: Invalid value: []eventratelimit.Limit(nil): must not be empty`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := Options{DataDir: "d", BindAddress: "127.0.0.1", AuthorizationModes: []string{ModeAlwaysAllow}, HistoryRetention: 1,

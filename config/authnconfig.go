@@ -147,7 +147,22 @@ func DecodeAuthenticationConfig(data []byte, b Brand) (*AuthenticationConfigurat
 // values of the wrong type are errors naming the field path, YAML syntax
 // errors name the line.
 func decodeStrict(data []byte, out any, kind string, apiVersions []string) error {
-	js, err := yaml.YAMLToJSONStrict(data)
+	return decodeConfigFile(data, out, kind, apiVersions, true)
+}
+
+// decodeLenient is decodeStrict for the files upstream decodes leniently:
+// unknown fields are ignored, a duplicate key's last value wins; values of
+// the wrong type are still errors.
+func decodeLenient(data []byte, out any, kind string, apiVersions []string) error {
+	return decodeConfigFile(data, out, kind, apiVersions, false)
+}
+
+func decodeConfigFile(data []byte, out any, kind string, apiVersions []string, strict bool) error {
+	toJSON := yaml.YAMLToJSON
+	if strict {
+		toJSON = yaml.YAMLToJSONStrict
+	}
+	js, err := toJSON(data)
 	if err != nil {
 		return err
 	}
@@ -166,7 +181,7 @@ func decodeStrict(data []byte, out any, kind string, apiVersions []string) error
 			gotKind, apiVersion, kind, strings.Join(apiVersions, " or "))
 	}
 	t := reflect.TypeOf(out).Elem()
-	if unknown := unknownFields(generic, t, ""); len(unknown) > 0 {
+	if unknown := unknownFields(generic, t, ""); strict && len(unknown) > 0 {
 		quoted := make([]string, len(unknown))
 		for i, u := range unknown {
 			quoted[i] = fmt.Sprintf("unknown field %q", u)

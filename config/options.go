@@ -142,8 +142,8 @@ type Options struct {
 	Encryption                   *EncryptionConfiguration
 	// AdmissionControlConfigFile is --admission-control-config-file: an
 	// AdmissionConfiguration holding admission plugins' configurations.
-	// Validate reads it into Admission (the zero value, every plugin's
-	// default, without the flag).
+	// Validate reads it into Admission (every plugin's default without
+	// the flag).
 	AdmissionControlConfigFile string
 	Admission                  AdmissionPlugins
 	// EnableAdmissionPlugins and DisableAdmissionPlugins are
@@ -382,13 +382,13 @@ func (o *Options) Validate() error {
 		}
 		o.Encryption = c
 	}
-	if o.AdmissionControlConfigFile != "" {
-		a, err := LoadAdmissionConfig(o.AdmissionControlConfigFile, o.Brand, off)
-		if err != nil {
-			return fmt.Errorf("%w: --admission-control-config-file: %w", ErrInvalid, err)
-		}
-		o.Admission = a
+	// Read without the flag too: a plugin that runs may need a
+	// configuration only the file can give (EventRateLimit's limits).
+	a, err := LoadAdmissionConfig(o.AdmissionControlConfigFile, o.Brand, off)
+	if err != nil {
+		return fmt.Errorf("%w: --admission-control-config-file: %w", ErrInvalid, err)
 	}
+	o.Admission = a
 	o.APIEnablement = rc
 	o.AdmissionOff = off
 	o.Warnings = append(o.Warnings, gateWarnings...)

@@ -1,6 +1,9 @@
 package server_test
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -229,4 +232,82 @@ func TestOwnerReferencesPermissionEnforcement(t *testing.T) {
 	})
 	// The admin is not restricted.
 	e.do("PATCH", "/api/v1/namespaces/default/configmaps/plain", `{"metadata":{"ownerReferences":`+ref(true)+`}}`, "Content-Type", "application/merge-patch+json").mustCode(t, 200)
+}
+
+// TestEventRateLimit: with EventRateLimit enabled, creates and updates of
+// the core group's events past a limit's burst are refused with 429 and
+// upstream's message, and not stored; other kinds, the events group's
+// kind and dry runs are not counted; a User limit gives each user a
+// bucket. The limits refill at 1 qps, far slower than the requests come.
+func TestEventRateLimit(t *testing.T) {
+	t.Parallel()
+	startLimited := func(t *testing.T, limits string) *env {
+		file := filepath.Join(t.TempDir(), "admission.yaml")
+		body := "apiVersion: " + config.AdmissionConfigAPIVersions(platBrand)[0] + "\nkind: AdmissionConfiguration\nplugins:\n" +
+			"- name: EventRateLimit\n  configuration:\n    apiVersion: " + config.EventRateLimitConfigAPIVersions(platBrand)[0] +
+			"\n    kind: Configuration\n    limits: " + limits + "\n"
+		if err := os.WriteFile(file, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return start(t, func(o *config.Options) {
+			o.EnableAdmissionPlugins = []string{config.PluginEventRateLimit}
+			o.AdmissionControlConfigFile = file
+		})
+	}
+	event := func(name string) map[string]any {
+		return map[string]any{"metadata": map[string]any{"name": name},
+			"involvedObject": map[string]any{"kind": "Pod", "name": "p", "namespace": "default"}, "reason": "R", "message": "m", "type": "Normal"}
+	}
+	events := "/api/v1/namespaces/default/events"
+	refused := func(t *testing.T, r *resp, key string) {
+		t.Helper()
+		r.mustCode(t, 429).mustMessage(t, "Too many requests: limit reached on type "+key)
+		st := r.obj(t)
+		if st["kind"] != "Status" || st["status"] != "Failure" || st["reason"] != "TooManyRequests" || st["code"] != float64(429) || st["details"] != nil {
+			t.Errorf("refusal %s, want upstream's TooManyRequests Status", r.body)
+		}
+	}
+
+	t.Run("Server", func(t *testing.T) {
+		t.Parallel()
+		e := startLimited(t, "[{type: Server, qps: 1, burst: 2}]")
+		e.do("POST", events, event("e1")).mustCode(t, 201)
+		e.do("POST", events, event("e2")).mustCode(t, 201)
+		refused(t, e.do("POST", events, event("e3")), "Server for key ")
+		e.do("GET", events+"/e3", nil).mustCode(t, 404)
+		// An update is counted as a create is.
+		e1 := e.do("GET", events+"/e1", nil).mustCode(t, 200).obj(t)
+		e1["message"] = "changed"
+		refused(t, e.do("PUT", events+"/e1", e1), "Server for key ")
+		if got := path(e.do("GET", events+"/e1", nil).mustCode(t, 200).obj(t), "message"); got != "m" {
+			t.Errorf("stored message %v, want m", got)
+		}
+		// Neither another kind, nor the events group's kind, nor a dry run
+		// is counted.
+		e.do("POST", "/api/v1/namespaces/default/configmaps", cm("c1", nil, nil)).mustCode(t, 201)
+		e.do("POST", events+"?dryRun=All", event("e4")).mustCode(t, 201)
+		grouped := map[string]any{"metadata": map[string]any{"name": "e5"}, "eventTime": "2026-01-01T00:00:00.000000Z", "reportingController": "x/y",
+			"reportingInstance": "i", "action": "A", "reason": "R", "type": "Normal", "regarding": map[string]any{"kind": "Pod", "name": "p", "namespace": "default"}}
+		e.do("POST", groupPath(platBrand.Group("events"), "v1", "default", "events"), grouped).mustCode(t, 201)
+		list := e.do("GET", events, nil).mustCode(t, 200).obj(t)
+		var names []string
+		for _, it := range list["items"].([]any) {
+			names = append(names, path(it.(map[string]any), "metadata.name").(string))
+		}
+		if got := fmt.Sprint(names); got != "[e1 e2 e5]" {
+			t.Errorf("stored events %s, want [e1 e2 e5]", got)
+		}
+	})
+
+	t.Run("User", func(t *testing.T) {
+		t.Parallel()
+		e := startLimited(t, "[{type: User, qps: 1, burst: 1}]")
+		asAlice := func(name string) *resp {
+			return e.send(req{method: "POST", path: events, body: event(name), token: aliceToken})
+		}
+		e.do("POST", events, event("admin-1")).mustCode(t, 201)
+		refused(t, e.do("POST", events, event("admin-2")), "User for key admin")
+		asAlice("alice-1").mustCode(t, 201)
+		refused(t, asAlice("alice-2"), "User for key alice")
+	})
 }

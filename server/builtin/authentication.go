@@ -38,6 +38,9 @@ type Services struct {
 	// (--admission-control-config-file); the zero value is upstream's
 	// default.
 	PodSecurity config.PodSecurityConfiguration
+	// EventRateLimit is the EventRateLimit admission plugin's
+	// configuration; nil (the plugin does not run) is no limit.
+	EventRateLimit *config.EventRateLimitConfiguration
 	// Admission says which admission plugins run (--enable- and
 	// --disable-admission-plugins); the zero value is upstream's default
 	// set.

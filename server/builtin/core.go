@@ -122,7 +122,7 @@ func coreV1With(b config.Brand, r ServiceRanges, sv Services) []*registry.Descri
 		secrets(b),
 		serviceAccounts(b),
 		limitRanges(b),
-		events(b),
+		events(b, sv),
 		po,
 		podTemplates(b, sv),
 		persistentVolumeClaims(b),
@@ -354,8 +354,15 @@ func limitRanges(b config.Brand) *registry.Descriptor {
 	return d
 }
 
-func events(b config.Brand) *registry.Descriptor {
+func events(b config.Brand, sv Services) *registry.Descriptor {
 	d := core("events", "event", "Event", true, "ev")
+	if sv.EventRateLimit != nil {
+		// Only the core group's kind is limited, as upstream's plugin
+		// sees the events group's writes as another kind.
+		d.Strategy.AdmissionSteps = []registry.AdmissionStep{
+			{Plugin: config.PluginEventRateLimit, Validate: newEventRateLimit(sv.EventRateLimit, sv.now).validate},
+		}
+	}
 	d.Quota = quota.Ignored() // upstream never charges events to a quota
 	d.UpdateCreates = true
 	d.NoGarbageCollection = true

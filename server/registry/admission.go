@@ -25,6 +25,22 @@ type Denial struct{ Reason string }
 
 func (e *Denial) Error() string { return e.Reason }
 
+// dryRunKey marks the context of a dry-run write's admission.
+type dryRunKey struct{}
+
+// WithDryRun returns ctx telling the admission hooks it is passed to that
+// the write they admit is a dry run: it will not be stored.
+func WithDryRun(ctx context.Context) context.Context {
+	return context.WithValue(ctx, dryRunKey{}, true)
+}
+
+// IsDryRun reports whether the write an admission hook admits on ctx is a
+// dry run (WithDryRun), as upstream's admission attributes tell.
+func IsDryRun(ctx context.Context) bool {
+	dry, _ := ctx.Value(dryRunKey{}).(bool)
+	return dry
+}
+
 // AdmissionHook is a type's admission hook (Strategy.Admit or
 // Strategy.ValidateAdmission).
 type AdmissionHook = func(ctx context.Context, l Lookup, obj, old Object) error

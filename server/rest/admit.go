@@ -46,14 +46,18 @@ func admissionName(obj Object) string {
 }
 
 // validateAdmission runs the type's ValidateAdmission hook on a valid
-// object about to be written. What the hook warns of (security.AddWarning)
+// object about to be written, telling it whether the write is a dry run
+// (registry.IsDryRun). What the hook warns of (security.AddWarning)
 // joins the write's warnings, answered whether or not the write succeeds.
-func (h *Handler) validateAdmission(ctx context.Context, s *scope, obj, old Object) error {
+func (h *Handler) validateAdmission(ctx context.Context, s *scope, obj, old Object, dryRun bool) error {
 	hook := s.d.Strategy.ValidateAdmission
 	if hook == nil || !admitted(s) {
 		return nil
 	}
 	ctx = security.WithWarnings(ctx, func(m string) { s.warnings = append(s.warnings, m) })
+	if dryRun {
+		ctx = registry.WithDryRun(ctx)
+	}
 	return admissionErr(s.d, metaString(obj, "name"), hook(ctx, sharedReads{h}, obj, old))
 }
 

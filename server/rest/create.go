@@ -240,7 +240,7 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 	if d.Strategy.Warnings != nil {
 		s.warnings = append(s.warnings, d.Strategy.Warnings(obj, nil)...)
 	}
-	if err := h.validateAdmission(ctx, s, obj, nil); err != nil {
+	if err := h.validateAdmission(ctx, s, obj, nil, dryRun); err != nil {
 		return nil, err
 	}
 	if err := admitRequester(ctx, s, obj, nil); err != nil {

@@ -288,7 +288,7 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 	if len(errs) > 0 {
 		return nil, apierr.NewInvalid(d.Group, d.Kind, s.name, errs)
 	}
-	if err := h.validateAdmission(ctx, s, next, old); err != nil {
+	if err := h.validateAdmission(ctx, s, next, old, s.dryRun); err != nil {
 		return nil, err
 	}
 	if err := admitRequester(ctx, s, next, old); err != nil {
