@@ -779,6 +779,7 @@ func TestAdmissionPluginFlagsExit(t *testing.T) {
 		{args: []string{"--enable-admission-plugins=EventRateLimit"},
 			err: `couldn't init admission plugin "EventRateLimit": limits: Invalid value: []eventratelimit.Limit(nil): must not be empty`},
 		{args: []string{"--enable-admission-plugins=EventRateLimit", "--admission-control-config-file", limits}, on: []string{config.PluginEventRateLimit}},
+		{args: []string{"--enable-admission-plugins=AlwaysPullImages"}, on: []string{config.PluginAlwaysPullImages, config.PluginServiceAccount}},
 		{args: []string{"--enable-admission-plugins=LimitRanger", "--disable-admission-plugins=LimitRanger"},
 			err: `[LimitRanger] in enable-admission-plugins and disable-admission-plugins overlapped`},
 	} {

@@ -73,15 +73,14 @@ var defaultOffAdmissionPlugins = []string{
 
 // unimplementedAdmissionPlugins are the plugins platd has no admission
 // step for. Enabling one is refused rather than ignored: a cluster
-// relying on it (AlwaysPullImages' isolation of private images,
-// ImagePolicyWebhook's image checks) would run without the protection it
-// asked for. AlwaysAdmit admits everything, which platd's
-// admission does when no other plugin refuses, and so needs no step; the
-// default-on ClusterTrustBundleAttest and MutatingAdmissionPolicy act
-// only on APIs platd does not serve.
+// relying on it (ImagePolicyWebhook's image checks) would run without
+// the protection it asked for. AlwaysAdmit admits everything, which
+// platd's admission does when no other plugin refuses, and so needs no
+// step; the default-on ClusterTrustBundleAttest and
+// MutatingAdmissionPolicy act only on APIs platd does not serve.
 var unimplementedAdmissionPlugins = []string{
 	PluginLimitPodHardAntiAffinityTopology,
-	PluginAlwaysPullImages, PluginImagePolicyWebhook, PluginPodNodeSelector,
+	PluginImagePolicyWebhook, PluginPodNodeSelector,
 	PluginPodTolerationRestriction, PluginExtendedResourceToleration,
 	PluginDenyServiceExternalIPs,
 }

@@ -15,7 +15,7 @@ func TestAdmissionPluginFlags(t *testing.T) {
 	}{
 		{name: "defaults",
 			on:  []string{PluginNamespaceLifecycle, PluginLimitRanger, PluginServiceAccount, PluginPodSecurity, PluginResourceQuota, PluginValidatingAdmissionPolicy, PluginMutatingAdmissionWebhook, PluginDefaultTolerationSeconds},
-			off: []string{PluginAlwaysAdmit, PluginNodeRestriction, PluginAlwaysDeny, PluginDenyServiceExternalIPs}},
+			off: []string{PluginAlwaysAdmit, PluginNodeRestriction, PluginAlwaysDeny, PluginDenyServiceExternalIPs, PluginAlwaysPullImages, PluginLimitPodHardAntiAffinityTopology, PluginExtendedResourceToleration}},
 		{name: "disable one", disable: []string{PluginServiceAccount},
 			on: []string{PluginLimitRanger}, off: []string{PluginServiceAccount}},
 		{name: "comma-separated and repeated", disable: []string{"ServiceAccount,LimitRanger", " Priority "},
@@ -32,6 +32,7 @@ func TestAdmissionPluginFlags(t *testing.T) {
 		{name: "disabling an unimplemented one is fine", disable: []string{PluginImagePolicyWebhook}, off: []string{PluginImagePolicyWebhook}},
 		{name: "EventRateLimit needs its configuration", enable: []string{PluginEventRateLimit},
 			wantError: `--admission-control-config-file: invalid admission control configuration: couldn't init admission plugin "EventRateLimit": limits: Invalid value: []eventratelimit.Limit(nil): must not be empty`},
+		{name: "enable AlwaysPullImages", enable: []string{PluginAlwaysPullImages}, on: []string{PluginAlwaysPullImages, PluginServiceAccount}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			o := Options{DataDir: "d", BindAddress: "127.0.0.1", AuthorizationModes: []string{ModeAlwaysAllow}, HistoryRetention: 1,

@@ -101,8 +101,8 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 // the pod templates of workloads, and are checked on namespaces
 // themselves, with the PodSecurity configuration of sv. The steps join
 // those the types have of their own (DefaultTolerationSeconds',
-// StorageObjectInUseProtection's), which need no other objects and
-// interact with none of these.
+// AlwaysPullImages', StorageObjectInUseProtection's), which need no
+// other objects; composeAdmission puts them all in upstream's order.
 func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor, sv Services) {
 	lr := newLimitRanger(b, kindOf(ds, "LimitRange"))
 	pa := priorityAdmission{classes: kindOf(ds, "PriorityClass")}
@@ -110,15 +110,12 @@ func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor, sv Services) {
 	rc := runtimeClassAdmission{classes: kindOf(ds, "RuntimeClass")}
 	ps := newPodSecurity(b, kindOf(ds, "Namespace"), kindOf(ds, "Pod"), sv.PodSecurity)
 	pod := &kindOf(ds, "Pod").Strategy
-	// The pod's own step (DefaultTolerationSeconds) runs where upstream's
-	// plugin order puts it: after Priority, before RuntimeClass.
-	own := pod.AdmissionSteps
-	pod.AdmissionSteps = append([]registry.AdmissionStep{
-		{Plugin: config.PluginLimitRanger, Admit: lr.admitPod, Validate: lr.validatePod},
-		{Plugin: config.PluginServiceAccount, Admit: sa.admitPod},
-		{Plugin: config.PluginPodSecurity, Validate: ps.validatePod},
-		{Plugin: config.PluginPriority, Admit: pa.admitPod},
-	}, append(own, registry.AdmissionStep{Plugin: config.PluginRuntimeClass, Admit: rc.admitPod, Validate: rc.validatePod})...)
+	pod.AdmissionSteps = append(pod.AdmissionSteps,
+		registry.AdmissionStep{Plugin: config.PluginLimitRanger, Admit: lr.admitPod, Validate: lr.validatePod},
+		registry.AdmissionStep{Plugin: config.PluginServiceAccount, Admit: sa.admitPod},
+		registry.AdmissionStep{Plugin: config.PluginPodSecurity, Validate: ps.validatePod},
+		registry.AdmissionStep{Plugin: config.PluginPriority, Admit: pa.admitPod},
+		registry.AdmissionStep{Plugin: config.PluginRuntimeClass, Admit: rc.admitPod, Validate: rc.validatePod})
 	ns := &ps.namespaces.Strategy
 	ns.AdmissionSteps = append(ns.AdmissionSteps, registry.AdmissionStep{Plugin: config.PluginPodSecurity, Validate: ps.validateNamespace})
 	// Workloads' pod templates are only warned of.
@@ -145,9 +142,15 @@ func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor, sv Services) {
 }
 
 // composeAdmission builds each type's admission hooks from the steps of
-// the admission plugins enabled reports on.
+// the admission plugins enabled reports on, first putting each type's
+// steps in upstream's order of their plugins (config.AdmissionPluginNames):
+// a type's own steps and those set across groups run where upstream runs
+// their plugin. Steps of one plugin keep their order.
 func composeAdmission(ds []*registry.Descriptor, enabled func(plugin string) bool) {
 	for _, d := range ds {
+		slices.SortStableFunc(d.Strategy.AdmissionSteps, func(a, b registry.AdmissionStep) int {
+			return slices.Index(config.AdmissionPluginNames, a.Plugin) - slices.Index(config.AdmissionPluginNames, b.Plugin)
+		})
 		d.Strategy.ComposeAdmission(enabled)
 	}
 }

@@ -43,7 +43,10 @@ func pods(b config.Brand, sv Services) *registry.Descriptor {
 	d.Strategy.Default = defaultPod
 	d.Strategy.PrepareForCreate = r.prepareForCreate
 	d.Strategy.PrepareForUpdate = r.prepareForUpdate
-	d.Strategy.AdmissionSteps = []registry.AdmissionStep{{Plugin: config.PluginDefaultTolerationSeconds, Admit: r.admitDefaultTolerations}}
+	d.Strategy.AdmissionSteps = []registry.AdmissionStep{
+		{Plugin: config.PluginAlwaysPullImages, Admit: admitAlwaysPull, Validate: validateAlwaysPull},
+		{Plugin: config.PluginDefaultTolerationSeconds, Admit: r.admitDefaultTolerations},
+	}
 	d.Strategy.Validate = r.validatePodCreate
 	d.Strategy.ValidateUpdate = r.validatePodUpdate
 	d.Strategy.DeleteGrace = podDeletionGracePeriod

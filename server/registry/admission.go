@@ -1,6 +1,9 @@
 package registry
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // Lookup reads stored objects for a type's admission hooks: the server's
 // own read path, in process, at its latest revision. Objects are in d's
@@ -40,6 +43,17 @@ func IsDryRun(ctx context.Context) bool {
 	dry, _ := ctx.Value(dryRunKey{}).(bool)
 	return dry
 }
+
+// Denials are an admission hook's refusal of a write for several reasons
+// at once, each worded as a Denial's, as upstream's plugins that answer
+// an aggregate of Forbidden errors (one per field at fault). Such an
+// aggregate is no Status error: upstream answers it 500 without a
+// reason, the message joining each `<resource> "<name>" is forbidden:
+// <reason>` as an aggregate prints them, one alone, several as
+// "[a, b]".
+type Denials struct{ Reasons []string }
+
+func (e *Denials) Error() string { return strings.Join(e.Reasons, ", ") }
 
 // AdmissionHook is a type's admission hook (Strategy.Admit or
 // Strategy.ValidateAdmission).

@@ -62,14 +62,25 @@ func (h *Handler) validateAdmission(ctx context.Context, s *scope, obj, old Obje
 }
 
 // admissionErr is the answer to an admission hook's error: a Denial is a
-// 403 naming the object, anything else is answered as it is.
+// 403 naming the object, Denials the 500 of an aggregate of such
+// refusals, anything else is answered as it is.
 func admissionErr(d *registry.Descriptor, name string, err error) error {
+	forbidden := func(reason string) string {
+		return fmt.Sprintf("%s %q is forbidden: %s", d.GroupResource(), name, reason)
+	}
+	var denials *registry.Denials
+	if errors.As(err, &denials) {
+		msgs := make([]string, len(denials.Reasons))
+		for i, r := range denials.Reasons {
+			msgs[i] = forbidden(r)
+		}
+		return apierr.New(http.StatusInternalServerError, apierr.ReasonUnknown, apierr.Aggregate(msgs), nil)
+	}
 	var denial *registry.Denial
 	if !errors.As(err, &denial) {
 		return err
 	}
-	return apierr.NewForbidden(d.Group, d.Resource, name,
-		fmt.Sprintf("%s %q is forbidden: %s", d.GroupResource(), name, denial.Reason))
+	return apierr.NewForbidden(d.Group, d.Resource, name, forbidden(denial.Reason))
 }
 
 // PolicyAdmission is the validating admission every write of every

@@ -176,3 +176,44 @@ func TestValidateAdmissionWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestAdmissionDenials: a hook's Denials are answered as upstream answers
+// an aggregate of Forbidden errors, a 500 without reason whose message
+// joins each refusal naming the object.
+func TestAdmissionDenials(t *testing.T) {
+	t.Parallel()
+	h, srv, _ := newTestHandler(t, Config{})
+	cms := h.reg.Lookup("", "v1", "configmaps")
+	cms.Strategy.ValidateAdmission = func(_ context.Context, _ registry.Lookup, obj, _ Object) error {
+		var reasons []string
+		for _, k := range []string{"a", "b", "c"} {
+			if r, ok := obj["data"].(map[string]any)[k].(string); ok {
+				reasons = append(reasons, r)
+			}
+		}
+		return &registry.Denials{Reasons: reasons}
+	}
+	const cmPath = "/api/v1/namespaces/default/configmaps"
+	for _, tc := range []struct {
+		name, data, want string
+	}{
+		{"one", `{"a":"first"}`, `configmaps "one" is forbidden: first`},
+		{"two", `{"a":"first","b":"second"}`, `[configmaps "two" is forbidden: first, configmaps "two" is forbidden: second]`},
+		{"same", `{"a":"first","b":"first","c":"third"}`, `[configmaps "same" is forbidden: first, configmaps "same" is forbidden: third]`},
+	} {
+		res, err := srv.Client().Post(srv.URL+cmPath, "application/json",
+			strings.NewReader(`{"metadata":{"name":"`+tc.name+`"},"data":`+tc.data+`}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st map[string]any
+		_ = json.NewDecoder(res.Body).Decode(&st)
+		res.Body.Close()
+		if res.StatusCode != 500 || st["code"] != float64(500) || st["reason"] != nil || st["message"] != tc.want || st["details"] != nil {
+			t.Errorf("%s: %d %v, want 500 without reason and %q", tc.name, res.StatusCode, st, tc.want)
+		}
+		if got, err := h.Get(cms, "default", tc.name); err == nil {
+			t.Errorf("%s: stored %v", tc.name, got)
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package server_test
+
+import (
+	"testing"
+
+	"platd/config"
+)
+
+// optInPlugins are the plugins upstream leaves off that
+// TestAdmissionPluginsOptIn enables.
+var optInPlugins = []string{config.PluginAlwaysPullImages}
+
+// TestAdmissionPluginsOptIn: the admission plugins upstream runs only
+// when --enable-admission-plugins names them change nothing by default,
+// and enabled act on what is stored and refused as upstream's.
+func TestAdmissionPluginsOptIn(t *testing.T) {
+	t.Parallel()
+	for _, on := range []bool{false, true} {
+		name := "default"
+		if on {
+			name = "enabled"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := &policyEnv{env: start(t, func(o *config.Options) {
+				if on {
+					o.EnableAdmissionPlugins = optInPlugins
+				}
+			}), t: t}
+			optInAlwaysPullImages(t, e, on)
+		})
+	}
+}
+
+// optInAlwaysPullImages: every container of a pod created pulls always,
+// and one a mutating webhook sets otherwise refuses the pod with an
+// aggregate of Forbidden errors, a 500 as upstream answers it.
+func optInAlwaysPullImages(t *testing.T, e *policyEnv, on bool) {
+	pods := "/api/v1/namespaces/default/pods"
+	policies := func(p map[string]any) []any {
+		return []any{path(p, "spec.initContainers").([]any)[0].(map[string]any)["imagePullPolicy"],
+			path(p, "spec.containers").([]any)[0].(map[string]any)["imagePullPolicy"]}
+	}
+	pod := func(name string, labels map[string]any) map[string]any {
+		return map[string]any{"metadata": map[string]any{"name": name, "labels": labels}, "spec": map[string]any{
+			"initContainers": []any{map[string]any{"name": "i", "image": "init:1"}},
+			"containers":     []any{map[string]any{"name": "c", "image": "app:1", "imagePullPolicy": "Never"}},
+		}}
+	}
+	want := []any{"IfNotPresent", "Never"}
+	if on {
+		want = []any{"Always", "Always"}
+	}
+	created := e.do("POST", pods, pod("pull", nil)).mustCode(t, 201).obj(t)
+	stored := e.do("GET", pods+"/pull", nil).mustCode(t, 200).obj(t)
+	if got := policies(stored); mustJSON(t, got) != mustJSON(t, want) || mustJSON(t, policies(created)) != mustJSON(t, want) {
+		t.Errorf("AlwaysPullImages: stored pull policies %v, answered %v, want %v", got, policies(created), want)
+	}
+
+	// A mutating webhook, which runs after the plugin's mutation, sets
+	// the pods labelled "downgrade" to pull if not present.
+	aw := startAdmissionWebhook(t)
+	aw.script("/downgrade", func(req map[string]any) map[string]any {
+		if path(req, "object.metadata.labels.downgrade") == nil {
+			return nil
+		}
+		return map[string]any{"patch": []any{
+			map[string]any{"op": "replace", "path": "/spec/initContainers/0/imagePullPolicy", "value": "IfNotPresent"},
+			map[string]any{"op": "replace", "path": "/spec/containers/0/imagePullPolicy", "value": "IfNotPresent"},
+		}}
+	})
+	e.webhookConfig("mutatingwebhookconfigurations", "downgrade", aw.ruleHook("downgrade.example.com", "/downgrade", rule([]any{"CREATE"}, "", "pods")))
+	down := pod("down", map[string]any{"downgrade": "yes"})
+	eventually(t, "the downgrading webhook", func() bool {
+		return len(aw.requests("/downgrade")) > 0 || e.do("POST", pods+"?dryRun=All", down).code != 201
+	})
+	r := e.do("POST", pods, down)
+	if !on {
+		r.mustCode(t, 201)
+		if got := policies(e.do("GET", pods+"/down", nil).mustCode(t, 200).obj(t)); mustJSON(t, got) != `["IfNotPresent","IfNotPresent"]` {
+			t.Errorf("AlwaysPullImages off: stored the webhook's pull policies as %v", got)
+		}
+		return
+	}
+	r.mustCode(t, 500).mustMessage(t, `[pods "down" is forbidden: spec.initContainers[0].imagePullPolicy: Unsupported value: "IfNotPresent": supported values: "Always", `+
+		`pods "down" is forbidden: spec.containers[0].imagePullPolicy: Unsupported value: "IfNotPresent": supported values: "Always"]`)
+	if reason := r.obj(t)["reason"]; reason != nil {
+		t.Errorf("AlwaysPullImages refusal reason %v, want none", reason)
+	}
+	e.do("GET", pods+"/down", nil).mustCode(t, 404)
+}
