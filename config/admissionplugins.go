@@ -79,7 +79,6 @@ var defaultOffAdmissionPlugins = []string{
 // step; the default-on ClusterTrustBundleAttest and
 // MutatingAdmissionPolicy act only on APIs platd does not serve.
 var unimplementedAdmissionPlugins = []string{
-	PluginLimitPodHardAntiAffinityTopology,
 	PluginImagePolicyWebhook, PluginPodNodeSelector,
 	PluginPodTolerationRestriction, PluginExtendedResourceToleration,
 	PluginDenyServiceExternalIPs,

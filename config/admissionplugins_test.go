@@ -27,6 +27,8 @@ func TestAdmissionPluginFlags(t *testing.T) {
 		{name: "overlap", enable: []string{"Priority,LimitRanger"}, disable: []string{"LimitRanger", "Priority"},
 			wantError: `[LimitRanger Priority] in enable-admission-plugins and disable-admission-plugins overlapped`},
 		{name: "enable a default-off one", enable: []string{PluginNodeRestriction}, on: []string{PluginNodeRestriction, PluginServiceAccount}},
+		{name: "enable LimitPodHardAntiAffinityTopology", enable: []string{PluginLimitPodHardAntiAffinityTopology},
+			on: []string{PluginLimitPodHardAntiAffinityTopology, PluginServiceAccount}},
 		{name: "not implemented", enable: []string{PluginImagePolicyWebhook},
 			wantError: `enable-admission-plugins plugin "ImagePolicyWebhook" is not implemented by platd`},
 		{name: "disabling an unimplemented one is fine", disable: []string{PluginImagePolicyWebhook}, off: []string{PluginImagePolicyWebhook}},

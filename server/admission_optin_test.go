@@ -8,7 +8,7 @@ import (
 
 // optInPlugins are the plugins upstream leaves off that
 // TestAdmissionPluginsOptIn enables.
-var optInPlugins = []string{config.PluginAlwaysPullImages}
+var optInPlugins = []string{config.PluginAlwaysPullImages, config.PluginLimitPodHardAntiAffinityTopology}
 
 // TestAdmissionPluginsOptIn: the admission plugins upstream runs only
 // when --enable-admission-plugins names them change nothing by default,
@@ -28,6 +28,7 @@ func TestAdmissionPluginsOptIn(t *testing.T) {
 				}
 			}), t: t}
 			optInAlwaysPullImages(t, e, on)
+			optInLimitPodHardAntiAffinityTopology(t, e, on)
 		})
 	}
 }
@@ -88,4 +89,34 @@ func optInAlwaysPullImages(t *testing.T, e *policyEnv, on bool) {
 		t.Errorf("AlwaysPullImages refusal reason %v, want none", reason)
 	}
 	e.do("GET", pods+"/down", nil).mustCode(t, 404)
+}
+
+// optInLimitPodHardAntiAffinityTopology: a pod whose required
+// anti-affinity keeps it off other pods' zones is refused, one that keeps
+// it off their nodes is stored.
+func optInLimitPodHardAntiAffinityTopology(t *testing.T, e *policyEnv, on bool) {
+	pods := "/api/v1/namespaces/default/pods"
+	pod := func(name, key string) map[string]any {
+		return map[string]any{"metadata": map[string]any{"name": name}, "spec": map[string]any{
+			"containers": []any{map[string]any{"name": "c", "image": "app:1"}},
+			"affinity": map[string]any{"podAntiAffinity": map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": []any{
+				map[string]any{"labelSelector": map[string]any{"matchLabels": map[string]any{"app": "db"}}, "topologyKey": key},
+			}}},
+		}}
+	}
+	host, zone := platBrand.Label("hostname"), "topology."+platBrand.Label("zone")
+	e.do("POST", pods, pod("spread-by-node", host)).mustCode(t, 201)
+	stored := e.do("GET", pods+"/spread-by-node", nil).mustCode(t, 200).obj(t)
+	if got := path(stored, "spec.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution").([]any)[0].(map[string]any)["topologyKey"]; got != host {
+		t.Errorf("LimitPodHardAntiAffinityTopology: stored topology key %v, want %s", got, host)
+	}
+	r := e.do("POST", pods, pod("spread-by-zone", zone))
+	if !on {
+		r.mustCode(t, 201)
+		e.do("GET", pods+"/spread-by-zone", nil).mustCode(t, 200)
+		return
+	}
+	r.mustCode(t, 403).mustMessage(t, `pods "spread-by-zone" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey `+
+		zone+` but only key `+host+` is allowed`)
+	e.do("GET", pods+"/spread-by-zone", nil).mustCode(t, 404)
 }

@@ -29,7 +29,7 @@ func TestAdmissionStepsInPluginOrder(t *testing.T) {
 		pod = append(pod, st.Plugin)
 	}
 	want := []string{
-		config.PluginLimitRanger, config.PluginServiceAccount, config.PluginAlwaysPullImages,
+		config.PluginLimitPodHardAntiAffinityTopology, config.PluginLimitRanger, config.PluginServiceAccount, config.PluginAlwaysPullImages,
 		config.PluginPodSecurity, config.PluginPriority, config.PluginDefaultTolerationSeconds, config.PluginRuntimeClass,
 	}
 	if !slices.Equal(pod, want) {

@@ -101,7 +101,8 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 // the pod templates of workloads, and are checked on namespaces
 // themselves, with the PodSecurity configuration of sv. The steps join
 // those the types have of their own (DefaultTolerationSeconds',
-// AlwaysPullImages', StorageObjectInUseProtection's), which need no
+// AlwaysPullImages', LimitPodHardAntiAffinityTopology's,
+// StorageObjectInUseProtection's), which need no
 // other objects; composeAdmission puts them all in upstream's order.
 func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor, sv Services) {
 	lr := newLimitRanger(b, kindOf(ds, "LimitRange"))

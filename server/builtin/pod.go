@@ -44,6 +44,7 @@ func pods(b config.Brand, sv Services) *registry.Descriptor {
 	d.Strategy.PrepareForCreate = r.prepareForCreate
 	d.Strategy.PrepareForUpdate = r.prepareForUpdate
 	d.Strategy.AdmissionSteps = []registry.AdmissionStep{
+		{Plugin: config.PluginLimitPodHardAntiAffinityTopology, Validate: newHardAntiAffinityLimit(b).validatePod},
 		{Plugin: config.PluginAlwaysPullImages, Admit: admitAlwaysPull, Validate: validateAlwaysPull},
 		{Plugin: config.PluginDefaultTolerationSeconds, Admit: r.admitDefaultTolerations},
 	}
