@@ -80,7 +80,7 @@ var defaultOffAdmissionPlugins = []string{
 // MutatingAdmissionPolicy act only on APIs platd does not serve.
 var unimplementedAdmissionPlugins = []string{
 	PluginImagePolicyWebhook, PluginPodNodeSelector,
-	PluginPodTolerationRestriction, PluginExtendedResourceToleration,
+	PluginPodTolerationRestriction,
 	PluginDenyServiceExternalIPs,
 }
 

@@ -29,6 +29,8 @@ func TestAdmissionPluginFlags(t *testing.T) {
 		{name: "enable a default-off one", enable: []string{PluginNodeRestriction}, on: []string{PluginNodeRestriction, PluginServiceAccount}},
 		{name: "enable LimitPodHardAntiAffinityTopology", enable: []string{PluginLimitPodHardAntiAffinityTopology},
 			on: []string{PluginLimitPodHardAntiAffinityTopology, PluginServiceAccount}},
+		{name: "enable ExtendedResourceToleration", enable: []string{PluginExtendedResourceToleration},
+			on: []string{PluginExtendedResourceToleration, PluginServiceAccount}},
 		{name: "not implemented", enable: []string{PluginImagePolicyWebhook},
 			wantError: `enable-admission-plugins plugin "ImagePolicyWebhook" is not implemented by platd`},
 		{name: "disabling an unimplemented one is fine", disable: []string{PluginImagePolicyWebhook}, off: []string{PluginImagePolicyWebhook}},

@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 
 	"platd/config"
@@ -8,7 +10,8 @@ import (
 
 // optInPlugins are the plugins upstream leaves off that
 // TestAdmissionPluginsOptIn enables.
-var optInPlugins = []string{config.PluginAlwaysPullImages, config.PluginLimitPodHardAntiAffinityTopology}
+var optInPlugins = []string{config.PluginAlwaysPullImages, config.PluginLimitPodHardAntiAffinityTopology,
+	config.PluginExtendedResourceToleration}
 
 // TestAdmissionPluginsOptIn: the admission plugins upstream runs only
 // when --enable-admission-plugins names them change nothing by default,
@@ -29,6 +32,7 @@ func TestAdmissionPluginsOptIn(t *testing.T) {
 			}), t: t}
 			optInAlwaysPullImages(t, e, on)
 			optInLimitPodHardAntiAffinityTopology(t, e, on)
+			optInExtendedResourceToleration(t, e, on)
 		})
 	}
 }
@@ -119,4 +123,32 @@ func optInLimitPodHardAntiAffinityTopology(t *testing.T, e *policyEnv, on bool) 
 	r.mustCode(t, 403).mustMessage(t, `pods "spread-by-zone" is forbidden: affinity.PodAntiAffinity.RequiredDuringScheduling has TopologyKey `+
 		zone+` but only key `+host+` is allowed`)
 	e.do("GET", pods+"/spread-by-zone", nil).mustCode(t, 404)
+}
+
+// optInExtendedResourceToleration: a pod requesting extended resources
+// (here by its limits, which its requests default to) is stored
+// tolerating their taints, after the default tolerations.
+func optInExtendedResourceToleration(t *testing.T, e *policyEnv, on bool) {
+	pods := "/api/v1/namespaces/default/pods"
+	e.do("POST", pods, map[string]any{"metadata": map[string]any{"name": "gpu"}, "spec": map[string]any{
+		"containers": []any{map[string]any{"name": "c", "image": "app:1",
+			"resources": map[string]any{"limits": map[string]any{"example.com/gpu": "1", "cpu": "1"}}}},
+		"initContainers": []any{map[string]any{"name": "i", "image": "app:1",
+			"resources": map[string]any{"requests": map[string]any{"example.com/fpga": "1"}, "limits": map[string]any{"example.com/fpga": "1"}}}},
+		"tolerations": []any{map[string]any{"key": "example.com/fpga", "operator": "Exists", "effect": "NoSchedule"}},
+	}}).mustCode(t, 201)
+	stored := e.do("GET", pods+"/gpu", nil).mustCode(t, 200).obj(t)
+	var keys []string
+	for _, tol := range path(stored, "spec.tolerations").([]any) {
+		tol := tol.(map[string]any)
+		keys = append(keys, fmt.Sprintf("%v/%v/%v", tol["key"], tol["operator"], tol["effect"]))
+	}
+	want := []string{"example.com/fpga/Exists/NoSchedule",
+		"node." + platBrand.Label("not-ready") + "/Exists/NoExecute", "node." + platBrand.Label("unreachable") + "/Exists/NoExecute"}
+	if on {
+		want = append(want, "example.com/gpu/Exists/NoSchedule")
+	}
+	if !slices.Equal(keys, want) {
+		t.Errorf("ExtendedResourceToleration: stored tolerations %v, want %v", keys, want)
+	}
 }

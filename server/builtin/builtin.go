@@ -102,8 +102,9 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 // themselves, with the PodSecurity configuration of sv. The steps join
 // those the types have of their own (DefaultTolerationSeconds',
 // AlwaysPullImages', LimitPodHardAntiAffinityTopology's,
-// StorageObjectInUseProtection's), which need no
-// other objects; composeAdmission puts them all in upstream's order.
+// ExtendedResourceToleration's, StorageObjectInUseProtection's), which
+// need no other objects; composeAdmission puts them all in upstream's
+// order.
 func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor, sv Services) {
 	lr := newLimitRanger(b, kindOf(ds, "LimitRange"))
 	pa := priorityAdmission{classes: kindOf(ds, "PriorityClass")}

@@ -47,6 +47,7 @@ func pods(b config.Brand, sv Services) *registry.Descriptor {
 		{Plugin: config.PluginLimitPodHardAntiAffinityTopology, Validate: newHardAntiAffinityLimit(b).validatePod},
 		{Plugin: config.PluginAlwaysPullImages, Admit: admitAlwaysPull, Validate: validateAlwaysPull},
 		{Plugin: config.PluginDefaultTolerationSeconds, Admit: r.admitDefaultTolerations},
+		{Plugin: config.PluginExtendedResourceToleration, Admit: r.admitExtendedResourceTolerations},
 	}
 	d.Strategy.Validate = r.validatePodCreate
 	d.Strategy.ValidateUpdate = r.validatePodUpdate

@@ -193,10 +193,8 @@ func toleratesSuperset(ss, t map[string]any) bool {
 
 // sameToleration reports whether two tolerations are equal field by field.
 func sameToleration(a, b map[string]any) bool {
-	for _, f := range []string{"key", "operator", "value", "effect"} {
-		if strOf(a[f]) != strOf(b[f]) {
-			return false
-		}
+	if !tolerationsMatch(a, b) {
+		return false
 	}
 	sa, okA := intOf(a["tolerationSeconds"])
 	sb, okB := intOf(b["tolerationSeconds"])
