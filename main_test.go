@@ -779,6 +779,8 @@ func TestAdmissionPluginFlagsExit(t *testing.T) {
 			on: []string{config.PluginLimitPodHardAntiAffinityTopology, config.PluginServiceAccount}},
 		{args: []string{"--enable-admission-plugins=ExtendedResourceToleration"},
 			on: []string{config.PluginExtendedResourceToleration, config.PluginServiceAccount}},
+		{args: []string{"--enable-admission-plugins=DenyServiceExternalIPs"},
+			on: []string{config.PluginDenyServiceExternalIPs, config.PluginServiceAccount}},
 		{args: []string{"--enable-admission-plugins=ImagePolicyWebhook"}, err: `enable-admission-plugins plugin "ImagePolicyWebhook" is not implemented by platd`},
 		{args: []string{"--enable-admission-plugins=EventRateLimit"},
 			err: `couldn't init admission plugin "EventRateLimit": limits: Invalid value: []eventratelimit.Limit(nil): must not be empty`},

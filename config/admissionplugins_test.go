@@ -31,6 +31,8 @@ func TestAdmissionPluginFlags(t *testing.T) {
 			on: []string{PluginLimitPodHardAntiAffinityTopology, PluginServiceAccount}},
 		{name: "enable ExtendedResourceToleration", enable: []string{PluginExtendedResourceToleration},
 			on: []string{PluginExtendedResourceToleration, PluginServiceAccount}},
+		{name: "enable DenyServiceExternalIPs", enable: []string{PluginDenyServiceExternalIPs},
+			on: []string{PluginDenyServiceExternalIPs, PluginServiceAccount}},
 		{name: "not implemented", enable: []string{PluginImagePolicyWebhook},
 			wantError: `enable-admission-plugins plugin "ImagePolicyWebhook" is not implemented by platd`},
 		{name: "disabling an unimplemented one is fine", disable: []string{PluginImagePolicyWebhook}, off: []string{PluginImagePolicyWebhook}},

@@ -11,7 +11,7 @@ import (
 // optInPlugins are the plugins upstream leaves off that
 // TestAdmissionPluginsOptIn enables.
 var optInPlugins = []string{config.PluginAlwaysPullImages, config.PluginLimitPodHardAntiAffinityTopology,
-	config.PluginExtendedResourceToleration}
+	config.PluginExtendedResourceToleration, config.PluginDenyServiceExternalIPs}
 
 // TestAdmissionPluginsOptIn: the admission plugins upstream runs only
 // when --enable-admission-plugins names them change nothing by default,
@@ -33,6 +33,7 @@ func TestAdmissionPluginsOptIn(t *testing.T) {
 			optInAlwaysPullImages(t, e, on)
 			optInLimitPodHardAntiAffinityTopology(t, e, on)
 			optInExtendedResourceToleration(t, e, on)
+			optInDenyServiceExternalIPs(t, e, on)
 		})
 	}
 }
@@ -150,5 +151,36 @@ func optInExtendedResourceToleration(t *testing.T, e *policyEnv, on bool) {
 	}
 	if !slices.Equal(keys, want) {
 		t.Errorf("ExtendedResourceToleration: stored tolerations %v, want %v", keys, want)
+	}
+}
+
+// optInDenyServiceExternalIPs: a service is refused external IPs, on
+// create and on an update adding them, and stored without them.
+func optInDenyServiceExternalIPs(t *testing.T, e *policyEnv, on bool) {
+	svcs := "/api/v1/namespaces/default/services"
+	const denied = ` is forbidden: Use of external IPs is denied by admission control`
+	r := e.do("POST", svcs, map[string]any{"metadata": map[string]any{"name": "exposed"},
+		"spec": map[string]any{"ports": []any{map[string]any{"port": 80}}, "externalIPs": []any{"192.0.2.10"}}})
+	if on {
+		r.mustCode(t, 403).mustMessage(t, `services "exposed"`+denied)
+		e.do("GET", svcs+"/exposed", nil).mustCode(t, 404)
+	} else {
+		r.mustCode(t, 201)
+		if got := mustJSON(t, path(e.do("GET", svcs+"/exposed", nil).mustCode(t, 200).obj(t), "spec.externalIPs")); got != `["192.0.2.10"]` {
+			t.Errorf("DenyServiceExternalIPs off: stored externalIPs %s", got)
+		}
+	}
+	e.do("POST", svcs, map[string]any{"metadata": map[string]any{"name": "plain"},
+		"spec": map[string]any{"ports": []any{map[string]any{"port": 80}}}}).mustCode(t, 201)
+	r = e.do("PATCH", svcs+"/plain", `{"spec":{"externalIPs":["192.0.2.11"]}}`, "Content-Type", "application/merge-patch+json")
+	want := `["192.0.2.11"]`
+	if on {
+		r.mustCode(t, 403).mustMessage(t, `services "plain"`+denied)
+		want = "null"
+	} else {
+		r.mustCode(t, 200)
+	}
+	if got := mustJSON(t, path(e.do("GET", svcs+"/plain", nil).mustCode(t, 200).obj(t), "spec.externalIPs")); got != want {
+		t.Errorf("DenyServiceExternalIPs: stored externalIPs %s after the update, want %s", got, want)
 	}
 }

@@ -121,6 +121,7 @@ func services(b config.Brand, r ServiceRanges, ep *registry.Descriptor) *registr
 	d.Strategy.Warnings = serviceWarnings(b)
 	d.Strategy.Validate = validateService
 	d.Strategy.ValidateUpdate = validateServiceUpdate
+	d.Strategy.AdmissionSteps = []registry.AdmissionStep{{Plugin: config.PluginDenyServiceExternalIPs, Validate: denyNewExternalIPs}}
 	a := serviceAllocator{r}
 	d.Strategy.Claims = serviceClaims
 	d.Strategy.Allocate = a.allocate
