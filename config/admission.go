@@ -37,6 +37,9 @@ type AdmissionPlugins struct {
 	// validated, when the plugin runs (it has no default configuration);
 	// nil when it does not.
 	EventRateLimit *EventRateLimitConfiguration
+	// PodNodeSelector holds the PodNodeSelector plugin's default node
+	// selector and namespace whitelists.
+	PodNodeSelector PodNodeSelectorConfiguration
 }
 
 // PodSecurityConfiguration is the PodSecurity plugin's configuration:
@@ -92,9 +95,15 @@ type admissionPluginDecoder func(data []byte, b Brand, into *AdmissionPlugins) e
 // ignored, as upstream asks a file only for the configuration of the
 // plugins it runs.
 var admissionPluginDecoders = map[string]admissionPluginDecoder{
-	PluginPodSecurity:    decodePodSecurityPlugin,
-	PluginEventRateLimit: decodeEventRateLimitPlugin,
+	PluginPodSecurity:     decodePodSecurityPlugin,
+	PluginEventRateLimit:  decodeEventRateLimitPlugin,
+	PluginPodNodeSelector: decodePodNodeSelectorPlugin,
 }
+
+// legacyConfigPlugins are the plugins that, as upstream, read a file
+// holding no AdmissionConfiguration but their own unversioned
+// configuration.
+var legacyConfigPlugins = []string{PluginImagePolicyWebhook, PluginPodNodeSelector}
 
 // admissionConfigurationFile is the file as written. Upstream decodes it
 // leniently: unknown fields are ignored.
@@ -145,9 +154,16 @@ func DecodeAdmissionConfig(data []byte, dir string, b Brand, off AdmissionPlugin
 	var out AdmissionPlugins
 	found := map[string][]byte{}
 	if data != nil {
-		f, err := decodeAdmissionFile(data, b)
+		f, legacy, err := decodeAdmissionFile(data, b)
 		if err != nil {
 			return out, err
+		}
+		if legacy {
+			for _, name := range legacyConfigPlugins {
+				if admissionPluginDecoders[name] != nil {
+					found[name] = data
+				}
+			}
 		}
 		for _, p := range f.Plugins {
 			// The first entry of a name is the one upstream reads.
@@ -174,36 +190,34 @@ func DecodeAdmissionConfig(data []byte, dir string, b Brand, off AdmissionPlugin
 }
 
 // decodeAdmissionFile decodes the AdmissionConfiguration leniently after
-// checking its apiVersion and kind. A file of neither, holding one of the
-// two legacy unversioned plugin configurations, is no AdmissionConfiguration
-// but is accepted, as upstream does; it configures no plugin of platd's.
-func decodeAdmissionFile(data []byte, b Brand) (admissionConfigurationFile, error) {
-	var f admissionConfigurationFile
+// checking its apiVersion and kind. A file of other ones, holding one of
+// the two legacy unversioned plugin configurations, is no
+// AdmissionConfiguration but is accepted, as upstream does: legacy is
+// true, and the plugins of legacyConfigPlugins read the file itself.
+func decodeAdmissionFile(data []byte, b Brand) (f admissionConfigurationFile, legacy bool, err error) {
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
-		return f, err
+		return f, false, err
 	}
 	var top map[string]any
 	if err := json.Unmarshal(js, &top); err != nil {
-		return f, fmt.Errorf("expected an object with apiVersion and kind: %w", err)
+		return f, false, fmt.Errorf("expected an object with apiVersion and kind: %w", err)
 	}
 	apiVersion, _ := top["apiVersion"].(string)
 	kind, _ := top["kind"].(string)
-	if apiVersion == "" && kind == "" {
+	if kind != AdmissionConfigurationKind || !contains(AdmissionConfigAPIVersions(b), apiVersion) {
 		_, image := top["imagePolicy"]
 		_, nodeSelector := top["podNodeSelectorPluginConfig"]
 		if image || nodeSelector {
-			return f, nil
+			return f, true, nil
 		}
-	}
-	if kind != AdmissionConfigurationKind || !contains(AdmissionConfigAPIVersions(b), apiVersion) {
-		return f, fmt.Errorf("no kind %q is registered for version %q: want kind %s in %s",
+		return f, false, fmt.Errorf("no kind %q is registered for version %q: want kind %s in %s",
 			kind, apiVersion, AdmissionConfigurationKind, strings.Join(AdmissionConfigAPIVersions(b), " or "))
 	}
 	if err := json.Unmarshal(js, &f); err != nil {
-		return f, err
+		return f, false, err
 	}
-	return f, nil
+	return f, false, nil
 }
 
 // pluginConfigData returns the configuration an entry names: inline, or

@@ -15,8 +15,8 @@ import (
 func (s *Server) services() builtin.Services {
 	return builtin.Services{Authenticator: security.AuthenticatorFunc(s.authenticate), APIAudiences: s.opts.ServiceAccounts.Audiences(),
 		Authorizer: serverChain{s}, RBAC: s.builtRBAC, PodSecurity: s.opts.Admission.PodSecurity,
-		EventRateLimit: s.opts.Admission.EventRateLimit,
-		Admission:      s.opts.AdmissionOff, ForbidPrivileged: s.opts.ForbidPrivileged}
+		EventRateLimit: s.opts.Admission.EventRateLimit, PodNodeSelector: s.opts.Admission.PodNodeSelector,
+		Admission: s.opts.AdmissionOff, ForbidPrivileged: s.opts.ForbidPrivileged}
 }
 
 // serverChain forwards to the server's authorizer chain, set in New before

@@ -41,6 +41,9 @@ type Services struct {
 	// EventRateLimit is the EventRateLimit admission plugin's
 	// configuration; nil (the plugin does not run) is no limit.
 	EventRateLimit *config.EventRateLimitConfiguration
+	// PodNodeSelector is the PodNodeSelector admission plugin's
+	// configuration (--admission-control-config-file); nil is none.
+	PodNodeSelector config.PodNodeSelectorConfiguration
 	// Admission says which admission plugins run (--enable- and
 	// --disable-admission-plugins); the zero value is upstream's default
 	// set.

@@ -1,0 +1,69 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestDecodePodNodeSelectorConfig(t *testing.T) {
+	for _, brandName := range BrandNames() {
+		b := Brands[brandName]
+		head := "apiVersion: " + AdmissionConfigAPIVersions(b)[0] + "\nkind: AdmissionConfiguration\n"
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "pns.yaml"), []byte("podNodeSelectorPluginConfig:\n  clusterDefaultNodeSelector: env=prod\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		tests := []struct {
+			name string
+			in   string
+			want PodNodeSelectorConfiguration
+			err  string
+		}{
+			{"no file", "", nil, ""},
+			{"no entry", head, nil, ""},
+			{"inline", head + "plugins:\n- name: PodNodeSelector\n  configuration:\n    podNodeSelectorPluginConfig:\n      clusterDefaultNodeSelector: env=prod\n      tools: 'zone=a, gpu=yes'\n",
+				PodNodeSelectorConfiguration{"clusterDefaultNodeSelector": "env=prod", "tools": "zone=a, gpu=yes"}, ""},
+			{"path", head + "plugins:\n- name: PodNodeSelector\n  path: pns.yaml\n", PodNodeSelectorConfiguration{"clusterDefaultNodeSelector": "env=prod"}, ""},
+			// Upstream reads the member without regard to case and skips
+			// what it cannot decode, never refusing the file.
+			{"lenient", head + "plugins:\n- name: PodNodeSelector\n  configuration:\n    PodNodeSelectorPluginConfig: {a: x, b: 1}\n    other: 1\n",
+				PodNodeSelectorConfiguration{"a": "x", "b": ""}, ""},
+			{"not a map", head + "plugins:\n- name: PodNodeSelector\n  configuration:\n    podNodeSelectorPluginConfig: [x]\n", nil, ""},
+			// A file holding only the plugin's unversioned configuration
+			// configures it, whatever apiVersion and kind it gives.
+			{"legacy file", "podNodeSelectorPluginConfig:\n  clusterDefaultNodeSelector: env=prod\n  ns1: zone=a\n",
+				PodNodeSelectorConfiguration{"clusterDefaultNodeSelector": "env=prod", "ns1": "zone=a"}, ""},
+			{"legacy file of another kind", "kind: Config\npodNodeSelectorPluginConfig:\n  ns1: zone=a\n", PodNodeSelectorConfiguration{"ns1": "zone=a"}, ""},
+			{"legacy image policy file", "imagePolicy:\n  kubeConfigFile: x\n", nil, ""},
+			{"neither", "kind: Config\nother: {}\n", nil,
+				`no kind "Config" is registered for version "": want kind AdmissionConfiguration in ` + strings.Join(AdmissionConfigAPIVersions(b), " or ")},
+		}
+		for _, tc := range tests {
+			t.Run(brandName+"/"+tc.name, func(t *testing.T) {
+				var data []byte
+				if tc.in != "" {
+					data = []byte(tc.in)
+				}
+				got, err := DecodeAdmissionConfig(data, dir, b, AdmissionPluginsOff{PluginEventRateLimit: true})
+				if tc.err != "" {
+					if err == nil || err.Error() != tc.err {
+						t.Fatalf("error:\n got %v\nwant %s", err, tc.err)
+					}
+					return
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got.PodNodeSelector, tc.want) {
+					t.Errorf("got %#v\nwant %#v", got.PodNodeSelector, tc.want)
+				}
+				if got.PodNodeSelector != nil && got.PodNodeSelector.ClusterDefault() != tc.want["clusterDefaultNodeSelector"] {
+					t.Errorf("ClusterDefault %q", got.PodNodeSelector.ClusterDefault())
+				}
+			})
+		}
+	}
+}
