@@ -40,6 +40,9 @@ type AdmissionPlugins struct {
 	// PodNodeSelector holds the PodNodeSelector plugin's default node
 	// selector and namespace whitelists.
 	PodNodeSelector PodNodeSelectorConfiguration
+	// PodTolerationRestriction holds the PodTolerationRestriction
+	// plugin's default tolerations and whitelist.
+	PodTolerationRestriction PodTolerationRestrictionConfiguration
 }
 
 // PodSecurityConfiguration is the PodSecurity plugin's configuration:
@@ -95,9 +98,10 @@ type admissionPluginDecoder func(data []byte, b Brand, into *AdmissionPlugins) e
 // ignored, as upstream asks a file only for the configuration of the
 // plugins it runs.
 var admissionPluginDecoders = map[string]admissionPluginDecoder{
-	PluginPodSecurity:     decodePodSecurityPlugin,
-	PluginEventRateLimit:  decodeEventRateLimitPlugin,
-	PluginPodNodeSelector: decodePodNodeSelectorPlugin,
+	PluginPodSecurity:              decodePodSecurityPlugin,
+	PluginEventRateLimit:           decodeEventRateLimitPlugin,
+	PluginPodNodeSelector:          decodePodNodeSelectorPlugin,
+	PluginPodTolerationRestriction: decodePodTolerationRestrictionPlugin,
 }
 
 // legacyConfigPlugins are the plugins that, as upstream, read a file

@@ -79,7 +79,7 @@ var defaultOffAdmissionPlugins = []string{
 // step; the default-on ClusterTrustBundleAttest and
 // MutatingAdmissionPolicy act only on APIs platd does not serve.
 var unimplementedAdmissionPlugins = []string{
-	PluginImagePolicyWebhook, PluginPodTolerationRestriction,
+	PluginImagePolicyWebhook,
 }
 
 // AdmissionPluginsOff is the set of admission plugins that do not run.

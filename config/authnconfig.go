@@ -191,6 +191,13 @@ func decodeConfigFile(data []byte, out any, kind string, apiVersions []string, s
 	if bad := typeMismatches(generic, t, ""); len(bad) > 0 {
 		return fmt.Errorf("%s", strings.Join(bad, ", "))
 	}
+	if !strict {
+		// Go's decoder matches names without regard to case; upstream's
+		// does not, so members not spelled as a field are dropped first.
+		if js, err = json.Marshal(dropUnknownFields(generic, t)); err != nil {
+			return err
+		}
+	}
 	dec := json.NewDecoder(bytes.NewReader(js))
 	if err := dec.Decode(out); err != nil {
 		var te *json.UnmarshalTypeError
@@ -209,6 +216,41 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// dropUnknownFields removes from v, in place, the object members that t
+// has no json field of that exact name for, and returns v.
+func dropUnknownFields(v any, t reflect.Type) any {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch val := v.(type) {
+	case map[string]any:
+		if t.Kind() != reflect.Struct {
+			return v
+		}
+		fields := map[string]reflect.Type{}
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+				fields[name] = f.Type
+			}
+		}
+		for k, e := range val {
+			if ft, ok := fields[k]; ok {
+				val[k] = dropUnknownFields(e, ft)
+			} else {
+				delete(val, k)
+			}
+		}
+	case []any:
+		if t.Kind() == reflect.Slice {
+			for i, e := range val {
+				val[i] = dropUnknownFields(e, t.Elem())
+			}
+		}
+	}
+	return v
 }
 
 // unknownFields lists the paths (upstream's spelling: a.b[0].c) of object

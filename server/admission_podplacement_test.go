@@ -110,3 +110,102 @@ func TestPodNodeSelectorAdmission(t *testing.T) {
 		})
 	}
 }
+
+// TestPodTolerationRestrictionAdmission: with the plugin on, a new pod's
+// tolerations get its namespace's defaults (annotated, else configured)
+// and, unless it is BestEffort, the memory-pressure toleration, and pods
+// leaving the namespace's whitelist are refused with upstream's 500;
+// with it off (the default) pods keep the tolerations they are written
+// with and DefaultTolerationSeconds'.
+func TestPodTolerationRestrictionAdmission(t *testing.T) {
+	t.Parallel()
+	b, _ := config.LookupBrand("plat")
+	file := writeAdmissionConfig(t, b, `- name: PodTolerationRestriction
+  configuration:
+    apiVersion: `+config.PodTolerationRestrictionConfigAPIVersions(b)[0]+`
+    kind: Configuration
+    default:
+    - {key: dedicated, operator: Equal, value: shared, effect: NoSchedule}
+`)
+	notReady := `{"effect":"NoExecute","key":"node.` + b.Label("not-ready") + `","operator":"Exists","tolerationSeconds":300}`
+	unreachable := `{"effect":"NoExecute","key":"node.` + b.Label("unreachable") + `","operator":"Exists","tolerationSeconds":300}`
+	memory := `{"effect":"NoSchedule","key":"node.` + b.Label("memory-pressure") + `","operator":"Exists"}`
+	dedicated := `{"effect":"NoSchedule","key":"dedicated","operator":"Equal","value":"shared"}`
+	team := `{"effect":"NoSchedule","key":"team","operator":"Exists"}`
+	const refused = "pod tolerations (possibly merged with namespace default tolerations) conflict with its namespace whitelist"
+	for _, on := range []bool{true, false} {
+		name := "off"
+		if on {
+			name = "on"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			e := start(t, func(o *config.Options) {
+				o.AdmissionControlConfigFile = file
+				if on {
+					o.EnableAdmissionPlugins = []string{config.PluginPodTolerationRestriction}
+				}
+			})
+			annotations := map[string]any{
+				"scheduler.alpha." + b.Label("defaultTolerations"): `[` + team + `]`,
+				// Whitelisted: the team's nodes and every NoExecute taint
+				// (DefaultTolerationSeconds' tolerations).
+				"scheduler.alpha." + b.Label("tolerationsWhitelist"): `[{"key":"team","operator":"Exists"},{"operator":"Exists","effect":"NoExecute"}]`,
+			}
+			e.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "team", "annotations": annotations}}).mustCode(t, 201)
+			e.do("POST", "/api/v1/namespaces", `{"metadata":{"name":"plain"}}`).mustCode(t, 201)
+			const burstable = `"resources":{"requests":{"cpu":"100m"}}`
+			for _, c := range []struct {
+				ns, pod, container, tolerations string
+				// code and body answer the create with the plugin on: the
+				// stored tolerations, or the refusal's message.
+				code int
+				want string
+			}{
+				{ns: "plain", pod: "besteffort", code: 201, want: `[` + notReady + `,` + unreachable + `,` + dedicated + `]`},
+				{ns: "plain", pod: "burstable", container: burstable, code: 201,
+					want: `[` + notReady + `,` + unreachable + `,` + dedicated + `,` + memory + `]`},
+				{ns: "team", pod: "besteffort", code: 201, want: `[` + notReady + `,` + unreachable + `,` + team + `]`},
+				{ns: "team", pod: "own", tolerations: `[{"key":"team","operator":"Equal","value":"a"}]`, code: 201,
+					want: `[{"key":"team","operator":"Equal","value":"a"},` + notReady + `,` + unreachable + `,` + team + `]`},
+				{ns: "team", pod: "other", tolerations: `[{"key":"other","operator":"Exists"}]`, code: 500, want: refused},
+				{ns: "team", pod: "burstable", container: burstable, code: 500, want: refused},
+			} {
+				container := `{"name":"c","image":"x"`
+				if c.container != "" {
+					container += "," + c.container
+				}
+				spec := `"containers":[` + container + `}]`
+				if c.tolerations != "" {
+					spec += `,"tolerations":` + c.tolerations
+				}
+				r := e.do("POST", "/api/v1/namespaces/"+c.ns+"/pods", `{"metadata":{"name":"`+c.pod+`"},"spec":{`+spec+`}}`)
+				code := c.code
+				if !on {
+					code = 201
+				}
+				r.mustCode(t, code)
+				if code != 201 {
+					r.mustMessage(t, c.want)
+					if reason := r.obj(t)["reason"]; reason != nil {
+						t.Errorf("%s/%s: reason %v, want none", c.ns, c.pod, reason)
+					}
+					e.do("GET", "/api/v1/namespaces/"+c.ns+"/pods/"+c.pod, nil).mustCode(t, 404)
+					continue
+				}
+				want := c.want
+				if !on {
+					// Only DefaultTolerationSeconds' join the pod's own.
+					want = `[` + notReady + `,` + unreachable + `]`
+					if c.tolerations != "" {
+						want = c.tolerations[:len(c.tolerations)-1] + `,` + want[1:]
+					}
+				}
+				got := path(e.do("GET", "/api/v1/namespaces/"+c.ns+"/pods/"+c.pod, nil).mustCode(t, 200).obj(t), "spec.tolerations")
+				if mustJSON(t, got) != want {
+					t.Errorf("%s/%s: stored tolerations\n got  %s\n want %s", c.ns, c.pod, mustJSON(t, got), want)
+				}
+			}
+		})
+	}
+}

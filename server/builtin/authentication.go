@@ -44,6 +44,10 @@ type Services struct {
 	// PodNodeSelector is the PodNodeSelector admission plugin's
 	// configuration (--admission-control-config-file); nil is none.
 	PodNodeSelector config.PodNodeSelectorConfiguration
+	// PodTolerationRestriction is the PodTolerationRestriction admission
+	// plugin's configuration (--admission-control-config-file); the zero
+	// value is none.
+	PodTolerationRestriction config.PodTolerationRestrictionConfiguration
 	// Admission says which admission plugins run (--enable- and
 	// --disable-admission-plugins); the zero value is upstream's default
 	// set.

@@ -94,10 +94,10 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 // admitAcrossGroups sets the admission hooks of ds that read the objects
 // of another type: a pod runs as a ServiceAccount, its priority comes from
 // its PriorityClass, its overhead and scheduling from its RuntimeClass and
-// its node selector from its Namespace, a claim's default class is a
-// StorageClass, whose allowVolumeExpansion says whether the claim may
-// grow, and the LimitRanges of their namespace default and bound the
-// resources of pods and claims; the pod-security labels of their
+// its node selector and tolerations from its Namespace, a claim's default
+// class is a StorageClass, whose allowVolumeExpansion says whether the
+// claim may grow, and the LimitRanges of their namespace default and bound
+// the resources of pods and claims; the pod-security labels of their
 // namespace check pods and the pod templates of workloads, and are
 // checked on namespaces themselves. The plugins' configurations are sv's.
 // The steps join those the types have of their own
@@ -112,6 +112,7 @@ func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor, sv Services) {
 	rc := runtimeClassAdmission{classes: kindOf(ds, "RuntimeClass")}
 	ps := newPodSecurity(b, kindOf(ds, "Namespace"), kindOf(ds, "Pod"), sv.PodSecurity)
 	pns := newPodNodeSelector(b, kindOf(ds, "Pod"), kindOf(ds, "Namespace"), sv.PodNodeSelector)
+	ptr := newPodTolerationRestriction(b, kindOf(ds, "Namespace"), sv.PodTolerationRestriction)
 	pod := &kindOf(ds, "Pod").Strategy
 	pod.AdmissionSteps = append(pod.AdmissionSteps,
 		registry.AdmissionStep{Plugin: config.PluginLimitRanger, Admit: lr.admitPod, Validate: lr.validatePod},
@@ -119,6 +120,7 @@ func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor, sv Services) {
 		registry.AdmissionStep{Plugin: config.PluginPodSecurity, Validate: ps.validatePod},
 		registry.AdmissionStep{Plugin: config.PluginPodNodeSelector, Admit: pns.admitPod, Validate: pns.validatePod},
 		registry.AdmissionStep{Plugin: config.PluginPriority, Admit: pa.admitPod},
+		registry.AdmissionStep{Plugin: config.PluginPodTolerationRestriction, Admit: ptr.admitPod, Validate: ptr.validatePod},
 		registry.AdmissionStep{Plugin: config.PluginRuntimeClass, Admit: rc.admitPod, Validate: rc.validatePod})
 	ns := &ps.namespaces.Strategy
 	ns.AdmissionSteps = append(ns.AdmissionSteps, registry.AdmissionStep{Plugin: config.PluginPodSecurity, Validate: ps.validateNamespace})

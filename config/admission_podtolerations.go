@@ -1,0 +1,181 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// PodTolerationRestrictionConfigurationKind is the kind of the
+// PodTolerationRestriction plugin's configuration.
+const PodTolerationRestrictionConfigurationKind = "Configuration"
+
+// PodTolerationRestrictionConfigAPIVersions lists the apiVersions the
+// PodTolerationRestriction plugin's configuration may declare.
+func PodTolerationRestrictionConfigAPIVersions(b Brand) []string {
+	return []string{b.Group("podtolerationrestriction.admission") + "/v1alpha1"}
+}
+
+// PodTolerationRestrictionConfiguration is the PodTolerationRestriction
+// plugin's configuration: the tolerations a new pod gets, and those a
+// pod may have, in a namespace that does not set its own. nil is none.
+type PodTolerationRestrictionConfiguration struct {
+	Default   []Toleration `json:"default,omitempty"`
+	Whitelist []Toleration `json:"whitelist,omitempty"`
+}
+
+// Toleration is a pod's toleration of node taints, as a pod spec and the
+// namespace annotations of the PodTolerationRestriction plugin write it.
+type Toleration struct {
+	Key               string `json:"key,omitempty"`
+	Operator          string `json:"operator,omitempty"`
+	Value             string `json:"value,omitempty"`
+	Effect            string `json:"effect,omitempty"`
+	TolerationSeconds *int64 `json:"tolerationSeconds,omitempty"`
+}
+
+// podTolerationRestrictionFile is the configuration as written.
+type podTolerationRestrictionFile struct {
+	APIVersion string       `json:"apiVersion"`
+	Kind       string       `json:"kind"`
+	Default    []Toleration `json:"default"`
+	Whitelist  []Toleration `json:"whitelist"`
+}
+
+// decodePodTolerationRestrictionPlugin reads the PodTolerationRestriction
+// configuration: none is no default and no whitelist. Given, it is
+// decoded as upstream decodes it (unknown members ignored) and its
+// tolerations validated as a pod's are.
+func decodePodTolerationRestrictionPlugin(data []byte, b Brand, into *AdmissionPlugins) error {
+	into.PodTolerationRestriction = PodTolerationRestrictionConfiguration{}
+	if data == nil {
+		return nil
+	}
+	var f podTolerationRestrictionFile
+	if err := decodeLenient(data, &f, PodTolerationRestrictionConfigurationKind, PodTolerationRestrictionConfigAPIVersions(b)); err != nil {
+		return err
+	}
+	errs := validateTolerations(f.Default, "podtolerationrestriction.default")
+	errs = append(errs, validateTolerations(f.Whitelist, "podtolerationrestriction.whitelist")...)
+	if len(errs) > 0 {
+		// Upstream prints its error list as a Go slice: bracketed,
+		// separated by spaces, one error as well as several.
+		msgs := make([]string, len(errs))
+		for i, e := range errs {
+			msgs[i] = e.Error()
+		}
+		return fmt.Errorf("invalid config: [%s]", strings.Join(msgs, " "))
+	}
+	into.PodTolerationRestriction = PodTolerationRestrictionConfiguration{Default: f.Default, Whitelist: f.Whitelist}
+	return nil
+}
+
+// Toleration operators and taint effects.
+var (
+	tolerationOperators = []string{"Equal", "Exists"}
+	taintEffects        = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
+)
+
+// validateTolerations checks tolerations as upstream checks a pod's, with
+// its messages, under path.
+func validateTolerations(list []Toleration, path string) FieldErrors {
+	var errs FieldErrors
+	for i, t := range list {
+		p := path + "[" + strconv.Itoa(i) + "]"
+		if t.Key != "" {
+			for _, msg := range qualifiedNameProblems(t.Key) {
+				errs = append(errs, invalid(p+".key", t.Key, msg))
+			}
+		}
+		if t.Key == "" && t.Operator != "Exists" {
+			errs = append(errs, invalid(p+".operator", t.Operator, "operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
+		}
+		if t.TolerationSeconds != nil && t.Effect != "NoExecute" {
+			errs = append(errs, invalid(p+".effect", t.Effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+		}
+		switch t.Operator {
+		case "Equal", "":
+			if msgs := labelValueProblems(t.Value); len(msgs) > 0 {
+				errs = append(errs, invalid(p+".operator", t.Value, strings.Join(msgs, ";")))
+			}
+		case "Exists":
+			if t.Value != "" {
+				errs = append(errs, invalid(p+".operator", t.goSyntax(), "value must be empty when `operator` is 'Exists'"))
+			}
+		default:
+			errs = append(errs, notSupported(p+".operator", t.Operator, tolerationOperators))
+		}
+		if t.Effect != "" && !contains(taintEffects, t.Effect) {
+			errs = append(errs, notSupported(p+".effect", t.Effect, taintEffects))
+		}
+	}
+	return errs
+}
+
+// goSyntax is t as upstream prints its own toleration type in an error.
+func (t Toleration) goSyntax() goSyntax {
+	secs := "(*int64)(nil)"
+	if t.TolerationSeconds != nil {
+		secs = "&" + strconv.FormatInt(*t.TolerationSeconds, 10)
+	}
+	return goSyntax(fmt.Sprintf("core.Toleration{Key:%q, Operator:%q, Value:%q, Effect:%q, TolerationSeconds:%s}",
+		t.Key, t.Operator, t.Value, t.Effect, secs))
+}
+
+const (
+	qualifiedNameFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
+	labelValueFmt    = "(" + qualifiedNameFmt + ")?"
+	// labelNameMaxLength bounds the name part of a key and a value.
+	labelNameMaxLength = 63
+)
+
+var (
+	qualifiedNameRe = regexp.MustCompile("^" + qualifiedNameFmt + "$")
+	labelValueRe    = regexp.MustCompile("^" + labelValueFmt + "$")
+)
+
+const qualifiedNameRule = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '" + qualifiedNameFmt + "')"
+
+// qualifiedNameProblems returns upstream's problems of s as a label key:
+// a name with an optional DNS subdomain prefix.
+func qualifiedNameProblems(s string) []string {
+	var out []string
+	name := s
+	switch parts := strings.Split(s, "/"); len(parts) {
+	case 1:
+	case 2:
+		prefix := parts[0]
+		name = parts[1]
+		if prefix == "" {
+			out = append(out, "prefix part must be non-empty")
+		} else {
+			for _, msg := range dns1123Subdomain(prefix) {
+				out = append(out, "prefix part "+msg)
+			}
+		}
+	default:
+		return append(out, "a qualified name "+qualifiedNameRule+" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")
+	}
+	if name == "" {
+		out = append(out, "name part must be non-empty")
+	} else if len(name) > labelNameMaxLength {
+		out = append(out, fmt.Sprintf("name part must be no more than %d characters", labelNameMaxLength))
+	}
+	if !qualifiedNameRe.MatchString(name) {
+		out = append(out, "name part "+qualifiedNameRule)
+	}
+	return out
+}
+
+// labelValueProblems returns upstream's problems of s as a label value.
+func labelValueProblems(s string) []string {
+	var out []string
+	if len(s) > labelNameMaxLength {
+		out = append(out, fmt.Sprintf("must be no more than %d characters", labelNameMaxLength))
+	}
+	if !labelValueRe.MatchString(s) {
+		out = append(out, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '"+labelValueFmt+"')")
+	}
+	return out
+}
