@@ -30,8 +30,8 @@ func TestAdmissionStepsInPluginOrder(t *testing.T) {
 	}
 	want := []string{
 		config.PluginLimitPodHardAntiAffinityTopology, config.PluginLimitRanger, config.PluginServiceAccount, config.PluginAlwaysPullImages,
-		config.PluginPodSecurity, config.PluginPriority, config.PluginDefaultTolerationSeconds,
-		config.PluginExtendedResourceToleration, config.PluginRuntimeClass,
+		config.PluginPodSecurity, config.PluginPodNodeSelector, config.PluginPriority, config.PluginDefaultTolerationSeconds,
+		config.PluginPodTolerationRestriction, config.PluginExtendedResourceToleration, config.PluginRuntimeClass,
 	}
 	if !slices.Equal(pod, want) {
 		t.Errorf("pod steps %v, want %v", pod, want)
