@@ -57,19 +57,9 @@ func TestDecodePodTolerationRestrictionConfig(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(brandName+"/"+tc.name, func(t *testing.T) {
-				var data []byte
-				if tc.in != "" {
-					data = []byte(tc.in)
-				}
-				got, err := DecodeAdmissionConfig(data, t.TempDir(), b, AdmissionPluginsOff{PluginEventRateLimit: true})
-				if tc.err != "" {
-					if err == nil || err.Error() != tc.err {
-						t.Fatalf("error:\n got %v\nwant %s", err, tc.err)
-					}
+				got, ok := decodeAdmissionCase(t, tc.in, t.TempDir(), b, AdmissionPluginsOff{PluginEventRateLimit: true}, tc.err)
+				if !ok {
 					return
-				}
-				if err != nil {
-					t.Fatal(err)
 				}
 				if !reflect.DeepEqual(got.PodTolerationRestriction, tc.want) {
 					t.Errorf("got %+v\nwant %+v", got.PodTolerationRestriction, tc.want)

@@ -76,19 +76,9 @@ func TestDecodeAdmissionConfig(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(brandName+"/"+tc.name, func(t *testing.T) {
-				var data []byte
-				if tc.in != "" {
-					data = []byte(tc.in)
-				}
-				got, err := DecodeAdmissionConfig(data, dir, b, nil)
-				if tc.err != "" {
-					if err == nil || err.Error() != tc.err {
-						t.Fatalf("error:\n got %v\nwant %s", err, tc.err)
-					}
+				got, ok := decodeAdmissionCase(t, tc.in, dir, b, nil, tc.err)
+				if !ok {
 					return
-				}
-				if err != nil {
-					t.Fatal(err)
 				}
 				if !reflect.DeepEqual(got.PodSecurity, tc.want) {
 					t.Errorf("got %+v\nwant %+v", got.PodSecurity, tc.want)
@@ -156,4 +146,27 @@ func TestAdmissionControlConfigFileOption(t *testing.T) {
 	if !errors.Is(err, ErrAdmissionConfig) || !strings.Contains(err.Error(), `unable to read admission control configuration from "`+missing+`"`) {
 		t.Errorf("missing file: %v", err)
 	}
+}
+
+// decodeAdmissionCase decodes in (no file when empty) as an admission
+// configuration in dir with the plugins of off not running. When wantErr
+// is set it checks the error is that and reports false; otherwise it
+// fails on any error and returns the configurations to compare.
+func decodeAdmissionCase(t *testing.T, in, dir string, b Brand, off AdmissionPluginsOff, wantErr string) (AdmissionPlugins, bool) {
+	t.Helper()
+	var data []byte
+	if in != "" {
+		data = []byte(in)
+	}
+	got, err := DecodeAdmissionConfig(data, dir, b, off)
+	if wantErr != "" {
+		if err == nil || err.Error() != wantErr {
+			t.Fatalf("error:\n got %v\nwant %s", err, wantErr)
+		}
+		return got, false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, true
 }

@@ -71,19 +71,9 @@ func TestDecodeEventRateLimitConfig(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(brandName+"/"+tc.name, func(t *testing.T) {
-				var data []byte
-				if tc.in != "" {
-					data = []byte(tc.in)
-				}
-				got, err := DecodeAdmissionConfig(data, dir, b, tc.off)
-				if tc.err != "" {
-					if err == nil || err.Error() != tc.err {
-						t.Fatalf("error:\n got %v\nwant %s", err, tc.err)
-					}
+				got, ok := decodeAdmissionCase(t, tc.in, dir, b, tc.off, tc.err)
+				if !ok {
 					return
-				}
-				if err != nil {
-					t.Fatal(err)
 				}
 				if !reflect.DeepEqual(got.EventRateLimit, tc.want) {
 					t.Errorf("got %+v\nwant %+v", got.EventRateLimit, tc.want)
