@@ -68,6 +68,10 @@ type AdmissionStep struct {
 	// Admit joins Strategy.Admit, Validate joins
 	// Strategy.ValidateAdmission; either may be nil.
 	Admit, Validate AdmissionHook
+	// ValidateSubresources are the plugin's validating hooks of updates
+	// written through a subresource, by its name; they join
+	// Strategy.ValidateSubresourceAdmission.
+	ValidateSubresources map[string]AdmissionHook
 }
 
 // ComposeAdmission sets s.Admit and s.ValidateAdmission from the steps
@@ -79,6 +83,7 @@ func (s *Strategy) ComposeAdmission(enabled func(plugin string) bool) {
 		return
 	}
 	var admit, validate []AdmissionHook
+	var subs map[string][]AdmissionHook
 	for _, st := range s.AdmissionSteps {
 		if !enabled(st.Plugin) {
 			continue
@@ -89,8 +94,21 @@ func (s *Strategy) ComposeAdmission(enabled func(plugin string) bool) {
 		if st.Validate != nil {
 			validate = append(validate, st.Validate)
 		}
+		for sub, hook := range st.ValidateSubresources {
+			if subs == nil {
+				subs = map[string][]AdmissionHook{}
+			}
+			subs[sub] = append(subs[sub], hook)
+		}
 	}
 	s.Admit, s.ValidateAdmission = chain(admit), chain(validate)
+	s.ValidateSubresourceAdmission = nil
+	for sub, hooks := range subs {
+		if s.ValidateSubresourceAdmission == nil {
+			s.ValidateSubresourceAdmission = map[string]AdmissionHook{}
+		}
+		s.ValidateSubresourceAdmission[sub] = chain(hooks)
+	}
 }
 
 // chain is one hook running hooks in order until one fails; nil for

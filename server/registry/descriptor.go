@@ -515,6 +515,13 @@ type Strategy struct {
 	// upstream's order of the plugins: ComposeAdmission builds Admit and
 	// ValidateAdmission from those of the enabled plugins.
 	AdmissionSteps []AdmissionStep
+	// ValidateSubresourceAdmission is, per subresource, the validating
+	// admission of the updates written through it (upstream's plugins
+	// that review pods/ephemeralcontainers): built by ComposeAdmission
+	// from the steps naming the subresource, it runs where
+	// ValidateAdmission runs for the main resource, with obj the whole
+	// new state.
+	ValidateSubresourceAdmission map[string]AdmissionHook
 	// NoPolicyAdmission exempts the type's writes from the
 	// ValidatingAdmissionPolicies, as upstream exempts the policies and
 	// their bindings themselves.

@@ -46,12 +46,21 @@ func admissionName(obj Object) string {
 }
 
 // validateAdmission runs the type's ValidateAdmission hook on a valid
-// object about to be written, telling it whether the write is a dry run
+// object about to be written (for an update through a subresource, the
+// subresource's ValidateSubresourceAdmission hook), telling it whether the write is a dry run
 // (registry.IsDryRun). What the hook warns of (security.AddWarning)
 // joins the write's warnings, answered whether or not the write succeeds.
 func (h *Handler) validateAdmission(ctx context.Context, s *scope, obj, old Object, dryRun bool) error {
 	hook := s.d.Strategy.ValidateAdmission
-	if hook == nil || !admitted(s) {
+	if !admitted(s) {
+		// An update through a subresource runs the hooks of the plugins
+		// that review it.
+		hook = nil
+		if s.sub != "" && s.trackAs == "" && old != nil {
+			hook = s.d.Strategy.ValidateSubresourceAdmission[s.sub]
+		}
+	}
+	if hook == nil {
 		return nil
 	}
 	ctx = security.WithWarnings(ctx, func(m string) { s.warnings = append(s.warnings, m) })
