@@ -764,6 +764,14 @@ func TestAdmissionPluginFlagsExit(t *testing.T) {
 	if err := os.WriteFile(limits, []byte(body), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	backend := filepath.Join(t.TempDir(), "backend.kubeconfig")
+	imagePolicy := filepath.Join(filepath.Dir(backend), "admission.yaml")
+	if err := os.WriteFile(backend, []byte("clusters:\n- name: b\n  cluster: {server: \"https://images.example.com\"}\ncontexts:\n- name: c\n  context: {cluster: b}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(imagePolicy, []byte("apiVersion: "+config.AdmissionConfigAPIVersions(b)[0]+"\nkind: AdmissionConfiguration\nplugins:\n- name: ImagePolicyWebhook\n  configuration:\n    imagePolicy: {kubeConfigFile: "+backend+"}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args    []string
 		off, on []string
@@ -781,7 +789,9 @@ func TestAdmissionPluginFlagsExit(t *testing.T) {
 			on: []string{config.PluginExtendedResourceToleration, config.PluginServiceAccount}},
 		{args: []string{"--enable-admission-plugins=DenyServiceExternalIPs"},
 			on: []string{config.PluginDenyServiceExternalIPs, config.PluginServiceAccount}},
-		{args: []string{"--enable-admission-plugins=ImagePolicyWebhook"}, err: `enable-admission-plugins plugin "ImagePolicyWebhook" is not implemented by platd`},
+		{args: []string{"--enable-admission-plugins=ImagePolicyWebhook"}, err: `couldn't init admission plugin "ImagePolicyWebhook": no config specified`},
+		{args: []string{"--enable-admission-plugins=ImagePolicyWebhook", "--admission-control-config-file", imagePolicy},
+			on: []string{config.PluginImagePolicyWebhook, config.PluginServiceAccount}},
 		{args: []string{"--enable-admission-plugins=EventRateLimit"},
 			err: `couldn't init admission plugin "EventRateLimit": limits: Invalid value: []eventratelimit.Limit(nil): must not be empty`},
 		{args: []string{"--enable-admission-plugins=EventRateLimit", "--admission-control-config-file", limits}, on: []string{config.PluginEventRateLimit}},

@@ -37,6 +37,10 @@ type AdmissionPlugins struct {
 	// validated, when the plugin runs (it has no default configuration);
 	// nil when it does not.
 	EventRateLimit *EventRateLimitConfiguration
+	// ImagePolicyWebhook configures the ImagePolicyWebhook admission:
+	// set, and validated, when the plugin runs (it has no default
+	// configuration); nil when it does not.
+	ImagePolicyWebhook *ImagePolicyWebhookConfiguration
 	// PodNodeSelector holds the PodNodeSelector plugin's default node
 	// selector and namespace whitelists.
 	PodNodeSelector PodNodeSelectorConfiguration
@@ -98,6 +102,7 @@ type admissionPluginDecoder func(data []byte, b Brand, into *AdmissionPlugins) e
 // ignored, as upstream asks a file only for the configuration of the
 // plugins it runs.
 var admissionPluginDecoders = map[string]admissionPluginDecoder{
+	PluginImagePolicyWebhook:       decodeImagePolicyWebhookPlugin,
 	PluginPodSecurity:              decodePodSecurityPlugin,
 	PluginEventRateLimit:           decodeEventRateLimitPlugin,
 	PluginPodNodeSelector:          decodePodNodeSelectorPlugin,

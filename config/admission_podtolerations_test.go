@@ -57,7 +57,7 @@ func TestDecodePodTolerationRestrictionConfig(t *testing.T) {
 		}
 		for _, tc := range tests {
 			t.Run(brandName+"/"+tc.name, func(t *testing.T) {
-				got, ok := decodeAdmissionCase(t, tc.in, t.TempDir(), b, AdmissionPluginsOff{PluginEventRateLimit: true}, tc.err)
+				got, ok := decodeAdmissionCase(t, tc.in, t.TempDir(), b, AdmissionPluginsOff{PluginEventRateLimit: true, PluginImagePolicyWebhook: true}, tc.err)
 				if !ok {
 					return
 				}

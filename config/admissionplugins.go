@@ -73,14 +73,12 @@ var defaultOffAdmissionPlugins = []string{
 
 // unimplementedAdmissionPlugins are the plugins platd has no admission
 // step for. Enabling one is refused rather than ignored: a cluster
-// relying on it (ImagePolicyWebhook's image checks) would run without
-// the protection it asked for. AlwaysAdmit admits everything, which
-// platd's admission does when no other plugin refuses, and so needs no
-// step; the default-on ClusterTrustBundleAttest and
+// relying on it would run without the protection it asked for. Every
+// plugin of upstream's is implemented: AlwaysAdmit admits everything,
+// which platd's admission does when no other plugin refuses, and so
+// needs no step; the default-on ClusterTrustBundleAttest and
 // MutatingAdmissionPolicy act only on APIs platd does not serve.
-var unimplementedAdmissionPlugins = []string{
-	PluginImagePolicyWebhook,
-}
+var unimplementedAdmissionPlugins []string
 
 // AdmissionPluginsOff is the set of admission plugins that do not run.
 // The zero value runs upstream's default set.
@@ -100,6 +98,12 @@ func (off AdmissionPluginsOff) Enabled(name string) bool {
 // upstream's messages for unknown and overlapping names and platd's for
 // a plugin it does not implement.
 func parseAdmissionPlugins(enable, disable []string) (AdmissionPluginsOff, []string) {
+	return parsePluginLists(enable, disable, unimplementedAdmissionPlugins)
+}
+
+// parsePluginLists is parseAdmissionPlugins refusing the plugins of
+// unimplemented.
+func parsePluginLists(enable, disable, unimplemented []string) (AdmissionPluginsOff, []string) {
 	var errs []string
 	enable, disable = splitPluginNames(enable), splitPluginNames(disable)
 	for _, n := range enable {
@@ -123,8 +127,8 @@ func parseAdmissionPlugins(enable, disable []string) (AdmissionPluginsOff, []str
 		errs = append(errs, fmt.Sprintf("[%s] in enable-admission-plugins and disable-admission-plugins overlapped", strings.Join(both, " ")))
 	}
 	for _, n := range enable {
-		if slices.Contains(unimplementedAdmissionPlugins, n) {
-			errs = append(errs, fmt.Sprintf("enable-admission-plugins plugin %q is not implemented by platd: drop it from the list (the admission plugins platd runs are %s)", n, strings.Join(ImplementedAdmissionPlugins(), ", ")))
+		if slices.Contains(unimplemented, n) {
+			errs = append(errs, fmt.Sprintf("enable-admission-plugins plugin %q is not implemented by platd: drop it from the list (the admission plugins platd runs are %s)", n, strings.Join(implementedOf(unimplemented), ", ")))
 		}
 	}
 	off := AdmissionPluginsOff{}
@@ -142,10 +146,13 @@ func parseAdmissionPlugins(enable, disable []string) (AdmissionPluginsOff, []str
 
 // ImplementedAdmissionPlugins are the plugins platd has, in upstream's
 // order.
-func ImplementedAdmissionPlugins() []string {
+func ImplementedAdmissionPlugins() []string { return implementedOf(unimplementedAdmissionPlugins) }
+
+// implementedOf are upstream's plugins but those of unimplemented.
+func implementedOf(unimplemented []string) []string {
 	var out []string
 	for _, n := range AdmissionPluginNames {
-		if !slices.Contains(unimplementedAdmissionPlugins, n) {
+		if !slices.Contains(unimplemented, n) {
 			out = append(out, n)
 		}
 	}
@@ -175,8 +182,12 @@ func AdmissionPluginsUsage(enable bool) string {
 		}
 	}
 	if enable {
-		return "admission plugins to run besides the default ones (" + strings.Join(on, ", ") + "), comma-separated (repeatable); upstream's names: " +
-			strings.Join(AdmissionPluginNames, ", ") + "; platd refuses to start with one it does not implement"
+		usage := "admission plugins to run besides the default ones (" + strings.Join(on, ", ") + "), comma-separated (repeatable); upstream's names: " +
+			strings.Join(AdmissionPluginNames, ", ")
+		if len(unimplementedAdmissionPlugins) > 0 {
+			usage += "; platd refuses to start with one it does not implement (" + strings.Join(unimplementedAdmissionPlugins, ", ") + ")"
+		}
+		return usage
 	}
 	return "admission plugins of the default set not to run, comma-separated (repeatable): " + strings.Join(on, ", ")
 }

@@ -132,13 +132,54 @@ func (w *webhookClient) call(ctx context.Context, body []byte) ([]byte, bool, er
 	if res.StatusCode < 200 || res.StatusCode > 299 {
 		retriable := res.StatusCode == http.StatusInternalServerError || res.StatusCode == http.StatusGatewayTimeout ||
 			res.StatusCode == http.StatusTooManyRequests || res.Header.Get("Retry-After") != ""
-		return nil, retriable, fmt.Errorf("%w: the server responded with status %d: %s", ErrWebhook, res.StatusCode, strings.TrimSpace(truncate(data, 256)))
+		return nil, retriable, fmt.Errorf("%w: %w", ErrWebhook, &WebhookStatusError{Code: res.StatusCode, ContentType: res.Header.Get("Content-Type"), Body: data})
 	}
 	if len(data) > maxWebhookResponse {
 		return nil, false, fmt.Errorf("%w: response larger than %d bytes", ErrWebhook, maxWebhookResponse)
 	}
 	return data, false, nil
 }
+
+// WebhookStatusError is a webhook's answer with a status other than 2xx.
+type WebhookStatusError struct {
+	Code int
+	// ContentType is the answer's Content-Type header.
+	ContentType string
+	// Body is the answer's body, owned by the error.
+	Body []byte
+}
+
+func (e *WebhookStatusError) Error() string {
+	return fmt.Sprintf("the server responded with status %d: %s", e.Code, strings.TrimSpace(truncate(e.Body, 256)))
+}
+
+// KubeconfigWebhook POSTs JSON to the server a kubeconfig names,
+// retrying transient failures (a reset connection, a timeout, a 500, 504
+// or 429, any answer with Retry-After) per its backoff: the client of the
+// webhooks described by kubeconfig files. Safe for concurrent use.
+type KubeconfigWebhook struct{ c *webhookClient }
+
+// NewKubeconfigWebhook returns the client of kc; timeout bounds each
+// attempt, backoff schedules the attempts.
+func NewKubeconfigWebhook(kc config.KubeconfigClient, timeout time.Duration, backoff Backoff) (*KubeconfigWebhook, error) {
+	c, err := newWebhookClient(kc, timeout)
+	if err != nil {
+		return nil, err
+	}
+	c.backoff = backoff
+	return &KubeconfigWebhook{c: c}, nil
+}
+
+// Post sends body to the kubeconfig's server and returns the 2xx
+// answer's bytes. Errors wrap ErrWebhook: a transport failure wraps Go's
+// *url.Error, another answer a *WebhookStatusError; after retries the
+// last failure is returned.
+func (k *KubeconfigWebhook) Post(ctx context.Context, body []byte) ([]byte, error) {
+	return k.c.post(ctx, body)
+}
+
+// CloseIdle drops the client's idle connections.
+func (k *KubeconfigWebhook) CloseIdle() { k.c.closeIdle() }
 
 func truncate(b []byte, n int) string {
 	if len(b) > n {

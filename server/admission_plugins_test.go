@@ -1,11 +1,17 @@
 package server_test
 
 import (
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"platd/config"
@@ -310,4 +316,96 @@ func TestEventRateLimit(t *testing.T) {
 		asAlice("alice-1").mustCode(t, 201)
 		refused(t, asAlice("alice-2"), "User for key alice")
 	})
+}
+
+// TestImagePolicyWebhook: with ImagePolicyWebhook enabled, every pod
+// create and update, and every update of a pod's ephemeral containers,
+// is reviewed by the backend the configuration's kubeconfig names: a pod
+// running an image it denies is refused 403 with upstream's message and
+// not stored, an allowed one is stored as written.
+func TestImagePolicyWebhook(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var namespaces []string
+	backend := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var review struct {
+			APIVersion string `json:"apiVersion"`
+			Spec       struct {
+				Containers []struct{ Image string } `json:"containers"`
+				Namespace  string                   `json:"namespace"`
+			} `json:"spec"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&review); err != nil || review.APIVersion != platBrand.Group("imagepolicy")+"/v1alpha1" {
+			http.Error(w, "not an ImageReview", http.StatusBadRequest)
+			return
+		}
+		mu.Lock()
+		namespaces = append(namespaces, review.Spec.Namespace)
+		mu.Unlock()
+		status := map[string]any{"allowed": true}
+		for _, c := range review.Spec.Containers {
+			if c.Image == "evil:1" {
+				status = map[string]any{"allowed": false, "reason": c.Image + " is banned"}
+			}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"apiVersion": review.APIVersion, "kind": "ImageReview", "status": status})
+	}))
+	t.Cleanup(backend.Close)
+	dir := t.TempDir()
+	ca := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: backend.Certificate().Raw}))
+	kubeconfig := filepath.Join(dir, "backend.kubeconfig")
+	if err := os.WriteFile(kubeconfig, []byte("clusters:\n- name: b\n  cluster: {server: \""+backend.URL+"\", certificate-authority-data: "+ca+
+		"}\ncontexts:\n- name: c\n  context: {cluster: b}\ncurrent-context: c\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "admission.yaml")
+	if err := os.WriteFile(file, []byte("apiVersion: "+config.AdmissionConfigAPIVersions(platBrand)[0]+"\nkind: AdmissionConfiguration\nplugins:\n"+
+		"- name: ImagePolicyWebhook\n  configuration:\n    imagePolicy: {kubeConfigFile: "+kubeconfig+", allowTTL: 50, denyTTL: 50}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := start(t, func(o *config.Options) {
+		o.EnableAdmissionPlugins = []string{config.PluginImagePolicyWebhook}
+		o.AdmissionControlConfigFile = file
+	})
+	pods := "/api/v1/namespaces/default/pods"
+	pod := func(name, image string) string {
+		return `{"metadata":{"name":"` + name + `"},"spec":{"containers":[{"name":"c","image":"` + image + `"}]}}`
+	}
+	r := e.do("POST", pods, pod("bad", "evil:1")).mustCode(t, 403)
+	r.mustMessage(t, `pods "bad" is forbidden: image policy webhook backend denied one or more images: evil:1 is banned`)
+	if st := r.obj(t); st["reason"] != "Forbidden" || path(st, "details.name") != "bad" || path(st, "details.kind") != "pods" {
+		t.Errorf("refusal %s, want upstream's Forbidden naming the pod", r.body)
+	}
+	e.do("GET", pods+"/bad", nil).mustCode(t, 404)
+
+	e.do("POST", pods, pod("good", "nginx:1")).mustCode(t, 201)
+	stored := e.do("GET", pods+"/good", nil).mustCode(t, 200).obj(t)
+	if got := path(stored, "spec.containers").([]any)[0].(map[string]any)["image"]; got != "nginx:1" || path(stored, "metadata.annotations") != nil {
+		t.Errorf("stored image %v, annotations %v", got, path(stored, "metadata.annotations"))
+	}
+
+	// An update to a denied image is refused and leaves the pod as it was.
+	stored["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)["image"] = "evil:1"
+	e.do("PUT", pods+"/good", stored).mustCode(t, 403).
+		mustMessage(t, `pods "good" is forbidden: image policy webhook backend denied one or more images: evil:1 is banned`)
+
+	// So is a debug container of a denied image, through
+	// pods/ephemeralcontainers.
+	stored = e.do("GET", pods+"/good", nil).mustCode(t, 200).obj(t)
+	stored["spec"].(map[string]any)["ephemeralContainers"] = []any{map[string]any{"name": "debug", "image": "evil:1"}}
+	e.do("PUT", pods+"/good/ephemeralcontainers", stored).mustCode(t, 403).
+		mustMessage(t, `pods "good" is forbidden: image policy webhook backend denied one or more images: evil:1 is banned`)
+	after := e.do("GET", pods+"/good", nil).mustCode(t, 200).obj(t)
+	if got := path(after, "spec.containers").([]any)[0].(map[string]any)["image"]; got != "nginx:1" || path(after, "spec.ephemeralContainers") != nil {
+		t.Errorf("after refusals: image %v, ephemeral containers %v", got, path(after, "spec.ephemeralContainers"))
+	}
+	stored["spec"].(map[string]any)["ephemeralContainers"] = []any{map[string]any{"name": "debug", "image": "busybox:1"}}
+	e.do("PUT", pods+"/good/ephemeralcontainers", stored).mustCode(t, 200)
+	mu.Lock()
+	defer mu.Unlock()
+	// The refusals of evil:1 after the first are the remembered answer
+	// to the same review.
+	if got := fmt.Sprint(namespaces); got != "[default default default]" {
+		t.Errorf("backend reviews of namespaces %v, want 3 of default", got)
+	}
 }

@@ -16,8 +16,8 @@ func (s *Server) services() builtin.Services {
 	return builtin.Services{Authenticator: security.AuthenticatorFunc(s.authenticate), APIAudiences: s.opts.ServiceAccounts.Audiences(),
 		Authorizer: serverChain{s}, RBAC: s.builtRBAC, PodSecurity: s.opts.Admission.PodSecurity,
 		EventRateLimit: s.opts.Admission.EventRateLimit, PodNodeSelector: s.opts.Admission.PodNodeSelector,
-		PodTolerationRestriction: s.opts.Admission.PodTolerationRestriction,
-		Admission:                s.opts.AdmissionOff, ForbidPrivileged: s.opts.ForbidPrivileged}
+		PodTolerationRestriction: s.opts.Admission.PodTolerationRestriction, ImagePolicyWebhook: s.opts.Admission.ImagePolicyWebhook,
+		Admission: s.opts.AdmissionOff, ForbidPrivileged: s.opts.ForbidPrivileged}
 }
 
 // serverChain forwards to the server's authorizer chain, set in New before

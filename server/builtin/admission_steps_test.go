@@ -12,7 +12,7 @@ import (
 // across groups.
 func TestAdmissionStepsInPluginOrder(t *testing.T) {
 	t.Parallel()
-	ds := all(brand, DefaultServiceRanges(), Services{Admission: config.AdmissionPluginsOff{}})
+	ds := all(brand, DefaultServiceRanges(), Services{Admission: config.AdmissionPluginsOff{}, ImagePolicyWebhook: &config.ImagePolicyWebhookConfiguration{}})
 	for _, d := range ds {
 		var plugins []string
 		for _, st := range d.Strategy.AdmissionSteps {
@@ -30,7 +30,7 @@ func TestAdmissionStepsInPluginOrder(t *testing.T) {
 	}
 	want := []string{
 		config.PluginLimitPodHardAntiAffinityTopology, config.PluginLimitRanger, config.PluginServiceAccount, config.PluginAlwaysPullImages,
-		config.PluginPodSecurity, config.PluginPodNodeSelector, config.PluginPriority, config.PluginDefaultTolerationSeconds,
+		config.PluginImagePolicyWebhook, config.PluginPodSecurity, config.PluginPodNodeSelector, config.PluginPriority, config.PluginDefaultTolerationSeconds,
 		config.PluginPodTolerationRestriction, config.PluginExtendedResourceToleration, config.PluginRuntimeClass,
 	}
 	if !slices.Equal(pod, want) {

@@ -41,6 +41,10 @@ type Services struct {
 	// EventRateLimit is the EventRateLimit admission plugin's
 	// configuration; nil (the plugin does not run) is no limit.
 	EventRateLimit *config.EventRateLimitConfiguration
+	// ImagePolicyWebhook is the ImagePolicyWebhook admission plugin's
+	// configuration (--admission-control-config-file); nil (the plugin
+	// does not run) reviews no image.
+	ImagePolicyWebhook *config.ImagePolicyWebhookConfiguration
 	// PodNodeSelector is the PodNodeSelector admission plugin's
 	// configuration (--admission-control-config-file); nil is none.
 	PodNodeSelector config.PodNodeSelectorConfiguration

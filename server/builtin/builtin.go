@@ -97,7 +97,8 @@ func all(b config.Brand, r ServiceRanges, sv Services) []*registry.Descriptor {
 // its node selector and tolerations from its Namespace, a claim's default
 // class is a StorageClass, whose allowVolumeExpansion says whether the
 // claim may grow, and the LimitRanges of their namespace default and bound
-// the resources of pods and claims; the pod-security labels of their
+// the resources of pods and claims; the images of pods are reviewed by
+// the configured image policy backend; the pod-security labels of their
 // namespace check pods and the pod templates of workloads, and are
 // checked on namespaces themselves. The plugins' configurations are sv's.
 // The steps join those the types have of their own
@@ -122,6 +123,13 @@ func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor, sv Services) {
 		registry.AdmissionStep{Plugin: config.PluginPriority, Admit: pa.admitPod},
 		registry.AdmissionStep{Plugin: config.PluginPodTolerationRestriction, Admit: ptr.admitPod, Validate: ptr.validatePod},
 		registry.AdmissionStep{Plugin: config.PluginRuntimeClass, Admit: rc.admitPod, Validate: rc.validatePod})
+	if c := sv.ImagePolicyWebhook; c != nil {
+		ip := newImagePolicy(b, *c, sv.now)
+		pod.AdmissionSteps = append(pod.AdmissionSteps, registry.AdmissionStep{
+			Plugin: config.PluginImagePolicyWebhook, Validate: ip.validatePod,
+			ValidateSubresources: map[string]registry.AdmissionHook{"ephemeralcontainers": ip.validateEphemeralContainers},
+		})
+	}
 	ns := &ps.namespaces.Strategy
 	ns.AdmissionSteps = append(ns.AdmissionSteps, registry.AdmissionStep{Plugin: config.PluginPodSecurity, Validate: ps.validateNamespace})
 	// Workloads' pod templates are only warned of.
