@@ -17,8 +17,12 @@ func (s *Server) services() builtin.Services {
 		Authorizer: serverChain{s}, RBAC: s.builtRBAC, PodSecurity: s.opts.Admission.PodSecurity,
 		EventRateLimit: s.opts.Admission.EventRateLimit, PodNodeSelector: s.opts.Admission.PodNodeSelector,
 		PodTolerationRestriction: s.opts.Admission.PodTolerationRestriction, ImagePolicyWebhook: s.opts.Admission.ImagePolicyWebhook,
-		Admission: s.opts.AdmissionOff, ForbidPrivileged: s.opts.ForbidPrivileged}
+		Admission: s.opts.AdmissionOff, ForbidPrivileged: s.opts.ForbidPrivileged, OnStop: s.onStop}
 }
+
+// onStop registers release to run once the server has stopped serving;
+// it is called while the server is built, before it serves.
+func (s *Server) onStop(release func()) { s.stopHooks = append(s.stopHooks, release) }
 
 // serverChain forwards to the server's authorizer chain, set in New before
 // the first request is served.

@@ -57,6 +57,9 @@ type Server struct {
 	// handed to NewOnStore; ownStore says whether Serve closes it.
 	store    bolt.Store
 	ownStore bool
+	// stopHooks release what the server's parts hold once it has stopped
+	// serving (onStop).
+	stopHooks []func()
 	// etcdTLS is the client TLS of the --etcd-* files (preflight).
 	etcdTLS *tls.Config
 	// polledCounts are the object counts last polled from a store on etcd
@@ -639,6 +642,9 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	stopControllers()
 	wg.Wait()
+	for _, release := range s.stopHooks {
+		release()
+	}
 	s.agg.Close()
 	if cerr := s.closeStore(); cerr != nil && err == nil {
 		err = fmt.Errorf("closing the database: %w", cerr)

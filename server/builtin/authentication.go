@@ -59,6 +59,9 @@ type Services struct {
 	// ForbidPrivileged refuses pods and pod templates asking for
 	// privileged containers (--allow-privileged=false).
 	ForbidPrivileged bool
+	// OnStop, when set, registers a function to run once the server has
+	// stopped serving: a plugin's connections to release.
+	OnStop func(release func())
 }
 
 func (sv Services) now() time.Time {

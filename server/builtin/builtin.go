@@ -125,6 +125,9 @@ func admitAcrossGroups(b config.Brand, ds []*registry.Descriptor, sv Services) {
 		registry.AdmissionStep{Plugin: config.PluginRuntimeClass, Admit: rc.admitPod, Validate: rc.validatePod})
 	if c := sv.ImagePolicyWebhook; c != nil {
 		ip := newImagePolicy(b, *c, sv.now)
+		if sv.OnStop != nil {
+			sv.OnStop(ip.close)
+		}
 		pod.AdmissionSteps = append(pod.AdmissionSteps, registry.AdmissionStep{
 			Plugin: config.PluginImagePolicyWebhook, Validate: ip.validatePod,
 			ValidateSubresources: map[string]registry.AdmissionHook{"ephemeralcontainers": ip.validateEphemeralContainers},

@@ -68,6 +68,13 @@ func newImagePolicy(b config.Brand, cfg config.ImagePolicyWebhookConfiguration, 
 	return p
 }
 
+// close releases the backend client's idle connections.
+func (p *imagePolicy) close() {
+	if p.client != nil {
+		p.client.CloseIdle()
+	}
+}
+
 // auditKey is the key of an audit annotation the plugin writes.
 func (p *imagePolicy) auditKey(name string) string {
 	return strings.ToLower(config.PluginImagePolicyWebhook) + "." + p.b.Group("image-policy") + "/" + name
