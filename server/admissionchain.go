@@ -113,6 +113,15 @@ func (c mutatingChain) Mutate(ctx context.Context, a *admission.Attributes) (reg
 	return out, nil
 }
 
+func (c mutatingChain) MayChange() bool {
+	for _, m := range c {
+		if m.MayChange() {
+			return true
+		}
+	}
+	return false
+}
+
 func (c mutatingChain) MutatingEmpty() bool {
 	for _, m := range c {
 		if !m.MutatingEmpty() {

@@ -150,6 +150,10 @@ func (w *Webhooks) ValidatingEmpty() bool { return len(w.hooks(phaseValidating))
 // Mutate then changes nothing.
 func (w *Webhooks) MutatingEmpty() bool { return len(w.hooks(phaseMutating)) == 0 }
 
+// MayChange reports whether Mutate may change an object: whether a
+// mutating webhook is configured.
+func (w *Webhooks) MayChange() bool { return !w.MutatingEmpty() }
+
 // hooks returns the webhooks of a phase in calling order.
 func (w *Webhooks) hooks(ph int) []*webhook {
 	w.mu.RLock()

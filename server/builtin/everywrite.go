@@ -17,6 +17,9 @@ type AlwaysDeny struct{}
 // MutatingEmpty is false: the plugin refuses every request.
 func (AlwaysDeny) MutatingEmpty() bool { return false }
 
+// MayChange is false: the plugin only refuses.
+func (AlwaysDeny) MayChange() bool { return false }
+
 // Mutate refuses a; it never changes the object.
 func (AlwaysDeny) Mutate(_ context.Context, a *admission.Attributes) (registry.Object, error) {
 	if a.User == nil {

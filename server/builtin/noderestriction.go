@@ -68,6 +68,9 @@ func NewNodeRestriction(b config.Brand, pods, nodes *registry.Descriptor, recove
 // MutatingEmpty is false: the plugin looks at every write.
 func (p *NodeRestriction) MutatingEmpty() bool { return false }
 
+// MayChange is false: the plugin only refuses.
+func (p *NodeRestriction) MayChange() bool { return false }
+
 // Mutate refuses a node's write the plugin does not allow; it never
 // changes the object.
 func (p *NodeRestriction) Mutate(_ context.Context, a *admission.Attributes) (registry.Object, error) {

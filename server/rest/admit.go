@@ -114,6 +114,11 @@ type MutatingAdmission interface {
 	// MutatingEmpty reports whether Mutate changes and refuses nothing:
 	// then the step is skipped without building its attributes.
 	MutatingEmpty() bool
+	// MayChange reports whether Mutate may change an object, not only
+	// refuse it (a mutating webhook is configured): only then is an
+	// update admitted on a copy, to tell what the request wrote from what
+	// admission changed.
+	MayChange() bool
 }
 
 // mutateAdmission runs the mutating admission on a write after the

@@ -232,6 +232,10 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 			return nil, err
 		}
 		mutated = !reflect.DeepEqual(obj, written)
+	} else if err := h.mutateAdmission(ctx, s, admission.OpUpdate, obj, old, s.dryRun); err != nil {
+		// Admission that only refuses (NodeRestriction) sees the
+		// object itself.
+		return nil, err
 	}
 	if s.sub == "" || d.Subresource(s.sub).Keep != nil {
 		if errs := validateObjectMetaUpdate(obj, old); len(errs) > 0 {
@@ -301,12 +305,13 @@ func (h *Handler) prepareUpdate(ctx context.Context, s *scope, obj, old Object) 
 }
 
 // mayMutate says whether the mutating admission of a write of s may
-// change its object: the type's Admit hook or a mutating webhook may.
+// change its object: the type's Admit hook or a mutating webhook may,
+// a plugin that only refuses (NodeRestriction, AlwaysDeny) may not.
 func (h *Handler) mayMutate(s *scope) bool {
 	if s.d.Strategy.Admit != nil && admitted(s) {
 		return true
 	}
-	return h.mutating != nil && !s.admittedElsewhere && s.trackAs == "" && !h.mutating.MutatingEmpty()
+	return h.mutating != nil && !s.admittedElsewhere && s.trackAs == "" && h.mutating.MayChange()
 }
 
 // updatedObject is the new state an update writes from the request's
