@@ -236,6 +236,24 @@ func TestWebhookMutatingScale(t *testing.T) {
 		t.Errorf("PATCH scale of 3: stored %v, want the webhook's 5", got)
 	}
 	wantReview(t, "scale patch", last(aw.requests("/scale")), map[string]any{"object.spec.replicas": float64(3), "oldObject.spec.replicas": float64(2)})
+
+	// A server-side apply through the subresource is reviewed as the
+	// Scale it leaves.
+	applyScale := func(replicas int) *resp {
+		return e.do("PATCH", deployments+"/web/scale?fieldManager=autoscaler&force=true", scale(replicas), "Content-Type", "application/apply-patch+yaml")
+	}
+	applyScale(2).mustCode(t, 200)
+	if got := stored(); got != float64(2) {
+		t.Errorf("apply scale of 2: stored %v", got)
+	}
+	wantReview(t, "scale apply", last(aw.requests("/scale")), map[string]any{
+		"kind": map[string]any{"group": "autoscaling", "version": "v1", "kind": "Scale"}, "subResource": "scale", "operation": "UPDATE",
+		"object.kind": "Scale", "object.spec.replicas": float64(2), "oldObject.kind": "Scale", "oldObject.spec.replicas": float64(5),
+		"options.kind": "UpdateOptions",
+	})
+	if got := path(applyScale(3).mustCode(t, 200).obj(t), "spec.replicas"); got != float64(5) || stored() != float64(5) {
+		t.Errorf("apply scale of 3: answered %v, stored %v, want the webhook's 5", got, stored())
+	}
 }
 
 // TestWebhookMutatingCreateOrder calls the mutating webhooks on a create

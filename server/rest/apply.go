@@ -318,6 +318,9 @@ func (h *Handler) applyObject(r *http.Request, s *scope, a applyRequest) ([]byte
 		if err := checkWriteVersion(s, metaString(obj, "resourceVersion"), kv.ModRevision); err != nil {
 			return nil, 0, err
 		}
+		if err := h.mutateAppliedScale(r.Context(), s, obj, live, dryRun); err != nil {
+			return nil, 0, err
+		}
 		next, err := h.prepareUpdate(r.Context(), s, obj, live)
 		if err != nil {
 			return nil, 0, err

@@ -224,6 +224,28 @@ func (h *Handler) mutateScale(ctx context.Context, s *scope, scale, old Object, 
 	return h.mutating.Mutate(ctx, a)
 }
 
+// mutateAppliedScale runs the mutating admission on an apply through a
+// scale subresource (s tracks the write as that subresource's) as on a
+// PUT of the Scale the apply leaves: the webhooks see that Scale, the
+// stored object's as the old one, and the count they set is what obj
+// gets. Other writes pass untouched.
+func (h *Handler) mutateAppliedScale(ctx context.Context, s *scope, obj, old Object, dryRun bool) error {
+	sr := s.d.Subresource(s.trackAs)
+	if s.trackAs == "" || sr == nil || sr.Scale == nil {
+		return nil
+	}
+	sub := &scope{d: s.d, info: s.info, ns: s.ns, name: s.name, sub: s.trackAs, options: s.options}
+	mutated, err := h.mutateScale(ctx, sub, scaleObject(obj, sr.Scale), old, sr.Scale, dryRun)
+	s.warnings = append(s.warnings, sub.warnings...)
+	if err != nil || mutated == nil {
+		return err
+	}
+	if replicas := getPath(mutated, "spec.replicas"); replicas != nil {
+		setPath(obj, sr.Scale.SpecReplicas, replicas)
+	}
+	return nil
+}
+
 // applyScale serves an apply of a Scale: the replica count it sets is
 // applied to the object, owned by its manager under the scale
 // subresource, so that it conflicts with whoever else sets the count.
