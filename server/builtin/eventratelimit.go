@@ -1,11 +1,9 @@
 package builtin
 
 import (
-	"container/list"
 	"context"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -42,11 +40,10 @@ func newEventRateLimit(c *config.EventRateLimitConfiguration, now func() time.Ti
 		}
 		qps, burst := rate.Limit(l.QPS), int(l.Burst)
 		p.limits = append(p.limits, &eventLimit{
-			kind: l.Type,
-			key:  eventLimitKeys[l.Type],
-			buckets: newBucketCache(size, func() *rate.Limiter {
-				return rate.NewLimiter(qps, burst)
-			}),
+			kind:    l.Type,
+			key:     eventLimitKeys[l.Type],
+			buckets: newLRU[*rate.Limiter](size),
+			bucket:  func() *rate.Limiter { return rate.NewLimiter(qps, burst) },
 		})
 	}
 	return p
@@ -54,9 +51,13 @@ func newEventRateLimit(c *config.EventRateLimitConfiguration, now func() time.Ti
 
 // eventLimit is one configured limit: the bucket of each key of its type.
 type eventLimit struct {
-	kind    string
-	key     func(ctx context.Context, obj registry.Object) string
-	buckets *bucketCache
+	kind string
+	key  func(ctx context.Context, obj registry.Object) string
+	// buckets hold the buckets of the keys last used (a dropped key
+	// starts again with a full bucket, as upstream's cache does); bucket
+	// makes a full one.
+	buckets *lru[*rate.Limiter]
+	bucket  func() *rate.Limiter
 }
 
 // eventLimitKeys are the keys that choose an event's bucket, per limit
@@ -91,7 +92,7 @@ func (p *eventRateLimit) validate(ctx context.Context, _ registry.Lookup, obj, _
 	var reached []string
 	for _, l := range p.limits {
 		key := l.key(ctx, obj)
-		if !l.buckets.get(key).AllowN(now, 1) {
+		if !l.buckets.getOrAdd(key, l.bucket).AllowN(now, 1) {
 			reached = append(reached, fmt.Sprintf("limit reached on type %s for key %s", l.kind, key))
 		}
 	}
@@ -100,50 +101,4 @@ func (p *eventRateLimit) validate(ctx context.Context, _ registry.Lookup, obj, _
 	}
 	return apierr.New(http.StatusTooManyRequests, apierr.ReasonTooManyRequests,
 		"Too many requests: "+apierr.Aggregate(reached), nil)
-}
-
-// bucketCache holds the buckets of at most size keys, dropping the least
-// recently used when a new key comes: a dropped key starts again with a
-// full bucket, as upstream's cache does. It may be used concurrently.
-type bucketCache struct {
-	size      int
-	newBucket func() *rate.Limiter
-
-	mu    sync.Mutex
-	order *list.List               // of *bucketEntry, most recently used first
-	byKey map[string]*list.Element // into order
-}
-
-type bucketEntry struct {
-	key    string
-	bucket *rate.Limiter
-}
-
-func newBucketCache(size int, newBucket func() *rate.Limiter) *bucketCache {
-	return &bucketCache{size: size, newBucket: newBucket, order: list.New(), byKey: map[string]*list.Element{}}
-}
-
-// get returns key's bucket, made full when the cache has none.
-func (c *bucketCache) get(key string) *rate.Limiter {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.byKey[key]; ok {
-		c.order.MoveToFront(e)
-		return e.Value.(*bucketEntry).bucket
-	}
-	if c.order.Len() >= c.size {
-		oldest := c.order.Back()
-		c.order.Remove(oldest)
-		delete(c.byKey, oldest.Value.(*bucketEntry).key)
-	}
-	b := c.newBucket()
-	c.byKey[key] = c.order.PushFront(&bucketEntry{key: key, bucket: b})
-	return b
-}
-
-// len is the number of keys held.
-func (c *bucketCache) len() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.order.Len()
 }

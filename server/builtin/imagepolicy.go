@@ -1,7 +1,6 @@
 package builtin
 
 import (
-	"container/list"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"platd/config"
@@ -58,12 +56,12 @@ type imagePolicy struct {
 	cfg       config.ImagePolicyWebhookConfiguration
 	client    *security.KubeconfigWebhook
 	clientErr error
-	cache     *reviewCache
+	cache     *lru[reviewAnswer]
 	now       func() time.Time
 }
 
 func newImagePolicy(b config.Brand, cfg config.ImagePolicyWebhookConfiguration, now func() time.Time) *imagePolicy {
-	p := &imagePolicy{b: b, cfg: cfg, cache: newReviewCache(imagePolicyCacheSize), now: now}
+	p := &imagePolicy{b: b, cfg: cfg, cache: newLRU[reviewAnswer](imagePolicyCacheSize), now: now}
 	p.client, p.clientErr = security.NewKubeconfigWebhook(cfg.Client, imagePolicyTimeout, imagePolicyBackoff(cfg.RetryBackoff))
 	return p
 }
@@ -142,7 +140,7 @@ func (p *imagePolicy) review(ctx context.Context, obj registry.Object, images []
 	if err != nil {
 		return &registry.Denial{Reason: err.Error()}
 	}
-	status, ok := p.cache.get(string(key), p.now())
+	status, ok := p.cached(string(key))
 	if !ok {
 		status, err = p.ask(ctx, spec)
 		if err != nil {
@@ -152,7 +150,7 @@ func (p *imagePolicy) review(ctx context.Context, obj registry.Object, images []
 		if status.Allowed {
 			ttl = p.cfg.AllowTTL
 		}
-		p.cache.add(string(key), status, p.now().Add(ttl))
+		p.cache.add(string(key), reviewAnswer{status: status, expires: p.now().Add(ttl)})
 	}
 	for k, v := range status.AuditAnnotations {
 		audit.AddAnnotation(ctx, p.auditKey(k), v)
@@ -296,57 +294,23 @@ func statusAnswerMessage(se *security.WebhookStatusError) string {
 	return fmt.Sprintf("the server responded with the status code %d but did not return more information", se.Code)
 }
 
-// reviewCache remembers the backend's answers per review until their
-// expiry, at most size of them, the least recently used dropped first.
-// Safe for concurrent use.
-type reviewCache struct {
-	mu    sync.Mutex
-	size  int
-	order *list.List // of *reviewEntry, most recently used first
-	byKey map[string]*list.Element
-}
-
-type reviewEntry struct {
-	key     string
+// reviewAnswer is the backend's answer to a review, remembered until it
+// expires.
+type reviewAnswer struct {
 	status  imageReviewStatus
 	expires time.Time
 }
 
-func newReviewCache(size int) *reviewCache {
-	return &reviewCache{size: size, order: list.New(), byKey: map[string]*list.Element{}}
-}
-
-// get returns the unexpired answer of key at now.
-func (c *reviewCache) get(key string, now time.Time) (imageReviewStatus, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.byKey[key]
+// cached returns the remembered answer to the review of key while it has
+// not expired; an expired one is forgotten.
+func (p *imagePolicy) cached(key string) (imageReviewStatus, bool) {
+	a, ok := p.cache.get(key)
 	if !ok {
 		return imageReviewStatus{}, false
 	}
-	e := el.Value.(*reviewEntry)
-	if !now.Before(e.expires) {
-		c.order.Remove(el)
-		delete(c.byKey, key)
+	if !p.now().Before(a.expires) {
+		p.cache.remove(key)
 		return imageReviewStatus{}, false
 	}
-	c.order.MoveToFront(el)
-	return e.status, true
-}
-
-// add remembers status for key until expires.
-func (c *reviewCache) add(key string, status imageReviewStatus, expires time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.byKey[key]; ok {
-		el.Value = &reviewEntry{key: key, status: status, expires: expires}
-		c.order.MoveToFront(el)
-		return
-	}
-	c.byKey[key] = c.order.PushFront(&reviewEntry{key: key, status: status, expires: expires})
-	for c.order.Len() > c.size {
-		oldest := c.order.Back()
-		c.order.Remove(oldest)
-		delete(c.byKey, oldest.Value.(*reviewEntry).key)
-	}
+	return a.status, true
 }
