@@ -51,9 +51,17 @@ func (n *NamespaceExists) Validate(_ context.Context, a *admission.Attributes) e
 	if a.Lookup == nil {
 		return apierr.InternalError(errNoLookup)
 	}
-	_, err := a.Lookup.Get(n.namespaces, "", a.Namespace)
-	if err != nil && apierr.ReasonOf(err) != apierr.ReasonNotFound {
-		return apierr.InternalError(err)
-	}
+	_, err := readNamespace(a.Lookup, n.namespaces, a.Namespace)
 	return err
+}
+
+// readNamespace reads the namespace called name as upstream's admission
+// plugins read one: a missing namespace is the read's NotFound, any other
+// failure an internal error.
+func readNamespace(l registry.Lookup, namespaces *registry.Descriptor, name string) (registry.Object, error) {
+	ns, err := l.Get(namespaces, "", name)
+	if err != nil && apierr.ReasonOf(err) != apierr.ReasonNotFound {
+		return nil, apierr.InternalError(err)
+	}
+	return ns, err
 }

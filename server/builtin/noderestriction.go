@@ -127,7 +127,7 @@ func (p *NodeRestriction) Mutate(_ context.Context, a *admission.Attributes) (re
 // object's own, as it was written.
 func (p *NodeRestriction) addressed(a *admission.Attributes) string {
 	if a.Operation == admission.OpCreate {
-		return metaStr(a.Object, "name")
+		return str(a.Object, "metadata", "name")
 	}
 	return a.Name
 }
@@ -185,7 +185,7 @@ func (p *NodeRestriction) admitMirrorPod(node string, a *admission.Attributes) e
 	if err != nil {
 		return forbidWrite(a, "error looking up node %s to verify uid: %v", node, err)
 	}
-	if uid := metaStr(n, "uid"); strOf(owner["uid"]) != uid {
+	if uid := str(n, "metadata", "uid"); strOf(owner["uid"]) != uid {
 		return forbidWrite(a, "node %s UID mismatch: expected %s got %s", node, strOf(owner["uid"]), uid)
 	}
 	spec := mapOf(pod["spec"])
@@ -272,7 +272,7 @@ func (p *NodeRestriction) admitEviction(node string, a *admission.Attributes) er
 	}
 	name := a.Name
 	if name == "" {
-		if name = metaStr(a.Object, "name"); name == "" {
+		if name = str(a.Object, "metadata", "name"); name == "" {
 			return forbidWrite(a, "could not determine pod from request data")
 		}
 	}
@@ -464,7 +464,7 @@ func (p *NodeRestriction) admitToken(node string, a *admission.Attributes) error
 	if err != nil {
 		return err
 	}
-	if uid != metaStr(pod, "uid") {
+	if uid != str(pod, "metadata", "uid") {
 		return forbidWrite(a, "the UID in the bound object reference (%s) does not match the UID in record. The object might have been deleted and then recreated", uid)
 	}
 	if podNode(pod) != node {
@@ -474,10 +474,7 @@ func (p *NodeRestriction) admitToken(node string, a *admission.Attributes) error
 }
 
 // podNode is the node a pod is bound to.
-func podNode(pod registry.Object) string { return strOf(mapOf(pod["spec"])["nodeName"]) }
-
-// metaStr is a string member of an object's metadata.
-func metaStr(obj registry.Object, key string) string { return strOf(mapOf(obj["metadata"])[key]) }
+func podNode(pod registry.Object) string { return str(pod, "spec", "nodeName") }
 
 // forbidWrite is an admission plugin's refusal of a: 403 naming the
 // resource (without its subresource) and the object as upstream's
@@ -486,9 +483,9 @@ func forbidWrite(a *admission.Attributes, format string, args ...any) error {
 	name := a.Name
 	if name == "" {
 		name = "Unknown"
-		if n := metaStr(a.Object, "name"); n != "" {
+		if n := str(a.Object, "metadata", "name"); n != "" {
 			name = n
-		} else if g := metaStr(a.Object, "generateName"); g != "" {
+		} else if g := str(a.Object, "metadata", "generateName"); g != "" {
 			name = g
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"reflect"
 
 	"platd/config"
-	"platd/server/apierr"
 	"platd/server/registry"
 	"platd/server/schema"
 )
@@ -50,7 +49,7 @@ func newPodTolerationRestriction(b config.Brand, namespaces *registry.Descriptor
 func (p podTolerationRestriction) admitPod(ctx context.Context, l registry.Lookup, obj, old registry.Object) error {
 	var extra []map[string]any
 	if old == nil {
-		ns, err := p.namespace(l, str(obj, "metadata", "namespace"))
+		ns, err := readNamespace(l, p.namespaces, str(obj, "metadata", "namespace"))
 		if err != nil {
 			return err
 		}
@@ -88,7 +87,7 @@ func (p podTolerationRestriction) validatePod(_ context.Context, l registry.Look
 	if len(tolerations) == 0 {
 		return nil
 	}
-	ns, err := p.namespace(l, str(obj, "metadata", "namespace"))
+	ns, err := readNamespace(l, p.namespaces, str(obj, "metadata", "namespace"))
 	if err != nil {
 		return err
 	}
@@ -113,16 +112,6 @@ next:
 		return fmt.Errorf("pod tolerations (possibly merged with namespace default tolerations) conflict with its %s whitelist", scope)
 	}
 	return nil
-}
-
-// namespace reads the namespace called name: a missing one is the read's
-// NotFound, any other failure an internal error, as upstream answers.
-func (p podTolerationRestriction) namespace(l registry.Lookup, name string) (registry.Object, error) {
-	ns, err := l.Get(p.namespaces, "", name)
-	if err != nil && apierr.ReasonOf(err) != apierr.ReasonNotFound {
-		return nil, apierr.InternalError(err)
-	}
-	return ns, err
 }
 
 // annotated returns the tolerations of the namespace's annotation key:
