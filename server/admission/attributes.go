@@ -145,18 +145,25 @@ func (a *Attributes) namespace() string {
 	return a.Namespace
 }
 
-// objectName is the name a refusal gives the object: the request's, or
-// else the object's, or else upstream's "Unknown".
-func (a *Attributes) objectName() string {
+// RefusedName is the name a refusal of the write gives its object: the
+// name the request addressed, else ObjectName's.
+func (a *Attributes) RefusedName() string {
 	if a.Name != "" {
 		return a.Name
 	}
-	if a.Object != nil {
-		if m, ok := a.Object["metadata"].(map[string]any); ok {
-			if n, _ := m["name"].(string); n != "" {
-				return n
-			}
-		}
+	return ObjectName(a.Object)
+}
+
+// ObjectName is the name a refusal gives an object the request did not
+// name: its name, its generateName when it has none (the mutating phase
+// runs before a name is generated), else upstream's "Unknown".
+func ObjectName(obj registry.Object) string {
+	m, _ := obj["metadata"].(map[string]any)
+	if n, _ := m["name"].(string); n != "" {
+		return n
+	}
+	if g, _ := m["generateName"].(string); g != "" {
+		return g
 	}
 	return "Unknown"
 }

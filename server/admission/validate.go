@@ -195,7 +195,7 @@ func (p *Policies) refusal(a *Attributes, d denial) error {
 		message = fmt.Sprintf("ValidatingAdmissionPolicy '%s' denied request: %s", d.policy, d.message)
 	}
 	desc := a.Descriptor
-	name := a.objectName()
+	name := a.RefusedName()
 	e := apierr.NewForbidden(desc.Group, desc.Resource, name, fmt.Sprintf("%s %q is forbidden: %s", desc.GroupResource(), name, message))
 	reason := d.reason
 	if reason == "" {

@@ -480,15 +480,6 @@ func podNode(pod registry.Object) string { return str(pod, "spec", "nodeName") }
 // resource (without its subresource) and the object as upstream's
 // admission names it.
 func forbidWrite(a *admission.Attributes, format string, args ...any) error {
-	name := a.Name
-	if name == "" {
-		name = "Unknown"
-		if n := str(a.Object, "metadata", "name"); n != "" {
-			name = n
-		} else if g := str(a.Object, "metadata", "generateName"); g != "" {
-			name = g
-		}
-	}
-	d := a.Descriptor
+	name, d := a.RefusedName(), a.Descriptor
 	return apierr.NewForbidden(d.Group, d.Resource, name, fmt.Sprintf("%s %q is forbidden: %s", d.GroupResource(), name, fmt.Sprintf(format, args...)))
 }

@@ -29,20 +29,7 @@ func (h *Handler) admit(ctx context.Context, s *scope, obj, old Object) error {
 	if hook == nil || !admitted(s) {
 		return nil
 	}
-	return admissionErr(s.d, admissionName(obj), hook(ctx, sharedReads{h}, obj, old))
-}
-
-// admissionName is the name admission refusals give an object: its name,
-// its generateName when it has none (admission runs before a name is
-// generated), else "Unknown", as upstream's admission names it.
-func admissionName(obj Object) string {
-	if name := metaString(obj, "name"); name != "" {
-		return name
-	}
-	if gen := metaString(obj, "generateName"); gen != "" {
-		return gen
-	}
-	return "Unknown"
+	return admissionErr(s.d, admission.ObjectName(obj), hook(ctx, sharedReads{h}, obj, old))
 }
 
 // validateAdmission runs the type's ValidateAdmission hook on a valid

@@ -162,10 +162,10 @@ func (h *Handler) prepareCreate(ctx context.Context, s *scope, obj Object, dryRu
 	// not be terminating (NamespaceLifecycle, the first plugin).
 	placeInNamespace(s, obj)
 	wipeSystemMeta(obj)
-	if err := h.provisionNamespace(ctx, s, admissionName(obj), dryRun); err != nil {
+	if err := h.provisionNamespace(ctx, s, admission.ObjectName(obj), dryRun); err != nil {
 		return nil, err
 	}
-	if err := h.checkNamespace(s, admissionName(obj)); err != nil {
+	if err := h.checkNamespace(s, admission.ObjectName(obj)); err != nil {
 		return nil, err
 	}
 	if d.Strategy.Default != nil {
