@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"strings"
 	"testing"
 
 	"platd/config"
@@ -89,6 +90,18 @@ func TestNodeRestrictionAdmission(t *testing.T) {
 		`{"spec":{"boundObjectRef":{"apiVersion":"v1","kind":"Pod","name":"mine","uid":"`+path(mine, "metadata.uid").(string)+`"}}}`).mustCode(t, 201).obj(t)
 	if s, _ := path(tok, "status.token").(string); s == "" {
 		t.Errorf("token request answered without a token: %v", tok)
+	}
+	// A deletecollection's items are admitted under the collection's
+	// empty name, by which the plugin finds no pod, as upstream's: the
+	// node's collection answers the pods as listed and marks none.
+	dc := as("DELETE", "/api/v1/namespaces/default/pods?fieldSelector=spec.nodeName%3Dn1", nil).mustCode(t, 200).obj(t)
+	if got := strings.Join(names(t, dc), ","); got != "mine,static" {
+		t.Errorf("the node's deletecollection listed %s, want mine,static", got)
+	}
+	for _, name := range []string{"mine", "static"} {
+		if got := path(e.do("GET", "/api/v1/namespaces/default/pods/"+name, nil).mustCode(t, 200).obj(t), "metadata.deletionTimestamp"); got != nil {
+			t.Errorf("the node's deletecollection marked %s: %v", name, got)
+		}
 	}
 	as("DELETE", "/api/v1/namespaces/default/pods/mine", nil).mustCode(t, 200)
 

@@ -110,6 +110,45 @@ func TestAdmissionPolicyDeny(t *testing.T) {
 	e.untilCode("the removed binding to stop denying", "POST", deployments, deployment("big", 9), 201)
 }
 
+// TestAdmissionPolicyDeleteCollection: the items of a deletecollection
+// are admitted one by one, each with its old state, under the
+// collection's empty name, as upstream admits them: a policy requiring
+// deletes to name their object refuses the collection (naming the object
+// "Unknown", as upstream's refusal of a nameless delete) and leaves
+// every item stored, while single deletes pass.
+func TestAdmissionPolicyDeleteCollection(t *testing.T) {
+	t.Parallel()
+	e := startPolicies(t)
+	e.policy("named-deletes", map[string]any{
+		"matchConstraints": configMapRules("DELETE"),
+		"validations": []any{
+			// An empty name is left out of the request, as upstream's.
+			map[string]any{"expression": "has(request.name)", "message": "deletes must name their object"},
+			map[string]any{"expression": "oldObject.metadata.name != 'guarded'", "message": "guarded stays"},
+		},
+	})
+	e.binding("named-deletes-binding", "named-deletes", []any{"Deny"}, nil)
+	base := "/api/v1/namespaces/default/configmaps"
+	for _, name := range []string{"a", "b", "guarded"} {
+		e.do("POST", base, map[string]any{"metadata": map[string]any{"name": name, "labels": map[string]any{"set": "dc"}}}).mustCreated(t)
+	}
+	var r *resp
+	eventually(t, "the policy to deny", func() bool {
+		r = e.do("DELETE", base+"?labelSelector=set%3Ddc&dryRun=All", nil)
+		return r.code == 422
+	})
+	const msg = `configmaps "Unknown" is forbidden: ValidatingAdmissionPolicy 'named-deletes' with binding 'named-deletes-binding' denied request: deletes must name their object`
+	r.mustMessage(t, msg)
+	e.do("DELETE", base+"?labelSelector=set%3Ddc", nil).mustCode(t, 422).mustMessage(t, msg)
+	if got := strings.Join(names(t, e.do("GET", base+"?labelSelector=set%3Ddc", nil).mustCode(t, 200).obj(t)), ","); got != "a,b,guarded" {
+		t.Errorf("after the refused deletecollection: %s, want every item kept", got)
+	}
+	e.do("DELETE", base+"/guarded", nil).mustCode(t, 422).mustMessage(t,
+		`configmaps "guarded" is forbidden: ValidatingAdmissionPolicy 'named-deletes' with binding 'named-deletes-binding' denied request: guarded stays`)
+	e.do("DELETE", base+"/a", nil).mustCode(t, 200)
+	e.do("GET", base+"/a", nil).mustCode(t, 404)
+}
+
 // TestAdmissionPolicyWarnAndAudit binds one policy with Warn: the write
 // succeeds and is answered upstream's Warning.
 func TestAdmissionPolicyWarn(t *testing.T) {

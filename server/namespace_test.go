@@ -185,6 +185,18 @@ func TestDeleteCollection(t *testing.T) {
 	if got := strings.Join(names(t, e.do("GET", base, nil).mustCode(t, 200).obj(t)), ","); got != "cm-d" {
 		t.Errorf("after deletecollection: %s", got)
 	}
+	// An object a finalizer keeps is only marked; the answer lists it as
+	// it was listed, as upstream's does.
+	e.do("POST", base, map[string]any{"metadata": map[string]any{"name": "held", "labels": map[string]any{"batch": "held"},
+		"finalizers": []any{"example.com/hold"}}}).mustCreated(t)
+	r = e.do("DELETE", base+"?labelSelector=batch%3Dheld", nil).mustCode(t, 200).obj(t)
+	if items, _ := r["items"].([]any); len(items) != 1 || path(items[0].(map[string]any), "metadata.name") != "held" ||
+		path(items[0].(map[string]any), "metadata.deletionTimestamp") != nil {
+		t.Errorf("deletecollection of a kept object answered %v, want it as listed", r["items"])
+	}
+	if got := path(e.do("GET", base+"/held", nil).mustCode(t, 200).obj(t), "metadata.deletionTimestamp"); got == nil {
+		t.Errorf("the kept object was not marked for deletion")
+	}
 	// With a limit, one page goes; its continue token deletes the next.
 	other := "/api/v1/namespaces/paged/configmaps"
 	e.do("POST", "/api/v1/namespaces", map[string]any{"metadata": map[string]any{"name": "paged"}}).mustCreated(t)

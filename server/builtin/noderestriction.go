@@ -290,6 +290,12 @@ func (p *NodeRestriction) admitEviction(node string, a *admission.Attributes) er
 // write's old object when it is that pod. A pod that is not there is
 // answered 404; failing to read it, 403.
 func (p *NodeRestriction) storedPod(a *admission.Attributes, name string) (registry.Object, error) {
+	if name == "" {
+		// The items of a deletecollection are admitted under the
+		// collection's empty name, by which upstream finds no pod: the
+		// collection skips them.
+		return nil, apierr.NotFound(p.pods.Group, p.pods.Resource, name)
+	}
 	if a.OldObject != nil && a.Descriptor.Resource == p.pods.Resource && a.Subresource == "" {
 		return a.OldObject, nil
 	}

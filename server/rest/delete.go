@@ -295,6 +295,9 @@ func (h *Handler) deleteObject(ctx context.Context, s *scope, ns, name string, o
 			return nil, err
 		}
 		target := &scope{d: d, ns: ns, name: name, admittedElsewhere: s.admittedElsewhere, options: o.given()}
+		if s.collectionItem {
+			target.name = ""
+		}
 		err = h.mutateAdmission(ctx, target, admission.OpDelete, nil, obj, dry)
 		if err == nil {
 			err = h.validatePolicies(ctx, target, admission.OpDelete, nil, obj, dry)

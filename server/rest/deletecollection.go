@@ -3,7 +3,6 @@ package rest
 import (
 	"net/http"
 
-	"platd/bolt"
 	"platd/server/apierr"
 )
 
@@ -55,14 +54,16 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 		h.writeError(w, r, err)
 		return
 	}
-	done := make([]bolt.KV, 0, len(res.Items))
+	// Each item is deleted as a single DELETE would delete it, an item
+	// gone meanwhile (or refused as not found) skipped; the answer lists
+	// the items as they were listed, as upstream's does.
+	s.collectionItem = true
 	for _, kv := range res.Items {
 		ns, name, ok := s.d.SplitKey(kv.Key)
 		if !ok {
 			continue
 		}
-		dr, err := h.deleteObject(r.Context(), s, ns, name, o, dry)
-		if err != nil {
+		if _, err := h.deleteObject(r.Context(), s, ns, name, o, dry); err != nil {
 			if apierr.Code(h.toStatus(err)) == http.StatusNotFound {
 				continue
 			}
@@ -70,16 +71,13 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 			h.writeError(w, r, err)
 			return
 		}
-		// A removed object is listed as it was, a marked one in its new
-		// state.
-		done = append(done, bolt.KV{Key: kv.Key, Value: dr.stored})
 	}
 	addWarnings(r.Context(), w, s.warnings)
 	if out.as == asMetadata {
 		out.as = asMetadataList
 	}
 	rd.out = out
-	body, err := rd.list(h.pageMeta(s, pred, plan, res), done)
+	body, err := rd.list(h.pageMeta(s, pred, plan, res), res.Items)
 	if err != nil {
 		h.writeError(w, r, internalErr(err))
 		return

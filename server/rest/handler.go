@@ -215,6 +215,10 @@ type scope struct {
 	// admittedElsewhere says the write is part of a request admitted as
 	// a whole (an eviction's deletion): the policies do not see it.
 	admittedElsewhere bool
+	// collectionItem says a deletion is one item of a deletecollection,
+	// which admission sees as upstream's does: the item's old state
+	// under the collection's empty name.
+	collectionItem bool
 	// options are the members of the write's options object as the
 	// request gave them (writeOptions.given, deleteOptions.given), as
 	// the policy admission sees them.
