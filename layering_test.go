@@ -15,16 +15,17 @@ import (
 // Packages under one listed path share its rank; a new package must be
 // placed here before it can be imported by anything.
 var layers = map[string]int{
-	// Process-wide runtime settings, below the leaves that change them.
-	"platd/gcpace": -1,
+	// Process-wide runtime settings, below the leaves that change them,
+	// and the name rules every layer checks names with.
+	"platd/gcpace":            -1,
+	"platd/server/validation": -1,
 	// Leaves: they import nothing of ours but the settings above.
-	"platd/config":            0,
-	"platd/bolt":              0,
-	"platd/codec":             0,
-	"platd/health":            0,
-	"platd/server/apierr":     0,
-	"platd/server/validation": 0,
-	"platd/server/pool":       0,
+	"platd/config":        0,
+	"platd/bolt":          0,
+	"platd/codec":         0,
+	"platd/health":        0,
+	"platd/server/apierr": 0,
+	"platd/server/pool":   0,
 	// Calls the webhooks the API objects configure.
 	"platd/server/webhookclient": 0,
 	"platd/uuid":                 0,

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"platd/server/validation"
 )
 
 // Kinds of the --admission-control-config-file and of the plugin
@@ -383,8 +385,8 @@ func validatePodSecurityExemptions(e PodSecurityExemptions) FieldErrors {
 			return nil
 		}
 	}
-	check("namespaces", e.Namespaces, name(dns1123Label))
-	check("runtimeClasses", e.RuntimeClasses, name(dns1123Subdomain))
+	check("namespaces", e.Namespaces, name(validation.IsDNS1123Label))
+	check("runtimeClasses", e.RuntimeClasses, name(validation.IsDNS1123Subdomain))
 	check("usernames", e.Usernames, func(p, v string) *FieldError {
 		if v == "" {
 			return required(p, "")
@@ -392,24 +394,4 @@ func validatePodSecurityExemptions(e PodSecurityExemptions) FieldErrors {
 		return nil
 	})
 	return errs
-}
-
-const dns1123LabelFmt = `[a-z0-9]([-a-z0-9]*[a-z0-9])?`
-
-var dns1123LabelRe = regexp.MustCompile("^" + dns1123LabelFmt + "$")
-
-// dns1123Label returns upstream's problems of s as a DNS label.
-func dns1123Label(s string) []string {
-	var out []string
-	if len(s) > 63 {
-		out = append(out, "must be no more than 63 characters")
-	}
-	if !dns1123LabelRe.MatchString(s) {
-		if hostRe, _ := domainPathRes(); hostRe.MatchString(s) {
-			out = append(out, "must not contain dots")
-		} else {
-			out = append(out, "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '"+dns1123LabelFmt+"')")
-		}
-	}
-	return out
 }

@@ -2,9 +2,10 @@ package config
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"platd/server/validation"
 )
 
 // PodTolerationRestrictionConfigurationKind is the kind of the
@@ -84,7 +85,7 @@ func validateTolerations(list []Toleration, path string) FieldErrors {
 	for i, t := range list {
 		p := path + "[" + strconv.Itoa(i) + "]"
 		if t.Key != "" {
-			for _, msg := range qualifiedNameProblems(t.Key) {
+			for _, msg := range validation.IsQualifiedName(t.Key) {
 				errs = append(errs, invalid(p+".key", t.Key, msg))
 			}
 		}
@@ -96,7 +97,7 @@ func validateTolerations(list []Toleration, path string) FieldErrors {
 		}
 		switch t.Operator {
 		case "Equal", "":
-			if msgs := labelValueProblems(t.Value); len(msgs) > 0 {
+			if msgs := validation.IsValidLabelValue(t.Value); len(msgs) > 0 {
 				errs = append(errs, invalid(p+".operator", t.Value, strings.Join(msgs, ";")))
 			}
 		case "Exists":
@@ -121,61 +122,4 @@ func (t Toleration) goSyntax() goSyntax {
 	}
 	return goSyntax(fmt.Sprintf("core.Toleration{Key:%q, Operator:%q, Value:%q, Effect:%q, TolerationSeconds:%s}",
 		t.Key, t.Operator, t.Value, t.Effect, secs))
-}
-
-const (
-	qualifiedNameFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-	labelValueFmt    = "(" + qualifiedNameFmt + ")?"
-	// labelNameMaxLength bounds the name part of a key and a value.
-	labelNameMaxLength = 63
-)
-
-var (
-	qualifiedNameRe = regexp.MustCompile("^" + qualifiedNameFmt + "$")
-	labelValueRe    = regexp.MustCompile("^" + labelValueFmt + "$")
-)
-
-const qualifiedNameRule = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '" + qualifiedNameFmt + "')"
-
-// qualifiedNameProblems returns upstream's problems of s as a label key:
-// a name with an optional DNS subdomain prefix.
-func qualifiedNameProblems(s string) []string {
-	var out []string
-	name := s
-	switch parts := strings.Split(s, "/"); len(parts) {
-	case 1:
-	case 2:
-		prefix := parts[0]
-		name = parts[1]
-		if prefix == "" {
-			out = append(out, "prefix part must be non-empty")
-		} else {
-			for _, msg := range dns1123Subdomain(prefix) {
-				out = append(out, "prefix part "+msg)
-			}
-		}
-	default:
-		return append(out, "a qualified name "+qualifiedNameRule+" with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')")
-	}
-	if name == "" {
-		out = append(out, "name part must be non-empty")
-	} else if len(name) > labelNameMaxLength {
-		out = append(out, fmt.Sprintf("name part must be no more than %d characters", labelNameMaxLength))
-	}
-	if !qualifiedNameRe.MatchString(name) {
-		out = append(out, "name part "+qualifiedNameRule)
-	}
-	return out
-}
-
-// labelValueProblems returns upstream's problems of s as a label value.
-func labelValueProblems(s string) []string {
-	var out []string
-	if len(s) > labelNameMaxLength {
-		out = append(out, fmt.Sprintf("must be no more than %d characters", labelNameMaxLength))
-	}
-	if !labelValueRe.MatchString(s) {
-		out = append(out, "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '"+labelValueFmt+"')")
-	}
-	return out
 }

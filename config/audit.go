@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"platd/server/validation"
 )
 
 // Audit levels, from least to most recorded.
@@ -179,7 +181,7 @@ func (r *AuditRule) validate(path string) FieldErrors {
 	// Upstream names these fields without the resource's index.
 	for _, gr := range r.Resources {
 		if gr.Group != "" {
-			if msgs := dns1123Subdomain(gr.Group); len(msgs) > 0 {
+			if msgs := validation.IsDNS1123Subdomain(gr.Group); len(msgs) > 0 {
 				errs = append(errs, invalid(path+".resources.group", gr.Group, strings.Join(msgs, ",")))
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"platd/server/validation"
 )
 
 // ValidateAuthenticationConfig checks every rule of the file that needs
@@ -261,14 +263,9 @@ func reservedExtraKeyMessage(b Brand) string {
 	return fmt.Sprintf("%s, %s and their subdomains are reserved for %s use", b.Domain, b.LongDomain, owner)
 }
 
-const (
-	dns1123SubdomainFmt = `[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*`
-	httpPathFmt         = `[A-Za-z0-9/\-._~%!$&'()*+,;=:]+`
-)
+const httpPathFmt = `[A-Za-z0-9/\-._~%!$&'()*+,;=:]+`
 
-var domainPathRes = sync.OnceValues(func() (*regexp.Regexp, *regexp.Regexp) {
-	return regexp.MustCompile("^" + dns1123SubdomainFmt + "$"), regexp.MustCompile("^" + httpPathFmt + "$")
-})
+var httpPathRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^" + httpPathFmt + "$") })
 
 // validateDomainPrefixedPath requires "<dns subdomain>/<path>", with
 // upstream's messages.
@@ -277,15 +274,11 @@ func validateDomainPrefixedPath(field, s string) FieldErrors {
 	if !ok || host == "" || path == "" {
 		return FieldErrors{invalid(field, s, `must be a domain-prefixed path (such as "acme.io/foo")`)}
 	}
-	hostRe, pathRe := domainPathRes()
 	var errs FieldErrors
-	if len(host) > 253 {
-		errs = append(errs, invalid(field, host, "must be no more than 253 characters"))
+	for _, msg := range validation.IsDNS1123Subdomain(host) {
+		errs = append(errs, invalid(field, host, msg))
 	}
-	if !hostRe.MatchString(host) {
-		errs = append(errs, invalid(field, host, "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '"+dns1123SubdomainFmt+"')"))
-	}
-	if !pathRe.MatchString(path) {
+	if !httpPathRe().MatchString(path) {
 		errs = append(errs, invalid(field, path, "Invalid path (regex used for validation is '"+httpPathFmt+"')"))
 	}
 	return errs

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"platd/server/validation"
 )
 
 // AuthorizationConfigurationKind is the kind of an --authorization-config
@@ -187,7 +189,7 @@ func ValidateAuthorizationConfig(c *AuthorizationConfiguration, check MatchCondi
 		case names[a.Name]:
 			errs = append(errs, duplicate(p+".name", a.Name))
 		default:
-			if problems := dns1123Subdomain(a.Name); len(problems) > 0 {
+			if problems := validation.IsDNS1123Subdomain(a.Name); len(problems) > 0 {
 				errs = append(errs, invalid(p+".name", a.Name, "authorizer name is invalid: "+strings.Join(problems, ", ")))
 			}
 		}
@@ -295,19 +297,6 @@ func validateAuthzWebhook(w *WebhookConfiguration, p string, check MatchConditio
 		}
 	}
 	return errs
-}
-
-// dns1123Subdomain returns upstream's problems of s as a DNS subdomain.
-func dns1123Subdomain(s string) []string {
-	var out []string
-	if len(s) > 253 {
-		out = append(out, "must be no more than 253 characters")
-	}
-	hostRe, _ := domainPathRes()
-	if !hostRe.MatchString(s) {
-		out = append(out, "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '"+dns1123SubdomainFmt+"')")
-	}
-	return out
 }
 
 // AuthorizationWebhook is the --authorization-webhook-* flags.
