@@ -82,13 +82,5 @@ func (h *Handler) deleteCollection(w http.ResponseWriter, r *http.Request, s *sc
 		h.writeError(w, r, internalErr(err))
 		return
 	}
-	if out.format == formatProtobuf {
-		h.writeProtobuf(w, r, http.StatusOK, body)
-		return
-	}
-	if out.format == formatCBOR && out.as == asObject {
-		h.writeCBOR(w, r, http.StatusOK, body, s.d.Schema, true)
-		return
-	}
-	h.writeJSON(w, r, out, http.StatusOK, body)
+	h.writeRendered(w, r, out, http.StatusOK, s.d.Schema, true, body)
 }

@@ -143,15 +143,7 @@ func (h *Handler) list(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, internalErr(err))
 		return
 	}
-	if out.format == formatProtobuf {
-		h.writeProtobuf(w, r, http.StatusOK, body)
-		return
-	}
-	if out.format == formatCBOR && out.as == asObject {
-		h.writeCBOR(w, r, http.StatusOK, body, s.d.Schema, true)
-		return
-	}
-	h.writeJSON(w, r, out, http.StatusOK, body)
+	h.writeRendered(w, r, out, http.StatusOK, s.d.Schema, true, body)
 }
 
 // pageMeta is the list metadata of one page.

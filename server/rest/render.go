@@ -204,15 +204,20 @@ func (h *Handler) writeObject(w http.ResponseWriter, r *http.Request, out output
 		h.writeError(w, r, err)
 		return
 	}
-	if out.format == formatProtobuf {
+	h.writeRendered(w, r, out, code, d.Schema, false, body)
+}
+
+// writeRendered writes a body rendered for out: an object, or a list
+// when list is set, of the type sch describes.
+func (h *Handler) writeRendered(w http.ResponseWriter, r *http.Request, out output, code int, sch *schema.Schema, list bool, body []byte) {
+	switch {
+	case out.format == formatProtobuf:
 		h.writeProtobuf(w, r, code, body)
-		return
+	case out.format == formatCBOR && out.as == asObject:
+		h.writeCBOR(w, r, code, body, sch, list)
+	default:
+		h.writeJSON(w, r, out, code, body)
 	}
-	if out.format == formatCBOR && out.as == asObject {
-		h.writeCBOR(w, r, code, body, d.Schema, false)
-		return
-	}
-	h.writeJSON(w, r, out, code, body)
 }
 
 // largeObjectBytes is the stored size from which an object is large:
