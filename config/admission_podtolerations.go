@@ -72,43 +72,23 @@ func decodePodTolerationRestrictionPlugin(data []byte, b Brand, into *AdmissionP
 	return nil
 }
 
-// Toleration operators and taint effects.
-var (
-	tolerationOperators = []string{"Equal", "Exists"}
-	taintEffects        = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
-)
-
 // validateTolerations checks tolerations as upstream checks a pod's, with
 // its messages, under path.
 func validateTolerations(list []Toleration, path string) FieldErrors {
 	var errs FieldErrors
 	for i, t := range list {
 		p := path + "[" + strconv.Itoa(i) + "]"
-		if t.Key != "" {
-			for _, msg := range validation.IsQualifiedName(t.Key) {
-				errs = append(errs, invalid(p+".key", t.Key, msg))
+		problems := validation.TolerationProblems(validation.Toleration{Key: t.Key, Operator: t.Operator, Value: t.Value, Effect: t.Effect, HasSeconds: t.TolerationSeconds != nil})
+		for _, pr := range problems {
+			field := p + "." + pr.Member
+			switch {
+			case pr.Supported != nil:
+				errs = append(errs, notSupported(field, pr.Value, pr.Supported))
+			case pr.Whole:
+				errs = append(errs, invalid(field, t.goSyntax(), pr.Message))
+			default:
+				errs = append(errs, invalid(field, pr.Value, pr.Message))
 			}
-		}
-		if t.Key == "" && t.Operator != "Exists" {
-			errs = append(errs, invalid(p+".operator", t.Operator, "operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
-		}
-		if t.TolerationSeconds != nil && t.Effect != "NoExecute" {
-			errs = append(errs, invalid(p+".effect", t.Effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
-		}
-		switch t.Operator {
-		case "Equal", "":
-			if msgs := validation.IsValidLabelValue(t.Value); len(msgs) > 0 {
-				errs = append(errs, invalid(p+".operator", t.Value, strings.Join(msgs, ";")))
-			}
-		case "Exists":
-			if t.Value != "" {
-				errs = append(errs, invalid(p+".operator", t.goSyntax(), "value must be empty when `operator` is 'Exists'"))
-			}
-		default:
-			errs = append(errs, notSupported(p+".operator", t.Operator, tolerationOperators))
-		}
-		if t.Effect != "" && !contains(taintEffects, t.Effect) {
-			errs = append(errs, notSupported(p+".effect", t.Effect, taintEffects))
 		}
 	}
 	return errs

@@ -206,8 +206,8 @@ func validateNodeTaints(taints []any, p fieldPath) apierr.FieldErrors {
 		switch {
 		case effect == "":
 			errs = append(errs, apierr.Required(ip.child("effect").String(), ""))
-		case !contains(taintEffects, effect):
-			errs = append(errs, notSupported(ip.child("effect"), effect, taintEffects...))
+		case !contains(validation.TaintEffects, effect):
+			errs = append(errs, notSupported(ip.child("effect"), effect, validation.TaintEffects...))
 		}
 		if seen[effect][key] {
 			errs = append(errs, &apierr.FieldError{Type: apierr.FieldDuplicate, Field: ip.String(), Value: taintSyntax(taint), Detail: msgUniqueTaints})

@@ -10,8 +10,6 @@ import (
 
 // Scheduling values with closed sets.
 var (
-	taintEffects          = []string{"NoSchedule", "PreferNoSchedule", "NoExecute"}
-	tolerationOperators   = []string{"Equal", "Exists"}
 	scheduleActions       = []string{"DoNotSchedule", "ScheduleAnyway"}
 	nodeInclusionPolicies = []string{"Honor", "Ignore"}
 )
@@ -26,38 +24,24 @@ const (
 // maxAffinityWeight bounds a preferred scheduling term's weight.
 const maxAffinityWeight = 100
 
-// validateTolerations checks tolerations: key, operator and value
-// together, and tolerationSeconds only with NoExecute.
+// validateTolerations checks tolerations with the rules of
+// validation.TolerationProblems.
 func validateTolerations(list any, p fieldPath) apierr.FieldErrors {
 	var errs apierr.FieldErrors
 	for i, t := range mapsOf(list) {
 		ip := p.index(i)
-		key, op, value, effect := strOf(t["key"]), strOf(t["operator"]), strOf(t["value"]), strOf(t["effect"])
-		if key != "" {
-			if msgs := validation.IsQualifiedName(key); len(msgs) > 0 {
-				errs = append(errs, invalidEach(ip.child("key"), key, msgs)...)
+		problems := validation.TolerationProblems(validation.Toleration{Key: strOf(t["key"]), Operator: strOf(t["operator"]),
+			Value: strOf(t["value"]), Effect: strOf(t["effect"]), HasSeconds: has(t, "tolerationSeconds")})
+		for _, pr := range problems {
+			field := ip.child(pr.Member)
+			switch {
+			case pr.Supported != nil:
+				errs = append(errs, notSupported(field, pr.Value, pr.Supported...))
+			case pr.Whole:
+				errs = append(errs, apierr.Invalid(field.String(), tolerationValue(t), pr.Message))
+			default:
+				errs = append(errs, apierr.Invalid(field.String(), pr.Value, pr.Message))
 			}
-		}
-		if key == "" && op != "Exists" {
-			errs = append(errs, apierr.Invalid(ip.child("operator").String(), op, "operator must be Exists when `key` is empty, which means \"match all values and all keys\""))
-		}
-		if has(t, "tolerationSeconds") && effect != "NoExecute" {
-			errs = append(errs, apierr.Invalid(ip.child("effect").String(), effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
-		}
-		switch op {
-		case "Equal", "":
-			if msgs := validation.IsValidLabelValue(value); len(msgs) > 0 {
-				errs = append(errs, apierr.Invalid(ip.child("operator").String(), value, strings.Join(msgs, ";")))
-			}
-		case "Exists":
-			if value != "" {
-				errs = append(errs, apierr.Invalid(ip.child("operator").String(), tolerationValue(t), "value must be empty when `operator` is 'Exists'"))
-			}
-		default:
-			errs = append(errs, notSupported(ip.child("operator"), op, tolerationOperators...))
-		}
-		if effect != "" && !contains(taintEffects, effect) {
-			errs = append(errs, notSupported(ip.child("effect"), effect, taintEffects...))
 		}
 	}
 	return errs
