@@ -124,7 +124,12 @@ func TestReplantFlowControl(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	mark := func(o registry.Object) any { return path(o, "metadata.annotations").(map[string]any)[key] }
+	// An object's mark; nil while it has none (a schema whose mark the
+	// test took off, before the replant marks it again).
+	mark := func(o registry.Object) any {
+		a, _ := path(o, "metadata.annotations").(map[string]any)
+		return a[key]
+	}
 	// An operator's own schema, then one the bootstrap no longer names.
 	mine := registry.Object{"metadata": map[string]any{"name": "mine"}, "spec": map[string]any{
 		"priorityLevelConfiguration": map[string]any{"name": "global-default"}, "matchingPrecedence": int64(5000)}}
