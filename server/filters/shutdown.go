@@ -70,8 +70,11 @@ func RetryAfter(next http.Handler, stopping <-chan struct{}, on bool) http.Handl
 }
 
 // refuseRetryAfter writes upstream's refusal of a request while the server
-// stops with --shutdown-send-retry-after.
+// stops with --shutdown-send-retry-after. Upstream refuses before its
+// default headers are set: a Drain's refusal, made inside them, drops the
+// Cache-Control they set so both answers are the same.
 func refuseRetryAfter(w http.ResponseWriter) {
+	w.Header().Del("Cache-Control")
 	w.Header().Set("Connection", "close")
 	w.Header().Set("Retry-After", shutdownRetryAfter)
 	http.Error(w, "The apiserver is shutting down, please try again later.", http.StatusTooManyRequests)

@@ -120,7 +120,8 @@ func TestDrain(t *testing.T) {
 
 // With --shutdown-send-retry-after the drain begins just before the server
 // stops taking requests: a request arriving in between, which RetryAfter
-// still lets through, is refused by the drain with the same 429.
+// still lets through, is refused by the drain with the same 429, without
+// the Cache-Control the default headers gave it on its way in.
 func TestDrainRetryAfterWindow(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
@@ -134,7 +135,7 @@ func TestDrainRetryAfterWindow(t *testing.T) {
 	})
 	stopping := make(chan struct{})
 	d := NewDrain(0, true, statusWriter)
-	h := RetryAfter(RequestInfo(d.Handler(next)), stopping, true)
+	h := RetryAfter(DefaultHeaders(RequestInfo(d.Handler(next))), stopping, true)
 	blocked := httptest.NewRequest(http.MethodPost, "/api/v1/namespaces/a/configmaps", nil)
 	blocked.Header.Set("Block", "1")
 	done := make(chan int)
@@ -149,7 +150,8 @@ func TestDrainRetryAfterWindow(t *testing.T) {
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/v1/namespaces", nil))
 	hdr := w.Header()
 	if w.Code != http.StatusTooManyRequests || w.Body.String() != "The apiserver is shutting down, please try again later.\n" ||
-		hdr.Get("Retry-After") != "5" || hdr.Get("Connection") != "close" || hdr.Get("Content-Type") != "text/plain; charset=utf-8" {
+		hdr.Get("Retry-After") != "5" || hdr.Get("Connection") != "close" || hdr.Get("Content-Type") != "text/plain; charset=utf-8" ||
+		hdr.Get("Cache-Control") != "" {
 		t.Errorf("request between the drain and the stop: %d %v %q", w.Code, hdr, w.Body.String())
 	}
 	w = httptest.NewRecorder()
