@@ -71,6 +71,17 @@ func TestResourceQuotaStatusAndEnforcement(t *testing.T) {
 			t.Errorf("count/configmaps used %v after %d creates, want %s", got, i+1, want)
 		}
 	}
+	// The charges are the server's status writes, owned as upstream's.
+	var charged map[string]any
+	for _, m := range path(e.do("GET", rqPath+"/q", nil).mustCode(t, http.StatusOK).obj(t), "metadata.managedFields").([]any) {
+		if m := m.(map[string]any); m["manager"] == e.opts.Brand.FieldManager {
+			charged = m
+		}
+	}
+	if charged["operation"] != "Update" || charged["subresource"] != "status" || charged["apiVersion"] != "v1" ||
+		path(charged, "fieldsV1.f:status.f:used.f:count/configmaps") == nil {
+		t.Errorf("the charges' managed fields entry: %v", charged)
+	}
 	r := e.do("POST", "/api/v1/namespaces/default/configmaps", cm("c3", nil, nil)).mustCode(t, http.StatusForbidden)
 	r.mustMessage(t, `configmaps "c3" is forbidden: exceeded quota: q, requested: count/configmaps=1, used: count/configmaps=3, limited: count/configmaps=3`)
 	if got := r.obj(t); got["reason"] != "Forbidden" || path(got, "details.kind") != "configmaps" || path(got, "details.name") != "c3" {

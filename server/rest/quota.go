@@ -67,6 +67,9 @@ func (h *Handler) chargeQuotas(s *scope, obj, old Object) ([]bolt.Op, error) {
 			q["status"] = status
 		}
 		status["used"] = used.Object()
+		// The charge is the server's own status write: its ownership is
+		// recorded as upstream's loopback status update records it.
+		h.track(&scope{d: qd, sub: "status", manager: h.brand.FieldManager}, quotas[i].Object, q)
 		enc, err := encodeStored(qd, q)
 		if err != nil {
 			return nil, err
