@@ -16,6 +16,11 @@ func TestDecodePodNodeSelectorConfig(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "pns.yaml"), []byte("podNodeSelectorPluginConfig:\n  clusterDefaultNodeSelector: env=prod\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
+		stream := `{"podNodeSelectorPluginConfig":{"ns1":"a"}} {"podNodeSelectorPluginConfig":{"ns2":1}}` + "\n" +
+			`{"podNodeSelectorPluginConfig":{"ns3":"c","ns1":"z"}} {"podNodeSelectorPluginConfig":{` + `"ns4":"d"}`
+		if err := os.WriteFile(filepath.Join(dir, "stream.json"), []byte(stream), 0o600); err != nil {
+			t.Fatal(err)
+		}
 		tests := []struct {
 			name string
 			in   string
@@ -38,6 +43,17 @@ func TestDecodePodNodeSelectorConfig(t *testing.T) {
 				PodNodeSelectorConfiguration{"clusterDefaultNodeSelector": "env=prod", "ns1": "zone=a"}, ""},
 			{"legacy file of another kind", "kind: Config\npodNodeSelectorPluginConfig:\n  ns1: zone=a\n", PodNodeSelectorConfiguration{"ns1": "zone=a"}, ""},
 			{"legacy image policy file", "imagePolicy:\n  kubeConfigFile: x\n", nil, ""},
+			// Every document is read into one configuration, as upstream
+			// reads them: later ones add and replace, bad ones are skipped.
+			{"later documents add and replace", "podNodeSelectorPluginConfig:\n  clusterDefaultNodeSelector: env=prod\n  ns1: zone=a\n" +
+				"--- # the next one\npodNodeSelectorPluginConfig:\n  ns1: zone=b\n  ns2: x\n---\n: [\n---\npodNodeSelectorPluginConfig:\n  ns3: zone=c\n",
+				PodNodeSelectorConfiguration{"clusterDefaultNodeSelector": "env=prod", "ns1": "zone=b", "ns2": "x", "ns3": "zone=c"}, ""},
+			{"a line that only starts like a separator", "podNodeSelectorPluginConfig:\n  ns1: |\n    a\n    ---x\n",
+				PodNodeSelectorConfiguration{"ns1": "a\n---x\n"}, ""},
+			// A JSON stream is read value by value; one that stops parsing
+			// ends there (upstream's reader retries it forever).
+			{"JSON stream", head + "plugins:\n- name: PodNodeSelector\n  path: stream.json\n",
+				PodNodeSelectorConfiguration{"ns1": "z", "ns2": "", "ns3": "c"}, ""},
 			{"neither", "kind: Config\nother: {}\n", nil,
 				`no kind "Config" is registered for version "": want kind AdmissionConfiguration in ` + strings.Join(AdmissionConfigAPIVersions(b), " or ")},
 		}
