@@ -2,6 +2,7 @@ package rest
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"math"
 	"net/http"
@@ -30,7 +31,7 @@ func (h *Handler) serveApply(w http.ResponseWriter, r *http.Request, s *scope) {
 		h.writeError(w, r, err)
 		return
 	}
-	stored, code, err := h.applyObject(r, s, a)
+	stored, code, err := h.applyObject(r.Context(), s, a)
 	addWarnings(r.Context(), w, s.warnings)
 	if err != nil {
 		h.writeError(w, r, err)
@@ -258,7 +259,7 @@ func plainValue(v any) bool {
 
 // applyObject merges config into the addressed object, creating it when
 // it does not exist, and returns the stored bytes and status code.
-func (h *Handler) applyObject(r *http.Request, s *scope, a applyRequest) ([]byte, int, error) {
+func (h *Handler) applyObject(ctx context.Context, s *scope, a applyRequest) ([]byte, int, error) {
 	d, config, force, dryRun := s.d, a.config, a.force, a.dryRun
 	s.dryRun = dryRun
 	warned := false
@@ -312,20 +313,20 @@ func (h *Handler) applyObject(r *http.Request, s *scope, a applyRequest) ([]byte
 			return nil, 0, nameMismatch(s, name)
 		}
 		if live == nil {
-			stored, err := h.prepareAndCreate(r.Context(), s, obj, dryRun)
+			stored, err := h.prepareAndCreate(ctx, s, obj, dryRun)
 			return stored, http.StatusCreated, err
 		}
 		if err := checkWriteVersion(s, metaString(obj, "resourceVersion"), kv.ModRevision); err != nil {
 			return nil, 0, err
 		}
-		if err := h.mutateAppliedScale(r.Context(), s, obj, live, dryRun); err != nil {
+		if err := h.mutateAppliedScale(ctx, s, obj, live, dryRun); err != nil {
 			return nil, 0, err
 		}
-		next, err := h.prepareUpdate(r.Context(), s, obj, live)
+		next, err := h.prepareUpdate(ctx, s, obj, live)
 		if err != nil {
 			return nil, 0, err
 		}
-		stored, retry, err := h.commitUpdate(r.Context(), s, kv, next, dryRun)
+		stored, retry, err := h.commitUpdate(ctx, s, kv, next, dryRun)
 		if retry {
 			continue
 		}

@@ -140,6 +140,21 @@ func (h *Handler) Update(ctx context.Context, d *registry.Descriptor, ns, name, 
 	return nil, apierr.ConflictModified(d.Group, d.Resource, name)
 }
 
+// Apply merges config, an apply configuration, into the object called
+// name (or its subresource sub) as a server-side apply by ctx's manager
+// does, taking over conflicting fields when force is set; config gains
+// the resource's kind and apiVersion. The object must exist when sub is
+// set.
+func (h *Handler) Apply(ctx context.Context, d *registry.Descriptor, ns, name, sub string, config Object, force bool) (Object, error) {
+	s := &scope{d: d, ns: ns, name: name, sub: sub, manager: h.inProcessManager(ctx), applying: true}
+	config["kind"], config["apiVersion"] = d.Kind, d.GroupVersion()
+	stored, _, err := h.applyObject(ctx, s, applyRequest{config: config, force: force})
+	if err != nil {
+		return nil, h.toStatus(err)
+	}
+	return h.servedObject(d, stored)
+}
+
 // Delete deletes the object called name as DELETE would. gone reports
 // whether it is removed rather than only marked (finalizers, grace
 // period).

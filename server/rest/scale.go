@@ -268,7 +268,7 @@ func (h *Handler) applyScale(w http.ResponseWriter, r *http.Request, s *scope, o
 		setPath(config, paths.SpecReplicas, replicas)
 	}
 	a.config = config
-	stored, _, err := h.applyObject(r, main, a)
+	stored, _, err := h.applyObject(r.Context(), main, a)
 	addWarnings(r.Context(), w, main.warnings)
 	if err != nil {
 		h.writeError(w, r, err)
