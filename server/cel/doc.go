@@ -48,6 +48,10 @@
 // two-variable comprehensions), those already stored in the full v1.32
 // environment. The environments are built on first use.
 //
+// PolicyTypeCheck checks a policy's expressions again with object and
+// oldObject typed by the schema of a resource the policy matches (and
+// params by its paramKind's), for the warnings of the policy's status.
+//
 // Known limit: cel-go v0.31's runtime cost tracker slows quadratically
 // with a comprehension's length (20,000 items take about a second), so
 // Validate also stops after maxValidateTime, reporting the budget spent.

@@ -63,3 +63,30 @@ func FuzzCompile(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPolicyTypeCheck checks arbitrary expressions and variables against
+// the fuzz schemas: an answer, never a panic, and the same answer twice.
+func FuzzPolicyTypeCheck(f *testing.F) {
+	for i, s := range []string{
+		"object.a > 0", "object.s + variables.v", "params.x == 1", "oldObject.l.all(x, x.size() < 3)",
+		"authorizer.requestResource.check('get').allowed()", "object.lm.exists(i, i.k == 'a')", "(", "variables.",
+		"request.userInfo.groups.exists(g, g == 'x') && namespaceObject.metadata.name == 'n'",
+	} {
+		f.Add(s, "object.s", uint8(i))
+	}
+	f.Fuzz(func(t *testing.T, expr, variable string, sel uint8) {
+		object := mustSchema(t, fuzzSchemas[int(sel)%len(fuzzSchemas)])
+		paramsSchema := object
+		if sel&4 != 0 {
+			paramsSchema = nil
+		}
+		c, err := NewPolicyTypeCheck(object, "Fuzz", paramsSchema, "Params", sel&8 != 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Variable("v", variable)
+		if first, second := c.Check(expr), c.Check(expr); first != second {
+			t.Fatalf("%q checked twice: %q, then %q", expr, first, second)
+		}
+	})
+}
