@@ -29,13 +29,17 @@ const (
 	// ControllerResourceQuota keeps the status (hard limits and usage) of
 	// resource quotas.
 	ControllerResourceQuota = "resourcequota-controller"
+	// ControllerPolicyStatus type-checks the expressions of validating
+	// admission policies against the resources they match and records
+	// the warnings in their status.
+	ControllerPolicyStatus = "validatingadmissionpolicy-status-controller"
 )
 
 // ControllerNames lists every controller; all run by default.
 func ControllerNames() []string {
 	return []string{ControllerNamespace, ControllerServiceAccount, ControllerRootCA, ControllerGarbageCollector, ControllerDeletionGrace,
 		ControllerClaimProtection, ControllerVolumeProtection, ControllerBootstrapSigner, ControllerTokenCleaner, ControllerServiceAccountToken,
-		ControllerClusterRoleAggregation, ControllerResourceQuota}
+		ControllerClusterRoleAggregation, ControllerResourceQuota, ControllerPolicyStatus}
 }
 
 // parseControllers checks --controllers entries: "*" (every controller),

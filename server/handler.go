@@ -72,6 +72,7 @@ func (s *Server) routes() http.Handler {
 	}
 	oaOpts = append(oaOpts, openapi.WithRemote(s.agg.OpenAPIKeys))
 	oa := openapi.New(s.reg, s.opts.Brand, oaOpts...)
+	s.oa = oa
 	hr := s.healthChecks(s.startHooks())
 
 	router := httprouter.New()
@@ -189,4 +190,12 @@ func (s *Server) remoteOpenAPI(next http.Handler) http.Handler {
 // label only resources that exist.
 func (s *Server) servesResource(group, version, resource string) bool {
 	return s.reg.Lookup(group, version, resource) != nil
+}
+
+// servedKind is the kind of a served resource, "" when it is not served.
+func (s *Server) servedKind(group, version, resource string) string {
+	if d := s.reg.Lookup(group, version, resource); d != nil {
+		return d.Kind
+	}
+	return ""
 }

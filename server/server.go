@@ -33,6 +33,7 @@ import (
 	"platd/server/controllers"
 	"platd/server/filters"
 	"platd/server/metrics"
+	"platd/server/openapi"
 	"platd/server/registry"
 	"platd/server/rest"
 	"platd/server/schema"
@@ -70,9 +71,11 @@ type Server struct {
 	encryption *encrypt.Transformer
 	rest       *rest.Handler
 	// agg proxies to extension API servers (aggregation.go).
-	agg  *aggregator.Aggregator
-	reg  *registry.Registry
-	cat  *schema.Catalog
+	agg *aggregator.Aggregator
+	reg *registry.Registry
+	cat *schema.Catalog
+	// oa is the OpenAPI documents the routes serve (made by prepare).
+	oa   *openapi.Handler
 	ln   net.Listener
 	http *http.Server
 	// shuttingDown is closed when shutdown begins: readyz fails while
@@ -787,6 +790,10 @@ func (s *Server) startControllers(ctx context.Context) {
 	}
 	if s.reg.Quotas() != nil && on(config.ControllerResourceQuota) {
 		runs = append(runs, (&controllers.ResourceQuotas{Source: s.store, Objects: s.rest, Registry: s.reg, Log: s.log}).Run)
+	}
+	if pol := s.reg.Lookup(b.Group("admissionregistration"), "v1", "validatingadmissionpolicies"); pol != nil && on(config.ControllerPolicyStatus) {
+		runs = append(runs, (&controllers.PolicyTypeChecking{Source: s.store, Objects: s.rest, Applier: s.rest, Policies: pol,
+			Kind: s.servedKind, Schemas: s.oa.KindSchemas, Log: s.log}).Run)
 	}
 	runs = append(runs, s.bootstrapControllers()...)
 	if p := s.protection(); p != nil {
