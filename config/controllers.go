@@ -33,13 +33,16 @@ const (
 	// admission policies against the resources they match and records
 	// the warnings in their status.
 	ControllerPolicyStatus = "validatingadmissionpolicy-status-controller"
+	// ControllerCSRSigning issues the certificates of approved signing
+	// requests to the signers of kubelets and API clients with the CA.
+	ControllerCSRSigning = "certificatesigningrequest-signing-controller"
 )
 
 // ControllerNames lists every controller; all run by default.
 func ControllerNames() []string {
 	return []string{ControllerNamespace, ControllerServiceAccount, ControllerRootCA, ControllerGarbageCollector, ControllerDeletionGrace,
 		ControllerClaimProtection, ControllerVolumeProtection, ControllerBootstrapSigner, ControllerTokenCleaner, ControllerServiceAccountToken,
-		ControllerClusterRoleAggregation, ControllerResourceQuota, ControllerPolicyStatus}
+		ControllerClusterRoleAggregation, ControllerResourceQuota, ControllerPolicyStatus, ControllerCSRSigning}
 }
 
 // parseControllers checks --controllers entries: "*" (every controller),

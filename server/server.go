@@ -5,6 +5,7 @@ package server
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/pem"
 	"errors"
 	"fmt"
@@ -100,6 +101,9 @@ type Server struct {
 	fatal      chan error
 	kubeconfig string
 	url        string
+	// ca is the data directory's CA, which signs approved certificate
+	// signing requests.
+	ca *security.CA
 	// rootCA is the PEM bundle that verifies the serving certificate.
 	rootCA []byte
 	// crds serves custom resources from revision crdsFrom on; nil when
@@ -322,6 +326,7 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 	var kubeconfig chan stagedFile
 	if keyErr == nil {
 		s.rootCA = s.servingCA(ca)
+		s.ca = ca
 		if o.WriteKubeconfig {
 			kubeconfig = make(chan stagedFile, 1)
 			go func() {
@@ -795,6 +800,9 @@ func (s *Server) startControllers(ctx context.Context) {
 		runs = append(runs, (&controllers.PolicyTypeChecking{Source: s.store, Objects: s.rest, Applier: s.rest, Policies: pol,
 			Kind: s.servedKind, Schemas: s.oa.KindSchemas, Log: s.log}).Run)
 	}
+	if c := s.csrSigning(); c != nil && on(config.ControllerCSRSigning) {
+		runs = append(runs, c.Run)
+	}
 	runs = append(runs, s.bootstrapControllers()...)
 	if p := s.protection(); p != nil {
 		runs = append(runs, p.Run)
@@ -896,6 +904,30 @@ func (s *Server) availability() *controllers.APIServiceAvailability {
 		return nil
 	}
 	return a
+}
+
+// clusterSigningDuration is the longest validity of a certificate issued
+// for a signing request, upstream's --cluster-signing-duration default.
+const clusterSigningDuration = 365 * 24 * time.Hour
+
+// csrSigning is the controller that signs approved certificate signing
+// requests with the data directory's CA for the signers of API clients,
+// kubelets' clients and kubelets' serving, and the legacy signer; nil
+// when the requests are not served.
+func (s *Server) csrSigning() *controllers.CSRSigning {
+	b := s.opts.Brand
+	d := s.reg.Lookup(b.Group("certificates"), "v1", "certificatesigningrequests")
+	if d == nil || s.ca == nil {
+		return nil
+	}
+	return &controllers.CSRSigning{Source: s.store, Objects: s.rest, Requests: d, CA: s.ca, TTL: clusterSigningDuration, Log: s.log,
+		Signers: map[string]controllers.SignerRule{
+			b.Label("kube-apiserver-client"):         security.ClientRequest,
+			b.Label("kube-apiserver-client-kubelet"): security.KubeletClientRequest,
+			b.Label("kubelet-serving"):               security.KubeletServingRequest,
+			// Requests for the legacy signer follow no rule, as upstream's.
+			b.Label("legacy-unknown"): func(*x509.CertificateRequest, []string) error { return nil },
+		}}
 }
 
 // protection is the controller that releases the protection finalizers

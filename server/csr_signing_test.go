@@ -1,0 +1,151 @@
+package server_test
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// signingRequestFor returns a new key and a PEM signing request of it.
+func signingRequestFor(t *testing.T, tmpl *x509.CertificateRequest) (*ecdsa.PrivateKey, []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, tmpl, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
+}
+
+// TestCSRSigning follows the documented way to a user's certificate: a
+// request to the API client signer, approved, gets a certificate of the
+// data directory's CA for its subject and requested lifetime, with which
+// the user authenticates. Requests breaking their signer's rules fail
+// with upstream's reason and message; a kubelet's serving request is
+// signed with its names.
+func TestCSRSigning(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	b := e.opts.Brand
+	csrs := groupPath(b.Group("certificates"), "v1", "", "certificatesigningrequests")
+	create := func(name, signer string, req []byte, usages []any, seconds int) {
+		t.Helper()
+		spec := map[string]any{"request": base64.StdEncoding.EncodeToString(req), "signerName": signer, "usages": usages}
+		if seconds > 0 {
+			spec["expirationSeconds"] = seconds
+		}
+		csr := e.do("POST", csrs, map[string]any{"metadata": map[string]any{"name": name}, "spec": spec}).mustCode(t, 201).obj(t)
+		csr["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Approved", "status": "True", "reason": "ByTest", "message": "approved"}}}
+		e.do("PUT", csrs+"/"+name+"/approval", csr).mustCode(t, 200)
+	}
+	settled := func(name string) map[string]any {
+		t.Helper()
+		var csr map[string]any
+		eventually(t, "the signer's answer to "+name, func() bool {
+			csr = e.do("GET", csrs+"/"+name, nil).mustCode(t, 200).obj(t)
+			conds, _ := at(csr, "status", "conditions").([]any)
+			return at(csr, "status", "certificate") != nil || len(conds) > 1
+		})
+		return csr
+	}
+	issued := func(csr map[string]any) *x509.Certificate {
+		t.Helper()
+		raw, err := base64.StdEncoding.DecodeString(at(csr, "status", "certificate").(string))
+		if err != nil {
+			t.Fatal(err)
+		}
+		block, _ := pem.Decode(raw)
+		if block == nil || block.Type != "CERTIFICATE" {
+			t.Fatalf("status.certificate is not a certificate: %q", raw)
+		}
+		c, err := x509.ParseCertificate(block.Bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	caPEM, err := os.ReadFile(filepath.Join(e.opts.CertDir, "ca.crt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(caPEM)
+
+	key, req := signingRequestFor(t, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "carol", Organization: []string{"team"}}})
+	create("carol", b.Label("kube-apiserver-client"), req, []any{"client auth"}, 3600)
+	_, badReq := signingRequestFor(t, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "dave"}})
+	create("dave", b.Label("kube-apiserver-client"), badReq, []any{"client auth", "server auth"}, 0)
+	_, nodeReq := signingRequestFor(t, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "system:node:n1", Organization: []string{"system:nodes"}}, DNSNames: []string{"n1.example"}})
+	create("n1-serving", b.Label("kubelet-serving"), nodeReq, []any{"digital signature", "server auth"}, 0)
+
+	csr := settled("carol")
+	if conds := at(csr, "status", "conditions").([]any); len(conds) != 1 {
+		t.Errorf("conditions %v, want Approved only", conds)
+	}
+	cert := issued(csr)
+	if cert.Subject.CommonName != "carol" || !reflect.DeepEqual(cert.Subject.Organization, []string{"team"}) {
+		t.Errorf("subject %v", cert.Subject)
+	}
+	// One hour asked: short-lived, so only the start is backdated.
+	if d := cert.NotAfter.Sub(cert.NotBefore); d != time.Hour+5*time.Minute || time.Since(cert.NotBefore) < 5*time.Minute {
+		t.Errorf("valid %v – %v", cert.NotBefore, cert.NotAfter)
+	}
+	if _, err := cert.Verify(x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
+		t.Errorf("the certificate does not verify as a client's of the CA: %v", err)
+	}
+	// The user authenticates with it.
+	tr := e.client.Transport.(*http.Transport).Clone()
+	tr.TLSClientConfig = tr.TLSClientConfig.Clone()
+	pair := tls.Certificate{Certificate: [][]byte{cert.Raw}, PrivateKey: key}
+	tr.TLSClientConfig.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &pair, nil }
+	defer tr.CloseIdleConnections()
+	r, _ := http.NewRequest("POST", e.srv.URL()+groupPath(b.Group("authentication"), "v1", "", "selfsubjectreviews"),
+		strings.NewReader(`{"kind":"SelfSubjectReview","apiVersion":"`+b.Group("authentication")+`/v1"}`))
+	r.Header.Set("Content-Type", "application/json")
+	res, err := (&http.Client{Transport: tr, Timeout: 30 * time.Second}).Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var review map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&review)
+	res.Body.Close()
+	if at(review, "status", "userInfo", "username") != "carol" || !reflect.DeepEqual(at(review, "status", "userInfo", "groups"), []any{"team", "system:authenticated"}) {
+		t.Errorf("a request with the issued certificate: %d %v", res.StatusCode, review)
+	}
+
+	csr = settled("dave")
+	if at(csr, "status", "certificate") != nil {
+		t.Error("a request breaking its signer's rule got a certificate")
+	}
+	failed := at(csr, "status", "conditions", 1).(map[string]any)
+	if failed["type"] != "Failed" || failed["status"] != "True" || failed["reason"] != "SignerValidationFailure" ||
+		failed["message"] != "invalid usage for client certificate: server auth" || failed["lastUpdateTime"] == nil {
+		t.Errorf("failure condition %v", failed)
+	}
+
+	cert = issued(settled("n1-serving"))
+	if cert.Subject.CommonName != "system:node:n1" || !reflect.DeepEqual(cert.DNSNames, []string{"n1.example"}) ||
+		!reflect.DeepEqual(cert.ExtKeyUsage, []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}) {
+		t.Errorf("kubelet serving certificate: %v %v %v", cert.Subject, cert.DNSNames, cert.ExtKeyUsage)
+	}
+	// No expiration asked: the signer's year, less the backdating.
+	if d := cert.NotAfter.Sub(cert.NotBefore); d != 365*24*time.Hour {
+		t.Errorf("kubelet serving certificate valid for %v", d)
+	}
+}
