@@ -501,9 +501,11 @@ func TestServiceUpdateKeepsOwnPortsHeld(t *testing.T) {
 	e.do("PATCH", servicesPath+"/lb", `{"spec":{"ports":[{"name":"a","port":80,"nodePort":20000},{"name":"b","port":81,"nodePort":20001}]}}`, "Content-Type", mp).mustCode(t, 422).
 		mustMessage(t, `Service "lb" is invalid: spec.ports[1].nodePort: Invalid value: 20001: provided port is already allocated`)
 
+	// The service's node port is given too: one drawn at random could be
+	// the health check's.
 	wide := start(t)
 	wide.do("POST", servicesPath, svc("lb", map[string]any{"type": "LoadBalancer", "externalTrafficPolicy": "Local", "healthCheckNodePort": 30200,
-		"ports": ports(tcpPort(80))})).mustCode(t, 201)
+		"ports": ports(tcpPort(80, "nodePort", 30100))})).mustCode(t, 201)
 	wide.do("PATCH", servicesPath+"/lb", `{"spec":{"healthCheckNodePort":30300}}`, "Content-Type", mp).mustCode(t, 422).
 		mustMessage(t, `Service "lb" is invalid: spec.healthCheckNodePort: Forbidden: field is immutable`)
 }
