@@ -36,13 +36,17 @@ const (
 	// ControllerCSRSigning issues the certificates of approved signing
 	// requests to the signers of kubelets and API clients with the CA.
 	ControllerCSRSigning = "certificatesigningrequest-signing-controller"
+	// ControllerEndpointSliceMirroring mirrors the Endpoints of services
+	// without a selector to EndpointSlices.
+	ControllerEndpointSliceMirroring = "endpointslice-mirroring-controller"
 )
 
 // ControllerNames lists every controller; all run by default.
 func ControllerNames() []string {
 	return []string{ControllerNamespace, ControllerServiceAccount, ControllerRootCA, ControllerGarbageCollector, ControllerDeletionGrace,
 		ControllerClaimProtection, ControllerVolumeProtection, ControllerBootstrapSigner, ControllerTokenCleaner, ControllerServiceAccountToken,
-		ControllerClusterRoleAggregation, ControllerResourceQuota, ControllerPolicyStatus, ControllerCSRSigning}
+		ControllerClusterRoleAggregation, ControllerResourceQuota, ControllerPolicyStatus, ControllerCSRSigning,
+		ControllerEndpointSliceMirroring}
 }
 
 // parseControllers checks --controllers entries: "*" (every controller),

@@ -803,6 +803,9 @@ func (s *Server) startControllers(ctx context.Context) {
 	if c := s.csrSigning(); c != nil && on(config.ControllerCSRSigning) {
 		runs = append(runs, c.Run)
 	}
+	if m := s.mirroring(); m != nil && on(config.ControllerEndpointSliceMirroring) {
+		runs = append(runs, m.Run)
+	}
 	runs = append(runs, s.bootstrapControllers()...)
 	if p := s.protection(); p != nil {
 		runs = append(runs, p.Run)
@@ -904,6 +907,19 @@ func (s *Server) availability() *controllers.APIServiceAvailability {
 		return nil
 	}
 	return a
+}
+
+// mirroring is the controller that mirrors the Endpoints of services
+// without a selector to EndpointSlices; nil when one of the three types
+// is not served.
+func (s *Server) mirroring() *controllers.EndpointSliceMirroring {
+	m := &controllers.EndpointSliceMirroring{Source: s.store, Objects: s.rest, Brand: s.opts.Brand, Log: s.log,
+		Endpoints: s.reg.Lookup("", "v1", "endpoints"), Services: s.reg.Lookup("", "v1", "services"),
+		Slices: s.reg.Lookup(s.opts.Brand.Group("discovery"), "v1", "endpointslices")}
+	if m.Endpoints == nil || m.Services == nil || m.Slices == nil {
+		return nil
+	}
+	return m
 }
 
 // clusterSigningDuration is the longest validity of a certificate issued
