@@ -230,15 +230,7 @@ func wanted(ep registry.Object) (map[string]*sliceGroup, []string) {
 	var order []string
 	for _, sub := range list(ep["subsets"]) {
 		s, _ := sub.(map[string]any)
-		ports := []any{}
-		for _, p := range list(s["ports"]) {
-			pm, _ := p.(map[string]any)
-			port := map[string]any{"name": stringOr(pm["name"]), "port": pm["port"], "protocol": stringOr(pm["protocol"])}
-			if ap, ok := pm["appProtocol"]; ok && ap != nil {
-				port["appProtocol"] = ap
-			}
-			ports = append(ports, port)
-		}
+		ports := normPorts(s["ports"])
 		added := 0
 		add := func(addr any, ready bool) {
 			a, _ := addr.(map[string]any)
@@ -425,7 +417,8 @@ func (c *EndpointSliceMirroring) reconcile(ctx context.Context, ep registry.Obje
 	return c.deleteAll(ctx, ns, spare)
 }
 
-// normPorts is a stored slice's ports in the form wanted computes.
+// normPorts is ports (an Endpoints subset's or a slice's) in the form of
+// a mirrored slice's, which is also the form they are compared in.
 func normPorts(v any) []any {
 	out := []any{}
 	for _, p := range list(v) {
