@@ -36,6 +36,9 @@ const (
 	// ControllerCSRSigning issues the certificates of approved signing
 	// requests to the signers of kubelets and API clients with the CA.
 	ControllerCSRSigning = "certificatesigningrequest-signing-controller"
+	// ControllerCSRApproving approves kubelets' client certificate
+	// requests their requesters may have.
+	ControllerCSRApproving = "certificatesigningrequest-approving-controller"
 	// ControllerEndpointSliceMirroring mirrors the Endpoints of services
 	// without a selector to EndpointSlices.
 	ControllerEndpointSliceMirroring = "endpointslice-mirroring-controller"
@@ -45,7 +48,7 @@ const (
 func ControllerNames() []string {
 	return []string{ControllerNamespace, ControllerServiceAccount, ControllerRootCA, ControllerGarbageCollector, ControllerDeletionGrace,
 		ControllerClaimProtection, ControllerVolumeProtection, ControllerBootstrapSigner, ControllerTokenCleaner, ControllerServiceAccountToken,
-		ControllerClusterRoleAggregation, ControllerResourceQuota, ControllerPolicyStatus, ControllerCSRSigning,
+		ControllerClusterRoleAggregation, ControllerResourceQuota, ControllerPolicyStatus, ControllerCSRSigning, ControllerCSRApproving,
 		ControllerEndpointSliceMirroring}
 }
 

@@ -149,3 +149,84 @@ func TestCSRSigning(t *testing.T) {
 		t.Errorf("kubelet serving certificate valid for %v", d)
 	}
 }
+
+// TestCSRApproving: a kubelet's client certificate request is approved,
+// then signed, when its requester may create
+// certificatesigningrequests/nodeclient (a bootstrap identity) or, for
+// its own name, .../selfnodeclient (a kubelet renewing); a request whose
+// requester may neither, or that breaks the kubelet signer's rules, stays
+// pending.
+func TestCSRApproving(t *testing.T) {
+	t.Parallel()
+	e := start(t, withRBAC)
+	b := e.opts.Brand
+	rbac := groupPath(b.Group("rbac.authorization"), "v1", "", "clusterrolebindings")
+	bind := func(name, role string, groups ...string) {
+		var subjects []any
+		for _, g := range groups {
+			subjects = append(subjects, map[string]any{"apiGroup": b.Group("rbac.authorization"), "kind": "Group", "name": g})
+		}
+		e.do("POST", rbac, map[string]any{"metadata": map[string]any{"name": name},
+			"roleRef":  map[string]any{"apiGroup": b.Group("rbac.authorization"), "kind": "ClusterRole", "name": role},
+			"subjects": subjects}).mustCode(t, 201)
+	}
+	// The authorizer applies bindings in order: once the last is in
+	// force, so are the others.
+	bind("auto-nodeclient", "system:certificates."+b.Domain+":certificatesigningrequests:nodeclient", "bootstrappers")
+	bind("auto-selfnodeclient", "system:certificates."+b.Domain+":certificatesigningrequests:selfnodeclient", "system:nodes")
+	bind("csr-creators", "system:node-bootstrapper", "csr-creators", "bootstrappers", "system:nodes")
+	csrs := groupPath(b.Group("certificates"), "v1", "", "certificatesigningrequests")
+
+	create := func(name, user, group string, subject pkix.Name) {
+		t.Helper()
+		_, req := signingRequestFor(t, &x509.CertificateRequest{Subject: subject})
+		hdr := []string{"Impersonate-User", user, "Impersonate-Group", group}
+		body := map[string]any{"metadata": map[string]any{"name": name}, "spec": map[string]any{
+			"request": base64.StdEncoding.EncodeToString(req), "signerName": b.Label("kube-apiserver-client-kubelet"),
+			"usages": []any{"digital signature", "client auth"}}}
+		var last *resp
+		defer func() {
+			if last != nil && last.code != 201 {
+				t.Logf("last answer: %s", last.body)
+			}
+		}()
+		eventually(t, "creating "+name, func() bool {
+			r := e.do("POST", csrs, body, hdr...)
+			if r.code != 201 && r.code != 403 {
+				t.Fatalf("creating %s: %d %s", name, r.code, r.body)
+			}
+			last = r
+			return r.code == 201
+		})
+	}
+	node := func(n string) pkix.Name {
+		return pkix.Name{CommonName: "system:node:" + n, Organization: []string{"system:nodes"}}
+	}
+	// Created first, these are looked at before the approved ones.
+	create("not-allowed", "carol", "csr-creators", node("n0"))
+	create("not-a-kubelet", "system:bootstrap:abc", "bootstrappers", pkix.Name{CommonName: "system:node:n9", Organization: []string{"team"}})
+	// A node may renew only its own certificate.
+	create("other-node", "system:node:n3", "system:nodes", node("n4"))
+	create("bootstrap", "system:bootstrap:abc", "bootstrappers", node("n1"))
+	create("renewal", "system:node:n2", "system:nodes", node("n2"))
+
+	for name, message := range map[string]string{
+		"bootstrap": "Auto approving kubelet client certificate after SubjectAccessReview.",
+		"renewal":   "Auto approving self kubelet client certificate after SubjectAccessReview.",
+	} {
+		var csr map[string]any
+		eventually(t, name+" approved and issued", func() bool {
+			csr = e.do("GET", csrs+"/"+name, nil).mustCode(t, 200).obj(t)
+			return at(csr, "status", "certificate") != nil
+		})
+		approved := at(csr, "status", "conditions", 0).(map[string]any)
+		if approved["type"] != "Approved" || approved["status"] != "True" || approved["reason"] != "AutoApproved" || approved["message"] != message {
+			t.Errorf("%s: approval %v", name, approved)
+		}
+	}
+	for _, name := range []string{"not-allowed", "not-a-kubelet", "other-node"} {
+		if c := at(e.do("GET", csrs+"/"+name, nil).mustCode(t, 200).obj(t), "status", "conditions"); c != nil {
+			t.Errorf("%s: conditions %v, want it pending", name, c)
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package controllers
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"log/slog"
+
+	"platd/bolt"
+	"platd/security"
+	"platd/server/apierr"
+	"platd/server/registry"
+)
+
+// CSRApproving approves kubelets' requests for client certificates whose
+// requester may have them, as upstream's controller manager does for a
+// kubelet's TLS bootstrap: a request to the kubelet client signer that
+// follows that signer's rules (security.KubeletClientRequest), neither
+// approved nor denied nor issued yet, is approved with reason
+// AutoApproved when its requester may create
+// certificatesigningrequests/selfnodeclient (asking for its own name) or
+// certificatesigningrequests/nodeclient in the certificates group. The
+// default policy binds neither: a cluster grants them (kubeadm binds
+// nodeclient to the bootstrap token group, selfnodeclient to nodes). A
+// request not allowed stays pending for a person to decide.
+type CSRApproving struct {
+	Source     Source
+	Objects    Objects
+	Requests   *registry.Descriptor
+	Authorizer security.Authorizer
+	// Signer is the kubelet client signer's name.
+	Signer string
+	Log    *slog.Logger
+
+	queue *queue
+}
+
+// Run works until ctx ends and returns once its goroutines have stopped.
+func (c *CSRApproving) Run(ctx context.Context) {
+	c.queue = newQueue()
+	c.queue.workWhile(ctx, c.Log, csrSigningRetryDelay, c.sync, func() {
+		follow(ctx, c.Source, c.Requests.Prefix(""), c.Log, asPuts(c.observe), c.observe)
+	})
+}
+
+// approvalRequest is the part of a CertificateSigningRequest read here.
+type approvalRequest struct {
+	Metadata struct {
+		Name string `json:"name"`
+	} `json:"metadata"`
+	Spec struct {
+		Request    []byte              `json:"request"`
+		SignerName string              `json:"signerName"`
+		Usages     []string            `json:"usages"`
+		Username   string              `json:"username"`
+		UID        string              `json:"uid"`
+		Groups     []string            `json:"groups"`
+		Extra      map[string][]string `json:"extra"`
+	} `json:"spec"`
+	Status struct {
+		Certificate []byte `json:"certificate"`
+		Conditions  []struct {
+			Type string `json:"type"`
+		} `json:"conditions"`
+	} `json:"status"`
+}
+
+// undecided reports whether r is for the kubelet client signer, has no
+// certificate, and is neither approved nor denied.
+func (c *CSRApproving) undecided(r *approvalRequest) bool {
+	if r.Spec.SignerName != c.Signer || len(r.Status.Certificate) > 0 {
+		return false
+	}
+	for _, cond := range r.Status.Conditions {
+		if cond.Type == "Approved" || cond.Type == "Denied" {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *CSRApproving) observe(ev bolt.Event) {
+	if ev.Type != bolt.Put {
+		return
+	}
+	var r approvalRequest
+	if err := json.Unmarshal(ev.KV.Value, &r); err != nil {
+		c.Log.Warn("certificate approving: unreadable CertificateSigningRequest", "key", ev.KV.Key, "err", err)
+		return
+	}
+	if c.undecided(&r) {
+		c.queue.add(r.Metadata.Name)
+	}
+}
+
+// readApproval decodes a served request.
+func readApproval(obj registry.Object) (*approvalRequest, error) {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	var r approvalRequest
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// sync approves the request called name when it is a kubelet's its
+// requester may have.
+func (c *CSRApproving) sync(ctx context.Context, name string) error {
+	obj, err := c.Objects.Get(c.Requests, "", name)
+	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	r, err := readApproval(obj)
+	if err != nil {
+		return fmt.Errorf("CertificateSigningRequest %s: %w", name, err)
+	}
+	if !c.undecided(r) {
+		return nil
+	}
+	block, _ := pem.Decode(r.Spec.Request)
+	if block == nil || block.Type != "CERTIFICATE REQUEST" {
+		return fmt.Errorf("unable to parse csr %q: PEM block type must be CERTIFICATE REQUEST", name)
+	}
+	req, err := x509.ParseCertificateRequest(block.Bytes)
+	if err != nil {
+		return fmt.Errorf("unable to parse csr %q: %v", name, err)
+	}
+	if security.KubeletClientRequest(req, r.Spec.Usages) != nil {
+		return nil
+	}
+	// Upstream's recognizers, in order: a kubelet renewing its own
+	// certificate, then any node client request.
+	type recognizer struct {
+		subresource, message string
+		applies              bool
+	}
+	for _, rec := range []recognizer{
+		{"selfnodeclient", "Auto approving self kubelet client certificate after SubjectAccessReview.", r.Spec.Username == req.Subject.CommonName},
+		{"nodeclient", "Auto approving kubelet client certificate after SubjectAccessReview.", true},
+	} {
+		if !rec.applies {
+			continue
+		}
+		user := &security.User{Name: r.Spec.Username, UID: r.Spec.UID, Groups: r.Spec.Groups, Extra: r.Spec.Extra}
+		d, _, err := c.Authorizer.Authorize(ctx, security.Attributes{User: user, Verb: "create", APIGroup: c.Requests.Group, APIVersion: "*",
+			Resource: c.Requests.Resource, Subresource: rec.subresource, ResourceRequest: true})
+		if err != nil {
+			return fmt.Errorf("CertificateSigningRequest %s: asking whether its requester may have it: %w", name, err)
+		}
+		if d != security.DecisionAllow {
+			continue
+		}
+		_, err = c.Objects.Update(ctx, c.Requests, "", name, "approval", func(cur registry.Object) registry.Object {
+			if r, err := readApproval(cur); err != nil || !c.undecided(r) {
+				return nil
+			}
+			status := child(cur, "status")
+			conds, _ := status["conditions"].([]any)
+			status["conditions"] = append(conds, map[string]any{"type": "Approved", "status": "True", "reason": "AutoApproved", "message": rec.message})
+			return cur
+		})
+		if err != nil && apierr.ReasonOf(err) != apierr.ReasonNotFound {
+			return fmt.Errorf("error updating approval for csr: %w", err)
+		}
+		return nil
+	}
+	c.Log.Debug("certificate approving: the requester may not have the kubelet client certificate it asks for", "csr", name, "user", r.Spec.Username)
+	return nil
+}
