@@ -2,9 +2,7 @@ package controllers
 
 import (
 	"context"
-	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"log/slog"
 
@@ -45,31 +43,9 @@ func (c *CSRApproving) Run(ctx context.Context) {
 	})
 }
 
-// approvalRequest is the part of a CertificateSigningRequest read here.
-type approvalRequest struct {
-	Metadata struct {
-		Name string `json:"name"`
-	} `json:"metadata"`
-	Spec struct {
-		Request    []byte              `json:"request"`
-		SignerName string              `json:"signerName"`
-		Usages     []string            `json:"usages"`
-		Username   string              `json:"username"`
-		UID        string              `json:"uid"`
-		Groups     []string            `json:"groups"`
-		Extra      map[string][]string `json:"extra"`
-	} `json:"spec"`
-	Status struct {
-		Certificate []byte `json:"certificate"`
-		Conditions  []struct {
-			Type string `json:"type"`
-		} `json:"conditions"`
-	} `json:"status"`
-}
-
 // undecided reports whether r is for the kubelet client signer, has no
 // certificate, and is neither approved nor denied.
-func (c *CSRApproving) undecided(r *approvalRequest) bool {
+func (c *CSRApproving) undecided(r *signingRequest) bool {
 	if r.Spec.SignerName != c.Signer || len(r.Status.Certificate) > 0 {
 		return false
 	}
@@ -85,7 +61,7 @@ func (c *CSRApproving) observe(ev bolt.Event) {
 	if ev.Type != bolt.Put {
 		return
 	}
-	var r approvalRequest
+	var r signingRequest
 	if err := json.Unmarshal(ev.KV.Value, &r); err != nil {
 		c.Log.Warn("certificate approving: unreadable CertificateSigningRequest", "key", ev.KV.Key, "err", err)
 		return
@@ -93,19 +69,6 @@ func (c *CSRApproving) observe(ev bolt.Event) {
 	if c.undecided(&r) {
 		c.queue.add(r.Metadata.Name)
 	}
-}
-
-// readApproval decodes a served request.
-func readApproval(obj registry.Object) (*approvalRequest, error) {
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return nil, err
-	}
-	var r approvalRequest
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
 }
 
 // sync approves the request called name when it is a kubelet's its
@@ -118,20 +81,16 @@ func (c *CSRApproving) sync(ctx context.Context, name string) error {
 	if err != nil {
 		return err
 	}
-	r, err := readApproval(obj)
+	r, err := decodeSigningRequest(obj)
 	if err != nil {
 		return fmt.Errorf("CertificateSigningRequest %s: %w", name, err)
 	}
 	if !c.undecided(r) {
 		return nil
 	}
-	block, _ := pem.Decode(r.Spec.Request)
-	if block == nil || block.Type != "CERTIFICATE REQUEST" {
-		return fmt.Errorf("unable to parse csr %q: PEM block type must be CERTIFICATE REQUEST", name)
-	}
-	req, err := x509.ParseCertificateRequest(block.Bytes)
+	req, err := r.x509Request()
 	if err != nil {
-		return fmt.Errorf("unable to parse csr %q: %v", name, err)
+		return err
 	}
 	if security.KubeletClientRequest(req, r.Spec.Usages) != nil {
 		return nil
@@ -159,7 +118,7 @@ func (c *CSRApproving) sync(ctx context.Context, name string) error {
 			continue
 		}
 		_, err = c.Objects.Update(ctx, c.Requests, "", name, "approval", func(cur registry.Object) registry.Object {
-			if r, err := readApproval(cur); err != nil || !c.undecided(r) {
+			if r, err := decodeSigningRequest(cur); err != nil || !c.undecided(r) {
 				return nil
 			}
 			status := child(cur, "status")

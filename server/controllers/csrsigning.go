@@ -68,16 +68,21 @@ func (c *CSRSigning) now() time.Time {
 	return time.Now()
 }
 
-// signingRequest is the part of a CertificateSigningRequest read here.
+// signingRequest is the part of a CertificateSigningRequest the signing
+// and approving controllers read.
 type signingRequest struct {
 	Metadata struct {
 		Name string `json:"name"`
 	} `json:"metadata"`
 	Spec struct {
-		Request           []byte   `json:"request"`
-		SignerName        string   `json:"signerName"`
-		Usages            []string `json:"usages"`
-		ExpirationSeconds *int64   `json:"expirationSeconds"`
+		Request           []byte              `json:"request"`
+		SignerName        string              `json:"signerName"`
+		Usages            []string            `json:"usages"`
+		ExpirationSeconds *int64              `json:"expirationSeconds"`
+		Username          string              `json:"username"`
+		UID               string              `json:"uid"`
+		Groups            []string            `json:"groups"`
+		Extra             map[string][]string `json:"extra"`
 	} `json:"spec"`
 	Status struct {
 		Certificate []byte `json:"certificate"`
@@ -86,6 +91,32 @@ type signingRequest struct {
 			Status string `json:"status"`
 		} `json:"conditions"`
 	} `json:"status"`
+}
+
+// decodeSigningRequest reads a served CertificateSigningRequest.
+func decodeSigningRequest(obj registry.Object) (*signingRequest, error) {
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	var r signingRequest
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// x509Request parses the request's PEM, with upstream's errors.
+func (r *signingRequest) x509Request() (*x509.CertificateRequest, error) {
+	block, _ := pem.Decode(r.Spec.Request)
+	if block == nil || block.Type != "CERTIFICATE REQUEST" {
+		return nil, fmt.Errorf("unable to parse csr %q: PEM block type must be CERTIFICATE REQUEST", r.Metadata.Name)
+	}
+	req, err := x509.ParseCertificateRequest(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("unable to parse csr %q: %v", r.Metadata.Name, err)
+	}
+	return req, nil
 }
 
 // pending reports whether the request waits for its certificate: it has
@@ -135,15 +166,7 @@ func (c *CSRSigning) read(name string) (*signingRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	raw, err := json.Marshal(obj)
-	if err != nil {
-		return nil, err
-	}
-	var r signingRequest
-	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, err
-	}
-	return &r, nil
+	return decodeSigningRequest(obj)
 }
 
 // sync signs the request called name, or marks it failed, when it still
@@ -156,13 +179,9 @@ func (c *CSRSigning) sync(ctx context.Context, name string) error {
 	if r == nil || !c.pending(r) {
 		return nil
 	}
-	block, _ := pem.Decode(r.Spec.Request)
-	if block == nil || block.Type != "CERTIFICATE REQUEST" {
-		return fmt.Errorf("unable to parse csr %q: PEM block type must be CERTIFICATE REQUEST", name)
-	}
-	req, err := x509.ParseCertificateRequest(block.Bytes)
+	req, err := r.x509Request()
 	if err != nil {
-		return fmt.Errorf("unable to parse csr %q: %v", name, err)
+		return err
 	}
 	now := c.now()
 	if rerr := c.Signers[r.Spec.SignerName](req, r.Spec.Usages); rerr != nil {
@@ -201,12 +220,7 @@ func (c *CSRSigning) ttl(expirationSeconds *int64) time.Duration {
 // as long as it still waits for its certificate.
 func (c *CSRSigning) writeStatus(ctx context.Context, name string, set func(status map[string]any)) error {
 	_, err := c.Objects.Update(ctx, c.Requests, "", name, "status", func(cur registry.Object) registry.Object {
-		raw, err := json.Marshal(cur)
-		if err != nil {
-			return nil
-		}
-		var r signingRequest
-		if json.Unmarshal(raw, &r) != nil || !c.pending(&r) {
+		if r, err := decodeSigningRequest(cur); err != nil || !c.pending(r) {
 			return nil
 		}
 		set(child(cur, "status"))
