@@ -67,14 +67,14 @@ func (c *EndpointSliceMirroring) Run(ctx context.Context) {
 		for _, f := range []struct {
 			d     *registry.Descriptor
 			event func(bolt.Event)
-		}{{c.Services, c.serviceChanged}, {c.Slices, c.sliceChanged}} {
+		}{{c.Services, c.namesakeChanged}, {c.Slices, c.sliceChanged}} {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				followChanges(ctx, c.Source, f.d.Prefix(""), c.Log, c.restarted, f.event)
 			}()
 		}
-		follow(ctx, c.Source, c.Endpoints.Prefix(""), c.Log, asPuts(c.endpointsChanged), c.endpointsChanged)
+		follow(ctx, c.Source, c.Endpoints.Prefix(""), c.Log, asPuts(c.namesakeChanged), c.namesakeChanged)
 		wg.Wait()
 	})
 }
@@ -98,14 +98,10 @@ func (c *EndpointSliceMirroring) restarted(first bool) {
 // mirroredMeta is the part of an object's metadata read here.
 type mirroredMeta struct {
 	Metadata struct {
-		Namespace   string            `json:"namespace"`
-		Name        string            `json:"name"`
-		Labels      map[string]string `json:"labels"`
-		Annotations map[string]string `json:"annotations"`
+		Namespace string            `json:"namespace"`
+		Name      string            `json:"name"`
+		Labels    map[string]string `json:"labels"`
 	} `json:"metadata"`
-	Spec struct {
-		Selector map[string]string `json:"selector"`
-	} `json:"spec"`
 }
 
 func (c *EndpointSliceMirroring) decode(ev bolt.Event) (mirroredMeta, bool) {
@@ -121,16 +117,10 @@ func (c *EndpointSliceMirroring) decode(ev bolt.Event) (mirroredMeta, bool) {
 	return m, true
 }
 
-// endpointsChanged queues the Endpoints of ev.
-func (c *EndpointSliceMirroring) endpointsChanged(ev bolt.Event) {
-	if m, ok := c.decode(ev); ok {
-		c.queue.add(m.Metadata.Namespace + "/" + m.Metadata.Name)
-	}
-}
-
-// serviceChanged queues the Endpoints of a service of ev: its selector
-// decides whether they are mirrored.
-func (c *EndpointSliceMirroring) serviceChanged(ev bolt.Event) {
+// namesakeChanged queues the Endpoints named as the Endpoints or service
+// of ev: a service's selector decides whether its Endpoints are
+// mirrored.
+func (c *EndpointSliceMirroring) namesakeChanged(ev bolt.Event) {
 	if m, ok := c.decode(ev); ok {
 		c.queue.add(m.Metadata.Namespace + "/" + m.Metadata.Name)
 	}
