@@ -39,6 +39,10 @@ const (
 	// ControllerCSRApproving approves kubelets' client certificate
 	// requests their requesters may have.
 	ControllerCSRApproving = "certificatesigningrequest-approving-controller"
+	// ControllerCSRCleaner deletes signing requests an hour after their
+	// decision, a day after their creation while pending, or once their
+	// certificate expired.
+	ControllerCSRCleaner = "certificatesigningrequest-cleaner-controller"
 	// ControllerEndpointSliceMirroring mirrors the Endpoints of services
 	// without a selector to EndpointSlices.
 	ControllerEndpointSliceMirroring = "endpointslice-mirroring-controller"
@@ -48,7 +52,7 @@ const (
 func ControllerNames() []string {
 	return []string{ControllerNamespace, ControllerServiceAccount, ControllerRootCA, ControllerGarbageCollector, ControllerDeletionGrace,
 		ControllerClaimProtection, ControllerVolumeProtection, ControllerBootstrapSigner, ControllerTokenCleaner, ControllerServiceAccountToken,
-		ControllerClusterRoleAggregation, ControllerResourceQuota, ControllerPolicyStatus, ControllerCSRSigning, ControllerCSRApproving,
+		ControllerClusterRoleAggregation, ControllerResourceQuota, ControllerPolicyStatus, ControllerCSRSigning, ControllerCSRApproving, ControllerCSRCleaner,
 		ControllerEndpointSliceMirroring}
 }
 

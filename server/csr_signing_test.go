@@ -230,3 +230,36 @@ func TestCSRApproving(t *testing.T) {
 		}
 	}
 }
+
+// TestCSRCleaning: requests decided more than an hour ago go (an approved
+// one once issued); a recent decision, and a pending request, stay.
+func TestCSRCleaning(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	b := e.opts.Brand
+	csrs := groupPath(b.Group("certificates"), "v1", "", "certificatesigningrequests")
+	decide := func(name, decision string, ago time.Duration) {
+		t.Helper()
+		_, req := signingRequestFor(t, &x509.CertificateRequest{Subject: pkix.Name{CommonName: name}})
+		csr := e.do("POST", csrs, map[string]any{"metadata": map[string]any{"name": name}, "spec": map[string]any{
+			"request": base64.StdEncoding.EncodeToString(req), "signerName": b.Label("kube-apiserver-client"), "usages": []any{"client auth"}}}).mustCode(t, 201).obj(t)
+		if decision == "" {
+			return
+		}
+		csr["status"] = map[string]any{"conditions": []any{map[string]any{"type": decision, "status": "True", "reason": "ByTest",
+			"lastUpdateTime": time.Now().Add(-ago).UTC().Format(time.RFC3339)}}}
+		e.do("PUT", csrs+"/"+name+"/approval", csr).mustCode(t, 200)
+	}
+	decide("pending", "", 0)
+	decide("recent", "Approved", time.Minute)
+	decide("old-denied", "Denied", 2*time.Hour)
+	decide("old-approved", "Approved", 2*time.Hour)
+	for _, name := range []string{"old-denied", "old-approved"} {
+		eventually(t, name+" cleaned up", func() bool { return e.do("GET", csrs+"/"+name, nil).code == 404 })
+	}
+	// The recent one is issued, and stays.
+	eventually(t, "recent issued", func() bool {
+		return at(e.do("GET", csrs+"/recent", nil).mustCode(t, 200).obj(t), "status", "certificate") != nil
+	})
+	e.do("GET", csrs+"/pending", nil).mustCode(t, 200)
+}

@@ -803,9 +803,14 @@ func (s *Server) startControllers(ctx context.Context) {
 	if c := s.csrSigning(); c != nil && on(config.ControllerCSRSigning) {
 		runs = append(runs, c.Run)
 	}
-	if d := s.reg.Lookup(b.Group("certificates"), "v1", "certificatesigningrequests"); d != nil && on(config.ControllerCSRApproving) {
-		runs = append(runs, (&controllers.CSRApproving{Source: s.store, Objects: s.rest, Requests: d, Authorizer: s.authz,
-			Signer: b.Label("kube-apiserver-client-kubelet"), Log: s.log}).Run)
+	if d := s.reg.Lookup(b.Group("certificates"), "v1", "certificatesigningrequests"); d != nil {
+		if on(config.ControllerCSRApproving) {
+			runs = append(runs, (&controllers.CSRApproving{Source: s.store, Objects: s.rest, Requests: d, Authorizer: s.authz,
+				Signer: b.Label("kube-apiserver-client-kubelet"), Log: s.log}).Run)
+		}
+		if on(config.ControllerCSRCleaner) {
+			runs = append(runs, (&controllers.CSRCleaning{Source: s.store, Objects: s.rest, Requests: d, Log: s.log}).Run)
+		}
 	}
 	if m := s.mirroring(); m != nil && on(config.ControllerEndpointSliceMirroring) {
 		runs = append(runs, m.Run)

@@ -68,11 +68,13 @@ func (c *CSRSigning) now() time.Time {
 	return time.Now()
 }
 
-// signingRequest is the part of a CertificateSigningRequest the signing
-// and approving controllers read.
+// signingRequest is the part of a CertificateSigningRequest the signing,
+// approving and cleaning controllers read.
 type signingRequest struct {
 	Metadata struct {
-		Name string `json:"name"`
+		Name              string `json:"name"`
+		UID               string `json:"uid"`
+		CreationTimestamp string `json:"creationTimestamp"`
 	} `json:"metadata"`
 	Spec struct {
 		Request           []byte              `json:"request"`
@@ -87,8 +89,9 @@ type signingRequest struct {
 	Status struct {
 		Certificate []byte `json:"certificate"`
 		Conditions  []struct {
-			Type   string `json:"type"`
-			Status string `json:"status"`
+			Type           string `json:"type"`
+			Status         string `json:"status"`
+			LastUpdateTime string `json:"lastUpdateTime"`
 		} `json:"conditions"`
 	} `json:"status"`
 }
