@@ -531,6 +531,33 @@ func TestEventTTLFlag(t *testing.T) {
 	}
 }
 
+// --cluster-signing-duration is upstream's: a year unless set; a negative
+// one is refused.
+func TestClusterSigningDurationFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want time.Duration
+		err  string
+	}{
+		{want: 365 * 24 * time.Hour},
+		{args: []string{"--cluster-signing-duration", "720h"}, want: 720 * time.Hour},
+		{args: []string{"--cluster-signing-duration", "-1h"}, err: "--cluster-signing-duration -1h0m0s must not be negative (0 means the default of a year)"},
+	} {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			o, err := parse(t, append([]string{"serve", "--data-dir", t.TempDir()}, c.args...)...)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) || exitCode(err) != 2 {
+					t.Fatalf("exit %d, %v, want %q", exitCode(err), err, c.err)
+				}
+				return
+			}
+			if err != nil || o.ClusterSigningDuration != c.want {
+				t.Fatalf("ClusterSigningDuration %s, %v, want %s", o.ClusterSigningDuration, err, c.want)
+			}
+		})
+	}
+}
+
 // Every serve flag has a PLATD_ variable, and a bad value in it says
 // which variable and what it takes.
 func TestFlagValueErrors(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Names of the in-process controllers, as --controllers takes them (the
@@ -47,6 +48,10 @@ const (
 	// without a selector to EndpointSlices.
 	ControllerEndpointSliceMirroring = "endpointslice-mirroring-controller"
 )
+
+// DefaultClusterSigningDuration is upstream's --cluster-signing-duration:
+// a certificate issued for a signing request is valid for a year at most.
+const DefaultClusterSigningDuration = 365 * 24 * time.Hour
 
 // ControllerNames lists every controller; all run by default.
 func ControllerNames() []string {

@@ -62,6 +62,9 @@ func (o *Options) validateLifecycle() []string {
 	if o.EventTTL < 0 {
 		errs = append(errs, fmt.Sprintf("--event-ttl %s must not be negative (0 keeps events until they are deleted)", o.EventTTL))
 	}
+	if o.ClusterSigningDuration < 0 {
+		errs = append(errs, fmt.Sprintf("--cluster-signing-duration %s must not be negative (0 means the default of a year)", o.ClusterSigningDuration))
+	}
 	if o.HTTP2MaxStreamsPerConnection < 0 {
 		errs = append(errs, fmt.Sprintf("--http2-max-streams-per-connection %d must not be negative (0 means the default of 100)", o.HTTP2MaxStreamsPerConnection))
 	}

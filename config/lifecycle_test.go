@@ -24,6 +24,8 @@ func TestValidateLifecycle(t *testing.T) {
 		{"negative timeout", func(o *Options) { o.RequestTimeout = -time.Second }, "--request-timeout -1s must not be negative (0 means no limit)"},
 		{"negative event ttl", func(o *Options) { o.EventTTL = -time.Minute }, "--event-ttl -1m0s must not be negative (0 keeps events until they are deleted)"},
 		{"event ttl set", func(o *Options) { o.EventTTL = DefaultEventTTL }, ""},
+		{"negative cluster signing duration", func(o *Options) { o.ClusterSigningDuration = -time.Hour }, "--cluster-signing-duration -1h0m0s must not be negative (0 means the default of a year)"},
+		{"cluster signing duration set", func(o *Options) { o.ClusterSigningDuration = time.Hour }, ""},
 		{"negative delay", func(o *Options) { o.ShutdownDelayDuration = -time.Second }, "--shutdown-delay-duration -1s must not be negative"},
 		{"negative watch grace", func(o *Options) { o.ShutdownWatchTerminationGracePeriod = -time.Second }, "--shutdown-watch-termination-grace-period -1s must not be negative"},
 		{"negative livez grace", func(o *Options) { o.LivezGracePeriod = -2 * time.Second }, "--livez-grace-period -2s must not be negative"},

@@ -190,6 +190,10 @@ type Options struct {
 	// Controllers picks the in-process controllers that run, as
 	// kube-controller-manager's --controllers: "*", "name", "-name".
 	Controllers []string
+	// ClusterSigningDuration is the longest validity of a certificate
+	// issued for a signing request (--cluster-signing-duration); a request
+	// may ask for less. 0 means DefaultClusterSigningDuration.
+	ClusterSigningDuration time.Duration
 	// Replicas times leader election and identity leases when replicas
 	// share the store.
 	Replicas Replicas

@@ -17,6 +17,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"platd/config"
 )
 
 // signingRequestFor returns a new key and a PEM signing request of it.
@@ -228,6 +230,36 @@ func TestCSRApproving(t *testing.T) {
 		if c := at(e.do("GET", csrs+"/"+name, nil).mustCode(t, 200).obj(t), "status", "conditions"); c != nil {
 			t.Errorf("%s: conditions %v, want it pending", name, c)
 		}
+	}
+}
+
+// TestCSRSigningDuration: --cluster-signing-duration bounds a
+// certificate's validity, whatever a request asks for.
+func TestCSRSigningDuration(t *testing.T) {
+	t.Parallel()
+	e := start(t, func(o *config.Options) { o.ClusterSigningDuration = 30 * time.Minute })
+	b := e.opts.Brand
+	csrs := groupPath(b.Group("certificates"), "v1", "", "certificatesigningrequests")
+	_, req := signingRequestFor(t, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "erin"}})
+	csr := e.do("POST", csrs, map[string]any{"metadata": map[string]any{"name": "erin"}, "spec": map[string]any{
+		"request": base64.StdEncoding.EncodeToString(req), "signerName": b.Label("kube-apiserver-client"),
+		"usages": []any{"client auth"}, "expirationSeconds": 86400}}).mustCode(t, 201).obj(t)
+	csr["status"] = map[string]any{"conditions": []any{map[string]any{"type": "Approved", "status": "True", "reason": "ByTest"}}}
+	e.do("PUT", csrs+"/erin/approval", csr).mustCode(t, 200)
+	var issued string
+	eventually(t, "erin issued", func() bool {
+		issued, _ = at(e.do("GET", csrs+"/erin", nil).mustCode(t, 200).obj(t), "status", "certificate").(string)
+		return issued != ""
+	})
+	raw, _ := base64.StdEncoding.DecodeString(issued)
+	block, _ := pem.Decode(raw)
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Thirty minutes, short-lived: only the start is backdated.
+	if d := cert.NotAfter.Sub(cert.NotBefore); d != 35*time.Minute {
+		t.Errorf("valid for %v, want the 30 minutes the flag allows and the 5 backdated", d)
 	}
 }
 

@@ -931,10 +931,6 @@ func (s *Server) mirroring() *controllers.EndpointSliceMirroring {
 	return m
 }
 
-// clusterSigningDuration is the longest validity of a certificate issued
-// for a signing request, upstream's --cluster-signing-duration default.
-const clusterSigningDuration = 365 * 24 * time.Hour
-
 // csrSigning is the controller that signs approved certificate signing
 // requests with the data directory's CA for the signers of API clients,
 // kubelets' clients and kubelets' serving, and the legacy signer; nil
@@ -945,7 +941,11 @@ func (s *Server) csrSigning() *controllers.CSRSigning {
 	if d == nil || s.ca == nil {
 		return nil
 	}
-	return &controllers.CSRSigning{Source: s.store, Objects: s.rest, Requests: d, CA: s.ca, TTL: clusterSigningDuration, Log: s.log,
+	ttl := s.opts.ClusterSigningDuration
+	if ttl == 0 {
+		ttl = config.DefaultClusterSigningDuration
+	}
+	return &controllers.CSRSigning{Source: s.store, Objects: s.rest, Requests: d, CA: s.ca, TTL: ttl, Log: s.log,
 		Signers: map[string]controllers.SignerRule{
 			b.Label("kube-apiserver-client"):         security.ClientRequest,
 			b.Label("kube-apiserver-client-kubelet"): security.KubeletClientRequest,
