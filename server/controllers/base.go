@@ -232,3 +232,50 @@ func asPuts(observe func(bolt.Event)) func([]bolt.KV) {
 		}
 	}
 }
+
+// expiryTimers holds one timer per key whose object is due later (an
+// expiry, the end of a grace period); a timer hands its key back to the
+// queue when it fires.
+type expiryTimers struct {
+	mu     sync.Mutex
+	timers map[string]*time.Timer
+	fire   func(name string)
+}
+
+// schedule (re)sets name's timer to fire after d.
+func (t *expiryTimers) schedule(name string, d time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if old := t.timers[name]; old != nil {
+		old.Stop()
+	}
+	t.timers[name] = time.AfterFunc(d, func() { t.fire(name) })
+}
+
+// scheduleAt (re)sets name's timer to fire at the given time; the zero
+// time cancels it.
+func (t *expiryTimers) scheduleAt(name string, at time.Time) {
+	if at.IsZero() {
+		t.cancel(name)
+		return
+	}
+	t.schedule(name, time.Until(at))
+}
+
+func (t *expiryTimers) cancel(name string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if old := t.timers[name]; old != nil {
+		old.Stop()
+		delete(t.timers, name)
+	}
+}
+
+func (t *expiryTimers) stopAll() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for name, tm := range t.timers {
+		tm.Stop()
+		delete(t.timers, name)
+	}
+}

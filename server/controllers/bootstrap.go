@@ -234,39 +234,3 @@ func (c *TokenCleaner) sync(ctx context.Context, name string, t *expiryTimers) e
 	}
 	return err
 }
-
-// expiryTimers holds one timer per secret that expires later; a timer
-// hands its secret's name back to the queue when it fires.
-type expiryTimers struct {
-	mu     sync.Mutex
-	timers map[string]*time.Timer
-	fire   func(name string)
-}
-
-// schedule (re)sets name's timer to fire after d.
-func (t *expiryTimers) schedule(name string, d time.Duration) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if old := t.timers[name]; old != nil {
-		old.Stop()
-	}
-	t.timers[name] = time.AfterFunc(d, func() { t.fire(name) })
-}
-
-func (t *expiryTimers) cancel(name string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if old := t.timers[name]; old != nil {
-		old.Stop()
-		delete(t.timers, name)
-	}
-}
-
-func (t *expiryTimers) stopAll() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for name, tm := range t.timers {
-		tm.Stop()
-		delete(t.timers, name)
-	}
-}

@@ -74,16 +74,9 @@ func (c *CSRApproving) observe(ev bolt.Event) {
 // sync approves the request called name when it is a kubelet's its
 // requester may have.
 func (c *CSRApproving) sync(ctx context.Context, name string) error {
-	obj, err := c.Objects.Get(c.Requests, "", name)
-	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
-		return nil
-	}
-	if err != nil {
+	r, err := readSigningRequest(c.Objects, c.Requests, name)
+	if err != nil || r == nil {
 		return err
-	}
-	r, err := decodeSigningRequest(obj)
-	if err != nil {
-		return fmt.Errorf("CertificateSigningRequest %s: %w", name, err)
 	}
 	if !c.undecided(r) {
 		return nil

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"log/slog"
-	"sync"
 	"time"
 
 	"platd/bolt"
@@ -32,24 +31,18 @@ type CSRCleaning struct {
 	Requests *registry.Descriptor
 	Log      *slog.Logger
 
-	mu     sync.Mutex
-	timers map[string]*time.Timer
+	timers *expiryTimers
 	queue  *queue
 }
 
 // Run works until ctx ends and returns once its goroutines have stopped.
 func (c *CSRCleaning) Run(ctx context.Context) {
-	c.timers = map[string]*time.Timer{}
 	c.queue = newQueue()
+	c.timers = &expiryTimers{timers: map[string]*time.Timer{}, fire: c.queue.add}
+	defer c.timers.stopAll()
 	c.queue.workWhile(ctx, c.Log, csrSigningRetryDelay, c.sync, func() {
 		follow(ctx, c.Source, c.Requests.Prefix(""), c.Log, asPuts(c.observe), c.observe)
 	})
-	c.mu.Lock()
-	for name, t := range c.timers {
-		t.Stop()
-		delete(c.timers, name)
-	}
-	c.mu.Unlock()
 }
 
 // cleanupAt is when the request may go, zero when never: the earliest of
@@ -108,39 +101,17 @@ func (c *CSRCleaning) observe(ev bolt.Event) {
 	var r signingRequest
 	if ev.Type != bolt.Put || json.Unmarshal(ev.KV.Value, &r) != nil {
 		if ev.Prev != nil && json.Unmarshal(ev.Prev.Value, &r) == nil {
-			c.schedule(r.Metadata.Name, time.Time{})
+			c.timers.cancel(r.Metadata.Name)
 		}
 		return
 	}
-	c.schedule(r.Metadata.Name, cleanupAt(&r))
-}
-
-// schedule queues name at the given time, replacing its timer; the zero
-// time only clears it.
-func (c *CSRCleaning) schedule(name string, at time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if t, ok := c.timers[name]; ok {
-		t.Stop()
-		delete(c.timers, name)
-	}
-	if at.IsZero() {
-		return
-	}
-	c.timers[name] = time.AfterFunc(time.Until(at), func() { c.queue.add(name) })
+	c.timers.scheduleAt(r.Metadata.Name, cleanupAt(&r))
 }
 
 // sync deletes the request called name if its time has come.
 func (c *CSRCleaning) sync(ctx context.Context, name string) error {
-	obj, err := c.Objects.Get(c.Requests, "", name)
-	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	r, err := decodeSigningRequest(obj)
-	if err != nil {
+	r, err := readSigningRequest(c.Objects, c.Requests, name)
+	if err != nil || r == nil {
 		return err
 	}
 	at := cleanupAt(r)
@@ -149,7 +120,7 @@ func (c *CSRCleaning) sync(ctx context.Context, name string) error {
 	}
 	if time.Until(at) > 0 {
 		// Timestamps have whole seconds: the timer may fire early.
-		c.schedule(name, at)
+		c.timers.scheduleAt(name, at)
 		return nil
 	}
 	_, err = c.Objects.Delete(ctx, c.Requests, "", name, registry.DeleteOptions{PreconditionUID: r.Metadata.UID})

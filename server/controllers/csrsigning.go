@@ -159,25 +159,29 @@ func (c *CSRSigning) observe(ev bolt.Event) {
 	}
 }
 
-// read returns the request called name as stored now, nil when it is
-// gone.
-func (c *CSRSigning) read(name string) (*signingRequest, error) {
-	obj, err := c.Objects.Get(c.Requests, "", name)
+// readSigningRequest returns the request called name as stored now, nil
+// when it is gone.
+func readSigningRequest(objs Objects, d *registry.Descriptor, name string) (*signingRequest, error) {
+	obj, err := objs.Get(d, "", name)
 	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return decodeSigningRequest(obj)
+	r, err := decodeSigningRequest(obj)
+	if err != nil {
+		return nil, fmt.Errorf("CertificateSigningRequest %s: %w", name, err)
+	}
+	return r, nil
 }
 
 // sync signs the request called name, or marks it failed, when it still
 // waits for its certificate.
 func (c *CSRSigning) sync(ctx context.Context, name string) error {
-	r, err := c.read(name)
+	r, err := readSigningRequest(c.Objects, c.Requests, name)
 	if err != nil {
-		return fmt.Errorf("CertificateSigningRequest %s: %w", name, err)
+		return err
 	}
 	if r == nil || !c.pending(r) {
 		return nil

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"sync"
 	"time"
 
 	"platd/bolt"
@@ -27,24 +26,18 @@ type DeletionGrace struct {
 	Registry *registry.Registry
 	Log      *slog.Logger
 
-	mu     sync.Mutex
-	timers map[string]*time.Timer
+	timers *expiryTimers
 	queue  *queue
 }
 
 // Run works until ctx ends. It returns after its goroutines have stopped.
 func (c *DeletionGrace) Run(ctx context.Context) {
-	c.timers = map[string]*time.Timer{}
 	c.queue = newQueue()
+	c.timers = &expiryTimers{timers: map[string]*time.Timer{}, fire: c.queue.add}
+	defer c.timers.stopAll()
 	c.queue.workWhile(ctx, c.Log, graceRetryDelay, c.sync, func() {
 		follow(ctx, c.Source, "/", c.Log, asPuts(c.observe), c.observe)
 	})
-	c.mu.Lock()
-	for key, t := range c.timers {
-		t.Stop()
-		delete(c.timers, key)
-	}
-	c.mu.Unlock()
 }
 
 // deletionMark is in every stored object that is being deleted, at its
@@ -57,15 +50,15 @@ var deletionMark = []byte(`deletionTimestamp":`)
 // observe sets or clears the timer of the object an event is about.
 func (c *DeletionGrace) observe(ev bolt.Event) {
 	if ev.Type == bolt.Delete || !bytes.Contains(ev.KV.Value, deletionMark) {
-		c.schedule(ev.KV.Key, time.Time{})
+		c.timers.cancel(ev.KV.Key)
 		return
 	}
 	m, err := parseMeta(ev.KV.Value)
 	if err != nil {
-		c.schedule(ev.KV.Key, time.Time{})
+		c.timers.cancel(ev.KV.Key)
 		return
 	}
-	c.schedule(ev.KV.Key, graceEnd(m))
+	c.timers.scheduleAt(ev.KV.Key, graceEnd(m))
 }
 
 // graceEnd is when an object marked for deletion is due to go, or zero
@@ -80,21 +73,6 @@ func graceEnd(m objectMeta) time.Time {
 		return time.Time{}
 	}
 	return at
-}
-
-// schedule queues key at the given time, replacing its timer; the zero
-// time only clears it.
-func (c *DeletionGrace) schedule(key string, at time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if t, ok := c.timers[key]; ok {
-		t.Stop()
-		delete(c.timers, key)
-	}
-	if at.IsZero() {
-		return
-	}
-	c.timers[key] = time.AfterFunc(time.Until(at), func() { c.queue.add(key) })
 }
 
 // sync removes the object at key if its grace period is over.
@@ -123,7 +101,7 @@ func (c *DeletionGrace) sync(ctx context.Context, key string) error {
 	}
 	if wait := time.Until(end); wait > 0 {
 		// Timestamps have whole seconds: the timer may fire early.
-		c.schedule(key, end)
+		c.timers.scheduleAt(key, end)
 		return nil
 	}
 	zero := int64(0)

@@ -92,13 +92,14 @@ func TestDeletionGraceObserve(t *testing.T) {
 		{"spec", `{"metadata":{"name":"a"},"spec":{` + due + `}}`, false},
 		{"label and mark", `{"metadata":{"name":"a","labels":{"deletionTimestamp":"x"},` + due + `}}`, true},
 	} {
-		c := &DeletionGrace{timers: map[string]*time.Timer{}, queue: newQueue()}
+		q := newQueue()
+		c := &DeletionGrace{timers: &expiryTimers{timers: map[string]*time.Timer{}, fire: q.add}, queue: q}
 		c.observe(bolt.Event{Type: bolt.Put, KV: bolt.KV{Key: "/k", Value: []byte(tc.stored)}})
-		if got := c.timers["/k"] != nil; got != tc.timer {
+		if got := c.timers.timers["/k"] != nil; got != tc.timer {
 			t.Errorf("%s: timer %v, want %v", tc.name, got, tc.timer)
 		}
 		c.observe(bolt.Event{Type: bolt.Put, KV: bolt.KV{Key: "/k", Value: []byte(`{"metadata":{"name":"a"}}`)}})
-		if len(c.timers) != 0 {
+		if len(c.timers.timers) != 0 {
 			t.Errorf("%s: timer left after the mark went", tc.name)
 		}
 	}
