@@ -233,6 +233,57 @@ func TestCSRApproving(t *testing.T) {
 	}
 }
 
+// TestCSRApprovingRetries: a kubelet's request refused for want of a
+// permission is approved once the permission is granted, as upstream's
+// controller asks again with back-off.
+func TestCSRApprovingRetries(t *testing.T) {
+	t.Parallel()
+	e := start(t, withRBAC)
+	b := e.opts.Brand
+	rbac := groupPath(b.Group("rbac.authorization"), "v1", "", "clusterrolebindings")
+	bind := func(name, role, group string) {
+		e.do("POST", rbac, map[string]any{"metadata": map[string]any{"name": name},
+			"roleRef":  map[string]any{"apiGroup": b.Group("rbac.authorization"), "kind": "ClusterRole", "name": role},
+			"subjects": []any{map[string]any{"apiGroup": b.Group("rbac.authorization"), "kind": "Group", "name": group}}}).mustCode(t, 201)
+	}
+	nodeClient := "system:certificates." + b.Domain + ":certificatesigningrequests:nodeclient"
+	bind("early-nodeclient", nodeClient, "early")
+	bind("csr-creators", "system:node-bootstrapper", "late")
+	bind("csr-creators-early", "system:node-bootstrapper", "early")
+	csrs := groupPath(b.Group("certificates"), "v1", "", "certificatesigningrequests")
+	create := func(name, group, node string) {
+		t.Helper()
+		_, req := signingRequestFor(t, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "system:node:" + node, Organization: []string{"system:nodes"}}})
+		body := map[string]any{"metadata": map[string]any{"name": name}, "spec": map[string]any{
+			"request": base64.StdEncoding.EncodeToString(req), "signerName": b.Label("kube-apiserver-client-kubelet"),
+			"usages": []any{"digital signature", "client auth"}}}
+		eventually(t, "creating "+name, func() bool {
+			r := e.do("POST", csrs, body, "Impersonate-User", "system:bootstrap:"+name, "Impersonate-Group", group)
+			if r.code != 201 && r.code != 403 {
+				t.Fatalf("creating %s: %d %s", name, r.code, r.body)
+			}
+			return r.code == 201
+		})
+	}
+	approval := func(name string) map[string]any {
+		c, _ := at(e.do("GET", csrs+"/"+name, nil).mustCode(t, 200).obj(t), "status", "conditions", 0).(map[string]any)
+		return c
+	}
+	create("late", "late", "n1")
+	// The controller looks at requests in the order they come: once the
+	// later one is approved, the first was refused.
+	create("early", "early", "n2")
+	eventually(t, "early approved", func() bool { return approval("early") != nil })
+	if c := approval("late"); c != nil {
+		t.Fatalf("late: %v before its requester may have it", c)
+	}
+	bind("late-nodeclient", nodeClient, "late")
+	eventually(t, "late approved", func() bool { return approval("late") != nil })
+	if c := approval("late"); c["type"] != "Approved" || c["reason"] != "AutoApproved" || c["message"] != "Auto approving kubelet client certificate after SubjectAccessReview." {
+		t.Errorf("late: approval %v", c)
+	}
+}
+
 // TestCSRSigningDuration: --cluster-signing-duration bounds a
 // certificate's validity, whatever a request asks for.
 func TestCSRSigningDuration(t *testing.T) {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"sync"
+	"time"
 
 	"platd/bolt"
 	"platd/security"
@@ -22,7 +24,9 @@ import (
 // certificatesigningrequests/nodeclient in the certificates group. The
 // default policy binds neither: a cluster grants them (kubeadm binds
 // nodeclient to the bootstrap token group, selfnodeclient to nodes). A
-// request not allowed stays pending for a person to decide.
+// request not allowed stays pending for a person to decide, and is asked
+// about again with upstream's back-off (approvalRetryFirst, doubling up
+// to approvalRetryMax), so that a permission granted later takes effect.
 type CSRApproving struct {
 	Source     Source
 	Objects    Objects
@@ -32,12 +36,35 @@ type CSRApproving struct {
 	Signer string
 	Log    *slog.Logger
 
-	queue *queue
+	queue   *queue
+	retries *expiryTimers
+
+	mu       sync.Mutex
+	attempts map[string]int // refused approvals per pending request
+}
+
+// Upstream's controller requeues a request whose requester was refused
+// with its per-item exponential back-off.
+const (
+	approvalRetryFirst = 200 * time.Millisecond
+	approvalRetryMax   = 1000 * time.Second
+)
+
+// approvalRetryDelay is the wait after the n-th refusal (n ≥ 1).
+func approvalRetryDelay(n int) time.Duration {
+	d := approvalRetryFirst
+	for i := 1; i < n && d < approvalRetryMax; i++ {
+		d *= 2
+	}
+	return min(d, approvalRetryMax)
 }
 
 // Run works until ctx ends and returns once its goroutines have stopped.
 func (c *CSRApproving) Run(ctx context.Context) {
 	c.queue = newQueue()
+	c.retries = &expiryTimers{timers: map[string]*time.Timer{}, fire: c.queue.add}
+	c.attempts = map[string]int{}
+	defer c.retries.stopAll()
 	c.queue.workWhile(ctx, c.Log, csrSigningRetryDelay, c.sync, func() {
 		follow(ctx, c.Source, c.Requests.Prefix(""), c.Log, asPuts(c.observe), c.observe)
 	})
@@ -59,6 +86,10 @@ func (c *CSRApproving) undecided(r *signingRequest) bool {
 
 func (c *CSRApproving) observe(ev bolt.Event) {
 	if ev.Type != bolt.Put {
+		var gone signingRequest
+		if ev.Prev != nil && json.Unmarshal(ev.Prev.Value, &gone) == nil {
+			c.settled(gone.Metadata.Name)
+		}
 		return
 	}
 	var r signingRequest
@@ -71,21 +102,43 @@ func (c *CSRApproving) observe(ev bolt.Event) {
 	}
 }
 
+// settled forgets the refusals of the request called name: it was
+// decided, approved here, or deleted.
+func (c *CSRApproving) settled(name string) {
+	c.retries.cancel(name)
+	c.mu.Lock()
+	delete(c.attempts, name)
+	c.mu.Unlock()
+}
+
+// refused schedules the next look at the request called name, whose
+// requester may not have it yet.
+func (c *CSRApproving) refused(name string) {
+	c.mu.Lock()
+	c.attempts[name]++
+	n := c.attempts[name]
+	c.mu.Unlock()
+	c.retries.schedule(name, approvalRetryDelay(n))
+}
+
 // sync approves the request called name when it is a kubelet's its
 // requester may have.
 func (c *CSRApproving) sync(ctx context.Context, name string) error {
 	r, err := readSigningRequest(c.Objects, c.Requests, name)
-	if err != nil || r == nil {
+	if err != nil {
 		return err
 	}
-	if !c.undecided(r) {
+	if r == nil || !c.undecided(r) {
+		c.settled(name)
 		return nil
 	}
 	req, err := r.x509Request()
 	if err != nil {
+		c.settled(name)
 		return err
 	}
 	if security.KubeletClientRequest(req, r.Spec.Usages) != nil {
+		c.settled(name)
 		return nil
 	}
 	// Upstream's recognizers, in order: a kubelet renewing its own
@@ -122,8 +175,10 @@ func (c *CSRApproving) sync(ctx context.Context, name string) error {
 		if err != nil && apierr.ReasonOf(err) != apierr.ReasonNotFound {
 			return fmt.Errorf("error updating approval for csr: %w", err)
 		}
+		c.settled(name)
 		return nil
 	}
-	c.Log.Debug("certificate approving: the requester may not have the kubelet client certificate it asks for", "csr", name, "user", r.Spec.Username)
+	c.Log.Debug("certificate approving: the requester may not have the kubelet client certificate it asks for; asking again later", "csr", name, "user", r.Spec.Username)
+	c.refused(name)
 	return nil
 }
