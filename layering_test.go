@@ -39,14 +39,15 @@ var layers = map[string]int{
 	"platd/server/schema/gen": 1,
 	"platd/server/jsonpath":   1,
 	// What is derived from schemas.
-	"platd/server/registry":     2,
-	"platd/security/rbac":       2,
-	"platd/server/selector":     2,
-	"platd/server/protobuf":     2,
-	"platd/server/patch":        2,
-	"platd/server/fieldmanager": 2,
-	"platd/server/audit":        2,
-	"platd/server/jsonschema":   2,
+	"platd/server/registry":      2,
+	"platd/security/rbac":        2,
+	"platd/security/flowcontrol": 2,
+	"platd/server/selector":      2,
+	"platd/server/protobuf":      2,
+	"platd/server/patch":         2,
+	"platd/server/fieldmanager":  2,
+	"platd/server/audit":         2,
+	"platd/server/jsonschema":    2,
 	// Validation rules of custom resource schemas.
 	"platd/server/cel": 3,
 	// ResourceQuota usage of every type's objects.

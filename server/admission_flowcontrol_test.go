@@ -99,12 +99,22 @@ func TestAdmissionFlowControlDefaults(t *testing.T) {
 				{[]any{"metadata", "generation"}, 1.0},
 				{[]any{"spec", "matchingPrecedence"}, 1000.0},
 				{[]any{"spec", "distinguisherMethod"}, nil},
-				{[]any{"status"}, map[string]any{}},
 			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { mustStore(t, e, tt.path, tt.body, tt.checks) })
 	}
+	// The status a client sends with a flow schema is dropped; the
+	// server's own Dangling condition comes after.
+	if st := at(e.do("GET", fc("flowschemas")+"/fs", nil).mustCode(t, 200).obj(t), "status"); !reflect.DeepEqual(st, map[string]any{}) {
+		if c, _ := at(st.(map[string]any), "conditions", 0).(map[string]any); c == nil || c["status"] != "False" || c["reason"] != "Found" {
+			t.Errorf("fs: status %v, want none or the server's Dangling condition", st)
+		}
+	}
+	eventually(t, "fs's Dangling condition", func() bool {
+		c, _ := at(e.do("GET", fc("flowschemas")+"/fs", nil).mustCode(t, 200).obj(t), "status", "conditions", 0).(map[string]any)
+		return c != nil && c["status"] == "False" && c["reason"] == "Found"
+	})
 }
 
 // TestAdmissionFlowControlRejectInvalid checks that each type answers a
@@ -175,8 +185,16 @@ func TestAdmissionFlowControlStatusSplit(t *testing.T) {
 	e.do("POST", base, map[string]any{"metadata": map[string]any{"name": "fs"}, "spec": map[string]any{
 		"matchingPrecedence": 500, "priorityLevelConfiguration": map[string]any{"name": "pl"}}}).mustCode(t, 201)
 
-	cur := e.do("GET", base+"/fs", nil).mustCode(t, 200).obj(t)
-	cond := map[string]any{"type": "Dangling", "status": "True", "reason": "NotFound", "lastTransitionTime": "2026-01-02T03:04:05Z"}
+	// The server writes the schema's Dangling condition itself: the test
+	// writes after it, the condition the server would, so that the two
+	// do not race.
+	var cur map[string]any
+	eventually(t, "the server's Dangling condition", func() bool {
+		cur = e.do("GET", base+"/fs", nil).mustCode(t, 200).obj(t)
+		return at(cur, "status", "conditions") != nil
+	})
+	cond := map[string]any{"type": "Dangling", "status": "True", "reason": "NotFound", "lastTransitionTime": "2026-01-02T03:04:05Z",
+		"message": `This FlowSchema references the PriorityLevelConfiguration object named "pl" but there is no such object`}
 	cur["status"] = map[string]any{"conditions": []any{cond}}
 	cur["spec"].(map[string]any)["matchingPrecedence"] = 600
 	st := e.do("PUT", base+"/fs/status", cur).mustCode(t, 200).obj(t)
@@ -342,6 +360,9 @@ func TestAdmissionFlowControlProtobuf(t *testing.T) {
 		for _, m := range []map[string]any{created, got} {
 			delete(m["metadata"].(map[string]any), "resourceVersion")
 			delete(m["metadata"].(map[string]any), "managedFields")
+			if m["kind"] == "FlowSchema" {
+				delete(m, "status") // the server writes its Dangling condition meanwhile
+			}
 		}
 		if !reflect.DeepEqual(created, got) {
 			c, _ := json.Marshal(created)

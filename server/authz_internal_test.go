@@ -41,9 +41,10 @@ func TestAuthzModesBuildOnce(t *testing.T) {
 		}
 	}
 	// The node graph's loop was queued once, for Serve to start, beside
-	// the followers of the admission policies and webhook configurations.
-	if n := len(s.background.pending); n != 3 {
-		t.Errorf("%d background loops queued, want 3", n)
+	// the followers of the admission policies, the webhook configurations
+	// and the flow-control configuration.
+	if n := len(s.background.pending); n != 4 {
+		t.Errorf("%d background loops queued, want 4", n)
 	}
 }
 

@@ -25,6 +25,7 @@ func (s *Server) handler(ctx context.Context, authn security.Authenticator, auth
 	var h http.Handler = s.routes()
 	h = filters.LimitInFlight(h, s.opts.MaxRequestsInFlight, s.opts.MaxMutatingRequestsInFlight)                                        // 429 beyond the in-flight limits
 	h = filters.Authorize(h, authz, s.opts.FeatureGates.Enabled(config.AuthorizeWithSelectors), s.opts.Brand, s.log, s.rest.WriteError) // 403 unless the chain allows
+	h = filters.FlowControl(h, s.flows)                                                                                                 // the flow schema and priority level, in the X-Kubernetes-PF-* headers
 	h = filters.Impersonate(h, authz, s.opts.Brand, s.log, s.rest.WriteError)                                                           // act as Impersonate-* when allowed to
 	h = filters.Audit(h, s.auditPolicy, s.auditSink, s.opts.Brand)                                                                      // audit events, when a policy is given
 	h = filters.Authenticate(ctx, h, authn, s.log, s.rest.WriteError, s.authMetrics, failAudit)                                         // 401 for bad or missing credentials

@@ -20,7 +20,7 @@ func TestHealthVerboseBodies(t *testing.T) {
 		}
 		return b.String()
 	}
-	crdHooks := ok("poststarthook/start-apiextensions-informers", "poststarthook/start-apiextensions-controllers",
+	crdHooks := ok("poststarthook/priority-and-fairness-config-consumer", "poststarthook/start-apiextensions-informers", "poststarthook/start-apiextensions-controllers",
 		"poststarthook/crd-informer-synced", "poststarthook/start-system-namespaces-controller",
 		"poststarthook/start-cluster-authentication-info-controller")
 	tailHooks := ok("poststarthook/scheduling/bootstrap-system-priority-classes", "poststarthook/priority-and-fairness-config-producer",

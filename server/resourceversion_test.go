@@ -134,9 +134,20 @@ func (e *env) doAsync(p string, header ...string) *resp {
 	return &resp{code: res.StatusCode, header: res.Header, body: b}
 }
 
-// storeRevision is the store's current revision, as a list reports it.
+// storeRevision is the store's current revision, as a list reports it,
+// once the server's own writes after its start (each flow schema's
+// Dangling condition) are done.
 func storeRevision(t *testing.T, e *env) int64 {
 	t.Helper()
+	schemas := groupPath(e.opts.Brand.Group("flowcontrol.apiserver"), "v1", "", "flowschemas")
+	eventually(t, "every flow schema's Dangling condition", func() bool {
+		for _, fs := range e.do("GET", schemas, nil).mustCode(t, 200).obj(t)["items"].([]any) {
+			if at(fs.(map[string]any), "status", "conditions") == nil {
+				return false
+			}
+		}
+		return true
+	})
 	n, err := strconv.ParseInt(rvOf(e.do("GET", "/api/v1/namespaces/default/configmaps", nil).mustCode(t, 200).obj(t)), 10, 64)
 	if err != nil {
 		t.Fatal(err)

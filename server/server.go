@@ -28,6 +28,7 @@ import (
 	"platd/health"
 	"platd/security"
 	"platd/security/encrypt"
+	"platd/security/flowcontrol"
 	"platd/server/aggregator"
 	"platd/server/audit"
 	"platd/server/builtin"
@@ -141,6 +142,9 @@ type Server struct {
 	// background runs the loops that keep the authorizers built once
 	// (authzBuilt) current.
 	background backgroundRuns
+	// flows classifies requests by the stored flow schemas; nil when the
+	// flow-control API is not served.
+	flows *flowcontrol.Classifier
 	// auditPolicy selects the requests audited into auditSink; both nil
 	// when audit is off.
 	auditPolicy *audit.Policy
@@ -441,6 +445,12 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 		Anonymous: o.AnonymousAuth, AnonymousPaths: o.AnonymousPaths, APIAudiences: auds})
 	if s.authz, err = s.authorizer(o.AuthorizationModes); err != nil {
 		return fail(err)
+	}
+	if s.flows, err = s.flowClassifier(); err != nil {
+		return fail(err)
+	}
+	if s.flows != nil {
+		s.hooks.finish(hookFlowControlConsumer)
 	}
 	tlsConfig, err := security.ServerTLSConfig(tlsFiles.cert, tlsFiles.key, roots.Pool(), security.TLSPolicy{MinVersion: o.TLSMinVersion, CipherSuites: o.TLSCipherSuites})
 	if err != nil {

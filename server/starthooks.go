@@ -11,11 +11,15 @@ import (
 // Start-up hooks: upstream's post-start hook names, each standing for the
 // platd start-up work that does that hook's job. Clients probe these
 // names (/readyz/poststarthook/<name>), so they carry no brand. Upstream
-// hooks for work platd does not do (the admission and flow-control
-// filters, the aggregator's proxy and status controllers, the identity
-// lease collector on every replica, legacy token tracking, the service
-// IP repair) are not registered: a check must stand for real work.
+// hooks for work platd does not do (the admission initializer, the
+// priority-and-fairness filter's queues, the aggregator's proxy and
+// status controllers, the identity lease collector on every replica,
+// legacy token tracking, the service IP repair) are not registered: a
+// check must stand for real work.
 const (
+	// The stored flow-control configuration is read, and followed, by
+	// the classifier of requests (flowcontrol.go).
+	hookFlowControlConsumer = "priority-and-fairness-config-consumer"
 	// The object counts of a store on etcd are polled (storagecounts.go):
 	// upstream's object count tracker.
 	hookCountTracker = "storage-object-count-tracker-hook"
@@ -117,6 +121,9 @@ const (
 // work it checks.
 func (s *Server) startHooks() []string {
 	var out []string
+	if s.flows != nil {
+		out = append(out, hookFlowControlConsumer)
+	}
 	if s.pollsObjectCounts() {
 		out = append(out, hookCountTracker)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"platd/config"
 	"platd/security"
+	"platd/security/flowcontrol"
 	"platd/server/apierr"
 	"platd/server/audit"
 	"platd/server/request"
@@ -221,11 +222,12 @@ const tooManyRequestsRetryAfter = "1"
 
 // LimitInFlight answers 429 when more than readOnly reads (get, list) or
 // mutating writes are being served at once; a limit of 0 means none.
-// Long-running requests (watches, streams) do not count. Members of the
-// privileged group and health probes are served even when the slots are
-// full, so an administrator, a kubelet or a load balancer can always
-// reach a flooded server: upstream's default flow schemas put both in
-// the exempt priority level.
+// Long-running requests (watches, streams) do not count. A request
+// FlowControl classified into an exempt priority level is served even
+// when the slots are full, so an administrator, a kubelet or a load
+// balancer can always reach a flooded server (upstream's default flow
+// schemas put the privileged group and health probes there); before the
+// flow schemas are read, those two are.
 func LimitInFlight(next http.Handler, readOnly, mutating int) http.Handler {
 	if readOnly == 0 && mutating == 0 {
 		return next
@@ -256,7 +258,7 @@ func LimitInFlight(next http.Handler, readOnly, mutating int) http.Handler {
 			defer func() { <-sem }()
 			next.ServeHTTP(w, r)
 		default:
-			if UserFrom(r.Context()).InGroup(security.SystemPrivilegedGroup) || isProbe(info) {
+			if exempt(r, info) {
 				next.ServeHTTP(w, r)
 				return
 			}
@@ -268,9 +270,19 @@ func LimitInFlight(next http.Handler, readOnly, mutating int) http.Handler {
 	})
 }
 
+// exempt reports whether r may exceed the in-flight limits: its priority
+// level is exempt, or, unclassified, it is a privileged user's or a
+// health probe.
+func exempt(r *http.Request, info *request.Info) bool {
+	if m, ok := flowFrom(r.Context()); ok {
+		return m.Exempt
+	}
+	return UserFrom(r.Context()).InGroup(security.SystemPrivilegedGroup) || isProbe(info)
+}
+
 // isProbe reports whether info is a health probe: a GET of /healthz,
-// /readyz or /livez itself, what upstream's "probes" flow schema matches.
-// A single check (/readyz/ping) and HEAD are not, as there.
+// /readyz or /livez itself. A single check (/readyz/ping) and HEAD are
+// not.
 func isProbe(info *request.Info) bool {
 	if info.IsResource || info.Verb != "get" {
 		return false
@@ -280,4 +292,51 @@ func isProbe(info *request.Info) bool {
 		return true
 	}
 	return false
+}
+
+// Response headers naming where priority and fairness classified a
+// request (upstream's X-Kubernetes-PF-FlowSchema-UID and
+// X-Kubernetes-PF-PriorityLevel-UID, brand-independent), in canonical
+// form, as upstream writes them.
+const (
+	headerFlowSchemaUID    = "X-Kubernetes-Pf-Flowschema-Uid"
+	headerPriorityLevelUID = "X-Kubernetes-Pf-Prioritylevel-Uid"
+)
+
+type flowKey struct{}
+
+// flowFrom returns the classification FlowControl made of the request.
+func flowFrom(ctx context.Context) (flowcontrol.Match, bool) {
+	m, ok := ctx.Value(flowKey{}).(flowcontrol.Match)
+	return m, ok
+}
+
+// FlowControl classifies each request by the stored flow schemas, as
+// upstream's priority and fairness does, and names the flow schema and
+// priority level matched in the X-Kubernetes-PF-* response headers;
+// LimitInFlight then exempts a request of an exempt priority level. The
+// concurrency limits stay LimitInFlight's: requests are not queued per
+// priority level. Long-running requests other than watches are not
+// classified, as upstream serves them outside priority and fairness. A
+// nil c classifies nothing.
+func FlowControl(next http.Handler, c *flowcontrol.Classifier) http.Handler {
+	if c == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info := request.InfoFrom(r.Context())
+		if info.LongRunning() && info.Verb != "watch" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		m, ok := c.Classify(requestAttributes(r, info))
+		if !ok {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := w.Header()
+		h[headerFlowSchemaUID] = []string{m.FlowSchemaUID}
+		h[headerPriorityLevelUID] = []string{m.PriorityLevelUID}
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), flowKey{}, m)))
+	})
 }
