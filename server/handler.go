@@ -59,6 +59,7 @@ func (s *Server) routes() http.Handler {
 	}}
 	s.discoveryAddresses(&discOpts)
 	discOpts.Remote = s.agg.RemoteGroupVersions
+	discOpts.Schema = s.cat.Schema
 	disc := discovery.New(s.reg, s.opts.Brand, discOpts)
 	oaOpts := []openapi.Option{openapi.WithSchemas(s.cat.Schema), openapi.WithKinds(s.cat.ByGVK), openapi.WithSchemaKinds(s.cat.KindsOf), openapi.WithVersion()}
 	cfg, jwks := s.issuerDiscovery()

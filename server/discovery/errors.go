@@ -14,7 +14,11 @@ var ErrEncode = errors.New("discovery: encoding failed")
 
 func errMethodNotAllowed() *apierr.Error { return apierr.MethodNotAllowed() }
 
-func errNotAcceptable() *apierr.Error { return apierr.NotAcceptable(acceptedMediaMessage, nil) }
+// errNotAcceptable lists the media types discovery answers in, the brand's
+// protobuf type last, as upstream lists its serializers.
+func errNotAcceptable(protobufType string) *apierr.Error {
+	return apierr.NotAcceptable(acceptedMediaMessage+protobufType, nil)
+}
 
 func errInternal(err error) *apierr.Error {
 	return apierr.InternalError(fmt.Errorf("%w: %w", ErrEncode, err))

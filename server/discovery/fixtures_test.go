@@ -9,6 +9,7 @@ import (
 
 	"platd/config"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 var allVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
@@ -61,7 +62,11 @@ func newTestHandler(t *testing.T, brand string) (*Handler, *registry.Registry) {
 	for _, d := range rbacDescriptors(b) {
 		reg.Add(d)
 	}
-	return New(reg, b, Options{Version: goldenVersion}), reg
+	cat, err := schema.Load(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(reg, b, Options{Version: goldenVersion, Schema: cat.Schema}), reg
 }
 
 // goldenVersion is the build the golden captures report.

@@ -12,6 +12,7 @@ import (
 	"platd/codec"
 	"platd/config"
 	"platd/server/registry"
+	"platd/server/schema"
 )
 
 // Options configures a Handler.
@@ -33,6 +34,10 @@ type Options struct {
 	// Remote, when set, returns the group-versions APIServices hand to
 	// extension servers; it is called per request, so it must be cheap.
 	Remote func() []RemoteGroupVersion
+	// Schema returns the schema called name, with the brand's spelling,
+	// of the built-in types: the documents' protobuf form follows the
+	// schemas of their kinds. Nil serves no protobuf (a 500 when asked).
+	Schema func(name string) *schema.Schema
 }
 
 // Handler serves /api, /api/v1, /apis, /apis/<group>, /apis/<group>/<version>

@@ -20,8 +20,13 @@ const (
 	aggregatedCacheControl = "public"
 )
 
+// negotiate picks the representation r asks for.
+func (h *Handler) negotiate(r *http.Request, aggregated bool) outcome {
+	return negotiate(r.Header.Get("Accept"), aggregated, h.brand.DiscoveryGroup(), h.brand.ProtobufMediaType)
+}
+
 func (h *Handler) serveAPI(w http.ResponseWriter, r *http.Request, s *snapshot) {
-	o := negotiate(r.Header.Get("Accept"), true, h.brand.DiscoveryGroup())
+	o := h.negotiate(r, true)
 	if o.format == formatAggregated {
 		h.serveAggregated(w, r, s.aggregatedAPI, o)
 		return
@@ -52,7 +57,7 @@ func (h *Handler) serverAddresses(r *http.Request) []serverAddressByClientCIDR {
 }
 
 func (h *Handler) serveAPIs(w http.ResponseWriter, r *http.Request, s *snapshot) {
-	o := negotiate(r.Header.Get("Accept"), true, h.brand.DiscoveryGroup())
+	o := h.negotiate(r, true)
 	if o.format == formatAggregated {
 		h.serveAggregated(w, r, s.aggregatedAll, o)
 		return
@@ -66,7 +71,7 @@ func (h *Handler) serveGroup(w http.ResponseWriter, r *http.Request, s *snapshot
 		http.NotFound(w, r)
 		return
 	}
-	h.writeLegacy(w, r, negotiate(r.Header.Get("Accept"), false, h.brand.DiscoveryGroup()), body)
+	h.writeLegacy(w, r, h.negotiate(r, false), body)
 }
 
 func (h *Handler) serveResourceList(w http.ResponseWriter, r *http.Request, s *snapshot, group, version string) {
@@ -75,20 +80,30 @@ func (h *Handler) serveResourceList(w http.ResponseWriter, r *http.Request, s *s
 		http.NotFound(w, r)
 		return
 	}
-	h.writeLegacy(w, r, negotiate(r.Header.Get("Accept"), false, h.brand.DiscoveryGroup()), body)
+	h.writeLegacy(w, r, h.negotiate(r, false), body)
 }
 
 // serveAggregated answers with the aggregated document: 304 when the
 // client's If-None-Match names the current ETag.
 func (h *Handler) serveAggregated(w http.ResponseWriter, r *http.Request, doc aggregatedDoc, o outcome) {
+	media := mediaJSON
+	if o.protobuf {
+		media = h.brand.ProtobufMediaType
+	}
 	hdr := w.Header()
-	hdr.Set(headerContentType, mediaJSON+";"+paramGroup+"="+h.brand.DiscoveryGroup()+";"+
+	hdr.Set(headerContentType, media+";"+paramGroup+"="+h.brand.DiscoveryGroup()+";"+
 		paramVersion+"="+o.version+";"+paramAs+"="+aggregatedAs)
+	// The ETag is the JSON document's whatever the encoding, as
+	// upstream's: Vary tells caches apart.
 	hdr.Set(headerETag, doc.etag)
 	hdr.Set(headerVary, "Accept")
 	hdr.Set(headerCacheControl, aggregatedCacheControl)
 	if r.Header.Get(headerIfNoneMatch) == doc.etag {
 		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	if o.protobuf {
+		h.writeProtobuf(w, r, doc.bodies[o.version], h.aggregatedSchema(o.version))
 		return
 	}
 	h.writeJSON(w, r, o, doc.bodies[o.version])
@@ -109,8 +124,11 @@ func (h *Handler) writeLegacy(w http.ResponseWriter, r *http.Request, o outcome,
 	case formatJSON:
 		w.Header().Set(headerContentType, mediaJSON)
 		h.writeJSON(w, r, o, compact)
+	case formatProtobuf:
+		w.Header().Set(headerContentType, h.brand.ProtobufMediaType)
+		h.writeProtobuf(w, r, compact, h.metaSchema(compact))
 	default:
-		writeStatus(w, errNotAcceptable())
+		writeStatus(w, errNotAcceptable(h.brand.ProtobufMediaType))
 	}
 }
 

@@ -319,6 +319,9 @@ func (b *builder) field(name string, p *oaSchema, required map[string]bool, row 
 		structLike = true
 	}
 	f.omitEmpty = !f.required
+	if row != nil && f.schema.typ == "array" && row.Label != "repeated" && b.protos[row.Type] != nil {
+		f.schema = b.wrappedArray(f.schema, row.Type)
+	}
 	if row != nil {
 		f.protoNum = row.Number
 		f.protoAlways = row.Emit == "always"
@@ -407,6 +410,21 @@ func (b *builder) anonSchema(p *oaSchema) *gSchema {
 	b.anon[s.key] = s
 	b.anonList = append(b.anonList, s)
 	return s
+}
+
+// wrappedArray is the schema of an array field whose protobuf form is a
+// message of its own holding the items (meta/v1 Verbs): a copy of the
+// array's schema naming that message.
+func (b *builder) wrappedArray(arr *gSchema, msg string) *gSchema {
+	c := *arr
+	c.name, c.proto = "", msg
+	c.key = b.record(&c) + "\t" + msg
+	if old, ok := b.anon[c.key]; ok {
+		return old
+	}
+	b.anon[c.key] = &c
+	b.anonList = append(b.anonList, &c)
+	return &c
 }
 
 // record renders the schema line without its index-dependent element

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+
+	"platd/config"
 )
 
 func main() {
@@ -39,6 +41,7 @@ func run(openapiDir, refDir, out string) error {
 	if err != nil {
 		return err
 	}
+	synthesize(docs, protos, config.UpstreamDomain())
 	b := newBuilder(docs, protos)
 	if err := b.build(); err != nil {
 		return err

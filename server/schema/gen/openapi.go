@@ -67,18 +67,21 @@ func (s *oaSchema) refTarget() string {
 }
 
 // readOpenAPI merges the component schemas of every group-version document
-// (api__v1.json and apis__<group>__<version>.json) in dir.
+// (api__v1.json and apis__<group>__<version>.json) in dir, and of the two
+// root documents (api.json, apis.json), whose discovery types are served
+// in protobuf too.
 func readOpenAPI(dir string) (map[string]*oaSchema, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "ap*__*.json"))
 	if err != nil {
 		return nil, err
 	}
+	files = append(files, filepath.Join(dir, "api.json"), filepath.Join(dir, "apis.json"))
 	sort.Strings(files)
 	all := map[string]*oaSchema{}
 	n := 0
 	for _, f := range files {
 		base := filepath.Base(f)
-		if base != "api__v1.json" && strings.Count(base, "__") != 2 {
+		if base != "api__v1.json" && base != "api.json" && base != "apis.json" && strings.Count(base, "__") != 2 {
 			continue
 		}
 		raw, err := os.ReadFile(f)
