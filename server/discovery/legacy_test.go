@@ -110,8 +110,8 @@ func TestNegotiation(t *testing.T) {
 		{"empty", "", 200, "application/json"},
 		{"wildcard", "*/*", 200, "application/json"},
 		{"yaml", "application/yaml", 200, "application/yaml"},
-		{"protobuf", "application/vnd.plat.protobuf", 200, "application/vnd.plat.protobuf"},
-		{"another brand's protobuf", "application/vnd.kubernetes.protobuf", 406, "application/json"},
+		{"protobuf", h.brand.ProtobufMediaType, 200, h.brand.ProtobufMediaType},
+		{"another brand's protobuf", mustBrand(t, "kubernetes").ProtobufMediaType, 406, "application/json"},
 		{"unacceptable", "application/xml", 406, "application/json"},
 		{"foreign conversion skipped", "application/json;as=Table;v=v1;g=x", 406, "application/json"},
 	}
@@ -126,7 +126,7 @@ func TestNegotiation(t *testing.T) {
 			case 406:
 				var st struct{ Reason, Message string }
 				if err := json.Unmarshal(w.Body.Bytes(), &st); err != nil || st.Reason != "NotAcceptable" ||
-					st.Message != "only the following media types are accepted: application/json, application/yaml, application/vnd.plat.protobuf" {
+					st.Message != "only the following media types are accepted: application/json, application/yaml, "+h.brand.ProtobufMediaType {
 					t.Errorf("406 body %s", w.Body)
 				}
 			case 200:

@@ -21,19 +21,23 @@ func TestProtobufDocuments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const pb = "application/vnd.plat.protobuf"
-	agg := ";g=apidiscovery.plat.io;v=%s;as=APIGroupDiscoveryList"
+	b := h.brand
+	pb := b.ProtobufMediaType
+	agg := ";g=" + b.DiscoveryGroup() + ";v=%s;as=APIGroupDiscoveryList"
+	meta := schema.ReverseDomain(b.Domain) + ".apimachinery.pkg.apis.meta.v1."
+	disc := schema.ReverseDomain(b.Domain) + ".api.apidiscovery."
+	rbac := "/apis/" + b.Group("rbac.authorization")
 	for _, tc := range []struct {
 		path, params, schema string
 		kind, apiVersion     string
 	}{
-		{"/api", "", "io.plat.apimachinery.pkg.apis.meta.v1.APIVersions", "APIVersions", ""},
-		{"/api/v1", "", "io.plat.apimachinery.pkg.apis.meta.v1.APIResourceList", "APIResourceList", ""},
-		{"/apis", "", "io.plat.apimachinery.pkg.apis.meta.v1.APIGroupList", "APIGroupList", "v1"},
-		{"/apis/rbac.authorization.plat.io", "", "io.plat.apimachinery.pkg.apis.meta.v1.APIGroup", "APIGroup", "v1"},
-		{"/apis/rbac.authorization.plat.io/v1", "", "io.plat.apimachinery.pkg.apis.meta.v1.APIResourceList", "APIResourceList", "v1"},
-		{"/apis", fmt.Sprintf(agg, "v2"), "io.plat.api.apidiscovery.v2.APIGroupDiscoveryList", "APIGroupDiscoveryList", "apidiscovery.plat.io/v2"},
-		{"/api", fmt.Sprintf(agg, "v2beta1"), "io.plat.api.apidiscovery.v2beta1.APIGroupDiscoveryList", "APIGroupDiscoveryList", "apidiscovery.plat.io/v2beta1"},
+		{"/api", "", meta + "APIVersions", "APIVersions", ""},
+		{"/api/v1", "", meta + "APIResourceList", "APIResourceList", ""},
+		{"/apis", "", meta + "APIGroupList", "APIGroupList", "v1"},
+		{rbac, "", meta + "APIGroup", "APIGroup", "v1"},
+		{rbac + "/v1", "", meta + "APIResourceList", "APIResourceList", "v1"},
+		{"/apis", fmt.Sprintf(agg, "v2"), disc + "v2.APIGroupDiscoveryList", "APIGroupDiscoveryList", b.DiscoveryGroup() + "/v2"},
+		{"/api", fmt.Sprintf(agg, "v2beta1"), disc + "v2beta1.APIGroupDiscoveryList", "APIGroupDiscoveryList", b.DiscoveryGroup() + "/v2beta1"},
 	} {
 		name := tc.path + tc.params
 		w := get(h, tc.path, map[string]string{"Accept": pb + tc.params})
