@@ -42,9 +42,9 @@ func TestAuthzModesBuildOnce(t *testing.T) {
 	}
 	// The node graph's loop was queued once, for Serve to start, beside
 	// the followers of the admission policies, the webhook configurations
-	// and the flow-control configuration.
-	if n := len(s.background.pending); n != 4 {
-		t.Errorf("%d background loops queued, want 4", n)
+	// and the flow-control configuration, and the legacy token tracking.
+	if n := len(s.background.pending); n != 5 {
+		t.Errorf("%d background loops queued, want 5", n)
 	}
 }
 

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"testing"
+	"time"
 )
 
 // TestFlowControlClassification: every request names the flow schema and
@@ -85,4 +86,41 @@ func TestFlowControlClassification(t *testing.T) {
 		return r.header.Get("X-Kubernetes-Pf-Flowschema-Uid") == uid("flowschemas", "daves")
 	})
 	classified("dave", e.do("GET", "/version", nil, "Impersonate-User", "dave"), "daves", "daves-level")
+}
+
+// TestLegacyTokenTracking: the ConfigMap dating the tracking of legacy
+// service-account tokens exists with the day it was made, and a date
+// that does not parse is set to today's, as upstream's API server keeps
+// it.
+func TestLegacyTokenTracking(t *testing.T) {
+	t.Parallel()
+	e := start(t)
+	b := e.opts.Brand
+	path := "/api/v1/namespaces/" + b.SystemNamespace + "/configmaps/" + b.LegacyTokenTrackingConfigMap
+	var cm map[string]any
+	eventually(t, "the tracking ConfigMap", func() bool {
+		r := e.do("GET", path, nil)
+		if r.code == 200 {
+			cm = r.obj(t)
+		}
+		return r.code == 200
+	})
+	since, _ := at(cm, "data", "since").(string)
+	day, err := time.Parse("2006-01-02", since)
+	if err != nil || time.Since(day) > 48*time.Hour || time.Until(day) > 24*time.Hour {
+		t.Fatalf("since %q (%v), want today's date", since, err)
+	}
+	if d := at(cm, "data").(map[string]any); len(d) != 1 {
+		t.Errorf("data %v, want only since", d)
+	}
+	cm["data"] = map[string]any{"since": "last tuesday", "note": "kept"}
+	e.do("PUT", path, cm).mustCode(t, 200)
+	eventually(t, "the date repaired", func() bool {
+		s, _ := at(e.do("GET", path, nil).mustCode(t, 200).obj(t), "data", "since").(string)
+		_, err := time.Parse("2006-01-02", s)
+		return err == nil
+	})
+	if note := at(e.do("GET", path, nil).mustCode(t, 200).obj(t), "data", "note"); note != "kept" {
+		t.Errorf("other data %v, want it left", note)
+	}
 }

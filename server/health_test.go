@@ -22,7 +22,7 @@ func TestHealthVerboseBodies(t *testing.T) {
 	}
 	crdHooks := ok("poststarthook/priority-and-fairness-config-consumer", "poststarthook/start-apiextensions-informers", "poststarthook/start-apiextensions-controllers",
 		"poststarthook/crd-informer-synced", "poststarthook/start-system-namespaces-controller",
-		"poststarthook/start-cluster-authentication-info-controller")
+		"poststarthook/start-cluster-authentication-info-controller", "poststarthook/start-legacy-token-tracking-controller")
 	tailHooks := ok("poststarthook/scheduling/bootstrap-system-priority-classes", "poststarthook/priority-and-fairness-config-producer",
 		"poststarthook/bootstrap-controller", "poststarthook/apiservice-registration-controller", "poststarthook/kube-apiserver-autoregistration", "autoregister-completion")
 	for _, srv := range []struct {

@@ -128,7 +128,7 @@ func TestRBACDefaultPolicyServed(t *testing.T) {
 				})
 			}
 			body := string(e.do("GET", "/readyz?verbose", nil).mustCode(t, 200).body)
-			if !strings.Contains(body, "[+]poststarthook/start-system-namespaces-controller ok\n[+]poststarthook/start-cluster-authentication-info-controller ok\n[+]poststarthook/rbac/bootstrap-roles ok\n[+]poststarthook/scheduling/bootstrap-system-priority-classes ok\n") {
+			if !strings.Contains(body, "[+]poststarthook/start-system-namespaces-controller ok\n[+]poststarthook/start-cluster-authentication-info-controller ok\n[+]poststarthook/start-legacy-token-tracking-controller ok\n[+]poststarthook/rbac/bootstrap-roles ok\n[+]poststarthook/scheduling/bootstrap-system-priority-classes ok\n") {
 				t.Errorf("readyz does not report the policy written:\n%s", body)
 			}
 		})

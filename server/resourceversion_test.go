@@ -136,9 +136,13 @@ func (e *env) doAsync(p string, header ...string) *resp {
 
 // storeRevision is the store's current revision, as a list reports it,
 // once the server's own writes after its start (each flow schema's
-// Dangling condition) are done.
+// Dangling condition, the legacy token tracking ConfigMap) are done.
 func storeRevision(t *testing.T, e *env) int64 {
 	t.Helper()
+	b := e.opts.Brand
+	eventually(t, "the legacy token tracking ConfigMap", func() bool {
+		return e.do("GET", "/api/v1/namespaces/"+b.SystemNamespace+"/configmaps/"+b.LegacyTokenTrackingConfigMap, nil).code == 200
+	})
 	schemas := groupPath(e.opts.Brand.Group("flowcontrol.apiserver"), "v1", "", "flowschemas")
 	eventually(t, "every flow schema's Dangling condition", func() bool {
 		for _, fs := range e.do("GET", schemas, nil).mustCode(t, 200).obj(t)["items"].([]any) {

@@ -57,8 +57,12 @@ func TestSeeds(t *testing.T) {
 		t.Errorf("flow schemas %q", got)
 	}
 	// An operator's change to an auto-updated schema is undone at the next
-	// start; one that turned auto-update off is kept.
+	// start; one that turned auto-update off is kept. (Read after the
+	// server's write of the schema's status, which would conflict.)
 	for name, auto := range map[string]string{"global-default": "true", "service-accounts": "false"} {
+		eventually(t, name+"'s Dangling condition", func() bool {
+			return at(e.do("GET", flowschemas+"/"+name, nil).mustCode(t, 200).obj(t), "status", "conditions") != nil
+		})
 		fs := e.do("GET", flowschemas+"/"+name, nil).mustCode(t, 200).obj(t)
 		fs["spec"].(map[string]any)["matchingPrecedence"] = 4321
 		fs["metadata"].(map[string]any)["annotations"].(map[string]any)["apf."+b.LongDomain+"/autoupdate-spec"] = auto

@@ -145,6 +145,8 @@ type Server struct {
 	// flows classifies requests by the stored flow schemas; nil when the
 	// flow-control API is not served.
 	flows *flowcontrol.Classifier
+	// trackingTokens says the legacy token tracking ConfigMap is kept.
+	trackingTokens bool
 	// auditPolicy selects the requests audited into auditSink; both nil
 	// when audit is off.
 	auditPolicy *audit.Policy
@@ -451,6 +453,9 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 	}
 	if s.flows != nil {
 		s.hooks.finish(hookFlowControlConsumer)
+	}
+	if s.trackingTokens = s.legacyTokenTracking(); s.trackingTokens {
+		s.hooks.finish(hookLegacyTokenTracking)
 	}
 	tlsConfig, err := security.ServerTLSConfig(tlsFiles.cert, tlsFiles.key, roots.Pool(), security.TLSPolicy{MinVersion: o.TLSMinVersion, CipherSuites: o.TLSCipherSuites})
 	if err != nil {

@@ -13,9 +13,9 @@ import (
 // names (/readyz/poststarthook/<name>), so they carry no brand. Upstream
 // hooks for work platd does not do (the admission initializer, the
 // priority-and-fairness filter's queues, the aggregator's proxy and
-// status controllers, the identity lease collector on every replica,
-// legacy token tracking, the service IP repair) are not registered: a
-// check must stand for real work.
+// status controllers, the identity lease collector on every replica, the
+// service IP repair) are not registered: a check must stand for real
+// work.
 const (
 	// The stored flow-control configuration is read, and followed, by
 	// the classifier of requests (flowcontrol.go).
@@ -35,6 +35,9 @@ const (
 	hookAuthInfo = "start-cluster-authentication-info-controller"
 	// A replica sharing its store renews its identity lease.
 	hookIdentityLease = "start-kube-apiserver-identity-lease-controller"
+	// The ConfigMap dating the tracking of legacy service-account tokens
+	// is kept (controllers.LegacyTokenTracking).
+	hookLegacyTokenTracking = "start-legacy-token-tracking-controller"
 	// The system PriorityClasses are written.
 	hookPriorityClasses = "scheduling/bootstrap-system-priority-classes"
 	// The bootstrap flow-control configuration is written.
@@ -136,6 +139,9 @@ func (s *Server) startHooks() []string {
 	}
 	if s.replicas != nil {
 		out = append(out, hookIdentityLease)
+	}
+	if s.trackingTokens {
+		out = append(out, hookLegacyTokenTracking)
 	}
 	if s.rbacEnabled() {
 		out = append(out, rbacBootstrapHook)

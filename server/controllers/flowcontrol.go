@@ -43,6 +43,7 @@ const (
 // applied to its status as FlowControlManager.
 type FlowControl struct {
 	Source                      Source
+	Objects                     Objects
 	Applier                     Applier
 	Classifier                  *flowcontrol.Classifier
 	FlowSchemas, PriorityLevels *registry.Descriptor
@@ -207,6 +208,16 @@ func (c *FlowControl) publishLocked() {
 	c.Classifier.Replace(schemas, levels)
 }
 
+// levelOf is the priority level the flow schema called name names.
+func (c *FlowControl) levelOf(name string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st := c.schemas[name]; st != nil {
+		return st.fs.Spec.PriorityLevelConfiguration.Name
+	}
+	return ""
+}
+
 // danglingCondition is the condition a flow schema should have when the
 // priority level it names does (found) or does not exist.
 func danglingCondition(level string, found bool) storedCondition {
@@ -245,6 +256,28 @@ func (c *FlowControl) syncStatus(ctx context.Context, _ string) error {
 		}
 	}
 	c.mu.Unlock()
+	// The two kinds are followed apart: a level written just before its
+	// schema may not have come yet. A schema is called dangling only when
+	// the store, read now, lacks its level; otherwise the level's event
+	// is on its way and brings the schema back here.
+	kept := changes[:0]
+	for _, ch := range changes {
+		if ch.cond.Status == "True" {
+			level := c.levelOf(ch.name)
+			if level == "" {
+				continue // the schema is gone
+			}
+			_, err := c.Objects.Get(c.PriorityLevels, "", level)
+			if err == nil {
+				continue
+			}
+			if apierr.ReasonOf(err) != apierr.ReasonNotFound {
+				return err
+			}
+		}
+		kept = append(kept, ch)
+	}
+	changes = kept
 	now := time.Now().UTC().Format(time.RFC3339)
 	errs := make([]error, len(changes))
 	var wg sync.WaitGroup
