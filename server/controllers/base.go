@@ -279,3 +279,18 @@ func (t *expiryTimers) stopAll() {
 		delete(t.timers, name)
 	}
 }
+
+// waitClosed waits until ch is closed, at once for a nil ch; false when ctx
+// ends first. Controllers whose writes are no part of a start wait so for
+// the start's end.
+func waitClosed(ctx context.Context, ch <-chan struct{}) bool {
+	if ch == nil {
+		return true
+	}
+	select {
+	case <-ch:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}

@@ -231,12 +231,8 @@ func danglingCondition(level string, found bool) storedCondition {
 // stored one is missing or says otherwise, all at once so that their
 // writes share the store's commits.
 func (c *FlowControl) syncStatus(ctx context.Context, _ string) error {
-	if c.StatusAfter != nil {
-		select {
-		case <-c.StatusAfter:
-		case <-ctx.Done():
-			return nil
-		}
+	if !waitClosed(ctx, c.StatusAfter) {
+		return nil
 	}
 	type change struct {
 		name string

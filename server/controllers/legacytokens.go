@@ -68,12 +68,8 @@ func (c *LegacyTokenTracking) Run(ctx context.Context) {
 }
 
 func (c *LegacyTokenTracking) sync(ctx context.Context, _ string) error {
-	if c.After != nil {
-		select {
-		case <-c.After:
-		case <-ctx.Done():
-			return nil
-		}
+	if !waitClosed(ctx, c.After) {
+		return nil
 	}
 	now := time.Now().UTC()
 	today := now.Format(trackingDateFormat)
