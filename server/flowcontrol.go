@@ -26,18 +26,3 @@ func (s *Server) flowClassifier() (*flowcontrol.Classifier, error) {
 	s.background.run(c.Run)
 	return c.Classifier, nil
 }
-
-// legacyTokenTracking keeps the ConfigMap that dates the tracking of
-// legacy service-account tokens' use, from every server as upstream's
-// API servers keep it; false when ConfigMaps are not served.
-func (s *Server) legacyTokenTracking() bool {
-	cm := s.reg.Lookup("", "v1", "configmaps")
-	if cm == nil {
-		return false
-	}
-	b := s.opts.Brand
-	t := &controllers.LegacyTokenTracking{Source: s.store, Objects: s.rest, ConfigMaps: cm,
-		Namespace: b.SystemNamespace, Name: b.LegacyTokenTrackingConfigMap, After: s.rbacDone, Log: s.log}
-	s.background.run(t.Run)
-	return true
-}
