@@ -40,6 +40,17 @@ func TestKubectlFlowControl(t *testing.T) {
 		{"catch-all", "catch-all", "10000", "ByUser"},
 	}
 	checkColumns(t, "get flowschemas", out, want)
+	// The server says of each schema whether its priority level is
+	// missing, in the last column.
+	eventually(t, "MISSINGPL False for every schema", func() bool {
+		rows := strings.Split(strings.TrimRight(k.must(t, "get", "flowschemas", "--no-headers"), "\n"), "\n")
+		for _, row := range rows {
+			if cells := strings.Fields(row); len(cells) == 0 || cells[len(cells)-1] != "False" {
+				return false
+			}
+		}
+		return len(rows) == len(want)-1
+	})
 
 	out = k.must(t, "get", "prioritylevelconfigurations")
 	want = [][]string{
