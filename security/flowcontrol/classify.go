@@ -153,9 +153,14 @@ func (c *Classifier) Classify(a security.Attributes) (Match, bool) {
 	if cur == nil || a.User == nil {
 		return Match{}, false
 	}
+	// Rules name a subresource as resource/subresource.
+	resource := a.Resource
+	if a.Subresource != "" {
+		resource += "/" + a.Subresource
+	}
 	for _, s := range *cur {
 		for i := range s.fs.Spec.Rules {
-			if s.fs.Spec.Rules[i].matches(a) {
+			if s.fs.Spec.Rules[i].matches(a, resource) {
 				return s.match, true
 			}
 		}
@@ -163,18 +168,15 @@ func (c *Classifier) Classify(a security.Attributes) (Match, bool) {
 	return Match{}, false
 }
 
-// matches reports whether r matches a: one of its subjects is the user,
-// and one of its resource rules (for a resource request) or non-resource
-// rules (for any other) matches what is asked.
-func (r *Rule) matches(a security.Attributes) bool {
+// matches reports whether r matches a, whose resource and subresource
+// are resource: one of its subjects is the user, and one of its resource
+// rules (for a resource request) or non-resource rules (for any other)
+// matches what is asked.
+func (r *Rule) matches(a security.Attributes, resource string) bool {
 	if !r.matchesSubject(a.User) {
 		return false
 	}
 	if a.ResourceRequest {
-		resource := a.Resource
-		if a.Subresource != "" {
-			resource += "/" + a.Subresource
-		}
 		for _, rr := range r.ResourceRules {
 			if !has(rr.Verbs, a.Verb) || !has(rr.APIGroups, a.APIGroup) || !has(rr.Resources, resource) {
 				continue
