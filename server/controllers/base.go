@@ -242,6 +242,12 @@ type expiryTimers struct {
 	fire   func(name string)
 }
 
+// newExpiryTimers returns an empty set whose timers hand their key to
+// fire.
+func newExpiryTimers(fire func(name string)) *expiryTimers {
+	return &expiryTimers{timers: map[string]*time.Timer{}, fire: fire}
+}
+
 // schedule (re)sets name's timer to fire after d.
 func (t *expiryTimers) schedule(name string, d time.Duration) {
 	t.mu.Lock()

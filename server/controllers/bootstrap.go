@@ -184,7 +184,7 @@ type TokenCleaner struct {
 // Run works until ctx ends. It returns after its goroutines have stopped.
 func (c *TokenCleaner) Run(ctx context.Context) {
 	q := newQueue()
-	t := &expiryTimers{timers: map[string]*time.Timer{}, fire: q.add}
+	t := newExpiryTimers(q.add)
 	defer t.stopAll()
 	observe := func(ev bolt.Event) {
 		_, name, ok := c.Secrets.SplitKey(ev.KV.Key)

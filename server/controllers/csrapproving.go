@@ -62,7 +62,7 @@ func approvalRetryDelay(n int) time.Duration {
 // Run works until ctx ends and returns once its goroutines have stopped.
 func (c *CSRApproving) Run(ctx context.Context) {
 	c.queue = newQueue()
-	c.retries = &expiryTimers{timers: map[string]*time.Timer{}, fire: c.queue.add}
+	c.retries = newExpiryTimers(c.queue.add)
 	c.attempts = map[string]int{}
 	defer c.retries.stopAll()
 	c.queue.workWhile(ctx, c.Log, csrSigningRetryDelay, c.sync, func() {

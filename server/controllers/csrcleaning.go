@@ -38,7 +38,7 @@ type CSRCleaning struct {
 // Run works until ctx ends and returns once its goroutines have stopped.
 func (c *CSRCleaning) Run(ctx context.Context) {
 	c.queue = newQueue()
-	c.timers = &expiryTimers{timers: map[string]*time.Timer{}, fire: c.queue.add}
+	c.timers = newExpiryTimers(c.queue.add)
 	defer c.timers.stopAll()
 	c.queue.workWhile(ctx, c.Log, csrSigningRetryDelay, c.sync, func() {
 		follow(ctx, c.Source, c.Requests.Prefix(""), c.Log, asPuts(c.observe), c.observe)

@@ -33,7 +33,7 @@ type DeletionGrace struct {
 // Run works until ctx ends. It returns after its goroutines have stopped.
 func (c *DeletionGrace) Run(ctx context.Context) {
 	c.queue = newQueue()
-	c.timers = &expiryTimers{timers: map[string]*time.Timer{}, fire: c.queue.add}
+	c.timers = newExpiryTimers(c.queue.add)
 	defer c.timers.stopAll()
 	c.queue.workWhile(ctx, c.Log, graceRetryDelay, c.sync, func() {
 		follow(ctx, c.Source, "/", c.Log, asPuts(c.observe), c.observe)

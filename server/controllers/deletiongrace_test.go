@@ -3,7 +3,6 @@ package controllers
 import (
 	"context"
 	"testing"
-	"time"
 
 	"platd/bolt"
 	"platd/server/apierr"
@@ -93,7 +92,7 @@ func TestDeletionGraceObserve(t *testing.T) {
 		{"label and mark", `{"metadata":{"name":"a","labels":{"deletionTimestamp":"x"},` + due + `}}`, true},
 	} {
 		q := newQueue()
-		c := &DeletionGrace{timers: &expiryTimers{timers: map[string]*time.Timer{}, fire: q.add}, queue: q}
+		c := &DeletionGrace{timers: newExpiryTimers(q.add), queue: q}
 		c.observe(bolt.Event{Type: bolt.Put, KV: bolt.KV{Key: "/k", Value: []byte(tc.stored)}})
 		if got := c.timers.timers["/k"] != nil; got != tc.timer {
 			t.Errorf("%s: timer %v, want %v", tc.name, got, tc.timer)
