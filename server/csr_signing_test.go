@@ -162,16 +162,7 @@ func TestCSRApproving(t *testing.T) {
 	t.Parallel()
 	e := start(t, withRBAC)
 	b := e.opts.Brand
-	rbac := groupPath(b.Group("rbac.authorization"), "v1", "", "clusterrolebindings")
-	bind := func(name, role string, groups ...string) {
-		var subjects []any
-		for _, g := range groups {
-			subjects = append(subjects, map[string]any{"apiGroup": b.Group("rbac.authorization"), "kind": "Group", "name": g})
-		}
-		e.do("POST", rbac, map[string]any{"metadata": map[string]any{"name": name},
-			"roleRef":  map[string]any{"apiGroup": b.Group("rbac.authorization"), "kind": "ClusterRole", "name": role},
-			"subjects": subjects}).mustCode(t, 201)
-	}
+	bind := func(name, role string, groups ...string) { bindClusterRole(t, e, name, role, groups...) }
 	// The authorizer applies bindings in order: once the last is in
 	// force, so are the others.
 	bind("auto-nodeclient", "system:certificates."+b.Domain+":certificatesigningrequests:nodeclient", "bootstrappers")
@@ -181,25 +172,7 @@ func TestCSRApproving(t *testing.T) {
 
 	create := func(name, user, group string, subject pkix.Name) {
 		t.Helper()
-		_, req := signingRequestFor(t, &x509.CertificateRequest{Subject: subject})
-		hdr := []string{"Impersonate-User", user, "Impersonate-Group", group}
-		body := map[string]any{"metadata": map[string]any{"name": name}, "spec": map[string]any{
-			"request": base64.StdEncoding.EncodeToString(req), "signerName": b.Label("kube-apiserver-client-kubelet"),
-			"usages": []any{"digital signature", "client auth"}}}
-		var last *resp
-		defer func() {
-			if last != nil && last.code != 201 {
-				t.Logf("last answer: %s", last.body)
-			}
-		}()
-		eventually(t, "creating "+name, func() bool {
-			r := e.do("POST", csrs, body, hdr...)
-			if r.code != 201 && r.code != 403 {
-				t.Fatalf("creating %s: %d %s", name, r.code, r.body)
-			}
-			last = r
-			return r.code == 201
-		})
+		createKubeletRequest(t, e, name, user, group, subject)
 	}
 	node := func(n string) pkix.Name {
 		return pkix.Name{CommonName: "system:node:" + n, Organization: []string{"system:nodes"}}
@@ -240,30 +213,15 @@ func TestCSRApprovingRetries(t *testing.T) {
 	t.Parallel()
 	e := start(t, withRBAC)
 	b := e.opts.Brand
-	rbac := groupPath(b.Group("rbac.authorization"), "v1", "", "clusterrolebindings")
-	bind := func(name, role, group string) {
-		e.do("POST", rbac, map[string]any{"metadata": map[string]any{"name": name},
-			"roleRef":  map[string]any{"apiGroup": b.Group("rbac.authorization"), "kind": "ClusterRole", "name": role},
-			"subjects": []any{map[string]any{"apiGroup": b.Group("rbac.authorization"), "kind": "Group", "name": group}}}).mustCode(t, 201)
-	}
 	nodeClient := "system:certificates." + b.Domain + ":certificatesigningrequests:nodeclient"
-	bind("early-nodeclient", nodeClient, "early")
-	bind("csr-creators", "system:node-bootstrapper", "late")
-	bind("csr-creators-early", "system:node-bootstrapper", "early")
+	bindClusterRole(t, e, "early-nodeclient", nodeClient, "early")
+	bindClusterRole(t, e, "csr-creators", "system:node-bootstrapper", "late")
+	bindClusterRole(t, e, "csr-creators-early", "system:node-bootstrapper", "early")
 	csrs := groupPath(b.Group("certificates"), "v1", "", "certificatesigningrequests")
 	create := func(name, group, node string) {
 		t.Helper()
-		_, req := signingRequestFor(t, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "system:node:" + node, Organization: []string{"system:nodes"}}})
-		body := map[string]any{"metadata": map[string]any{"name": name}, "spec": map[string]any{
-			"request": base64.StdEncoding.EncodeToString(req), "signerName": b.Label("kube-apiserver-client-kubelet"),
-			"usages": []any{"digital signature", "client auth"}}}
-		eventually(t, "creating "+name, func() bool {
-			r := e.do("POST", csrs, body, "Impersonate-User", "system:bootstrap:"+name, "Impersonate-Group", group)
-			if r.code != 201 && r.code != 403 {
-				t.Fatalf("creating %s: %d %s", name, r.code, r.body)
-			}
-			return r.code == 201
-		})
+		createKubeletRequest(t, e, name, "system:bootstrap:"+name, group,
+			pkix.Name{CommonName: "system:node:" + node, Organization: []string{"system:nodes"}})
 	}
 	approval := func(name string) map[string]any {
 		c, _ := at(e.do("GET", csrs+"/"+name, nil).mustCode(t, 200).obj(t), "status", "conditions", 0).(map[string]any)
@@ -277,11 +235,51 @@ func TestCSRApprovingRetries(t *testing.T) {
 	if c := approval("late"); c != nil {
 		t.Fatalf("late: %v before its requester may have it", c)
 	}
-	bind("late-nodeclient", nodeClient, "late")
+	bindClusterRole(t, e, "late-nodeclient", nodeClient, "late")
 	eventually(t, "late approved", func() bool { return approval("late") != nil })
 	if c := approval("late"); c["type"] != "Approved" || c["reason"] != "AutoApproved" || c["message"] != "Auto approving kubelet client certificate after SubjectAccessReview." {
 		t.Errorf("late: approval %v", c)
 	}
+}
+
+// bindClusterRole binds the cluster role to the groups.
+func bindClusterRole(t *testing.T, e *env, name, role string, groups ...string) {
+	t.Helper()
+	g := e.opts.Brand.Group("rbac.authorization")
+	var subjects []any
+	for _, group := range groups {
+		subjects = append(subjects, map[string]any{"apiGroup": g, "kind": "Group", "name": group})
+	}
+	e.do("POST", groupPath(g, "v1", "", "clusterrolebindings"), map[string]any{"metadata": map[string]any{"name": name},
+		"roleRef":  map[string]any{"apiGroup": g, "kind": "ClusterRole", "name": role},
+		"subjects": subjects}).mustCode(t, 201)
+}
+
+// createKubeletRequest creates a request for a kubelet client certificate
+// of subject as user in group, once the bindings letting the group
+// create it are in force.
+func createKubeletRequest(t *testing.T, e *env, name, user, group string, subject pkix.Name) {
+	t.Helper()
+	b := e.opts.Brand
+	_, req := signingRequestFor(t, &x509.CertificateRequest{Subject: subject})
+	body := map[string]any{"metadata": map[string]any{"name": name}, "spec": map[string]any{
+		"request": base64.StdEncoding.EncodeToString(req), "signerName": b.Label("kube-apiserver-client-kubelet"),
+		"usages": []any{"digital signature", "client auth"}}}
+	var last *resp
+	defer func() {
+		if last != nil && last.code != 201 {
+			t.Logf("last answer: %s", last.body)
+		}
+	}()
+	eventually(t, "creating "+name, func() bool {
+		r := e.do("POST", groupPath(b.Group("certificates"), "v1", "", "certificatesigningrequests"), body,
+			"Impersonate-User", user, "Impersonate-Group", group)
+		if r.code != 201 && r.code != 403 {
+			t.Fatalf("creating %s: %d %s", name, r.code, r.body)
+		}
+		last = r
+		return r.code == 201
+	})
 }
 
 // TestCSRSigningDuration: --cluster-signing-duration bounds a
