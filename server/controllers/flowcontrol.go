@@ -173,26 +173,24 @@ func (c *FlowControl) putLocked(schema bool, kv bolt.KV) {
 		c.levels[pl.Metadata.Name] = pl
 		return
 	}
-	fs, err := flowcontrol.DecodeFlowSchema(kv.Value)
-	var status struct {
+	// One decoding reads what classification needs and the status.
+	var stored struct {
+		flowcontrol.FlowSchema
 		Status struct {
 			Conditions []storedCondition `json:"conditions"`
 		} `json:"status"`
 	}
-	if err == nil {
-		err = json.Unmarshal(kv.Value, &status)
-	}
-	if err != nil {
+	if err := json.Unmarshal(kv.Value, &stored); err != nil {
 		c.Log.Error("flow control: skipping a flow schema", "key", kv.Key, "err", err)
 		return
 	}
-	st := &flowSchemaState{fs: fs, rev: kv.ModRevision}
-	for i, cond := range status.Status.Conditions {
+	st := &flowSchemaState{fs: &stored.FlowSchema, rev: kv.ModRevision}
+	for i, cond := range stored.Status.Conditions {
 		if cond.Type == conditionDangling {
-			st.dangling = &status.Status.Conditions[i]
+			st.dangling = &stored.Status.Conditions[i]
 		}
 	}
-	c.schemas[fs.Metadata.Name] = st
+	c.schemas[stored.Metadata.Name] = st
 }
 
 // publishLocked hands the recorded objects to the classifier.
