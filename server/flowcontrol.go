@@ -19,7 +19,7 @@ func (s *Server) flowClassifier() (*flowcontrol.Classifier, error) {
 		return nil, nil
 	}
 	c := &controllers.FlowControl{Source: s.store, Objects: s.rest, Applier: s.rest, Classifier: &flowcontrol.Classifier{},
-		FlowSchemas: schemas, PriorityLevels: levels, StatusAfter: s.rbacDone, Log: s.log}
+		FlowSchemas: schemas, PriorityLevels: levels, StatusAfter: s.startDone, Log: s.log}
 	if err := c.Load(); err != nil {
 		return nil, fmt.Errorf("loading the flow-control configuration: %w", err)
 	}

@@ -259,7 +259,7 @@ func (s *Server) legacyTokenTracking() bool {
 	}
 	b := s.opts.Brand
 	t := &controllers.LegacyTokenTracking{Source: s.store, Objects: s.rest, ConfigMaps: cm,
-		Namespace: b.SystemNamespace, Name: b.LegacyTokenTrackingConfigMap, After: s.rbacDone, Log: s.log}
+		Namespace: b.SystemNamespace, Name: b.LegacyTokenTrackingConfigMap, After: s.startDone, Log: s.log}
 	s.background.run(t.Run)
 	return true
 }

@@ -97,8 +97,12 @@ type Server struct {
 	// logWatch follows the writes of log, for the "log" check.
 	logWatch *health.LogWatch
 	// rbacDone is closed when the default RBAC policy is written
-	// (rbacbootstrap.go); fatal carries an error that stops the server.
+	// (rbacbootstrap.go); startDone when every start-up write (the
+	// policy, the seeds, the kept objects) is done, so that work no part
+	// of a start waits for it; fatal carries an error that stops the
+	// server.
 	rbacDone   chan struct{}
+	startDone  chan struct{}
 	fatal      chan error
 	kubeconfig string
 	url        string
@@ -221,7 +225,7 @@ func prepare(ctx context.Context, o config.Options, log *slog.Logger, shared bol
 	logWatch := health.NewLogWatch()
 	log = slog.New(logWatch.Handler(log.Handler()))
 	s := &Server{opts: o, log: log, logWatch: logWatch, stopping: make(chan struct{}), shuttingDown: make(chan struct{}),
-		rbacDone: make(chan struct{}), fatal: make(chan error, 1),
+		rbacDone: make(chan struct{}), startDone: make(chan struct{}), fatal: make(chan error, 1),
 		authMetrics: filters.NewAuthMetrics(o.Brand.SystemNamespace), metrics: metrics.New()}
 	s.metrics.MustRegister(newServerCollector(s))
 	for _, w := range o.Warnings {
@@ -771,6 +775,7 @@ func (s *Server) startControllers(ctx context.Context) {
 	// and the garbage goes back to the OS a little later (see
 	// startScavengeDelay), so an idle server holds only what it keeps.
 	s.started()
+	close(s.startDone)
 	go func() {
 		t := time.NewTimer(startScavengeDelay)
 		defer t.Stop()
