@@ -2,7 +2,6 @@ package controllers
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -85,20 +84,14 @@ func (c *CSRApproving) undecided(r *signingRequest) bool {
 }
 
 func (c *CSRApproving) observe(ev bolt.Event) {
-	if ev.Type != bolt.Put {
-		var gone signingRequest
-		if ev.Prev != nil && json.Unmarshal(ev.Prev.Value, &gone) == nil {
-			c.settled(gone.Metadata.Name)
-		}
-		return
-	}
-	var r signingRequest
-	if err := json.Unmarshal(ev.KV.Value, &r); err != nil {
-		c.Log.Warn("certificate approving: unreadable CertificateSigningRequest", "key", ev.KV.Key, "err", err)
-		return
-	}
-	if c.undecided(&r) {
-		c.queue.add(r.Metadata.Name)
+	r, name, err := signingRequestEvent(ev)
+	switch {
+	case err != nil:
+		c.Log.Warn("certificate approving", "err", err)
+	case r == nil && name != "":
+		c.settled(name)
+	case r != nil && c.undecided(r):
+		c.queue.add(name)
 	}
 }
 

@@ -3,7 +3,6 @@ package controllers
 import (
 	"context"
 	"crypto/x509"
-	"encoding/json"
 	"encoding/pem"
 	"log/slog"
 	"time"
@@ -98,14 +97,15 @@ func cleanupAt(r *signingRequest) time.Time {
 
 // observe sets the timer of the request of ev, or clears it.
 func (c *CSRCleaning) observe(ev bolt.Event) {
-	var r signingRequest
-	if ev.Type != bolt.Put || json.Unmarshal(ev.KV.Value, &r) != nil {
-		if ev.Prev != nil && json.Unmarshal(ev.Prev.Value, &r) == nil {
-			c.timers.cancel(r.Metadata.Name)
-		}
-		return
+	r, name, err := signingRequestEvent(ev)
+	switch {
+	case err != nil:
+		c.Log.Warn("certificate signing request cleaning", "err", err)
+	case r == nil && name != "":
+		c.timers.cancel(name)
+	case r != nil:
+		c.timers.scheduleAt(name, cleanupAt(r))
 	}
-	c.timers.scheduleAt(r.Metadata.Name, cleanupAt(&r))
 }
 
 // sync deletes the request called name if its time has come.

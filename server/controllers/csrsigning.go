@@ -146,17 +146,32 @@ func (c *CSRSigning) pending(r *signingRequest) bool {
 
 // observe queues a request that waits for its certificate.
 func (c *CSRSigning) observe(ev bolt.Event) {
-	if ev.Type != bolt.Put {
+	r, name, err := signingRequestEvent(ev)
+	if err != nil {
+		c.Log.Warn("certificate signing", "err", err)
 		return
+	}
+	if r != nil && c.pending(r) {
+		c.queue.add(name)
+	}
+}
+
+// signingRequestEvent reads the request of a watch event: after a put,
+// the request and its name; after a delete, no request and the name the
+// deleted one had ("" when its last state is not known).
+func signingRequestEvent(ev bolt.Event) (*signingRequest, string, error) {
+	if ev.Type != bolt.Put {
+		var gone signingRequest
+		if ev.Prev == nil || json.Unmarshal(ev.Prev.Value, &gone) != nil {
+			return nil, "", nil
+		}
+		return nil, gone.Metadata.Name, nil
 	}
 	var r signingRequest
 	if err := json.Unmarshal(ev.KV.Value, &r); err != nil {
-		c.Log.Warn("certificate signing: unreadable CertificateSigningRequest", "key", ev.KV.Key, "err", err)
-		return
+		return nil, "", fmt.Errorf("unreadable CertificateSigningRequest %s: %w", ev.KV.Key, err)
 	}
-	if c.pending(&r) {
-		c.queue.add(r.Metadata.Name)
-	}
+	return &r, r.Metadata.Name, nil
 }
 
 // readSigningRequest returns the request called name as stored now, nil

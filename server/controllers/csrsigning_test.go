@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
+
+	"platd/bolt"
 )
 
 func TestCSRSigningTTL(t *testing.T) {
@@ -49,6 +51,32 @@ func TestCSRSigningPending(t *testing.T) {
 		}
 		if got := c.pending(&r); got != tc.want {
 			t.Errorf("%s: pending %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestSigningRequestEvent(t *testing.T) {
+	t.Parallel()
+	stored := []byte(`{"metadata":{"name":"csr-1"},"spec":{"signerName":"s"}}`)
+	for _, tc := range []struct {
+		name    string
+		ev      bolt.Event
+		want    string
+		request bool
+		wantErr bool
+	}{
+		{"put", bolt.Event{Type: bolt.Put, KV: bolt.KV{Key: "/k", Value: stored}}, "csr-1", true, false},
+		{"delete", bolt.Event{Type: bolt.Delete, Prev: &bolt.KV{Key: "/k", Value: stored}}, "csr-1", false, false},
+		{"delete unknown", bolt.Event{Type: bolt.Delete}, "", false, false},
+		{"delete unreadable", bolt.Event{Type: bolt.Delete, Prev: &bolt.KV{Key: "/k", Value: []byte("{")}}, "", false, false},
+		{"put unreadable", bolt.Event{Type: bolt.Put, KV: bolt.KV{Key: "/k", Value: []byte("{")}}, "", false, true},
+	} {
+		r, name, err := signingRequestEvent(tc.ev)
+		if (err != nil) != tc.wantErr || name != tc.want || (r != nil) != tc.request {
+			t.Errorf("%s: request %v, name %q, err %v; want request %v, name %q, error %v", tc.name, r != nil, name, err, tc.request, tc.want, tc.wantErr)
+		}
+		if r != nil && r.Spec.SignerName != "s" {
+			t.Errorf("%s: signer %q, want s", tc.name, r.Spec.SignerName)
 		}
 	}
 }
