@@ -2,11 +2,10 @@ package codec
 
 import (
 	"errors"
-	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/flate"
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 )
 
 // GzipThreshold is the size the first write of a response body must exceed
@@ -16,12 +15,7 @@ const GzipThreshold = 128 * 1024
 
 // gzipLevel favours speed: list bodies are large and the server's CPU is
 // the bottleneck, not the link (upstream also uses BestSpeed).
-const gzipLevel = gzip.BestSpeed
-
-var gzipPool = sync.Pool{New: func() any {
-	w, _ := gzip.NewWriterLevel(nil, gzipLevel)
-	return w
-}}
+const gzipLevel = flate.BestSpeed
 
 // AcceptsGzip reports whether an Accept-Encoding header has a
 // comma-separated token exactly equal to "gzip" after trimming spaces.
@@ -61,7 +55,7 @@ type gzipResponseWriter struct {
 	status   int
 	decided  bool // headers and status have been passed on
 	finished bool
-	gz       *gzip.Writer
+	gz       *blockGzip
 }
 
 func (g *gzipResponseWriter) Header() http.Header { return g.w.Header() }
@@ -98,8 +92,7 @@ func (g *gzipResponseWriter) decide(firstWrite int) {
 		h.Set("Content-Encoding", "gzip")
 		h.Add("Vary", "Accept-Encoding")
 		h.Del("Content-Length")
-		g.gz = gzipPool.Get().(*gzip.Writer)
-		g.gz.Reset(g.w)
+		g.gz = newBlockGzip(g.w)
 	}
 	if g.status != 0 {
 		g.w.WriteHeader(g.status)
@@ -134,8 +127,6 @@ func (g *gzipResponseWriter) finish() error {
 		return nil
 	}
 	err := g.gz.Close()
-	g.gz.Reset(nil)
-	gzipPool.Put(g.gz)
 	g.gz = nil
 	return err
 }
