@@ -3,9 +3,12 @@ package codec
 import (
 	"errors"
 	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
+	"io"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // GzipThreshold is the size the first write of a response body must exceed
@@ -16,6 +19,20 @@ const GzipThreshold = 128 * 1024
 // gzipLevel favours speed: list bodies are large and the server's CPU is
 // the bottleneck, not the link (upstream also uses BestSpeed).
 const gzipLevel = flate.BestSpeed
+
+// gzipPool holds single-stream compressors for loopback clients.
+var gzipPool = sync.Pool{New: func() any {
+	w, _ := gzip.NewWriterLevel(nil, gzipLevel)
+	return w
+}}
+
+// compressor is what a response body is compressed by: one stream
+// (*gzip.Writer) or blocks on several cores (*blockGzip).
+type compressor interface {
+	io.Writer
+	Flush() error
+	Close() error
+}
 
 // AcceptsGzip reports whether an Accept-Encoding header has a
 // comma-separated token exactly equal to "gzip" after trimming spaces.
@@ -31,7 +48,9 @@ func AcceptsGzip(acceptEncoding string) bool {
 
 // GzipWriter wraps w for one non-watch response to r. When r accepts gzip
 // (see AcceptsGzip) and the first Write is larger than GzipThreshold, the
-// body is compressed at level 1 and the response gets
+// body is compressed at level 1 (for a client on another host in blocks
+// on every core, see blockGzip; a loopback client, which shares the
+// cores, gets one stream compressed as it is written) and the response gets
 // "Content-Encoding: gzip" and "Vary: Accept-Encoding" and loses any
 // Content-Length; otherwise bytes pass through. The status passed to
 // WriteHeader is held back until the first Write (or finish) so the headers
@@ -43,7 +62,7 @@ func GzipWriter(w http.ResponseWriter, r *http.Request) (http.ResponseWriter, fu
 	if !AcceptsGzip(r.Header.Get("Accept-Encoding")) {
 		return w, func() error { return nil }
 	}
-	g := &gzipResponseWriter{w: w}
+	g := &gzipResponseWriter{w: w, spread: !IsLoopback(r.RemoteAddr)}
 	return g, g.finish
 }
 
@@ -55,7 +74,10 @@ type gzipResponseWriter struct {
 	status   int
 	decided  bool // headers and status have been passed on
 	finished bool
-	gz       *blockGzip
+	gz       compressor
+	// spread compresses in blocks on several cores: the client does not
+	// share them.
+	spread bool
 }
 
 func (g *gzipResponseWriter) Header() http.Header { return g.w.Header() }
@@ -92,7 +114,13 @@ func (g *gzipResponseWriter) decide(firstWrite int) {
 		h.Set("Content-Encoding", "gzip")
 		h.Add("Vary", "Accept-Encoding")
 		h.Del("Content-Length")
-		g.gz = newBlockGzip(g.w)
+		if g.spread {
+			g.gz = newBlockGzip(g.w)
+		} else {
+			zw := gzipPool.Get().(*gzip.Writer)
+			zw.Reset(g.w)
+			g.gz = zw
+		}
 	}
 	if g.status != 0 {
 		g.w.WriteHeader(g.status)
@@ -127,6 +155,10 @@ func (g *gzipResponseWriter) finish() error {
 		return nil
 	}
 	err := g.gz.Close()
+	if zw, ok := g.gz.(*gzip.Writer); ok {
+		zw.Reset(nil)
+		gzipPool.Put(zw)
+	}
 	g.gz = nil
 	return err
 }

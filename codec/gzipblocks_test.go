@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	kgzip "github.com/klauspost/compress/gzip"
@@ -220,4 +222,38 @@ func BenchmarkBlockGzip(b *testing.B) {
 			_ = g.Close()
 		}
 	})
+}
+
+// TestGzipWriterSpread checks that a client on another host gets the body
+// compressed in blocks and a loopback client one stream, the same body
+// either way.
+func TestGzipWriterSpread(t *testing.T) {
+	t.Parallel()
+	body := blockBody(5*gzipBlockSize+17, 5)
+	for addr, spread := range map[string]bool{"127.0.0.1:40000": false, "[::1]:40000": false, "192.0.2.1:40000": true} {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.RemoteAddr = addr
+		req.Header.Set("Accept-Encoding", "gzip")
+		rec := httptest.NewRecorder()
+		w, finish := GzipWriter(rec, req)
+		// Writes as a list's: each larger than the threshold.
+		for off := 0; off < len(body); off += 200 << 10 {
+			if _, err := w.Write(body[off:min(off+200<<10, len(body))]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, blocks := w.(*gzipResponseWriter).gz.(*blockGzip)
+		if err := finish(); err != nil {
+			t.Fatal(err)
+		}
+		if blocks != spread {
+			t.Errorf("%s: compressed in blocks %v, want %v", addr, blocks, spread)
+		}
+		if ce := rec.Header().Get("Content-Encoding"); ce != "gzip" {
+			t.Errorf("%s: Content-Encoding %q", addr, ce)
+		}
+		if got := gunzipOne(t, rec.Body.Bytes()); !bytes.Equal(got, body) {
+			t.Errorf("%s: body of %d bytes, want %d", addr, len(got), len(body))
+		}
+	}
 }
