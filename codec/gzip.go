@@ -2,13 +2,14 @@ package codec
 
 import (
 	"errors"
-	"github.com/klauspost/compress/flate"
-	"github.com/klauspost/compress/gzip"
 	"io"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
 )
 
 // GzipThreshold is the size the first write of a response body must exceed
