@@ -125,6 +125,13 @@ func TestMirrorRelists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The mirror relists and watches again on its own time: the
+	// compaction below comes once it has seen the writes, or it could
+	// fall on the new watch before etcd has it (another relist, a
+	// legitimate one this test does not look at).
+	if err := db.WaitForRevision(t.Context(), del.ModRevision); err != nil {
+		t.Fatal(err)
+	}
 	resp, err := other.cli.Put(t.Context(), "/other", "x")
 	if err != nil {
 		t.Fatal(err)
