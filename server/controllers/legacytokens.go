@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"platd/bolt"
@@ -39,23 +38,20 @@ type LegacyTokenTracking struct {
 	Log   *slog.Logger
 
 	queue *queue
-
-	mu      sync.Mutex
-	created time.Time // of this server's last creation
-	retry   *time.Timer
+	// retry brings the ConfigMap back to the queue when a creation may
+	// be tried again.
+	retry *expiryTimers
+	// created is when this server last created the ConfigMap; only the
+	// queue's one worker reads and writes it.
+	created time.Time
 }
 
 // Run works until ctx ends and returns once its goroutines have stopped.
 func (c *LegacyTokenTracking) Run(ctx context.Context) {
 	c.queue = newQueue()
+	c.retry = newExpiryTimers(c.queue.add)
+	defer c.retry.stopAll()
 	key := c.ConfigMaps.Key(c.Namespace, c.Name)
-	defer func() {
-		c.mu.Lock()
-		if c.retry != nil {
-			c.retry.Stop()
-		}
-		c.mu.Unlock()
-	}()
 	c.queue.workWhile(ctx, c.Log, trackingRetryDelay, c.sync, func() {
 		follow(ctx, c.Source, c.ConfigMaps.Prefix(c.Namespace), c.Log,
 			func([]bolt.KV) { c.queue.add(c.Name) },
@@ -75,25 +71,16 @@ func (c *LegacyTokenTracking) sync(ctx context.Context, _ string) error {
 	today := now.Format(trackingDateFormat)
 	cur, err := c.Objects.Get(c.ConfigMaps, c.Namespace, c.Name)
 	if apierr.ReasonOf(err) == apierr.ReasonNotFound {
-		c.mu.Lock()
-		wait := c.created.Add(trackingCreateEvery).Sub(now)
-		if !c.created.IsZero() && wait > 0 {
-			if c.retry != nil {
-				c.retry.Stop()
-			}
-			c.retry = time.AfterFunc(wait, func() { c.queue.add(c.Name) })
-			c.mu.Unlock()
+		if wait := c.created.Add(trackingCreateEvery).Sub(now); !c.created.IsZero() && wait > 0 {
+			c.retry.schedule(c.Name, wait)
 			return nil
 		}
-		c.mu.Unlock()
 		err := c.Objects.CreateOnly(ctx, c.ConfigMaps, registry.Object{"apiVersion": "v1", "kind": c.ConfigMaps.Kind,
 			"metadata": map[string]any{"namespace": c.Namespace, "name": c.Name},
 			"data":     map[string]any{trackingSinceKey: today}})
 		switch {
 		case err == nil:
-			c.mu.Lock()
 			c.created = now
-			c.mu.Unlock()
 			return nil
 		case apierr.ReasonOf(err) == apierr.ReasonAlreadyExists:
 			return nil
